@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what floe needs to build and test, from Debian's archive and npm lockfiles.
+# Idempotent: when every package is present it only checks and returns (well under a second).
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+DEBS=(
+  build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
+  libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev
+  libjansson-dev libedit-dev libssl-dev
+  nodejs npm python3 python3-avro valgrind
+)
+
+missing=()
+for p in "${DEBS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# node/npm may come from outside Debian on developer machines; accept any working binary.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  tmp=()
+  for p in "${missing[@]}"; do [[ "$p" == nodejs || "$p" == npm ]] || tmp+=("$p"); done
+  missing=("${tmp[@]+"${tmp[@]}"}")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages for the interop tests, pinned by tests/interop/package-lock.json.
+if [ -f "$here/tests/interop/package-lock.json" ]; then
+  stamp="$here/tests/interop/node_modules/.floe-lock-stamp"
+  want="$(sha256sum "$here/tests/interop/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "install-deps: npm ci in tests/interop"
+    (cd "$here/tests/interop" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$stamp"
+  fi
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds floe twice (optimized, and ASan+UBSan) and runs every test in both:
+# unit tests, fixture tests and interop tests against third-party readers.
+# Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+pass=0; fail=0; skip=0
+run_suite() {  # $1 = build dir, $2.. = cmake args
+  local dir=$1; shift
+  echo "== building $dir"
+  if ! cmake -S . -B "$dir" "$@" >/dev/null || ! cmake --build "$dir" -j "$jobs" 2>&1 | tail -n 30; then
+    echo "build failed: $dir"; fail=$((fail + 1)); return
+  fi
+  [ -x "$dir/floe" ] || { echo "build failed: $dir"; fail=$((fail + 1)); return; }
+  echo "== testing $dir"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) | tee "$dir/ctest.log"
+  local p f
+  p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$dir/ctest.log")
+  f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*Failed|Not Run|\*\*\*Timeout|\*\*\*Exception)' "$dir/ctest.log")
+  s=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "$dir/ctest.log")
+  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=ON
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

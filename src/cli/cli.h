@@ -1,0 +1,15 @@
+/*
+ * cli.h - the floe command-line tool: one entry point per subcommand.
+ *
+ * Each command gets argv with argv[0] = its own name ("parquet", "avro" ...)
+ * and returns the process exit status: 0 success, 1 failure (message already
+ * printed to stderr as "floe <cmd>: <message>"), 2 usage error.
+ */
+#ifndef FLOE_CLI_H
+#define FLOE_CLI_H
+
+int fl_cmd_parquet(int argc, char **argv);  /* cmd_parquet.c */
+int fl_cmd_avro(int argc, char **argv);     /* cmd_avro.c */
+int fl_cmd_convert(int argc, char **argv);  /* cmd_convert.c */
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * main.c - `floe`: dispatches to a subcommand (cli.h). Kept tiny: each
+ * subcommand lives in its own cmd_<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct fl_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} fl_command;
+
+static const fl_command commands[] = {
+    {"parquet", fl_cmd_parquet, "inspect Parquet files: schema, meta, cat"},
+    {"avro", fl_cmd_avro, "inspect Avro object container files: schema, meta, cat"},
+    {"convert", fl_cmd_convert, "convert between CSV, JSON lines and Parquet"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "floe %s - an open data lakehouse\n\n"
+                 "usage: floe <command> [options]\n\ncommands:\n",
+            FLOE_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-10s %s\n", "version", "print the version");
+    fprintf(out, "\nRun 'floe <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("floe %s\n", FLOE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "floe: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,81 @@
+/*
+ * stats.h - Parquet statistics as floe values, and the pruning rules that
+ * decide from min/max/null counts whether a row group or page may hold rows
+ * matching a predicate term (stats.c).
+ *
+ * A column's statistics bytes are the PLAIN encoding of its physical type
+ * (no length prefix for BYTE_ARRAY). The sort order depends on the logical
+ * type: signed for INT32/INT64/decimals-as-ints, unsigned bytes for
+ * strings/binary/decimals-as-bytes (two's complement compared as signed),
+ * IEEE with NaN excluded for floats. Old writers' min/max (fields 1/2) are
+ * only trusted where the signed order equals the type order.
+ *
+ * Pruning is conservative: when unsure, return "may match" (true).
+ */
+#ifndef FLOE_PARQUET_STATS_H
+#define FLOE_PARQUET_STATS_H
+
+#include <stdbool.h>
+
+#include "floe/predicate.h"
+#include "floe/types.h"
+#include "parquet/parquet_meta.h"
+
+/* Describes one leaf column for the purposes of statistics. */
+typedef struct fl_pq_leaf_info {
+    fl_pq_type physical;
+    int32_t type_length;             /* FLBA */
+    const fl_pq_logical *logical;    /* may be NULL */
+    fl_pq_converted converted;
+    int32_t scale, precision;        /* legacy decimal */
+    fl_pq_column_order order;        /* from FileMetaData.column_orders */
+    const fl_type *type;             /* the floe type the reader produces */
+} fl_pq_leaf_info;
+
+/* Converts a stats byte string to a value of leaf->type (bytes borrowed).
+ * Returns false when the bytes cannot be interpreted (wrong size, unknown order). */
+bool fl_pq_stat_to_value(const fl_pq_leaf_info *leaf, fl_pq_bytes raw, fl_value *out);
+
+/* Min and max usable for pruning, choosing min_value/max_value or the legacy
+ * fields as the spec allows. Returns false when there are none. */
+bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st, fl_value *min,
+                        fl_value *max);
+
+/* May any row in a chunk with these statistics satisfy term? num_values is the
+ * chunk's value count (to recognise all-null chunks). */
+bool fl_pq_stats_may_match(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st,
+                           int64_t num_values, const fl_col_pred *term);
+
+/* Same for page i of a column index. */
+bool fl_pq_page_may_match(const fl_pq_leaf_info *leaf, const fl_pq_column_index *ci, uint32_t page,
+                          const fl_col_pred *term);
+
+/* Encodes a value to the stats byte form of leaf (writer side). */
+fl_status fl_pq_value_to_stat(const fl_pq_leaf_info *leaf, const fl_value *v, fl_pq_buf *out,
+                              fl_error *err);
+
+/* Whether a value's literal can be compared with the column's type (e.g. an
+ * INT64 literal against an INT32 column); the caller casts first. */
+
+/* ---- split-block bloom filters (bloom.c) ---- */
+
+/* XXH64 with seed 0 of the PLAIN encoding of a value (spec: BloomFilter.md). */
+uint64_t fl_pq_bloom_hash(const fl_pq_leaf_info *leaf, const fl_value *v);
+
+typedef struct fl_pq_bloom {
+    uint32_t *blocks; /* nblocks * 8 words, malloc'd */
+    uint32_t nblocks;
+} fl_pq_bloom;
+
+/* Sizes a filter for ndv distinct values at false-positive rate fpp. */
+fl_status fl_pq_bloom_init(fl_pq_bloom *b, uint64_t ndv, double fpp, fl_error *err);
+void fl_pq_bloom_insert(fl_pq_bloom *b, uint64_t hash);
+bool fl_pq_bloom_check(const fl_pq_bloom *b, uint64_t hash);
+void fl_pq_bloom_free(fl_pq_bloom *b);
+/* Serializes header (BloomFilterHeader thrift) + bitset. */
+fl_status fl_pq_bloom_serialize(const fl_pq_bloom *b, fl_pq_buf *out, fl_error *err);
+/* Parses a header + bitset at buf (borrowing nothing: copies the bitset). */
+fl_status fl_pq_bloom_parse(const uint8_t *buf, size_t len, fl_pq_bloom *b, size_t *consumed,
+                            fl_error *err);
+
+#endif

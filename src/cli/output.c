@@ -319,13 +319,22 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
 
 /* Resolves row of v (FLAT / CONSTANT / DICT, possibly stacked) to a flat
  * vector and its row. Returns false when a dictionary index is out of range. */
-static bool resolve(const fl_vector *v, uint32_t row, const fl_vector **base, uint32_t *brow)
+static bool resolve(const fl_vector *v, uint32_t row, const fl_vector **base, uint32_t *brow,
+                    bool *dict_null)
 {
+    *dict_null = false;
     for (int depth = 0; depth < 8; depth++) {
         if (v->encoding == FL_VEC_FLAT || v->encoding == FL_VEC_CONSTANT) {
             /* CONSTANT keeps its one value in slot 0 of its own buffers */
             *base = v;
             *brow = v->encoding == FL_VEC_CONSTANT ? 0 : row;
+            return true;
+        }
+        /* DICT: the row's own validity bit comes first (its index is then ignored) */
+        if (!fl_vector_is_valid(v, row)) {
+            *dict_null = true;
+            *base = v;
+            *brow = row;
             return true;
         }
         if (!v->dict || !v->data)
@@ -345,8 +354,11 @@ fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_err
 {
     const fl_vector *b;
     uint32_t br;
-    if (!resolve(v, row, &b, &br))
+    bool dict_null;
+    if (!resolve(v, row, &b, &br, &dict_null))
         return fl_errorf(err, FL_ECORRUPT, "dictionary index out of range at row %u", row);
+    if (dict_null)
+        return fl_strbuf_puts(sb, "null", err);
     return fmt_json_flat(sb, b, br, err);
 }
 
@@ -495,14 +507,51 @@ fl_status fl_format_text(fl_strbuf *sb, const fl_vector *v, uint32_t row, bool *
 {
     const fl_vector *b;
     uint32_t br;
-    if (!resolve(v, row, &b, &br))
+    bool dict_null;
+    if (!resolve(v, row, &b, &br, &dict_null))
         return fl_errorf(err, FL_ECORRUPT, "dictionary index out of range at row %u", row);
-    *is_null = !fl_vector_is_valid(b, br);
+    *is_null = dict_null || !fl_vector_is_valid(b, br);
     if (*is_null)
         return FL_OK;
     if (fl_type_is_nested(b->type))
         return fmt_nested_json(sb, b, br, err);
     return fmt_primitive(sb, b, br, false, err);
+}
+
+bool fl_vector_row_value(const fl_vector *v, uint32_t row, fl_value *out)
+{
+    const fl_vector *b;
+    uint32_t r;
+    bool dict_null;
+    memset(out, 0, sizeof *out);
+    if (!resolve(v, row, &b, &r, &dict_null) || fl_type_is_nested(b->type))
+        return false;
+    out->type = *b->type;
+    out->type.nchildren = 0;
+    out->type.children = NULL;
+    out->is_null = dict_null || !fl_vector_is_valid(b, r);
+    if (out->is_null)
+        return true;
+    const uint8_t *d = b->data;
+    switch (b->type->id) {
+    case FL_TYPE_BOOLEAN: out->v.b = d[r] != 0; break;
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: memcpy(&out->v.i32, d + (size_t)r * 4, 4); break;
+    case FL_TYPE_FLOAT32: memcpy(&out->v.f32, d + (size_t)r * 4, 4); break;
+    case FL_TYPE_FLOAT64: memcpy(&out->v.f64, d + (size_t)r * 8, 8); break;
+    case FL_TYPE_DECIMAL: memcpy(&out->v.dec, d + (size_t)r * 16, 16); break;
+    case FL_TYPE_UUID:
+    case FL_TYPE_FIXED: {
+        size_t w = b->type->id == FL_TYPE_UUID ? 16 : (size_t)b->type->fixed_len;
+        out->v.bytes.ptr = d + (size_t)r * w;
+        out->v.bytes.len = w;
+        break;
+    }
+    case FL_TYPE_STRING:
+    case FL_TYPE_BINARY: out->v.bytes.ptr = fl_vector_bytes(b, r, &out->v.bytes.len); break;
+    default: memcpy(&out->v.i64, d + (size_t)r * 8, 8); break;
+    }
+    return true;
 }
 
 fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err)

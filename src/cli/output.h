@@ -90,6 +90,10 @@ fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_err
 /* Appends the text (table/CSV) form; null appends nothing and sets *is_null. */
 fl_status fl_format_text(fl_strbuf *sb, const fl_vector *v, uint32_t row, bool *is_null,
                          fl_error *err);
+/* Reads row `row` of a primitive vector (any encoding) as a scalar; byte
+ * payloads point into the vector. Returns false for nested types or a
+ * corrupt dictionary index. */
+bool fl_vector_row_value(const fl_vector *v, uint32_t row, fl_value *out);
 /* A scalar (statistics bound, literal) in text form; NULL values print "NULL". */
 fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err);
 /* Appends s (len bytes) as a JSON string literal with quotes. */

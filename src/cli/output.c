@@ -81,6 +81,63 @@ void fl_strbuf_free(fl_strbuf *sb)
 
 /* ---- scalars ---- */
 
+/* Shortest round-trip digits, laid out as JavaScript's Number#toString does:
+ * positional for 1e-7 < |x| < 1e21, else d.ddde+N. */
+static void format_shortest(double d, bool f32, char *buf, size_t cap)
+{
+    char e[64];
+    int maxp = f32 ? 9 : 17;
+    for (int p = 1; p <= maxp; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, d);
+        if (f32 ? strtof(e, NULL) == (float)d : strtod(e, NULL) == d)
+            break;
+    }
+    bool neg = e[0] == '-';
+    const char *s = e + neg;
+    char digits[32];
+    int k = 0;
+    for (; *s && *s != 'e' && k < 31; s++)
+        if (*s != '.')
+            digits[k++] = *s;
+    int n = (*s == 'e' ? atoi(s + 1) : 0) + 1; /* value = 0.digits * 10^n */
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    char out[80];
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (k <= n && n <= 21) {
+        memcpy(out + o, digits, (size_t)k);
+        o += (size_t)k;
+        for (int i = k; i < n; i++)
+            out[o++] = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(out + o, digits, (size_t)n);
+        o += (size_t)n;
+        out[o++] = '.';
+        memcpy(out + o, digits + n, (size_t)(k - n));
+        o += (size_t)(k - n);
+    } else if (-6 < n && n <= 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -n; i++)
+            out[o++] = '0';
+        memcpy(out + o, digits, (size_t)k);
+        o += (size_t)k;
+    } else {
+        out[o++] = digits[0];
+        if (k > 1) {
+            out[o++] = '.';
+            memcpy(out + o, digits + 1, (size_t)(k - 1));
+            o += (size_t)(k - 1);
+        }
+        o += (size_t)snprintf(out + o, sizeof out - o, "e%c%d", n - 1 < 0 ? '-' : '+',
+                              n - 1 < 0 ? 1 - n : n - 1);
+    }
+    out[o] = '\0';
+    snprintf(buf, cap, "%s", out);
+}
+
 void fl_format_double(double d, char *buf, size_t cap)
 {
     if (isnan(d)) {
@@ -91,11 +148,7 @@ void fl_format_double(double d, char *buf, size_t cap)
         snprintf(buf, cap, d > 0 ? "Infinity" : "-Infinity");
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            return;
-    }
+    format_shortest(d, false, buf, cap);
 }
 
 void fl_format_float(float f, char *buf, size_t cap)
@@ -104,11 +157,7 @@ void fl_format_float(float f, char *buf, size_t cap)
         fl_format_double((double)f, buf, cap);
         return;
     }
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, cap, "%.*g", prec, (double)f);
-        if (strtof(buf, NULL) == f)
-            return;
-    }
+    format_shortest((double)f, true, buf, cap);
 }
 
 void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)

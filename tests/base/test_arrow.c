@@ -328,11 +328,79 @@ static void test_encodings_and_empty(void)
     fl_batch_destroy(&b);
 }
 
+/* list<list<int>> and a list<string> whose child is DICT-encoded. */
+static void test_deep_nesting(void)
+{
+    fl_error err;
+    fl_field inner_e[1] = {{.name = "element", .field_id = 3, .type = {.id = FL_TYPE_INT32}}};
+    fl_field outer_e[1] = {{.name = "element",
+                            .field_id = 2,
+                            .nullable = true,
+                            .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = inner_e}}};
+    fl_field str_e[1] = {{.name = "element", .field_id = 5, .type = {.id = FL_TYPE_STRING}}};
+    fl_field f[2] = {{.name = "ll",
+                      .field_id = 1,
+                      .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = outer_e}},
+                     {.name = "ls",
+                      .field_id = 4,
+                      .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = str_e}}};
+    fl_schema sc = {.nfields = 2, .fields = f};
+    struct ArrowSchema s;
+    CHECK_OK(fl_arrow_export_schema(&sc, &s, &err), &err);
+    CHECK_EQ_STR(s.children[0]->children[0]->children[0]->format, "i");
+    s.release(&s);
+
+    fl_batch b;
+    CHECK_OK(fl_batch_init(&b, &sc, &err), &err);
+    /* ll row 0: [[1, 2], null, []]; row 1: [[3]] */
+    fl_vector *ll = &b.cols[0], *mid = &ll->children[0], *leaf = &mid->children[0];
+    for (int32_t x = 1; x <= 2; x++)
+        CHECK_OK(fl_vector_append_fixed(leaf, &x, &err), &err);
+    CHECK_OK(fl_vector_append_nested(mid, leaf->len, &err), &err);
+    CHECK_OK(fl_vector_append_null(mid, &err), &err);
+    CHECK_OK(fl_vector_append_nested(mid, leaf->len, &err), &err);
+    CHECK_OK(fl_vector_append_nested(ll, mid->len, &err), &err);
+    int32_t three = 3;
+    CHECK_OK(fl_vector_append_fixed(leaf, &three, &err), &err);
+    CHECK_OK(fl_vector_append_nested(mid, leaf->len, &err), &err);
+    CHECK_OK(fl_vector_append_nested(ll, mid->len, &err), &err);
+    /* ls: child is DICT over {"p", "q"}: row 0 = [q, p, q], row 1 = [] */
+    fl_vector *ls = &b.cols[1], *sv = &ls->children[0];
+    fl_vector *d = malloc(sizeof *d);
+    CHECK_OK(fl_vector_init(d, &str_e[0].type, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(d, "p", 1, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(d, "q", 1, &err), &err);
+    CHECK_OK(fl_vector_reserve(sv, 3, &err), &err);
+    uint32_t *ix = (uint32_t *)(void *)sv->data;
+    ix[0] = 1, ix[1] = 0, ix[2] = 1;
+    sv->len = 3;
+    sv->encoding = FL_VEC_DICT;
+    sv->dict = d;
+    sv->owns_dict = true;
+    CHECK_OK(fl_vector_append_nested(ls, 3, &err), &err);
+    CHECK_OK(fl_vector_append_nested(ls, 3, &err), &err);
+    b.nrows = 2;
+    struct ArrowArray a;
+    CHECK_OK(fl_arrow_export_batch(&b, &a, &err), &err);
+    struct ArrowArray *mida = a.children[0]->children[0];
+    CHECK_EQ_INT(mida->length, 4);
+    CHECK_EQ_INT(mida->null_count, 1);
+    const int64_t *mo = mida->buffers[1];
+    CHECK(mo[0] == 0 && mo[1] == 2 && mo[2] == 2 && mo[3] == 2 && mo[4] == 3);
+    CHECK_EQ_INT(((const int32_t *)mida->children[0]->buffers[1])[2], 3);
+    struct ArrowArray *lsa = a.children[1]->children[0];
+    CHECK_EQ_INT(lsa->length, 3);
+    CHECK(memcmp(lsa->buffers[2], "qpq", 3) == 0);
+    a.release(&a);
+    fl_batch_destroy(&b);
+}
+
 int main(void)
 {
     TEST_RUN(test_schema);
     TEST_RUN(test_batch_export);
     TEST_RUN(test_selection);
     TEST_RUN(test_encodings_and_empty);
+    TEST_RUN(test_deep_nesting);
     return TEST_EXIT();
 }

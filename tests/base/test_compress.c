@@ -277,7 +277,7 @@ static void test_lz4_hadoop_variants(void)
 static void test_bomb_limit(void)
 {
     fl_error err;
-    size_t n = 50 << 20;
+    size_t n = 16 << 20;
     uint8_t *zeros = calloc(1, n);
     for (size_t c = 1; c < NCODECS; c++) {
         if (all_codecs[c] == FL_CODEC_LZ4_RAW || all_codecs[c] == FL_CODEC_SNAPPY)

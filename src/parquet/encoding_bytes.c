@@ -99,9 +99,10 @@ static fl_status get_lengths(const uint8_t *buf, size_t len, uint32_t n, const c
     uint64_t s = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (l[i] < 0) {
+            int32_t bad = l[i];
             free(l);
             return fl_errorf(err, FL_ECORRUPT, "%s: value %u has negative length %d", what, i,
-                             l[i]);
+                             bad);
         }
         s += (uint64_t)l[i];
     }

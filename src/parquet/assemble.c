@@ -55,7 +55,7 @@ fl_status fl_pq_assemble(const fl_pq_node *nd, fl_vector *v, const fl_pq_levels 
             nulls += def[i] < nd->def;
         }
     }
-    FL_TRY(fl_vector_reserve(v, slots, err));
+    FL_TRY(fl_vector_reserve(v, slots ? slots : 1, err));
     uint64_t expect = slots;
     if (nd->kind == FL_PQN_LIST || nd->kind == FL_PQN_MAP) {
         int64_t *off = v->offsets;

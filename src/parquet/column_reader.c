@@ -541,6 +541,21 @@ static fl_status emit_var(fl_pq_col *c, uint32_t k, uint32_t nvals, fl_vector *o
     const fl_vector *src = c->dict_page ? &c->dict_var : &c->var;
     const uint32_t *idx = c->dict_page ? c->idx + c->vp : NULL;
     size_t bytes = 0;
+    if (nvals == 0) { /* only null (or, for nested leaves, no) slots */
+        FL_TRY(fl_vector_reserve_heap(out, 0, err));
+        int64_t at0 = (int64_t)out->heap_len;
+        out->offsets[base] = at0;
+        uint32_t s = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            if (def && def[i] < sd)
+                continue;
+            if (has_nulls)
+                fl_bitmap_set(out->validity, base + s, false);
+            out->offsets[base + s + 1] = at0;
+            s++;
+        }
+        return FL_OK;
+    }
     if (idx) {
         for (uint32_t j = 0; j < nvals; j++)
             bytes += (size_t)(src->offsets[idx[j] + 1] - src->offsets[idx[j]]);
@@ -634,6 +649,11 @@ static fl_status emit(fl_pq_col *c, uint32_t k, fl_vector *out, fl_pq_levels *lv
         else
             memset(lv->rep + lv->n, 0, (size_t)k * 2);
         lv->n += k;
+    }
+    if (nslots == 0) { /* every entry belongs to a null or empty ancestor */
+        c->vp += nvals;
+        c->pp += k;
+        return FL_OK;
     }
     uint32_t base = out->len;
     FL_CHECK(nslots <= UINT32_MAX - base, err, FL_ELIMIT, "too many values in one batch");

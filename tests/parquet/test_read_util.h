@@ -57,7 +57,7 @@ static void tr_put(tr_str *s, const char *fmt, ...)
     }
 }
 
-static void tr_i128(tr_str *s, __int128 v)
+static inline void tr_i128(tr_str *s, __int128 v)
 {
     char buf[48];
     int i = 47;
@@ -72,7 +72,7 @@ static void tr_i128(tr_str *s, __int128 v)
     tr_put(s, "%s", buf + i);
 }
 
-static void tr_fmt(tr_str *s, const fl_vector *v, uint32_t row)
+static inline void tr_fmt(tr_str *s, const fl_vector *v, uint32_t row)
 {
     if (!fl_vector_is_valid(v, row)) {
         tr_put(s, "null");
@@ -175,7 +175,7 @@ static void tr_fmt(tr_str *s, const fl_vector *v, uint32_t row)
     }
 }
 
-static void tr_free(tr_table *t)
+static inline void tr_free(tr_table *t)
 {
     for (uint32_t c = 0; c < t->ncols; c++) {
         for (uint64_t r = 0; r < t->nrows; r++)
@@ -189,7 +189,7 @@ static void tr_free(tr_table *t)
 }
 
 /* Opens path (local FileIO). */
-static fl_status tr_open(const char *path, const fl_parquet_read_options *o, fl_fileio **io,
+static inline fl_status tr_open(const char *path, const fl_parquet_read_options *o, fl_fileio **io,
                          fl_file **f, fl_parquet_reader **r, fl_error *e)
 {
     *io = fl_fileio_local();
@@ -201,7 +201,7 @@ static fl_status tr_open(const char *path, const fl_parquet_read_options *o, fl_
     return st;
 }
 
-static void tr_close(fl_fileio *io, fl_file *f, fl_parquet_reader *r)
+static inline void tr_close(fl_fileio *io, fl_file *f, fl_parquet_reader *r)
 {
     fl_parquet_close(r);
     fl_file_close(f);
@@ -209,7 +209,7 @@ static void tr_close(fl_fileio *io, fl_file *f, fl_parquet_reader *r)
 }
 
 /* Scans r with options o into t (live rows only). */
-static fl_status tr_scan(fl_parquet_reader *r, const fl_parquet_scan_options *o, tr_table *t,
+static inline fl_status tr_scan(fl_parquet_reader *r, const fl_parquet_scan_options *o, tr_table *t,
                          fl_error *e)
 {
     memset(t, 0, sizeof *t);
@@ -260,7 +260,7 @@ static fl_status tr_scan(fl_parquet_reader *r, const fl_parquet_scan_options *o,
 }
 
 /* Full path of a fixture, or NULL (and the test is skipped) when absent. */
-static const char *tr_fixture(const char *rel)
+static inline const char *tr_fixture(const char *rel)
 {
     static char buf[8][4096];
     static int k;
@@ -272,7 +272,7 @@ static const char *tr_fixture(const char *rel)
     return buf[k];
 }
 
-static int tr_col(const tr_table *t, const char *name)
+static inline int tr_col(const tr_table *t, const char *name)
 {
     for (uint32_t c = 0; c < t->ncols; c++)
         if (strcmp(t->names[c], name) == 0)
@@ -281,7 +281,7 @@ static int tr_col(const tr_table *t, const char *name)
 }
 
 /* Reads a whole file into t with default options; returns the status. */
-static fl_status tr_read_file(const char *path, const fl_parquet_read_options *o,
+static inline fl_status tr_read_file(const char *path, const fl_parquet_read_options *o,
                               const fl_parquet_scan_options *so, tr_table *t, fl_error *e)
 {
     fl_fileio *io;

@@ -187,6 +187,11 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
     const fl_pq_leaf *leaf = c->leaf;
     size_t rw = leaf->raw_width;
     size_t consumed = 0;
+    if (nv == 0) { /* all-null page: nothing to decode */
+        fl_vector_reset(var);
+        *fixed = NULL;
+        return FL_OK;
+    }
     if (leaf->physical == FL_PQ_BYTE_ARRAY) {
         fl_vector *dst = leaf->conv == FL_PQC_BYTES_DEC ? &c->tmp_var : var;
         fl_vector_reset(dst);
@@ -499,6 +504,14 @@ static void emit_fixed(fl_pq_col *c, uint32_t k, uint32_t nvals, fl_vector *out,
     uint16_t md = (uint16_t)c->leaf->max_def, sd = (uint16_t)c->slot_def;
     const uint32_t *idx = c->dict_page ? c->idx + c->vp : NULL;
     const uint8_t *dict = c->dict_fixed;
+    if (nvals == 0) { /* null slots only */
+        uint32_t s = 0;
+        for (uint32_t i = 0; i < k; i++)
+            if (!def || def[i] >= sd)
+                fl_bitmap_set(out->validity, base + s++, false);
+        memset(dst, 0, (size_t)s * w);
+        return;
+    }
     if (!has_nulls) {
         if (!idx) {
             memcpy(dst, c->fixed + (size_t)c->vp * w, (size_t)nvals * w);

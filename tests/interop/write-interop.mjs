@@ -46,6 +46,7 @@ function check(name, problems) {
 }
 function run(args, what) {
   const r = spawnSync(FLOE, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.error) return { ok: false, msg: `${what}: cannot run ${FLOE}: ${r.error.message}` };
   const crashed = r.signal !== null || r.status > 2 || /AddressSanitizer|runtime error:|LeakSanitizer/.test(r.stderr ?? '');
   if (r.status !== 0 || crashed) return { ok: false, msg: `${what}: status ${r.status}${r.signal ? ' ' + r.signal : ''}: ${(r.stderr ?? '').trim().slice(0, 600)}\n      (floe ${args.join(' ').slice(0, 300)})` };
   return { ok: true, stdout: r.stdout, stderr: r.stderr };

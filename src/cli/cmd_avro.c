@@ -4,9 +4,10 @@
  *   floe avro schema FILE [--canonical] [--fingerprint]
  *       the writer schema exactly as stored in avro.schema (or its Parsing
  *       Canonical Form / CRC-64-AVRO fingerprint)
- *   floe avro meta FILE [--json]
+ *   floe avro meta FILE [--json] [--blocks]
  *       codec, sync marker, every header metadata key and value in file
- *       order, block list with record counts
+ *       order, block count and records (text: the first 10 blocks unless
+ *       --blocks; --json: every block)
  *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F.json]
  *       records. JSON conventions: longs are exact JSON integers (never
  *       strings); bytes/fixed are {"$bytes":"<hex>"} (csv/table: hex text);
@@ -42,7 +43,7 @@ static int usage(FILE *out)
 {
     fprintf(out,
             "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
-            "       floe avro meta FILE [--json]\n"
+            "       floe avro meta FILE [--json] [--blocks]\n"
             "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F]\n"
             "       floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=null|deflate|snappy|zstandard|bzip2]\n"
             "                       [--meta KEY=VALUE]... [--sync=HEX32] [--block-size=N]\n"
@@ -140,14 +141,28 @@ static int cmd_schema(int argc, char **argv)
     return 0;
 }
 
+/* Valid UTF-8 without control characters other than tab, CR and LF. */
 static bool printable_utf8(const uint8_t *p, size_t n)
 {
-    fl_avro_buf b = {0};
-    bool ok = avro_buf_json_str(&b, (const char *)p, n);
-    /* printable when escaping did not need \u for invalid bytes or controls other than \n\t\r */
-    bool plain = ok && !memmem(b.data, b.len, "\\u", 2);
-    fl_avro_buf_free(&b);
-    return plain;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                return false;
+            if (c == 0x7f)
+                return false;
+            i++;
+            continue;
+        }
+        size_t k = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (!k || c == 0xc0 || c == 0xc1 || c > 0xf4 || i + k > n)
+            return false;
+        for (size_t j = 1; j < k; j++)
+            if ((p[i + j] & 0xc0) != 0x80)
+                return false;
+        i += k;
+    }
+    return true;
 }
 
 static void print_hex(FILE *out, const uint8_t *p, size_t n)
@@ -159,10 +174,12 @@ static void print_hex(FILE *out, const uint8_t *p, size_t n)
 static int cmd_meta(int argc, char **argv)
 {
     const char *path = NULL;
-    bool json = false;
+    bool json = false, all_blocks = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
+        else if (!strcmp(argv[i], "--blocks"))
+            all_blocks = true;
         else if (argv[i][0] == '-' || path)
             return usage(stderr);
         else
@@ -192,11 +209,13 @@ static int cmd_meta(int argc, char **argv)
                      "%s{\"offset\":%" PRIu64 ",\"records\":%" PRId64 ",\"size\":%" PRIu64
                      ",\"uncompressed\":%" PRIu64 "}",
                      nblocks ? "," : "", bi.offset, bi.records, bi.compressed, bi.uncompressed);
-        else
+        else if (all_blocks || nblocks < 10)
             snprintf(line, sizeof line,
                      "  block %zu at offset %" PRIu64 ": %" PRId64 " records, %" PRIu64
                      " bytes (%" PRIu64 " uncompressed)\n",
                      nblocks, bi.offset, bi.records, bi.compressed, bi.uncompressed);
+        else
+            line[0] = 0;
         avro_buf_puts(&blocks, line);
         nblocks++;
         nrec += (uint64_t)bi.records;
@@ -249,6 +268,8 @@ static int cmd_meta(int argc, char **argv)
         printf("blocks: %zu\n", nblocks);
         if (blocks.len)
             fwrite(blocks.data, 1, blocks.len, stdout);
+        if (!all_blocks && nblocks > 10)
+            printf("  ... %zu more blocks (--blocks lists all)\n", nblocks - 10);
         printf("records: %" PRIu64 "\n", nrec);
     }
     fl_avro_buf_free(&out);

@@ -294,6 +294,9 @@ static void test_errors(void)
     expect_error("{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}", FL_ECORRUPT,
                  "duplicate symbol");
     expect_error("42", FL_ECORRUPT, "must be a string");
+    expect_error("{\"type\":\"fixed\",\"name\":\".\",\"size\":1}", FL_ECORRUPT, "invalid type name");
+    expect_error("{\"type\":\"fixed\",\"name\":\"a\",\"namespace\":\"x..y\",\"size\":1}", FL_ECORRUPT,
+                 "invalid type name 'x..y.a'");
     /* deep nesting is bounded */
     fl_avro_buf b = {0};
     for (int i = 0; i < 400; i++)

@@ -298,6 +298,13 @@ const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i);   /*
 const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
 uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
 
+/* Makes fl_avro_reader_next return records resolved to reader schema rs
+ * (see fl_avro_resolver_new: Iceberg field-id matching, defaults,
+ * promotions) instead of the writer's shape. rs must outlive the reader.
+ * Fails when the writer schema can never be read as rs. */
+fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
+                                           fl_error *err);
+
 /* Decodes the next record into arena a (values stay valid as long as a).
  * Returns FL_OK with *done=false and *out filled, or FL_OK with *done=true
  * at the end of the file. */

@@ -624,6 +624,28 @@ static void test_resolve_iceberg_old_names(void)
         fl_avro_buf_free(&b);
     }
     fl_avro_reader_close(r);
+    /* the same through the reader's own resolution */
+    r = NULL;
+    CHECK_OK(fl_avro_reader_open(f, NULL, &r, &err), &err);
+    if (r && rs) {
+        CHECK_OK(fl_avro_reader_set_reader_schema(r, rs, &err), &err);
+        int n = 0;
+        for (;; n++) {
+            fl_avro_value v;
+            bool done;
+            if (fl_avro_reader_next(r, &a, &v, &done, &err) || done)
+                break;
+            CHECK(v.schema == rs);
+            const fl_avro_value *df = fl_avro_value_field(&v, "data_file");
+            CHECK(df && fl_avro_value_field(df, "record_count")->u.l == 100 * (n + 1));
+        }
+        CHECK_EQ_INT(n, 3);
+        /* a reader schema the file can never satisfy */
+        fl_avro_schema *bad = parse(&a, "{\"type\":\"record\",\"name\":\"x\",\"fields\":[{\"name\":\"nope\",\"type\":\"int\"}]}");
+        CHECK_EQ_INT(fl_avro_reader_set_reader_schema(r, bad, &err), FL_ETYPE);
+        CHECK(strstr(err.msg, "old-manifest.avro: writer schema cannot be read") != NULL);
+    }
+    fl_avro_reader_close(r);
     fl_file_close(f);
     free(file);
     free(wtext);

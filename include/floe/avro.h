@@ -154,6 +154,10 @@ char *fl_avro_schema_canonical(fl_arena *a, const fl_avro_schema *s);
  * canonical form. */
 uint64_t fl_avro_crc64(const void *buf, size_t len);
 
+/* CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form; 0 when
+ * out of memory. */
+uint64_t fl_avro_schema_fingerprint(const fl_avro_schema *s);
+
 /* Short name of a type: "null", "record", ... */
 const char *fl_avro_type_name(fl_avro_type t);
 
@@ -251,6 +255,15 @@ fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_err
  * of schema s in arena a. */
 fl_status fl_avro_value_from_json(fl_arena *a, const fl_avro_schema *s, const char *json,
                                   size_t len, fl_avro_value *out, fl_error *err);
+
+/* Avro single-object encoding: 0xC3 0x01, the 8-byte little-endian
+ * fingerprint of the schema, then the datum. Decoding checks the marker and
+ * that the fingerprint is the schema's (FL_ETYPE otherwise), and that the
+ * datum fills the buffer exactly. */
+fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
+                                       size_t len, fl_avro_value *out, fl_error *err);
+fl_status fl_avro_single_object_encode(const fl_avro_schema *s, const fl_avro_value *v,
+                                       fl_avro_buf *out, fl_error *err);
 
 /* ---------------------------------------------------- schema resolution */
 

@@ -250,6 +250,16 @@ const fl_avro_value *fl_avro_value_field(const fl_avro_value *rec, const char *n
  * order. Appends to out (not NUL-terminated). */
 fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_error *err);
 
+/* Like fl_avro_value_to_json; with FL_AVRO_JSON_LOGICAL, values of logical
+ * types are rendered decoded: date "2024-01-31", time "12:00:00.000",
+ * timestamp-* "2024-01-31T12:00:00.000000Z" (local-timestamp-* without Z),
+ * decimal as an exact decimal string ("-12.50"; when wider than 16 bytes
+ * the physical form is kept), uuid in fixed[16] as its 8-4-4-4-12 string,
+ * duration as {"months":m,"days":d,"millis":ms}. */
+#define FL_AVRO_JSON_LOGICAL 1u
+fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
+                                   fl_error *err);
+
 /* The inverse: JSON text of one datum (that format, also accepting plain
  * strings for bytes/fixed and {"branch": value} wrapped unions) to a value
  * of schema s in arena a. */

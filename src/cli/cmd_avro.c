@@ -8,12 +8,14 @@
  *       codec, sync marker, every header metadata key and value in file
  *       order, block count and records (text: the first 10 blocks unless
  *       --blocks; --json: every block)
- *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F.json]
+ *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F.json]
  *       records. JSON conventions: longs are exact JSON integers (never
  *       strings); bytes/fixed are {"$bytes":"<hex>"} (csv/table: hex text);
- *       logical types are shown as their physical value (date = int days,
- *       timestamp = int, decimal = its two's-complement bytes, uuid = the
- *       string); unions are the bare branch value; NaN/Infinity as strings.
+ *       logical types are shown as their physical value by default (date =
+ *       int days, timestamp = int, decimal = its two's-complement bytes, uuid
+ *       = the string), decoded with --logical (see FL_AVRO_JSON_LOGICAL:
+ *       "2024-01-31", "...T12:00:00.000000Z", "-12.50", uuid text); unions
+ *       are the bare branch value; NaN/Infinity as strings.
  *       --reader-schema resolves each record to that schema (field-id aware).
  *   floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=C] [--meta K=V]...
  *                   [--sync=HEX32] [--block-size=N]
@@ -44,7 +46,7 @@ static int usage(FILE *out)
     fprintf(out,
             "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
             "       floe avro meta FILE [--json] [--blocks]\n"
-            "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F]\n"
+            "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F]\n"
             "       floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=null|deflate|snappy|zstandard|bzip2]\n"
             "                       [--meta KEY=VALUE]... [--sync=HEX32] [--block-size=N]\n"
             "       floe avro canonical SCHEMA.json\n");
@@ -282,9 +284,21 @@ static int cmd_meta(int argc, char **argv)
 
 typedef enum { FMT_JSONL, FMT_CSV, FMT_TABLE } cat_fmt;
 
-/* Text of one cell for csv/table: strings raw, bytes as hex, nested as JSON. */
-static bool cell_text(const fl_avro_value *v, fl_avro_buf *b)
+/* Text of one cell for csv/table: strings raw, bytes as hex, nested as JSON;
+ * with flags FL_AVRO_JSON_LOGICAL, logical types decoded (unquoted). */
+static bool cell_text(const fl_avro_value *v, unsigned flags, fl_avro_buf *b)
 {
+    if (flags && v->schema && v->schema->logical != FL_AVRO_LOGICAL_NONE &&
+        v->type != FL_AVRO_STRING) {
+        size_t at = b->len;
+        if (fl_avro_value_to_json_ex(v, flags, b, NULL))
+            return false;
+        if (b->len - at >= 2 && b->data[at] == '"' && b->data[b->len - 1] == '"') {
+            memmove(b->data + at, b->data + at + 1, b->len - at - 2);
+            b->len -= 2;
+        }
+        return true;
+    }
     switch (v->type) {
     case FL_AVRO_NULL: return true;
     case FL_AVRO_STRING: return avro_buf_put(b, v->u.bytes.ptr, v->u.bytes.len);
@@ -401,6 +415,7 @@ static int cmd_cat(int argc, char **argv)
     const char *path = NULL, *reader_schema = NULL;
     cat_fmt fmt = FMT_JSONL;
     long long limit = -1;
+    unsigned flags = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--format=jsonl") || !strcmp(a, "--format=json"))
@@ -413,6 +428,8 @@ static int cmd_cat(int argc, char **argv)
             limit = atoll(a + 8);
         else if (!strcmp(a, "--limit") && i + 1 < argc)
             limit = atoll(argv[++i]);
+        else if (!strcmp(a, "--logical"))
+            flags = FL_AVRO_JSON_LOGICAL;
         else if (!strncmp(a, "--reader-schema=", 16))
             reader_schema = a + 16;
         else if (a[0] == '-' || path)
@@ -477,7 +494,7 @@ static int cmd_cat(int argc, char **argv)
         const fl_avro_value *out = res ? &rv : &v;
         if (fmt == FMT_JSONL) {
             line.len = 0;
-            if ((rc = fl_avro_value_to_json(out, &line, &err)))
+            if ((rc = fl_avro_value_to_json_ex(out, flags, &line, &err)))
                 break;
             avro_buf_putc(&line, '\n');
             fwrite(line.data, 1, line.len, stdout);
@@ -487,7 +504,7 @@ static int cmd_cat(int argc, char **argv)
         for (size_t c = 0; c < t.ncols; c++) {
             line.len = 0;
             const fl_avro_value *cell = rec_shape ? (c < out->u.list.n ? &out->u.list.items[c] : NULL) : out;
-            if (cell && !cell_text(cell, &line)) {
+            if (cell && !cell_text(cell, flags, &line)) {
                 rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
                 break;
             }

@@ -18,7 +18,7 @@
  *       are the bare branch value; NaN/Infinity as strings.
  *       --reader-schema resolves each record to that schema (field-id aware).
  *   floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=C] [--meta K=V]...
- *                   [--sync=HEX32] [--block-size=N]
+ *                   [--meta-file K=FILE]... [--sync=HEX32] [--block-size=N]
  *       (for tests and interop) writes a container: the schema text stored
  *       verbatim, records given as JSON lines in the `cat` format.
  *   floe avro canonical SCHEMA.json
@@ -48,7 +48,7 @@ static int usage(FILE *out)
             "       floe avro meta FILE [--json] [--blocks]\n"
             "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F]\n"
             "       floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=null|deflate|snappy|zstandard|bzip2]\n"
-            "                       [--meta KEY=VALUE]... [--sync=HEX32] [--block-size=N]\n"
+            "                       [--meta KEY=VALUE]... [--meta-file KEY=FILE]... [--sync=HEX32] [--block-size=N]\n"
             "       floe avro canonical SCHEMA.json\n");
     return out == stdout ? 0 : 2;
 }
@@ -543,6 +543,7 @@ static int cmd_write(int argc, char **argv)
     int npos = 0;
     fl_avro_writer_options opt = {0};
     fl_avro_meta meta[64];
+    char *owned[64] = {0}; /* --meta-file contents */
     uint8_t sync[16];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -566,6 +567,22 @@ static int cmd_write(int argc, char **argv)
                 sync[k] = (uint8_t)(hi << 4 | lo);
             }
             opt.sync = sync;
+        } else if (!strcmp(a, "--meta-file") && i + 1 < argc) {
+            const char *kv = argv[++i];
+            const char *eq = strchr(kv, '=');
+            char *text = NULL;
+            size_t tl = 0;
+            fl_error e = {0};
+            if (!eq || opt.nmeta == sizeof meta / sizeof meta[0] || slurp(eq + 1, &text, &tl, &e)) {
+                fprintf(stderr, "floe avro: --meta-file needs KEY=FILE (at most 64 metadata entries)%s%s\n",
+                        e.code ? ": " : "", e.msg);
+                return 2;
+            }
+            meta[opt.nmeta].key = strndup(kv, (size_t)(eq - kv));
+            meta[opt.nmeta].value = (const uint8_t *)text;
+            meta[opt.nmeta].len = tl;
+            owned[opt.nmeta] = text;
+            opt.nmeta++;
         } else if ((!strcmp(a, "--meta") && i + 1 < argc) || !strncmp(a, "--meta=", 7)) {
             const char *kv = a[6] == '=' ? a + 7 : argv[++i];
             const char *eq = strchr(kv, '=');
@@ -634,8 +651,10 @@ static int cmd_write(int argc, char **argv)
     fl_fileio_destroy(io);
     free(schema);
     free(records);
-    for (size_t i = 0; i < opt.nmeta; i++)
+    for (size_t i = 0; i < opt.nmeta; i++) {
         free((char *)meta[i].key);
+        free(owned[i]);
+    }
     return rc ? fail(&err) : 0;
 }
 

@@ -57,6 +57,15 @@ for codec in null deflate snappy zstandard bzip2; do
   check "write+cat $codec" "$(cat "$work/r.jsonl" | tr -d ' ')" "$("$FLOE_BIN" avro cat "$work/o.avro")"
 done
 
+# a header larger than the reader's first 64 KiB window (--meta-file)
+/usr/bin/python3 -c "print('m' * 300000, end='')" > "$work/big.txt"
+"$FLOE_BIN" avro write "$work/s.json" "$work/r.jsonl" "$work/big.avro" --meta-file big="$work/big.txt" --meta after=1 || fails=$((fails + 1))
+check "big header" "big=300000 after=1 records=2" "$("$FLOE_BIN" avro meta --json "$work/big.avro" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = {x["key"]: x["value"] for x in d["metadata"]}
+print("big=%d after=%s records=%d" % (len(m["big"]), m["after"], d["records"]))')"
+
 # errors: exit 1 with the file and the byte offset; usage errors exit 2
 out=$("$FLOE_BIN" avro cat "$A/lang-c-tests/avro-1237-bad-union-discriminant.avro" 2>&1 >/dev/null); rc=$?
 check "bad union exit" 1 $rc

@@ -118,17 +118,25 @@ static fl_status grow_levels(fl_pqw_column *c, size_t need, fl_error *err)
 {
     if (need <= c->levels_cap)
         return FL_OK;
-    uint32_t cap = c->levels_cap;
-    if (c->leaf->max_def > 0)
-        FL_TRY(grow_u32(&c->def, &cap, need, err));
-    cap = c->levels_cap;
-    if (c->leaf->max_rep > 0)
-        FL_TRY(grow_u32(&c->rep, &cap, need, err));
-    if (cap == c->levels_cap) { /* neither array is used: only count */
-        c->levels_cap = (uint32_t)(need > UINT32_MAX / 2 ? UINT32_MAX / 2 : need * 2);
-        return FL_OK;
+    if (need > UINT32_MAX / 2)
+        return fl_errorf(err, FL_ELIMIT, "column '%s': page holds more than 2^31 levels",
+                         c->leaf->path);
+    size_t n = c->levels_cap ? c->levels_cap : 1024;
+    while (n < need)
+        n *= 2;
+    if (c->leaf->max_def > 0) {
+        uint32_t *p = realloc(c->def, n * sizeof *p);
+        if (!p)
+            return fl_errorf(err, FL_ENOMEM, "out of memory for %zu levels", n);
+        c->def = p;
     }
-    c->levels_cap = cap;
+    if (c->leaf->max_rep > 0) {
+        uint32_t *p = realloc(c->rep, n * sizeof *p);
+        if (!p)
+            return fl_errorf(err, FL_ENOMEM, "out of memory for %zu levels", n);
+        c->rep = p;
+    }
+    c->levels_cap = (uint32_t)n;
     return FL_OK;
 }
 

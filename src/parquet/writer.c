@@ -670,8 +670,10 @@ static fl_status fill_result(fl_parquet_writer *w, fl_parquet_file_result *r, fl
                 uint8_t *b = fl_arena_alloc(&r->arena, c->file_mm.maxb.len + 1);
                 if (!a || !b)
                     return fl_errorf(err, FL_ENOMEM, "out of memory");
-                memcpy(a, c->file_mm.minb.data, c->file_mm.minb.len);
-                memcpy(b, c->file_mm.maxb.data, c->file_mm.maxb.len);
+                if (c->file_mm.minb.len)
+                    memcpy(a, c->file_mm.minb.data, c->file_mm.minb.len);
+                if (c->file_mm.maxb.len)
+                    memcpy(b, c->file_mm.maxb.data, c->file_mm.maxb.len);
                 o->lower.v.bytes.ptr = a;
                 o->upper.v.bytes.ptr = b;
             }

@@ -32,6 +32,24 @@
  *   owns its dict when owns_dict is set, otherwise borrows it. Arrow export
  *   moves the buffers out (the vector is left empty but usable).
  *   A vector borrows its fl_type, which must outlive it. Not thread-safe.
+ *   An owned dict (owns_dict) was malloc'd; reset/destroy/flatten call
+ *   fl_vector_destroy() on it and free() it.
+ *
+ * BUFFER SIZES (what fl_vector_reserve guarantees for cap rows)
+ *   data     cap * max(width, 4) bytes for every type, so any vector can
+ *            hold cap uint32 DICT indices in data (nested and STRING too).
+ *   validity (cap + 7) / 8 bytes when present; bits past len undefined.
+ *   offsets  cap + 1 int64 entries for STRING/BINARY/LIST/MAP.
+ *   STRUCT children are reserved to cap rows as well.
+ *
+ * ENCODINGS IN DETAIL
+ *   CONSTANT  the vector stores exactly one physical row (row 0: data slot 0,
+ *             validity bit 0, offsets[0..1] and children rows) standing for
+ *             len logical rows.
+ *   DICT      data holds len uint32 indices into *dict (a FLAT vector); the
+ *             DICT vector's own validity marks null rows (their index is
+ *             ignored but must be safe, e.g. 0). A row is valid when its own
+ *             bit and its dict entry are valid: use fl_unified_is_valid().
  */
 #ifndef FLOE_VECTOR_H
 #define FLOE_VECTOR_H
@@ -60,19 +78,19 @@ typedef enum fl_vec_encoding {
 typedef struct fl_vector fl_vector;
 
 struct fl_vector {
-    const fl_type *type;      /* borrowed */
+    const fl_type *type; /* borrowed */
     fl_vec_encoding encoding;
-    uint32_t len;             /* logical rows */
-    uint32_t cap;             /* rows allocated in validity/data/offsets */
-    uint8_t *validity;        /* NULL = all valid; else cap bits */
-    uint8_t *data;            /* fixed width: cap * width; DICT: cap uint32 indices */
-    int64_t *offsets;         /* STRING/BINARY/LIST/MAP: cap + 1 entries, offsets[0] == 0 */
-    uint8_t *heap;            /* STRING/BINARY bytes */
+    uint32_t len;      /* logical rows */
+    uint32_t cap;      /* rows allocated in validity/data/offsets */
+    uint8_t *validity; /* NULL = all valid; else cap bits */
+    uint8_t *data;     /* fixed width: cap * width; DICT: cap uint32 indices */
+    int64_t *offsets;  /* STRING/BINARY/LIST/MAP: cap + 1 entries, offsets[0] == 0 */
+    uint8_t *heap;     /* STRING/BINARY bytes */
     size_t heap_len;
     size_t heap_cap;
-    uint32_t nchildren;       /* STRUCT: fields; LIST: 1; MAP: 2 (keys, values) */
-    fl_vector *children;      /* array of nchildren vectors, owned */
-    fl_vector *dict;          /* DICT only */
+    uint32_t nchildren;  /* STRUCT: fields; LIST: 1; MAP: 2 (keys, values) */
+    fl_vector *children; /* array of nchildren vectors, owned */
+    fl_vector *dict;     /* DICT only */
     bool owns_dict;
 };
 
@@ -84,11 +102,11 @@ typedef struct fl_sel {
 } fl_sel;
 
 typedef struct fl_batch {
-    const fl_schema *schema;  /* borrowed; fields correspond to cols */
+    const fl_schema *schema; /* borrowed; fields correspond to cols */
     uint32_t ncols;
-    fl_vector *cols;          /* owned array of ncols vectors */
-    uint32_t nrows;           /* rows in every column */
-    fl_sel *sel;              /* NULL = all rows live; else borrowed or owned_sel */
+    fl_vector *cols; /* owned array of ncols vectors */
+    uint32_t nrows;  /* rows in every column */
+    fl_sel *sel;     /* NULL = all rows live; else borrowed or owned_sel */
     fl_sel owned_sel;
 } fl_batch;
 
@@ -123,7 +141,7 @@ static inline void fl_bitmap_set(uint8_t *bits, uint32_t i, bool on)
     if (on)
         bits[i >> 3] |= (uint8_t)(1u << (i & 7));
     else
-        bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        bits[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Appending builders, for code that is not in a hot loop (CSV, JSON, tests).
@@ -134,6 +152,11 @@ fl_status fl_vector_append_fixed(fl_vector *v, const void *value, fl_error *err)
 fl_status fl_vector_append_bytes(fl_vector *v, const void *bytes, size_t len, fl_error *err);
 /* STRUCT: children already hold the row; LIST/MAP: children grew to child_len. */
 fl_status fl_vector_append_nested(fl_vector *v, int64_t child_len, fl_error *err);
+
+/* Bulk builders for hot paths (one capacity check per call): n values of
+ * width bytes each, all valid; n nulls. FLAT vectors only. */
+fl_status fl_vector_append_fixed_n(fl_vector *v, const void *values, uint32_t n, fl_error *err);
+fl_status fl_vector_append_nulls(fl_vector *v, uint32_t n, fl_error *err);
 
 /* STRING/BINARY value of a FLAT vector row. */
 static inline const uint8_t *fl_vector_bytes(const fl_vector *v, uint32_t row, size_t *len)
@@ -146,13 +169,21 @@ static inline const uint8_t *fl_vector_bytes(const fl_vector *v, uint32_t row, s
  * idx is NULL meaning identity; for CONSTANT, all rows map to 0. */
 typedef struct fl_unified {
     const fl_vector *base;
-    const uint32_t *idx; /* NULL = identity */
-    bool constant;       /* every row maps to base row 0 */
+    const uint32_t *idx;     /* NULL = identity */
+    bool constant;           /* every row maps to base row 0 */
+    const uint8_t *validity; /* DICT: row-level validity of v (NULL = none); else NULL */
 } fl_unified;
 
 static inline uint32_t fl_unified_row(const fl_unified *u, uint32_t i)
 {
     return u->constant ? 0 : (u->idx ? u->idx[i] : i);
+}
+/* Row i of the unified vector is valid (checks the DICT row bit and the base). */
+static inline bool fl_unified_is_valid(const fl_unified *u, uint32_t i)
+{
+    if (u->validity && !((u->validity[i >> 3] >> (i & 7)) & 1))
+        return false;
+    return fl_vector_is_valid(u->base, fl_unified_row(u, i));
 }
 void fl_vector_unify(const fl_vector *v, fl_unified *out);
 
@@ -171,7 +202,10 @@ void fl_batch_destroy(fl_batch *b);
 void fl_batch_reset(fl_batch *b); /* resets every column, nrows = 0, sel = NULL */
 
 /* Number of live rows (sel->count, or nrows). */
-static inline uint32_t fl_batch_live_rows(const fl_batch *b) { return b->sel ? b->sel->count : b->nrows; }
+static inline uint32_t fl_batch_live_rows(const fl_batch *b)
+{
+    return b->sel ? b->sel->count : b->nrows;
+}
 
 #ifdef __cplusplus
 }

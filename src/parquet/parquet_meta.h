@@ -332,6 +332,13 @@ fl_status fl_pq_decode_column_index(const uint8_t *buf, size_t len, fl_arena *a,
 fl_status fl_pq_decode_offset_index(const uint8_t *buf, size_t len, fl_arena *a,
                                     fl_pq_offset_index *out, fl_error *err);
 
+/* Checks the last 8 bytes of a Parquet file of file_size bytes (4-byte
+ * little-endian footer length + "PAR1") and sets *footer_len. "PARE"
+ * (encrypted footer) is FL_EUNSUPPORTED "encrypted Parquet files are not
+ * supported"; a bad magic or a length beyond the file is FL_ECORRUPT. */
+fl_status fl_pq_parse_tail(const uint8_t tail[8], uint64_t file_size, uint32_t *footer_len,
+                           fl_error *err);
+
 /* ---- Thrift compact protocol, encode (thrift_write.c) ----
  * Each encoder appends to a growable byte buffer. */
 typedef struct fl_pq_buf {

@@ -43,6 +43,7 @@
 #include "parquet/writer_int.h"
 
 #define SEGMENT_ROWS 1024u
+#define MIN_DICT_SEGMENT 64u /* rows per segment while the dictionary nears its limit */
 #define STATS_LIMIT 4096u  /* chunk / page header statistics */
 #define INDEX_LIMIT 64u    /* column index min/max */
 
@@ -180,7 +181,7 @@ static fl_status walk(walk_ctx *w, uint32_t d, const fl_vector *v, uint32_t row,
     fl_vector_unify(v, &u);
     uint32_t r = fl_unified_row(&u, row);
     const fl_vector *b = u.base;
-    if (!fl_vector_is_valid(b, r)) {
+    if (!fl_unified_is_valid(&u, row)) {
         if (!st->nullable)
             return null_in_required(w, st);
         return emit(w, def, rep, false, 0);
@@ -236,7 +237,7 @@ static fl_status levels_flat(fl_pqw_column *c, const fl_vector *v, const uint32_
         FL_TRY(grow_levels(c, (size_t)c->nlevels + n, err));
     uint32_t *pos = c->pos, np = 0;
     uint32_t *def = nullable ? c->def + c->nlevels : NULL;
-    if (!b->validity) {
+    if (!b->validity && !u.validity) {
         if (u.constant)
             for (uint32_t i = 0; i < n; i++)
                 pos[i] = 0;
@@ -252,8 +253,9 @@ static fl_status levels_flat(fl_pqw_column *c, const fl_vector *v, const uint32_
                 def[i] = 1;
     } else {
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t r = fl_unified_row(&u, rows ? rows[i] : first + i);
-            bool valid = fl_vector_is_valid(b, r);
+            uint32_t row = rows ? rows[i] : first + i;
+            uint32_t r = fl_unified_row(&u, row);
+            bool valid = fl_unified_is_valid(&u, row);
             if (def)
                 def[i] = valid;
             else if (!valid)
@@ -1065,6 +1067,17 @@ fl_status fl_pqw_column_write(fl_pqw_column *c, const fl_vector *v, const uint32
             seg = room;
         if (seg > SEGMENT_ROWS)
             seg = SEGMENT_ROWS;
+        if (c->dict_on) {
+            /* keep the dictionary near its limit: at most as many rows as could still fit */
+            uint64_t avg = c->dict.count ? c->dict.plain.len / c->dict.count + 1 : 8;
+            uint64_t left = o->dictionary_max_bytes > c->dict.plain.len
+                                ? (o->dictionary_max_bytes - c->dict.plain.len) / avg
+                                : 0;
+            if (left < MIN_DICT_SEGMENT)
+                left = MIN_DICT_SEGMENT;
+            if (seg > left)
+                seg = (uint32_t)left;
+        }
         FL_TRY(levels_segment(c, v, rows ? rows + done : NULL, first + done, seg, err));
         FL_TRY(values_segment(c, err));
         c->page_rows += seg;

@@ -181,6 +181,9 @@ static fl_status walk(walk_ctx *w, uint32_t d, const fl_vector *v, uint32_t row,
     fl_vector_unify(v, &u);
     uint32_t r = fl_unified_row(&u, row);
     const fl_vector *b = u.base;
+    if (u.idx && r >= b->len)
+        return fl_errorf(w->err, FL_EINVAL, "column '%s': dictionary index %u >= %u entries",
+                         w->leaf->path, r, b->len);
     if (!fl_unified_is_valid(&u, row)) {
         if (!st->nullable)
             return null_in_required(w, st);
@@ -223,6 +226,17 @@ static fl_status walk(walk_ctx *w, uint32_t d, const fl_vector *v, uint32_t row,
     return FL_OK;
 }
 
+/* Dictionary indices of a DICT vector must point inside its dictionary. */
+static fl_status check_dict_rows(const fl_pqw_column *c, const fl_vector *base, const uint32_t *pos,
+                                 uint32_t n, fl_error *err)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (pos[i] >= base->len)
+            return fl_errorf(err, FL_EINVAL, "column '%s': dictionary index %u >= %u entries",
+                             c->leaf->path, pos[i], base->len);
+    return FL_OK;
+}
+
 /* Flat leaf (top-level primitive): levels straight from the validity bitmap. */
 static fl_status levels_flat(fl_pqw_column *c, const fl_vector *v, const uint32_t *rows,
                              uint32_t first, uint32_t n, fl_error *err)
@@ -248,6 +262,8 @@ static fl_status levels_flat(fl_pqw_column *c, const fl_vector *v, const uint32_
             for (uint32_t i = 0; i < n; i++)
                 pos[i] = fl_unified_row(&u, rows ? rows[i] : first + i);
         np = n;
+        if (u.idx)
+            FL_TRY(check_dict_rows(c, b, pos, n, err));
         if (def)
             for (uint32_t i = 0; i < n; i++)
                 def[i] = 1;
@@ -255,6 +271,8 @@ static fl_status levels_flat(fl_pqw_column *c, const fl_vector *v, const uint32_
         for (uint32_t i = 0; i < n; i++) {
             uint32_t row = rows ? rows[i] : first + i;
             uint32_t r = fl_unified_row(&u, row);
+            if (u.idx && r >= b->len)
+                return check_dict_rows(c, b, &r, 1, err);
             bool valid = fl_unified_is_valid(&u, row);
             if (def)
                 def[i] = valid;

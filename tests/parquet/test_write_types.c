@@ -349,8 +349,106 @@ static void test_bad_options(void)
     free(data);
 }
 
+/* CONSTANT and DICT vectors (with nulls in the dictionary and in the rows) write like FLAT ones. */
+static fl_status enc_fill(fl_batch *b, uint32_t batch_no, void *ctx, fl_error *err)
+{
+    (void)batch_no;
+    (void)ctx;
+    const uint32_t n = 100;
+    /* c0: CONSTANT 42 */
+    fl_vector *c0 = &b->cols[0];
+    int64_t k = 42;
+    FL_TRY(fl_vector_append_fixed(c0, &k, err));
+    c0->encoding = FL_VEC_CONSTANT;
+    c0->len = n;
+    /* c1: DICT over ["x", "y", null]; row i -> i % 3, rows with i % 10 == 0 null */
+    fl_vector *c1 = &b->cols[1];
+    fl_vector *d = calloc(1, sizeof *d);
+    if (!d)
+        return fl_errorf(err, FL_ENOMEM, "oom");
+    FL_TRY(fl_vector_init(d, c1->type, err));
+    FL_TRY(fl_vector_append_bytes(d, "x", 1, err));
+    FL_TRY(fl_vector_append_bytes(d, "y", 1, err));
+    FL_TRY(fl_vector_append_null(d, err));
+    FL_TRY(fl_vector_reserve(c1, n, err));
+    FL_TRY(fl_vector_ensure_validity(c1, err));
+    uint32_t *idx = (uint32_t *)(void *)c1->data;
+    for (uint32_t i = 0; i < n; i++) {
+        idx[i] = i % 3;
+        fl_bitmap_set(c1->validity, i, i % 10 != 0);
+    }
+    c1->encoding = FL_VEC_DICT;
+    c1->dict = d;
+    c1->owns_dict = true;
+    c1->len = n;
+    /* c2: CONSTANT null */
+    FL_TRY(fl_vector_append_null(&b->cols[2], err));
+    b->cols[2].encoding = FL_VEC_CONSTANT;
+    b->cols[2].len = n;
+    b->nrows = n;
+    return FL_OK;
+}
+
+static void test_vector_encodings(void)
+{
+    fl_field fields[3] = {tw_field("k", 1, false, FL_TYPE_INT64), tw_field("s", 2, true, FL_TYPE_STRING),
+                          tw_field("z", 3, true, FL_TYPE_INT32)};
+    fl_schema s = {3, fields, 0};
+    fl_error err = {0};
+    tw_file f;
+    fl_parquet_file_result res;
+    CHECK_OK(tw_write(&s, NULL, 2, enc_fill, NULL, &f, &res, &err), &err);
+    if (!f.ok)
+        return;
+    const fl_pq_row_group *rg = &f.meta.row_groups[0];
+    CHECK_EQ_INT(rg->num_rows, 200);
+    CHECK_EQ_INT(res.columns[0].lower.v.i64, 42);
+    CHECK_EQ_INT(res.columns[0].upper.v.i64, 42);
+    /* s: null where i % 10 == 0 or i % 3 == 2 */
+    int64_t nulls = 0;
+    for (uint32_t i = 0; i < 100; i++)
+        nulls += i % 10 == 0 || i % 3 == 2;
+    CHECK_EQ_INT(rg->columns[1].meta_data.statistics.null_count, 2 * nulls);
+    CHECK_EQ_INT(res.columns[1].lower.v.bytes.len, 1);
+    CHECK(res.columns[1].lower.v.bytes.ptr[0] == 'x');
+    CHECK(res.columns[1].upper.v.bytes.ptr[0] == 'y');
+    CHECK_EQ_INT(rg->columns[2].meta_data.statistics.null_count, 200);
+    CHECK(!res.columns[2].has_bounds);
+    fl_parquet_file_result_free(&res);
+    tw_file_free(&f);
+}
+
+static fl_status no_rows(fl_batch *b, uint32_t batch_no, void *ctx, fl_error *err)
+{
+    (void)batch_no, (void)ctx, (void)err;
+    b->nrows = 0;
+    return FL_OK;
+}
+
+static void test_empty_file(void)
+{
+    fl_field fields[1] = {tw_field("x", 1, true, FL_TYPE_STRING)};
+    fl_schema s = {1, fields, 0};
+    fl_error err = {0};
+    tw_file f;
+    fl_parquet_file_result res;
+    CHECK_OK(tw_write(&s, NULL, 2, no_rows, NULL, &f, &res, &err), &err);
+    if (!f.ok)
+        return;
+    CHECK_EQ_INT(f.meta.num_rows, 0);
+    CHECK_EQ_INT(f.meta.nrow_groups, 0);
+    CHECK_EQ_INT(f.meta.nschema, 2);
+    CHECK_EQ_INT(res.nsplit_offsets, 0);
+    CHECK_EQ_INT(res.columns[0].value_count, 0);
+    CHECK(!res.columns[0].has_bounds);
+    fl_parquet_file_result_free(&res);
+    tw_file_free(&f);
+}
+
 int main(void)
 {
+    TEST_RUN(test_vector_encodings);
+    TEST_RUN(test_empty_file);
     TEST_RUN(test_schema_and_stats);
     TEST_RUN(test_required_null_is_an_error);
     TEST_RUN(test_bad_options);

@@ -935,6 +935,10 @@ static fl_status page_header_stats(fl_pqw_column *c, fl_pq_statistics *st, fl_er
     memset(st, 0, sizeof *st);
     st->null_count_set = true;
     st->null_count = (int64_t)c->nlevels - c->page_values;
+    if (c->leaf->vkind == FL_PQW_V_F32 || c->leaf->vkind == FL_PQW_V_F64) {
+        st->nan_count_set = true; /* required for floats with TypeDefinedOrder */
+        st->nan_count = c->page_nans;
+    }
     if (!c->page_mm.has)
         return FL_OK;
     bool mine, maxe;

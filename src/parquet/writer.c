@@ -262,6 +262,10 @@ static fl_status chunk_stats(fl_parquet_writer *w, const fl_pqw_column *c, fl_pq
     memset(st, 0, sizeof *st);
     st->null_count_set = true;
     st->null_count = c->chunk_nulls;
+    if (c->leaf->vkind == FL_PQW_V_F32 || c->leaf->vkind == FL_PQW_V_F64) {
+        st->nan_count_set = true; /* required for floats with TypeDefinedOrder */
+        st->nan_count = c->chunk_nans;
+    }
     if (!c->chunk_mm.has)
         return FL_OK;
     bool me, xe;

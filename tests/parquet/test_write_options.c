@@ -494,6 +494,10 @@ static void test_float_statistics(void)
     CHECK(tw_stat_is(&li, rg->columns[0].meta_data.statistics.min_value, &lo));
     CHECK(tw_stat_is(&li, rg->columns[0].meta_data.statistics.max_value, &hi));
     CHECK_EQ_INT(res.columns[0].nan_count, 2);
+    CHECK(rg->columns[0].meta_data.statistics.nan_count_set);
+    CHECK_EQ_INT(rg->columns[0].meta_data.statistics.nan_count, 2);
+    CHECK(rg->columns[1].meta_data.statistics.nan_count_set);
+    CHECK_EQ_INT(rg->columns[1].meta_data.statistics.nan_count, 4);
     /* all NaN: no min/max, no column index (a non-null page without bounds) */
     CHECK(rg->columns[1].meta_data.statistics.min_value.ptr == NULL);
     CHECK(rg->columns[1].meta_data.statistics.max_value.ptr == NULL);

@@ -805,9 +805,7 @@ static fl_status encode_segment(fl_pqw_column *c, fl_error *err)
                 FL_TRY(fl_pqw_dict_insert(&c->dict, p, (uint32_t)len, &idx[i], err));
             }
         } else {
-            uint32_t w = l->width;
-            for (uint32_t i = 0; i < n; i++)
-                FL_TRY(fl_pqw_dict_insert(&c->dict, c->gather.data + (size_t)i * w, w, &idx[i], err));
+            FL_TRY(fl_pqw_dict_insert_fixed_n(&c->dict, c->gather.data, n, idx, err));
         }
         c->nidx += n;
         return FL_OK;

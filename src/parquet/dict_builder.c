@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* inline XXH3 for the short keys hashed here */
 #include <xxhash.h>
 
 #include "parquet/writer_int.h"
@@ -96,11 +97,57 @@ static fl_status grow_entries(fl_pqw_dict *d, fl_error *err)
     return FL_OK;
 }
 
+/* Adds a value known to be absent at slot p. */
+static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h, uint32_t p,
+                           uint32_t *index, fl_error *err);
+
+static inline uint32_t hash32(const uint8_t *value, uint32_t len)
+{
+    uint64_t h64 = XXH3_64bits(value, len);
+    return (uint32_t)(h64 ^ (h64 >> 32));
+}
+
+/* Equality of two fixed-width values; constant sizes let the compiler inline the compare. */
+static inline bool eq_fixed(const uint8_t *a, const uint8_t *b, uint32_t w)
+{
+    switch (w) {
+    case 4: return memcmp(a, b, 4) == 0;
+    case 8: return memcmp(a, b, 8) == 0;
+    case 16: return memcmp(a, b, 16) == 0;
+    default: return memcmp(a, b, w) == 0;
+    }
+}
+
+fl_status fl_pqw_dict_insert_fixed_n(fl_pqw_dict *d, const uint8_t *values, uint32_t n,
+                                     uint32_t *index, fl_error *err)
+{
+    uint32_t w = d->width;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *v = values + (size_t)k * w;
+        uint32_t h = hash32(v, w);
+        uint32_t mask = d->nslots - 1;
+        uint32_t p = h & mask;
+        for (;;) {
+            uint32_t s = d->slots[p];
+            if (!s) {
+                FL_TRY(add_entry(d, v, w, h, p, &index[k], err));
+                break;
+            }
+            uint32_t i = s - 1;
+            if (d->hashes[i] == h && eq_fixed(d->plain.data + (size_t)i * w, v, w)) {
+                index[k] = i;
+                break;
+            }
+            p = (p + 1) & mask;
+        }
+    }
+    return FL_OK;
+}
+
 fl_status fl_pqw_dict_insert(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t *index,
                              fl_error *err)
 {
-    uint64_t h64 = XXH3_64bits(value, len);
-    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
+    uint32_t h = hash32(value, len);
     uint32_t mask = d->nslots - 1;
     uint32_t p = h & mask;
     for (;;) {
@@ -118,6 +165,12 @@ fl_status fl_pqw_dict_insert(fl_pqw_dict *d, const uint8_t *value, uint32_t len,
         }
         p = (p + 1) & mask;
     }
+    return add_entry(d, value, len, h, p, index, err);
+}
+
+static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h, uint32_t p,
+                           uint32_t *index, fl_error *err)
+{
     if (d->plain.len > UINT32_MAX - 4 - (size_t)len || d->count == UINT32_MAX - 1)
         return fl_errorf(err, FL_ELIMIT, "dictionary larger than 4 GiB");
     if (d->count == d->entries_cap)

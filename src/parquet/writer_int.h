@@ -124,6 +124,9 @@ fl_status fl_pqw_dict_init(fl_pqw_dict *d, uint32_t width, fl_error *err);
 /* Finds or adds value (len bytes; must equal width for fixed dictionaries). */
 fl_status fl_pqw_dict_insert(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t *index,
                              fl_error *err);
+/* Same for n fixed-width values back to back (width bytes each). */
+fl_status fl_pqw_dict_insert_fixed_n(fl_pqw_dict *d, const uint8_t *values, uint32_t n,
+                                     uint32_t *index, fl_error *err);
 void fl_pqw_dict_reset(fl_pqw_dict *d); /* forget entries, keep capacity */
 void fl_pqw_dict_free(fl_pqw_dict *d);
 

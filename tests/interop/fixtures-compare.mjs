@@ -9,13 +9,13 @@
 // Prints one line per file (PASS/FAIL/... with the reason), then "N passed, N failed"; exit 1 on any failure.
 import { readdirSync, statSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import * as pw from 'parquet-wasm';
 import { tableFromIPC } from 'apache-arrow';
 import { tableRows } from './oracle/lib/arrow-values.mjs';
 import { parseArgs, die } from './oracle/lib/plain.mjs';
-import { cmpDuck, cmpArrow, floeRows, compareRows, setTimestampZoneLenient } from './lib/compare.mjs';
+import { cmpDuck, cmpArrow, compareRows, setTimestampZoneLenient } from './lib/compare.mjs';
 
 const { opts } = parseArgs(process.argv.slice(2), { booleans: ['verbose'] });
 if (!opts.floe || !opts.shared) die('usage: node fixtures-compare.mjs --floe=BIN --shared=DIR [--only=SUBSTR]');
@@ -79,8 +79,38 @@ function arrowRows(file) {
   return { names, types, rows };
 }
 
+// floe runs are started up front, several at a time (they dominate the test's time), and cached by arguments.
+const cache = new Map();
+function spawnAsync(args) {
+  return new Promise((resolve) => {
+    const p = spawn(opts.floe, args);
+    const out = [], err = [];
+    p.stdout.on('data', (d) => out.push(d));
+    p.stderr.on('data', (d) => err.push(d));
+    p.on('error', (e) => resolve({ status: null, signal: null, stdout: '', stderr: String(e) }));
+    p.on('close', (status, signal) => resolve({ status, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+  });
+}
+async function prefetch(jobs, width) {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < jobs.length) { const a = jobs[next++]; cache.set(a.join('\0'), await spawnAsync(a)); }
+  }));
+}
+function floeCat(file) {
+  const r = runFloe(['parquet', 'cat', file, '--format=jsonl']);
+  if (r.status !== 0 || r.crashed) return { ok: false, status: r.status, stderr: r.stderr, crashed: r.crashed };
+  const rows = [];
+  const lines = r.stdout.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]) continue;
+    try { rows.push(JSON.parse(lines[i])); } catch (e) { return { ok: false, status: 0, stderr: `invalid JSON on output line ${i + 1}: ${e.message}: ${lines[i].slice(0, 200)}`, crashed: false }; }
+  }
+  return { ok: true, rows };
+}
+
 function runFloe(args) {
-  const r = spawnSync(opts.floe, args, { maxBuffer: 1 << 28, encoding: 'utf8' });
+  const r = cache.get(args.join('\0')) ?? spawnSync(opts.floe, args, { maxBuffer: 1 << 28, encoding: 'utf8' });
   const crashed = r.signal !== null || r.status > 2 || /AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|LeakSanitizer/.test(r.stderr ?? '');
   return { status: r.status, signal: r.signal, stderr: (r.stderr ?? '').trim(), stdout: r.stdout ?? '', crashed };
 }
@@ -93,6 +123,9 @@ function expectCleanError(args) {
   if (!/^floe parquet: \S/.test(r.stderr)) return `expected a 'floe parquet: <message>' error, got: ${r.stderr.slice(0, 300)}`;
   return null;
 }
+
+await prefetch(files.flatMap(f => [['parquet', 'cat', f, '--format=jsonl'], ['parquet', 'schema', f], ['parquet', 'meta', f]]),
+  Math.max(1, Number(process.env.FLOE_TEST_JOBS ?? 4)));
 
 let pass = 0, fail = 0;
 const report = (ok, rel, msg) => {
@@ -111,7 +144,7 @@ for (const file of files) {
       const r = runFloe(['parquet', sub, file]);
       return r.crashed ? `${sub} crashed: ${r.stderr.slice(0, 300)}` : null;
     }).filter(Boolean);
-    report(!why && !others.length, rel, why ?? others[0] ?? 'fails cleanly: ' + runFloe(['parquet', 'cat', file]).stderr.split('\n')[0]);
+    report(!why && !others.length, rel, why ?? others[0] ?? 'fails cleanly: ' + runFloe(['parquet', 'cat', file, '--format=jsonl']).stderr.split('\n')[0]);
     continue;
   }
   if (special.floe === 'error') {
@@ -119,7 +152,7 @@ for (const file of files) {
     report(!why, rel, why ?? `refused cleanly (${special.reason})`);
     continue;
   }
-  const fr = floeRows(opts.floe, file);
+  const fr = floeCat(file);
   if (!fr.ok) {
     report(false, rel, `floe failed (status ${fr.status}${fr.crashed ? ', CRASH' : ''}): ${fr.stderr.slice(0, 600)}`);
     continue;

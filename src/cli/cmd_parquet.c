@@ -822,6 +822,11 @@ static fl_status run_cat(const cat_args *c, pq_handle *h, fl_arena *a, fl_error 
         /* row filter on top of any selection the scan made */
         fl_sel sel = {.idx = sel_idx, .count = 0, .cap = FL_BATCH_CAP};
         uint32_t live = fl_batch_live_rows(&b);
+        if (c->nwheres && live > FL_BATCH_CAP) {
+            rc = fl_errorf(err, FL_ELIMIT, "scan returned a batch of %u rows (more than %d)", live,
+                           FL_BATCH_CAP);
+            break;
+        }
         for (uint32_t i = 0; i < live && c->nwheres; i++) {
             uint32_t row = b.sel ? b.sel->idx[i] : i;
             bool keep = true;
@@ -834,7 +839,7 @@ static fl_status run_cat(const cat_args *c, pq_handle *h, fl_arena *a, fl_error 
                 }
                 keep = term_holds(&terms[t], &v);
             }
-            if (keep && sel.count < FL_BATCH_CAP)
+            if (keep)
                 sel.idx[sel.count++] = row;
         }
         if (rc != FL_OK)

@@ -371,6 +371,13 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
         goto fail;
     }
     bool end;
+    if (csv_peek(s) == 0xEF) { /* UTF-8 byte order mark */
+        int b1 = csv_getc(s), b2 = csv_getc(s), b3 = csv_getc(s);
+        if (!(b1 == 0xEF && b2 == 0xBB && b3 == 0xBF)) {
+            rc = fl_errorf(err, FL_ESYNTAX, "%s: line 1: invalid UTF-8 at the start", path);
+            goto fail;
+        }
+    }
     if ((rc = read_record(s, &end, err)) != FL_OK)
         goto fail;
     if (end) {
@@ -405,6 +412,12 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
                 rc = fl_errorf(err, FL_ENOMEM, "out of memory");
                 goto fail;
             }
+            for (uint32_t k = 0; k < c; k++)
+                if (!strcmp(s->schema.fields[k].name, f->name)) {
+                    rc = fl_errorf(err, FL_EINVAL, "%s: header names column '%s' twice", path,
+                                   f->name);
+                    goto fail;
+                }
         }
         s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
         if (!s->sample) {

@@ -40,6 +40,7 @@ typedef struct jsonl_source {
     uint64_t lineno;
     fl_arena arena;
     fl_schema schema;
+    bool inferred; /* schema inferred: unknown keys are errors */
     json_t **sample;
     uint64_t *sample_line;
     uint32_t nsample, sample_pos;
@@ -191,16 +192,37 @@ static fl_status append_null_deep(fl_vector *v, fl_error *err)
     return fl_vector_append_null(v, err);
 }
 
-static fl_status decode(fl_vector *v, json_t *j, int depth, fl_error *err);
+static fl_status decode(fl_vector *v, json_t *j, int depth, bool strict, fl_error *err);
 
-static fl_status decode_struct(fl_vector *v, json_t *j, int depth, fl_error *err)
+/* With an inferred schema every key must be known: a key first seen after the
+ * sample would otherwise be dropped silently. */
+static fl_status check_keys(json_t *obj, const fl_field *fields, uint32_t n, fl_error *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        uint32_t i = 0;
+        while (i < n && strcmp(fields[i].name, key))
+            i++;
+        if (i == n)
+            return fl_errorf(err, FL_ETYPE,
+                             "key '%s' is not in the schema inferred from the first %d lines "
+                             "(give the types with --schema)", key, FL_INFER_ROWS);
+    }
+    return FL_OK;
+}
+
+static fl_status decode_struct(fl_vector *v, json_t *j, int depth, bool strict, fl_error *err)
 {
     if (!json_is_object(j))
         return fl_errorf(err, FL_ETYPE, "expected an object for a struct");
     const fl_type *t = v->type;
+    if (strict)
+        FL_TRY(check_keys(j, t->children, t->nchildren, err));
     for (uint32_t i = 0; i < t->nchildren; i++) {
         json_t *f = json_object_get(j, t->children[i].name);
-        fl_status rc = f ? decode(&v->children[i], f, depth + 1, err)
+        fl_status rc = f ? decode(&v->children[i], f, depth + 1, strict, err)
                          : append_null_deep(&v->children[i], err);
         if (rc != FL_OK)
             return fl_error_prefix(err, "field '%s'", t->children[i].name);
@@ -208,7 +230,7 @@ static fl_status decode_struct(fl_vector *v, json_t *j, int depth, fl_error *err
     return fl_vector_append_nested(v, 0, err);
 }
 
-static fl_status decode_list(fl_vector *v, json_t *j, int depth, fl_error *err)
+static fl_status decode_list(fl_vector *v, json_t *j, int depth, bool strict, fl_error *err)
 {
     if (!json_is_array(j))
         return fl_errorf(err, FL_ETYPE, "expected an array for a list");
@@ -216,21 +238,22 @@ static fl_status decode_list(fl_vector *v, json_t *j, int depth, fl_error *err)
     json_t *e;
     json_array_foreach(j, i, e)
     {
-        if (decode(&v->children[0], e, depth + 1, err) != FL_OK)
+        if (decode(&v->children[0], e, depth + 1, strict, err) != FL_OK)
             return fl_error_prefix(err, "element %zu", i);
     }
     return fl_vector_append_nested(v, (int64_t)v->children[0].len, err);
 }
 
-static fl_status decode_map_entry(fl_vector *v, json_t *k, json_t *val, int depth, fl_error *err)
+static fl_status decode_map_entry(fl_vector *v, json_t *k, json_t *val, int depth, bool strict,
+                                  fl_error *err)
 {
     if (json_is_null(k))
         return fl_errorf(err, FL_ETYPE, "map key is null");
-    FL_TRY(decode(&v->children[0], k, depth + 1, err));
-    return decode(&v->children[1], val, depth + 1, err);
+    FL_TRY(decode(&v->children[0], k, depth + 1, strict, err));
+    return decode(&v->children[1], val, depth + 1, strict, err);
 }
 
-static fl_status decode_map(fl_vector *v, json_t *j, int depth, fl_error *err)
+static fl_status decode_map(fl_vector *v, json_t *j, int depth, bool strict, fl_error *err)
 {
     if (json_is_array(j)) {
         size_t i;
@@ -241,7 +264,7 @@ static fl_status decode_map(fl_vector *v, json_t *j, int depth, fl_error *err)
             json_t *val = json_object_get(e, "value");
             if (!json_is_object(e) || !k)
                 return fl_errorf(err, FL_ETYPE, "map entry %zu is not {\"key\":..,\"value\":..}", i);
-            FL_TRY(decode_map_entry(v, k, val ? val : json_null(), depth, err));
+            FL_TRY(decode_map_entry(v, k, val ? val : json_null(), depth, strict, err));
         }
     } else if (json_is_object(j)) {
         const char *key;
@@ -251,7 +274,7 @@ static fl_status decode_map(fl_vector *v, json_t *j, int depth, fl_error *err)
             json_t *k = json_string(key);
             if (!k)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
-            fl_status rc = decode_map_entry(v, k, val, depth, err);
+            fl_status rc = decode_map_entry(v, k, val, depth, strict, err);
             json_decref(k);
             FL_TRY(rc);
         }
@@ -319,16 +342,16 @@ static fl_status decode_primitive(fl_vector *v, json_t *j, fl_error *err)
     return fl_errorf(err, FL_ETYPE, "a JSON %s does not convert to %s", kind[json_typeof(j)], tn);
 }
 
-static fl_status decode(fl_vector *v, json_t *j, int depth, fl_error *err)
+static fl_status decode(fl_vector *v, json_t *j, int depth, bool strict, fl_error *err)
 {
     if (depth > 64)
         return fl_errorf(err, FL_ELIMIT, "nesting deeper than 64 levels");
     if (json_is_null(j))
         return append_null_deep(v, err);
     switch (v->type->id) {
-    case FL_TYPE_STRUCT: return decode_struct(v, j, depth, err);
-    case FL_TYPE_LIST: return decode_list(v, j, depth, err);
-    case FL_TYPE_MAP: return decode_map(v, j, depth, err);
+    case FL_TYPE_STRUCT: return decode_struct(v, j, depth, strict, err);
+    case FL_TYPE_LIST: return decode_list(v, j, depth, strict, err);
+    case FL_TYPE_MAP: return decode_map(v, j, depth, strict, err);
     default: return decode_primitive(v, j, err);
     }
 }
@@ -371,10 +394,12 @@ static fl_status read_doc(jsonl_source *s, json_t **doc, fl_error *err)
 static fl_status append_doc(jsonl_source *s, fl_batch *b, json_t *doc, uint64_t line,
                             fl_error *err)
 {
+    if (s->inferred && check_keys(doc, s->schema.fields, s->schema.nfields, err) != FL_OK)
+        return fl_error_prefix(err, "%s: line %llu", s->path, (unsigned long long)line);
     for (uint32_t c = 0; c < s->schema.nfields; c++) {
         const fl_field *f = &s->schema.fields[c];
         json_t *v = json_object_get(doc, f->name);
-        fl_status rc = v ? decode(&b->cols[c], v, 0, err) : append_null_deep(&b->cols[c], err);
+        fl_status rc = v ? decode(&b->cols[c], v, 0, s->inferred, err) : append_null_deep(&b->cols[c], err);
         if (rc == FL_OK && (!v || json_is_null(v)) && !f->nullable)
             rc = fl_errorf(err, FL_ETYPE, "null in a required column");
         if (rc != FL_OK)
@@ -496,6 +521,7 @@ fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, f
         }
         if ((rc = infer_schema(s, err)) != FL_OK)
             goto fail;
+        s->inferred = true;
         if (s->schema.nfields == 0) {
             rc = fl_errorf(err, FL_ESYNTAX, "%s: no JSON objects with fields to infer a schema from",
                            path);

@@ -169,8 +169,54 @@ static void test_jsonl(void)
     unlink(p);
 }
 
+static void test_edges(void)
+{
+    fl_error err;
+    fl_source *src;
+    fl_status rc;
+    /* UTF-8 BOM before the header */
+    const char *p = write_tmp("bom.csv", "\xEF\xBB\xBF" "a,b\n1,x\n");
+    CHECK_OK(fl_csv_source_open(p, NULL, &src, &err), &err);
+    CHECK_EQ_STR(src->schema->fields[0].name, "a");
+    char *out = drain(src, &err, &rc);
+    CHECK_EQ_STR(out, "\"1\",\"x\"\n");
+    free(out);
+    src->ops->close(src);
+    /* duplicate header names */
+    p = write_tmp("dup.csv", "a,a\n1,2\n");
+    CHECK(fl_csv_source_open(p, NULL, &src, &err) == FL_EINVAL && strstr(err.msg, "'a' twice"));
+    /* header only: a schema of strings, no rows */
+    p = write_tmp("hdr.csv", "a,b\n");
+    CHECK_OK(fl_csv_source_open(p, NULL, &src, &err), &err);
+    out = drain(src, &err, &rc);
+    CHECK_OK(rc, &err);
+    CHECK_EQ_STR(out, "");
+    free(out);
+    src->ops->close(src);
+    /* empty file */
+    p = write_tmp("empty.csv", "");
+    CHECK(fl_csv_source_open(p, NULL, &src, &err) == FL_ESYNTAX && strstr(err.msg, "empty file"));
+    /* a JSON key first seen after the inference sample is an error, not silently dropped */
+    fl_strbuf doc = {0};
+    for (int i = 0; i < FL_INFER_ROWS; i++)
+        fl_strbuf_printf(&doc, &err, "{\"a\":%d}\n", i);
+    fl_strbuf_puts(&doc, "{\"a\":1,\"late\":2}\n", &err);
+    p = write_tmp("late.jsonl", doc.data);
+    fl_strbuf_free(&doc);
+    CHECK_OK(fl_jsonl_source_open(p, NULL, &src, &err), &err);
+    out = drain(src, &err, &rc);
+    free(out);
+    CHECK(rc == FL_ETYPE && strstr(err.msg, "line 20001") && strstr(err.msg, "key 'late'"));
+    src->ops->close(src);
+    /* empty JSON lines file */
+    p = write_tmp("empty.jsonl", "\n\n");
+    CHECK(fl_jsonl_source_open(p, NULL, &src, &err) == FL_ESYNTAX);
+    unlink(p);
+}
+
 int main(void)
 {
+    TEST_RUN(test_edges);
     TEST_RUN(test_csv_infer);
     TEST_RUN(test_csv_errors);
     TEST_RUN(test_jsonl);

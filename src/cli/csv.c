@@ -75,6 +75,16 @@ static int csv_peek(csv_source *s)
     return c;
 }
 
+/* Appends one byte to the current field (the hot path of the reader). */
+static inline fl_status push_byte(csv_source *s, int c, fl_error *err)
+{
+    fl_strbuf *sb = &s->field_bytes;
+    if (sb->len + 2 > sb->cap)
+        FL_TRY(fl_strbuf_reserve(sb, 1, err));
+    sb->data[sb->len++] = (char)c;
+    return FL_OK;
+}
+
 static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
 {
     if (s->nfields + 1 >= s->fields_cap) {
@@ -146,8 +156,7 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
             }
             if (c == '\n')
                 s->line++;
-            char ch = (char)c;
-            FL_TRY(fl_strbuf_append(&s->field_bytes, &ch, 1, err));
+            FL_TRY(push_byte(s, c, err));
             continue;
         }
         if (c == EOF || c == '\n' || (c == '\r' && (csv_peek(s) == '\n' || csv_peek(s) == EOF))) {
@@ -169,8 +178,7 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
         if (quoted)
             return fl_errorf(err, FL_ESYNTAX, "%s: line %llu: field %u: text after closing quote",
                              s->path, (unsigned long long)s->rec_line, s->nfields + 1);
-        char ch = (char)c;
-        FL_TRY(fl_strbuf_append(&s->field_bytes, &ch, 1, err));
+        FL_TRY(push_byte(s, c, err));
     }
 }
 

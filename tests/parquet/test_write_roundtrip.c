@@ -422,7 +422,7 @@ static void test_every_codec_v1_v2(void)
             o.data_page_version = v;
             o.page_rows = 97;
             o.write_crc = true;
-            run("codec", &o, 300, 2, false, false, 100 + c * 2 + (uint64_t)v);
+            run("codec", &o, 200, 2, false, false, 100 + c * 2 + (uint64_t)v);
         }
 }
 

@@ -228,7 +228,18 @@ static void test_dictionary_fallback(void)
         has_rd |= m->encodings[i] == FL_PQ_ENC_RLE_DICTIONARY;
     }
     CHECK(has_plain && has_rd);
-    /* the low-cardinality id column (unique ints, 8 bytes each: 80000 > 20000) also falls back */
+    tw_file_free(&f);
+
+    /* page_bytes bounds the pages (one short segment of overshoot at most) */
+    o.page_bytes = 16384;
+    o.page_rows = 0;
+    CHECK_OK(tw_write(&s_schema, &o, 5, simple_fill, &ctx, &f, NULL, &err), &err);
+    if (f.ok) {
+        walk_pages(&f, &f.meta.row_groups[0].columns[1], false, &pw);
+        CHECK(pw.n > 10);
+        for (uint32_t p = 1; p < pw.n; p++)
+            CHECK(pw.h[p].uncompressed_page_size <= 16384 + 16 * 60);
+    }
     tw_file_free(&f);
 
     /* no_dictionary: no dictionary pages at all */

@@ -30,6 +30,8 @@ fl_status fl_pq_bss_decode(const uint8_t *buf, size_t len, uint32_t n, size_t wi
         return fl_errorf(err, FL_ECORRUPT,
                          "BYTE_STREAM_SPLIT: %u values expected, the data holds %zu of %zu bytes", n,
                          N, width);
+    if (n == 0)
+        return FL_OK;
     if (width == 4) {
         const uint8_t *s0 = buf, *s1 = buf + N, *s2 = buf + 2 * N, *s3 = buf + 3 * N;
         for (uint32_t i = 0; i < n; i++) {

@@ -58,6 +58,11 @@ fl_status fl_pq_plain_decode_bytes(const uint8_t *buf, size_t len, uint32_t n, f
         pos += l;
         total += l;
     }
+    if (n == 0) {
+        if (consumed)
+            *consumed = 0;
+        return FL_OK;
+    }
     FL_TRY(bytes_reserve(dst, n, total, err));
     /* pass 2: copy */
     int64_t *off = dst->offsets + dst->len;
@@ -130,9 +135,11 @@ fl_status fl_pq_dlba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vecto
                          "bytes left",
                          used, (unsigned long long)sum, len - used);
     }
-    fl_status st = bytes_reserve(dst, n, (size_t)sum, err);
-    if (st != FL_OK) {
+    fl_status st = n ? bytes_reserve(dst, n, (size_t)sum, err) : FL_OK;
+    if (st != FL_OK || n == 0) {
         free(lens);
+        if (st == FL_OK && consumed)
+            *consumed = used;
         return st;
     }
     memcpy(dst->heap + dst->heap_len, buf + used, (size_t)sum);
@@ -194,6 +201,8 @@ fl_status fl_pq_dba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vector
                        n, (unsigned long long)total, len, (unsigned long long)cap);
         goto done;
     }
+    if (n == 0)
+        goto done;
     st = bytes_reserve(dst, n, (size_t)total, err);
     if (st != FL_OK)
         goto done;
@@ -237,6 +246,13 @@ static fl_status check_src(const fl_vector *src, uint32_t from, uint32_t n, cons
 static inline size_t row_len(const fl_vector *v, uint32_t r)
 {
     return (size_t)(v->offsets[r + 1] - v->offsets[r]);
+}
+
+/* Bytes of row r; never NULL + offset (the heap is NULL while empty). */
+static inline const uint8_t *row_ptr(const fl_vector *v, uint32_t r)
+{
+    static const uint8_t empty[1];
+    return v->heap ? v->heap + v->offsets[r] : empty;
 }
 
 /* Lengths of the valid rows, as int32 (malloc'd); *count valid rows, *sum bytes. */
@@ -287,7 +303,7 @@ fl_status fl_pq_plain_encode_bytes(const fl_vector *src, uint32_t from, uint32_t
         p[1] = (uint8_t)(rl >> 8);
         p[2] = (uint8_t)(rl >> 16);
         p[3] = (uint8_t)(rl >> 24);
-        memcpy(p + 4, src->heap + src->offsets[r], rl);
+        memcpy(p + 4, row_ptr(src, r), rl);
         p += 4 + (size_t)rl;
     }
     out->len += total;
@@ -315,7 +331,7 @@ fl_status fl_pq_dlba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_
         if (!fl_vector_is_valid(src, r))
             continue;
         size_t rl = row_len(src, r);
-        memcpy(out->data + out->len, src->heap + src->offsets[r], rl);
+        memcpy(out->data + out->len, row_ptr(src, r), rl);
         out->len += rl;
     }
     return FL_OK;
@@ -346,7 +362,7 @@ fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_p
                            rl);
             break;
         }
-        const uint8_t *v = src->heap + src->offsets[r];
+        const uint8_t *v = row_ptr(src, r);
         size_t lim = rl < prevlen ? rl : prevlen, k = 0;
         while (k < lim && v[k] == prev[k])
             k++;
@@ -369,7 +385,7 @@ fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_p
         for (uint32_t r = from; r < from + n; r++) {
             if (!fl_vector_is_valid(src, r))
                 continue;
-            const uint8_t *v = src->heap + src->offsets[r];
+            const uint8_t *v = row_ptr(src, r);
             memcpy(out->data + out->len, v + pre[i], (size_t)suf[i]);
             out->len += (size_t)suf[i];
             i++;

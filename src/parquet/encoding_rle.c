@@ -208,7 +208,12 @@ void fl_pq_pack32(const uint32_t *in, size_t n, int bw, uint8_t *out)
 
 void fl_pq_rle_init(fl_pq_rle_decoder *d, const uint8_t *buf, size_t len, int bit_width)
 {
+    static const uint8_t empty[1];
     memset(d, 0, sizeof *d);
+    if (!buf) { /* an empty buffer may come as NULL; keep pointer arithmetic defined */
+        buf = empty;
+        len = 0;
+    }
     d->start = d->p = buf;
     d->end = buf + len;
     d->bit_width = bit_width;
@@ -503,6 +508,8 @@ fl_status fl_pq_plain_decode_bool(const uint8_t *buf, size_t len, uint32_t bit_o
         return fl_errorf(err, FL_ECORRUPT,
                          "PLAIN booleans: %u values at bit %u need %llu bytes, have %zu", n,
                          bit_offset, (unsigned long long)((end + 7) / 8), len);
+    if (n == 0)
+        return FL_OK;
     uint32_t i = 0;
     /* unaligned head */
     for (; i < n && ((bit_offset + i) & 7); i++)

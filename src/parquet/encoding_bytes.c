@@ -42,37 +42,44 @@ static fl_status bytes_reserve(fl_vector *dst, uint32_t n, size_t bytes, fl_erro
 fl_status fl_pq_plain_decode_bytes(const uint8_t *buf, size_t len, uint32_t n, fl_vector *dst,
                                    size_t *consumed, fl_error *err)
 {
-    /* pass 1: validate and size */
-    size_t pos = 0, total = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (len - pos < 4)
-            return fl_errorf(err, FL_ECORRUPT,
-                             "PLAIN byte array %u of %u: byte %zu: truncated length", i, n, pos);
-        uint32_t l = load_le32(buf + pos);
-        pos += 4;
-        if (l > len - pos)
-            return fl_errorf(err, FL_ECORRUPT,
-                             "PLAIN byte array %u of %u: byte %zu: length %u exceeds the %zu bytes "
-                             "left",
-                             i, n, pos - 4, l, len - pos);
-        pos += l;
-        total += l;
-    }
     if (n == 0) {
         if (consumed)
             *consumed = 0;
         return FL_OK;
     }
-    FL_TRY(bytes_reserve(dst, n, total, err));
-    /* pass 2: copy */
+    /* One pass: the values' bytes cannot exceed len - 4n, so the heap is
+     * reserved for that up front (+16 bytes of slack for the short-copy fast
+     * path). Offsets and bytes go past dst->len/heap_len and only become
+     * visible when every value has been checked. */
+    if ((uint64_t)n * 4 > len)
+        return fl_errorf(err, FL_ECORRUPT,
+                         "PLAIN byte arrays: %u values need at least %llu bytes, have %zu", n,
+                         (unsigned long long)n * 4, len);
+    FL_TRY(bytes_reserve(dst, n, len - (size_t)n * 4 + 16, err));
     int64_t *off = dst->offsets + dst->len;
     uint8_t *heap = dst->heap;
-    size_t hl = dst->heap_len;
-    const uint8_t *p = buf;
+    size_t hl = dst->heap_len, pos = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t l = load_le32(p);
-        memcpy(heap + hl, p + 4, l);
-        p += 4 + (size_t)l;
+        /* the remaining n - i values need at least their 4-byte lengths */
+        size_t rest = (size_t)(n - i - 1) * 4;
+        if (len - pos < 4 + rest)
+            return fl_errorf(err, FL_ECORRUPT,
+                             "PLAIN byte array %u of %u: byte %zu: truncated (%zu bytes left)", i,
+                             n, pos, len - pos);
+        uint32_t l = load_le32(buf + pos);
+        pos += 4;
+        if (l > len - pos - rest)
+            return fl_errorf(err, FL_ECORRUPT,
+                             "PLAIN byte array %u of %u: byte %zu: length %u exceeds the %zu bytes "
+                             "left",
+                             i, n, pos - 4, l, len - pos);
+        if (l <= 16 && len - pos >= 16) { /* fixed-size copies: no libc call */
+            memcpy(heap + hl, buf + pos, 8);
+            memcpy(heap + hl + 8, buf + pos + 8, 8);
+        } else {
+            memcpy(heap + hl, buf + pos, l);
+        }
+        pos += l;
         hl += l;
         off[i + 1] = (int64_t)hl;
     }

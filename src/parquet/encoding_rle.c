@@ -34,23 +34,57 @@
 
 #define BP_MASK(W) ((W) >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (W)) - 1))
 
-/* One function per width: with W constant, the 8-value loop unrolls into
- * constant shifts and masks over a local copy of the group's W bytes. */
+/* One function per width: with W constant and the 8 extractions written
+ * out (gcc -O2 does not unroll the loop itself), every shift and mask is a
+ * compile-time constant over a local copy of the group's W bytes. */
+#define BP_EXTRACT(BITS, W, i)                                                                     \
+    do {                                                                                           \
+        const unsigned off_ = (i) * (W), wi_ = off_ / 64, sh_ = off_ % 64;                         \
+        uint64_t v_ = w[wi_] >> sh_;                                                               \
+        if (sh_ + (W) > 64)                                                                        \
+            v_ |= w[wi_ + 1] << ((64 - sh_) & 63);                                                 \
+        out[i] = (uint##BITS##_t)(v_ & BP_MASK(W));                                                \
+    } while (0)
+
+/* Loads the W bytes of a group as little-endian words w[0..W/8] (+ a zero
+ * word), reading only inside the group: whole words directly, the tail as
+ * the group's last 8 bytes shifted down (no partial copies through memory,
+ * which would defeat store forwarding). */
+static inline __attribute__((always_inline)) void bp_load_group(uint64_t *w, const uint8_t *in,
+                                                                 unsigned W)
+{
+    unsigned full = W / 8, rem = W % 8;
+    for (unsigned k = 0; k < full; k++)
+        memcpy(&w[k], in + 8 * k, 8);
+    if (rem == 0) {
+        w[full] = 0;
+    } else if (W >= 8) {
+        uint64_t t;
+        memcpy(&t, in + W - 8, 8);
+        w[full] = t >> (8 * (8 - rem));
+    } else {
+        uint64_t t = 0;
+        for (unsigned k = 0; k < rem; k++)
+            t |= (uint64_t)in[k] << (8 * k);
+        w[full] = t;
+    }
+    w[full + 1] = 0;
+}
+
 #define DEF_UNPACK(BITS, W)                                                                        \
     static void unpack##BITS##_##W(const uint8_t *in, uint##BITS##_t *out, size_t ng)              \
     {                                                                                              \
         for (size_t g = 0; g < ng; g++, in += (W), out += 8) {                                     \
             uint64_t w[(W) / 8 + 2];                                                               \
-            w[(W) / 8] = 0;                                                                        \
-            w[(W) / 8 + 1] = 0;                                                                    \
-            memcpy(w, in, (W));                                                                    \
-            for (unsigned i = 0; i < 8; i++) {                                                     \
-                const unsigned off = i * (W), wi = off / 64, sh = off % 64;                        \
-                uint64_t v = w[wi] >> sh;                                                          \
-                if (sh + (W) > 64)                                                                 \
-                    v |= w[wi + 1] << ((64 - sh) & 63);                                            \
-                out[i] = (uint##BITS##_t)(v & BP_MASK(W));                                         \
-            }                                                                                      \
+            bp_load_group(w, in, (W));                                                             \
+            BP_EXTRACT(BITS, W, 0);                                                                \
+            BP_EXTRACT(BITS, W, 1);                                                                \
+            BP_EXTRACT(BITS, W, 2);                                                                \
+            BP_EXTRACT(BITS, W, 3);                                                                \
+            BP_EXTRACT(BITS, W, 4);                                                                \
+            BP_EXTRACT(BITS, W, 5);                                                                \
+            BP_EXTRACT(BITS, W, 6);                                                                \
+            BP_EXTRACT(BITS, W, 7);                                                                \
         }                                                                                          \
     }
 

@@ -60,22 +60,44 @@ static bool valid_offset_index(const fl_pq_offset_index *oi, uint64_t start, uin
     return true;
 }
 
-fl_status fl_pq_col_open(fl_pq_col *c, fl_parquet_reader *r, uint32_t rg, const fl_pq_leaf *leaf,
-                         int16_t slot_def, const fl_pq_offset_index *oi, fl_error *err)
+fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err)
 {
     memset(c, 0, sizeof *c);
     c->r = r;
-    c->leaf = leaf;
-    c->slot_def = slot_def;
     fl_arena_init(&c->hdr_arena, 4096);
     c->bin_type.id = FL_TYPE_BINARY;
     FL_TRY(fl_vector_init(&c->dict_var, &c->bin_type, err));
     FL_TRY(fl_vector_init(&c->var, &c->bin_type, err));
     FL_TRY(fl_vector_init(&c->tmp_var, &c->bin_type, err));
+    return FL_OK;
+}
+
+fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
+                         const fl_pq_offset_index *oi, fl_error *err)
+{
+    /* per-chunk state; buffers stay allocated across row groups */
+    fl_parquet_reader *r = c->r;
+    c->leaf = leaf;
+    c->slot_def = slot_def;
+    c->win_len = 0;
+    c->win_off = 0;
+    c->next_page = 0;
+    c->pages_read = c->pages_skipped = 0;
+    c->in_row = false;
+    c->has_dict = false;
+    c->dict_n = 0;
+    c->page_off = 0;
+    c->pn = c->pp = c->vn = c->vp = 0;
+    c->dict_page = false;
+    c->fixed = NULL;
+    fl_vector_reset(&c->dict_var);
+    fl_vector_reset(&c->var);
+    fl_vector_reset(&c->tmp_var);
+    c->cc = NULL;
     const fl_pq_row_group *g = &r->meta.row_groups[rg];
     c->cc = &g->columns[leaf->index];
     const fl_pq_column_meta *m = &c->cc->meta_data;
-    FL_CHECK(!c->cc->encrypted, err, FL_EUNSUPPORTED, "column '%s': encrypted column chunks are not supported", leaf->path);
+    FL_CHECK(!g->columns[leaf->index].encrypted, err, FL_EUNSUPPORTED, "column '%s': encrypted column chunks are not supported", leaf->path);
     FL_CHECK(c->cc->meta_data_set, err, FL_ECORRUPT, "column '%s': row group %u: column metadata missing", leaf->path, rg);
     FL_CHECK(m->type == leaf->physical, err, FL_ECORRUPT,
              "column '%s': row group %u: chunk type %d differs from schema type %d", leaf->path,

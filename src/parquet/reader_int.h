@@ -159,9 +159,12 @@ typedef struct fl_pq_col {
     fl_type bin_type;
 } fl_pq_col;
 
-/* Opens the reader of leaf in row group rg (reads the chunk's bytes lazily). */
-fl_status fl_pq_col_open(fl_pq_col *c, fl_parquet_reader *r, uint32_t rg, const fl_pq_leaf *leaf,
-                         int16_t slot_def, const fl_pq_offset_index *oi, fl_error *err);
+/* Initializes an idle column reader of r (buffers are allocated lazily). */
+fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err);
+/* Points c at leaf's chunk in row group rg (bytes are read lazily), keeping
+ * its buffers from previous chunks. */
+fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
+                         const fl_pq_offset_index *oi, fl_error *err);
 void fl_pq_col_free(fl_pq_col *c);
 /* Reads the next data page (or dictionary page first) into c; *eof when none is left. */
 fl_status fl_pq_col_next_page(fl_pq_col *c, bool *eof, fl_error *err);

@@ -295,6 +295,8 @@ fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_optio
     s->batch_rows = o->batch_rows ? o->batch_rows : FL_BATCH_CAP;
     s->bytes_start = r->file->bytes_read;
     fl_status st = project(s, o, err);
+    for (uint32_t i = 0; st == FL_OK && i < s->ncols; i++)
+        st = fl_pq_col_init(&s->cols[i].col, r, err);
     if (st == FL_OK)
         st = resolve_terms(s, err);
     if (st == FL_OK) {
@@ -327,11 +329,11 @@ static void close_rg(fl_parquet_scan *s)
 {
     for (uint32_t i = 0; i < s->ncols; i++) {
         fl_pq_col *c = &s->cols[i].col;
-        if (c->r) {
+        if (c->cc) {
             s->stats.pages_total += c->pages_read + c->pages_skipped;
             s->stats.pages_pruned += c->pages_skipped;
         }
-        fl_pq_col_free(c);
+        c->cc = NULL; /* buffers are kept for the next row group */
         s->cols[i].oi = NULL;
     }
     fl_arena_reset(&s->rg_arena);
@@ -344,7 +346,7 @@ void fl_parquet_scan_get_stats(const fl_parquet_scan *s, fl_parquet_scan_stats *
     out->bytes_read = s->r->file->bytes_read - s->bytes_start;
     for (uint32_t i = 0; i < s->ncols; i++) {
         const fl_pq_col *c = &s->cols[i].col;
-        if (c->r) {
+        if (c->cc) {
             out->pages_total += c->pages_read + c->pages_skipped;
             out->pages_pruned += c->pages_skipped;
         }
@@ -355,8 +357,8 @@ void fl_parquet_scan_close(fl_parquet_scan *s)
 {
     if (!s)
         return;
-    if (s->cols)
-        close_rg(s);
+    for (uint32_t i = 0; s->cols && i < s->ncols; i++)
+        fl_pq_col_free(&s->cols[i].col);
     for (uint32_t i = 0; s->lv && i < s->ncols; i++)
         fl_pq_levels_free(&s->lv[i]);
     free(s->lv);
@@ -576,7 +578,7 @@ static fl_status open_rg(fl_parquet_scan *s, uint32_t gi, bool *skip, fl_error *
         return FL_OK;
     }
     for (uint32_t i = 0; i < s->ncols; i++)
-        FL_TRY(fl_pq_col_open(&s->cols[i].col, s->r, gi, s->cols[i].leaf, s->cols[i].slot_def,
+        FL_TRY(fl_pq_col_open(&s->cols[i].col, gi, s->cols[i].leaf, s->cols[i].slot_def,
                               s->cols[i].oi, err));
     s->rg = gi;
     s->row = 0;

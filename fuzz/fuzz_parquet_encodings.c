@@ -107,7 +107,8 @@ static void pq_fuzz_roundtrips(uint8_t param, const uint8_t *p, size_t len)
                 if (!fl_vector_is_valid(&src, r))
                     continue;
                 size_t la, lb;
-                const uint8_t *x = fl_vector_bytes(&src, r, &la), *y = fl_vector_bytes(&dst, j++, &lb);
+                const uint8_t *x = fl_vector_bytes(&src, r, &la),
+                              *y = fl_vector_bytes(&dst, j++, &lb);
                 pq_fuzz_enc_check(la == lb && (la == 0 || memcmp(x, y, la) == 0));
             }
         }
@@ -148,8 +149,8 @@ static int pq_fuzz_encodings_one(const uint8_t *data, size_t size)
             (void)fl_pq_rle_get(&d, out, n, &err);
         } else {
             uint32_t got = 0, step = 1;
-            while (got < n && fl_pq_rle_get(&d, out + got, step < n - got ? step : n - got, &err) ==
-                                  FL_OK) {
+            while (got < n &&
+                   fl_pq_rle_get(&d, out + got, step < n - got ? step : n - got, &err) == FL_OK) {
                 got += step < n - got ? step : n - got;
                 step = step * 2 + 1;
             }

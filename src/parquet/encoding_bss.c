@@ -23,13 +23,13 @@ fl_status fl_pq_bss_decode(const uint8_t *buf, size_t len, uint32_t n, size_t wi
         return fl_errorf(err, FL_ECORRUPT, "BYTE_STREAM_SPLIT: invalid value width %zu", width);
     if (len % width != 0)
         return fl_errorf(err, FL_ECORRUPT,
-                         "BYTE_STREAM_SPLIT: %zu bytes is not a whole number of %zu-byte values", len,
-                         width);
+                         "BYTE_STREAM_SPLIT: %zu bytes is not a whole number of %zu-byte values",
+                         len, width);
     size_t N = len / width;
     if (n > N)
         return fl_errorf(err, FL_ECORRUPT,
-                         "BYTE_STREAM_SPLIT: %u values expected, the data holds %zu of %zu bytes", n,
-                         N, width);
+                         "BYTE_STREAM_SPLIT: %u values expected, the data holds %zu of %zu bytes",
+                         n, N, width);
     if (n == 0)
         return FL_OK;
     if (width == 4) {

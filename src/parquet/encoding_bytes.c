@@ -113,8 +113,7 @@ static fl_status get_lengths(const uint8_t *buf, size_t len, uint32_t n, const c
         if (l[i] < 0) {
             int32_t bad = l[i];
             free(l);
-            return fl_errorf(err, FL_ECORRUPT, "%s: value %u has negative length %d", what, i,
-                             bad);
+            return fl_errorf(err, FL_ECORRUPT, "%s: value %u has negative length %d", what, i, bad);
         }
         s += (uint64_t)l[i];
     }
@@ -182,9 +181,10 @@ fl_status fl_pq_dba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vector
     }
     size_t data = used1 + used2;
     if (sufsum > len - data) {
-        st = fl_errorf(err, FL_ECORRUPT,
-                       "DELTA_BYTE_ARRAY: byte %zu: %llu bytes of suffixes exceed the %zu bytes left",
-                       data, (unsigned long long)sufsum, len - data);
+        st = fl_errorf(
+            err, FL_ECORRUPT,
+            "DELTA_BYTE_ARRAY: byte %zu: %llu bytes of suffixes exceed the %zu bytes left", data,
+            (unsigned long long)sufsum, len - data);
         goto done;
     }
     /* validate prefixes against the previous value's length */

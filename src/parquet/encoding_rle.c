@@ -51,7 +51,7 @@
  * the group's last 8 bytes shifted down (no partial copies through memory,
  * which would defeat store forwarding). */
 static inline __attribute__((always_inline)) void bp_load_group(uint64_t *w, const uint8_t *in,
-                                                                 unsigned W)
+                                                                unsigned W)
 {
     unsigned full = W / 8, rem = W % 8;
     for (unsigned k = 0; k < full; k++)
@@ -159,24 +159,24 @@ DEF_UNPACK(64, 64)
 
 #define TAB_1_32(BITS)                                                                             \
     unpack##BITS##_1, unpack##BITS##_2, unpack##BITS##_3, unpack##BITS##_4, unpack##BITS##_5,      \
-        unpack##BITS##_6, unpack##BITS##_7, unpack##BITS##_8, unpack##BITS##_9,                    \
-        unpack##BITS##_10, unpack##BITS##_11, unpack##BITS##_12, unpack##BITS##_13,                \
-        unpack##BITS##_14, unpack##BITS##_15, unpack##BITS##_16, unpack##BITS##_17,                \
-        unpack##BITS##_18, unpack##BITS##_19, unpack##BITS##_20, unpack##BITS##_21,                \
-        unpack##BITS##_22, unpack##BITS##_23, unpack##BITS##_24, unpack##BITS##_25,                \
-        unpack##BITS##_26, unpack##BITS##_27, unpack##BITS##_28, unpack##BITS##_29,                \
-        unpack##BITS##_30, unpack##BITS##_31, unpack##BITS##_32
+        unpack##BITS##_6, unpack##BITS##_7, unpack##BITS##_8, unpack##BITS##_9, unpack##BITS##_10, \
+        unpack##BITS##_11, unpack##BITS##_12, unpack##BITS##_13, unpack##BITS##_14,                \
+        unpack##BITS##_15, unpack##BITS##_16, unpack##BITS##_17, unpack##BITS##_18,                \
+        unpack##BITS##_19, unpack##BITS##_20, unpack##BITS##_21, unpack##BITS##_22,                \
+        unpack##BITS##_23, unpack##BITS##_24, unpack##BITS##_25, unpack##BITS##_26,                \
+        unpack##BITS##_27, unpack##BITS##_28, unpack##BITS##_29, unpack##BITS##_30,                \
+        unpack##BITS##_31, unpack##BITS##_32
 
 typedef void (*unpack32_fn)(const uint8_t *, uint32_t *, size_t);
 typedef void (*unpack64_fn)(const uint8_t *, uint64_t *, size_t);
 
 static const unpack32_fn UNPACK32[33] = {NULL, TAB_1_32(32)};
 static const unpack64_fn UNPACK64[65] = {
-    NULL,         TAB_1_32(64), unpack64_33, unpack64_34, unpack64_35, unpack64_36, unpack64_37,
-    unpack64_38,  unpack64_39,  unpack64_40, unpack64_41, unpack64_42, unpack64_43, unpack64_44,
-    unpack64_45,  unpack64_46,  unpack64_47, unpack64_48, unpack64_49, unpack64_50, unpack64_51,
-    unpack64_52,  unpack64_53,  unpack64_54, unpack64_55, unpack64_56, unpack64_57, unpack64_58,
-    unpack64_59,  unpack64_60,  unpack64_61, unpack64_62, unpack64_63, unpack64_64};
+    NULL,        TAB_1_32(64), unpack64_33, unpack64_34, unpack64_35, unpack64_36, unpack64_37,
+    unpack64_38, unpack64_39,  unpack64_40, unpack64_41, unpack64_42, unpack64_43, unpack64_44,
+    unpack64_45, unpack64_46,  unpack64_47, unpack64_48, unpack64_49, unpack64_50, unpack64_51,
+    unpack64_52, unpack64_53,  unpack64_54, unpack64_55, unpack64_56, unpack64_57, unpack64_58,
+    unpack64_59, unpack64_60,  unpack64_61, unpack64_62, unpack64_63, unpack64_64};
 
 void fl_pq_unpack32(const uint8_t *in, int bw, uint32_t *out, size_t ngroups)
 {
@@ -269,7 +269,8 @@ static fl_status rle_next_run(fl_pq_rle_decoder *d, fl_error *err)
     for (unsigned i = 0;; i++) {
         if (p >= d->end)
             return rle_fail(d, d->p, err,
-                            i ? "truncated run header" : "ran out of runs before the expected values");
+                            i ? "truncated run header"
+                              : "ran out of runs before the expected values");
         if (i == 5)
             return rle_fail(d, d->p, err, "run header varint longer than 5 bytes");
         uint8_t c = *p++;
@@ -509,8 +510,8 @@ fl_status fl_pq_rle_encode(const uint32_t *values, uint32_t n, int bit_width, fl
 /* legacy BIT_PACKED, PLAIN booleans                                         */
 /* ------------------------------------------------------------------------ */
 
-fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width, uint16_t *out,
-                                        uint32_t n, fl_error *err)
+fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width,
+                                        uint16_t *out, uint32_t n, fl_error *err)
 {
     if (bit_width < 0 || bit_width > 16)
         return fl_errorf(err, FL_ECORRUPT, "BIT_PACKED levels: invalid bit width %d", bit_width);

@@ -100,9 +100,10 @@ static void replay_pages(const uint8_t *file, size_t flen, const fl_pq_file_meta
             if (!cc->meta_data_set || cc->file_path)
                 continue;
             const fl_pq_column_meta *cm = &cc->meta_data;
-            int64_t pos = cm->dictionary_page_offset > 0 && cm->dictionary_page_offset < cm->data_page_offset
-                              ? cm->dictionary_page_offset
-                              : cm->data_page_offset;
+            int64_t pos =
+                cm->dictionary_page_offset > 0 && cm->dictionary_page_offset < cm->data_page_offset
+                    ? cm->dictionary_page_offset
+                    : cm->data_page_offset;
             int64_t end = pos + cm->total_compressed_size;
             if (pos < 4 || end > (int64_t)flen || end < pos)
                 continue;
@@ -247,14 +248,16 @@ static void test_replay_fixtures(void)
     snprintf(dir, sizeof dir, "%s/fixtures", test_shared_dir());
     walk(dir, ".parquet", replay_file);
     /* the standalone bloom filter */
-    snprintf(dir, sizeof dir, "%s/fixtures/parquet-testing/data/bloom_filter.bin", test_shared_dir());
+    snprintf(dir, sizeof dir, "%s/fixtures/parquet-testing/data/bloom_filter.bin",
+             test_shared_dir());
     size_t len;
     uint8_t *bf = slurp(dir, &len);
     if (bf)
         replay(pq_fuzz_footer_one, "footer", bf, len, 0);
     free(bf);
-    fprintf(stderr, "replayed %ld footer inputs, %ld encoding inputs (each whole, truncated, "
-                    "bit-flipped); %ld seeds written\n",
+    fprintf(stderr,
+            "replayed %ld footer inputs, %ld encoding inputs (each whole, truncated, "
+            "bit-flipped); %ld seeds written\n",
             replayed_footer, replayed_enc, seeds_written);
     CHECK(replayed_footer > 500);
     CHECK(replayed_enc > 100);

@@ -27,9 +27,14 @@ static fl_type DEC(int p, int s)
 
 static fl_pq_leaf_info LEAF(fl_pq_type phys, const fl_type *t, const fl_pq_logical *lt)
 {
-    fl_pq_leaf_info l = {.physical = phys, .type_length = 0, .logical = lt,
-                         .converted = FL_PQ_CT_NONE, .scale = -1, .precision = -1,
-                         .order = FL_PQ_ORDER_TYPE_DEFINED, .type = t};
+    fl_pq_leaf_info l = {.physical = phys,
+                         .type_length = 0,
+                         .logical = lt,
+                         .converted = FL_PQ_CT_NONE,
+                         .scale = -1,
+                         .precision = -1,
+                         .order = FL_PQ_ORDER_TYPE_DEFINED,
+                         .type = t};
     return l;
 }
 
@@ -124,7 +129,8 @@ static void test_stat_to_value(void)
     CHECK_EQ_INT(v.v.i64, -1000);
     int64_t huge = INT64_MAX / 10;
     CHECK(!fl_pq_stat_to_value(&l, RAW(&huge, 8), &v)); /* overflow */
-    fl_pq_logical tsn = {.kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_NANOS, .is_adjusted_to_utc = true};
+    fl_pq_logical tsn = {
+        .kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_NANOS, .is_adjusted_to_utc = true};
     l = LEAF(FL_PQ_INT64, &tsns, &tsn);
     CHECK(fl_pq_stat_to_value(&l, RAW(&huge, 8), &v));
     CHECK_EQ_INT(v.v.i64, huge);
@@ -178,7 +184,8 @@ static void test_stat_to_value(void)
     CHECK(fl_pq_stat_to_value(&l, RAW(&dd, 8), &v) && v.v.f64 == -0.25);
     CHECK(!fl_pq_stat_to_value(&l, RAW(&fv, 4), &v));
     /* STRING, BINARY, UUID, FIXED */
-    fl_type str = T(FL_TYPE_STRING), uuid = T(FL_TYPE_UUID), fx = {.id = FL_TYPE_FIXED, .fixed_len = 3};
+    fl_type str = T(FL_TYPE_STRING), uuid = T(FL_TYPE_UUID),
+            fx = {.id = FL_TYPE_FIXED, .fixed_len = 3};
     fl_pq_logical sl = {.kind = FL_PQ_LT_STRING};
     l = LEAF(FL_PQ_BYTE_ARRAY, &str, &sl);
     CHECK(fl_pq_stat_to_value(&l, RAW("abc", 3), &v) && v.v.bytes.len == 3 &&
@@ -371,12 +378,13 @@ static void test_prune_int(void)
         fl_cmp_op op;
         int32_t lit;
         bool want;
-    } cases[] = {{FL_CMP_EQ, 5, false},  {FL_CMP_EQ, 10, true},  {FL_CMP_EQ, 15, true},
-                 {FL_CMP_EQ, 20, true},  {FL_CMP_EQ, 21, false}, {FL_CMP_NE, 15, true},
-                 {FL_CMP_NE, 10, true},  {FL_CMP_LT, 10, false}, {FL_CMP_LT, 11, true},
-                 {FL_CMP_LE, 9, false},  {FL_CMP_LE, 10, true},  {FL_CMP_GT, 20, false},
-                 {FL_CMP_GT, 19, true},  {FL_CMP_GE, 21, false}, {FL_CMP_GE, 20, true},
-                 {FL_CMP_LT, INT32_MIN, false}, {FL_CMP_GT, INT32_MAX, false}};
+    } cases[] = {
+        {FL_CMP_EQ, 5, false},         {FL_CMP_EQ, 10, true},        {FL_CMP_EQ, 15, true},
+        {FL_CMP_EQ, 20, true},         {FL_CMP_EQ, 21, false},       {FL_CMP_NE, 15, true},
+        {FL_CMP_NE, 10, true},         {FL_CMP_LT, 10, false},       {FL_CMP_LT, 11, true},
+        {FL_CMP_LE, 9, false},         {FL_CMP_LE, 10, true},        {FL_CMP_GT, 20, false},
+        {FL_CMP_GT, 19, true},         {FL_CMP_GE, 21, false},       {FL_CMP_GE, 20, true},
+        {FL_CMP_LT, INT32_MIN, false}, {FL_CMP_GT, INT32_MAX, false}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fl_col_pred p = PRED(cases[i].op, VI32(cases[i].lit));
         bool got = fl_pq_stats_may_match(&l, &st, 100, &p);
@@ -542,8 +550,12 @@ static void test_prune_pages(void)
     fl_pq_bytes mn[3] = {RAW("", 0), RAW(&mins[1], 4), RAW(&mins[2], 4)};
     fl_pq_bytes mx[3] = {RAW("", 0), RAW(&maxs[1], 4), RAW(&maxs[2], 4)};
     int64_t nc[3] = {7, 0, 3};
-    fl_pq_column_index ci = {.npages = 3, .null_pages = nulls, .min_values = mn, .max_values = mx,
-                             .boundary_order = FL_PQ_ASCENDING, .null_counts = nc};
+    fl_pq_column_index ci = {.npages = 3,
+                             .null_pages = nulls,
+                             .min_values = mn,
+                             .max_values = mx,
+                             .boundary_order = FL_PQ_ASCENDING,
+                             .null_counts = nc};
     fl_col_pred eq = PRED(FL_CMP_EQ, VI32(7));
     CHECK(!fl_pq_page_may_match(&l, &ci, 0, &eq));
     CHECK(!fl_pq_page_may_match(&l, &ci, 1, &eq));
@@ -660,12 +672,12 @@ static void soundness_file(const char *rel, int *pruned_pages, int *checked)
         uint32_t page = 0, row = 0, vi = 0;
         const fl_pq_column_chunk *cc = &f.m.row_groups[0].columns[col];
         fl_pq_column_index ci;
-        bool have_ci = f.m.nrow_groups == 1 && cc->column_index_offset > 0 &&
-                       fl_pq_decode_column_index(f.data + cc->column_index_offset,
-                                                 (size_t)cc->column_index_length, &a, &ci,
-                                                 &err) == FL_OK &&
-                       ci.npages == cb.npages;
-        static const fl_cmp_op ops[] = {FL_CMP_EQ, FL_CMP_NE, FL_CMP_LT, FL_CMP_LE,
+        bool have_ci =
+            f.m.nrow_groups == 1 && cc->column_index_offset > 0 &&
+            fl_pq_decode_column_index(f.data + cc->column_index_offset,
+                                      (size_t)cc->column_index_length, &a, &ci, &err) == FL_OK &&
+            ci.npages == cb.npages;
+        static const fl_cmp_op ops[] = {FL_CMP_EQ, FL_CMP_NE, FL_CMP_LT,      FL_CMP_LE,
                                         FL_CMP_GT, FL_CMP_GE, FL_CMP_IS_NULL, FL_CMP_NOT_NULL};
         for (page = 0; have_ci && page < cb.npages; page++) {
             uint32_t rows = cb.page_rows[page], nn = 0;
@@ -673,7 +685,8 @@ static void soundness_file(const char *rel, int *pruned_pages, int *checked)
                 nn += !cb.nulls[r];
             for (int k = 0; k < 6; k++) {
                 /* literals: some page values and some values of other pages */
-                uint32_t src = (uint32_t)((vi + (uint32_t)k * 7919u) % (cb.vals.len ? cb.vals.len : 1));
+                uint32_t src =
+                    (uint32_t)((vi + (uint32_t)k * 7919u) % (cb.vals.len ? cb.vals.len : 1));
                 if (!cb.vals.len)
                     break;
                 fl_value lit = value_from_plain(&l, &cb.vals, src);

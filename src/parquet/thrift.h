@@ -67,9 +67,16 @@ typedef struct fl_tr {
     size_t len, pos;
     fl_arena *a; /* where decoded strings/arrays go; may be NULL for skip-only */
     fl_error *err;
-    int depth; /* frames in use */
+    int depth;     /* frames in use */
+    size_t budget; /* arena bytes this decode may still take */
     fl_tr_frame frames[FL_TR_MAX_DEPTH];
 } fl_tr;
+
+/* Memory bound of one decode: FL_TR_EXPANSION x the input + FL_TR_SLACK.
+ * A list of N empty structs costs N bytes of input but N x sizeof(struct) of
+ * memory; real footers stay far below 64x. */
+#define FL_TR_EXPANSION 64u
+#define FL_TR_SLACK ((size_t)16 << 20)
 
 void fl_tr_init(fl_tr *r, const uint8_t *buf, size_t len, fl_arena *a, fl_error *err);
 

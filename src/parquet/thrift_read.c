@@ -36,6 +36,20 @@ void fl_tr_init(fl_tr *r, const uint8_t *buf, size_t len, fl_arena *a, fl_error 
     r->a = a;
     r->err = err;
     r->depth = 0;
+    r->budget = len > (SIZE_MAX - FL_TR_SLACK) / FL_TR_EXPANSION ? SIZE_MAX
+                                                                  : len * FL_TR_EXPANSION + FL_TR_SLACK;
+}
+
+/* Charges n bytes against the decode's memory bound. */
+static fl_status tr_charge(fl_tr *r, size_t n)
+{
+    if (n > r->budget)
+        return fl_tr_fail(r, FL_ELIMIT,
+                          "decoded structures would exceed %ux the %zu input bytes (%zu more bytes "
+                          "requested)",
+                          FL_TR_EXPANSION, r->len, n);
+    r->budget -= n;
+    return FL_OK;
 }
 
 static size_t tr_path(const fl_tr *r, char *out, size_t cap)
@@ -319,6 +333,7 @@ fl_status fl_tr_string(fl_tr *r, uint8_t t, const char **s, uint32_t *n)
     uint32_t len;
     FL_TRY(fl_tr_binary(r, t, &p, &len));
     /* not strndup: embedded NULs are kept */
+    FL_TRY(tr_charge(r, (size_t)len + 1));
     char *c = fl_arena_alloc(r->a, (size_t)len + 1);
     if (!c)
         return fl_tr_fail(r, FL_ENOMEM, "out of memory copying %u bytes", len);
@@ -479,6 +494,8 @@ static void *tr_array(fl_tr *r, uint32_t count, size_t sz)
 {
     if (count == 0)
         return NULL;
+    if (tr_charge(r, (size_t)count * sz) != FL_OK)
+        return NULL;
     void *p = fl_arena_calloc(r->a, count, sz);
     if (!p)
         fl_tr_fail(r, FL_ENOMEM, "out of memory for %u elements", count);
@@ -489,7 +506,7 @@ static void *tr_array(fl_tr *r, uint32_t count, size_t sz)
     do {                                                                                           \
         (ptr) = tr_array((r), (count), sizeof *(ptr));                                             \
         if ((count) && !(ptr))                                                                     \
-            return FL_ENOMEM;                                                                      \
+            return (r)->err ? (r)->err->code : FL_ENOMEM;                                          \
     } while (0)
 
 static fl_status tr_missing(fl_tr *r, const char *field)

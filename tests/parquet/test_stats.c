@@ -577,6 +577,95 @@ static void test_prune_pages(void)
     CHECK(fl_pq_page_may_match(&l, &ci, 1, &eq));
 }
 
+
+/* One EQ/LT/GT check per remaining type: DATE, TIMESTAMP from millis,
+ * UUID, BOOLEAN, and uint32 in unsigned order. */
+static void test_prune_other_types(void)
+{
+    /* DATE */
+    fl_type date = T(FL_TYPE_DATE);
+    fl_pq_leaf_info l = LEAF(FL_PQ_INT32, &date, NULL);
+    int32_t d0 = 18000, d1 = 18100;
+    fl_pq_statistics st = {0};
+    st.min_value = RAW(&d0, 4);
+    st.max_value = RAW(&d1, 4);
+    fl_value v = {.type = date};
+    v.v.i32 = 18200;
+    fl_col_pred p = PRED(FL_CMP_GE, v);
+    CHECK(!fl_pq_stats_may_match(&l, &st, 5, &p));
+    v.v.i32 = 18050;
+    p = PRED(FL_CMP_EQ, v);
+    CHECK(fl_pq_stats_may_match(&l, &st, 5, &p));
+    /* TIMESTAMP stored in millis, literal in micros */
+    fl_type ts = T(FL_TYPE_TIMESTAMPTZ);
+    fl_pq_logical tms = {.kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_MILLIS, .is_adjusted_to_utc = true};
+    l = LEAF(FL_PQ_INT64, &ts, &tms);
+    int64_t m0 = 1000, m1 = 2000; /* ms */
+    fl_pq_statistics ts_st = {0};
+    ts_st.min_value = RAW(&m0, 8);
+    ts_st.max_value = RAW(&m1, 8);
+    fl_value tv = {.type = ts};
+    tv.v.i64 = 2000001; /* just after the max, in micros */
+    p = PRED(FL_CMP_GE, tv);
+    CHECK(!fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    tv.v.i64 = 2000000;
+    p = PRED(FL_CMP_GE, tv);
+    CHECK(fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    tv.v.i64 = 999999;
+    p = PRED(FL_CMP_LE, tv);
+    CHECK(!fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    /* UUID: unsigned byte order */
+    fl_type uuid = T(FL_TYPE_UUID);
+    fl_pq_logical ul = {.kind = FL_PQ_LT_UUID};
+    l = LEAF(FL_PQ_FIXED_LEN_BYTE_ARRAY, &uuid, &ul);
+    l.type_length = 16;
+    uint8_t u0[16], u1[16], u2[16];
+    memset(u0, 0x10, 16);
+    memset(u1, 0x7f, 16);
+    memset(u2, 0x80, 16); /* above 0x7f.. in unsigned order */
+    fl_pq_statistics us = {0};
+    us.min_value = RAW(u0, 16);
+    us.max_value = RAW(u1, 16);
+    fl_value uv = {.type = uuid};
+    uv.v.bytes.ptr = u2;
+    uv.v.bytes.len = 16;
+    p = PRED(FL_CMP_EQ, uv);
+    CHECK(!fl_pq_stats_may_match(&l, &us, 5, &p));
+    p = PRED(FL_CMP_LT, uv);
+    CHECK(fl_pq_stats_may_match(&l, &us, 5, &p));
+    /* BOOLEAN: all false */
+    fl_type bt = T(FL_TYPE_BOOLEAN);
+    l = LEAF(FL_PQ_BOOLEAN, &bt, NULL);
+    const uint8_t f = 0;
+    fl_pq_statistics bs = {0};
+    bs.min_value = bs.max_value = RAW(&f, 1);
+    fl_value bv = {.type = bt};
+    bv.v.b = true;
+    p = PRED(FL_CMP_EQ, bv);
+    CHECK(!fl_pq_stats_may_match(&l, &bs, 5, &p));
+    bv.v.b = false;
+    p = PRED(FL_CMP_EQ, bv);
+    CHECK(fl_pq_stats_may_match(&l, &bs, 5, &p));
+    /* uint32 in unsigned order: max 0xfffffff0 is 4294967280, not -16 */
+    fl_type i64 = T(FL_TYPE_INT64);
+    fl_pq_logical u32 = {.kind = FL_PQ_LT_INTEGER, .int_bit_width = 32, .int_is_signed = false};
+    l = LEAF(FL_PQ_INT32, &i64, &u32);
+    uint32_t a = 1, b = 0xfffffff0u;
+    fl_pq_statistics s32 = {0};
+    s32.min_value = RAW(&a, 4);
+    s32.max_value = RAW(&b, 4);
+    fl_value iv = {.type = i64};
+    iv.v.i64 = 3000000000LL;
+    p = PRED(FL_CMP_GT, iv);
+    CHECK(fl_pq_stats_may_match(&l, &s32, 5, &p));
+    iv.v.i64 = 4294967280LL;
+    p = PRED(FL_CMP_GT, iv);
+    CHECK(!fl_pq_stats_may_match(&l, &s32, 5, &p));
+    iv.v.i64 = 0;
+    p = PRED(FL_CMP_LT, iv);
+    CHECK(!fl_pq_stats_may_match(&l, &s32, 5, &p));
+}
+
 /* ---- fixtures ---- */
 
 /* Maps a flat leaf to the floe type the reader produces (the subset used here). */
@@ -810,6 +899,7 @@ int main(void)
     TEST_RUN(test_prune_int);
     TEST_RUN(test_prune_string_float_decimal);
     TEST_RUN(test_prune_pages);
+    TEST_RUN(test_prune_other_types);
     if (test_shared_dir()) {
         TEST_RUN(test_fixture_nan);
         TEST_RUN(test_fixture_soundness);

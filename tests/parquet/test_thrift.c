@@ -345,6 +345,34 @@ static void test_hostile(void)
     CHECK_EQ_INT(m.schema[0].type, FL_PQ_BYTE_ARRAY);
     CHECK_EQ_INT(m.nrow_groups, 0);
 
+    /* memory amplification: one row group with 2^20 empty ColumnChunk structs
+     * (1 byte each) would need 2^20 x sizeof(fl_pq_column_chunk) of memory */
+    {
+        fl_pq_buf amp = {0};
+        fl_tw w;
+        fl_tw_init(&w, &amp, &err);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_list(&w, 2, FL_TT_STRUCT, 1);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_string(&w, 4, "root");
+        fl_tw_struct_end(&w);
+        fl_tw_f_i64(&w, 3, 0);
+        fl_tw_f_list(&w, 4, FL_TT_STRUCT, 1);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_list(&w, 1, FL_TT_STRUCT, 1u << 20);
+        for (uint32_t i = 0; i < (1u << 20); i++)
+            fl_tw_byte(&w, 0);
+        fl_tw_f_i64(&w, 3, 0);
+        fl_tw_struct_end(&w);
+        fl_tw_struct_end(&w);
+        CHECK_OK(fl_tw_status(&w), &err);
+        size_t before = a.total;
+        CHECK_EQ_INT(fl_pq_decode_file_meta(amp.data, amp.len, &a, &m, &err), FL_ELIMIT);
+        CHECK(strstr(err.msg, "row_groups[0].columns") != NULL);
+        CHECK(a.total - before < ((size_t)128 << 20));
+        fl_pq_buf_free(&amp);
+    }
+
     /* tail parsing */
     uint32_t flen = 0;
     const uint8_t t1[8] = {10, 0, 0, 0, 'P', 'A', 'R', '1'};

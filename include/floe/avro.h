@@ -89,6 +89,7 @@ typedef struct fl_avro_schema fl_avro_schema;
 typedef struct fl_avro_field {
     const char *name;
     fl_avro_schema *type;
+    const char *type_ref;     /* the name as written when the type was a reference, else NULL */
     const char *default_json; /* compact JSON text of "default", NULL if none */
     const char **aliases;
     uint32_t naliases;
@@ -119,9 +120,11 @@ struct fl_avro_schema {
     /* array: items; map: values */
     fl_avro_schema *items;
     fl_avro_schema *values;
+    const char *items_ref, *values_ref; /* reference spellings (see type_ref) */
     /* union */
     uint32_t nbranches;
     fl_avro_schema **branches;
+    const char **branch_refs; /* per branch: reference spelling or NULL */
     /* fixed */
     int32_t size;
     /* Iceberg ids: element-id (array), key-id / value-id (map); -1 if absent */

@@ -63,6 +63,12 @@ struct fl_avro_reader {
     size_t nmeta;
     uint64_t header_size;
     uint64_t pos; /* file offset of the next block */
+    /* read-ahead window: file bytes [win_off, win_off + win_len), so small
+     * blocks (Iceberg writers often emit one record per block) cost one
+     * ranged read per window instead of two per block */
+    uint8_t *win;
+    size_t win_len;
+    uint64_t win_off;
     /* current block */
     uint8_t *raw;    /* compressed bytes + sync (malloc) */
     size_t raw_cap;
@@ -289,6 +295,7 @@ void fl_avro_reader_close(fl_avro_reader *r)
     if (r->data != r->raw)
         free(r->data);
     free(r->raw);
+    free(r->win);
     fl_arena_free(&r->arena);
     free(r);
 }
@@ -426,6 +433,28 @@ static fl_status decompress_block(fl_avro_reader *r, size_t clen, fl_error *err)
     return fl_errorf(err, FL_EUNSUPPORTED, "codec");
 }
 
+#define READ_WINDOW ((size_t)256 << 10)
+
+/* Copies file bytes [off, off + len) to dst, through the read-ahead window
+ * when they fit in it. */
+static fl_status read_bytes(fl_avro_reader *r, uint64_t off, void *dst, size_t len, fl_error *err)
+{
+    if (len > READ_WINDOW)
+        return fl_file_read_at(r->f, off, dst, len, err);
+    if (!r->win || off < r->win_off || off + len > r->win_off + r->win_len) {
+        if (!r->win && !(r->win = malloc(READ_WINDOW)))
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        uint64_t left = r->f->size - off;
+        size_t n = left < READ_WINDOW ? (size_t)left : READ_WINDOW;
+        r->win_len = 0;
+        FL_TRY(fl_file_read_at(r->f, off, r->win, n, err));
+        r->win_off = off;
+        r->win_len = n;
+    }
+    memcpy(dst, r->win + (off - r->win_off), len);
+    return FL_OK;
+}
+
 static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done, fl_error *err)
 {
     uint64_t size = r->f->size;
@@ -436,7 +465,7 @@ static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *d
     }
     uint8_t head[20];
     size_t hn = size - r->pos < sizeof head ? (size_t)(size - r->pos) : sizeof head;
-    FL_TRY(fl_file_read_at(r->f, r->pos, head, hn, err));
+    FL_TRY(read_bytes(r, r->pos, head, hn, err));
     size_t p = 0;
     int64_t count, bytes;
     int rc1 = avro_read_long(head, hn, &p, &count);
@@ -468,7 +497,7 @@ static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *d
         r->raw = nr;
         r->raw_cap = need;
     }
-    FL_TRY(fl_file_read_at(r->f, data_off, r->raw, need, err));
+    FL_TRY(read_bytes(r, data_off, r->raw, need, err));
     if (memcmp(r->raw + bytes, r->sync, 16) != 0)
         return fl_errorf(err, FL_ECORRUPT, "sync marker mismatch after block at byte offset %" PRIu64,
                          r->pos);

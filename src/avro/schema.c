@@ -99,7 +99,20 @@ static fl_avro_schema *lookup_name(parse_ctx *c, const char *name, const char *s
 }
 
 static fl_status parse_node(parse_ctx *c, json_t *j, const char *space, int depth,
-                            fl_avro_schema **out);
+                            fl_avro_schema **out, const char **ref);
+
+/* Adds context to an error on the way out, except for limit errors, whose
+ * cause would be pushed out of the message by hundreds of prefixes. */
+static fl_status ctx_prefix(parse_ctx *c, fl_status rc, const char *what, const char *name)
+{
+    if (rc == FL_ELIMIT || !c->err)
+        return rc;
+    if (name)
+        fl_error_prefix(c->err, "%s '%s'", what, name);
+    else
+        fl_error_prefix(c->err, "%s", what);
+    return rc;
+}
 
 /* Records all keys of object j as props; keys listed in structural get NULL json. */
 static fl_status record_props(parse_ctx *c, json_t *j, const char *const *structural,
@@ -277,9 +290,9 @@ static fl_status parse_field(parse_ctx *c, json_t *fj, const char *space, int de
     json_t *t = json_object_get(fj, "type");
     if (!t)
         return fl_errorf(c->err, FL_ECORRUPT, "field '%s': no \"type\"", f->name);
-    fl_status rc = parse_node(c, t, space, depth + 1, &f->type);
+    fl_status rc = parse_node(c, t, space, depth + 1, &f->type, &f->type_ref);
     if (rc)
-        return fl_error_prefix(c->err, "field '%s'", f->name);
+        return ctx_prefix(c, rc, "field", f->name);
     json_t *d = json_object_get(fj, "default");
     if (d && !(f->default_json = json_text(c, d)))
         return oom(c);
@@ -302,7 +315,7 @@ static fl_status parse_record(parse_ctx *c, json_t *j, fl_avro_schema *s, int de
     for (size_t i = 0; i < n; i++) {
         fl_status rc = parse_field(c, json_array_get(fields, i), s->space, depth, &s->fields[i]);
         if (rc)
-            return fl_error_prefix(c->err, "record '%s'", s->fullname);
+            return ctx_prefix(c, rc, "record", s->fullname);
         for (size_t k = 0; k < i; k++)
             if (!strcmp(s->fields[k].name, s->fields[i].name))
                 return fl_errorf(c->err, FL_ECORRUPT, "record '%s': duplicate field '%s'",
@@ -363,12 +376,18 @@ static fl_status parse_union(parse_ctx *c, json_t *j, const char *space, int dep
         return oom(c);
     size_t n = json_array_size(j);
     s->branches = fl_arena_calloc(c->a, n ? n : 1, sizeof *s->branches);
-    if (!s->branches)
+    s->branch_refs = fl_arena_calloc(c->a, n ? n : 1, sizeof *s->branch_refs);
+    if (!s->branches || !s->branch_refs)
         return oom(c);
     s->nbranches = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
-        if (parse_node(c, json_array_get(j, i), space, depth + 1, &s->branches[i]))
-            return fl_error_prefix(c->err, "union branch %zu", i);
+        fl_status rc = parse_node(c, json_array_get(j, i), space, depth + 1, &s->branches[i],
+                                  &s->branch_refs[i]);
+        if (rc) {
+            if (rc != FL_ELIMIT)
+                fl_error_prefix(c->err, "union branch %zu", i);
+            return rc;
+        }
         fl_avro_schema *b = s->branches[i];
         if (b->type == FL_AVRO_UNION)
             return fl_errorf(c->err, FL_ECORRUPT, "union branch %zu is itself a union", i);
@@ -395,7 +414,7 @@ static fl_status parse_object(parse_ctx *c, json_t *j, const char *space, int de
     if (!tj)
         return fl_errorf(c->err, FL_ECORRUPT, "schema object without \"type\"");
     if (!json_is_string(tj)) /* {"type": {...}} or {"type": [...]}: the inner schema */
-        return parse_node(c, tj, space, depth + 1, out);
+        return parse_node(c, tj, space, depth + 1, out, NULL);
     const char *t = json_string_value(tj);
     int prim = primitive_type(t);
     fl_avro_type type;
@@ -447,8 +466,9 @@ static fl_status parse_object(parse_ctx *c, json_t *j, const char *space, int de
         json_t *it = json_object_get(j, "items");
         if (!it)
             return fl_errorf(c->err, FL_ECORRUPT, "array schema without \"items\"");
-        if (parse_node(c, it, space, depth + 1, &s->items))
-            return fl_error_prefix(c->err, "array items");
+        fl_status rc = parse_node(c, it, space, depth + 1, &s->items, &s->items_ref);
+        if (rc)
+            return ctx_prefix(c, rc, "array items", NULL);
         get_int_attr(j, "element-id", &s->element_id);
         break;
     }
@@ -456,8 +476,9 @@ static fl_status parse_object(parse_ctx *c, json_t *j, const char *space, int de
         json_t *v = json_object_get(j, "values");
         if (!v)
             return fl_errorf(c->err, FL_ECORRUPT, "map schema without \"values\"");
-        if (parse_node(c, v, space, depth + 1, &s->values))
-            return fl_error_prefix(c->err, "map values");
+        fl_status rc = parse_node(c, v, space, depth + 1, &s->values, &s->values_ref);
+        if (rc)
+            return ctx_prefix(c, rc, "map values", NULL);
         get_int_attr(j, "key-id", &s->key_id);
         get_int_attr(j, "value-id", &s->value_id);
         break;
@@ -470,8 +491,10 @@ static fl_status parse_object(parse_ctx *c, json_t *j, const char *space, int de
 }
 
 static fl_status parse_node(parse_ctx *c, json_t *j, const char *space, int depth,
-                            fl_avro_schema **out)
+                            fl_avro_schema **out, const char **ref)
 {
+    if (ref)
+        *ref = NULL;
     if (depth > SCHEMA_MAX_DEPTH)
         return fl_errorf(c->err, FL_ELIMIT, "schema nested deeper than %d", SCHEMA_MAX_DEPTH);
     if (json_is_string(j)) {
@@ -482,10 +505,12 @@ static fl_status parse_node(parse_ctx *c, json_t *j, const char *space, int dept
                 return oom(c);
             return FL_OK;
         }
-        fl_avro_schema *ref = lookup_name(c, t, space);
-        if (!ref)
+        fl_avro_schema *named = lookup_name(c, t, space);
+        if (!named)
             return fl_errorf(c->err, FL_ECORRUPT, "unknown type '%s'", t);
-        *out = ref;
+        *out = named;
+        if (ref && !(*ref = fl_arena_strdup(c->a, t)))
+            return oom(c);
         return FL_OK;
     }
     if (json_is_array(j))
@@ -504,7 +529,7 @@ fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len, fl_avr
         return fl_errorf(err, FL_ECORRUPT, "schema JSON: %s at line %d column %d", je.text,
                          je.line, je.column);
     parse_ctx c = {.a = a, .err = err};
-    fl_status rc = parse_node(&c, root, "", 0, out);
+    fl_status rc = parse_node(&c, root, "", 0, out, NULL);
     json_decref(root);
     return rc;
 }
@@ -553,7 +578,7 @@ static void put_str(write_ctx *w, const char *s)
         w->ok = false;
 }
 
-static void write_node(write_ctx *w, const fl_avro_schema *s, const char *space);
+static void write_node(write_ctx *w, const fl_avro_schema *s, const char *space, const char *ref);
 
 static void write_field(write_ctx *w, const fl_avro_field *f, const char *space)
 {
@@ -566,7 +591,7 @@ static void write_field(write_ctx *w, const fl_avro_field *f, const char *space)
         if (f->props[i].json)
             put(w, f->props[i].json);
         else
-            write_node(w, f->type, space);
+            write_node(w, f->type, space, f->type_ref);
     }
     put(w, "}");
 }
@@ -576,21 +601,25 @@ static void write_ref(write_ctx *w, const fl_avro_schema *s, const char *space)
     put_str(w, strcmp(s->space, space ? space : "") == 0 ? s->name : s->fullname);
 }
 
-static void write_node(write_ctx *w, const fl_avro_schema *s, const char *space)
+/* ref: how the original spelled this position when it was a reference. */
+static void write_node(write_ctx *w, const fl_avro_schema *s, const char *space, const char *ref)
 {
     if (s->type == FL_AVRO_UNION) {
         put(w, "[");
         for (uint32_t i = 0; i < s->nbranches; i++) {
             if (i)
                 put(w, ",");
-            write_node(w, s->branches[i], space);
+            write_node(w, s->branches[i], space, s->branch_refs ? s->branch_refs[i] : NULL);
         }
         put(w, "]");
         return;
     }
     if (fl_avro_schema_is_named(s)) {
         if (was_written(w, s)) {
-            write_ref(w, s, space);
+            if (ref)
+                put_str(w, ref);
+            else
+                write_ref(w, s, space);
             return;
         }
         mark_written(w, s);
@@ -618,9 +647,9 @@ static void write_node(write_ctx *w, const fl_avro_schema *s, const char *space)
             }
             put(w, "]");
         } else if (s->type == FL_AVRO_ARRAY) {
-            write_node(w, s->items, space);
+            write_node(w, s->items, space, s->items_ref);
         } else if (s->type == FL_AVRO_MAP) {
-            write_node(w, s->values, space);
+            write_node(w, s->values, space, s->values_ref);
         }
     }
     put(w, "}");
@@ -639,7 +668,7 @@ static char *finish(fl_arena *a, write_ctx *w)
 char *fl_avro_schema_to_json(fl_arena *a, const fl_avro_schema *s)
 {
     write_ctx w = {.ok = true};
-    write_node(&w, s, "");
+    write_node(&w, s, "", NULL);
     return finish(a, &w);
 }
 

@@ -33,7 +33,9 @@ void fl_arena_init(fl_arena *a, size_t block_size)
 static fl_arena_block *arena_new_block(fl_arena *a, size_t min_size)
 {
     size_t size = min_size > a->block_size ? min_size : a->block_size;
-    if (a->limit && a->total + size > a->limit)
+    if (size > SIZE_MAX - sizeof(fl_arena_block))
+        return NULL;
+    if (a->limit && (size > a->limit || a->total > a->limit - size))
         return NULL;
     fl_arena_block *b = malloc(sizeof *b + size);
     if (!b)
@@ -84,6 +86,8 @@ void *fl_arena_calloc(fl_arena *a, size_t n, size_t size)
 
 char *fl_arena_strndup(fl_arena *a, const char *s, size_t len)
 {
+    if (len == SIZE_MAX)
+        return NULL;
     char *p = fl_arena_alloc(a, len + 1);
     if (!p)
         return NULL;
@@ -92,7 +96,10 @@ char *fl_arena_strndup(fl_arena *a, const char *s, size_t len)
     return p;
 }
 
-char *fl_arena_strdup(fl_arena *a, const char *s) { return fl_arena_strndup(a, s, strlen(s)); }
+char *fl_arena_strdup(fl_arena *a, const char *s)
+{
+    return fl_arena_strndup(a, s, strlen(s));
+}
 
 char *fl_arena_sprintf(fl_arena *a, const char *fmt, ...)
 {

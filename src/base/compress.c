@@ -16,7 +16,10 @@
  *              padding after the last member is tolerated. A zlib (RFC 1950)
  *              stream is also accepted (zlib auto-detect), as some writers
  *              label zlib streams GZIP.
- *   deflate    raw RFC 1951 stream (Avro "deflate" codec), no header.
+ *   deflate    raw RFC 1951 stream (Avro "deflate" codec), no header. Bytes
+ *              after the final block are ignored: Python's Avro writer stores
+ *              zlib.compress(data)[2:-1], leaving 3 Adler-32 bytes behind, and
+ *              Java's reader ignores them too.
  *   LZ4 Hadoop (Parquet's deprecated LZ4 codec as written by parquet-mr)
  *              repeated blocks of
  *                [u32 BE uncompressed block length U]
@@ -268,7 +271,9 @@ static fl_status zlib_run(z_stream *zs, const uint8_t *src, size_t n, outbuf *ob
                     return fl_errorf(err, FL_ECORRUPT, "%s: cannot reset stream", name);
                 continue; /* the next gzip member */
             }
-            if (rest && !all_zero(src + ip, rest))
+            /* raw deflate: bytes after the final block are ignored, as Java's
+             * Avro reader does (Python's writer leaves 3 Adler-32 bytes there) */
+            if (rest && ob->codec == FL_CODEC_GZIP && !all_zero(src + ip, rest))
                 return fl_errorf(err, FL_ECORRUPT, "%s: %zu bytes of trailing garbage at byte %zu",
                                  name, rest, ip);
             return FL_OK;

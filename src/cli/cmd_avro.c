@@ -551,6 +551,9 @@ static int cmd_write(int argc, char **argv)
     char *schema = NULL, *records = NULL;
     size_t slen, rlen;
     fl_status rc = slurp(pos[0], &schema, &slen, &err);
+    /* the schema is stored as given, minus the file's trailing newline(s) */
+    while (!rc && slen && (schema[slen - 1] == '\n' || schema[slen - 1] == '\r'))
+        schema[--slen] = 0;
     if (!rc)
         rc = slurp(pos[1], &records, &rlen, &err);
     fl_fileio *io = rc ? NULL : fl_fileio_local();

@@ -88,7 +88,9 @@ fl_status fl_pq_dlba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_
 fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_pq_buf *out,
                            fl_error *err);
 
-/* ---- BYTE_STREAM_SPLIT (any fixed width: 2, 4, 8, FLBA(k)) ---- */
+/* ---- BYTE_STREAM_SPLIT (any fixed width: 2, 4, 8, FLBA(k)) ----
+ * Decode: buf must be the page's whole stream area (len = N * width, N the
+ * page's value count); the first n <= N values are written to out. */
 fl_status fl_pq_bss_decode(const uint8_t *buf, size_t len, uint32_t n, size_t width, uint8_t *out,
                            fl_error *err);
 fl_status fl_pq_bss_encode(const uint8_t *values, uint32_t n, size_t width, fl_pq_buf *out,
@@ -97,5 +99,7 @@ fl_status fl_pq_bss_encode(const uint8_t *values, uint32_t n, size_t width, fl_p
 /* ---- PLAIN booleans (bit-packed LSB first) ---- */
 fl_status fl_pq_plain_decode_bool(const uint8_t *buf, size_t len, uint32_t bit_offset, uint32_t n,
                                   uint8_t *out, fl_error *err);
+/* Appends ceil(n/8) bytes: values (0/1 bytes, nonzero = true) packed LSB first. */
+fl_status fl_pq_plain_encode_bool(const uint8_t *values, uint32_t n, fl_pq_buf *out, fl_error *err);
 
 #endif

@@ -54,10 +54,31 @@ static void test_error_prefix(void)
     CHECK_EQ_INT(fl_errorf(NULL, FL_EIO, "ignored"), FL_EIO);
 }
 
+/* Absurd sizes fail cleanly instead of wrapping around. */
+static void test_arena_huge(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    CHECK(fl_arena_alloc(&a, SIZE_MAX) == NULL);
+    CHECK(fl_arena_alloc(&a, SIZE_MAX - 16) == NULL);
+    CHECK(fl_arena_alloc(&a, SIZE_MAX - 40) == NULL);
+    CHECK(fl_arena_calloc(&a, SIZE_MAX / 2, 4) == NULL);
+    CHECK(fl_arena_strndup(&a, "x", SIZE_MAX) == NULL);
+    a.limit = 1000;
+    CHECK(fl_arena_alloc(&a, SIZE_MAX / 2) == NULL);
+    CHECK(fl_arena_alloc(&a, 100) == NULL); /* default 64 KiB block exceeds the limit */
+    fl_arena_free(&a);
+    fl_arena_init(&a, 512);
+    a.limit = 1000;
+    CHECK(fl_arena_alloc(&a, 100) != NULL);
+    fl_arena_free(&a);
+}
+
 int main(void)
 {
     TEST_RUN(test_alloc_alignment_and_strings);
     TEST_RUN(test_arena_limit);
     TEST_RUN(test_error_prefix);
+    TEST_RUN(test_arena_huge);
     return TEST_EXIT();
 }

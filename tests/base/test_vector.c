@@ -431,6 +431,88 @@ static void test_batch(void)
     CHECK(strstr(err.msg, "column 'm'") != NULL);
 }
 
+static void test_edge_cases(void)
+{
+    fl_error err;
+    fl_vector v;
+    /* bulk nulls on strings and lists keep offsets flat */
+    CHECK_OK(fl_vector_init(&v, &t_str, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(&v, "ab", 2, &err), &err);
+    CHECK_OK(fl_vector_append_nulls(&v, 1000, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(&v, "c", 1, &err), &err);
+    CHECK_EQ_INT(v.len, 1002);
+    CHECK(v.offsets[1001] == 2 && str_is(&v, 1001, "c") && !fl_vector_is_valid(&v, 500));
+    fl_vector_destroy(&v);
+    build_list(&v, &err);
+    CHECK_OK(fl_vector_append_nulls(&v, 3, &err), &err);
+    CHECK_EQ_INT(v.len, 7);
+    CHECK(v.offsets[7] == 4 && !fl_vector_is_valid(&v, 6));
+    fl_vector_destroy(&v);
+    /* struct nulls append null children rows */
+    fl_type st = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = s_fields};
+    CHECK_OK(fl_vector_init(&v, &st, &err), &err);
+    CHECK_OK(fl_vector_append_nulls(&v, 5, &err), &err);
+    append_struct(&v, 9, "nine", &err);
+    CHECK_EQ_INT(v.children[1].len, 6);
+    CHECK(str_is(&v.children[1], 5, "nine"));
+    /* constant struct */
+    fl_vector_reset(&v);
+    append_struct(&v, 4, "four", &err);
+    v.encoding = FL_VEC_CONSTANT;
+    v.len = 3;
+    CHECK_OK(fl_vector_flatten(&v, &err), &err);
+    CHECK_EQ_INT(v.children[0].len, 3);
+    CHECK_EQ_INT(i32_at(&v.children[0], 2), 4);
+    CHECK(str_is(&v.children[1], 2, "four"));
+    fl_vector_destroy(&v);
+    /* DICT strings whose dict holds a null */
+    fl_vector d;
+    CHECK_OK(fl_vector_init(&d, &t_str, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(&d, "a", 1, &err), &err);
+    CHECK_OK(fl_vector_append_null(&d, &err), &err);
+    CHECK_OK(fl_vector_init(&v, &t_str, &err), &err);
+    CHECK_OK(fl_vector_reserve(&v, 4, &err), &err);
+    uint32_t *ix = (uint32_t *)(void *)v.data;
+    ix[0] = 0, ix[1] = 1, ix[2] = 0, ix[3] = 1;
+    v.len = 4;
+    v.encoding = FL_VEC_DICT;
+    v.dict = &d;
+    CHECK_OK(fl_vector_flatten(&v, &err), &err);
+    CHECK(fl_vector_is_valid(&v, 0) && !fl_vector_is_valid(&v, 1) && !fl_vector_is_valid(&v, 3));
+    CHECK(str_is(&v, 2, "a") && str_is(&v, 3, ""));
+    fl_vector_destroy(&v);
+    fl_vector_destroy(&d);
+    /* flattening an empty CONSTANT / a FLAT vector is a no-op */
+    CHECK_OK(fl_vector_init(&v, &t_i32, &err), &err);
+    v.encoding = FL_VEC_CONSTANT;
+    CHECK_OK(fl_vector_flatten(&v, &err), &err);
+    CHECK_EQ_INT(v.encoding, FL_VEC_FLAT);
+    CHECK_OK(fl_vector_flatten(&v, &err), &err);
+    /* DICT without a dictionary is an error */
+    v.encoding = FL_VEC_DICT;
+    CHECK_EQ_INT(fl_vector_flatten(&v, &err), FL_EINVAL);
+    v.encoding = FL_VEC_FLAT;
+    /* type mismatch in append_from */
+    fl_vector w;
+    CHECK_OK(fl_vector_init(&w, &t_str, &err), &err);
+    int32_t one = 1;
+    CHECK_OK(fl_vector_append_fixed(&v, &one, &err), &err);
+    CHECK_EQ_INT(fl_vector_append_from(&w, &v, 0, &err), FL_ETYPE);
+    fl_vector_destroy(&w);
+    fl_vector_destroy(&v);
+    /* FIXED accepts append_bytes of exactly its width */
+    fl_type fx = {.id = FL_TYPE_FIXED, .fixed_len = 3};
+    CHECK_OK(fl_vector_init(&v, &fx, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(&v, "xyz", 3, &err), &err);
+    CHECK_EQ_INT(fl_vector_append_bytes(&v, "xy", 2, &err), FL_EINVAL);
+    CHECK(memcmp(v.data, "xyz", 3) == 0);
+    fl_vector_destroy(&v);
+    /* a list type without children is rejected */
+    fl_type bad = {.id = FL_TYPE_LIST};
+    CHECK_EQ_INT(fl_vector_init(&v, &bad, &err), FL_EINVAL);
+    fl_vector_destroy(&v);
+}
+
 int main(void)
 {
     TEST_RUN(test_fixed_append_grow_reset);
@@ -440,5 +522,6 @@ int main(void)
     TEST_RUN(test_constant);
     TEST_RUN(test_dict);
     TEST_RUN(test_batch);
+    TEST_RUN(test_edge_cases);
     return TEST_EXIT();
 }

@@ -579,7 +579,7 @@ static fl_status open_rg(fl_parquet_scan *s, uint32_t gi, bool *skip, fl_error *
     }
     for (uint32_t i = 0; i < s->ncols; i++)
         FL_TRY(fl_pq_col_open(&s->cols[i].col, gi, s->cols[i].leaf, s->cols[i].slot_def,
-                              s->cols[i].oi, err));
+                              s->cols[i].oi, s->ranges[s->nranges - 1].b, err));
     s->rg = gi;
     s->row = 0;
     s->in_rg = true;

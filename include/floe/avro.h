@@ -154,6 +154,10 @@ char *fl_avro_schema_canonical(fl_arena *a, const fl_avro_schema *s);
  * canonical form. */
 uint64_t fl_avro_crc64(const void *buf, size_t len);
 
+/* CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form; 0 when
+ * out of memory. */
+uint64_t fl_avro_schema_fingerprint(const fl_avro_schema *s);
+
 /* Short name of a type: "null", "record", ... */
 const char *fl_avro_type_name(fl_avro_type t);
 
@@ -246,11 +250,30 @@ const fl_avro_value *fl_avro_value_field(const fl_avro_value *rec, const char *n
  * order. Appends to out (not NUL-terminated). */
 fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_error *err);
 
+/* Like fl_avro_value_to_json; with FL_AVRO_JSON_LOGICAL, values of logical
+ * types are rendered decoded: date "2024-01-31", time "12:00:00.000",
+ * timestamp-* "2024-01-31T12:00:00.000000Z" (local-timestamp-* without Z),
+ * decimal as an exact decimal string ("-12.50"; when wider than 16 bytes
+ * the physical form is kept), uuid in fixed[16] as its 8-4-4-4-12 string,
+ * duration as {"months":m,"days":d,"millis":ms}. */
+#define FL_AVRO_JSON_LOGICAL 1u
+fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
+                                   fl_error *err);
+
 /* The inverse: JSON text of one datum (that format, also accepting plain
  * strings for bytes/fixed and {"branch": value} wrapped unions) to a value
  * of schema s in arena a. */
 fl_status fl_avro_value_from_json(fl_arena *a, const fl_avro_schema *s, const char *json,
                                   size_t len, fl_avro_value *out, fl_error *err);
+
+/* Avro single-object encoding: 0xC3 0x01, the 8-byte little-endian
+ * fingerprint of the schema, then the datum. Decoding checks the marker and
+ * that the fingerprint is the schema's (FL_ETYPE otherwise), and that the
+ * datum fills the buffer exactly. */
+fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
+                                       size_t len, fl_avro_value *out, fl_error *err);
+fl_status fl_avro_single_object_encode(const fl_avro_schema *s, const fl_avro_value *v,
+                                       fl_avro_buf *out, fl_error *err);
 
 /* ---------------------------------------------------- schema resolution */
 
@@ -297,6 +320,13 @@ const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i);   /*
 /* Value of metadata key, or NULL. */
 const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
 uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
+
+/* Makes fl_avro_reader_next return records resolved to reader schema rs
+ * (see fl_avro_resolver_new: Iceberg field-id matching, defaults,
+ * promotions) instead of the writer's shape. rs must outlive the reader.
+ * Fails when the writer schema can never be read as rs. */
+fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
+                                           fl_error *err);
 
 /* Decodes the next record into arena a (values stay valid as long as a).
  * Returns FL_OK with *done=false and *out filled, or FL_OK with *done=true

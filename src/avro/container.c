@@ -54,6 +54,7 @@ struct fl_avro_reader {
     fl_avro_limits lim;
     fl_arena arena; /* schema, metadata */
     const fl_avro_schema *schema;
+    const fl_avro_resolver *resolver; /* NULL: records in the writer's shape */
     const char *schema_json;
     size_t schema_len;
     const char *codec_name;
@@ -551,6 +552,25 @@ fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out
     }
     r->left--;
     *done = false;
+    if (r->resolver) {
+        fl_avro_value in = *out;
+        rc = fl_avro_resolve(a, r->resolver, &in, out, err);
+        if (rc)
+            return fl_error_prefix(err, "%s: block at byte offset %" PRIu64 ": resolving to the reader schema",
+                                   path, r->block_offset);
+    }
+    return FL_OK;
+}
+
+fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
+                                           fl_error *err)
+{
+    fl_avro_resolver *res;
+    fl_status rc = fl_avro_resolver_new(&r->arena, r->schema, rs, &res, err);
+    if (rc)
+        return fl_error_prefix(err, "%s: writer schema cannot be read as the reader schema",
+                               r->f->path ? r->f->path : "avro");
+    r->resolver = res;
     return FL_OK;
 }
 

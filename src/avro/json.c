@@ -36,11 +36,156 @@ static bool hex_bytes(fl_avro_buf *b, const uint8_t *p, size_t n)
     return avro_buf_puts(b, "\"}");
 }
 
-static bool to_json(const fl_avro_value *v, fl_avro_buf *b, int depth)
+/* Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's
+ * civil_from_days). */
+static void civil(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* "HH:MM:SS" + fraction of `digits` digits; t in units of 10^-digits s within a day (or beyond). */
+static void fmt_time(char *out, size_t cap, int64_t secs_of_day, int64_t frac, int digits)
+{
+    snprintf(out, cap, "%02lld:%02lld:%02lld.%0*lld", (long long)(secs_of_day / 3600),
+             (long long)(secs_of_day / 60 % 60), (long long)(secs_of_day % 60), digits, (long long)frac);
+}
+
+/* Exact decimal text of a big-endian two's-complement unscaled value.
+ * Returns 1 when written, 0 when it does not fit (> 16 bytes, scale > 38),
+ * -1 when out of memory. */
+static int decimal_text(fl_avro_buf *b, const uint8_t *p, size_t n, int scale)
+{
+    if (n == 0 || n > 16 || scale < 0 || scale > 38)
+        return 0;
+    unsigned __int128 u = (p[0] & 0x80) ? ~(unsigned __int128)0 : 0; /* sign extension */
+    for (size_t i = 0; i < n; i++)
+        u = u << 8 | p[i];
+    bool neg = (__int128)u < 0;
+    if (neg)
+        u = ~u + 1;
+    char digits[96];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    while (nd <= scale)
+        digits[nd++] = '0';
+    char txt[112];
+    size_t k = 0;
+    txt[k++] = '"';
+    if (neg)
+        txt[k++] = '-';
+    for (int i = nd - 1; i >= 0; i--) {
+        txt[k++] = digits[i];
+        if (i == scale && scale > 0)
+            txt[k++] = '.';
+    }
+    txt[k++] = '"';
+    return avro_buf_put(b, txt, k) ? 1 : -1;
+}
+
+/* Renders a logical-type value; returns 1 when handled, 0 to fall back to
+ * the physical value, -1 when out of memory. */
+static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
+{
+    const fl_avro_schema *s = v->schema;
+    char t[96], tm[48];
+    int64_t x, y, secs, frac;
+    int mo, d, digits;
+    switch (s->logical) {
+    case FL_AVRO_LOGICAL_DATE:
+        civil(v->u.i, &y, &mo, &d);
+        snprintf(t, sizeof t, "\"%04lld-%02d-%02d\"", (long long)y, mo, d);
+        break;
+    case FL_AVRO_LOGICAL_TIME_MILLIS:
+    case FL_AVRO_LOGICAL_TIME_MICROS: {
+        bool ms = s->logical == FL_AVRO_LOGICAL_TIME_MILLIS;
+        x = ms ? v->u.i : v->u.l;
+        int64_t unit = ms ? 1000 : 1000000;
+        if (x < 0)
+            return 0;
+        fmt_time(tm, sizeof tm, x / unit, x % unit, ms ? 3 : 6);
+        snprintf(t, sizeof t, "\"%s\"", tm);
+        break;
+    }
+    case FL_AVRO_LOGICAL_TIMESTAMP_MILLIS:
+    case FL_AVRO_LOGICAL_TIMESTAMP_MICROS:
+    case FL_AVRO_LOGICAL_TIMESTAMP_NANOS:
+    case FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS:
+    case FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MICROS:
+    case FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS: {
+        fl_avro_logical l = s->logical;
+        int64_t unit = (l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS) ? 1000
+                       : (l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS)
+                           ? 1000000000
+                           : 1000000;
+        digits = unit == 1000 ? 3 : unit == 1000000 ? 6 : 9;
+        bool utc = l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_TIMESTAMP_MICROS ||
+                   l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS;
+        secs = floordiv(v->u.l, unit);
+        frac = v->u.l - secs * unit;
+        int64_t days = floordiv(secs, 86400);
+        civil(days, &y, &mo, &d);
+        fmt_time(tm, sizeof tm, secs - days * 86400, frac, digits);
+        snprintf(t, sizeof t, "\"%04lld-%02d-%02dT%s%s\"", (long long)y, mo, d, tm, utc ? "Z" : "");
+        break;
+    }
+    case FL_AVRO_LOGICAL_DECIMAL:
+        if (v->type != FL_AVRO_BYTES && v->type != FL_AVRO_FIXED)
+            return 0;
+        return decimal_text(b, v->u.bytes.ptr, v->u.bytes.len, s->scale);
+    case FL_AVRO_LOGICAL_UUID: {
+        if (v->type != FL_AVRO_FIXED || v->u.bytes.len != 16)
+            return 0;
+        const uint8_t *p = v->u.bytes.ptr;
+        size_t k = 0;
+        t[k++] = '"';
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10)
+                t[k++] = '-';
+            k += (size_t)snprintf(t + k, 3, "%02x", p[i]);
+        }
+        t[k++] = '"';
+        t[k] = 0;
+        break;
+    }
+    case FL_AVRO_LOGICAL_DURATION: {
+        if (v->type != FL_AVRO_FIXED || v->u.bytes.len != 12)
+            return 0;
+        const uint8_t *p = v->u.bytes.ptr;
+        uint32_t f[3];
+        for (int i = 0; i < 3; i++)
+            f[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+                   (uint32_t)p[4 * i + 3] << 24;
+        snprintf(t, sizeof t, "{\"months\":%u,\"days\":%u,\"millis\":%u}", f[0], f[1], f[2]);
+        break;
+    }
+    default: return 0;
+    }
+    return avro_buf_puts(b, t) ? 1 : -1;
+}
+
+static bool to_json(const fl_avro_value *v, fl_avro_buf *b, unsigned flags, int depth)
 {
     char num[32];
     if (depth > 10000)
         return false;
+    if ((flags & FL_AVRO_JSON_LOGICAL) && v->schema && v->schema->logical != FL_AVRO_LOGICAL_NONE) {
+        int rc = logical_json(v, b);
+        if (rc)
+            return rc > 0;
+    }
     switch (v->type) {
     case FL_AVRO_NULL: return avro_buf_puts(b, "null");
     case FL_AVRO_BOOLEAN: return avro_buf_puts(b, v->u.b ? "true" : "false");
@@ -66,14 +211,14 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, int depth)
         for (size_t i = 0; ok && i < v->u.list.n; i++) {
             const char *name = v->schema && i < v->schema->nfields ? v->schema->fields[i].name : "?";
             ok = (i == 0 || avro_buf_putc(b, ',')) && avro_buf_json_str(b, name, strlen(name)) &&
-                 avro_buf_putc(b, ':') && to_json(&v->u.list.items[i], b, depth + 1);
+                 avro_buf_putc(b, ':') && to_json(&v->u.list.items[i], b, flags, depth + 1);
         }
         return ok && avro_buf_putc(b, '}');
     }
     case FL_AVRO_ARRAY: {
         bool ok = avro_buf_putc(b, '[');
         for (size_t i = 0; ok && i < v->u.list.n; i++)
-            ok = (i == 0 || avro_buf_putc(b, ',')) && to_json(&v->u.list.items[i], b, depth + 1);
+            ok = (i == 0 || avro_buf_putc(b, ',')) && to_json(&v->u.list.items[i], b, flags, depth + 1);
         return ok && avro_buf_putc(b, ']');
     }
     case FL_AVRO_MAP: {
@@ -82,7 +227,7 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, int depth)
             const fl_avro_value *k = &v->u.map.keys[i];
             ok = (i == 0 || avro_buf_putc(b, ',')) &&
                  avro_buf_json_str(b, (const char *)k->u.bytes.ptr, k->u.bytes.len) &&
-                 avro_buf_putc(b, ':') && to_json(&v->u.map.values[i], b, depth + 1);
+                 avro_buf_putc(b, ':') && to_json(&v->u.map.values[i], b, flags, depth + 1);
         }
         return ok && avro_buf_putc(b, '}');
     }
@@ -93,7 +238,13 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, int depth)
 
 fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_error *err)
 {
-    return to_json(v, out, 0) ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory writing JSON");
+    return to_json(v, out, 0, 0) ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory writing JSON");
+}
+
+fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
+                                   fl_error *err)
+{
+    return to_json(v, out, flags, 0) ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory writing JSON");
 }
 
 /* ------------------------------------------------------------- parsing */

@@ -261,6 +261,16 @@ static fl_status set_name(parse_ctx *c, json_t *j, const char *space, fl_avro_sc
     s->fullname = *s->space ? fl_arena_sprintf(c->a, "%s.%s", s->space, s->name) : s->name;
     if (!s->fullname)
         return oom(c);
+    /* every dot-separated part must be non-empty ("a..b", ".x", "x." are not names) */
+    for (const char *p = s->fullname, *part = p;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (p == part)
+                return fl_errorf(c->err, FL_ECORRUPT, "invalid type name '%s'", s->fullname);
+            if (*p == '\0')
+                break;
+            part = p + 1;
+        }
+    }
     if (primitive_type(s->fullname) >= 0)
         return fl_errorf(c->err, FL_ECORRUPT, "named type may not be called '%s'", s->fullname);
     for (named_entry *e = c->names; e; e = e->next)

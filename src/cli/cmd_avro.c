@@ -4,18 +4,21 @@
  *   floe avro schema FILE [--canonical] [--fingerprint]
  *       the writer schema exactly as stored in avro.schema (or its Parsing
  *       Canonical Form / CRC-64-AVRO fingerprint)
- *   floe avro meta FILE [--json]
+ *   floe avro meta FILE [--json] [--blocks]
  *       codec, sync marker, every header metadata key and value in file
- *       order, block list with record counts
- *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F.json]
+ *       order, block count and records (text: the first 10 blocks unless
+ *       --blocks; --json: every block)
+ *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F.json]
  *       records. JSON conventions: longs are exact JSON integers (never
  *       strings); bytes/fixed are {"$bytes":"<hex>"} (csv/table: hex text);
- *       logical types are shown as their physical value (date = int days,
- *       timestamp = int, decimal = its two's-complement bytes, uuid = the
- *       string); unions are the bare branch value; NaN/Infinity as strings.
+ *       logical types are shown as their physical value by default (date =
+ *       int days, timestamp = int, decimal = its two's-complement bytes, uuid
+ *       = the string), decoded with --logical (see FL_AVRO_JSON_LOGICAL:
+ *       "2024-01-31", "...T12:00:00.000000Z", "-12.50", uuid text); unions
+ *       are the bare branch value; NaN/Infinity as strings.
  *       --reader-schema resolves each record to that schema (field-id aware).
  *   floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=C] [--meta K=V]...
- *                   [--sync=HEX32] [--block-size=N]
+ *                   [--meta-file K=FILE]... [--sync=HEX32] [--block-size=N]
  *       (for tests and interop) writes a container: the schema text stored
  *       verbatim, records given as JSON lines in the `cat` format.
  *   floe avro canonical SCHEMA.json
@@ -42,10 +45,10 @@ static int usage(FILE *out)
 {
     fprintf(out,
             "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
-            "       floe avro meta FILE [--json]\n"
-            "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--reader-schema=F]\n"
+            "       floe avro meta FILE [--json] [--blocks]\n"
+            "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F]\n"
             "       floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=null|deflate|snappy|zstandard|bzip2]\n"
-            "                       [--meta KEY=VALUE]... [--sync=HEX32] [--block-size=N]\n"
+            "                       [--meta KEY=VALUE]... [--meta-file KEY=FILE]... [--sync=HEX32] [--block-size=N]\n"
             "       floe avro canonical SCHEMA.json\n");
     return out == stdout ? 0 : 2;
 }
@@ -140,14 +143,28 @@ static int cmd_schema(int argc, char **argv)
     return 0;
 }
 
+/* Valid UTF-8 without control characters other than tab, CR and LF. */
 static bool printable_utf8(const uint8_t *p, size_t n)
 {
-    fl_avro_buf b = {0};
-    bool ok = avro_buf_json_str(&b, (const char *)p, n);
-    /* printable when escaping did not need \u for invalid bytes or controls other than \n\t\r */
-    bool plain = ok && !memmem(b.data, b.len, "\\u", 2);
-    fl_avro_buf_free(&b);
-    return plain;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                return false;
+            if (c == 0x7f)
+                return false;
+            i++;
+            continue;
+        }
+        size_t k = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (!k || c == 0xc0 || c == 0xc1 || c > 0xf4 || i + k > n)
+            return false;
+        for (size_t j = 1; j < k; j++)
+            if ((p[i + j] & 0xc0) != 0x80)
+                return false;
+        i += k;
+    }
+    return true;
 }
 
 static void print_hex(FILE *out, const uint8_t *p, size_t n)
@@ -159,10 +176,12 @@ static void print_hex(FILE *out, const uint8_t *p, size_t n)
 static int cmd_meta(int argc, char **argv)
 {
     const char *path = NULL;
-    bool json = false;
+    bool json = false, all_blocks = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
+        else if (!strcmp(argv[i], "--blocks"))
+            all_blocks = true;
         else if (argv[i][0] == '-' || path)
             return usage(stderr);
         else
@@ -192,11 +211,13 @@ static int cmd_meta(int argc, char **argv)
                      "%s{\"offset\":%" PRIu64 ",\"records\":%" PRId64 ",\"size\":%" PRIu64
                      ",\"uncompressed\":%" PRIu64 "}",
                      nblocks ? "," : "", bi.offset, bi.records, bi.compressed, bi.uncompressed);
-        else
+        else if (all_blocks || nblocks < 10)
             snprintf(line, sizeof line,
                      "  block %zu at offset %" PRIu64 ": %" PRId64 " records, %" PRIu64
                      " bytes (%" PRIu64 " uncompressed)\n",
                      nblocks, bi.offset, bi.records, bi.compressed, bi.uncompressed);
+        else
+            line[0] = 0;
         avro_buf_puts(&blocks, line);
         nblocks++;
         nrec += (uint64_t)bi.records;
@@ -249,6 +270,8 @@ static int cmd_meta(int argc, char **argv)
         printf("blocks: %zu\n", nblocks);
         if (blocks.len)
             fwrite(blocks.data, 1, blocks.len, stdout);
+        if (!all_blocks && nblocks > 10)
+            printf("  ... %zu more blocks (--blocks lists all)\n", nblocks - 10);
         printf("records: %" PRIu64 "\n", nrec);
     }
     fl_avro_buf_free(&out);
@@ -261,9 +284,21 @@ static int cmd_meta(int argc, char **argv)
 
 typedef enum { FMT_JSONL, FMT_CSV, FMT_TABLE } cat_fmt;
 
-/* Text of one cell for csv/table: strings raw, bytes as hex, nested as JSON. */
-static bool cell_text(const fl_avro_value *v, fl_avro_buf *b)
+/* Text of one cell for csv/table: strings raw, bytes as hex, nested as JSON;
+ * with flags FL_AVRO_JSON_LOGICAL, logical types decoded (unquoted). */
+static bool cell_text(const fl_avro_value *v, unsigned flags, fl_avro_buf *b)
 {
+    if (flags && v->schema && v->schema->logical != FL_AVRO_LOGICAL_NONE &&
+        v->type != FL_AVRO_STRING) {
+        size_t at = b->len;
+        if (fl_avro_value_to_json_ex(v, flags, b, NULL))
+            return false;
+        if (b->len - at >= 2 && b->data[at] == '"' && b->data[b->len - 1] == '"') {
+            memmove(b->data + at, b->data + at + 1, b->len - at - 2);
+            b->len -= 2;
+        }
+        return true;
+    }
     switch (v->type) {
     case FL_AVRO_NULL: return true;
     case FL_AVRO_STRING: return avro_buf_put(b, v->u.bytes.ptr, v->u.bytes.len);
@@ -380,6 +415,7 @@ static int cmd_cat(int argc, char **argv)
     const char *path = NULL, *reader_schema = NULL;
     cat_fmt fmt = FMT_JSONL;
     long long limit = -1;
+    unsigned flags = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--format=jsonl") || !strcmp(a, "--format=json"))
@@ -392,6 +428,8 @@ static int cmd_cat(int argc, char **argv)
             limit = atoll(a + 8);
         else if (!strcmp(a, "--limit") && i + 1 < argc)
             limit = atoll(argv[++i]);
+        else if (!strcmp(a, "--logical"))
+            flags = FL_AVRO_JSON_LOGICAL;
         else if (!strncmp(a, "--reader-schema=", 16))
             reader_schema = a + 16;
         else if (a[0] == '-' || path)
@@ -456,7 +494,7 @@ static int cmd_cat(int argc, char **argv)
         const fl_avro_value *out = res ? &rv : &v;
         if (fmt == FMT_JSONL) {
             line.len = 0;
-            if ((rc = fl_avro_value_to_json(out, &line, &err)))
+            if ((rc = fl_avro_value_to_json_ex(out, flags, &line, &err)))
                 break;
             avro_buf_putc(&line, '\n');
             fwrite(line.data, 1, line.len, stdout);
@@ -466,7 +504,7 @@ static int cmd_cat(int argc, char **argv)
         for (size_t c = 0; c < t.ncols; c++) {
             line.len = 0;
             const fl_avro_value *cell = rec_shape ? (c < out->u.list.n ? &out->u.list.items[c] : NULL) : out;
-            if (cell && !cell_text(cell, &line)) {
+            if (cell && !cell_text(cell, flags, &line)) {
                 rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
                 break;
             }
@@ -505,6 +543,7 @@ static int cmd_write(int argc, char **argv)
     int npos = 0;
     fl_avro_writer_options opt = {0};
     fl_avro_meta meta[64];
+    char *owned[64] = {0}; /* --meta-file contents */
     uint8_t sync[16];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -528,6 +567,22 @@ static int cmd_write(int argc, char **argv)
                 sync[k] = (uint8_t)(hi << 4 | lo);
             }
             opt.sync = sync;
+        } else if (!strcmp(a, "--meta-file") && i + 1 < argc) {
+            const char *kv = argv[++i];
+            const char *eq = strchr(kv, '=');
+            char *text = NULL;
+            size_t tl = 0;
+            fl_error e = {0};
+            if (!eq || opt.nmeta == sizeof meta / sizeof meta[0] || slurp(eq + 1, &text, &tl, &e)) {
+                fprintf(stderr, "floe avro: --meta-file needs KEY=FILE (at most 64 metadata entries)%s%s\n",
+                        e.code ? ": " : "", e.msg);
+                return 2;
+            }
+            meta[opt.nmeta].key = strndup(kv, (size_t)(eq - kv));
+            meta[opt.nmeta].value = (const uint8_t *)text;
+            meta[opt.nmeta].len = tl;
+            owned[opt.nmeta] = text;
+            opt.nmeta++;
         } else if ((!strcmp(a, "--meta") && i + 1 < argc) || !strncmp(a, "--meta=", 7)) {
             const char *kv = a[6] == '=' ? a + 7 : argv[++i];
             const char *eq = strchr(kv, '=');
@@ -596,8 +651,10 @@ static int cmd_write(int argc, char **argv)
     fl_fileio_destroy(io);
     free(schema);
     free(records);
-    for (size_t i = 0; i < opt.nmeta; i++)
+    for (size_t i = 0; i < opt.nmeta; i++) {
         free((char *)meta[i].key);
+        free(owned[i]);
+    }
     return rc ? fail(&err) : 0;
 }
 

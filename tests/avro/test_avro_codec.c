@@ -624,12 +624,86 @@ static void test_resolve_iceberg_old_names(void)
         fl_avro_buf_free(&b);
     }
     fl_avro_reader_close(r);
+    /* the same through the reader's own resolution */
+    r = NULL;
+    CHECK_OK(fl_avro_reader_open(f, NULL, &r, &err), &err);
+    if (r && rs) {
+        CHECK_OK(fl_avro_reader_set_reader_schema(r, rs, &err), &err);
+        int n = 0;
+        for (;; n++) {
+            fl_avro_value v;
+            bool done;
+            if (fl_avro_reader_next(r, &a, &v, &done, &err) || done)
+                break;
+            CHECK(v.schema == rs);
+            const fl_avro_value *df = fl_avro_value_field(&v, "data_file");
+            CHECK(df && fl_avro_value_field(df, "record_count")->u.l == 100 * (n + 1));
+        }
+        CHECK_EQ_INT(n, 3);
+        /* a reader schema the file can never satisfy */
+        fl_avro_schema *bad = parse(&a, "{\"type\":\"record\",\"name\":\"x\",\"fields\":[{\"name\":\"nope\",\"type\":\"int\"}]}");
+        CHECK_EQ_INT(fl_avro_reader_set_reader_schema(r, bad, &err), FL_ETYPE);
+        CHECK(strstr(err.msg, "old-manifest.avro: writer schema cannot be read") != NULL);
+    }
+    fl_avro_reader_close(r);
     fl_file_close(f);
     free(file);
     free(wtext);
     free(rtext);
     json_decref(reader);
     json_decref(writer);
+    fl_arena_free(&a);
+}
+
+static void expect_logical(fl_arena *a, const char *schema, const char *json, const char *want)
+{
+    fl_error err = {0};
+    fl_avro_schema *s = parse(a, schema);
+    fl_avro_value v;
+    if (!s)
+        return;
+    CHECK_OK(fl_avro_value_from_json(a, s, json, strlen(json), &v, &err), &err);
+    fl_avro_buf b = {0};
+    CHECK_OK(fl_avro_value_to_json_ex(&v, FL_AVRO_JSON_LOGICAL, &b, &err), &err);
+    avro_buf_putc(&b, 0);
+    CHECK_EQ_STR((const char *)b.data, want);
+    fl_avro_buf_free(&b);
+}
+
+static void test_logical_rendering(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    const char *date = "{\"type\":\"int\",\"logicalType\":\"date\"}";
+    expect_logical(&a, date, "0", "\"1970-01-01\"");
+    expect_logical(&a, date, "-1", "\"1969-12-31\"");
+    expect_logical(&a, date, "19723", "\"2024-01-01\"");
+    expect_logical(&a, date, "-26836", "\"1896-07-11\"");
+    expect_logical(&a, date, "11016", "\"2000-02-29\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}", "-1",
+                   "\"1969-12-31T23:59:59.999999Z\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}", "140220482367704",
+                   "\"1974-06-11T22:08:02.367704Z\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"local-timestamp-millis\"}", "417015655157",
+                   "\"1983-03-20T13:40:55.157\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\"}", "1",
+                   "\"1970-01-01T00:00:00.000000001Z\"");
+    expect_logical(&a, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}", "10354096", "\"02:52:34.096\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"time-micros\"}", "41823953893", "\"11:37:03.953893\"");
+    const char *dec = "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":9,\"scale\":2}";
+    expect_logical(&a, dec, "{\"$bytes\":\"edd8901d\"}", "\"-3045744.35\"");
+    expect_logical(&a, dec, "{\"$bytes\":\"ff38\"}", "\"-2.00\"");
+    expect_logical(&a, dec, "{\"$bytes\":\"05\"}", "\"0.05\"");
+    expect_logical(&a, dec, "{\"$bytes\":\"\"}", "{\"$bytes\":\"\"}"); /* no digits: physical */
+    expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"d16\",\"size\":16,\"logicalType\":\"decimal\",\"precision\":38,\"scale\":10}",
+                   "{\"$bytes\":\"fffffffff408a26f7d0d67d27e3f6030\"}", "\"-370338163132943414.3817768912\"");
+    expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"u\",\"size\":16,\"logicalType\":\"uuid\"}",
+                   "{\"$bytes\":\"3d9c172411e20b8f6b0d549b6f03675a\"}", "\"3d9c1724-11e2-0b8f-6b0d-549b6f03675a\"");
+    expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"du\",\"size\":12,\"logicalType\":\"duration\"}",
+                   "{\"$bytes\":\"010000000200000003000000\"}", "{\"months\":1,\"days\":2,\"millis\":3}");
+    /* nested inside a record and a union */
+    expect_logical(&a, "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"d\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"date\"}]}]}",
+                   "{\"d\":1}", "{\"d\":\"1970-01-02\"}");
     fl_arena_free(&a);
 }
 
@@ -643,6 +717,7 @@ int main(void)
     TEST_RUN(test_roundtrip_zstandard);
     TEST_RUN(test_roundtrip_bzip2);
     TEST_RUN(test_writer_errors);
+    TEST_RUN(test_logical_rendering);
     TEST_RUN(test_resolve_promotions);
     TEST_RUN(test_resolve_iceberg_old_names);
     return TEST_EXIT();

@@ -294,6 +294,9 @@ static void test_errors(void)
     expect_error("{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}", FL_ECORRUPT,
                  "duplicate symbol");
     expect_error("42", FL_ECORRUPT, "must be a string");
+    expect_error("{\"type\":\"fixed\",\"name\":\".\",\"size\":1}", FL_ECORRUPT, "invalid type name");
+    expect_error("{\"type\":\"fixed\",\"name\":\"a\",\"namespace\":\"x..y\",\"size\":1}", FL_ECORRUPT,
+                 "invalid type name 'x..y.a'");
     /* deep nesting is bounded */
     fl_avro_buf b = {0};
     for (int i = 0; i < 400; i++)
@@ -324,6 +327,47 @@ static void test_recursive(void)
     fl_arena_free(&a);
 }
 
+static void test_single_object(void)
+{
+    char path[4096];
+    size_t slen, mlen;
+    snprintf(path, sizeof path, "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_schema.avsc", shared);
+    char *schema = slurp(path, &slen);
+    snprintf(path, sizeof path, "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_message.bin", shared);
+    char *msg = slurp(path, &mlen);
+    CHECK(schema && msg);
+    if (!schema || !msg) {
+        free(schema);
+        free(msg);
+        return;
+    }
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err = {0};
+    fl_avro_schema *s;
+    CHECK_OK(fl_avro_schema_parse(&a, schema, slen, &s, &err), &err);
+    fl_avro_value v;
+    CHECK_OK(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg, mlen, &v, &err), &err);
+    fl_avro_buf b = {0};
+    CHECK_OK(fl_avro_value_to_json(&v, &b, &err), &err);
+    avro_buf_putc(&b, 0);
+    CHECK_EQ_STR((const char *)b.data, "{\"id\":42,\"name\":\"Bill\",\"tags\":[\"dog_lover\",\"cat_hater\"]}");
+    b.len = 0;
+    CHECK_OK(fl_avro_single_object_encode(s, &v, &b, &err), &err);
+    CHECK(b.len == mlen && !memcmp(b.data, msg, mlen)); /* byte-identical */
+    /* another schema's message is refused by fingerprint */
+    fl_avro_schema *other;
+    CHECK_OK(fl_avro_schema_parse(&a, "\"long\"", 6, &other, &err), &err);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, other, (const uint8_t *)msg, mlen, &v, &err), FL_ETYPE);
+    CHECK(strstr(err.msg, "fingerprint 3df542a2f8e12da9") != NULL);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg, mlen - 1, &v, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg + 1, mlen - 1, &v, &err), FL_ECORRUPT);
+    fl_avro_buf_free(&b);
+    fl_arena_free(&a);
+    free(schema);
+    free(msg);
+}
+
 int main(void)
 {
     TEST_RUN(test_attributes_kept);
@@ -337,5 +381,6 @@ int main(void)
     TEST_RUN(test_canonical_cases);
     TEST_RUN(test_iceberg_attributes);
     TEST_RUN(test_fixture_schemas);
+    TEST_RUN(test_single_object);
     return TEST_EXIT();
 }

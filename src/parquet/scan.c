@@ -32,11 +32,6 @@
 
 #include "parquet/reader_int.h"
 
-/* stats.c (statistics rules) is built by another helper in parallel: until it
- * is linked in, these resolve to NULL and the scan prunes nothing. */
-#pragma weak fl_pq_stats_may_match
-#pragma weak fl_pq_page_may_match
-
 typedef struct scan_col {
     const fl_pq_leaf *leaf;
     int16_t slot_def;
@@ -477,7 +472,7 @@ static bool rg_may_match(fl_parquet_scan *s, const fl_pq_row_group *g)
         const fl_pq_column_meta *m = &g->columns[leaf->index].meta_data;
         if (!g->columns[leaf->index].meta_data_set || !m->statistics_set)
             continue;
-        if (fl_pq_stats_may_match && !fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pterm[t]))
+        if (!fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pterm[t]))
             return false;
     }
     return true;
@@ -566,7 +561,7 @@ static fl_status plan_rg(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error 
 {
     s->nranges = 0;
     s->range_i = 0;
-    bool want_index = !s->no_page_index && s->pred && s->pred->nterms > 0 && fl_pq_page_may_match;
+    bool want_index = !s->no_page_index && s->pred && s->pred->nterms > 0;
     if (!want_index || g->num_rows == 0)
         return add_range(s, 0, g->num_rows, err);
     uint32_t nl = s->r->nleaves;

@@ -16,7 +16,8 @@
  * renameat2(RENAME_NOREPLACE) (or link()+unlink() where the filesystem lacks
  * it), so two racing writers cannot both win: the loser gets FL_EEXIST.
  * Abort, or any failure during close, unlinks the temp file. list() skips
- * temp files.
+ * temp files. An existing device or FIFO (/dev/stdout, a named pipe) is
+ * written directly instead, since it cannot be replaced by a rename.
  *
  * Every error message names the path and the OS error (strerror).
  */
@@ -147,6 +148,7 @@ typedef struct local_output {
     char *final; /* final path (local) */
     uint8_t *buf;
     size_t buf_len;
+    bool direct; /* writing straight to a device or FIFO: no temp file */
 } local_output;
 
 static fl_status write_all(local_output *lo, const uint8_t *p, size_t len, fl_error *err)
@@ -256,6 +258,10 @@ static fl_status local_close(fl_output *o, fl_error *err)
 {
     local_output *lo = (local_output *)o;
     fl_status rc = flush_buf(lo, err);
+    if (lo->direct) {
+        output_free(lo); /* nothing to commit */
+        return rc;
+    }
     if (rc == FL_OK && fsync(lo->fd) != 0)
         rc = os_error(err, "fsync failed", o->path, errno);
     if (rc == FL_OK) {
@@ -343,6 +349,35 @@ static int open_temp(local_output *lo)
     return -1;
 }
 
+/* Devices, FIFOs and sockets (/dev/stdout, a named pipe) cannot be replaced
+ * by a rename: write to them directly, without atomicity. */
+static fl_status create_direct(const char *path, const char *lp, int flags, fl_output **out,
+                               fl_error *err)
+{
+    local_output *lo = calloc(1, sizeof *lo);
+    if (!lo)
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory", path);
+    lo->fd = -1;
+    lo->flags = flags;
+    lo->direct = true;
+    lo->base.ops = &local_output_ops;
+    lo->base.path = strdup(path);
+    lo->final = strdup(lp);
+    lo->buf = malloc(OUT_BUF_SIZE);
+    if (!lo->base.path || !lo->final || !lo->buf) {
+        output_free(lo);
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory", path);
+    }
+    lo->fd = open(lp, O_WRONLY | O_CLOEXEC);
+    if (lo->fd < 0) {
+        fl_status rc = os_error(err, "cannot open for writing", path, errno);
+        output_free(lo);
+        return rc;
+    }
+    *out = &lo->base;
+    return FL_OK;
+}
+
 static fl_status local_create(fl_fileio *io, const char *path, int flags, fl_output **out,
                               fl_error *err)
 {
@@ -353,6 +388,8 @@ static fl_status local_create(fl_fileio *io, const char *path, int flags, fl_out
     struct stat st;
     if (!(flags & FL_CREATE_OVERWRITE) && lstat(lp, &st) == 0)
         return fl_errorf(err, FL_EEXIST, "%s: already exists", path);
+    if (stat(lp, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return create_direct(path, lp, flags, out, err);
     FL_TRY(make_parents(lp, path, err));
     local_output *lo = calloc(1, sizeof *lo);
     if (!lo)

@@ -252,8 +252,16 @@ typedef struct fl_pq_row_group {
     int16_t ordinal;               /* -1 if unset */
 } fl_pq_row_group;
 
-/* union ColumnOrder: 1 = TypeDefinedOrder, 2 = IEEE754TotalOrder, 0 = unknown */
-typedef enum fl_pq_column_order { FL_PQ_ORDER_UNKNOWN = 0, FL_PQ_ORDER_TYPE_DEFINED = 1, FL_PQ_ORDER_IEEE754 = 2 } fl_pq_column_order;
+/* union ColumnOrder: 1 = TypeDefinedOrder, 2 = IEEE754TotalOrder, 0 = unknown
+ * (use UNKNOWN for a leaf when the footer has no column_orders).
+ * UNSUPPORTED = a variant floe does not know (e.g. Int96TimestampOrder, or a
+ * newer one): the spec says min_value/max_value must then be ignored. */
+typedef enum fl_pq_column_order {
+    FL_PQ_ORDER_UNKNOWN = 0,
+    FL_PQ_ORDER_TYPE_DEFINED = 1,
+    FL_PQ_ORDER_IEEE754 = 2,
+    FL_PQ_ORDER_UNSUPPORTED = 3,
+} fl_pq_column_order;
 
 /* struct FileMetaData */
 typedef struct fl_pq_file_meta {

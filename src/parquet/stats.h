@@ -42,13 +42,25 @@ bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st,
                         fl_value *max);
 
 /* May any row in a chunk with these statistics satisfy term? num_values is the
- * chunk's value count (to recognise all-null chunks). */
+ * chunk's value count (to recognise all-null chunks).
+ * NaN: floe compares floats in total order (NaN above +inf, see
+ * fl_value_compare), so a chunk that may hold NaN (nan_count unknown or > 0)
+ * is never pruned for GT, GE or NE, nor for a NaN literal. The literal must
+ * have the column's type (leaf->type; same decimal scale); otherwise the
+ * answer is "may match". */
 bool fl_pq_stats_may_match(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st,
                            int64_t num_values, const fl_col_pred *term);
 
 /* Same for page i of a column index. */
 bool fl_pq_page_may_match(const fl_pq_leaf_info *leaf, const fl_pq_column_index *ci, uint32_t page,
                           const fl_col_pred *term);
+
+/* The PLAIN bytes of v as stored in leaf's column (BYTE_ARRAY without its
+ * length prefix): the statistics form and the bloom filter hash input.
+ * *ptr points into scratch or at v's own bytes. Returns false when v cannot
+ * be represented (type mismatch, out of the physical type's range). */
+bool fl_pq_value_plain(const fl_pq_leaf_info *leaf, const fl_value *v, uint8_t scratch[32],
+                       const uint8_t **ptr, size_t *len);
 
 /* Encodes a value to the stats byte form of leaf (writer side). */
 fl_status fl_pq_value_to_stat(const fl_pq_leaf_info *leaf, const fl_value *v, fl_pq_buf *out,

@@ -1151,7 +1151,7 @@ fl_status fl_pq_decode_file_meta(const uint8_t *buf, size_t len, fl_arena *a, fl
                 FL_TRY(dec_union_tag(&r, et, "ColumnOrder", &tag));
                 out->column_orders[i] = tag == 1   ? FL_PQ_ORDER_TYPE_DEFINED
                                         : tag == 2 ? FL_PQ_ORDER_IEEE754
-                                                   : FL_PQ_ORDER_UNKNOWN;
+                                                   : FL_PQ_ORDER_UNSUPPORTED;
             }
             break;
         case 8:

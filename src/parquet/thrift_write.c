@@ -438,8 +438,9 @@ fl_status fl_pq_encode_file_meta(const fl_pq_file_meta *m, fl_pq_buf *out, fl_er
             fl_tw_struct_begin(&w); /* ColumnOrder union */
             if (m->column_orders[i] == FL_PQ_ORDER_IEEE754)
                 fl_tw_f_empty_struct(&w, 2);
-            else
+            else if (m->column_orders[i] != FL_PQ_ORDER_UNSUPPORTED)
                 fl_tw_f_empty_struct(&w, 1); /* TYPE_ORDER (also for "unknown") */
+            /* UNSUPPORTED: an empty union, which decodes as UNSUPPORTED again */
             fl_tw_struct_end(&w);
         }
     }

@@ -269,6 +269,23 @@ static void test_memory(void)
     CHECK(res == NULL);
 }
 
+/* Devices and FIFOs are written in place, not replaced by a rename. */
+static void test_special_files(void)
+{
+    fl_error err;
+    fl_fileio *io = fl_fileio_local();
+    fl_output *o;
+    CHECK_OK(fl_fileio_create(io, "/dev/null", FL_CREATE_OVERWRITE, &o, &err), &err);
+    CHECK_OK(fl_output_write(o, "discard", 7, &err), &err);
+    CHECK_OK(fl_output_close(o, &err), &err);
+    struct stat st;
+    CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+    CHECK_EQ_INT(fl_fileio_create(io, "/dev/null", 0, &o, &err), FL_EEXIST);
+    fl_file *f;
+    CHECK_EQ_INT(fl_fileio_open(io, "/dev/null", &f, &err), FL_EINVAL);
+    fl_fileio_destroy(io);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/floe-test-local-XXXXXX");
@@ -280,6 +297,7 @@ int main(void)
     TEST_RUN(test_exists_overwrite_abort);
     TEST_RUN(test_list);
     TEST_RUN(test_memory);
+    TEST_RUN(test_special_files);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)

@@ -408,7 +408,7 @@ static void test_unknown_logical_and_order(void)
     CHECK_EQ_INT(m.schema[1].logical.kind, FL_PQ_LT_NONE);
     CHECK_EQ_INT(m.schema[1].repetition, FL_PQ_OPTIONAL);
     CHECK_EQ_INT(m.ncolumn_orders, 3);
-    CHECK_EQ_INT(m.column_orders[0], FL_PQ_ORDER_UNKNOWN);
+    CHECK_EQ_INT(m.column_orders[0], FL_PQ_ORDER_UNSUPPORTED);
     CHECK_EQ_INT(m.column_orders[1], FL_PQ_ORDER_IEEE754);
     CHECK_EQ_INT(m.column_orders[2], FL_PQ_ORDER_TYPE_DEFINED);
     fl_arena_free(&a);
@@ -561,7 +561,9 @@ static void test_roundtrip_file_meta(void)
         fkv[i] = (fl_pq_kv){"key", i % 2 ? "value" : NULL, i % 2 ? 5 : 0};
     fl_pq_column_order orders[16];
     for (int i = 0; i < 16; i++)
-        orders[i] = i % 3 == 2 ? FL_PQ_ORDER_IEEE754 : FL_PQ_ORDER_TYPE_DEFINED;
+        orders[i] = i % 3 == 2 ? FL_PQ_ORDER_IEEE754
+                    : i == 7   ? FL_PQ_ORDER_UNSUPPORTED
+                               : FL_PQ_ORDER_TYPE_DEFINED;
     fl_pq_file_meta m = {.version = 2, .nschema = 14, .schema = sch, .num_rows = 500,
                          .nrow_groups = 2, .row_groups = rgs, .nkv = 20, .key_value_metadata = fkv,
                          .created_by = "floe test", .ncolumn_orders = 16, .column_orders = orders};

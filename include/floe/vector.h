@@ -136,6 +136,10 @@ static inline bool fl_vector_is_valid(const fl_vector *v, uint32_t row)
 {
     return v->validity == NULL || ((v->validity[row >> 3] >> (row & 7)) & 1);
 }
+static inline bool fl_bitmap_get(const uint8_t *bits, uint32_t i)
+{
+    return (bits[i >> 3] >> (i & 7)) & 1;
+}
 static inline void fl_bitmap_set(uint8_t *bits, uint32_t i, bool on)
 {
     if (on)

@@ -270,6 +270,12 @@ static void mark_valid(fl_vector *v, uint32_t i)
 fl_status fl_vector_append_fixed(fl_vector *v, const void *value, fl_error *err)
 {
     size_t w = fl_type_width(v->type);
+    if (__builtin_expect(v->len < v->cap && w && v->encoding == FL_VEC_FLAT, 1)) {
+        memcpy(v->data + (size_t)v->len * w, value, w);
+        mark_valid(v, v->len);
+        v->len++;
+        return FL_OK;
+    }
     if (w == 0)
         return fl_errorf(err, FL_EINVAL, "vector: append_fixed on a variable-width type");
     FL_TRY(check_flat(v, err));
@@ -309,11 +315,15 @@ fl_status fl_vector_append_bytes(fl_vector *v, const void *bytes, size_t len, fl
         return fl_errorf(err, FL_EINVAL, "vector: cannot append %zu bytes to a %zu-byte type", len,
                          w);
     }
-    FL_TRY(check_flat(v, err));
-    if (v->len >= MAX_ROWS)
-        return fl_errorf(err, FL_ELIMIT, "vector: too many rows");
-    FL_TRY(grow1(v, err));
-    FL_TRY(fl_vector_reserve_heap(v, len, err));
+    if (__builtin_expect(v->len >= v->cap || v->encoding != FL_VEC_FLAT ||
+                             len > v->heap_cap - v->heap_len || !v->heap,
+                         0)) {
+        FL_TRY(check_flat(v, err));
+        if (v->len >= MAX_ROWS)
+            return fl_errorf(err, FL_ELIMIT, "vector: too many rows");
+        FL_TRY(grow1(v, err));
+        FL_TRY(fl_vector_reserve_heap(v, len, err));
+    }
     if (len)
         memcpy(v->heap + v->heap_len, bytes, len);
     v->heap_len += len;

@@ -249,7 +249,7 @@ void fl_pq_rle_init(fl_pq_rle_decoder *d, const uint8_t *buf, size_t len, int bi
         len = 0;
     }
     d->start = d->p = buf;
-    d->end = buf + len;
+    d->end = buf ? buf + len : buf; /* NULL + 0 is undefined behaviour */
     d->bit_width = bit_width;
     d->bp_pos = 8;
 }

@@ -471,11 +471,14 @@ static const fl_output_ops fo_ops = {fo_write, fo_close, fo_abort};
 static void test_output_failure(void)
 {
     make_schema();
+    int failed_in_write = 0;
     for (uint64_t limit = 0; limit < 400000; limit = limit * 4 + 3) {
         failing_output fo = {{&fo_ops, (char *)"full.parquet", 0}, limit};
         fl_error err = {0};
         fl_parquet_writer *w = NULL;
-        fl_status rc = fl_parquet_writer_open(&fo.base, &g_schema, NULL, &w, &err);
+        fl_parquet_write_options o = {0};
+        o.row_group_rows = 1000; /* row groups reach the output during write() too */
+        fl_status rc = fl_parquet_writer_open(&fo.base, &g_schema, &o, &w, &err);
         if (rc != FL_OK) {
             CHECK_EQ_INT(rc, FL_EIO);
             CHECK(w == NULL);
@@ -493,7 +496,13 @@ static void test_output_failure(void)
             /* the writer refuses to continue, and close reports the failure */
             CHECK_EQ_INT(rc, FL_EIO);
             CHECK(strstr(err.msg, "disk full") != NULL);
+            fl_batch more;
+            CHECK_OK(fl_batch_init(&more, &g_schema, &err), &err);
+            CHECK_OK(fill(&more, 0, NULL, &err), &err);
+            CHECK(fl_parquet_writer_write(w, &more, &err) != FL_OK);
+            fl_batch_destroy(&more);
             CHECK(fl_parquet_writer_close(w, NULL, &err) != FL_OK);
+            failed_in_write++;
             continue;
         }
         fl_parquet_file_result res;
@@ -506,6 +515,7 @@ static void test_output_failure(void)
             CHECK(strstr(err.msg, "full.parquet") != NULL);
         }
     }
+    CHECK(failed_in_write > 0);
 }
 
 int main(void)

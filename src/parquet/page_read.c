@@ -251,6 +251,10 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
     c->page_off = c->pos;
     size_t avail = (size_t)(c->chunk_end - c->pos);
     size_t want = avail < (1u << 20) ? avail : (1u << 20);
+    /* a needed page lies wholly before read_end: do not make the header read
+     * pull in pages the scan will skip */
+    if (c->pos < c->read_end && c->read_end - c->pos < want)
+        want = (size_t)(c->read_end - c->pos);
     const uint8_t *p;
     FL_TRY(fl_pq_col_bytes(c, c->pos, want, &p, err));
     fl_arena_reset(&c->hdr_arena);

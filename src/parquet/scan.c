@@ -10,7 +10,8 @@
  *
  * Per row group:
  *   1. row-group pruning: each predicate term whose column resolves to a leaf
- *      is checked against the chunk statistics (fl_pq_stats_may_match);
+ *      is checked against the chunk statistics (fl_pq_stats_may_match), then
+ *      EQ / IN terms against the chunk's bloom filter (one ranged read each);
  *   2. page pruning (unless no_page_index): the column and offset indexes of
  *      the projected and predicate columns are fetched with ONE ranged read,
  *      pages whose statistics cannot match give excluded row ranges, and the
@@ -461,18 +462,68 @@ static fl_status add_range(fl_parquet_scan *s, int64_t a, int64_t b, fl_error *e
     return FL_OK;
 }
 
+/* Bloom filter check of an EQ / IN term: false only when the chunk's filter
+ * proves every literal absent. Any read or parse problem means "may match". */
+static bool bloom_may_match(fl_parquet_scan *s, const fl_pq_leaf *leaf,
+                            const fl_pq_column_meta *m, const fl_col_pred *t)
+{
+    if ((t->op != FL_CMP_EQ && t->op != FL_CMP_IN) || m->bloom_filter_offset < 4)
+        return true;
+    uint64_t off = (uint64_t)m->bloom_filter_offset, end = s->r->footer_start;
+    if (off >= end)
+        return true;
+    /* length unknown in older files: the header plus a bitset of up to 1 MiB */
+    uint64_t len = m->bloom_filter_length > 0 ? (uint64_t)m->bloom_filter_length : (1u << 20) + 64;
+    if (len > end - off)
+        len = end - off;
+    if (len > (16u << 20))
+        return true;
+    uint8_t *buf = malloc((size_t)len);
+    if (!buf)
+        return true;
+    fl_error e2;
+    fl_pq_bloom b = {0};
+    size_t used;
+    bool may = true;
+    if (fl_file_read_at(s->r->file, off, buf, (size_t)len, &e2) == FL_OK &&
+        fl_pq_bloom_parse(buf, (size_t)len, &b, &used, &e2) == FL_OK) {
+        const fl_value *vals = t->op == FL_CMP_IN ? t->in_values : &t->value;
+        uint32_t nv = t->op == FL_CMP_IN ? t->nin : 1;
+        may = false;
+        for (uint32_t i = 0; i < nv && !may; i++) {
+            uint8_t scratch[32];
+            const uint8_t *p;
+            size_t n;
+            if (vals[i].is_null)
+                continue;
+            if (!fl_pq_value_plain(&leaf->info, &vals[i], scratch, &p, &n) ||
+                fl_pq_bloom_check(&b, fl_pq_bloom_hash(&leaf->info, &vals[i])))
+                may = true;
+        }
+        fl_pq_bloom_free(&b);
+    }
+    free(buf);
+    return may;
+}
+
 static bool rg_may_match(fl_parquet_scan *s, const fl_pq_row_group *g)
 {
     if (!s->pred)
         return true;
     for (uint32_t t = 0; t < s->pred->nterms; t++) {
         const fl_pq_leaf *leaf = s->term_leaf[t];
-        if (!leaf)
+        if (!leaf || !g->columns[leaf->index].meta_data_set)
             continue;
         const fl_pq_column_meta *m = &g->columns[leaf->index].meta_data;
-        if (!g->columns[leaf->index].meta_data_set || !m->statistics_set)
-            continue;
-        if (!fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pterm[t]))
+        if (m->statistics_set &&
+            !fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pterm[t]))
+            return false;
+    }
+    /* bloom filters cost a read each: only once the statistics could not prune */
+    for (uint32_t t = 0; t < s->pred->nterms; t++) {
+        const fl_pq_leaf *leaf = s->term_leaf[t];
+        if (leaf && g->columns[leaf->index].meta_data_set &&
+            !bloom_may_match(s, leaf, &g->columns[leaf->index].meta_data, &s->pterm[t]))
             return false;
     }
     return true;

@@ -191,6 +191,69 @@ static void test_page_pruning(void)
     tr_close(io, f, r);
 }
 
+static fl_col_pred str_term(const char *col, fl_cmp_op op, const char *v)
+{
+    fl_col_pred t;
+    memset(&t, 0, sizeof t);
+    t.column = col;
+    t.op = op;
+    t.value.type.id = FL_TYPE_STRING;
+    t.value.v.bytes.ptr = (const uint8_t *)v;
+    t.value.v.bytes.len = strlen(v);
+    return t;
+}
+
+/* data_index_bloom_encoding_stats.parquet: one row group, column "String"
+ * with min "Hello", max "today" and a bloom filter (length unset). */
+static void test_bloom_pruning(void)
+{
+    const char *path = tr_fixture("parquet-testing/data/data_index_bloom_encoding_stats.parquet");
+    if (!path)
+        return;
+    fl_fileio *io;
+    fl_file *f;
+    fl_parquet_reader *r;
+    fl_error e = {0};
+    CHECK_OK(tr_open(path, NULL, &io, &f, &r, &e), &e);
+    if (!r) {
+        tr_close(io, f, r);
+        return;
+    }
+    tr_table t;
+    /* present: the filter keeps the row group, row filtering finds the row */
+    fl_col_pred t1 = str_term("String", FL_CMP_EQ, "jumps");
+    fl_predicate p = {.nterms = 1, .terms = &t1};
+    fl_parquet_scan_options o = {.predicate = &p, .filter_rows = true};
+    CHECK_OK(tr_scan(r, &o, &t, &e), &e);
+    CHECK_EQ_INT(t.stats.row_groups_pruned, 0);
+    CHECK_EQ_INT(t.nrows, 1);
+    if (t.nrows == 1)
+        CHECK_EQ_STR(t.cells[0][0], "\"jumps\"");
+    tr_free(&t);
+    /* absent but inside [min, max]: only the bloom filter can prune it */
+    fl_col_pred t2 = str_term("String", FL_CMP_EQ, "Hellp");
+    fl_predicate p2 = {.nterms = 1, .terms = &t2};
+    fl_parquet_scan_options o2 = {.predicate = &p2};
+    CHECK_OK(tr_scan(r, &o2, &t, &e), &e);
+    CHECK_EQ_INT(t.stats.row_groups_pruned, 1);
+    CHECK_EQ_INT(t.nrows, 0);
+    tr_free(&t);
+    /* IN with one present value keeps it */
+    fl_value in[2];
+    in[0] = t2.value;
+    in[1] = t1.value;
+    fl_col_pred t3 = str_term("String", FL_CMP_IN, "");
+    t3.in_values = in;
+    t3.nin = 2;
+    fl_predicate p3 = {.nterms = 1, .terms = &t3};
+    fl_parquet_scan_options o3 = {.predicate = &p3, .filter_rows = true};
+    CHECK_OK(tr_scan(r, &o3, &t, &e), &e);
+    CHECK_EQ_INT(t.stats.row_groups_pruned, 0);
+    CHECK_EQ_INT(t.nrows, 1);
+    tr_free(&t);
+    tr_close(io, f, r);
+}
+
 int main(void)
 {
     FILE *f = fopen(ids_path(), "rb");
@@ -200,8 +263,10 @@ int main(void)
     }
     fclose(f);
     TEST_RUN(test_row_group_pruning);
-    if (test_shared_dir())
+    if (test_shared_dir()) {
         TEST_RUN(test_page_pruning);
+        TEST_RUN(test_bloom_pruning);
+    }
     else
         fprintf(stderr, "page pruning test skipped: FLOE_SHARED fixtures absent\n");
     return TEST_EXIT();

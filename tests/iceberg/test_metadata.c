@@ -388,6 +388,26 @@ static void test_errors_name_fields(void)
     expect_error(",\"encryption-keys\":[{\"key-id\":\"k\"}]}",
                  "encryption-keys[0].encrypted-key-metadata: missing");
     expect_error("}x", "JSON error");
+    expect_error(",\"current-snapshot-id\":5}", "current-snapshot-id: snapshot 5 not found");
+    expect_error(",\"current-snapshot-id\":1,\"snapshots\":[{\"snapshot-id\":1,\"timestamp-ms\":1,"
+                 "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
+                 "\"refs\":{\"main\":{\"snapshot-id\":2,\"type\":\"branch\"}}}",
+                 "refs.main: snapshot 2 does not match current-snapshot-id 1");
+    expect_error(",\"partition-specs\":[]}", "duplicate object key");
+    {
+        fl_arena a2;
+        fl_arena_init(&a2, 0);
+        fl_ice_metadata m2;
+        fl_error e2;
+        char buf[4096];
+        const char *dup = strstr(k_v2_head, "{\"spec-id\":0,\"fields\":[]}");
+        size_t off = (size_t)(dup - k_v2_head);
+        snprintf(buf, sizeof buf, "%.*s{\"spec-id\":0,\"fields\":[]},%s}", (int)off, k_v2_head,
+                 k_v2_head + off);
+        CHECK(parse_str(buf, &a2, &m2, &e2) == FL_ECORRUPT);
+        CHECK(strstr(e2.msg, "partition-specs[1].spec-id: duplicate spec id 0") != NULL);
+        fl_arena_free(&a2);
+    }
     /* format-version as a string or too-large ids */
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -449,6 +469,8 @@ static void test_int64_and_null_snapshot(void)
      * them) wrap to their two's complement; beyond 64 bits is a JSON error. */
     CHECK_OK(parse_v2(",\"current-snapshot-id\":9223372036854775808,\"refs\":{\"b\":{"
                       "\"snapshot-id\":18446744073709551615,\"type\":\"branch\"}},"
+                      "\"snapshots\":[{\"snapshot-id\":9223372036854775808,\"timestamp-ms\":1,"
+                      "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
                       "\"properties\":{\"k\":\"18446744073709551615\"}}",
                       &a, &m, &err),
              &err);

@@ -145,12 +145,15 @@ static json_t *manifests_to_json(const fl_ice_snapshot *s)
 
 static json_t *snapshot_to_json(const fl_ice_snapshot *s, int version)
 {
+    /* Java writes sequence-number first, and only when it is not 0 (the
+     * default readers assume). */
     json_t *o = json_object();
-    bool ok = o && ice_set(o, "snapshot-id", json_integer(s->snapshot_id));
+    bool ok = o != NULL;
+    if (ok && s->sequence_number != 0)
+        ok = ice_set(o, "sequence-number", json_integer(s->sequence_number));
+    ok = ok && ice_set(o, "snapshot-id", json_integer(s->snapshot_id));
     if (ok && s->has_parent)
         ok = ice_set(o, "parent-snapshot-id", json_integer(s->parent_snapshot_id));
-    if (ok && (version >= 2 || s->sequence_number != 0))
-        ok = ice_set(o, "sequence-number", json_integer(s->sequence_number));
     ok = ok && ice_set(o, "timestamp-ms", json_integer(s->timestamp_ms));
     if (ok && (s->has_summary || version >= 2))
         ok = ice_set(o, "summary", summary_to_json(s));

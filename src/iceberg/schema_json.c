@@ -16,6 +16,7 @@
  * the field's fl_ice_field_extra, so they survive a write. Defaults are kept
  * as compact JSON text. All memory comes from the parse arena.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,5 +470,10 @@ fl_status fl_ice_schema_from_fl(const fl_schema *s, int32_t schema_id, fl_arena 
     if (!seen)
         return FL_ENOMEM;
     size_t nseen = 0;
-    return check_ids(&c, "schema", &root, seen, &nseen, n);
+    if (check_ids(&c, "schema", &root, seen, &nseen, n) != FL_OK) {
+        char msg[FL_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return fl_errorf(err, FL_EINVAL, "%s", msg);
+    }
+    return FL_OK;
 }

@@ -240,6 +240,15 @@ static void test_bunnies_snapshots(void)
         CHECK(!m.snapshots[0].has_parent);
         CHECK(m.snapshots[2].manifest_list != NULL);
     }
+    /* Java's key order: sequence-number leads a snapshot (Java writes it first). */
+    char *json = NULL;
+    size_t len;
+    CHECK_OK(fl_ice_metadata_write(&m, 0, &json, &len, &err), &err);
+    CHECK(json && strstr(json, "\"snapshots\":[{\"sequence-number\":1,\"snapshot-id\":"
+                               "4951213507629824583,\"timestamp-ms\":"));
+    CHECK(json && strstr(json, "\"current-snapshot-id\":9158179788527662767,\"refs\":{\"main\":"
+                               "{\"snapshot-id\":9158179788527662767,\"type\":\"branch\"}}"));
+    free(json);
     const fl_ice_schema *s = fl_ice_metadata_current_schema(&m);
     CHECK(s && s->schema.nfields == 9);
     if (s && s->schema.nfields == 9) {
@@ -611,6 +620,10 @@ static void test_schema_from_fl(void)
                       "true,\"type\":\"int\"},{\"id\":1,\"name\":\"b\",\"required\":true,"
                       "\"type\":\"int\"}]}";
     CHECK(fl_ice_schema_parse_json(dup, strlen(dup), &a, &s, &err) == FL_ECORRUPT);
+    CHECK(strstr(err.msg, "duplicate field id 1") != NULL);
+    /* an fl_schema with repeated ids is the caller's mistake */
+    fs.fields[1].field_id = 1;
+    CHECK(fl_ice_schema_from_fl(&fs, 0, &a, &back, &err) == FL_EINVAL);
     CHECK(strstr(err.msg, "duplicate field id 1") != NULL);
     fl_arena_free(&a);
 }

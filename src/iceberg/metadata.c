@@ -543,6 +543,27 @@ static fl_status parse_partitioning(ice_ctx *c, json_t *root, fl_ice_metadata *m
     return FL_OK;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Snapshot ids are unique (sorted copy: long histories stay O(n log n)). */
+static fl_status check_snapshot_ids(ice_ctx *c, const fl_ice_metadata *m)
+{
+    int64_t *ids = ice_alloc_array(c, m->nsnapshots, sizeof *ids);
+    if (!ids)
+        return FL_ENOMEM;
+    for (uint32_t i = 0; i < m->nsnapshots; i++)
+        ids[i] = m->snapshots[i].snapshot_id;
+    qsort(ids, m->nsnapshots, sizeof *ids, cmp_i64);
+    for (uint32_t i = 1; i < m->nsnapshots; i++)
+        if (ids[i] == ids[i - 1])
+            return ice_fail(c, "", "snapshots", "duplicate snapshot id %lld", (long long)ids[i]);
+    return FL_OK;
+}
+
 /* Cross-references that must resolve. */
 static fl_status validate(ice_ctx *c, const fl_ice_metadata *m)
 {
@@ -565,12 +586,7 @@ static fl_status validate(ice_ctx *c, const fl_ice_metadata *m)
     if (main_ref && main_ref->snapshot_id != m->current_snapshot_id)
         return ice_fail(c, "", "refs.main", "snapshot %lld does not match current-snapshot-id %lld",
                         (long long)main_ref->snapshot_id, (long long)m->current_snapshot_id);
-    for (uint32_t i = 0; i < m->nsnapshots; i++)
-        for (uint32_t k = 0; k < i; k++)
-            if (m->snapshots[k].snapshot_id == m->snapshots[i].snapshot_id)
-                return ice_fail(c, "", "snapshots", "duplicate snapshot id %lld",
-                                (long long)m->snapshots[i].snapshot_id);
-    return FL_OK;
+    return check_snapshot_ids(c, m);
 }
 
 static fl_status parse_root(ice_ctx *c, json_t *root, fl_ice_metadata *m)

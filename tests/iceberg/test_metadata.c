@@ -398,6 +398,10 @@ static void test_errors_name_fields(void)
                  "encryption-keys[0].encrypted-key-metadata: missing");
     expect_error("}x", "JSON error");
     expect_error(",\"current-snapshot-id\":5}", "current-snapshot-id: snapshot 5 not found");
+    expect_error(",\"snapshots\":[{\"snapshot-id\":9,\"timestamp-ms\":1,\"manifest-list\":\"m\","
+                 "\"summary\":{\"operation\":\"append\"}},{\"snapshot-id\":9,\"timestamp-ms\":2,"
+                 "\"manifest-list\":\"n\",\"summary\":{\"operation\":\"append\"}}]}",
+                 "snapshots: duplicate snapshot id 9");
     expect_error(",\"current-snapshot-id\":1,\"snapshots\":[{\"snapshot-id\":1,\"timestamp-ms\":1,"
                  "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
                  "\"refs\":{\"main\":{\"snapshot-id\":2,\"type\":\"branch\"}}}",

@@ -23,8 +23,9 @@
  *    emits the signed value.
  *  - refs: when main is absent and there is a current snapshot, a main branch
  *    pointing at it is synthesized.
- *  - current-schema-id, default-spec-id and default-sort-order-id must name
- *    an existing entry.
+ *  - current-schema-id, default-spec-id, default-sort-order-id and
+ *    current-snapshot-id must name an existing entry; refs.main must agree with
+ *    current-snapshot-id (Java's TableMetadata checks).
  * Unknown keys are ignored. All output memory comes from the caller's arena;
  * the jansson tree is freed before returning.
  */
@@ -111,6 +112,9 @@ static fl_status parse_specs(ice_ctx *c, json_t *root, fl_ice_metadata *m)
         if (!p)
             return FL_ENOMEM;
         FL_TRY(ice_get_i32(c, o, p, "spec-id", true, NULL, &m->specs[i].spec_id));
+        for (size_t k = 0; k < i; k++)
+            if (m->specs[k].spec_id == m->specs[i].spec_id)
+                return ice_fail(c, p, "spec-id", "duplicate spec id %d", (int)m->specs[i].spec_id);
         FL_TRY(ice_get_array(c, o, p, "fields", true, &fields));
         FL_TRY(parse_spec_fields(c, fields, p, "fields", &m->specs[i]));
     }
@@ -159,6 +163,9 @@ static fl_status parse_sort_orders(ice_ctx *c, json_t *root, fl_ice_metadata *m)
             return FL_ENOMEM;
         fl_ice_sort_order *so = &m->sort_orders[i];
         FL_TRY(ice_get_i32(c, o, p, "order-id", true, NULL, &so->order_id));
+        for (size_t k = 0; k < i; k++)
+            if (m->sort_orders[k].order_id == so->order_id)
+                return ice_fail(c, p, "order-id", "duplicate sort order id %d", (int)so->order_id);
         FL_TRY(ice_get_array(c, o, p, "fields", true, &fields));
         size_t nf = json_array_size(fields);
         so->fields = ice_alloc_array(c, nf, sizeof *so->fields);
@@ -536,6 +543,27 @@ static fl_status parse_partitioning(ice_ctx *c, json_t *root, fl_ice_metadata *m
     return FL_OK;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Snapshot ids are unique (sorted copy: long histories stay O(n log n)). */
+static fl_status check_snapshot_ids(ice_ctx *c, const fl_ice_metadata *m)
+{
+    int64_t *ids = ice_alloc_array(c, m->nsnapshots, sizeof *ids);
+    if (!ids)
+        return FL_ENOMEM;
+    for (uint32_t i = 0; i < m->nsnapshots; i++)
+        ids[i] = m->snapshots[i].snapshot_id;
+    qsort(ids, m->nsnapshots, sizeof *ids, cmp_i64);
+    for (uint32_t i = 1; i < m->nsnapshots; i++)
+        if (ids[i] == ids[i - 1])
+            return ice_fail(c, "", "snapshots", "duplicate snapshot id %lld", (long long)ids[i]);
+    return FL_OK;
+}
+
 /* Cross-references that must resolve. */
 static fl_status validate(ice_ctx *c, const fl_ice_metadata *m)
 {
@@ -551,12 +579,14 @@ static fl_status validate(ice_ctx *c, const fl_ice_metadata *m)
     if (!found && !(m->default_sort_order_id == 0 && m->nsort_orders == 0))
         return ice_fail(c, "", "default-sort-order-id", "sort order %d not found",
                         (int)m->default_sort_order_id);
-    for (uint32_t i = 0; i < m->nsnapshots; i++)
-        for (uint32_t k = 0; k < i; k++)
-            if (m->snapshots[k].snapshot_id == m->snapshots[i].snapshot_id)
-                return ice_fail(c, "", "snapshots", "duplicate snapshot id %lld",
-                                (long long)m->snapshots[i].snapshot_id);
-    return FL_OK;
+    if (m->current_snapshot_id != FL_ICE_NO_SNAPSHOT && !fl_ice_metadata_current_snapshot(m))
+        return ice_fail(c, "", "current-snapshot-id", "snapshot %lld not found",
+                        (long long)m->current_snapshot_id);
+    const fl_ice_ref *main_ref = fl_ice_metadata_ref(m, "main");
+    if (main_ref && main_ref->snapshot_id != m->current_snapshot_id)
+        return ice_fail(c, "", "refs.main", "snapshot %lld does not match current-snapshot-id %lld",
+                        (long long)main_ref->snapshot_id, (long long)m->current_snapshot_id);
+    return check_snapshot_ids(c, m);
 }
 
 static fl_status parse_root(ice_ctx *c, json_t *root, fl_ice_metadata *m)

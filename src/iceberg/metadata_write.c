@@ -9,7 +9,9 @@
  *   default-sort-order-id, sort-orders, properties, current-snapshot-id,
  *   next-row-id (v3), [encryption-keys], refs, snapshots, statistics,
  *   partition-statistics, snapshot-log, metadata-log.
- * "No current snapshot" is -1 up to v2 and null in v3. The output is compact
+ * "No current snapshot" is -1 up to v2 and null in v3. Fields a file had
+ * beyond its version (a v1 snapshot's sequence-number, a v2 next-row-id, both
+ * manifests and manifest-list) are written back so nothing read is lost. The output is compact
  * JSON (no spaces), malloc'd by jansson's json_dumps; the caller frees it.
  */
 #include <stdlib.h>
@@ -143,18 +145,21 @@ static json_t *manifests_to_json(const fl_ice_snapshot *s)
 
 static json_t *snapshot_to_json(const fl_ice_snapshot *s, int version)
 {
+    /* Java writes sequence-number first, and only when it is not 0 (the
+     * default readers assume). */
     json_t *o = json_object();
-    bool ok = o && ice_set(o, "snapshot-id", json_integer(s->snapshot_id));
+    bool ok = o != NULL;
+    if (ok && s->sequence_number != 0)
+        ok = ice_set(o, "sequence-number", json_integer(s->sequence_number));
+    ok = ok && ice_set(o, "snapshot-id", json_integer(s->snapshot_id));
     if (ok && s->has_parent)
         ok = ice_set(o, "parent-snapshot-id", json_integer(s->parent_snapshot_id));
-    if (ok && version >= 2)
-        ok = ice_set(o, "sequence-number", json_integer(s->sequence_number));
     ok = ok && ice_set(o, "timestamp-ms", json_integer(s->timestamp_ms));
     if (ok && (s->has_summary || version >= 2))
         ok = ice_set(o, "summary", summary_to_json(s));
     if (ok && s->manifest_list)
         ok = ice_set(o, "manifest-list", json_string(s->manifest_list));
-    if (ok && s->has_manifests && (version == 1 || !s->manifest_list))
+    if (ok && s->has_manifests)
         ok = ice_set(o, "manifests", manifests_to_json(s));
     if (ok && s->has_schema_id)
         ok = ice_set(o, "schema-id", json_integer(s->schema_id));
@@ -342,7 +347,7 @@ static bool write_head(json_t *o, const fl_ice_metadata *m, int version)
     if (ok && m->table_uuid)
         ok = ice_set(o, "table-uuid", json_string(m->table_uuid));
     ok = ok && ice_set(o, "location", json_string(m->location));
-    if (ok && version >= 2)
+    if (ok && (version >= 2 || m->last_sequence_number != 0))
         ok = ice_set(o, "last-sequence-number", json_integer(m->last_sequence_number));
     return ok && ice_set(o, "last-updated-ms", json_integer(m->last_updated_ms)) &&
            ice_set(o, "last-column-id", json_integer(m->last_column_id));
@@ -373,7 +378,7 @@ static bool write_tail(json_t *o, const fl_ice_metadata *m, int version)
         ok = ice_set(o, "current-snapshot-id", json_null());
     else if (ok)
         ok = ice_set(o, "current-snapshot-id", json_integer(m->current_snapshot_id));
-    if (ok && version >= 3)
+    if (ok && (version >= 3 || m->has_next_row_id))
         ok = ice_set(o, "next-row-id", json_integer(m->has_next_row_id ? m->next_row_id : 0));
     if (ok && m->nencryption_keys)
         ok = ice_set(o, "encryption-keys", encryption_keys_to_json(m));

@@ -16,6 +16,7 @@
  * the field's fl_ice_field_extra, so they survive a write. Defaults are kept
  * as compact JSON text. All memory comes from the parse arena.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,19 +193,32 @@ static fl_status parse_type(ice_ctx *c, json_t *j, const char *path, fl_field *f
     return ice_fail(c, path, "type", "unknown nested type '%.40s'", kind);
 }
 
-/* Field ids must be unique over the whole schema (nested levels included). */
-static fl_status check_ids(ice_ctx *c, const char *path, const fl_type *t, int32_t *seen,
-                           size_t *nseen, size_t cap)
+/* Appends every field id of t (nested levels included) to ids. */
+static void collect_ids(const fl_type *t, int32_t *ids, size_t *n)
 {
     for (uint32_t i = 0; i < t->nchildren; i++) {
-        const fl_field *f = &t->children[i];
-        for (size_t k = 0; k < *nseen; k++)
-            if (seen[k] == f->field_id)
-                return ice_fail(c, path, NULL, "duplicate field id %d", (int)f->field_id);
-        if (*nseen < cap)
-            seen[(*nseen)++] = f->field_id;
-        FL_TRY(check_ids(c, path, &f->type, seen, nseen, cap));
+        ids[(*n)++] = t->children[i].field_id;
+        collect_ids(&t->children[i].type, ids, n);
     }
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Field ids must be unique over the whole schema (nested levels included);
+ * sorted, so wide schemas stay O(n log n). ids has room for every field. */
+static fl_status check_ids(ice_ctx *c, const char *path, const fl_type *t, int32_t *ids,
+                           size_t *nseen)
+{
+    *nseen = 0;
+    collect_ids(t, ids, nseen);
+    qsort(ids, *nseen, sizeof *ids, cmp_i32);
+    for (size_t i = 1; i < *nseen; i++)
+        if (ids[i] == ids[i - 1])
+            return ice_fail(c, path, NULL, "duplicate field id %d", (int)ids[i]);
     return FL_OK;
 }
 
@@ -242,7 +256,7 @@ fl_status ice_parse_schema(ice_ctx *c, json_t *obj, const char *path, bool requi
     if (!seen)
         return FL_ENOMEM;
     size_t nseen = 0;
-    FL_TRY(check_ids(c, path, &st, seen, &nseen, n));
+    FL_TRY(check_ids(c, path, &st, seen, &nseen));
     for (uint32_t i = 0; i < out->nidentifier; i++)
         if (!fl_schema_find_id(&out->schema, out->identifier_field_ids[i]))
             return ice_fail(c, path, "identifier-field-ids", "field id %d not in the schema",
@@ -469,5 +483,10 @@ fl_status fl_ice_schema_from_fl(const fl_schema *s, int32_t schema_id, fl_arena 
     if (!seen)
         return FL_ENOMEM;
     size_t nseen = 0;
-    return check_ids(&c, "schema", &root, seen, &nseen, n);
+    if (check_ids(&c, "schema", &root, seen, &nseen) != FL_OK) {
+        char msg[FL_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return fl_errorf(err, FL_EINVAL, "%s", msg);
+    }
+    return FL_OK;
 }

@@ -240,6 +240,15 @@ static void test_bunnies_snapshots(void)
         CHECK(!m.snapshots[0].has_parent);
         CHECK(m.snapshots[2].manifest_list != NULL);
     }
+    /* Java's key order: sequence-number leads a snapshot (Java writes it first). */
+    char *json = NULL;
+    size_t len;
+    CHECK_OK(fl_ice_metadata_write(&m, 0, &json, &len, &err), &err);
+    CHECK(json && strstr(json, "\"snapshots\":[{\"sequence-number\":1,\"snapshot-id\":"
+                               "4951213507629824583,\"timestamp-ms\":"));
+    CHECK(json && strstr(json, "\"current-snapshot-id\":9158179788527662767,\"refs\":{\"main\":"
+                               "{\"snapshot-id\":9158179788527662767,\"type\":\"branch\"}}"));
+    free(json);
     const fl_ice_schema *s = fl_ice_metadata_current_schema(&m);
     CHECK(s && s->schema.nfields == 9);
     if (s && s->schema.nfields == 9) {
@@ -388,6 +397,30 @@ static void test_errors_name_fields(void)
     expect_error(",\"encryption-keys\":[{\"key-id\":\"k\"}]}",
                  "encryption-keys[0].encrypted-key-metadata: missing");
     expect_error("}x", "JSON error");
+    expect_error(",\"current-snapshot-id\":5}", "current-snapshot-id: snapshot 5 not found");
+    expect_error(",\"snapshots\":[{\"snapshot-id\":9,\"timestamp-ms\":1,\"manifest-list\":\"m\","
+                 "\"summary\":{\"operation\":\"append\"}},{\"snapshot-id\":9,\"timestamp-ms\":2,"
+                 "\"manifest-list\":\"n\",\"summary\":{\"operation\":\"append\"}}]}",
+                 "snapshots: duplicate snapshot id 9");
+    expect_error(",\"current-snapshot-id\":1,\"snapshots\":[{\"snapshot-id\":1,\"timestamp-ms\":1,"
+                 "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
+                 "\"refs\":{\"main\":{\"snapshot-id\":2,\"type\":\"branch\"}}}",
+                 "refs.main: snapshot 2 does not match current-snapshot-id 1");
+    expect_error(",\"partition-specs\":[]}", "duplicate object key");
+    {
+        fl_arena a2;
+        fl_arena_init(&a2, 0);
+        fl_ice_metadata m2;
+        fl_error e2;
+        char buf[4096];
+        const char *dup = strstr(k_v2_head, "{\"spec-id\":0,\"fields\":[]}");
+        size_t off = (size_t)(dup - k_v2_head);
+        snprintf(buf, sizeof buf, "%.*s{\"spec-id\":0,\"fields\":[]},%s}", (int)off, k_v2_head,
+                 k_v2_head + off);
+        CHECK(parse_str(buf, &a2, &m2, &e2) == FL_ECORRUPT);
+        CHECK(strstr(e2.msg, "partition-specs[1].spec-id: duplicate spec id 0") != NULL);
+        fl_arena_free(&a2);
+    }
     /* format-version as a string or too-large ids */
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -449,6 +482,8 @@ static void test_int64_and_null_snapshot(void)
      * them) wrap to their two's complement; beyond 64 bits is a JSON error. */
     CHECK_OK(parse_v2(",\"current-snapshot-id\":9223372036854775808,\"refs\":{\"b\":{"
                       "\"snapshot-id\":18446744073709551615,\"type\":\"branch\"}},"
+                      "\"snapshots\":[{\"snapshot-id\":9223372036854775808,\"timestamp-ms\":1,"
+                      "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
                       "\"properties\":{\"k\":\"18446744073709551615\"}}",
                       &a, &m, &err),
              &err);
@@ -589,6 +624,10 @@ static void test_schema_from_fl(void)
                       "true,\"type\":\"int\"},{\"id\":1,\"name\":\"b\",\"required\":true,"
                       "\"type\":\"int\"}]}";
     CHECK(fl_ice_schema_parse_json(dup, strlen(dup), &a, &s, &err) == FL_ECORRUPT);
+    CHECK(strstr(err.msg, "duplicate field id 1") != NULL);
+    /* an fl_schema with repeated ids is the caller's mistake */
+    fs.fields[1].field_id = 1;
+    CHECK(fl_ice_schema_from_fl(&fs, 0, &a, &back, &err) == FL_EINVAL);
     CHECK(strstr(err.msg, "duplicate field id 1") != NULL);
     fl_arena_free(&a);
 }

@@ -5,7 +5,7 @@
  * -> pages) and dict_builder.c (the dictionary hash table).
  *
  * Nothing here is public API; see include/floe/parquet.h for the contract and
- * src/parquet/README-writer.md for the design.
+ * src/parquet/README.md ("Writer") for the design.
  *
  * Ownership: the writer owns one arena (schema, leaf descriptions, footer
  * structures, page-index values) and one fl_pqw_column per leaf, whose

@@ -4,7 +4,9 @@
  * parse or fail cleanly; when it parses, writing it back and re-parsing must
  * give the same text and the same canonical form; the data is decoded and
  * skipped with it (both must agree on the bytes consumed), and a decoded
- * value must re-encode.
+ * value must re-encode. The same bytes are also tried as a JSON datum for
+ * the schema (fl_avro_value_from_json): a value it accepts must encode,
+ * decode, and render to JSON.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,6 +62,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (fl_avro_encode(s, &v, &enc, &err))
             abort();
         fl_avro_buf_free(&enc);
+    }
+    fl_avro_value jv;
+    if (fl_avro_value_from_json(&a, s, (const char *)bin, blen, &jv, &err) == FL_OK) {
+        fl_avro_buf enc = {0}, js = {0};
+        if (fl_avro_encode(s, &jv, &enc, &err))
+            abort(); /* what JSON input accepts must encode */
+        size_t p3 = 0;
+        fl_avro_value back;
+        fl_status rc = fl_avro_decode(&a, s, enc.data, enc.len, &p3, 0, NULL, &back, &err);
+        if ((rc != FL_OK && rc != FL_ENOMEM && rc != FL_ELIMIT) || (rc == FL_OK && p3 != enc.len))
+            abort();
+        if (fl_avro_value_to_json_ex(&jv, FL_AVRO_JSON_LOGICAL, &js, &err))
+            abort();
+        fl_avro_buf_free(&enc);
+        fl_avro_buf_free(&js);
     }
     fl_arena_free(&a);
     return 0;

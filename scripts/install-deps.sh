@@ -6,7 +6,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 
 DEBS=(
   build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
-  libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev
+  libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libbz2-dev
   libjansson-dev libedit-dev libssl-dev libxxhash-dev
   nodejs npm python3 python3-avro valgrind
 )

@@ -23,6 +23,6 @@ run_suite() {  # $1 = build dir, $2.. = cmake args
 }
 run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=ON
+  CC=clang run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=ON
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

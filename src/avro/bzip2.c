@@ -1,101 +1,28 @@
 /*
- * bzip2.c - the Avro "bzip2" codec through libbz2.so.1.0 loaded at run time
- * with dlopen, so libfloe has no link-time dependency on libbz2 (it is not
- * in the project's dependency list). When the library cannot be loaded,
- * the codec is reported as unsupported with a clear message.
+ * bzip2.c - the Avro "bzip2" codec through Debian's libbz2 (bzlib.h).
  *
- * The bz_stream layout and constants below are libbz2 1.0's stable ABI
- * (bzlib.h); declaring them here avoids needing libbz2-dev to build.
- * Each call dlopens/dlcloses (reference counted by the loader): no global
- * state.
+ * Avro frames each block as one complete bzip2 stream. Decompression grows
+ * the caller's buffer geometrically and never beyond max_len, so a hostile
+ * block cannot allocate without bound.
  */
-#include <dlfcn.h>
+#include <bzlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "avro/avro_internal.h"
 
-typedef struct bz_stream_abi {
-    char *next_in;
-    unsigned int avail_in;
-    unsigned int total_in_lo32;
-    unsigned int total_in_hi32;
-    char *next_out;
-    unsigned int avail_out;
-    unsigned int total_out_lo32;
-    unsigned int total_out_hi32;
-    void *state;
-    void *(*bzalloc)(void *, int, int);
-    void (*bzfree)(void *, void *);
-    void *opaque;
-} bz_stream_abi;
-
-enum { BZ_OK_ = 0, BZ_RUN_ = 0, BZ_FINISH_ = 2, BZ_FINISH_OK_ = 3, BZ_STREAM_END_ = 4 };
-
-typedef struct bz_api {
-    void *lib;
-    int (*decompress_init)(bz_stream_abi *, int, int);
-    int (*decompress)(bz_stream_abi *);
-    int (*decompress_end)(bz_stream_abi *);
-    int (*compress_init)(bz_stream_abi *, int, int, int);
-    int (*compress)(bz_stream_abi *, int);
-    int (*compress_end)(bz_stream_abi *);
-} bz_api;
-
-static bool bz_load(bz_api *api)
-{
-    memset(api, 0, sizeof *api);
-    api->lib = dlopen("libbz2.so.1.0", RTLD_NOW | RTLD_LOCAL);
-    if (!api->lib)
-        api->lib = dlopen("libbz2.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!api->lib)
-        return false;
-    /* POSIX guarantees object <-> function pointer conversion for dlsym */
-    *(void **)&api->decompress_init = dlsym(api->lib, "BZ2_bzDecompressInit");
-    *(void **)&api->decompress = dlsym(api->lib, "BZ2_bzDecompress");
-    *(void **)&api->decompress_end = dlsym(api->lib, "BZ2_bzDecompressEnd");
-    *(void **)&api->compress_init = dlsym(api->lib, "BZ2_bzCompressInit");
-    *(void **)&api->compress = dlsym(api->lib, "BZ2_bzCompress");
-    *(void **)&api->compress_end = dlsym(api->lib, "BZ2_bzCompressEnd");
-    if (!api->decompress_init || !api->decompress || !api->decompress_end || !api->compress_init ||
-        !api->compress || !api->compress_end) {
-        dlclose(api->lib);
-        api->lib = NULL;
-        return false;
-    }
-    return true;
-}
-
-bool avro_bzip2_available(void)
-{
-    bz_api api;
-    if (!bz_load(&api))
-        return false;
-    dlclose(api.lib);
-    return true;
-}
-
-static fl_status unavailable(fl_error *err)
-{
-    return fl_errorf(err, FL_EUNSUPPORTED,
-                     "codec bzip2 needs libbz2.so.1.0, which could not be loaded");
-}
+bool avro_bzip2_available(void) { return true; }
 
 fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **dst,
                                 size_t *dst_cap, size_t *dst_len, size_t max_len, fl_error *err)
 {
-    bz_api api;
-    if (!bz_load(&api))
-        return unavailable(err);
     if (src_len > UINT32_MAX) {
-        dlclose(api.lib);
         return fl_errorf(err, FL_ELIMIT, "bzip2 block too large");
     }
-    bz_stream_abi st;
+    bz_stream st;
     memset(&st, 0, sizeof st);
     fl_status rc = FL_OK;
-    if (api.decompress_init(&st, 0, 0) != BZ_OK_) {
-        dlclose(api.lib);
+    if (BZ2_bzDecompressInit(&st, 0, 0) != BZ_OK) {
         return fl_errorf(err, FL_ENOMEM, "bzip2: cannot initialize");
     }
     st.next_in = (char *)src;
@@ -123,11 +50,11 @@ fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **ds
             room = UINT32_MAX;
         st.next_out = (char *)*dst + out;
         st.avail_out = (unsigned)room;
-        int r = api.decompress(&st);
+        int r = BZ2_bzDecompress(&st);
         out += room - st.avail_out;
-        if (r == BZ_STREAM_END_)
+        if (r == BZ_STREAM_END)
             break;
-        if (r != BZ_OK_) {
+        if (r != BZ_OK) {
             rc = fl_errorf(err, FL_ECORRUPT, "bzip2: corrupt data (code %d)", r);
             break;
         }
@@ -136,25 +63,19 @@ fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **ds
             break;
         }
     }
-    api.decompress_end(&st);
-    dlclose(api.lib);
+    BZ2_bzDecompressEnd(&st);
     *dst_len = out;
     return rc;
 }
 
 fl_status avro_bzip2_compress(const uint8_t *src, size_t src_len, fl_avro_buf *out, fl_error *err)
 {
-    bz_api api;
-    if (!bz_load(&api))
-        return unavailable(err);
     if (src_len > UINT32_MAX / 2) {
-        dlclose(api.lib);
         return fl_errorf(err, FL_ELIMIT, "bzip2 block too large");
     }
-    bz_stream_abi st;
+    bz_stream st;
     memset(&st, 0, sizeof st);
-    if (api.compress_init(&st, 9, 0, 0) != BZ_OK_) {
-        dlclose(api.lib);
+    if (BZ2_bzCompressInit(&st, 9, 0, 0) != BZ_OK) {
         return fl_errorf(err, FL_ENOMEM, "bzip2: cannot initialize");
     }
     size_t cap = src_len + src_len / 100 + 600, start = out->len;
@@ -175,14 +96,13 @@ fl_status avro_bzip2_compress(const uint8_t *src, size_t src_len, fl_avro_buf *o
             st.avail_in = (unsigned)src_len;
             st.next_out = (char *)out->data + start;
             st.avail_out = (unsigned)cap;
-            int r = api.compress(&st, BZ_FINISH_);
-            if (r != BZ_STREAM_END_)
+            int r = BZ2_bzCompress(&st, BZ_FINISH);
+            if (r != BZ_STREAM_END)
                 rc = fl_errorf(err, FL_EIO, "bzip2: compression failed (code %d)", r);
             else
                 out->len = start + (cap - st.avail_out);
         }
     }
-    api.compress_end(&st);
-    dlclose(api.lib);
+    BZ2_bzCompressEnd(&st);
     return rc;
 }

@@ -68,7 +68,7 @@ struct fl_avro_reader {
      * blocks (Iceberg writers often emit one record per block) cost one
      * ranged read per window instead of two per block */
     uint8_t *win;
-    size_t win_len;
+    size_t win_len, win_cap;
     uint64_t win_off;
     /* current block */
     uint8_t *raw;    /* compressed bytes + sync (malloc) */
@@ -234,7 +234,13 @@ static fl_status read_header(fl_avro_reader *r, fl_error *err)
         hdr h = {.b = buf, .len = n};
         fl_arena_reset(&r->arena);
         rc = parse_header(r, &h, err);
-        if (rc == FL_OK || !h.truncated || n == size) {
+        if (rc == FL_OK) { /* the bytes after the header start the read-ahead window */
+            r->win = buf;
+            r->win_cap = r->win_len = n;
+            r->win_off = 0;
+            return FL_OK;
+        }
+        if (!h.truncated || n == size) {
             free(buf);
             return rc;
         }
@@ -443,14 +449,29 @@ static fl_status read_bytes(fl_avro_reader *r, uint64_t off, void *dst, size_t l
     if (len > READ_WINDOW)
         return fl_file_read_at(r->f, off, dst, len, err);
     if (!r->win || off < r->win_off || off + len > r->win_off + r->win_len) {
-        if (!r->win && !(r->win = malloc(READ_WINDOW)))
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (r->win_cap < READ_WINDOW) {
+            uint8_t *nw = realloc(r->win, READ_WINDOW);
+            if (!nw)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            r->win = nw;
+            r->win_cap = READ_WINDOW;
+        }
+        /* keep the part of the old window at and after off: read each byte once */
+        size_t keep = 0;
+        if (r->win_len && off >= r->win_off && off < r->win_off + r->win_len) {
+            keep = (size_t)(r->win_off + r->win_len - off);
+            memmove(r->win, r->win + (off - r->win_off), keep);
+        }
         uint64_t left = r->f->size - off;
         size_t n = left < READ_WINDOW ? (size_t)left : READ_WINDOW;
         r->win_len = 0;
-        FL_TRY(fl_file_read_at(r->f, off, r->win, n, err));
+        if (n > keep)
+            FL_TRY(fl_file_read_at(r->f, off + keep, r->win + keep, n - keep, err));
         r->win_off = off;
-        r->win_len = n;
+        r->win_len = n > keep ? n : keep;
+        if (len > r->win_len)
+            return fl_errorf(err, FL_ECORRUPT, "read of %zu bytes at offset %" PRIu64 " past the end of the file",
+                             len, off);
     }
     memcpy(dst, r->win + (off - r->win_off), len);
     return FL_OK;

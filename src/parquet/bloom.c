@@ -245,8 +245,10 @@ fl_status fl_pq_bloom_parse(const uint8_t *buf, size_t len, fl_pq_bloom *b, size
     fl_tr_struct_end(&r);
     if (bytes < 0 || alg < 0 || hash < 0 || comp < 0)
         return fl_errorf(err, FL_ECORRUPT, "bloom filter: byte %zu: header lacks %s", r.pos,
-                         bytes < 0 ? "numBytes" : alg < 0 ? "algorithm" : hash < 0 ? "hash"
-                                                                               : "compression");
+                         bytes < 0  ? "numBytes"
+                         : alg < 0  ? "algorithm"
+                         : hash < 0 ? "hash"
+                                    : "compression");
     if (alg != 1 || hash != 1 || comp != 1)
         return fl_errorf(err, FL_EUNSUPPORTED,
                          "bloom filter: algorithm %d, hash %d, compression %d (only split block, "

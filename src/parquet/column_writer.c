@@ -43,7 +43,8 @@
 #include "parquet/writer_int.h"
 
 #define SEGMENT_ROWS 1024u
-#define MIN_DICT_SEGMENT 64u /* rows per segment while the dictionary nears its limit */
+#define MIN_DICT_SEGMENT 64u
+#define MIN_PAGE_SEGMENT 16u /* rows per segment while a page nears page_bytes */ /* rows per segment while the dictionary nears its limit */
 #define STATS_LIMIT 4096u  /* chunk / page header statistics */
 #define INDEX_LIMIT 64u    /* column index min/max */
 
@@ -1062,6 +1063,7 @@ static fl_status flush_page(fl_pqw_column *c, fl_error *err)
     c->chunk_nans += c->page_nans;
     c->chunk_uncompressed += (int64_t)(c->hdr.len + c->raw.len);
     c->chunk_rows += c->page_rows;
+    c->row_bytes = page_estimate(c) / c->page_rows + 1;
     FL_TRY(fl_pqw_minmax_merge(l, &c->chunk_mm, &c->page_mm, err));
 
     c->nlevels = 0;
@@ -1087,6 +1089,17 @@ fl_status fl_pqw_column_write(fl_pqw_column *c, const fl_vector *v, const uint32
             seg = room;
         if (seg > SEGMENT_ROWS)
             seg = SEGMENT_ROWS;
+        if (c->page_rows > 0 || c->row_bytes > 0) {
+            /* stop near page_bytes: at most the rows that still fit at this page's average
+             * (or the previous page's, for the first segment of a page) */
+            uint64_t est = page_estimate(c);
+            uint64_t avg = c->page_rows > 0 ? est / c->page_rows + 1 : c->row_bytes;
+            uint64_t fit = est < o->page_bytes ? (o->page_bytes - est) / avg : 0;
+            if (fit < MIN_PAGE_SEGMENT)
+                fit = MIN_PAGE_SEGMENT;
+            if (seg > fit)
+                seg = (uint32_t)fit;
+        }
         if (c->dict_on) {
             /* keep the dictionary near its limit: at most as many rows as could still fit */
             uint64_t avg = c->dict.count ? c->dict.plain.len / c->dict.count + 1 : 8;
@@ -1108,6 +1121,8 @@ fl_status fl_pqw_column_write(fl_pqw_column *c, const fl_vector *v, const uint32
             FL_TRY(flush_page(c, err));
             c->dict_on = false;
             c->page_dict = false;
+            /* PLAIN rows will cost about an average dictionary entry each */
+            c->row_bytes = c->dict.count ? c->dict.plain.len / c->dict.count + 1 : 0;
         }
     }
     return FL_OK;

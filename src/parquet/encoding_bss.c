@@ -23,36 +23,30 @@ fl_status fl_pq_bss_decode(const uint8_t *buf, size_t len, uint32_t n, size_t wi
         return fl_errorf(err, FL_ECORRUPT, "BYTE_STREAM_SPLIT: invalid value width %zu", width);
     if (len % width != 0)
         return fl_errorf(err, FL_ECORRUPT,
-                         "BYTE_STREAM_SPLIT: %zu bytes is not a whole number of %zu-byte values", len,
-                         width);
+                         "BYTE_STREAM_SPLIT: %zu bytes is not a whole number of %zu-byte values",
+                         len, width);
     size_t N = len / width;
     if (n > N)
         return fl_errorf(err, FL_ECORRUPT,
-                         "BYTE_STREAM_SPLIT: %u values expected, the data holds %zu of %zu bytes", n,
-                         N, width);
+                         "BYTE_STREAM_SPLIT: %u values expected, the data holds %zu of %zu bytes",
+                         n, N, width);
+    if (n == 0)
+        return FL_OK;
     if (width == 4) {
         const uint8_t *s0 = buf, *s1 = buf + N, *s2 = buf + 2 * N, *s3 = buf + 3 * N;
         for (uint32_t i = 0; i < n; i++) {
-            uint8_t *o = out + (size_t)i * 4;
-            o[0] = s0[i];
-            o[1] = s1[i];
-            o[2] = s2[i];
-            o[3] = s3[i];
+            uint32_t v = (uint32_t)s0[i] | (uint32_t)s1[i] << 8 | (uint32_t)s2[i] << 16 |
+                         (uint32_t)s3[i] << 24;
+            memcpy(out + (size_t)i * 4, &v, 4);
         }
     } else if (width == 8) {
-        const uint8_t *s[8];
-        for (int k = 0; k < 8; k++)
-            s[k] = buf + (size_t)k * N;
+        const uint8_t *s0 = buf, *s1 = buf + N, *s2 = buf + 2 * N, *s3 = buf + 3 * N;
+        const uint8_t *s4 = buf + 4 * N, *s5 = buf + 5 * N, *s6 = buf + 6 * N, *s7 = buf + 7 * N;
         for (uint32_t i = 0; i < n; i++) {
-            uint8_t *o = out + (size_t)i * 8;
-            o[0] = s[0][i];
-            o[1] = s[1][i];
-            o[2] = s[2][i];
-            o[3] = s[3][i];
-            o[4] = s[4][i];
-            o[5] = s[5][i];
-            o[6] = s[6][i];
-            o[7] = s[7][i];
+            uint64_t v = (uint64_t)s0[i] | (uint64_t)s1[i] << 8 | (uint64_t)s2[i] << 16 |
+                         (uint64_t)s3[i] << 24 | (uint64_t)s4[i] << 32 | (uint64_t)s5[i] << 40 |
+                         (uint64_t)s6[i] << 48 | (uint64_t)s7[i] << 56;
+            memcpy(out + (size_t)i * 8, &v, 8);
         }
     } else {
         for (size_t k = 0; k < width; k++) {

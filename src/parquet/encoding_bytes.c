@@ -42,32 +42,44 @@ static fl_status bytes_reserve(fl_vector *dst, uint32_t n, size_t bytes, fl_erro
 fl_status fl_pq_plain_decode_bytes(const uint8_t *buf, size_t len, uint32_t n, fl_vector *dst,
                                    size_t *consumed, fl_error *err)
 {
-    /* pass 1: validate and size */
-    size_t pos = 0, total = 0;
+    if (n == 0) {
+        if (consumed)
+            *consumed = 0;
+        return FL_OK;
+    }
+    /* One pass: the values' bytes cannot exceed len - 4n, so the heap is
+     * reserved for that up front (+16 bytes of slack for the short-copy fast
+     * path). Offsets and bytes go past dst->len/heap_len and only become
+     * visible when every value has been checked. */
+    if ((uint64_t)n * 4 > len)
+        return fl_errorf(err, FL_ECORRUPT,
+                         "PLAIN byte arrays: %u values need at least %llu bytes, have %zu", n,
+                         (unsigned long long)n * 4, len);
+    FL_TRY(bytes_reserve(dst, n, len - (size_t)n * 4 + 16, err));
+    int64_t *off = dst->offsets + dst->len;
+    uint8_t *heap = dst->heap;
+    size_t hl = dst->heap_len, pos = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (len - pos < 4)
+        /* the remaining n - i values need at least their 4-byte lengths */
+        size_t rest = (size_t)(n - i - 1) * 4;
+        if (len - pos < 4 + rest)
             return fl_errorf(err, FL_ECORRUPT,
-                             "PLAIN byte array %u of %u: byte %zu: truncated length", i, n, pos);
+                             "PLAIN byte array %u of %u: byte %zu: truncated (%zu bytes left)", i,
+                             n, pos, len - pos);
         uint32_t l = load_le32(buf + pos);
         pos += 4;
-        if (l > len - pos)
+        if (l > len - pos - rest)
             return fl_errorf(err, FL_ECORRUPT,
                              "PLAIN byte array %u of %u: byte %zu: length %u exceeds the %zu bytes "
                              "left",
                              i, n, pos - 4, l, len - pos);
+        if (l <= 16 && len - pos >= 16) { /* fixed-size copies: no libc call */
+            memcpy(heap + hl, buf + pos, 8);
+            memcpy(heap + hl + 8, buf + pos + 8, 8);
+        } else {
+            memcpy(heap + hl, buf + pos, l);
+        }
         pos += l;
-        total += l;
-    }
-    FL_TRY(bytes_reserve(dst, n, total, err));
-    /* pass 2: copy */
-    int64_t *off = dst->offsets + dst->len;
-    uint8_t *heap = dst->heap;
-    size_t hl = dst->heap_len;
-    const uint8_t *p = buf;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t l = load_le32(p);
-        memcpy(heap + hl, p + 4, l);
-        p += 4 + (size_t)l;
         hl += l;
         off[i + 1] = (int64_t)hl;
     }
@@ -101,8 +113,7 @@ static fl_status get_lengths(const uint8_t *buf, size_t len, uint32_t n, const c
         if (l[i] < 0) {
             int32_t bad = l[i];
             free(l);
-            return fl_errorf(err, FL_ECORRUPT, "%s: value %u has negative length %d", what, i,
-                             bad);
+            return fl_errorf(err, FL_ECORRUPT, "%s: value %u has negative length %d", what, i, bad);
         }
         s += (uint64_t)l[i];
     }
@@ -130,9 +141,11 @@ fl_status fl_pq_dlba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vecto
                          "bytes left",
                          used, (unsigned long long)sum, len - used);
     }
-    fl_status st = bytes_reserve(dst, n, (size_t)sum, err);
-    if (st != FL_OK) {
+    fl_status st = n ? bytes_reserve(dst, n, (size_t)sum, err) : FL_OK;
+    if (st != FL_OK || n == 0) {
         free(lens);
+        if (st == FL_OK && consumed)
+            *consumed = used;
         return st;
     }
     memcpy(dst->heap + dst->heap_len, buf + used, (size_t)sum);
@@ -168,9 +181,10 @@ fl_status fl_pq_dba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vector
     }
     size_t data = used1 + used2;
     if (sufsum > len - data) {
-        st = fl_errorf(err, FL_ECORRUPT,
-                       "DELTA_BYTE_ARRAY: byte %zu: %llu bytes of suffixes exceed the %zu bytes left",
-                       data, (unsigned long long)sufsum, len - data);
+        st = fl_errorf(
+            err, FL_ECORRUPT,
+            "DELTA_BYTE_ARRAY: byte %zu: %llu bytes of suffixes exceed the %zu bytes left", data,
+            (unsigned long long)sufsum, len - data);
         goto done;
     }
     /* validate prefixes against the previous value's length */
@@ -194,6 +208,8 @@ fl_status fl_pq_dba_decode(const uint8_t *buf, size_t len, uint32_t n, fl_vector
                        n, (unsigned long long)total, len, (unsigned long long)cap);
         goto done;
     }
+    if (n == 0)
+        goto done;
     st = bytes_reserve(dst, n, (size_t)total, err);
     if (st != FL_OK)
         goto done;
@@ -237,6 +253,13 @@ static fl_status check_src(const fl_vector *src, uint32_t from, uint32_t n, cons
 static inline size_t row_len(const fl_vector *v, uint32_t r)
 {
     return (size_t)(v->offsets[r + 1] - v->offsets[r]);
+}
+
+/* Bytes of row r; never NULL + offset (the heap is NULL while empty). */
+static inline const uint8_t *row_ptr(const fl_vector *v, uint32_t r)
+{
+    static const uint8_t empty[1];
+    return v->heap ? v->heap + v->offsets[r] : empty;
 }
 
 /* Lengths of the valid rows, as int32 (malloc'd); *count valid rows, *sum bytes. */
@@ -287,7 +310,7 @@ fl_status fl_pq_plain_encode_bytes(const fl_vector *src, uint32_t from, uint32_t
         p[1] = (uint8_t)(rl >> 8);
         p[2] = (uint8_t)(rl >> 16);
         p[3] = (uint8_t)(rl >> 24);
-        memcpy(p + 4, src->heap + src->offsets[r], rl);
+        memcpy(p + 4, row_ptr(src, r), rl);
         p += 4 + (size_t)rl;
     }
     out->len += total;
@@ -315,7 +338,7 @@ fl_status fl_pq_dlba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_
         if (!fl_vector_is_valid(src, r))
             continue;
         size_t rl = row_len(src, r);
-        memcpy(out->data + out->len, src->heap + src->offsets[r], rl);
+        memcpy(out->data + out->len, row_ptr(src, r), rl);
         out->len += rl;
     }
     return FL_OK;
@@ -346,7 +369,7 @@ fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_p
                            rl);
             break;
         }
-        const uint8_t *v = src->heap + src->offsets[r];
+        const uint8_t *v = row_ptr(src, r);
         size_t lim = rl < prevlen ? rl : prevlen, k = 0;
         while (k < lim && v[k] == prev[k])
             k++;
@@ -369,7 +392,7 @@ fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_p
         for (uint32_t r = from; r < from + n; r++) {
             if (!fl_vector_is_valid(src, r))
                 continue;
-            const uint8_t *v = src->heap + src->offsets[r];
+            const uint8_t *v = row_ptr(src, r);
             memcpy(out->data + out->len, v + pre[i], (size_t)suf[i]);
             out->len += (size_t)suf[i];
             i++;

@@ -170,7 +170,8 @@ fl_status fl_pq_delta_count(const uint8_t *buf, size_t len, uint32_t *count, fl_
                         size_t whole = (avail - off) / (size_t)bw;                                 \
                         fl_pq_unpack##BITS(mp + off, bw, tmp, whole);                              \
                         uint8_t pad[64] = {0};                                                     \
-                        memcpy(pad, mp + off + whole * (size_t)bw, avail - off - whole * (size_t)bw); \
+                        memcpy(pad, mp + off + whole * (size_t)bw,                                 \
+                               avail - off - whole * (size_t)bw);                                  \
                         fl_pq_unpack##BITS(pad, bw, tmp + whole * 8, groups - whole);              \
                     }                                                                              \
                     OUT_T *o = out + done + j;                                                     \

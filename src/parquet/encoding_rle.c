@@ -34,23 +34,57 @@
 
 #define BP_MASK(W) ((W) >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (W)) - 1))
 
-/* One function per width: with W constant, the 8-value loop unrolls into
- * constant shifts and masks over a local copy of the group's W bytes. */
+/* One function per width: with W constant and the 8 extractions written
+ * out (gcc -O2 does not unroll the loop itself), every shift and mask is a
+ * compile-time constant over a local copy of the group's W bytes. */
+#define BP_EXTRACT(BITS, W, i)                                                                     \
+    do {                                                                                           \
+        const unsigned off_ = (i) * (W), wi_ = off_ / 64, sh_ = off_ % 64;                         \
+        uint64_t v_ = w[wi_] >> sh_;                                                               \
+        if (sh_ + (W) > 64)                                                                        \
+            v_ |= w[wi_ + 1] << ((64 - sh_) & 63);                                                 \
+        out[i] = (uint##BITS##_t)(v_ & BP_MASK(W));                                                \
+    } while (0)
+
+/* Loads the W bytes of a group as little-endian words w[0..W/8] (+ a zero
+ * word), reading only inside the group: whole words directly, the tail as
+ * the group's last 8 bytes shifted down (no partial copies through memory,
+ * which would defeat store forwarding). */
+static inline __attribute__((always_inline)) void bp_load_group(uint64_t *w, const uint8_t *in,
+                                                                unsigned W)
+{
+    unsigned full = W / 8, rem = W % 8;
+    for (unsigned k = 0; k < full; k++)
+        memcpy(&w[k], in + 8 * k, 8);
+    if (rem == 0) {
+        w[full] = 0;
+    } else if (W >= 8) {
+        uint64_t t;
+        memcpy(&t, in + W - 8, 8);
+        w[full] = t >> (8 * (8 - rem));
+    } else {
+        uint64_t t = 0;
+        for (unsigned k = 0; k < rem; k++)
+            t |= (uint64_t)in[k] << (8 * k);
+        w[full] = t;
+    }
+    w[full + 1] = 0;
+}
+
 #define DEF_UNPACK(BITS, W)                                                                        \
     static void unpack##BITS##_##W(const uint8_t *in, uint##BITS##_t *out, size_t ng)              \
     {                                                                                              \
         for (size_t g = 0; g < ng; g++, in += (W), out += 8) {                                     \
             uint64_t w[(W) / 8 + 2];                                                               \
-            w[(W) / 8] = 0;                                                                        \
-            w[(W) / 8 + 1] = 0;                                                                    \
-            memcpy(w, in, (W));                                                                    \
-            for (unsigned i = 0; i < 8; i++) {                                                     \
-                const unsigned off = i * (W), wi = off / 64, sh = off % 64;                        \
-                uint64_t v = w[wi] >> sh;                                                          \
-                if (sh + (W) > 64)                                                                 \
-                    v |= w[wi + 1] << ((64 - sh) & 63);                                            \
-                out[i] = (uint##BITS##_t)(v & BP_MASK(W));                                         \
-            }                                                                                      \
+            bp_load_group(w, in, (W));                                                             \
+            BP_EXTRACT(BITS, W, 0);                                                                \
+            BP_EXTRACT(BITS, W, 1);                                                                \
+            BP_EXTRACT(BITS, W, 2);                                                                \
+            BP_EXTRACT(BITS, W, 3);                                                                \
+            BP_EXTRACT(BITS, W, 4);                                                                \
+            BP_EXTRACT(BITS, W, 5);                                                                \
+            BP_EXTRACT(BITS, W, 6);                                                                \
+            BP_EXTRACT(BITS, W, 7);                                                                \
         }                                                                                          \
     }
 
@@ -125,24 +159,24 @@ DEF_UNPACK(64, 64)
 
 #define TAB_1_32(BITS)                                                                             \
     unpack##BITS##_1, unpack##BITS##_2, unpack##BITS##_3, unpack##BITS##_4, unpack##BITS##_5,      \
-        unpack##BITS##_6, unpack##BITS##_7, unpack##BITS##_8, unpack##BITS##_9,                    \
-        unpack##BITS##_10, unpack##BITS##_11, unpack##BITS##_12, unpack##BITS##_13,                \
-        unpack##BITS##_14, unpack##BITS##_15, unpack##BITS##_16, unpack##BITS##_17,                \
-        unpack##BITS##_18, unpack##BITS##_19, unpack##BITS##_20, unpack##BITS##_21,                \
-        unpack##BITS##_22, unpack##BITS##_23, unpack##BITS##_24, unpack##BITS##_25,                \
-        unpack##BITS##_26, unpack##BITS##_27, unpack##BITS##_28, unpack##BITS##_29,                \
-        unpack##BITS##_30, unpack##BITS##_31, unpack##BITS##_32
+        unpack##BITS##_6, unpack##BITS##_7, unpack##BITS##_8, unpack##BITS##_9, unpack##BITS##_10, \
+        unpack##BITS##_11, unpack##BITS##_12, unpack##BITS##_13, unpack##BITS##_14,                \
+        unpack##BITS##_15, unpack##BITS##_16, unpack##BITS##_17, unpack##BITS##_18,                \
+        unpack##BITS##_19, unpack##BITS##_20, unpack##BITS##_21, unpack##BITS##_22,                \
+        unpack##BITS##_23, unpack##BITS##_24, unpack##BITS##_25, unpack##BITS##_26,                \
+        unpack##BITS##_27, unpack##BITS##_28, unpack##BITS##_29, unpack##BITS##_30,                \
+        unpack##BITS##_31, unpack##BITS##_32
 
 typedef void (*unpack32_fn)(const uint8_t *, uint32_t *, size_t);
 typedef void (*unpack64_fn)(const uint8_t *, uint64_t *, size_t);
 
 static const unpack32_fn UNPACK32[33] = {NULL, TAB_1_32(32)};
 static const unpack64_fn UNPACK64[65] = {
-    NULL,         TAB_1_32(64), unpack64_33, unpack64_34, unpack64_35, unpack64_36, unpack64_37,
-    unpack64_38,  unpack64_39,  unpack64_40, unpack64_41, unpack64_42, unpack64_43, unpack64_44,
-    unpack64_45,  unpack64_46,  unpack64_47, unpack64_48, unpack64_49, unpack64_50, unpack64_51,
-    unpack64_52,  unpack64_53,  unpack64_54, unpack64_55, unpack64_56, unpack64_57, unpack64_58,
-    unpack64_59,  unpack64_60,  unpack64_61, unpack64_62, unpack64_63, unpack64_64};
+    NULL,        TAB_1_32(64), unpack64_33, unpack64_34, unpack64_35, unpack64_36, unpack64_37,
+    unpack64_38, unpack64_39,  unpack64_40, unpack64_41, unpack64_42, unpack64_43, unpack64_44,
+    unpack64_45, unpack64_46,  unpack64_47, unpack64_48, unpack64_49, unpack64_50, unpack64_51,
+    unpack64_52, unpack64_53,  unpack64_54, unpack64_55, unpack64_56, unpack64_57, unpack64_58,
+    unpack64_59, unpack64_60,  unpack64_61, unpack64_62, unpack64_63, unpack64_64};
 
 void fl_pq_unpack32(const uint8_t *in, int bw, uint32_t *out, size_t ngroups)
 {
@@ -208,9 +242,14 @@ void fl_pq_pack32(const uint32_t *in, size_t n, int bw, uint8_t *out)
 
 void fl_pq_rle_init(fl_pq_rle_decoder *d, const uint8_t *buf, size_t len, int bit_width)
 {
+    static const uint8_t empty[1];
     memset(d, 0, sizeof *d);
+    if (!buf) { /* an empty buffer may come as NULL; keep pointer arithmetic defined */
+        buf = empty;
+        len = 0;
+    }
     d->start = d->p = buf;
-    d->end = buf + len;
+    d->end = buf ? buf + len : buf; /* NULL + 0 is undefined behaviour */
     d->bit_width = bit_width;
     d->bp_pos = 8;
 }
@@ -230,7 +269,8 @@ static fl_status rle_next_run(fl_pq_rle_decoder *d, fl_error *err)
     for (unsigned i = 0;; i++) {
         if (p >= d->end)
             return rle_fail(d, d->p, err,
-                            i ? "truncated run header" : "ran out of runs before the expected values");
+                            i ? "truncated run header"
+                              : "ran out of runs before the expected values");
         if (i == 5)
             return rle_fail(d, d->p, err, "run header varint longer than 5 bytes");
         uint8_t c = *p++;
@@ -470,8 +510,8 @@ fl_status fl_pq_rle_encode(const uint32_t *values, uint32_t n, int bit_width, fl
 /* legacy BIT_PACKED, PLAIN booleans                                         */
 /* ------------------------------------------------------------------------ */
 
-fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width, uint16_t *out,
-                                        uint32_t n, fl_error *err)
+fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width,
+                                        uint16_t *out, uint32_t n, fl_error *err)
 {
     if (bit_width < 0 || bit_width > 16)
         return fl_errorf(err, FL_ECORRUPT, "BIT_PACKED levels: invalid bit width %d", bit_width);
@@ -503,6 +543,8 @@ fl_status fl_pq_plain_decode_bool(const uint8_t *buf, size_t len, uint32_t bit_o
         return fl_errorf(err, FL_ECORRUPT,
                          "PLAIN booleans: %u values at bit %u need %llu bytes, have %zu", n,
                          bit_offset, (unsigned long long)((end + 7) / 8), len);
+    if (n == 0)
+        return FL_OK;
     uint32_t i = 0;
     /* unaligned head */
     for (; i < n && ((bit_offset + i) & 7); i++)

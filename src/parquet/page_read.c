@@ -73,7 +73,7 @@ fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err)
 }
 
 fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
-                         const fl_pq_offset_index *oi, fl_error *err)
+                         const fl_pq_offset_index *oi, int64_t end_row, fl_error *err)
 {
     /* per-chunk state; buffers stay allocated across row groups */
     fl_parquet_reader *r = c->r;
@@ -120,6 +120,16 @@ fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int1
     c->values_left = m->num_values;
     c->rg_rows = g->num_rows;
     c->oi = valid_offset_index(oi, c->chunk_start, c->chunk_end, g->num_rows) ? oi : NULL;
+    c->read_end = c->chunk_end;
+    if (c->oi && end_row >= 0 && end_row < g->num_rows) {
+        /* pages starting at or after end_row are never needed */
+        uint32_t k = 0;
+        while (k < c->oi->npages && c->oi->page_locations[k].first_row_index < end_row)
+            k++;
+        if (k > 0 && k < c->oi->npages)
+            c->read_end = (uint64_t)c->oi->page_locations[k - 1].offset +
+                          (uint64_t)c->oi->page_locations[k - 1].compressed_page_size;
+    }
     return FL_OK;
 }
 
@@ -154,8 +164,10 @@ fl_status fl_pq_col_bytes(fl_pq_col *c, uint64_t off, size_t len, const uint8_t 
     }
     uint64_t from, to;
     if (c->chunk_end - c->chunk_start <= FL_PQ_CHUNK_READ_MAX) {
-        from = c->chunk_start;
-        to = c->chunk_end;
+        /* one read from here to the last page the scan needs (the chunk end
+         * unless page pruning bounded it); skipped leading pages are not read */
+        from = off;
+        to = c->read_end > off + len ? c->read_end : c->chunk_end;
     } else {
         from = off;
         to = off + (len > FL_PQ_CHUNK_READ_MAX ? len : FL_PQ_CHUNK_READ_MAX);
@@ -239,6 +251,10 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
     c->page_off = c->pos;
     size_t avail = (size_t)(c->chunk_end - c->pos);
     size_t want = avail < (1u << 20) ? avail : (1u << 20);
+    /* a needed page lies wholly before read_end: do not make the header read
+     * pull in pages the scan will skip */
+    if (c->pos < c->read_end && c->read_end - c->pos < want)
+        want = (size_t)(c->read_end - c->pos);
     const uint8_t *p;
     FL_TRY(fl_pq_col_bytes(c, c->pos, want, &p, err));
     fl_arena_reset(&c->hdr_arena);

@@ -120,6 +120,7 @@ typedef struct fl_pq_col {
     int16_t slot_def;          /* leaf slots are entries with def >= slot_def */
     /* bytes of the chunk: [chunk_start, chunk_end) of the file, read through a window */
     uint64_t chunk_start, chunk_end;
+    uint64_t read_end;         /* reads stop here when possible (page pruning) */
     uint8_t *win;              /* malloc'd window */
     uint64_t win_off;
     size_t win_len, win_cap;
@@ -162,9 +163,10 @@ typedef struct fl_pq_col {
 /* Initializes an idle column reader of r (buffers are allocated lazily). */
 fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err);
 /* Points c at leaf's chunk in row group rg (bytes are read lazily), keeping
- * its buffers from previous chunks. */
+ * its buffers from previous chunks. end_row (or -1 = all) bounds the rows the
+ * scan will read, so that with an offset index trailing pages are not read. */
 fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
-                         const fl_pq_offset_index *oi, fl_error *err);
+                         const fl_pq_offset_index *oi, int64_t end_row, fl_error *err);
 void fl_pq_col_free(fl_pq_col *c);
 /* Reads the next data page (or dictionary page first) into c; *eof when none is left. */
 fl_status fl_pq_col_next_page(fl_pq_col *c, bool *eof, fl_error *err);

@@ -10,7 +10,8 @@
  *
  * Per row group:
  *   1. row-group pruning: each predicate term whose column resolves to a leaf
- *      is checked against the chunk statistics (fl_pq_stats_may_match);
+ *      is checked against the chunk statistics (fl_pq_stats_may_match), then
+ *      EQ / IN terms against the chunk's bloom filter (one ranged read each);
  *   2. page pruning (unless no_page_index): the column and offset indexes of
  *      the projected and predicate columns are fetched with ONE ranged read,
  *      pages whose statistics cannot match give excluded row ranges, and the
@@ -31,11 +32,6 @@
 #include <string.h>
 
 #include "parquet/reader_int.h"
-
-/* stats.c (statistics rules) is built by another helper in parallel: until it
- * is linked in, these resolve to NULL and the scan prunes nothing. */
-#pragma weak fl_pq_stats_may_match
-#pragma weak fl_pq_page_may_match
 
 typedef struct scan_col {
     const fl_pq_leaf *leaf;
@@ -58,7 +54,8 @@ struct fl_parquet_scan {
     scan_col *cols;
     fl_pq_levels *lv;
     const fl_predicate *pred;
-    const fl_pq_leaf **term_leaf; /* per predicate term, NULL when unresolved */
+    const fl_pq_leaf **term_leaf; /* per predicate term, NULL when unresolved or not prunable */
+    fl_col_pred *pterm;           /* per term: the literal cast to the leaf's type, for pruning */
     int32_t *term_top;            /* projected top-level column index for row filtering, or -1 */
     bool no_page_index, filter_rows;
     uint32_t batch_rows;
@@ -241,6 +238,72 @@ static const fl_pq_node *find_id_any(const fl_parquet_reader *r, int32_t id)
     return NULL;
 }
 
+/* Converts literal v to column type t exactly; false when it cannot (then the
+ * term is not used for pruning: never a wrong answer, only less pruning). */
+static bool cast_value(const fl_value *v, const fl_type *t, fl_value *out)
+{
+    *out = *v;
+    if (v->is_null)
+        return true;
+    fl_type_id a = v->type.id, b = t->id;
+    out->type = *t;
+    out->type.children = NULL;
+    out->type.nchildren = 0;
+    if (a == b) {
+        if (a == FL_TYPE_DECIMAL)
+            return v->type.scale == t->scale;
+        if (a == FL_TYPE_FIXED)
+            return v->v.bytes.len == (size_t)t->fixed_len;
+        return true;
+    }
+    bool ai = a == FL_TYPE_INT32 || a == FL_TYPE_INT64;
+    /* plain integer literals against integer-typed columns of either width */
+    if (ai && (b == FL_TYPE_INT32 || b == FL_TYPE_INT64)) {
+        int64_t x = a == FL_TYPE_INT32 ? v->v.i32 : v->v.i64;
+        if (b == FL_TYPE_INT32) {
+            if (x < INT32_MIN || x > INT32_MAX)
+                return false;
+            out->v.i32 = (int32_t)x;
+        } else {
+            out->v.i64 = x;
+        }
+        return true;
+    }
+    if (a == FL_TYPE_FLOAT32 && b == FL_TYPE_FLOAT64) {
+        out->v.f64 = v->v.f32;
+        return true;
+    }
+    if (a == FL_TYPE_FLOAT64 && b == FL_TYPE_FLOAT32) {
+        float f = (float)v->v.f64;
+        if ((double)f != v->v.f64)
+            return false;
+        out->v.f32 = f;
+        return true;
+    }
+    if ((a == FL_TYPE_STRING && b == FL_TYPE_BINARY) || (a == FL_TYPE_BINARY && b == FL_TYPE_STRING))
+        return true;
+    return false;
+}
+
+static bool cast_term(fl_parquet_scan *s, const fl_col_pred *cp, const fl_type *t, fl_col_pred *out,
+                      fl_error *err)
+{
+    (void)err;
+    if (cp->op == FL_CMP_IS_NULL || cp->op == FL_CMP_NOT_NULL)
+        return true;
+    if (cp->op == FL_CMP_IN) {
+        fl_value *vals = fl_arena_calloc(&s->arena, cp->nin ? cp->nin : 1, sizeof *vals);
+        if (!vals)
+            return false;
+        for (uint32_t i = 0; i < cp->nin; i++)
+            if (!cast_value(&cp->in_values[i], t, &vals[i]))
+                return false;
+        out->in_values = vals;
+        return true;
+    }
+    return cast_value(&cp->value, t, &out->value);
+}
+
 static fl_status resolve_terms(fl_parquet_scan *s, fl_error *err)
 {
     const fl_predicate *p = s->pred;
@@ -248,7 +311,8 @@ static fl_status resolve_terms(fl_parquet_scan *s, fl_error *err)
         return FL_OK;
     s->term_leaf = fl_arena_calloc(&s->arena, p->nterms, sizeof *s->term_leaf);
     s->term_top = fl_arena_calloc(&s->arena, p->nterms, sizeof *s->term_top);
-    if (!s->term_leaf || !s->term_top)
+    s->pterm = fl_arena_calloc(&s->arena, p->nterms, sizeof *s->pterm);
+    if (!s->term_leaf || !s->term_top || !s->pterm)
         return oom(err);
     for (uint32_t t = 0; t < p->nterms; t++) {
         const fl_col_pred *cp = &p->terms[t];
@@ -265,11 +329,15 @@ static fl_status resolve_terms(fl_parquet_scan *s, fl_error *err)
         /* only non-repeated leaves: stats of list elements say nothing about rows */
         if (leaf && leaf->max_rep > 0)
             leaf = NULL;
-        s->term_leaf[t] = leaf;
         s->term_top[t] = -1;
         for (uint32_t k = 0; leaf && k < s->schema.nfields; k++)
             if (s->top[k].kind == FL_PQN_LEAF && s->top[k].leaf == leaf)
                 s->term_top[t] = (int32_t)k;
+        /* statistics compare in the column's type: cast the literal, or do not prune */
+        s->pterm[t] = *cp;
+        if (leaf && !cast_term(s, cp, leaf->type, &s->pterm[t], err))
+            leaf = NULL;
+        s->term_leaf[t] = leaf;
     }
     return FL_OK;
 }
@@ -394,18 +462,68 @@ static fl_status add_range(fl_parquet_scan *s, int64_t a, int64_t b, fl_error *e
     return FL_OK;
 }
 
+/* Bloom filter check of an EQ / IN term: false only when the chunk's filter
+ * proves every literal absent. Any read or parse problem means "may match". */
+static bool bloom_may_match(fl_parquet_scan *s, const fl_pq_leaf *leaf,
+                            const fl_pq_column_meta *m, const fl_col_pred *t)
+{
+    if ((t->op != FL_CMP_EQ && t->op != FL_CMP_IN) || m->bloom_filter_offset < 4)
+        return true;
+    uint64_t off = (uint64_t)m->bloom_filter_offset, end = s->r->footer_start;
+    if (off >= end)
+        return true;
+    /* length unknown in older files: the header plus a bitset of up to 1 MiB */
+    uint64_t len = m->bloom_filter_length > 0 ? (uint64_t)m->bloom_filter_length : (1u << 20) + 64;
+    if (len > end - off)
+        len = end - off;
+    if (len > (16u << 20))
+        return true;
+    uint8_t *buf = malloc((size_t)len);
+    if (!buf)
+        return true;
+    fl_error e2;
+    fl_pq_bloom b = {0};
+    size_t used;
+    bool may = true;
+    if (fl_file_read_at(s->r->file, off, buf, (size_t)len, &e2) == FL_OK &&
+        fl_pq_bloom_parse(buf, (size_t)len, &b, &used, &e2) == FL_OK) {
+        const fl_value *vals = t->op == FL_CMP_IN ? t->in_values : &t->value;
+        uint32_t nv = t->op == FL_CMP_IN ? t->nin : 1;
+        may = false;
+        for (uint32_t i = 0; i < nv && !may; i++) {
+            uint8_t scratch[32];
+            const uint8_t *p;
+            size_t n;
+            if (vals[i].is_null)
+                continue;
+            if (!fl_pq_value_plain(&leaf->info, &vals[i], scratch, &p, &n) ||
+                fl_pq_bloom_check(&b, fl_pq_bloom_hash(&leaf->info, &vals[i])))
+                may = true;
+        }
+        fl_pq_bloom_free(&b);
+    }
+    free(buf);
+    return may;
+}
+
 static bool rg_may_match(fl_parquet_scan *s, const fl_pq_row_group *g)
 {
     if (!s->pred)
         return true;
     for (uint32_t t = 0; t < s->pred->nterms; t++) {
         const fl_pq_leaf *leaf = s->term_leaf[t];
-        if (!leaf)
+        if (!leaf || !g->columns[leaf->index].meta_data_set)
             continue;
         const fl_pq_column_meta *m = &g->columns[leaf->index].meta_data;
-        if (!g->columns[leaf->index].meta_data_set || !m->statistics_set)
-            continue;
-        if (fl_pq_stats_may_match && !fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pred->terms[t]))
+        if (m->statistics_set &&
+            !fl_pq_stats_may_match(&leaf->info, &m->statistics, m->num_values, &s->pterm[t]))
+            return false;
+    }
+    /* bloom filters cost a read each: only once the statistics could not prune */
+    for (uint32_t t = 0; t < s->pred->nterms; t++) {
+        const fl_pq_leaf *leaf = s->term_leaf[t];
+        if (leaf && g->columns[leaf->index].meta_data_set &&
+            !bloom_may_match(s, leaf, &g->columns[leaf->index].meta_data, &s->pterm[t]))
             return false;
     }
     return true;
@@ -494,7 +612,7 @@ static fl_status plan_rg(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error 
 {
     s->nranges = 0;
     s->range_i = 0;
-    bool want_index = !s->no_page_index && s->pred && s->pred->nterms > 0 && fl_pq_page_may_match;
+    bool want_index = !s->no_page_index && s->pred && s->pred->nterms > 0;
     if (!want_index || g->num_rows == 0)
         return add_range(s, 0, g->num_rows, err);
     uint32_t nl = s->r->nleaves;
@@ -517,7 +635,7 @@ static fl_status plan_rg(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error 
         if (!x || !o || x->npages != o->npages)
             continue;
         for (uint32_t p = 0; p < x->npages; p++) {
-            if (fl_pq_page_may_match(&leaf->info, x, p, &s->pred->terms[t]))
+            if (fl_pq_page_may_match(&leaf->info, x, p, &s->pterm[t]))
                 continue;
             int64_t a = o->page_locations[p].first_row_index;
             int64_t b = p + 1 < o->npages ? o->page_locations[p + 1].first_row_index : g->num_rows;
@@ -579,7 +697,7 @@ static fl_status open_rg(fl_parquet_scan *s, uint32_t gi, bool *skip, fl_error *
     }
     for (uint32_t i = 0; i < s->ncols; i++)
         FL_TRY(fl_pq_col_open(&s->cols[i].col, gi, s->cols[i].leaf, s->cols[i].slot_def,
-                              s->cols[i].oi, err));
+                              s->cols[i].oi, s->ranges[s->nranges - 1].b, err));
     s->rg = gi;
     s->row = 0;
     s->in_rg = true;

@@ -393,9 +393,7 @@ static fl_status convert(builder *b, const tnode *t, bool force_required, const 
         FL_TRY(alloc_children(b, f, n, 1, err));
         ctx e = repeated_ctx(n, c, c.def);
         st = convert(b, t, true, el->name, e, &f->type.children[0], &n->children[0], err);
-        f->type.children[0].field_id = 0;
-        if (el->field_id_set)
-            f->type.children[0].field_id = 0;
+        f->type.children[0].field_id = 0; /* the id names the list field */
         return st;
     }
     bool optional = rep == FL_PQ_OPTIONAL;

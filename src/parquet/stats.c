@@ -493,8 +493,8 @@ bool fl_pq_page_may_match(const fl_pq_leaf_info *leaf, const fl_pq_column_index 
         return false;
     if (term->op != FL_CMP_IN && term->value.is_null)
         return true;
-    if (leaf->order == FL_PQ_ORDER_UNSUPPORTED || leaf->physical == FL_PQ_INT96 || !ci->min_values ||
-        !ci->max_values)
+    if (leaf->order == FL_PQ_ORDER_UNSUPPORTED || leaf->physical == FL_PQ_INT96 ||
+        !ci->min_values || !ci->max_values)
         return true;
     fl_value min, max;
     if (!convert_bounds(leaf, ci->min_values[page], ci->max_values[page], &min, &max))

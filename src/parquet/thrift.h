@@ -54,22 +54,29 @@ enum {
 /* ---- decoder ---- */
 
 typedef struct fl_tr_frame {
-    const char *sname;              /* struct name */
-    const char *const *fnames;      /* field names indexed by id, may hold NULLs */
-    const uint8_t *ftypes;          /* expected wire type per id (0 = any), or NULL */
-    int nfnames;                    /* entries in fnames and ftypes */
-    int16_t fid;                    /* current field id, 0 before the first */
-    int64_t idx;                    /* index in the current list field, -1 if none */
+    const char *sname;         /* struct name */
+    const char *const *fnames; /* field names indexed by id, may hold NULLs */
+    const uint8_t *ftypes;     /* expected wire type per id (0 = any), or NULL */
+    int nfnames;               /* entries in fnames and ftypes */
+    int16_t fid;               /* current field id, 0 before the first */
+    int64_t idx;               /* index in the current list field, -1 if none */
 } fl_tr_frame;
 
 typedef struct fl_tr {
     const uint8_t *buf;
     size_t len, pos;
-    fl_arena *a;                    /* where decoded strings/arrays go; may be NULL for skip-only */
+    fl_arena *a; /* where decoded strings/arrays go; may be NULL for skip-only */
     fl_error *err;
-    int depth;                      /* frames in use */
+    int depth;     /* frames in use */
+    size_t budget; /* arena bytes this decode may still take */
     fl_tr_frame frames[FL_TR_MAX_DEPTH];
 } fl_tr;
+
+/* Memory bound of one decode: FL_TR_EXPANSION x the input + FL_TR_SLACK.
+ * A list of N empty structs costs N bytes of input but N x sizeof(struct) of
+ * memory; real footers stay far below 64x. */
+#define FL_TR_EXPANSION 64u
+#define FL_TR_SLACK ((size_t)16 << 20)
 
 void fl_tr_init(fl_tr *r, const uint8_t *buf, size_t len, fl_arena *a, fl_error *err);
 
@@ -154,6 +161,9 @@ void fl_tw_list_header(fl_tw *w, uint8_t etype, uint32_t count);
 void fl_tw_binary(fl_tw *w, const void *p, size_t n);
 
 /* Returns w->st (FL_OK or the first error). */
-static inline fl_status fl_tw_status(const fl_tw *w) { return w->st; }
+static inline fl_status fl_tw_status(const fl_tw *w)
+{
+    return w->st;
+}
 
 #endif

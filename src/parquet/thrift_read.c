@@ -36,6 +36,20 @@ void fl_tr_init(fl_tr *r, const uint8_t *buf, size_t len, fl_arena *a, fl_error 
     r->a = a;
     r->err = err;
     r->depth = 0;
+    r->budget = len > (SIZE_MAX - FL_TR_SLACK) / FL_TR_EXPANSION ? SIZE_MAX
+                                                                  : len * FL_TR_EXPANSION + FL_TR_SLACK;
+}
+
+/* Charges n bytes against the decode's memory bound. */
+static fl_status tr_charge(fl_tr *r, size_t n)
+{
+    if (n > r->budget)
+        return fl_tr_fail(r, FL_ELIMIT,
+                          "decoded structures would exceed %ux the %zu input bytes (%zu more bytes "
+                          "requested)",
+                          FL_TR_EXPANSION, r->len, n);
+    r->budget -= n;
+    return FL_OK;
 }
 
 static size_t tr_path(const fl_tr *r, char *out, size_t cap)
@@ -115,7 +129,7 @@ static fl_status tr_byte(fl_tr *r, uint8_t *v)
 
 static const char *tt_name(uint8_t t)
 {
-    static const char *const names[] = {"stop", "bool", "bool", "i8",   "i16", "i32",    "i64",
+    static const char *const names[] = {"stop",   "bool",   "bool", "i8",  "i16", "i32",    "i64",
                                         "double", "binary", "list", "set", "map", "struct", "uuid"};
     return t < sizeof names / sizeof names[0] ? names[t] : "invalid";
 }
@@ -319,6 +333,7 @@ fl_status fl_tr_string(fl_tr *r, uint8_t t, const char **s, uint32_t *n)
     uint32_t len;
     FL_TRY(fl_tr_binary(r, t, &p, &len));
     /* not strndup: embedded NULs are kept */
+    FL_TRY(tr_charge(r, (size_t)len + 1));
     char *c = fl_arena_alloc(r->a, (size_t)len + 1);
     if (!c)
         return fl_tr_fail(r, FL_ENOMEM, "out of memory copying %u bytes", len);
@@ -479,6 +494,8 @@ static void *tr_array(fl_tr *r, uint32_t count, size_t sz)
 {
     if (count == 0)
         return NULL;
+    if (tr_charge(r, (size_t)count * sz) != FL_OK)
+        return NULL;
     void *p = fl_arena_calloc(r->a, count, sz);
     if (!p)
         fl_tr_fail(r, FL_ENOMEM, "out of memory for %u elements", count);
@@ -489,7 +506,7 @@ static void *tr_array(fl_tr *r, uint32_t count, size_t sz)
     do {                                                                                           \
         (ptr) = tr_array((r), (count), sizeof *(ptr));                                             \
         if ((count) && !(ptr))                                                                     \
-            return FL_ENOMEM;                                                                      \
+            return (r)->err ? (r)->err->code : FL_ENOMEM;                                          \
     } while (0)
 
 static fl_status tr_missing(fl_tr *r, const char *field)
@@ -516,9 +533,15 @@ static fl_status tr_missing(fl_tr *r, const char *field)
 /* Parquet structures                                                        */
 /* ------------------------------------------------------------------------ */
 
-static const char *const STATS_F[] = {NULL,         "max",       "min",
-                                      "null_count", "distinct_count", "max_value",
-                                      "min_value",  "is_max_value_exact", "is_min_value_exact",
+static const char *const STATS_F[] = {NULL,
+                                      "max",
+                                      "min",
+                                      "null_count",
+                                      "distinct_count",
+                                      "max_value",
+                                      "min_value",
+                                      "is_max_value_exact",
+                                      "is_min_value_exact",
                                       "nan_count"};
 static const uint8_t STATS_T[] = {0, BI, BI, I_, I_, BI, BI, BO, BO, I_};
 
@@ -568,7 +591,7 @@ static fl_status dec_statistics(fl_tr *r, uint8_t t, fl_pq_statistics *s)
 static fl_status dec_union_tag(fl_tr *r, uint8_t t, const char *sname, int16_t *tag)
 {
     static const char *const NONE_F[] = {NULL};
-static const uint8_t NONE_T[] = {0};
+    static const uint8_t NONE_T[] = {0};
     TR_BEGIN(r, t, NONE, sname);
     *tag = 0;
     for (;;) {
@@ -621,11 +644,12 @@ static const uint8_t INT_T[] = {0, I_, BO};
 
 static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
 {
-    static const char *const LT_F[] = {NULL,   "STRING",  "MAP",     "LIST",    "ENUM",
-                                       "DECIMAL", "DATE", "TIME",    "TIMESTAMP", NULL,
-                                       "INTEGER", "UNKNOWN", "JSON", "BSON", "UUID",
+    static const char *const LT_F[] = {NULL,      "STRING",  "MAP",      "LIST",      "ENUM",
+                                       "DECIMAL", "DATE",    "TIME",     "TIMESTAMP", NULL,
+                                       "INTEGER", "UNKNOWN", "JSON",     "BSON",      "UUID",
                                        "FLOAT16", "VARIANT", "GEOMETRY", "GEOGRAPHY"};
-static const uint8_t LT_T[] = {0, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_};
+    static const uint8_t LT_T[] = {0,  S_, S_, S_, S_, S_, S_, S_, S_, S_,
+                                   S_, S_, S_, S_, S_, S_, S_, S_, S_};
     memset(lt, 0, sizeof *lt);
     TR_BEGIN(r, t, LT, "LogicalType");
     for (;;) {
@@ -721,9 +745,10 @@ static const uint8_t LT_T[] = {0, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_
     return FL_OK;
 }
 
-static const char *const SCHEMA_F[] = {NULL,           "type",      "type_length", "repetition_type",
-                                       "name",         "num_children", "converted_type", "scale",
-                                       "precision",    "field_id",  "logicalType"};
+static const char *const SCHEMA_F[] = {
+    NULL,        "type",         "type_length",    "repetition_type",
+    "name",      "num_children", "converted_type", "scale",
+    "precision", "field_id",     "logicalType"};
 static const uint8_t SCHEMA_T[] = {0, I_, I_, I_, BI, I_, I_, I_, I_, I_, S_};
 
 static fl_status dec_schema_element(fl_tr *r, uint8_t t, fl_pq_schema_element *e)
@@ -769,8 +794,8 @@ static fl_status dec_schema_element(fl_tr *r, uint8_t t, fl_pq_schema_element *e
         case 6:
             FL_TRY(fl_tr_i32(r, ft, &v));
             /* converted types are frozen; an unknown one is ignored */
-            e->converted_type = (v >= 0 && v <= FL_PQ_CT_INTERVAL) ? (fl_pq_converted)v
-                                                                   : FL_PQ_CT_NONE;
+            e->converted_type =
+                (v >= 0 && v <= FL_PQ_CT_INTERVAL) ? (fl_pq_converted)v : FL_PQ_CT_NONE;
             break;
         case 7: FL_TRY(fl_tr_i32(r, ft, &e->scale)); break;
         case 8: FL_TRY(fl_tr_i32(r, ft, &e->precision)); break;
@@ -826,13 +851,26 @@ static const char *const SIZE_F[] = {NULL, "unencoded_byte_array_data_bytes",
                                      "repetition_level_histogram", "definition_level_histogram"};
 static const uint8_t SIZE_T[] = {0, I_, L_, L_};
 
-static const char *const CMETA_F[] = {
-    NULL,           "type",          "encodings",         "path_in_schema",
-    "codec",        "num_values",    "total_uncompressed_size", "total_compressed_size",
-    "key_value_metadata", "data_page_offset", "index_page_offset", "dictionary_page_offset",
-    "statistics",   "encoding_stats", "bloom_filter_offset", "bloom_filter_length",
-    "size_statistics", "geospatial_statistics"};
-static const uint8_t CMETA_T[] = {0, I_, L_, L_, I_, I_, I_, I_, L_, I_, I_, I_, S_, L_, I_, I_, S_, S_};
+static const char *const CMETA_F[] = {NULL,
+                                      "type",
+                                      "encodings",
+                                      "path_in_schema",
+                                      "codec",
+                                      "num_values",
+                                      "total_uncompressed_size",
+                                      "total_compressed_size",
+                                      "key_value_metadata",
+                                      "data_page_offset",
+                                      "index_page_offset",
+                                      "dictionary_page_offset",
+                                      "statistics",
+                                      "encoding_stats",
+                                      "bloom_filter_offset",
+                                      "bloom_filter_length",
+                                      "size_statistics",
+                                      "geospatial_statistics"};
+static const uint8_t CMETA_T[] = {0,  I_, L_, L_, I_, I_, I_, I_, L_,
+                                  I_, I_, I_, S_, L_, I_, I_, S_, S_};
 
 static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
 {
@@ -944,8 +982,8 @@ static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
     static const struct {
         int id;
         const char *name;
-    } req[] = {{1, "type"},          {3, "path_in_schema"},        {4, "codec"},
-               {5, "num_values"},    {7, "total_compressed_size"}, {9, "data_page_offset"}};
+    } req[] = {{1, "type"},       {3, "path_in_schema"},        {4, "codec"},
+               {5, "num_values"}, {7, "total_compressed_size"}, {9, "data_page_offset"}};
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
         if (!(seen & (1u << req[i].id)))
             return tr_missing(r, req[i].name);
@@ -1006,9 +1044,14 @@ static fl_status dec_column_chunk(fl_tr *r, uint8_t t, fl_pq_column_chunk *c)
 
 static const char *const SORT_F[] = {NULL, "column_idx", "descending", "nulls_first"};
 static const uint8_t SORT_T[] = {0, I_, BO, BO};
-static const char *const RG_F[] = {NULL,           "columns",   "total_byte_size",
-                                   "num_rows",     "sorting_columns", "file_offset",
-                                   "total_compressed_size", "ordinal"};
+static const char *const RG_F[] = {NULL,
+                                   "columns",
+                                   "total_byte_size",
+                                   "num_rows",
+                                   "sorting_columns",
+                                   "file_offset",
+                                   "total_compressed_size",
+                                   "ordinal"};
 static const uint8_t RG_T[] = {0, L_, I_, I_, L_, I_, I_, I_};
 
 static fl_status dec_row_group(fl_tr *r, uint8_t t, fl_pq_row_group *g)
@@ -1038,8 +1081,7 @@ static fl_status dec_row_group(fl_tr *r, uint8_t t, fl_pq_row_group *g)
         case 3:
             FL_TRY(fl_tr_i64(r, ft, &g->num_rows));
             if (g->num_rows < 0)
-                return fl_tr_fail(r, FL_ECORRUPT, "negative num_rows %lld",
-                                  (long long)g->num_rows);
+                return fl_tr_fail(r, FL_ECORRUPT, "negative num_rows %lld", (long long)g->num_rows);
             have_rows = true;
             break;
         case 4:
@@ -1112,9 +1154,7 @@ fl_status fl_pq_decode_file_meta(const uint8_t *buf, size_t len, fl_arena *a, fl
         if (ft == FL_TT_STOP)
             break;
         switch (fid) {
-        case 1:
-            FL_TRY(fl_tr_i32(&r, ft, &out->version));
-            break;
+        case 1: FL_TRY(fl_tr_i32(&r, ft, &out->version)); break;
         case 2:
             FL_TRY(fl_tr_list(&r, ft, &et, &out->nschema));
             TR_ARRAY(&r, out->schema, out->nschema);
@@ -1181,8 +1221,9 @@ static const char *const PH_F[] = {NULL,
                                    "dictionary_page_header",
                                    "data_page_header_v2"};
 static const uint8_t PH_T[] = {0, I_, I_, I_, I_, S_, S_, S_, S_};
-static const char *const DPH_F[] = {NULL, "num_values", "encoding", "definition_level_encoding",
-                                    "repetition_level_encoding", "statistics"};
+static const char *const DPH_F[] = {
+    NULL,        "num_values", "encoding", "definition_level_encoding", "repetition_level_encoding",
+    "statistics"};
 static const uint8_t DPH_T[] = {0, I_, I_, I_, I_, S_};
 static const char *const DICT_F[] = {NULL, "num_values", "encoding", "is_sorted"};
 static const uint8_t DICT_T[] = {0, I_, I_, BO};
@@ -1341,8 +1382,7 @@ fl_status fl_pq_decode_page_header(const uint8_t *buf, size_t len, fl_arena *a,
     if (out->type == FL_PQ_DATA_PAGE_V2 &&
         (int64_t)out->definition_levels_byte_length + out->repetition_levels_byte_length >
             out->compressed_page_size)
-        return fl_tr_fail(&r, FL_ECORRUPT,
-                          "level bytes (%d + %d) exceed compressed_page_size %d",
+        return fl_tr_fail(&r, FL_ECORRUPT, "level bytes (%d + %d) exceed compressed_page_size %d",
                           out->definition_levels_byte_length, out->repetition_levels_byte_length,
                           out->compressed_page_size);
     fl_tr_struct_end(&r);
@@ -1351,9 +1391,14 @@ fl_status fl_pq_decode_page_header(const uint8_t *buf, size_t len, fl_arena *a,
     return FL_OK;
 }
 
-static const char *const CI_F[] = {NULL,           "null_pages",  "min_values",
-                                   "max_values",   "boundary_order", "null_counts",
-                                   "repetition_level_histograms", "definition_level_histograms",
+static const char *const CI_F[] = {NULL,
+                                   "null_pages",
+                                   "min_values",
+                                   "max_values",
+                                   "boundary_order",
+                                   "null_counts",
+                                   "repetition_level_histograms",
+                                   "definition_level_histograms",
                                    "nan_counts"};
 static const uint8_t CI_T[] = {0, L_, L_, L_, I_, L_, L_, L_, L_};
 
@@ -1510,7 +1555,8 @@ fl_status fl_pq_parse_tail(const uint8_t tail[8], uint64_t file_size, uint32_t *
     uint32_t n = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
                  (uint32_t)tail[3] << 24;
     if ((uint64_t)n > file_size - 12)
-        return fl_errorf(err, FL_ECORRUPT, "byte %llu: footer length %u exceeds the file (%llu bytes)",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "byte %llu: footer length %u exceeds the file (%llu bytes)",
                          (unsigned long long)(file_size - 8), n, (unsigned long long)file_size);
     *footer_len = n;
     return FL_OK;

@@ -24,8 +24,8 @@
 
 fl_status fl_pq_buf_reserve(fl_pq_buf *b, size_t extra, fl_error *err)
 {
-    if (extra <= b->cap - b->len)
-        return FL_OK;
+    if (extra <= b->cap - b->len && b->data)
+        return FL_OK; /* (data is never left NULL, so data + len is always valid) */
     if (extra > SIZE_MAX / 2 - b->len)
         return fl_errorf(err, FL_ENOMEM, "buffer of %zu + %zu bytes is too large", b->len, extra);
     size_t need = b->len + extra;

@@ -5,7 +5,7 @@
  * -> pages) and dict_builder.c (the dictionary hash table).
  *
  * Nothing here is public API; see include/floe/parquet.h for the contract and
- * src/parquet/README-writer.md for the design.
+ * src/parquet/README.md ("Writer") for the design.
  *
  * Ownership: the writer owns one arena (schema, leaf descriptions, footer
  * structures, page-index values) and one fl_pqw_column per leaf, whose
@@ -190,6 +190,7 @@ typedef struct fl_pqw_column {
     uint32_t nidx, idx_cap;
     fl_pq_buf plain;          /* PLAIN values (booleans: one byte each until packed) */
     fl_pqw_minmax page_mm;
+    uint64_t row_bytes;       /* estimated encoded bytes per row of the last page (0 = unknown) */
 
     /* the chunk (this column in the current row group) */
     fl_pqw_dict dict;

@@ -26,10 +26,19 @@ command -v node >/dev/null || skip "node not installed"
 
 # --- locate (or build) the oracle: scripts + node_modules with avsc
 oracle=""
+work=$(mktemp -d "${TMPDIR:-/tmp}/floe-avro-interop.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 if [ -n "${FLOE_ORACLE_DIR:-}" ] && [ -f "$FLOE_ORACLE_DIR/avro-dump.mjs" ]; then
   oracle=$FLOE_ORACLE_DIR
 elif [ -f "$FLOE_SRC/tests/interop/oracle/avro-dump.mjs" ] && [ -d "$FLOE_SRC/tests/interop/node_modules/avsc" ]; then
   oracle=$FLOE_SRC/tests/interop/oracle
+elif [ -d "$FLOE_SRC/tests/interop/node_modules/avsc" ]; then
+  # the project's pinned node_modules, with the oracle's scripts from FLOE_SHARED
+  mkdir -p "$work/oracle"
+  cp "$FLOE_SHARED"/oracle/*.mjs "$FLOE_SHARED"/oracle/*.py "$FLOE_SHARED"/oracle/package.json "$work/oracle/"
+  cp -r "$FLOE_SHARED/oracle/lib" "$work/oracle/"
+  ln -s "$FLOE_SRC/tests/interop/node_modules" "$work/oracle/node_modules"
+  oracle=$work/oracle
 else
   cache=${FLOE_BUILD:-${TMPDIR:-/tmp}}/avro-oracle
   if [ ! -d "$cache/node_modules/avsc" ]; then
@@ -42,9 +51,6 @@ else
   oracle=$cache
 fi
 echo "oracle: $oracle"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/floe-avro-interop.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 
 # --- an Iceberg manifest_entry-style schema (compact, stored verbatim)
 cat > "$work/schema.json" <<'EOF'

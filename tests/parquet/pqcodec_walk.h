@@ -22,8 +22,8 @@
 /* ---- real files: a minimal flat-column page walker over the decoders ---- */
 
 typedef struct colbuf {
-    fl_vector vals;      /* BINARY: one row per non-null value, PLAIN bytes of the value */
-    uint8_t *nulls;      /* per row */
+    fl_vector vals; /* BINARY: one row per non-null value, PLAIN bytes of the value */
+    uint8_t *nulls; /* per row */
     uint32_t nrows, cap;
     uint32_t *page_rows; /* rows of each data page, in file order */
     uint32_t npages;
@@ -75,9 +75,9 @@ static inline fl_codec codec_of(fl_pq_codec c)
 }
 
 /* Decodes nn values of encoding enc at p into out (BINARY rows). */
-static inline fl_status decode_values(const fl_pq_schema_element *leaf, fl_pq_encoding enc, const uint8_t *p,
-                               size_t len, uint32_t nn, const fl_vector *dict, fl_vector *out,
-                               fl_error *err)
+static inline fl_status decode_values(const fl_pq_schema_element *leaf, fl_pq_encoding enc,
+                                      const uint8_t *p, size_t len, uint32_t nn,
+                                      const fl_vector *dict, fl_vector *out, fl_error *err)
 {
     size_t w = phys_width(leaf);
     fl_status st = FL_OK;
@@ -141,7 +141,7 @@ static inline fl_status decode_values(const fl_pq_schema_element *leaf, fl_pq_en
 
 /* Reads column col of a flat file (root + leaves) into cb. */
 static inline fl_status read_flat_column(const uint8_t *file, size_t flen, const fl_pq_file_meta *m,
-                                  uint32_t col, colbuf *cb, fl_error *err)
+                                         uint32_t col, colbuf *cb, fl_error *err)
 {
     const fl_pq_schema_element *leaf = &m->schema[1 + col];
     int max_def = leaf->repetition == FL_PQ_OPTIONAL ? 1 : 0;
@@ -155,7 +155,8 @@ static inline fl_status read_flat_column(const uint8_t *file, size_t flen, const
     uint16_t *defs = NULL;
     for (uint32_t g = 0; st == FL_OK && g < m->nrow_groups; g++) {
         const fl_pq_column_meta *cm = &m->row_groups[g].columns[col].meta_data;
-        int64_t pos = cm->dictionary_page_offset > 0 ? cm->dictionary_page_offset : cm->data_page_offset;
+        int64_t pos =
+            cm->dictionary_page_offset > 0 ? cm->dictionary_page_offset : cm->data_page_offset;
         int64_t end = pos + cm->total_compressed_size;
         fl_vector_reset(&dict);
         have_dict = false;
@@ -180,8 +181,9 @@ static inline fl_status read_flat_column(const uint8_t *file, size_t flen, const
             bool compressed = cm->codec != FL_PQ_UNCOMPRESSED &&
                               (h.type != FL_PQ_DATA_PAGE_V2 || h.is_compressed);
             if (compressed)
-                st = fl_decompress(codec_of(cm->codec), body + lvl, (size_t)h.compressed_page_size - lvl,
-                                   page + lvl, (size_t)h.uncompressed_page_size - lvl, err);
+                st = fl_decompress(codec_of(cm->codec), body + lvl,
+                                   (size_t)h.compressed_page_size - lvl, page + lvl,
+                                   (size_t)h.uncompressed_page_size - lvl, err);
             else
                 memcpy(page + lvl, body + lvl, (size_t)h.compressed_page_size - lvl);
             if (st != FL_OK)
@@ -207,8 +209,8 @@ static inline fl_status read_flat_column(const uint8_t *file, size_t flen, const
                     vals = page + lvl;
                     vlen = plen - lvl;
                 } else {
-                    uint32_t l4 = (uint32_t)page[0] | (uint32_t)page[1] << 8 | (uint32_t)page[2] << 16 |
-                                  (uint32_t)page[3] << 24;
+                    uint32_t l4 = (uint32_t)page[0] | (uint32_t)page[1] << 8 |
+                                  (uint32_t)page[2] << 16 | (uint32_t)page[3] << 24;
                     fl_pq_rle_init(&d, page + 4, l4, 1);
                     vals = page + 4 + l4;
                     vlen = plen - 4 - l4;
@@ -225,8 +227,8 @@ static inline fl_status read_flat_column(const uint8_t *file, size_t flen, const
             uint32_t nn = 0;
             for (uint32_t i = 0; i < nv; i++)
                 nn += defs[i] == max_def;
-            st = decode_values(leaf, h.encoding, vals, vlen, nn, have_dict ? &dict : NULL, &cb->vals,
-                               err);
+            st = decode_values(leaf, h.encoding, vals, vlen, nn, have_dict ? &dict : NULL,
+                               &cb->vals, err);
             if (cb->nrows + nv > cb->cap) {
                 cb->cap = (cb->nrows + nv) * 2;
                 cb->nulls = realloc(cb->nulls, cb->cap);
@@ -299,12 +301,12 @@ static inline int colbuf_equal(const colbuf *a, const colbuf *b)
         return 0;
     for (uint32_t i = 0; i < a->vals.len; i++) {
         size_t la, lb;
-        const uint8_t *pa = fl_vector_bytes(&a->vals, i, &la), *pb = fl_vector_bytes(&b->vals, i, &lb);
+        const uint8_t *pa = fl_vector_bytes(&a->vals, i, &la),
+                      *pb = fl_vector_bytes(&b->vals, i, &lb);
         if (la != lb || memcmp(pa, pb, la) != 0)
             return 0;
     }
     return 1;
 }
-
 
 #endif

@@ -141,7 +141,8 @@ static void test_serialize_parse(void)
 
 static void test_value_hash(void)
 {
-    fl_type i32 = {.id = FL_TYPE_INT32}, str = {.id = FL_TYPE_STRING}, f64 = {.id = FL_TYPE_FLOAT64};
+    fl_type i32 = {.id = FL_TYPE_INT32}, str = {.id = FL_TYPE_STRING},
+            f64 = {.id = FL_TYPE_FLOAT64};
     fl_pq_leaf_info l = {.physical = FL_PQ_INT32, .type = &i32, .converted = FL_PQ_CT_NONE};
     fl_value v = {.type = i32};
     v.v.i32 = 42;
@@ -183,8 +184,10 @@ static void test_fixture_parquet_mr_filter(void)
     CHECK_OK(read_flat_column(f.data, f.len, &f.m, 0, &cb, &err), &err);
     CHECK(cb.vals.len > 0);
     fl_type str = {.id = FL_TYPE_STRING};
-    fl_pq_leaf_info leaf = {.physical = FL_PQ_BYTE_ARRAY, .type = &str,
-                            .logical = &f.m.schema[1].logical, .converted = FL_PQ_CT_UTF8};
+    fl_pq_leaf_info leaf = {.physical = FL_PQ_BYTE_ARRAY,
+                            .type = &str,
+                            .logical = &f.m.schema[1].logical,
+                            .converted = FL_PQ_CT_UTF8};
     fl_pq_bloom mine = {.nblocks = b.nblocks, .blocks = calloc((size_t)b.nblocks * 8, 4)};
     for (uint32_t i = 0; i < cb.vals.len; i++) {
         fl_value v = {.type = str};

@@ -7,8 +7,8 @@
  */
 #include "parquet/encoding.h"
 #include "parquet/encoding_bitpack.h"
-#include "test.h"
 #include "parquet/pqcodec_walk.h"
+#include "test.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
@@ -213,15 +213,17 @@ static void test_spec_byte_arrays(void)
     /* PLAIN */
     b.len = 0;
     CHECK_OK(fl_pq_plain_encode_bytes(&src, 1, 3, &b, &err), &err);
-    const uint8_t want[] = {4, 0, 0, 0, 'a', 'x', 'l', 'e', 6, 0, 0, 0, 'b', 'a', 'b', 'b',
-                            'l', 'e', 8, 0, 0, 0, 'b', 'a', 'b', 'y', 'h', 'o', 'o', 'd'};
+    const uint8_t want[] = {4, 0, 0,   0,   'a', 'x', 'l', 'e', 6,   0,
+                            0, 0, 'b', 'a', 'b', 'b', 'l', 'e', 8,   0,
+                            0, 0, 'b', 'a', 'b', 'y', 'h', 'o', 'o', 'd'};
     CHECK(b.len == sizeof want && bytes_equal(b.data, want, sizeof want));
     fl_vector_reset(&dst);
     CHECK_OK(fl_pq_plain_decode_bytes(want, sizeof want, 3, &dst, &used, &err), &err);
     CHECK_EQ_INT(used, sizeof want);
     check_vec_strings(&dst, 0, ax + 1, 3);
     /* a length running past the end */
-    CHECK_EQ_INT(fl_pq_plain_decode_bytes(want, sizeof want - 1, 3, &dst, &used, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_plain_decode_bytes(want, sizeof want - 1, 3, &dst, &used, &err),
+                 FL_ECORRUPT);
     CHECK(strstr(err.msg, "value 2") || strstr(err.msg, "array 2"));
     fl_vector_destroy(&src);
     fl_vector_destroy(&dst);
@@ -260,9 +262,9 @@ static void fill_levels(uint32_t *v, uint32_t n, int bw, int pattern)
     uint32_t cur = (uint32_t)rnd() & mask;
     for (uint32_t i = 0; i < n; i++) {
         switch (pattern) {
-        case 0: v[i] = (uint32_t)rnd() & mask; break;          /* random */
-        case 1: v[i] = mask; break;                            /* all equal, max */
-        case 2:                                                /* runs of random length */
+        case 0: v[i] = (uint32_t)rnd() & mask; break; /* random */
+        case 1: v[i] = mask; break;                   /* all equal, max */
+        case 2:                                       /* runs of random length */
             if (rnd() % 13 == 0)
                 cur = (uint32_t)rnd() & mask;
             v[i] = cur;
@@ -395,9 +397,14 @@ static void fill_i64(int64_t *v, uint32_t n, int pattern)
         case 0: v[i] = (int64_t)rnd(); break;
         case 1: v[i] = 42; break;
         case 2: v[i] = (i & 1) ? INT64_MAX : INT64_MIN; break;
-        case 3: cur += (int64_t)(rnd() % 1000) - 500; v[i] = cur; break;
+        case 3:
+            cur += (int64_t)(rnd() % 1000) - 500;
+            v[i] = cur;
+            break;
         case 4: v[i] = (int64_t)i * 3 + 1000000; break;
-        default: v[i] = (int64_t)((uint64_t)(rnd() % 3) - 1 + (i % 100 == 0 ? (uint64_t)INT64_MIN : 0)); break;
+        default:
+            v[i] = (int64_t)((uint64_t)(rnd() % 3) - 1 + (i % 100 == 0 ? (uint64_t)INT64_MIN : 0));
+            break;
         }
     }
 }
@@ -531,7 +538,7 @@ static void test_bytes_roundtrip(void)
                 if (n > 0 && n <= 129) {
                     for (size_t cut = 0; cut < b.len; cut += 1 + cut / 16) {
                         fl_vector_reset(&dst);
-                        st = enc == 0   ? fl_pq_plain_decode_bytes(b.data, cut, nn, &dst, &used, &err)
+                        st = enc == 0 ? fl_pq_plain_decode_bytes(b.data, cut, nn, &dst, &used, &err)
                              : enc == 1 ? fl_pq_dlba_decode(b.data, cut, nn, &dst, &used, &err)
                                         : fl_pq_dba_decode(b.data, cut, nn, &dst, &err);
                         if (st == FL_OK)
@@ -542,7 +549,8 @@ static void test_bytes_roundtrip(void)
                     for (size_t i = 0; i < b.len; i += 2) {
                         fl_vector_reset(&dst);
                         b.data[i] ^= 0x41;
-                        (void)(enc == 0   ? fl_pq_plain_decode_bytes(b.data, b.len, nn, &dst, &used, &err)
+                        (void)(enc == 0
+                                   ? fl_pq_plain_decode_bytes(b.data, b.len, nn, &dst, &used, &err)
                                : enc == 1 ? fl_pq_dlba_decode(b.data, b.len, nn, &dst, &used, &err)
                                           : fl_pq_dba_decode(b.data, b.len, nn, &dst, &err));
                         b.data[i] ^= 0x41;
@@ -696,7 +704,6 @@ static void test_bitpack_kernels(void)
     }
 }
 
-
 /* Splits one CSV line into cells (quotes stripped, no escapes in these files). */
 static int csv_cells(char *line, char **cells, int max)
 {
@@ -825,19 +832,29 @@ static void test_fixture_delta_csv(void)
 /* Every non-PLAIN Iceberg encodings file decodes to its PLAIN twin. */
 static void test_fixture_iceberg_encodings(void)
 {
-    static const char *const files[] = {
-        "BYTE_STREAM_SPLIT/double",       "BYTE_STREAM_SPLIT/double_with_nulls",
-        "BYTE_STREAM_SPLIT/float_with_nulls", "BYTE_STREAM_SPLIT/int32",
-        "BYTE_STREAM_SPLIT/int64",        "BYTE_STREAM_SPLIT/int64_with_nulls",
-        "BYTE_STREAM_SPLIT/uuid_with_nulls", "DELTA_BINARY_PACKED/int32",
-        "DELTA_BINARY_PACKED/int64",      "DELTA_BYTE_ARRAY/binary",
-        "DELTA_BYTE_ARRAY/binary_with_nulls", "DELTA_BYTE_ARRAY/string_with_nulls",
-        "DELTA_LENGTH_BYTE_ARRAY/binary", "DELTA_LENGTH_BYTE_ARRAY/binary_with_nulls",
-        "DELTA_LENGTH_BYTE_ARRAY/string_with_nulls", "PLAIN_DICTIONARY/binary",
-        "PLAIN_DICTIONARY/float",         "PLAIN_DICTIONARY/int64",
-        "PLAIN_DICTIONARY/string",        "RLE_DICTIONARY/binary",
-        "RLE_DICTIONARY/float",           "RLE_DICTIONARY/int64",
-        "RLE_DICTIONARY/string"};
+    static const char *const files[] = {"BYTE_STREAM_SPLIT/double",
+                                        "BYTE_STREAM_SPLIT/double_with_nulls",
+                                        "BYTE_STREAM_SPLIT/float_with_nulls",
+                                        "BYTE_STREAM_SPLIT/int32",
+                                        "BYTE_STREAM_SPLIT/int64",
+                                        "BYTE_STREAM_SPLIT/int64_with_nulls",
+                                        "BYTE_STREAM_SPLIT/uuid_with_nulls",
+                                        "DELTA_BINARY_PACKED/int32",
+                                        "DELTA_BINARY_PACKED/int64",
+                                        "DELTA_BYTE_ARRAY/binary",
+                                        "DELTA_BYTE_ARRAY/binary_with_nulls",
+                                        "DELTA_BYTE_ARRAY/string_with_nulls",
+                                        "DELTA_LENGTH_BYTE_ARRAY/binary",
+                                        "DELTA_LENGTH_BYTE_ARRAY/binary_with_nulls",
+                                        "DELTA_LENGTH_BYTE_ARRAY/string_with_nulls",
+                                        "PLAIN_DICTIONARY/binary",
+                                        "PLAIN_DICTIONARY/float",
+                                        "PLAIN_DICTIONARY/int64",
+                                        "PLAIN_DICTIONARY/string",
+                                        "RLE_DICTIONARY/binary",
+                                        "RLE_DICTIONARY/float",
+                                        "RLE_DICTIONARY/int64",
+                                        "RLE_DICTIONARY/string"};
     int compared = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char enc[256], plain[256];

@@ -275,8 +275,8 @@ static void test_repeated_no_annotation(void)
     read_ok(path, &t);
     const char *ph[] = {"null", "null", "{phone:[]}", "{phone:[{number:5555555555,kind:null}]}",
                         "{phone:[{number:1111111111,kind:\"home\"}]}",
-                        "{phone:[{number:1111111111,kind:\"home\"},{number:2222222222,kind:null},"
-                        "{number:3333333333,kind:\"mobile\"}]}"};
+                        ("{phone:[{number:1111111111,kind:\"home\"},{number:2222222222,kind:null},"
+                         "{number:3333333333,kind:\"mobile\"}]}")};
     expect_col(&t, "phoneNumbers", ph, 6);
     tr_free(&t);
 }

@@ -27,9 +27,14 @@ static fl_type DEC(int p, int s)
 
 static fl_pq_leaf_info LEAF(fl_pq_type phys, const fl_type *t, const fl_pq_logical *lt)
 {
-    fl_pq_leaf_info l = {.physical = phys, .type_length = 0, .logical = lt,
-                         .converted = FL_PQ_CT_NONE, .scale = -1, .precision = -1,
-                         .order = FL_PQ_ORDER_TYPE_DEFINED, .type = t};
+    fl_pq_leaf_info l = {.physical = phys,
+                         .type_length = 0,
+                         .logical = lt,
+                         .converted = FL_PQ_CT_NONE,
+                         .scale = -1,
+                         .precision = -1,
+                         .order = FL_PQ_ORDER_TYPE_DEFINED,
+                         .type = t};
     return l;
 }
 
@@ -124,7 +129,8 @@ static void test_stat_to_value(void)
     CHECK_EQ_INT(v.v.i64, -1000);
     int64_t huge = INT64_MAX / 10;
     CHECK(!fl_pq_stat_to_value(&l, RAW(&huge, 8), &v)); /* overflow */
-    fl_pq_logical tsn = {.kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_NANOS, .is_adjusted_to_utc = true};
+    fl_pq_logical tsn = {
+        .kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_NANOS, .is_adjusted_to_utc = true};
     l = LEAF(FL_PQ_INT64, &tsns, &tsn);
     CHECK(fl_pq_stat_to_value(&l, RAW(&huge, 8), &v));
     CHECK_EQ_INT(v.v.i64, huge);
@@ -178,7 +184,8 @@ static void test_stat_to_value(void)
     CHECK(fl_pq_stat_to_value(&l, RAW(&dd, 8), &v) && v.v.f64 == -0.25);
     CHECK(!fl_pq_stat_to_value(&l, RAW(&fv, 4), &v));
     /* STRING, BINARY, UUID, FIXED */
-    fl_type str = T(FL_TYPE_STRING), uuid = T(FL_TYPE_UUID), fx = {.id = FL_TYPE_FIXED, .fixed_len = 3};
+    fl_type str = T(FL_TYPE_STRING), uuid = T(FL_TYPE_UUID),
+            fx = {.id = FL_TYPE_FIXED, .fixed_len = 3};
     fl_pq_logical sl = {.kind = FL_PQ_LT_STRING};
     l = LEAF(FL_PQ_BYTE_ARRAY, &str, &sl);
     CHECK(fl_pq_stat_to_value(&l, RAW("abc", 3), &v) && v.v.bytes.len == 3 &&
@@ -371,12 +378,13 @@ static void test_prune_int(void)
         fl_cmp_op op;
         int32_t lit;
         bool want;
-    } cases[] = {{FL_CMP_EQ, 5, false},  {FL_CMP_EQ, 10, true},  {FL_CMP_EQ, 15, true},
-                 {FL_CMP_EQ, 20, true},  {FL_CMP_EQ, 21, false}, {FL_CMP_NE, 15, true},
-                 {FL_CMP_NE, 10, true},  {FL_CMP_LT, 10, false}, {FL_CMP_LT, 11, true},
-                 {FL_CMP_LE, 9, false},  {FL_CMP_LE, 10, true},  {FL_CMP_GT, 20, false},
-                 {FL_CMP_GT, 19, true},  {FL_CMP_GE, 21, false}, {FL_CMP_GE, 20, true},
-                 {FL_CMP_LT, INT32_MIN, false}, {FL_CMP_GT, INT32_MAX, false}};
+    } cases[] = {
+        {FL_CMP_EQ, 5, false},         {FL_CMP_EQ, 10, true},        {FL_CMP_EQ, 15, true},
+        {FL_CMP_EQ, 20, true},         {FL_CMP_EQ, 21, false},       {FL_CMP_NE, 15, true},
+        {FL_CMP_NE, 10, true},         {FL_CMP_LT, 10, false},       {FL_CMP_LT, 11, true},
+        {FL_CMP_LE, 9, false},         {FL_CMP_LE, 10, true},        {FL_CMP_GT, 20, false},
+        {FL_CMP_GT, 19, true},         {FL_CMP_GE, 21, false},       {FL_CMP_GE, 20, true},
+        {FL_CMP_LT, INT32_MIN, false}, {FL_CMP_GT, INT32_MAX, false}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fl_col_pred p = PRED(cases[i].op, VI32(cases[i].lit));
         bool got = fl_pq_stats_may_match(&l, &st, 100, &p);
@@ -542,8 +550,12 @@ static void test_prune_pages(void)
     fl_pq_bytes mn[3] = {RAW("", 0), RAW(&mins[1], 4), RAW(&mins[2], 4)};
     fl_pq_bytes mx[3] = {RAW("", 0), RAW(&maxs[1], 4), RAW(&maxs[2], 4)};
     int64_t nc[3] = {7, 0, 3};
-    fl_pq_column_index ci = {.npages = 3, .null_pages = nulls, .min_values = mn, .max_values = mx,
-                             .boundary_order = FL_PQ_ASCENDING, .null_counts = nc};
+    fl_pq_column_index ci = {.npages = 3,
+                             .null_pages = nulls,
+                             .min_values = mn,
+                             .max_values = mx,
+                             .boundary_order = FL_PQ_ASCENDING,
+                             .null_counts = nc};
     fl_col_pred eq = PRED(FL_CMP_EQ, VI32(7));
     CHECK(!fl_pq_page_may_match(&l, &ci, 0, &eq));
     CHECK(!fl_pq_page_may_match(&l, &ci, 1, &eq));
@@ -563,6 +575,95 @@ static void test_prune_pages(void)
     /* garbage bounds (wrong size): conservative */
     mn[1] = RAW("ab", 2);
     CHECK(fl_pq_page_may_match(&l, &ci, 1, &eq));
+}
+
+
+/* One EQ/LT/GT check per remaining type: DATE, TIMESTAMP from millis,
+ * UUID, BOOLEAN, and uint32 in unsigned order. */
+static void test_prune_other_types(void)
+{
+    /* DATE */
+    fl_type date = T(FL_TYPE_DATE);
+    fl_pq_leaf_info l = LEAF(FL_PQ_INT32, &date, NULL);
+    int32_t d0 = 18000, d1 = 18100;
+    fl_pq_statistics st = {0};
+    st.min_value = RAW(&d0, 4);
+    st.max_value = RAW(&d1, 4);
+    fl_value v = {.type = date};
+    v.v.i32 = 18200;
+    fl_col_pred p = PRED(FL_CMP_GE, v);
+    CHECK(!fl_pq_stats_may_match(&l, &st, 5, &p));
+    v.v.i32 = 18050;
+    p = PRED(FL_CMP_EQ, v);
+    CHECK(fl_pq_stats_may_match(&l, &st, 5, &p));
+    /* TIMESTAMP stored in millis, literal in micros */
+    fl_type ts = T(FL_TYPE_TIMESTAMPTZ);
+    fl_pq_logical tms = {.kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_MILLIS, .is_adjusted_to_utc = true};
+    l = LEAF(FL_PQ_INT64, &ts, &tms);
+    int64_t m0 = 1000, m1 = 2000; /* ms */
+    fl_pq_statistics ts_st = {0};
+    ts_st.min_value = RAW(&m0, 8);
+    ts_st.max_value = RAW(&m1, 8);
+    fl_value tv = {.type = ts};
+    tv.v.i64 = 2000001; /* just after the max, in micros */
+    p = PRED(FL_CMP_GE, tv);
+    CHECK(!fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    tv.v.i64 = 2000000;
+    p = PRED(FL_CMP_GE, tv);
+    CHECK(fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    tv.v.i64 = 999999;
+    p = PRED(FL_CMP_LE, tv);
+    CHECK(!fl_pq_stats_may_match(&l, &ts_st, 5, &p));
+    /* UUID: unsigned byte order */
+    fl_type uuid = T(FL_TYPE_UUID);
+    fl_pq_logical ul = {.kind = FL_PQ_LT_UUID};
+    l = LEAF(FL_PQ_FIXED_LEN_BYTE_ARRAY, &uuid, &ul);
+    l.type_length = 16;
+    uint8_t u0[16], u1[16], u2[16];
+    memset(u0, 0x10, 16);
+    memset(u1, 0x7f, 16);
+    memset(u2, 0x80, 16); /* above 0x7f.. in unsigned order */
+    fl_pq_statistics us = {0};
+    us.min_value = RAW(u0, 16);
+    us.max_value = RAW(u1, 16);
+    fl_value uv = {.type = uuid};
+    uv.v.bytes.ptr = u2;
+    uv.v.bytes.len = 16;
+    p = PRED(FL_CMP_EQ, uv);
+    CHECK(!fl_pq_stats_may_match(&l, &us, 5, &p));
+    p = PRED(FL_CMP_LT, uv);
+    CHECK(fl_pq_stats_may_match(&l, &us, 5, &p));
+    /* BOOLEAN: all false */
+    fl_type bt = T(FL_TYPE_BOOLEAN);
+    l = LEAF(FL_PQ_BOOLEAN, &bt, NULL);
+    const uint8_t f = 0;
+    fl_pq_statistics bs = {0};
+    bs.min_value = bs.max_value = RAW(&f, 1);
+    fl_value bv = {.type = bt};
+    bv.v.b = true;
+    p = PRED(FL_CMP_EQ, bv);
+    CHECK(!fl_pq_stats_may_match(&l, &bs, 5, &p));
+    bv.v.b = false;
+    p = PRED(FL_CMP_EQ, bv);
+    CHECK(fl_pq_stats_may_match(&l, &bs, 5, &p));
+    /* uint32 in unsigned order: max 0xfffffff0 is 4294967280, not -16 */
+    fl_type i64 = T(FL_TYPE_INT64);
+    fl_pq_logical u32 = {.kind = FL_PQ_LT_INTEGER, .int_bit_width = 32, .int_is_signed = false};
+    l = LEAF(FL_PQ_INT32, &i64, &u32);
+    uint32_t a = 1, b = 0xfffffff0u;
+    fl_pq_statistics s32 = {0};
+    s32.min_value = RAW(&a, 4);
+    s32.max_value = RAW(&b, 4);
+    fl_value iv = {.type = i64};
+    iv.v.i64 = 3000000000LL;
+    p = PRED(FL_CMP_GT, iv);
+    CHECK(fl_pq_stats_may_match(&l, &s32, 5, &p));
+    iv.v.i64 = 4294967280LL;
+    p = PRED(FL_CMP_GT, iv);
+    CHECK(!fl_pq_stats_may_match(&l, &s32, 5, &p));
+    iv.v.i64 = 0;
+    p = PRED(FL_CMP_LT, iv);
+    CHECK(!fl_pq_stats_may_match(&l, &s32, 5, &p));
 }
 
 /* ---- fixtures ---- */
@@ -660,12 +761,12 @@ static void soundness_file(const char *rel, int *pruned_pages, int *checked)
         uint32_t page = 0, row = 0, vi = 0;
         const fl_pq_column_chunk *cc = &f.m.row_groups[0].columns[col];
         fl_pq_column_index ci;
-        bool have_ci = f.m.nrow_groups == 1 && cc->column_index_offset > 0 &&
-                       fl_pq_decode_column_index(f.data + cc->column_index_offset,
-                                                 (size_t)cc->column_index_length, &a, &ci,
-                                                 &err) == FL_OK &&
-                       ci.npages == cb.npages;
-        static const fl_cmp_op ops[] = {FL_CMP_EQ, FL_CMP_NE, FL_CMP_LT, FL_CMP_LE,
+        bool have_ci =
+            f.m.nrow_groups == 1 && cc->column_index_offset > 0 &&
+            fl_pq_decode_column_index(f.data + cc->column_index_offset,
+                                      (size_t)cc->column_index_length, &a, &ci, &err) == FL_OK &&
+            ci.npages == cb.npages;
+        static const fl_cmp_op ops[] = {FL_CMP_EQ, FL_CMP_NE, FL_CMP_LT,      FL_CMP_LE,
                                         FL_CMP_GT, FL_CMP_GE, FL_CMP_IS_NULL, FL_CMP_NOT_NULL};
         for (page = 0; have_ci && page < cb.npages; page++) {
             uint32_t rows = cb.page_rows[page], nn = 0;
@@ -673,7 +774,8 @@ static void soundness_file(const char *rel, int *pruned_pages, int *checked)
                 nn += !cb.nulls[r];
             for (int k = 0; k < 6; k++) {
                 /* literals: some page values and some values of other pages */
-                uint32_t src = (uint32_t)((vi + (uint32_t)k * 7919u) % (cb.vals.len ? cb.vals.len : 1));
+                uint32_t src =
+                    (uint32_t)((vi + (uint32_t)k * 7919u) % (cb.vals.len ? cb.vals.len : 1));
                 if (!cb.vals.len)
                     break;
                 fl_value lit = value_from_plain(&l, &cb.vals, src);
@@ -797,6 +899,7 @@ int main(void)
     TEST_RUN(test_prune_int);
     TEST_RUN(test_prune_string_float_decimal);
     TEST_RUN(test_prune_pages);
+    TEST_RUN(test_prune_other_types);
     if (test_shared_dir()) {
         TEST_RUN(test_fixture_nan);
         TEST_RUN(test_fixture_soundness);

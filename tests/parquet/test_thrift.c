@@ -103,7 +103,8 @@ static int cmeta_eq(const fl_pq_column_meta *a, const fl_pq_column_meta *b)
         a->bloom_filter_length != b->bloom_filter_length ||
         a->size_stats.unencoded_byte_array_data_bytes_set !=
             b->size_stats.unencoded_byte_array_data_bytes_set ||
-        a->size_stats.unencoded_byte_array_data_bytes != b->size_stats.unencoded_byte_array_data_bytes)
+        a->size_stats.unencoded_byte_array_data_bytes !=
+            b->size_stats.unencoded_byte_array_data_bytes)
         return 0;
     for (uint32_t i = 0; i < a->nencodings; i++)
         if (a->encodings[i] != b->encodings[i])
@@ -137,8 +138,8 @@ static int chunk_eq(const fl_pq_column_chunk *a, const fl_pq_column_chunk *b)
 static int meta_eq(const fl_pq_file_meta *a, const fl_pq_file_meta *b)
 {
     if (a->version != b->version || a->nschema != b->nschema || a->num_rows != b->num_rows ||
-        a->nrow_groups != b->nrow_groups || a->nkv != b->nkv || !str_eq(a->created_by, b->created_by) ||
-        a->ncolumn_orders != b->ncolumn_orders)
+        a->nrow_groups != b->nrow_groups || a->nkv != b->nkv ||
+        !str_eq(a->created_by, b->created_by) || a->ncolumn_orders != b->ncolumn_orders)
         return 0;
     for (uint32_t i = 0; i < a->nschema; i++)
         if (!schema_eq(&a->schema[i], &b->schema[i]))
@@ -147,8 +148,8 @@ static int meta_eq(const fl_pq_file_meta *a, const fl_pq_file_meta *b)
         const fl_pq_row_group *x = &a->row_groups[i], *y = &b->row_groups[i];
         if (x->ncolumns != y->ncolumns || x->total_byte_size != y->total_byte_size ||
             x->num_rows != y->num_rows || x->nsorting_columns != y->nsorting_columns ||
-            x->file_offset != y->file_offset || x->total_compressed_size != y->total_compressed_size ||
-            x->ordinal != y->ordinal)
+            x->file_offset != y->file_offset ||
+            x->total_compressed_size != y->total_compressed_size || x->ordinal != y->ordinal)
             return 0;
         for (uint32_t c = 0; c < x->ncolumns; c++)
             if (!chunk_eq(&x->columns[c], &y->columns[c]))
@@ -328,8 +329,8 @@ static void test_hostile(void)
     CHECK_EQ_INT(fl_pq_decode_file_meta(empty, 0, &a, &m, &err), FL_ECORRUPT);
 
     /* invalid physical type (PARQUET-1481 style) */
-    const uint8_t badtype[] = {0x15, 0x02, 0x19, 0x1c, 0x15, 0x10, 0x38, 0x01, 'x', 0x00,
-                               0x16, 0x00, 0x19, 0x0c, 0x00};
+    const uint8_t badtype[] = {0x15, 0x02, 0x19, 0x1c, 0x15, 0x10, 0x38, 0x01,
+                               'x',  0x00, 0x16, 0x00, 0x19, 0x0c, 0x00};
     CHECK_EQ_INT(fl_pq_decode_file_meta(badtype, sizeof badtype, &a, &m, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "invalid physical type 8") != NULL);
     CHECK(strstr(err.msg, "schema[0].type") != NULL);
@@ -343,6 +344,34 @@ static void test_hostile(void)
     CHECK_EQ_STR(m.schema[0].name, "x");
     CHECK_EQ_INT(m.schema[0].type, FL_PQ_BYTE_ARRAY);
     CHECK_EQ_INT(m.nrow_groups, 0);
+
+    /* memory amplification: one row group with 2^20 empty ColumnChunk structs
+     * (1 byte each) would need 2^20 x sizeof(fl_pq_column_chunk) of memory */
+    {
+        fl_pq_buf amp = {0};
+        fl_tw w;
+        fl_tw_init(&w, &amp, &err);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_list(&w, 2, FL_TT_STRUCT, 1);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_string(&w, 4, "root");
+        fl_tw_struct_end(&w);
+        fl_tw_f_i64(&w, 3, 0);
+        fl_tw_f_list(&w, 4, FL_TT_STRUCT, 1);
+        fl_tw_struct_begin(&w);
+        fl_tw_f_list(&w, 1, FL_TT_STRUCT, 1u << 20);
+        for (uint32_t i = 0; i < (1u << 20); i++)
+            fl_tw_byte(&w, 0);
+        fl_tw_f_i64(&w, 3, 0);
+        fl_tw_struct_end(&w);
+        fl_tw_struct_end(&w);
+        CHECK_OK(fl_tw_status(&w), &err);
+        size_t before = a.total;
+        CHECK_EQ_INT(fl_pq_decode_file_meta(amp.data, amp.len, &a, &m, &err), FL_ELIMIT);
+        CHECK(strstr(err.msg, "row_groups[0].columns") != NULL);
+        CHECK(a.total - before < ((size_t)128 << 20));
+        fl_pq_buf_free(&amp);
+    }
 
     /* tail parsing */
     uint32_t flen = 0;
@@ -465,20 +494,25 @@ static void test_roundtrip_file_meta(void)
     sch[1].converted_type = FL_PQ_CT_DECIMAL;
     sch[1].scale = 2;
     sch[1].precision = 38;
-    sch[1].logical = (fl_pq_logical){.kind = FL_PQ_LT_DECIMAL, .decimal_scale = 2, .decimal_precision = 38};
+    sch[1].logical =
+        (fl_pq_logical){.kind = FL_PQ_LT_DECIMAL, .decimal_scale = 2, .decimal_precision = 38};
     sch[1].field_id_set = true;
     sch[1].field_id = -5;
     sch[2].name = "ts";
     sch[2].type = FL_PQ_INT64;
     sch[2].repetition = FL_PQ_REQUIRED;
-    sch[2].logical = (fl_pq_logical){.kind = FL_PQ_LT_TIMESTAMP, .is_adjusted_to_utc = true, .unit = FL_PQ_NANOS};
+    sch[2].logical = (fl_pq_logical){
+        .kind = FL_PQ_LT_TIMESTAMP, .is_adjusted_to_utc = true, .unit = FL_PQ_NANOS};
     sch[3].name = "t";
-    sch[3].logical = (fl_pq_logical){.kind = FL_PQ_LT_TIME, .is_adjusted_to_utc = false, .unit = FL_PQ_MILLIS};
+    sch[3].logical =
+        (fl_pq_logical){.kind = FL_PQ_LT_TIME, .is_adjusted_to_utc = false, .unit = FL_PQ_MILLIS};
     sch[4].name = "u8";
     sch[4].converted_type = FL_PQ_CT_UINT_8;
-    sch[4].logical = (fl_pq_logical){.kind = FL_PQ_LT_INTEGER, .int_bit_width = 8, .int_is_signed = false};
+    sch[4].logical =
+        (fl_pq_logical){.kind = FL_PQ_LT_INTEGER, .int_bit_width = 8, .int_is_signed = false};
     sch[5].name = "i64";
-    sch[5].logical = (fl_pq_logical){.kind = FL_PQ_LT_INTEGER, .int_bit_width = 64, .int_is_signed = true};
+    sch[5].logical =
+        (fl_pq_logical){.kind = FL_PQ_LT_INTEGER, .int_bit_width = 64, .int_is_signed = true};
     sch[6].name = "s";
     sch[6].type = FL_PQ_BYTE_ARRAY;
     sch[6].converted_type = FL_PQ_CT_UTF8;
@@ -551,11 +585,22 @@ static void test_roundtrip_file_meta(void)
     fl_pq_sorting_column sc[] = {{1, true, false}, {0, false, true}};
     fl_pq_row_group rgs[2];
     memset(rgs, 0, sizeof rgs);
-    rgs[0] = (fl_pq_row_group){.ncolumns = 2, .columns = cols, .total_byte_size = 9000, .num_rows = 500,
-                               .nsorting_columns = 2, .sorting_columns = sc, .file_offset = 4,
-                               .total_compressed_size = 8000, .ordinal = 0};
-    rgs[1] = (fl_pq_row_group){.ncolumns = 0, .columns = NULL, .total_byte_size = 0, .num_rows = 0,
-                               .file_offset = -1, .total_compressed_size = -1, .ordinal = -1};
+    rgs[0] = (fl_pq_row_group){.ncolumns = 2,
+                               .columns = cols,
+                               .total_byte_size = 9000,
+                               .num_rows = 500,
+                               .nsorting_columns = 2,
+                               .sorting_columns = sc,
+                               .file_offset = 4,
+                               .total_compressed_size = 8000,
+                               .ordinal = 0};
+    rgs[1] = (fl_pq_row_group){.ncolumns = 0,
+                               .columns = NULL,
+                               .total_byte_size = 0,
+                               .num_rows = 0,
+                               .file_offset = -1,
+                               .total_compressed_size = -1,
+                               .ordinal = -1};
     fl_pq_kv fkv[20];
     for (int i = 0; i < 20; i++)
         fkv[i] = (fl_pq_kv){"key", i % 2 ? "value" : NULL, i % 2 ? 5 : 0};
@@ -564,9 +609,17 @@ static void test_roundtrip_file_meta(void)
         orders[i] = i % 3 == 2 ? FL_PQ_ORDER_IEEE754
                     : i == 7   ? FL_PQ_ORDER_UNSUPPORTED
                                : FL_PQ_ORDER_TYPE_DEFINED;
-    fl_pq_file_meta m = {.version = 2, .nschema = 14, .schema = sch, .num_rows = 500,
-                         .nrow_groups = 2, .row_groups = rgs, .nkv = 20, .key_value_metadata = fkv,
-                         .created_by = "floe test", .ncolumn_orders = 16, .column_orders = orders};
+    fl_pq_file_meta m = {.version = 2,
+                         .nschema = 14,
+                         .schema = sch,
+                         .num_rows = 500,
+                         .nrow_groups = 2,
+                         .row_groups = rgs,
+                         .nkv = 20,
+                         .key_value_metadata = fkv,
+                         .created_by = "floe test",
+                         .ncolumn_orders = 16,
+                         .column_orders = orders};
 
     fl_pq_buf buf = {0};
     fl_error err = {0};
@@ -613,28 +666,44 @@ static void test_roundtrip_page_headers(void)
 {
     fl_pq_page_header hs[5];
     memset(hs, 0, sizeof hs);
-    hs[0] = (fl_pq_page_header){.type = FL_PQ_DATA_PAGE, .uncompressed_page_size = 1 << 20,
-                                .compressed_page_size = 12345, .crc_set = true, .crc = 0xdeadbeefu,
-                                .num_values = 2048, .encoding = FL_PQ_ENC_RLE_DICTIONARY,
+    hs[0] = (fl_pq_page_header){.type = FL_PQ_DATA_PAGE,
+                                .uncompressed_page_size = 1 << 20,
+                                .compressed_page_size = 12345,
+                                .crc_set = true,
+                                .crc = 0xdeadbeefu,
+                                .num_values = 2048,
+                                .encoding = FL_PQ_ENC_RLE_DICTIONARY,
                                 .definition_level_encoding = FL_PQ_ENC_RLE,
                                 .repetition_level_encoding = FL_PQ_ENC_BIT_PACKED,
-                                .statistics_set = true, .is_compressed = true};
+                                .statistics_set = true,
+                                .is_compressed = true};
     fill_stats(&hs[0].statistics, 1);
-    hs[1] = (fl_pq_page_header){.type = FL_PQ_DICTIONARY_PAGE, .uncompressed_page_size = 10,
-                                .compressed_page_size = 10, .num_values = 3,
-                                .encoding = FL_PQ_ENC_PLAIN, .is_sorted = true, .is_compressed = true};
-    hs[2] = (fl_pq_page_header){.type = FL_PQ_DATA_PAGE_V2, .uncompressed_page_size = 100,
-                                .compressed_page_size = 90, .num_values = 30, .num_nulls = 4,
-                                .num_rows = 20, .encoding = FL_PQ_ENC_DELTA_BINARY_PACKED,
+    hs[1] = (fl_pq_page_header){.type = FL_PQ_DICTIONARY_PAGE,
+                                .uncompressed_page_size = 10,
+                                .compressed_page_size = 10,
+                                .num_values = 3,
+                                .encoding = FL_PQ_ENC_PLAIN,
+                                .is_sorted = true,
+                                .is_compressed = true};
+    hs[2] = (fl_pq_page_header){.type = FL_PQ_DATA_PAGE_V2,
+                                .uncompressed_page_size = 100,
+                                .compressed_page_size = 90,
+                                .num_values = 30,
+                                .num_nulls = 4,
+                                .num_rows = 20,
+                                .encoding = FL_PQ_ENC_DELTA_BINARY_PACKED,
                                 .definition_levels_byte_length = 6,
-                                .repetition_levels_byte_length = 7, .is_compressed = false,
+                                .repetition_levels_byte_length = 7,
+                                .is_compressed = false,
                                 .statistics_set = true};
     fill_stats(&hs[2].statistics, 0);
     hs[3] = hs[2];
     hs[3].is_compressed = true;
     hs[3].statistics_set = false;
-    hs[4] = (fl_pq_page_header){.type = FL_PQ_INDEX_PAGE, .uncompressed_page_size = 0,
-                                .compressed_page_size = 0, .is_compressed = true};
+    hs[4] = (fl_pq_page_header){.type = FL_PQ_INDEX_PAGE,
+                                .uncompressed_page_size = 0,
+                                .compressed_page_size = 0,
+                                .is_compressed = true};
     fl_pq_buf buf = {0};
     fl_error err = {0};
     size_t ends[5];
@@ -648,7 +717,8 @@ static void test_roundtrip_page_headers(void)
     for (int i = 0; i < 5; i++) {
         fl_pq_page_header d;
         size_t used = 0;
-        CHECK_OK(fl_pq_decode_page_header(buf.data + pos, buf.len - pos, &a, &d, &used, &err), &err);
+        CHECK_OK(fl_pq_decode_page_header(buf.data + pos, buf.len - pos, &a, &d, &used, &err),
+                 &err);
         pos += used;
         CHECK_EQ_INT(pos, ends[i]);
         CHECK(page_header_eq(&hs[i], &d));
@@ -682,8 +752,11 @@ static void test_roundtrip_indexes(void)
         counts[i] = i * 1000003LL;
         locs[i] = (fl_pq_page_location){4 + i * 100000LL, 99999, i * 2048LL};
     }
-    fl_pq_column_index ci = {.npages = NP, .null_pages = nulls, .min_values = mins,
-                             .max_values = maxs, .boundary_order = FL_PQ_ASCENDING,
+    fl_pq_column_index ci = {.npages = NP,
+                             .null_pages = nulls,
+                             .min_values = mins,
+                             .max_values = maxs,
+                             .boundary_order = FL_PQ_ASCENDING,
                              .null_counts = counts};
     fl_pq_offset_index oi = {.npages = NP, .page_locations = locs};
     fl_pq_buf buf = {0}, buf2 = {0};
@@ -768,8 +841,8 @@ typedef struct fixture_counts {
 
 /* Walks every page header of every column chunk, checks they tile the chunk,
  * and decodes the page indexes. */
-static void check_pages(const char *name, const uint8_t *file, size_t flen, const fl_pq_file_meta *m,
-                        fl_arena *a, fixture_counts *cnt)
+static void check_pages(const char *name, const uint8_t *file, size_t flen,
+                        const fl_pq_file_meta *m, fl_arena *a, fixture_counts *cnt)
 {
     for (uint32_t g = 0; g < m->nrow_groups; g++) {
         for (uint32_t c = 0; c < m->row_groups[g].ncolumns; c++) {
@@ -789,8 +862,8 @@ static void check_pages(const char *name, const uint8_t *file, size_t flen, cons
                 fl_pq_page_header h;
                 size_t used = 0;
                 fl_error err = {0};
-                fl_status st = fl_pq_decode_page_header(file + pos, (size_t)(end - pos), a, &h,
-                                                        &used, &err);
+                fl_status st =
+                    fl_pq_decode_page_header(file + pos, (size_t)(end - pos), a, &h, &used, &err);
                 if (st != FL_OK) {
                     fprintf(stderr, "%s: rg %u col %u page at %lld: %s\n", name, g, c,
                             (long long)pos, err.msg);
@@ -805,7 +878,8 @@ static void check_pages(const char *name, const uint8_t *file, size_t flen, cons
                 cnt->pages++;
             }
             if (pos != end || values != cm->num_values)
-                fprintf(stderr, "%s: rg %u col %u: pages end %lld (chunk end %lld), values %lld/%lld\n",
+                fprintf(stderr,
+                        "%s: rg %u col %u: pages end %lld (chunk end %lld), values %lld/%lld\n",
                         name, g, c, (long long)pos, (long long)end, (long long)values,
                         (long long)cm->num_values);
             CHECK_EQ_INT(pos, end);
@@ -848,7 +922,8 @@ static void check_file(const char *path, fixture_counts *cnt)
     bool encrypted = strstr(path, ".encrypted") != NULL;
     fl_error err = {0};
     uint32_t footer_len = 0;
-    fl_status st = flen >= 8 ? fl_pq_parse_tail(file + flen - 8, flen, &footer_len, &err) : FL_ECORRUPT;
+    fl_status st =
+        flen >= 8 ? fl_pq_parse_tail(file + flen - 8, flen, &footer_len, &err) : FL_ECORRUPT;
     if (st == FL_EUNSUPPORTED) {
         CHECK(encrypted);
         cnt->encrypted++;
@@ -925,7 +1000,8 @@ static void test_fixture_footers(void)
     snprintf(dir, sizeof dir, "%s/fixtures", shared);
     fixture_counts cnt = {0};
     walk(dir, &cnt);
-    fprintf(stderr, "fixtures: %d files, %d footers decoded, %d encrypted, %d bad, %d pages, %d indexes\n",
+    fprintf(stderr,
+            "fixtures: %d files, %d footers decoded, %d encrypted, %d bad, %d pages, %d indexes\n",
             cnt.files, cnt.decoded, cnt.encrypted, cnt.bad, cnt.pages, cnt.indexes);
     CHECK(cnt.decoded > 100);
     CHECK(cnt.encrypted >= 6);
@@ -968,8 +1044,8 @@ static void test_fixture_specifics(void)
     free(file);
 
     /* column chunk key/value metadata, including a key without value */
-    snprintf(path, sizeof path, "%s/fixtures/parquet-testing/data/column_chunk_key_value_metadata.parquet",
-             shared);
+    snprintf(path, sizeof path,
+             "%s/fixtures/parquet-testing/data/column_chunk_key_value_metadata.parquet", shared);
     file = slurp(path, &flen);
     CHECK(file != NULL);
     if (!file)

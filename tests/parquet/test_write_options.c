@@ -228,7 +228,18 @@ static void test_dictionary_fallback(void)
         has_rd |= m->encodings[i] == FL_PQ_ENC_RLE_DICTIONARY;
     }
     CHECK(has_plain && has_rd);
-    /* the low-cardinality id column (unique ints, 8 bytes each: 80000 > 20000) also falls back */
+    tw_file_free(&f);
+
+    /* page_bytes bounds the pages (one short segment of overshoot at most) */
+    o.page_bytes = 16384;
+    o.page_rows = 0;
+    CHECK_OK(tw_write(&s_schema, &o, 5, simple_fill, &ctx, &f, NULL, &err), &err);
+    if (f.ok) {
+        walk_pages(&f, &f.meta.row_groups[0].columns[1], false, &pw);
+        CHECK(pw.n > 10);
+        for (uint32_t p = 1; p < pw.n; p++)
+            CHECK(pw.h[p].uncompressed_page_size <= 16384 + 16 * 60);
+    }
     tw_file_free(&f);
 
     /* no_dictionary: no dictionary pages at all */
@@ -382,7 +393,7 @@ static void test_row_group_bytes(void)
 
 /* ---- strings: column index truncation, chunk statistics exact ---- */
 
-static fl_field str_fields[2];
+static fl_field str_fields[3];
 static fl_schema str_schema;
 
 static fl_status str_fill(fl_batch *b, uint32_t batch_no, void *ctx, fl_error *err)
@@ -401,6 +412,16 @@ static fl_status str_fill(fl_batch *b, uint32_t batch_no, void *ctx, fl_error *e
     FL_TRY(fl_vector_append_bytes(&b->cols[1], buf, 71, err));
     memset(buf, 0x01, 80);
     FL_TRY(fl_vector_append_bytes(&b->cols[1], buf, 80, err));
+    /* c2 (STRING): U+FFFD * 1667 (5001 bytes, beyond the 4096-byte statistics limit), null */
+    uint8_t *big = malloc(5001);
+    if (!big)
+        return fl_errorf(err, FL_ENOMEM, "oom");
+    for (int i = 0; i < 1667; i++)
+        big[3 * i] = 0xEF, big[3 * i + 1] = 0xBF, big[3 * i + 2] = 0xBD;
+    fl_status rc = fl_vector_append_bytes(&b->cols[2], big, 5001, err);
+    free(big);
+    FL_TRY(rc);
+    FL_TRY(fl_vector_append_null(&b->cols[2], err));
     b->nrows = 2;
     return FL_OK;
 }
@@ -409,7 +430,8 @@ static void test_string_truncation(void)
 {
     str_fields[0] = tw_field("s", 1, true, FL_TYPE_STRING);
     str_fields[1] = tw_field("b", 2, true, FL_TYPE_BINARY);
-    str_schema.nfields = 2;
+    str_fields[2] = tw_field("big", 3, true, FL_TYPE_STRING);
+    str_schema.nfields = 3;
     str_schema.fields = str_fields;
     fl_error err = {0};
     tw_file f;
@@ -424,6 +446,20 @@ static void test_string_truncation(void)
     CHECK_EQ_INT(st->min_value.len, 100);
     CHECK_EQ_INT(st->max_value.len, 140);
     CHECK(st->is_max_value_exact);
+    CHECK(st->is_min_value_exact);
+    /* c2: chunk statistics truncated to 4096 bytes: min a prefix at a character
+     * boundary (4095 bytes), max the same prefix with its last character + 1 */
+    st = &rg->columns[2].meta_data.statistics;
+    CHECK_EQ_INT(st->null_count, 1);
+    CHECK_EQ_INT(st->min_value.len, 4095);
+    CHECK(!st->is_min_value_exact);
+    CHECK_EQ_INT(st->max_value.len, 4095);
+    CHECK(!st->is_max_value_exact);
+    if (st->max_value.len == 4095) {
+        CHECK(st->max_value.ptr[4091] == 0xBD);
+        CHECK(st->max_value.ptr[4092] == 0xEF && st->max_value.ptr[4093] == 0xBF &&
+              st->max_value.ptr[4094] == 0xBE);
+    }
     fl_pq_column_index ci;
     const fl_pq_column_chunk *cc = &rg->columns[0];
     CHECK_OK(fl_pq_decode_column_index(f.data + cc->column_index_offset,

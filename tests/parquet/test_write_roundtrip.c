@@ -158,8 +158,9 @@ static fl_status gen_value(fl_vector *v, const fl_field *f, gen *g, int depth, f
     case FL_TYPE_INT32:
     case FL_TYPE_DATE: {
         int32_t x = (int32_t)(tw_rng(&g->rng) % 1000) - 500;
-        if (r % 5 == 0)
-            x = (int32_t)tw_rng(&g->rng);
+        if (r % 5 == 0) /* dates stay within what JavaScript readers can show */
+            x = t->id == FL_TYPE_DATE ? (int32_t)(tw_rng(&g->rng) % 200000) - 100000
+                                      : (int32_t)tw_rng(&g->rng);
         return fl_vector_append_fixed(v, &x, err);
     }
     case FL_TYPE_FLOAT32: {
@@ -422,7 +423,7 @@ static void test_every_codec_v1_v2(void)
             o.data_page_version = v;
             o.page_rows = 97;
             o.write_crc = true;
-            run("codec", &o, 300, 2, false, false, 100 + c * 2 + (uint64_t)v);
+            run("codec", &o, 200, 2, false, false, 100 + c * 2 + (uint64_t)v);
         }
 }
 

@@ -445,8 +445,82 @@ static void test_empty_file(void)
     tw_file_free(&f);
 }
 
+/* An output that fails once more than limit bytes were written. */
+typedef struct failing_output {
+    fl_output base;
+    uint64_t limit;
+} failing_output;
+
+static fl_status fo_write(fl_output *o, const void *buf, size_t len, fl_error *err)
+{
+    (void)buf;
+    failing_output *f = (failing_output *)o;
+    if (o->written + len > f->limit)
+        return fl_errorf(err, FL_EIO, "disk full");
+    o->written += len;
+    return FL_OK;
+}
+static fl_status fo_close(fl_output *o, fl_error *err)
+{
+    (void)o, (void)err;
+    return FL_OK;
+}
+static void fo_abort(fl_output *o) { (void)o; }
+static const fl_output_ops fo_ops = {fo_write, fo_close, fo_abort};
+
+static void test_output_failure(void)
+{
+    make_schema();
+    int failed_in_write = 0;
+    for (uint64_t limit = 0; limit < 400000; limit = limit * 4 + 3) {
+        failing_output fo = {{&fo_ops, (char *)"full.parquet", 0}, limit};
+        fl_error err = {0};
+        fl_parquet_writer *w = NULL;
+        fl_parquet_write_options o = {0};
+        o.row_group_rows = 1000; /* row groups reach the output during write() too */
+        fl_status rc = fl_parquet_writer_open(&fo.base, &g_schema, &o, &w, &err);
+        if (rc != FL_OK) {
+            CHECK_EQ_INT(rc, FL_EIO);
+            CHECK(w == NULL);
+            continue;
+        }
+        fl_batch b;
+        CHECK_OK(fl_batch_init(&b, &g_schema, &err), &err);
+        for (uint32_t i = 0; rc == FL_OK && i < NBATCHES; i++) {
+            fl_batch_reset(&b);
+            CHECK_OK(fill(&b, i, NULL, &err), &err);
+            rc = fl_parquet_writer_write(w, &b, &err);
+        }
+        fl_batch_destroy(&b);
+        if (rc != FL_OK) {
+            /* the writer refuses to continue, and close reports the failure */
+            CHECK_EQ_INT(rc, FL_EIO);
+            CHECK(strstr(err.msg, "disk full") != NULL);
+            fl_batch more;
+            CHECK_OK(fl_batch_init(&more, &g_schema, &err), &err);
+            CHECK_OK(fill(&more, 0, NULL, &err), &err);
+            CHECK(fl_parquet_writer_write(w, &more, &err) != FL_OK);
+            fl_batch_destroy(&more);
+            CHECK(fl_parquet_writer_close(w, NULL, &err) != FL_OK);
+            failed_in_write++;
+            continue;
+        }
+        fl_parquet_file_result res;
+        rc = fl_parquet_writer_close(w, &res, &err);
+        if (rc == FL_OK) { /* everything fitted */
+            CHECK(res.file_size <= limit);
+            fl_parquet_file_result_free(&res);
+        } else {
+            CHECK_EQ_INT(rc, FL_EIO);
+            CHECK(strstr(err.msg, "full.parquet") != NULL);
+        }
+    }
+    CHECK(failed_in_write > 0);
+}
+
 int main(void)
 {
+    TEST_RUN(test_output_failure);
     TEST_RUN(test_vector_encodings);
     TEST_RUN(test_empty_file);
     TEST_RUN(test_schema_and_stats);

@@ -2,7 +2,10 @@
  * bench_parquet_scan.c - scans a Parquet file with the floe reader and
  * touches every value of every projected column (bench/run.sh, tasks b, c).
  *
- *   bench_parquet_scan FILE [--columns a,b,c] [--date-range COL LO HI]
+ *   bench_parquet_scan FILE [--columns a,b,c] [--date-range COL LO HI] [--threads N]
+ *
+ * --threads N scans with N threads, each with its own reader over every
+ * N-th row group (one row group = one morsel); checksums are XORed.
  *
  * Every value is folded into a checksum (integers and floats by their bits,
  * decimals by both 64-bit halves, strings by length and first/last byte,
@@ -15,6 +18,7 @@
  * peak RSS (getrusage), bytes read and row groups pruned.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +116,77 @@ typedef bool (*fl_bench_may_match_fn)(const fl_pq_leaf_info *, const fl_pq_stati
                                       const fl_col_pred *);
 __attribute__((used)) static volatile fl_bench_may_match_fn fl_bench_keep_stats = fl_pq_stats_may_match;
 
+#define MAX_THREADS 64
+
+/* One scanning thread: its own file handle, reader and scan over the row
+ * groups i with i % count == index (morsels of one row group each). */
+typedef struct scan_worker {
+    const char *path;
+    fl_parquet_scan_options opts;
+    int index, count;
+    fl_status rc;
+    fl_error err;
+    uint64_t rows, checksum;
+    fl_parquet_scan_stats stats;
+} scan_worker;
+
+static void *scan_worker_run(void *arg)
+{
+    scan_worker *w = arg;
+    fl_fileio *io = fl_fileio_local();
+    fl_file *f = NULL;
+    fl_parquet_reader *r = NULL;
+    fl_parquet_scan *s = NULL;
+    uint32_t *groups = NULL;
+    fl_batch b;
+    bool batch_ok = false;
+    w->rc = io ? fl_fileio_open(io, w->path, &f, &w->err) : fl_errorf(&w->err, FL_ENOMEM, "oom");
+    if (w->rc == FL_OK)
+        w->rc = fl_parquet_open(f, NULL, &r, &w->err);
+    if (w->rc == FL_OK && w->count > 1) {
+        uint32_t n = fl_parquet_num_row_groups(r), k = 0;
+        groups = calloc(n + 1, sizeof *groups);
+        if (!groups)
+            w->rc = fl_errorf(&w->err, FL_ENOMEM, "oom");
+        for (uint32_t g = 0; groups && g < n; g++)
+            if ((int)(g % (uint32_t)w->count) == w->index)
+                groups[k++] = g;
+        w->opts.row_groups = groups;
+        w->opts.nrow_groups = k;
+        if (k == 0) /* nothing for this thread */
+            goto done;
+    }
+    if (w->rc == FL_OK)
+        w->rc = fl_parquet_scan_open(r, &w->opts, &s, &w->err);
+    if (w->rc == FL_OK) {
+        w->rc = fl_batch_init(&b, fl_parquet_scan_schema(s), &w->err);
+        batch_ok = w->rc == FL_OK;
+    }
+    while (w->rc == FL_OK) {
+        bool eof;
+        w->rc = fl_parquet_scan_next(s, &b, &eof, &w->err);
+        if (w->rc != FL_OK || eof)
+            break;
+        /* with --date-range the scan's selection holds the matching rows (run.sh checks the count) */
+        uint32_t n = fl_batch_live_rows(&b);
+        const uint32_t *sel = b.sel ? b.sel->idx : NULL;
+        for (uint32_t c = 0; c < b.ncols; c++)
+            w->checksum = touch(&b.cols[c], sel, n, w->checksum);
+        w->rows += n;
+    }
+    if (s)
+        fl_parquet_scan_get_stats(s, &w->stats);
+done:
+    if (batch_ok)
+        fl_batch_destroy(&b);
+    fl_parquet_scan_close(s);
+    fl_parquet_close(r);
+    fl_file_close(f);
+    fl_fileio_destroy(io);
+    free(groups);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -124,11 +199,18 @@ int main(int argc, char **argv)
     char *colbuf = NULL;
     fl_col_pred terms[2];
     uint32_t nterms = 0;
+    int nthreads = 1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--columns") && i + 1 < argc) {
             colbuf = strdup(argv[++i]);
             for (char *t = strtok(colbuf, ","); t && ncols < 64; t = strtok(NULL, ","))
                 cols[ncols++] = t;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            nthreads = atoi(argv[++i]);
+            if (nthreads < 1 || nthreads > MAX_THREADS) {
+                fprintf(stderr, "--threads must be 1..%d\n", MAX_THREADS);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--date-range") && i + 3 < argc) {
             int32_t lo, hi;
             if (parse_date(argv[i + 2], &lo) || parse_date(argv[i + 3], &hi)) {
@@ -150,59 +232,43 @@ int main(int argc, char **argv)
         }
     }
     double t0 = now();
-    fl_error err;
-    fl_fileio *io = fl_fileio_local();
-    fl_file *f = NULL;
-    fl_parquet_reader *r = NULL;
-    fl_parquet_scan *s = NULL;
-    fl_batch b;
-    bool batch_ok = false;
-    uint64_t rows = 0, h = 0;
     fl_predicate pred = {.nterms = nterms, .terms = terms};
     fl_parquet_scan_options so = {.columns = ncols ? cols : NULL,
                                   .ncolumns = ncols,
                                   .predicate = nterms ? &pred : NULL,
                                   .filter_rows = nterms > 0};
-    fl_status rc = io ? fl_fileio_open(io, path, &f, &err) : fl_errorf(&err, FL_ENOMEM, "oom");
-    if (rc == FL_OK)
-        rc = fl_parquet_open(f, NULL, &r, &err);
-    if (rc == FL_OK)
-        rc = fl_parquet_scan_open(r, &so, &s, &err);
-    if (rc == FL_OK) {
-        rc = fl_batch_init(&b, fl_parquet_scan_schema(s), &err);
-        batch_ok = rc == FL_OK;
+    scan_worker workers[MAX_THREADS];
+    pthread_t tids[MAX_THREADS];
+    for (int t = 0; t < nthreads; t++) {
+        workers[t] = (scan_worker){.path = path, .opts = so, .index = t, .count = nthreads};
+        if (t > 0 && pthread_create(&tids[t], NULL, scan_worker_run, &workers[t]) != 0) {
+            fprintf(stderr, "bench_parquet_scan: cannot start thread %d\n", t);
+            return 1;
+        }
     }
-    while (rc == FL_OK) {
-        bool eof;
-        rc = fl_parquet_scan_next(s, &b, &eof, &err);
-        if (rc != FL_OK || eof)
-            break;
-        /* with --date-range the scan's selection holds the matching rows (run.sh checks the count) */
-        uint32_t n = fl_batch_live_rows(&b);
-        const uint32_t *sel = b.sel ? b.sel->idx : NULL;
-        for (uint32_t c = 0; c < b.ncols; c++)
-            h = touch(&b.cols[c], sel, n, h);
-        rows += n;
-    }
+    scan_worker_run(&workers[0]);
+    for (int t = 1; t < nthreads; t++)
+        pthread_join(tids[t], NULL);
     double secs = now() - t0;
-    fl_parquet_scan_stats st = {0};
-    if (s)
-        fl_parquet_scan_get_stats(s, &st);
-    if (batch_ok)
-        fl_batch_destroy(&b);
-    fl_parquet_scan_close(s);
-    fl_parquet_close(r);
-    fl_file_close(f);
-    fl_fileio_destroy(io);
-    free(colbuf);
-    if (rc != FL_OK) {
-        fprintf(stderr, "bench_parquet_scan: %s\n", err.msg);
-        return 1;
+    uint64_t rows = 0, h = 0, bytes_read = 0;
+    uint32_t pruned = 0, total = 0;
+    for (int t = 0; t < nthreads; t++) {
+        scan_worker *w = &workers[t];
+        if (w->rc != FL_OK) {
+            fprintf(stderr, "bench_parquet_scan: %s\n", w->err.msg);
+            return 1;
+        }
+        rows += w->rows;
+        h ^= w->checksum; /* each thread folds its own row groups in order */
+        bytes_read += w->stats.bytes_read;
+        pruned += w->stats.row_groups_pruned;
+        total += w->stats.row_groups_total;
     }
+    free(colbuf);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("{\"rows\":%" PRIu64 ",\"seconds\":%.4f,\"checksum\":\"%016" PRIx64 "\",\"maxrss_kb\":%ld,"
            "\"bytes_read\":%" PRIu64 ",\"row_groups_pruned\":%u,\"row_groups\":%u}\n",
-           rows, secs, h, ru.ru_maxrss, st.bytes_read, st.row_groups_pruned, st.row_groups_total);
+           rows, secs, h, ru.ru_maxrss, bytes_read, pruned, total);
     return 0;
 }

@@ -4,8 +4,9 @@
 #   (a) write the table to ZSTD Parquet: floe convert (from the Parquet file, and from CSV with --schema) vs DuckDB COPY
 #   (b) full scan decoding every column: bench_parquet_scan vs a DuckDB query aggregating every column
 #   (c) 3-column projection + l_shipdate range filter that row-group statistics prune
-# Runs alternate floe / DuckDB (RUNS each, default 3). DuckDB runs with DUCK_THREADS threads (default 1, as floe
-# scans on one thread). Reports every run's time, the medians, the ratio floe/DuckDB and peak RSS.
+# Runs alternate floe / DuckDB (RUNS each, default 3). DuckDB runs with DUCK_THREADS threads (default 1), and the floe
+# scans (b, c) use as many threads (one row group per morsel); floe writes on one thread. Reports every run's
+# time, the medians, the ratio floe/DuckDB and peak RSS.
 # Env: SCALE (default 1), RUNS (3), DUCK_THREADS (1), BUILD (build).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,9 +37,9 @@ for run in $(seq 1 "$RUNS"); do
   record write-parquet duckdb "$run" "$(node bench/duck_bench.mjs write-parquet --src="$data/lineitem.parquet" --out="$data/duck-out.parquet" --threads="$DUCK_THREADS")"
   record write-csv floe "$run" "$("$bexec" "$floe" convert "$data/lineitem.csv" "$data/floe-out-csv.parquet" --schema "$schema" --codec zstd --quiet)"
   record write-csv duckdb "$run" "$(node bench/duck_bench.mjs write-csv --src="$data/lineitem.csv" --out="$data/duck-out-csv.parquet" --threads="$DUCK_THREADS")"
-  record scan floe "$run" "$("$scan" "$data/lineitem.parquet")"
+  record scan floe "$run" "$("$scan" "$data/lineitem.parquet" --threads "$DUCK_THREADS")"
   record scan duckdb "$run" "$(node bench/duck_bench.mjs scan --src="$data/lineitem.parquet" --threads="$DUCK_THREADS")"
-  record filter floe "$run" "$("$scan" "$data/lineitem.parquet" --columns l_orderkey,l_extendedprice,l_shipdate --date-range l_shipdate $lo $hi)"
+  record filter floe "$run" "$("$scan" "$data/lineitem.parquet" --threads "$DUCK_THREADS" --columns l_orderkey,l_extendedprice,l_shipdate --date-range l_shipdate $lo $hi)"
   record filter duckdb "$run" "$(node bench/duck_bench.mjs filter --src="$data/lineitem.parquet" --lo=$lo --hi=$hi --threads="$DUCK_THREADS")"
 done
 node bench/summarize.mjs "$out" "$rows" "$DUCK_THREADS"

@@ -377,11 +377,12 @@ static fl_status finish_page(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *va
     uint32_t nv = n;
     if (leaf->max_def > 0) {
         nv = 0;
+        const uint16_t *def = c->def;
         uint16_t md = (uint16_t)leaf->max_def;
         uint16_t bad = 0;
         for (uint32_t i = 0; i < n; i++) {
-            nv += c->def[i] == md;
-            bad |= (uint16_t)(c->def[i] > md);
+            nv += def[i] == md;
+            bad |= (uint16_t)(def[i] > md);
         }
         FL_CHECK(!bad, err, FL_ECORRUPT, "definition level above the maximum %d", leaf->max_def);
     }
@@ -393,6 +394,7 @@ static fl_status finish_page(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *va
     }
     c->pn = n;
     c->pp = 0;
+    c->page_dense = leaf->max_rep == 0 && nv == n;
     c->vn = nv;
     c->vp = 0;
     c->dict_page = false;
@@ -406,9 +408,10 @@ static fl_status finish_page(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *va
         fl_pq_rle_decoder d;
         fl_pq_rle_init(&d, vals + 1, vlen - 1, vals[0]);
         FL_TRY(fl_pq_rle_get(&d, c->idx, nv, err));
+        const uint32_t *ix = c->idx;
         uint32_t mx = 0;
         for (uint32_t i = 0; i < nv; i++)
-            mx = c->idx[i] > mx ? c->idx[i] : mx;
+            mx = ix[i] > mx ? ix[i] : mx;
         FL_CHECK(mx < c->dict_n, err, FL_ECORRUPT, "dictionary index %u out of range (dictionary has %u)",
                  mx, c->dict_n);
         return FL_OK;
@@ -636,7 +639,7 @@ static fl_status emit(fl_pq_col *c, uint32_t k, fl_vector *out, fl_pq_levels *lv
 {
     const fl_pq_leaf *leaf = c->leaf;
     uint32_t nvals = k, nslots = k;
-    if (c->def) {
+    if (c->def && !c->page_dense) {
         const uint16_t *def = c->def + c->pp;
         uint16_t md = (uint16_t)leaf->max_def, sd = (uint16_t)c->slot_def;
         nvals = nslots = 0;

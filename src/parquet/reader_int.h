@@ -147,6 +147,7 @@ typedef struct fl_pq_col {
     uint16_t *def, *rep;       /* page levels (NULL when max level is 0) */
     uint32_t lev_cap;
     bool dict_page;            /* values are dictionary indices */
+    bool page_dense;           /* flat column page without nulls: def levels all max */
     uint32_t vn, vp;           /* dense values in page, next value */
     uint32_t *idx;
     size_t idx_cap;

@@ -832,6 +832,60 @@ static int eval_term(const fl_col_pred *t, const fl_value *x)
     }
 }
 
+/* Keeps, in place, the candidate rows idx[0..n) of v for which term t holds
+ * (or cannot be evaluated); returns how many remain. Integer-like columns
+ * compared with an integer literal take a branch-free loop per operator;
+ * everything else goes through the generic row_value/eval_term path. */
+#define FILTER_INT_LOOP(T, CMP)                                                                    \
+    do {                                                                                           \
+        const T *d = (const T *)(const void *)v->data;                                             \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            uint32_t r = idx[k];                                                                   \
+            int64_t x = (int64_t)d[r];                                                             \
+            bool ok = (CMP) && (!valid || ((valid[r >> 3] >> (r & 7)) & 1));                       \
+            idx[m] = r;                                                                            \
+            m += ok;                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define FILTER_INT_OPS(T)                                                                          \
+    do {                                                                                           \
+        switch (t->op) {                                                                           \
+        case FL_CMP_EQ: FILTER_INT_LOOP(T, x == lit); break;                                       \
+        case FL_CMP_NE: FILTER_INT_LOOP(T, x != lit); break;                                       \
+        case FL_CMP_LT: FILTER_INT_LOOP(T, x < lit); break;                                        \
+        case FL_CMP_LE: FILTER_INT_LOOP(T, x <= lit); break;                                       \
+        case FL_CMP_GT: FILTER_INT_LOOP(T, x > lit); break;                                        \
+        default: FILTER_INT_LOOP(T, x >= lit); break;                                              \
+        }                                                                                          \
+    } while (0)
+
+static uint32_t filter_term(const fl_col_pred *t, const fl_vector *v, uint32_t *idx, uint32_t n)
+{
+    uint32_t m = 0;
+    bool cmp_op = t->op >= FL_CMP_EQ && t->op <= FL_CMP_GE;
+    fl_type_id ct = v->type->id, lt = t->value.type.id;
+    bool ints = (ct == FL_TYPE_INT32 || ct == FL_TYPE_INT64) &&
+                (lt == FL_TYPE_INT32 || lt == FL_TYPE_INT64);
+    if (v->encoding == FL_VEC_FLAT && cmp_op && !t->value.is_null && int_like(ct) &&
+        (ct == lt || ints)) {
+        const uint8_t *valid = v->validity;
+        int64_t lit = as_i64(&t->value);
+        if (fl_type_width(v->type) == 4)
+            FILTER_INT_OPS(int32_t);
+        else
+            FILTER_INT_OPS(int64_t);
+        return m;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        fl_value x;
+        row_value(v, idx[k], &x);
+        if (eval_term(t, &x) != 0)
+            idx[m++] = idx[k];
+    }
+    return m;
+}
+
 static fl_status filter_batch(fl_parquet_scan *s, fl_batch *b, fl_error *err)
 {
     bool any = false;
@@ -847,19 +901,13 @@ static fl_status filter_batch(fl_parquet_scan *s, fl_batch *b, fl_error *err)
         sel->idx = ni;
         sel->cap = b->nrows;
     }
-    sel->count = 0;
-    for (uint32_t row = 0; row < b->nrows; row++) {
-        bool keep = true;
-        for (uint32_t t = 0; t < s->pred->nterms && keep; t++) {
-            if (s->term_top[t] < 0)
-                continue;
-            fl_value x;
-            row_value(&b->cols[s->term_top[t]], row, &x);
-            keep = eval_term(&s->pred->terms[t], &x) != 0;
-        }
-        if (keep)
-            sel->idx[sel->count++] = row;
-    }
+    uint32_t n = b->nrows;
+    for (uint32_t row = 0; row < n; row++)
+        sel->idx[row] = row;
+    for (uint32_t t = 0; t < s->pred->nterms && n > 0; t++)
+        if (s->term_top[t] >= 0)
+            n = filter_term(&s->pred->terms[t], &b->cols[s->term_top[t]], sel->idx, n);
+    sel->count = n;
     b->sel = sel;
     return FL_OK;
 }

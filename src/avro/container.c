@@ -30,7 +30,6 @@
 
 #include "avro/avro_internal.h"
 #include "base/compress.h"
-#include <zlib.h>
 
 typedef enum codec_id { C_NULL, C_DEFLATE, C_SNAPPY, C_ZSTD, C_BZIP2 } codec_id;
 
@@ -325,68 +324,6 @@ uint64_t fl_avro_reader_header_size(const fl_avro_reader *r) { return r->header_
 
 /* -------------------------------------------------------------- blocks */
 
-/* Avro "deflate" is raw RFC 1951 data. Python's Avro writer stores
- * zlib.compress(data)[2:-1]: the deflate stream followed by 3 bytes of the
- * Adler-32 trailer, and Java's reader ignores bytes after the end of the
- * stream. So this inflates until the stream ends and tolerates trailing
- * bytes (fl_decompress treats them as corruption, rightly for Parquet). */
-static fl_status inflate_block(const uint8_t *src, size_t len, uint8_t **dst, size_t *cap,
-                               size_t *out_len, size_t max, fl_error *err)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, -15) != Z_OK)
-        return fl_errorf(err, FL_ENOMEM, "deflate: cannot initialize zlib");
-    size_t out = 0;
-    fl_status rc = FL_OK;
-    z.next_in = (Bytef *)src;
-    size_t in_left = len;
-    for (;;) {
-        if (out == *cap) {
-            if (*cap >= max) {
-                rc = fl_errorf(err, FL_ELIMIT, "deflate block inflates beyond %zu bytes", max);
-                break;
-            }
-            size_t nc = *cap ? *cap * 2 : (len * 4 > 65536 ? len * 4 : 65536);
-            if (nc > max)
-                nc = max;
-            uint8_t *nd = realloc(*dst, nc);
-            if (!nd) {
-                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-                break;
-            }
-            *dst = nd;
-            *cap = nc;
-        }
-        uInt in_chunk = in_left > UINT32_MAX ? UINT32_MAX : (uInt)in_left;
-        size_t room = *cap - out;
-        uInt out_chunk = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
-        z.avail_in = in_chunk;
-        z.next_out = *dst + out;
-        z.avail_out = out_chunk;
-        int zr = inflate(&z, Z_NO_FLUSH);
-        in_left -= in_chunk - z.avail_in;
-        out += out_chunk - z.avail_out;
-        if (zr == Z_STREAM_END)
-            break;
-        if (zr == Z_BUF_ERROR && in_left == 0 && z.avail_out != 0) {
-            rc = fl_errorf(err, FL_ECORRUPT, "deflate: truncated stream");
-            break;
-        }
-        if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            rc = fl_errorf(err, FL_ECORRUPT, "deflate: %s", z.msg ? z.msg : "corrupt data");
-            break;
-        }
-        if (in_left == 0 && z.avail_out != 0) {
-            rc = fl_errorf(err, FL_ECORRUPT, "deflate: truncated stream");
-            break;
-        }
-    }
-    inflateEnd(&z);
-    *out_len = out;
-    return rc;
-}
-
 static fl_status decompress_block(fl_avro_reader *r, size_t clen, fl_error *err)
 {
     size_t max = r->lim.max_block_bytes;
@@ -403,7 +340,10 @@ static fl_status decompress_block(fl_avro_reader *r, size_t clen, fl_error *err)
             r->data = NULL;
             r->data_cap = 0;
         }
-        return inflate_block(r->raw, clen, &r->data, &r->data_cap, &r->data_len, max, err);
+        /* raw RFC 1951; bytes after the final block are ignored, as Java's
+         * reader does (Python's writer leaves 3 Adler-32 bytes there) */
+        return fl_decompress_alloc(FL_CODEC_DEFLATE, r->raw, clen, &r->data, &r->data_cap,
+                                   &r->data_len, max, err);
     case C_ZSTD:
     case C_SNAPPY: {
         if (r->data == r->raw) {

@@ -8,6 +8,7 @@ DEBS=(
   build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libbz2-dev
   libjansson-dev libedit-dev libssl-dev libxxhash-dev
+  libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
   nodejs npm python3 python3-avro valgrind
 )
 

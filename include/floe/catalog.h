@@ -1,0 +1,143 @@
+/*
+ * catalog.h - where a table's current metadata file is recorded, and the one
+ * place where commits become atomic.
+ *
+ * A catalog maps a table identifier (namespace levels + name) to the location
+ * of its current metadata JSON file and swaps that pointer with compare-and-
+ * swap: commit_table succeeds only if the pointer still equals the location
+ * the writer started from, otherwise FL_ECONFLICT and nothing changes. Data,
+ * manifests and the new metadata file are written before the swap, so a
+ * failed or crashed commit leaves only unreferenced files (orphans).
+ *
+ * Implementations:
+ *   - SQLite (the embedded default), using the table layout of Iceberg's
+ *     JDBC catalog, so Java/PyIceberg SQL catalogs open the same database:
+ *       iceberg_tables(catalog_name, table_namespace, table_name,
+ *                      metadata_location, previous_metadata_location
+ *                      [, iceberg_type])
+ *       iceberg_namespace_properties(catalog_name, namespace,
+ *                      property_key, property_value)
+ *     Namespaces are stored dot-joined ("a.b"), as the JDBC catalog does.
+ *   - PostgreSQL through libpq, same tables, for catalogs shared by several
+ *     floe processes or servers.
+ *   - A filesystem ("hadoop") catalog: warehouse/<ns levels>/<table>/metadata/
+ *     v<N>.metadata.json plus version-hint.text; the swap is the exclusive
+ *     creation of v<N+1>.metadata.json.
+ *
+ * A catalog also names new metadata files (new_metadata_path), because
+ * filesystem tables need v<N> names and the others use
+ * <location>/metadata/<NNNNN>-<uuid>.metadata.json.
+ *
+ * Ownership: strings returned through an fl_arena belong to that arena.
+ * A catalog is used by one thread at a time; open one per thread/connection.
+ * fl_catalog_close() frees it (its FileIO is borrowed unless stated).
+ */
+#ifndef FLOE_CATALOG_H
+#define FLOE_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/arena.h"
+#include "floe/error.h"
+#include "floe/iceberg.h"
+#include "floe/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_namespace {
+    uint32_t nlevels;
+    const char *const *levels;
+} fl_namespace;
+
+typedef struct fl_table_ident {
+    fl_namespace ns;
+    const char *name;
+} fl_table_ident;
+
+/* Parses "a.b.t" into namespace [a, b] and name t (levels in a). Quoting:
+ * a level may be written "x.y" in double quotes to contain dots. */
+fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out, fl_error *err);
+fl_status fl_namespace_parse(const char *s, fl_arena *a, fl_namespace *out, fl_error *err);
+/* "a.b.t" / "a.b" (arena string). */
+const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a);
+const char *fl_namespace_str(const fl_namespace *ns, fl_arena *a);
+
+typedef struct fl_catalog fl_catalog;
+
+typedef struct fl_catalog_ops {
+    fl_status (*create_namespace)(fl_catalog *c, const fl_namespace *ns, const fl_ice_map *props,
+                                  fl_error *err); /* FL_EEXIST */
+    /* Direct children of parent (NULL or 0 levels = top level). */
+    fl_status (*list_namespaces)(fl_catalog *c, const fl_namespace *parent, fl_arena *a,
+                                 fl_namespace **out, uint32_t *n, fl_error *err);
+    fl_status (*load_namespace)(fl_catalog *c, const fl_namespace *ns, fl_arena *a,
+                                fl_ice_map *props, fl_error *err); /* FL_ENOTFOUND */
+    fl_status (*update_namespace)(fl_catalog *c, const fl_namespace *ns, const fl_ice_map *set,
+                                  const char *const *remove, uint32_t nremove, fl_error *err);
+    fl_status (*drop_namespace)(fl_catalog *c, const fl_namespace *ns,
+                                fl_error *err); /* FL_ENOTFOUND; FL_ECONFLICT when not empty */
+    fl_status (*list_tables)(fl_catalog *c, const fl_namespace *ns, fl_arena *a,
+                             const char ***names, uint32_t *n, fl_error *err);
+    /* Current metadata location (FL_ENOTFOUND when no such table). */
+    fl_status (*load_table)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
+                            const char **metadata_location, fl_error *err);
+    /* Records a new table (or registers an existing one) whose metadata file
+     * is already written. FL_EEXIST when the name is taken, FL_ENOTFOUND when
+     * the namespace does not exist. */
+    fl_status (*create_table)(fl_catalog *c, const fl_table_ident *id,
+                              const char *metadata_location, fl_error *err);
+    /* Compare-and-swap of the pointer: FL_ECONFLICT when the current location
+     * is not expected_location. FL_ENOTFOUND when the table is gone. */
+    fl_status (*commit_table)(fl_catalog *c, const fl_table_ident *id,
+                              const char *expected_location, const char *new_location,
+                              fl_error *err);
+    fl_status (*drop_table)(fl_catalog *c, const fl_table_ident *id, fl_error *err);
+    fl_status (*rename_table)(fl_catalog *c, const fl_table_ident *from, const fl_table_ident *to,
+                              fl_error *err);
+    /* Path for the metadata file that will follow base_location (NULL for a
+     * new table) in table location `table_location`; version is the new
+     * metadata's sequence in the log (0 for a new table). Arena string. */
+    fl_status (*new_metadata_path)(fl_catalog *c, const fl_table_ident *id,
+                                   const char *table_location, const char *base_location,
+                                   int64_t version, fl_arena *a, const char **out, fl_error *err);
+    void (*close)(fl_catalog *c);
+} fl_catalog_ops;
+
+struct fl_catalog {
+    const fl_catalog_ops *ops;
+    const char *name;      /* catalog_name column; "floe" by default */
+    const char *warehouse; /* root under which default table locations go */
+    fl_fileio *io;         /* FileIO for metadata and data under the warehouse (borrowed) */
+};
+
+/* SQLite catalog in db_path (created with the JDBC layout if absent; busy
+ * timeout set so concurrent processes wait rather than fail). */
+fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
+                                 const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                 fl_error *err);
+/* PostgreSQL catalog; conninfo is a libpq connection string or URI. */
+fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_name,
+                                   const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                   fl_error *err);
+/* Filesystem catalog rooted at warehouse. */
+fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out, fl_error *err);
+
+/* Opens a catalog from a URI: "sqlite:PATH", "postgresql://..." / "postgres://...",
+ * "fs:PATH". */
+fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
+                              fl_fileio *io, fl_catalog **out, fl_error *err);
+
+void fl_catalog_close(fl_catalog *c); /* NULL allowed */
+
+/* The default location of a new table: <warehouse>/<ns levels joined by '/'>/<name>
+ * (Java's JDBC catalog uses <warehouse>/<ns>/<name> too). */
+const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
+                                        fl_arena *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

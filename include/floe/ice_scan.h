@@ -1,0 +1,203 @@
+/*
+ * ice_scan.h - reading Iceberg tables: scan planning and task reading.
+ *
+ * Planning (fl_ice_scan_plan_files) picks a snapshot (current, by id, as of a
+ * timestamp, or by ref), reads its manifest list, drops manifests whose
+ * partition summaries cannot match the filter (inclusive projection of the
+ * filter through every transform, per spec), reads the remaining manifests
+ * (through the shared manifest cache when given), drops data files whose
+ * partition values or column metrics cannot match, and attaches to every
+ * surviving data file the delete files that apply to it under the spec's
+ * rules:
+ *   - position delete files: same spec+partition (or unpartitioned/global
+ *     for referenced_data_file matches) and data sequence number >= the data
+ *     file's; file-scoped ones (referenced_data_file) only to that file;
+ *   - equality delete files: same partition (global when unpartitioned), data
+ *     sequence number strictly greater than the data file's;
+ *   - deletion vectors (v3, Puffin blobs): only to their referenced data file;
+ *     a DV supersedes position delete files of the same data file.
+ *
+ * Reading a task (fl_ice_task_reader) opens the data file, projects by field
+ * id (schema evolution: renamed columns keep their ids, dropped ones are not
+ * read, columns missing from an older file read as their initial-default or
+ * null, promoted types widen: int->long, float->double, decimal precision),
+ * falls back to the table's schema.name-mapping.default for files without
+ * field ids, applies deletes (positions, equality rows, DVs), then applies the
+ * residual filter. Batches come in the scan schema, in projection order.
+ *
+ * Ownership: a plan owns everything it points at (its arena); free it with
+ * fl_ice_scan_plan_free(). The metadata, FileIO and cache passed in are
+ * borrowed and must outlive the plan and its task readers. A plan may be read
+ * by several threads at once (one task reader per thread).
+ */
+#ifndef FLOE_ICE_SCAN_H
+#define FLOE_ICE_SCAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/arena.h"
+#include "floe/error.h"
+#include "floe/ice_manifest.h"
+#include "floe/iceberg.h"
+#include "floe/io.h"
+#include "floe/predicate.h"
+#include "floe/vector.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A cache of decoded manifests shared by queries and threads (mutex inside),
+ * keyed by manifest path and length, bounded by max_bytes (LRU). */
+typedef struct fl_ice_manifest_cache fl_ice_manifest_cache;
+fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **out, fl_error *err);
+void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c); /* NULL allowed */
+typedef struct fl_ice_cache_stats {
+    uint64_t hits, misses, evictions, bytes;
+} fl_ice_cache_stats;
+void fl_ice_manifest_cache_stats(const fl_ice_manifest_cache *c, fl_ice_cache_stats *out);
+
+typedef enum fl_ice_snapshot_select {
+    FL_ICE_SNAP_CURRENT = 0,
+    FL_ICE_SNAP_ID,        /* snapshot_id */
+    FL_ICE_SNAP_TIMESTAMP, /* the snapshot current at timestamp_ms (snapshot-log) */
+    FL_ICE_SNAP_REF,       /* branch or tag named ref */
+} fl_ice_snapshot_select;
+
+typedef struct fl_ice_scan_options {
+    fl_ice_snapshot_select select;
+    int64_t snapshot_id;
+    int64_t timestamp_ms;
+    const char *ref;
+    /* Columns to produce: names (case-sensitive unless case_insensitive) or
+     * field ids of top-level columns; both empty = every column of the scan
+     * schema. The scan schema is the table's current schema, or for
+     * FL_ICE_SNAP_ID / TIMESTAMP the snapshot's schema-id when it has one. */
+    const char *const *columns;
+    uint32_t ncolumns;
+    const int32_t *field_ids;
+    uint32_t nfield_ids;
+    /* field_ids may also name the metadata columns FL_ICE_FIELD_ID_FILE_PATH
+     * ("_file", string) and FL_ICE_FIELD_ID_ROW_POS ("_pos", long: the row's
+     * position in its data file), which row-level DELETE/UPDATE use. */
+    bool case_insensitive;
+    /* Filter: AND of column comparisons (names resolved against the scan
+     * schema, or field ids). Used for pruning and applied to rows as the
+     * residual; NULL = all rows. */
+    const fl_predicate *filter;
+    fl_ice_manifest_cache *cache; /* may be NULL */
+} fl_ice_scan_options;
+
+typedef struct fl_ice_scan_task {
+    const fl_ice_data_file *file;
+    int64_t data_sequence_number;
+    uint32_t ndeletes;
+    const fl_ice_data_file **deletes; /* position, equality and DV files that apply */
+    int64_t data_file_ordinal;        /* position of the file in the plan (stable order) */
+} fl_ice_scan_task;
+
+typedef struct fl_ice_scan_metrics {
+    uint32_t manifests_total, manifests_pruned; /* data manifests */
+    uint32_t delete_manifests;
+    uint64_t files_total, files_pruned_partition, files_pruned_metrics;
+    uint64_t delete_files;
+    uint64_t planned_bytes;
+} fl_ice_scan_metrics;
+
+typedef struct fl_ice_scan_plan {
+    fl_arena arena;                   /* owns everything below */
+    const fl_ice_metadata *meta;      /* borrowed */
+    const fl_ice_snapshot *snapshot;  /* NULL when the table has no snapshot */
+    const fl_ice_schema *table_schema;/* the scan schema before projection */
+    fl_schema schema;                 /* the projected output schema */
+    uint32_t ntasks;
+    fl_ice_scan_task *tasks;
+    fl_ice_scan_metrics metrics;
+} fl_ice_scan_plan;
+
+/* Plans a scan of table m. Errors name the manifest list or manifest. A
+ * missing snapshot id / ref / a timestamp before the first snapshot is
+ * FL_ENOTFOUND. */
+fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
+                                 const fl_ice_scan_options *opt, fl_ice_scan_plan **out,
+                                 fl_error *err);
+void fl_ice_scan_plan_free(fl_ice_scan_plan *p); /* NULL allowed */
+
+/* Row count from metadata alone: exact when no delete file applies to any
+ * planned file and the filter is settled by partition values and metrics
+ * (every surviving file matches entirely). *exact false means the caller
+ * must scan. */
+fl_status fl_ice_scan_count(const fl_ice_scan_plan *p, int64_t *count, bool *exact, fl_error *err);
+
+typedef struct fl_ice_task_reader fl_ice_task_reader;
+fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
+                                  fl_ice_task_reader **out, fl_error *err);
+/* b must be initialized with fl_batch_init(b, &p->schema). Rows deleted or
+ * failing the residual are removed (or deselected through b->sel). */
+fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof, fl_error *err);
+void fl_ice_task_reader_close(fl_ice_task_reader *r); /* NULL allowed */
+
+/* Whole-table convenience: plans, then reads every task in order. */
+typedef struct fl_ice_scan fl_ice_scan;
+fl_status fl_ice_scan_open(fl_fileio *io, const fl_ice_metadata *m, const fl_ice_scan_options *opt,
+                           fl_ice_scan **out, fl_error *err);
+const fl_schema *fl_ice_scan_schema(const fl_ice_scan *s);
+const fl_ice_scan_plan *fl_ice_scan_get_plan(const fl_ice_scan *s);
+fl_status fl_ice_scan_next(fl_ice_scan *s, fl_batch *b, bool *eof, fl_error *err);
+void fl_ice_scan_close(fl_ice_scan *s); /* NULL allowed */
+
+/* How a filter relates to the rows of one file, from its partition values
+ * and column metrics: no row can match, some rows may match, or every row
+ * matches (strict evaluation, used for metadata-only deletes and exact
+ * counts). s is the schema the filter's names resolve against. */
+typedef enum fl_ice_match {
+    FL_ICE_MATCH_NONE = 0,
+    FL_ICE_MATCH_SOME = 1,
+    FL_ICE_MATCH_ALL = 2,
+} fl_ice_match;
+fl_ice_match fl_ice_file_match(const fl_ice_metadata *m, const fl_ice_schema *s,
+                               const fl_predicate *filter, const fl_ice_data_file *f);
+
+/* Selects the snapshot per opt (NULL *out when the table is empty and
+ * select is CURRENT). */
+fl_status fl_ice_select_snapshot(const fl_ice_metadata *m, const fl_ice_scan_options *opt,
+                                 const fl_ice_snapshot **out, fl_error *err);
+
+/* ---- metadata tables ------------------------------------------------------ */
+
+/* Metadata tables as Trino/Spark name them: "snapshots", "history", "refs",
+ * "manifests", "all_manifests", "files", "data_files", "delete_files",
+ * "entries", "partitions". Column names and types follow the Java reference's
+ * metadata tables. opt selects the snapshot (manifests/files/entries/partitions). */
+typedef struct fl_ice_metatable fl_ice_metatable;
+fl_status fl_ice_metatable_open(fl_fileio *io, const fl_ice_metadata *m, const char *name,
+                                const fl_ice_scan_options *opt, fl_ice_metatable **out,
+                                fl_error *err);
+const fl_schema *fl_ice_metatable_schema(const fl_ice_metatable *t);
+fl_status fl_ice_metatable_next(fl_ice_metatable *t, fl_batch *b, bool *eof, fl_error *err);
+void fl_ice_metatable_close(fl_ice_metatable *t); /* NULL allowed */
+
+/* ---- deletion vectors and Puffin ----------------------------------------- */
+
+/* A set of row positions (a 64-bit roaring bitmap decoded into sorted runs). */
+typedef struct fl_ice_position_set {
+    uint64_t n;          /* number of positions */
+    uint64_t nranges;
+    uint64_t *ranges;    /* [start, end) pairs, sorted, disjoint: 2*nranges values (malloc'd) */
+} fl_ice_position_set;
+void fl_ice_position_set_free(fl_ice_position_set *s);
+bool fl_ice_position_set_contains(const fl_ice_position_set *s, uint64_t pos);
+
+/* Reads the deletion-vector blob of DV file entry f (Puffin
+ * "deletion-vector-v1": length, magic D1 D3 39 64, portable 64-bit roaring,
+ * CRC-32) and checks its cardinality against f->record_count. */
+fl_status fl_ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, fl_ice_position_set *out,
+                         fl_error *err);
+/* Decodes a DV blob's bytes (as above). */
+fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *out, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,369 @@
+/*
+ * ice_table.h - Iceberg tables: loading, creating, and changing them through
+ * transactions that commit with optimistic concurrency.
+ *
+ * LAYERS
+ *   1. Metadata updates and requirements (fl_ice_update, fl_ice_requirement):
+ *      the vocabulary of the REST catalog's commit request. fl_ice_metadata_apply()
+ *      turns base metadata + updates into new metadata exactly as the Java
+ *      reference's TableMetadata.Builder does (ids -1 = last added, snapshot
+ *      log, metadata log trimmed to write.metadata.previous-versions-max,
+ *      last-updated-ms, sequence numbers checked). The REST server (issue 6)
+ *      reuses this layer.
+ *   2. Transactions (fl_ice_txn): operations (append, row delta, overwrite,
+ *      replace, schema/spec/sort changes, properties, refs, rollback, expire)
+ *      are recorded, then fl_ice_txn_commit() turns them into updates against
+ *      the latest metadata, writes manifests, the manifest list and the new
+ *      metadata file, and swaps the catalog pointer. On FL_ECONFLICT it
+ *      refreshes and re-applies: appends always rebase; deletes, overwrites
+ *      and replaces are first validated against what was committed since
+ *      their base snapshot (write.delete.isolation-level / write.update...:
+ *      serializable checks for new data files matching the conflict filter,
+ *      snapshot only for concurrent deletes of the same files). Retries
+ *      follow commit.retry.num-retries / min-wait-ms / max-wait-ms with
+ *      jittered exponential backoff. Files written by a failed attempt are
+ *      deleted; files of the successful attempt are never deleted.
+ *   3. Writers (fl_ice_data_writer): batches in the table schema become
+ *      Parquet data files split by partition (hidden partitioning: values
+ *      derived by the transforms), sorted by the table's sort order, with
+ *      metrics, ready for fl_ice_txn_append().
+ *
+ * INVARIANT: a commit is never lost and never half-applied. The only
+ * mutation visible to readers is the catalog swap; everything before it is
+ * unreferenced until then.
+ *
+ * Ownership: fl_ice_table owns its metadata (arena); free with
+ * fl_ice_table_free(). A txn borrows its table (which it refreshes on
+ * commit) and is freed by commit or abort. The catalog and FileIO are borrowed.
+ */
+#ifndef FLOE_ICE_TABLE_H
+#define FLOE_ICE_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/arena.h"
+#include "floe/catalog.h"
+#include "floe/error.h"
+#include "floe/ice_manifest.h"
+#include "floe/iceberg.h"
+#include "floe/io.h"
+#include "floe/predicate.h"
+#include "floe/vector.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. metadata updates -------------------------------------------------- */
+
+typedef enum fl_ice_update_kind {
+    FL_ICE_UPD_ASSIGN_UUID = 1,
+    FL_ICE_UPD_UPGRADE_FORMAT_VERSION,
+    FL_ICE_UPD_ADD_SCHEMA,
+    FL_ICE_UPD_SET_CURRENT_SCHEMA,    /* id -1 = last added */
+    FL_ICE_UPD_ADD_SPEC,
+    FL_ICE_UPD_SET_DEFAULT_SPEC,      /* id -1 = last added */
+    FL_ICE_UPD_ADD_SORT_ORDER,
+    FL_ICE_UPD_SET_DEFAULT_SORT_ORDER,/* id -1 = last added */
+    FL_ICE_UPD_ADD_SNAPSHOT,
+    FL_ICE_UPD_SET_SNAPSHOT_REF,
+    FL_ICE_UPD_REMOVE_SNAPSHOTS,
+    FL_ICE_UPD_REMOVE_SNAPSHOT_REF,
+    FL_ICE_UPD_SET_LOCATION,
+    FL_ICE_UPD_SET_PROPERTIES,
+    FL_ICE_UPD_REMOVE_PROPERTIES,
+    FL_ICE_UPD_SET_STATISTICS,
+    FL_ICE_UPD_REMOVE_STATISTICS,
+    FL_ICE_UPD_REMOVE_PARTITION_SPECS,
+    FL_ICE_UPD_REMOVE_SCHEMAS,
+} fl_ice_update_kind;
+
+typedef struct fl_ice_update {
+    fl_ice_update_kind kind;
+    const char *uuid;                 /* ASSIGN_UUID */
+    int32_t format_version;           /* UPGRADE_FORMAT_VERSION */
+    const fl_ice_schema *schema;      /* ADD_SCHEMA */
+    int32_t last_column_id;           /* ADD_SCHEMA (0 = derive from the schema) */
+    int32_t id;                       /* SET_CURRENT_SCHEMA / SET_DEFAULT_SPEC / SET_DEFAULT_SORT_ORDER */
+    const fl_ice_partition_spec *spec;/* ADD_SPEC (spec_id may be -1: assigned) */
+    const fl_ice_sort_order *order;   /* ADD_SORT_ORDER (order_id may be -1: assigned) */
+    const fl_ice_snapshot *snapshot;  /* ADD_SNAPSHOT */
+    const fl_ice_ref *ref;            /* SET_SNAPSHOT_REF (name, snapshot id, type, retention) */
+    const char *ref_name;             /* REMOVE_SNAPSHOT_REF */
+    const int64_t *ids;               /* REMOVE_SNAPSHOTS / REMOVE_PARTITION_SPECS / REMOVE_SCHEMAS */
+    uint32_t nids;
+    const char *location;             /* SET_LOCATION */
+    fl_ice_map properties;            /* SET_PROPERTIES */
+    const char *const *removals;      /* REMOVE_PROPERTIES */
+    uint32_t nremovals;
+    const fl_ice_statistics_file *statistics; /* SET_STATISTICS */
+    int64_t snapshot_id;              /* REMOVE_STATISTICS */
+} fl_ice_update;
+
+typedef enum fl_ice_requirement_kind {
+    FL_ICE_REQ_ASSERT_CREATE = 1,
+    FL_ICE_REQ_ASSERT_TABLE_UUID,
+    FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID, /* has_snapshot_id false = the ref must not exist */
+    FL_ICE_REQ_ASSERT_LAST_ASSIGNED_FIELD_ID,
+    FL_ICE_REQ_ASSERT_CURRENT_SCHEMA_ID,
+    FL_ICE_REQ_ASSERT_LAST_ASSIGNED_PARTITION_ID,
+    FL_ICE_REQ_ASSERT_DEFAULT_SPEC_ID,
+    FL_ICE_REQ_ASSERT_DEFAULT_SORT_ORDER_ID,
+} fl_ice_requirement_kind;
+
+typedef struct fl_ice_requirement {
+    fl_ice_requirement_kind kind;
+    const char *uuid;
+    const char *ref;
+    bool has_snapshot_id;
+    int64_t snapshot_id;
+    int32_t id; /* field id / schema id / partition id / spec id / sort order id */
+} fl_ice_requirement;
+
+/* FL_ECONFLICT naming the first requirement that base (NULL = no table yet)
+ * does not meet. */
+fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_requirement *r,
+                                    uint32_t n, fl_error *err);
+
+/* Applies updates to base (NULL for a new table: the updates must build one)
+ * giving *out in arena a. base_location (the file base was read from) goes
+ * into the metadata log. now_ms stamps last-updated-ms and log entries.
+ * Invalid updates (unknown ids, a snapshot whose sequence number is not
+ * above last-sequence-number, a v3 downgrade...) are FL_EINVAL naming the update. */
+fl_status fl_ice_metadata_apply(const fl_ice_metadata *base, const char *base_location,
+                                const fl_ice_update *u, uint32_t n, int64_t now_ms, fl_arena *a,
+                                fl_ice_metadata *out, fl_error *err);
+
+/* A random v4 UUID string ("xxxxxxxx-xxxx-4xxx-...") into buf[37]. */
+void fl_ice_uuid4(char buf[37]);
+/* A new positive random 63-bit snapshot id. */
+int64_t fl_ice_new_snapshot_id(void);
+
+/* ---- tables ----------------------------------------------------------------- */
+
+typedef struct fl_ice_table {
+    fl_catalog *catalog;           /* borrowed; NULL for a table opened by path (read-only) */
+    fl_fileio *io;                 /* borrowed */
+    fl_table_ident ident;          /* strings in arena */
+    const char *metadata_location; /* in arena */
+    fl_ice_metadata meta;          /* in arena */
+    bool staged;                   /* created with stage_only and not committed yet */
+    fl_arena arena;
+} fl_ice_table;
+
+fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,
+                            fl_error *err);
+/* A table by path: a metadata file, or a table folder (metadata/version-hint.text,
+ * else the newest metadata file by version number / mtime). Read-only. */
+fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,
+                                 fl_error *err);
+/* Re-reads the current metadata from the catalog. */
+fl_status fl_ice_table_refresh(fl_ice_table *t, fl_error *err);
+void fl_ice_table_free(fl_ice_table *t); /* NULL allowed */
+
+/* Registers an existing metadata file under id (FL_EEXIST when taken). */
+fl_status fl_ice_table_register(fl_catalog *c, const fl_table_ident *id,
+                                const char *metadata_location, fl_ice_table **out, fl_error *err);
+
+typedef struct fl_ice_create_options {
+    /* Columns; field ids are (re)assigned fresh as Java's TypeUtil.assignFreshIds
+     * does: top-level fields 1..n in order, then nested fields breadth first. */
+    const fl_schema *schema;
+    const char *const *identifier_fields; /* column names, may be NULL */
+    uint32_t nidentifier_fields;
+    /* Partition fields in Trino's syntax: "col", "year(col)", "month(col)",
+     * "day(col)", "hour(col)", "bucket(col, 16)" / "bucket(16, col)",
+     * "truncate(col, 4)", "void(col)"; Spark's "days(col)" etc. also accepted. */
+    const char *const *partition_by;
+    uint32_t npartition_by;
+    /* Sort fields: "col", "col DESC", "col ASC NULLS LAST", "bucket(col, 4) DESC". */
+    const char *const *sort_by;
+    uint32_t nsort_by;
+    const fl_ice_map *properties;     /* "format-version" selects 1/2/3 (default 2) */
+    const char *location;             /* NULL = fl_catalog_default_location() */
+    bool stage_only;                  /* CTAS: nothing recorded until the first commit */
+} fl_ice_create_options;
+
+fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
+                              const fl_ice_create_options *opt, fl_ice_table **out,
+                              fl_error *err);
+
+/* Drops the table from the catalog; purge also deletes every file reachable
+ * from its metadata (data, deletes, manifests, lists, metadata files). */
+fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
+
+/* Parses one partition/sort field of the syntax above against schema s. */
+fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s,
+                                       fl_arena *a, fl_ice_partition_field *out, fl_error *err);
+fl_status fl_ice_parse_sort_field(const char *text, const fl_ice_schema *s, fl_arena *a,
+                                  fl_ice_sort_field *out, fl_error *err);
+
+/* ---- 2. transactions -------------------------------------------------------- */
+
+typedef struct fl_ice_txn fl_ice_txn;
+
+fl_status fl_ice_txn_begin(fl_ice_table *t, fl_ice_txn **out, fl_error *err);
+/* Commit to a branch instead of main (created from main's head if absent). */
+fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err);
+/* The metadata as the txn's own changes so far see it (for writers that need
+ * the current schema/spec inside a txn). Valid until the next txn call. */
+const fl_ice_metadata *fl_ice_txn_metadata(const fl_ice_txn *x);
+/* The txn's arena: data-file structs handed to it may live here. */
+fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
+/* Adds raw metadata updates (schema/spec/sort/properties changes built by
+ * the evolution helpers below, or by a REST request). */
+fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,
+                                 fl_error *err);
+
+/* Appends data files (snapshot operation "append"). Fast append writes one
+ * new manifest; with commit.manifest-merge.enabled=true (the default) small
+ * manifests are merged up to commit.manifest.target-size-bytes once there
+ * are commit.manifest.min-count-to-merge of them. */
+fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n,
+                            fl_error *err);
+
+/* The general row-level change: add data and delete files, remove data and
+ * delete files (by path). operation is "overwrite", "delete" or "replace"
+ * ("replace" = compaction: same rows, validated against concurrent deletes).
+ * conflict_filter describes the rows the operation read (NULL = whole
+ * table) for serializable validation. */
+typedef struct fl_ice_row_delta {
+    const char *operation;
+    const fl_ice_data_file *add_data;
+    uint32_t nadd_data;
+    const fl_ice_data_file *add_deletes;
+    uint32_t nadd_deletes;
+    const char *const *remove_data;
+    uint32_t nremove_data;
+    const char *const *remove_deletes;
+    uint32_t nremove_deletes;
+    const fl_predicate *conflict_filter;
+} fl_ice_row_delta;
+fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_error *err);
+
+/* Metadata-only delete: removes every data file all of whose rows match
+ * filter (strict evaluation). *partial receives the number of files that
+ * match only partly (those need a row-level delete; see fl_ice_delete_where). */
+fl_status fl_ice_txn_delete_files_where(fl_ice_txn *x, const fl_predicate *filter,
+                                        uint64_t *removed, uint64_t *partial, fl_error *err);
+
+/* Rewrites the current snapshot's manifests into ones of about
+ * commit.manifest.target-size-bytes, clustered by partition (operation "replace"). */
+fl_status fl_ice_txn_rewrite_manifests(fl_ice_txn *x, fl_error *err);
+
+/* Snapshot management (no new snapshot). */
+fl_status fl_ice_txn_set_current_snapshot(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
+/* Rollback: snapshot_id must be an ancestor of the current snapshot. */
+fl_status fl_ice_txn_rollback_to(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
+/* The last ancestor snapshot committed at or before timestamp_ms. */
+fl_status fl_ice_txn_rollback_to_time(fl_ice_txn *x, int64_t timestamp_ms, fl_error *err);
+fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag, int64_t snapshot_id,
+                                fl_error *err); /* snapshot_id -1 = current */
+fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err);
+fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set,
+                                    const char *const *remove, uint32_t nremove, fl_error *err);
+
+/* Expires snapshots older than older_than_ms (-1 = history.expire.max-snapshot-age-ms)
+ * keeping at least retain_last (0 = history.expire.min-snapshots-to-keep) and
+ * every snapshot a ref reaches within its retention. After the commit lands,
+ * deletes manifest lists, manifests, data and delete files that no remaining
+ * snapshot reaches. */
+typedef struct fl_ice_expire_result {
+    uint64_t snapshots_expired;
+    uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
+} fl_ice_expire_result;
+fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
+                                      fl_ice_expire_result *result, fl_error *err);
+
+/* Commits; on success *snapshot_id (may be NULL) gets the new snapshot id (or
+ * the current one when the txn made none) and the table is refreshed. Frees x. */
+fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err);
+void fl_ice_txn_abort(fl_ice_txn *x); /* deletes files it wrote; NULL allowed */
+
+/* Deletes files under the table location that no metadata file, snapshot,
+ * manifest list or manifest reaches and that are older than older_than_ms
+ * (default now - 3 days). dry_run lists without deleting. fn (may be NULL)
+ * sees every orphan path. */
+fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
+                                     void (*fn)(void *ctx, const char *path), void *ctx,
+                                     uint64_t *count, fl_error *err);
+
+/* ---- schema, partition and sort evolution (recorded in a txn) -------------- */
+
+/* Column paths are dotted ("a", "s.x"). New field ids come from
+ * last-column-id + 1. Type changes must be spec promotions (int->long,
+ * float->double, decimal(P,S)->decimal(P',S) with P'>P, and v3
+ * date->timestamp). initial_default/write_default are JSON text or NULL. */
+fl_status fl_ice_txn_add_column(fl_ice_txn *x, const char *parent, const char *name,
+                                const fl_type *type, bool nullable, const char *doc,
+                                const char *initial_default, fl_error *err);
+fl_status fl_ice_txn_drop_column(fl_ice_txn *x, const char *path, fl_error *err);
+fl_status fl_ice_txn_rename_column(fl_ice_txn *x, const char *path, const char *new_name,
+                                   fl_error *err);
+fl_status fl_ice_txn_update_column_type(fl_ice_txn *x, const char *path, const fl_type *type,
+                                        fl_error *err);
+fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_error *err);
+fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path,
+                                        const char *write_default, fl_error *err);
+/* Moves path first (after NULL, first=true) or after another column of the same struct. */
+fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after, bool first,
+                                 fl_error *err);
+fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *paths, uint32_t n,
+                                           fl_error *err);
+/* Partition evolution: a new default spec with the field added/removed. */
+fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_error *err);
+fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text,
+                                            fl_error *err);
+fl_status fl_ice_txn_set_sort_order(fl_ice_txn *x, const char *const *sort_by, uint32_t n,
+                                    fl_error *err);
+
+/* ---- 3. writers ------------------------------------------------------------- */
+
+typedef struct fl_ice_data_writer fl_ice_data_writer;
+
+/* Writes batches in the txn's current table schema (columns by position) as
+ * Parquet data files under <location>/data/ (write.data.path), split by the
+ * default spec's partition values and sorted by the default sort order
+ * (within each file), rolling at write.target-file-size-bytes. Codec from
+ * write.parquet.compression-codec (default zstd). */
+fl_status fl_ice_data_writer_open(fl_ice_txn *x, fl_ice_data_writer **out, fl_error *err);
+fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch *b, fl_error *err);
+/* Finishes every open file; *files (in the txn arena) lists them. Frees w. */
+fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files, uint32_t *n,
+                                   fl_error *err);
+void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its files; NULL allowed */
+
+/* Row-level delete of rows matching filter, committed by the txn:
+ * whole-file matches are removed from metadata; partly matching files get
+ * position delete files (write.delete.mode=merge-on-read, the default) or
+ * are rewritten without the rows (copy-on-write). *deleted gets the row count. */
+fl_status fl_ice_delete_where(fl_ice_txn *x, const fl_predicate *filter, int64_t *deleted,
+                              fl_error *err);
+
+/* Row positions to delete, by data file (sorted positions). */
+typedef struct fl_ice_file_positions {
+    const char *file_path;
+    const int64_t *positions;
+    uint64_t npositions;
+} fl_ice_file_positions;
+/* Deletes those rows as merge-on-read (position delete files) or
+ * copy-on-write, per write.delete.mode (or write.update.mode when for_update). */
+fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
+                                  bool for_update, fl_error *err);
+
+/* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
+ * and appends the files in one snapshot (operation "overwrite"). */
+fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
+                                 const fl_ice_data_file *files, uint32_t n, fl_error *err);
+
+/* Compaction: rewrites the data files of the current snapshot (those
+ * smaller than target_bytes / have deletes, all when force) into files of
+ * write.target-file-size-bytes with deletes applied (operation "replace"). */
+fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten,
+                                    uint64_t *added, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -27,8 +27,8 @@
  *
  * Memory: each record is decoded into a scratch arena that is reset per
  * entry (its first block is reused, so no malloc per entry); the fields kept
- * are copied into the caller's arena. The entry array grows by doubling in a
- * malloc'd buffer and is copied into the arena once at the end.
+ * are copied into the caller's arena. Entries are staged in fixed-size
+ * malloc'd chunks and copied into one arena array at the end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +278,22 @@ static fl_status read_partition(rd *r, const fl_avro_value *v, fl_ice_data_file 
     return FL_OK;
 }
 
+/* file_format: the usual spellings are shared static strings (one copy less
+ * per entry); anything else is copied. */
+static fl_status read_format(rd *r, const fl_avro_value *x, const char *nm, const char **out,
+                             fl_error *err)
+{
+    static const char *const known[] = {"PARQUET", "AVRO", "ORC", "PUFFIN",
+                                        "parquet", "avro", "orc", "puffin"};
+    if (x->type == FL_AVRO_STRING || x->type == FL_AVRO_BYTES)
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (x->u.bytes.len == strlen(known[i]) && !memcmp(x->u.bytes.ptr, known[i], x->u.bytes.len)) {
+                *out = known[i];
+                return FL_OK;
+            }
+    return mv_str(x, nm, r->out, out, err);
+}
+
 static fl_status read_file(rd *r, const fl_avro_value *v, fl_ice_data_file *f, fl_error *err)
 {
     if (v->type != FL_AVRO_RECORD)
@@ -308,7 +324,7 @@ static fl_status read_file(rd *r, const fl_avro_value *v, fl_ice_data_file *f, f
             f->content = (fl_ice_content)i32;
             break;
         case DF_FILE_PATH: FL_TRY(mv_str(x, nm, r->out, &f->file_path, err)); break;
-        case DF_FILE_FORMAT: FL_TRY(mv_str(x, nm, r->out, &f->file_format, err)); break;
+        case DF_FILE_FORMAT: FL_TRY(read_format(r, x, nm, &f->file_format, err)); break;
         case DF_RECORD_COUNT: FL_TRY(mv_long(x, nm, &f->record_count, err)); break;
         case DF_FILE_SIZE: FL_TRY(mv_long(x, nm, &f->file_size_in_bytes, err)); break;
         case DF_COLUMN_SIZES: FL_TRY(read_metric_map(r, x, 0, 117, nm, err)); break;
@@ -440,36 +456,45 @@ static fl_status read_entry(rd *r, const fl_avro_value *v, fl_ice_manifest_entry
     return FL_OK;
 }
 
+#define CHUNK 256u /* entries per malloc'd staging chunk (~50 KiB: from the heap, not mmap) */
+
 static fl_status read_all(rd *r, fl_avro_reader *ar, fl_ice_manifest_entry **out, uint32_t *n,
                           fl_error *err)
 {
     fl_arena scratch;
     fl_arena_init(&scratch, 256u << 10);
-    fl_ice_manifest_entry *buf = NULL;
-    uint32_t len = 0, cap = 0;
+    /* entries are staged in fixed-size chunks (no realloc copies) and copied
+     * once into one arena array at the end */
+    fl_ice_manifest_entry **chunks = NULL;
+    uint32_t nchunks = 0, len = 0;
     fl_status rc = FL_OK;
     for (;;) {
         fl_avro_value v;
         bool done;
         fl_arena_reset(&scratch);
         rc = fl_avro_reader_next(ar, &scratch, &v, &done, err);
-        if (rc || done)
+        if (rc) {
+            fl_error_prefix(err, "reading entry %u", len);
             break;
-        if (len == cap) {
-            if (cap >= UINT32_MAX / 2) {
+        }
+        if (done)
+            break;
+        if (len == nchunks * CHUNK) {
+            if (nchunks >= UINT32_MAX / CHUNK - 1) {
                 rc = fl_errorf(err, FL_ELIMIT, "manifest %s: too many entries", r->path);
                 break;
             }
-            uint32_t nc = cap ? cap * 2 : 64;
-            fl_ice_manifest_entry *nb = realloc(buf, (size_t)nc * sizeof *nb);
-            if (!nb) {
+            fl_ice_manifest_entry **nc = realloc(chunks, (nchunks + 1) * sizeof *nc);
+            fl_ice_manifest_entry *c = nc ? malloc(CHUNK * sizeof *c) : NULL;
+            if (nc)
+                chunks = nc;
+            if (!c) {
                 rc = fl_errorf(err, FL_ENOMEM, "out of memory");
                 break;
             }
-            buf = nb;
-            cap = nc;
+            chunks[nchunks++] = c;
         }
-        rc = read_entry(r, &v, &buf[len], err);
+        rc = read_entry(r, &v, &chunks[len / CHUNK][len % CHUNK], err);
         if (rc) {
             fl_error_prefix(err, "manifest %s: entry %u", r->path, len);
             break;
@@ -481,11 +506,15 @@ static fl_status read_all(rd *r, fl_avro_reader *ar, fl_ice_manifest_entry **out
         *out = fl_arena_alloc(r->out, (len ? len : 1) * sizeof **out);
         if (!*out)
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-        else if (len)
-            memcpy(*out, buf, (size_t)len * sizeof **out);
+        for (uint32_t i = 0; rc == FL_OK && i < nchunks; i++) {
+            uint32_t k = len - i * CHUNK < CHUNK ? len - i * CHUNK : CHUNK;
+            memcpy(*out + (size_t)i * CHUNK, chunks[i], (size_t)k * sizeof **out);
+        }
         *n = len;
     }
-    free(buf);
+    for (uint32_t i = 0; i < nchunks; i++)
+        free(chunks[i]);
+    free(chunks);
     return rc;
 }
 

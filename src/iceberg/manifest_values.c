@@ -383,6 +383,35 @@ static int item_cmp(const void *x, const void *y)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
+static void metric_init(fl_ice_column_metrics *m, int32_t field_id)
+{
+    memset(m, 0, sizeof *m);
+    m->field_id = field_id;
+    m->column_size = m->value_count = m->null_value_count = m->nan_value_count = -1;
+}
+
+static void metric_apply(fl_ice_column_metrics *m, const ice_metric_item *it)
+{
+    switch (it->kind) {
+    case 0: m->column_size = it->n; break;
+    case 1: m->value_count = it->n; break;
+    case 2: m->null_value_count = it->n; break;
+    case 3: m->nan_value_count = it->n; break;
+    case 4:
+        m->has_lower = true;
+        m->lower = it->ptr;
+        m->lower_len = it->len;
+        break;
+    default:
+        m->has_upper = true;
+        m->upper = it->ptr;
+        m->upper_len = it->len;
+        break;
+    }
+}
+
+#define SLOT_SPAN 2048 /* field-id spans up to this use a slot table instead of a sort */
+
 fl_status ice_metrics_merge(ice_metric_item *items, uint32_t n, fl_arena *a,
                             fl_ice_column_metrics **out, uint32_t *nout, fl_error *err)
 {
@@ -390,11 +419,36 @@ fl_status ice_metrics_merge(ice_metric_item *items, uint32_t n, fl_arena *a,
     *nout = 0;
     if (n == 0)
         return FL_OK;
-    bool sorted = true;
-    for (uint32_t i = 1; i < n && sorted; i++)
-        sorted = item_cmp(&items[i - 1], &items[i]) <= 0;
-    if (!sorted)
-        qsort(items, n, sizeof *items, item_cmp);
+    int32_t lo = items[0].field_id, hi = lo;
+    for (uint32_t i = 1; i < n; i++) {
+        lo = items[i].field_id < lo ? items[i].field_id : lo;
+        hi = items[i].field_id > hi ? items[i].field_id : hi;
+    }
+    if ((int64_t)hi - lo < SLOT_SPAN) {
+        /* the usual case: every map lists the same few ids; items are applied
+         * in insertion order, so a later duplicate wins */
+        int32_t slot[SLOT_SPAN];
+        uint32_t span = (uint32_t)(hi - lo) + 1;
+        memset(slot, 0xff, span * sizeof *slot);
+        for (uint32_t i = 0; i < n; i++)
+            slot[items[i].field_id - lo] = 0;
+        uint32_t distinct = 0;
+        for (uint32_t k = 0; k < span; k++)
+            if (slot[k] == 0)
+                slot[k] = (int32_t)distinct++;
+        fl_ice_column_metrics *ms = fl_arena_alloc(a, (size_t)distinct * sizeof *ms);
+        if (!ms)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t k = 0; k < span; k++)
+            if (slot[k] >= 0)
+                metric_init(&ms[slot[k]], lo + (int32_t)k);
+        for (uint32_t i = 0; i < n; i++)
+            metric_apply(&ms[slot[items[i].field_id - lo]], &items[i]);
+        *out = ms;
+        *nout = distinct;
+        return FL_OK;
+    }
+    qsort(items, n, sizeof *items, item_cmp);
     uint32_t distinct = 1;
     for (uint32_t i = 1; i < n; i++)
         distinct += items[i].field_id != items[i - 1].field_id;
@@ -403,30 +457,9 @@ fl_status ice_metrics_merge(ice_metric_item *items, uint32_t n, fl_arena *a,
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (i == 0 || items[i].field_id != items[i - 1].field_id) {
-            fl_ice_column_metrics *m = &ms[k++];
-            memset(m, 0, sizeof *m);
-            m->field_id = items[i].field_id;
-            m->column_size = m->value_count = m->null_value_count = m->nan_value_count = -1;
-        }
-        fl_ice_column_metrics *m = &ms[k - 1];
-        const ice_metric_item *it = &items[i];
-        switch (it->kind) {
-        case 0: m->column_size = it->n; break;
-        case 1: m->value_count = it->n; break;
-        case 2: m->null_value_count = it->n; break;
-        case 3: m->nan_value_count = it->n; break;
-        case 4:
-            m->has_lower = true;
-            m->lower = it->ptr;
-            m->lower_len = it->len;
-            break;
-        default:
-            m->has_upper = true;
-            m->upper = it->ptr;
-            m->upper_len = it->len;
-            break;
-        }
+        if (i == 0 || items[i].field_id != items[i - 1].field_id)
+            metric_init(&ms[k++], items[i].field_id);
+        metric_apply(&ms[k - 1], &items[i]);
     }
     *out = ms;
     *nout = k;

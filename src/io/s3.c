@@ -319,28 +319,27 @@ fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n, f
         return FL_OK;
     if (io->ops == &s3_ops)
         return delete_s3(((s3_fileio *)io)->c, paths, n, err);
+    /* other FileIOs: non-S3 paths one by one, S3 paths batched when io
+     * routes them to an S3 FileIO (fl_fileio_default) */
+    const char **sp = malloc(n * sizeof *sp);
+    if (!sp)
+        return fl_errorf(err, FL_ENOMEM, "delete: out of memory");
+    size_t m = 0;
     fl_status rc = FL_OK;
-    fl_fileio *s3 = s3_default_target(io, err, &rc);
-    FL_TRY(rc);
-    if (s3) {
-        /* a routing FileIO: S3 paths in batches, the others one by one */
-        for (size_t i = 0; i < n; i++)
-            if (!s3_is_s3_path(paths[i]))
-                FL_TRY(fl_fileio_remove(io, paths[i], err));
-        const char **sp = malloc(n * sizeof *sp);
-        if (!sp)
-            return fl_errorf(err, FL_ENOMEM, "delete: out of memory");
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (s3_is_s3_path(paths[i]))
-                sp[m++] = paths[i];
-        rc = m ? delete_s3(((s3_fileio *)s3)->c, sp, m, err) : FL_OK;
-        free(sp);
-        return rc;
+    for (size_t i = 0; i < n && rc == FL_OK; i++) {
+        if (s3_is_s3_path(paths[i]))
+            sp[m++] = paths[i];
+        else
+            rc = fl_fileio_remove(io, paths[i], err);
     }
-    for (size_t i = 0; i < n; i++)
-        FL_TRY(fl_fileio_remove(io, paths[i], err));
-    return FL_OK;
+    fl_fileio *s3 = rc == FL_OK && m ? s3_default_target(io, err, &rc) : NULL;
+    if (s3)
+        rc = delete_s3(((s3_fileio *)s3)->c, sp, m, err);
+    else
+        for (size_t i = 0; i < m && rc == FL_OK; i++)
+            rc = fl_fileio_remove(io, sp[i], err);
+    free(sp);
+    return rc;
 }
 
 /* ---- the FileIO ---- */

@@ -355,6 +355,11 @@ fl_status ice_evolve_move_column(const fl_ice_metadata *m, const char *path, con
     fl_field *f;
     slot sl;
     FL_TRY(locate(out, path, &f, &sl, err));
+    if (!first && after) {
+        const fl_field *self = ice_find_path(&out->schema.schema, after, NULL);
+        if (self == f)
+            return fl_errorf(err, FL_EINVAL, "move column '%s': cannot move after itself", path);
+    }
     uint32_t from = (uint32_t)(f - *sl.fields);
     fl_field moved = *f;
     fl_field *arr = *sl.fields;

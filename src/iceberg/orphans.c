@@ -55,9 +55,11 @@ static bool add(txn_paths *p, fl_arena *a, const char *path)
     return n && txn_paths_push(p, a, n);
 }
 
-/* Everything metadata m reaches, into reach. */
-static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, txn_paths *reach,
-                                txn_paths *seen_manifests, fl_arena *a, fl_error *err)
+/* Everything metadata m reaches, into reach. old: m is a previous version,
+ * whose expired lists and manifests may be gone (FL_ENOTFOUND is skipped). */
+static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, bool old,
+                                txn_paths *reach, txn_paths *seen_manifests, fl_arena *a,
+                                fl_error *err)
 {
     for (uint32_t i = 0; i < m->nstatistics; i++)
         if (!add(reach, a, m->statistics[i].statistics_path))
@@ -71,7 +73,10 @@ static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, txn_pat
             return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
         fl_ice_manifest_file *mfs = NULL;
         uint32_t n = 0;
-        FL_TRY(fl_ice_snapshot_manifests(io, m, s, a, &mfs, &n, err));
+        fl_status rc = fl_ice_snapshot_manifests(io, m, s, a, &mfs, &n, err);
+        if (rc == FL_ENOTFOUND && old)
+            continue;
+        FL_TRY(rc);
         for (uint32_t j = 0; j < n; j++) {
             const char *mp = norm(a, mfs[j].manifest_path);
             if (!mp)
@@ -83,7 +88,10 @@ static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, txn_pat
                 return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
             fl_ice_manifest_entry *e = NULL;
             uint32_t ne = 0;
-            FL_TRY(fl_ice_manifest_read(io, m, &mfs[j], a, &e, &ne, err));
+            rc = fl_ice_manifest_read(io, m, &mfs[j], a, &e, &ne, err);
+            if (rc == FL_ENOTFOUND && old)
+                continue;
+            FL_TRY(rc);
             for (uint32_t k = 0; k < ne; k++)
                 if (!add(reach, a, e[k].file.file_path))
                     return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
@@ -144,7 +152,7 @@ fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, boo
     if (t->metadata_location && !add(&reach, &a, t->metadata_location))
         rc = fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
     if (rc == FL_OK)
-        rc = reach_metadata(t->io, &t->meta, &reach, &seen, &a, err);
+        rc = reach_metadata(t->io, &t->meta, false, &reach, &seen, &a, err);
     for (uint32_t i = 0; rc == FL_OK && i < t->meta.nmetadata_log; i++) {
         const char *p = t->meta.metadata_log[i].metadata_file;
         if (!add(&reach, &a, p)) {
@@ -156,7 +164,7 @@ fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, boo
         fl_ice_metadata old;
         rc = fl_ice_metadata_read(t->io, p, &a, &old, err);
         if (rc == FL_OK)
-            rc = reach_metadata(t->io, &old, &reach, &seen, &a, err);
+            rc = reach_metadata(t->io, &old, true, &reach, &seen, &a, err);
     }
     orphan_ctx oc = {.a = &a};
     if (rc == FL_OK) {

@@ -3,7 +3,8 @@
 # --strict: real SigV4 verification of every request incl. the body hash, and
 # If-None-Match: * on PUT / CompleteMultipartUpload).
 #
-# 1. starts the server on a free port with a temp dir and bucket "floe-test";
+# 1. starts the server (through s3-server-consistent.mjs, which fixes an s3rver
+#    read-after-write race) on a free port with a temp dir and bucket "floe-test";
 # 2. runs the C test binary io_test_s3_live (tests/io/test_s3_live.c) with
 #    FLOE_TEST_S3_ENDPOINT etc.;
 # 3. checks objects written by floe with an independent signer (aws4, via
@@ -32,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/store"
-node "$here/oracle/s3-server.mjs" --port=0 --dir="$work/store" --bucket=floe-test --strict \
+node "$here/s3-server-consistent.mjs" --port=0 --dir="$work/store" --bucket=floe-test --strict \
   > "$work/server.json" 2> "$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do

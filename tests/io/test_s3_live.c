@@ -227,6 +227,8 @@ static void test_multipart(void)
     CHECK_OK(put(io, path_of(exact), data, PART, 0, &err), &err);
     CHECK_OK(fl_fileio_open(io, path_of(exact), &f, &err), &err);
     CHECK(f && f->size == PART);
+    if (!f || f->size != PART)
+        fprintf(stderr, "  exact: %s size %llu\n", f ? "opened" : err.msg, f ? (unsigned long long)f->size : 0ULL);
     fl_file_close(f);
     free(data);
     fl_fileio_destroy(io);

@@ -172,7 +172,9 @@ fl_status fl_ice_snapshot_manifests(fl_fileio *io, const fl_ice_metadata *m,
 
 /* Reads every entry of manifest mf (all statuses) with inheritance applied.
  * m supplies the partition spec (mf->partition_spec_id) and the schemas that
- * type partition values. Errors name the manifest path. */
+ * type partition values. m may be NULL: partition fields then come from the
+ * manifest's Avro partition record, typed by their Avro (logical) types.
+ * Errors name the manifest path and the entry index. */
 fl_status fl_ice_manifest_read(fl_fileio *io, const fl_ice_metadata *m,
                                const fl_ice_manifest_file *mf, fl_arena *a,
                                fl_ice_manifest_entry **out, uint32_t *n, fl_error *err);

@@ -127,7 +127,9 @@ fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_re
                                     uint32_t n, fl_error *err);
 
 /* Applies updates to base (NULL for a new table: the updates must build one)
- * giving *out in arena a. base_location (the file base was read from) goes
+ * giving *out in arena a. *out may point at memory of base and of the
+ * updates (schemas, snapshots, strings are shared, never modified): both
+ * must outlive it. base_location (the file base was read from) goes
  * into the metadata log. now_ms stamps last-updated-ms and log entries.
  * Invalid updates (unknown ids, a snapshot whose sequence number is not
  * above last-sequence-number, a v3 downgrade...) are FL_EINVAL naming the update. */
@@ -211,6 +213,10 @@ fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err
 const fl_ice_metadata *fl_ice_txn_metadata(const fl_ice_txn *x);
 /* The txn's arena: data-file structs handed to it may live here. */
 fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
+/* Registers a file the caller wrote for this txn (e.g. a data file): it is
+ * deleted when the txn aborts or its commit fails for good, never after a
+ * successful commit. The path is copied. */
+fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
 /* Adds raw metadata updates (schema/spec/sort/properties changes built by
  * the evolution helpers below, or by a REST request). */
 fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,

@@ -16,7 +16,9 @@
  * unless FLOE_S3_VIRTUAL_HOST=1), FLOE_S3_PATH_STYLE=1, and the
  * [default]/[profile] sections of AWS_SHARED_CREDENTIALS_FILE /
  * AWS_CONFIG_FILE (~/.aws/credentials, ~/.aws/config) when the environment
- * has no keys.
+ * has no keys. Also FLOE_S3_MULTIPART_THRESHOLD (bytes, >= 1; also the part
+ * size) and FLOE_S3_MAX_RETRIES. Without any keys the FileIO sends unsigned
+ * (anonymous) requests.
  *
  * Ownership: the config strings are copied at open. The FileIO is
  * thread-safe (one curl handle per request/thread).
@@ -56,6 +58,12 @@ fl_status fl_fileio_s3(const fl_s3_config *cfg, fl_fileio **out, fl_error *err);
 /* Routes "s3://", "s3a://", "s3n://" paths to S3 (created lazily from the
  * environment, or from s3 when non-NULL) and everything else to local disk. */
 fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_error *err);
+
+/* Removes many objects: on the S3 FileIO (or the S3 side of a default
+ * FileIO) with DeleteObjects, up to 1000 keys of one bucket per request;
+ * other paths (and other FileIOs) one remove() at a time. Keys that do not
+ * exist are not an error. Stops at the first failure. */
+fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n, fl_error *err);
 
 /* A FileIO that rewrites path prefixes before delegating to inner (borrowed):
  * used to read tables whose metadata names locations that moved (fixtures,

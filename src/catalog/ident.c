@@ -1,0 +1,352 @@
+/*
+ * ident.c - table identifiers and namespaces as text, default table
+ * locations, opening a catalog from a URI, and the small name helpers of
+ * catalog_internal.h.
+ *
+ * Text form: levels separated by '.'; a level containing '.' or '"' is
+ * written in double quotes with '"' doubled inside ("a.b"."x""y".t). Empty
+ * levels are rejected. A table identifier's last level is its name; the
+ * namespace may then be empty ("t" = table t at the top level).
+ *
+ * URIs for fl_catalog_open_uri: "sqlite:PATH", "postgresql://..." /
+ * "postgres://..." (handed to libpq as is), "fs:PATH" (filesystem catalog
+ * rooted at PATH; its warehouse is PATH unless one is given).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog/catalog_internal.h"
+
+#define MAX_LEVELS 64
+
+/* Reads one level starting at s[*pos] into the arena; *pos ends after it. */
+static fl_status parse_level(const char *s, size_t *pos, fl_arena *a, const char **out,
+                             fl_error *err)
+{
+    size_t i = *pos;
+    if (s[i] != '"') {
+        size_t start = i;
+        while (s[i] && s[i] != '.') {
+            if (s[i] == '"')
+                return fl_errorf(err, FL_EINVAL, "identifier '%s': unexpected '\"' at offset %zu",
+                                 s, i);
+            i++;
+        }
+        if (i == start)
+            return fl_errorf(err, FL_EINVAL, "identifier '%s': empty level at offset %zu", s, i);
+        *out = fl_arena_strndup(a, s + start, i - start);
+        *pos = i;
+        return *out ? FL_OK : fl_errorf(err, FL_ENOMEM, "identifier: out of memory");
+    }
+    size_t len = strlen(s);
+    char *buf = fl_arena_alloc(a, len + 1);
+    if (!buf)
+        return fl_errorf(err, FL_ENOMEM, "identifier: out of memory");
+    size_t o = 0;
+    for (i++;; i++) {
+        if (!s[i])
+            return fl_errorf(err, FL_EINVAL, "identifier '%s': unterminated quote", s);
+        if (s[i] == '"' && s[i + 1] == '"') {
+            buf[o++] = '"';
+            i++;
+        } else if (s[i] == '"') {
+            break;
+        } else {
+            buf[o++] = s[i];
+        }
+    }
+    i++;
+    if (o == 0)
+        return fl_errorf(err, FL_EINVAL, "identifier '%s': empty quoted level", s);
+    if (s[i] && s[i] != '.')
+        return fl_errorf(err, FL_EINVAL, "identifier '%s': expected '.' at offset %zu", s, i);
+    buf[o] = '\0';
+    *out = buf;
+    *pos = i;
+    return FL_OK;
+}
+
+static fl_status parse_levels(const char *s, fl_arena *a, const char ***levels, uint32_t *n,
+                              fl_error *err)
+{
+    const char **lv = fl_arena_alloc(a, MAX_LEVELS * sizeof *lv);
+    if (!lv)
+        return fl_errorf(err, FL_ENOMEM, "identifier: out of memory");
+    uint32_t k = 0;
+    size_t pos = 0;
+    while (s[pos]) {
+        if (k == MAX_LEVELS)
+            return fl_errorf(err, FL_ELIMIT, "identifier '%.200s': more than %d levels", s,
+                             MAX_LEVELS);
+        FL_TRY(parse_level(s, &pos, a, &lv[k++], err));
+        if (s[pos] == '.') {
+            pos++;
+            if (!s[pos])
+                return fl_errorf(err, FL_EINVAL, "identifier '%s': trailing '.'", s);
+        }
+    }
+    *levels = lv;
+    *n = k;
+    return FL_OK;
+}
+
+fl_status fl_namespace_parse(const char *s, fl_arena *a, fl_namespace *out, fl_error *err)
+{
+    if (!s)
+        return fl_errorf(err, FL_EINVAL, "namespace: NULL");
+    const char **lv;
+    uint32_t n;
+    FL_TRY(parse_levels(s, a, &lv, &n, err));
+    out->levels = lv;
+    out->nlevels = n;
+    return FL_OK;
+}
+
+fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out, fl_error *err)
+{
+    if (!s || !*s)
+        return fl_errorf(err, FL_EINVAL, "table identifier: empty");
+    const char **lv;
+    uint32_t n;
+    FL_TRY(parse_levels(s, a, &lv, &n, err));
+    out->name = lv[n - 1];
+    out->ns.levels = lv;
+    out->ns.nlevels = n - 1;
+    return FL_OK;
+}
+
+/* Appends level l (quoted when needed) at buf+o; returns the new offset. */
+static size_t put_level(char *buf, size_t o, const char *l)
+{
+    bool quote = strchr(l, '.') || strchr(l, '"') || !*l;
+    if (quote)
+        buf[o++] = '"';
+    for (const char *p = l; *p; p++) {
+        if (*p == '"' && quote)
+            buf[o++] = '"';
+        buf[o++] = *p;
+    }
+    if (quote)
+        buf[o++] = '"';
+    return o;
+}
+
+static const char *join_levels(const char *const *lv, uint32_t n, const char *last, fl_arena *a)
+{
+    size_t cap = 1;
+    for (uint32_t i = 0; i < n; i++)
+        cap += 2 * strlen(lv[i]) + 3;
+    if (last)
+        cap += 2 * strlen(last) + 3;
+    char *buf = fl_arena_alloc(a, cap);
+    if (!buf)
+        return NULL;
+    size_t o = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            buf[o++] = '.';
+        o = put_level(buf, o, lv[i]);
+    }
+    if (last) {
+        if (n)
+            buf[o++] = '.';
+        o = put_level(buf, o, last);
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *fl_namespace_str(const fl_namespace *ns, fl_arena *a)
+{
+    return join_levels(ns->levels, ns->nlevels, NULL, a);
+}
+
+const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a)
+{
+    return join_levels(id->ns.levels, id->ns.nlevels, id->name, a);
+}
+
+const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
+                                        fl_arena *a)
+{
+    const char *wh = c->warehouse ? c->warehouse : "";
+    size_t wl = strlen(wh);
+    while (wl > 1 && wh[wl - 1] == '/')
+        wl--;
+    size_t cap = wl + strlen(id->name) + 2;
+    for (uint32_t i = 0; i < id->ns.nlevels; i++)
+        cap += strlen(id->ns.levels[i]) + 1;
+    char *buf = fl_arena_alloc(a, cap);
+    if (!buf)
+        return NULL;
+    size_t o = 0;
+    memcpy(buf, wh, wl);
+    o = wl;
+    for (uint32_t i = 0; i <= id->ns.nlevels; i++) {
+        const char *l = i < id->ns.nlevels ? id->ns.levels[i] : id->name;
+        if (o && buf[o - 1] != '/')
+            buf[o++] = '/';
+        memcpy(buf + o, l, strlen(l));
+        o += strlen(l);
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
+                              fl_fileio *io, fl_catalog **out, fl_error *err)
+{
+    if (!uri)
+        return fl_errorf(err, FL_EINVAL, "catalog URI: NULL");
+    if (strncmp(uri, "sqlite:", 7) == 0)
+        return fl_catalog_sqlite_open(uri + 7, catalog_name, warehouse, io, out, err);
+    if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0)
+        return fl_catalog_postgres_open(uri, catalog_name, warehouse, io, out, err);
+    if (strncmp(uri, "fs:", 3) == 0) {
+        FL_TRY(fl_catalog_fs_open(uri + 3, io, out, err));
+        (void)warehouse; /* the fs catalog's warehouse is its root */
+        return FL_OK;
+    }
+    return fl_errorf(err, FL_EINVAL,
+                     "catalog URI '%s': expected sqlite:PATH, postgresql://..., or fs:PATH", uri);
+}
+
+void fl_catalog_close(fl_catalog *c)
+{
+    if (c)
+        c->ops->close(c);
+}
+
+/* ---- catalog_internal.h helpers ---- */
+
+const char *fl_cat_basename(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+bool fl_cat_is_metadata_name(const char *name)
+{
+    return ends_with(name, ".metadata.json") || ends_with(name, ".metadata.json.gz");
+}
+
+bool fl_cat_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    if (len == 0 || len > 18)
+        return false;
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* "v3.2" part of "v3.2.metadata.json" / "v3.2.gz.metadata.json": dot-separated numbers. */
+static fl_cat_version v_version(const char *s, size_t len)
+{
+    fl_cat_version v = {0};
+    size_t i = 0;
+    while (i < len && v.nparts < FL_CAT_MAX_VERSION_PARTS) {
+        size_t j = i;
+        while (j < len && s[j] != '.')
+            j++;
+        int64_t x;
+        if (!fl_cat_parse_i64(s + i, j - i, &x))
+            break;
+        v.parts[v.nparts++] = x;
+        i = j + 1;
+    }
+    return v;
+}
+
+fl_cat_version fl_cat_name_version(const char *name)
+{
+    fl_cat_version v = {0};
+    const char *end = strstr(name, ".metadata.json");
+    if (!end)
+        return v;
+    size_t len = (size_t)(end - name);
+    if (len >= 3 && memcmp(name + len - 3, ".gz", 3) == 0)
+        len -= 3;
+    if (len > 1 && name[0] == 'v')
+        return v_version(name + 1, len - 1);
+    const char *dash = memchr(name, '-', len);
+    int64_t x;
+    if (dash && fl_cat_parse_i64(name, (size_t)(dash - name), &x)) {
+        v.nparts = 1;
+        v.parts[0] = x;
+    }
+    return v;
+}
+
+int fl_cat_version_cmp(const fl_cat_version *a, const fl_cat_version *b)
+{
+    uint32_t n = a->nparts < b->nparts ? a->nparts : b->nparts;
+    for (uint32_t i = 0; i < n; i++)
+        if (a->parts[i] != b->parts[i])
+            return a->parts[i] < b->parts[i] ? -1 : 1;
+    return a->nparts < b->nparts ? -1 : a->nparts > b->nparts ? 1 : 0;
+}
+
+fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, fl_error *err)
+{
+    size_t cap = 1;
+    for (uint32_t i = 0; i < ns->nlevels; i++) {
+        const char *l = ns->levels[i];
+        if (!*l || strchr(l, '.'))
+            return fl_errorf(err, FL_EINVAL,
+                             "namespace level '%s' is empty or contains '.', which the JDBC catalog "
+                             "layout (dot-joined namespaces) cannot store",
+                             l);
+        cap += strlen(l) + 1;
+    }
+    char *buf = fl_arena_alloc(a, cap);
+    if (!buf)
+        return fl_errorf(err, FL_ENOMEM, "namespace: out of memory");
+    size_t o = 0;
+    for (uint32_t i = 0; i < ns->nlevels; i++) {
+        if (i)
+            buf[o++] = '.';
+        size_t l = strlen(ns->levels[i]);
+        memcpy(buf + o, ns->levels[i], l);
+        o += l;
+    }
+    buf[o] = '\0';
+    *out = buf;
+    return FL_OK;
+}
+
+fl_namespace fl_cat_ns_split(const char *s, fl_arena *a)
+{
+    fl_namespace ns = {0, NULL};
+    if (!s || !*s)
+        return ns;
+    uint32_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == '.';
+    const char **lv = fl_arena_alloc(a, n * sizeof *lv);
+    if (!lv)
+        return ns;
+    uint32_t k = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (*p == '.' || !*p) {
+            lv[k++] = fl_arena_strndup(a, start, (size_t)(p - start));
+            if (!*p)
+                break;
+            start = p + 1;
+        }
+    }
+    ns.levels = lv;
+    ns.nlevels = k;
+    return ns;
+}

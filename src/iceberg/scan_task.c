@@ -1,0 +1,693 @@
+/*
+ * scan_task.c - reading one scan task: a Parquet data file projected into the
+ * scan schema by field id, with its deletes and the residual filter applied.
+ *
+ * Column sources (one "read column" per output column, plus hidden columns
+ * that only the residual filter or equality deletes need):
+ *   FILE      a top-level column of the data file, found by field id, or for
+ *             files without ids through schema.name-mapping.default (without
+ *             a mapping: by the table column's name). Same-layout types move
+ *             from the Parquet batch into the output batch without copying
+ *             (vector structs are swapped and re-typed); promotions convert
+ *             per batch in tight loops: int->long, float->double,
+ *             date->timestamp, nanos<->micros. Decimal widening keeps the
+ *             16-byte representation, so it is a swap too.
+ *   CONST     a column the file lacks: its initial-default, else null
+ *             (CONSTANT-encoded vector, one physical value).
+ *   _file     the data file path (CONSTANT); _pos the row position (int64).
+ *
+ * Deletes are decoded once per task at open: position delete files and the
+ * DV merge into one sorted range set (walked with a cursor, rows arrive in
+ * position order); equality delete files group by equality_ids into hash
+ * sets (delete_eq.c). Positions are only exact when the Parquet scan skips
+ * nothing, so the pruning predicate is handed to the Parquet scan only when
+ * the task has no position deletes / DV and _pos is not read.
+ *
+ * Ownership: the reader owns its file, Parquet reader/scan, batches and
+ * delete state; it borrows the plan (which must outlive it) and io.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "floe/parquet.h"
+#include "iceberg/scan_internal.h"
+
+typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
+typedef enum conv_kind {
+    CONV_SWAP,
+    CONV_I32_I64,
+    CONV_F32_F64,
+    CONV_DATE_TS_US,
+    CONV_DATE_TS_NS,
+    CONV_NS_US,
+    CONV_US_NS,
+} conv_kind;
+
+typedef struct rcol {
+    int32_t field_id;
+    const fl_field *field; /* target field (type) */
+    src_kind kind;
+    conv_kind conv;
+    int pq; /* column index in the Parquet scan schema */
+    fl_value constant;
+} rcol;
+
+typedef struct eqref {
+    ice_eqset *set;
+    uint32_t nids;
+    int *cols; /* read column per id */
+} eqref;
+
+struct fl_ice_task_reader {
+    const ice_plan *p;
+    const fl_ice_scan_task *task;
+    fl_arena arena;
+    fl_file *file;
+    fl_parquet_reader *pr;
+    fl_parquet_scan *ps;
+    fl_batch pb;
+    bool pb_init, extra_init;
+    uint32_t nout, nread;
+    rcol *cols;
+    fl_schema extra_schema;
+    fl_batch extra;
+    fl_vector **vec; /* per read column, set at each batch */
+    fl_ice_position_set dels;
+    uint64_t del_cursor;
+    uint32_t neq;
+    eqref *eq;
+    int *term_col; /* per filter term */
+    fl_value *vals;
+    int64_t pos;
+    bool done;
+};
+
+/* ---- opening ---- */
+
+static bool same_layout(const fl_type *a, const fl_type *b)
+{
+    fl_type_id x = a->id, y = b->id;
+    if (fl_type_is_nested(a) || fl_type_is_nested(b)) {
+        if (x != y || a->nchildren != b->nchildren)
+            return false;
+        for (uint32_t i = 0; i < a->nchildren; i++)
+            if (!same_layout(&a->children[i].type, &b->children[i].type))
+                return false;
+        return true;
+    }
+    if (x == y)
+        return x != FL_TYPE_FIXED || a->fixed_len == b->fixed_len;
+    if (fl_type_is_varlen(a) && fl_type_is_varlen(b))
+        return true;
+    if ((x == FL_TYPE_TIMESTAMP || x == FL_TYPE_TIMESTAMPTZ) &&
+        (y == FL_TYPE_TIMESTAMP || y == FL_TYPE_TIMESTAMPTZ))
+        return true;
+    if ((x == FL_TYPE_TIMESTAMP_NS || x == FL_TYPE_TIMESTAMPTZ_NS) &&
+        (y == FL_TYPE_TIMESTAMP_NS || y == FL_TYPE_TIMESTAMPTZ_NS))
+        return true;
+    if ((x == FL_TYPE_UUID || x == FL_TYPE_FIXED) && (y == FL_TYPE_UUID || y == FL_TYPE_FIXED))
+        return fl_type_width(a) == fl_type_width(b);
+    return false;
+}
+
+static bool is_us(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
+static bool is_ns(fl_type_id t) { return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS; }
+
+static fl_status pick_conv(const fl_type *file, const fl_field *target, conv_kind *out,
+                           fl_error *err)
+{
+    const fl_type *t = &target->type;
+    if (same_layout(file, t)) {
+        if (file->id == FL_TYPE_DECIMAL && file->scale != t->scale)
+            goto bad;
+        *out = CONV_SWAP;
+        return FL_OK;
+    }
+    if (file->id == FL_TYPE_INT32 && t->id == FL_TYPE_INT64)
+        *out = CONV_I32_I64;
+    else if (file->id == FL_TYPE_FLOAT32 && t->id == FL_TYPE_FLOAT64)
+        *out = CONV_F32_F64;
+    else if (file->id == FL_TYPE_DATE && is_us(t->id))
+        *out = CONV_DATE_TS_US;
+    else if (file->id == FL_TYPE_DATE && is_ns(t->id))
+        *out = CONV_DATE_TS_NS;
+    else if (is_ns(file->id) && is_us(t->id))
+        *out = CONV_NS_US;
+    else if (is_us(file->id) && is_ns(t->id))
+        *out = CONV_US_NS;
+    else
+        goto bad;
+    return FL_OK;
+bad:;
+    char a[128], b[128];
+    fl_type_format(file, a, sizeof a);
+    fl_type_format(t, b, sizeof b);
+    return fl_errorf(err, FL_ETYPE, "column '%s' (id %d): file type %s cannot be read as %s",
+                     target->name, target->field_id, a, b);
+}
+
+/* The table field for id: the scan schema, else any schema (dropped columns
+ * that equality deletes still name). */
+static const fl_field *find_field(const ice_plan *p, int32_t id)
+{
+    const fl_field *f = fl_schema_find_id(&p->pub.table_schema->schema, id);
+    for (uint32_t i = 0; !f && i < p->pub.meta->nschemas; i++)
+        f = fl_schema_find_id(&p->pub.meta->schemas[i].schema, id);
+    return f;
+}
+
+static int find_read(const fl_ice_task_reader *r, int32_t id)
+{
+    for (uint32_t i = 0; i < r->nread; i++)
+        if (r->cols[i].field_id == id)
+            return (int)i;
+    return -1;
+}
+
+static fl_status add_hidden(fl_ice_task_reader *r, int32_t id, uint32_t cap, int *idx,
+                            fl_error *err)
+{
+    int k = find_read(r, id);
+    if (k >= 0) {
+        *idx = k;
+        return FL_OK;
+    }
+    const fl_field *f = find_field(r->p, id);
+    FL_CHECK(f != NULL, err, FL_ENOTFOUND, "no column with field id %d in any schema", id);
+    FL_CHECK(r->nread < cap, err, FL_EINVAL, "too many hidden columns");
+    r->cols[r->nread].field_id = id;
+    r->cols[r->nread].field = f;
+    *idx = (int)r->nread++;
+    return FL_OK;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Loads position deletes, the DV and equality deletes of the task. */
+static fl_status load_deletes(fl_fileio *io, fl_ice_task_reader *r, uint32_t *cap_hidden,
+                              fl_error *err)
+{
+    const fl_ice_scan_task *t = r->task;
+    ice_posvec pv = {0};
+    fl_ice_position_set dv = {0};
+    bool have_dv = false;
+    fl_status rc = FL_OK;
+    for (uint32_t i = 0; i < t->ndeletes && rc == FL_OK; i++) {
+        const fl_ice_data_file *d = t->deletes[i];
+        if (d->content == FL_ICE_CONTENT_POSITION_DELETES && !strcasecmp(d->file_format, "PUFFIN")) {
+            fl_ice_position_set one;
+            rc = ice_dv_read(io, d, r->p->lenient_dv, &one, err);
+            if (rc == FL_OK) {
+                fl_ice_position_set u;
+                rc = ice_pos_union(&dv, &one, &u, err);
+                fl_ice_position_set_free(&one);
+                fl_ice_position_set_free(&dv);
+                dv = u;
+                have_dv = true;
+            }
+        } else if (d->content == FL_ICE_CONTENT_POSITION_DELETES) {
+            rc = ice_posdel_load(io, d, t->file->file_path, &pv, err);
+        }
+    }
+    if (rc == FL_OK) {
+        fl_ice_position_set ps = {0};
+        rc = ice_pos_from_array(pv.v, pv.n, &ps, err);
+        if (rc == FL_OK) {
+            rc = ice_pos_union(&ps, &dv, &r->dels, err);
+            fl_ice_position_set_free(&ps);
+        }
+    }
+    (void)have_dv;
+    free(pv.v);
+    fl_ice_position_set_free(&dv);
+    FL_TRY(rc);
+
+    /* equality deletes: one set per distinct sorted id list */
+    r->eq = fl_arena_calloc(&r->arena, t->ndeletes + 1, sizeof *r->eq);
+    FL_CHECK(r->eq != NULL, err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < t->ndeletes; i++) {
+        const fl_ice_data_file *d = t->deletes[i];
+        if (d->content != FL_ICE_CONTENT_EQUALITY_DELETES)
+            continue;
+        FL_CHECK(d->nequality_ids > 0, err, FL_ECORRUPT, "%s: equality delete file without equality_ids",
+                 d->file_path);
+        int32_t *ids = fl_arena_alloc(&r->arena, d->nequality_ids * sizeof *ids);
+        FL_CHECK(ids != NULL, err, FL_ENOMEM, "out of memory");
+        memcpy(ids, d->equality_ids, d->nequality_ids * sizeof *ids);
+        qsort(ids, d->nequality_ids, sizeof *ids, cmp_i32);
+        eqref *e = NULL;
+        for (uint32_t k = 0; k < r->neq && !e; k++) {
+            uint32_t n;
+            const int32_t *have = ice_eqset_ids(r->eq[k].set, &n);
+            if (n == d->nequality_ids && !memcmp(have, ids, n * sizeof *ids))
+                e = &r->eq[k];
+        }
+        if (!e) {
+            e = &r->eq[r->neq];
+            FL_TRY(ice_eqset_new(ids, d->nequality_ids, &e->set, err));
+            r->neq++;
+            e->nids = d->nequality_ids;
+            e->cols = fl_arena_calloc(&r->arena, e->nids, sizeof *e->cols);
+            FL_CHECK(e->cols != NULL, err, FL_ENOMEM, "out of memory");
+            for (uint32_t k = 0; k < e->nids; k++)
+                FL_TRY(add_hidden(r, ids[k], *cap_hidden, &e->cols[k], err));
+        }
+        FL_TRY(ice_eqset_load(e->set, io, d, err));
+    }
+    return FL_OK;
+}
+
+/* Maps read columns to file columns and builds the Parquet projection. */
+static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *need_pos,
+                             fl_error *err)
+{
+    const ice_plan *p = r->p;
+    bool has_ids = false;
+    for (uint32_t i = 0; i < fs->nfields; i++)
+        has_ids |= fs->fields[i].field_id > 0;
+    ice_name_mapping *nm = NULL;
+    if (!has_ids && p->name_mapping)
+        FL_TRY(ice_name_mapping_parse(p->name_mapping, &r->arena, &nm, err));
+    int32_t *ids = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *ids);
+    const char **names = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *names);
+    FL_CHECK(ids && names, err, FL_ENOMEM, "out of memory");
+    uint32_t nproj = 0;
+    for (uint32_t i = 0; i < r->nread; i++) {
+        rcol *c = &r->cols[i];
+        if (c->field_id == FL_ICE_FIELD_ID_FILE_PATH) {
+            c->kind = SRC_FILE_PATH;
+            continue;
+        }
+        if (c->field_id == FL_ICE_FIELD_ID_ROW_POS) {
+            c->kind = SRC_ROW_POS;
+            *need_pos = true;
+            continue;
+        }
+        int k = -1;
+        for (uint32_t j = 0; j < fs->nfields && k < 0; j++) {
+            const fl_field *ff = &fs->fields[j];
+            int32_t fid = has_ids ? ff->field_id
+                          : nm    ? ice_name_mapping_lookup(nm, ff->name)
+                          : (!strcmp(ff->name, c->field->name) ? c->field_id : -1);
+            if (fid == c->field_id)
+                k = (int)j;
+        }
+        if (k < 0) {
+            c->kind = SRC_CONST;
+            const fl_ice_field_extra *x = fl_ice_schema_extra(p->pub.table_schema, c->field_id);
+            if (x && x->initial_default) {
+                fl_status rc = ice_default_parse(&c->field->type, x->initial_default, &r->arena,
+                                                 &c->constant, err);
+                if (rc != FL_OK)
+                    return fl_error_prefix(err, "column '%s'", c->field->name);
+            } else {
+                c->constant.type = c->field->type;
+                c->constant.type.nchildren = 0;
+                c->constant.type.children = NULL;
+                c->constant.is_null = true;
+            }
+            continue;
+        }
+        c->kind = SRC_FILE;
+        FL_TRY(pick_conv(&fs->fields[k].type, c->field, &c->conv, err));
+        c->pq = (int)nproj;
+        if (has_ids)
+            ids[nproj++] = fs->fields[k].field_id;
+        else
+            names[nproj++] = fs->fields[k].name;
+    }
+    bool prune = !*need_pos && p->filter.nterms > 0;
+    fl_col_pred *terms = NULL;
+    uint32_t nterms = 0;
+    if (prune) {
+        terms = fl_arena_calloc(&r->arena, p->filter.nterms, sizeof *terms);
+        FL_CHECK(terms != NULL, err, FL_ENOMEM, "out of memory");
+        for (uint32_t t = 0; t < p->filter.nterms; t++) {
+            const ice_term *it = &p->filter.terms[t];
+            int rc_i = find_read(r, it->field_id);
+            if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].conv != CONV_SWAP ||
+                it->op == FL_CMP_IN)
+                continue;
+            fl_col_pred *cp = &terms[nterms++];
+            if (has_ids)
+                cp->field_id = it->field_id;
+            else
+                cp->column = names[r->cols[rc_i].pq];
+            cp->op = it->op;
+            cp->value = it->value;
+        }
+    }
+    fl_predicate *pred = fl_arena_calloc(&r->arena, 1, sizeof *pred);
+    FL_CHECK(pred != NULL, err, FL_ENOMEM, "out of memory");
+    pred->nterms = nterms;
+    pred->terms = terms;
+    fl_parquet_scan_options so = {0};
+    if (has_ids) {
+        so.field_ids = ids;
+        so.nfield_ids = nproj;
+    } else {
+        so.columns = names;
+        so.ncolumns = nproj;
+    }
+    so.predicate = nterms ? pred : NULL;
+    if (nproj == 0) {
+        /* nothing to read from the file but row counts: project the first
+         * column anyway so batches carry the row count */
+        FL_CHECK(fs->nfields > 0, err, FL_ECORRUPT, "data file has no columns");
+        if (has_ids && fs->fields[0].field_id > 0) {
+            ids[0] = fs->fields[0].field_id;
+            so.field_ids = ids;
+            so.nfield_ids = 1;
+        } else {
+            names[0] = fs->fields[0].name;
+            so.columns = names;
+            so.ncolumns = 1;
+            so.field_ids = NULL;
+            so.nfield_ids = 0;
+        }
+    }
+    FL_TRY(fl_parquet_scan_open(r->pr, &so, &r->ps, err));
+    FL_TRY(fl_batch_init(&r->pb, fl_parquet_scan_schema(r->ps), err));
+    r->pb_init = true;
+    return FL_OK;
+}
+
+fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+                                  fl_ice_task_reader **out, fl_error *err)
+{
+    *out = NULL;
+    const ice_plan *p = (const ice_plan *)pub;
+    if (task >= pub->ntasks)
+        return fl_errorf(err, FL_EINVAL, "task %u of %u", task, pub->ntasks);
+    fl_ice_task_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_arena_init(&r->arena, 0);
+    r->p = p;
+    r->task = &pub->tasks[task];
+    const fl_ice_data_file *df = r->task->file;
+    fl_status rc = FL_OK;
+    r->nout = pub->schema.nfields;
+    uint32_t cap = r->nout + p->filter.nterms + 64;
+    for (uint32_t i = 0; i < r->task->ndeletes; i++)
+        cap += r->task->deletes[i]->nequality_ids;
+    r->cols = fl_arena_calloc(&r->arena, cap, sizeof *r->cols);
+    r->term_col = fl_arena_calloc(&r->arena, p->filter.nterms + 1, sizeof *r->term_col);
+    if (!r->cols || !r->term_col) {
+        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < r->nout; i++) {
+        r->cols[i].field_id = p->out_ids[i];
+        r->cols[i].field = &pub->schema.fields[i]; /* b's vectors use these types */
+    }
+    r->nread = r->nout;
+    if (strcasecmp(df->file_format, "PARQUET") != 0) {
+        rc = fl_errorf(err, FL_EUNSUPPORTED, "data file format %s", df->file_format);
+        goto fail;
+    }
+    for (uint32_t t = 0; t < p->filter.nterms && rc == FL_OK; t++)
+        rc = add_hidden(r, p->filter.terms[t].field_id, cap, &r->term_col[t], err);
+    if (rc == FL_OK)
+        rc = load_deletes(io, r, &cap, err);
+    if (rc == FL_OK)
+        rc = fl_fileio_open(io, df->file_path, &r->file, err);
+    if (rc == FL_OK)
+        rc = fl_parquet_open(r->file, NULL, &r->pr, err);
+    bool need_pos = r->dels.nranges > 0;
+    if (rc == FL_OK)
+        rc = map_columns(r, fl_parquet_schema(r->pr), &need_pos, err);
+    /* hidden columns live in their own batch */
+    if (rc == FL_OK) {
+        r->extra_schema.nfields = r->nread - r->nout;
+        r->extra_schema.fields =
+            fl_arena_calloc(&r->arena, r->extra_schema.nfields + 1, sizeof(fl_field));
+        r->vec = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *r->vec);
+        r->vals = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *r->vals);
+        if (!r->extra_schema.fields || !r->vec || !r->vals)
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    if (rc == FL_OK) {
+        for (uint32_t i = r->nout; i < r->nread; i++)
+            r->extra_schema.fields[i - r->nout] = *r->cols[i].field;
+        /* hidden columns' targets are the extra batch's own fields */
+        rc = fl_batch_init(&r->extra, &r->extra_schema, err);
+        r->extra_init = rc == FL_OK;
+        for (uint32_t i = r->nout; i < r->nread; i++)
+            r->cols[i].field = &r->extra_schema.fields[i - r->nout];
+    }
+    if (rc != FL_OK)
+        goto fail;
+    *out = r;
+    return FL_OK;
+fail:
+    fl_error_prefix(err, "%s", df->file_path);
+    fl_ice_task_reader_close(r);
+    return rc;
+}
+
+void fl_ice_task_reader_close(fl_ice_task_reader *r)
+{
+    if (!r)
+        return;
+    if (r->pb_init)
+        fl_batch_destroy(&r->pb);
+    if (r->extra_init)
+        fl_batch_destroy(&r->extra);
+    fl_parquet_scan_close(r->ps);
+    fl_parquet_close(r->pr);
+    fl_file_close(r->file);
+    fl_ice_position_set_free(&r->dels);
+    for (uint32_t i = 0; i < r->neq; i++)
+        ice_eqset_free(r->eq[i].set);
+    fl_arena_free(&r->arena);
+    free(r);
+}
+
+/* ---- batches ---- */
+
+static void retype(fl_vector *v, const fl_type *t)
+{
+    v->type = t;
+    for (uint32_t i = 0; i < v->nchildren && i < t->nchildren; i++)
+        retype(&v->children[i], &t->children[i].type);
+    if (v->encoding == FL_VEC_DICT && v->dict && v->owns_dict)
+        retype(v->dict, t);
+}
+
+static fl_status fill_const(fl_vector *v, const fl_value *c, uint32_t n, fl_error *err)
+{
+    fl_vector_reset(v);
+    if (n == 0)
+        return FL_OK;
+    if (c->is_null) {
+        FL_TRY(fl_vector_append_null(v, err));
+    } else {
+        switch (v->type->id) {
+        case FL_TYPE_STRING:
+        case FL_TYPE_BINARY:
+            FL_TRY(fl_vector_append_bytes(v, c->v.bytes.ptr, c->v.bytes.len, err));
+            break;
+        case FL_TYPE_FIXED:
+        case FL_TYPE_UUID: FL_TRY(fl_vector_append_fixed(v, c->v.bytes.ptr, err)); break;
+        case FL_TYPE_BOOLEAN: {
+            uint8_t b = c->v.b;
+            FL_TRY(fl_vector_append_fixed(v, &b, err));
+            break;
+        }
+        default: FL_TRY(fl_vector_append_fixed(v, &c->v, err)); break;
+        }
+    }
+    v->encoding = FL_VEC_CONSTANT;
+    v->len = n;
+    return FL_OK;
+}
+
+static fl_status convert(fl_vector *dst, const fl_vector *src, conv_kind k, uint32_t n,
+                         fl_error *err)
+{
+    fl_vector_reset(dst);
+    FL_TRY(fl_vector_reserve(dst, n, err));
+    fl_unified u;
+    fl_vector_unify(src, &u);
+    const uint8_t *sd = u.base->data;
+    bool nulls = false;
+    for (uint32_t i = 0; i < n && !nulls; i++)
+        nulls = !fl_unified_is_valid(&u, i);
+    if (nulls) {
+        FL_TRY(fl_vector_ensure_validity(dst, err));
+        for (uint32_t i = 0; i < n; i++)
+            fl_bitmap_set(dst->validity, i, fl_unified_is_valid(&u, i));
+    }
+    switch (k) {
+    case CONV_I32_I64:
+    case CONV_DATE_TS_US:
+    case CONV_DATE_TS_NS: {
+        int64_t mul = k == CONV_I32_I64 ? 1 : k == CONV_DATE_TS_US ? 86400000000LL : 86400000000000LL;
+        int64_t *o = (int64_t *)dst->data;
+        const int32_t *s = (const int32_t *)sd;
+        for (uint32_t i = 0; i < n; i++)
+            o[i] = (int64_t)s[fl_unified_row(&u, i)] * mul;
+        break;
+    }
+    case CONV_F32_F64: {
+        double *o = (double *)dst->data;
+        const float *s = (const float *)sd;
+        for (uint32_t i = 0; i < n; i++)
+            o[i] = s[fl_unified_row(&u, i)];
+        break;
+    }
+    case CONV_NS_US:
+    case CONV_US_NS: {
+        int64_t *o = (int64_t *)dst->data;
+        const int64_t *s = (const int64_t *)sd;
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t x = s[fl_unified_row(&u, i)];
+            o[i] = k == CONV_US_NS ? x * 1000 : x / 1000 - (x % 1000 < 0);
+        }
+        break;
+    }
+    case CONV_SWAP: break;
+    }
+    dst->len = n;
+    return FL_OK;
+}
+
+static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
+{
+    for (uint32_t i = 0; i < r->nread; i++) {
+        rcol *c = &r->cols[i];
+        fl_vector *v = r->vec[i];
+        switch (c->kind) {
+        case SRC_FILE: {
+            fl_vector *src = &r->pb.cols[c->pq];
+            if (c->conv != CONV_SWAP) {
+                FL_TRY(convert(v, src, c->conv, n, err));
+                break;
+            }
+            if (src->encoding == FL_VEC_DICT && src->dict && !src->owns_dict &&
+                src->dict->type->id != c->field->type.id)
+                FL_TRY(fl_vector_flatten(src, err));
+            const fl_type *st = src->type;
+            fl_vector tmp = *v;
+            *v = *src;
+            *src = tmp;
+            retype(v, &c->field->type);
+            retype(src, st);
+            break;
+        }
+        case SRC_CONST: FL_TRY(fill_const(v, &c->constant, n, err)); break;
+        case SRC_FILE_PATH: {
+            fl_value fp = {.type = {.id = FL_TYPE_STRING}};
+            fp.v.bytes.ptr = (const uint8_t *)r->task->file->file_path;
+            fp.v.bytes.len = strlen(r->task->file->file_path);
+            FL_TRY(fill_const(v, &fp, n, err));
+            break;
+        }
+        case SRC_ROW_POS: {
+            fl_vector_reset(v);
+            FL_TRY(fl_vector_reserve(v, n, err));
+            int64_t *o = (int64_t *)v->data;
+            for (uint32_t k = 0; k < n; k++)
+                o[k] = r->pos + k;
+            v->len = n;
+            break;
+        }
+        }
+    }
+    return FL_OK;
+}
+
+/* Filters sel (count *live rows of the batch) by deletes and residual. */
+static uint32_t apply_deletes_and_filter(fl_ice_task_reader *r, uint32_t n, uint32_t *sel)
+{
+    uint32_t live = 0;
+    const fl_ice_position_set *d = &r->dels;
+    for (uint32_t i = 0; i < n; i++) {
+        if (d->nranges) {
+            uint64_t pos = (uint64_t)r->pos + i;
+            while (r->del_cursor < d->nranges && d->ranges[2 * r->del_cursor + 1] <= pos)
+                r->del_cursor++;
+            if (r->del_cursor < d->nranges && d->ranges[2 * r->del_cursor] <= pos)
+                continue;
+        }
+        sel[live++] = i;
+    }
+    for (uint32_t e = 0; e < r->neq; e++) {
+        eqref *q = &r->eq[e];
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < live; j++) {
+            for (uint32_t c = 0; c < q->nids; c++)
+                ice_vec_value(r->vec[q->cols[c]], sel[j], &r->vals[c]);
+            if (!ice_eqset_contains(q->set, r->vals))
+                sel[k++] = sel[j];
+        }
+        live = k;
+    }
+    const ice_filter *f = &r->p->filter;
+    for (uint32_t t = 0; t < f->nterms; t++) {
+        const fl_vector *v = r->vec[r->term_col[t]];
+        uint32_t k = 0;
+        fl_value val;
+        for (uint32_t j = 0; j < live; j++) {
+            ice_vec_value(v, sel[j], &val);
+            if (ice_term_holds(&f->terms[t], &val))
+                sel[k++] = sel[j];
+        }
+        live = k;
+    }
+    return live;
+}
+
+fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof, fl_error *err)
+{
+    *eof = false;
+    fl_batch_reset(b);
+    for (uint32_t i = 0; i < r->nread; i++)
+        r->vec[i] = i < r->nout ? &b->cols[i] : &r->extra.cols[i - r->nout];
+    while (!r->done) {
+        bool pe = false;
+        fl_status rc = fl_parquet_scan_next(r->ps, &r->pb, &pe, err);
+        if (rc != FL_OK)
+            return fl_error_prefix(err, "%s", r->task->file->file_path);
+        if (pe) {
+            r->done = true;
+            break;
+        }
+        uint32_t n = r->pb.nrows;
+        if (n == 0)
+            continue;
+        if (r->pb.sel) /* never set without filter_rows; keep the rows aligned */
+            return fl_errorf(err, FL_EINVAL, "parquet scan returned a selection");
+        fl_batch_reset(&r->extra);
+        rc = fill_columns(r, n, err);
+        if (rc != FL_OK)
+            return fl_error_prefix(err, "%s", r->task->file->file_path);
+        if (b->owned_sel.cap < n) {
+            uint32_t *idx = realloc(b->owned_sel.idx, n * sizeof *idx);
+            if (!idx)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            b->owned_sel.idx = idx;
+            b->owned_sel.cap = n;
+        }
+        uint32_t live = apply_deletes_and_filter(r, n, b->owned_sel.idx);
+        r->pos += n;
+        b->nrows = n;
+        if (live == 0) {
+            fl_batch_reset(b);
+            continue;
+        }
+        if (live < n) {
+            b->owned_sel.count = live;
+            b->sel = &b->owned_sel;
+        }
+        return FL_OK;
+    }
+    *eof = true;
+    return FL_OK;
+}

@@ -1,0 +1,265 @@
+/*
+ * s3_output.c - fl_output onto S3: nothing is visible until close succeeds.
+ *
+ * Bytes collect in a buffer that grows up to the part size
+ * (multipart_threshold, default 16 MiB). An object that fits is one PutObject
+ * at close. When more bytes arrive while the buffer is full, a multipart
+ * upload starts (CreateMultipartUpload) and the full buffer goes out as part 1
+ * (UploadPart, ETag kept); close uploads the rest as the last part and sends
+ * CompleteMultipartUpload with the part list. Abort, or any failure, sends
+ * AbortMultipartUpload (best effort: its answer is ignored; s3rver answers 405)
+ * so no parts are left behind. Real S3 needs parts of >= 5 MiB except the
+ * last: thresholds below 5 MiB only work against test servers.
+ *
+ * Without FL_CREATE_OVERWRITE, both PutObject and CompleteMultipartUpload
+ * carry "If-None-Match: *": if the key exists at commit time S3 answers 412
+ * and close fails with FL_EEXIST, so of two racing creators exactly one wins
+ * (what Iceberg commits rely on). S3's 409 ConditionalRequestConflict (a
+ * concurrent conditional write in flight) is retried by s3_http.c; if it
+ * persists, close fails with FL_ECONFLICT. No HEAD is sent at create: the
+ * conditional commit is the check. Known limit: if a conditional PUT or
+ * Complete succeeds but its answer is lost, the retry sees 412 and reports
+ * FL_EEXIST although this writer created the object.
+ *
+ * CompleteMultipartUpload may answer 200 with an <Error> document (S3 does
+ * this for failures after the response started); that is a failure too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/s3_internal.h"
+
+typedef struct s3_output {
+    fl_output base;
+    s3_client *c;
+    char *bucket, *key;
+    int flags;
+    uint8_t *buf;
+    size_t len, cap, part_size;
+    char *upload_id;
+    char **etags;
+    size_t nparts, cap_parts;
+    bool failed;
+} s3_output;
+
+static fl_status start_upload(s3_output *o, fl_error *err)
+{
+    s3_kv q[1] = {{"uploads", ""}};
+    s3_request rq = {.method = "POST", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1};
+    s3_response r;
+    fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
+    if (rc == FL_OK && r.status != 200)
+        rc = s3_http_error(&r, o->base.path, "CreateMultipartUpload", err);
+    if (rc == FL_OK && (rc = s3_xml_parse_upload_id(r.body, r.body_len, &o->upload_id, err)))
+        fl_error_prefix(err, "%s", o->base.path);
+    s3_response_free(&r);
+    return rc;
+}
+
+static fl_status upload_part(s3_output *o, fl_error *err)
+{
+    if (!o->upload_id)
+        FL_TRY(start_upload(o, err));
+    if (o->nparts == o->cap_parts) {
+        size_t nc = o->cap_parts ? o->cap_parts * 2 : 16;
+        char **e = realloc(o->etags, nc * sizeof *e);
+        if (!e)
+            return fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
+        o->etags = e;
+        o->cap_parts = nc;
+    }
+    if (o->nparts >= 10000)
+        return fl_errorf(err, FL_ELIMIT, "%s: more than 10000 parts (raise multipart_threshold)",
+                         o->base.path);
+    char num[16], what[48];
+    snprintf(num, sizeof num, "%zu", o->nparts + 1);
+    snprintf(what, sizeof what, "UploadPart %zu", o->nparts + 1);
+    s3_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
+    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 2,
+                     .body = o->buf, .body_len = o->len};
+    s3_response r;
+    fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
+    if (rc == FL_OK && r.status != 200)
+        rc = s3_http_error(&r, o->base.path, what, err);
+    if (rc == FL_OK && !r.etag[0])
+        rc = fl_errorf(err, FL_EIO, "%s: %s: no ETag in the answer", o->base.path, what);
+    if (rc == FL_OK && !(o->etags[o->nparts] = strdup(r.etag)))
+        rc = fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
+    s3_response_free(&r);
+    if (rc == FL_OK) {
+        o->nparts++;
+        o->len = 0;
+    }
+    return rc;
+}
+
+static fl_status grow(s3_output *o, size_t want, fl_error *err)
+{
+    if (want <= o->cap)
+        return FL_OK;
+    size_t nc = o->cap ? o->cap : 64 * 1024;
+    while (nc < want)
+        nc *= 2;
+    if (nc > o->part_size)
+        nc = o->part_size;
+    uint8_t *nb = realloc(o->buf, nc);
+    if (!nb)
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory (%zu-byte buffer)", o->base.path, nc);
+    o->buf = nb;
+    o->cap = nc;
+    return FL_OK;
+}
+
+static fl_status s3_out_write(fl_output *out, const void *data, size_t len, fl_error *err)
+{
+    s3_output *o = (s3_output *)out;
+    if (o->failed)
+        return fl_errorf(err, FL_EIO, "%s: write after a failed write", out->path);
+    const uint8_t *p = data;
+    size_t left = len;
+    fl_status rc = FL_OK;
+    while (left && rc == FL_OK) {
+        if (o->len == o->part_size && (rc = upload_part(o, err)) != FL_OK)
+            break;
+        size_t n = o->part_size - o->len < left ? o->part_size - o->len : left;
+        if ((rc = grow(o, o->len + n, err)) != FL_OK)
+            break;
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+        p += n;
+        left -= n;
+    }
+    if (rc != FL_OK) {
+        o->failed = true;
+        return rc;
+    }
+    out->written += len;
+    return FL_OK;
+}
+
+static void output_free(s3_output *o)
+{
+    if (o->upload_id) { /* best effort: never fails the caller */
+        s3_kv q[1] = {{"uploadId", o->upload_id}};
+        s3_request rq = {.method = "DELETE", .bucket = o->bucket, .key = o->key, .query = q,
+                         .nquery = 1};
+        s3_response r;
+        fl_error ignored;
+        if (s3_send(o->c, &rq, o->base.path, &r, &ignored) == FL_OK)
+            s3_response_free(&r);
+        free(o->upload_id);
+    }
+    for (size_t i = 0; i < o->nparts; i++)
+        free(o->etags[i]);
+    free(o->etags);
+    free(o->buf);
+    free(o->bucket);
+    free(o->key);
+    free(o->base.path);
+    free(o);
+}
+
+static void s3_out_abort(fl_output *out)
+{
+    output_free((s3_output *)out);
+}
+
+/* The answer to a conditional commit. */
+static fl_status commit_status(s3_output *o, const s3_response *r, const char *what, fl_error *err)
+{
+    if (r->status == 412)
+        return fl_errorf(err, FL_EEXIST, "%s: already exists (%s with If-None-Match: *: HTTP 412)",
+                         o->base.path, what);
+    if (r->status != 200)
+        return s3_http_error(r, o->base.path, what, err);
+    s3_xml_error e;
+    if (r->body_len && s3_xml_parse_error(r->body, r->body_len, &e))
+        return fl_errorf(err, FL_EIO, "%s: %s: HTTP 200 with error %s: %s", o->base.path, what,
+                         e.code, e.message);
+    return FL_OK;
+}
+
+static fl_status put_single(s3_output *o, fl_error *err)
+{
+    s3_kv hs[1] = {{"if-none-match", "*"}};
+    bool cond = !(o->flags & FL_CREATE_OVERWRITE);
+    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .headers = hs,
+                     .nheaders = cond ? 1 : 0, .body = o->buf, .body_len = o->len};
+    s3_response r;
+    fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
+    if (rc == FL_OK)
+        rc = commit_status(o, &r, "PutObject", err);
+    s3_response_free(&r);
+    return rc;
+}
+
+static fl_status complete(s3_output *o, fl_error *err)
+{
+    s3_sb body = {0};
+    s3_sb_puts(&body, "<CompleteMultipartUpload>");
+    for (size_t i = 0; i < o->nparts; i++) {
+        s3_sb_printf(&body, "<Part><PartNumber>%zu</PartNumber><ETag>", i + 1);
+        s3_xml_escape(&body, o->etags[i]);
+        s3_sb_puts(&body, "</ETag></Part>");
+    }
+    s3_sb_puts(&body, "</CompleteMultipartUpload>");
+    if (body.oom) {
+        s3_sb_free(&body);
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
+    }
+    s3_kv q[1] = {{"uploadId", o->upload_id}};
+    s3_kv hs[1] = {{"if-none-match", "*"}};
+    bool cond = !(o->flags & FL_CREATE_OVERWRITE);
+    s3_request rq = {.method = "POST", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1,
+                     .headers = hs, .nheaders = cond ? 1 : 0, .body = body.p, .body_len = body.len};
+    s3_response r;
+    fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
+    if (rc == FL_OK)
+        rc = commit_status(o, &r, "CompleteMultipartUpload", err);
+    s3_response_free(&r);
+    s3_sb_free(&body);
+    if (rc == FL_OK) { /* completed: nothing to abort */
+        free(o->upload_id);
+        o->upload_id = NULL;
+    }
+    return rc;
+}
+
+static fl_status s3_out_close(fl_output *out, fl_error *err)
+{
+    s3_output *o = (s3_output *)out;
+    fl_status rc = FL_OK;
+    if (o->failed)
+        rc = fl_errorf(err, FL_EIO, "%s: not committed: an earlier write failed", out->path);
+    else if (!o->upload_id)
+        rc = put_single(o, err);
+    else if (!o->len || (rc = upload_part(o, err)) == FL_OK)
+        rc = complete(o, err);
+    output_free(o);
+    return rc;
+}
+
+static const fl_output_ops s3_output_ops = {s3_out_write, s3_out_close, s3_out_abort};
+
+fl_status s3_output_create(s3_client *c, const char *path, int flags, fl_output **out,
+                           fl_error *err)
+{
+    s3_output *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory", path);
+    o->base.ops = &s3_output_ops;
+    o->c = c;
+    o->flags = flags;
+    uint64_t ps = s3_client_part_size(c);
+    o->part_size = ps > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)ps;
+    fl_status rc = s3_parse_path(path, true, NULL, &o->bucket, &o->key, err);
+    if (rc == FL_OK && !(o->base.path = strdup(path)))
+        rc = fl_errorf(err, FL_ENOMEM, "%s: out of memory", path);
+    if (rc != FL_OK) {
+        output_free(o);
+        return rc;
+    }
+    *out = &o->base;
+    return FL_OK;
+}

@@ -133,6 +133,10 @@ typedef struct ice_writer_config {
     void *own_ctx;
 } ice_writer_config;
 
+/* The configuration fl_ice_data_writer_open uses for transaction x (table
+ * FileIO, txn metadata and arena, metrics, file ownership). */
+void ice_writer_config_for_txn(fl_ice_txn *x, ice_writer_config *cfg);
+
 fl_status ice_data_writer_open_cfg(const ice_writer_config *cfg, fl_ice_data_writer **out,
                                    fl_error *err);
 /* The schema batches must have (the current table schema as fl_schema). */

@@ -290,7 +290,7 @@ uint64_t ice_part_bytes(const part *p)
     return p->nchunks ? p->bytes + ice_batch_bytes(&p->chunks[p->nchunks - 1]) : 0;
 }
 
-const fl_schema *ice_data_writer_schema(const fl_ice_data_writer *w) { return &w->schema; }
+const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w) { return &w->schema; }
 
 /* ---- partitions ---- */
 

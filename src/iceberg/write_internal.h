@@ -139,8 +139,6 @@ void ice_writer_config_for_txn(fl_ice_txn *x, ice_writer_config *cfg);
 
 fl_status ice_data_writer_open_cfg(const ice_writer_config *cfg, fl_ice_data_writer **out,
                                    fl_error *err);
-/* The schema batches must have (the current table schema as fl_schema). */
-const fl_schema *ice_data_writer_schema(const fl_ice_data_writer *w);
 
 /* ---- position delete files (delete_writer.c) ---- */
 

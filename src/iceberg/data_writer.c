@@ -370,7 +370,8 @@ static fl_status new_part(fl_ice_data_writer *w, uint64_t hash, part **out, fl_e
     p->values = fl_arena_calloc(&w->arena, w->npf + 1, sizeof *p->values);
     if (!p->key || !p->values)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    memcpy(p->key, w->key, w->keylen);
+    if (w->keylen)
+        memcpy(p->key, w->key, w->keylen);
     p->keylen = w->keylen;
     for (uint32_t f = 0; f < w->npf; f++)
         FL_TRY(copy_value(&w->arena, &w->vals[f], &p->values[f], err));
@@ -394,7 +395,8 @@ static fl_status lookup_part(fl_ice_data_writer *w, part **out, fl_error *err)
     uint32_t h = (uint32_t)hash & (w->tcap - 1);
     while (w->table[h] != UINT32_MAX) {
         part *p = w->parts[w->table[h]];
-        if (p->hash == hash && p->keylen == w->keylen && !memcmp(p->key, w->key, w->keylen)) {
+        if (p->hash == hash && p->keylen == w->keylen &&
+            (!w->keylen || !memcmp(p->key, w->key, w->keylen))) {
             *out = p;
             return FL_OK;
         }

@@ -136,7 +136,8 @@ static fl_status describe(const fl_ice_metadata *m, int32_t spec_id, const fl_va
             uint8_t *p = fl_arena_alloc(a, v->v.bytes.len + 1);
             if (!p)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
-            memcpy(p, v->v.bytes.ptr, v->v.bytes.len);
+            if (v->v.bytes.len)
+                memcpy(p, v->v.bytes.ptr, v->v.bytes.len);
             out->partition[i].v.bytes.ptr = p;
         }
     }

@@ -606,6 +606,8 @@ static const fl_catalog_ops SQL_OPS = {
     .close = sql_close,
 };
 
+bool sql_catalog_is(const fl_catalog *c) { return c && c->ops == &SQL_OPS; }
+
 fl_status sql_catalog_init(sql_catalog *c, const char *catalog_name, const char *warehouse,
                            fl_fileio *io, fl_error *err)
 {

@@ -25,6 +25,7 @@
 
 typedef struct sqlite_conn {
     sqlite3 *db;
+    int timeout_ms;
     char *path;
     sqlite3_stmt *stmts[Q_COUNT];
     sqlite3_stmt *begin, *commit, *rollback;
@@ -35,8 +36,10 @@ static fl_status db_error(sqlite_conn *s, int rc, const char *what, fl_error *er
     const char *msg = sqlite3_errmsg(s->db);
     int base = rc & 0xFF;
     if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
-        return fl_errorf(err, FL_EIO, "sqlite catalog %s: %s: database still locked after %d s: %s",
-                         s->path, what, BUSY_TIMEOUT_MS / 1000, msg);
+        return fl_errorf(err, FL_EIO,
+                         "sqlite catalog %s: %s: database still locked by another connection "
+                         "after waiting %d ms: %s",
+                         s->path, what, s->timeout_ms, msg);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
         return fl_errorf(err, FL_EEXIST, "sqlite catalog %s: %s: %s", s->path, what, msg);
     if (base == SQLITE_NOMEM)
@@ -229,6 +232,7 @@ static fl_status lite_connect(sqlite_conn *s, const char *path, bool *v1, fl_err
         return fl_errorf(err, FL_EIO, "sqlite catalog %s: open: %s", path,
                          s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
     sqlite3_extended_result_codes(s->db, 1);
+    s->timeout_ms = BUSY_TIMEOUT_MS;
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     FL_TRY(exec_sql(s, "PRAGMA journal_mode=WAL", err));
     FL_TRY(exec_sql(s, "PRAGMA synchronous=NORMAL", err));
@@ -266,5 +270,16 @@ fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
         return rc;
     }
     *out = &c->base;
+    return FL_OK;
+}
+
+fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *cat, int timeout_ms, fl_error *err)
+{
+    sql_catalog *c = (sql_catalog *)cat;
+    if (!sql_catalog_is(cat) || c->drv != &SQLITE_DRIVER || timeout_ms < 0)
+        return fl_errorf(err, FL_EINVAL, "busy timeout: not a SQLite catalog, or negative");
+    sqlite_conn *s = c->conn;
+    s->timeout_ms = timeout_ms;
+    sqlite3_busy_timeout(s->db, timeout_ms);
     return FL_OK;
 }

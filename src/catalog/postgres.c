@@ -57,9 +57,8 @@ static fl_status pg_simple(sql_catalog *c, const char *sql, fl_error *err)
     pg_conn *p = c->conn;
     PGresult *r = PQexec(p->conn, sql);
     ExecStatusType st = PQresultStatus(r);
-    fl_status rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
-                       ? FL_OK
-                       : result_error(c, r, sql, err);
+    fl_status rc =
+        st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? FL_OK : result_error(c, r, sql, err);
     PQclear(r);
     return rc;
 }
@@ -147,8 +146,8 @@ static int pg_has_row(sql_catalog *c, const char *sql, fl_error *err)
 {
     pg_conn *p = c->conn;
     PGresult *r = PQexec(p->conn, sql);
-    int res = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0
-                                                   : (int)result_error(c, r, sql, err);
+    int res =
+        PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0 : (int)result_error(c, r, sql, err);
     PQclear(r);
     return res;
 }

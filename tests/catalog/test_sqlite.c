@@ -22,8 +22,14 @@ static fl_catalog *suite_open(void)
     return c;
 }
 
-static void test_namespaces(void) { suite_namespaces(); }
-static void test_tables(void) { suite_tables(true); }
+static void test_namespaces(void)
+{
+    suite_namespaces();
+}
+static void test_tables(void)
+{
+    suite_tables(true);
+}
 
 static void test_concurrency(void)
 {
@@ -169,11 +175,12 @@ static void test_java_rows(void)
     sqlite3 *db;
     CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
     sqlite3_busy_timeout(db, 10000);
-    CHECK(sqlite3_exec(db,
-                       "INSERT INTO iceberg_tables VALUES ('floe_test','java','t','/m/1',NULL,NULL);"
-                       "INSERT INTO iceberg_tables VALUES ('floe_test','java','v','/m/2',NULL,'VIEW');"
-                       "INSERT INTO iceberg_tables VALUES ('other','java','o','/m/3',NULL,'TABLE');",
-                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(
+              db,
+              "INSERT INTO iceberg_tables VALUES ('floe_test','java','t','/m/1',NULL,NULL);"
+              "INSERT INTO iceberg_tables VALUES ('floe_test','java','v','/m/2',NULL,'VIEW');"
+              "INSERT INTO iceberg_tables VALUES ('other','java','o','/m/3',NULL,'TABLE');",
+              NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -256,9 +263,9 @@ static void test_busy_timeout(void)
     sqlite3 *db;
     CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
     CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(c->ops->commit_table(c, &id, "/m/00000-a.metadata.json",
-                                      "/m/00001-b.metadata.json", &err),
-                 FL_EIO);
+    CHECK_EQ_INT(
+        c->ops->commit_table(c, &id, "/m/00000-a.metadata.json", "/m/00001-b.metadata.json", &err),
+        FL_EIO);
     CHECK(strstr(err.msg, "catalog.db") != NULL);
     CHECK(strstr(err.msg, "locked") != NULL);
     CHECK(strstr(err.msg, "100 ms") != NULL);

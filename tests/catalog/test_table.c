@@ -75,8 +75,10 @@ static void test_open_path_no_hint(void)
     char p[600];
     snprintf(p, sizeof p, "%s/nm", g_dir);
     open_expect(p, "/nm/metadata/v7.metadata.json", 1);
-    snprintf(cmd, sizeof cmd, "rm %s/nm/metadata/v7.metadata.json %s/nm/metadata/v6.metadata.json "
-             "%s/nm/metadata/v5.metadata.json", g_dir, g_dir, g_dir);
+    snprintf(cmd, sizeof cmd,
+             "rm %s/nm/metadata/v7.metadata.json %s/nm/metadata/v6.metadata.json "
+             "%s/nm/metadata/v5.metadata.json",
+             g_dir, g_dir, g_dir);
     CHECK(system(cmd) == 0);
     open_expect(p, "/nm/metadata/v4.1.metadata.json", 1);
     snprintf(p, sizeof p, "%s/bq", g_dir);
@@ -90,9 +92,9 @@ static void test_open_path_file_and_errors(void)
     fl_error err;
     CHECK_EQ_INT(fl_ice_table_open_path(g_io, "/nonexistent/table", &t, &err), FL_ENOTFOUND);
     CHECK(strstr(err.msg, "/nonexistent/table") != NULL);
-    CHECK_EQ_INT(fl_ice_table_open_path(g_io, fx("big_query_error/metadata/v0.metadata.json"), &t,
-                                        &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        fl_ice_table_open_path(g_io, fx("big_query_error/metadata/v0.metadata.json"), &t, &err),
+        FL_ECORRUPT);
     CHECK(strstr(err.msg, "v0.metadata.json") != NULL);
     CHECK(t == NULL);
 }
@@ -144,9 +146,9 @@ static void test_catalog_load_refresh(void)
     CHECK_EQ_INT(fl_ice_table_register(c, &id, v6c, NULL, &err), FL_EEXIST);
     fl_table_ident bad;
     CHECK_OK(fl_table_ident_parse("mydb.bad", &a, &bad, &err), &err);
-    CHECK_EQ_INT(fl_ice_table_register(c, &bad, fx("big_query_error/metadata/v0.metadata.json"),
-                                       NULL, &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        fl_ice_table_register(c, &bad, fx("big_query_error/metadata/v0.metadata.json"), NULL, &err),
+        FL_ECORRUPT);
     if (!t)
         goto out;
     CHECK(t->catalog == c);
@@ -265,9 +267,10 @@ static void test_drop_purge(void)
     /* left: the hint and the two "-3-" manifest lists no snapshot names
      * (snapshot 7342794868382145167 names a "-1-" list the fixture lacks:
      * missing files are skipped, not errors) */
-    CHECK_EQ_STR(left, "./metadata/snap-1584331123492059582-3-91bf4420-2bae-484f-b724-8184d56d3029.avro\n"
-                       "./metadata/snap-7342794868382145167-3-34f7dec7-90c5-4cd5-b158-5782b73fc010.avro\n"
-                       "./metadata/version-hint.text\n");
+    CHECK_EQ_STR(left,
+                 "./metadata/snap-1584331123492059582-3-91bf4420-2bae-484f-b724-8184d56d3029.avro\n"
+                 "./metadata/snap-7342794868382145167-3-34f7dec7-90c5-4cd5-b158-5782b73fc010.avro\n"
+                 "./metadata/version-hint.text\n");
     CHECK_EQ_INT(fl_ice_table_drop(c, &id, true, &err), FL_ENOTFOUND);
     fl_catalog_close(c);
     fl_arena_free(&a);

@@ -90,7 +90,7 @@ FLOE_TEST_S3_FLAKY=1 FLOE_TEST_S3_ENDPOINT=$proxy "$live"
 check "io_test_s3_live through the flaky proxy" 0 "$?"
 kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null
 echo "proxy: $(cat "$work/proxy.log")"
-check "proxy injected failures" "yes" "$(grep -qE '"slowDown":[1-9].*"internal":[1-9].*"dropped":[1-9]' "$work/proxy.log" && echo yes)"
+check "proxy injected failures" "yes" "$(grep -qE '"slowDown":[1-9].*"internal":[1-9].*"dropped":[1-9].*"lostAnswers":[1-9].*"lostConditional":[1-9]' "$work/proxy.log" && echo yes)"
 
 # --- tables with the warehouse on S3 (when the CLI has them) ---
 if "$FLOE_BIN" table --help >/dev/null 2>&1 && "$FLOE_BIN" load --help >/dev/null 2>&1; then

@@ -335,6 +335,9 @@ typedef struct fl_ice_data_writer fl_ice_data_writer;
  * write.parquet.compression-codec (default zstd). */
 fl_status fl_ice_data_writer_open(fl_ice_txn *x, fl_ice_data_writer **out, fl_error *err);
 fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch *b, fl_error *err);
+/* The schema batches must match (the table schema as fl_schema: columns by
+ * position, shapes equal; names and nested field ids may differ). */
+const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w);
 /* Finishes every open file; *files (in the txn arena) lists them. Frees w. */
 fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files, uint32_t *n,
                                    fl_error *err);

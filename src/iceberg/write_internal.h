@@ -127,14 +127,18 @@ typedef struct ice_writer_config {
     uint32_t max_open_files;       /* 0 = 32 */
     uint64_t max_buffer_bytes;     /* sorted writes: memory bound over all partitions; 0 = 256 MiB */
     uint64_t target_file_bytes;    /* 0 = write.target-file-size-bytes or 512 MiB */
-    /* content of the files (data unless position deletes); position delete
-     * writers use delete_writer.c instead. */
+    /* Called with every file path right after it is created (a txn registers
+     * it for deletion on abort); may be NULL. */
+    fl_status (*own_file)(void *ctx, const char *path, fl_error *err);
+    void *own_ctx;
 } ice_writer_config;
+
+/* The configuration fl_ice_data_writer_open uses for transaction x (table
+ * FileIO, txn metadata and arena, metrics, file ownership). */
+void ice_writer_config_for_txn(fl_ice_txn *x, ice_writer_config *cfg);
 
 fl_status ice_data_writer_open_cfg(const ice_writer_config *cfg, fl_ice_data_writer **out,
                                    fl_error *err);
-/* The schema batches must have (the current table schema as fl_schema). */
-const fl_schema *ice_data_writer_schema(const fl_ice_data_writer *w);
 
 /* ---- position delete files (delete_writer.c) ---- */
 

@@ -7,7 +7,8 @@
  *
  * Order: the reachable set is collected first (a read error aborts the drop
  * with nothing changed), then the catalog entry is dropped, then files are
- * deleted (missing ones are not an error: expire may have removed them).
+ * deleted one by one (missing ones are not an error: expire may have
+ * removed them).
  * A deletion failure after the drop is reported; the table is gone either
  * way, and the remaining files are orphans.
  */
@@ -16,7 +17,6 @@
 
 #include "floe/ice_manifest.h"
 #include "floe/ice_table.h"
-#include "floe/s3.h"
 
 typedef struct paths {
     const char **p;
@@ -65,7 +65,8 @@ static fl_status collect(fl_fileio *io, const fl_ice_metadata *m, fl_arena *a, p
             uint32_t ne;
             FL_TRY(fl_ice_manifest_read(io, m, &mf[k], a, &e, &ne, err));
             for (uint32_t j = 0; j < ne; j++)
-                FL_TRY(add(ps, e[j].file.file_path, err));
+                if (e[j].status != FL_ICE_STATUS_DELETED) /* live in an older snapshot if any */
+                    FL_TRY(add(ps, e[j].file.file_path, err));
         }
     }
     return FL_OK;
@@ -94,7 +95,11 @@ fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge,
         for (size_t i = 0; i < ps.n; i++)
             if (!u || strcmp(ps.p[i], ps.p[u - 1]) != 0)
                 ps.p[u++] = ps.p[i];
-        rc = fl_s3_delete_many(c->io, ps.p, u, err);
+        for (size_t i = 0; i < u && rc == FL_OK; i++) {
+            rc = fl_fileio_remove(c->io, ps.p[i], err);
+            if (rc == FL_ENOTFOUND)
+                rc = FL_OK; /* already gone (expired, compacted) */
+        }
         if (rc != FL_OK)
             fl_error_prefix(err, "table dropped, but purging its files failed");
     }

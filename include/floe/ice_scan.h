@@ -87,6 +87,10 @@ typedef struct fl_ice_scan_options {
      * residual; NULL = all rows. */
     const fl_predicate *filter;
     fl_ice_manifest_cache *cache; /* may be NULL */
+    /* Accept deletion vectors stored as a bare DV blob instead of a Puffin
+     * file (older DuckDB output). Default (false) rejects them, as DuckDB
+     * and Java do. */
+    bool lenient_dv;
 } fl_ice_scan_options;
 
 typedef struct fl_ice_scan_task {

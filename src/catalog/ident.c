@@ -8,9 +8,11 @@
  * levels are rejected. A table identifier's last level is its name; the
  * namespace may then be empty ("t" = table t at the top level).
  *
- * URIs for fl_catalog_open_uri: "sqlite:PATH", "postgresql://..." /
- * "postgres://..." (handed to libpq as is), "fs:PATH" (filesystem catalog
- * rooted at PATH; its warehouse is PATH unless one is given).
+ * URIs for fl_catalog_open_uri: "sqlite:PATH" (also SQLAlchemy's
+ * "sqlite:///abs/path", as PyIceberg's SqlCatalog writes it),
+ * "postgresql://..." / "postgres://..." (handed to libpq as is), "fs:PATH"
+ * (filesystem catalog; PATH is its warehouse, the warehouse argument is
+ * ignored).
  */
 #include <stdio.h>
 #include <string.h>
@@ -198,8 +200,12 @@ fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const c
 {
     if (!uri)
         return fl_errorf(err, FL_EINVAL, "catalog URI: NULL");
-    if (strncmp(uri, "sqlite:", 7) == 0)
-        return fl_catalog_sqlite_open(uri + 7, catalog_name, warehouse, io, out, err);
+    if (strncmp(uri, "sqlite:", 7) == 0) {
+        const char *path = uri + 7;
+        if (strncmp(path, "//", 2) == 0) /* SQLAlchemy style: sqlite:///abs/path */
+            path += 2;
+        return fl_catalog_sqlite_open(path, catalog_name, warehouse, io, out, err);
+    }
     if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0)
         return fl_catalog_postgres_open(uri, catalog_name, warehouse, io, out, err);
     if (strncmp(uri, "fs:", 3) == 0) {

@@ -17,6 +17,7 @@ static const fl_command commands[] = {
     {"parquet", fl_cmd_parquet, "inspect Parquet files: schema, meta, cat"},
     {"avro", fl_cmd_avro, "inspect Avro object container files: schema, meta, cat"},
     {"convert", fl_cmd_convert, "convert between CSV, JSON lines and Parquet"},
+    {"table", fl_cmd_table, "read Iceberg tables: cat, count, describe, metadata tables"},
 };
 
 static void usage(FILE *out)

@@ -125,6 +125,7 @@ typedef struct ice_plan {
     const char *name_mapping;  /* schema.name-mapping.default JSON, or NULL */
     bool lenient_dv;
     bool case_insensitive;
+    struct held_list *held;    /* cached manifests the plan references */
 } ice_plan;
 
 /* Picks the scan schema for opt (see ice_scan.h). */

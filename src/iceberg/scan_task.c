@@ -262,6 +262,27 @@ static fl_status load_deletes(fl_fileio *io, fl_ice_task_reader *r, uint32_t *ca
     return FL_OK;
 }
 
+/* A column missing from the data file but identity-partitioned reads as the
+ * file's partition value (Hive-style files do not store such columns). */
+static bool identity_value(fl_ice_task_reader *r, rcol *c)
+{
+    const fl_ice_data_file *f = r->task->file;
+    const fl_ice_partition_spec *spec = fl_ice_metadata_spec(r->p->pub.meta, f->spec_id);
+    for (uint32_t k = 0; spec && k < spec->nfields && k < f->npartition; k++) {
+        const fl_ice_partition_field *pf = &spec->fields[k];
+        if (pf->nsource_ids > 1 || pf->source_id != c->field_id)
+            continue;
+        fl_ice_transform tr;
+        fl_error e2;
+        if (fl_ice_transform_parse(pf->transform, &tr, &e2) != FL_OK ||
+            tr.kind != FL_ICE_TRANSFORM_IDENTITY)
+            continue;
+        if (ice_literal_cast(&f->partition[k], &c->field->type, &c->constant))
+            return true;
+    }
+    return false;
+}
+
 /* Maps read columns to file columns and builds the Parquet projection. */
 static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *need_pos,
                              fl_error *err)
@@ -296,6 +317,10 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
                           : (!strcmp(ff->name, c->field->name) ? c->field_id : -1);
             if (fid == c->field_id)
                 k = (int)j;
+        }
+        if (k < 0 && identity_value(r, c)) {
+            c->kind = SRC_CONST;
+            continue;
         }
         if (k < 0) {
             c->kind = SRC_CONST;

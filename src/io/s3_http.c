@@ -31,6 +31,7 @@
  */
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -526,6 +527,11 @@ fl_status s3_send(s3_client *c, const s3_request *rq, const char *path, s3_respo
             break;
         rc = FL_OK;
         backoff(i, &seed);
+    }
+    if (rc == FL_EIO && resp->attempts > 1 && err) {
+        char msg[FL_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        fl_errorf(err, rc, "%s (%u attempts)", msg, resp->attempts);
     }
     s3_sb_free(&host);
     s3_sb_free(&cpath);

@@ -272,6 +272,8 @@ static fl_status markup(xml_state *x)
         size_t start = x->pos;
         if (!skip_past(x, "]]>"))
             return bad(x, "unterminated CDATA section");
+        if (memchr(x->s + start, '\0', x->pos - 3 - start))
+            return bad(x, "NUL byte in CDATA");
         s3_sb_putn(&x->text, x->s + start, x->pos - 3 - start);
         if (x->text.len > S3_XML_MAX_TEXT)
             return fl_errorf(x->err, FL_ELIMIT, "XML response: element text over %zu bytes",

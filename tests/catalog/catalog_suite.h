@@ -201,9 +201,14 @@ static void suite_tables(bool can_rename)
     CHECK_OK(c->ops->commit_table(c, &ta, la, l2, &err), &err);
     CHECK_OK(c->ops->load_table(c, &ta, &a, &cur, &err), &err);
     CHECK_EQ_STR(cur, l2);
-    /* a stale writer: expected la again */
-    const char *l3 = "/nowhere/metadata/00002-0-stale.metadata.json";
-    CHECK_EQ_INT(c->ops->commit_table(c, &ta, la, l3, &err), FL_ECONFLICT);
+    /* a stale writer based on la: loses at the exclusive create of the next
+     * file (filesystem) or at the pointer swap (SQL catalogs) */
+    const char *l3 = NULL;
+    rc = next_metadata(c, &ta, la, &a, &l3, &err);
+    if (rc != FL_EEXIST) {
+        CHECK_OK(rc, &err);
+        CHECK_EQ_INT(c->ops->commit_table(c, &ta, la, l3, &err), FL_ECONFLICT);
+    }
     CHECK_OK(c->ops->load_table(c, &ta, &a, &cur, &err), &err);
     CHECK_EQ_STR(cur, l2);
     CHECK_EQ_INT(c->ops->load_table(c, &tmissing, &a, &cur, &err), FL_ENOTFOUND);

@@ -194,12 +194,58 @@ static void test_java_rows(void)
     fl_arena_free(&a);
 }
 
+/* 8 processes open one fresh database at once: the schema is created once,
+ * nobody fails with "database is locked" or "table already exists". */
+static void test_concurrent_first_open(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/fresh.db", g_dir);
+    fflush(NULL);
+    pid_t pids[8];
+    for (int i = 0; i < 8; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            fl_catalog *c;
+            fl_error err;
+            fl_arena a;
+            fl_arena_init(&a, 0);
+            char name[16];
+            snprintf(name, sizeof name, "ns%d", i);
+            fl_namespace ns = NS(&a, name);
+            int ok = fl_catalog_sqlite_open(path, NULL, g_dir, g_io, &c, &err) == FL_OK &&
+                     c->ops->create_namespace(c, &ns, NULL, &err) == FL_OK;
+            if (!ok)
+                fprintf(stderr, "child %d: %s\n", i, err.msg);
+            _exit(ok ? 0 : 1);
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        int st = 0;
+        waitpid(pids[i], &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    fl_catalog *c;
+    fl_error err;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    CHECK_OK(fl_catalog_sqlite_open(path, NULL, g_dir, g_io, &c, &err), &err);
+    fl_namespace *nss;
+    uint32_t n = 0;
+    CHECK_OK(c->ops->list_namespaces(c, NULL, &a, &nss, &n, &err), &err);
+    CHECK_EQ_INT(n, 8);
+    fl_catalog_close(c);
+    fl_arena_free(&a);
+}
+
 static void test_open_uri(void)
 {
     char uri[400];
     snprintf(uri, sizeof uri, "sqlite:%s", g_db);
     fl_catalog *c;
     fl_error err;
+    CHECK_OK(fl_catalog_open_uri(uri, "floe_test", g_dir, g_io, &c, &err), &err);
+    fl_catalog_close(c);
+    snprintf(uri, sizeof uri, "sqlite://%s", g_db);
     CHECK_OK(fl_catalog_open_uri(uri, "floe_test", g_dir, g_io, &c, &err), &err);
     fl_catalog_close(c);
     CHECK_EQ_INT(fl_catalog_open_uri("mysql://x", NULL, NULL, g_io, &c, &err), FL_EINVAL);
@@ -221,6 +267,7 @@ int main(void)
     TEST_RUN(test_jdbc_ddl);
     TEST_RUN(test_v0_database);
     TEST_RUN(test_java_rows);
+    TEST_RUN(test_concurrent_first_open);
     TEST_RUN(test_open_uri);
     fl_fileio_destroy(g_io);
     char cmd[400];

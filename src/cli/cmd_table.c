@@ -1,0 +1,677 @@
+/*
+ * cmd_table.c - `floe table <sub> TABLE ...`: reading Iceberg tables.
+ *
+ * TABLE is a metadata file (*.metadata.json, also gzip) or a table folder:
+ * metadata/version-hint.text names the version (N -> vN.metadata.json or
+ * vN.gz.metadata.json, or a file stem), else the newest *.metadata.json wins
+ * (highest leading version number, then name).
+ *
+ * Subcommands are rows of a {name, fn, help} table so that write commands
+ * (cmd_table_write.c) join with one line. Read subcommands:
+ *   cat        rows (projection, filter, time travel, deletes applied)
+ *   count      row count (from metadata when exact, else by scanning)
+ *   describe   schema, partition spec, properties, current snapshot
+ *   snapshots history refs manifests all_manifests files data_files
+ *   delete_files entries partitions     metadata tables (ice_scan.h)
+ * Common options: --snapshot ID | --as-of TS (ms or timestamp text) | --ref NAME,
+ * --columns a,b, --where "col op value" (repeatable, AND), --format
+ * table|csv|jsonl, --limit N, --map FROM=TO (repeatable path-prefix remap),
+ * --lenient-dv (accept bare DV blobs), --explain (planning figures on stderr).
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/textparse.h"
+#include "floe/ice_scan.h"
+#include "floe/iceberg.h"
+#include "floe/s3.h"
+
+typedef struct tbl_args {
+    const char *sub;
+    const char *table;
+    fl_ice_snapshot_select select;
+    int64_t snapshot_id, as_of;
+    const char *ref;
+    const char **columns;
+    uint32_t ncolumns;
+    const char **wheres;
+    uint32_t nwheres;
+    fl_out_format fmt;
+    bool has_limit;
+    uint64_t limit;
+    fl_path_mapping *maps;
+    uint32_t nmaps;
+    bool lenient_dv, explain;
+} tbl_args;
+
+typedef struct tbl_ctx {
+    fl_arena arena;
+    fl_fileio *base, *io;
+    fl_ice_metadata meta;
+    char *metadata_path;
+} tbl_ctx;
+
+static int fail(const char *sub, const fl_error *err)
+{
+    fprintf(stderr, "floe table %s: %s\n", sub, err->msg);
+    return 1;
+}
+
+static void usage(FILE *out);
+
+/* ---- arguments ---- */
+
+static fl_status split_list(const char *s, fl_arena *a, const char ***out, uint32_t *n,
+                            fl_error *err)
+{
+    uint32_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    const char **v = fl_arena_calloc(a, cap, sizeof *v);
+    FL_CHECK(v != NULL, err, FL_ENOMEM, "out of memory");
+    uint32_t k = 0;
+    for (const char *p = s;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        FL_CHECK(len > 0, err, FL_EINVAL, "--columns: empty column name in '%s'", s);
+        v[k] = fl_arena_strndup(a, p, len);
+        FL_CHECK(v[k++] != NULL, err, FL_ENOMEM, "out of memory");
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    *out = v;
+    *n = k;
+    return FL_OK;
+}
+
+static bool parse_ts_ms(const char *s, int64_t *out)
+{
+    if (fl_parse_int64(s, strlen(s), out))
+        return true;
+    int64_t us;
+    bool tz;
+    if (!fl_parse_timestamp(s, strlen(s), 6, &us, &tz))
+        return false;
+    *out = us / 1000 - (us % 1000 < 0);
+    return true;
+}
+
+static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
+{
+    memset(c, 0, sizeof *c);
+    c->sub = argv[0];
+    c->wheres = fl_arena_calloc(a, (size_t)argc + 1, sizeof *c->wheres);
+    c->maps = fl_arena_calloc(a, (size_t)argc + 1, sizeof *c->maps);
+    if (!c->wheres || !c->maps)
+        return 1;
+    fl_error err;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 3;
+        }
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (c->table) {
+                fprintf(stderr, "floe table %s: unexpected argument '%s'\n", c->sub, arg);
+                return 2;
+            }
+            c->table = arg;
+            continue;
+        }
+        char name[32];
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
+        if (!strcmp(name, "--lenient-dv")) {
+            c->lenient_dv = true;
+            continue;
+        }
+        if (!strcmp(name, "--explain")) {
+            c->explain = true;
+            continue;
+        }
+        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!val) {
+            fprintf(stderr, "floe table %s: %s needs a value\n", c->sub, name);
+            return 2;
+        }
+        if (!strcmp(name, "--snapshot")) {
+            if (!fl_parse_int64(val, strlen(val), &c->snapshot_id)) {
+                fprintf(stderr, "floe table %s: bad --snapshot '%s'\n", c->sub, val);
+                return 2;
+            }
+            c->select = FL_ICE_SNAP_ID;
+        } else if (!strcmp(name, "--as-of")) {
+            if (!parse_ts_ms(val, &c->as_of)) {
+                fprintf(stderr, "floe table %s: bad --as-of '%s' (ms since epoch or timestamp)\n",
+                        c->sub, val);
+                return 2;
+            }
+            c->select = FL_ICE_SNAP_TIMESTAMP;
+        } else if (!strcmp(name, "--ref")) {
+            c->ref = val;
+            c->select = FL_ICE_SNAP_REF;
+        } else if (!strcmp(name, "--columns")) {
+            if (split_list(val, a, &c->columns, &c->ncolumns, &err) != FL_OK) {
+                fprintf(stderr, "floe table %s: %s\n", c->sub, err.msg);
+                return 2;
+            }
+        } else if (!strcmp(name, "--where")) {
+            c->wheres[c->nwheres++] = val;
+        } else if (!strcmp(name, "--format")) {
+            if (!fl_out_format_parse(val, &c->fmt)) {
+                fprintf(stderr, "floe table %s: unknown format '%s' (table, csv, jsonl)\n", c->sub,
+                        val);
+                return 2;
+            }
+        } else if (!strcmp(name, "--limit")) {
+            int64_t l;
+            if (!fl_parse_int64(val, strlen(val), &l) || l < 0) {
+                fprintf(stderr, "floe table %s: bad --limit '%s'\n", c->sub, val);
+                return 2;
+            }
+            c->has_limit = true;
+            c->limit = (uint64_t)l;
+        } else if (!strcmp(name, "--map")) {
+            const char *e = strchr(val, '=');
+            if (!e || e == val) {
+                fprintf(stderr, "floe table %s: --map wants FROM=TO, got '%s'\n", c->sub, val);
+                return 2;
+            }
+            c->maps[c->nmaps].from = fl_arena_strndup(a, val, (size_t)(e - val));
+            c->maps[c->nmaps].to = e + 1;
+            c->nmaps++;
+        } else {
+            fprintf(stderr, "floe table %s: unknown option '%s'\n", c->sub, name);
+            return 2;
+        }
+    }
+    if (!c->table) {
+        fprintf(stderr, "floe table %s: missing TABLE (metadata file or table folder)\n", c->sub);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- locating the metadata file ---- */
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static bool is_metadata_name(const char *n)
+{
+    return ends_with(n, ".metadata.json") || ends_with(n, ".metadata.json.gz");
+}
+
+/* Version number of a metadata file name: "v12..." / "00012-..." -> 12. */
+static int64_t version_of(const char *n)
+{
+    const char *p = n[0] == 'v' ? n + 1 : n;
+    if (*p < '0' || *p > '9')
+        return -1;
+    return strtoll(p, NULL, 10);
+}
+
+static fl_status find_metadata(const char *table, fl_arena *a, char **out, fl_error *err)
+{
+    if (!is_dir(table)) {
+        *out = fl_arena_strdup(a, table);
+        return FL_OK;
+    }
+    char *mdir = fl_arena_sprintf(a, "%s/metadata", table);
+    if (!mdir || !is_dir(mdir))
+        mdir = fl_arena_strdup(a, table);
+    char *hint = fl_arena_sprintf(a, "%s/version-hint.text", mdir);
+    FILE *f = hint ? fopen(hint, "r") : NULL;
+    if (f) {
+        char buf[512] = {0};
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+            buf[--n] = 0;
+        const char *cands[] = {"%s/v%s.metadata.json", "%s/v%s.gz.metadata.json",
+                               "%s/%s.metadata.json", "%s/%s.gz.metadata.json",
+                               "%s/%s.metadata.json.gz", "%s/%s"};
+        for (size_t i = 0; n && i < sizeof cands / sizeof cands[0]; i++) {
+            char *p = fl_arena_sprintf(a, cands[i], mdir, buf);
+            if (p && is_file(p)) {
+                *out = p;
+                return FL_OK;
+            }
+        }
+    }
+    DIR *d = opendir(mdir);
+    if (!d)
+        return fl_errorf(err, FL_ENOTFOUND, "%s: cannot list metadata folder", mdir);
+    char best[1024] = "";
+    int64_t bestv = -2;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!is_metadata_name(de->d_name))
+            continue;
+        int64_t v = version_of(de->d_name);
+        if (v > bestv || (v == bestv && strcmp(de->d_name, best) > 0)) {
+            bestv = v;
+            snprintf(best, sizeof best, "%s", de->d_name);
+        }
+    }
+    closedir(d);
+    if (!best[0])
+        return fl_errorf(err, FL_ENOTFOUND, "%s: no version-hint.text and no *.metadata.json", table);
+    *out = fl_arena_sprintf(a, "%s/%s", mdir, best);
+    return FL_OK;
+}
+
+static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    memset(t, 0, sizeof *t);
+    fl_arena_init(&t->arena, 0);
+    FL_TRY(find_metadata(c->table, &t->arena, &t->metadata_path, err));
+    FL_TRY(fl_fileio_default(NULL, &t->base, err));
+    if (c->nmaps) {
+        FL_TRY(fl_fileio_remap(t->base, c->maps, c->nmaps, &t->io, err));
+    } else {
+        t->io = t->base;
+        t->base = NULL;
+    }
+    /* the metadata file itself is named on the command line: read it unmapped */
+    fl_fileio *direct = t->base ? t->base : t->io;
+    return fl_ice_metadata_read(direct, t->metadata_path, &t->arena, &t->meta, err);
+}
+
+static void close_table(tbl_ctx *t)
+{
+    fl_fileio_destroy(t->io);
+    fl_fileio_destroy(t->base);
+    fl_arena_free(&t->arena);
+}
+
+/* ---- --where ---- */
+
+static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a, fl_col_pred *out,
+                             fl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = w;
+    while (*p == ' ')
+        p++;
+    const char *ns = p;
+    if (*p == '"') { /* "quoted name" */
+        ns = ++p;
+        while (*p && *p != '"')
+            p++;
+    } else {
+        while (*p && !strchr("=!<> ", *p))
+            p++;
+    }
+    size_t nl = (size_t)(p - ns);
+    if (*p == '"')
+        p++;
+    FL_CHECK(nl > 0, err, FL_ESYNTAX, "--where '%s': expected 'column op value'", w);
+    char *name = fl_arena_strndup(a, ns, nl);
+    FL_CHECK(name != NULL, err, FL_ENOMEM, "out of memory");
+    const fl_field *f = fl_schema_find_name(schema, name);
+    FL_CHECK(f != NULL, err, FL_ENOTFOUND, "--where: no column '%s'", name);
+    FL_CHECK(!fl_type_is_nested(&f->type), err, FL_EUNSUPPORTED, "--where: column '%s' is nested",
+             name);
+    out->column = name;
+    out->field_id = f->field_id;
+    while (*p == ' ')
+        p++;
+    static const struct {
+        const char *tok;
+        fl_cmp_op op;
+    } ops[] = {{"is not null", FL_CMP_NOT_NULL}, {"is null", FL_CMP_IS_NULL}, {"==", FL_CMP_EQ},
+               {"!=", FL_CMP_NE}, {"<>", FL_CMP_NE}, {"<=", FL_CMP_LE}, {">=", FL_CMP_GE},
+               {"=", FL_CMP_EQ}, {"<", FL_CMP_LT}, {">", FL_CMP_GT}};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (!strncasecmp(p, ops[k].tok, strlen(ops[k].tok)))
+            break;
+    FL_CHECK(k < sizeof ops / sizeof ops[0], err, FL_ESYNTAX,
+             "--where '%s': unknown operator at '%s'", w, p);
+    out->op = ops[k].op;
+    p += strlen(ops[k].tok);
+    while (*p == ' ')
+        p++;
+    if (out->op == FL_CMP_IS_NULL || out->op == FL_CMP_NOT_NULL) {
+        FL_CHECK(!*p, err, FL_ESYNTAX, "--where '%s': unexpected '%s'", w, p);
+        return FL_OK;
+    }
+    size_t len = strlen(p);
+    while (len && p[len - 1] == ' ')
+        len--;
+    if (len >= 2 && (p[0] == '\'' || p[0] == '"') && p[len - 1] == p[0]) {
+        p++;
+        len -= 2;
+    } else {
+        FL_CHECK(len > 0, err, FL_ESYNTAX, "--where '%s': missing value", w);
+    }
+    fl_status rc = fl_parse_value(&f->type, p, len, a, &out->value, err);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "--where '%s'", w);
+    return FL_OK;
+}
+
+/* Fills opt from args (filter terms allocated in a). */
+static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
+                               fl_ice_scan_options *opt, fl_predicate *pred, fl_error *err)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->select = c->select;
+    opt->snapshot_id = c->snapshot_id;
+    opt->timestamp_ms = c->as_of;
+    opt->ref = c->ref;
+    opt->columns = c->columns;
+    opt->ncolumns = c->ncolumns;
+    opt->lenient_dv = c->lenient_dv;
+    const fl_ice_snapshot *snap;
+    FL_TRY(fl_ice_select_snapshot(&t->meta, opt, &snap, err));
+    /* --where resolves against the schema the scan will use */
+    const fl_ice_schema *s = fl_ice_metadata_current_schema(&t->meta);
+    if (snap && snap->has_schema_id && c->select != FL_ICE_SNAP_CURRENT) {
+        bool tag = false;
+        if (c->select == FL_ICE_SNAP_REF) {
+            const fl_ice_ref *r = fl_ice_metadata_ref(&t->meta, c->ref);
+            tag = r && r->is_tag;
+        }
+        if (c->select != FL_ICE_SNAP_REF || tag) {
+            const fl_ice_schema *x = fl_ice_metadata_schema(&t->meta, snap->schema_id);
+            if (x)
+                s = x;
+        }
+    }
+    FL_CHECK(s != NULL, err, FL_ECORRUPT, "table has no current schema");
+    fl_col_pred *terms = fl_arena_calloc(a, c->nwheres + 1, sizeof *terms);
+    FL_CHECK(terms != NULL, err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < c->nwheres; i++)
+        FL_TRY(parse_where(c->wheres[i], &s->schema, a, &terms[i], err));
+    pred->nterms = c->nwheres;
+    pred->terms = terms;
+    opt->filter = c->nwheres ? pred : NULL;
+    return FL_OK;
+}
+
+/* ---- subcommands ---- */
+
+static void explain(const fl_ice_scan_plan *p)
+{
+    const fl_ice_scan_metrics *m = &p->metrics;
+    fprintf(stderr,
+            "snapshot: %" PRId64 "; manifests: %u data (%u pruned), %u delete; files: %" PRIu64
+            " (%" PRIu64 " pruned by partition, %" PRIu64 " by metrics); delete files: %" PRIu64
+            "; tasks: %u; bytes: %" PRIu64 "\n",
+            p->snapshot ? p->snapshot->snapshot_id : (int64_t)-1, m->manifests_total,
+            m->manifests_pruned, m->delete_manifests, m->files_total, m->files_pruned_partition,
+            m->files_pruned_metrics, m->delete_files, p->ntasks, m->planned_bytes);
+}
+
+static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    fl_ice_scan_options opt;
+    fl_predicate pred;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    fl_ice_scan *s;
+    FL_TRY(fl_ice_scan_open(t->io, &t->meta, &opt, &s, err));
+    if (c->explain)
+        explain(fl_ice_scan_get_plan(s));
+    fl_batch b;
+    fl_status rc = fl_batch_init(&b, fl_ice_scan_schema(s), err);
+    if (rc != FL_OK) {
+        fl_ice_scan_close(s);
+        return rc;
+    }
+    fl_row_printer *pr = NULL;
+    rc = fl_row_printer_open(stdout, c->fmt, fl_ice_scan_schema(s), true, &pr, err);
+    uint64_t limit = c->limit;
+    while (rc == FL_OK && (!c->has_limit || limit > 0)) {
+        bool eof;
+        rc = fl_ice_scan_next(s, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        rc = fl_row_printer_batch(pr, &b, c->has_limit ? &limit : NULL, err);
+    }
+    if (pr) {
+        if (rc == FL_OK)
+            rc = fl_row_printer_close(pr, err);
+        else
+            fl_row_printer_free(pr);
+    }
+    fl_batch_destroy(&b);
+    fl_ice_scan_close(s);
+    return rc;
+}
+
+static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    fl_ice_scan_options opt;
+    fl_predicate pred;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    /* read as few columns as possible: the first one */
+    const fl_ice_schema *cs = fl_ice_metadata_current_schema(&t->meta);
+    int32_t id = FL_ICE_FIELD_ID_ROW_POS;
+    (void)cs;
+    opt.columns = NULL;
+    opt.ncolumns = 0;
+    opt.field_ids = &id;
+    opt.nfield_ids = 1;
+    fl_ice_scan *s;
+    FL_TRY(fl_ice_scan_open(t->io, &t->meta, &opt, &s, err));
+    const fl_ice_scan_plan *p = fl_ice_scan_get_plan(s);
+    if (c->explain)
+        explain(p);
+    int64_t n;
+    bool exact;
+    fl_status rc = fl_ice_scan_count(p, &n, &exact, err);
+    if (rc == FL_OK && !exact) {
+        fl_batch b;
+        rc = fl_batch_init(&b, fl_ice_scan_schema(s), err);
+        n = 0;
+        while (rc == FL_OK) {
+            bool eof;
+            rc = fl_ice_scan_next(s, &b, &eof, err);
+            if (rc != FL_OK || eof)
+                break;
+            n += fl_batch_live_rows(&b);
+        }
+        if (rc == FL_OK || b.cols)
+            fl_batch_destroy(&b);
+    }
+    if (rc == FL_OK) {
+        if (c->fmt == FL_OUT_JSONL)
+            printf("{\"count\": \"%" PRId64 "\"}\n", n);
+        else
+            printf("%" PRId64 "\n", n);
+        if (c->explain)
+            fprintf(stderr, "count from %s\n", exact ? "metadata" : "a scan");
+    }
+    fl_ice_scan_close(s);
+    return rc;
+}
+
+static fl_status run_describe(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    (void)c;
+    (void)err;
+    const fl_ice_metadata *m = &t->meta;
+    const fl_ice_schema *s = fl_ice_metadata_current_schema(m);
+    printf("metadata: %s\nformat-version: %d\nlocation: %s\nuuid: %s\n", t->metadata_path,
+           m->format_version, m->location ? m->location : "", m->table_uuid ? m->table_uuid : "");
+    printf("current snapshot: %" PRId64 " (%u snapshots)\n", m->current_snapshot_id, m->nsnapshots);
+    if (s) {
+        printf("schema %d:\n", s->schema_id);
+        for (uint32_t i = 0; i < s->schema.nfields; i++) {
+            const fl_field *f = &s->schema.fields[i];
+            char tn[512];
+            const fl_ice_field_extra *x = fl_ice_schema_extra(s, f->field_id);
+            if (f->type.id == 0 && x && x->type_str)
+                snprintf(tn, sizeof tn, "%s", x->type_str);
+            else
+                fl_type_format(&f->type, tn, sizeof tn);
+            printf("  %d %s: %s%s%s%s\n", f->field_id, f->name, tn, f->nullable ? "" : " not null",
+                   x && x->initial_default ? " initial-default " : "",
+                   x && x->initial_default ? x->initial_default : "");
+        }
+    }
+    const fl_ice_partition_spec *sp = fl_ice_metadata_spec(m, m->default_spec_id);
+    if (sp) {
+        printf("partition spec %d:", sp->spec_id);
+        if (!sp->nfields)
+            printf(" unpartitioned");
+        for (uint32_t i = 0; i < sp->nfields; i++)
+            printf(" %s=%s(%d)", sp->fields[i].name, sp->fields[i].transform, sp->fields[i].source_id);
+        printf("\n");
+    }
+    if (m->properties.n) {
+        printf("properties:\n");
+        for (uint32_t i = 0; i < m->properties.n; i++)
+            printf("  %s = %s\n", m->properties.items[i].key, m->properties.items[i].value);
+    }
+    return FL_OK;
+}
+
+static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    fl_ice_scan_options opt;
+    fl_predicate pred;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    fl_ice_metatable *mt;
+    FL_TRY(fl_ice_metatable_open(t->io, &t->meta, c->sub, &opt, &mt, err));
+    fl_batch b;
+    fl_status rc = fl_batch_init(&b, fl_ice_metatable_schema(mt), err);
+    if (rc != FL_OK) {
+        fl_ice_metatable_close(mt);
+        return rc;
+    }
+    fl_row_printer *pr = NULL;
+    rc = fl_row_printer_open(stdout, c->fmt, fl_ice_metatable_schema(mt), true, &pr, err);
+    uint64_t limit = c->limit;
+    while (rc == FL_OK && (!c->has_limit || limit > 0)) {
+        bool eof;
+        rc = fl_ice_metatable_next(mt, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        rc = fl_row_printer_batch(pr, &b, c->has_limit ? &limit : NULL, err);
+    }
+    if (pr) {
+        if (rc == FL_OK)
+            rc = fl_row_printer_close(pr, err);
+        else
+            fl_row_printer_free(pr);
+    }
+    fl_batch_destroy(&b);
+    fl_ice_metatable_close(mt);
+    return rc;
+}
+
+typedef fl_status (*tbl_run)(const tbl_args *c, tbl_ctx *t, fl_error *err);
+
+static int run(int argc, char **argv, tbl_run fn)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    tbl_args c;
+    int u = parse_args(argc, argv, &a, &c);
+    if (u) {
+        fl_arena_free(&a);
+        return u == 3 ? 0 : u;
+    }
+    fl_error err;
+    fl_error_clear(&err);
+    tbl_ctx t;
+    fl_status rc = open_table(&c, &t, &err);
+    if (rc == FL_OK)
+        rc = fn(&c, &t, &err);
+    close_table(&t);
+    fl_arena_free(&a);
+    fflush(stdout);
+    return rc == FL_OK ? 0 : fail(argv[0], &err);
+}
+
+static int cmd_cat(int argc, char **argv) { return run(argc, argv, run_cat); }
+static int cmd_count(int argc, char **argv) { return run(argc, argv, run_count); }
+static int cmd_describe(int argc, char **argv) { return run(argc, argv, run_describe); }
+static int cmd_metatable(int argc, char **argv) { return run(argc, argv, run_metatable); }
+
+typedef struct tbl_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} tbl_command;
+
+static const tbl_command commands[] = {
+    {"cat", cmd_cat, "print rows (deletes applied; --columns, --where, time travel)"},
+    {"count", cmd_count, "count rows (from metadata when exact)"},
+    {"describe", cmd_describe, "schema, partition spec, properties"},
+    {"snapshots", cmd_metatable, "metadata table: snapshots"},
+    {"history", cmd_metatable, "metadata table: history"},
+    {"refs", cmd_metatable, "metadata table: branches and tags"},
+    {"manifests", cmd_metatable, "metadata table: manifests of the snapshot"},
+    {"all_manifests", cmd_metatable, "metadata table: manifests of every snapshot"},
+    {"files", cmd_metatable, "metadata table: data and delete files"},
+    {"data_files", cmd_metatable, "metadata table: data files"},
+    {"delete_files", cmd_metatable, "metadata table: delete files"},
+    {"entries", cmd_metatable, "metadata table: manifest entries"},
+    {"partitions", cmd_metatable, "metadata table: partitions"},
+    /* write subcommands (cmd_table_write.c) are added here */
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: floe table <command> TABLE [options]\n\n"
+                 "TABLE: a *.metadata.json file or a table folder (version-hint.text, else the\n"
+                 "newest metadata file)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].help);
+    fprintf(out,
+            "\noptions:\n"
+            "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
+            "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
+            "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not null')\n"
+            "  --format table|csv|jsonl, --limit N\n"
+            "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
+            "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
+            "  --explain              planning figures on stderr\n");
+}
+
+int fl_cmd_table(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "floe table: unknown subcommand '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

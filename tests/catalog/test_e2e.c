@@ -2,7 +2,9 @@
  * test_e2e.c - the catalogs under the real table code: fl_ice_table_create,
  * transactions committing through new_metadata_path/commit_table (with
  * 4 processes racing property commits, retried by fl_ice_txn_commit),
- * refresh, and drop with purge - on the SQLite and the filesystem catalog.
+ * refresh, and drop with purge - on the SQLite and the filesystem catalog,
+ * and on PostgreSQL when FLOE_TEST_PG_URL is set (the interop script
+ * tests/interop/test_catalog_postgres.sh does that).
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,16 +15,22 @@
 #define PROCS 4
 #define COMMITS 10
 
+enum { M_SQLITE, M_FS, M_PG };
+
 static char g_dir[256];
+static char g_pg_name[64];
 static fl_fileio *g_io;
 
-static fl_catalog *open_cat(bool fs)
+static fl_catalog *open_cat(int mode)
 {
     char p[400];
     fl_catalog *c = NULL;
     fl_error err;
     fl_status rc;
-    if (fs) {
+    if (mode == M_PG) {
+        snprintf(p, sizeof p, "%s/pgwh", g_dir);
+        rc = fl_catalog_postgres_open(getenv("FLOE_TEST_PG_URL"), g_pg_name, p, g_io, &c, &err);
+    } else if (mode == M_FS) {
         snprintf(p, sizeof p, "%s/fswh", g_dir);
         rc = fl_catalog_fs_open(p, g_io, &c, &err);
     } else {
@@ -37,9 +45,9 @@ static fl_catalog *open_cat(bool fs)
 }
 
 /* One process: COMMITS property commits "k<who>_<i>" on db.t, each its own txn. */
-static int child(bool fs, int who)
+static int child(int mode, int who)
 {
-    fl_catalog *c = open_cat(fs);
+    fl_catalog *c = open_cat(mode);
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_error err;
@@ -98,9 +106,9 @@ static void create_table(fl_catalog *c, fl_arena *a, fl_table_ident *id)
     fl_ice_table_free(t);
 }
 
-static void run(bool fs)
+static void run(int mode)
 {
-    fl_catalog *c = open_cat(fs);
+    fl_catalog *c = open_cat(mode);
     CHECK(c != NULL);
     if (!c)
         return;
@@ -118,7 +126,7 @@ static void run(bool fs)
     pid_t pids[PROCS];
     for (int i = 0; i < PROCS; i++)
         if ((pids[i] = fork()) == 0)
-            _exit(child(fs, i));
+            _exit(child(mode, i));
     for (int i = 0; i < PROCS; i++) {
         int st = 0;
         waitpid(pids[i], &st, 0);
@@ -136,7 +144,7 @@ static void run(bool fs)
     CHECK_EQ_INT(t->meta.nmetadata_log, PROCS * COMMITS);
     if (t->meta.nmetadata_log > 0)
         CHECK_EQ_STR(t->meta.metadata_log[0].metadata_file, first);
-    if (fs)
+    if (mode == M_FS)
         CHECK(strstr(t->metadata_location, "/db/t/metadata/v41.metadata.json") != NULL);
     else
         CHECK(strstr(t->metadata_location, "/db/t/metadata/00040-") != NULL);
@@ -152,8 +160,9 @@ out:
     fl_arena_free(&a);
 }
 
-static void test_sqlite(void) { run(false); }
-static void test_fs(void) { run(true); }
+static void test_sqlite(void) { run(M_SQLITE); }
+static void test_fs(void) { run(M_FS); }
+static void test_postgres(void) { run(M_PG); }
 
 int main(void)
 {
@@ -163,6 +172,12 @@ int main(void)
     g_io = fl_fileio_local();
     TEST_RUN(test_sqlite);
     TEST_RUN(test_fs);
+    const char *pg = getenv("FLOE_TEST_PG_URL");
+    snprintf(g_pg_name, sizeof g_pg_name, "e2e_%d", (int)getpid());
+    if (pg && *pg)
+        TEST_RUN(test_postgres);
+    else
+        fprintf(stderr, "postgres part skipped: no FLOE_TEST_PG_URL\n");
     fl_fileio_destroy(g_io);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

@@ -101,9 +101,12 @@ if [ -d "$bunnies" ] && "$FLOE_BIN" table --help >/dev/null 2>&1; then
   check "upload fixture table with aws4" "17" "$(node "$here/s3-put-tree.mjs" --endpoint="$endpoint" "$bunnies" s3://hyperparam-iceberg/java/bunnies)"
   meta=s3a://hyperparam-iceberg/java/bunnies/metadata/v5.metadata.json
   for sub in cat count describe snapshots files manifests entries; do
-    from_s3=$("$FLOE_BIN" table $sub "$meta" --format=csv 2>&1 | grep -v '^metadata: ')
-    local=$("$FLOE_BIN" table $sub "$bunnies/metadata/v5.metadata.json" --map "s3a://hyperparam-iceberg/java/bunnies=$bunnies" --format=csv 2>&1 | grep -v '^metadata: ')
-    check "floe table $sub: S3 = local ($(wc -l <<<"$local") lines)" "$local" "$from_s3"
+    "$FLOE_BIN" table $sub "$meta" --format=csv > "$work/s3.out" 2>&1; rs=$?
+    "$FLOE_BIN" table $sub "$bunnies/metadata/v5.metadata.json" --map "s3a://hyperparam-iceberg/java/bunnies=$bunnies" \
+      --format=csv > "$work/local.out" 2>&1; rl=$?
+    check "floe table $sub: S3 = local ($(wc -l < "$work/local.out") lines)" \
+      "exit 0: $(grep -v '^metadata: ' "$work/local.out")" "exit $rs: $(grep -v '^metadata: ' "$work/s3.out")"
+    check "floe table $sub: local read exit status" 0 "$rl"
   done
   check "floe table cat from S3: rows" "16" "$("$FLOE_BIN" table cat "$meta" --format=csv | wc -l | tr -d ' ')"
   check "floe table cat, missing metadata on S3" "1" "$("$FLOE_BIN" table cat s3a://hyperparam-iceberg/java/nope/metadata/v1.metadata.json >/dev/null 2>&1; echo $?)"

@@ -11,7 +11,9 @@
  *             (vector structs are swapped and re-typed); promotions convert
  *             per batch in tight loops: int->long, float->double,
  *             date->timestamp, nanos<->micros. Decimal widening keeps the
- *             16-byte representation, so it is a swap too.
+ *             16-byte representation, so it is a swap too. Structs whose
+ *             fields changed map field by field by id (colmap, recursive):
+ *             added fields read as initial-default or null.
  *   CONST     a column the file lacks: its initial-default, else null
  *             (CONSTANT-encoded vector, one physical value).
  *   _file     the data file path (CONSTANT); _pos the row position (int64).
@@ -42,13 +44,23 @@ typedef enum conv_kind {
     CONV_DATE_TS_NS,
     CONV_NS_US,
     CONV_US_NS,
+    CONV_STRUCT, /* struct whose fields differ: per-field map */
 } conv_kind;
+
+/* How to turn a file column into a table column (recursive for structs). */
+typedef struct colmap {
+    conv_kind conv;
+    uint32_t nchildren;       /* CONV_STRUCT: target fields */
+    int *src_child;           /* per target field: file field index, or -1 */
+    struct colmap *children;  /* per target field (when src_child >= 0) */
+    fl_value *missing;        /* per target field (when src_child < 0): default or null */
+} colmap;
 
 typedef struct rcol {
     int32_t field_id;
     const fl_field *field; /* target field (type) */
     src_kind kind;
-    conv_kind conv;
+    colmap map;
     int pq; /* column index in the Parquet scan schema */
     fl_value constant;
 } rcol;
@@ -115,37 +127,93 @@ static bool same_layout(const fl_type *a, const fl_type *b)
 static bool is_us(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
 static bool is_ns(fl_type_id t) { return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS; }
 
-static fl_status pick_conv(const fl_type *file, const fl_field *target, conv_kind *out,
-                           fl_error *err)
+static fl_status type_error(const fl_type *file, const fl_field *target, fl_error *err)
+{
+    char a[256], b[256];
+    fl_type_format(file, a, sizeof a);
+    fl_type_format(&target->type, b, sizeof b);
+    return fl_errorf(err, FL_ETYPE, "column '%s' (id %d): file type %s cannot be read as %s",
+                     target->name, target->field_id, a, b);
+}
+
+/* True when the nested types also agree on field ids (ids absent in the
+ * file count as agreeing: such files are matched by position). */
+static bool same_ids(const fl_type *a, const fl_type *b)
+{
+    if (!fl_type_is_nested(a))
+        return true;
+    for (uint32_t i = 0; i < a->nchildren && i < b->nchildren; i++) {
+        int32_t x = a->children[i].field_id;
+        if ((x > 0 && x != b->children[i].field_id) ||
+            !same_ids(&a->children[i].type, &b->children[i].type))
+            return false;
+    }
+    return true;
+}
+
+/* Builds the map from file type `file` to table field `target`. Struct
+ * fields are matched by field id: missing ones read as their initial-default
+ * (schema extras of s) or null, extra file fields are dropped, promoted ones
+ * convert. Lists and maps must have the same shape. */
+static fl_status build_map(const fl_type *file, const fl_field *target, const fl_ice_schema *s,
+                           fl_arena *a, colmap *out, fl_error *err)
 {
     const fl_type *t = &target->type;
-    if (same_layout(file, t)) {
+    memset(out, 0, sizeof *out);
+    if (same_layout(file, t) && same_ids(file, t)) {
         if (file->id == FL_TYPE_DECIMAL && file->scale != t->scale)
-            goto bad;
-        *out = CONV_SWAP;
+            return type_error(file, target, err);
+        out->conv = CONV_SWAP;
+        return FL_OK;
+    }
+    if (file->id == FL_TYPE_STRUCT && t->id == FL_TYPE_STRUCT) {
+        out->conv = CONV_STRUCT;
+        out->nchildren = t->nchildren;
+        out->src_child = fl_arena_calloc(a, t->nchildren + 1, sizeof *out->src_child);
+        out->children = fl_arena_calloc(a, t->nchildren + 1, sizeof *out->children);
+        out->missing = fl_arena_calloc(a, t->nchildren + 1, sizeof *out->missing);
+        FL_CHECK(out->src_child && out->children && out->missing, err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < t->nchildren; i++) {
+            const fl_field *tf = &t->children[i];
+            int k = -1;
+            for (uint32_t j = 0; j < file->nchildren && k < 0; j++)
+                if (file->children[j].field_id == tf->field_id)
+                    k = (int)j;
+            out->src_child[i] = k;
+            if (k >= 0) {
+                FL_TRY(build_map(&file->children[k].type, tf, s, a, &out->children[i], err));
+                continue;
+            }
+            fl_value *mv = &out->missing[i];
+            const fl_ice_field_extra *x = fl_ice_schema_extra(s, tf->field_id);
+            if (x && x->initial_default && !fl_type_is_nested(&tf->type)) {
+                fl_status rc = ice_default_parse(&tf->type, x->initial_default, a, mv, err);
+                if (rc != FL_OK)
+                    return fl_error_prefix(err, "column '%s'", tf->name);
+            } else {
+                mv->type = tf->type;
+                mv->type.nchildren = 0;
+                mv->type.children = NULL;
+                mv->is_null = true;
+            }
+        }
         return FL_OK;
     }
     if (file->id == FL_TYPE_INT32 && t->id == FL_TYPE_INT64)
-        *out = CONV_I32_I64;
+        out->conv = CONV_I32_I64;
     else if (file->id == FL_TYPE_FLOAT32 && t->id == FL_TYPE_FLOAT64)
-        *out = CONV_F32_F64;
+        out->conv = CONV_F32_F64;
     else if (file->id == FL_TYPE_DATE && is_us(t->id))
-        *out = CONV_DATE_TS_US;
+        out->conv = CONV_DATE_TS_US;
     else if (file->id == FL_TYPE_DATE && is_ns(t->id))
-        *out = CONV_DATE_TS_NS;
+        out->conv = CONV_DATE_TS_NS;
     else if (is_ns(file->id) && is_us(t->id))
-        *out = CONV_NS_US;
+        out->conv = CONV_NS_US;
     else if (is_us(file->id) && is_ns(t->id))
-        *out = CONV_US_NS;
+        out->conv = CONV_US_NS;
     else
-        goto bad;
+        return type_error(file, target, err);
     return FL_OK;
-bad:;
-    char a[128], b[128];
-    fl_type_format(file, a, sizeof a);
-    fl_type_format(t, b, sizeof b);
-    return fl_errorf(err, FL_ETYPE, "column '%s' (id %d): file type %s cannot be read as %s",
-                     target->name, target->field_id, a, b);
 }
 
 /* The table field for id: the scan schema, else any schema (dropped columns
@@ -340,7 +408,8 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
             continue;
         }
         c->kind = SRC_FILE;
-        FL_TRY(pick_conv(&fs->fields[k].type, c->field, &c->conv, err));
+        FL_TRY(build_map(&fs->fields[k].type, c->field, p->pub.table_schema, &r->arena, &c->map,
+                         err));
         c->pq = (int)nproj;
         if (has_ids)
             ids[nproj++] = fs->fields[k].field_id;
@@ -356,7 +425,7 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
         for (uint32_t t = 0; t < p->filter.nterms; t++) {
             const ice_term *it = &p->filter.terms[t];
             int rc_i = find_read(r, it->field_id);
-            if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].conv != CONV_SWAP ||
+            if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].map.conv != CONV_SWAP ||
                 it->op == FL_CMP_IN)
                 continue;
             fl_col_pred *cp = &terms[nterms++];
@@ -532,6 +601,8 @@ static fl_status fill_const(fl_vector *v, const fl_value *c, uint32_t n, fl_erro
     }
     v->encoding = FL_VEC_CONSTANT;
     v->len = n;
+    if (fl_type_is_nested(v->type)) /* nested readers expect FLAT vectors */
+        FL_TRY(fl_vector_flatten(v, err));
     return FL_OK;
 }
 
@@ -579,7 +650,49 @@ static fl_status convert(fl_vector *dst, const fl_vector *src, conv_kind k, uint
         }
         break;
     }
-    case CONV_SWAP: break;
+    case CONV_SWAP:
+    case CONV_STRUCT: break;
+    }
+    dst->len = n;
+    return FL_OK;
+}
+
+/* Fills dst (table type t) with n rows from src (a Parquet batch column)
+ * per map m. */
+static fl_status fill_mapped(fl_vector *dst, const fl_type *t, fl_vector *src, const colmap *m,
+                             uint32_t n, fl_error *err)
+{
+    if (m->conv == CONV_SWAP) {
+        if (src->encoding == FL_VEC_DICT && src->dict && !src->owns_dict &&
+            src->dict->type->id != t->id)
+            FL_TRY(fl_vector_flatten(src, err));
+        const fl_type *st = src->type;
+        fl_vector tmp = *dst;
+        *dst = *src;
+        *src = tmp;
+        retype(dst, t);
+        retype(src, st);
+        return FL_OK;
+    }
+    if (m->conv != CONV_STRUCT)
+        return convert(dst, src, m->conv, n, err);
+    if (src->encoding != FL_VEC_FLAT)
+        FL_TRY(fl_vector_flatten(src, err));
+    fl_vector_reset(dst);
+    FL_TRY(fl_vector_reserve(dst, n, err));
+    if (src->validity) {
+        FL_TRY(fl_vector_ensure_validity(dst, err));
+        memcpy(dst->validity, src->validity, (n + 7) / 8);
+    }
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        fl_vector *dc = &dst->children[i];
+        const fl_type *ct = &t->children[i].type;
+        if (m->src_child[i] >= 0) {
+            FL_TRY(fill_mapped(dc, ct, &src->children[m->src_child[i]], &m->children[i], n, err));
+        } else {
+            FL_TRY(fill_const(dc, &m->missing[i], n, err));
+            FL_TRY(fl_vector_flatten(dc, err)); /* struct children stay FLAT */
+        }
     }
     dst->len = n;
     return FL_OK;
@@ -591,23 +704,9 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
         rcol *c = &r->cols[i];
         fl_vector *v = r->vec[i];
         switch (c->kind) {
-        case SRC_FILE: {
-            fl_vector *src = &r->pb.cols[c->pq];
-            if (c->conv != CONV_SWAP) {
-                FL_TRY(convert(v, src, c->conv, n, err));
-                break;
-            }
-            if (src->encoding == FL_VEC_DICT && src->dict && !src->owns_dict &&
-                src->dict->type->id != c->field->type.id)
-                FL_TRY(fl_vector_flatten(src, err));
-            const fl_type *st = src->type;
-            fl_vector tmp = *v;
-            *v = *src;
-            *src = tmp;
-            retype(v, &c->field->type);
-            retype(src, st);
+        case SRC_FILE:
+            FL_TRY(fill_mapped(v, &c->field->type, &r->pb.cols[c->pq], &c->map, n, err));
             break;
-        }
         case SRC_CONST: FL_TRY(fill_const(v, &c->constant, n, err)); break;
         case SRC_FILE_PATH: {
             fl_value fp = {.type = {.id = FL_TYPE_STRING}};

@@ -16,7 +16,9 @@
  * Common options: --snapshot ID | --as-of TS (ms or timestamp text) | --ref NAME,
  * --columns a,b, --where "col op value" (repeatable, AND), --format
  * table|csv|jsonl, --limit N, --map FROM=TO (repeatable path-prefix remap),
- * --lenient-dv (accept bare DV blobs), --explain (planning figures on stderr).
+ * --lenient-dv (accept bare DV blobs), --explain (planning figures on stderr),
+ * --catalog URI [--warehouse DIR] [--catalog-name N]: TABLE is then db.table
+ * (defaults from $FLOE_CATALOG / $FLOE_WAREHOUSE; an existing path still wins).
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -31,6 +33,8 @@
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "floe/ice_scan.h"
+#include "floe/catalog.h"
+#include "floe/ice_table.h"
 #include "floe/iceberg.h"
 #include "floe/s3.h"
 
@@ -50,13 +54,17 @@ typedef struct tbl_args {
     fl_path_mapping *maps;
     uint32_t nmaps;
     bool lenient_dv, explain;
+    const char *catalog, *warehouse, *catalog_name;
 } tbl_args;
 
 typedef struct tbl_ctx {
     fl_arena arena;
     fl_fileio *base, *io;
-    fl_ice_metadata meta;
-    char *metadata_path;
+    fl_ice_metadata meta_path_read; /* when TABLE is a path */
+    const fl_ice_metadata *meta;
+    const char *metadata_path;
+    fl_catalog *cat;
+    fl_ice_table *tbl; /* when TABLE is a catalog name */
 } tbl_ctx;
 
 static int fail(const char *sub, const fl_error *err)
@@ -186,6 +194,12 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
             }
             c->has_limit = true;
             c->limit = (uint64_t)l;
+        } else if (!strcmp(name, "--catalog")) {
+            c->catalog = val;
+        } else if (!strcmp(name, "--warehouse")) {
+            c->warehouse = val;
+        } else if (!strcmp(name, "--catalog-name")) {
+            c->catalog_name = val;
         } else if (!strcmp(name, "--map")) {
             const char *e = strchr(val, '=');
             if (!e || e == val) {
@@ -204,6 +218,10 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
         fprintf(stderr, "floe table %s: missing TABLE (metadata file or table folder)\n", c->sub);
         return 2;
     }
+    if (!c->catalog)
+        c->catalog = getenv("FLOE_CATALOG");
+    if (!c->warehouse)
+        c->warehouse = getenv("FLOE_WAREHOUSE");
     return 0;
 }
 
@@ -295,7 +313,6 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     memset(t, 0, sizeof *t);
     fl_arena_init(&t->arena, 0);
-    FL_TRY(find_metadata(c->table, &t->arena, &t->metadata_path, err));
     FL_TRY(fl_fileio_default(NULL, &t->base, err));
     if (c->nmaps) {
         FL_TRY(fl_fileio_remap(t->base, c->maps, c->nmaps, &t->io, err));
@@ -303,13 +320,32 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
         t->io = t->base;
         t->base = NULL;
     }
+    /* a catalog name: TABLE is db.table (only when it is not an existing path) */
+    struct stat st;
+    if (c->catalog && stat(c->table, &st) != 0) {
+        fl_table_ident id;
+        FL_TRY(fl_table_ident_parse(c->table, &t->arena, &id, err));
+        FL_TRY(fl_catalog_open_uri(c->catalog, c->catalog_name ? c->catalog_name : "floe",
+                                   c->warehouse, t->io, &t->cat, err));
+        FL_TRY(fl_ice_table_load(t->cat, &id, &t->tbl, err));
+        t->meta = &t->tbl->meta;
+        t->metadata_path = t->tbl->metadata_location;
+        return FL_OK;
+    }
+    char *mp = NULL;
+    FL_TRY(find_metadata(c->table, &t->arena, &mp, err));
+    t->metadata_path = mp;
     /* the metadata file itself is named on the command line: read it unmapped */
     fl_fileio *direct = t->base ? t->base : t->io;
-    return fl_ice_metadata_read(direct, t->metadata_path, &t->arena, &t->meta, err);
+    FL_TRY(fl_ice_metadata_read(direct, mp, &t->arena, &t->meta_path_read, err));
+    t->meta = &t->meta_path_read;
+    return FL_OK;
 }
 
 static void close_table(tbl_ctx *t)
 {
+    fl_ice_table_free(t->tbl);
+    fl_catalog_close(t->cat);
     fl_fileio_destroy(t->io);
     fl_fileio_destroy(t->base);
     fl_arena_free(&t->arena);
@@ -395,17 +431,17 @@ static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
     opt->ncolumns = c->ncolumns;
     opt->lenient_dv = c->lenient_dv;
     const fl_ice_snapshot *snap;
-    FL_TRY(fl_ice_select_snapshot(&t->meta, opt, &snap, err));
+    FL_TRY(fl_ice_select_snapshot(t->meta, opt, &snap, err));
     /* --where resolves against the schema the scan will use */
-    const fl_ice_schema *s = fl_ice_metadata_current_schema(&t->meta);
+    const fl_ice_schema *s = fl_ice_metadata_current_schema(t->meta);
     if (snap && snap->has_schema_id && c->select != FL_ICE_SNAP_CURRENT) {
         bool tag = false;
         if (c->select == FL_ICE_SNAP_REF) {
-            const fl_ice_ref *r = fl_ice_metadata_ref(&t->meta, c->ref);
+            const fl_ice_ref *r = fl_ice_metadata_ref(t->meta, c->ref);
             tag = r && r->is_tag;
         }
         if (c->select != FL_ICE_SNAP_REF || tag) {
-            const fl_ice_schema *x = fl_ice_metadata_schema(&t->meta, snap->schema_id);
+            const fl_ice_schema *x = fl_ice_metadata_schema(t->meta, snap->schema_id);
             if (x)
                 s = x;
         }
@@ -441,7 +477,7 @@ static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
     fl_predicate pred;
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
     fl_ice_scan *s;
-    FL_TRY(fl_ice_scan_open(t->io, &t->meta, &opt, &s, err));
+    FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
     if (c->explain)
         explain(fl_ice_scan_get_plan(s));
     fl_batch b;
@@ -477,7 +513,7 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
     fl_predicate pred;
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
     /* read as few columns as possible: the first one */
-    const fl_ice_schema *cs = fl_ice_metadata_current_schema(&t->meta);
+    const fl_ice_schema *cs = fl_ice_metadata_current_schema(t->meta);
     int32_t id = FL_ICE_FIELD_ID_ROW_POS;
     (void)cs;
     opt.columns = NULL;
@@ -485,7 +521,7 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
     opt.field_ids = &id;
     opt.nfield_ids = 1;
     fl_ice_scan *s;
-    FL_TRY(fl_ice_scan_open(t->io, &t->meta, &opt, &s, err));
+    FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
     const fl_ice_scan_plan *p = fl_ice_scan_get_plan(s);
     if (c->explain)
         explain(p);
@@ -522,7 +558,7 @@ static fl_status run_describe(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     (void)c;
     (void)err;
-    const fl_ice_metadata *m = &t->meta;
+    const fl_ice_metadata *m = t->meta;
     const fl_ice_schema *s = fl_ice_metadata_current_schema(m);
     printf("metadata: %s\nformat-version: %d\nlocation: %s\nuuid: %s\n", t->metadata_path,
            m->format_version, m->location ? m->location : "", m->table_uuid ? m->table_uuid : "");
@@ -565,7 +601,7 @@ static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
     fl_predicate pred;
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
     fl_ice_metatable *mt;
-    FL_TRY(fl_ice_metatable_open(t->io, &t->meta, c->sub, &opt, &mt, err));
+    FL_TRY(fl_ice_metatable_open(t->io, t->meta, c->sub, &opt, &mt, err));
     fl_batch b;
     fl_status rc = fl_batch_init(&b, fl_ice_metatable_schema(mt), err);
     if (rc != FL_OK) {
@@ -664,6 +700,9 @@ static void usage(FILE *out)
             "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not null')\n"
             "  --format table|csv|jsonl, --limit N\n"
             "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
+            "  --catalog URI          TABLE is db.table in a catalog (sqlite:PATH, postgresql://..., fs:PATH;\n"
+            "                         default $FLOE_CATALOG), with --warehouse DIR ($FLOE_WAREHOUSE)\n"
+            "                         and --catalog-name NAME (default floe)\n"
             "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
             "  --explain              planning figures on stderr\n");
 }

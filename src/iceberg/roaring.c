@@ -95,7 +95,8 @@ static int cmp_u64(const void *a, const void *b)
 fl_status ice_pos_from_array(uint64_t *pos, size_t n, fl_ice_position_set *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
-    qsort(pos, n, sizeof *pos, cmp_u64);
+    if (n > 1)
+        qsort(pos, n, sizeof *pos, cmp_u64);
     ice_posbuilder b = {out, 0};
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;

@@ -65,6 +65,8 @@ fl_status ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, bool lenient,
 /* Row `row` of vector v (any encoding) as a scalar; payloads point into v.
  * Returns false for nested types. */
 bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out);
+/* The same over a unified view (unify once per batch in loops). */
+bool ice_unified_value(const fl_unified *u, const fl_type *t, uint32_t row, fl_value *out);
 /* Parses an Iceberg JSON single-value (initial-default) of primitive type t. */
 fl_status ice_default_parse(const fl_type *t, const char *json, fl_arena *a, fl_value *out,
                             fl_error *err);

@@ -79,6 +79,7 @@ struct fl_ice_task_reader {
     eqref *eq;
     int *term_col; /* per filter term */
     fl_value *vals;
+    fl_unified *uni; /* scratch: one per equality column */
     int64_t pos;
     bool done;
 };
@@ -454,7 +455,8 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, ui
             fl_arena_calloc(&r->arena, r->extra_schema.nfields + 1, sizeof(fl_field));
         r->vec = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *r->vec);
         r->vals = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *r->vals);
-        if (!r->extra_schema.fields || !r->vec || !r->vals)
+        r->uni = fl_arena_calloc(&r->arena, r->nread + 1, sizeof *r->uni);
+        if (!r->extra_schema.fields || !r->vec || !r->vals || !r->uni)
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     if (rc == FL_OK) {
@@ -628,6 +630,59 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
     return FL_OK;
 }
 
+/* Keeps the rows of sel that satisfy term t on column v. Integer columns
+ * compared with a literal take a tight typed loop; everything else goes
+ * through fl_value comparison. Returns the new count. */
+static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel, uint32_t live)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    fl_type_id id = v->type->id;
+    bool i64 = id == FL_TYPE_INT64 || id == FL_TYPE_TIMESTAMP || id == FL_TYPE_TIMESTAMPTZ ||
+               id == FL_TYPE_TIMESTAMP_NS || id == FL_TYPE_TIMESTAMPTZ_NS || id == FL_TYPE_TIME;
+    bool i32 = id == FL_TYPE_INT32 || id == FL_TYPE_DATE;
+    bool cmp = t->op == FL_CMP_EQ || t->op == FL_CMP_NE || t->op == FL_CMP_LT ||
+               t->op == FL_CMP_LE || t->op == FL_CMP_GT || t->op == FL_CMP_GE;
+    uint32_t k = 0;
+    if ((i64 || i32) && cmp && !t->value.is_null) {
+        int64_t lit = i64 ? t->value.v.i64 : t->value.v.i32;
+        const uint8_t *data = u.base->data;
+        for (uint32_t j = 0; j < live; j++) {
+            uint32_t row = sel[j];
+            if (!fl_unified_is_valid(&u, row))
+                continue;
+            uint32_t br = fl_unified_row(&u, row);
+            int64_t x;
+            if (i64) {
+                memcpy(&x, data + 8 * (size_t)br, 8);
+            } else {
+                int32_t y;
+                memcpy(&y, data + 4 * (size_t)br, 4);
+                x = y;
+            }
+            bool keep;
+            switch (t->op) {
+            case FL_CMP_EQ: keep = x == lit; break;
+            case FL_CMP_NE: keep = x != lit; break;
+            case FL_CMP_LT: keep = x < lit; break;
+            case FL_CMP_LE: keep = x <= lit; break;
+            case FL_CMP_GT: keep = x > lit; break;
+            default: keep = x >= lit; break;
+            }
+            sel[k] = row;
+            k += keep;
+        }
+        return k;
+    }
+    fl_value val;
+    for (uint32_t j = 0; j < live; j++) {
+        ice_unified_value(&u, v->type, sel[j], &val);
+        if (ice_term_holds(t, &val))
+            sel[k++] = sel[j];
+    }
+    return k;
+}
+
 /* Filters sel (count *live rows of the batch) by deletes and residual. */
 static uint32_t apply_deletes_and_filter(fl_ice_task_reader *r, uint32_t n, uint32_t *sel)
 {
@@ -643,29 +698,23 @@ static uint32_t apply_deletes_and_filter(fl_ice_task_reader *r, uint32_t n, uint
         }
         sel[live++] = i;
     }
-    for (uint32_t e = 0; e < r->neq; e++) {
+    for (uint32_t e = 0; e < r->neq && live; e++) {
         eqref *q = &r->eq[e];
+        fl_unified *u = r->uni;
+        for (uint32_t c = 0; c < q->nids; c++)
+            fl_vector_unify(r->vec[q->cols[c]], &u[c]);
         uint32_t k = 0;
         for (uint32_t j = 0; j < live; j++) {
             for (uint32_t c = 0; c < q->nids; c++)
-                ice_vec_value(r->vec[q->cols[c]], sel[j], &r->vals[c]);
+                ice_unified_value(&u[c], r->vec[q->cols[c]]->type, sel[j], &r->vals[c]);
             if (!ice_eqset_contains(q->set, r->vals))
                 sel[k++] = sel[j];
         }
         live = k;
     }
     const ice_filter *f = &r->p->filter;
-    for (uint32_t t = 0; t < f->nterms; t++) {
-        const fl_vector *v = r->vec[r->term_col[t]];
-        uint32_t k = 0;
-        fl_value val;
-        for (uint32_t j = 0; j < live; j++) {
-            ice_vec_value(v, sel[j], &val);
-            if (ice_term_holds(&f->terms[t], &val))
-                sel[k++] = sel[j];
-        }
-        live = k;
-    }
+    for (uint32_t t = 0; t < f->nterms && live; t++)
+        live = filter_term(&f->terms[t], r->vec[r->term_col[t]], sel, live);
     return live;
 }
 

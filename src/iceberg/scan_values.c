@@ -17,23 +17,21 @@
 
 #include "iceberg/scan_internal.h"
 
-bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out)
+bool ice_unified_value(const fl_unified *u, const fl_type *t, uint32_t row, fl_value *out)
 {
-    memset(out, 0, sizeof *out);
-    out->type = *v->type;
+    out->type = *t;
     out->type.nchildren = 0;
     out->type.children = NULL;
-    if (fl_type_is_nested(v->type))
+    out->is_null = false;
+    if (fl_type_is_nested(t))
         return false;
-    fl_unified u;
-    fl_vector_unify(v, &u);
-    if (!fl_unified_is_valid(&u, row)) {
+    if (!fl_unified_is_valid(u, row)) {
         out->is_null = true;
         return true;
     }
-    uint32_t r = fl_unified_row(&u, row);
-    const fl_vector *b = u.base;
-    switch (v->type->id) {
+    uint32_t r = fl_unified_row(u, row);
+    const fl_vector *b = u->base;
+    switch (t->id) {
     case FL_TYPE_BOOLEAN: out->v.b = b->data[r] != 0; break;
     case FL_TYPE_INT32:
     case FL_TYPE_DATE: memcpy(&out->v.i32, b->data + 4 * (size_t)r, 4); break;
@@ -48,7 +46,7 @@ bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out)
     case FL_TYPE_DECIMAL: memcpy(&out->v.dec, b->data + 16 * (size_t)r, 16); break;
     case FL_TYPE_UUID:
     case FL_TYPE_FIXED: {
-        size_t w = fl_type_width(v->type);
+        size_t w = fl_type_width(t);
         out->v.bytes.ptr = b->data + w * r;
         out->v.bytes.len = w;
         break;
@@ -58,6 +56,18 @@ bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out)
     default: return false;
     }
     return true;
+}
+
+bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out)
+{
+    memset(out, 0, sizeof *out);
+    fl_unified u;
+    if (fl_type_is_nested(v->type)) {
+        out->type = *v->type;
+        return false;
+    }
+    fl_vector_unify(v, &u);
+    return ice_unified_value(&u, v->type, row, out);
 }
 
 /* ---- civil dates ---- */

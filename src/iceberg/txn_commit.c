@@ -22,7 +22,7 @@
  * After success: operations' after_commit hooks run (expire's deletions),
  * metadata files that fell out of the metadata log are deleted when
  * write.metadata.delete-after-commit.enabled is true, and the table gets the
- * new metadata (parsed back from the bytes written, so it owns its memory).
+ * new metadata (deep-copied into its own arena).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -244,12 +244,11 @@ static fl_status finish(fl_ice_txn *x, txn_attempt *at, attempt_result *res, int
     fl_arena_init(&na, 0);
     fl_ice_metadata m;
     fl_error e2 = {0};
-    fl_status rc2 = fl_ice_metadata_parse((const uint8_t *)res->json, res->json_len,
-                                          res->location, &na, &m, &e2);
+    fl_status rc2 = txn_metadata_copy(&res->final, &na, &m);
     if (rc2 == FL_OK)
         rc2 = install(t, &na, &m, res->location, &e2);
     else
-        fl_arena_free(&na);
+        fl_arena_free(&na), fl_errorf(&e2, rc2, "out of memory");
     if (rc == FL_OK && rc2 != FL_OK) {
         *err = e2;
         fl_error_prefix(err, "commit landed at %s, but reloading it failed", res->location);

@@ -78,6 +78,9 @@ struct fl_ice_txn {
     bool view_valid;
 };
 
+/* Deep copy of m into a (txn_copy.c); FL_ENOMEM. */
+fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metadata *out);
+
 /* Frees x and its arenas (no file deletion). */
 void txn_free(fl_ice_txn *x);
 

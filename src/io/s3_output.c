@@ -17,9 +17,12 @@
  * (what Iceberg commits rely on). S3's 409 ConditionalRequestConflict (a
  * concurrent conditional write in flight) is retried by s3_http.c; if it
  * persists, close fails with FL_ECONFLICT. No HEAD is sent at create: the
- * conditional commit is the check. Known limit: if a conditional PUT or
- * Complete succeeds but its answer is lost, the retry sees 412 and reports
- * FL_EEXIST although this writer created the object.
+ * conditional commit is the check. A lost answer: if a conditional PUT or
+ * Complete succeeded but its answer was lost, the retry sees 412 (or
+ * NoSuchUpload); then a HEAD compares the object's ETag with the one our bytes
+ * give (MD5 of the body; for multipart S3's MD5-of-part-MD5s "-N") and, if
+ * equal, the commit is ours and succeeds. (s3rver's multipart ETags are
+ * whole-object MD5s, so there a lost Complete answer stays an error.)
  *
  * CompleteMultipartUpload may answer 200 with an <Error> document (S3 does
  * this for failures after the response started); that is a failure too.
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/s3_internal.h"
 
@@ -180,6 +184,63 @@ static fl_status commit_status(s3_output *o, const s3_response *r, const char *w
     return FL_OK;
 }
 
+/* ETags compared without their quotes, ignoring hex case. */
+static bool etag_eq(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= 2 && a[0] == '"' && a[la - 1] == '"')
+        a++, la -= 2;
+    if (lb >= 2 && b[0] == '"' && b[lb - 1] == '"')
+        b++, lb -= 2;
+    return la == lb && la && strncasecmp(a, b, la) == 0;
+}
+
+/* A conditional commit answered 412 (or NoSuchUpload) after a retry: did an
+ * earlier attempt of ours succeed and only its answer get lost? Yes when the
+ * object now carries the ETag our bytes produce. */
+static bool committed_by_us(s3_output *o, const s3_response *r, const char *want_etag)
+{
+    bool lost_ack_possible = r->attempts > 1 && (r->status == 412 ||
+                             (r->status == 404 && strcmp(r->error.code, "NoSuchUpload") == 0));
+    if (!lost_ack_possible || !want_etag[0])
+        return false;
+    s3_request rq = {.method = "HEAD", .bucket = o->bucket, .key = o->key};
+    s3_response h;
+    fl_error ignored;
+    if (s3_send(o->c, &rq, o->base.path, &h, &ignored) != FL_OK)
+        return false;
+    bool ours = h.status == 200 && etag_eq(h.etag, want_etag);
+    s3_response_free(&h);
+    return ours;
+}
+
+/* S3's multipart ETag: hex MD5 of the concatenated binary part MD5s, "-N".
+ * Empty when a part ETag is not a plain MD5 (e.g. SSE-KMS). */
+static void multipart_etag(const s3_output *o, char out[48])
+{
+    out[0] = '\0';
+    uint8_t *md5s = malloc(o->nparts * 16 + 1);
+    if (!md5s)
+        return;
+    for (size_t i = 0; i < o->nparts; i++) {
+        const char *e = o->etags[i];
+        if (*e == '"')
+            e++;
+        for (size_t j = 0; j < 16; j++) {
+            unsigned x;
+            if (sscanf(e + 2 * j, "%2x", &x) != 1) {
+                free(md5s);
+                return;
+            }
+            md5s[i * 16 + j] = (uint8_t)x;
+        }
+    }
+    char hex[33];
+    s3_md5_hex(md5s, o->nparts * 16, hex);
+    snprintf(out, 48, "%s-%zu", hex, o->nparts);
+    free(md5s);
+}
+
 static fl_status put_single(s3_output *o, fl_error *err)
 {
     s3_kv hs[1] = {{"if-none-match", "*"}};
@@ -188,7 +249,10 @@ static fl_status put_single(s3_output *o, fl_error *err)
                      .nheaders = cond ? 1 : 0, .body = o->buf, .body_len = o->len};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
-    if (rc == FL_OK)
+    char md5[33];
+    if (rc == FL_OK && cond && r.status == 412 && r.attempts > 1)
+        s3_md5_hex(o->buf ? (const void *)o->buf : "", o->len, md5);
+    if (rc == FL_OK && !(cond && r.status == 412 && r.attempts > 1 && committed_by_us(o, &r, md5)))
         rc = commit_status(o, &r, "PutObject", err);
     s3_response_free(&r);
     return rc;
@@ -215,7 +279,10 @@ static fl_status complete(s3_output *o, fl_error *err)
                      .headers = hs, .nheaders = cond ? 1 : 0, .body = body.p, .body_len = body.len};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
-    if (rc == FL_OK)
+    char want[48] = "";
+    if (rc == FL_OK && r.attempts > 1 && (r.status == 412 || r.status == 404))
+        multipart_etag(o, want);
+    if (rc == FL_OK && !committed_by_us(o, &r, want))
         rc = commit_status(o, &r, "CompleteMultipartUpload", err);
     s3_response_free(&r);
     s3_sb_free(&body);

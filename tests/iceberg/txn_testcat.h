@@ -86,6 +86,18 @@ static const fl_catalog_ops MEMCAT_OPS = {.load_table = memcat_load,
                                           .commit_table = memcat_commit,
                                           .new_metadata_path = memcat_new_path};
 
+/* True in sanitizer builds (tests scale their workloads down there). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TXN_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TXN_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef TXN_TEST_SANITIZED
+#define TXN_TEST_SANITIZED 0
+#endif
+
 static __attribute__((unused)) int64_t txn_now_ms_test(void)
 {
     struct timespec ts;
@@ -93,11 +105,16 @@ static __attribute__((unused)) int64_t txn_now_ms_test(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A fresh scratch directory path (malloc'd). */
+/* A fresh scratch directory path (malloc'd): under $FLOE_TEST_TMP, else
+ * /dev/shm when writable (commit tests fsync a lot; process crashes do not
+ * need a disk to survive), else /tmp. */
 static __attribute__((unused)) char *scratch_dir(const char *tag)
 {
-    char tmpl[256];
-    snprintf(tmpl, sizeof tmpl, "/tmp/floe-%s-XXXXXX", tag);
+    const char *base = getenv("FLOE_TEST_TMP");
+    if (!base || !*base)
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/floe-%s-XXXXXX", base, tag);
     char *d = mkdtemp(tmpl);
     return d ? strdup(d) : NULL;
 }

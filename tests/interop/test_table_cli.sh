@@ -42,6 +42,17 @@ duck_agg() {
   list=$(printf "'%s'," $files); list="[${list%,}]"
   duck "SELECT count(*) AS n, sum(id) AS s FROM read_parquet($list)" | tail -n +2 | tr '\t' ' ' | tr -d '"'
 }
+# icebird (reads the newest metadata file, applies position deletes, maps columns by field id
+# through the "iceberg.schema" key): "count sum(id)"
+ice_agg() {
+  local m
+  m=$(ls "$FLOE_WAREHOUSE/$1"/metadata/*.metadata.json | LC_ALL=C sort | tail -1)
+  node "$here/oracle/iceberg-read.mjs" "$m" --rows=all |
+    python3 -c 'import json,sys
+d=json.load(sys.stdin); print(d["row_count"], sum(int(r["id"]) for r in d["rows"]))'
+}
+# floe's own "count sum(id)"
+floe_agg() { rows "$1" id | awk -F, '{n++; s+=$1} END {print n+0, s+0}'; }
 expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi; }
 
 # ---- inputs ----
@@ -98,6 +109,7 @@ expect_eq "no 'name 5' row is left" "$(rows db/events name | grep -c '^name 5$')
 ndel=$(floe table files "$FLOE_WAREHOUSE/db/events" --format jsonl | grep -c '"content": *1')
 [ "$ndel" -gt 0 ] && ok "merge-on-read wrote $ndel position delete files" ||
   fail "merge-on-read wrote no position delete files"
+expect_eq "icebird applies floe's position deletes" "$(ice_agg db/events)" "$(floe_agg db/events)"
 # whole files from metadata: the first day holds only id 1 (from the CSV and the Parquet file)
 n0=$(count db/events)
 floe table delete db.events --where "ts < '2024-01-31'" || fail "delete whole files"
@@ -119,6 +131,7 @@ floe load "$tmp/d.csv" db.events || fail "load with the evolved schema"
 expect_eq "new column value" "$(rows db/events note | grep -c '^hello$')" 1
 hdr=$(floe table cat "$FLOE_WAREHOUSE/db/events" --format csv | head -1)
 expect_eq "renamed column in output" "$hdr" "id,ts,name,price,note"
+expect_eq "icebird after evolution" "$(ice_agg db/events)" "$(floe_agg db/events)"
 floe table drop-column db.events note || fail "drop-column"
 hdr=$(floe table cat "$FLOE_WAREHOUSE/db/events" --format csv | head -1)
 expect_eq "dropped column gone" "$hdr" "id,ts,name,price"

@@ -344,6 +344,10 @@ typedef struct fl_avro_block_info {
 } fl_avro_block_info;
 fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done,
                                     fl_error *err);
+/* The decompressed bytes of the block loaded by the last
+ * fl_avro_reader_next_block (valid until the next block is loaded), for
+ * callers that decode records themselves (Iceberg manifests). */
+const uint8_t *fl_avro_reader_block_data(const fl_avro_reader *r, size_t *len);
 
 typedef struct fl_avro_writer fl_avro_writer;
 

@@ -118,6 +118,9 @@ struct fl_catalog {
 fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
                                  const char *warehouse, fl_fileio *io, fl_catalog **out,
                                  fl_error *err);
+/* Changes how long a SQLite catalog waits for another process's write lock
+ * before failing with FL_EIO (default 30000 ms). FL_EINVAL for other catalogs. */
+fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *c, int timeout_ms, fl_error *err);
 /* PostgreSQL catalog; conninfo is a libpq connection string or URI. */
 fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_name,
                                    const char *warehouse, fl_fileio *io, fl_catalog **out,

@@ -486,6 +486,12 @@ fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info,
     return rc ? fl_error_prefix(err, "%s", r->f->path ? r->f->path : "avro") : FL_OK;
 }
 
+const uint8_t *fl_avro_reader_block_data(const fl_avro_reader *r, size_t *len)
+{
+    *len = r->data ? r->data_len : 0;
+    return r->data;
+}
+
 fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out, bool *done,
                               fl_error *err)
 {

@@ -168,8 +168,7 @@ const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a)
     return join_levels(id->ns.levels, id->ns.nlevels, id->name, a);
 }
 
-const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
-                                        fl_arena *a)
+const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a)
 {
     const char *wh = c->warehouse ? c->warehouse : "";
     size_t wl = strlen(wh);
@@ -309,10 +308,11 @@ fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, 
     for (uint32_t i = 0; i < ns->nlevels; i++) {
         const char *l = ns->levels[i];
         if (!*l || strchr(l, '.'))
-            return fl_errorf(err, FL_EINVAL,
-                             "namespace level '%s' is empty or contains '.', which the JDBC catalog "
-                             "layout (dot-joined namespaces) cannot store",
-                             l);
+            return fl_errorf(
+                err, FL_EINVAL,
+                "namespace level '%s' is empty or contains '.', which the JDBC catalog "
+                "layout (dot-joined namespaces) cannot store",
+                l);
         cap += strlen(l) + 1;
     }
     char *buf = fl_arena_alloc(a, cap);

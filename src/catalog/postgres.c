@@ -3,7 +3,8 @@
  * (sql_catalog.h), through libpq.
  *
  * Statements are prepared once per connection (PQprepare, named
- * "floe_q<N>", '?' placeholders renumbered to $1..$n). Write transactions
+ * "floe_q<N>", '?' placeholders renumbered to $1..$n; BEGIN/COMMIT/ROLLBACK
+ * too). The one-time schema setup at connect uses plain PQexec. Write transactions
  * run at SERIALIZABLE isolation: two servers racing on the same pointer
  * either see each other's row or one gets SQLSTATE 40001 (serialization
  * failure) / 40P01 (deadlock), which marks the catalog `retryable` so
@@ -56,9 +57,8 @@ static fl_status pg_simple(sql_catalog *c, const char *sql, fl_error *err)
     pg_conn *p = c->conn;
     PGresult *r = PQexec(p->conn, sql);
     ExecStatusType st = PQresultStatus(r);
-    fl_status rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
-                       ? FL_OK
-                       : result_error(c, r, sql, err);
+    fl_status rc =
+        st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? FL_OK : result_error(c, r, sql, err);
     PQclear(r);
     return rc;
 }
@@ -102,18 +102,31 @@ static fl_status pg_exec(sql_catalog *c, sql_stmt q, const char *const *params, 
     return rc;
 }
 
-static fl_status pg_begin(sql_catalog *c, fl_error *err)
+/* Runs one of the prepared transaction-control statements. */
+static fl_status pg_txn_stmt(sql_catalog *c, const char *name, const char *what, fl_error *err)
 {
-    return pg_simple(c, "BEGIN ISOLATION LEVEL SERIALIZABLE", err);
+    pg_conn *p = c->conn;
+    PGresult *r = PQexecPrepared(p->conn, name, 0, NULL, NULL, NULL, 0);
+    fl_status rc = PQresultStatus(r) == PGRES_COMMAND_OK ? FL_OK : result_error(c, r, what, err);
+    PQclear(r);
+    return rc;
 }
 
-static fl_status pg_commit(sql_catalog *c, fl_error *err) { return pg_simple(c, "COMMIT", err); }
+static fl_status pg_begin(sql_catalog *c, fl_error *err)
+{
+    return pg_txn_stmt(c, "floe_begin", "BEGIN ISOLATION LEVEL SERIALIZABLE", err);
+}
+
+static fl_status pg_commit(sql_catalog *c, fl_error *err)
+{
+    return pg_txn_stmt(c, "floe_commit", "COMMIT", err);
+}
 
 static void pg_rollback(sql_catalog *c)
 {
     pg_conn *p = c->conn;
     if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-        PQclear(PQexec(p->conn, "ROLLBACK"));
+        pg_txn_stmt(c, "floe_rollback", "ROLLBACK", NULL);
 }
 
 static void pg_close(sql_catalog *c)
@@ -133,8 +146,8 @@ static int pg_has_row(sql_catalog *c, const char *sql, fl_error *err)
 {
     pg_conn *p = c->conn;
     PGresult *r = PQexec(p->conn, sql);
-    int res = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0
-                                                   : (int)result_error(c, r, sql, err);
+    int res =
+        PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0 : (int)result_error(c, r, sql, err);
     PQclear(r);
     return res;
 }
@@ -189,9 +202,21 @@ static char *number_params(const char *sql, int *n)
     return out;
 }
 
-static fl_status prepare_all(sql_catalog *c, fl_error *err)
+static fl_status prepare_one(sql_catalog *c, const char *name, const char *sql, int n,
+                             fl_error *err)
 {
     pg_conn *p = c->conn;
+    PGresult *r = PQprepare(p->conn, name, sql, n, NULL);
+    fl_status rc = PQresultStatus(r) == PGRES_COMMAND_OK ? FL_OK : result_error(c, r, sql, err);
+    PQclear(r);
+    return rc;
+}
+
+static fl_status prepare_all(sql_catalog *c, fl_error *err)
+{
+    FL_TRY(prepare_one(c, "floe_begin", "BEGIN ISOLATION LEVEL SERIALIZABLE", 0, err));
+    FL_TRY(prepare_one(c, "floe_commit", "COMMIT", 0, err));
+    FL_TRY(prepare_one(c, "floe_rollback", "ROLLBACK", 0, err));
     for (int i = 0; i < Q_COUNT; i++) {
         int n;
         char *sql = number_params(sql_text((sql_stmt)i, c->v1), &n);
@@ -199,10 +224,7 @@ static fl_status prepare_all(sql_catalog *c, fl_error *err)
             return fl_errorf(err, FL_ENOMEM, "postgres catalog: out of memory");
         char name[32];
         snprintf(name, sizeof name, "floe_q%d", i);
-        PGresult *r = PQprepare(p->conn, name, sql, n, NULL);
-        fl_status rc = PQresultStatus(r) == PGRES_COMMAND_OK ? FL_OK
-                                                             : result_error(c, r, sql, err);
-        PQclear(r);
+        fl_status rc = prepare_one(c, name, sql, n, err);
         free(sql);
         FL_TRY(rc);
     }
@@ -225,7 +247,7 @@ static fl_status pg_connect(sql_catalog *c, const char *conninfo, fl_error *err)
     if (rc == FL_OK)
         rc = pg_simple(c, "COMMIT", err);
     if (rc != FL_OK) {
-        pg_rollback(c);
+        PQclear(PQexec(p->conn, "ROLLBACK"));
         return rc;
     }
     return prepare_all(c, err);

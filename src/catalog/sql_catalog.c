@@ -77,15 +77,17 @@ const char *sql_text(sql_stmt q, bool v1)
                "AND property_key = ?";
     case Q_DELETE_PROPS:
         return "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?";
-    case Q_COUNT:
-        break;
+    case Q_COUNT: break;
     }
     return NULL;
 }
 
 /* ---- plumbing ---- */
 
-static sql_catalog *SC(fl_catalog *c) { return (sql_catalog *)c; }
+static sql_catalog *SC(fl_catalog *c)
+{
+    return (sql_catalog *)c;
+}
 
 static fl_status run(sql_catalog *c, sql_stmt q, const char *const *p, uint32_t np, fl_arena *a,
                      sql_rows *rows, uint64_t *changes, fl_error *err)
@@ -166,8 +168,7 @@ static fl_status ns_rows(sql_catalog *c, const char *ns, fl_arena *a, sql_rows *
     return run(c, Q_LIST_PROP_NS, params, 2, a, p, NULL, err);
 }
 
-static fl_status ns_exists(sql_catalog *c, const char *ns, fl_arena *a, bool *exists,
-                           fl_error *err)
+static fl_status ns_exists(sql_catalog *c, const char *ns, fl_arena *a, bool *exists, fl_error *err)
 {
     *exists = true;
     if (!*ns)
@@ -193,7 +194,10 @@ static fl_status ns_must_exist(sql_catalog *c, const char *ns, fl_arena *a, fl_e
                           c->base.name);
 }
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "catalog: out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "catalog: out of memory");
+}
 
 /* ---- namespaces ---- */
 
@@ -434,8 +438,7 @@ static fl_status sql_load_table(fl_catalog *cat, const fl_table_ident *id, fl_ar
         return fl_errorf(err, FL_ENOTFOUND, "table %s.%s does not exist in catalog '%s'", ns,
                          id->name, c->base.name);
     if (!loc)
-        return fl_errorf(err, FL_ECORRUPT, "table %s.%s: metadata_location is NULL", ns,
-                         id->name);
+        return fl_errorf(err, FL_ECORRUPT, "table %s.%s: metadata_location is NULL", ns, id->name);
     *metadata_location = loc;
     return FL_OK;
 }
@@ -481,11 +484,11 @@ static fl_status commit_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *e
     const char *cur;
     FL_TRY(get_table(c, ns, x->id->name, a, &found, &cur, NULL, err));
     if (!found)
-        return fl_errorf(err, FL_ENOTFOUND, "commit to table %s.%s: the table no longer exists",
-                         ns, x->id->name);
+        return fl_errorf(err, FL_ENOTFOUND, "commit to table %s.%s: the table no longer exists", ns,
+                         x->id->name);
     return fl_errorf(err, FL_ECONFLICT,
-                     "commit to table %s.%s: metadata location is %s, expected %s", ns,
-                     x->id->name, cur ? cur : "NULL", x->expected);
+                     "commit to table %s.%s: metadata location is %s, expected %s", ns, x->id->name,
+                     cur ? cur : "NULL", x->expected);
 }
 
 static fl_status sql_commit_table(fl_catalog *cat, const fl_table_ident *id, const char *expected,
@@ -605,6 +608,11 @@ static const fl_catalog_ops SQL_OPS = {
     .new_metadata_path = sql_new_metadata_path,
     .close = sql_close,
 };
+
+bool sql_catalog_is(const fl_catalog *c)
+{
+    return c && c->ops == &SQL_OPS;
+}
 
 fl_status sql_catalog_init(sql_catalog *c, const char *catalog_name, const char *warehouse,
                            fl_fileio *io, fl_error *err)

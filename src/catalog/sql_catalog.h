@@ -92,6 +92,9 @@ struct sql_catalog {
     char *warehouse_copy;
 };
 
+/* True when c is a SQL catalog (SQLite or PostgreSQL). */
+bool sql_catalog_is(const fl_catalog *c);
+
 /* Fills c->base (ops, owned name/warehouse copies); the driver fills the rest. */
 fl_status sql_catalog_init(sql_catalog *c, const char *catalog_name, const char *warehouse,
                            fl_fileio *io, fl_error *err);

@@ -25,6 +25,7 @@
 
 typedef struct sqlite_conn {
     sqlite3 *db;
+    int timeout_ms;
     char *path;
     sqlite3_stmt *stmts[Q_COUNT];
     sqlite3_stmt *begin, *commit, *rollback;
@@ -35,8 +36,10 @@ static fl_status db_error(sqlite_conn *s, int rc, const char *what, fl_error *er
     const char *msg = sqlite3_errmsg(s->db);
     int base = rc & 0xFF;
     if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
-        return fl_errorf(err, FL_EIO, "sqlite catalog %s: %s: database still locked after %d s: %s",
-                         s->path, what, BUSY_TIMEOUT_MS / 1000, msg);
+        return fl_errorf(err, FL_EIO,
+                         "sqlite catalog %s: %s: database still locked by another connection "
+                         "after waiting %d ms: %s",
+                         s->path, what, s->timeout_ms, msg);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
         return fl_errorf(err, FL_EEXIST, "sqlite catalog %s: %s: %s", s->path, what, msg);
     if (base == SQLITE_NOMEM)
@@ -79,9 +82,9 @@ static fl_status step_all(sqlite_conn *s, sqlite3_stmt *st, fl_arena *a, sql_row
         }
         for (int i = 0; i < ncols; i++) {
             const unsigned char *t = sqlite3_column_text(st, i);
-            const char *v = t ? fl_arena_strndup(a, (const char *)t,
-                                                  (size_t)sqlite3_column_bytes(st, i))
-                              : NULL;
+            const char *v =
+                t ? fl_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, i))
+                  : NULL;
             if (t && !v) {
                 sqlite3_reset(st);
                 return fl_errorf(err, FL_ENOMEM, "sqlite catalog: out of memory");
@@ -94,9 +97,8 @@ static fl_status step_all(sqlite_conn *s, sqlite3_stmt *st, fl_arena *a, sql_row
     return FL_OK;
 }
 
-static fl_status lite_exec(sql_catalog *c, sql_stmt q, const char *const *params,
-                           uint32_t nparams, fl_arena *a, sql_rows *rows, uint64_t *changes,
-                           fl_error *err)
+static fl_status lite_exec(sql_catalog *c, sql_stmt q, const char *const *params, uint32_t nparams,
+                           fl_arena *a, sql_rows *rows, uint64_t *changes, fl_error *err)
 {
     sqlite_conn *s = c->conn;
     sqlite3_stmt *st = s->stmts[q];
@@ -186,8 +188,8 @@ static int has_row(sqlite_conn *s, const char *sql, fl_error *err)
 /* Creates missing tables (Java's DDL) and detects the iceberg_type column. */
 static fl_status init_schema_txn(sqlite_conn *s, bool *v1, fl_error *err)
 {
-    int t = has_row(s, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='iceberg_tables'",
-                    err);
+    int t =
+        has_row(s, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='iceberg_tables'", err);
     if (t < 0)
         return (fl_status)t;
     if (!t) {
@@ -201,8 +203,8 @@ static fl_status init_schema_txn(sqlite_conn *s, bool *v1, fl_error *err)
         return (fl_status)p;
     if (!p)
         FL_TRY(exec_sql(s, SQL_CREATE_PROPS, err));
-    int ty = has_row(s, "SELECT 1 FROM pragma_table_info('iceberg_tables') WHERE name='iceberg_type'",
-                     err);
+    int ty = has_row(
+        s, "SELECT 1 FROM pragma_table_info('iceberg_tables') WHERE name='iceberg_type'", err);
     if (ty < 0)
         return (fl_status)ty;
     *v1 = ty == 1;
@@ -222,13 +224,13 @@ static fl_status init_schema(sqlite_conn *s, bool *v1, fl_error *err)
 
 static fl_status lite_connect(sqlite_conn *s, const char *path, bool *v1, fl_error *err)
 {
-    int rc = sqlite3_open_v2(path, &s->db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
+    int rc = sqlite3_open_v2(
+        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK)
         return fl_errorf(err, FL_EIO, "sqlite catalog %s: open: %s", path,
                          s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
     sqlite3_extended_result_codes(s->db, 1);
+    s->timeout_ms = BUSY_TIMEOUT_MS;
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     FL_TRY(exec_sql(s, "PRAGMA journal_mode=WAL", err));
     FL_TRY(exec_sql(s, "PRAGMA synchronous=NORMAL", err));
@@ -266,5 +268,16 @@ fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
         return rc;
     }
     *out = &c->base;
+    return FL_OK;
+}
+
+fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *cat, int timeout_ms, fl_error *err)
+{
+    sql_catalog *c = (sql_catalog *)cat;
+    if (!sql_catalog_is(cat) || c->drv != &SQLITE_DRIVER || timeout_ms < 0)
+        return fl_errorf(err, FL_EINVAL, "busy timeout: not a SQLite catalog, or negative");
+    sqlite_conn *s = c->conn;
+    s->timeout_ms = timeout_ms;
+    sqlite3_busy_timeout(s->db, timeout_ms);
     return FL_OK;
 }

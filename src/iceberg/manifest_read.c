@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "floe/iceberg.h"
+#include "iceberg/manifest_cursor.h"
 #include "iceberg/manifest_int.h"
 
 typedef struct rd {
@@ -146,103 +147,235 @@ static fl_status push_item(rd *r, int32_t fid, uint8_t kind, int64_t n, const ui
     return FL_OK;
 }
 
-/* One metrics map (array of k/v records, or an Avro map with decimal keys). */
-static fl_status read_metric_map(rd *r, const fl_avro_value *v, uint8_t kind, int32_t key_id,
-                                 const char *what, fl_error *err)
+/* Value of a field: its union branch, then a primitive (null -> is null). */
+static fl_status field_prim(mcur *c, const fl_avro_schema *t, const char *name, fl_avro_value *v,
+                            fl_error *err)
 {
+    fl_status rc = mc_prim(c, t, v, err);
+    return rc ? fl_error_prefix(err, "field '%s'", name) : FL_OK;
+}
+
+/* Metric value (long count or bytes bound) of schema s; *present false when null. */
+static fl_status metric_value(rd *r, mcur *c, const fl_avro_schema *s, bool bounds, const char *what,
+                              bool *present, int64_t *n, const uint8_t **p, uint32_t *len,
+                              fl_error *err)
+{
+    const fl_avro_schema *t = NULL;
+    FL_TRY(mc_branch(c, s, &t, err));
+    *present = t->type != FL_AVRO_NULL;
+    if (!*present)
+        return FL_OK;
+    fl_avro_value v;
+    FL_TRY(field_prim(c, t, what, &v, err));
+    return bounds ? mv_bytes(&v, what, r->out, p, len, err) : mv_long(&v, what, n, err);
+}
+
+/* Indexes of the key and value fields of a map-as-array k/v record: by
+ * key-id/value-id, else by name, else position 0/1. */
+static void kv_fields(const fl_avro_schema *rec, int32_t key_id, uint32_t *ki, uint32_t *vi)
+{
+    *ki = *vi = UINT32_MAX;
+    for (uint32_t j = 0; j < rec->nfields; j++) {
+        const fl_avro_field *f = &rec->fields[j];
+        if (f->has_field_id && f->field_id == key_id)
+            *ki = j;
+        else if (f->has_field_id && f->field_id == key_id + 1)
+            *vi = j;
+    }
+    for (uint32_t j = 0; j < rec->nfields && (*ki == UINT32_MAX || *vi == UINT32_MAX); j++) {
+        if (*ki == UINT32_MAX && j != *vi && !strcmp(rec->fields[j].name, "key"))
+            *ki = j;
+        else if (*vi == UINT32_MAX && j != *ki && !strcmp(rec->fields[j].name, "value"))
+            *vi = j;
+    }
+    if (*ki == UINT32_MAX)
+        *ki = *vi == 0 ? 1 : 0;
+    if (*vi == UINT32_MAX)
+        *vi = *ki == 1 ? 0 : 1;
+}
+
+/* How to decode the k/v records of one metrics array: field positions, and
+ * whether the record is the plain {int key, long|bytes value} Java writes
+ * (decoded without per-field union/type dispatch). */
+typedef struct kv_plan {
+    const fl_avro_schema *rec;
+    uint32_t ki, vi;
+    bool fast;
+} kv_plan;
+
+static fl_status kv_plan_for(kv_plan *kp, const fl_avro_schema *rec, bool bounds, int32_t key_id,
+                             const char *what, fl_error *err)
+{
+    if (kp->rec == rec)
+        return FL_OK;
+    if (rec->type != FL_AVRO_RECORD || rec->nfields < 2)
+        return fl_errorf(err, FL_ETYPE, "field '%s': items are not key/value records", what);
+    kp->rec = rec;
+    kv_fields(rec, key_id, &kp->ki, &kp->vi);
+    fl_avro_type vt = rec->fields[1].type->type;
+    kp->fast = rec->nfields == 2 && kp->ki == 0 && kp->vi == 1 &&
+               (rec->fields[0].type->type == FL_AVRO_INT || rec->fields[0].type->type == FL_AVRO_LONG) &&
+               (bounds ? vt == FL_AVRO_BYTES : (vt == FL_AVRO_LONG || vt == FL_AVRO_INT));
+    return FL_OK;
+}
+
+static fl_status metric_kv(rd *r, mcur *c, const kv_plan *kp, uint8_t kind, const char *what,
+                           fl_error *err)
+{
+    const fl_avro_schema *rec = kp->rec;
     bool bounds = kind >= 4;
-    if (v->type == FL_AVRO_MAP) {
-        for (size_t i = 0; i < v->u.map.n; i++) {
-            const fl_avro_value *k = &v->u.map.keys[i], *val = &v->u.map.values[i];
+    if (kp->fast) {
+        int64_t id, n = 0;
+        FL_TRY(mc_long(c, &id, err));
+        if (id < INT32_MIN || id > INT32_MAX)
+            return fl_errorf(err, FL_ECORRUPT, "field '%s': key out of int range", what);
+        if (!bounds) {
+            FL_TRY(mc_long(c, &n, err));
+            return push_item(r, (int32_t)id, kind, n, NULL, 0, err);
+        }
+        FL_TRY(mc_long(c, &n, err));
+        if (n < 0 || (uint64_t)n > c->len - c->pos || n > UINT32_MAX)
+            return fl_errorf(err, FL_ECORRUPT, "field '%s': bound length %lld beyond the block", what,
+                             (long long)n);
+        uint8_t *p = fl_arena_alloc(r->out, n ? (size_t)n : 1);
+        if (!p)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        memcpy(p, c->b + c->pos, (size_t)n);
+        c->pos += (size_t)n;
+        return push_item(r, (int32_t)id, kind, 0, p, (uint32_t)n, err);
+    }
+    bool has_key = false, present = false;
+    int32_t id = 0;
+    int64_t n = 0;
+    const uint8_t *p = NULL;
+    uint32_t len = 0;
+    for (uint32_t j = 0; j < rec->nfields; j++) {
+        const fl_avro_field *f = &rec->fields[j];
+        if (j == kp->ki) {
+            const fl_avro_schema *t = NULL;
+            FL_TRY(mc_branch(c, f->type, &t, err));
+            if (t->type == FL_AVRO_NULL)
+                return fl_errorf(err, FL_ECORRUPT, "field '%s': null key", what);
+            fl_avro_value v;
+            FL_TRY(field_prim(c, t, what, &v, err));
+            FL_TRY(mv_int(&v, what, &id, err));
+            has_key = true;
+        } else if (j == kp->vi) {
+            FL_TRY(metric_value(r, c, f->type, bounds, what, &present, &n, &p, &len, err));
+        } else {
+            FL_TRY(mc_skip(c, f->type, err));
+        }
+    }
+    return has_key && present ? push_item(r, id, kind, n, p, len, err) : FL_OK;
+}
+
+/* One metrics map: an array of k/v records (spec), or an Avro map with
+ * decimal string keys. */
+static fl_status read_metric_map(rd *r, mcur *c, const fl_avro_schema *t, uint8_t kind,
+                                 int32_t key_id, const char *what, fl_error *err)
+{
+    if (t->type != FL_AVRO_ARRAY && t->type != FL_AVRO_MAP)
+        return fl_errorf(err, FL_ETYPE, "field '%s': expected an array of key/value records, found %s",
+                         what, fl_avro_type_name(t->type));
+    kv_plan kp = {NULL, 0, 0, false};
+    for (;;) {
+        int64_t cnt = 0;
+        FL_TRY(mc_block_count(c, &cnt, err));
+        if (cnt == 0)
+            return FL_OK;
+        for (int64_t i = 0; i < cnt; i++) {
+            if (t->type == FL_AVRO_ARRAY) {
+                const fl_avro_schema *it = NULL;
+                FL_TRY(mc_branch(c, t->items, &it, err));
+                if (it->type == FL_AVRO_NULL)
+                    continue;
+                FL_TRY(kv_plan_for(&kp, it, kind >= 4, key_id, what, err));
+                FL_TRY(metric_kv(r, c, &kp, kind, what, err));
+                continue;
+            }
+            fl_avro_value k;
+            FL_TRY(mc_prim(c, &(fl_avro_schema){.type = FL_AVRO_STRING}, &k, err));
             char buf[16];
-            size_t kl = k->u.bytes.len < sizeof buf - 1 ? k->u.bytes.len : sizeof buf - 1;
-            memcpy(buf, k->u.bytes.ptr, kl);
+            size_t kl = k.u.bytes.len < sizeof buf - 1 ? k.u.bytes.len : sizeof buf - 1;
+            memcpy(buf, k.u.bytes.ptr, kl);
             buf[kl] = 0;
             char *end;
             long id = strtol(buf, &end, 10);
-            if (kl == 0 || *end || id < INT32_MIN || id > INT32_MAX)
+            if (kl == 0 || kl != k.u.bytes.len || *end || id < INT32_MIN || id > INT32_MAX)
                 return fl_errorf(err, FL_ECORRUPT, "field '%s': map key is not a field id", what);
-            if (mv_null(val))
-                continue;
+            bool present;
             int64_t n = 0;
             const uint8_t *p = NULL;
             uint32_t len = 0;
-            if (bounds)
-                FL_TRY(mv_bytes(val, what, r->out, &p, &len, err));
-            else
-                FL_TRY(mv_long(val, what, &n, err));
-            FL_TRY(push_item(r, (int32_t)id, kind, n, p, len, err));
+            FL_TRY(metric_value(r, c, t->values, kind >= 4, what, &present, &n, &p, &len, err));
+            if (present)
+                FL_TRY(push_item(r, (int32_t)id, kind, n, p, len, err));
         }
-        return FL_OK;
     }
-    if (v->type != FL_AVRO_ARRAY)
-        return fl_errorf(err, FL_ETYPE, "field '%s': expected an array of key/value records, found %s",
-                         what, fl_avro_type_name(v->type));
-    for (size_t i = 0; i < v->u.list.n; i++) {
-        const fl_avro_value *kv = &v->u.list.items[i];
-        if (mv_null(kv))
-            continue;
-        if (kv->type != FL_AVRO_RECORD || kv->u.list.n < 2)
-            return fl_errorf(err, FL_ETYPE, "field '%s': item %zu is not a key/value record", what, i);
-        const fl_avro_value *k = NULL, *val = NULL;
-        for (size_t j = 0; j < kv->u.list.n; j++) {
-            int32_t fid = mv_field_id(kv, j);
-            if (fid == key_id)
-                k = &kv->u.list.items[j];
-            else if (fid == key_id + 1)
-                val = &kv->u.list.items[j];
-        }
-        for (size_t j = 0; j < kv->u.list.n && (!k || !val); j++) {
-            const char *nm = mv_field_name(kv, j);
-            if (!k && !strcmp(nm, "key"))
-                k = &kv->u.list.items[j];
-            else if (!val && !strcmp(nm, "value"))
-                val = &kv->u.list.items[j];
-        }
-        if (!k)
-            k = &kv->u.list.items[0];
-        if (!val)
-            val = &kv->u.list.items[1];
-        if (mv_null(k))
-            return fl_errorf(err, FL_ECORRUPT, "field '%s': item %zu has a null key", what, i);
-        int32_t id;
-        FL_TRY(mv_int(k, what, &id, err));
-        if (mv_null(val))
-            continue;
-        int64_t n = 0;
-        const uint8_t *p = NULL;
-        uint32_t len = 0;
-        if (bounds)
-            FL_TRY(mv_bytes(val, what, r->out, &p, &len, err));
-        else
-            FL_TRY(mv_long(val, what, &n, err));
-        FL_TRY(push_item(r, id, kind, n, p, len, err));
-    }
-    return FL_OK;
 }
 
-static fl_status read_long_list(rd *r, const fl_avro_value *v, const char *what, int64_t **out,
-                                uint32_t *n, fl_error *err)
+/* split_offsets / equality_ids: arrays of int or long. */
+static fl_status read_long_list(rd *r, mcur *c, const fl_avro_schema *t, const char *what,
+                                bool narrow, void **out, uint32_t *n, fl_error *err)
 {
-    if (v->type != FL_AVRO_ARRAY)
+    if (t->type != FL_AVRO_ARRAY)
         return fl_errorf(err, FL_ETYPE, "field '%s': expected an array, found %s", what,
-                         fl_avro_type_name(v->type));
-    if (v->u.list.n > UINT32_MAX)
-        return fl_errorf(err, FL_ELIMIT, "field '%s': too many items", what);
-    int64_t *a = fl_arena_alloc(r->out, (v->u.list.n ? v->u.list.n : 1) * sizeof *a);
-    if (!a)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (size_t i = 0; i < v->u.list.n; i++) {
-        if (mv_null(&v->u.list.items[i]))
-            return fl_errorf(err, FL_ECORRUPT, "field '%s': item %zu is null", what, i);
-        FL_TRY(mv_long(&v->u.list.items[i], what, &a[i], err));
+                         fl_avro_type_name(t->type));
+    int64_t *tmp = NULL;
+    size_t len = 0, cap = 0;
+    fl_status rc = FL_OK;
+    for (;;) {
+        int64_t cnt = 0;
+        if ((rc = mc_block_count(c, &cnt, err)) != FL_OK || cnt == 0)
+            break;
+        if (len + (size_t)cnt > cap) {
+            size_t nc = (len + (size_t)cnt) * 2;
+            int64_t *nt = nc <= UINT32_MAX ? realloc(tmp, nc * sizeof *nt) : NULL;
+            if (!nt) {
+                rc = fl_errorf(err, FL_ENOMEM, "field '%s': out of memory", what);
+                break;
+            }
+            tmp = nt;
+            cap = nc;
+        }
+        for (int64_t i = 0; i < cnt && rc == FL_OK; i++) {
+            const fl_avro_schema *it = NULL;
+            fl_avro_value v;
+            rc = mc_branch(c, t->items, &it, err);
+            if (rc == FL_OK && it->type == FL_AVRO_NULL)
+                rc = fl_errorf(err, FL_ECORRUPT, "field '%s': item %zu is null", what, len);
+            if (rc == FL_OK)
+                rc = field_prim(c, it, what, &v, err);
+            if (rc == FL_OK && narrow) {
+                int32_t x;
+                rc = mv_int(&v, what, &x, err);
+                tmp[len++] = x;
+            } else if (rc == FL_OK) {
+                rc = mv_long(&v, what, &tmp[len++], err);
+            }
+        }
+        if (rc)
+            break;
     }
-    *out = a;
-    *n = (uint32_t)v->u.list.n;
-    return FL_OK;
+    if (rc == FL_OK) {
+        size_t w = narrow ? sizeof(int32_t) : sizeof(int64_t);
+        uint8_t *a = fl_arena_alloc(r->out, len ? len * w : 1);
+        if (!a)
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (size_t i = 0; rc == FL_OK && i < len; i++) {
+            if (narrow)
+                ((int32_t *)a)[i] = (int32_t)tmp[i];
+            else
+                ((int64_t *)a)[i] = tmp[i];
+        }
+        *out = a;
+        *n = (uint32_t)len;
+    }
+    free(tmp);
+    return rc;
 }
 
-static fl_status read_partition(rd *r, const fl_avro_value *v, fl_ice_data_file *f, fl_error *err)
+static fl_status init_partition(rd *r, fl_ice_data_file *f, fl_error *err)
 {
     f->npartition = r->npart;
     if (r->npart == 0)
@@ -255,25 +388,35 @@ static fl_status read_partition(rd *r, const fl_avro_value *v, fl_ice_data_file 
         f->partition[i].type = r->part_types[i];
         f->partition[i].is_null = true;
     }
-    if (mv_null(v))
-        return FL_OK;
-    if (v->type != FL_AVRO_RECORD)
+    return FL_OK;
+}
+
+static fl_status read_partition(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_file *f,
+                                fl_error *err)
+{
+    if (t->type != FL_AVRO_RECORD)
         return fl_errorf(err, FL_ETYPE, "field 'partition': expected a record, found %s",
-                         fl_avro_type_name(v->type));
-    for (size_t j = 0; j < v->u.list.n; j++) {
-        int32_t fid = mv_field_id(v, j);
+                         fl_avro_type_name(t->type));
+    for (uint32_t j = 0; j < t->nfields; j++) {
+        const fl_avro_field *pf = &t->fields[j];
         uint32_t k = 0;
-        if (fid < 0)
-            k = (uint32_t)j; /* writers without partition field ids: by position */
+        if (!pf->has_field_id)
+            k = j; /* writers without partition field ids: by position */
         else
-            while (k < r->npart && r->part_ids[k] != fid)
+            while (k < r->npart && r->part_ids[k] != pf->field_id)
                 k++;
-        if (k >= r->npart)
-            continue; /* not a field of this spec */
-        fl_status rc = ice_partition_from_avro(&v->u.list.items[j], &r->part_types[k], r->out,
-                                               &f->partition[k], err);
+        const fl_avro_schema *b = NULL;
+        FL_TRY(mc_branch(c, pf->type, &b, err));
+        if (k >= r->npart) { /* not a field of this spec */
+            FL_TRY(mc_skip(c, b, err));
+            continue;
+        }
+        fl_avro_value v;
+        fl_status rc = mc_prim(c, b, &v, err);
+        if (rc == FL_OK)
+            rc = ice_partition_from_avro(&v, &r->part_types[k], r->out, &f->partition[k], err);
         if (rc)
-            return fl_error_prefix(err, "partition field '%s'", mv_field_name(v, j));
+            return fl_error_prefix(err, "partition field '%s'", pf->name);
     }
     return FL_OK;
 }
@@ -294,79 +437,87 @@ static fl_status read_format(rd *r, const fl_avro_value *x, const char *nm, cons
     return mv_str(x, nm, r->out, out, err);
 }
 
-static fl_status read_file(rd *r, const fl_avro_value *v, fl_ice_data_file *f, fl_error *err)
+/* One scalar field of data_file. */
+static fl_status file_scalar(rd *r, int32_t fid, const fl_avro_value *x, const char *nm,
+                             fl_ice_data_file *f, fl_error *err)
 {
-    if (v->type != FL_AVRO_RECORD)
+    int32_t i32;
+    switch (fid) {
+    case DF_CONTENT:
+        FL_TRY(mv_int(x, nm, &i32, err));
+        if (i32 < 0 || i32 > 2)
+            return fl_errorf(err, FL_ECORRUPT, "field '%s': unknown content %d", nm, (int)i32);
+        f->content = (fl_ice_content)i32;
+        return FL_OK;
+    case DF_FILE_PATH: return mv_str(x, nm, r->out, &f->file_path, err);
+    case DF_FILE_FORMAT: return read_format(r, x, nm, &f->file_format, err);
+    case DF_RECORD_COUNT: return mv_long(x, nm, &f->record_count, err);
+    case DF_FILE_SIZE: return mv_long(x, nm, &f->file_size_in_bytes, err);
+    case DF_KEY_METADATA: return mv_bytes(x, nm, r->out, &f->key_metadata, &f->key_metadata_len, err);
+    case DF_SORT_ORDER_ID:
+        f->has_sort_order_id = true;
+        return mv_int(x, nm, &f->sort_order_id, err);
+    case DF_FIRST_ROW_ID:
+        f->has_first_row_id = true;
+        return mv_long(x, nm, &f->first_row_id, err);
+    case DF_REFERENCED_FILE: return mv_str(x, nm, r->out, &f->referenced_data_file, err);
+    case DF_CONTENT_OFFSET:
+        f->has_content_offset = true;
+        return mv_long(x, nm, &f->content_offset, err);
+    case DF_CONTENT_SIZE: return mv_long(x, nm, &f->content_size_in_bytes, err);
+    default: return FL_OK;
+    }
+}
+
+static fl_status read_file(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_file *f, fl_error *err)
+{
+    if (t->type != FL_AVRO_RECORD)
         return fl_errorf(err, FL_ETYPE, "field 'data_file': expected a record, found %s",
-                         fl_avro_type_name(v->type));
+                         fl_avro_type_name(t->type));
     f->content = FL_ICE_CONTENT_DATA;
     f->spec_id = r->mf->partition_spec_id;
     f->record_count = f->file_size_in_bytes = -1;
     r->nitems = 0;
-    bool seen_part = false;
-    for (size_t i = 0; i < v->u.list.n; i++) {
-        const fl_avro_value *x = &v->u.list.items[i];
-        int32_t fid = mv_field_id(v, i);
-        const char *nm = mv_field_name(v, i);
-        if (fid == DF_PARTITION) {
-            FL_TRY(read_partition(r, x, f, err));
-            seen_part = true;
+    FL_TRY(init_partition(r, f, err));
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        const fl_avro_field *fd = &t->fields[i];
+        const char *nm = fd->name;
+        const fl_avro_schema *b = NULL;
+        FL_TRY(mc_branch(c, fd->type, &b, err));
+        if (b->type == FL_AVRO_NULL)
             continue;
-        }
-        if (mv_null(x))
-            continue;
-        int32_t i32;
+        int32_t fid = fd->has_field_id ? fd->field_id : -1;
         switch (fid) {
-        case DF_CONTENT:
-            FL_TRY(mv_int(x, nm, &i32, err));
-            if (i32 < 0 || i32 > 2)
-                return fl_errorf(err, FL_ECORRUPT, "field '%s': unknown content %d", nm, (int)i32);
-            f->content = (fl_ice_content)i32;
-            break;
-        case DF_FILE_PATH: FL_TRY(mv_str(x, nm, r->out, &f->file_path, err)); break;
-        case DF_FILE_FORMAT: FL_TRY(read_format(r, x, nm, &f->file_format, err)); break;
-        case DF_RECORD_COUNT: FL_TRY(mv_long(x, nm, &f->record_count, err)); break;
-        case DF_FILE_SIZE: FL_TRY(mv_long(x, nm, &f->file_size_in_bytes, err)); break;
-        case DF_COLUMN_SIZES: FL_TRY(read_metric_map(r, x, 0, 117, nm, err)); break;
-        case DF_VALUE_COUNTS: FL_TRY(read_metric_map(r, x, 1, 119, nm, err)); break;
-        case DF_NULL_COUNTS: FL_TRY(read_metric_map(r, x, 2, 121, nm, err)); break;
-        case DF_NAN_COUNTS: FL_TRY(read_metric_map(r, x, 3, 138, nm, err)); break;
-        case DF_LOWER_BOUNDS: FL_TRY(read_metric_map(r, x, 4, 126, nm, err)); break;
-        case DF_UPPER_BOUNDS: FL_TRY(read_metric_map(r, x, 5, 129, nm, err)); break;
-        case DF_KEY_METADATA:
-            FL_TRY(mv_bytes(x, nm, r->out, &f->key_metadata, &f->key_metadata_len, err));
-            break;
+        case DF_PARTITION: FL_TRY(read_partition(r, c, b, f, err)); break;
+        case DF_COLUMN_SIZES: FL_TRY(read_metric_map(r, c, b, 0, 117, nm, err)); break;
+        case DF_VALUE_COUNTS: FL_TRY(read_metric_map(r, c, b, 1, 119, nm, err)); break;
+        case DF_NULL_COUNTS: FL_TRY(read_metric_map(r, c, b, 2, 121, nm, err)); break;
+        case DF_NAN_COUNTS: FL_TRY(read_metric_map(r, c, b, 3, 138, nm, err)); break;
+        case DF_LOWER_BOUNDS: FL_TRY(read_metric_map(r, c, b, 4, 126, nm, err)); break;
+        case DF_UPPER_BOUNDS: FL_TRY(read_metric_map(r, c, b, 5, 129, nm, err)); break;
         case DF_SPLIT_OFFSETS:
-            FL_TRY(read_long_list(r, x, nm, &f->split_offsets, &f->nsplit_offsets, err));
+            FL_TRY(read_long_list(r, c, b, nm, false, (void **)&f->split_offsets, &f->nsplit_offsets, err));
             break;
-        case DF_EQUALITY_IDS: {
-            int64_t *ids;
-            uint32_t n;
-            FL_TRY(read_long_list(r, x, nm, &ids, &n, err));
-            f->equality_ids = (int32_t *)ids; /* narrowed in place: int32 fits in int64 slots */
-            for (uint32_t k = 0; k < n; k++) {
-                if (ids[k] < INT32_MIN || ids[k] > INT32_MAX)
-                    return fl_errorf(err, FL_ECORRUPT, "field '%s': id out of range", nm);
-                f->equality_ids[k] = (int32_t)ids[k];
-            }
-            f->nequality_ids = n;
+        case DF_EQUALITY_IDS:
+            FL_TRY(read_long_list(r, c, b, nm, true, (void **)&f->equality_ids, &f->nequality_ids, err));
+            break;
+        case DF_CONTENT:
+        case DF_FILE_PATH:
+        case DF_FILE_FORMAT:
+        case DF_RECORD_COUNT:
+        case DF_FILE_SIZE:
+        case DF_KEY_METADATA:
+        case DF_SORT_ORDER_ID:
+        case DF_FIRST_ROW_ID:
+        case DF_REFERENCED_FILE:
+        case DF_CONTENT_OFFSET:
+        case DF_CONTENT_SIZE: {
+            fl_avro_value v;
+            FL_TRY(field_prim(c, b, nm, &v, err));
+            FL_TRY(file_scalar(r, fid, &v, nm, f, err));
             break;
         }
-        case DF_SORT_ORDER_ID:
-            FL_TRY(mv_int(x, nm, &f->sort_order_id, err));
-            f->has_sort_order_id = true;
-            break;
-        case DF_FIRST_ROW_ID:
-            FL_TRY(mv_long(x, nm, &f->first_row_id, err));
-            f->has_first_row_id = true;
-            break;
-        case DF_REFERENCED_FILE: FL_TRY(mv_str(x, nm, r->out, &f->referenced_data_file, err)); break;
-        case DF_CONTENT_OFFSET:
-            FL_TRY(mv_long(x, nm, &f->content_offset, err));
-            f->has_content_offset = true;
-            break;
-        case DF_CONTENT_SIZE: FL_TRY(mv_long(x, nm, &f->content_size_in_bytes, err)); break;
-        default: break; /* block_size_in_bytes, distinct_counts, unknown ids */
+        default: FL_TRY(mc_skip(c, b, err)); break; /* block_size_in_bytes, distinct_counts, ... */
         }
     }
     if (!f->file_path)
@@ -378,55 +529,58 @@ static fl_status read_file(rd *r, const fl_avro_value *v, fl_ice_data_file *f, f
     if (f->file_size_in_bytes < 0)
         return fl_errorf(err, FL_ECORRUPT,
                          "data_file.file_size_in_bytes (field id 104) is missing, null or negative");
-    if (!seen_part)
-        FL_TRY(read_partition(r, NULL, f, err));
     if (f->has_content_offset && f->content_size_in_bytes <= 0)
         return fl_errorf(err, FL_ECORRUPT, "data_file.content_offset without content_size_in_bytes");
     return ice_metrics_merge(r->items, r->nitems, r->out, &f->metrics, &f->nmetrics, err);
 }
 
-static fl_status read_entry(rd *r, const fl_avro_value *v, fl_ice_manifest_entry *e, fl_error *err)
+static fl_status read_entry(rd *r, mcur *c, const fl_avro_schema *rec, fl_ice_manifest_entry *e,
+                            fl_error *err)
 {
     memset(e, 0, sizeof *e);
-    if (v->type != FL_AVRO_RECORD)
-        return fl_errorf(err, FL_ETYPE, "expected a manifest_entry record, found %s",
-                         fl_avro_type_name(v->type));
     bool has_status = false, has_file = false, has_snap = false, has_seq = false, has_fseq = false;
-    for (size_t i = 0; i < v->u.list.n; i++) {
-        const fl_avro_value *x = &v->u.list.items[i];
-        int32_t fid = mv_field_id(v, i);
-        const char *nm = mv_field_name(v, i);
+    for (uint32_t i = 0; i < rec->nfields; i++) {
+        const fl_avro_field *fd = &rec->fields[i];
+        const char *nm = fd->name;
+        const fl_avro_schema *b = NULL;
+        FL_TRY(mc_branch(c, fd->type, &b, err));
+        int32_t fid = fd->has_field_id ? fd->field_id : -1;
         if (fid == MF_DATA_FILE) {
-            if (mv_null(x))
+            if (b->type == FL_AVRO_NULL)
                 return fl_errorf(err, FL_ECORRUPT, "data_file (field id 2) is null");
-            FL_TRY(read_file(r, x, &e->file, err));
+            FL_TRY(read_file(r, c, b, &e->file, err));
             has_file = true;
             continue;
         }
-        if (mv_null(x))
+        if (b->type == FL_AVRO_NULL)
             continue;
+        if (fid != MF_STATUS && fid != MF_SNAPSHOT_ID && fid != MF_SEQ && fid != MF_FILE_SEQ) {
+            FL_TRY(mc_skip(c, b, err));
+            continue;
+        }
+        fl_avro_value v;
+        FL_TRY(field_prim(c, b, nm, &v, err));
         int32_t st;
         switch (fid) {
         case MF_STATUS:
-            FL_TRY(mv_int(x, nm, &st, err));
+            FL_TRY(mv_int(&v, nm, &st, err));
             if (st < 0 || st > 2)
                 return fl_errorf(err, FL_ECORRUPT, "field '%s': unknown status %d", nm, (int)st);
             e->status = (fl_ice_entry_status)st;
             has_status = true;
             break;
         case MF_SNAPSHOT_ID:
-            FL_TRY(mv_long(x, nm, &e->snapshot_id, err));
+            FL_TRY(mv_long(&v, nm, &e->snapshot_id, err));
             has_snap = true;
             break;
         case MF_SEQ:
-            FL_TRY(mv_long(x, nm, &e->sequence_number, err));
+            FL_TRY(mv_long(&v, nm, &e->sequence_number, err));
             has_seq = true;
             break;
-        case MF_FILE_SEQ:
-            FL_TRY(mv_long(x, nm, &e->file_sequence_number, err));
+        default:
+            FL_TRY(mv_long(&v, nm, &e->file_sequence_number, err));
             has_fseq = true;
             break;
-        default: break;
         }
     }
     if (!has_status)
@@ -458,63 +612,75 @@ static fl_status read_entry(rd *r, const fl_avro_value *v, fl_ice_manifest_entry
 
 #define CHUNK 256u /* entries per malloc'd staging chunk (~50 KiB: from the heap, not mmap) */
 
+typedef struct staging {
+    fl_ice_manifest_entry **chunks;
+    uint32_t nchunks, len;
+} staging;
+
+static fl_ice_manifest_entry *stage_next(staging *st, fl_error *err)
+{
+    if (st->len == st->nchunks * CHUNK) {
+        if (st->nchunks >= UINT32_MAX / CHUNK - 1) {
+            fl_errorf(err, FL_ELIMIT, "too many entries");
+            return NULL;
+        }
+        fl_ice_manifest_entry **nc = realloc(st->chunks, (st->nchunks + 1) * sizeof *nc);
+        fl_ice_manifest_entry *c = nc ? malloc(CHUNK * sizeof *c) : NULL;
+        if (nc)
+            st->chunks = nc;
+        if (!c) {
+            fl_errorf(err, FL_ENOMEM, "out of memory");
+            return NULL;
+        }
+        st->chunks[st->nchunks++] = c;
+    }
+    return &st->chunks[st->len / CHUNK][st->len % CHUNK];
+}
+
+/* Decodes every record of every block straight from the block bytes. */
 static fl_status read_all(rd *r, fl_avro_reader *ar, fl_ice_manifest_entry **out, uint32_t *n,
                           fl_error *err)
 {
-    fl_arena scratch;
-    fl_arena_init(&scratch, 256u << 10);
-    /* entries are staged in fixed-size chunks (no realloc copies) and copied
-     * once into one arena array at the end */
-    fl_ice_manifest_entry **chunks = NULL;
-    uint32_t nchunks = 0, len = 0;
+    const fl_avro_schema *rec = fl_avro_reader_schema(ar);
+    staging st = {NULL, 0, 0};
     fl_status rc = FL_OK;
     for (;;) {
-        fl_avro_value v;
+        fl_avro_block_info info;
         bool done;
-        fl_arena_reset(&scratch);
-        rc = fl_avro_reader_next(ar, &scratch, &v, &done, err);
-        if (rc) {
-            fl_error_prefix(err, "reading entry %u", len);
+        rc = fl_avro_reader_next_block(ar, &info, &done, err);
+        if (rc || done)
             break;
+        mcur c;
+        c.b = fl_avro_reader_block_data(ar, &c.len);
+        c.pos = 0;
+        for (int64_t k = 0; k < info.records && rc == FL_OK; k++) {
+            fl_ice_manifest_entry *e = stage_next(&st, err);
+            rc = e ? read_entry(r, &c, rec, e, err) : err->code;
+            if (rc)
+                fl_error_prefix(err, "manifest %s: entry %u (block at byte offset %llu)", r->path,
+                                st.len, (unsigned long long)info.offset);
+            else
+                st.len++;
         }
-        if (done)
+        if (rc == FL_OK && c.pos != c.len)
+            rc = fl_errorf(err, FL_ECORRUPT, "manifest %s: block at byte offset %llu has %zu bytes after its last record",
+                           r->path, (unsigned long long)info.offset, c.len - c.pos);
+        if (rc)
             break;
-        if (len == nchunks * CHUNK) {
-            if (nchunks >= UINT32_MAX / CHUNK - 1) {
-                rc = fl_errorf(err, FL_ELIMIT, "manifest %s: too many entries", r->path);
-                break;
-            }
-            fl_ice_manifest_entry **nc = realloc(chunks, (nchunks + 1) * sizeof *nc);
-            fl_ice_manifest_entry *c = nc ? malloc(CHUNK * sizeof *c) : NULL;
-            if (nc)
-                chunks = nc;
-            if (!c) {
-                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-                break;
-            }
-            chunks[nchunks++] = c;
-        }
-        rc = read_entry(r, &v, &chunks[len / CHUNK][len % CHUNK], err);
-        if (rc) {
-            fl_error_prefix(err, "manifest %s: entry %u", r->path, len);
-            break;
-        }
-        len++;
     }
-    fl_arena_free(&scratch);
     if (rc == FL_OK) {
-        *out = fl_arena_alloc(r->out, (len ? len : 1) * sizeof **out);
+        *out = fl_arena_alloc(r->out, (st.len ? st.len : 1) * sizeof **out);
         if (!*out)
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-        for (uint32_t i = 0; rc == FL_OK && i < nchunks; i++) {
-            uint32_t k = len - i * CHUNK < CHUNK ? len - i * CHUNK : CHUNK;
-            memcpy(*out + (size_t)i * CHUNK, chunks[i], (size_t)k * sizeof **out);
+        for (uint32_t i = 0; rc == FL_OK && i < st.nchunks; i++) {
+            uint32_t k = st.len - i * CHUNK < CHUNK ? st.len - i * CHUNK : CHUNK;
+            memcpy(*out + (size_t)i * CHUNK, st.chunks[i], (size_t)k * sizeof **out);
         }
-        *n = len;
+        *n = st.len;
     }
-    for (uint32_t i = 0; i < nchunks; i++)
-        free(chunks[i]);
-    free(chunks);
+    for (uint32_t i = 0; i < st.nchunks; i++)
+        free(st.chunks[i]);
+    free(st.chunks);
     return rc;
 }
 

@@ -28,7 +28,10 @@
 
 #define HINT_MAX_BYTES 256
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "table: out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "table: out of memory");
+}
 
 /* Deep copy of id into a. */
 static fl_status copy_ident(const fl_table_ident *id, fl_arena *a, fl_table_ident *out,
@@ -221,9 +224,9 @@ static fl_status resolve_path(fl_fileio *io, const char *path, fl_arena *a, cons
         return FL_OK;
     fl_status rc = newest_metadata(io, mdir, a, out, err);
     if (rc == FL_ENOTFOUND)
-        return fl_errorf(err, FL_ENOTFOUND,
-                         "%s: not a metadata file and not a table folder (no metadata/*.metadata.json)",
-                         path);
+        return fl_errorf(
+            err, FL_ENOTFOUND,
+            "%s: not a metadata file and not a table folder (no metadata/*.metadata.json)", path);
     return rc;
 }
 
@@ -236,8 +239,7 @@ static fl_status path_state(fl_fileio *io, const char *path, fl_arena *a, fl_ice
     return load_state(io, &id, loc, a, st, err);
 }
 
-fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,
-                                 fl_error *err)
+fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out, fl_error *err)
 {
     if (!io || !path || !*path || !out)
         return fl_errorf(err, FL_EINVAL, "table open: NULL argument");

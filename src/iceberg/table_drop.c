@@ -183,8 +183,8 @@ static fl_status delete_all(fl_fileio *io, const path_set *s, const char *name, 
             }
         }
     if (failed)
-        return fl_error_prefix(err, "purge of table %s: dropped, but %zu file(s) not deleted",
-                               name, failed);
+        return fl_error_prefix(err, "purge of table %s: dropped, but %zu file(s) not deleted", name,
+                               failed);
     return first;
 }
 

@@ -11,7 +11,8 @@
  *
  * list = ListObjectsV2 (prefix, continuation-token paging, 1000 keys a page);
  * paths handed to the callback keep the scheme of the prefix (s3a:// stays
- * s3a://). remove = DeleteObject (S3 answers 204 whether or not the key
+ * s3a://); keys ending in '/' (console "folder" markers) are skipped, as local
+ * listing skips directories. remove = DeleteObject (S3 answers 204 whether or not the key
  * existed, so removing a missing key succeeds). fl_s3_delete_many = one
  * DeleteObjects POST (Quiet, Content-MD5) per bucket run of <= 1000 keys.
  *
@@ -166,6 +167,9 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
                            fl_error *err)
 {
     for (size_t i = 0; i < p->n; i++) {
+        size_t kl = strlen(p->keys[i]);
+        if (kl && p->keys[i][kl - 1] == '/')
+            continue; /* a "folder" marker, not a file */
         s3_sb s = {0};
         s3_sb_printf(&s, "%.*s%s/%s", (int)scheme_len, prefix, bucket, p->keys[i]);
         if (s.oom) {

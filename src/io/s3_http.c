@@ -138,7 +138,7 @@ fl_status s3_client_new(const fl_s3_config *cfg, s3_client **out, fl_error *err)
     c->connect_timeout_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 10000;
     fl_status rc = oom ? fl_errorf(err, FL_ENOMEM, "S3: out of memory") : FL_OK;
     if (rc == FL_OK && (!c->access_key_id) != (!c->secret))
-        rc = fl_errorf(err, FL_EINVAL, "S3: an access key id needs a secret access key and back");
+        rc = fl_errorf(err, FL_EINVAL, "S3: the access key id and the secret access key must be set together");
     if (rc == FL_OK && cfg->endpoint && *cfg->endpoint) {
         rc = parse_endpoint(c, cfg->endpoint, err);
     } else if (rc == FL_OK) {

@@ -22,8 +22,14 @@ static fl_catalog *suite_open(void)
     return c;
 }
 
-static void test_namespaces(void) { suite_namespaces(); }
-static void test_tables(void) { suite_tables(false); }
+static void test_namespaces(void)
+{
+    suite_namespaces();
+}
+static void test_tables(void)
+{
+    suite_tables(false);
+}
 
 static void test_concurrency(void)
 {

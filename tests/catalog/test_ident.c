@@ -74,7 +74,8 @@ static void test_versions(void)
         fl_cat_version x = fl_cat_name_version(order[i]), y = fl_cat_name_version(order[i + 1]);
         CHECK(fl_cat_version_cmp(&x, &y) < 0);
     }
-    fl_cat_version v = fl_cat_name_version("00012-6f1d6a3c-0e7b-4e59-a0a0-7d8c2c4e9c51.metadata.json");
+    fl_cat_version v =
+        fl_cat_name_version("00012-6f1d6a3c-0e7b-4e59-a0a0-7d8c2c4e9c51.metadata.json");
     CHECK_EQ_INT(v.nparts, 1);
     CHECK_EQ_INT(v.parts[0], 12);
     v = fl_cat_name_version("00002-legacy-bare-dv.metadata.json");

@@ -24,8 +24,14 @@ static fl_catalog *suite_open(void)
     return c;
 }
 
-static void test_namespaces(void) { suite_namespaces(); }
-static void test_tables(void) { suite_tables(true); }
+static void test_namespaces(void)
+{
+    suite_namespaces();
+}
+static void test_tables(void)
+{
+    suite_tables(true);
+}
 
 static void test_concurrency(void)
 {
@@ -51,10 +57,11 @@ static void test_concurrency(void)
 static void test_jdbc_ddl(void)
 {
     PGconn *pg = PQconnectdb(g_url);
-    PGresult *r = PQexec(pg, "SELECT table_name, column_name, data_type, "
-                             "character_maximum_length, is_nullable FROM information_schema.columns "
-                             "WHERE table_schema = current_schema() AND table_name LIKE 'iceberg%' "
-                             "ORDER BY table_name DESC, ordinal_position");
+    PGresult *r =
+        PQexec(pg, "SELECT table_name, column_name, data_type, "
+                   "character_maximum_length, is_nullable FROM information_schema.columns "
+                   "WHERE table_schema = current_schema() AND table_name LIKE 'iceberg%' "
+                   "ORDER BY table_name DESC, ordinal_position");
     static const char *want[] = {
         "iceberg_tables catalog_name character varying 255 NO",
         "iceberg_tables table_namespace character varying 255 NO",

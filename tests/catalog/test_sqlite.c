@@ -22,8 +22,14 @@ static fl_catalog *suite_open(void)
     return c;
 }
 
-static void test_namespaces(void) { suite_namespaces(); }
-static void test_tables(void) { suite_tables(true); }
+static void test_namespaces(void)
+{
+    suite_namespaces();
+}
+static void test_tables(void)
+{
+    suite_tables(true);
+}
 
 static void test_concurrency(void)
 {
@@ -169,11 +175,12 @@ static void test_java_rows(void)
     sqlite3 *db;
     CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
     sqlite3_busy_timeout(db, 10000);
-    CHECK(sqlite3_exec(db,
-                       "INSERT INTO iceberg_tables VALUES ('floe_test','java','t','/m/1',NULL,NULL);"
-                       "INSERT INTO iceberg_tables VALUES ('floe_test','java','v','/m/2',NULL,'VIEW');"
-                       "INSERT INTO iceberg_tables VALUES ('other','java','o','/m/3',NULL,'TABLE');",
-                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(
+              db,
+              "INSERT INTO iceberg_tables VALUES ('floe_test','java','t','/m/1',NULL,NULL);"
+              "INSERT INTO iceberg_tables VALUES ('floe_test','java','v','/m/2',NULL,'VIEW');"
+              "INSERT INTO iceberg_tables VALUES ('other','java','o','/m/3',NULL,'TABLE');",
+              NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -237,6 +244,45 @@ static void test_concurrent_first_open(void)
     fl_arena_free(&a);
 }
 
+/* A write lock held by another connection beyond the busy timeout: FL_EIO
+ * naming the database, and the commit did not happen. */
+static void test_busy_timeout(void)
+{
+    fl_catalog *c = suite_open();
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    fl_error err;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_namespace ns = NS(&a, "busy");
+    CHECK_OK(c->ops->create_namespace(c, &ns, NULL, &err), &err);
+    fl_table_ident id = ID(&a, "busy.t");
+    CHECK_OK(c->ops->create_table(c, &id, "/m/00000-a.metadata.json", &err), &err);
+    CHECK_OK(fl_catalog_sqlite_set_busy_timeout(c, 100, &err), &err);
+    sqlite3 *db;
+    CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(
+        c->ops->commit_table(c, &id, "/m/00000-a.metadata.json", "/m/00001-b.metadata.json", &err),
+        FL_EIO);
+    CHECK(strstr(err.msg, "catalog.db") != NULL);
+    CHECK(strstr(err.msg, "locked") != NULL);
+    CHECK(strstr(err.msg, "100 ms") != NULL);
+    CHECK(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    const char *loc;
+    CHECK_OK(c->ops->load_table(c, &id, &a, &loc, &err), &err);
+    CHECK_EQ_STR(loc, "/m/00000-a.metadata.json");
+    CHECK_OK(c->ops->commit_table(c, &id, loc, "/m/00001-b.metadata.json", &err), &err);
+    fl_catalog *fs;
+    CHECK_OK(fl_catalog_fs_open(g_dir, g_io, &fs, &err), &err);
+    CHECK_EQ_INT(fl_catalog_sqlite_set_busy_timeout(fs, 100, &err), FL_EINVAL);
+    fl_catalog_close(fs);
+    fl_catalog_close(c);
+    fl_arena_free(&a);
+}
+
 static void test_open_uri(void)
 {
     char uri[400];
@@ -252,6 +298,18 @@ static void test_open_uri(void)
     CHECK_EQ_INT(fl_catalog_open_uri("sqlite:/nonexistent-dir/x/y.db", NULL, NULL, g_io, &c, &err),
                  FL_EIO);
     CHECK(strstr(err.msg, "/nonexistent-dir/x/y.db") != NULL);
+    /* not a database: FL_ECORRUPT naming the file */
+    char junk[400];
+    snprintf(junk, sizeof junk, "%s/junk.db", g_dir);
+    FILE *f = fopen(junk, "w");
+    CHECK(f != NULL);
+    if (f) {
+        for (int i = 0; i < 200; i++)
+            fputs("this is not an SQLite database file. ", f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(fl_catalog_sqlite_open(junk, NULL, NULL, g_io, &c, &err), FL_ECORRUPT);
+    CHECK(strstr(err.msg, "junk.db") != NULL);
 }
 
 int main(void)
@@ -268,6 +326,7 @@ int main(void)
     TEST_RUN(test_v0_database);
     TEST_RUN(test_java_rows);
     TEST_RUN(test_concurrent_first_open);
+    TEST_RUN(test_busy_timeout);
     TEST_RUN(test_open_uri);
     fl_fileio_destroy(g_io);
     char cmd[400];

@@ -75,8 +75,10 @@ static void test_open_path_no_hint(void)
     char p[600];
     snprintf(p, sizeof p, "%s/nm", g_dir);
     open_expect(p, "/nm/metadata/v7.metadata.json", 1);
-    snprintf(cmd, sizeof cmd, "rm %s/nm/metadata/v7.metadata.json %s/nm/metadata/v6.metadata.json "
-             "%s/nm/metadata/v5.metadata.json", g_dir, g_dir, g_dir);
+    snprintf(cmd, sizeof cmd,
+             "rm %s/nm/metadata/v7.metadata.json %s/nm/metadata/v6.metadata.json "
+             "%s/nm/metadata/v5.metadata.json",
+             g_dir, g_dir, g_dir);
     CHECK(system(cmd) == 0);
     open_expect(p, "/nm/metadata/v4.1.metadata.json", 1);
     snprintf(p, sizeof p, "%s/bq", g_dir);
@@ -90,9 +92,9 @@ static void test_open_path_file_and_errors(void)
     fl_error err;
     CHECK_EQ_INT(fl_ice_table_open_path(g_io, "/nonexistent/table", &t, &err), FL_ENOTFOUND);
     CHECK(strstr(err.msg, "/nonexistent/table") != NULL);
-    CHECK_EQ_INT(fl_ice_table_open_path(g_io, fx("big_query_error/metadata/v0.metadata.json"), &t,
-                                        &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        fl_ice_table_open_path(g_io, fx("big_query_error/metadata/v0.metadata.json"), &t, &err),
+        FL_ECORRUPT);
     CHECK(strstr(err.msg, "v0.metadata.json") != NULL);
     CHECK(t == NULL);
 }
@@ -144,9 +146,9 @@ static void test_catalog_load_refresh(void)
     CHECK_EQ_INT(fl_ice_table_register(c, &id, v6c, NULL, &err), FL_EEXIST);
     fl_table_ident bad;
     CHECK_OK(fl_table_ident_parse("mydb.bad", &a, &bad, &err), &err);
-    CHECK_EQ_INT(fl_ice_table_register(c, &bad, fx("big_query_error/metadata/v0.metadata.json"),
-                                       NULL, &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        fl_ice_table_register(c, &bad, fx("big_query_error/metadata/v0.metadata.json"), NULL, &err),
+        FL_ECORRUPT);
     if (!t)
         goto out;
     CHECK(t->catalog == c);
@@ -197,6 +199,84 @@ static void test_path_refresh(void)
     fl_ice_table_free(t);
 }
 
+/* Paths of the regular files under dir (relative), one per line, sorted. */
+static void list_files(const char *dir, char *out, size_t cap)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, cap - 1, p) : 0;
+    out[n] = '\0';
+    if (p)
+        pclose(p);
+}
+
+/* Purge of the Spark equality_deletes table (copied; its paths are relative
+ * to the duckdb-iceberg root, so the test runs from the copy's root). */
+static void test_drop_purge(void)
+{
+    const char *rel = "data/persistent/equality_deletes/warehouse/mydb/mytable";
+    char root[400], cmd[2048], cwd[1024];
+    snprintf(root, sizeof root, "%s/purge", g_dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && cp -r %s/. %s/%s/", root, rel,
+             fx("equality_deletes/warehouse/mydb/mytable"), root, rel);
+    CHECK(system(cmd) == 0);
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(root) == 0);
+    fl_catalog *c;
+    fl_error err;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    CHECK_OK(fl_catalog_sqlite_open("cat.db", NULL, ".", g_io, &c, &err), &err);
+    fl_table_ident id, keep;
+    CHECK_OK(fl_table_ident_parse("t", &a, &id, &err), &err);
+    CHECK_OK(fl_table_ident_parse("keep", &a, &keep, &err), &err);
+    char v7[600], v6[600];
+    snprintf(v7, sizeof v7, "%s/metadata/v7.metadata.json", rel);
+    snprintf(v6, sizeof v6, "%s/metadata/v6.metadata.json", rel);
+    CHECK_OK(fl_ice_table_register(c, &keep, v6, NULL, &err), &err);
+    CHECK_OK(fl_ice_table_drop(c, &keep, false, &err), &err); /* no purge: files stay */
+    CHECK(access(v6, F_OK) == 0);
+
+    /* gc.enabled=false refuses the purge and changes nothing */
+    fl_ice_metadata m;
+    CHECK_OK(fl_ice_metadata_read(g_io, v7, &a, &m, &err), &err);
+    fl_ice_kv gc = {"gc.enabled", "false"};
+    m.properties.n = 1;
+    m.properties.items = &gc;
+    char *js;
+    size_t len;
+    CHECK_OK(fl_ice_metadata_write(&m, 0, &js, &len, &err), &err);
+    FILE *f = fopen("nogc.metadata.json", "w");
+    CHECK(f && fwrite(js, 1, len, f) == len);
+    if (f)
+        fclose(f);
+    free(js);
+    CHECK_OK(fl_ice_table_register(c, &id, "nogc.metadata.json", NULL, &err), &err);
+    CHECK_EQ_INT(fl_ice_table_drop(c, &id, true, &err), FL_EINVAL);
+    CHECK(strstr(err.msg, "gc.enabled") != NULL);
+    const char *loc;
+    CHECK_OK(c->ops->load_table(c, &id, &a, &loc, &err), &err);
+    CHECK_OK(c->ops->drop_table(c, &id, &err), &err);
+
+    CHECK_OK(fl_ice_table_register(c, &id, v7, NULL, &err), &err);
+    CHECK_OK(fl_ice_table_drop(c, &id, true, &err), &err);
+    CHECK_EQ_INT(c->ops->load_table(c, &id, &a, &loc, &err), FL_ENOTFOUND);
+    static char left[8192];
+    list_files(rel, left, sizeof left);
+    /* left: the hint and the two "-3-" manifest lists no snapshot names
+     * (snapshot 7342794868382145167 names a "-1-" list the fixture lacks:
+     * missing files are skipped, not errors) */
+    CHECK_EQ_STR(left,
+                 "./metadata/snap-1584331123492059582-3-91bf4420-2bae-484f-b724-8184d56d3029.avro\n"
+                 "./metadata/snap-7342794868382145167-3-34f7dec7-90c5-4cd5-b158-5782b73fc010.avro\n"
+                 "./metadata/version-hint.text\n");
+    CHECK_EQ_INT(fl_ice_table_drop(c, &id, true, &err), FL_ENOTFOUND);
+    fl_catalog_close(c);
+    fl_arena_free(&a);
+    CHECK(chdir(cwd) == 0);
+}
+
 int main(void)
 {
     const char *sh = test_shared_dir();
@@ -216,6 +296,7 @@ int main(void)
     TEST_RUN(test_open_path_file_and_errors);
     TEST_RUN(test_catalog_load_refresh);
     TEST_RUN(test_path_refresh);
+    TEST_RUN(test_drop_purge);
     fl_fileio_destroy(g_io);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

@@ -9,6 +9,7 @@
  * Avro schema shape Java writes (record names, field ids, named-type reuse,
  * header keys), and rejected inputs.
  */
+#include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -526,17 +527,28 @@ static void rm_rf(const char *dir)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-manifest-XXXXXX");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        return 1;
+    /* FLOE_MANIFEST_OUT=DIR keeps the written files there (the interop test
+     * reads them with avsc and python3-avro) */
+    const char *keep = getenv("FLOE_MANIFEST_OUT");
+    if (keep && *keep) {
+        snprintf(g_dir, sizeof g_dir, "%s", keep);
+        if (mkdir(g_dir, 0755) != 0 && errno != EEXIST) {
+            perror(g_dir);
+            return 1;
+        }
+    } else {
+        snprintf(g_dir, sizeof g_dir, "/tmp/floe-manifest-XXXXXX");
+        if (!mkdtemp(g_dir)) {
+            perror("mkdtemp");
+            return 1;
+        }
     }
     TEST_RUN(test_v1);
     TEST_RUN(test_v2);
     TEST_RUN(test_v3);
     TEST_RUN(test_list_rules);
     TEST_RUN(test_inline_manifests);
-    if (getenv("FLOE_KEEP_MANIFESTS"))
+    if (keep && *keep)
         fprintf(stderr, "kept %s\n", g_dir);
     else
         rm_rf(g_dir);

@@ -3,14 +3,16 @@
 // retries. usage: node s3-flaky-proxy.mjs --target=http://127.0.0.1:PORT
 // Request n (1-based) is answered, before anything reaches the target, with: 503 SlowDown when n % 3 == 1,
 // 500 InternalError when n % 5 == 2, a dropped connection when n % 7 == 3; otherwise it is forwarded unchanged (the
-// Host header too, so SigV4 signatures still verify). Failures never happen after forwarding, so a retried
-// conditional write cannot see its own earlier success. Prints {"endpoint", ...} when ready and a JSON summary of
-// what it did on SIGTERM (stderr).
+// Host header too, so SigV4 signatures still verify). Those failures happen before forwarding. One more, a "lost
+// answer": every other conditional (If-None-Match) single-object PUT and every 4th other one is forwarded and executed, then the connection is
+// dropped instead of answering, so a retried conditional PUT meets its own object (412) and the client must
+// recognise it (ETag check). Prints {"endpoint", ...} when ready and a JSON summary on SIGTERM (stderr).
 import http from 'node:http';
 
 const target = new URL(process.argv.find(a => a.startsWith('--target='))?.slice(9) ?? 'http://127.0.0.1:4568');
 let n = 0;
-const stats = { forwarded: 0, slowDown: 0, internal: 0, dropped: 0 };
+const stats = { forwarded: 0, slowDown: 0, internal: 0, dropped: 0, lostAnswers: 0, lostConditional: 0 };
+let puts = 0; let condPuts = 0;
 const xmlError = (code, msg) => `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${msg}</Message></Error>`;
 
 const server = http.createServer((req, res) => {
@@ -28,8 +30,15 @@ const server = http.createServer((req, res) => {
     return;
   }
   stats.forwarded++;
+  const singlePut = req.method === 'PUT' && !req.url.includes('uploadId');
+  const conditional = singlePut && !!req.headers['if-none-match'];
+  const loseAnswer = conditional ? ++condPuts % 2 === 1 : singlePut && ++puts % 4 === 2;
+  if (loseAnswer && conditional) stats.lostConditional++;
   const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-    (ur) => { res.writeHead(ur.statusCode, ur.headers); ur.pipe(res); });
+    (ur) => {
+      if (loseAnswer) { stats.lostAnswers++; ur.resume(); ur.on('end', () => req.socket.destroy()); return; }
+      res.writeHead(ur.statusCode, ur.headers); ur.pipe(res);
+    });
   up.on('error', () => req.socket.destroy());
   req.pipe(up);
 });

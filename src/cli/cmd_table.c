@@ -420,7 +420,8 @@ static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a
 
 /* Fills opt from args (filter terms allocated in a). */
 static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
-                               fl_ice_scan_options *opt, fl_predicate *pred, fl_error *err)
+                               fl_ice_scan_options *opt, fl_predicate *pred,
+                               const fl_ice_schema **scan_schema, fl_error *err)
 {
     memset(opt, 0, sizeof *opt);
     opt->select = c->select;
@@ -454,6 +455,8 @@ static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
     pred->nterms = c->nwheres;
     pred->terms = terms;
     opt->filter = c->nwheres ? pred : NULL;
+    if (scan_schema)
+        *scan_schema = s;
     return FL_OK;
 }
 
@@ -475,7 +478,7 @@ static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_scan *s;
     FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
     if (c->explain)
@@ -511,11 +514,17 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
-    /* read as few columns as possible: the first one */
-    const fl_ice_schema *cs = fl_ice_metadata_current_schema(t->meta);
+    const fl_ice_schema *cs = NULL;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, &cs, err));
+    /* read as few columns as possible: the first primitive column of the
+     * scan schema (filter and equality-delete columns are added by the
+     * reader), else _pos */
     int32_t id = FL_ICE_FIELD_ID_ROW_POS;
-    (void)cs;
+    for (uint32_t i = 0; cs && i < cs->schema.nfields; i++)
+        if (!fl_type_is_nested(&cs->schema.fields[i].type) && cs->schema.fields[i].type.id != 0) {
+            id = cs->schema.fields[i].field_id;
+            break;
+        }
     opt.columns = NULL;
     opt.ncolumns = 0;
     opt.field_ids = &id;
@@ -599,7 +608,7 @@ static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_metatable *mt;
     FL_TRY(fl_ice_metatable_open(t->io, t->meta, c->sub, &opt, &mt, err));
     fl_batch b;

@@ -120,6 +120,9 @@ static void test_kill_during_commits(void)
         pid_t pid = fork();
         if (pid == 0)
             _exit(committer(dir, side, round));
+        CHECK(pid > 0); /* never kill(-1, ...) */
+        if (pid <= 0)
+            break;
         /* 20..150 ms: long enough for a few commits, short enough to hit mid-commit */
         usleep(20000 + rand_r(&seed) % 130000);
         kill(pid, SIGKILL);

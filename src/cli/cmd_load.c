@@ -20,12 +20,13 @@
  * int/long -> double, date -> timestamp, timestamp <-> timestamptz units
  * kept). A file column that is not in the table, or a required table
  * column missing from a file, is an error naming both. Table columns absent
- * from a file are null.
+ * from a file get their write-default (v3), else null.
  *
  * Commit: --mode append adds the files ("append"); --mode overwrite
  * replaces every row of the table in the same snapshot ("overwrite").
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +200,9 @@ typedef struct adapter {
     const fl_schema *table;  /* borrowed: the writer's schema */
     int32_t *src_col;        /* per table column: source column or -1 */
     bool *cast;              /* per table column: convert values */
-    fl_vector *scratch;      /* per table column: nulls / converted values */
+    fl_vector *scratch;      /* per table column: nulls / defaults / converted values */
+    fl_value *dflt;          /* per table column: its write-default (is_null when none) */
+    fl_arena arena;          /* default values' bytes */
     fl_vector *cols;         /* the view handed to the writer */
 } adapter;
 
@@ -209,6 +212,8 @@ static void adapter_free(adapter *ad)
         for (uint32_t i = 0; i < ad->table->nfields; i++)
             fl_vector_destroy(&ad->scratch[i]);
     free(ad->src_col);
+    free(ad->dflt);
+    fl_arena_free(&ad->arena);
     free(ad->cast);
     free(ad->scratch);
     free(ad->cols);
@@ -317,11 +322,79 @@ static fl_status cast_vector(const fl_vector *src, fl_vector *dst, uint32_t n, f
     return FL_OK;
 }
 
-static fl_status adapter_init(adapter *ad, const fl_schema *table, const fl_schema *src,
-                              const char *file, fl_error *err)
+/* A write-default (the spec's JSON single-value form) as a value of f's type. */
+static fl_status parse_default(const fl_field *f, const char *json, fl_arena *a, fl_value *out,
+                               fl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->type = f->type;
+    out->is_null = true;
+    json_error_t je;
+    json_t *j = json_loads(json, JSON_DECODE_ANY, &je);
+    if (!j)
+        return fl_errorf(err, FL_ECORRUPT, "column '%s': write-default '%s' is not JSON", f->name,
+                         json);
+    char buf[64];
+    const char *txt = NULL;
+    if (json_is_true(j) || json_is_false(j))
+        txt = json_is_true(j) ? "true" : "false";
+    else if (json_is_integer(j)) {
+        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(j));
+        txt = buf;
+    } else if (json_is_real(j)) {
+        snprintf(buf, sizeof buf, "%.17g", json_real_value(j));
+        txt = buf;
+    } else if (json_is_string(j)) {
+        bool hex = f->type.id == FL_TYPE_BINARY || f->type.id == FL_TYPE_FIXED;
+        txt = fl_arena_sprintf(a, "%s%s", hex ? "\\x" : "", json_string_value(j));
+    }
+    fl_status rc = FL_OK;
+    if (txt && !fl_type_is_nested(&f->type)) {
+        rc = fl_parse_value(&f->type, txt, strlen(txt), a, out, err);
+        if (rc != FL_OK)
+            fl_error_prefix(err, "column '%s': write-default", f->name);
+    }
+    json_decref(j);
+    return rc;
+}
+
+/* Appends value v n times to the FLAT vector dst. */
+static fl_status append_repeat(fl_vector *dst, const fl_value *v, uint32_t n, fl_error *err)
+{
+    if (v->is_null)
+        return fl_vector_append_nulls(dst, n, err);
+    uint8_t b = v->v.b;
+    const void *p;
+    switch (v->type.id) {
+    case FL_TYPE_BOOLEAN: p = &b; break;
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: p = &v->v.i32; break;
+    case FL_TYPE_FLOAT32: p = &v->v.f32; break;
+    case FL_TYPE_FLOAT64: p = &v->v.f64; break;
+    case FL_TYPE_DECIMAL: p = &v->v.dec; break;
+    case FL_TYPE_UUID:
+    case FL_TYPE_FIXED: p = v->v.bytes.ptr; break;
+    case FL_TYPE_STRING:
+    case FL_TYPE_BINARY:
+        for (uint32_t i = 0; i < n; i++)
+            FL_TRY(fl_vector_append_bytes(dst, v->v.bytes.ptr, v->v.bytes.len, err));
+        return FL_OK;
+    default: p = &v->v.i64; break;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        FL_TRY(fl_vector_append_fixed(dst, p, err));
+    return FL_OK;
+}
+
+static fl_status adapter_init(adapter *ad, const fl_schema *table, const fl_ice_schema *ice,
+                              const fl_schema *src, const char *file, fl_error *err)
 {
     memset(ad, 0, sizeof *ad);
+    fl_arena_init(&ad->arena, 0);
     uint32_t n = table->nfields;
+    ad->dflt = calloc(n + 1, sizeof *ad->dflt);
+    if (!ad->dflt)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
     ad->table = table;
     ad->src_col = malloc((n + 1) * sizeof *ad->src_col);
     ad->cast = calloc(n + 1, sizeof *ad->cast);
@@ -339,6 +412,13 @@ static fl_status adapter_init(adapter *ad, const fl_schema *table, const fl_sche
         const fl_field *tf = &table->fields[i];
         int32_t s = find_col(src, tf->name);
         ad->src_col[i] = s;
+        ad->dflt[i].is_null = true;
+        const fl_ice_field_extra *ex = ice ? fl_ice_schema_extra(ice, tf->field_id) : NULL;
+        if (s < 0 && ex && ex->write_default) {
+            FL_TRY(parse_default(tf, ex->write_default, &ad->arena, &ad->dflt[i], err));
+            if (!ad->dflt[i].is_null)
+                continue;
+        }
         if (s < 0) {
             if (!tf->nullable)
                 return fl_errorf(err, FL_EINVAL, "%s: required column '%s' is missing", file,
@@ -367,7 +447,7 @@ static fl_status adapt(adapter *ad, const fl_batch *b, fl_batch *view, fl_error 
         int32_t s = ad->src_col[i];
         if (s < 0) {
             fl_vector_reset(&ad->scratch[i]);
-            FL_TRY(fl_vector_append_nulls(&ad->scratch[i], b->nrows, err));
+            FL_TRY(append_repeat(&ad->scratch[i], &ad->dflt[i], b->nrows, err));
             ad->cols[i] = ad->scratch[i];
         } else if (ad->cast[i]) {
             FL_TRY(cast_vector(&b->cols[s], &ad->scratch[i], b->nrows, err));
@@ -439,9 +519,11 @@ static fl_status open_for_table(const load_args *a, const char *path, const fl_s
     return fl_source_open(path, fmt, &so, out, err);
 }
 
-static fl_status load_file(const load_args *a, const char *path, fl_ice_data_writer *w,
-                           const fl_schema *user, uint64_t *rows, fl_error *err)
+static fl_status load_file(const load_args *a, const char *path, fl_ice_txn *x,
+                           fl_ice_data_writer *w, const fl_schema *user, uint64_t *rows,
+                           fl_error *err)
 {
+    const fl_ice_schema *ice = fl_ice_metadata_current_schema(fl_ice_txn_metadata(x));
     const fl_schema *table = fl_ice_data_writer_schema(w);
     fl_arena ar;
     fl_arena_init(&ar, 0);
@@ -451,7 +533,7 @@ static fl_status load_file(const load_args *a, const char *path, fl_ice_data_wri
     bool binit = false;
     fl_status rc = open_for_table(a, path, table, user, &ar, &src, err);
     if (rc == FL_OK)
-        rc = adapter_init(&ad, table, fl_source_schema(src), path, err);
+        rc = adapter_init(&ad, table, ice, fl_source_schema(src), path, err);
     if (rc == FL_OK) {
         rc = fl_batch_init(&b, fl_source_schema(src), err);
         binit = rc == FL_OK;
@@ -539,7 +621,7 @@ static fl_status run_load(const load_args *a, fl_error *err)
     if (rc == FL_OK)
         rc = fl_ice_data_writer_open(x, &w, err);
     for (int i = 0; rc == FL_OK && i < a->nfiles; i++)
-        rc = load_file(a, a->files[i], w, userp, &rows, err);
+        rc = load_file(a, a->files[i], x, w, userp, &rows, err);
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
     if (rc == FL_OK) {

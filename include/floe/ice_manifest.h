@@ -191,7 +191,12 @@ typedef struct fl_ice_manifest_writer fl_ice_manifest_writer;
 /* Opens a manifest at path for the table m (its current schema and spec
  * spec_id) in format_version. snapshot_id is the snapshot adding it.
  * Entries with status ADDED and sequence numbers FL_ICE_UNASSIGNED_SEQ are
- * written with null sequence numbers (inherited at read time). */
+ * written with null sequence numbers (inherited at read time). As Java's
+ * ManifestWriter: ADDED and DELETED entries are written with snapshot_id
+ * (null when snapshot_id < 0, v2+ only), EXISTING entries keep theirs;
+ * EXISTING/DELETED entries need explicit sequence numbers in v2+ (FL_EINVAL
+ * otherwise; a rejected entry leaves the writer usable). The path must not
+ * exist yet. */
 fl_status fl_ice_manifest_writer_open(fl_fileio *io, const char *path, const fl_ice_metadata *m,
                                       int32_t spec_id, fl_ice_manifest_content content,
                                       int format_version, int64_t snapshot_id,

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_table_write.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "floe/ice_scan.h"
@@ -696,6 +697,11 @@ static void usage(FILE *out)
                  "newest metadata file)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].help);
+    size_t nw;
+    const fl_table_write_cmd *wc = fl_table_write_commands(&nw);
+    fprintf(out, "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
+    for (size_t i = 0; i < nw; i++)
+        fprintf(out, "  %-17s %s\n", wc[i].name, wc[i].help);
     fprintf(out,
             "\noptions:\n"
             "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
@@ -719,6 +725,11 @@ int fl_cmd_table(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
+    size_t nw;
+    const fl_table_write_cmd *wc = fl_table_write_commands(&nw);
+    for (size_t i = 0; i < nw; i++)
+        if (!strcmp(argv[1], wc[i].name))
+            return wc[i].run(argc - 1, argv + 1);
     fprintf(stderr, "floe table: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return 2;

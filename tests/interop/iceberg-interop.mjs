@@ -2,6 +2,18 @@
 // lists written by floe.
 //
 //   node iceberg-interop.mjs avro DIR...   every *.avro under DIR (recursive)
+//   node iceberg-interop.mjs table METADATA.json [--icebird]
+//
+// table: (a) the avro checks below on every manifest and list of the table;
+// (b) DuckDB reads every live data file, with the manifest's record_count;
+// (c) an independent recomputation of the current snapshot's rows: manifest
+// lists and manifests decoded with avsc, entry status and sequence-number
+// inheritance per spec, position deletes / deletion vectors (data seq <=
+// delete seq) and equality deletes (data seq < delete seq, same partition or
+// unpartitioned delete), data read with DuckDB read_parquet and matched to
+// the current schema by Parquet field id; compared with `floe table cat`;
+// (d) with --icebird, icebird 0.3.1 (oracle/iceberg-read.mjs) returns the
+// same number of rows and the same ids.
 //
 // For each file: avsc (oracle/avro-dump.mjs) and Debian python3-avro
 // (oracle/avro-dump-py.py) must decode every record; the Avro schema must have
@@ -13,10 +25,12 @@
 // Prints one line per failure and "N files checked, M failed"; exit 1 on any
 // failure. Env: FLOE_BIN.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, readFileSync, openSync, readSync, closeSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as losslessParse } from 'lossless-json';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { cmpDuck, compareRows } from './lib/compare.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FLOE = process.env.FLOE_BIN || join(here, '../../build/floe');
@@ -187,6 +201,175 @@ function walk(dir, out) {
   return out;
 }
 
+// ---- tables ---------------------------------------------------------------
+
+const localPath = (p) => (p.startsWith('file://') ? p.slice(7) : p.startsWith('file:') ? p.slice(5) : p);
+const avscRecords = (file) => parseExact(run('node', [join(here, 'oracle/avro-dump.mjs'), file, '--records=all'])).records;
+
+// Roaring "portable" 64-bit positions of a deletion-vector blob (Puffin
+// deletion-vector-v1: u32 BE length, magic D1D33964, bitmap, CRC).
+function dvPositions(buf) {
+  const magic = buf.readUInt32BE(4);
+  if (magic !== 0xd1d33964) throw new Error(`deletion vector magic ${magic.toString(16)}`);
+  let o = 8;
+  const out = [];
+  const nmaps = Number(buf.readBigUInt64LE(o)); o += 8;
+  for (let m = 0; m < nmaps; m++) {
+    const high = BigInt(buf.readUInt32LE(o)); o += 4;
+    const cookie = buf.readUInt32LE(o); o += 4;
+    let size, runBits = null;
+    if ((cookie & 0xffff) === 12347) {
+      size = (cookie >>> 16) + 1;
+      runBits = buf.subarray(o, o + Math.ceil(size / 8)); o += Math.ceil(size / 8);
+    } else if (cookie === 12346) {
+      size = buf.readUInt32LE(o); o += 4;
+    } else throw new Error(`roaring cookie ${cookie}`);
+    const keys = [], cards = [];
+    for (let i = 0; i < size; i++) { keys.push(buf.readUInt16LE(o)); cards.push(buf.readUInt16LE(o + 2) + 1); o += 4; }
+    if (!runBits || size >= 4) o += 4 * size; // offset header
+    for (let i = 0; i < size; i++) {
+      const base = (high << 32n) | (BigInt(keys[i]) << 16n);
+      const isRun = runBits && (runBits[i >> 3] >> (i & 7)) & 1;
+      if (isRun) {
+        const nruns = buf.readUInt16LE(o); o += 2;
+        for (let r = 0; r < nruns; r++) {
+          const start = buf.readUInt16LE(o), len = buf.readUInt16LE(o + 2); o += 4;
+          for (let v = start; v <= start + len; v++) out.push(base | BigInt(v));
+        }
+      } else if (cards[i] <= 4096) {
+        for (let k = 0; k < cards[i]; k++) { out.push(base | BigInt(buf.readUInt16LE(o))); o += 2; }
+      } else {
+        for (let w = 0; w < 1024; w++) {
+          const word = buf.readBigUInt64LE(o + 8 * w);
+          for (let b = 0; b < 64; b++) if ((word >> BigInt(b)) & 1n) out.push(base | BigInt(w * 64 + b));
+        }
+        o += 8192;
+      }
+    }
+  }
+  return out.map(String);
+}
+
+function readRange(path, off, len) {
+  const fd = openSync(path, 'r');
+  const b = Buffer.alloc(len);
+  readSync(fd, b, 0, len, off);
+  closeSync(fd);
+  return b;
+}
+
+async function checkTable(metaPath, withIcebird) {
+  const label = metaPath;
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+  // (a) every manifest and list of the table
+  for (const f of walk(dirname(metaPath), []).sort()) checkFile(f);
+  const snapId = String(losslessParse(readFileSync(metaPath, 'utf8'))['current-snapshot-id'] ?? '-1');
+  const snaps = losslessParse(readFileSync(metaPath, 'utf8')).snapshots ?? [];
+  const snap = snaps.find((x) => String(x['snapshot-id']) === snapId);
+  const schema = meta.schemas.find((x) => x['schema-id'] === meta['current-schema-id']);
+  const cols = schema.fields.map((f) => ({ id: f.id, name: f.name }));
+  const live = [], deletes = [];
+  if (snap) {
+    for (const mf of avscRecords(localPath(String(snap['manifest-list'])))) {
+      const mseq = BigInt(mf.sequence_number ?? 0);
+      for (const e of avscRecords(localPath(mf.manifest_path))) {
+        if (Number(e.status) === 2) continue;
+        const seq = e.sequence_number !== null && e.sequence_number !== undefined ? BigInt(e.sequence_number)
+          : Number(e.status) === 1 ? mseq : null;
+        if (seq === null) { fail(label, `${mf.manifest_path}: EXISTING entry without sequence number`); continue; }
+        const df = e.data_file;
+        const item = { path: localPath(df.file_path), content: Number(df.content ?? 0), seq, spec: Number(mf.partition_spec_id),
+          partition: JSON.stringify(canon(df.partition)), unpartitioned: Object.keys(df.partition ?? {}).length === 0,
+          records: BigInt(df.record_count), equality_ids: (df.equality_ids ?? []).map(Number),
+          referenced: df.referenced_data_file ? localPath(df.referenced_data_file) : null,
+          offset: df.content_offset, size: df.content_size_in_bytes, format: String(df.file_format).toUpperCase() };
+        (item.content === 0 ? live : deletes).push(item);
+      }
+    }
+  }
+  const con = await (await DuckDBInstance.create(':memory:')).connect();
+  await con.run("SET TimeZone='UTC'");
+  const q = async (sql) => { const r = await con.runAndReadAll(sql); return { names: r.columnNames(), types: r.columnTypes(), rows: r.getRowsJson() }; };
+  const lit = (p) => `'${p.replace(/'/g, "''")}'`;
+  const fileCols = async (p) => (await q(`select name, field_id from parquet_schema(${lit(p)})`)).rows;
+  // position deletes and DVs: file -> [{seq, positions:Set}]
+  const posDel = new Map();
+  const addPos = (file, seq, positions) => {
+    if (!posDel.has(file)) posDel.set(file, []);
+    posDel.get(file).push({ seq, set: new Set(positions.map(String)) });
+  };
+  const eqDel = [];
+  for (const d of deletes) {
+    if (d.format === 'PUFFIN') {
+      addPos(d.referenced, d.seq, dvPositions(readRange(d.path, Number(d.offset), Number(d.size))));
+    } else if (d.content === 1) {
+      const r = await q(`select file_path, pos from read_parquet(${lit(d.path)})`);
+      const by = new Map();
+      for (const [fp, pos] of r.rows) {
+        const k = localPath(fp);
+        if (!by.has(k)) by.set(k, []);
+        by.get(k).push(pos);
+      }
+      for (const [k, v] of by) addPos(k, d.seq, v);
+    } else {
+      const fc = await fileCols(d.path);
+      const sel = d.equality_ids.map((id) => {
+        const c = fc.find((x) => Number(x[1]) === id);
+        return c ? `"${c[0]}"` : 'NULL';
+      });
+      const r = await q(`select ${sel.join(', ')} from read_parquet(${lit(d.path)})`);
+      eqDel.push({ ...d, keys: new Set(r.rows.map((row) => JSON.stringify(row))) });
+    }
+  }
+  const expect = [];
+  let names = cols.map((c) => c.name), types = null;
+  for (const f of live) {
+    const fc = await fileCols(f.path);
+    const sel = cols.map((c) => {
+      const m = fc.find((x) => Number(x[1]) === c.id);
+      return m ? `"${m[0]}" as "${c.name}"` : `NULL as "${c.name}"`;
+    });
+    const r = await q(`select ${sel.join(', ')}, file_row_number from read_parquet(${lit(f.path)}, file_row_number=true) order by file_row_number`);
+    // (b) DuckDB reads the file and agrees with record_count
+    if (BigInt(r.rows.length) !== f.records) fail(label, `${f.path}: DuckDB reads ${r.rows.length} rows, manifest says ${f.records}`);
+    if (!types || types.some((t) => String(t) === 'NULL')) types = r.types;
+    const dels = (posDel.get(f.path) ?? []).filter((d) => f.seq <= d.seq);
+    const eqs = eqDel.filter((d) => f.seq < d.seq && (d.unpartitioned || (d.spec === f.spec && d.partition === f.partition)));
+    for (const row of r.rows) {
+      const pos = String(row[row.length - 1]);
+      if (dels.some((d) => d.set.has(pos))) continue;
+      const vals = row.slice(0, -1);
+      if (eqs.some((d) => d.keys.has(JSON.stringify(d.equality_ids.map((id) => vals[cols.findIndex((c) => c.id === id)] ?? null))))) continue;
+      expect.push(vals);
+    }
+  }
+  // (c) floe table cat
+  const out = run(FLOE, ['table', 'cat', metaPath, '--format=jsonl']);
+  const floe = out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const idIdx = names.indexOf('id');
+  const key = (v) => (v === null || v === undefined ? '' : String(v));
+  const cmpId = (a, b) => { try { const x = BigInt(a), y = BigInt(b); return x < y ? -1 : x > y ? 1 : 0; } catch { return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0; } };
+  if (idIdx >= 0) {
+    expect.sort((a, b) => cmpId(a[idIdx], b[idIdx]));
+    floe.sort((a, b) => cmpId(a.id, b.id));
+  }
+  if (types) for (const e of compareRows(`${label} rows`, floe, expect, names, types.slice(0, names.length), cmpDuck, 8)) fail(label, e);
+  else if (floe.length) fail(label, `floe returned ${floe.length} rows, the table has no data files`);
+  console.log(`${label}: ${live.length} data files, ${deletes.length} delete files, ${expect.length} rows`);
+  // (d) icebird
+  if (withIcebird) {
+    try {
+      const ib = JSON.parse(run('node', [join(here, 'oracle/iceberg-read.mjs'), metaPath, '--rows=all']));
+      const ids = ib.rows.map((r) => String(r.id)).sort();
+      const want = expect.map((r) => String(r[idIdx])).sort();
+      if (ib.rows.length !== expect.length) fail(label, `icebird reads ${ib.rows.length} rows, expected ${expect.length}`);
+      else if (idIdx >= 0 && ids.join() !== want.join()) fail(label, 'icebird returns other ids');
+    } catch (e) {
+      fail(label, `icebird: ${e.message}`);
+    }
+  }
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'avro') {
   const files = args.flatMap((d) => walk(d, [])).sort();
@@ -197,7 +380,11 @@ if (cmd === 'avro') {
   for (const f of files) checkFile(f);
   console.log(`${checked} files checked, ${failures} failures`);
   process.exit(failures ? 1 : 0);
+} else if (cmd === 'table') {
+  await checkTable(args[0], args.includes('--icebird'));
+  console.log(`${checked} Avro files checked, ${failures} failures`);
+  process.exit(failures ? 1 : 0);
 } else {
-  console.error('usage: node iceberg-interop.mjs avro DIR...');
+  console.error('usage: node iceberg-interop.mjs avro DIR... | table METADATA.json [--icebird]');
   process.exit(2);
 }

@@ -107,6 +107,8 @@ static fl_status collect(void *ctx, const char *path, uint64_t size)
 {
     (void)size;
     rel_list *l = ctx;
+    if (strlen(path) < l->skip)
+        return FL_OK; /* not below the listed prefix (a FileIO that rewrote it) */
     if (l->n == l->cap) {
         uint32_t nc = l->cap ? l->cap * 2 : 64;
         const char **np = fl_arena_alloc(l->a, nc * sizeof *np);

@@ -233,7 +233,8 @@ static fl_status lite_connect(sqlite_conn *s, const char *path, bool *v1, fl_err
     s->timeout_ms = BUSY_TIMEOUT_MS;
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     FL_TRY(exec_sql(s, "PRAGMA journal_mode=WAL", err));
-    FL_TRY(exec_sql(s, "PRAGMA synchronous=NORMAL", err));
+    FL_TRY(exec_sql(s, "PRAGMA synchronous=FULL",
+                    err)); /* an acknowledged commit survives power loss */
     FL_TRY(init_schema(s, v1, err));
     for (int i = 0; i < Q_COUNT; i++)
         FL_TRY(prepare(s, sql_text((sql_stmt)i, *v1), &s->stmts[i], err));

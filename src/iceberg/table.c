@@ -128,7 +128,8 @@ static fl_status consider(void *ctx, const char *path, uint64_t size)
 {
     (void)size;
     pick *p = ctx;
-    const char *rel = path + strlen(p->dir);
+    size_t dl = strlen(p->dir);
+    const char *rel = strncmp(path, p->dir, dl) == 0 ? path + dl : fl_cat_basename(path);
     if (strchr(rel, '/') || !fl_cat_is_metadata_name(rel))
         return FL_OK;
     fl_cat_version v = fl_cat_name_version(rel);

@@ -114,14 +114,20 @@ static void test_kill_during_commits(void)
     snprintf(side, sizeof side, "%s/side.txt", dir);
     unsigned seed = 12345;
     int target = target_commits(), commits = 0, kills = 0, unrecorded = 0;
+    unsigned base_us = 20000, span_us = 130000;
     int64_t rows = 0, last_recorded = 0;
     for (int round = 0; commits < target && round < 10000; round++) {
         fflush(NULL);
         pid_t pid = fork();
         if (pid == 0)
             _exit(committer(dir, side, round));
-        /* 20..150 ms: long enough for a few commits, short enough to hit mid-commit */
-        usleep(20000 + rand_r(&seed) % 130000);
+        CHECK(pid > 0); /* never kill(-1, ...) */
+        if (pid <= 0)
+            break;
+        /* base..base+span: long enough for a few commits, short enough to hit
+         * mid-commit; a round without a commit doubles the window (slow,
+         * loaded or sanitized builds) */
+        usleep((useconds_t)(base_us + rand_r(&seed) % span_us));
         kill(pid, SIGKILL);
         int status = 0;
         CHECK(waitpid(pid, &status, 0) == pid);
@@ -129,7 +135,12 @@ static void test_kill_during_commits(void)
         if (!WIFSIGNALED(status))
             break;
         kills++;
+        int before = commits;
         int64_t rec = recorded_rows(side, &commits);
+        if (commits == before && base_us < 2000000) {
+            base_us *= 2;
+            span_us *= 2;
+        }
         /* the table loads, plans and reads at its committed snapshot */
         fl_table_ident id = td_ident("t");
         CHECK_OK(td_catalog(dir, io, &c, &err), &err);

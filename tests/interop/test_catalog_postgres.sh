@@ -16,11 +16,17 @@ fi
 dir=$(mktemp -d /tmp/floe-pg-XXXXXX)
 chmod 755 "$dir"
 data=$dir/data
-port=$((56000 + RANDOM % 2000))
 cleanup() { sh "$here/oracle/pg-tmp-server.sh" stop "$data" >/dev/null 2>&1; rm -rf "$dir" "$dir.initdb.log" "$data.initdb.log"; }
 trap cleanup EXIT
-url=$(sh "$here/oracle/pg-tmp-server.sh" start "$data" "$port") || {
-  echo "FAIL: could not start PostgreSQL:"; cat "$data.initdb.log" "$data/server.log" 2>/dev/null | tail -20; exit 1; }
+url=
+for attempt in 1 2 3 4 5; do  # a random port; another server may hold one
+  port=$((56000 + RANDOM % 4000))
+  url=$(sh "$here/oracle/pg-tmp-server.sh" start "$data" "$port" 2>/dev/null) && break
+  url=
+done
+if [ -z "$url" ]; then
+  echo "FAIL: could not start PostgreSQL:"; cat "$data.initdb.log" "$data/server.log" 2>/dev/null | tail -20; exit 1
+fi
 echo "server: $url"
 rc=0
 FLOE_TEST_PG_URL="$url" "$bin" || rc=1

@@ -17,8 +17,9 @@
  * --columns a,b, --where "col op value" (repeatable, AND), --format
  * table|csv|jsonl, --limit N, --map FROM=TO (repeatable path-prefix remap),
  * --lenient-dv (accept bare DV blobs), --explain (planning figures on stderr),
- * --catalog URI [--warehouse DIR] [--catalog-name N]: TABLE is then db.table
- * (defaults from $FLOE_CATALOG / $FLOE_WAREHOUSE; an existing path still wins).
+ * --catalog URI [--warehouse DIR]: a TABLE that is not an existing path is
+ * db.table in that catalog (defaults as the writing commands: $FLOE_CATALOG /
+ * $FLOE_WAREHOUSE, else sqlite:./warehouse/catalog.db and ./warehouse).
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -29,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_table_write.h"
 #include "cli/cmd_table_write.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
@@ -54,17 +56,19 @@ typedef struct tbl_args {
     fl_path_mapping *maps;
     uint32_t nmaps;
     bool lenient_dv, explain;
-    const char *catalog, *warehouse, *catalog_name;
+    const char *catalog, *warehouse;
 } tbl_args;
 
 typedef struct tbl_ctx {
     fl_arena arena;
     fl_fileio *base, *io;
+    fl_fileio *reader_io; /* what scans read through: io, or the catalog's */
     fl_ice_metadata meta_path_read; /* when TABLE is a path */
     const fl_ice_metadata *meta;
     const char *metadata_path;
-    fl_catalog *cat;
-    fl_ice_table *tbl; /* when TABLE is a catalog name */
+    fl_cli_catalog cc; /* when TABLE is a catalog name (cmd_table_write.h) */
+    bool has_cc;
+    fl_ice_table *tbl;
 } tbl_ctx;
 
 static int fail(const char *sub, const fl_error *err)
@@ -198,8 +202,6 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
             c->catalog = val;
         } else if (!strcmp(name, "--warehouse")) {
             c->warehouse = val;
-        } else if (!strcmp(name, "--catalog-name")) {
-            c->catalog_name = val;
         } else if (!strcmp(name, "--map")) {
             const char *e = strchr(val, '=');
             if (!e || e == val) {
@@ -313,6 +315,27 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     memset(t, 0, sizeof *t);
     fl_arena_init(&t->arena, 0);
+    /* a catalog name: TABLE is db.table when it is not an existing path; the
+     * catalog defaults are those of the writing commands ($FLOE_CATALOG, else
+     * sqlite:./warehouse/catalog.db) */
+    struct stat st;
+    if (stat(c->table, &st) != 0 && !is_metadata_name(c->table)) {
+        fl_table_ident id;
+        FL_TRY(fl_table_ident_parse(c->table, &t->arena, &id, err));
+        FL_TRY(fl_cli_catalog_open(c->catalog, c->warehouse, &t->cc, err));
+        t->has_cc = true;
+        if (c->nmaps)
+            FL_TRY(fl_fileio_remap(t->cc.io, c->maps, c->nmaps, &t->io, err));
+        FL_TRY(fl_ice_table_load(t->cc.cat, &id, &t->tbl, err));
+        t->meta = &t->tbl->meta;
+        t->metadata_path = t->tbl->metadata_location;
+        if (!t->io) {
+            t->reader_io = t->cc.io; /* borrowed from the catalog */
+            return FL_OK;
+        }
+        t->reader_io = t->io;
+        return FL_OK;
+    }
     FL_TRY(fl_fileio_default(NULL, &t->base, err));
     if (c->nmaps) {
         FL_TRY(fl_fileio_remap(t->base, c->maps, c->nmaps, &t->io, err));
@@ -320,18 +343,7 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
         t->io = t->base;
         t->base = NULL;
     }
-    /* a catalog name: TABLE is db.table (only when it is not an existing path) */
-    struct stat st;
-    if (c->catalog && stat(c->table, &st) != 0) {
-        fl_table_ident id;
-        FL_TRY(fl_table_ident_parse(c->table, &t->arena, &id, err));
-        FL_TRY(fl_catalog_open_uri(c->catalog, c->catalog_name ? c->catalog_name : "floe",
-                                   c->warehouse, t->io, &t->cat, err));
-        FL_TRY(fl_ice_table_load(t->cat, &id, &t->tbl, err));
-        t->meta = &t->tbl->meta;
-        t->metadata_path = t->tbl->metadata_location;
-        return FL_OK;
-    }
+    t->reader_io = t->io;
     char *mp = NULL;
     FL_TRY(find_metadata(c->table, &t->arena, &mp, err));
     t->metadata_path = mp;
@@ -345,7 +357,10 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
 static void close_table(tbl_ctx *t)
 {
     fl_ice_table_free(t->tbl);
-    fl_catalog_close(t->cat);
+    fl_fileio_destroy(t->io); /* remap over the catalog's FileIO, if any */
+    t->io = NULL;
+    if (t->has_cc)
+        fl_cli_catalog_close(&t->cc);
     fl_fileio_destroy(t->io);
     fl_fileio_destroy(t->base);
     fl_arena_free(&t->arena);
@@ -480,7 +495,7 @@ static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
     fl_predicate pred;
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_scan *s;
-    FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
+    FL_TRY(fl_ice_scan_open(t->reader_io, t->meta, &opt, &s, err));
     if (c->explain)
         explain(fl_ice_scan_get_plan(s));
     fl_batch b;
@@ -530,7 +545,7 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
     opt.field_ids = &id;
     opt.nfield_ids = 1;
     fl_ice_scan *s;
-    FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
+    FL_TRY(fl_ice_scan_open(t->reader_io, t->meta, &opt, &s, err));
     const fl_ice_scan_plan *p = fl_ice_scan_get_plan(s);
     if (c->explain)
         explain(p);
@@ -610,7 +625,7 @@ static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
     fl_predicate pred;
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_metatable *mt;
-    FL_TRY(fl_ice_metatable_open(t->io, t->meta, c->sub, &opt, &mt, err));
+    FL_TRY(fl_ice_metatable_open(t->reader_io, t->meta, c->sub, &opt, &mt, err));
     fl_batch b;
     fl_status rc = fl_batch_init(&b, fl_ice_metatable_schema(mt), err);
     if (rc != FL_OK) {
@@ -687,7 +702,7 @@ static const tbl_command commands[] = {
     {"delete_files", cmd_metatable, "metadata table: delete files"},
     {"entries", cmd_metatable, "metadata table: manifest entries"},
     {"partitions", cmd_metatable, "metadata table: partitions"},
-    /* write subcommands (cmd_table_write.c) are added here */
+    /* write subcommands come from fl_table_write_commands() (cmd_table_write.c) */
 };
 
 static void usage(FILE *out)
@@ -709,9 +724,10 @@ static void usage(FILE *out)
             "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not null')\n"
             "  --format table|csv|jsonl, --limit N\n"
             "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
-            "  --catalog URI          TABLE is db.table in a catalog (sqlite:PATH, postgresql://..., fs:PATH;\n"
-            "                         default $FLOE_CATALOG), with --warehouse DIR ($FLOE_WAREHOUSE)\n"
-            "                         and --catalog-name NAME (default floe)\n"
+            "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
+            "                         (sqlite:PATH, postgresql://..., fs:PATH; default $FLOE_CATALOG,\n"
+            "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
+            "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
             "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
             "  --explain              planning figures on stderr\n");
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # `make run`: the most complete thing floe does today. Generates a small demo data set (deterministic, no network,
-# no fixtures needed), converts it to Parquet in ./warehouse with floe's own writer, and shows it with floe's own
-# reader: schema, footer metadata, rows, a filtered projection, and a conversion back to JSON lines. Then prints how
-# to use the tools. (Until the SQL shell and server exist, these tools are floe.)
+# no fixtures needed), loads it into Iceberg tables in ./warehouse (SQLite catalog ./warehouse/catalog.db, the
+# embedded default), changes them (append, row-level delete, schema evolution), reads them back (time travel,
+# metadata tables, pruned scans), and prints how to use the tools and how other engines read the same tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 floe=./build/floe
 [ -x "$floe" ] || { echo "run: $floe missing (make build)"; exit 1; }
 wh=warehouse
 mkdir -p "$wh"
+export FLOE_CATALOG="sqlite:$wh/catalog.db" FLOE_WAREHOUSE="$wh"
 banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '\033[2m$ %s\033[0m\n' "$*"; "$@"; }
 
@@ -41,41 +42,55 @@ awk 'BEGIN {
       cust[i], 10 + i, 1 + i % 9, i % 10, city[1 + i % 5], i * 1234, i % 4, 100 * i, 1000 * i
 }' > "$wh/customers.jsonl"
 
-banner "floe $("$floe" version | cut -d' ' -f2): CSV and JSON lines -> Parquet (ZSTD, field ids, statistics, page index)"
-show "$floe" convert "$wh/orders.csv" "$wh/orders.parquet" --schema \
+# a fresh demo on every run: drop the demo tables (and their files) if a previous run made them
+for t in demo.orders demo.customers; do "$floe" table drop "$t" --purge >/dev/null 2>&1 || true; done
+
+banner "floe $("$floe" version | cut -d' ' -f2): load CSV into an Iceberg table (hidden partitioning by month, sorted)"
+show "$floe" load "$wh/orders.csv" demo.orders --schema \
   'order_id:long not null,customer:string,region:string,order_date:date,ordered_at:timestamp,amount:decimal(10,2),quantity:int,shipped:boolean,note:string' \
-  --row-group-rows 1000
-show "$floe" convert "$wh/customers.jsonl" "$wh/customers.parquet"
+  --partition-by "month(ordered_at)" --sort-by customer
+show "$floe" load "$wh/customers.jsonl" demo.customers
+show "$floe" table describe demo.orders
 
-banner "the Parquet schema as stored, and as floe types"
-show "$floe" parquet schema "$wh/orders.parquet"
+banner "rows (the catalog knows the table; files are Parquet + Avro manifests + JSON metadata)"
+show "$floe" table cat demo.orders --limit 5
+show "$floe" table cat demo.customers --limit 3
 
-banner "footer metadata: row groups, column chunks, encodings, statistics"
-show "$floe" parquet meta "$wh/orders.parquet" | head -n 40
-echo "  ..."
+banner "a second append, a row-level delete (merge-on-read position deletes), a new column"
+show "$floe" load "$wh/orders.csv" demo.orders
+show "$floe" table delete demo.orders --where "region = 'east'" --where "amount > 1000"
+show "$floe" table add-column demo.orders discount "decimal(10,2)"
+show "$floe" table count demo.orders
 
-banner "rows"
-show "$floe" parquet cat "$wh/orders.parquet" --limit 10
-show "$floe" parquet cat "$wh/customers.parquet" --limit 3
+banner "snapshots, and time travel to the first one"
+show "$floe" table snapshots demo.orders --format csv
+first=$("$floe" table snapshots demo.orders --format csv | awk -F, 'NR == 2 { print $2 }')
+show "$floe" table count demo.orders --snapshot "$first"
 
-banner "projection + filter (row groups pruned by statistics)"
-show "$floe" parquet cat "$wh/orders.parquet" --columns order_id,customer,amount,order_date \
-  --where "order_date >= 2024-12-24" --where "amount > 1500" --where "region = 'east'" --stats
+banner "a filtered scan: partitions and files pruned from metadata before any Parquet byte is read"
+show "$floe" table cat demo.orders --columns order_id,customer,amount,ordered_at \
+  --where "ordered_at >= 2024-12-24" --where "amount > 1500" --explain
 
-banner "Parquet -> JSON lines / CSV"
-show "$floe" convert "$wh/customers.parquet" - --to jsonl --quiet
-show "$floe" parquet cat "$wh/orders.parquet" --format csv --limit 3
+banner "metadata tables: files and partitions"
+show "$floe" table files demo.orders --limit 3
+show "$floe" table partitions demo.orders --limit 5
 
-cat <<'EOF'
+cat <<HELP
 
-== how to use floe (files are in ./warehouse)
-  floe parquet schema FILE                  Parquet schema tree (types, repetition, field ids) + floe schema
-  floe parquet meta FILE                    row groups, column chunks, codecs, encodings, statistics, kv metadata
-  floe parquet cat FILE [--columns a,b] [--where "col op value"]... [--format table|csv|jsonl] [--limit N]
-                        [--verify-crc] [--stats]
-  floe convert IN OUT [--schema "a:long,b:decimal(10,2),c:list<string>"] [--codec zstd|snappy|gzip|lz4_raw|brotli|none]
-                      [--row-group-rows N] [--from/--to csv|jsonl|parquet]
-  floe avro schema|meta|cat FILE            Avro object container files
-  make test     unit, fixture and interop tests (DuckDB, arrow-rs, hyparquet as oracles), plain and ASan builds
+== how to use floe (tables are in ./warehouse, catalog ./warehouse/catalog.db)
+  floe load FILE... NS.TABLE [--partition-by "day(ts)"] [--sort-by col] [--schema ...] [--mode append|overwrite]
+  floe table cat|count|describe NS.TABLE [--columns a,b] [--where "col op v"]... [--snapshot ID|--as-of TS|--ref R]
+  floe table snapshots|history|refs|manifests|files|entries|partitions NS.TABLE       metadata tables
+  floe table create|drop|add-column|rename-column|drop-column|add-partition|delete|rollback|expire|remove-orphans|compact ...
+  floe table cat PATH                       any Iceberg table folder or metadata file (Spark, Trino, PyIceberg, ...)
+  floe parquet schema|meta|cat FILE         Parquet files; floe avro schema|meta|cat FILE for Avro
+  floe convert IN OUT                       between CSV, JSON lines and Parquet
+  Catalog: --catalog sqlite:PATH | postgresql://... | fs:DIR (or \$FLOE_CATALOG); --warehouse DIR or s3://bucket/path
+  S3: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL (path-style for custom endpoints)
+
+== other engines read the same tables
+  The SQLite file uses the table layout of Iceberg's JDBC catalog (PyIceberg SqlCatalog, Java JdbcCatalog).
+  DuckDB (with its iceberg extension): SELECT * FROM iceberg_scan('$(ls -t "$(cd "$wh" && pwd)"/demo/orders/metadata/*.metadata.json | head -n 1)')
+  make test     unit, fixture and interop tests (DuckDB, arrow-rs, hyparquet, avsc, python3-avro, icebird as oracles)
   make bench    floe vs DuckDB on a 6M-row lineitem table (SCALE=0.1 for a quick run)
-EOF
+HELP

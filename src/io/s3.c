@@ -4,7 +4,8 @@
  *
  * open = HEAD (size from Content-Length, ETag kept). read_at = one GET with
  * "Range: bytes=a-b" and "If-Match: <etag>" (an object replaced since open is
- * an error, not a mix of two versions); the answer must be 206 with
+ * FL_ECONFLICT, never a mix of two versions: also detected by a changed size in
+ * Content-Range or a longer answer, for servers that ignore If-Match); the answer must be 206 with
  * "Content-Range: bytes a-b/size" and exactly len bytes (200 is accepted for a
  * whole-object read); anything shorter is FL_EIO naming the key. Reading past
  * the size fixed at open is FL_ECORRUPT, as for local files.
@@ -71,14 +72,21 @@ static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_
                      .nheaders = sf->etag[0] ? 2 : 1, .out = buf, .out_cap = len};
     s3_response r;
     fl_status rc = s3_send(sf->c, &rq, f->path, &r, err);
-    if (rc == FL_OK && r.status == 412)
-        rc = fl_errorf(err, FL_EIO, "%s: the object changed since it was opened (ETag %s)",
-                       f->path, sf->etag);
+    unsigned long long total = 0;
+    if ((rc == FL_OK && r.status == 412) || (rc == FL_EIO && r.overflow))
+        rc = fl_errorf(err, FL_ECONFLICT,
+                       "%s: the object changed since it was opened (%s; was %llu bytes, ETag %s)",
+                       f->path, r.status == 412 ? "If-Match failed" : "longer answer than asked for",
+                       (unsigned long long)f->size, sf->etag[0] ? sf->etag : "none");
     else if (rc == FL_OK && r.status != 206 && r.status != 200)
         rc = s3_http_error(&r, f->path, range, err);
     else if (rc == FL_OK && r.status == 206 && !content_range_ok(r.content_range, off, last, f->size))
-        rc = fl_errorf(err, FL_EIO, "%s: asked for %s, got Content-Range '%s'", f->path, range + 6,
-                       r.content_range);
+        rc = sscanf(r.content_range, "bytes %*u-%*u/%llu", &total) == 1 && total != f->size
+                 ? fl_errorf(err, FL_ECONFLICT,
+                             "%s: the object changed since it was opened (%llu bytes now, %llu then)",
+                             f->path, total, (unsigned long long)f->size)
+                 : fl_errorf(err, FL_EIO, "%s: asked for %s, got Content-Range '%s'", f->path,
+                             range + 6, r.content_range);
     else if (rc == FL_OK && r.status == 200 && !(off == 0 && len == f->size))
         rc = fl_errorf(err, FL_EIO, "%s: the server ignored Range %s (HTTP 200)", f->path, range + 6);
     else if (rc == FL_OK && r.out_len != len)

@@ -483,6 +483,7 @@ static fl_status attempt(s3_client *c, const s3_request *rq, const char *url, co
     resp->body_len = x.body.len;
     if (x.body.oom)
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory reading the response", path);
+    resp->overflow = x.overflow;
     if (x.overflow)
         return fl_errorf(err, FL_EIO, "%s: %s %s: the response body is larger than expected", path,
                          rq->method, url);

@@ -160,6 +160,7 @@ typedef struct s3_response {
     int64_t content_length; /* -1 when absent */
     s3_xml_error error;     /* parsed from a non-2xx body */
     unsigned attempts;
+    bool overflow; /* a 2xx body was longer than request.out / max_body allowed */
 } s3_response;
 
 /* Sends rq, retrying transport errors, 5xx, 429, SlowDown, RequestTimeout

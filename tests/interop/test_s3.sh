@@ -12,8 +12,10 @@
 #    request signed with the wrong secret;
 # 4. reads a real Java-written Iceberg table (s3a:// locations, uploaded by
 #    aws4) with `floe table` from S3 and compares every subcommand with the
-#    local read; when the CLI has `floe load`, runs a table round trip with
-#    the warehouse on S3.
+#    local read; writes tables through the library (io_test_s3_table: SQLite
+#    catalog, and a filesystem catalog raced by two threads) and reads them
+#    with the CLI; then `floe load` / `floe table cat|delete|count|drop
+#    --purge` with the warehouse on S3, for a SQLite and an fs:s3:// catalog.
 # Exit 77 (skip) when node_modules or the test binary is missing. The server
 # is killed on exit.
 set -uo pipefail
@@ -130,23 +132,33 @@ if [ -x "$FLOE_BUILD/io_test_s3_table" ]; then
   done
 fi
 
-# --- tables with the warehouse on S3 (when the CLI has them) ---
+# --- the CLI with the warehouse on S3: floe load / floe table (SQLite and fs catalogs) ---
 if "$FLOE_BIN" load --help >/dev/null 2>&1; then
-  cat="sqlite:$work/catalog.db"
-  wh="s3://floe-test/wh"
+  sq=(--catalog "sqlite:$work/catalog.db" --warehouse s3://floe-test/wh)
+  fs=(--catalog fs:s3://floe-test/fswh)
   printf 'id,name\n1,a\n2,b\n3,c\n' > "$work/t1.csv"
-  printf 'id,name\n4,d\n5,e\n' > "$work/t2.csv"
-  if "$FLOE_BIN" load "$work/t1.csv" db.t --catalog "$cat" --warehouse "$wh" > "$work/load1.out" 2>&1 \
-     && "$FLOE_BIN" load "$work/t2.csv" db.t --catalog "$cat" --warehouse "$wh" > "$work/load2.out" 2>&1; then
-    out=$("$FLOE_BIN" table cat db.t --catalog "$cat" --warehouse "$wh" --format=csv 2>&1)
-    check "table on S3: rows after two loads" "5" "$(grep -cE '^[1-5],' <<<"$out")"
-    check "table on S3: metadata on S3" "yes" \
-      "$(xcheck GET '/floe-test?list-type=2&prefix=wh%2F' >/dev/null; ls "$work/store/floe-test" 2>/dev/null | grep -q . && echo yes)"
-  else
-    echo "FAIL table on S3: floe load failed"; cat "$work/load1.out" "$work/load2.out" 2>/dev/null; fails=$((fails + 1))
-  fi
+  printf 'id,name\n4,d\n5,e plus+and=%%\n' > "$work/t2.csv"
+  for cat in sq fs; do
+    declare -n c=$cat
+    "$FLOE_BIN" load "$work/t1.csv" db.t "${c[@]}" --quiet; r1=$?
+    "$FLOE_BIN" load "$work/t2.csv" db.t "${c[@]}" --quiet; r2=$?
+    check "floe load twice into an S3 warehouse ($cat catalog)" "0 0" "$r1 $r2"
+    check "floe table cat after two loads ($cat)" "1,a 2,b 3,c 4,d 5,e plus+and=%" \
+      "$("$FLOE_BIN" table cat db.t "${c[@]}" --format=csv | tail -n +2 | sort | tr '\n' ' ' | sed 's/ $//')"
+    "$FLOE_BIN" table delete db.t --where "id = 2" "${c[@]}" >/dev/null 2>&1; r=$?
+    check "floe table delete + count ($cat)" "0 4" "$r $("$FLOE_BIN" table count db.t "${c[@]}")"
+    "$FLOE_BIN" load "$work/t2.csv" db.t "${c[@]}" --mode overwrite --quiet
+    check "floe load --mode overwrite ($cat)" "2" "$("$FLOE_BIN" table count db.t "${c[@]}")"
+  done
+  check "fs catalog on S3: version files" "yes" \
+    "$(ls "$work/store/floe-test/fswh/db/t/metadata/" | grep -q '^v4.metadata.json' && echo yes)"
+  before=$(find "$work/store/floe-test/wh/db/t" -name '*_S3rver_object' 2>/dev/null | wc -l | tr -d ' ')
+  check "the table's objects are on S3 before the drop" "yes" "$([ "$before" -gt 5 ] && echo yes)"
+  "$FLOE_BIN" table drop db.t --purge "${sq[@]}" >/dev/null 2>&1
+  check "floe table drop --purge removes the table's objects" "0" \
+    "$(find "$work/store/floe-test/wh/db/t" -name '*_S3rver_object' 2>/dev/null | wc -l | tr -d ' ')"
 else
-  echo "skip table on S3: this floe has no 'load' command yet"
+  echo "skip the CLI on S3: this floe has no 'load' command"
 fi
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; tail -20 "$work/server.log"; exit 1; }

@@ -124,6 +124,24 @@ static void test_put_get_ranges(void)
     fl_fileio_destroy(io);
 }
 
+/* An object replaced after open is FL_ECONFLICT, never a mix of versions. */
+static void test_changed_object(void)
+{
+    fl_fileio *io = open_io(0, NULL);
+    fl_error err;
+    CHECK_OK(put(io, path_of("changed/x"), "abc", 3, FL_CREATE_OVERWRITE, &err), &err);
+    fl_file *f = NULL;
+    CHECK_OK(fl_fileio_open(io, path_of("changed/x"), &f, &err), &err);
+    CHECK_OK(put(io, path_of("changed/x"), "abcdef", 6, FL_CREATE_OVERWRITE, &err), &err);
+    if (f) {
+        char b[3];
+        CHECK_EQ_INT(fl_file_read_at(f, 0, b, 3, &err), FL_ECONFLICT);
+        CHECK(strstr(err.msg, "changed since it was opened") != NULL);
+        fl_file_close(f);
+    }
+    fl_fileio_destroy(io);
+}
+
 static void test_exclusive_create(void)
 {
     fl_fileio *io = open_io(0, NULL);
@@ -535,6 +553,7 @@ int main(void)
         return TEST_EXIT();
     }
     TEST_RUN(test_put_get_ranges);
+    TEST_RUN(test_changed_object);
     TEST_RUN(test_exclusive_create);
     TEST_RUN(test_multipart);
     TEST_RUN(test_list_paging_and_delete);

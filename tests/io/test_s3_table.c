@@ -165,15 +165,23 @@ static void *append_thread(void *p)
         fprintf(stderr, "appender %d: %s\n", ap->which, err.msg);
     }
     for (int i = 0; cat && i < 5; i++) {
-        fl_ice_table *t = NULL;
-        fl_status rc = fl_ice_table_load(cat, &id, &t, &err);
-        if (rc == FL_OK)
-            rc = append_rows(t, (int64_t)(ap->which * 5 + i) * 20, 20, &err);
+        fl_status rc = FL_ECONFLICT;
+        /* FL_ECONFLICT (e.g. version-hint.text replaced while being read
+         * during the txn's reload) = someone else committed: start over */
+        for (int attempt = 0; rc == FL_ECONFLICT && attempt < 20; attempt++) {
+            fl_ice_table *t = NULL;
+            rc = fl_ice_table_load(cat, &id, &t, &err);
+            if (rc == FL_OK)
+                rc = append_rows(t, (int64_t)(ap->which * 5 + i) * 20, 20, &err);
+            if (rc == FL_ECONFLICT)
+                fprintf(stderr, "appender %d, append %d: retrying after: %s\n", ap->which, i,
+                        err.msg);
+            fl_ice_table_free(t);
+        }
         if (rc != FL_OK) {
             fprintf(stderr, "appender %d, append %d: %s\n", ap->which, i, err.msg);
             ap->failures++;
         }
-        fl_ice_table_free(t);
     }
     fl_catalog_close(cat);
     fl_arena_free(&a);

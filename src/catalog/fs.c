@@ -92,7 +92,8 @@ static fl_status read_hint(fs_catalog *c, const char *tdir, fl_arena *a, int64_t
     if (!p)
         return fs_oom(err);
     fl_status rc = fs_read_all(c->base.io, p, 64, a, &buf, &len, err);
-    if (rc == FL_ENOTFOUND) {
+    /* only a hint: unreadable (missing, being rewritten on S3) means scan the versions */
+    if (rc != FL_OK && rc != FL_ENOMEM) {
         fl_error_clear(err);
         return FL_OK;
     }

@@ -8,10 +8,23 @@
 #ifndef FLOE_CLI_H
 #define FLOE_CLI_H
 
+#include "floe/s3.h"
+
 int fl_cmd_parquet(int argc, char **argv);  /* cmd_parquet.c */
 int fl_cmd_avro(int argc, char **argv);     /* cmd_avro.c */
 int fl_cmd_convert(int argc, char **argv);  /* cmd_convert.c */
 int fl_cmd_table(int argc, char **argv);    /* cmd_table.c */
 int fl_cmd_load(int argc, char **argv);     /* cmd_load.c */
+
+
+/* The FileIO of file commands: local paths, and s3:// paths through the S3
+ * FileIO configured from the environment. NULL only when out of memory.
+ * Free with fl_fileio_destroy(). */
+static inline fl_fileio *cli_fileio(void)
+{
+    fl_fileio *io = NULL;
+    fl_error err = {0};
+    return fl_fileio_default(NULL, &io, &err) == FL_OK ? io : NULL;
+}
 
 #endif

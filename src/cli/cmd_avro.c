@@ -88,7 +88,7 @@ typedef struct opened {
 static fl_status open_avro(const char *path, opened *o, fl_error *err)
 {
     memset(o, 0, sizeof *o);
-    o->io = fl_fileio_local();
+    o->io = cli_fileio();
     if (!o->io)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_fileio_open(o->io, path, &o->f, err));
@@ -611,7 +611,7 @@ static int cmd_write(int argc, char **argv)
         schema[--slen] = 0;
     if (!rc)
         rc = slurp(pos[1], &records, &rlen, &err);
-    fl_fileio *io = rc ? NULL : fl_fileio_local();
+    fl_fileio *io = rc ? NULL : cli_fileio();
     fl_output *out = NULL;
     fl_avro_writer *w = NULL;
     if (!rc && !io)

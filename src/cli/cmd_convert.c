@@ -91,7 +91,7 @@ static fl_status pq_source_open(const char *path, const fl_source_options *opt, 
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     s->base.ops = &pq_ops;
     fl_status rc;
-    s->io = fl_fileio_local();
+    s->io = cli_fileio();
     if (!s->io) {
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
         goto fail;
@@ -322,7 +322,7 @@ static const char *format_name(fl_file_format f)
 static fl_status write_parquet(fl_source *src, const convert_args *a, uint64_t *rows,
                                uint64_t *bytes, fl_error *err)
 {
-    fl_fileio *io = fl_fileio_local();
+    fl_fileio *io = cli_fileio();
     if (!io)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_output *out = NULL;

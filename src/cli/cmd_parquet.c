@@ -60,7 +60,7 @@ typedef struct pq_handle {
 static fl_status open_file(const char *path, bool verify_crc, pq_handle *h, fl_error *err)
 {
     memset(h, 0, sizeof *h);
-    h->io = fl_fileio_local();
+    h->io = cli_fileio();
     if (!h->io)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_fileio_open(h->io, path, &h->file, err));

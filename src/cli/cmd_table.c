@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_table_write.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "floe/ice_scan.h"
@@ -419,7 +420,8 @@ static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a
 
 /* Fills opt from args (filter terms allocated in a). */
 static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
-                               fl_ice_scan_options *opt, fl_predicate *pred, fl_error *err)
+                               fl_ice_scan_options *opt, fl_predicate *pred,
+                               const fl_ice_schema **scan_schema, fl_error *err)
 {
     memset(opt, 0, sizeof *opt);
     opt->select = c->select;
@@ -453,6 +455,8 @@ static fl_status build_options(const tbl_args *c, const tbl_ctx *t, fl_arena *a,
     pred->nterms = c->nwheres;
     pred->terms = terms;
     opt->filter = c->nwheres ? pred : NULL;
+    if (scan_schema)
+        *scan_schema = s;
     return FL_OK;
 }
 
@@ -474,7 +478,7 @@ static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_scan *s;
     FL_TRY(fl_ice_scan_open(t->io, t->meta, &opt, &s, err));
     if (c->explain)
@@ -510,11 +514,17 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
-    /* read as few columns as possible: the first one */
-    const fl_ice_schema *cs = fl_ice_metadata_current_schema(t->meta);
+    const fl_ice_schema *cs = NULL;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, &cs, err));
+    /* read as few columns as possible: the first primitive column of the
+     * scan schema (filter and equality-delete columns are added by the
+     * reader), else _pos */
     int32_t id = FL_ICE_FIELD_ID_ROW_POS;
-    (void)cs;
+    for (uint32_t i = 0; cs && i < cs->schema.nfields; i++)
+        if (!fl_type_is_nested(&cs->schema.fields[i].type) && cs->schema.fields[i].type.id != 0) {
+            id = cs->schema.fields[i].field_id;
+            break;
+        }
     opt.columns = NULL;
     opt.ncolumns = 0;
     opt.field_ids = &id;
@@ -598,7 +608,7 @@ static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
 {
     fl_ice_scan_options opt;
     fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, err));
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_metatable *mt;
     FL_TRY(fl_ice_metatable_open(t->io, t->meta, c->sub, &opt, &mt, err));
     fl_batch b;
@@ -687,6 +697,11 @@ static void usage(FILE *out)
                  "newest metadata file)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].help);
+    size_t nw;
+    const fl_table_write_cmd *wc = fl_table_write_commands(&nw);
+    fprintf(out, "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
+    for (size_t i = 0; i < nw; i++)
+        fprintf(out, "  %-17s %s\n", wc[i].name, wc[i].help);
     fprintf(out,
             "\noptions:\n"
             "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
@@ -710,6 +725,11 @@ int fl_cmd_table(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
+    size_t nw;
+    const fl_table_write_cmd *wc = fl_table_write_commands(&nw);
+    for (size_t i = 0; i < nw; i++)
+        if (!strcmp(argv[1], wc[i].name))
+            return wc[i].run(argc - 1, argv + 1);
     fprintf(stderr, "floe table: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return 2;

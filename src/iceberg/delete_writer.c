@@ -85,7 +85,8 @@ static fl_status write_rows(fl_parquet_writer *pw, const fl_ice_file_positions *
         }
         if (d->npositions)
             memcpy(pos, d->positions, d->npositions * sizeof *pos);
-        qsort(pos, d->npositions, sizeof *pos, cmp_i64);
+        if (d->npositions > 1)
+            qsort(pos, d->npositions, sizeof *pos, cmp_i64);
         size_t plen = strlen(d->file_path);
         for (uint64_t k = 0; k < d->npositions && rc == FL_OK; k++) {
             if (pos[k] < 0) {

@@ -135,9 +135,10 @@ static fl_status parse_tail(const uint8_t head[4], const uint8_t *tail, size_t t
     if (flags0 & 1) {
         uint8_t *dec = NULL;
         size_t cap = 0, dlen = 0;
-        FL_TRY(fl_decompress_alloc(FL_CODEC_LZ4_HADOOP, payload, (size_t)psize, &dec, &cap, &dlen,
-                                   PUFFIN_MAX_FOOTER, err));
-        fl_status rc = parse_payload((const char *)dec, dlen, a, out, err);
+        fl_status rc = fl_decompress_alloc(FL_CODEC_LZ4_HADOOP, payload, (size_t)psize, &dec, &cap,
+                                           &dlen, PUFFIN_MAX_FOOTER, err);
+        if (rc == FL_OK)
+            rc = parse_payload((const char *)dec, dlen, a, out, err);
         free(dec);
         FL_TRY(rc);
     } else {

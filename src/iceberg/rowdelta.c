@@ -121,7 +121,7 @@ static target *find_target(targets *ts, const char *path)
 
 static bool has_pos(const target *t, int64_t p)
 {
-    return bsearch(&p, t->pos, t->npos, sizeof p, cmp_i64) != NULL;
+    return t->npos && bsearch(&p, t->pos, t->npos, sizeof p, cmp_i64) != NULL;
 }
 
 static fl_status plan(fl_ice_txn *x, const fl_predicate *filter, bool all_columns,
@@ -233,8 +233,10 @@ static fl_status collect(fl_ice_txn *x, const fl_ice_scan_plan *p, const fl_pred
             ts->n--; /* nothing to delete in this file */
     }
     for (uint32_t i = 0; i < ts->n; i++)
-        qsort(ts->t[i].pos, ts->t[i].npos, sizeof(int64_t), cmp_i64);
-    qsort(ts->t, ts->n, sizeof *ts->t, cmp_target_path);
+        if (ts->t[i].npos > 1)
+            qsort(ts->t[i].pos, ts->t[i].npos, sizeof(int64_t), cmp_i64);
+    if (ts->n > 1)
+        qsort(ts->t, ts->n, sizeof *ts->t, cmp_target_path);
     return FL_OK;
 }
 
@@ -466,11 +468,12 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
         }
         for (uint64_t k = 0; k < d[i].npositions && rc == FL_OK; k++)
             rc = pos_push(t, d[i].positions[k], err);
-        if (rc == FL_OK && d[i].npositions)
+        if (rc == FL_OK && t->npos > 1)
             qsort(t->pos, t->npos, sizeof(int64_t), cmp_i64);
     }
     if (rc == FL_OK) {
-        qsort(ts.t, ts.n, sizeof *ts.t, cmp_target_path);
+        if (ts.n > 1)
+            qsort(ts.t, ts.n, sizeof *ts.t, cmp_target_path);
         for (uint32_t i = 1; i < ts.n && rc == FL_OK; i++)
             if (!strcmp(ts.t[i].file->file_path, ts.t[i - 1].file->file_path))
                 rc = fl_errorf(err, FL_EINVAL, "delete positions: %s given twice",

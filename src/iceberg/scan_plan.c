@@ -132,6 +132,9 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
                              fl_ice_schema_extra(p->table_schema, f->field_id)
                                  ? fl_ice_schema_extra(p->table_schema, f->field_id)->type_str
                                  : "?");
+        for (uint32_t k = 0; k < i; k++)
+            if (ip->out_ids[k] == f->field_id)
+                return fl_errorf(err, FL_EINVAL, "column '%s' requested twice", f->name);
         p->schema.fields[i] = *f;
         ip->out_ids[i] = f->field_id;
     }

@@ -11,7 +11,9 @@
  *             (vector structs are swapped and re-typed); promotions convert
  *             per batch in tight loops: int->long, float->double,
  *             date->timestamp, nanos<->micros. Decimal widening keeps the
- *             16-byte representation, so it is a swap too.
+ *             16-byte representation, so it is a swap too. Structs whose
+ *             fields changed map field by field by id (colmap, recursive):
+ *             added fields read as initial-default or null.
  *   CONST     a column the file lacks: its initial-default, else null
  *             (CONSTANT-encoded vector, one physical value).
  *   _file     the data file path (CONSTANT); _pos the row position (int64).
@@ -31,24 +33,15 @@
 #include <strings.h>
 
 #include "floe/parquet.h"
-#include "iceberg/scan_internal.h"
+#include "iceberg/scan_colmap.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
-typedef enum conv_kind {
-    CONV_SWAP,
-    CONV_I32_I64,
-    CONV_F32_F64,
-    CONV_DATE_TS_US,
-    CONV_DATE_TS_NS,
-    CONV_NS_US,
-    CONV_US_NS,
-} conv_kind;
 
 typedef struct rcol {
     int32_t field_id;
     const fl_field *field; /* target field (type) */
     src_kind kind;
-    conv_kind conv;
+    colmap map;
     int pq; /* column index in the Parquet scan schema */
     fl_value constant;
 } rcol;
@@ -86,67 +79,6 @@ struct fl_ice_task_reader {
 
 /* ---- opening ---- */
 
-static bool same_layout(const fl_type *a, const fl_type *b)
-{
-    fl_type_id x = a->id, y = b->id;
-    if (fl_type_is_nested(a) || fl_type_is_nested(b)) {
-        if (x != y || a->nchildren != b->nchildren)
-            return false;
-        for (uint32_t i = 0; i < a->nchildren; i++)
-            if (!same_layout(&a->children[i].type, &b->children[i].type))
-                return false;
-        return true;
-    }
-    if (x == y)
-        return x != FL_TYPE_FIXED || a->fixed_len == b->fixed_len;
-    if (fl_type_is_varlen(a) && fl_type_is_varlen(b))
-        return true;
-    if ((x == FL_TYPE_TIMESTAMP || x == FL_TYPE_TIMESTAMPTZ) &&
-        (y == FL_TYPE_TIMESTAMP || y == FL_TYPE_TIMESTAMPTZ))
-        return true;
-    if ((x == FL_TYPE_TIMESTAMP_NS || x == FL_TYPE_TIMESTAMPTZ_NS) &&
-        (y == FL_TYPE_TIMESTAMP_NS || y == FL_TYPE_TIMESTAMPTZ_NS))
-        return true;
-    if ((x == FL_TYPE_UUID || x == FL_TYPE_FIXED) && (y == FL_TYPE_UUID || y == FL_TYPE_FIXED))
-        return fl_type_width(a) == fl_type_width(b);
-    return false;
-}
-
-static bool is_us(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
-static bool is_ns(fl_type_id t) { return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS; }
-
-static fl_status pick_conv(const fl_type *file, const fl_field *target, conv_kind *out,
-                           fl_error *err)
-{
-    const fl_type *t = &target->type;
-    if (same_layout(file, t)) {
-        if (file->id == FL_TYPE_DECIMAL && file->scale != t->scale)
-            goto bad;
-        *out = CONV_SWAP;
-        return FL_OK;
-    }
-    if (file->id == FL_TYPE_INT32 && t->id == FL_TYPE_INT64)
-        *out = CONV_I32_I64;
-    else if (file->id == FL_TYPE_FLOAT32 && t->id == FL_TYPE_FLOAT64)
-        *out = CONV_F32_F64;
-    else if (file->id == FL_TYPE_DATE && is_us(t->id))
-        *out = CONV_DATE_TS_US;
-    else if (file->id == FL_TYPE_DATE && is_ns(t->id))
-        *out = CONV_DATE_TS_NS;
-    else if (is_ns(file->id) && is_us(t->id))
-        *out = CONV_NS_US;
-    else if (is_us(file->id) && is_ns(t->id))
-        *out = CONV_US_NS;
-    else
-        goto bad;
-    return FL_OK;
-bad:;
-    char a[128], b[128];
-    fl_type_format(file, a, sizeof a);
-    fl_type_format(t, b, sizeof b);
-    return fl_errorf(err, FL_ETYPE, "column '%s' (id %d): file type %s cannot be read as %s",
-                     target->name, target->field_id, a, b);
-}
 
 /* The table field for id: the scan schema, else any schema (dropped columns
  * that equality deletes still name). */
@@ -340,7 +272,8 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
             continue;
         }
         c->kind = SRC_FILE;
-        FL_TRY(pick_conv(&fs->fields[k].type, c->field, &c->conv, err));
+        FL_TRY(ice_colmap_build(&fs->fields[k].type, c->field, p->pub.table_schema, &r->arena, &c->map,
+                         err));
         c->pq = (int)nproj;
         if (has_ids)
             ids[nproj++] = fs->fields[k].field_id;
@@ -356,7 +289,7 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
         for (uint32_t t = 0; t < p->filter.nterms; t++) {
             const ice_term *it = &p->filter.terms[t];
             int rc_i = find_read(r, it->field_id);
-            if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].conv != CONV_SWAP ||
+            if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].map.conv != CONV_SWAP ||
                 it->op == FL_CMP_IN)
                 continue;
             fl_col_pred *cp = &terms[nterms++];
@@ -498,92 +431,6 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
 
 /* ---- batches ---- */
 
-static void retype(fl_vector *v, const fl_type *t)
-{
-    v->type = t;
-    for (uint32_t i = 0; i < v->nchildren && i < t->nchildren; i++)
-        retype(&v->children[i], &t->children[i].type);
-    if (v->encoding == FL_VEC_DICT && v->dict && v->owns_dict)
-        retype(v->dict, t);
-}
-
-static fl_status fill_const(fl_vector *v, const fl_value *c, uint32_t n, fl_error *err)
-{
-    fl_vector_reset(v);
-    if (n == 0)
-        return FL_OK;
-    if (c->is_null) {
-        FL_TRY(fl_vector_append_null(v, err));
-    } else {
-        switch (v->type->id) {
-        case FL_TYPE_STRING:
-        case FL_TYPE_BINARY:
-            FL_TRY(fl_vector_append_bytes(v, c->v.bytes.ptr, c->v.bytes.len, err));
-            break;
-        case FL_TYPE_FIXED:
-        case FL_TYPE_UUID: FL_TRY(fl_vector_append_fixed(v, c->v.bytes.ptr, err)); break;
-        case FL_TYPE_BOOLEAN: {
-            uint8_t b = c->v.b;
-            FL_TRY(fl_vector_append_fixed(v, &b, err));
-            break;
-        }
-        default: FL_TRY(fl_vector_append_fixed(v, &c->v, err)); break;
-        }
-    }
-    v->encoding = FL_VEC_CONSTANT;
-    v->len = n;
-    return FL_OK;
-}
-
-static fl_status convert(fl_vector *dst, const fl_vector *src, conv_kind k, uint32_t n,
-                         fl_error *err)
-{
-    fl_vector_reset(dst);
-    FL_TRY(fl_vector_reserve(dst, n, err));
-    fl_unified u;
-    fl_vector_unify(src, &u);
-    const uint8_t *sd = u.base->data;
-    bool nulls = false;
-    for (uint32_t i = 0; i < n && !nulls; i++)
-        nulls = !fl_unified_is_valid(&u, i);
-    if (nulls) {
-        FL_TRY(fl_vector_ensure_validity(dst, err));
-        for (uint32_t i = 0; i < n; i++)
-            fl_bitmap_set(dst->validity, i, fl_unified_is_valid(&u, i));
-    }
-    switch (k) {
-    case CONV_I32_I64:
-    case CONV_DATE_TS_US:
-    case CONV_DATE_TS_NS: {
-        int64_t mul = k == CONV_I32_I64 ? 1 : k == CONV_DATE_TS_US ? 86400000000LL : 86400000000000LL;
-        int64_t *o = (int64_t *)dst->data;
-        const int32_t *s = (const int32_t *)sd;
-        for (uint32_t i = 0; i < n; i++)
-            o[i] = (int64_t)s[fl_unified_row(&u, i)] * mul;
-        break;
-    }
-    case CONV_F32_F64: {
-        double *o = (double *)dst->data;
-        const float *s = (const float *)sd;
-        for (uint32_t i = 0; i < n; i++)
-            o[i] = s[fl_unified_row(&u, i)];
-        break;
-    }
-    case CONV_NS_US:
-    case CONV_US_NS: {
-        int64_t *o = (int64_t *)dst->data;
-        const int64_t *s = (const int64_t *)sd;
-        for (uint32_t i = 0; i < n; i++) {
-            int64_t x = s[fl_unified_row(&u, i)];
-            o[i] = k == CONV_US_NS ? x * 1000 : x / 1000 - (x % 1000 < 0);
-        }
-        break;
-    }
-    case CONV_SWAP: break;
-    }
-    dst->len = n;
-    return FL_OK;
-}
 
 static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
 {
@@ -591,29 +438,15 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
         rcol *c = &r->cols[i];
         fl_vector *v = r->vec[i];
         switch (c->kind) {
-        case SRC_FILE: {
-            fl_vector *src = &r->pb.cols[c->pq];
-            if (c->conv != CONV_SWAP) {
-                FL_TRY(convert(v, src, c->conv, n, err));
-                break;
-            }
-            if (src->encoding == FL_VEC_DICT && src->dict && !src->owns_dict &&
-                src->dict->type->id != c->field->type.id)
-                FL_TRY(fl_vector_flatten(src, err));
-            const fl_type *st = src->type;
-            fl_vector tmp = *v;
-            *v = *src;
-            *src = tmp;
-            retype(v, &c->field->type);
-            retype(src, st);
+        case SRC_FILE:
+            FL_TRY(ice_colmap_fill(v, &c->field->type, &r->pb.cols[c->pq], &c->map, n, err));
             break;
-        }
-        case SRC_CONST: FL_TRY(fill_const(v, &c->constant, n, err)); break;
+        case SRC_CONST: FL_TRY(ice_fill_const(v, &c->constant, n, err)); break;
         case SRC_FILE_PATH: {
             fl_value fp = {.type = {.id = FL_TYPE_STRING}};
             fp.v.bytes.ptr = (const uint8_t *)r->task->file->file_path;
             fp.v.bytes.len = strlen(r->task->file->file_path);
-            FL_TRY(fill_const(v, &fp, n, err));
+            FL_TRY(ice_fill_const(v, &fp, n, err));
             break;
         }
         case SRC_ROW_POS: {

@@ -13,14 +13,16 @@
  * assert-last-assigned-field-id do; otherwise the commit fails with
  * FL_ECONFLICT instead of silently re-basing an evolution.
  *
- * Memory: the txn arena holds ops and their states; data passed to
- * fl_ice_txn_add_updates() must live in the txn arena or outlive the txn.
+ * Memory: the txn arena holds ops and their states; updates passed to
+ * fl_ice_txn_add_updates() are deep-copied into it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "iceberg/txn_internal.h"
+
+#define OOM_TXN(err) fl_errorf((err), FL_ENOMEM, "transaction: out of memory")
 
 /* ---- small shared helpers ---------------------------------------------------- */
 
@@ -279,7 +281,9 @@ fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t
     fl_ice_update *copy = fl_arena_alloc(&x->arena, n * sizeof *copy);
     if (!st || !copy)
         return fl_errorf(err, FL_ENOMEM, "transaction: out of memory");
-    memcpy(copy, u, n * sizeof *u);
+    for (uint32_t i = 0; i < n; i++)
+        if (txn_update_copy(&u[i], &x->arena, &copy[i]) != FL_OK)
+            return OOM_TXN(err);
     *st = (raw_state){.u = copy, .n = n};
     return txn_add_op(x, &RAW_VT, st, NULL, err);
 }

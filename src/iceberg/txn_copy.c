@@ -152,3 +152,75 @@ fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metada
     *out = o;
     return FL_OK;
 }
+
+/* ---- updates ------------------------------------------------------------------------ */
+
+fl_status txn_update_copy(const fl_ice_update *in, fl_arena *a, fl_ice_update *out)
+{
+    cp c = {.a = a};
+    fl_ice_update u = *in;
+    u.uuid = s(&c, in->uuid);
+    u.ref_name = s(&c, in->ref_name);
+    u.location = s(&c, in->location);
+    if (in->schema) {
+        fl_ice_schema *sc = arr(&c, in->schema, 1, sizeof *sc);
+        if (sc)
+            schema(&c, sc);
+        u.schema = sc;
+    }
+    if (in->spec) {
+        fl_ice_partition_spec *sp = arr(&c, in->spec, 1, sizeof *sp);
+        if (sp) {
+            sp->fields = arr(&c, sp->fields, sp->nfields, sizeof *sp->fields);
+            for (uint32_t j = 0; sp->fields && j < sp->nfields; j++) {
+                fl_ice_partition_field *f = &sp->fields[j];
+                f->name = s(&c, f->name);
+                f->transform = s(&c, f->transform);
+                f->source_ids = arr(&c, f->source_ids, f->nsource_ids, sizeof *f->source_ids);
+            }
+        }
+        u.spec = sp;
+    }
+    if (in->order) {
+        fl_ice_sort_order *so = arr(&c, in->order, 1, sizeof *so);
+        if (so) {
+            so->fields = arr(&c, so->fields, so->nfields, sizeof *so->fields);
+            for (uint32_t j = 0; so->fields && j < so->nfields; j++) {
+                fl_ice_sort_field *f = &so->fields[j];
+                f->transform = s(&c, f->transform);
+                f->source_ids = arr(&c, f->source_ids, f->nsource_ids, sizeof *f->source_ids);
+            }
+        }
+        u.order = so;
+    }
+    if (in->snapshot) {
+        fl_ice_snapshot *sn = arr(&c, in->snapshot, 1, sizeof *sn);
+        if (sn)
+            snapshot(&c, sn);
+        u.snapshot = sn;
+    }
+    if (in->ref) {
+        fl_ice_ref *r = arr(&c, in->ref, 1, sizeof *r);
+        if (r)
+            r->name = s(&c, r->name);
+        u.ref = r;
+    }
+    u.ids = arr(&c, in->ids, in->nids, sizeof *in->ids);
+    u.properties = map(&c, &in->properties);
+    if (in->nremovals && in->removals) {
+        const char **rm = arr(&c, in->removals, in->nremovals, sizeof *rm);
+        for (uint32_t i = 0; rm && i < in->nremovals; i++)
+            rm[i] = s(&c, rm[i]);
+        u.removals = rm;
+    }
+    if (in->statistics) {
+        fl_ice_statistics_file *st = arr(&c, in->statistics, 1, sizeof *st);
+        if (st)
+            statistics(&c, st);
+        u.statistics = st;
+    }
+    if (c.oom)
+        return FL_ENOMEM;
+    *out = u;
+    return FL_OK;
+}

@@ -80,6 +80,8 @@ struct fl_ice_txn {
 
 /* Deep copy of m into a (txn_copy.c); FL_ENOMEM. */
 fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metadata *out);
+/* Deep copy of one update's payload into a. */
+fl_status txn_update_copy(const fl_ice_update *in, fl_arena *a, fl_ice_update *out);
 
 /* Frees x and its arenas (no file deletion). */
 void txn_free(fl_ice_txn *x);

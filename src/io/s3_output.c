@@ -5,8 +5,11 @@
  * (multipart_threshold, default 16 MiB). An object that fits is one PutObject
  * at close. When more bytes arrive while the buffer is full, a multipart
  * upload starts (CreateMultipartUpload) and the full buffer goes out as part 1
- * (UploadPart, ETag kept); close uploads the rest as the last part and sends
- * CompleteMultipartUpload with the part list. Abort, or any failure, sends
+ * (UploadPart, ETag kept) on a thread of its own while writing goes on into a
+ * fresh buffer; at most 4 parts are in flight (memory: 5 part buffers), the
+ * oldest is waited for before a fifth starts, and a failed part fails the
+ * next write or close. close uploads the rest as the last part, waits for all
+ * parts and sends CompleteMultipartUpload with the part list. Abort, or any failure, sends
  * AbortMultipartUpload (best effort: its answer is ignored; s3rver answers 405)
  * so no parts are left behind. Real S3 needs parts of >= 5 MiB except the
  * last: thresholds below 5 MiB only work against test servers.
@@ -27,6 +30,7 @@
  * CompleteMultipartUpload may answer 200 with an <Error> document (S3 does
  * this for failures after the response started); that is a failure too.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +38,24 @@
 
 #include "io/s3_internal.h"
 
-typedef struct s3_output {
+#define MAX_INFLIGHT 4 /* parts uploading at once, each on its own thread */
+
+typedef struct s3_output s3_output;
+
+/* One UploadPart on its own thread; owns buf until collected. */
+typedef struct part_job {
+    s3_output *o;
+    size_t index; /* 0-based; part number = index + 1 */
+    uint8_t *buf;
+    size_t len;
+    pthread_t th;
+    bool threaded;
+    fl_status rc;
+    fl_error err;
+    char etag[256];
+} part_job;
+
+struct s3_output {
     fl_output base;
     s3_client *c;
     char *bucket, *key;
@@ -42,10 +63,14 @@ typedef struct s3_output {
     uint8_t *buf;
     size_t len, cap, part_size;
     char *upload_id;
-    char **etags;
+    char **etags; /* per part, NULL until its upload is collected */
     size_t nparts, cap_parts;
+    part_job *jobs[MAX_INFLIGHT]; /* in flight, oldest first */
+    size_t njobs;
+    fl_status part_rc; /* first failure of a collected part */
+    fl_error part_err;
     bool failed;
-} s3_output;
+};
 
 static fl_status start_upload(s3_output *o, fl_error *err)
 {
@@ -61,10 +86,69 @@ static fl_status start_upload(s3_output *o, fl_error *err)
     return rc;
 }
 
+static void *part_thread(void *arg)
+{
+    part_job *j = arg;
+    s3_output *o = j->o;
+    char num[16], what[48];
+    snprintf(num, sizeof num, "%zu", j->index + 1);
+    snprintf(what, sizeof what, "UploadPart %zu", j->index + 1);
+    s3_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
+    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 2,
+                     .body = j->buf, .body_len = j->len};
+    s3_response r;
+    j->rc = s3_send(o->c, &rq, o->base.path, &r, &j->err);
+    if (j->rc == FL_OK && r.status != 200)
+        j->rc = s3_http_error(&r, o->base.path, what, &j->err);
+    if (j->rc == FL_OK && !r.etag[0])
+        j->rc = fl_errorf(&j->err, FL_EIO, "%s: %s: no ETag in the answer", o->base.path, what);
+    if (j->rc == FL_OK)
+        memcpy(j->etag, r.etag, sizeof j->etag);
+    s3_response_free(&r);
+    return NULL;
+}
+
+/* Waits for the oldest in-flight part and records its outcome. */
+static void collect_oldest(s3_output *o)
+{
+    part_job *j = o->jobs[0];
+    memmove(o->jobs, o->jobs + 1, (o->njobs - 1) * sizeof *o->jobs);
+    o->njobs--;
+    if (j->threaded)
+        pthread_join(j->th, NULL);
+    if (j->rc == FL_OK && !(o->etags[j->index] = strdup(j->etag)))
+        j->rc = fl_errorf(&j->err, FL_ENOMEM, "%s: out of memory", o->base.path);
+    if (j->rc != FL_OK && o->part_rc == FL_OK) {
+        o->part_rc = j->rc;
+        o->part_err = j->err;
+    }
+    free(j->buf);
+    free(j);
+}
+
+static fl_status part_status(s3_output *o, fl_error *err)
+{
+    if (o->part_rc != FL_OK && err)
+        *err = o->part_err;
+    return o->part_rc;
+}
+
+static fl_status join_all(s3_output *o, fl_error *err)
+{
+    while (o->njobs)
+        collect_oldest(o);
+    return part_status(o, err);
+}
+
+/* Hands the full buffer to a part upload (on a thread, at most MAX_INFLIGHT
+ * at once; inline if no thread can be started). */
 static fl_status upload_part(s3_output *o, fl_error *err)
 {
     if (!o->upload_id)
         FL_TRY(start_upload(o, err));
+    if (o->nparts >= 10000)
+        return fl_errorf(err, FL_ELIMIT, "%s: more than 10000 parts (raise multipart_threshold)",
+                         o->base.path);
     if (o->nparts == o->cap_parts) {
         size_t nc = o->cap_parts ? o->cap_parts * 2 : 16;
         char **e = realloc(o->etags, nc * sizeof *e);
@@ -73,29 +157,21 @@ static fl_status upload_part(s3_output *o, fl_error *err)
         o->etags = e;
         o->cap_parts = nc;
     }
-    if (o->nparts >= 10000)
-        return fl_errorf(err, FL_ELIMIT, "%s: more than 10000 parts (raise multipart_threshold)",
-                         o->base.path);
-    char num[16], what[48];
-    snprintf(num, sizeof num, "%zu", o->nparts + 1);
-    snprintf(what, sizeof what, "UploadPart %zu", o->nparts + 1);
-    s3_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
-    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 2,
-                     .body = o->buf, .body_len = o->len};
-    s3_response r;
-    fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
-    if (rc == FL_OK && r.status != 200)
-        rc = s3_http_error(&r, o->base.path, what, err);
-    if (rc == FL_OK && !r.etag[0])
-        rc = fl_errorf(err, FL_EIO, "%s: %s: no ETag in the answer", o->base.path, what);
-    if (rc == FL_OK && !(o->etags[o->nparts] = strdup(r.etag)))
-        rc = fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
-    s3_response_free(&r);
-    if (rc == FL_OK) {
-        o->nparts++;
-        o->len = 0;
-    }
-    return rc;
+    if (o->njobs == MAX_INFLIGHT)
+        collect_oldest(o);
+    FL_TRY(part_status(o, err));
+    part_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
+    o->etags[o->nparts] = NULL;
+    *j = (part_job){.o = o, .index = o->nparts++, .buf = o->buf, .len = o->len};
+    o->buf = NULL;
+    o->len = o->cap = 0;
+    j->threaded = pthread_create(&j->th, NULL, part_thread, j) == 0;
+    if (!j->threaded)
+        part_thread(j);
+    o->jobs[o->njobs++] = j;
+    return FL_OK;
 }
 
 static fl_status grow(s3_output *o, size_t want, fl_error *err)
@@ -105,7 +181,7 @@ static fl_status grow(s3_output *o, size_t want, fl_error *err)
     size_t nc = o->cap ? o->cap : 64 * 1024;
     while (nc < want)
         nc *= 2;
-    if (nc > o->part_size)
+    if (nc > o->part_size || o->upload_id) /* multipart: parts are full-size */
         nc = o->part_size;
     uint8_t *nb = realloc(o->buf, nc);
     if (!nb)
@@ -144,6 +220,7 @@ static fl_status s3_out_write(fl_output *out, const void *data, size_t len, fl_e
 
 static void output_free(s3_output *o)
 {
+    join_all(o, NULL); /* no thread may outlive o */
     if (o->upload_id) { /* best effort: never fails the caller */
         s3_kv q[1] = {{"uploadId", o->upload_id}};
         s3_request rq = {.method = "DELETE", .bucket = o->bucket, .key = o->key, .query = q,
@@ -301,7 +378,7 @@ static fl_status s3_out_close(fl_output *out, fl_error *err)
         rc = fl_errorf(err, FL_EIO, "%s: not committed: an earlier write failed", out->path);
     else if (!o->upload_id)
         rc = put_single(o, err);
-    else if (!o->len || (rc = upload_part(o, err)) == FL_OK)
+    else if ((!o->len || (rc = upload_part(o, err)) == FL_OK) && (rc = join_all(o, err)) == FL_OK)
         rc = complete(o, err);
     output_free(o);
     return rc;

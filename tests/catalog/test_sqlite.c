@@ -298,6 +298,18 @@ static void test_open_uri(void)
     CHECK_EQ_INT(fl_catalog_open_uri("sqlite:/nonexistent-dir/x/y.db", NULL, NULL, g_io, &c, &err),
                  FL_EIO);
     CHECK(strstr(err.msg, "/nonexistent-dir/x/y.db") != NULL);
+    /* not a database: FL_ECORRUPT naming the file */
+    char junk[400];
+    snprintf(junk, sizeof junk, "%s/junk.db", g_dir);
+    FILE *f = fopen(junk, "w");
+    CHECK(f != NULL);
+    if (f) {
+        for (int i = 0; i < 200; i++)
+            fputs("this is not an SQLite database file. ", f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(fl_catalog_sqlite_open(junk, NULL, NULL, g_io, &c, &err), FL_ECORRUPT);
+    CHECK(strstr(err.msg, "junk.db") != NULL);
 }
 
 int main(void)

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "floe/ice_manifest.h"
 #include "floe/ice_scan.h"
+#include "floe/parquet.h"
 #include "floe/s3.h"
 #include "iceberg/scan_internal.h"
 #include "test.h"
@@ -371,6 +374,141 @@ static void test_remap_paths(void)
     fl_fileio_destroy(io);
 }
 
+/* Schema evolution inside a struct and at the top level, on a table built
+ * here: the file has id int, s struct<a int, b string>; the table reads id
+ * long (promoted), s struct<a long (promoted), c int (added, initial-default
+ * 7)> (b dropped) and t string (added, null). */
+static void test_struct_evolution(void)
+{
+    char dir[] = "/tmp/floe-scan-evo-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    fl_error err;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    /* the data file */
+    fl_field sf[2] = {{.name = "a", .field_id = 2, .nullable = true, .type = {.id = FL_TYPE_INT32}},
+                      {.name = "b", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_STRING}}};
+    fl_field ff[2] = {{.name = "id", .field_id = 1, .nullable = true, .type = {.id = FL_TYPE_INT32}},
+                      {.name = "s", .field_id = 4, .nullable = true,
+                       .type = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = sf}}};
+    fl_schema fs = {.nfields = 2, .fields = ff};
+    fl_batch b;
+    CHECK_OK(fl_batch_init(&b, &fs, &err), &err);
+    for (int32_t i = 0; i < 3; i++) {
+        int32_t id = i + 1, av = 10 * (i + 1);
+        CHECK_OK(fl_vector_append_fixed(&b.cols[0], &id, &err), &err);
+        if (i == 1) {
+            CHECK_OK(fl_vector_append_null(&b.cols[1], &err), &err);
+        } else {
+            CHECK_OK(fl_vector_append_fixed(&b.cols[1].children[0], &av, &err), &err);
+            CHECK_OK(fl_vector_append_bytes(&b.cols[1].children[1], "x", 1, &err), &err);
+            CHECK_OK(fl_vector_append_nested(&b.cols[1], 0, &err), &err);
+        }
+    }
+    b.nrows = 3;
+    char path[256], mpath[256], lpath[256];
+    snprintf(path, sizeof path, "%s/d.parquet", dir);
+    fl_output *o;
+    fl_parquet_writer *w;
+    fl_parquet_file_result res;
+    CHECK_OK(fl_fileio_create(g_local, path, FL_CREATE_OVERWRITE, &o, &err), &err);
+    CHECK_OK(fl_parquet_writer_open(o, &fs, NULL, &w, &err), &err);
+    CHECK_OK(fl_parquet_writer_write(w, &b, &err), &err);
+    CHECK_OK(fl_parquet_writer_close(w, &res, &err), &err);
+    CHECK_OK(fl_output_close(o, &err), &err);
+    fl_batch_destroy(&b);
+    /* metadata, manifest, manifest list */
+    const char *fmt =
+        "{\"format-version\":2,\"table-uuid\":\"5c0e6d8a-2d7c-4d0e-9a55-000000000002\","
+        "\"location\":\"%s\",\"last-sequence-number\":%d,\"last-updated-ms\":1,\"last-column-id\":6,"
+        "\"current-schema-id\":0,\"schemas\":[{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"},"
+        "{\"id\":4,\"name\":\"s\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":["
+        "{\"id\":2,\"name\":\"a\",\"required\":false,\"type\":\"long\"},"
+        "{\"id\":5,\"name\":\"c\",\"required\":false,\"type\":\"int\",\"initial-default\":7}]}},"
+        "{\"id\":6,\"name\":\"t\",\"required\":false,\"type\":\"string\"}]}],"
+        "\"default-spec-id\":0,\"partition-specs\":[{\"spec-id\":0,\"fields\":[]}],"
+        "\"last-partition-id\":999,\"default-sort-order-id\":0,"
+        "\"sort-orders\":[{\"order-id\":0,\"fields\":[]}],\"properties\":{},"
+        "\"current-snapshot-id\":%s,\"snapshots\":[%s],\"snapshot-log\":[],\"metadata-log\":[]}";
+    char js[4096], snap[1024];
+    snprintf(js, sizeof js, fmt, dir, 0, "-1", "");
+    fl_ice_metadata m0, m1;
+    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)js, strlen(js), "evo", &a, &m0, &err), &err);
+    snprintf(mpath, sizeof mpath, "%s/m0.avro", dir);
+    snprintf(lpath, sizeof lpath, "%s/snap.avro", dir);
+    fl_ice_manifest_writer *mw;
+    fl_ice_manifest_file mf;
+    CHECK_OK(fl_ice_manifest_writer_open(g_local, mpath, &m0, 0, FL_ICE_MANIFEST_DATA, 2, 7, &mw, &err),
+             &err);
+    fl_ice_manifest_entry e;
+    memset(&e, 0, sizeof e);
+    e.status = FL_ICE_STATUS_ADDED;
+    e.snapshot_id = 7;
+    e.sequence_number = e.file_sequence_number = FL_ICE_UNASSIGNED_SEQ;
+    e.file.content = FL_ICE_CONTENT_DATA;
+    e.file.file_path = path;
+    e.file.file_format = "PARQUET";
+    e.file.record_count = 3;
+    e.file.file_size_in_bytes = (int64_t)res.file_size;
+    CHECK_OK(fl_ice_manifest_writer_add(mw, &e, &err), &err);
+    CHECK_OK(fl_ice_manifest_writer_close(mw, &a, &mf, &err), &err);
+    fl_parquet_file_result_free(&res);
+    fl_ice_manifest_list_info li = {.format_version = 2, .snapshot_id = 7, .sequence_number = 1};
+    CHECK_OK(fl_ice_manifest_list_write(g_local, lpath, &li, &mf, 1, NULL, &err), &err);
+    snprintf(snap, sizeof snap,
+             "{\"snapshot-id\":7,\"sequence-number\":1,\"timestamp-ms\":1,\"manifest-list\":\"%s\","
+             "\"summary\":{\"operation\":\"append\"},\"schema-id\":0}",
+             lpath);
+    snprintf(js, sizeof js, fmt, dir, 1, "7", snap);
+    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)js, strlen(js), "evo", &a, &m1, &err), &err);
+    /* scan */
+    fl_ice_scan *sc;
+    fl_ice_scan_options opt = {0};
+    CHECK_OK(fl_ice_scan_open(g_local, &m1, &opt, &sc, &err), &err);
+    fl_batch ob;
+    CHECK_OK(fl_batch_init(&ob, fl_ice_scan_schema(sc), &err), &err);
+    bool eof = false;
+    int64_t rows = 0, idsum = 0, asum = 0, csum = 0, snull = 0, tnull = 0;
+    while (fl_ice_scan_next(sc, &ob, &eof, &err) == FL_OK && !eof) {
+        fl_vector *s = &ob.cols[1];
+        for (uint32_t i = 0; i < fl_batch_live_rows(&ob); i++, rows++) {
+            fl_value v;
+            ice_vec_value(&ob.cols[0], i, &v);
+            CHECK(v.type.id == FL_TYPE_INT64);
+            idsum += v.v.i64;
+            if (!fl_vector_is_valid(s, i)) {
+                snull++;
+            } else {
+                ice_vec_value(&s->children[0], i, &v);
+                CHECK(v.type.id == FL_TYPE_INT64);
+                asum += v.v.i64;
+                ice_vec_value(&s->children[1], i, &v);
+                csum += v.is_null ? 0 : v.v.i32;
+            }
+            ice_vec_value(&ob.cols[2], i, &v);
+            tnull += v.is_null;
+        }
+    }
+    CHECK_EQ_INT(err.code == FL_OK || eof, 1);
+    CHECK_EQ_INT(rows, 3);
+    CHECK_EQ_INT(idsum, 6);
+    CHECK_EQ_INT(snull, 1);
+    CHECK_EQ_INT(asum, 10 + 30);
+    CHECK_EQ_INT(csum, 14);
+    CHECK_EQ_INT(tnull, 3);
+    fl_batch_destroy(&ob);
+    fl_ice_scan_close(sc);
+    fl_arena_free(&a);
+    unlink(path);
+    unlink(mpath);
+    unlink(lpath);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const char *sh = test_shared_dir();
@@ -397,6 +535,7 @@ int main(void)
     TEST_RUN(test_filter_pruning_and_count);
     TEST_RUN(test_manifest_cache);
     TEST_RUN(test_metadata_tables);
+    TEST_RUN(test_struct_evolution);
     fl_fileio_destroy(g_io);
     fl_fileio_destroy(g_local);
     return TEST_EXIT();

@@ -22,4 +22,8 @@ trap cleanup EXIT
 url=$(sh "$here/oracle/pg-tmp-server.sh" start "$data" "$port") || {
   echo "FAIL: could not start PostgreSQL:"; cat "$data.initdb.log" "$data/server.log" 2>/dev/null | tail -20; exit 1; }
 echo "server: $url"
-FLOE_TEST_PG_URL="$url" "$bin"
+rc=0
+FLOE_TEST_PG_URL="$url" "$bin" || rc=1
+# the catalog under the real table code (create, racing txn commits, purge)
+if [ -x "$build/catalog_test_e2e" ]; then FLOE_TEST_PG_URL="$url" "$build/catalog_test_e2e" || rc=1; fi
+exit $rc

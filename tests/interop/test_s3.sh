@@ -20,7 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 FLOE_BUILD=${FLOE_BUILD:-$here/../../build}
 FLOE_BIN=${FLOE_BIN:-$FLOE_BUILD/floe}
-live=$FLOE_BUILD/io_test_s3_live
+live=$FLOE_BUILD/io_test_s3_live # and io_test_s3_table
 [ -d "$here/node_modules/s3rver" ] || { echo "SKIP: tests/interop/node_modules (s3rver) not installed"; exit 77; }
 [ -x "$live" ] || { echo "SKIP: $live not built"; exit 77; }
 command -v node >/dev/null || { echo "SKIP: node not found"; exit 77; }
@@ -35,7 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/store"
-node "$here/s3-server-consistent.mjs" --port=0 --dir="$work/store" --bucket=floe-test --bucket=hyperparam-iceberg --strict \
+node "$here/s3-server-consistent.mjs" --port=0 --dir="$work/store" --bucket=floe-test --bucket=hyperparam-iceberg --strict --trace \
   > "$work/server.json" 2> "$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do
@@ -101,14 +101,33 @@ if [ -d "$bunnies" ] && "$FLOE_BIN" table --help >/dev/null 2>&1; then
   check "upload fixture table with aws4" "17" "$(node "$here/s3-put-tree.mjs" --endpoint="$endpoint" "$bunnies" s3://hyperparam-iceberg/java/bunnies)"
   meta=s3a://hyperparam-iceberg/java/bunnies/metadata/v5.metadata.json
   for sub in cat count describe snapshots files manifests entries; do
-    from_s3=$("$FLOE_BIN" table $sub "$meta" --format=csv 2>&1 | grep -v '^metadata: ')
-    local=$("$FLOE_BIN" table $sub "$bunnies/metadata/v5.metadata.json" --map "s3a://hyperparam-iceberg/java/bunnies=$bunnies" --format=csv 2>&1 | grep -v '^metadata: ')
-    check "floe table $sub: S3 = local ($(wc -l <<<"$local") lines)" "$local" "$from_s3"
+    "$FLOE_BIN" table $sub "$meta" --format=csv > "$work/s3.out" 2>&1; rs=$?
+    "$FLOE_BIN" table $sub "$bunnies/metadata/v5.metadata.json" --map "s3a://hyperparam-iceberg/java/bunnies=$bunnies" \
+      --format=csv > "$work/local.out" 2>&1; rl=$?
+    check "floe table $sub: S3 = local ($(wc -l < "$work/local.out") lines)" \
+      "exit 0: $(grep -v '^metadata: ' "$work/local.out")" "exit $rs: $(grep -v '^metadata: ' "$work/s3.out")"
+    check "floe table $sub: local read exit status" 0 "$rl"
   done
   check "floe table cat from S3: rows" "16" "$("$FLOE_BIN" table cat "$meta" --format=csv | wc -l | tr -d ' ')"
   check "floe table cat, missing metadata on S3" "1" "$("$FLOE_BIN" table cat s3a://hyperparam-iceberg/java/nope/metadata/v1.metadata.json >/dev/null 2>&1; echo $?)"
 else
   echo "skip reading a fixture table from S3: no fixtures or no 'floe table'"
+fi
+
+# --- Iceberg tables written to S3 through the library (SQLite and filesystem catalogs) ---
+if [ -x "$FLOE_BUILD/io_test_s3_table" ]; then
+  before=$(grep -c '"status":412' "$work/server.log")
+  FLOE_TEST_S3_WORKDIR=$work "$FLOE_BUILD/io_test_s3_table" > "$work/table.out"
+  check "io_test_s3_table exit status" 0 "$?"
+  echo "conditional writes refused (412) during the table tests: $(( $(grep -c '"status":412' "$work/server.log") - before ))"
+  for tag in METADATA FSMETADATA; do
+    m=$(sed -n "s/^$tag //p" "$work/table.out")
+    want=$([ $tag = METADATA ] && echo 1500 || echo 200)
+    [ -n "$m" ] || continue
+    check "floe table count of the $tag table on S3" "$want" "$("$FLOE_BIN" table count "$m" 2>&1)"
+    check "floe table cat of the $tag table on S3: distinct ids" "$want" \
+      "$("$FLOE_BIN" table cat "$m" --format=csv --columns id 2>&1 | grep -E '^[0-9]+$' | sort -u | wc -l | tr -d ' ')"
+  done
 fi
 
 # --- tables with the warehouse on S3 (when the CLI has them) ---

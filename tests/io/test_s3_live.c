@@ -12,11 +12,13 @@
  * across part boundaries, multipart + existing key, abort, listing more than
  * 1000 keys (paging) written by 4 threads, DeleteObjects, remove, missing
  * keys and buckets, a wrong secret (clear 403), keys with spaces, UTF-8, '+',
- * '=', '%', the default routing FileIO, concurrent reads of one file, and a
- * dead endpoint (retries, then a clear error). With FLOE_TEST_S3_FLAKY set
- * (the endpoint is then tests/interop/s3-flaky-proxy.mjs, which fails a third
- * of the requests with 503 SlowDown, 500 or a dropped connection) a subset runs
- * to prove every request kind is retried.
+ * '=', '%', session tokens, anonymous requests, the default routing
+ * FileIO, concurrent reads of one file, and a dead endpoint (retries, then a
+ * clear error). With FLOE_TEST_S3_FLAKY set (the endpoint is then
+ * tests/interop/s3-flaky-proxy.mjs, which fails a third of the requests with
+ * 503 SlowDown, 500 or a dropped connection, and drops the answers of some
+ * executed PUTs) a subset runs to prove every request kind is retried and a
+ * conditional PUT recognises its own lost success.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -370,6 +372,33 @@ static void test_wrong_secret(void)
     fl_fileio_destroy(io);
 }
 
+static void test_token_and_anonymous(void)
+{
+    /* a session token is sent as x-amz-security-token and signed with the rest */
+    fl_s3_config c = base_cfg;
+    c.session_token = "FwoGZXIvYXdzE+token/with=odd+chars";
+    fl_fileio *io = NULL;
+    fl_error err;
+    CHECK_OK(fl_fileio_s3(&c, &io, &err), &err);
+    if (io) {
+        CHECK_OK(put(io, path_of("token/x"), "tok", 3, FL_CREATE_OVERWRITE, &err), &err);
+        size_t n = 0;
+        uint8_t *b = get(io, path_of("token/x"), &n, &err);
+        CHECK(b && n == 3);
+        free(b);
+        fl_fileio_destroy(io);
+    }
+    /* no keys: unsigned requests, which this server refuses */
+    c = base_cfg;
+    c.access_key_id = c.secret_access_key = c.session_token = NULL;
+    CHECK_OK(fl_fileio_s3(&c, &io, &err), &err);
+    if (io) {
+        CHECK_EQ_INT(put(io, path_of("anon/x"), "a", 1, FL_CREATE_OVERWRITE, &err), FL_EIO);
+        CHECK(strstr(err.msg, "HTTP 403 AccessDenied") != NULL);
+        fl_fileio_destroy(io);
+    }
+}
+
 static void test_odd_keys(void)
 {
     static const char *keys[] = {"odd/a b.txt", "odd/caf\xC3\xA9/\xE6\x97\xA5\xE6\x9C\xAC.bin",
@@ -511,6 +540,7 @@ int main(void)
     TEST_RUN(test_list_paging_and_delete);
     TEST_RUN(test_remove_and_missing);
     TEST_RUN(test_wrong_secret);
+    TEST_RUN(test_token_and_anonymous);
     TEST_RUN(test_odd_keys);
     TEST_RUN(test_default_io_and_threads);
     TEST_RUN(test_dead_endpoint);

@@ -1,0 +1,590 @@
+/*
+ * cmd_load.c - `floe load FILE... TABLE`: appends CSV / JSON lines / Parquet
+ * files to an Iceberg table in one commit, creating the table from the
+ * first file's schema when it does not exist.
+ *
+ *   floe load FILE... TABLE [--catalog URI] [--warehouse DIR]
+ *        [--format csv|jsonl|parquet] [--schema SPEC] [--delimiter C]
+ *        [--partition-by "day(ts)"]... [--sort-by "id DESC"]...
+ *        [--mode append|overwrite] [--property k=v]... [--quiet]
+ *
+ * New tables: the schema is --schema or inferred (source.h rules), columns
+ * optional, field ids fresh; --partition-by / --sort-by / --property shape
+ * it. The create is staged: nothing is recorded in the catalog unless the
+ * load commits, so a failed load leaves no table behind.
+ *
+ * Existing tables: file columns are matched to table columns by name
+ * (exact, else case-insensitive). CSV and JSON lines are re-read with the
+ * table's types (so "12.50" fills a decimal exactly); Parquet columns are
+ * widened where Iceberg promotion allows (int -> long, float -> double,
+ * int/long -> double, date -> timestamp, timestamp <-> timestamptz units
+ * kept). A file column that is not in the table, or a required table
+ * column missing from a file, is an error naming both. Table columns absent
+ * from a file are null.
+ *
+ * Commit: --mode append adds the files ("append"); --mode overwrite
+ * replaces every row of the table in the same snapshot ("overwrite").
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_table_write.h"
+#include "cli/source.h"
+#include "cli/textparse.h"
+#include "floe/ice_table.h"
+
+typedef struct load_args {
+    const char **files;
+    int nfiles;
+    const char *table;
+    const char *catalog, *warehouse;
+    fl_file_format format;
+    const char *schema_spec;
+    char delimiter;
+    const char **partition_by;
+    int npartition_by;
+    const char **sort_by;
+    int nsort_by;
+    fl_ice_kv *props;
+    int nprops;
+    bool overwrite;
+    bool quiet;
+} load_args;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: floe load FILE... TABLE [options]\n"
+            "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
+            "  creating it from the first file's schema when it does not exist.\n\n"
+            "options:\n"
+            "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+            "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
+            "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
+            "  --format F             csv | jsonl | parquet (default: from each extension)\n"
+            "  --schema SPEC          column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\"\n"
+            "  --delimiter C          CSV delimiter\n"
+            "  --partition-by EXPR    new table: \"day(ts)\", \"bucket(id, 16)\", \"col\" (repeatable)\n"
+            "  --sort-by EXPR         new table: \"id DESC NULLS LAST\" (repeatable)\n"
+            "  --property K=V         new table property, e.g. format-version=3 (repeatable)\n"
+            "  --mode M               append (default) | overwrite (replace all rows)\n"
+            "  --quiet                no summary line\n");
+}
+
+static bool push(const char ***arr, int *n, const char *v)
+{
+    const char **a = realloc(*arr, (size_t)(*n + 1) * sizeof *a);
+    if (!a)
+        return false;
+    a[(*n)++] = v;
+    *arr = a;
+    return true;
+}
+
+static void free_args(load_args *a)
+{
+    free(a->files);
+    free(a->partition_by);
+    free(a->sort_by);
+    free(a->props);
+}
+
+static int parse_args(int argc, char **argv, load_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (!push(&a->files, &a->nfiles, arg))
+                return 1;
+            continue;
+        }
+        if (!strcmp(arg, "--help")) {
+            usage(stdout);
+            return -1;
+        }
+        if (!strcmp(arg, "--quiet")) {
+            a->quiet = true;
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        char name[32];
+        size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (nl >= sizeof name)
+            nl = sizeof name - 1;
+        memcpy(name, arg, nl);
+        name[nl] = '\0';
+        const char *val = eq ? eq + 1 : NULL;
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "floe load: %s needs a value\n", name);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(name, "--catalog"))
+            a->catalog = val;
+        else if (!strcmp(name, "--warehouse"))
+            a->warehouse = val;
+        else if (!strcmp(name, "--schema"))
+            a->schema_spec = val;
+        else if (!strcmp(name, "--format")) {
+            if (!fl_file_format_parse(val, &a->format)) {
+                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet)\n", val);
+                return 2;
+            }
+        } else if (!strcmp(name, "--delimiter")) {
+            if (strlen(val) != 1 && strcmp(val, "\\t") != 0) {
+                fprintf(stderr, "floe load: --delimiter takes one character\n");
+                return 2;
+            }
+            a->delimiter = strcmp(val, "\\t") == 0 ? '\t' : val[0];
+        } else if (!strcmp(name, "--partition-by")) {
+            if (!push(&a->partition_by, &a->npartition_by, val))
+                return 1;
+        } else if (!strcmp(name, "--sort-by")) {
+            if (!push(&a->sort_by, &a->nsort_by, val))
+                return 1;
+        } else if (!strcmp(name, "--property")) {
+            const char *e = strchr(val, '=');
+            if (!e || e == val) {
+                fprintf(stderr, "floe load: --property takes KEY=VALUE\n");
+                return 2;
+            }
+            fl_ice_kv *p = realloc(a->props, (size_t)(a->nprops + 1) * sizeof *p);
+            if (!p)
+                return 1;
+            a->props = p;
+            /* the key is cut from argv in place: argv strings are writable */
+            ((char *)e)[0] = '\0';
+            p[a->nprops].key = val;
+            p[a->nprops++].value = e + 1;
+        } else if (!strcmp(name, "--mode")) {
+            if (!strcmp(val, "append"))
+                a->overwrite = false;
+            else if (!strcmp(val, "overwrite"))
+                a->overwrite = true;
+            else {
+                fprintf(stderr, "floe load: --mode is append or overwrite\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "floe load: unknown option '%s'\n", name);
+            return 2;
+        }
+    }
+    if (a->nfiles < 2) {
+        usage(stderr);
+        return 2;
+    }
+    a->table = a->files[--a->nfiles];
+    for (int i = 0; i < a->nfiles; i++) {
+        fl_file_format f = a->format ? a->format : fl_file_format_from_path(a->files[i]);
+        if (!f) {
+            fprintf(stderr, "floe load: cannot tell the format of '%s' (use --format)\n",
+                    a->files[i]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* ---- adapting a file's columns to the table schema ---- */
+
+typedef struct adapter {
+    const fl_schema *table;  /* borrowed: the writer's schema */
+    int32_t *src_col;        /* per table column: source column or -1 */
+    bool *cast;              /* per table column: convert values */
+    fl_vector *scratch;      /* per table column: nulls / converted values */
+    fl_vector *cols;         /* the view handed to the writer */
+} adapter;
+
+static void adapter_free(adapter *ad)
+{
+    if (ad->scratch)
+        for (uint32_t i = 0; i < ad->table->nfields; i++)
+            fl_vector_destroy(&ad->scratch[i]);
+    free(ad->src_col);
+    free(ad->cast);
+    free(ad->scratch);
+    free(ad->cols);
+    memset(ad, 0, sizeof *ad);
+}
+
+static int32_t find_col(const fl_schema *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->nfields; i++)
+        if (!strcmp(s->fields[i].name, name))
+            return (int32_t)i;
+    int32_t found = -1;
+    for (uint32_t i = 0; i < s->nfields; i++)
+        if (!strcasecmp(s->fields[i].name, name)) {
+            if (found >= 0)
+                return -1;
+            found = (int32_t)i;
+        }
+    return found;
+}
+
+static bool same_shape(const fl_type *a, const fl_type *b)
+{
+    if (a->id != b->id)
+        return false;
+    if (a->id == FL_TYPE_DECIMAL)
+        return a->precision == b->precision && a->scale == b->scale;
+    if (a->id == FL_TYPE_FIXED)
+        return a->fixed_len == b->fixed_len;
+    if (a->nchildren != b->nchildren)
+        return false;
+    for (uint32_t i = 0; i < a->nchildren; i++)
+        if (!same_shape(&a->children[i].type, &b->children[i].type))
+            return false;
+    return true;
+}
+
+static bool is_ts(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
+static bool is_ts_ns(fl_type_id t)
+{
+    return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS;
+}
+
+/* Same bytes under another name (no conversion needed). */
+static bool retype_ok(const fl_type *from, const fl_type *to)
+{
+    return (is_ts(from->id) && is_ts(to->id)) || (is_ts_ns(from->id) && is_ts_ns(to->id)) ||
+           ((from->id == FL_TYPE_STRING || from->id == FL_TYPE_BINARY) &&
+            (to->id == FL_TYPE_STRING || to->id == FL_TYPE_BINARY));
+}
+
+static bool cast_ok(const fl_type *from, const fl_type *to)
+{
+    switch (from->id) {
+    case FL_TYPE_INT32:
+        return to->id == FL_TYPE_INT64 || to->id == FL_TYPE_FLOAT64;
+    case FL_TYPE_INT64: return to->id == FL_TYPE_FLOAT64;
+    case FL_TYPE_FLOAT32: return to->id == FL_TYPE_FLOAT64;
+    case FL_TYPE_DATE: return is_ts(to->id);
+    default: return false;
+    }
+}
+
+static fl_status cast_vector(const fl_vector *src, fl_vector *dst, uint32_t n, fl_error *err)
+{
+    fl_vector_reset(dst);
+    fl_unified u;
+    fl_vector_unify(src, &u);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!fl_unified_is_valid(&u, i)) {
+            FL_TRY(fl_vector_append_null(dst, err));
+            continue;
+        }
+        const uint8_t *p = u.base->data + (size_t)fl_unified_row(&u, i) * fl_type_width(src->type);
+        int32_t i32;
+        int64_t i64;
+        float f32;
+        double f64;
+        switch (src->type->id) {
+        case FL_TYPE_INT32:
+            memcpy(&i32, p, 4);
+            i64 = i32;
+            f64 = i32;
+            FL_TRY(fl_vector_append_fixed(dst, dst->type->id == FL_TYPE_INT64 ? (void *)&i64
+                                                                             : (void *)&f64,
+                                          err));
+            break;
+        case FL_TYPE_INT64:
+            memcpy(&i64, p, 8);
+            f64 = (double)i64;
+            FL_TRY(fl_vector_append_fixed(dst, &f64, err));
+            break;
+        case FL_TYPE_FLOAT32:
+            memcpy(&f32, p, 4);
+            f64 = f32;
+            FL_TRY(fl_vector_append_fixed(dst, &f64, err));
+            break;
+        case FL_TYPE_DATE:
+            memcpy(&i32, p, 4);
+            i64 = (int64_t)i32 * 86400000000LL;
+            FL_TRY(fl_vector_append_fixed(dst, &i64, err));
+            break;
+        default: return fl_errorf(err, FL_ETYPE, "unsupported conversion");
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status adapter_init(adapter *ad, const fl_schema *table, const fl_schema *src,
+                              const char *file, fl_error *err)
+{
+    memset(ad, 0, sizeof *ad);
+    uint32_t n = table->nfields;
+    ad->table = table;
+    ad->src_col = malloc((n + 1) * sizeof *ad->src_col);
+    ad->cast = calloc(n + 1, sizeof *ad->cast);
+    ad->scratch = calloc(n + 1, sizeof *ad->scratch);
+    ad->cols = calloc(n + 1, sizeof *ad->cols);
+    if (!ad->src_col || !ad->cast || !ad->scratch || !ad->cols)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        FL_TRY(fl_vector_init(&ad->scratch[i], &table->fields[i].type, err));
+    for (uint32_t s = 0; s < src->nfields; s++)
+        if (find_col(table, src->fields[s].name) < 0)
+            return fl_errorf(err, FL_EINVAL, "%s: column '%s' is not in the table", file,
+                             src->fields[s].name);
+    for (uint32_t i = 0; i < n; i++) {
+        const fl_field *tf = &table->fields[i];
+        int32_t s = find_col(src, tf->name);
+        ad->src_col[i] = s;
+        if (s < 0) {
+            if (!tf->nullable)
+                return fl_errorf(err, FL_EINVAL, "%s: required column '%s' is missing", file,
+                                 tf->name);
+            continue;
+        }
+        const fl_type *st = &src->fields[s].type;
+        if (same_shape(st, &tf->type) || retype_ok(st, &tf->type))
+            continue;
+        if (!cast_ok(st, &tf->type)) {
+            char a[64], b[64];
+            fl_type_format(st, a, sizeof a);
+            fl_type_format(&tf->type, b, sizeof b);
+            return fl_errorf(err, FL_ETYPE, "%s: column '%s' is %s, the table has %s", file,
+                             tf->name, a, b);
+        }
+        ad->cast[i] = true;
+    }
+    return FL_OK;
+}
+
+/* The table-schema view of src batch b. */
+static fl_status adapt(adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err)
+{
+    for (uint32_t i = 0; i < ad->table->nfields; i++) {
+        int32_t s = ad->src_col[i];
+        if (s < 0) {
+            fl_vector_reset(&ad->scratch[i]);
+            FL_TRY(fl_vector_append_nulls(&ad->scratch[i], b->nrows, err));
+            ad->cols[i] = ad->scratch[i];
+        } else if (ad->cast[i]) {
+            FL_TRY(cast_vector(&b->cols[s], &ad->scratch[i], b->nrows, err));
+            ad->cols[i] = ad->scratch[i];
+        } else {
+            ad->cols[i] = b->cols[s]; /* shallow: b keeps ownership */
+            ad->cols[i].type = &ad->table->fields[i].type;
+        }
+    }
+    memset(view, 0, sizeof *view);
+    view->schema = ad->table;
+    view->ncols = ad->table->nfields;
+    view->cols = ad->cols;
+    view->nrows = b->nrows;
+    view->sel = b->sel;
+    return FL_OK;
+}
+
+/* ---- the load ---- */
+
+static fl_file_format format_of(const load_args *a, const char *path)
+{
+    return a->format ? a->format : fl_file_format_from_path(path);
+}
+
+/* Opens path so that its columns carry the table's types where the format
+ * can parse them (CSV / JSON lines re-read with those types). */
+static fl_status open_for_table(const load_args *a, const char *path, const fl_schema *table,
+                                const fl_schema *user, fl_arena *ar, fl_source **out,
+                                fl_error *err)
+{
+    fl_file_format fmt = format_of(a, path);
+    fl_source_options so = {.schema = user, .delimiter = a->delimiter};
+    FL_TRY(fl_source_open(path, fmt, &so, out, err));
+    if (fmt == FL_FMT_PARQUET || !table)
+        return FL_OK;
+    const fl_schema *ss = fl_source_schema(*out);
+    bool differs = false;
+    for (uint32_t i = 0; i < ss->nfields; i++) {
+        int32_t t = find_col(table, ss->fields[i].name);
+        if (t >= 0 && !same_shape(&ss->fields[i].type, &table->fields[t].type))
+            differs = true;
+    }
+    if (!differs)
+        return FL_OK;
+    fl_schema *want = fl_arena_calloc(ar, 1, sizeof *want);
+    if (!want)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (fmt == FL_FMT_CSV) {
+        /* CSV schemas are positional: the header's names with the table's types */
+        want->nfields = ss->nfields;
+        want->fields = fl_arena_calloc(ar, ss->nfields + 1, sizeof *want->fields);
+        if (!want->fields)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < ss->nfields; i++) {
+            int32_t t = find_col(table, ss->fields[i].name);
+            if (t < 0)
+                return fl_errorf(err, FL_EINVAL, "%s: column '%s' is not in the table", path,
+                                 ss->fields[i].name);
+            want->fields[i] = table->fields[t];
+            want->fields[i].name = fl_arena_strdup(ar, ss->fields[i].name);
+        }
+    } else {
+        *want = *table; /* JSON lines: keys by name */
+    }
+    fl_source_close(*out);
+    *out = NULL;
+    so.schema = want;
+    return fl_source_open(path, fmt, &so, out, err);
+}
+
+static fl_status load_file(const load_args *a, const char *path, fl_ice_data_writer *w,
+                           const fl_schema *user, uint64_t *rows, fl_error *err)
+{
+    const fl_schema *table = fl_ice_data_writer_schema(w);
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_source *src = NULL;
+    adapter ad = {0};
+    fl_batch b;
+    bool binit = false;
+    fl_status rc = open_for_table(a, path, table, user, &ar, &src, err);
+    if (rc == FL_OK)
+        rc = adapter_init(&ad, table, fl_source_schema(src), path, err);
+    if (rc == FL_OK) {
+        rc = fl_batch_init(&b, fl_source_schema(src), err);
+        binit = rc == FL_OK;
+    }
+    while (rc == FL_OK) {
+        bool eof;
+        rc = fl_source_next(src, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        fl_batch view;
+        rc = adapt(&ad, &b, &view, err);
+        if (rc == FL_OK)
+            rc = fl_ice_data_writer_write(w, &view, err);
+        if (rc == FL_OK)
+            *rows += fl_batch_live_rows(&b);
+        else
+            fl_error_prefix(err, "%s", path);
+    }
+    if (binit)
+        fl_batch_destroy(&b);
+    adapter_free(&ad);
+    fl_source_close(src);
+    fl_arena_free(&ar);
+    return rc;
+}
+
+/* The table, created (staged) from the first file when absent. */
+static fl_status open_table(const load_args *a, fl_cli_catalog *c, const fl_table_ident *id,
+                            const fl_schema *user, fl_ice_table **t, bool *created,
+                            fl_error *err)
+{
+    *created = false;
+    fl_status rc = fl_ice_table_load(c->cat, id, t, err);
+    if (rc == FL_OK) {
+        if (a->npartition_by || a->nsort_by || a->nprops)
+            fprintf(stderr, "floe load: table %s exists: --partition-by, --sort-by and "
+                            "--property apply to new tables only; ignored\n", a->table);
+        return FL_OK;
+    }
+    if (rc != FL_ENOTFOUND)
+        return rc;
+    FL_TRY(fl_cli_ensure_namespace(c, id, err));
+    fl_source *src = NULL;
+    fl_source_options so = {.schema = user, .delimiter = a->delimiter};
+    FL_TRY(fl_source_open(a->files[0], format_of(a, a->files[0]), &so, &src, err));
+    fl_schema s = *fl_source_schema(src);
+    fl_ice_map props = {(uint32_t)a->nprops, a->props};
+    fl_ice_create_options o = {.schema = &s,
+                               .partition_by = a->partition_by,
+                               .npartition_by = (uint32_t)a->npartition_by,
+                               .sort_by = a->sort_by,
+                               .nsort_by = (uint32_t)a->nsort_by,
+                               .properties = &props,
+                               .stage_only = true};
+    rc = fl_ice_table_create(c->cat, id, &o, t, err);
+    fl_source_close(src);
+    *created = rc == FL_OK;
+    return rc;
+}
+
+static fl_status run_load(const load_args *a, fl_error *err)
+{
+    fl_cli_catalog c;
+    FL_TRY(fl_cli_catalog_open(a->catalog, a->warehouse, &c, err));
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_table_ident id;
+    fl_schema user, *userp = NULL;
+    fl_ice_table *t = NULL;
+    fl_ice_txn *x = NULL;
+    fl_ice_data_writer *w = NULL;
+    bool created = false;
+    uint64_t rows = 0;
+    fl_status rc = fl_table_ident_parse(a->table, &ar, &id, err);
+    if (rc == FL_OK && a->schema_spec) {
+        rc = fl_parse_schema_spec(a->schema_spec, &ar, &user, err);
+        if (rc != FL_OK)
+            fl_error_prefix(err, "--schema");
+        userp = &user;
+    }
+    if (rc == FL_OK)
+        rc = open_table(a, &c, &id, userp, &t, &created, err);
+    if (rc == FL_OK)
+        rc = fl_ice_txn_begin(t, &x, err);
+    if (rc == FL_OK)
+        rc = fl_ice_data_writer_open(x, &w, err);
+    for (int i = 0; rc == FL_OK && i < a->nfiles; i++)
+        rc = load_file(a, a->files[i], w, userp, &rows, err);
+    fl_ice_data_file *files = NULL;
+    uint32_t nfiles = 0;
+    if (rc == FL_OK) {
+        fl_ice_data_writer *wc = w;
+        w = NULL;
+        rc = fl_ice_data_writer_close(wc, &files, &nfiles, err);
+    }
+    if (rc == FL_OK)
+        rc = a->overwrite ? fl_ice_overwrite_where(x, NULL, files, nfiles, err)
+                          : fl_ice_txn_append(x, files, nfiles, err);
+    int64_t snap = -1;
+    if (rc == FL_OK) {
+        fl_ice_txn *xc = x;
+        x = NULL;
+        rc = fl_ice_txn_commit(xc, &snap, err);
+    }
+    fl_ice_data_writer_abort(w);
+    fl_ice_txn_abort(x);
+    if (rc == FL_OK && !a->quiet)
+        fprintf(stderr,
+                "floe load: %" PRIu64 " rows from %d file%s into %s%s (%u data file%s, "
+                "snapshot %" PRId64 ")\n",
+                rows, a->nfiles, a->nfiles == 1 ? "" : "s", a->table,
+                created ? " (created)" : "", nfiles, nfiles == 1 ? "" : "s", snap);
+    fl_ice_table_free(t);
+    fl_arena_free(&ar);
+    fl_cli_catalog_close(&c);
+    return rc;
+}
+
+int fl_cmd_load(int argc, char **argv)
+{
+    load_args a;
+    int u = parse_args(argc, argv, &a);
+    if (u) {
+        free_args(&a);
+        return u < 0 ? 0 : u;
+    }
+    fl_error err;
+    fl_error_clear(&err);
+    fl_status rc = run_load(&a, &err);
+    free_args(&a);
+    if (rc != FL_OK) {
+        fprintf(stderr, "floe load: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}

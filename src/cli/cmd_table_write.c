@@ -1,0 +1,769 @@
+/*
+ * cmd_table_write.c - the writing subcommands of `floe table`
+ * (cmd_table_write.h), each one transaction on a catalog table:
+ *
+ *   create TABLE --schema SPEC [--partition-by E]... [--sort-by E]...
+ *          [--property K=V]... [--identifier COL]... [--location URI]
+ *   drop TABLE [--purge]              register TABLE METADATA_FILE
+ *   add-column TABLE NAME TYPE [--parent P] [--required] [--default JSON] [--doc D]
+ *   drop-column TABLE COL             rename-column TABLE COL NEW_NAME
+ *   alter-column TABLE COL [--type T] [--optional] [--default JSON]
+ *          [--first | --after COL]
+ *   add-partition TABLE EXPR          drop-partition TABLE NAME|EXPR
+ *   set-sort TABLE [EXPR]...          (no EXPR = unsorted)
+ *   set-properties TABLE [K=V]... [--unset K]...
+ *   delete TABLE --where "col op value"...
+ *   rollback TABLE --to ID | --to-time TS       set-current TABLE ID
+ *   create-branch TABLE NAME [--snapshot ID]    create-tag TABLE NAME [--snapshot ID]
+ *   drop-ref TABLE NAME
+ *   expire TABLE [--older-than TS] [--retain-last N]
+ *   remove-orphans TABLE [--older-than TS] [--dry-run]
+ *   rewrite-manifests TABLE           compact TABLE [--force]
+ *
+ * TS is epoch milliseconds or a timestamp ("2024-01-31 13:00:00", UTC
+ * unless an offset is given). Every command also takes --catalog and
+ * --warehouse. Results go to stderr as one line (stdout for listings).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd_table_write.h"
+#include "cli/textparse.h"
+#include "floe/ice_table.h"
+#include "floe/s3.h"
+
+/* ---- catalog plumbing ---- */
+
+static fl_status mkdirs(const char *path, fl_error *err)
+{
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof buf)
+        return fl_errorf(err, FL_EINVAL, "%s: path too long", path);
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return fl_errorf(err, FL_EIO, "mkdir %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return fl_errorf(err, FL_EIO, "mkdir %s: %s", buf, strerror(errno));
+    return FL_OK;
+}
+
+static bool is_uri(const char *s) { return strstr(s, "://") != NULL; }
+
+fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
+                              fl_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!uri)
+        uri = getenv("FLOE_CATALOG");
+    if (!uri || !*uri)
+        uri = "sqlite:./warehouse/catalog.db";
+    if (!warehouse)
+        warehouse = getenv("FLOE_WAREHOUSE");
+    if (!warehouse || !*warehouse)
+        warehouse = "./warehouse";
+    if (!strncmp(warehouse, "file:", 5) && !is_uri(warehouse))
+        warehouse += 5;
+    if (!is_uri(warehouse)) {
+        FL_TRY(mkdirs(warehouse, err));
+        char abs[PATH_MAX];
+        if (!realpath(warehouse, abs))
+            return fl_errorf(err, FL_EIO, "%s: %s", warehouse, strerror(errno));
+        c->warehouse = strdup(abs);
+    } else {
+        c->warehouse = strdup(warehouse);
+    }
+    if (!c->warehouse)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (!strncmp(uri, "sqlite:", 7)) {
+        /* the database's directory must exist */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", uri + 7);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            fl_status rc = mkdirs(dir, err);
+            if (rc != FL_OK) {
+                fl_cli_catalog_close(c);
+                return rc;
+            }
+        }
+    }
+    fl_status rc = fl_fileio_default(NULL, &c->io, err);
+    if (rc == FL_OK)
+        rc = fl_catalog_open_uri(uri, NULL, c->warehouse, c->io, &c->cat, err);
+    if (rc != FL_OK) {
+        fl_cli_catalog_close(c);
+        return fl_error_prefix(err, "catalog %s", uri);
+    }
+    return FL_OK;
+}
+
+void fl_cli_catalog_close(fl_cli_catalog *c)
+{
+    fl_catalog_close(c->cat);
+    fl_fileio_destroy(c->io);
+    free(c->warehouse);
+    memset(c, 0, sizeof *c);
+}
+
+fl_status fl_cli_ensure_namespace(fl_cli_catalog *c, const fl_table_ident *id, fl_error *err)
+{
+    if (!id->ns.nlevels)
+        return FL_OK;
+    /* create each level (nested namespaces need their parents) */
+    for (uint32_t n = 1; n <= id->ns.nlevels; n++) {
+        fl_namespace ns = {n, id->ns.levels};
+        fl_error e2;
+        fl_status rc = c->cat->ops->create_namespace(c->cat, &ns, NULL, &e2);
+        if (rc != FL_OK && rc != FL_EEXIST) {
+            if (err)
+                *err = e2;
+            return rc;
+        }
+    }
+    return FL_OK;
+}
+
+/* ---- arguments ---- */
+
+typedef struct targs {
+    const char *cmd;
+    const char *pos[16];
+    int npos;
+    const char *names[64];
+    const char *vals[64];
+    int nopts;
+    const char *catalog, *warehouse;
+} targs;
+
+static const char *const FLAGS[] = {"--purge", "--dry-run", "--optional", "--first", "--required",
+                                    "--force", "--quiet"};
+
+static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage_line)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            printf("usage: floe table %s %s\n", a->cmd, usage_line);
+            return -1;
+        }
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (a->npos == 16) {
+                fprintf(stderr, "floe table %s: too many arguments\n", a->cmd);
+                return 2;
+            }
+            a->pos[a->npos++] = arg;
+            continue;
+        }
+        if (a->nopts == 64) {
+            fprintf(stderr, "floe table %s: too many options\n", a->cmd);
+            return 2;
+        }
+        bool flag = false;
+        for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
+            flag |= !strcmp(arg, FLAGS[k]);
+        const char *eq = strchr(arg, '=');
+        if (flag) {
+            a->names[a->nopts] = arg;
+            a->vals[a->nopts++] = "";
+            continue;
+        }
+        const char *val;
+        char *name;
+        if (eq) {
+            name = strndup(arg, (size_t)(eq - arg));
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, arg);
+                return 2;
+            }
+            name = strdup(arg);
+            val = argv[++i];
+        }
+        if (!name)
+            return 1;
+        if (!strcmp(name, "--catalog"))
+            a->catalog = val;
+        else if (!strcmp(name, "--warehouse"))
+            a->warehouse = val;
+        else {
+            a->names[a->nopts] = arg; /* keep argv's storage for the name */
+            a->vals[a->nopts++] = val;
+            /* names compare by prefix up to '=' below */
+        }
+        free(name);
+    }
+    if (a->npos < min_pos) {
+        fprintf(stderr, "usage: floe table %s %s\n", a->cmd, usage_line);
+        return 2;
+    }
+    return 0;
+}
+
+static bool name_is(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static const char *opt(const targs *a, const char *name)
+{
+    for (int i = 0; i < a->nopts; i++)
+        if (name_is(a->names[i], name))
+            return a->vals[i];
+    return NULL;
+}
+
+static int opt_all(const targs *a, const char *name, const char **out)
+{
+    int n = 0;
+    for (int i = 0; i < a->nopts; i++)
+        if (name_is(a->names[i], name))
+            out[n++] = a->vals[i];
+    return n;
+}
+
+static bool known_opts(const targs *a, const char *const *allowed)
+{
+    for (int i = 0; i < a->nopts; i++) {
+        bool ok = false;
+        for (const char *const *p = allowed; *p && !ok; p++)
+            ok = name_is(a->names[i], *p);
+        if (!ok) {
+            fprintf(stderr, "floe table %s: unknown option '%s'\n", a->cmd, a->names[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Epoch ms or a timestamp text. */
+static bool parse_time_ms(const char *s, int64_t *ms)
+{
+    if (fl_parse_int64(s, strlen(s), ms))
+        return true;
+    int64_t us;
+    bool zone;
+    if (!fl_parse_timestamp(s, strlen(s), 6, &us, &zone))
+        return false;
+    *ms = us / 1000;
+    return true;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- running one transaction ---- */
+
+typedef struct tctx {
+    targs a;
+    fl_cli_catalog c;
+    fl_arena arena;
+    fl_table_ident id;
+    fl_ice_table *t;
+    fl_ice_txn *x;
+    fl_error err;
+} tctx;
+
+static fl_status ctx_open(tctx *c, bool load, fl_error *err)
+{
+    fl_arena_init(&c->arena, 0);
+    FL_TRY(fl_cli_catalog_open(c->a.catalog, c->a.warehouse, &c->c, err));
+    FL_TRY(fl_table_ident_parse(c->a.pos[0], &c->arena, &c->id, err));
+    if (!load)
+        return FL_OK;
+    FL_TRY(fl_ice_table_load(c->c.cat, &c->id, &c->t, err));
+    return fl_ice_txn_begin(c->t, &c->x, err);
+}
+
+static void ctx_close(tctx *c)
+{
+    fl_ice_txn_abort(c->x);
+    fl_ice_table_free(c->t);
+    if (c->c.cat || c->c.io)
+        fl_cli_catalog_close(&c->c);
+    fl_arena_free(&c->arena);
+}
+
+static int finish(tctx *c, fl_status rc, const char *what)
+{
+    int64_t snap = -1;
+    if (rc == FL_OK && c->x) {
+        fl_ice_txn *x = c->x;
+        c->x = NULL;
+        rc = fl_ice_txn_commit(x, &snap, &c->err);
+    }
+    if (rc != FL_OK) {
+        fprintf(stderr, "floe table %s: %s\n", c->a.cmd, c->err.msg);
+        ctx_close(c);
+        return 1;
+    }
+    if (what)
+        fprintf(stderr, "floe table %s: %s %s", c->a.cmd, c->a.pos[0], what);
+    if (what && snap >= 0)
+        fprintf(stderr, " (snapshot %" PRId64 ")", snap);
+    if (what)
+        fprintf(stderr, "\n");
+    ctx_close(c);
+    return 0;
+}
+
+#define BEGIN(min_pos, usage_line, load, ...)                                                      \
+    tctx c;                                                                                        \
+    memset(&c, 0, sizeof c);                                                                       \
+    {                                                                                              \
+        int u_ = parse(argc, argv, &c.a, min_pos, usage_line);                                     \
+        static const char *const allowed_[] = {__VA_ARGS__, NULL};                                 \
+        if (u_)                                                                                    \
+            return u_ < 0 ? 0 : u_;                                                                \
+        if (!known_opts(&c.a, allowed_))                                                           \
+            return 2;                                                                              \
+    }                                                                                              \
+    fl_error_clear(&c.err);                                                                        \
+    fl_status rc = ctx_open(&c, load, &c.err);                                                     \
+    if (rc != FL_OK)                                                                               \
+        return finish(&c, rc, NULL);
+
+/* ---- create / drop / register ---- */
+
+static int cmd_create(int argc, char **argv)
+{
+    BEGIN(1, "TABLE --schema SPEC [--partition-by E]... [--sort-by E]... [--property K=V]... "
+             "[--identifier COL]... [--location URI]",
+          false, "--schema", "--partition-by", "--sort-by", "--property", "--identifier",
+          "--location");
+    const char *spec = opt(&c.a, "--schema");
+    if (!spec) {
+        fprintf(stderr, "floe table create: --schema is required\n");
+        ctx_close(&c);
+        return 2;
+    }
+    const char *parts[64], *sorts[64], *props[64], *idents[64];
+    int np = opt_all(&c.a, "--partition-by", parts), ns = opt_all(&c.a, "--sort-by", sorts);
+    int nprops = opt_all(&c.a, "--property", props), ni = opt_all(&c.a, "--identifier", idents);
+    fl_ice_kv kv[64];
+    for (int i = 0; i < nprops; i++) {
+        const char *e = strchr(props[i], '=');
+        if (!e) {
+            fprintf(stderr, "floe table create: --property takes KEY=VALUE\n");
+            ctx_close(&c);
+            return 2;
+        }
+        kv[i].key = fl_arena_strndup(&c.arena, props[i], (size_t)(e - props[i]));
+        kv[i].value = e + 1;
+    }
+    fl_schema s;
+    rc = fl_parse_schema_spec(spec, &c.arena, &s, &c.err);
+    if (rc != FL_OK)
+        fl_error_prefix(&c.err, "--schema");
+    if (rc == FL_OK)
+        rc = fl_cli_ensure_namespace(&c.c, &c.id, &c.err);
+    fl_ice_map pm = {(uint32_t)nprops, kv};
+    fl_ice_create_options o = {.schema = &s, .identifier_fields = idents,
+                               .nidentifier_fields = (uint32_t)ni, .partition_by = parts,
+                               .npartition_by = (uint32_t)np, .sort_by = sorts,
+                               .nsort_by = (uint32_t)ns, .properties = &pm,
+                               .location = opt(&c.a, "--location")};
+    if (rc == FL_OK)
+        rc = fl_ice_table_create(c.c.cat, &c.id, &o, &c.t, &c.err);
+    return finish(&c, rc, "created");
+}
+
+static int cmd_drop(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [--purge]", false, "--purge");
+    rc = fl_ice_table_drop(c.c.cat, &c.id, opt(&c.a, "--purge") != NULL, &c.err);
+    return finish(&c, rc, opt(&c.a, "--purge") ? "dropped and purged" : "dropped");
+}
+
+static int cmd_register(int argc, char **argv)
+{
+    BEGIN(2, "TABLE METADATA_FILE", false, "--x-none");
+    rc = fl_cli_ensure_namespace(&c.c, &c.id, &c.err);
+    if (rc == FL_OK)
+        rc = fl_ice_table_register(c.c.cat, &c.id, c.a.pos[1], &c.t, &c.err);
+    return finish(&c, rc, "registered");
+}
+
+/* ---- schema ---- */
+
+static fl_status parse_type(const char *s, fl_arena *a, fl_type *t, fl_error *err)
+{
+    const char *p = s;
+    int32_t next = 1;
+    FL_TRY(fl_parse_type_spec(&p, a, &next, t, err));
+    while (*p == ' ')
+        p++;
+    if (*p)
+        return fl_errorf(err, FL_ESYNTAX, "type '%s': unexpected '%s'", s, p);
+    return FL_OK;
+}
+
+static int cmd_add_column(int argc, char **argv)
+{
+    BEGIN(3, "TABLE NAME TYPE [--parent P] [--required] [--default JSON] [--doc D]", true,
+          "--parent", "--required", "--default", "--doc");
+    fl_type t;
+    rc = parse_type(c.a.pos[2], &c.arena, &t, &c.err);
+    if (rc == FL_OK)
+        rc = fl_ice_txn_add_column(c.x, opt(&c.a, "--parent"), c.a.pos[1], &t,
+                                   !opt(&c.a, "--required"), opt(&c.a, "--doc"),
+                                   opt(&c.a, "--default"), &c.err);
+    return finish(&c, rc, "column added");
+}
+
+static int cmd_drop_column(int argc, char **argv)
+{
+    BEGIN(2, "TABLE COLUMN", true, "--x-none");
+    rc = fl_ice_txn_drop_column(c.x, c.a.pos[1], &c.err);
+    return finish(&c, rc, "column dropped");
+}
+
+static int cmd_rename_column(int argc, char **argv)
+{
+    BEGIN(3, "TABLE COLUMN NEW_NAME", true, "--x-none");
+    rc = fl_ice_txn_rename_column(c.x, c.a.pos[1], c.a.pos[2], &c.err);
+    return finish(&c, rc, "column renamed");
+}
+
+static int cmd_alter_column(int argc, char **argv)
+{
+    BEGIN(2, "TABLE COLUMN [--type T] [--optional] [--default JSON] [--first | --after COL]",
+          true, "--type", "--optional", "--default", "--first", "--after");
+    const char *type = opt(&c.a, "--type");
+    if (!type && !opt(&c.a, "--optional") && !opt(&c.a, "--default") &&
+        !opt(&c.a, "--first") && !opt(&c.a, "--after")) {
+        fprintf(stderr, "floe table alter-column: nothing to change\n");
+        ctx_close(&c);
+        return 2;
+    }
+    if (type) {
+        fl_type t;
+        rc = parse_type(type, &c.arena, &t, &c.err);
+        if (rc == FL_OK)
+            rc = fl_ice_txn_update_column_type(c.x, c.a.pos[1], &t, &c.err);
+    }
+    if (rc == FL_OK && opt(&c.a, "--optional"))
+        rc = fl_ice_txn_make_column_optional(c.x, c.a.pos[1], &c.err);
+    if (rc == FL_OK && opt(&c.a, "--default"))
+        rc = fl_ice_txn_set_column_default(c.x, c.a.pos[1], opt(&c.a, "--default"), &c.err);
+    if (rc == FL_OK && (opt(&c.a, "--first") || opt(&c.a, "--after")))
+        rc = fl_ice_txn_move_column(c.x, c.a.pos[1], opt(&c.a, "--after"),
+                                    opt(&c.a, "--first") != NULL, &c.err);
+    return finish(&c, rc, "column altered");
+}
+
+/* ---- partitioning, sorting, properties ---- */
+
+static int cmd_add_partition(int argc, char **argv)
+{
+    BEGIN(2, "TABLE EXPR", true, "--x-none");
+    rc = fl_ice_txn_add_partition_field(c.x, c.a.pos[1], &c.err);
+    return finish(&c, rc, "partition field added");
+}
+
+static int cmd_drop_partition(int argc, char **argv)
+{
+    BEGIN(2, "TABLE NAME|EXPR", true, "--x-none");
+    rc = fl_ice_txn_remove_partition_field(c.x, c.a.pos[1], &c.err);
+    return finish(&c, rc, "partition field removed");
+}
+
+static int cmd_set_sort(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [EXPR]...", true, "--x-none");
+    rc = fl_ice_txn_set_sort_order(c.x, c.a.pos + 1, (uint32_t)(c.a.npos - 1), &c.err);
+    return finish(&c, rc, c.a.npos > 1 ? "sort order set" : "unsorted");
+}
+
+static int cmd_set_properties(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [KEY=VALUE]... [--unset KEY]...", true, "--unset");
+    fl_ice_kv kv[16];
+    uint32_t n = 0;
+    for (int i = 1; i < c.a.npos && rc == FL_OK; i++) {
+        const char *e = strchr(c.a.pos[i], '=');
+        if (!e || e == c.a.pos[i]) {
+            rc = fl_errorf(&c.err, FL_EINVAL, "'%s': expected KEY=VALUE", c.a.pos[i]);
+            break;
+        }
+        kv[n].key = fl_arena_strndup(&c.arena, c.a.pos[i], (size_t)(e - c.a.pos[i]));
+        kv[n++].value = e + 1;
+    }
+    const char *unset[64];
+    int nu = opt_all(&c.a, "--unset", unset);
+    fl_ice_map set = {n, kv};
+    if (rc == FL_OK)
+        rc = fl_ice_txn_set_properties(c.x, &set, unset, (uint32_t)nu, &c.err);
+    return finish(&c, rc, "properties updated");
+}
+
+/* ---- delete ---- */
+
+static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a,
+                             fl_col_pred *out, fl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = w;
+    while (*p == ' ')
+        p++;
+    const char *ns = p;
+    while (*p && !strchr("=!<> ", *p))
+        p++;
+    size_t nl = (size_t)(p - ns);
+    if (!nl)
+        return fl_errorf(err, FL_ESYNTAX, "--where '%s': expected 'column op value'", w);
+    char *name = fl_arena_strndup(a, ns, nl);
+    if (!name)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    const fl_field *f = fl_schema_find_name(schema, name);
+    if (!f)
+        return fl_errorf(err, FL_ENOTFOUND, "--where: no column '%s'", name);
+    if (fl_type_is_nested(&f->type) || f->type.id == 0)
+        return fl_errorf(err, FL_EUNSUPPORTED, "--where: column '%s' is not a primitive", name);
+    out->column = name;
+    out->field_id = f->field_id;
+    while (*p == ' ')
+        p++;
+    static const struct {
+        const char *tok;
+        fl_cmp_op op;
+    } ops[] = {{"is not null", FL_CMP_NOT_NULL}, {"is null", FL_CMP_IS_NULL}, {"==", FL_CMP_EQ},
+               {"!=", FL_CMP_NE}, {"<>", FL_CMP_NE}, {"<=", FL_CMP_LE}, {">=", FL_CMP_GE},
+               {"=", FL_CMP_EQ}, {"<", FL_CMP_LT}, {">", FL_CMP_GT}};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (!strncasecmp(p, ops[k].tok, strlen(ops[k].tok)))
+            break;
+    if (k == sizeof ops / sizeof ops[0])
+        return fl_errorf(err, FL_ESYNTAX, "--where '%s': unknown operator at '%s'", w, p);
+    out->op = ops[k].op;
+    p += strlen(ops[k].tok);
+    while (*p == ' ')
+        p++;
+    if (out->op == FL_CMP_IS_NULL || out->op == FL_CMP_NOT_NULL) {
+        if (*p)
+            return fl_errorf(err, FL_ESYNTAX, "--where '%s': unexpected '%s'", w, p);
+        return FL_OK;
+    }
+    size_t len = strlen(p);
+    while (len && p[len - 1] == ' ')
+        len--;
+    if (len >= 2 && (p[0] == '\'' || p[0] == '"') && p[len - 1] == p[0]) {
+        p++;
+        len -= 2;
+    } else if (!len) {
+        return fl_errorf(err, FL_ESYNTAX, "--where '%s': missing value", w);
+    }
+    fl_status rc = fl_parse_value(&f->type, p, len, a, &out->value, err);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "--where '%s'", w);
+    return FL_OK;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+    BEGIN(1, "TABLE --where \"col op value\"... (all rows: --where all)", true, "--where");
+    const char *w[64];
+    int nw = opt_all(&c.a, "--where", w);
+    if (!nw) {
+        fprintf(stderr, "floe table delete: --where is required (--where all deletes every row)\n");
+        ctx_close(&c);
+        return 2;
+    }
+    const fl_ice_schema *s = fl_ice_metadata_current_schema(fl_ice_txn_metadata(c.x));
+    fl_col_pred terms[64];
+    uint32_t nt = 0;
+    for (int i = 0; i < nw && rc == FL_OK; i++) {
+        if (!strcasecmp(w[i], "all"))
+            continue;
+        rc = s ? parse_where(w[i], &s->schema, &c.arena, &terms[nt++], &c.err)
+               : fl_errorf(&c.err, FL_ECORRUPT, "no current schema");
+    }
+    fl_predicate pred = {nt, terms};
+    int64_t deleted = 0;
+    if (rc == FL_OK)
+        rc = fl_ice_delete_where(c.x, &pred, &deleted, &c.err);
+    char msg[64];
+    snprintf(msg, sizeof msg, "%" PRId64 " rows deleted", deleted);
+    return finish(&c, rc, msg);
+}
+
+/* ---- snapshots and refs ---- */
+
+static bool parse_id(const char *s, int64_t *v) { return fl_parse_int64(s, strlen(s), v); }
+
+static int cmd_rollback(int argc, char **argv)
+{
+    BEGIN(1, "TABLE --to SNAPSHOT_ID | --to-time TS", true, "--to", "--to-time");
+    const char *to = opt(&c.a, "--to"), *tt = opt(&c.a, "--to-time");
+    int64_t v;
+    if ((!to == !tt) || (to && !parse_id(to, &v)) || (tt && !parse_time_ms(tt, &v))) {
+        fprintf(stderr, "usage: floe table rollback TABLE --to SNAPSHOT_ID | --to-time TS\n");
+        ctx_close(&c);
+        return 2;
+    }
+    rc = to ? fl_ice_txn_rollback_to(c.x, v, &c.err) : fl_ice_txn_rollback_to_time(c.x, v, &c.err);
+    return finish(&c, rc, "rolled back");
+}
+
+static int cmd_set_current(int argc, char **argv)
+{
+    BEGIN(2, "TABLE SNAPSHOT_ID", true, "--x-none");
+    int64_t v;
+    if (!parse_id(c.a.pos[1], &v)) {
+        fprintf(stderr, "floe table set-current: bad snapshot id '%s'\n", c.a.pos[1]);
+        ctx_close(&c);
+        return 2;
+    }
+    rc = fl_ice_txn_set_current_snapshot(c.x, v, &c.err);
+    return finish(&c, rc, "current snapshot set");
+}
+
+static int create_ref(int argc, char **argv, bool tag)
+{
+    BEGIN(2, "TABLE NAME [--snapshot ID]", true, "--snapshot");
+    int64_t v = -1;
+    const char *s = opt(&c.a, "--snapshot");
+    if (s && !parse_id(s, &v)) {
+        fprintf(stderr, "floe table %s: bad snapshot id '%s'\n", c.a.cmd, s);
+        ctx_close(&c);
+        return 2;
+    }
+    rc = fl_ice_txn_create_ref(c.x, c.a.pos[1], tag, v, &c.err);
+    return finish(&c, rc, tag ? "tag created" : "branch created");
+}
+
+static int cmd_create_branch(int argc, char **argv) { return create_ref(argc, argv, false); }
+static int cmd_create_tag(int argc, char **argv) { return create_ref(argc, argv, true); }
+
+static int cmd_drop_ref(int argc, char **argv)
+{
+    BEGIN(2, "TABLE NAME", true, "--x-none");
+    rc = fl_ice_txn_remove_ref(c.x, c.a.pos[1], &c.err);
+    return finish(&c, rc, "ref dropped");
+}
+
+/* ---- maintenance ---- */
+
+static int cmd_expire(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [--older-than TS] [--retain-last N]", true, "--older-than", "--retain-last");
+    int64_t older = -1, keep = 0;
+    const char *o = opt(&c.a, "--older-than"), *r = opt(&c.a, "--retain-last");
+    if ((o && !parse_time_ms(o, &older)) || (r && (!parse_id(r, &keep) || keep < 1 ||
+                                                  keep > UINT32_MAX))) {
+        fprintf(stderr, "usage: floe table expire TABLE [--older-than TS] [--retain-last N>=1]\n");
+        ctx_close(&c);
+        return 2;
+    }
+    fl_ice_expire_result res = {0};
+    rc = fl_ice_txn_expire_snapshots(c.x, older, (uint32_t)keep, &res, &c.err);
+    if (rc == FL_OK) {
+        fl_ice_txn *x = c.x;
+        c.x = NULL;
+        rc = fl_ice_txn_commit(x, NULL, &c.err);
+    }
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "%" PRIu64 " snapshots expired; deleted %" PRIu64 " manifest lists, %" PRIu64
+             " manifests, %" PRIu64 " data files, %" PRIu64 " delete files",
+             res.snapshots_expired, res.manifest_lists_deleted, res.manifests_deleted,
+             res.data_files_deleted, res.delete_files_deleted);
+    return finish(&c, rc, msg);
+}
+
+static void print_orphan(void *ctx, const char *path)
+{
+    (void)ctx;
+    printf("%s\n", path);
+}
+
+static int cmd_remove_orphans(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [--older-than TS] [--dry-run]", true, "--older-than", "--dry-run");
+    int64_t older = now_ms() - 3 * 86400000LL;
+    const char *o = opt(&c.a, "--older-than");
+    if (o && !parse_time_ms(o, &older)) {
+        fprintf(stderr, "floe table remove-orphans: bad --older-than '%s'\n", o);
+        ctx_close(&c);
+        return 2;
+    }
+    fl_ice_txn_abort(c.x); /* no transaction needed */
+    c.x = NULL;
+    uint64_t n = 0;
+    bool dry = opt(&c.a, "--dry-run") != NULL;
+    rc = fl_ice_remove_orphan_files(c.t, older, dry, print_orphan, NULL, &n, &c.err);
+    char msg[64];
+    snprintf(msg, sizeof msg, "%" PRIu64 " orphan files %s", n, dry ? "found" : "removed");
+    return finish(&c, rc, msg);
+}
+
+static int cmd_rewrite_manifests(int argc, char **argv)
+{
+    BEGIN(1, "TABLE", true, "--x-none");
+    rc = fl_ice_txn_rewrite_manifests(c.x, &c.err);
+    return finish(&c, rc, "manifests rewritten");
+}
+
+static int cmd_compact(int argc, char **argv)
+{
+    BEGIN(1, "TABLE [--force]", true, "--force");
+    uint64_t rewritten = 0, added = 0;
+    rc = fl_ice_rewrite_data_files(c.x, opt(&c.a, "--force") != NULL, &rewritten, &added,
+                                   &c.err);
+    char msg[96];
+    snprintf(msg, sizeof msg, "%" PRIu64 " data files rewritten into %" PRIu64, rewritten, added);
+    return finish(&c, rc, msg);
+}
+
+static const fl_table_write_cmd commands[] = {
+    {"create", cmd_create, "create a table (--schema, --partition-by, --sort-by, --property)"},
+    {"drop", cmd_drop, "drop a table from the catalog (--purge deletes its files)"},
+    {"register", cmd_register, "register an existing metadata file as a table"},
+    {"add-column", cmd_add_column, "add a column: TABLE NAME TYPE [--parent P] [--default J]"},
+    {"drop-column", cmd_drop_column, "drop a column"},
+    {"rename-column", cmd_rename_column, "rename a column"},
+    {"alter-column", cmd_alter_column, "change type (promotion), optional, default, position"},
+    {"add-partition", cmd_add_partition, "add a partition field: \"day(ts)\", \"bucket(id, 8)\""},
+    {"drop-partition", cmd_drop_partition, "remove a partition field by name or expression"},
+    {"set-sort", cmd_set_sort, "set the sort order (no fields = unsorted)"},
+    {"set-properties", cmd_set_properties, "set KEY=VALUE properties, --unset KEY"},
+    {"delete", cmd_delete, "delete rows --where \"col op value\" (AND of several)"},
+    {"rollback", cmd_rollback, "roll back to an ancestor: --to ID | --to-time TS"},
+    {"set-current", cmd_set_current, "make a snapshot current"},
+    {"create-branch", cmd_create_branch, "create a branch [--snapshot ID]"},
+    {"create-tag", cmd_create_tag, "create a tag [--snapshot ID]"},
+    {"drop-ref", cmd_drop_ref, "drop a branch or tag"},
+    {"expire", cmd_expire, "expire snapshots [--older-than TS] [--retain-last N]"},
+    {"remove-orphans", cmd_remove_orphans, "delete unreferenced files [--older-than TS] [--dry-run]"},
+    {"rewrite-manifests", cmd_rewrite_manifests, "rewrite manifests clustered by partition"},
+    {"compact", cmd_compact, "rewrite small data files and files with deletes [--force]"},
+};
+
+const fl_table_write_cmd *fl_table_write_commands(size_t *n)
+{
+    *n = sizeof commands / sizeof commands[0];
+    return commands;
+}

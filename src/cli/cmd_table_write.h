@@ -1,0 +1,48 @@
+/*
+ * cmd_table_write.h - the writing subcommands of `floe table` (create, drop,
+ * evolution, delete, snapshot management, maintenance) and the catalog
+ * plumbing they share with `floe load`.
+ *
+ * The `floe table` dispatcher (cmd_table.c) looks a subcommand up in
+ * fl_table_write_commands(); each entry's run gets argv with argv[0] = the
+ * subcommand name and returns the exit status (0 ok, 1 failure, 2 usage).
+ *
+ * Catalog options (every command): --catalog URI (default $FLOE_CATALOG,
+ * else sqlite:./warehouse/catalog.db) and --warehouse DIR (default
+ * $FLOE_WAREHOUSE, else ./warehouse). Local warehouse paths are made
+ * absolute (and created) so table locations stay valid from any directory.
+ */
+#ifndef FLOE_CLI_CMD_TABLE_WRITE_H
+#define FLOE_CLI_CMD_TABLE_WRITE_H
+
+#include <stddef.h>
+
+#include "floe/arena.h"
+#include "floe/catalog.h"
+#include "floe/error.h"
+#include "floe/io.h"
+
+typedef struct fl_table_write_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help; /* one line */
+} fl_table_write_cmd;
+
+/* The table of writing subcommands (static storage). */
+const fl_table_write_cmd *fl_table_write_commands(size_t *n);
+
+/* An open catalog with its FileIO. */
+typedef struct fl_cli_catalog {
+    fl_fileio *io;
+    fl_catalog *cat;
+    char *warehouse; /* malloc'd absolute path or URI */
+} fl_cli_catalog;
+
+/* uri / warehouse may be NULL (environment, then defaults). */
+fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
+                              fl_error *err);
+void fl_cli_catalog_close(fl_cli_catalog *c);
+/* Creates the namespace of id when missing (FL_EEXIST is fine). */
+fl_status fl_cli_ensure_namespace(fl_cli_catalog *c, const fl_table_ident *id, fl_error *err);
+
+#endif

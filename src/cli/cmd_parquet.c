@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/where.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "floe/io.h"
@@ -575,68 +576,6 @@ static fl_status split_columns(const char *s, fl_arena *a, const char ***out, ui
     return FL_OK;
 }
 
-/* Parses "col op literal" against the file schema. */
-static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a, fl_col_pred *out,
-                             fl_error *err)
-{
-    memset(out, 0, sizeof *out);
-    const char *p = w;
-    while (*p == ' ')
-        p++;
-    const char *ns = p;
-    while (*p && !strchr("=!<> ", *p))
-        p++;
-    size_t nl = (size_t)(p - ns);
-    if (!nl)
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': expected 'column op value'", w);
-    char *name = fl_arena_strndup(a, ns, nl);
-    if (!name)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    const fl_field *f = fl_schema_find_name(schema, name);
-    if (!f)
-        return fl_errorf(err, FL_ENOTFOUND, "--where: no column '%s'", name);
-    if (fl_type_is_nested(&f->type))
-        return fl_errorf(err, FL_EUNSUPPORTED, "--where: column '%s' is nested", name);
-    out->column = name;
-    out->field_id = 0;
-    while (*p == ' ')
-        p++;
-    static const struct {
-        const char *tok;
-        fl_cmp_op op;
-    } ops[] = {{"is not null", FL_CMP_NOT_NULL}, {"is null", FL_CMP_IS_NULL}, {"==", FL_CMP_EQ},
-               {"!=", FL_CMP_NE}, {"<>", FL_CMP_NE}, {"<=", FL_CMP_LE}, {">=", FL_CMP_GE},
-               {"=", FL_CMP_EQ}, {"<", FL_CMP_LT}, {">", FL_CMP_GT}};
-    size_t k;
-    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
-        if (!strncasecmp(p, ops[k].tok, strlen(ops[k].tok)))
-            break;
-    if (k == sizeof ops / sizeof ops[0])
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': unknown operator at '%s'", w, p);
-    out->op = ops[k].op;
-    p += strlen(ops[k].tok);
-    while (*p == ' ')
-        p++;
-    if (out->op == FL_CMP_IS_NULL || out->op == FL_CMP_NOT_NULL) {
-        if (*p)
-            return fl_errorf(err, FL_ESYNTAX, "--where '%s': unexpected '%s'", w, p);
-        return FL_OK;
-    }
-    size_t len = strlen(p);
-    while (len && p[len - 1] == ' ')
-        len--;
-    if (len >= 2 && (p[0] == '\'' || p[0] == '"') && p[len - 1] == p[0]) {
-        p++;
-        len -= 2;
-    } else if (!len) {
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': missing value", w);
-    }
-    fl_status rc = fl_parse_value(&f->type, p, len, a, &out->value, err);
-    if (rc != FL_OK)
-        return fl_error_prefix(err, "--where '%s'", w);
-    return FL_OK;
-}
-
 static bool term_holds(const fl_col_pred *t, const fl_value *v)
 {
     switch (t->op) {
@@ -747,7 +686,7 @@ static fl_status run_cat(const cat_args *c, pq_handle *h, fl_arena *a, fl_error 
     if (!terms)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < c->nwheres; i++)
-        FL_TRY(parse_where(c->wheres[i], fs, a, &terms[i], err));
+        FL_TRY(fl_cli_parse_where(c->wheres[i], fs, a, &terms[i], err));
     fl_predicate pred = {.nterms = c->nwheres, .terms = terms};
     /* projection: the requested columns, then filter columns not among them */
     uint32_t nshow = c->columns ? c->ncolumns : fs->nfields;

@@ -37,6 +37,7 @@
 
 #include "cli/cmd_table_write.h"
 #include "cli/textparse.h"
+#include "cli/where.h"
 #include "floe/ice_table.h"
 #include "floe/s3.h"
 
@@ -521,67 +522,6 @@ static int cmd_set_properties(int argc, char **argv)
 
 /* ---- delete ---- */
 
-static fl_status parse_where(const char *w, const fl_schema *schema, fl_arena *a,
-                             fl_col_pred *out, fl_error *err)
-{
-    memset(out, 0, sizeof *out);
-    const char *p = w;
-    while (*p == ' ')
-        p++;
-    const char *ns = p;
-    while (*p && !strchr("=!<> ", *p))
-        p++;
-    size_t nl = (size_t)(p - ns);
-    if (!nl)
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': expected 'column op value'", w);
-    char *name = fl_arena_strndup(a, ns, nl);
-    if (!name)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    const fl_field *f = fl_schema_find_name(schema, name);
-    if (!f)
-        return fl_errorf(err, FL_ENOTFOUND, "--where: no column '%s'", name);
-    if (fl_type_is_nested(&f->type) || f->type.id == 0)
-        return fl_errorf(err, FL_EUNSUPPORTED, "--where: column '%s' is not a primitive", name);
-    out->column = name;
-    out->field_id = f->field_id;
-    while (*p == ' ')
-        p++;
-    static const struct {
-        const char *tok;
-        fl_cmp_op op;
-    } ops[] = {{"is not null", FL_CMP_NOT_NULL}, {"is null", FL_CMP_IS_NULL}, {"==", FL_CMP_EQ},
-               {"!=", FL_CMP_NE}, {"<>", FL_CMP_NE}, {"<=", FL_CMP_LE}, {">=", FL_CMP_GE},
-               {"=", FL_CMP_EQ}, {"<", FL_CMP_LT}, {">", FL_CMP_GT}};
-    size_t k;
-    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
-        if (!strncasecmp(p, ops[k].tok, strlen(ops[k].tok)))
-            break;
-    if (k == sizeof ops / sizeof ops[0])
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': unknown operator at '%s'", w, p);
-    out->op = ops[k].op;
-    p += strlen(ops[k].tok);
-    while (*p == ' ')
-        p++;
-    if (out->op == FL_CMP_IS_NULL || out->op == FL_CMP_NOT_NULL) {
-        if (*p)
-            return fl_errorf(err, FL_ESYNTAX, "--where '%s': unexpected '%s'", w, p);
-        return FL_OK;
-    }
-    size_t len = strlen(p);
-    while (len && p[len - 1] == ' ')
-        len--;
-    if (len >= 2 && (p[0] == '\'' || p[0] == '"') && p[len - 1] == p[0]) {
-        p++;
-        len -= 2;
-    } else if (!len) {
-        return fl_errorf(err, FL_ESYNTAX, "--where '%s': missing value", w);
-    }
-    fl_status rc = fl_parse_value(&f->type, p, len, a, &out->value, err);
-    if (rc != FL_OK)
-        return fl_error_prefix(err, "--where '%s'", w);
-    return FL_OK;
-}
-
 static int cmd_delete(int argc, char **argv)
 {
     BEGIN(1, "TABLE --where \"col op value\"... (all rows: --where all)", true, "--where");
@@ -598,7 +538,7 @@ static int cmd_delete(int argc, char **argv)
     for (int i = 0; i < nw && rc == FL_OK; i++) {
         if (!strcasecmp(w[i], "all"))
             continue;
-        rc = s ? parse_where(w[i], &s->schema, &c.arena, &terms[nt++], &c.err)
+        rc = s ? fl_cli_parse_where(w[i], &s->schema, &c.arena, &terms[nt++], &c.err)
                : fl_errorf(&c.err, FL_ECORRUPT, "no current schema");
     }
     fl_predicate pred = {nt, terms};

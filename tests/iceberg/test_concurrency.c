@@ -5,7 +5,7 @@
  * 1. Appends: 8 forked processes each commit 100 appends of a small real
  *    Parquet file (FLOE_CONCURRENCY_BATCHES overrides 100). Conflicts are
  *    absorbed by retries (commit.retry.num-retries is set high), so no
- *    process may fail (sanitizer builds default to 10 batches to fit the test
+ *    process may fail (sanitizer builds default to 40 batches to fit the test
  *    time budget; FLOE_CONCURRENCY_BATCHES=100 runs the full load); afterwards the table has exactly 8 * 100 append
  *    snapshots in one ancestry chain, total-records and a full scan agree
  *    with what was written, and every id is present exactly once (sum).
@@ -37,7 +37,7 @@ static const fl_ice_kv PROPS[] = {
 static int batches(void)
 {
     const char *v = getenv("FLOE_CONCURRENCY_BATCHES");
-    int dflt = TXN_TEST_SANITIZED ? 10 : 100;
+    int dflt = TXN_TEST_SANITIZED ? 40 : 100;
     int n = v ? atoi(v) : dflt;
     return n > 0 ? n : dflt;
 }

@@ -11,9 +11,9 @@
  * decimals by both 64-bit halves, strings by length and a byte, nulls by
  * position) so nothing can be skipped by the compiler or a lazy reader:
  * flat columns are summed per batch (vectorized, like DuckDB's aggregates),
- * other encodings and selected rows are folded row by row. --date-range keeps rows with LO <= COL <= HI (dates as
- * YYYY-MM-DD): the predicate prunes row groups/pages by statistics and
- * filters rows (the scan's selection vector); only selected rows count.
+ * other encodings and selected rows are folded row by row. --date-range keeps rows with LO <= COL
+ * <= HI (dates as YYYY-MM-DD): the predicate prunes row groups/pages by statistics and filters rows
+ * (the scan's selection vector); only selected rows count.
  *
  * Prints one JSON line: rows, seconds (wall, inside the process), checksum,
  * peak RSS (getrusage), bytes read and row groups pruned.
@@ -81,7 +81,7 @@ static uint64_t touch_flat(const fl_vector *b, uint32_t n)
         } else {                                                                                   \
             for (uint32_t i = 0; i < n; i++) {                                                     \
                 uint64_t m = 0 - (uint64_t)((b->validity[i >> 3] >> (i & 7)) & 1);                 \
-                acc += ((LOAD) & m) | ((uint64_t)i & ~m);                                          \
+                acc += ((LOAD)&m) | ((uint64_t)i & ~m);                                            \
             }                                                                                      \
         }                                                                                          \
     } while (0)
@@ -157,7 +157,8 @@ static uint64_t touch(const fl_vector *v, const uint32_t *sel, uint32_t n, uint6
  * reference keeps the benchmark honest either way. */
 typedef bool (*fl_bench_may_match_fn)(const fl_pq_leaf_info *, const fl_pq_statistics *, int64_t,
                                       const fl_col_pred *);
-__attribute__((used)) static volatile fl_bench_may_match_fn fl_bench_keep_stats = fl_pq_stats_may_match;
+__attribute__((used)) static volatile fl_bench_may_match_fn fl_bench_keep_stats =
+    fl_pq_stats_may_match;
 
 #define MAX_THREADS 64
 
@@ -210,7 +211,8 @@ static void *scan_worker_run(void *arg)
         w->rc = fl_parquet_scan_next(s, &b, &eof, &w->err);
         if (w->rc != FL_OK || eof)
             break;
-        /* with --date-range the scan's selection holds the matching rows (run.sh checks the count) */
+        /* with --date-range the scan's selection holds the matching rows (run.sh checks the count)
+         */
         uint32_t n = fl_batch_live_rows(&b);
         const uint32_t *sel = b.sel ? b.sel->idx : NULL;
         for (uint32_t c = 0; c < b.ncols; c++)
@@ -233,7 +235,8 @@ done:
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_parquet_scan FILE [--columns a,b] [--date-range COL LO HI]\n");
+        fprintf(stderr,
+                "usage: bench_parquet_scan FILE [--columns a,b] [--date-range COL LO HI]\n");
         return 2;
     }
     const char *path = argv[1];
@@ -310,7 +313,8 @@ int main(int argc, char **argv)
     free(colbuf);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("{\"rows\":%" PRIu64 ",\"seconds\":%.4f,\"checksum\":\"%016" PRIx64 "\",\"maxrss_kb\":%ld,"
+    printf("{\"rows\":%" PRIu64 ",\"seconds\":%.4f,\"checksum\":\"%016" PRIx64
+           "\",\"maxrss_kb\":%ld,"
            "\"bytes_read\":%" PRIu64 ",\"row_groups_pruned\":%u,\"row_groups\":%u}\n",
            rows, secs, h, ru.ru_maxrss, bytes_read, pruned, total);
     return 0;

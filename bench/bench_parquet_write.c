@@ -38,11 +38,12 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-static const char *const WORDS[] = {"furiously", "carefully", "quickly", "slyly", "blithely",
-                                    "final", "ironic", "regular", "express", "pending",
-                                    "deposits", "requests", "accounts", "packages", "theodolites",
-                                    "foxes", "pinto", "beans", "instructions", "dependencies"};
-static const char *const INSTRUCT[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"};
+static const char *const WORDS[] = {
+    "furiously",   "carefully", "quickly", "slyly",    "blithely",     "final",       "ironic",
+    "regular",     "express",   "pending", "deposits", "requests",     "accounts",    "packages",
+    "theodolites", "foxes",     "pinto",   "beans",    "instructions", "dependencies"};
+static const char *const INSTRUCT[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
+                                       "TAKE BACK RETURN"};
 static const char *const MODES[] = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
 static const char *const FLAGS[] = {"A", "N", "R"};
 static const char *const STATUS[] = {"O", "F"};
@@ -52,14 +53,14 @@ static fl_field fields[NCOL];
 
 static void schema(fl_schema *s)
 {
-    const char *names[NCOL] = {"l_orderkey", "l_partkey", "l_suppkey", "l_linenumber",
-                               "l_quantity", "l_extendedprice", "l_discount", "l_tax",
-                               "l_returnflag", "l_linestatus", "l_shipdate", "l_commitdate",
-                               "l_receiptdate", "l_shipinstruct", "l_shipmode", "l_comment"};
-    fl_type_id ids[NCOL] = {FL_TYPE_INT64, FL_TYPE_INT64, FL_TYPE_INT64, FL_TYPE_INT32,
+    const char *names[NCOL] = {"l_orderkey",    "l_partkey",       "l_suppkey",  "l_linenumber",
+                               "l_quantity",    "l_extendedprice", "l_discount", "l_tax",
+                               "l_returnflag",  "l_linestatus",    "l_shipdate", "l_commitdate",
+                               "l_receiptdate", "l_shipinstruct",  "l_shipmode", "l_comment"};
+    fl_type_id ids[NCOL] = {FL_TYPE_INT64,   FL_TYPE_INT64,   FL_TYPE_INT64,   FL_TYPE_INT32,
                             FL_TYPE_DECIMAL, FL_TYPE_DECIMAL, FL_TYPE_DECIMAL, FL_TYPE_DECIMAL,
-                            FL_TYPE_STRING, FL_TYPE_STRING, FL_TYPE_DATE, FL_TYPE_DATE,
-                            FL_TYPE_DATE, FL_TYPE_STRING, FL_TYPE_STRING, FL_TYPE_STRING};
+                            FL_TYPE_STRING,  FL_TYPE_STRING,  FL_TYPE_DATE,    FL_TYPE_DATE,
+                            FL_TYPE_DATE,    FL_TYPE_STRING,  FL_TYPE_STRING,  FL_TYPE_STRING};
     for (int i = 0; i < NCOL; i++) {
         memset(&fields[i], 0, sizeof fields[i]);
         fields[i].name = names[i];
@@ -137,24 +138,30 @@ static fl_status fill(fl_batch *b, uint64_t first, uint32_t n, fl_error *err)
 
 static void duckdb_sql(uint64_t rows)
 {
-    printf("COPY (SELECT (r // 4 + 1)::BIGINT l_orderkey, (h %% 200000 + 1)::BIGINT l_partkey, "
-           "((h >> 20) %% 10000 + 1)::BIGINT l_suppkey, (r %% 4 + 1)::INT l_linenumber, "
-           "(((h >> 8) %% 50) + 1)::DECIMAL(15,2) l_quantity, "
-           "((((h >> 8) %% 50) + 1) * (900 + (h >> 30) %% 200))::DECIMAL(15,2) l_extendedprice, "
-           "(((h >> 40) %% 11) / 100)::DECIMAL(15,2) l_discount, (((h >> 44) %% 9) / 100)::DECIMAL(15,2) l_tax, "
-           "['A','N','R'][(h >> 5) %% 3 + 1] l_returnflag, ['O','F'][(h >> 7) %% 2 + 1] l_linestatus, "
-           "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT l_shipdate, "
-           "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT + ((h >> 16) %% 60)::INT - 30 l_commitdate, "
-           "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT + 1 + ((h >> 24) %% 30)::INT l_receiptdate, "
-           "['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'][(h >> 9) %% 4 + 1] l_shipinstruct, "
-           "['REG AIR','AIR','RAIL','SHIP','TRUCK','MAIL','FOB'][(h >> 11) %% 7 + 1] l_shipmode, "
-           "array_to_string(list_transform(range(2 + (h %% 4)::INT), k -> "
-           "['furiously','carefully','quickly','slyly','blithely','final','ironic','regular','express',"
-           "'pending','deposits','requests','accounts','packages','theodolites','foxes','pinto','beans',"
-           "'instructions','dependencies'][((h >> (8 + 5 * k)) %% 20)::INT + 1]), ' ') l_comment "
-           "FROM (SELECT range r, (hash(range) >> 1)::BIGINT h FROM range(%llu))) TO '/tmp/duck-lineitem.parquet' "
-           "(FORMAT parquet, COMPRESSION zstd)\n",
-           (unsigned long long)rows);
+    printf(
+        "COPY (SELECT (r // 4 + 1)::BIGINT l_orderkey, (h %% 200000 + 1)::BIGINT l_partkey, "
+        "((h >> 20) %% 10000 + 1)::BIGINT l_suppkey, (r %% 4 + 1)::INT l_linenumber, "
+        "(((h >> 8) %% 50) + 1)::DECIMAL(15,2) l_quantity, "
+        "((((h >> 8) %% 50) + 1) * (900 + (h >> 30) %% 200))::DECIMAL(15,2) l_extendedprice, "
+        "(((h >> 40) %% 11) / 100)::DECIMAL(15,2) l_discount, (((h >> 44) %% 9) / "
+        "100)::DECIMAL(15,2) l_tax, "
+        "['A','N','R'][(h >> 5) %% 3 + 1] l_returnflag, ['O','F'][(h >> 7) %% 2 + 1] l_linestatus, "
+        "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT l_shipdate, "
+        "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT + ((h >> 16) %% 60)::INT - 30 l_commitdate, "
+        "DATE '1992-01-01' + ((h >> 12) %% 2526)::INT + 1 + ((h >> 24) %% 30)::INT l_receiptdate, "
+        "['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'][(h >> 9) %% 4 + 1] "
+        "l_shipinstruct, "
+        "['REG AIR','AIR','RAIL','SHIP','TRUCK','MAIL','FOB'][(h >> 11) %% 7 + 1] l_shipmode, "
+        "array_to_string(list_transform(range(2 + (h %% 4)::INT), k -> "
+        "['furiously','carefully','quickly','slyly','blithely','final','ironic','regular','express'"
+        ","
+        "'pending','deposits','requests','accounts','packages','theodolites','foxes','pinto','"
+        "beans',"
+        "'instructions','dependencies'][((h >> (8 + 5 * k)) %% 20)::INT + 1]), ' ') l_comment "
+        "FROM (SELECT range r, (hash(range) >> 1)::BIGINT h FROM range(%llu))) TO "
+        "'/tmp/duck-lineitem.parquet' "
+        "(FORMAT parquet, COMPRESSION zstd)\n",
+        (unsigned long long)rows);
 }
 
 int main(int argc, char **argv)

@@ -61,14 +61,16 @@ static char *metadata_json(const char *dir, const char *list, int64_t snap)
                  "\"snapshots\":[],\"snapshot-log\":[],\"metadata-log\":[]}",
                  dir, SCHEMA);
     else
-        snprintf(buf, 8192,
-                 "{\"format-version\":2,\"table-uuid\":\"5c0e6d8a-2d7c-4d0e-9a55-000000000001\","
-                 "\"location\":\"%s\",\"last-sequence-number\":1,\"last-updated-ms\":1,"
-                 "\"last-column-id\":2,\"current-schema-id\":0,%s,\"current-snapshot-id\":%" PRId64 ","
-                 "\"snapshots\":[{\"snapshot-id\":%" PRId64 ",\"sequence-number\":1,\"timestamp-ms\":1,"
-                 "\"manifest-list\":\"%s\",\"summary\":{\"operation\":\"append\"},\"schema-id\":0}],"
-                 "\"snapshot-log\":[{\"timestamp-ms\":1,\"snapshot-id\":%" PRId64 "}],\"metadata-log\":[]}",
-                 dir, SCHEMA, snap, snap, list, snap);
+        snprintf(
+            buf, 8192,
+            "{\"format-version\":2,\"table-uuid\":\"5c0e6d8a-2d7c-4d0e-9a55-000000000001\","
+            "\"location\":\"%s\",\"last-sequence-number\":1,\"last-updated-ms\":1,"
+            "\"last-column-id\":2,\"current-schema-id\":0,%s,\"current-snapshot-id\":%" PRId64 ","
+            "\"snapshots\":[{\"snapshot-id\":%" PRId64 ",\"sequence-number\":1,\"timestamp-ms\":1,"
+            "\"manifest-list\":\"%s\",\"summary\":{\"operation\":\"append\"},\"schema-id\":0}],"
+            "\"snapshot-log\":[{\"timestamp-ms\":1,\"snapshot-id\":%" PRId64
+            "}],\"metadata-log\":[]}",
+            dir, SCHEMA, snap, snap, list, snap);
     return buf;
 }
 
@@ -79,7 +81,8 @@ static int build(fl_fileio *io, const char *dir, uint32_t nman, uint32_t per, co
     fl_arena_init(&a, 0);
     char *js = metadata_json(dir, NULL, 0);
     fl_ice_metadata m;
-    if (!js || fl_ice_metadata_parse((const uint8_t *)js, strlen(js), "bench", &a, &m, &err) != FL_OK)
+    if (!js ||
+        fl_ice_metadata_parse((const uint8_t *)js, strlen(js), "bench", &a, &m, &err) != FL_OK)
         return die("metadata", &err);
     free(js);
     int64_t snap = 42;
@@ -106,16 +109,33 @@ static int build(fl_fileio *io, const char *dir, uint32_t nman, uint32_t per, co
             memcpy(lob, &lo, 8);
             memcpy(hib, &hi, 8);
             fl_ice_column_metrics cm[2] = {
-                {.field_id = 1, .column_size = 4000, .value_count = 1000, .null_value_count = 0,
-                 .nan_value_count = -1, .has_lower = true, .has_upper = true, .lower = lob,
-                 .lower_len = 8, .upper = hib, .upper_len = 8},
-                {.field_id = 2, .column_size = 10, .value_count = 1000, .null_value_count = 0,
+                {.field_id = 1,
+                 .column_size = 4000,
+                 .value_count = 1000,
+                 .null_value_count = 0,
+                 .nan_value_count = -1,
+                 .has_lower = true,
+                 .has_upper = true,
+                 .lower = lob,
+                 .lower_len = 8,
+                 .upper = hib,
+                 .upper_len = 8},
+                {.field_id = 2,
+                 .column_size = 10,
+                 .value_count = 1000,
+                 .null_value_count = 0,
                  .nan_value_count = -1},
             };
-            e.file = (fl_ice_data_file){.content = FL_ICE_CONTENT_DATA, .file_path = fpath,
-                                        .file_format = "PARQUET", .spec_id = 0, .npartition = 1,
-                                        .partition = &pv, .record_count = 1000,
-                                        .file_size_in_bytes = 100000, .nmetrics = 2, .metrics = cm};
+            e.file = (fl_ice_data_file){.content = FL_ICE_CONTENT_DATA,
+                                        .file_path = fpath,
+                                        .file_format = "PARQUET",
+                                        .spec_id = 0,
+                                        .npartition = 1,
+                                        .partition = &pv,
+                                        .record_count = 1000,
+                                        .file_size_in_bytes = 100000,
+                                        .nmetrics = 2,
+                                        .metrics = cm};
             if (fl_ice_manifest_writer_add(w, &e, &err) != FL_OK) {
                 fl_ice_manifest_writer_abort(w);
                 return die(path, &err);
@@ -124,7 +144,8 @@ static int build(fl_fileio *io, const char *dir, uint32_t nman, uint32_t per, co
         if (fl_ice_manifest_writer_close(w, &a, &mfs[i], &err) != FL_OK)
             return die(path, &err);
     }
-    fl_ice_manifest_list_info info = {.format_version = 2, .snapshot_id = snap, .sequence_number = 1};
+    fl_ice_manifest_list_info info = {
+        .format_version = 2, .snapshot_id = snap, .sequence_number = 1};
     if (fl_ice_manifest_list_write(io, list, &info, mfs, nman, NULL, &err) != FL_OK)
         return die(list, &err);
     fl_arena_free(&a);
@@ -188,7 +209,8 @@ int main(int argc, char **argv)
     free(js);
     uint32_t nparts = (uint32_t)((uint64_t)nman * per / 10);
     int32_t lo = (int32_t)(nparts / 2) + 5, hi = lo + (int32_t)(nparts / 100);
-    fl_col_pred terms[2] = {{.column = "part", .op = FL_CMP_GE}, {.column = "part", .op = FL_CMP_LT}};
+    fl_col_pred terms[2] = {{.column = "part", .op = FL_CMP_GE},
+                            {.column = "part", .op = FL_CMP_LT}};
     terms[0].value.type.id = terms[1].value.type.id = FL_TYPE_INT32;
     terms[0].value.v.i32 = lo;
     terms[1].value.v.i32 = hi;
@@ -226,8 +248,8 @@ int main(int argc, char **argv)
            "\"filtered_cold_s\":%.4f,\"filtered_warm_s\":%.5f,\"tasks\":%u,"
            "\"manifests_pruned\":%u,\"files_pruned_partition\":%" PRIu64 ","
            "\"cache_hits\":%" PRIu64 ",\"cache_bytes\":%" PRIu64 "}\n",
-           nman, mf.files_total, built ? "true" : "false", build_s, full, full_warm, tf, cold, warm, tc,
-           mc.manifests_pruned, mc.files_pruned_partition, cs.hits, cs.bytes);
+           nman, mf.files_total, built ? "true" : "false", build_s, full, full_warm, tf, cold, warm,
+           tc, mc.manifests_pruned, mc.files_pruned_partition, cs.hits, cs.bytes);
     (void)mw;
     (void)tw;
     fl_ice_manifest_cache_free(c);

@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     fl_codec codec = (fl_codec)(data[0] % (FL_CODEC_BROTLI + 1));
     uint32_t want = ((uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16 |
-                     (uint32_t)data[4] << 24) % FUZZ_MAX_OUT;
+                     (uint32_t)data[4] << 24) %
+                    FUZZ_MAX_OUT;
     const uint8_t *src = data + 5;
     size_t src_len = size - 5;
     fl_error err;

@@ -39,7 +39,8 @@ static fl_status mem_open(fl_fileio *io, const char *path, fl_file **out, fl_err
     return fl_file_from_memory(m->data, m->size, path, out, err);
 }
 
-static fl_status mem_create(fl_fileio *io, const char *path, int flags, fl_output **out, fl_error *err)
+static fl_status mem_create(fl_fileio *io, const char *path, int flags, fl_output **out,
+                            fl_error *err)
 {
     (void)flags;
     mem_io *m = (mem_io *)io;
@@ -66,7 +67,10 @@ static fl_status mem_list(fl_fileio *io, const char *prefix,
     return fl_errorf(err, FL_EUNSUPPORTED, "list");
 }
 
-static void mem_destroy(fl_fileio *io) { (void)io; }
+static void mem_destroy(fl_fileio *io)
+{
+    (void)io;
+}
 
 static const fl_fileio_ops mem_ops = {mem_open, mem_create, mem_remove, mem_list, mem_destroy};
 

@@ -20,7 +20,8 @@
 
 #include "parquet/encoding.h"
 
-#define PQ_FUZZ_MAX_N 8192u /* enough for every code path (chunks of 256, runs); keeps execs fast */
+#define PQ_FUZZ_MAX_N 8192u /* enough for every code path (chunks of 256, runs); keeps execs fast  \
+                             */
 
 static void pq_fuzz_enc_check(int cond)
 {

@@ -23,7 +23,8 @@ static void check_set(const fl_ice_position_set *s)
             abort();
         if (!fl_ice_position_set_contains(s, a) || !fl_ice_position_set_contains(s, b - 1))
             abort();
-        if (fl_ice_position_set_contains(s, b) && (i + 1 >= s->nranges || s->ranges[2 * i + 2] != b))
+        if (fl_ice_position_set_contains(s, b) &&
+            (i + 1 >= s->nranges || s->ranges[2 * i + 2] != b))
             abort();
         n += b - a;
     }

@@ -23,10 +23,10 @@ extern "C" {
 typedef struct fl_arena_block fl_arena_block;
 
 typedef struct fl_arena {
-    fl_arena_block *head;  /* current block; older blocks chain behind it */
-    size_t block_size;     /* default size of new blocks */
-    size_t total;          /* bytes obtained from malloc, for accounting */
-    size_t limit;          /* 0 = unlimited; otherwise allocations beyond it fail */
+    fl_arena_block *head; /* current block; older blocks chain behind it */
+    size_t block_size;    /* default size of new blocks */
+    size_t total;         /* bytes obtained from malloc, for accounting */
+    size_t limit;         /* 0 = unlimited; otherwise allocations beyond it fail */
 } fl_arena;
 
 /* Initializes an empty arena. block_size 0 picks a default (64 KiB). */

@@ -60,19 +60,19 @@ typedef enum fl_avro_type {
 
 typedef enum fl_avro_logical {
     FL_AVRO_LOGICAL_NONE = 0,
-    FL_AVRO_LOGICAL_DECIMAL,        /* bytes or fixed; precision, scale */
-    FL_AVRO_LOGICAL_UUID,           /* string (or fixed[16]) */
-    FL_AVRO_LOGICAL_DATE,           /* int days */
-    FL_AVRO_LOGICAL_TIME_MILLIS,    /* int */
-    FL_AVRO_LOGICAL_TIME_MICROS,    /* long */
+    FL_AVRO_LOGICAL_DECIMAL,     /* bytes or fixed; precision, scale */
+    FL_AVRO_LOGICAL_UUID,        /* string (or fixed[16]) */
+    FL_AVRO_LOGICAL_DATE,        /* int days */
+    FL_AVRO_LOGICAL_TIME_MILLIS, /* int */
+    FL_AVRO_LOGICAL_TIME_MICROS, /* long */
     FL_AVRO_LOGICAL_TIMESTAMP_MILLIS,
     FL_AVRO_LOGICAL_TIMESTAMP_MICROS,
     FL_AVRO_LOGICAL_TIMESTAMP_NANOS,
     FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS,
     FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MICROS,
     FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS,
-    FL_AVRO_LOGICAL_DURATION,       /* fixed[12] */
-    FL_AVRO_LOGICAL_OTHER,          /* unknown logicalType: kept, ignored */
+    FL_AVRO_LOGICAL_DURATION, /* fixed[12] */
+    FL_AVRO_LOGICAL_OTHER,    /* unknown logicalType: kept, ignored */
 } fl_avro_logical;
 
 /* One attribute of a schema JSON object, in file order. json is the value as
@@ -105,9 +105,9 @@ struct fl_avro_schema {
     const char *logical_name; /* "logicalType" as written, NULL if none */
     int32_t precision, scale; /* decimal */
     /* named types (record, enum, fixed) */
-    const char *name;      /* short name */
-    const char *space;     /* namespace, "" when none */
-    const char *fullname;  /* space.name or name */
+    const char *name;     /* short name */
+    const char *space;    /* namespace, "" when none */
+    const char *fullname; /* space.name or name */
     const char **aliases;
     uint32_t naliases;
     /* record */
@@ -180,7 +180,7 @@ struct fl_avro_value {
     int32_t branch;               /* union branch index when inside a union, else -1 */
     union {
         bool b;
-        int32_t i;     /* INT, ENUM (symbol index) */
+        int32_t i; /* INT, ENUM (symbol index) */
         int64_t l;
         float f;
         double d;
@@ -316,7 +316,7 @@ const char *fl_avro_reader_schema_json(const fl_avro_reader *r, size_t *len); /*
 const char *fl_avro_reader_codec(const fl_avro_reader *r);                    /* "null" if absent */
 const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r);                  /* 16 bytes */
 size_t fl_avro_reader_meta_count(const fl_avro_reader *r);
-const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i);   /* file order */
+const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i); /* file order */
 /* Value of metadata key, or NULL. */
 const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
 uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
@@ -337,9 +337,9 @@ fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out
 /* Block-level access: loads the next block (decompressed, CRC checked).
  * *done=true at end. Used by `floe avro meta` and by fl_avro_reader_next. */
 typedef struct fl_avro_block_info {
-    uint64_t offset;      /* file offset of the block's count varint */
+    uint64_t offset; /* file offset of the block's count varint */
     int64_t records;
-    uint64_t compressed;  /* size field of the block */
+    uint64_t compressed; /* size field of the block */
     uint64_t uncompressed;
 } fl_avro_block_info;
 fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done,
@@ -352,11 +352,12 @@ const uint8_t *fl_avro_reader_block_data(const fl_avro_reader *r, size_t *len);
 typedef struct fl_avro_writer fl_avro_writer;
 
 typedef struct fl_avro_writer_options {
-    const char *codec;          /* "null" (default), "deflate", "snappy", "zstandard", "bzip2" */
-    int level;                  /* codec level, 0 = default */
-    size_t block_size;          /* flush a block when it reaches this many bytes, default 64 KiB */
-    const uint8_t *sync;        /* 16 bytes, NULL = random */
-    const fl_avro_meta *meta;   /* extra metadata, written in this order after avro.schema and avro.codec */
+    const char *codec;   /* "null" (default), "deflate", "snappy", "zstandard", "bzip2" */
+    int level;           /* codec level, 0 = default */
+    size_t block_size;   /* flush a block when it reaches this many bytes, default 64 KiB */
+    const uint8_t *sync; /* 16 bytes, NULL = random */
+    const fl_avro_meta
+        *meta; /* extra metadata, written in this order after avro.schema and avro.codec */
     size_t nmeta;
 } fl_avro_writer_options;
 
@@ -370,7 +371,8 @@ fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t sc
 const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w);
 fl_status fl_avro_writer_append(fl_avro_writer *w, const fl_avro_value *v, fl_error *err);
 /* Appends one already-encoded datum. */
-fl_status fl_avro_writer_append_raw(fl_avro_writer *w, const void *datum, size_t len, fl_error *err);
+fl_status fl_avro_writer_append_raw(fl_avro_writer *w, const void *datum, size_t len,
+                                    fl_error *err);
 /* Flushes, closes (commits) the output and frees w (also on failure). */
 fl_status fl_avro_writer_close(fl_avro_writer *w, fl_error *err);
 void fl_avro_writer_abort(fl_avro_writer *w); /* NULL allowed */

@@ -137,8 +137,7 @@ void fl_catalog_close(fl_catalog *c); /* NULL allowed */
 
 /* The default location of a new table: <warehouse>/<ns levels joined by '/'>/<name>
  * (Java's JDBC catalog uses <warehouse>/<ns>/<name> too). */
-const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
-                                        fl_arena *a);
+const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a);
 
 #ifdef __cplusplus
 }

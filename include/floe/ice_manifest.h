@@ -69,7 +69,7 @@ typedef enum fl_ice_entry_status {
 /* Reserved field ids of position delete files (spec "Reserved Field IDs"). */
 #define FL_ICE_FIELD_ID_DELETE_FILE_PATH 2147483546
 #define FL_ICE_FIELD_ID_DELETE_POS 2147483545
-#define FL_ICE_FIELD_ID_ROW_POS 2147483645 /* _pos metadata column */
+#define FL_ICE_FIELD_ID_ROW_POS 2147483645   /* _pos metadata column */
 #define FL_ICE_FIELD_ID_FILE_PATH 2147483646 /* _file metadata column */
 
 /* The metrics of one column of a data file: the six per-field-id maps of
@@ -93,7 +93,7 @@ typedef struct fl_ice_data_file {
     const char *file_format; /* "PARQUET", "AVRO", "ORC", "PUFFIN" (upper case as stored) */
     int32_t spec_id;         /* the partition-spec-id of the manifest holding it */
     uint32_t npartition;
-    fl_value *partition;     /* one per spec field, in spec order, typed (see above) */
+    fl_value *partition; /* one per spec field, in spec order, typed (see above) */
     int64_t record_count;
     int64_t file_size_in_bytes;
     uint32_t nmetrics;
@@ -106,7 +106,7 @@ typedef struct fl_ice_data_file {
     int32_t *equality_ids;
     bool has_sort_order_id;
     int32_t sort_order_id;
-    bool has_first_row_id;            /* v3 */
+    bool has_first_row_id; /* v3 */
     int64_t first_row_id;
     const char *referenced_data_file; /* v2 position deletes (optional) / v3 DVs, or NULL */
     bool has_content_offset;          /* v3 deletion vectors: blob position in the Puffin file */
@@ -160,8 +160,9 @@ typedef struct fl_ice_manifest_file {
 
 /* Reads the manifest list at path (a snapshot's manifest-list). format_version
  * is the table's. *out is an arena array of *n entries in file order. */
-fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_version, fl_arena *a,
-                                    fl_ice_manifest_file **out, uint32_t *n, fl_error *err);
+fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_version,
+                                    fl_arena *a, fl_ice_manifest_file **out, uint32_t *n,
+                                    fl_error *err);
 
 /* The manifests of snapshot s: its manifest list, or for v1 snapshots with an
  * inline "manifests" array, entries built from those paths (spec id and counts

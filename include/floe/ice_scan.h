@@ -110,11 +110,11 @@ typedef struct fl_ice_scan_metrics {
 } fl_ice_scan_metrics;
 
 typedef struct fl_ice_scan_plan {
-    fl_arena arena;                   /* owns everything below */
-    const fl_ice_metadata *meta;      /* borrowed */
-    const fl_ice_snapshot *snapshot;  /* NULL when the table has no snapshot */
-    const fl_ice_schema *table_schema;/* the scan schema before projection */
-    fl_schema schema;                 /* the projected output schema */
+    fl_arena arena;                    /* owns everything below */
+    const fl_ice_metadata *meta;       /* borrowed */
+    const fl_ice_snapshot *snapshot;   /* NULL when the table has no snapshot */
+    const fl_ice_schema *table_schema; /* the scan schema before projection */
+    fl_schema schema;                  /* the projected output schema */
     uint32_t ntasks;
     fl_ice_scan_task *tasks;
     fl_ice_scan_metrics metrics;
@@ -186,9 +186,9 @@ void fl_ice_metatable_close(fl_ice_metatable *t); /* NULL allowed */
 
 /* A set of row positions (a 64-bit roaring bitmap decoded into sorted runs). */
 typedef struct fl_ice_position_set {
-    uint64_t n;          /* number of positions */
+    uint64_t n; /* number of positions */
     uint64_t nranges;
-    uint64_t *ranges;    /* [start, end) pairs, sorted, disjoint: 2*nranges values (malloc'd) */
+    uint64_t *ranges; /* [start, end) pairs, sorted, disjoint: 2*nranges values (malloc'd) */
 } fl_ice_position_set;
 void fl_ice_position_set_free(fl_ice_position_set *s);
 bool fl_ice_position_set_contains(const fl_ice_position_set *s, uint64_t pos);

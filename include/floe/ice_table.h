@@ -61,11 +61,11 @@ typedef enum fl_ice_update_kind {
     FL_ICE_UPD_ASSIGN_UUID = 1,
     FL_ICE_UPD_UPGRADE_FORMAT_VERSION,
     FL_ICE_UPD_ADD_SCHEMA,
-    FL_ICE_UPD_SET_CURRENT_SCHEMA,    /* id -1 = last added */
+    FL_ICE_UPD_SET_CURRENT_SCHEMA, /* id -1 = last added */
     FL_ICE_UPD_ADD_SPEC,
-    FL_ICE_UPD_SET_DEFAULT_SPEC,      /* id -1 = last added */
+    FL_ICE_UPD_SET_DEFAULT_SPEC, /* id -1 = last added */
     FL_ICE_UPD_ADD_SORT_ORDER,
-    FL_ICE_UPD_SET_DEFAULT_SORT_ORDER,/* id -1 = last added */
+    FL_ICE_UPD_SET_DEFAULT_SORT_ORDER, /* id -1 = last added */
     FL_ICE_UPD_ADD_SNAPSHOT,
     FL_ICE_UPD_SET_SNAPSHOT_REF,
     FL_ICE_UPD_REMOVE_SNAPSHOTS,
@@ -81,24 +81,24 @@ typedef enum fl_ice_update_kind {
 
 typedef struct fl_ice_update {
     fl_ice_update_kind kind;
-    const char *uuid;                 /* ASSIGN_UUID */
-    int32_t format_version;           /* UPGRADE_FORMAT_VERSION */
-    const fl_ice_schema *schema;      /* ADD_SCHEMA */
-    int32_t last_column_id;           /* ADD_SCHEMA (0 = derive from the schema) */
-    int32_t id;                       /* SET_CURRENT_SCHEMA / SET_DEFAULT_SPEC / SET_DEFAULT_SORT_ORDER */
-    const fl_ice_partition_spec *spec;/* ADD_SPEC (spec_id may be -1: assigned) */
-    const fl_ice_sort_order *order;   /* ADD_SORT_ORDER (order_id may be -1: assigned) */
-    const fl_ice_snapshot *snapshot;  /* ADD_SNAPSHOT */
-    const fl_ice_ref *ref;            /* SET_SNAPSHOT_REF (name, snapshot id, type, retention) */
-    const char *ref_name;             /* REMOVE_SNAPSHOT_REF */
-    const int64_t *ids;               /* REMOVE_SNAPSHOTS / REMOVE_PARTITION_SPECS / REMOVE_SCHEMAS */
+    const char *uuid;            /* ASSIGN_UUID */
+    int32_t format_version;      /* UPGRADE_FORMAT_VERSION */
+    const fl_ice_schema *schema; /* ADD_SCHEMA */
+    int32_t last_column_id;      /* ADD_SCHEMA (0 = derive from the schema) */
+    int32_t id; /* SET_CURRENT_SCHEMA / SET_DEFAULT_SPEC / SET_DEFAULT_SORT_ORDER */
+    const fl_ice_partition_spec *spec; /* ADD_SPEC (spec_id may be -1: assigned) */
+    const fl_ice_sort_order *order;    /* ADD_SORT_ORDER (order_id may be -1: assigned) */
+    const fl_ice_snapshot *snapshot;   /* ADD_SNAPSHOT */
+    const fl_ice_ref *ref;             /* SET_SNAPSHOT_REF (name, snapshot id, type, retention) */
+    const char *ref_name;              /* REMOVE_SNAPSHOT_REF */
+    const int64_t *ids; /* REMOVE_SNAPSHOTS / REMOVE_PARTITION_SPECS / REMOVE_SCHEMAS */
     uint32_t nids;
-    const char *location;             /* SET_LOCATION */
-    fl_ice_map properties;            /* SET_PROPERTIES */
-    const char *const *removals;      /* REMOVE_PROPERTIES */
+    const char *location;        /* SET_LOCATION */
+    fl_ice_map properties;       /* SET_PROPERTIES */
+    const char *const *removals; /* REMOVE_PROPERTIES */
     uint32_t nremovals;
     const fl_ice_statistics_file *statistics; /* SET_STATISTICS */
-    int64_t snapshot_id;              /* REMOVE_STATISTICS */
+    int64_t snapshot_id;                      /* REMOVE_STATISTICS */
 } fl_ice_update;
 
 typedef enum fl_ice_requirement_kind {
@@ -182,22 +182,21 @@ typedef struct fl_ice_create_options {
     /* Sort fields: "col", "col DESC", "col ASC NULLS LAST", "bucket(col, 4) DESC". */
     const char *const *sort_by;
     uint32_t nsort_by;
-    const fl_ice_map *properties;     /* "format-version" selects 1/2/3 (default 2) */
-    const char *location;             /* NULL = fl_catalog_default_location() */
-    bool stage_only;                  /* CTAS: nothing recorded until the first commit */
+    const fl_ice_map *properties; /* "format-version" selects 1/2/3 (default 2) */
+    const char *location;         /* NULL = fl_catalog_default_location() */
+    bool stage_only;              /* CTAS: nothing recorded until the first commit */
 } fl_ice_create_options;
 
 fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
-                              const fl_ice_create_options *opt, fl_ice_table **out,
-                              fl_error *err);
+                              const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err);
 
 /* Drops the table from the catalog; purge also deletes every file reachable
  * from its metadata (data, deletes, manifests, lists, metadata files). */
 fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
 
 /* Parses one partition/sort field of the syntax above against schema s. */
-fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s,
-                                       fl_arena *a, fl_ice_partition_field *out, fl_error *err);
+fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s, fl_arena *a,
+                                       fl_ice_partition_field *out, fl_error *err);
 fl_status fl_ice_parse_sort_field(const char *text, const fl_ice_schema *s, fl_arena *a,
                                   fl_ice_sort_field *out, fl_error *err);
 
@@ -219,8 +218,7 @@ fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
 fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
 /* Adds raw metadata updates (schema/spec/sort/properties changes built by
  * the evolution helpers below, or by a REST request). */
-fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,
-                                 fl_error *err);
+fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n, fl_error *err);
 
 /* Appends data files (snapshot operation "append"). Fast append writes one
  * new manifest; with commit.manifest-merge.enabled=true (the default) small
@@ -267,8 +265,8 @@ fl_status fl_ice_txn_rollback_to_time(fl_ice_txn *x, int64_t timestamp_ms, fl_er
 fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag, int64_t snapshot_id,
                                 fl_error *err); /* snapshot_id -1 = current */
 fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err);
-fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set,
-                                    const char *const *remove, uint32_t nremove, fl_error *err);
+fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const char *const *remove,
+                                    uint32_t nremove, fl_error *err);
 
 /* Expires snapshots older than older_than_ms (-1 = history.expire.max-snapshot-age-ms)
  * keeping at least retain_last (0 = history.expire.min-snapshots-to-keep) and
@@ -310,8 +308,8 @@ fl_status fl_ice_txn_rename_column(fl_ice_txn *x, const char *path, const char *
 fl_status fl_ice_txn_update_column_type(fl_ice_txn *x, const char *path, const fl_type *type,
                                         fl_error *err);
 fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_error *err);
-fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path,
-                                        const char *write_default, fl_error *err);
+fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path, const char *write_default,
+                                        fl_error *err);
 /* Moves path first (after NULL, first=true) or after another column of the same struct. */
 fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after, bool first,
                                  fl_error *err);
@@ -319,8 +317,7 @@ fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *pat
                                            fl_error *err);
 /* Partition evolution: a new default spec with the field added/removed. */
 fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_error *err);
-fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text,
-                                            fl_error *err);
+fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text, fl_error *err);
 fl_status fl_ice_txn_set_sort_order(fl_ice_txn *x, const char *const *sort_by, uint32_t n,
                                     fl_error *err);
 
@@ -369,8 +366,8 @@ fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
 /* Compaction: rewrites the data files of the current snapshot (those
  * smaller than target_bytes / have deletes, all when force) into files of
  * write.target-file-size-bytes with deletes applied (operation "replace"). */
-fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten,
-                                    uint64_t *added, fl_error *err);
+fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
+                                    fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -40,8 +40,8 @@ extern "C" {
 #endif
 
 #define FL_ICE_MAX_FORMAT_VERSION 3
-#define FL_ICE_NO_SNAPSHOT (-1)            /* current_snapshot_id when there is none */
-#define FL_ICE_UNPARTITIONED_LAST_ID 999   /* last-partition-id of never-partitioned tables */
+#define FL_ICE_NO_SNAPSHOT (-1)          /* current_snapshot_id when there is none */
+#define FL_ICE_UNPARTITIONED_LAST_ID 999 /* last-partition-id of never-partitioned tables */
 #define FL_ICE_PARTITION_FIELD_ID_BASE 1000
 
 /* A string -> string map in file order (properties, summaries). */
@@ -69,7 +69,7 @@ typedef struct fl_ice_field_extra {
 
 typedef struct fl_ice_schema {
     int32_t schema_id;
-    fl_schema schema;              /* schema.schema_id == schema_id */
+    fl_schema schema; /* schema.schema_id == schema_id */
     uint32_t nidentifier;
     int32_t *identifier_field_ids; /* identifier-field-ids, may be empty */
     uint32_t nextras;
@@ -81,12 +81,12 @@ const fl_ice_field_extra *fl_ice_schema_extra(const fl_ice_schema *s, int32_t fi
 
 typedef struct fl_ice_partition_field {
     const char *name;
-    const char *transform;  /* "identity", "bucket[16]", ... as written */
-    int32_t source_id;      /* first of source_ids */
-    uint32_t nsource_ids;   /* 1 unless a v3 multi-argument transform */
+    const char *transform; /* "identity", "bucket[16]", ... as written */
+    int32_t source_id;     /* first of source_ids */
+    uint32_t nsource_ids;  /* 1 unless a v3 multi-argument transform */
     int32_t *source_ids;
-    bool multi_arg;         /* written as "source-ids" in the file */
-    int32_t field_id;       /* v1 files without field-id: 1000 + position */
+    bool multi_arg;   /* written as "source-ids" in the file */
+    int32_t field_id; /* v1 files without field-id: 1000 + position */
 } fl_ice_partition_field;
 
 typedef struct fl_ice_partition_spec {
@@ -101,8 +101,8 @@ typedef struct fl_ice_sort_field {
     uint32_t nsource_ids;
     int32_t *source_ids;
     bool multi_arg;
-    bool descending;        /* "direction": "desc" */
-    bool nulls_first;       /* "null-order": "nulls-first" */
+    bool descending;  /* "direction": "desc" */
+    bool nulls_first; /* "null-order": "nulls-first" */
 } fl_ice_sort_field;
 
 typedef struct fl_ice_sort_order {
@@ -115,22 +115,22 @@ typedef struct fl_ice_snapshot {
     int64_t snapshot_id;
     bool has_parent;
     int64_t parent_snapshot_id;
-    int64_t sequence_number;  /* 0 when absent (v1) */
+    int64_t sequence_number; /* 0 when absent (v1) */
     int64_t timestamp_ms;
     const char *manifest_list; /* NULL in v1 snapshots that use "manifests" */
     uint32_t nmanifests;       /* v1 inline manifest paths */
     const char **manifests;
     bool has_manifests;
-    const char *operation;     /* summary.operation; "overwrite" when absent */
+    const char *operation; /* summary.operation; "overwrite" when absent */
     bool has_summary;
-    fl_ice_map summary;        /* the other summary entries, operation excluded */
+    fl_ice_map summary; /* the other summary entries, operation excluded */
     bool has_schema_id;
     int32_t schema_id;
-    bool has_first_row_id;     /* v3 */
+    bool has_first_row_id; /* v3 */
     int64_t first_row_id;
-    bool has_added_rows;       /* v3 */
+    bool has_added_rows; /* v3 */
     int64_t added_rows;
-    const char *key_id;        /* v3 encryption key of the manifest list, or NULL */
+    const char *key_id; /* v3 encryption key of the manifest list, or NULL */
 } fl_ice_snapshot;
 
 typedef struct fl_ice_snapshot_log_entry {
@@ -146,7 +146,7 @@ typedef struct fl_ice_metadata_log_entry {
 typedef struct fl_ice_ref {
     const char *name;
     int64_t snapshot_id;
-    bool is_tag;                   /* "type": "tag"; otherwise a branch */
+    bool is_tag; /* "type": "tag"; otherwise a branch */
     bool has_min_snapshots_to_keep;
     int32_t min_snapshots_to_keep;
     bool has_max_snapshot_age_ms;
@@ -170,7 +170,7 @@ typedef struct fl_ice_statistics_file {
     const char *statistics_path;
     int64_t file_size_in_bytes;
     int64_t file_footer_size_in_bytes;
-    const char *key_metadata;      /* base64, or NULL */
+    const char *key_metadata; /* base64, or NULL */
     uint32_t nblobs;
     fl_ice_blob_metadata *blobs;
 } fl_ice_statistics_file;
@@ -191,9 +191,9 @@ typedef struct fl_ice_encryption_key {
 
 typedef struct fl_ice_metadata {
     int32_t format_version;
-    const char *table_uuid;          /* NULL when a v1 file has none */
+    const char *table_uuid; /* NULL when a v1 file has none */
     const char *location;
-    int64_t last_sequence_number;    /* 0 for v1 */
+    int64_t last_sequence_number; /* 0 for v1 */
     int64_t last_updated_ms;
     int32_t last_column_id;
     int32_t current_schema_id;
@@ -207,12 +207,12 @@ typedef struct fl_ice_metadata {
     uint32_t nsort_orders;
     fl_ice_sort_order *sort_orders;
     fl_ice_map properties;
-    int64_t current_snapshot_id;     /* FL_ICE_NO_SNAPSHOT when none */
-    bool has_next_row_id;            /* v3 */
+    int64_t current_snapshot_id; /* FL_ICE_NO_SNAPSHOT when none */
+    bool has_next_row_id;        /* v3 */
     int64_t next_row_id;
     uint32_t nencryption_keys;
     fl_ice_encryption_key *encryption_keys;
-    uint32_t nrefs;                  /* includes a synthesized main when absent */
+    uint32_t nrefs; /* includes a synthesized main when absent */
     fl_ice_ref *refs;
     uint32_t nsnapshots;
     fl_ice_snapshot *snapshots;

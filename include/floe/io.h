@@ -57,8 +57,8 @@ typedef struct fl_output_ops {
 
 struct fl_output {
     const fl_output_ops *ops;
-    char *path;        /* final path, owned by the output */
-    uint64_t written;  /* bytes written so far (= current offset) */
+    char *path;       /* final path, owned by the output */
+    uint64_t written; /* bytes written so far (= current offset) */
 };
 
 /* Flags for fl_fileio_create(). */
@@ -85,12 +85,13 @@ struct fl_fileio {
  * Returns NULL only when out of memory. Free with fl_fileio_destroy(). */
 fl_fileio *fl_fileio_local(void);
 
-static inline fl_status fl_fileio_open(fl_fileio *io, const char *path, fl_file **out, fl_error *err)
+static inline fl_status fl_fileio_open(fl_fileio *io, const char *path, fl_file **out,
+                                       fl_error *err)
 {
     return io->ops->open(io, path, out, err);
 }
-static inline fl_status fl_fileio_create(fl_fileio *io, const char *path, int flags, fl_output **out,
-                                         fl_error *err)
+static inline fl_status fl_fileio_create(fl_fileio *io, const char *path, int flags,
+                                         fl_output **out, fl_error *err)
 {
     return io->ops->create(io, path, flags, out, err);
 }
@@ -100,7 +101,8 @@ static inline fl_status fl_fileio_remove(fl_fileio *io, const char *path, fl_err
 }
 void fl_fileio_destroy(fl_fileio *io); /* NULL is allowed */
 
-static inline fl_status fl_file_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_error *err)
+static inline fl_status fl_file_read_at(fl_file *f, uint64_t off, void *buf, size_t len,
+                                        fl_error *err)
 {
     return f->ops->read_at(f, off, buf, len, err);
 }
@@ -115,7 +117,10 @@ static inline fl_status fl_output_write(fl_output *o, const void *buf, size_t le
 {
     return o->ops->write(o, buf, len, err);
 }
-static inline fl_status fl_output_close(fl_output *o, fl_error *err) { return o->ops->close(o, err); }
+static inline fl_status fl_output_close(fl_output *o, fl_error *err)
+{
+    return o->ops->close(o, err);
+}
 void fl_output_abort(fl_output *o); /* NULL is allowed */
 
 /* An output that collects bytes in memory (tests, fuzzing, manifests before

@@ -39,7 +39,7 @@ typedef enum fl_parquet_codec {
     FL_PARQUET_SNAPPY = 1,
     FL_PARQUET_GZIP = 2,
     FL_PARQUET_BROTLI = 4,
-    FL_PARQUET_LZ4 = 5,  /* read only (Hadoop framing) */
+    FL_PARQUET_LZ4 = 5, /* read only (Hadoop framing) */
     FL_PARQUET_ZSTD = 6,
     FL_PARQUET_LZ4_RAW = 7,
 } fl_parquet_codec;
@@ -68,14 +68,14 @@ const struct fl_pq_file_meta *fl_parquet_footer(const fl_parquet_reader *r);
 typedef struct fl_parquet_scan_options {
     const char *const *columns; /* top-level names to project; NULL with ncolumns 0 = all */
     uint32_t ncolumns;
-    const int32_t *field_ids;   /* or project by field id (top-level or nested) */
+    const int32_t *field_ids; /* or project by field id (top-level or nested) */
     uint32_t nfield_ids;
     const fl_predicate *predicate; /* may be NULL: prune nothing */
     bool no_page_index;            /* skip page-level pruning */
     bool filter_rows;              /* also apply predicate per row (sets batch selection) */
     const uint32_t *row_groups;    /* restrict to these row groups (NULL = all) */
     uint32_t nrow_groups;
-    uint32_t batch_rows;           /* 0 = FL_BATCH_CAP */
+    uint32_t batch_rows; /* 0 = FL_BATCH_CAP */
 } fl_parquet_scan_options;
 
 typedef struct fl_parquet_scan_stats {
@@ -105,25 +105,25 @@ typedef struct fl_kv_pair {
 } fl_kv_pair;
 
 typedef struct fl_parquet_write_options {
-    fl_parquet_codec codec;      /* default (zero-initialized options) is ZSTD, see below */
-    bool codec_set;              /* false = ZSTD */
-    int compression_level;       /* 0 = codec default */
-    uint64_t row_group_bytes;    /* target uncompressed bytes per row group, 0 = 128 MiB */
-    uint64_t row_group_rows;     /* 0 = no row limit */
-    uint32_t page_bytes;         /* target page size, 0 = 1 MiB */
-    uint32_t page_rows;          /* 0 = 20000 rows max per page */
-    bool no_dictionary;          /* disable dictionary encoding */
+    fl_parquet_codec codec;        /* default (zero-initialized options) is ZSTD, see below */
+    bool codec_set;                /* false = ZSTD */
+    int compression_level;         /* 0 = codec default */
+    uint64_t row_group_bytes;      /* target uncompressed bytes per row group, 0 = 128 MiB */
+    uint64_t row_group_rows;       /* 0 = no row limit */
+    uint32_t page_bytes;           /* target page size, 0 = 1 MiB */
+    uint32_t page_rows;            /* 0 = 20000 rows max per page */
+    bool no_dictionary;            /* disable dictionary encoding */
     uint32_t dictionary_max_bytes; /* fall back to PLAIN beyond this, 0 = 1 MiB */
     bool no_statistics;
     bool no_page_index;
-    bool write_crc;              /* page CRCs */
-    int data_page_version;       /* 1 (default) or 2 */
+    bool write_crc;                   /* page CRCs */
+    int data_page_version;            /* 1 (default) or 2 */
     const char *const *bloom_columns; /* dotted paths that get split-block bloom filters */
     uint32_t nbloom_columns;
-    double bloom_fpp;            /* 0 = 0.01 */
-    const fl_kv_pair *kv;        /* extra key-value metadata */
+    double bloom_fpp;     /* 0 = 0.01 */
+    const fl_kv_pair *kv; /* extra key-value metadata */
     uint32_t nkv;
-    const char *created_by;      /* NULL = "floe version X (build Y)" */
+    const char *created_by; /* NULL = "floe version X (build Y)" */
 } fl_parquet_write_options;
 
 fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
@@ -135,23 +135,23 @@ fl_status fl_parquet_writer_write(fl_parquet_writer *w, const fl_batch *b, fl_er
 /* Per-column facts of a written file, for Iceberg data-file metrics. */
 typedef struct fl_parquet_column_result {
     int32_t field_id;
-    const char *path;        /* dotted */
-    int64_t value_count;     /* leaf values incl. nulls */
+    const char *path;    /* dotted */
+    int64_t value_count; /* leaf values incl. nulls */
     int64_t null_count;
-    int64_t nan_count;       /* -1 if not a float column */
+    int64_t nan_count; /* -1 if not a float column */
     int64_t compressed_size;
     bool has_bounds;
-    fl_value lower, upper;   /* bytes point into the result arena */
+    fl_value lower, upper; /* bytes point into the result arena */
 } fl_parquet_column_result;
 
 typedef struct fl_parquet_file_result {
     int64_t num_rows;
     uint64_t file_size;
-    uint32_t ncolumns;       /* leaf columns */
+    uint32_t ncolumns; /* leaf columns */
     fl_parquet_column_result *columns;
     uint32_t nsplit_offsets;
-    int64_t *split_offsets;  /* row-group start offsets */
-    fl_arena arena;          /* owns the arrays above; free with fl_parquet_file_result_free */
+    int64_t *split_offsets; /* row-group start offsets */
+    fl_arena arena;         /* owns the arrays above; free with fl_parquet_file_result_free */
 } fl_parquet_file_result;
 
 /* Flushes, writes the footer, frees w. result may be NULL. */

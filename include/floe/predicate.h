@@ -36,7 +36,7 @@ typedef enum fl_cmp_op {
 } fl_cmp_op;
 
 typedef struct fl_col_pred {
-    const char *column;        /* dotted path; used when field_id <= 0 */
+    const char *column; /* dotted path; used when field_id <= 0 */
     int32_t field_id;
     fl_cmp_op op;
     fl_value value;            /* literal, of the column's type (unused for null tests) */

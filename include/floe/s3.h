@@ -37,13 +37,13 @@ extern "C" {
 #endif
 
 typedef struct fl_s3_config {
-    const char *endpoint;      /* "http://127.0.0.1:4568"; NULL = https://s3.<region>.amazonaws.com */
-    const char *region;        /* default "us-east-1" */
+    const char *endpoint; /* "http://127.0.0.1:4568"; NULL = https://s3.<region>.amazonaws.com */
+    const char *region;   /* default "us-east-1" */
     const char *access_key_id;
     const char *secret_access_key;
-    const char *session_token; /* may be NULL */
-    bool path_style;           /* http://host/bucket/key instead of http://bucket.host/key */
-    uint32_t max_retries;      /* 0 = 5 */
+    const char *session_token;    /* may be NULL */
+    bool path_style;              /* http://host/bucket/key instead of http://bucket.host/key */
+    uint32_t max_retries;         /* 0 = 5 */
     uint64_t multipart_threshold; /* 0 = 16 MiB; also the part size */
     uint32_t connect_timeout_ms;  /* 0 = 10 s */
 } fl_s3_config;

@@ -83,11 +83,11 @@ typedef struct fl_type {
 } fl_type;
 
 struct fl_field {
-    const char *name;  /* "element", "key", "value" for list/map children */
-    int32_t field_id;  /* Iceberg field id; <= 0 when unknown */
-    bool nullable;     /* Iceberg "optional" */
+    const char *name; /* "element", "key", "value" for list/map children */
+    int32_t field_id; /* Iceberg field id; <= 0 when unknown */
+    bool nullable;    /* Iceberg "optional" */
     fl_type type;
-    const char *doc;   /* may be NULL */
+    const char *doc; /* may be NULL */
 };
 
 typedef struct fl_schema {
@@ -135,19 +135,19 @@ const fl_field *fl_schema_find_id(const fl_schema *s, int32_t field_id);
  * by someone else (an arena, a footer): the value does not own them.
  */
 typedef struct fl_value {
-    fl_type type;    /* children unused: scalars only */
+    fl_type type; /* children unused: scalars only */
     bool is_null;
     union {
         bool b;
-        int32_t i32;  /* INT32, DATE */
-        int64_t i64;  /* INT64, TIME, TIMESTAMP* */
+        int32_t i32; /* INT32, DATE */
+        int64_t i64; /* INT64, TIME, TIMESTAMP* */
         float f32;
         double f64;
-        fl_i128 dec;  /* DECIMAL unscaled */
+        fl_i128 dec; /* DECIMAL unscaled */
         struct {
             const uint8_t *ptr;
             size_t len;
-        } bytes;      /* STRING, BINARY, FIXED, UUID */
+        } bytes; /* STRING, BINARY, FIXED, UUID */
     } v;
 } fl_value;
 

@@ -40,8 +40,8 @@ fl_status avro_value_from_default(fl_arena *a, const fl_avro_schema *s, const ch
 
 /* bzip2 via a run-time loaded libbz2.so.1.0 (no link-time dependency). */
 bool avro_bzip2_available(void);
-fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **dst,
-                                size_t *dst_cap, size_t *dst_len, size_t max_len, fl_error *err);
+fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **dst, size_t *dst_cap,
+                                size_t *dst_len, size_t max_len, fl_error *err);
 fl_status avro_bzip2_compress(const uint8_t *src, size_t src_len, fl_avro_buf *out, fl_error *err);
 
 #endif

@@ -35,8 +35,14 @@ bool avro_buf_put(fl_avro_buf *b, const void *p, size_t n)
     return true;
 }
 
-bool avro_buf_puts(fl_avro_buf *b, const char *s) { return avro_buf_put(b, s, strlen(s)); }
-bool avro_buf_putc(fl_avro_buf *b, char c) { return avro_buf_put(b, &c, 1); }
+bool avro_buf_puts(fl_avro_buf *b, const char *s)
+{
+    return avro_buf_put(b, s, strlen(s));
+}
+bool avro_buf_putc(fl_avro_buf *b, char c)
+{
+    return avro_buf_put(b, &c, 1);
+}
 
 fl_status fl_avro_buf_append(fl_avro_buf *b, const void *p, size_t n, fl_error *err)
 {

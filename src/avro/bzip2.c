@@ -11,10 +11,13 @@
 
 #include "avro/avro_internal.h"
 
-bool avro_bzip2_available(void) { return true; }
+bool avro_bzip2_available(void)
+{
+    return true;
+}
 
-fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **dst,
-                                size_t *dst_cap, size_t *dst_len, size_t max_len, fl_error *err)
+fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **dst, size_t *dst_cap,
+                                size_t *dst_len, size_t max_len, fl_error *err)
 {
     if (src_len > UINT32_MAX) {
         return fl_errorf(err, FL_ELIMIT, "bzip2 block too large");
@@ -31,7 +34,8 @@ fl_status avro_bzip2_decompress(const uint8_t *src, size_t src_len, uint8_t **ds
     for (;;) {
         if (out == *dst_cap) {
             if (*dst_cap >= max_len) {
-                rc = fl_errorf(err, FL_ELIMIT, "bzip2 block decompresses beyond %zu bytes", max_len);
+                rc =
+                    fl_errorf(err, FL_ELIMIT, "bzip2 block decompresses beyond %zu bytes", max_len);
                 break;
             }
             size_t nc = *dst_cap ? *dst_cap * 2 : 65536;

@@ -87,11 +87,13 @@ static fl_status dec_block(dec *d, const fl_avro_schema *item, size_t have, int6
         FL_TRY(dec_long(d, &bytes, what));
         if (bytes < 0 || (uint64_t)bytes > d->len - d->pos)
             return fl_errorf(d->err, FL_ECORRUPT,
-                             "%s block byte size %" PRId64 " invalid (%zu bytes left) at byte offset %llu",
+                             "%s block byte size %" PRId64
+                             " invalid (%zu bytes left) at byte offset %llu",
                              what, bytes, d->len - d->pos, (unsigned long long)(d->base + at));
     }
-    uint64_t limit = zero_size(item, 0) ? (d->lim.max_items < 1u << 20 ? d->lim.max_items : 1u << 20)
-                                        : d->len - d->pos;
+    uint64_t limit = zero_size(item, 0)
+                         ? (d->lim.max_items < 1u << 20 ? d->lim.max_items : 1u << 20)
+                         : d->len - d->pos;
     if ((uint64_t)*count > limit || (uint64_t)*count + have > d->lim.max_items)
         return fl_errorf(d->err, FL_ECORRUPT,
                          "%s block count %" PRId64 " exceeds the %s at byte offset %llu", what,
@@ -202,7 +204,8 @@ static fl_status dec_value(dec *d, const fl_avro_schema *s, int depth, fl_avro_v
         FL_TRY(dec_long(d, &idx, "union branch index"));
         if (idx < 0 || (uint64_t)idx >= s->nbranches)
             return fl_errorf(d->err, FL_ECORRUPT,
-                             "union branch index %" PRId64 " out of range (%u branches) at byte offset %llu",
+                             "union branch index %" PRId64
+                             " out of range (%u branches) at byte offset %llu",
                              idx, s->nbranches, (unsigned long long)(d->base + at));
         branch = (int32_t)idx;
         s = s->branches[idx];
@@ -216,8 +219,9 @@ static fl_status dec_value(dec *d, const fl_avro_schema *s, int depth, fl_avro_v
     case FL_AVRO_BOOLEAN:
         FL_TRY(dec_need(d, 1, "boolean"));
         if (d->buf[d->pos] > 1)
-            return fl_errorf(d->err, FL_ECORRUPT, "boolean byte %u is not 0 or 1 at byte offset %llu",
-                             d->buf[d->pos], OFF(d));
+            return fl_errorf(d->err, FL_ECORRUPT,
+                             "boolean byte %u is not 0 or 1 at byte offset %llu", d->buf[d->pos],
+                             OFF(d));
         v->u.b = d->buf[d->pos++] != 0;
         return FL_OK;
     case FL_AVRO_INT:
@@ -225,12 +229,13 @@ static fl_status dec_value(dec *d, const fl_avro_schema *s, int depth, fl_avro_v
         size_t at = d->pos;
         FL_TRY(dec_long(d, &x, s->type == FL_AVRO_INT ? "int" : "enum index"));
         if (x < INT32_MIN || x > INT32_MAX)
-            return fl_errorf(d->err, FL_ECORRUPT, "int value %" PRId64 " out of range at byte offset %llu",
-                             x, (unsigned long long)(d->base + at));
+            return fl_errorf(d->err, FL_ECORRUPT,
+                             "int value %" PRId64 " out of range at byte offset %llu", x,
+                             (unsigned long long)(d->base + at));
         if (s->type == FL_AVRO_ENUM && (x < 0 || x >= (int64_t)s->nsymbols))
             return fl_errorf(d->err, FL_ECORRUPT,
-                             "enum index %" PRId64 " out of range (%u symbols) at byte offset %llu", x,
-                             s->nsymbols, (unsigned long long)(d->base + at));
+                             "enum index %" PRId64 " out of range (%u symbols) at byte offset %llu",
+                             x, s->nsymbols, (unsigned long long)(d->base + at));
         v->u.i = (int32_t)x;
         return FL_OK;
     }
@@ -238,7 +243,8 @@ static fl_status dec_value(dec *d, const fl_avro_schema *s, int depth, fl_avro_v
     case FL_AVRO_FLOAT: {
         FL_TRY(dec_need(d, 4, "float"));
         const uint8_t *p = d->buf + d->pos;
-        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        uint32_t u =
+            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         memcpy(&v->u.f, &u, 4);
         d->pos += 4;
         return FL_OK;
@@ -317,7 +323,10 @@ fl_status fl_avro_skip(const fl_avro_schema *s, const uint8_t *buf, size_t len, 
 
 /* ------------------------------------------------------------- encoding */
 
-static fl_status enc_oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "out of memory"); }
+static fl_status enc_oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
 
 static bool branch_matches(const fl_avro_schema *b, const fl_avro_value *v)
 {

@@ -70,9 +70,9 @@ struct fl_avro_reader {
     size_t win_len, win_cap;
     uint64_t win_off;
     /* current block */
-    uint8_t *raw;    /* compressed bytes + sync (malloc) */
+    uint8_t *raw; /* compressed bytes + sync (malloc) */
     size_t raw_cap;
-    uint8_t *data;   /* decompressed (malloc), or == raw for codec null */
+    uint8_t *data; /* decompressed (malloc), or == raw for codec null */
     size_t data_cap, data_len;
     uint64_t block_offset; /* file offset of the block data */
     int64_t left;          /* records left in the block */
@@ -106,8 +106,8 @@ static fl_status hdr_bytes(hdr *h, const uint8_t **p, size_t *n, size_t max, fl_
     size_t at = h->pos;
     FL_TRY(hdr_long(h, &len, err));
     if (len < 0 || (uint64_t)len > max)
-        return fl_errorf(err, FL_ECORRUPT, "header metadata length %" PRId64 " invalid at byte offset %zu",
-                         len, at);
+        return fl_errorf(err, FL_ECORRUPT,
+                         "header metadata length %" PRId64 " invalid at byte offset %zu", len, at);
     if ((uint64_t)len > h->len - h->pos) {
         h->truncated = true;
         return fl_errorf(err, FL_ECORRUPT, "truncated header metadata at byte offset %zu", at);
@@ -129,7 +129,8 @@ static fl_status parse_header(fl_avro_reader *r, hdr *h, fl_error *err)
     if (h->b[3] != 1)
         return fl_errorf(err, FL_EUNSUPPORTED,
                          "Avro container version %u is not supported (only version 1; "
-                         "pre-1.3 files are an obsolete format)", h->b[3]);
+                         "pre-1.3 files are an obsolete format)",
+                         h->b[3]);
     h->pos = 4;
     size_t cap = 16, n = 0;
     fl_avro_meta *meta = malloc(cap * sizeof *meta);
@@ -151,8 +152,9 @@ static fl_status parse_header(fl_avro_reader *r, hdr *h, fl_error *err)
         }
         if ((uint64_t)count > h->len - h->pos + 1 || (uint64_t)count > (1u << 20)) {
             h->truncated = (uint64_t)count <= (1u << 20);
-            rc = fl_errorf(err, FL_ECORRUPT, "header metadata count %" PRId64 " invalid at byte offset %zu",
-                           count, at);
+            rc = fl_errorf(err, FL_ECORRUPT,
+                           "header metadata count %" PRId64 " invalid at byte offset %zu", count,
+                           at);
             break;
         }
         for (int64_t i = 0; i < count && !rc; i++) {
@@ -245,7 +247,8 @@ static fl_status read_header(fl_avro_reader *r, fl_error *err)
         }
         if (want >= r->lim.max_block_bytes) {
             free(buf);
-            return fl_errorf(err, FL_ELIMIT, "header larger than %zu bytes", r->lim.max_block_bytes);
+            return fl_errorf(err, FL_ELIMIT, "header larger than %zu bytes",
+                             r->lim.max_block_bytes);
         }
         want *= 4;
     }
@@ -306,21 +309,36 @@ void fl_avro_reader_close(fl_avro_reader *r)
     free(r);
 }
 
-const fl_avro_schema *fl_avro_reader_schema(const fl_avro_reader *r) { return r->schema; }
+const fl_avro_schema *fl_avro_reader_schema(const fl_avro_reader *r)
+{
+    return r->schema;
+}
 const char *fl_avro_reader_schema_json(const fl_avro_reader *r, size_t *len)
 {
     if (len)
         *len = r->schema_len;
     return r->schema_json;
 }
-const char *fl_avro_reader_codec(const fl_avro_reader *r) { return r->codec_name; }
-const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r) { return r->sync; }
-size_t fl_avro_reader_meta_count(const fl_avro_reader *r) { return r->nmeta; }
+const char *fl_avro_reader_codec(const fl_avro_reader *r)
+{
+    return r->codec_name;
+}
+const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r)
+{
+    return r->sync;
+}
+size_t fl_avro_reader_meta_count(const fl_avro_reader *r)
+{
+    return r->nmeta;
+}
 const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i)
 {
     return i < r->nmeta ? &r->meta[i] : NULL;
 }
-uint64_t fl_avro_reader_header_size(const fl_avro_reader *r) { return r->header_size; }
+uint64_t fl_avro_reader_header_size(const fl_avro_reader *r)
+{
+    return r->header_size;
+}
 
 /* -------------------------------------------------------------- blocks */
 
@@ -362,11 +380,12 @@ static fl_status decompress_block(fl_avro_reader *r, size_t clen, fl_error *err)
         FL_TRY(fl_decompress_alloc(c, r->raw, in, &r->data, &r->data_cap, &r->data_len, max, err));
         if (r->codec == C_SNAPPY) {
             const uint8_t *p = r->raw + in;
-            uint32_t want = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+            uint32_t want =
+                (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
             uint32_t got = fl_crc32(0, r->data, r->data_len);
             if (want != got)
-                return fl_errorf(err, FL_ECHECKSUM, "snappy block CRC32 %08x does not match data (%08x)",
-                                 want, got);
+                return fl_errorf(err, FL_ECHECKSUM,
+                                 "snappy block CRC32 %08x does not match data (%08x)", want, got);
         }
         return FL_OK;
     }
@@ -410,7 +429,8 @@ static fl_status read_bytes(fl_avro_reader *r, uint64_t off, void *dst, size_t l
         r->win_off = off;
         r->win_len = n > keep ? n : keep;
         if (len > r->win_len)
-            return fl_errorf(err, FL_ECORRUPT, "read of %zu bytes at offset %" PRIu64 " past the end of the file",
+            return fl_errorf(err, FL_ECORRUPT,
+                             "read of %zu bytes at offset %" PRIu64 " past the end of the file",
                              len, off);
     }
     memcpy(dst, r->win + (off - r->win_off), len);
@@ -437,15 +457,19 @@ static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *d
                          (rc1 == -1 || rc2 == -1) ? "truncated" : "corrupt", r->pos);
     if (count < 0 || bytes < 0)
         return fl_errorf(err, FL_ECORRUPT,
-                         "negative block record count %" PRId64 " or size %" PRId64 " at byte offset %" PRIu64,
+                         "negative block record count %" PRId64 " or size %" PRId64
+                         " at byte offset %" PRIu64,
                          count, bytes, r->pos);
     if ((uint64_t)bytes > r->lim.max_block_bytes)
-        return fl_errorf(err, FL_ELIMIT, "block size %" PRId64 " exceeds the limit of %zu bytes at byte offset %" PRIu64,
+        return fl_errorf(err, FL_ELIMIT,
+                         "block size %" PRId64
+                         " exceeds the limit of %zu bytes at byte offset %" PRIu64,
                          bytes, r->lim.max_block_bytes, r->pos);
     uint64_t data_off = r->pos + p;
     if ((uint64_t)bytes + 16 > size - data_off)
         return fl_errorf(err, FL_ECORRUPT,
-                         "truncated block at byte offset %" PRIu64 ": needs %" PRId64 " bytes + sync, %" PRIu64 " left",
+                         "truncated block at byte offset %" PRIu64 ": needs %" PRId64
+                         " bytes + sync, %" PRIu64 " left",
                          r->pos, bytes, size - data_off);
     size_t need = (size_t)bytes + 16;
     if (need > r->raw_cap) {
@@ -461,8 +485,8 @@ static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *d
     }
     FL_TRY(read_bytes(r, data_off, r->raw, need, err));
     if (memcmp(r->raw + bytes, r->sync, 16) != 0)
-        return fl_errorf(err, FL_ECORRUPT, "sync marker mismatch after block at byte offset %" PRIu64,
-                         r->pos);
+        return fl_errorf(err, FL_ECORRUPT,
+                         "sync marker mismatch after block at byte offset %" PRIu64, r->pos);
     fl_status rc = decompress_block(r, (size_t)bytes, err);
     if (rc)
         return fl_error_prefix(err, "block at byte offset %" PRIu64, r->pos);
@@ -498,7 +522,9 @@ fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out
     const char *path = r->f->path ? r->f->path : "avro";
     while (r->left == 0) {
         if (r->data && r->dpos != r->data_len)
-            return fl_errorf(err, FL_ECORRUPT, "%s: block at byte offset %" PRIu64 " has %zu bytes after its last record",
+            return fl_errorf(err, FL_ECORRUPT,
+                             "%s: block at byte offset %" PRIu64
+                             " has %zu bytes after its last record",
                              path, r->block_offset, r->data_len - r->dpos);
         fl_status rc = next_block(r, NULL, done, err);
         if (rc)
@@ -510,10 +536,13 @@ fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out
     }
     /* Offsets inside compressed blocks are positions in the decompressed data. */
     uint64_t base = r->codec == C_NULL ? r->block_offset : 0;
-    fl_status rc = fl_avro_decode(a, r->schema, r->data, r->data_len, &r->dpos, base, &r->lim, out, err);
+    fl_status rc =
+        fl_avro_decode(a, r->schema, r->data, r->data_len, &r->dpos, base, &r->lim, out, err);
     if (rc) {
         if (r->codec != C_NULL)
-            fl_error_prefix(err, "%s block at file offset %" PRIu64 " (offsets are within the decompressed block)",
+            fl_error_prefix(err,
+                            "%s block at file offset %" PRIu64
+                            " (offsets are within the decompressed block)",
                             r->codec_name, r->block_offset);
         return fl_error_prefix(err, "%s", path);
     }
@@ -523,8 +552,9 @@ fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out
         fl_avro_value in = *out;
         rc = fl_avro_resolve(a, r->resolver, &in, out, err);
         if (rc)
-            return fl_error_prefix(err, "%s: block at byte offset %" PRIu64 ": resolving to the reader schema",
-                                   path, r->block_offset);
+            return fl_error_prefix(
+                err, "%s: block at byte offset %" PRIu64 ": resolving to the reader schema", path,
+                r->block_offset);
     }
     return FL_OK;
 }
@@ -551,9 +581,9 @@ struct fl_avro_writer {
     int level;
     size_t block_size;
     uint8_t sync[16];
-    fl_avro_buf block;  /* encoded records of the current block */
-    int64_t nrecords;   /* in the current block */
-    fl_avro_buf tmp;    /* compressed block, header bytes */
+    fl_avro_buf block; /* encoded records of the current block */
+    int64_t nrecords;  /* in the current block */
+    fl_avro_buf tmp;   /* compressed block, header bytes */
 };
 
 static fl_status w_write(fl_avro_writer *w, const void *p, size_t n, fl_error *err)
@@ -602,7 +632,8 @@ fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t sc
     if (id < 0)
         rc = fl_errorf(err, FL_EUNSUPPORTED, "unsupported codec '%s'", codec);
     else if (id == C_BZIP2 && !avro_bzip2_available())
-        rc = fl_errorf(err, FL_EUNSUPPORTED, "codec bzip2 needs libbz2.so.1.0, which could not be loaded");
+        rc = fl_errorf(err, FL_EUNSUPPORTED,
+                       "codec bzip2 needs libbz2.so.1.0, which could not be loaded");
     w->codec = (codec_id)(id < 0 ? 0 : id);
     w->level = opts ? opts->level : 0;
     w->block_size = opts && opts->block_size ? opts->block_size : 64 * 1024;
@@ -628,7 +659,10 @@ fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t sc
     return FL_OK;
 }
 
-const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w) { return w->schema; }
+const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w)
+{
+    return w->schema;
+}
 
 static fl_status compress_block(fl_avro_writer *w, fl_error *err)
 {
@@ -654,7 +688,8 @@ static fl_status compress_block(fl_avro_writer *w, fl_error *err)
     t->len = clen;
     if (w->codec == C_SNAPPY) {
         uint32_t crc = fl_crc32(0, src, n);
-        uint8_t be[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
+        uint8_t be[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8),
+                         (uint8_t)crc};
         memcpy(t->data + t->len, be, 4);
         t->len += 4;
     }

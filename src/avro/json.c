@@ -51,13 +51,17 @@ static void civil(int64_t z, int64_t *y, int *m, int *d)
     *y = yoe + era * 400 + (*m <= 2);
 }
 
-static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
 
 /* "HH:MM:SS" + fraction of `digits` digits; t in units of 10^-digits s within a day (or beyond). */
 static void fmt_time(char *out, size_t cap, int64_t secs_of_day, int64_t frac, int digits)
 {
     snprintf(out, cap, "%02lld:%02lld:%02lld.%0*lld", (long long)(secs_of_day / 3600),
-             (long long)(secs_of_day / 60 % 60), (long long)(secs_of_day % 60), digits, (long long)frac);
+             (long long)(secs_of_day / 60 % 60), (long long)(secs_of_day % 60), digits,
+             (long long)frac);
 }
 
 /* Exact decimal text of a big-endian two's-complement unscaled value.
@@ -126,10 +130,12 @@ static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
     case FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MICROS:
     case FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS: {
         fl_avro_logical l = s->logical;
-        int64_t unit = (l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS) ? 1000
-                       : (l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS)
-                           ? 1000000000
-                           : 1000000;
+        int64_t unit =
+            (l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS)
+                ? 1000
+            : (l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS || l == FL_AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS)
+                ? 1000000000
+                : 1000000;
         digits = unit == 1000 ? 3 : unit == 1000000 ? 6 : 9;
         bool utc = l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_TIMESTAMP_MICROS ||
                    l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS;
@@ -189,9 +195,7 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, unsigned flags, int 
     switch (v->type) {
     case FL_AVRO_NULL: return avro_buf_puts(b, "null");
     case FL_AVRO_BOOLEAN: return avro_buf_puts(b, v->u.b ? "true" : "false");
-    case FL_AVRO_INT:
-        snprintf(num, sizeof num, "%d", v->u.i);
-        return avro_buf_puts(b, num);
+    case FL_AVRO_INT: snprintf(num, sizeof num, "%d", v->u.i); return avro_buf_puts(b, num);
     case FL_AVRO_LONG:
         snprintf(num, sizeof num, "%lld", (long long)v->u.l);
         return avro_buf_puts(b, num);
@@ -209,7 +213,8 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, unsigned flags, int 
     case FL_AVRO_RECORD: {
         bool ok = avro_buf_putc(b, '{');
         for (size_t i = 0; ok && i < v->u.list.n; i++) {
-            const char *name = v->schema && i < v->schema->nfields ? v->schema->fields[i].name : "?";
+            const char *name =
+                v->schema && i < v->schema->nfields ? v->schema->fields[i].name : "?";
             ok = (i == 0 || avro_buf_putc(b, ',')) && avro_buf_json_str(b, name, strlen(name)) &&
                  avro_buf_putc(b, ':') && to_json(&v->u.list.items[i], b, flags, depth + 1);
         }
@@ -218,7 +223,8 @@ static bool to_json(const fl_avro_value *v, fl_avro_buf *b, unsigned flags, int 
     case FL_AVRO_ARRAY: {
         bool ok = avro_buf_putc(b, '[');
         for (size_t i = 0; ok && i < v->u.list.n; i++)
-            ok = (i == 0 || avro_buf_putc(b, ',')) && to_json(&v->u.list.items[i], b, flags, depth + 1);
+            ok = (i == 0 || avro_buf_putc(b, ',')) &&
+                 to_json(&v->u.list.items[i], b, flags, depth + 1);
         return ok && avro_buf_putc(b, ']');
     }
     case FL_AVRO_MAP: {
@@ -244,7 +250,8 @@ fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_err
 fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
                                    fl_error *err)
 {
-    return to_json(v, out, flags, 0) ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory writing JSON");
+    return to_json(v, out, flags, 0) ? FL_OK
+                                     : fl_errorf(err, FL_ENOMEM, "out of memory writing JSON");
 }
 
 /* ------------------------------------------------------------- parsing */
@@ -307,7 +314,8 @@ static fl_status json_bytes(jctx *c, const fl_avro_schema *s, json_t *j, fl_avro
                 else if ((ch & 0xe0) == 0xc0 && i + 1 < n && ch <= 0xc3)
                     p[k++] = (uint8_t)(((ch & 0x1f) << 6) | (str[++i] & 0x3f));
                 else
-                    return fl_errorf(c->err, FL_ETYPE, "bytes default has a code point above U+00FF");
+                    return fl_errorf(c->err, FL_ETYPE,
+                                     "bytes default has a code point above U+00FF");
             }
         } else {
             memcpy(p, str, n);
@@ -443,8 +451,7 @@ static fl_status json_union(jctx *c, const fl_avro_schema *s, json_t *j, int dep
     return fl_error_prefix(c->err, "no union branch matches");
 }
 
-static fl_status from_json(jctx *c, const fl_avro_schema *s, json_t *j, int depth,
-                           fl_avro_value *v)
+static fl_status from_json(jctx *c, const fl_avro_schema *s, json_t *j, int depth, fl_avro_value *v)
 {
     if (depth > 1000)
         return fl_errorf(c->err, FL_ELIMIT, "JSON value nested too deeply");

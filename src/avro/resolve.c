@@ -19,21 +19,30 @@
 
 #include "avro/avro_internal.h"
 
-typedef enum rkind { R_SAME, R_PROMOTE, R_RECORD, R_ARRAY, R_MAP, R_ENUM, R_WUNION, R_RUNION } rkind;
+typedef enum rkind {
+    R_SAME,
+    R_PROMOTE,
+    R_RECORD,
+    R_ARRAY,
+    R_MAP,
+    R_ENUM,
+    R_WUNION,
+    R_RUNION
+} rkind;
 
 typedef struct rfield {
-    int32_t widx;              /* writer field index, -1 = use dflt */
-    fl_avro_value dflt;        /* when widx < 0 */
+    int32_t widx;       /* writer field index, -1 = use dflt */
+    fl_avro_value dflt; /* when widx < 0 */
     const fl_avro_resolver *sub;
 } rfield;
 
 struct fl_avro_resolver {
     rkind kind;
-    const fl_avro_schema *w, *r; /* r: the reader node (a union for R_RUNION) */
-    const fl_avro_resolver *sub;  /* ARRAY/MAP items, RUNION the chosen branch */
-    int32_t branch;               /* RUNION */
-    rfield *fields;               /* RECORD: one per reader field */
-    int32_t *symmap;              /* ENUM: writer symbol -> reader symbol or -1 */
+    const fl_avro_schema *w, *r;        /* r: the reader node (a union for R_RUNION) */
+    const fl_avro_resolver *sub;        /* ARRAY/MAP items, RUNION the chosen branch */
+    int32_t branch;                     /* RUNION */
+    rfield *fields;                     /* RECORD: one per reader field */
+    int32_t *symmap;                    /* ENUM: writer symbol -> reader symbol or -1 */
     const fl_avro_resolver **wbranches; /* WUNION: per writer branch, NULL = unreadable */
 };
 
@@ -163,8 +172,7 @@ static int pick_branch(const fl_avro_schema *w, const fl_avro_schema *r)
 {
     for (uint32_t i = 0; i < r->nbranches; i++) {
         const fl_avro_schema *b = r->branches[i];
-        if (b->type == w->type &&
-            (!fl_avro_schema_is_named(b) || !strcmp(b->name, w->name)))
+        if (b->type == w->type && (!fl_avro_schema_is_named(b) || !strcmp(b->name, w->name)))
             return (int)i;
     }
     for (uint32_t i = 0; i < r->nbranches; i++) {
@@ -193,7 +201,8 @@ static fl_status plan(rctx *c, const fl_avro_schema *w, const fl_avro_schema *r,
     c->depth++;
     if (w->type == FL_AVRO_UNION) {
         if (!(p = new_plan(c, R_WUNION, w, r)) ||
-            !(p->wbranches = fl_arena_calloc(c->a, w->nbranches ? w->nbranches : 1, sizeof *p->wbranches)))
+            !(p->wbranches =
+                  fl_arena_calloc(c->a, w->nbranches ? w->nbranches : 1, sizeof *p->wbranches)))
             rc = fl_errorf(c->err, FL_ENOMEM, "out of memory");
         for (uint32_t i = 0; !rc && i < w->nbranches; i++) {
             fl_error tmp;
@@ -227,7 +236,7 @@ static fl_status plan(rctx *c, const fl_avro_schema *w, const fl_avro_schema *r,
         else if (!(p = new_plan(c, R_PROMOTE, w, r)))
             rc = fl_errorf(c->err, FL_ENOMEM, "out of memory");
     } else {
-        rkind k = w->type == FL_AVRO_RECORD ? R_RECORD
+        rkind k = w->type == FL_AVRO_RECORD  ? R_RECORD
                   : w->type == FL_AVRO_ARRAY ? R_ARRAY
                   : w->type == FL_AVRO_MAP   ? R_MAP
                   : w->type == FL_AVRO_ENUM  ? R_ENUM
@@ -243,7 +252,8 @@ static fl_status plan(rctx *c, const fl_avro_schema *w, const fl_avro_schema *r,
             rc = plan_enum(c, p);
         else if (k == R_ARRAY || k == R_MAP) {
             fl_avro_resolver *sub;
-            rc = k == R_ARRAY ? plan(c, w->items, r->items, &sub) : plan(c, w->values, r->values, &sub);
+            rc = k == R_ARRAY ? plan(c, w->items, r->items, &sub)
+                              : plan(c, w->values, r->values, &sub);
             if (rc)
                 fl_error_prefix(c->err, k == R_ARRAY ? "array items" : "map values");
             p->sub = sub;
@@ -294,7 +304,7 @@ static fl_status conv(fl_arena *a, const fl_avro_resolver *p, const fl_avro_valu
         v.schema = p->r;
         v.type = p->r->type;
         v.branch = -1;
-        double d = in->type == FL_AVRO_INT ? (double)in->u.i
+        double d = in->type == FL_AVRO_INT    ? (double)in->u.i
                    : in->type == FL_AVRO_LONG ? (double)in->u.l
                                               : (double)in->u.f;
         if (p->r->type == FL_AVRO_LONG)
@@ -309,9 +319,10 @@ static fl_status conv(fl_arena *a, const fl_avro_resolver *p, const fl_avro_valu
     case R_ENUM: {
         int32_t k = in->u.i >= 0 && (uint32_t)in->u.i < p->w->nsymbols ? p->symmap[in->u.i] : -1;
         if (k < 0)
-            return fl_errorf(err, FL_ETYPE, "enum symbol '%s' is not in the reader enum '%s'",
-                             in->u.i >= 0 && (uint32_t)in->u.i < p->w->nsymbols ? p->w->symbols[in->u.i] : "?",
-                             p->r->fullname);
+            return fl_errorf(
+                err, FL_ETYPE, "enum symbol '%s' is not in the reader enum '%s'",
+                in->u.i >= 0 && (uint32_t)in->u.i < p->w->nsymbols ? p->w->symbols[in->u.i] : "?",
+                p->r->fullname);
         *out = *in;
         out->schema = p->r;
         out->branch = -1;

@@ -41,9 +41,9 @@ typedef struct parse_ctx {
     size_t nnamed;
 } parse_ctx;
 
-static const char *const type_names[] = {"null", "boolean", "int",   "long",  "float",
-                                         "double", "bytes", "string", "record", "enum",
-                                         "array", "map",     "union", "fixed"};
+static const char *const type_names[] = {"null",   "boolean", "int",    "long",   "float",
+                                         "double", "bytes",   "string", "record", "enum",
+                                         "array",  "map",     "union",  "fixed"};
 
 const char *fl_avro_type_name(fl_avro_type t)
 {
@@ -68,7 +68,10 @@ static int primitive_type(const char *s)
     return -1;
 }
 
-static fl_status oom(parse_ctx *c) { return fl_errorf(c->err, FL_ENOMEM, "out of memory"); }
+static fl_status oom(parse_ctx *c)
+{
+    return fl_errorf(c->err, FL_ENOMEM, "out of memory");
+}
 
 static char *json_text(parse_ctx *c, const json_t *v)
 {
@@ -251,9 +254,9 @@ static fl_status set_name(parse_ctx *c, json_t *j, const char *space, fl_avro_sc
         s->name = fl_arena_strdup(c->a, dot + 1);
     } else {
         json_t *ns = json_object_get(j, "namespace");
-        s->space = fl_arena_strdup(c->a, json_is_string(ns) ? json_string_value(ns)
+        s->space = fl_arena_strdup(c->a, json_is_string(ns)         ? json_string_value(ns)
                                          : (ns && json_is_null(ns)) ? ""
-                                                                     : (space ? space : ""));
+                                                                    : (space ? space : ""));
         s->name = fl_arena_strdup(c->a, name);
     }
     if (!s->space || !s->name)
@@ -493,8 +496,7 @@ static fl_status parse_object(parse_ctx *c, json_t *j, const char *space, int de
         get_int_attr(j, "value-id", &s->value_id);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     parse_logical(j, s, c);
     return FL_OK;
@@ -536,8 +538,8 @@ fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len, fl_avr
     json_error_t je;
     json_t *root = json_loadb(json, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!root)
-        return fl_errorf(err, FL_ECORRUPT, "schema JSON: %s at line %d column %d", je.text,
-                         je.line, je.column);
+        return fl_errorf(err, FL_ECORRUPT, "schema JSON: %s at line %d column %d", je.text, je.line,
+                         je.column);
     parse_ctx c = {.a = a, .err = err};
     fl_status rc = parse_node(&c, root, "", 0, out, NULL);
     json_decref(root);
@@ -743,9 +745,7 @@ static void canon_node(write_ctx *w, const fl_avro_schema *s)
         canon_node(w, s->values);
         put(w, "}");
         return;
-    default:
-        put_str(w, fl_avro_type_name(s->type));
-        return;
+    default: put_str(w, fl_avro_type_name(s->type)); return;
     }
 }
 

@@ -27,23 +27,27 @@ fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, con
                                        size_t len, fl_avro_value *out, fl_error *err)
 {
     if (len < 10)
-        return fl_errorf(err, FL_ECORRUPT, "single-object message of %zu bytes is shorter than its 10-byte header",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "single-object message of %zu bytes is shorter than its 10-byte header",
                          len);
     if (buf[0] != 0xc3 || buf[1] != 0x01)
-        return fl_errorf(err, FL_ECORRUPT, "not an Avro single-object message (marker %02x %02x, want c3 01)",
-                         buf[0], buf[1]);
+        return fl_errorf(err, FL_ECORRUPT,
+                         "not an Avro single-object message (marker %02x %02x, want c3 01)", buf[0],
+                         buf[1]);
     uint64_t got = 0;
     for (int i = 7; i >= 0; i--)
         got = got << 8 | buf[2 + i];
     uint64_t want = fl_avro_schema_fingerprint(s);
     if (got != want)
         return fl_errorf(err, FL_ETYPE,
-                         "message schema fingerprint %016" PRIx64 " is not the reader's schema (%016" PRIx64 ")",
+                         "message schema fingerprint %016" PRIx64
+                         " is not the reader's schema (%016" PRIx64 ")",
                          got, want);
     size_t pos = 10;
     FL_TRY(fl_avro_decode(a, s, buf, len, &pos, 0, NULL, out, err));
     if (pos != len)
-        return fl_errorf(err, FL_ECORRUPT, "%zu bytes after the datum at byte offset %zu", len - pos, pos);
+        return fl_errorf(err, FL_ECORRUPT, "%zu bytes after the datum at byte offset %zu",
+                         len - pos, pos);
     return FL_OK;
 }
 

@@ -16,12 +16,13 @@
 
 typedef enum fl_codec {
     FL_CODEC_NONE = 0,
-    FL_CODEC_SNAPPY,      /* raw snappy block */
-    FL_CODEC_GZIP,        /* gzip members (concatenated members are read in sequence) */
-    FL_CODEC_DEFLATE,     /* raw deflate, no header (Avro "deflate") */
-    FL_CODEC_ZSTD,        /* one or more zstd frames */
-    FL_CODEC_LZ4_RAW,     /* raw LZ4 block (Parquet LZ4_RAW) */
-    FL_CODEC_LZ4_HADOOP,  /* Parquet legacy LZ4: Hadoop framing, falling back to LZ4 frame, then raw */
+    FL_CODEC_SNAPPY,     /* raw snappy block */
+    FL_CODEC_GZIP,       /* gzip members (concatenated members are read in sequence) */
+    FL_CODEC_DEFLATE,    /* raw deflate, no header (Avro "deflate") */
+    FL_CODEC_ZSTD,       /* one or more zstd frames */
+    FL_CODEC_LZ4_RAW,    /* raw LZ4 block (Parquet LZ4_RAW) */
+    FL_CODEC_LZ4_HADOOP, /* Parquet legacy LZ4: Hadoop framing, falling back to LZ4 frame, then raw
+                          */
     FL_CODEC_BROTLI,
 } fl_codec;
 
@@ -29,8 +30,8 @@ const char *fl_codec_name(fl_codec c);
 
 /* Decompresses src into dst, which must receive exactly dst_len bytes
  * (Parquet pages know their uncompressed size). A size mismatch is FL_ECORRUPT. */
-fl_status fl_decompress(fl_codec c, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                        fl_error *err);
+fl_status fl_decompress(fl_codec c, const uint8_t *src, size_t src_len, uint8_t *dst,
+                        size_t dst_len, fl_error *err);
 
 /* Decompresses when the output size is unknown (Avro blocks): *dst is a
  * malloc'd buffer grown as needed (caller frees, may pass an existing buffer

@@ -43,13 +43,15 @@ static int fail(const fl_error *err)
 
 static int usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
-            "       floe avro meta FILE [--json] [--blocks]\n"
-            "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F]\n"
-            "       floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=null|deflate|snappy|zstandard|bzip2]\n"
-            "                       [--meta KEY=VALUE]... [--meta-file KEY=FILE]... [--sync=HEX32] [--block-size=N]\n"
-            "       floe avro canonical SCHEMA.json\n");
+    fprintf(out, "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
+                 "       floe avro meta FILE [--json] [--blocks]\n"
+                 "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] "
+                 "[--reader-schema=F]\n"
+                 "       floe avro write SCHEMA.json RECORDS.jsonl OUT "
+                 "[--codec=null|deflate|snappy|zstandard|bzip2]\n"
+                 "                       [--meta KEY=VALUE]... [--meta-file KEY=FILE]... "
+                 "[--sync=HEX32] [--block-size=N]\n"
+                 "       floe avro canonical SCHEMA.json\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -255,7 +257,8 @@ static int cmd_meta(int argc, char **argv)
     } else {
         printf("file: %s\ncodec: %s\nsync: ", path, fl_avro_reader_codec(o.r));
         print_hex(stdout, sync, 16);
-        printf("\nheader size: %" PRIu64 " bytes\nmetadata: %zu keys\n", fl_avro_reader_header_size(o.r), nm);
+        printf("\nheader size: %" PRIu64 " bytes\nmetadata: %zu keys\n",
+               fl_avro_reader_header_size(o.r), nm);
         for (size_t i = 0; i < nm; i++) {
             const fl_avro_meta *m = fl_avro_reader_meta(o.r, i);
             printf("  %s = ", m->key);
@@ -503,7 +506,8 @@ static int cmd_cat(int argc, char **argv)
         bool rec_shape = out->type == FL_AVRO_RECORD && out->u.list.n > 0;
         for (size_t c = 0; c < t.ncols; c++) {
             line.len = 0;
-            const fl_avro_value *cell = rec_shape ? (c < out->u.list.n ? &out->u.list.items[c] : NULL) : out;
+            const fl_avro_value *cell =
+                rec_shape ? (c < out->u.list.n ? &out->u.list.items[c] : NULL) : out;
             if (cell && !cell_text(cell, flags, &line)) {
                 rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
                 break;
@@ -534,7 +538,10 @@ static int cmd_cat(int argc, char **argv)
 
 static int hexnib(int c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 static int cmd_write(int argc, char **argv)
@@ -574,7 +581,8 @@ static int cmd_write(int argc, char **argv)
             size_t tl = 0;
             fl_error e = {0};
             if (!eq || opt.nmeta == sizeof meta / sizeof meta[0] || slurp(eq + 1, &text, &tl, &e)) {
-                fprintf(stderr, "floe avro: --meta-file needs KEY=FILE (at most 64 metadata entries)%s%s\n",
+                fprintf(stderr,
+                        "floe avro: --meta-file needs KEY=FILE (at most 64 metadata entries)%s%s\n",
                         e.code ? ": " : "", e.msg);
                 return 2;
             }

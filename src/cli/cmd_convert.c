@@ -124,12 +124,18 @@ fl_status fl_source_open(const char *path, fl_file_format fmt, const fl_source_o
     }
 }
 
-const fl_schema *fl_source_schema(const fl_source *s) { return s->schema; }
+const fl_schema *fl_source_schema(const fl_source *s)
+{
+    return s->schema;
+}
 fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err)
 {
     return s->ops->next(s, b, eof, err);
 }
-fl_parquet_reader *fl_source_parquet(fl_source *s) { return s->parquet; }
+fl_parquet_reader *fl_source_parquet(fl_source *s)
+{
+    return s->parquet;
+}
 void fl_source_close(fl_source *s)
 {
     if (s)
@@ -140,24 +146,25 @@ void fl_source_close(fl_source *s)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe convert IN OUT [options]\n"
-            "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
-            "  (.parquet); formats come from the extensions unless --from/--to are given.\n"
-            "  OUT may be '-' (stdout) for CSV and JSON lines.\n\n"
-            "options:\n"
-            "  --from FMT, --to FMT     csv | jsonl | parquet\n"
-            "  --schema SPEC            column types instead of inference, e.g.\n"
-            "                           \"id:long not null,price:decimal(10,2),tags:list<string>\"\n"
-            "  --codec C                zstd (default) | snappy | gzip | lz4_raw | brotli | none\n"
-            "  --level N                compression level (codec default when omitted)\n"
-            "  --row-group-rows N       rows per Parquet row group\n"
-            "  --page-rows N            rows per Parquet data page\n"
-            "  --no-dictionary          no dictionary encoding\n"
-            "  --page-v2                write DATA_PAGE_V2 pages\n"
-            "  --delimiter C            CSV field delimiter (default ',' or tab for .tsv)\n"
-            "  --verify-crc             check page CRCs when reading Parquet\n"
-            "  --quiet                  no summary line on stderr\n");
+    fprintf(
+        out,
+        "usage: floe convert IN OUT [options]\n"
+        "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
+        "  (.parquet); formats come from the extensions unless --from/--to are given.\n"
+        "  OUT may be '-' (stdout) for CSV and JSON lines.\n\n"
+        "options:\n"
+        "  --from FMT, --to FMT     csv | jsonl | parquet\n"
+        "  --schema SPEC            column types instead of inference, e.g.\n"
+        "                           \"id:long not null,price:decimal(10,2),tags:list<string>\"\n"
+        "  --codec C                zstd (default) | snappy | gzip | lz4_raw | brotli | none\n"
+        "  --level N                compression level (codec default when omitted)\n"
+        "  --row-group-rows N       rows per Parquet row group\n"
+        "  --page-rows N            rows per Parquet data page\n"
+        "  --no-dictionary          no dictionary encoding\n"
+        "  --page-v2                write DATA_PAGE_V2 pages\n"
+        "  --delimiter C            CSV field delimiter (default ',' or tab for .tsv)\n"
+        "  --verify-crc             check page CRCs when reading Parquet\n"
+        "  --quiet                  no summary line on stderr\n");
 }
 
 static bool parse_codec(const char *s, fl_parquet_codec *c)
@@ -165,9 +172,9 @@ static bool parse_codec(const char *s, fl_parquet_codec *c)
     static const struct {
         const char *name;
         fl_parquet_codec codec;
-    } codecs[] = {{"zstd", FL_PARQUET_ZSTD},       {"snappy", FL_PARQUET_SNAPPY},
-                  {"gzip", FL_PARQUET_GZIP},       {"lz4_raw", FL_PARQUET_LZ4_RAW},
-                  {"lz4", FL_PARQUET_LZ4_RAW},     {"brotli", FL_PARQUET_BROTLI},
+    } codecs[] = {{"zstd", FL_PARQUET_ZSTD},         {"snappy", FL_PARQUET_SNAPPY},
+                  {"gzip", FL_PARQUET_GZIP},         {"lz4_raw", FL_PARQUET_LZ4_RAW},
+                  {"lz4", FL_PARQUET_LZ4_RAW},       {"brotli", FL_PARQUET_BROTLI},
                   {"none", FL_PARQUET_UNCOMPRESSED}, {"uncompressed", FL_PARQUET_UNCOMPRESSED}};
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         if (!strcasecmp(s, codecs[i].name)) {

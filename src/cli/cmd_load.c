@@ -58,22 +58,24 @@ typedef struct load_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe load FILE... TABLE [options]\n"
-            "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
-            "  creating it from the first file's schema when it does not exist.\n\n"
-            "options:\n"
-            "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
-            "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
-            "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-            "  --format F             csv | jsonl | parquet (default: from each extension)\n"
-            "  --schema SPEC          column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\"\n"
-            "  --delimiter C          CSV delimiter\n"
-            "  --partition-by EXPR    new table: \"day(ts)\", \"bucket(id, 16)\", \"col\" (repeatable)\n"
-            "  --sort-by EXPR         new table: \"id DESC NULLS LAST\" (repeatable)\n"
-            "  --property K=V         new table property, e.g. format-version=3 (repeatable)\n"
-            "  --mode M               append (default) | overwrite (replace all rows)\n"
-            "  --quiet                no summary line\n");
+    fprintf(
+        out,
+        "usage: floe load FILE... TABLE [options]\n"
+        "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
+        "  creating it from the first file's schema when it does not exist.\n\n"
+        "options:\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+        "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
+        "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
+        "  --format F             csv | jsonl | parquet (default: from each extension)\n"
+        "  --schema SPEC          column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\"\n"
+        "  --delimiter C          CSV delimiter\n"
+        "  --partition-by EXPR    new table: \"day(ts)\", \"bucket(id, 16)\", \"col\" "
+        "(repeatable)\n"
+        "  --sort-by EXPR         new table: \"id DESC NULLS LAST\" (repeatable)\n"
+        "  --property K=V         new table property, e.g. format-version=3 (repeatable)\n"
+        "  --mode M               append (default) | overwrite (replace all rows)\n"
+        "  --quiet                no summary line\n");
 }
 
 static bool push(const char ***arr, int *n, const char *v)
@@ -197,13 +199,13 @@ static int parse_args(int argc, char **argv, load_args *a)
 /* ---- adapting a file's columns to the table schema ---- */
 
 typedef struct adapter {
-    const fl_schema *table;  /* borrowed: the writer's schema */
-    int32_t *src_col;        /* per table column: source column or -1 */
-    bool *cast;              /* per table column: convert values */
-    fl_vector *scratch;      /* per table column: nulls / defaults / converted values */
-    fl_value *dflt;          /* per table column: its write-default (is_null when none) */
-    fl_arena arena;          /* default values' bytes */
-    fl_vector *cols;         /* the view handed to the writer */
+    const fl_schema *table; /* borrowed: the writer's schema */
+    int32_t *src_col;       /* per table column: source column or -1 */
+    bool *cast;             /* per table column: convert values */
+    fl_vector *scratch;     /* per table column: nulls / defaults / converted values */
+    fl_value *dflt;         /* per table column: its write-default (is_null when none) */
+    fl_arena arena;         /* default values' bytes */
+    fl_vector *cols;        /* the view handed to the writer */
 } adapter;
 
 static void adapter_free(adapter *ad)
@@ -251,7 +253,10 @@ static bool same_shape(const fl_type *a, const fl_type *b)
     return true;
 }
 
-static bool is_ts(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
+static bool is_ts(fl_type_id t)
+{
+    return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ;
+}
 static bool is_ts_ns(fl_type_id t)
 {
     return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS;
@@ -268,8 +273,7 @@ static bool retype_ok(const fl_type *from, const fl_type *to)
 static bool cast_ok(const fl_type *from, const fl_type *to)
 {
     switch (from->id) {
-    case FL_TYPE_INT32:
-        return to->id == FL_TYPE_INT64 || to->id == FL_TYPE_FLOAT64;
+    case FL_TYPE_INT32: return to->id == FL_TYPE_INT64 || to->id == FL_TYPE_FLOAT64;
     case FL_TYPE_INT64: return to->id == FL_TYPE_FLOAT64;
     case FL_TYPE_FLOAT32: return to->id == FL_TYPE_FLOAT64;
     case FL_TYPE_DATE: return is_ts(to->id);
@@ -297,9 +301,8 @@ static fl_status cast_vector(const fl_vector *src, fl_vector *dst, uint32_t n, f
             memcpy(&i32, p, 4);
             i64 = i32;
             f64 = i32;
-            FL_TRY(fl_vector_append_fixed(dst, dst->type->id == FL_TYPE_INT64 ? (void *)&i64
-                                                                             : (void *)&f64,
-                                          err));
+            FL_TRY(fl_vector_append_fixed(
+                dst, dst->type->id == FL_TYPE_INT64 ? (void *)&i64 : (void *)&f64, err));
             break;
         case FL_TYPE_INT64:
             memcpy(&i64, p, 8);
@@ -476,8 +479,7 @@ static fl_file_format format_of(const load_args *a, const char *path)
 /* Opens path so that its columns carry the table's types where the format
  * can parse them (CSV / JSON lines re-read with those types). */
 static fl_status open_for_table(const load_args *a, const char *path, const fl_schema *table,
-                                const fl_schema *user, fl_arena *ar, fl_source **out,
-                                fl_error *err)
+                                const fl_schema *user, fl_arena *ar, fl_source **out, fl_error *err)
 {
     fl_file_format fmt = format_of(a, path);
     fl_source_options so = {.schema = user, .delimiter = a->delimiter};
@@ -562,15 +564,16 @@ static fl_status load_file(const load_args *a, const char *path, fl_ice_txn *x,
 
 /* The table, created (staged) from the first file when absent. */
 static fl_status open_table(const load_args *a, fl_cli_catalog *c, const fl_table_ident *id,
-                            const fl_schema *user, fl_ice_table **t, bool *created,
-                            fl_error *err)
+                            const fl_schema *user, fl_ice_table **t, bool *created, fl_error *err)
 {
     *created = false;
     fl_status rc = fl_ice_table_load(c->cat, id, t, err);
     if (rc == FL_OK) {
         if (a->npartition_by || a->nsort_by || a->nprops)
-            fprintf(stderr, "floe load: table %s exists: --partition-by, --sort-by and "
-                            "--property apply to new tables only; ignored\n", a->table);
+            fprintf(stderr,
+                    "floe load: table %s exists: --partition-by, --sort-by and "
+                    "--property apply to new tables only; ignored\n",
+                    a->table);
         return FL_OK;
     }
     if (rc != FL_ENOTFOUND)
@@ -644,8 +647,8 @@ static fl_status run_load(const load_args *a, fl_error *err)
         fprintf(stderr,
                 "floe load: %" PRIu64 " rows from %d file%s into %s%s (%u data file%s, "
                 "snapshot %" PRId64 ")\n",
-                rows, a->nfiles, a->nfiles == 1 ? "" : "s", a->table,
-                created ? " (created)" : "", nfiles, nfiles == 1 ? "" : "s", snap);
+                rows, a->nfiles, a->nfiles == 1 ? "" : "s", a->table, created ? " (created)" : "",
+                nfiles, nfiles == 1 ? "" : "s", snap);
     fl_ice_table_free(t);
     fl_arena_free(&ar);
     fl_cli_catalog_close(&c);

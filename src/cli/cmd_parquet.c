@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/where.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
+#include "cli/where.h"
 #include "floe/io.h"
 #include "floe/parquet.h"
 #include "parquet/parquet_meta.h"
@@ -83,31 +83,50 @@ static void close_file(pq_handle *h)
 
 static const char *physical_name(fl_pq_type t)
 {
-    static const char *const n[] = {"BOOLEAN", "INT32", "INT64", "INT96",
-                                    "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    static const char *const n[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
+                                    "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
     return (unsigned)t < 8 ? n[t] : "?";
 }
 
 static const char *converted_name(fl_pq_converted c)
 {
-    static const char *const n[] = {"UTF8", "MAP", "MAP_KEY_VALUE", "LIST", "ENUM", "DECIMAL",
-                                    "DATE", "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS",
-                                    "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64",
-                                    "INT_8", "INT_16", "INT_32", "INT_64", "JSON", "BSON",
+    static const char *const n[] = {"UTF8",
+                                    "MAP",
+                                    "MAP_KEY_VALUE",
+                                    "LIST",
+                                    "ENUM",
+                                    "DECIMAL",
+                                    "DATE",
+                                    "TIME_MILLIS",
+                                    "TIME_MICROS",
+                                    "TIMESTAMP_MILLIS",
+                                    "TIMESTAMP_MICROS",
+                                    "UINT_8",
+                                    "UINT_16",
+                                    "UINT_32",
+                                    "UINT_64",
+                                    "INT_8",
+                                    "INT_16",
+                                    "INT_32",
+                                    "INT_64",
+                                    "JSON",
+                                    "BSON",
                                     "INTERVAL"};
     return (unsigned)c < sizeof n / sizeof n[0] ? n[c] : "?";
 }
 
 static const char *repetition_name(fl_pq_repetition r)
 {
-    return r == FL_PQ_REQUIRED ? "required" : r == FL_PQ_OPTIONAL ? "optional"
-         : r == FL_PQ_REPEATED ? "repeated" : "";
+    return r == FL_PQ_REQUIRED   ? "required"
+           : r == FL_PQ_OPTIONAL ? "optional"
+           : r == FL_PQ_REPEATED ? "repeated"
+                                 : "";
 }
 
 static const char *codec_name(fl_pq_codec c)
 {
-    static const char *const n[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4",
-                                    "ZSTD", "LZ4_RAW"};
+    static const char *const n[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
+                                    "BROTLI",       "LZ4",    "ZSTD", "LZ4_RAW"};
     return (unsigned)c < 8 ? n[c] : "?";
 }
 
@@ -145,7 +164,8 @@ static void logical_text(const fl_pq_logical *l, char *buf, size_t cap)
         return;
     case FL_PQ_LT_DATE: snprintf(buf, cap, "DATE"); return;
     case FL_PQ_LT_TIME:
-        snprintf(buf, cap, "TIME(%s,%s)", unit_name(l->unit), l->is_adjusted_to_utc ? "true" : "false");
+        snprintf(buf, cap, "TIME(%s,%s)", unit_name(l->unit),
+                 l->is_adjusted_to_utc ? "true" : "false");
         return;
     case FL_PQ_LT_TIMESTAMP:
         snprintf(buf, cap, "TIMESTAMP(%s,%s)", unit_name(l->unit),
@@ -219,7 +239,10 @@ static void print_floe_field(const fl_field *f, int depth)
     char tn[256];
     const fl_type *t = &f->type;
     if (fl_type_is_nested(t))
-        snprintf(tn, sizeof tn, "%s", t->id == FL_TYPE_STRUCT ? "struct" : t->id == FL_TYPE_LIST ? "list" : "map");
+        snprintf(tn, sizeof tn, "%s",
+                 t->id == FL_TYPE_STRUCT ? "struct"
+                 : t->id == FL_TYPE_LIST ? "list"
+                                         : "map");
     else
         fl_type_format(t, tn, sizeof tn);
     printf("%*s%s: %s%s", depth * 2 + 2, "", f->name ? f->name : "", tn,
@@ -301,10 +324,11 @@ static void leaf_type(const fl_pq_schema_element *e, fl_type *t)
     case FL_PQ_FLOAT: t->id = FL_TYPE_FLOAT32; return;
     case FL_PQ_DOUBLE: t->id = FL_TYPE_FLOAT64; return;
     case FL_PQ_BYTE_ARRAY:
-        t->id = (l->kind == FL_PQ_LT_STRING || l->kind == FL_PQ_LT_ENUM || l->kind == FL_PQ_LT_JSON ||
-                 ct == FL_PQ_CT_UTF8 || ct == FL_PQ_CT_ENUM || ct == FL_PQ_CT_JSON)
-                    ? FL_TYPE_STRING
-                    : FL_TYPE_BINARY;
+        t->id =
+            (l->kind == FL_PQ_LT_STRING || l->kind == FL_PQ_LT_ENUM || l->kind == FL_PQ_LT_JSON ||
+             ct == FL_PQ_CT_UTF8 || ct == FL_PQ_CT_ENUM || ct == FL_PQ_CT_JSON)
+                ? FL_TYPE_STRING
+                : FL_TYPE_BINARY;
         return;
     case FL_PQ_FIXED_LEN_BYTE_ARRAY:
         if (l->kind == FL_PQ_LT_UUID && e->type_length == 16) {
@@ -484,8 +508,7 @@ static int cmd_meta(const char *path)
             printf("      codec %s, encodings ", codec_name(cm->codec));
             for (uint32_t e = 0; e < cm->nencodings; e++)
                 printf("%s%s", e ? "," : "", encoding_name(cm->encodings[e]));
-            printf(", values %" PRId64 ", %" PRId64 " bytes compressed, %" PRId64
-                   " uncompressed\n",
+            printf(", values %" PRId64 ", %" PRId64 " bytes compressed, %" PRId64 " uncompressed\n",
                    cm->num_values, cm->total_compressed_size, cm->total_uncompressed_size);
             printf("      data page @%" PRId64, cm->data_page_offset);
             if (cm->dictionary_page_offset >= 0)
@@ -783,7 +806,10 @@ static fl_status run_cat(const cat_args *c, pq_handle *h, fl_arena *a, fl_error 
         }
         if (rc != FL_OK)
             break;
-        fl_batch view = {.schema = &shown, .ncols = nshow, .cols = view_cols, .nrows = b.nrows,
+        fl_batch view = {.schema = &shown,
+                         .ncols = nshow,
+                         .cols = view_cols,
+                         .nrows = b.nrows,
                          .sel = c->nwheres ? &sel : b.sel};
         for (uint32_t i = 0; i < nshow; i++)
             view_cols[i] = b.cols[show_idx[i]]; /* shallow: printing only reads */

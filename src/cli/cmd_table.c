@@ -30,12 +30,12 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/where.h"
 #include "cli/cmd_table_write.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
-#include "floe/ice_scan.h"
+#include "cli/where.h"
 #include "floe/catalog.h"
+#include "floe/ice_scan.h"
 #include "floe/ice_table.h"
 #include "floe/iceberg.h"
 #include "floe/s3.h"
@@ -62,7 +62,7 @@ typedef struct tbl_args {
 typedef struct tbl_ctx {
     fl_arena arena;
     fl_fileio *base, *io;
-    fl_fileio *reader_io; /* what scans read through: io, or the catalog's */
+    fl_fileio *reader_io;           /* what scans read through: io, or the catalog's */
     fl_ice_metadata meta_path_read; /* when TABLE is a path */
     const fl_ice_metadata *meta;
     const char *metadata_path;
@@ -278,8 +278,8 @@ static fl_status find_metadata(const char *table, fl_arena *a, char **out, fl_er
         fclose(f);
         while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
             buf[--n] = 0;
-        const char *cands[] = {"%s/v%s.metadata.json", "%s/v%s.gz.metadata.json",
-                               "%s/%s.metadata.json", "%s/%s.gz.metadata.json",
+        const char *cands[] = {"%s/v%s.metadata.json",   "%s/v%s.gz.metadata.json",
+                               "%s/%s.metadata.json",    "%s/%s.gz.metadata.json",
                                "%s/%s.metadata.json.gz", "%s/%s"};
         for (size_t i = 0; n && i < sizeof cands / sizeof cands[0]; i++) {
             char *p = fl_arena_sprintf(a, cands[i], mdir, buf);
@@ -306,7 +306,8 @@ static fl_status find_metadata(const char *table, fl_arena *a, char **out, fl_er
     }
     closedir(d);
     if (!best[0])
-        return fl_errorf(err, FL_ENOTFOUND, "%s: no version-hint.text and no *.metadata.json", table);
+        return fl_errorf(err, FL_ENOTFOUND, "%s: no version-hint.text and no *.metadata.json",
+                         table);
     *out = fl_arena_sprintf(a, "%s/%s", mdir, best);
     return FL_OK;
 }
@@ -541,7 +542,8 @@ static fl_status run_describe(const tbl_args *c, tbl_ctx *t, fl_error *err)
         if (!sp->nfields)
             printf(" unpartitioned");
         for (uint32_t i = 0; i < sp->nfields; i++)
-            printf(" %s=%s(%d)", sp->fields[i].name, sp->fields[i].transform, sp->fields[i].source_id);
+            printf(" %s=%s(%d)", sp->fields[i].name, sp->fields[i].transform,
+                   sp->fields[i].source_id);
         printf("\n");
     }
     if (m->properties.n) {
@@ -610,10 +612,22 @@ static int run(int argc, char **argv, tbl_run fn)
     return rc == FL_OK ? 0 : fail(argv[0], &err);
 }
 
-static int cmd_cat(int argc, char **argv) { return run(argc, argv, run_cat); }
-static int cmd_count(int argc, char **argv) { return run(argc, argv, run_count); }
-static int cmd_describe(int argc, char **argv) { return run(argc, argv, run_describe); }
-static int cmd_metatable(int argc, char **argv) { return run(argc, argv, run_metatable); }
+static int cmd_cat(int argc, char **argv)
+{
+    return run(argc, argv, run_cat);
+}
+static int cmd_count(int argc, char **argv)
+{
+    return run(argc, argv, run_count);
+}
+static int cmd_describe(int argc, char **argv)
+{
+    return run(argc, argv, run_describe);
+}
+static int cmd_metatable(int argc, char **argv)
+{
+    return run(argc, argv, run_metatable);
+}
 
 typedef struct tbl_command {
     const char *name;
@@ -647,22 +661,26 @@ static void usage(FILE *out)
         fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].help);
     size_t nw;
     const fl_table_write_cmd *wc = fl_table_write_commands(&nw);
-    fprintf(out, "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
+    fprintf(
+        out,
+        "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
     for (size_t i = 0; i < nw; i++)
         fprintf(out, "  %-17s %s\n", wc[i].name, wc[i].help);
-    fprintf(out,
-            "\noptions:\n"
-            "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
-            "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
-            "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not null')\n"
-            "  --format table|csv|jsonl, --limit N\n"
-            "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
-            "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
-            "                         (sqlite:PATH, postgresql://..., fs:PATH; default $FLOE_CATALOG,\n"
-            "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
-            "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
-            "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
-            "  --explain              planning figures on stderr\n");
+    fprintf(
+        out,
+        "\noptions:\n"
+        "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
+        "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
+        "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not "
+        "null')\n"
+        "  --format table|csv|jsonl, --limit N\n"
+        "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
+        "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
+        "                         (sqlite:PATH, postgresql://..., fs:PATH; default $FLOE_CATALOG,\n"
+        "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
+        "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
+        "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
+        "  --explain              planning figures on stderr\n");
 }
 
 int fl_cmd_table(int argc, char **argv)

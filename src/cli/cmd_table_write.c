@@ -62,7 +62,10 @@ static fl_status mkdirs(const char *path, fl_error *err)
     return FL_OK;
 }
 
-static bool is_uri(const char *s) { return strstr(s, "://") != NULL; }
+static bool is_uri(const char *s)
+{
+    return strstr(s, "://") != NULL;
+}
 
 fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
                               fl_error *err)
@@ -151,8 +154,8 @@ typedef struct targs {
     const char *catalog, *warehouse;
 } targs;
 
-static const char *const FLAGS[] = {"--purge", "--dry-run", "--optional", "--first", "--required",
-                                    "--force", "--quiet"};
+static const char *const FLAGS[] = {"--purge",    "--dry-run", "--optional", "--first",
+                                    "--required", "--force",   "--quiet"};
 
 static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage_line)
 {
@@ -350,8 +353,9 @@ static int finish(tctx *c, fl_status rc, const char *what)
 
 static int cmd_create(int argc, char **argv)
 {
-    BEGIN(1, "TABLE --schema SPEC [--partition-by E]... [--sort-by E]... [--property K=V]... "
-             "[--identifier COL]... [--location URI]",
+    BEGIN(1,
+          "TABLE --schema SPEC [--partition-by E]... [--sort-by E]... [--property K=V]... "
+          "[--identifier COL]... [--location URI]",
           false, "--schema", "--partition-by", "--sort-by", "--property", "--identifier",
           "--location");
     const char *spec = opt(&c.a, "--schema");
@@ -381,10 +385,14 @@ static int cmd_create(int argc, char **argv)
     if (rc == FL_OK)
         rc = fl_cli_ensure_namespace(&c.c, &c.id, &c.err);
     fl_ice_map pm = {(uint32_t)nprops, kv};
-    fl_ice_create_options o = {.schema = &s, .identifier_fields = idents,
-                               .nidentifier_fields = (uint32_t)ni, .partition_by = parts,
-                               .npartition_by = (uint32_t)np, .sort_by = sorts,
-                               .nsort_by = (uint32_t)ns, .properties = &pm,
+    fl_ice_create_options o = {.schema = &s,
+                               .identifier_fields = idents,
+                               .nidentifier_fields = (uint32_t)ni,
+                               .partition_by = parts,
+                               .npartition_by = (uint32_t)np,
+                               .sort_by = sorts,
+                               .nsort_by = (uint32_t)ns,
+                               .properties = &pm,
                                .location = opt(&c.a, "--location")};
     if (rc == FL_OK)
         rc = fl_ice_table_create(c.c.cat, &c.id, &o, &c.t, &c.err);
@@ -450,11 +458,11 @@ static int cmd_rename_column(int argc, char **argv)
 
 static int cmd_alter_column(int argc, char **argv)
 {
-    BEGIN(2, "TABLE COLUMN [--type T] [--optional] [--default JSON] [--first | --after COL]",
-          true, "--type", "--optional", "--default", "--first", "--after");
+    BEGIN(2, "TABLE COLUMN [--type T] [--optional] [--default JSON] [--first | --after COL]", true,
+          "--type", "--optional", "--default", "--first", "--after");
     const char *type = opt(&c.a, "--type");
-    if (!type && !opt(&c.a, "--optional") && !opt(&c.a, "--default") &&
-        !opt(&c.a, "--first") && !opt(&c.a, "--after")) {
+    if (!type && !opt(&c.a, "--optional") && !opt(&c.a, "--default") && !opt(&c.a, "--first") &&
+        !opt(&c.a, "--after")) {
         fprintf(stderr, "floe table alter-column: nothing to change\n");
         ctx_close(&c);
         return 2;
@@ -552,7 +560,10 @@ static int cmd_delete(int argc, char **argv)
 
 /* ---- snapshots and refs ---- */
 
-static bool parse_id(const char *s, int64_t *v) { return fl_parse_int64(s, strlen(s), v); }
+static bool parse_id(const char *s, int64_t *v)
+{
+    return fl_parse_int64(s, strlen(s), v);
+}
 
 static int cmd_rollback(int argc, char **argv)
 {
@@ -595,8 +606,14 @@ static int create_ref(int argc, char **argv, bool tag)
     return finish(&c, rc, tag ? "tag created" : "branch created");
 }
 
-static int cmd_create_branch(int argc, char **argv) { return create_ref(argc, argv, false); }
-static int cmd_create_tag(int argc, char **argv) { return create_ref(argc, argv, true); }
+static int cmd_create_branch(int argc, char **argv)
+{
+    return create_ref(argc, argv, false);
+}
+static int cmd_create_tag(int argc, char **argv)
+{
+    return create_ref(argc, argv, true);
+}
 
 static int cmd_drop_ref(int argc, char **argv)
 {
@@ -612,8 +629,8 @@ static int cmd_expire(int argc, char **argv)
     BEGIN(1, "TABLE [--older-than TS] [--retain-last N]", true, "--older-than", "--retain-last");
     int64_t older = -1, keep = 0;
     const char *o = opt(&c.a, "--older-than"), *r = opt(&c.a, "--retain-last");
-    if ((o && !parse_time_ms(o, &older)) || (r && (!parse_id(r, &keep) || keep < 1 ||
-                                                  keep > UINT32_MAX))) {
+    if ((o && !parse_time_ms(o, &older)) ||
+        (r && (!parse_id(r, &keep) || keep < 1 || keep > UINT32_MAX))) {
         fprintf(stderr, "usage: floe table expire TABLE [--older-than TS] [--retain-last N>=1]\n");
         ctx_close(&c);
         return 2;
@@ -671,8 +688,7 @@ static int cmd_compact(int argc, char **argv)
 {
     BEGIN(1, "TABLE [--force]", true, "--force");
     uint64_t rewritten = 0, added = 0;
-    rc = fl_ice_rewrite_data_files(c.x, opt(&c.a, "--force") != NULL, &rewritten, &added,
-                                   &c.err);
+    rc = fl_ice_rewrite_data_files(c.x, opt(&c.a, "--force") != NULL, &rewritten, &added, &c.err);
     char msg[96];
     snprintf(msg, sizeof msg, "%" PRIu64 " data files rewritten into %" PRIu64, rewritten, added);
     return finish(&c, rc, msg);
@@ -697,7 +713,8 @@ static const fl_table_write_cmd commands[] = {
     {"create-tag", cmd_create_tag, "create a tag [--snapshot ID]"},
     {"drop-ref", cmd_drop_ref, "drop a branch or tag"},
     {"expire", cmd_expire, "expire snapshots [--older-than TS] [--retain-last N]"},
-    {"remove-orphans", cmd_remove_orphans, "delete unreferenced files [--older-than TS] [--dry-run]"},
+    {"remove-orphans", cmd_remove_orphans,
+     "delete unreferenced files [--older-than TS] [--dry-run]"},
     {"rewrite-manifests", cmd_rewrite_manifests, "rewrite manifests clustered by partition"},
     {"compact", cmd_compact, "rewrite small data files and files with deletes [--force]"},
 };

@@ -19,9 +19,9 @@
 #include "cli/textparse.h"
 
 typedef struct csv_record {
-    char *bytes;      /* all field bytes, each field NUL-terminated */
-    size_t *starts;   /* nfields + 1 offsets into bytes (end = start of next - 1) */
-    uint8_t *quoted;  /* per field */
+    char *bytes;     /* all field bytes, each field NUL-terminated */
+    size_t *starts;  /* nfields + 1 offsets into bytes (end = start of next - 1) */
+    uint8_t *quoted; /* per field */
     uint32_t nfields;
     uint64_t line;
 } csv_record;
@@ -366,8 +366,9 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
     s->path = strdup(path);
     s->buf = malloc(CSV_BUF);
     size_t pl = strlen(path);
-    s->delim = opt && opt->delimiter ? opt->delimiter
-               : (pl > 4 && !strcmp(path + pl - 4, ".tsv")) ? '\t' : ',';
+    s->delim = opt && opt->delimiter                        ? opt->delimiter
+               : (pl > 4 && !strcmp(path + pl - 4, ".tsv")) ? '\t'
+                                                            : ',';
     fl_status rc = FL_OK;
     if (!s->path || !s->buf) {
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");

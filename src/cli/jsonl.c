@@ -28,7 +28,7 @@ struct itype {
     char **names;     /* object fields in order of first appearance */
     itype **fields;
     uint32_t nfields, cap;
-    itype *elem;      /* array elements */
+    itype *elem; /* array elements */
 };
 
 typedef struct jsonl_source {
@@ -208,7 +208,8 @@ static fl_status check_keys(json_t *obj, const fl_field *fields, uint32_t n, fl_
         if (i == n)
             return fl_errorf(err, FL_ETYPE,
                              "key '%s' is not in the schema inferred from the first %d lines "
-                             "(give the types with --schema)", key, FL_INFER_ROWS);
+                             "(give the types with --schema)",
+                             key, FL_INFER_ROWS);
     }
     return FL_OK;
 }
@@ -263,7 +264,8 @@ static fl_status decode_map(fl_vector *v, json_t *j, int depth, bool strict, fl_
             json_t *k = json_object_get(e, "key");
             json_t *val = json_object_get(e, "value");
             if (!json_is_object(e) || !k)
-                return fl_errorf(err, FL_ETYPE, "map entry %zu is not {\"key\":..,\"value\":..}", i);
+                return fl_errorf(err, FL_ETYPE, "map entry %zu is not {\"key\":..,\"value\":..}",
+                                 i);
             FL_TRY(decode_map_entry(v, k, val ? val : json_null(), depth, strict, err));
         }
     } else if (json_is_object(j)) {
@@ -289,8 +291,7 @@ static fl_status decode_primitive(fl_vector *v, json_t *j, fl_error *err)
     const fl_type *t = v->type;
     char buf[64];
     switch (json_typeof(j)) {
-    case JSON_STRING:
-        return fl_parse_append(v, json_string_value(j), json_string_length(j), err);
+    case JSON_STRING: return fl_parse_append(v, json_string_value(j), json_string_length(j), err);
     case JSON_TRUE:
     case JSON_FALSE:
         if (t->id == FL_TYPE_BOOLEAN) {
@@ -337,8 +338,8 @@ static fl_status decode_primitive(fl_vector *v, json_t *j, fl_error *err)
     }
     char tn[64];
     fl_type_format(t, tn, sizeof tn);
-    static const char *const kind[] = {"object", "array", "string", "integer", "real",
-                                       "true", "false", "null"};
+    static const char *const kind[] = {"object", "array", "string", "integer",
+                                       "real",   "true",  "false",  "null"};
     return fl_errorf(err, FL_ETYPE, "a JSON %s does not convert to %s", kind[json_typeof(j)], tn);
 }
 
@@ -391,15 +392,15 @@ static fl_status read_doc(jsonl_source *s, json_t **doc, fl_error *err)
     }
 }
 
-static fl_status append_doc(jsonl_source *s, fl_batch *b, json_t *doc, uint64_t line,
-                            fl_error *err)
+static fl_status append_doc(jsonl_source *s, fl_batch *b, json_t *doc, uint64_t line, fl_error *err)
 {
     if (s->inferred && check_keys(doc, s->schema.fields, s->schema.nfields, err) != FL_OK)
         return fl_error_prefix(err, "%s: line %llu", s->path, (unsigned long long)line);
     for (uint32_t c = 0; c < s->schema.nfields; c++) {
         const fl_field *f = &s->schema.fields[c];
         json_t *v = json_object_get(doc, f->name);
-        fl_status rc = v ? decode(&b->cols[c], v, 0, s->inferred, err) : append_null_deep(&b->cols[c], err);
+        fl_status rc =
+            v ? decode(&b->cols[c], v, 0, s->inferred, err) : append_null_deep(&b->cols[c], err);
         if (rc == FL_OK && (!v || json_is_null(v)) && !f->nullable)
             rc = fl_errorf(err, FL_ETYPE, "null in a required column");
         if (rc != FL_OK)
@@ -523,8 +524,8 @@ fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, f
             goto fail;
         s->inferred = true;
         if (s->schema.nfields == 0) {
-            rc = fl_errorf(err, FL_ESYNTAX, "%s: no JSON objects with fields to infer a schema from",
-                           path);
+            rc = fl_errorf(err, FL_ESYNTAX,
+                           "%s: no JSON objects with fields to infer a schema from", path);
             goto fail;
         }
     }

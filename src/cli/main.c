@@ -23,8 +23,9 @@ static const fl_command commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "floe %s - an open data lakehouse\n\n"
-                 "usage: floe <command> [options]\n\ncommands:\n",
+    fprintf(out,
+            "floe %s - an open data lakehouse\n\n"
+            "usage: floe <command> [options]\n\ncommands:\n",
             FLOE_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);

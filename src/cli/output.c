@@ -166,8 +166,8 @@ void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
     int n = 0;
     bool neg = unscaled < 0;
     /* work on the magnitude as unsigned to handle the most negative value */
-    unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)unscaled
-                                : (unsigned __int128)unscaled;
+    unsigned __int128 mag =
+        neg ? (unsigned __int128)0 - (unsigned __int128)unscaled : (unsigned __int128)unscaled;
     do {
         digits[n++] = (char)('0' + (int)(mag % 10));
         mag /= 10;
@@ -223,7 +223,10 @@ static int format_ymd(int64_t days, char *buf, size_t cap)
     return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
 
-void fl_format_date(int32_t days, char *buf, size_t cap) { format_ymd(days, buf, cap); }
+void fl_format_date(int32_t days, char *buf, size_t cap)
+{
+    format_ymd(days, buf, cap);
+}
 
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -259,10 +262,9 @@ void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t c
 
 void fl_format_uuid(const uint8_t b[16], char *buf, size_t cap)
 {
-    snprintf(buf, cap,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-             b[15]);
+    snprintf(buf, cap, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 /* Appends \x<hex>; inside JSON strings (json) the backslash is escaped. */
@@ -341,8 +343,12 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
             FL_TRY(fl_strbuf_append(sb, esc, 2, err));
             i++;
         } else if (c < 0x20) {
-            const char *named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
-                              : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            const char *named = c == '\n'   ? "\\n"
+                                : c == '\r' ? "\\r"
+                                : c == '\t' ? "\\t"
+                                : c == '\b' ? "\\b"
+                                : c == '\f' ? "\\f"
+                                            : NULL;
             if (named) {
                 FL_TRY(fl_strbuf_puts(sb, named, err));
             } else {
@@ -432,8 +438,9 @@ static fl_status fmt_nested_json(fl_strbuf *sb, const fl_vector *v, uint32_t r, 
         return fl_errorf(err, FL_ECORRUPT, "nested vector without children");
     if (lo < 0 || hi < lo || (uint64_t)hi > v->children[0].len ||
         (need == 2 && (uint64_t)hi > v->children[1].len))
-        return fl_errorf(err, FL_ECORRUPT, "row %u: offsets %" PRId64 "..%" PRId64
-                         " outside the child vector", r, lo, hi);
+        return fl_errorf(err, FL_ECORRUPT,
+                         "row %u: offsets %" PRId64 "..%" PRId64 " outside the child vector", r, lo,
+                         hi);
     FL_TRY(fl_strbuf_append(sb, "[", 1, err));
     for (int64_t j = lo; j < hi; j++) {
         if (j > lo)
@@ -459,8 +466,7 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
     char buf[96];
     const char *q = json ? "\"" : "";
     switch (t->id) {
-    case FL_TYPE_BOOLEAN:
-        return fl_strbuf_puts(sb, v->data[r] ? "true" : "false", err);
+    case FL_TYPE_BOOLEAN: return fl_strbuf_puts(sb, v->data[r] ? "true" : "false", err);
     case FL_TYPE_INT32: {
         int32_t x;
         memcpy(&x, v->data + (size_t)r * 4, 4);
@@ -515,9 +521,7 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
         fl_format_timestamp(x, ns ? 9 : 6, tz, buf, sizeof buf);
         break;
     }
-    case FL_TYPE_UUID:
-        fl_format_uuid(v->data + (size_t)r * 16, buf, sizeof buf);
-        break;
+    case FL_TYPE_UUID: fl_format_uuid(v->data + (size_t)r * 16, buf, sizeof buf); break;
     case FL_TYPE_FIXED: {
         size_t w = (size_t)t->fixed_len;
         if (json)
@@ -536,8 +540,7 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
         FL_TRY(append_hex(sb, p, n, json, err));
         return json ? fl_strbuf_append(sb, "\"", 1, err) : FL_OK;
     }
-    default:
-        return fl_errorf(err, FL_EUNSUPPORTED, "cannot format type id %d", (int)t->id);
+    default: return fl_errorf(err, FL_EUNSUPPORTED, "cannot format type id %d", (int)t->id);
     }
     return fl_strbuf_printf(sb, err, "%s%s%s", q, buf, q);
 }
@@ -633,8 +636,7 @@ fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err)
             return fl_errorf(err, FL_ECORRUPT, "uuid value of %zu bytes", val->v.bytes.len);
         memcpy(data, val->v.bytes.ptr, 16);
         break;
-    case FL_TYPE_FIXED:
-        return append_hex(sb, val->v.bytes.ptr, val->v.bytes.len, false, err);
+    case FL_TYPE_FIXED: return append_hex(sb, val->v.bytes.ptr, val->v.bytes.len, false, err);
     case FL_TYPE_STRING:
     case FL_TYPE_BINARY:
         offs[1] = (int64_t)val->v.bytes.len;
@@ -675,7 +677,7 @@ struct fl_row_printer {
     fl_strbuf line;
     fl_strbuf cell;
     /* table mode: cells of the first rows, buffered to size the columns */
-    char **cells;       /* ncols * buffered, NULL = null */
+    char **cells; /* ncols * buffered, NULL = null */
     uint32_t buffered;
     bool widths_fixed;
     size_t *widths;
@@ -724,7 +726,10 @@ fl_status fl_row_printer_open(FILE *out, fl_out_format fmt, const fl_schema *sch
     return FL_OK;
 }
 
-uint64_t fl_row_printer_rows(const fl_row_printer *p) { return p->rows; }
+uint64_t fl_row_printer_rows(const fl_row_printer *p)
+{
+    return p->rows;
+}
 
 void fl_row_printer_free(fl_row_printer *p)
 {
@@ -813,10 +818,8 @@ static bool right_aligned(const fl_type *t)
     case FL_TYPE_INT64:
     case FL_TYPE_FLOAT32:
     case FL_TYPE_FLOAT64:
-    case FL_TYPE_DECIMAL:
-        return true;
-    default:
-        return false;
+    case FL_TYPE_DECIMAL: return true;
+    default: return false;
     }
 }
 
@@ -853,8 +856,7 @@ static void table_flush_sample(fl_row_printer *p)
     p->widths_fixed = true;
 }
 
-static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t row,
-                                 fl_error *err)
+static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t row, fl_error *err)
 {
     uint32_t nc = p->schema->nfields;
     if (!p->widths_fixed && p->buffered == TABLE_SAMPLE_ROWS)
@@ -932,8 +934,7 @@ static fl_status print_row_json(fl_row_printer *p, const fl_batch *b, uint32_t r
     return FL_OK;
 }
 
-fl_status fl_row_printer_batch(fl_row_printer *p, const fl_batch *b, uint64_t *limit,
-                               fl_error *err)
+fl_status fl_row_printer_batch(fl_row_printer *p, const fl_batch *b, uint64_t *limit, fl_error *err)
 {
     if (b->ncols != p->schema->nfields)
         return fl_errorf(err, FL_EINVAL, "batch has %u columns, schema %u", b->ncols,

@@ -89,8 +89,7 @@ bool fl_parse_double(const char *s, size_t n, double *out)
     return true;
 }
 
-fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale,
-                           fl_i128 *out)
+fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -290,7 +289,8 @@ bool fl_parse_timestamp(const char *s, size_t n, int digits, int64_t *out, bool 
     if (i != n)
         return false;
     /* local = utc + offset  =>  utc = local - offset */
-    __int128 total = (__int128)days * 86400 * 1000000000LL + ns - (__int128)offset_min * 60 * 1000000000LL;
+    __int128 total =
+        (__int128)days * 86400 * 1000000000LL + ns - (__int128)offset_min * 60 * 1000000000LL;
     if (digits == 6) {
         /* floor division to micros */
         __int128 q = total / 1000;
@@ -564,19 +564,32 @@ static const struct {
     const char *name;
     fl_type_id id;
 } primitive_names[] = {
-    {"boolean", FL_TYPE_BOOLEAN},     {"bool", FL_TYPE_BOOLEAN},
-    {"int", FL_TYPE_INT32},           {"integer", FL_TYPE_INT32},
-    {"int32", FL_TYPE_INT32},         {"long", FL_TYPE_INT64},
-    {"bigint", FL_TYPE_INT64},        {"int64", FL_TYPE_INT64},
-    {"float", FL_TYPE_FLOAT32},       {"real", FL_TYPE_FLOAT32},
-    {"float32", FL_TYPE_FLOAT32},     {"double", FL_TYPE_FLOAT64},
-    {"float64", FL_TYPE_FLOAT64},     {"date", FL_TYPE_DATE},
-    {"time", FL_TYPE_TIME},           {"timestamp", FL_TYPE_TIMESTAMP},
-    {"timestamptz", FL_TYPE_TIMESTAMPTZ}, {"timestamp_ns", FL_TYPE_TIMESTAMP_NS},
-    {"timestamptz_ns", FL_TYPE_TIMESTAMPTZ_NS}, {"string", FL_TYPE_STRING},
-    {"varchar", FL_TYPE_STRING},      {"text", FL_TYPE_STRING},
-    {"uuid", FL_TYPE_UUID},           {"binary", FL_TYPE_BINARY},
-    {"blob", FL_TYPE_BINARY},         {"bytes", FL_TYPE_BINARY},
+    {"boolean", FL_TYPE_BOOLEAN},
+    {"bool", FL_TYPE_BOOLEAN},
+    {"int", FL_TYPE_INT32},
+    {"integer", FL_TYPE_INT32},
+    {"int32", FL_TYPE_INT32},
+    {"long", FL_TYPE_INT64},
+    {"bigint", FL_TYPE_INT64},
+    {"int64", FL_TYPE_INT64},
+    {"float", FL_TYPE_FLOAT32},
+    {"real", FL_TYPE_FLOAT32},
+    {"float32", FL_TYPE_FLOAT32},
+    {"double", FL_TYPE_FLOAT64},
+    {"float64", FL_TYPE_FLOAT64},
+    {"date", FL_TYPE_DATE},
+    {"time", FL_TYPE_TIME},
+    {"timestamp", FL_TYPE_TIMESTAMP},
+    {"timestamptz", FL_TYPE_TIMESTAMPTZ},
+    {"timestamp_ns", FL_TYPE_TIMESTAMP_NS},
+    {"timestamptz_ns", FL_TYPE_TIMESTAMPTZ_NS},
+    {"string", FL_TYPE_STRING},
+    {"varchar", FL_TYPE_STRING},
+    {"text", FL_TYPE_STRING},
+    {"uuid", FL_TYPE_UUID},
+    {"binary", FL_TYPE_BINARY},
+    {"blob", FL_TYPE_BINARY},
+    {"bytes", FL_TYPE_BINARY},
 };
 
 static fl_status spec_err(fl_error *err, const char *p)

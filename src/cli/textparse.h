@@ -37,8 +37,7 @@ bool fl_parse_bool(const char *s, size_t n, bool *out);
 bool fl_parse_int64(const char *s, size_t n, int64_t *out);
 bool fl_parse_double(const char *s, size_t n, double *out);
 /* Returns FL_OK, FL_ESYNTAX or FL_EOVERFLOW (more than precision digits). */
-fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale,
-                           fl_i128 *out);
+fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out);
 bool fl_parse_date(const char *s, size_t n, int32_t *days);
 bool fl_parse_time(const char *s, size_t n, int64_t *micros);
 /* digits: 6 for micros, 9 for nanos. *had_zone tells whether an offset/Z was given. */

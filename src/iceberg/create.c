@@ -87,8 +87,7 @@ static fl_status check_absent(fl_catalog *c, const fl_table_ident *id, fl_arena 
 }
 
 fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
-                              const fl_ice_create_options *opt, fl_ice_table **out,
-                              fl_error *err)
+                              const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err)
 {
     *out = NULL;
     if (!c || !id || !opt)

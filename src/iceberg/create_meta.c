@@ -47,8 +47,8 @@ fl_status ice_assign_fresh_ids(const fl_schema *in, int32_t *last_id, fl_arena *
     return FL_OK;
 }
 
-fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a,
-                                    fl_type *out, fl_error *err)
+fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a, fl_type *out,
+                                    fl_error *err)
 {
     if (fl_type_copy(a, in, out) != FL_OK)
         return fl_errorf(err, FL_ENOMEM, "schema: out of memory");
@@ -75,8 +75,7 @@ static fl_status format_version_of(const fl_ice_map *props, int32_t *v, fl_error
     return FL_OK;
 }
 
-static fl_status build_properties(const fl_ice_map *in, fl_arena *a, fl_ice_map *out,
-                                  fl_error *err)
+static fl_status build_properties(const fl_ice_map *in, fl_arena *a, fl_ice_map *out, fl_error *err)
 {
     uint32_t n = in ? in->n : 0;
     out->items = fl_arena_calloc(a, n + 1, sizeof *out->items);
@@ -145,8 +144,8 @@ static fl_status build_spec(const fl_ice_create_options *opt, const fl_ice_schem
     return check_partition_names(spec, s, err);
 }
 
-static fl_status build_order(const fl_ice_create_options *opt, const fl_ice_schema *s,
-                             fl_arena *a, fl_ice_sort_order *o, fl_error *err)
+static fl_status build_order(const fl_ice_create_options *opt, const fl_ice_schema *s, fl_arena *a,
+                             fl_ice_sort_order *o, fl_error *err)
 {
     o->order_id = opt->nsort_by ? 1 : 0;
     o->nfields = opt->nsort_by;
@@ -169,8 +168,7 @@ fl_status ice_identifier_ids(const fl_ice_schema *s, const char *const *names, u
     for (uint32_t i = 0; i < n; i++) {
         const fl_field *f = ice_find_path_c(&s->schema, names[i]);
         if (!f)
-            return fl_errorf(err, FL_ENOTFOUND, "identifier field '%s': no such column",
-                             names[i]);
+            return fl_errorf(err, FL_ENOTFOUND, "identifier field '%s': no such column", names[i]);
         /* reject paths through lists and maps: the path must be struct steps */
         const char *p = names[i];
         const fl_field *cur = NULL;
@@ -202,8 +200,7 @@ fl_status ice_identifier_ids(const fl_ice_schema *s, const char *const *names, u
             p = dot ? dot + 1 : NULL;
         }
         if (fl_type_is_nested(&f->type) || f->type.id == 0)
-            return fl_errorf(err, FL_EINVAL, "identifier field '%s' is not a primitive",
-                             names[i]);
+            return fl_errorf(err, FL_EINVAL, "identifier field '%s' is not a primitive", names[i]);
         if (f->type.id == FL_TYPE_FLOAT32 || f->type.id == FL_TYPE_FLOAT64)
             return fl_errorf(err, FL_EINVAL, "identifier field '%s' cannot be float or double",
                              names[i]);

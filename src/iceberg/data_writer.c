@@ -184,8 +184,8 @@ static fl_status setup_spec(fl_ice_data_writer *w, fl_error *err)
                              "partition field '%s': multi-argument transforms", f->name);
         if (!find_source(w->schema.fields, w->schema.nfields, f->source_id, &p->path, 0))
             return fl_errorf(err, FL_EINVAL,
-                             "partition field '%s': source column %d is not in the schema",
-                             f->name, (int)f->source_id);
+                             "partition field '%s': source column %d is not in the schema", f->name,
+                             (int)f->source_id);
     }
     return FL_OK;
 }
@@ -210,8 +210,7 @@ static fl_status setup_order(fl_ice_data_writer *w, fl_error *err)
         if (s->t.kind == FL_ICE_TRANSFORM_UNKNOWN || o->fields[i].nsource_ids > 1)
             return fl_errorf(err, FL_EUNSUPPORTED, "sort field %u: transform '%s'", i,
                              o->fields[i].transform);
-        if (!find_source(w->schema.fields, w->schema.nfields, o->fields[i].source_id, &s->path,
-                         0))
+        if (!find_source(w->schema.fields, w->schema.nfields, o->fields[i].source_id, &s->path, 0))
             return fl_errorf(err, FL_EINVAL, "sort field %u: source column %d is not in the schema",
                              i, (int)o->fields[i].source_id);
         s->desc = o->fields[i].descending;
@@ -290,7 +289,10 @@ uint64_t ice_part_bytes(const part *p)
     return p->nchunks ? p->bytes + ice_batch_bytes(&p->chunks[p->nchunks - 1]) : 0;
 }
 
-const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w) { return &w->schema; }
+const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w)
+{
+    return &w->schema;
+}
 
 /* ---- partitions ---- */
 
@@ -603,8 +605,8 @@ static fl_status check_batch(fl_ice_data_writer *w, const fl_batch *b, fl_error 
             char have[64], want[64];
             fl_type_format(b->cols[c].type, have, sizeof have);
             fl_type_format(&f->type, want, sizeof want);
-            return fl_errorf(err, FL_ETYPE, "column '%s': batch has %s, the table has %s",
-                             f->name, have, want);
+            return fl_errorf(err, FL_ETYPE, "column '%s': batch has %s, the table has %s", f->name,
+                             have, want);
         }
         if (f->nullable)
             continue;

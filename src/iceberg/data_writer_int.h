@@ -31,13 +31,13 @@ typedef struct part {
     uint64_t hash;
     uint8_t *key;
     size_t keylen;
-    fl_value *values;   /* the partition tuple (bytes in the writer arena) */
-    const char *dir;    /* directory of its files */
-    fl_batch *chunks;   /* buffered rows, FLAT, table schema (malloc) */
+    fl_value *values; /* the partition tuple (bytes in the writer arena) */
+    const char *dir;  /* directory of its files */
+    fl_batch *chunks; /* buffered rows, FLAT, table schema (malloc) */
     uint32_t nchunks, capchunks;
-    uint64_t bytes;     /* estimated bytes of the chunks before the last */
-    uint64_t rows;      /* buffered rows */
-    fl_output *out;     /* open file, or NULL */
+    uint64_t bytes; /* estimated bytes of the chunks before the last */
+    uint64_t rows;  /* buffered rows */
+    fl_output *out; /* open file, or NULL */
     fl_parquet_writer *pw;
     const char *path;
     uint64_t last_use;
@@ -59,12 +59,12 @@ struct fl_ice_data_writer {
     const char *data_dir;
     char uuid[37];
     uint32_t file_seq;
-    fl_value *vals;     /* scratch tuple */
-    uint8_t *key;       /* scratch key (malloc) */
+    fl_value *vals; /* scratch tuple */
+    uint8_t *key;   /* scratch key (malloc) */
     size_t keylen, keycap;
     part **parts;
     uint32_t nparts, capparts;
-    uint32_t *table;    /* open addressing: indices into parts, UINT32_MAX = empty */
+    uint32_t *table; /* open addressing: indices into parts, UINT32_MAX = empty */
     uint32_t tcap;
     uint64_t tick;
     uint32_t open_files;

@@ -55,8 +55,8 @@ static fl_status sort_and_write(fl_ice_data_writer *w, part *p, uint32_t *order,
             for (uint32_t f = 0; f < w->nsf; f++) {
                 fl_value src;
                 ice_source_value(&p->chunks[c], &w->sf[f].path, r, &src);
-                FL_TRY(fl_ice_transform_apply(&w->sf[f].t, &src, &keys[(size_t)n * w->nsf + f],
-                                              err));
+                FL_TRY(
+                    fl_ice_transform_apply(&w->sf[f].t, &src, &keys[(size_t)n * w->nsf + f], err));
             }
         }
     sort_ctx ctx = {w->sf, w->nsf, keys};

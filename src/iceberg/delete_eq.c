@@ -74,7 +74,10 @@ const int32_t *ice_eqset_ids(const ice_eqset *s, uint32_t *n)
     return s->ids;
 }
 
-uint64_t ice_eqset_size(const ice_eqset *s) { return s->count; }
+uint64_t ice_eqset_size(const ice_eqset *s)
+{
+    return s->count;
+}
 
 /* Serializes vals into s->scratch; returns the length, or 0 on OOM. */
 static size_t encode(ice_eqset *s, const fl_value *vals)
@@ -203,8 +206,8 @@ bool ice_eqset_contains(ice_eqset *s, const fl_value *vals)
 fl_status ice_eqset_load(ice_eqset *s, fl_fileio *io, const fl_ice_data_file *del, fl_error *err)
 {
     if (strcasecmp(del->file_format, "PARQUET") != 0)
-        return fl_errorf(err, FL_EUNSUPPORTED, "%s: equality delete file format %s",
-                         del->file_path, del->file_format);
+        return fl_errorf(err, FL_EUNSUPPORTED, "%s: equality delete file format %s", del->file_path,
+                         del->file_format);
     fl_file *f = NULL;
     fl_parquet_reader *r = NULL;
     fl_parquet_scan *sc = NULL;

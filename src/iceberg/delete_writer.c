@@ -25,9 +25,13 @@
 #include "iceberg/write_internal.h"
 
 static fl_field del_fields[2] = {
-    {.name = "file_path", .field_id = FL_ICE_FIELD_ID_DELETE_FILE_PATH, .nullable = false,
+    {.name = "file_path",
+     .field_id = FL_ICE_FIELD_ID_DELETE_FILE_PATH,
+     .nullable = false,
      .type = {.id = FL_TYPE_STRING}},
-    {.name = "pos", .field_id = FL_ICE_FIELD_ID_DELETE_POS, .nullable = false,
+    {.name = "pos",
+     .field_id = FL_ICE_FIELD_ID_DELETE_POS,
+     .nullable = false,
      .type = {.id = FL_TYPE_INT64}},
 };
 static const fl_schema del_schema = {2, del_fields, 0};
@@ -117,8 +121,7 @@ static fl_status write_rows(fl_parquet_writer *pw, const fl_ice_file_positions *
 static fl_status describe(const fl_ice_metadata *m, int32_t spec_id, const fl_value *partition,
                           uint32_t npartition, const fl_ice_file_positions *const *order,
                           uint32_t n, const char *path, fl_parquet_file_result *res,
-                          ice_metrics_fn metrics, fl_arena *a, fl_ice_data_file *out,
-                          fl_error *err)
+                          ice_metrics_fn metrics, fl_arena *a, fl_ice_data_file *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
     out->content = FL_ICE_CONTENT_POSITION_DELETES;
@@ -218,8 +221,8 @@ fl_status ice_write_position_deletes(fl_fileio *io, const fl_ice_metadata *m, in
         rc = fl_output_close(oc, err);
     }
     if (rc == FL_OK)
-        rc = describe(m, spec_id, partition, npartition, order, n, path, &res, metrics, a, out,
-                      err);
+        rc =
+            describe(m, spec_id, partition, npartition, order, n, path, &res, metrics, a, out, err);
     fl_parquet_writer_abort(pw);
     fl_output_abort(o);
     if (rc != FL_OK && created && !o && path)

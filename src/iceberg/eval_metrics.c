@@ -25,7 +25,10 @@
 
 #include "iceberg/scan_internal.h"
 
-static bool is_float(fl_type_id t) { return t == FL_TYPE_FLOAT32 || t == FL_TYPE_FLOAT64; }
+static bool is_float(fl_type_id t)
+{
+    return t == FL_TYPE_FLOAT32 || t == FL_TYPE_FLOAT64;
+}
 
 static bool is_nan(const fl_value *v)
 {
@@ -57,9 +60,11 @@ static fl_ice_match eval_term(const ice_term *t, const fl_ice_data_file *df)
     fl_value lo, hi;
     fl_error err;
     const fl_type *ty = &t->field->type;
-    bool has_lo = m->has_lower && fl_ice_value_from_bytes(ty, m->lower, m->lower_len, &lo, &err) == FL_OK &&
+    bool has_lo = m->has_lower &&
+                  fl_ice_value_from_bytes(ty, m->lower, m->lower_len, &lo, &err) == FL_OK &&
                   !is_nan(&lo);
-    bool has_hi = m->has_upper && fl_ice_value_from_bytes(ty, m->upper, m->upper_len, &hi, &err) == FL_OK &&
+    bool has_hi = m->has_upper &&
+                  fl_ice_value_from_bytes(ty, m->upper, m->upper_len, &hi, &err) == FL_OK &&
                   !is_nan(&hi);
     bool clean = no_null && (!is_float(ty->id) || nan == 0);
     if (t->op == FL_CMP_IN) {
@@ -80,8 +85,8 @@ static fl_ice_match eval_term(const ice_term *t, const fl_ice_data_file *df)
     const fl_value *v = &t->value;
     if (v->is_null || is_nan(v))
         return t->op == FL_CMP_NE ? FL_ICE_MATCH_SOME : FL_ICE_MATCH_NONE;
-    int cl = has_lo ? ice_value_cmp(v, &lo) : -2;  /* v vs lower */
-    int ch = has_hi ? ice_value_cmp(v, &hi) : -2;  /* v vs upper */
+    int cl = has_lo ? ice_value_cmp(v, &lo) : -2; /* v vs lower */
+    int ch = has_hi ? ice_value_cmp(v, &hi) : -2; /* v vs upper */
     bool kl = cl != -2, kh = ch != -2;
     switch (t->op) {
     case FL_CMP_EQ:

@@ -24,7 +24,7 @@
 typedef struct proj {
     bool ok;
     fl_cmp_op op;
-    fl_value v;     /* transformed literal */
+    fl_value v; /* transformed literal */
     fl_value in[64];
     uint32_t nin;
 } proj;
@@ -158,8 +158,7 @@ static bool holds(const proj *p, const fl_value *x)
 }
 
 fl_ice_match ice_eval_partition(const fl_ice_metadata *m, const fl_ice_partition_spec *spec,
-                                const ice_filter *f, const fl_value *partition,
-                                uint32_t npartition)
+                                const ice_filter *f, const fl_value *partition, uint32_t npartition)
 {
     if (!spec || !f)
         return FL_ICE_MATCH_SOME;
@@ -180,8 +179,7 @@ fl_ice_match ice_eval_partition(const fl_ice_metadata *m, const fl_ice_partition
             if (p.ok && !holds(&p, &partition[k]))
                 return FL_ICE_MATCH_NONE;
             /* identity: the partition value is every row's value */
-            if (tr.kind == FL_ICE_TRANSFORM_IDENTITY &&
-                partition[k].type.id == tm->field->type.id)
+            if (tr.kind == FL_ICE_TRANSFORM_IDENTITY && partition[k].type.id == tm->field->type.id)
                 term_all |= ice_term_holds(tm, &partition[k]);
         }
         all &= term_all;
@@ -222,10 +220,10 @@ static bool summary_may(const proj *p, const fl_ice_field_summary *s, const fl_t
         return true;
     switch (p->op) {
     case FL_CMP_EQ: return cl >= 0 && ch <= 0;
-    case FL_CMP_LT: return cl > 0;   /* some x < v: lo < v */
-    case FL_CMP_LE: return cl >= 0;  /* lo <= v */
-    case FL_CMP_GT: return ch < 0;   /* hi > v */
-    case FL_CMP_GE: return ch <= 0;  /* hi >= v */
+    case FL_CMP_LT: return cl > 0;  /* some x < v: lo < v */
+    case FL_CMP_LE: return cl >= 0; /* lo <= v */
+    case FL_CMP_GT: return ch < 0;  /* hi > v */
+    case FL_CMP_GE: return ch <= 0; /* hi >= v */
     default: return true;
     }
 }

@@ -64,8 +64,8 @@ fl_status fl_ice_txn_add_column(fl_ice_txn *x, const char *parent, const char *n
                                 const fl_type *type, bool nullable, const char *doc,
                                 const char *initial_default, fl_error *err)
 {
-    SCHEMA_OP(ice_evolve_add_column(m, parent, name, type, nullable, doc, initial_default, a, c,
-                                    err));
+    SCHEMA_OP(
+        ice_evolve_add_column(m, parent, name, type, nullable, doc, initial_default, a, c, err));
 }
 
 fl_status fl_ice_txn_drop_column(fl_ice_txn *x, const char *path, fl_error *err)
@@ -90,8 +90,8 @@ fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_er
     SCHEMA_OP(ice_evolve_make_optional(m, path, a, c, err));
 }
 
-fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path,
-                                        const char *write_default, fl_error *err)
+fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path, const char *write_default,
+                                        fl_error *err)
 {
     SCHEMA_OP(ice_evolve_set_default(m, path, write_default, a, c, err));
 }
@@ -134,16 +134,15 @@ fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_err
     return record_spec(x, spec, existing, err);
 }
 
-fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text,
-                                            fl_error *err)
+fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text, fl_error *err)
 {
     fl_arena *a = fl_ice_txn_arena(x);
     fl_ice_partition_spec *spec = fl_arena_calloc(a, 1, sizeof *spec);
     if (!spec)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     int32_t existing;
-    FL_TRY(ice_evolve_remove_partition(fl_ice_txn_metadata(x), name_or_text, a, spec, &existing,
-                                       err));
+    FL_TRY(
+        ice_evolve_remove_partition(fl_ice_txn_metadata(x), name_or_text, a, spec, &existing, err));
     return record_spec(x, spec, existing, err);
 }
 

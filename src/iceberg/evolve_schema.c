@@ -165,8 +165,8 @@ fl_status ice_evolve_add_column(const fl_ice_metadata *m, const char *parent, co
         return fl_errorf(err, FL_EINVAL, "add column '%s': default values need format version 3",
                          name);
     if (!nullable && !initial_default)
-        return fl_errorf(err, FL_EINVAL,
-                         "add column '%s': a required column needs a default value", name);
+        return fl_errorf(err, FL_EINVAL, "add column '%s': a required column needs a default value",
+                         name);
     if (initial_default)
         FL_TRY(check_json(initial_default, "default", err));
     if (type->id == 0)
@@ -239,9 +239,8 @@ fl_status ice_evolve_drop_column(const fl_ice_metadata *m, const char *path, fl_
     return FL_OK;
 }
 
-fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path,
-                                   const char *new_name, fl_arena *a, ice_schema_change *out,
-                                   fl_error *err)
+fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path, const char *new_name,
+                                   fl_arena *a, ice_schema_change *out, fl_error *err)
 {
     if (!new_name || !*new_name || strchr(new_name, '.'))
         return fl_errorf(err, FL_EINVAL, "rename column '%s': bad new name '%s'", path,
@@ -253,8 +252,7 @@ fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path,
     if (!strcmp(f->name, new_name))
         return FL_OK;
     if (has_name(*sl.fields, *sl.n, new_name))
-        return fl_errorf(err, FL_EEXIST, "rename column '%s': '%s' already exists", path,
-                         new_name);
+        return fl_errorf(err, FL_EEXIST, "rename column '%s': '%s' already exists", path, new_name);
     if (!(f->name = fl_arena_strdup(a, new_name)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     return FL_OK;
@@ -271,7 +269,8 @@ bool ice_type_promotion_ok(const fl_type *from, const fl_type *to, int format_ve
         return to->id == FL_TYPE_DECIMAL && to->scale == from->scale &&
                to->precision >= from->precision;
     case FL_TYPE_DATE:
-        return format_version >= 3 && (to->id == FL_TYPE_TIMESTAMP || to->id == FL_TYPE_TIMESTAMP_NS);
+        return format_version >= 3 &&
+               (to->id == FL_TYPE_TIMESTAMP || to->id == FL_TYPE_TIMESTAMP_NS);
     default: return false;
     }
 }
@@ -320,8 +319,8 @@ fl_status ice_evolve_make_optional(const fl_ice_metadata *m, const char *path, f
     FL_TRY(locate(out, path, &f, &sl, err));
     for (uint32_t i = 0; i < out->schema.nidentifier; i++)
         if (out->schema.identifier_field_ids[i] == f->field_id)
-            return fl_errorf(err, FL_EINVAL, "column '%s' is an identifier field: it stays required",
-                             path);
+            return fl_errorf(err, FL_EINVAL,
+                             "column '%s' is an identifier field: it stays required", path);
     f->nullable = true;
     return FL_OK;
 }
@@ -331,8 +330,7 @@ fl_status ice_evolve_set_default(const fl_ice_metadata *m, const char *path,
                                  fl_error *err)
 {
     if (m->format_version < 3)
-        return fl_errorf(err, FL_EINVAL, "column '%s': default values need format version 3",
-                         path);
+        return fl_errorf(err, FL_EINVAL, "column '%s': default values need format version 3", path);
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
     slot sl;
@@ -389,9 +387,8 @@ fl_status ice_evolve_move_column(const fl_ice_metadata *m, const char *path, con
     return FL_OK;
 }
 
-fl_status ice_evolve_set_identifier(const fl_ice_metadata *m, const char *const *paths,
-                                    uint32_t n, fl_arena *a, ice_schema_change *out,
-                                    fl_error *err)
+fl_status ice_evolve_set_identifier(const fl_ice_metadata *m, const char *const *paths, uint32_t n,
+                                    fl_arena *a, ice_schema_change *out, fl_error *err)
 {
     FL_TRY(clone_current(m, a, out, err));
     int32_t *ids;

@@ -24,8 +24,8 @@
 
 static bool is_time(const char *transform)
 {
-    return !strcmp(transform, "year") || !strcmp(transform, "month") ||
-           !strcmp(transform, "day") || !strcmp(transform, "hour");
+    return !strcmp(transform, "year") || !strcmp(transform, "month") || !strcmp(transform, "day") ||
+           !strcmp(transform, "hour");
 }
 
 static bool fields_equal(const fl_ice_partition_field *a, const fl_ice_partition_field *b)
@@ -80,8 +80,10 @@ fl_status ice_evolve_add_partition(const fl_ice_metadata *m, const char *text, f
         if (!strcmp(f->transform, "void"))
             continue;
         if (f->source_id == nf.source_id && !strcmp(f->transform, nf.transform))
-            return fl_errorf(err, FL_EEXIST, "partition field '%s': the table is already "
-                             "partitioned by it ('%s')", text, f->name);
+            return fl_errorf(err, FL_EEXIST,
+                             "partition field '%s': the table is already "
+                             "partitioned by it ('%s')",
+                             text, f->name);
         if (f->source_id == nf.source_id && is_time(f->transform) && is_time(nf.transform))
             return fl_errorf(err, FL_EINVAL, "partition field '%s' is redundant with '%s'", text,
                              f->name);

@@ -49,9 +49,8 @@ static fl_status expire_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_err
     int64_t cutoff = st->older_than_ms >= 0
                          ? st->older_than_ms
                          : now - txn_prop_i64(m, "history.expire.max-snapshot-age-ms", 432000000LL);
-    int64_t min_keep = st->retain_last
-                           ? st->retain_last
-                           : txn_prop_i64(m, "history.expire.min-snapshots-to-keep", 1);
+    int64_t min_keep = st->retain_last ? st->retain_last
+                                       : txn_prop_i64(m, "history.expire.min-snapshots-to-keep", 1);
     int64_t max_ref_age = txn_prop_i64(m, "history.expire.max-ref-age-ms", INT64_MAX);
     uint32_t ns = m->nsnapshots;
     int64_t *keep = fl_arena_alloc(&at->arena, (ns + 1) * sizeof *keep);
@@ -197,8 +196,7 @@ static fl_status expire_after(fl_ice_txn *x, txn_op *op, const fl_ice_metadata *
         fl_ice_manifest_file *mfs = NULL;
         uint32_t n = 0;
         fl_error e2 = {0};
-        if (rc != FL_OK ||
-            fl_ice_snapshot_manifests(io, before, s, &a, &mfs, &n, &e2) != FL_OK)
+        if (rc != FL_OK || fl_ice_snapshot_manifests(io, before, s, &a, &mfs, &n, &e2) != FL_OK)
             continue; /* an unreadable list: its manifests stay (orphans at worst) */
         for (uint32_t j = 0; j < n; j++) {
             if (ps_has(&kept_manifests, mfs[j].manifest_path))
@@ -307,9 +305,8 @@ static fl_status expire_after(fl_ice_txn *x, txn_op *op, const fl_ice_metadata *
     return rc;
 }
 
-static const txn_op_vt EXPIRE_VT = {.name = "expire snapshots",
-                                    .build = expire_build,
-                                    .after_commit = expire_after};
+static const txn_op_vt EXPIRE_VT = {
+    .name = "expire snapshots", .build = expire_build, .after_commit = expire_after};
 
 fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
                                       fl_ice_expire_result *result, fl_error *err)

@@ -14,8 +14,8 @@
 
 const char *ice_path(ice_ctx *c, const char *path, const char *key)
 {
-    const char *r = (path && *path) ? fl_arena_sprintf(c->a, "%s.%s", path, key)
-                                    : fl_arena_strdup(c->a, key);
+    const char *r =
+        (path && *path) ? fl_arena_sprintf(c->a, "%s.%s", path, key) : fl_arena_strdup(c->a, key);
     if (!r)
         fl_errorf(c->err, FL_ENOMEM, "table metadata: out of memory");
     return r;

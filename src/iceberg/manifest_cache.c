@@ -105,8 +105,7 @@ static size_t slot_of(const fl_ice_manifest_cache *c, uint64_t h, const char *pa
             *found = false;
             return i;
         }
-        if (e->hash == h && e->length == len &&
-            !strcmp(e->path, path)) {
+        if (e->hash == h && e->length == len && !strcmp(e->path, path)) {
             *found = true;
             return i;
         }

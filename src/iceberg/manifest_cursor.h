@@ -29,12 +29,14 @@ static inline fl_status mc_long(mcur *c, int64_t *out, fl_error *err)
             return fl_errorf(err, FL_ECORRUPT, "truncated varint at byte %zu of the block", c->pos);
         uint8_t byte = c->b[p++];
         if (shift == 63 && (byte & 0x7e))
-            return fl_errorf(err, FL_ECORRUPT, "varint longer than 64 bits at byte %zu of the block", c->pos);
+            return fl_errorf(err, FL_ECORRUPT,
+                             "varint longer than 64 bits at byte %zu of the block", c->pos);
         z |= (uint64_t)(byte & 0x7f) << shift;
         if (!(byte & 0x80))
             break;
         if (shift == 63)
-            return fl_errorf(err, FL_ECORRUPT, "varint longer than 64 bits at byte %zu of the block", c->pos);
+            return fl_errorf(err, FL_ECORRUPT,
+                             "varint longer than 64 bits at byte %zu of the block", c->pos);
     }
     c->pos = p;
     *out = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
@@ -52,7 +54,8 @@ static inline fl_status mc_branch(mcur *c, const fl_avro_schema *s, const fl_avr
     int64_t idx = 0;
     FL_TRY(mc_long(c, &idx, err));
     if (idx < 0 || (uint64_t)idx >= s->nbranches)
-        return fl_errorf(err, FL_ECORRUPT, "union branch %lld out of range (%u branches) at byte %zu of the block",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "union branch %lld out of range (%u branches) at byte %zu of the block",
                          (long long)idx, s->nbranches, c->pos);
     *out = s->branches[idx];
     return FL_OK;
@@ -79,7 +82,8 @@ static inline fl_status mc_prim(mcur *c, const fl_avro_schema *s, fl_avro_value 
             return fl_errorf(err, FL_ECORRUPT, "int out of range at byte %zu of the block", c->pos);
         v->u.i = (int32_t)n;
         if (s->type == FL_AVRO_ENUM && (n < 0 || (uint64_t)n >= s->nsymbols))
-            return fl_errorf(err, FL_ECORRUPT, "enum index out of range at byte %zu of the block", c->pos);
+            return fl_errorf(err, FL_ECORRUPT, "enum index out of range at byte %zu of the block",
+                             c->pos);
         return FL_OK;
     case FL_AVRO_LONG: return mc_long(c, &v->u.l, err);
     case FL_AVRO_FLOAT:
@@ -99,7 +103,8 @@ static inline fl_status mc_prim(mcur *c, const fl_avro_schema *s, fl_avro_value 
     case FL_AVRO_BYTES:
         FL_TRY(mc_long(c, &n, err));
         if (n < 0 || (uint64_t)n > c->len - c->pos)
-            return fl_errorf(err, FL_ECORRUPT, "length %lld beyond the block at byte %zu", (long long)n, c->pos);
+            return fl_errorf(err, FL_ECORRUPT, "length %lld beyond the block at byte %zu",
+                             (long long)n, c->pos);
         v->u.bytes.ptr = c->b + c->pos;
         v->u.bytes.len = (size_t)n;
         c->pos += (size_t)n;
@@ -112,7 +117,8 @@ static inline fl_status mc_prim(mcur *c, const fl_avro_schema *s, fl_avro_value 
         c->pos += (size_t)s->size;
         return FL_OK;
     default:
-        return fl_errorf(err, FL_ETYPE, "expected a primitive value, found %s", fl_avro_type_name(s->type));
+        return fl_errorf(err, FL_ETYPE, "expected a primitive value, found %s",
+                         fl_avro_type_name(s->type));
     }
 }
 
@@ -135,7 +141,8 @@ static inline fl_status mc_block_count(mcur *c, int64_t *n, fl_error *err)
         FL_TRY(mc_long(c, &bytes, err));
     }
     if ((uint64_t)*n > c->len - c->pos)
-        return fl_errorf(err, FL_ECORRUPT, "array block of %lld items exceeds the bytes left at byte %zu",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "array block of %lld items exceeds the bytes left at byte %zu",
                          (long long)*n, c->pos);
     return FL_OK;
 }

@@ -37,7 +37,10 @@ void ice_enc_bytes(ice_enc *e, const void *p, size_t n)
     ice_enc_raw(e, p, n);
 }
 
-void ice_enc_str(ice_enc *e, const char *s) { ice_enc_bytes(e, s, strlen(s)); }
+void ice_enc_str(ice_enc *e, const char *s)
+{
+    ice_enc_bytes(e, s, strlen(s));
+}
 
 void ice_enc_opt_long(ice_enc *e, bool present, int64_t v)
 {
@@ -59,7 +62,8 @@ fl_status ice_enc_partition_value(ice_enc *e, const fl_value *v, const fl_type *
         char want[64], got[64];
         fl_type_format(t, want, sizeof want);
         fl_type_format(&v->type, got, sizeof got);
-        return fl_errorf(err, FL_ETYPE, "partition value of type %s where the spec needs %s", got, want);
+        return fl_errorf(err, FL_ETYPE, "partition value of type %s where the spec needs %s", got,
+                         want);
     }
     ice_enc_some(e);
     switch (t->id) {
@@ -104,7 +108,8 @@ fl_status ice_enc_partition_value(ice_enc *e, const fl_value *v, const fl_type *
         size_t n = fl_ice_decimal_to_be_bytes(v->v.dec, min);
         size_t size = (size_t)ice_decimal_size(t->precision);
         if (n > size)
-            return fl_errorf(err, FL_EOVERFLOW, "decimal partition value does not fit decimal(%d, %d)",
+            return fl_errorf(err, FL_EOVERFLOW,
+                             "decimal partition value does not fit decimal(%d, %d)",
                              (int)t->precision, (int)t->scale);
         uint8_t out[16];
         memset(out, (min[0] & 0x80) ? 0xFF : 0x00, size - n);

@@ -76,7 +76,10 @@ enum {
 
 /* ---- typed access to decoded values (physical Avro values) ---- */
 
-static inline bool mv_null(const fl_avro_value *v) { return !v || v->type == FL_AVRO_NULL; }
+static inline bool mv_null(const fl_avro_value *v)
+{
+    return !v || v->type == FL_AVRO_NULL;
+}
 
 /* The Iceberg field id of field i of record value rec, or -1 when it has none. */
 static inline int32_t mv_field_id(const fl_avro_value *rec, size_t i)

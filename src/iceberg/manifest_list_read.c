@@ -72,7 +72,8 @@ static fl_status read_summaries(const fl_avro_value *v, fl_arena *a, fl_ice_mani
                 return fl_error_prefix(err, "partitions[%zu]", i);
         }
         if (!has_null)
-            return fl_errorf(err, FL_ECORRUPT, "partitions[%zu]: contains_null (field id 509) is missing or null", i);
+            return fl_errorf(err, FL_ECORRUPT,
+                             "partitions[%zu]: contains_null (field id 509) is missing or null", i);
     }
     return FL_OK;
 }
@@ -161,8 +162,9 @@ static fl_status read_one(const fl_avro_value *v, int format_version, fl_arena *
     return FL_OK;
 }
 
-fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_version, fl_arena *a,
-                                    fl_ice_manifest_file **out, uint32_t *n, fl_error *err)
+fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_version,
+                                    fl_arena *a, fl_ice_manifest_file **out, uint32_t *n,
+                                    fl_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -186,7 +188,8 @@ fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_
     fl_arena scratch;
     fl_arena_init(&scratch, 0);
     if (!ok || !has_path)
-        rc = fl_errorf(err, FL_ECORRUPT, "manifest list %s: the Avro schema is not a manifest_file (no field id 500)",
+        rc = fl_errorf(err, FL_ECORRUPT,
+                       "manifest list %s: the Avro schema is not a manifest_file (no field id 500)",
                        path);
     while (rc == FL_OK) {
         fl_avro_value v;
@@ -282,7 +285,9 @@ static fl_status inline_manifest(fl_fileio *io, const fl_ice_metadata *m, const 
             int64_t rc_ = es[i].file.record_count;
             switch (es[i].status) {
             case FL_ICE_STATUS_ADDED: mf->added_files_count++, mf->added_rows_count += rc_; break;
-            case FL_ICE_STATUS_EXISTING: mf->existing_files_count++, mf->existing_rows_count += rc_; break;
+            case FL_ICE_STATUS_EXISTING:
+                mf->existing_files_count++, mf->existing_rows_count += rc_;
+                break;
             default: mf->deleted_files_count++, mf->deleted_rows_count += rc_; break;
             }
         }
@@ -300,7 +305,8 @@ fl_status fl_ice_snapshot_manifests(fl_fileio *io, const fl_ice_metadata *m,
     *out = NULL;
     *n = 0;
     if (!s->has_manifests)
-        return fl_errorf(err, FL_ECORRUPT, "snapshot %lld has neither a manifest-list nor manifests",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "snapshot %lld has neither a manifest-list nor manifests",
                          (long long)s->snapshot_id);
     fl_ice_manifest_file *mfs = fl_arena_calloc(a, s->nmanifests ? s->nmanifests : 1, sizeof *mfs);
     if (!mfs)
@@ -308,7 +314,8 @@ fl_status fl_ice_snapshot_manifests(fl_fileio *io, const fl_ice_metadata *m,
     for (uint32_t i = 0; i < s->nmanifests; i++) {
         fl_status rc = inline_manifest(io, m, s->manifests[i], a, &mfs[i], err);
         if (rc)
-            return fl_error_prefix(err, "snapshot %lld: manifests[%u]", (long long)s->snapshot_id, i);
+            return fl_error_prefix(err, "snapshot %lld: manifests[%u]", (long long)s->snapshot_id,
+                                   i);
     }
     *out = mfs;
     *n = s->nmanifests;

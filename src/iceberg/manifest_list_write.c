@@ -47,13 +47,14 @@ static fl_status enc_manifest(ice_enc *e, const fl_ice_manifest_list_info *info,
         ice_enc_long(e, min_seq);
     }
     ice_enc_long(e, mf->added_snapshot_id);
-    const int64_t counts[6] = {mf->added_files_count, mf->existing_files_count,
+    const int64_t counts[6] = {mf->added_files_count,   mf->existing_files_count,
                                mf->deleted_files_count, mf->added_rows_count,
                                mf->existing_rows_count, mf->deleted_rows_count};
     if (fv >= 2)
         for (int i = 0; i < 6; i++)
             if (counts[i] < 0)
-                return fl_errorf(err, FL_EINVAL, "unknown file or row counts (required in format v%d)", fv);
+                return fl_errorf(err, FL_EINVAL,
+                                 "unknown file or row counts (required in format v%d)", fv);
     for (int i = 0; i < 3; i++) {
         if (fv == 1)
             ice_enc_opt_long(e, counts[i] >= 0, counts[i]);

@@ -84,7 +84,8 @@ static fl_status setup_partition(rd *r, const fl_ice_metadata *m, const fl_avro_
 {
     const fl_avro_schema *ps = partition_schema(entry);
     if (!ps && m == NULL)
-        return fl_errorf(err, FL_ECORRUPT, "no data_file.partition record (field id 102) in the Avro schema");
+        return fl_errorf(err, FL_ECORRUPT,
+                         "no data_file.partition record (field id 102) in the Avro schema");
     const fl_ice_partition_spec *spec = NULL;
     if (m) {
         spec = fl_ice_metadata_spec(m, r->mf->partition_spec_id);
@@ -117,7 +118,8 @@ static fl_status setup_partition(rd *r, const fl_ice_metadata *m, const fl_avro_
             }
         } else {
             af = &ps->fields[i];
-            r->part_ids[i] = af->has_field_id ? af->field_id : FL_ICE_PARTITION_FIELD_ID_BASE + (int32_t)i;
+            r->part_ids[i] =
+                af->has_field_id ? af->field_id : FL_ICE_PARTITION_FIELD_ID_BASE + (int32_t)i;
         }
         fl_status rc = ice_type_from_avro(af->type, &r->part_types[i], err);
         if (rc)
@@ -156,9 +158,9 @@ static fl_status field_prim(mcur *c, const fl_avro_schema *t, const char *name, 
 }
 
 /* Metric value (long count or bytes bound) of schema s; *present false when null. */
-static fl_status metric_value(rd *r, mcur *c, const fl_avro_schema *s, bool bounds, const char *what,
-                              bool *present, int64_t *n, const uint8_t **p, uint32_t *len,
-                              fl_error *err)
+static fl_status metric_value(rd *r, mcur *c, const fl_avro_schema *s, bool bounds,
+                              const char *what, bool *present, int64_t *n, const uint8_t **p,
+                              uint32_t *len, fl_error *err)
 {
     const fl_avro_schema *t = NULL;
     FL_TRY(mc_branch(c, s, &t, err));
@@ -213,9 +215,10 @@ static fl_status kv_plan_for(kv_plan *kp, const fl_avro_schema *rec, bool bounds
     kp->rec = rec;
     kv_fields(rec, key_id, &kp->ki, &kp->vi);
     fl_avro_type vt = rec->fields[1].type->type;
-    kp->fast = rec->nfields == 2 && kp->ki == 0 && kp->vi == 1 &&
-               (rec->fields[0].type->type == FL_AVRO_INT || rec->fields[0].type->type == FL_AVRO_LONG) &&
-               (bounds ? vt == FL_AVRO_BYTES : (vt == FL_AVRO_LONG || vt == FL_AVRO_INT));
+    kp->fast =
+        rec->nfields == 2 && kp->ki == 0 && kp->vi == 1 &&
+        (rec->fields[0].type->type == FL_AVRO_INT || rec->fields[0].type->type == FL_AVRO_LONG) &&
+        (bounds ? vt == FL_AVRO_BYTES : (vt == FL_AVRO_LONG || vt == FL_AVRO_INT));
     return FL_OK;
 }
 
@@ -235,8 +238,8 @@ static fl_status metric_kv(rd *r, mcur *c, const kv_plan *kp, uint8_t kind, cons
         }
         FL_TRY(mc_long(c, &n, err));
         if (n < 0 || (uint64_t)n > c->len - c->pos || n > UINT32_MAX)
-            return fl_errorf(err, FL_ECORRUPT, "field '%s': bound length %lld beyond the block", what,
-                             (long long)n);
+            return fl_errorf(err, FL_ECORRUPT, "field '%s': bound length %lld beyond the block",
+                             what, (long long)n);
         uint8_t *p = fl_arena_alloc(r->out, n ? (size_t)n : 1);
         if (!p)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -275,8 +278,9 @@ static fl_status read_metric_map(rd *r, mcur *c, const fl_avro_schema *t, uint8_
                                  int32_t key_id, const char *what, fl_error *err)
 {
     if (t->type != FL_AVRO_ARRAY && t->type != FL_AVRO_MAP)
-        return fl_errorf(err, FL_ETYPE, "field '%s': expected an array of key/value records, found %s",
-                         what, fl_avro_type_name(t->type));
+        return fl_errorf(err, FL_ETYPE,
+                         "field '%s': expected an array of key/value records, found %s", what,
+                         fl_avro_type_name(t->type));
     kv_plan kp = {NULL, 0, 0, false};
     for (;;) {
         int64_t cnt = 0;
@@ -430,7 +434,8 @@ static fl_status read_format(rd *r, const fl_avro_value *x, const char *nm, cons
                                         "parquet", "avro", "orc", "puffin"};
     if (x->type == FL_AVRO_STRING || x->type == FL_AVRO_BYTES)
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (x->u.bytes.len == strlen(known[i]) && !memcmp(x->u.bytes.ptr, known[i], x->u.bytes.len)) {
+            if (x->u.bytes.len == strlen(known[i]) &&
+                !memcmp(x->u.bytes.ptr, known[i], x->u.bytes.len)) {
                 *out = known[i];
                 return FL_OK;
             }
@@ -453,13 +458,12 @@ static fl_status file_scalar(rd *r, int32_t fid, const fl_avro_value *x, const c
     case DF_FILE_FORMAT: return read_format(r, x, nm, &f->file_format, err);
     case DF_RECORD_COUNT: return mv_long(x, nm, &f->record_count, err);
     case DF_FILE_SIZE: return mv_long(x, nm, &f->file_size_in_bytes, err);
-    case DF_KEY_METADATA: return mv_bytes(x, nm, r->out, &f->key_metadata, &f->key_metadata_len, err);
+    case DF_KEY_METADATA:
+        return mv_bytes(x, nm, r->out, &f->key_metadata, &f->key_metadata_len, err);
     case DF_SORT_ORDER_ID:
         f->has_sort_order_id = true;
         return mv_int(x, nm, &f->sort_order_id, err);
-    case DF_FIRST_ROW_ID:
-        f->has_first_row_id = true;
-        return mv_long(x, nm, &f->first_row_id, err);
+    case DF_FIRST_ROW_ID: f->has_first_row_id = true; return mv_long(x, nm, &f->first_row_id, err);
     case DF_REFERENCED_FILE: return mv_str(x, nm, r->out, &f->referenced_data_file, err);
     case DF_CONTENT_OFFSET:
         f->has_content_offset = true;
@@ -469,7 +473,8 @@ static fl_status file_scalar(rd *r, int32_t fid, const fl_avro_value *x, const c
     }
 }
 
-static fl_status read_file(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_file *f, fl_error *err)
+static fl_status read_file(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_file *f,
+                           fl_error *err)
 {
     if (t->type != FL_AVRO_RECORD)
         return fl_errorf(err, FL_ETYPE, "field 'data_file': expected a record, found %s",
@@ -496,10 +501,12 @@ static fl_status read_file(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_
         case DF_LOWER_BOUNDS: FL_TRY(read_metric_map(r, c, b, 4, 126, nm, err)); break;
         case DF_UPPER_BOUNDS: FL_TRY(read_metric_map(r, c, b, 5, 129, nm, err)); break;
         case DF_SPLIT_OFFSETS:
-            FL_TRY(read_long_list(r, c, b, nm, false, (void **)&f->split_offsets, &f->nsplit_offsets, err));
+            FL_TRY(read_long_list(r, c, b, nm, false, (void **)&f->split_offsets,
+                                  &f->nsplit_offsets, err));
             break;
         case DF_EQUALITY_IDS:
-            FL_TRY(read_long_list(r, c, b, nm, true, (void **)&f->equality_ids, &f->nequality_ids, err));
+            FL_TRY(read_long_list(r, c, b, nm, true, (void **)&f->equality_ids, &f->nequality_ids,
+                                  err));
             break;
         case DF_CONTENT:
         case DF_FILE_PATH:
@@ -523,14 +530,18 @@ static fl_status read_file(rd *r, mcur *c, const fl_avro_schema *t, fl_ice_data_
     if (!f->file_path)
         return fl_errorf(err, FL_ECORRUPT, "data_file.file_path (field id 100) is missing or null");
     if (!f->file_format)
-        return fl_errorf(err, FL_ECORRUPT, "data_file.file_format (field id 101) is missing or null");
-    if (f->record_count < 0)
-        return fl_errorf(err, FL_ECORRUPT, "data_file.record_count (field id 103) is missing, null or negative");
-    if (f->file_size_in_bytes < 0)
         return fl_errorf(err, FL_ECORRUPT,
-                         "data_file.file_size_in_bytes (field id 104) is missing, null or negative");
+                         "data_file.file_format (field id 101) is missing or null");
+    if (f->record_count < 0)
+        return fl_errorf(err, FL_ECORRUPT,
+                         "data_file.record_count (field id 103) is missing, null or negative");
+    if (f->file_size_in_bytes < 0)
+        return fl_errorf(
+            err, FL_ECORRUPT,
+            "data_file.file_size_in_bytes (field id 104) is missing, null or negative");
     if (f->has_content_offset && f->content_size_in_bytes <= 0)
-        return fl_errorf(err, FL_ECORRUPT, "data_file.content_offset without content_size_in_bytes");
+        return fl_errorf(err, FL_ECORRUPT,
+                         "data_file.content_offset without content_size_in_bytes");
     return ice_metrics_merge(r->items, r->nitems, r->out, &f->metrics, &f->nmetrics, err);
 }
 
@@ -590,8 +601,9 @@ static fl_status read_entry(rd *r, mcur *c, const fl_avro_schema *rec, fl_ice_ma
     const fl_ice_manifest_file *mf = r->mf;
     if (!has_snap) {
         if (mf->added_snapshot_id < 0)
-            return fl_errorf(err, FL_ECORRUPT,
-                             "snapshot_id is null and the manifest list gives no added_snapshot_id");
+            return fl_errorf(
+                err, FL_ECORRUPT,
+                "snapshot_id is null and the manifest list gives no added_snapshot_id");
         e->snapshot_id = mf->added_snapshot_id;
     }
     bool inherit = e->status == FL_ICE_STATUS_ADDED || mf->sequence_number == 0;
@@ -663,8 +675,10 @@ static fl_status read_all(rd *r, fl_avro_reader *ar, fl_ice_manifest_entry **out
                 st.len++;
         }
         if (rc == FL_OK && c.pos != c.len)
-            rc = fl_errorf(err, FL_ECORRUPT, "manifest %s: block at byte offset %llu has %zu bytes after its last record",
-                           r->path, (unsigned long long)info.offset, c.len - c.pos);
+            rc = fl_errorf(
+                err, FL_ECORRUPT,
+                "manifest %s: block at byte offset %llu has %zu bytes after its last record",
+                r->path, (unsigned long long)info.offset, c.len - c.pos);
         if (rc)
             break;
     }

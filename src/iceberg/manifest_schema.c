@@ -74,8 +74,14 @@ static void put_str(sb *s, const char *str)
     put(s, "\"");
 }
 
-static bool is_alpha(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(int c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* Decodes one UTF-8 code point (invalid bytes as themselves). */
 static uint32_t next_cp(const unsigned char **p)
@@ -159,7 +165,10 @@ static int decimal_min_bytes(int precision)
     return n;
 }
 
-int ice_decimal_size(int precision) { return decimal_min_bytes(precision); }
+int ice_decimal_size(int precision)
+{
+    return decimal_min_bytes(precision);
+}
 
 typedef struct named {
     char names[64][40];
@@ -204,7 +213,8 @@ static fl_status put_avro_type(sb *s, const fl_type *t, named *nm, fl_error *err
         if (defined(nm, "uuid_fixed"))
             put(s, "\"uuid_fixed\"");
         else
-            put(s, "{\"type\":\"fixed\",\"name\":\"uuid_fixed\",\"size\":16,\"logicalType\":\"uuid\"}");
+            put(s, "{\"type\":\"fixed\",\"name\":\"uuid_fixed\",\"size\":16,\"logicalType\":"
+                   "\"uuid\"}");
         break;
     case FL_TYPE_FIXED:
         snprintf(name, sizeof name, "fixed_%d", (int)t->fixed_len);
@@ -269,8 +279,10 @@ static void put_map(sb *s, const char *name, int id, int kid, const char *vtype,
 
 static void put_opt(sb *s, const char *name, const char *type, const char *doc, int id)
 {
-    putf(s, ",{\"name\":\"%s\",\"type\":[\"null\",%s],\"doc\":\"%s\",\"default\":null,\"field-id\":%d}",
-         name, type, doc, id);
+    putf(
+        s,
+        ",{\"name\":\"%s\",\"type\":[\"null\",%s],\"doc\":\"%s\",\"default\":null,\"field-id\":%d}",
+        name, type, doc, id);
 }
 
 static void put_req(sb *s, const char *name, const char *type, const char *doc, int id, bool first)
@@ -295,15 +307,19 @@ char *ice_manifest_entry_schema(int fv, const ice_part_layout *pl, fl_error *err
     sb s = {{0}, false};
     put(&s, "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[");
     put_req(&s, "status", "\"int\"", NULL, 0, true);
-    put(&s, ",{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":1}");
+    put(&s,
+        ",{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":1}");
     if (fv >= 2) {
-        put(&s, ",{\"name\":\"sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":3}");
-        put(&s, ",{\"name\":\"file_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":4}");
+        put(&s, ",{\"name\":\"sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,"
+                "\"field-id\":3}");
+        put(&s, ",{\"name\":\"file_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,"
+                "\"field-id\":4}");
     }
     put(&s, ",{\"name\":\"data_file\",\"type\":{\"type\":\"record\",\"name\":\"r2\",\"fields\":[");
     bool first = true;
     if (fv >= 2) {
-        put_req(&s, "content", "\"int\"", "Contents of the file: 0=data, 1=position deletes, 2=equality deletes", 134, true);
+        put_req(&s, "content", "\"int\"",
+                "Contents of the file: 0=data, 1=position deletes, 2=equality deletes", 134, true);
         first = false;
     }
     put_req(&s, "file_path", "\"string\"", "Location URI with FS scheme", 100, first);
@@ -322,25 +338,33 @@ char *ice_manifest_entry_schema(int fv, const ice_part_layout *pl, fl_error *err
     if (fv == 1)
         put_req(&s, "block_size_in_bytes", "\"long\"", NULL, 105, false);
     put_map(&s, "column_sizes", 108, 117, "long", "Map of column id to total size on disk");
-    put_map(&s, "value_counts", 109, 119, "long", "Map of column id to total count, including null and NaN");
+    put_map(&s, "value_counts", 109, 119, "long",
+            "Map of column id to total count, including null and NaN");
     put_map(&s, "null_value_counts", 110, 121, "long", "Map of column id to null value count");
-    put_map(&s, "nan_value_counts", 137, 138, "long", "Map of column id to number of NaN values in the column");
+    put_map(&s, "nan_value_counts", 137, 138, "long",
+            "Map of column id to number of NaN values in the column");
     put_map(&s, "lower_bounds", 125, 126, "bytes", "Map of column id to lower bound");
     put_map(&s, "upper_bounds", 128, 129, "bytes", "Map of column id to upper bound");
     put_opt(&s, "key_metadata", "\"bytes\"", "Encryption key metadata blob", 131);
-    put_opt(&s, "split_offsets", "{\"type\":\"array\",\"items\":\"long\",\"element-id\":133}", "Splittable offsets", 132);
+    put_opt(&s, "split_offsets", "{\"type\":\"array\",\"items\":\"long\",\"element-id\":133}",
+            "Splittable offsets", 132);
     if (fv >= 2)
         put_opt(&s, "equality_ids", "{\"type\":\"array\",\"items\":\"int\",\"element-id\":136}",
                 "Equality comparison field IDs", 135);
     put_opt(&s, "sort_order_id", "\"int\"", "Sort order ID", 140);
     if (fv >= 3)
-        put_opt(&s, "first_row_id", "\"long\"", "The first row ID assigned to the first row in the data file", 142);
+        put_opt(&s, "first_row_id", "\"long\"",
+                "The first row ID assigned to the first row in the data file", 142);
     if (fv >= 2)
         put_opt(&s, "referenced_data_file", "\"string\"",
-                "Fully qualified location (URI with FS scheme) of a data file that all deletes reference", 143);
+                "Fully qualified location (URI with FS scheme) of a data file that all deletes "
+                "reference",
+                143);
     if (fv >= 3) {
-        put_opt(&s, "content_offset", "\"long\"", "The offset in the file where the content starts", 144);
-        put_opt(&s, "content_size_in_bytes", "\"long\"", "The length of referenced content stored in the file", 145);
+        put_opt(&s, "content_offset", "\"long\"", "The offset in the file where the content starts",
+                144);
+        put_opt(&s, "content_size_in_bytes", "\"long\"",
+                "The length of referenced content stored in the file", 145);
     }
     put(&s, "]},\"field-id\":2}]}");
     if (s.oom || fl_avro_buf_append(&s.b, "", 1, NULL) != FL_OK) {
@@ -360,19 +384,29 @@ char *ice_manifest_list_schema(int fv, fl_error *err)
     put_req(&s, "manifest_length", "\"long\"", "Total file size in bytes", 501, false);
     put_req(&s, "partition_spec_id", "\"int\"", "Spec ID used to write", 502, false);
     if (!v1) {
-        put_req(&s, "content", "\"int\"", "Contents of the manifest: 0=data, 1=deletes", 517, false);
-        put_req(&s, "sequence_number", "\"long\"", "Sequence number when the manifest was added", 515, false);
-        put_req(&s, "min_sequence_number", "\"long\"", "Lowest sequence number in the manifest", 516, false);
+        put_req(&s, "content", "\"int\"", "Contents of the manifest: 0=data, 1=deletes", 517,
+                false);
+        put_req(&s, "sequence_number", "\"long\"", "Sequence number when the manifest was added",
+                515, false);
+        put_req(&s, "min_sequence_number", "\"long\"", "Lowest sequence number in the manifest",
+                516, false);
     }
     put_req(&s, "added_snapshot_id", "\"long\"", "Snapshot ID that added the manifest", 503, false);
     const char *partitions =
-        ",{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"record\","
-        "\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\",\"type\":\"boolean\",\"doc\":\"True if "
-        "any file has a null partition value\",\"field-id\":509},{\"name\":\"contains_nan\",\"type\":["
-        "\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition value\",\"default\":null,"
-        "\"field-id\":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition "
-        "lower bound for all files\",\"default\":null,\"field-id\":510},{\"name\":\"upper_bound\",\"type\""
-        ":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all files\",\"default\":null,\"field-id"
+        ",{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":"
+        "\"record\","
+        "\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\",\"type\":\"boolean\",\"doc\":"
+        "\"True if "
+        "any file has a null partition "
+        "value\",\"field-id\":509},{\"name\":\"contains_nan\",\"type\":["
+        "\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition "
+        "value\",\"default\":null,"
+        "\"field-id\":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":"
+        "\"Partition "
+        "lower bound for all "
+        "files\",\"default\":null,\"field-id\":510},{\"name\":\"upper_bound\",\"type\""
+        ":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all "
+        "files\",\"default\":null,\"field-id"
         "\":511}]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null,"
         "\"field-id\":507}";
     put_count(&s, v1, "added_files_count", "\"int\"", "Added entry count", 504);
@@ -387,7 +421,8 @@ char *ice_manifest_list_schema(int fv, fl_error *err)
         put(&s, partitions);
     put_opt(&s, "key_metadata", "\"bytes\"", "Encryption key metadata blob", 519);
     if (fv >= 3)
-        put_opt(&s, "first_row_id", "\"long\"", "Starting row ID to assign to new rows in ADDED data files", 520);
+        put_opt(&s, "first_row_id", "\"long\"",
+                "Starting row ID to assign to new rows in ADDED data files", 520);
     put(&s, "]}");
     if (s.oom || fl_avro_buf_append(&s.b, "", 1, NULL) != FL_OK) {
         fl_avro_buf_free(&s.b);

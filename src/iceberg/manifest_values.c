@@ -21,7 +21,10 @@
 #include "floe/iceberg.h"
 #include "iceberg/manifest_int.h"
 
-static const char *avro_tn(const fl_avro_value *v) { return fl_avro_type_name(v->type); }
+static const char *avro_tn(const fl_avro_value *v)
+{
+    return fl_avro_type_name(v->type);
+}
 
 fl_status mv_long(const fl_avro_value *v, const char *what, int64_t *out, fl_error *err)
 {
@@ -116,7 +119,9 @@ fl_status ice_type_from_avro(const fl_avro_schema *s, fl_type *out, fl_error *er
     memset(out, 0, sizeof *out);
     switch (s->type) {
     case FL_AVRO_BOOLEAN: out->id = FL_TYPE_BOOLEAN; break;
-    case FL_AVRO_INT: out->id = s->logical == FL_AVRO_LOGICAL_DATE ? FL_TYPE_DATE : FL_TYPE_INT32; break;
+    case FL_AVRO_INT:
+        out->id = s->logical == FL_AVRO_LOGICAL_DATE ? FL_TYPE_DATE : FL_TYPE_INT32;
+        break;
     case FL_AVRO_LONG: {
         bool utc = prop_true(s, "adjust-to-utc");
         switch (s->logical) {
@@ -136,7 +141,9 @@ fl_status ice_type_from_avro(const fl_avro_schema *s, fl_type *out, fl_error *er
     }
     case FL_AVRO_FLOAT: out->id = FL_TYPE_FLOAT32; break;
     case FL_AVRO_DOUBLE: out->id = FL_TYPE_FLOAT64; break;
-    case FL_AVRO_STRING: out->id = s->logical == FL_AVRO_LOGICAL_UUID ? FL_TYPE_UUID : FL_TYPE_STRING; break;
+    case FL_AVRO_STRING:
+        out->id = s->logical == FL_AVRO_LOGICAL_UUID ? FL_TYPE_UUID : FL_TYPE_STRING;
+        break;
     case FL_AVRO_BYTES:
     case FL_AVRO_FIXED:
         if (s->logical == FL_AVRO_LOGICAL_DECIMAL) {
@@ -294,9 +301,7 @@ fl_status ice_partition_from_avro(const fl_avro_value *v, const fl_type *t, fl_a
                              (int)t->fixed_len, v->u.bytes.len);
         break;
     case FL_TYPE_STRING:
-    case FL_TYPE_BINARY:
-        FL_TRY(want(v, isbytes || v->type == FL_AVRO_STRING, t, err));
-        break;
+    case FL_TYPE_BINARY: FL_TRY(want(v, isbytes || v->type == FL_AVRO_STRING, t, err)); break;
     default: return want(v, false, t, err);
     }
     /* byte payloads: copy out of the decode arena (NUL-terminated for strings) */
@@ -341,8 +346,8 @@ fl_status ice_partition_field_type(const fl_ice_metadata *m, const fl_ice_partit
                          (int)pf->source_id);
     }
     if (src->type.id == 0)
-        return fl_errorf(err, FL_EUNSUPPORTED, "partition field '%s': source column of an unsupported type",
-                         pf->name);
+        return fl_errorf(err, FL_EUNSUPPORTED,
+                         "partition field '%s': source column of an unsupported type", pf->name);
     fl_status rc = fl_ice_transform_result_type(&t, &src->type, out, err);
     if (rc)
         return fl_error_prefix(err, "partition field '%s'", pf->name);

@@ -79,7 +79,8 @@ void fl_ice_manifest_writer_abort(fl_ice_manifest_writer *w)
     writer_free(w);
 }
 
-/* Java's PartitionSpecParser.toJsonFields: [{"name","transform","source-id"|"source-ids","field-id"}]. */
+/* Java's PartitionSpecParser.toJsonFields:
+ * [{"name","transform","source-id"|"source-ids","field-id"}]. */
 static char *spec_fields_json(const fl_ice_partition_spec *spec)
 {
     json_t *arr = json_array();
@@ -155,7 +156,8 @@ static fl_status open_avro(fl_ice_manifest_writer *w, fl_fileio *io, const fl_ic
             {"format-version", (const uint8_t *)fv, strlen(fv)},
             {"content", (const uint8_t *)content, strlen(content)},
         };
-        fl_avro_writer_options opt = {.codec = "deflate", .meta = meta, .nmeta = w->fv >= 2 ? 6 : 5};
+        fl_avro_writer_options opt = {
+            .codec = "deflate", .meta = meta, .nmeta = w->fv >= 2 ? 6 : 5};
         if (w->fv == 1) { /* v1: no schema-id, no content */
             meta[1] = meta[2];
             meta[2] = meta[3];
@@ -184,11 +186,13 @@ fl_status fl_ice_manifest_writer_open(fl_fileio *io, const char *path, const fl_
     if (format_version < 1 || format_version > 3)
         return fl_errorf(err, FL_EINVAL, "manifest %s: format version %d", path, format_version);
     if (content == FL_ICE_MANIFEST_DELETES && format_version < 2)
-        return fl_errorf(err, FL_EINVAL, "manifest %s: delete manifests need format version 2", path);
+        return fl_errorf(err, FL_EINVAL, "manifest %s: delete manifests need format version 2",
+                         path);
     const fl_ice_partition_spec *spec = fl_ice_metadata_spec(m, spec_id);
     if (!spec)
-        return fl_errorf(err, FL_ENOTFOUND, "manifest %s: partition spec %d is not in the table metadata",
-                         path, (int)spec_id);
+        return fl_errorf(err, FL_ENOTFOUND,
+                         "manifest %s: partition spec %d is not in the table metadata", path,
+                         (int)spec_id);
     fl_ice_manifest_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
@@ -245,7 +249,8 @@ static fl_status update_summary(psum *s, const fl_value *v, fl_error *err)
     }
     bool ok = true;
     if (!s->has_bounds) {
-        ok = copy_value(&s->lo, &s->lo_buf, &s->lo_cap, v) && copy_value(&s->hi, &s->hi_buf, &s->hi_cap, v);
+        ok = copy_value(&s->lo, &s->lo_buf, &s->lo_cap, v) &&
+             copy_value(&s->hi, &s->hi_buf, &s->hi_cap, v);
         s->has_bounds = true;
     } else {
         if (fl_value_compare(v, &s->lo) < 0)
@@ -280,12 +285,42 @@ static void enc_metric_map(ice_enc *e, const fl_ice_data_file *f, int kind)
     for (uint32_t i = 0; i < f->nmetrics; i++) {
         const fl_ice_column_metrics *m = &f->metrics[i];
         switch (kind) {
-        case 0: if (m->column_size < 0) continue; ice_enc_long(e, m->field_id); ice_enc_long(e, m->column_size); break;
-        case 1: if (m->value_count < 0) continue; ice_enc_long(e, m->field_id); ice_enc_long(e, m->value_count); break;
-        case 2: if (m->null_value_count < 0) continue; ice_enc_long(e, m->field_id); ice_enc_long(e, m->null_value_count); break;
-        case 3: if (m->nan_value_count < 0) continue; ice_enc_long(e, m->field_id); ice_enc_long(e, m->nan_value_count); break;
-        case 4: if (!m->has_lower) continue; ice_enc_long(e, m->field_id); ice_enc_bytes(e, m->lower, m->lower_len); break;
-        default: if (!m->has_upper) continue; ice_enc_long(e, m->field_id); ice_enc_bytes(e, m->upper, m->upper_len); break;
+        case 0:
+            if (m->column_size < 0)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_long(e, m->column_size);
+            break;
+        case 1:
+            if (m->value_count < 0)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_long(e, m->value_count);
+            break;
+        case 2:
+            if (m->null_value_count < 0)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_long(e, m->null_value_count);
+            break;
+        case 3:
+            if (m->nan_value_count < 0)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_long(e, m->nan_value_count);
+            break;
+        case 4:
+            if (!m->has_lower)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_bytes(e, m->lower, m->lower_len);
+            break;
+        default:
+            if (!m->has_upper)
+                continue;
+            ice_enc_long(e, m->field_id);
+            ice_enc_bytes(e, m->upper, m->upper_len);
+            break;
         }
     }
     ice_enc_long(e, 0);
@@ -335,7 +370,8 @@ static fl_status enc_file(fl_ice_manifest_writer *w, const fl_ice_data_file *f, 
         enc_long_list(e, f->equality_ids, f->nequality_ids, true);
     ice_enc_opt_long(e, f->has_sort_order_id, f->sort_order_id);
     if (w->fv >= 3)
-        ice_enc_opt_long(e, f->has_first_row_id && f->content == FL_ICE_CONTENT_DATA, f->first_row_id);
+        ice_enc_opt_long(e, f->has_first_row_id && f->content == FL_ICE_CONTENT_DATA,
+                         f->first_row_id);
     if (w->fv >= 2) {
         if (f->referenced_data_file) {
             ice_enc_some(e);
@@ -351,7 +387,8 @@ static fl_status enc_file(fl_ice_manifest_writer *w, const fl_ice_data_file *f, 
     return FL_OK;
 }
 
-static fl_status check_entry(const fl_ice_manifest_writer *w, const fl_ice_manifest_entry *e, fl_error *err)
+static fl_status check_entry(const fl_ice_manifest_writer *w, const fl_ice_manifest_entry *e,
+                             fl_error *err)
 {
     const fl_ice_data_file *f = &e->file;
     if (e->status < FL_ICE_STATUS_EXISTING || e->status > FL_ICE_STATUS_DELETED)
@@ -372,11 +409,13 @@ static fl_status check_entry(const fl_ice_manifest_writer *w, const fl_ice_manif
     if (f->content == FL_ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
         return fl_errorf(err, FL_EINVAL, "equality delete file without equality_ids");
     if (w->fv >= 2 && e->status != FL_ICE_STATUS_ADDED &&
-        (e->sequence_number == FL_ICE_UNASSIGNED_SEQ || e->file_sequence_number == FL_ICE_UNASSIGNED_SEQ))
+        (e->sequence_number == FL_ICE_UNASSIGNED_SEQ ||
+         e->file_sequence_number == FL_ICE_UNASSIGNED_SEQ))
         return fl_errorf(err, FL_EINVAL, "%s entries need explicit sequence numbers",
                          e->status == FL_ICE_STATUS_EXISTING ? "EXISTING" : "DELETED");
     if (f->has_content_offset && w->fv < 3)
-        return fl_errorf(err, FL_EINVAL, "content_offset (deletion vectors) needs format version 3");
+        return fl_errorf(err, FL_EINVAL,
+                         "content_offset (deletion vectors) needs format version 3");
     return FL_OK;
 }
 
@@ -386,7 +425,8 @@ fl_status fl_ice_manifest_writer_add(fl_ice_manifest_writer *w, const fl_ice_man
     const fl_ice_data_file *f = &e->file;
     fl_status rc = check_entry(w, e, err);
     if (rc)
-        return fl_error_prefix(err, "manifest %s: %s", w->path, f->file_path ? f->file_path : "entry");
+        return fl_error_prefix(err, "manifest %s: %s", w->path,
+                               f->file_path ? f->file_path : "entry");
     bool own_snapshot = e->status != FL_ICE_STATUS_EXISTING;
     int64_t snap = own_snapshot ? w->snapshot_id : e->snapshot_id;
     if (snap < 0 && w->fv == 1)
@@ -398,7 +438,8 @@ fl_status fl_ice_manifest_writer_add(fl_ice_manifest_writer *w, const fl_ice_man
     ice_enc_opt_long(enc, snap >= 0, snap);
     if (w->fv >= 2) {
         ice_enc_opt_long(enc, e->sequence_number != FL_ICE_UNASSIGNED_SEQ, e->sequence_number);
-        ice_enc_opt_long(enc, e->file_sequence_number != FL_ICE_UNASSIGNED_SEQ, e->file_sequence_number);
+        ice_enc_opt_long(enc, e->file_sequence_number != FL_ICE_UNASSIGNED_SEQ,
+                         e->file_sequence_number);
     }
     rc = enc_file(w, f, err);
     if (rc)
@@ -443,7 +484,9 @@ fl_status fl_ice_manifest_writer_close(fl_ice_manifest_writer *w, fl_arena *a,
     memset(out, 0, sizeof *out);
     out->manifest_path = fl_arena_strdup(a, w->path);
     fl_ice_field_summary *fs = w->pl.n ? fl_arena_calloc(a, w->pl.n, sizeof *fs) : NULL;
-    fl_status rc = (!out->manifest_path || (w->pl.n && !fs)) ? fl_errorf(err, FL_ENOMEM, "out of memory") : FL_OK;
+    fl_status rc = (!out->manifest_path || (w->pl.n && !fs))
+                       ? fl_errorf(err, FL_ENOMEM, "out of memory")
+                       : FL_OK;
     for (uint32_t i = 0; rc == FL_OK && i < w->pl.n; i++) {
         const psum *s = &w->sums[i];
         fs[i].contains_null = s->contains_null;

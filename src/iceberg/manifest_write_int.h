@@ -37,8 +37,14 @@ void ice_enc_long(ice_enc *e, int64_t v);
 void ice_enc_raw(ice_enc *e, const void *p, size_t n);
 void ice_enc_bytes(ice_enc *e, const void *p, size_t n); /* length + bytes */
 void ice_enc_str(ice_enc *e, const char *s);
-static inline void ice_enc_null(ice_enc *e) { ice_enc_long(e, 0); } /* ["null", T] branch 0 */
-static inline void ice_enc_some(ice_enc *e) { ice_enc_long(e, 1); } /* branch 1 */
+static inline void ice_enc_null(ice_enc *e)
+{
+    ice_enc_long(e, 0);
+} /* ["null", T] branch 0 */
+static inline void ice_enc_some(ice_enc *e)
+{
+    ice_enc_long(e, 1);
+} /* branch 1 */
 void ice_enc_opt_long(ice_enc *e, bool present, int64_t v);
 
 /* Wraps out so that the total bytes written land in *total when the output

@@ -77,8 +77,8 @@ static fl_status parse_spec_fields(ice_ctx *c, json_t *arr, const char *path, co
         bool has_id = false;
         FL_TRY(ice_get_str(c, o, fp, "name", true, &f->name));
         FL_TRY(ice_get_str(c, o, fp, "transform", true, &f->transform));
-        FL_TRY(parse_sources(c, o, fp, &f->source_id, &f->source_ids, &f->nsource_ids,
-                             &f->multi_arg));
+        FL_TRY(
+            parse_sources(c, o, fp, &f->source_id, &f->source_ids, &f->nsource_ids, &f->multi_arg));
         FL_TRY(ice_get_i32(c, o, fp, "field-id", c->format_version >= 2, &has_id, &f->field_id));
         if (!has_id)
             f->field_id = FL_ICE_PARTITION_FIELD_ID_BASE + (int32_t)i;
@@ -230,8 +230,8 @@ static fl_status parse_schemas(ice_ctx *c, json_t *root, fl_ice_metadata *m)
     if (!has_current) { /* v1: the id of "schema", else the only schema */
         if (legacy) {
             m->current_schema_id = 0;
-            FL_TRY(ice_get_i32(c, legacy, "schema", "schema-id", false, NULL,
-                               &m->current_schema_id));
+            FL_TRY(
+                ice_get_i32(c, legacy, "schema", "schema-id", false, NULL, &m->current_schema_id));
         } else if (n == 1) {
             m->current_schema_id = m->schemas[0].schema_id;
         } else {
@@ -263,8 +263,8 @@ static fl_status parse_snapshot(ice_ctx *c, json_t *o, const char *p, fl_ice_sna
 {
     bool v2 = c->format_version >= 2;
     FL_TRY(ice_get_i64(c, o, p, "snapshot-id", true, NULL, &s->snapshot_id));
-    FL_TRY(ice_get_i64(c, o, p, "parent-snapshot-id", false, &s->has_parent,
-                       &s->parent_snapshot_id));
+    FL_TRY(
+        ice_get_i64(c, o, p, "parent-snapshot-id", false, &s->has_parent, &s->parent_snapshot_id));
     FL_TRY(ice_get_i64(c, o, p, "sequence-number", false, NULL, &s->sequence_number));
     FL_TRY(ice_get_i64(c, o, p, "timestamp-ms", true, NULL, &s->timestamp_ms));
     FL_TRY(parse_summary(c, o, p, s));
@@ -360,8 +360,8 @@ static fl_status parse_ref(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *r)
                        &r->min_snapshots_to_keep));
     FL_TRY(ice_get_i64(c, o, p, "max-snapshot-age-ms", false, &r->has_max_snapshot_age_ms,
                        &r->max_snapshot_age_ms));
-    FL_TRY(ice_get_i64(c, o, p, "max-ref-age-ms", false, &r->has_max_ref_age_ms,
-                       &r->max_ref_age_ms));
+    FL_TRY(
+        ice_get_i64(c, o, p, "max-ref-age-ms", false, &r->has_max_ref_age_ms, &r->max_ref_age_ms));
     if (r->is_tag && (r->has_min_snapshots_to_keep || r->has_max_snapshot_age_ms))
         return ice_fail(c, p, NULL, "tags cannot have branch retention settings");
     return FL_OK;
@@ -657,7 +657,8 @@ static fl_status wrap_unsigned_literals(const uint8_t *buf, size_t len, char **o
             i++;
             continue;
         }
-        bool starts_number = ch >= '0' && ch <= '9' && (i == 0 || !strchr("-+.eE0123456789", buf[i - 1]));
+        bool starts_number =
+            ch >= '0' && ch <= '9' && (i == 0 || !strchr("-+.eE0123456789", buf[i - 1]));
         if (!starts_number) {
             in_str = ch == '"';
             dst[o++] = (char)ch;

@@ -399,13 +399,12 @@ fl_status fl_ice_metadata_write(const fl_ice_metadata *m, int format_version, ch
     if (version < 1 || version > FL_ICE_MAX_FORMAT_VERSION)
         return fl_errorf(err, FL_EINVAL, "table metadata: cannot write format-version %d", version);
     if (version >= 2 && !m->table_uuid)
-        return fl_errorf(err, FL_EINVAL, "table metadata: table-uuid is required for v%d",
-                         version);
+        return fl_errorf(err, FL_EINVAL, "table metadata: table-uuid is required for v%d", version);
     if (!m->location)
         return fl_errorf(err, FL_EINVAL, "table metadata: location is required");
     json_t *o = json_object();
-    bool ok = o && write_head(o, m, version) && write_layout(o, m, version) &&
-              write_tail(o, m, version);
+    bool ok =
+        o && write_head(o, m, version) && write_layout(o, m, version) && write_tail(o, m, version);
     char *txt = ok ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!txt)
@@ -450,7 +449,8 @@ static bool specs_eq(const fl_ice_metadata *a, const fl_ice_metadata *b)
             const fl_ice_partition_field *f = &x->fields[k], *g = &y->fields[k];
             if (!str_eq(f->name, g->name) || !str_eq(f->transform, g->transform) ||
                 f->field_id != g->field_id || f->nsource_ids != g->nsource_ids ||
-                f->multi_arg != g->multi_arg || !ids_eq(f->source_ids, g->source_ids, f->nsource_ids))
+                f->multi_arg != g->multi_arg ||
+                !ids_eq(f->source_ids, g->source_ids, f->nsource_ids))
                 return false;
         }
     }
@@ -483,7 +483,8 @@ static bool snapshot_eq(const fl_ice_snapshot *x, const fl_ice_snapshot *y)
         x->sequence_number != y->sequence_number || x->timestamp_ms != y->timestamp_ms ||
         !str_eq(x->manifest_list, y->manifest_list) || x->nmanifests != y->nmanifests ||
         !str_eq(x->operation, y->operation) || !map_eq(&x->summary, &y->summary) ||
-        x->has_schema_id != y->has_schema_id || (x->has_schema_id && x->schema_id != y->schema_id) ||
+        x->has_schema_id != y->has_schema_id ||
+        (x->has_schema_id && x->schema_id != y->schema_id) ||
         x->has_first_row_id != y->has_first_row_id || x->first_row_id != y->first_row_id ||
         x->has_added_rows != y->has_added_rows || x->added_rows != y->added_rows ||
         !str_eq(x->key_id, y->key_id))
@@ -496,8 +497,8 @@ static bool snapshot_eq(const fl_ice_snapshot *x, const fl_ice_snapshot *y)
 
 static bool ref_eq(const fl_ice_ref *x, const fl_ice_ref *y)
 {
-    return str_eq(x->name, y->name) && x->snapshot_id == y->snapshot_id &&
-           x->is_tag == y->is_tag && x->has_min_snapshots_to_keep == y->has_min_snapshots_to_keep &&
+    return str_eq(x->name, y->name) && x->snapshot_id == y->snapshot_id && x->is_tag == y->is_tag &&
+           x->has_min_snapshots_to_keep == y->has_min_snapshots_to_keep &&
            x->min_snapshots_to_keep == y->min_snapshots_to_keep &&
            x->has_max_snapshot_age_ms == y->has_max_snapshot_age_ms &&
            x->max_snapshot_age_ms == y->max_snapshot_age_ms &&
@@ -579,8 +580,7 @@ static bool lists_eq(const fl_ice_metadata *a, const fl_ice_metadata *b)
 bool fl_ice_metadata_equal(const fl_ice_metadata *a, const fl_ice_metadata *b)
 {
     return a->format_version == b->format_version && str_eq(a->table_uuid, b->table_uuid) &&
-           str_eq(a->location, b->location) &&
-           a->last_sequence_number == b->last_sequence_number &&
+           str_eq(a->location, b->location) && a->last_sequence_number == b->last_sequence_number &&
            a->last_updated_ms == b->last_updated_ms && a->last_column_id == b->last_column_id &&
            a->current_schema_id == b->current_schema_id &&
            a->default_spec_id == b->default_spec_id &&

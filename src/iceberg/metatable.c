@@ -102,14 +102,26 @@ fl_status mt_begin(mt_builder *b, const mt_col *cols, uint32_t n, fl_error *err)
     return FL_OK;
 }
 
-void mt_row_done(mt_builder *b) { b->t->nrows++; }
+void mt_row_done(mt_builder *b)
+{
+    b->t->nrows++;
+}
 
 /* ---- value appenders ---- */
 
-fl_status mt_null(fl_vector *v, fl_error *err) { return fl_vector_append_null(v, err); }
+fl_status mt_null(fl_vector *v, fl_error *err)
+{
+    return fl_vector_append_null(v, err);
+}
 
-fl_status mt_i32(fl_vector *v, int32_t x, fl_error *err) { return fl_vector_append_fixed(v, &x, err); }
-fl_status mt_i64(fl_vector *v, int64_t x, fl_error *err) { return fl_vector_append_fixed(v, &x, err); }
+fl_status mt_i32(fl_vector *v, int32_t x, fl_error *err)
+{
+    return fl_vector_append_fixed(v, &x, err);
+}
+fl_status mt_i64(fl_vector *v, int64_t x, fl_error *err)
+{
+    return fl_vector_append_fixed(v, &x, err);
+}
 fl_status mt_bool(fl_vector *v, bool x, fl_error *err)
 {
     uint8_t b = x;
@@ -204,12 +216,12 @@ void mt_human(const fl_value *v, char *buf, size_t cap)
         int64_t rem = x - days * 86400 * unit;
         int n = fmt_date(buf, cap, days);
         if (n > 0 && (size_t)n < cap)
-            snprintf(buf + n, cap - (size_t)n, "T%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%0*" PRId64 "%s",
-                     rem / (3600 * unit), rem / (60 * unit) % 60, rem / unit % 60, ns ? 9 : 6,
-                     rem % unit,
-                     v->type.id == FL_TYPE_TIMESTAMPTZ || v->type.id == FL_TYPE_TIMESTAMPTZ_NS
-                         ? "+00:00"
-                         : "");
+            snprintf(
+                buf + n, cap - (size_t)n,
+                "T%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%0*" PRId64 "%s", rem / (3600 * unit),
+                rem / (60 * unit) % 60, rem / unit % 60, ns ? 9 : 6, rem % unit,
+                v->type.id == FL_TYPE_TIMESTAMPTZ || v->type.id == FL_TYPE_TIMESTAMPTZ_NS ? "+00:00"
+                                                                                          : "");
         break;
     }
     case FL_TYPE_STRING:
@@ -218,10 +230,9 @@ void mt_human(const fl_value *v, char *buf, size_t cap)
         break;
     case FL_TYPE_UUID: {
         const uint8_t *b = v->v.bytes.ptr;
-        snprintf(buf, cap,
-                 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                 b[15]);
+        snprintf(buf, cap, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+                 b[13], b[14], b[15]);
         break;
     }
     default: { /* binary, fixed: upper-case hex as Java's BaseEncoding */
@@ -277,7 +288,10 @@ fl_status fl_ice_metatable_open(fl_fileio *io, const fl_ice_metadata *m, const c
     return FL_OK;
 }
 
-const fl_schema *fl_ice_metatable_schema(const fl_ice_metatable *t) { return &t->schema; }
+const fl_schema *fl_ice_metatable_schema(const fl_ice_metatable *t)
+{
+    return &t->schema;
+}
 
 fl_status fl_ice_metatable_next(fl_ice_metatable *t, fl_batch *b, bool *eof, fl_error *err)
 {

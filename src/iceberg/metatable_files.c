@@ -225,9 +225,10 @@ static fl_status i64_map(fl_vector *v, const fl_ice_data_file *f, int which, fl_
     bool any = false;
     for (uint32_t i = 0; i < f->nmetrics; i++) {
         const fl_ice_column_metrics *m = &f->metrics[i];
-        int64_t x = which == 0 ? m->column_size : which == 1 ? m->value_count
-                                               : which == 2 ? m->null_value_count
-                                                            : m->nan_value_count;
+        int64_t x = which == 0   ? m->column_size
+                    : which == 1 ? m->value_count
+                    : which == 2 ? m->null_value_count
+                                 : m->nan_value_count;
         if (x < 0)
             continue;
         FL_TRY(mt_i32(&v->children[0], m->field_id, err));
@@ -247,8 +248,8 @@ static fl_status bound_map(fl_vector *v, const fl_ice_data_file *f, bool upper, 
         if (!(upper ? m->has_upper : m->has_lower))
             continue;
         FL_TRY(mt_i32(&v->children[0], m->field_id, err));
-        FL_TRY(mt_bin(&v->children[1], upper ? m->upper : m->lower, upper ? m->upper_len : m->lower_len,
-                      err));
+        FL_TRY(mt_bin(&v->children[1], upper ? m->upper : m->lower,
+                      upper ? m->upper_len : m->lower_len, err));
         any = true;
     }
     if (!any)

@@ -64,8 +64,8 @@ fl_status mt_history(mt_builder *b, fl_error *err)
         const fl_ice_snapshot *s = fl_ice_metadata_snapshot(m, e->snapshot_id);
         bool anc = false;
         uint32_t guard = 0;
-        for (const fl_ice_snapshot *a = fl_ice_metadata_current_snapshot(m); a && guard <= m->nsnapshots;
-             guard++) {
+        for (const fl_ice_snapshot *a = fl_ice_metadata_current_snapshot(m);
+             a && guard <= m->nsnapshots; guard++) {
             if (a->snapshot_id == e->snapshot_id) {
                 anc = true;
                 break;
@@ -74,7 +74,8 @@ fl_status mt_history(mt_builder *b, fl_error *err)
         }
         FL_TRY(mt_i64(&c[0], e->timestamp_ms * 1000, err));
         FL_TRY(mt_i64(&c[1], e->snapshot_id, err));
-        FL_TRY(s && s->has_parent ? mt_i64(&c[2], s->parent_snapshot_id, err) : mt_null(&c[2], err));
+        FL_TRY(s && s->has_parent ? mt_i64(&c[2], s->parent_snapshot_id, err)
+                                  : mt_null(&c[2], err));
         FL_TRY(mt_bool(&c[3], anc, err));
         mt_row_done(b);
     }

@@ -70,10 +70,10 @@ typedef struct node {
     int32_t id;
     const char *name; /* dotted, arena */
     const fl_type *type;
-    int depth;        /* struct nesting level, for the breadth-first limit */
-    bool repeated;    /* inside a list or map */
+    int depth;     /* struct nesting level, for the breadth-first limit */
+    bool repeated; /* inside a list or map */
     bool primitive;
-    bool inferred;    /* in the first max-inferred primitive fields */
+    bool inferred; /* in the first max-inferred primitive fields */
 } node;
 
 typedef struct walk {
@@ -218,7 +218,8 @@ fl_status fl_ice_metrics_from_parquet(const fl_parquet_file_result *r, const fl_
             dflt = (mode){M_TRUNCATE, 16};
     } else {
         long max = 100;
-        const char *mv = table_properties ? fl_ice_map_get(table_properties, PROP_MAX_INFERRED) : NULL;
+        const char *mv =
+            table_properties ? fl_ice_map_get(table_properties, PROP_MAX_INFERRED) : NULL;
         if (mv) {
             char *end;
             long v = strtol(mv, &end, 10);
@@ -263,7 +264,8 @@ fl_status fl_ice_metrics_from_parquet(const fl_parquet_file_result *r, const fl_
             continue;
         rc = bound(&c->lower, nd->type, md, false, a, &m->has_lower, &m->lower, &m->lower_len, err);
         if (rc == FL_OK)
-            rc = bound(&c->upper, nd->type, md, true, a, &m->has_upper, &m->upper, &m->upper_len, err);
+            rc = bound(&c->upper, nd->type, md, true, a, &m->has_upper, &m->upper, &m->upper_len,
+                       err);
         if (rc)
             fl_error_prefix(err, "column '%s'", nd->name);
     }

@@ -57,9 +57,8 @@ static bool add(txn_paths *p, fl_arena *a, const char *path)
 
 /* Everything metadata m reaches, into reach. old: m is a previous version,
  * whose expired lists and manifests may be gone (FL_ENOTFOUND is skipped). */
-static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, bool old,
-                                txn_paths *reach, txn_paths *seen_manifests, fl_arena *a,
-                                fl_error *err)
+static fl_status reach_metadata(fl_fileio *io, const fl_ice_metadata *m, bool old, txn_paths *reach,
+                                txn_paths *seen_manifests, fl_arena *a, fl_error *err)
 {
     for (uint32_t i = 0; i < m->nstatistics; i++)
         if (!add(reach, a, m->statistics[i].statistics_path))

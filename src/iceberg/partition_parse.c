@@ -107,7 +107,10 @@ static bool is_int(const char *s, int32_t *v)
     return true;
 }
 
-static bool kw(const char *w, const char *k) { return w && !strcasecmp(w, k); }
+static bool kw(const char *w, const char *k)
+{
+    return w && !strcasecmp(w, k);
+}
 
 /* Transform name (Trino/Spark spelling) -> kind; false when unknown. */
 static bool transform_kind(const char *name, fl_ice_transform_kind *k)
@@ -115,13 +118,13 @@ static bool transform_kind(const char *name, fl_ice_transform_kind *k)
     static const struct {
         const char *name;
         fl_ice_transform_kind kind;
-    } names[] = {{"year", FL_ICE_TRANSFORM_YEAR},       {"years", FL_ICE_TRANSFORM_YEAR},
-                 {"month", FL_ICE_TRANSFORM_MONTH},     {"months", FL_ICE_TRANSFORM_MONTH},
-                 {"day", FL_ICE_TRANSFORM_DAY},         {"days", FL_ICE_TRANSFORM_DAY},
-                 {"date", FL_ICE_TRANSFORM_DAY},        {"hour", FL_ICE_TRANSFORM_HOUR},
-                 {"hours", FL_ICE_TRANSFORM_HOUR},      {"date_hour", FL_ICE_TRANSFORM_HOUR},
-                 {"bucket", FL_ICE_TRANSFORM_BUCKET},   {"truncate", FL_ICE_TRANSFORM_TRUNCATE},
-                 {"trunc", FL_ICE_TRANSFORM_TRUNCATE},  {"void", FL_ICE_TRANSFORM_VOID},
+    } names[] = {{"year", FL_ICE_TRANSFORM_YEAR},        {"years", FL_ICE_TRANSFORM_YEAR},
+                 {"month", FL_ICE_TRANSFORM_MONTH},      {"months", FL_ICE_TRANSFORM_MONTH},
+                 {"day", FL_ICE_TRANSFORM_DAY},          {"days", FL_ICE_TRANSFORM_DAY},
+                 {"date", FL_ICE_TRANSFORM_DAY},         {"hour", FL_ICE_TRANSFORM_HOUR},
+                 {"hours", FL_ICE_TRANSFORM_HOUR},       {"date_hour", FL_ICE_TRANSFORM_HOUR},
+                 {"bucket", FL_ICE_TRANSFORM_BUCKET},    {"truncate", FL_ICE_TRANSFORM_TRUNCATE},
+                 {"trunc", FL_ICE_TRANSFORM_TRUNCATE},   {"void", FL_ICE_TRANSFORM_VOID},
                  {"identity", FL_ICE_TRANSFORM_IDENTITY}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(name, names[i].name)) {
@@ -155,7 +158,8 @@ static fl_status parse_term(lexer *l, const fl_ice_schema *s, fl_arena *a, fl_ic
         } while (accept(l, ','));
         if (!accept(l, ')'))
             return fl_errorf(err, FL_ESYNTAX, "'%s': expected ')'", l->text);
-        bool needs_param = t->kind == FL_ICE_TRANSFORM_BUCKET || t->kind == FL_ICE_TRANSFORM_TRUNCATE;
+        bool needs_param =
+            t->kind == FL_ICE_TRANSFORM_BUCKET || t->kind == FL_ICE_TRANSFORM_TRUNCATE;
         if (needs_param != (nargs == 2))
             return fl_errorf(err, FL_ESYNTAX, "'%s': %s takes %s", l->text, w,
                              needs_param ? "a column and a number" : "one column");

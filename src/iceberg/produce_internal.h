@@ -42,7 +42,7 @@ fl_status prod_metrics_add(prod_metrics *pm, fl_arena *a, const fl_ice_data_file
 
 /* The state every producing operation shares. */
 typedef struct prod_state {
-    const char *operation;          /* "append", "overwrite", "delete", "replace" */
+    const char *operation; /* "append", "overwrite", "delete", "replace" */
     fl_ice_data_file *add_data;
     uint32_t nadd_data;
     fl_ice_data_file *add_deletes;
@@ -54,22 +54,20 @@ typedef struct prod_state {
 } prod_state;
 
 /* Writes the op's new-file manifests once (op-owned). */
-fl_status prod_write_new(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_attempt *at,
-                         fl_error *err);
+fl_status prod_write_new(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_attempt *at, fl_error *err);
 
 /* A fresh manifest path in the metadata dir (arena string). */
 const char *prod_manifest_path(const fl_ice_metadata *m, fl_arena *a, const char *suffix);
 
 /* Writes entries as one manifest (attempt-owned) into *out. */
-fl_status prod_write_manifest(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_id,
-                              int32_t spec_id, fl_ice_manifest_content content,
+fl_status prod_write_manifest(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_id, int32_t spec_id,
+                              fl_ice_manifest_content content,
                               const fl_ice_manifest_entry *const *entries, uint32_t n,
                               prod_manifest *out, fl_error *err);
 
 /* Reads the entries of pm (from memory when new). */
 fl_status prod_entries(fl_fileio *io, const fl_ice_metadata *m, const prod_manifest *pm,
-                       fl_arena *a, const fl_ice_manifest_entry **out, uint32_t *n,
-                       fl_error *err);
+                       fl_arena *a, const fl_ice_manifest_entry **out, uint32_t *n, fl_error *err);
 
 /* Merges small manifests per commit.manifest-merge.* (in place on *l). */
 fl_status prod_merge(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_id, prod_list *l,
@@ -83,8 +81,8 @@ fl_status prod_commit_snapshot(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_
 /* Validation of a row delta against snapshots committed since the txn began
  * (produce_validate.c). */
 typedef struct prod_validation {
-    bool check_added_data;   /* serializable: concurrent data files matching filter conflict */
-    bool check_added_deletes;/* concurrent delete files touching rows/files we change conflict */
+    bool check_added_data;      /* serializable: concurrent data files matching filter conflict */
+    bool check_added_deletes;   /* concurrent delete files touching rows/files we change conflict */
     const fl_predicate *filter; /* NULL = whole table */
     const char *const *removed; /* sorted paths (data and delete files) we remove */
     uint32_t nremoved;

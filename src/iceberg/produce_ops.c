@@ -236,8 +236,7 @@ static fl_status new_producer(fl_ice_txn *x, const txn_op_vt *vt, size_t state_s
     return FL_OK;
 }
 
-fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n,
-                            fl_error *err)
+fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n, fl_error *err)
 {
     fl_ice_data_file *copy = NULL;
     FL_TRY(copy_files(x, files, n, false, &copy, err));
@@ -252,22 +251,21 @@ fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32
 /* ---- removals (row delta, delete-files-where) ------------------------------------------- */
 
 typedef struct delta_state {
-    prod_state ps; /* first */
-    const char **remove;  /* sorted data + delete paths */
+    prod_state ps;       /* first */
+    const char **remove; /* sorted data + delete paths */
     uint32_t nremove;
     uint32_t nremove_data, nremove_deletes;
     fl_predicate filter;
     bool has_filter;
-    bool where;           /* delete-files-where: removals found per attempt */
+    bool where; /* delete-files-where: removals found per attempt */
     const char **referenced;
     uint32_t nreferenced;
 } delta_state;
 
 static fl_status rewrite_removing(fl_ice_txn *x, txn_op *op, txn_attempt *at,
-                                  const fl_ice_manifest_file *mf,
-                                  const fl_ice_manifest_entry *e, uint32_t n,
-                                  const char *const *remove, uint32_t nremove, bool *found,
-                                  prod_metrics *pm, prod_list *l, fl_error *err)
+                                  const fl_ice_manifest_file *mf, const fl_ice_manifest_entry *e,
+                                  uint32_t n, const char *const *remove, uint32_t nremove,
+                                  bool *found, prod_metrics *pm, prod_list *l, fl_error *err)
 {
     const fl_ice_manifest_entry **ptrs = fl_arena_alloc(&at->arena, (n ? n : 1) * sizeof *ptrs);
     fl_ice_manifest_entry *ents = fl_arena_alloc(&at->arena, (n ? n : 1) * sizeof *ents);
@@ -446,10 +444,9 @@ fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_erro
     if (!rm)
         return OOM(err);
     for (uint32_t i = 0; i < nrm; i++) {
-        const char *p = i < d->nremove_data ? (d->remove_data ? d->remove_data[i] : NULL)
-                                            : (d->remove_deletes
-                                                   ? d->remove_deletes[i - d->nremove_data]
-                                                   : NULL);
+        const char *p = i < d->nremove_data
+                            ? (d->remove_data ? d->remove_data[i] : NULL)
+                            : (d->remove_deletes ? d->remove_deletes[i - d->nremove_data] : NULL);
         if (!p)
             return fl_errorf(err, FL_EINVAL, "row delta: NULL path to remove");
         if (!(rm[i] = fl_arena_strdup(&x->arena, p)))
@@ -546,8 +543,8 @@ static fl_status rewrite_group(fl_ice_txn *x, txn_op *op, txn_attempt *at,
     if (!lists || !counts)
         return OOM(err);
     for (uint32_t i = 0; i < ng; i++) {
-        FL_TRY(fl_ice_manifest_read(x->t->io, &at->cur, g[i], &at->arena, &lists[i], &counts[i],
-                                    err));
+        FL_TRY(
+            fl_ice_manifest_read(x->t->io, &at->cur, g[i], &at->arena, &lists[i], &counts[i], err));
         total += counts[i];
         bytes += g[i]->manifest_length;
     }
@@ -624,11 +621,11 @@ static fl_status rewrite_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_er
         replaced += ng;
         FL_TRY(rewrite_group(x, op, at, g, ng, &l, &created, &entries, err));
     }
-    fl_ice_kv kv[4] = {{"manifests-created", fl_arena_sprintf(&at->arena, "%u", created)},
-                       {"manifests-kept", fl_arena_sprintf(&at->arena, "%u", kept)},
-                       {"manifests-replaced", fl_arena_sprintf(&at->arena, "%u", replaced)},
-                       {"entries-processed",
-                        fl_arena_sprintf(&at->arena, "%llu", (unsigned long long)entries)}};
+    fl_ice_kv kv[4] = {
+        {"manifests-created", fl_arena_sprintf(&at->arena, "%u", created)},
+        {"manifests-kept", fl_arena_sprintf(&at->arena, "%u", kept)},
+        {"manifests-replaced", fl_arena_sprintf(&at->arena, "%u", replaced)},
+        {"entries-processed", fl_arena_sprintf(&at->arena, "%llu", (unsigned long long)entries)}};
     for (int i = 0; i < 4; i++)
         if (!kv[i].value)
             return OOM(err);

@@ -86,7 +86,8 @@ static fl_status parse_payload(const char *json, size_t len, fl_arena *a, ice_pu
         pb->offset = json_integer_value(off);
         pb->length = json_integer_value(ln);
         pb->codec = jstr(b, "compression-codec", a);
-        json_t *sid = json_object_get(b, "snapshot-id"), *seq = json_object_get(b, "sequence-number");
+        json_t *sid = json_object_get(b, "snapshot-id"),
+               *seq = json_object_get(b, "sequence-number");
         pb->snapshot_id = json_is_integer(sid) ? json_integer_value(sid) : -1;
         pb->sequence_number = json_is_integer(seq) ? json_integer_value(seq) : -1;
         json_t *fields = json_object_get(b, "fields");
@@ -148,8 +149,9 @@ static fl_status parse_tail(const uint8_t head[4], const uint8_t *tail, size_t t
     for (uint32_t i = 0; i < out->nblobs; i++) {
         const ice_puffin_blob *b = &out->blobs[i];
         if (b->offset < 4 || (uint64_t)b->offset + (uint64_t)b->length > footer_start)
-            return fl_errorf(err, FL_ECORRUPT, "Puffin footer: blob %u [%lld, +%lld) outside the blob area",
-                             i, (long long)b->offset, (long long)b->length);
+            return fl_errorf(err, FL_ECORRUPT,
+                             "Puffin footer: blob %u [%lld, +%lld) outside the blob area", i,
+                             (long long)b->offset, (long long)b->length);
     }
     return FL_OK;
 }
@@ -179,8 +181,8 @@ fl_status ice_puffin_read_footer(fl_file *f, fl_arena *a, ice_puffin_footer *out
     int32_t psize = (int32_t)u32le(last);
     if (psize < 0 || (uint64_t)psize + 16 > f->size - 4 || (uint32_t)psize > PUFFIN_MAX_FOOTER ||
         memcmp(head, PUFFIN_MAGIC, 4) != 0 || memcmp(last + 8, PUFFIN_MAGIC, 4) != 0) {
-        return fl_errorf(err, FL_ECORRUPT, "%s: not a Puffin file (magic or footer size %d invalid)",
-                         f->path, psize);
+        return fl_errorf(err, FL_ECORRUPT,
+                         "%s: not a Puffin file (magic or footer size %d invalid)", f->path, psize);
     }
     size_t tl = (size_t)psize + 16;
     uint8_t *tail = malloc(tl);
@@ -224,7 +226,8 @@ fl_status ice_puffin_read_blob(fl_file *f, const ice_puffin_blob *b, uint8_t **o
         c = FL_CODEC_LZ4_HADOOP; /* falls back to the LZ4 frame format */
     else {
         free(raw);
-        return fl_errorf(err, FL_EUNSUPPORTED, "%s: blob compression codec '%s'", f->path, b->codec);
+        return fl_errorf(err, FL_EUNSUPPORTED, "%s: blob compression codec '%s'", f->path,
+                         b->codec);
     }
     uint8_t *dec = NULL;
     size_t cap = 0;
@@ -245,8 +248,8 @@ fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *
         return fl_errorf(err, FL_ECORRUPT, "deletion vector: %zu bytes is too short", len);
     uint32_t n = u32be(buf);
     if ((uint64_t)n + 8 != len)
-        return fl_errorf(err, FL_ECORRUPT, "deletion vector: length field %u, blob has %zu bytes", n,
-                         len);
+        return fl_errorf(err, FL_ECORRUPT, "deletion vector: length field %u, blob has %zu bytes",
+                         n, len);
     if (memcmp(buf + 4, DV_MAGIC, 4) != 0)
         return fl_errorf(err, FL_ECORRUPT, "deletion vector: bad magic %02x%02x%02x%02x", buf[4],
                          buf[5], buf[6], buf[7]);
@@ -263,7 +266,8 @@ fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *
 static fl_status read_range(fl_file *fh, int64_t off, int64_t len, uint8_t **out, fl_error *err)
 {
     if (off < 0 || len <= 0 || (uint64_t)off + (uint64_t)len > fh->size || len > PUFFIN_MAX_BLOB)
-        return fl_errorf(err, FL_ECORRUPT, "%s: deletion vector at %lld length %lld outside the file (%llu bytes)",
+        return fl_errorf(err, FL_ECORRUPT,
+                         "%s: deletion vector at %lld length %lld outside the file (%llu bytes)",
                          fh->path, (long long)off, (long long)len, (unsigned long long)fh->size);
     *out = malloc((size_t)len);
     if (!*out)
@@ -297,14 +301,16 @@ fl_status ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, bool lenient,
                 ft.blobs[i].length == f->content_size_in_bytes)
                 b = &ft.blobs[i];
         if (!b)
-            rc = fl_errorf(err, FL_ECORRUPT, "%s: no blob at offset %lld length %lld in the Puffin footer",
-                           fh->path, (long long)f->content_offset, (long long)f->content_size_in_bytes);
+            rc = fl_errorf(err, FL_ECORRUPT,
+                           "%s: no blob at offset %lld length %lld in the Puffin footer", fh->path,
+                           (long long)f->content_offset, (long long)f->content_size_in_bytes);
         else if (strcmp(b->type, "deletion-vector-v1") != 0)
-            rc = fl_errorf(err, FL_ECORRUPT, "%s: blob at offset %lld is '%s', not deletion-vector-v1",
-                           fh->path, (long long)b->offset, b->type);
+            rc = fl_errorf(err, FL_ECORRUPT,
+                           "%s: blob at offset %lld is '%s', not deletion-vector-v1", fh->path,
+                           (long long)b->offset, b->type);
         else if (b->codec)
-            rc = fl_errorf(err, FL_ECORRUPT, "%s: deletion vector blob is compressed (%s)", fh->path,
-                           b->codec);
+            rc = fl_errorf(err, FL_ECORRUPT, "%s: deletion vector blob is compressed (%s)",
+                           fh->path, b->codec);
     } else if (lenient) {
         fl_error_clear(err);
         rc = FL_OK; /* legacy bare blob: decoded (with its CRC) below */
@@ -321,8 +327,9 @@ fl_status ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, bool lenient,
             fl_error_prefix(err, "%s", fh->path);
     }
     if (rc == FL_OK && f->record_count >= 0 && out->n != (uint64_t)f->record_count) {
-        rc = fl_errorf(err, FL_ECORRUPT, "%s: deletion vector has %llu positions, manifest says %lld",
-                       fh->path, (unsigned long long)out->n, (long long)f->record_count);
+        rc = fl_errorf(err, FL_ECORRUPT,
+                       "%s: deletion vector has %llu positions, manifest says %lld", fh->path,
+                       (unsigned long long)out->n, (long long)f->record_count);
         fl_ice_position_set_free(out);
     }
     free(buf);

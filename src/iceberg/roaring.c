@@ -157,13 +157,22 @@ typedef struct rd {
     size_t len, off;
 } rd;
 
-static bool need(const rd *r, size_t n) { return r->len - r->off >= n; }
-static uint16_t u16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static bool need(const rd *r, size_t n)
+{
+    return r->len - r->off >= n;
+}
+static uint16_t u16le(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
 static uint32_t u32le(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static uint64_t u64le(const uint8_t *p) { return (uint64_t)u32le(p) | ((uint64_t)u32le(p + 4) << 32); }
+static uint64_t u64le(const uint8_t *p)
+{
+    return (uint64_t)u32le(p) | ((uint64_t)u32le(p + 4) << 32);
+}
 
 static fl_status trunc_err(fl_error *err, const rd *r, const char *what)
 {
@@ -265,9 +274,10 @@ static fl_status decode32(rd *r, uint64_t hi, ice_posbuilder *b, fl_error *err)
                 }
             }
             if (got != card)
-                return fl_errorf(err, FL_ECORRUPT,
-                                 "roaring bitmap: bitmap container holds %llu values, header says %u",
-                                 (unsigned long long)got, card);
+                return fl_errorf(
+                    err, FL_ECORRUPT,
+                    "roaring bitmap: bitmap container holds %llu values, header says %u",
+                    (unsigned long long)got, card);
         }
     }
     return FL_OK;

@@ -140,8 +140,8 @@ static fl_status plan(fl_ice_txn *x, const fl_predicate *filter, bool all_column
     if (!all_columns)
         ids[n++] = FL_ICE_FIELD_ID_FILE_PATH;
     ids[n++] = FL_ICE_FIELD_ID_ROW_POS;
-    fl_ice_scan_options opt = {.select = FL_ICE_SNAP_CURRENT, .field_ids = ids, .nfield_ids = n,
-                               .filter = filter};
+    fl_ice_scan_options opt = {
+        .select = FL_ICE_SNAP_CURRENT, .field_ids = ids, .nfield_ids = n, .filter = filter};
     fl_status rc = fl_ice_scan_plan_files(x->t->io, m, &opt, out, err);
     free(ids);
     return rc;
@@ -205,7 +205,10 @@ static fl_status collect_pos(void *ctx, fl_batch *b, fl_sel *live, fl_error *err
     return FL_OK;
 }
 
-static bool no_filter(const fl_predicate *f) { return !f || f->nterms == 0; }
+static bool no_filter(const fl_predicate *f)
+{
+    return !f || f->nterms == 0;
+}
 
 /* Targets of the rows matching filter; *deleted counts them. */
 static fl_status collect(fl_ice_txn *x, const fl_ice_scan_plan *p, const fl_predicate *filter,
@@ -215,8 +218,8 @@ static fl_status collect(fl_ice_txn *x, const fl_ice_scan_plan *p, const fl_pred
     for (uint32_t i = 0; i < p->ntasks; i++) {
         const fl_ice_scan_task *task = &p->tasks[i];
         bool whole = no_filter(filter) ||
-                     (task->ndeletes == 0 &&
-                      fl_ice_file_match(m, p->table_schema, filter, task->file) == FL_ICE_MATCH_ALL);
+                     (task->ndeletes == 0 && fl_ice_file_match(m, p->table_schema, filter,
+                                                               task->file) == FL_ICE_MATCH_ALL);
         target *t = targets_add(ts, task->file, err);
         if (!t)
             return FL_ENOMEM;
@@ -274,7 +277,8 @@ static fl_status merge_on_read(fl_ice_txn *x, targets *ts, delta *d, fl_error *e
     d->add_deletes = fl_arena_calloc(a, ts->n + 1, sizeof *d->add_deletes);
     fl_ice_file_positions *fp = malloc((ts->n + 1) * sizeof *fp);
     bool *done = calloc(ts->n + 1, 1);
-    fl_status rc = d->add_deletes && fp && done ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc =
+        d->add_deletes && fp && done ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < ts->n && rc == FL_OK; i++) {
         if (ts->t[i].whole || done[i])
             continue;
@@ -282,13 +286,13 @@ static fl_status merge_on_read(fl_ice_txn *x, targets *ts, delta *d, fl_error *e
         for (uint32_t k = i; k < ts->n; k++)
             if (!ts->t[k].whole && !done[k] && same_partition(ts->t[i].file, ts->t[k].file)) {
                 done[k] = true;
-                fp[n++] = (fl_ice_file_positions){ts->t[k].file->file_path, ts->t[k].pos,
-                                                  ts->t[k].npos};
+                fp[n++] =
+                    (fl_ice_file_positions){ts->t[k].file->file_path, ts->t[k].pos, ts->t[k].npos};
             }
         fl_ice_data_file *df = &d->add_deletes[d->nadd_deletes];
         rc = ice_write_position_deletes(x->t->io, m, ts->t[i].file->spec_id,
-                                        ts->t[i].file->partition, ts->t[i].file->npartition, fp,
-                                        n, fl_ice_metrics_from_parquet, a, df, err);
+                                        ts->t[i].file->partition, ts->t[i].file->npartition, fp, n,
+                                        fl_ice_metrics_from_parquet, a, df, err);
         if (rc == FL_OK) {
             d->nadd_deletes++;
             rc = fl_ice_txn_own_file(x, df->file_path, err);
@@ -324,9 +328,8 @@ static fl_status cow_rows(void *vctx, fl_batch *b, fl_sel *live, fl_error *err)
 }
 
 /* Rewrites the tasks of p chosen by `pick` (targets: rows minus positions). */
-static fl_status rewrite(fl_ice_txn *x, const fl_ice_scan_plan *p, targets *ts,
-                         const bool *pick, fl_ice_data_file **files, uint32_t *nfiles,
-                         fl_error *err)
+static fl_status rewrite(fl_ice_txn *x, const fl_ice_scan_plan *p, targets *ts, const bool *pick,
+                         fl_ice_data_file **files, uint32_t *nfiles, fl_error *err)
 {
     fl_ice_data_writer *w = NULL;
     FL_TRY(fl_ice_data_writer_open(x, &w, err));
@@ -373,8 +376,7 @@ static bool use_merge_on_read(const fl_ice_metadata *m, bool for_update)
 }
 
 static fl_status apply(fl_ice_txn *x, targets *ts, const fl_ice_data_file *adds, uint32_t nadds,
-                       const fl_predicate *filter, bool for_update, bool overwrite,
-                       fl_error *err)
+                       const fl_predicate *filter, bool for_update, bool overwrite, fl_error *err)
 {
     fl_arena *a = fl_ice_txn_arena(x);
     const fl_ice_metadata *m = fl_ice_txn_metadata(x);
@@ -399,9 +401,12 @@ static fl_status apply(fl_ice_txn *x, targets *ts, const fl_ice_data_file *adds,
     if (!nall && !d.nremove_data && !d.nadd_deletes)
         return FL_OK; /* nothing matched and nothing to add: no snapshot */
     fl_ice_row_delta rd = {.operation = (nall || overwrite) ? "overwrite" : "delete",
-                           .add_data = all, .nadd_data = nall,
-                           .add_deletes = d.add_deletes, .nadd_deletes = d.nadd_deletes,
-                           .remove_data = d.remove_data, .nremove_data = d.nremove_data,
+                           .add_data = all,
+                           .nadd_data = nall,
+                           .add_deletes = d.add_deletes,
+                           .nadd_deletes = d.nadd_deletes,
+                           .remove_data = d.remove_data,
+                           .nremove_data = d.nremove_data,
                            .conflict_filter = filter};
     return fl_ice_txn_row_delta(x, &rd, err);
 }
@@ -457,8 +462,10 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
             if (!strcmp(p->tasks[k].file->file_path, d[i].file_path))
                 f = p->tasks[k].file;
         if (!f) {
-            rc = fl_errorf(err, FL_ENOTFOUND, "delete positions: %s is not a data file of the "
-                           "current snapshot", d[i].file_path);
+            rc = fl_errorf(err, FL_ENOTFOUND,
+                           "delete positions: %s is not a data file of the "
+                           "current snapshot",
+                           d[i].file_path);
             break;
         }
         target *t = targets_add(&ts, f, err);
@@ -486,8 +493,8 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
     return rc;
 }
 
-fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten,
-                                    uint64_t *added, fl_error *err)
+fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
+                                    fl_error *err)
 {
     *rewritten = *added = 0;
     const fl_ice_metadata *m = fl_ice_txn_metadata(x);

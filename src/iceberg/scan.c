@@ -35,8 +35,14 @@ fl_status fl_ice_scan_open(fl_fileio *io, const fl_ice_metadata *m, const fl_ice
     return FL_OK;
 }
 
-const fl_schema *fl_ice_scan_schema(const fl_ice_scan *s) { return &s->plan->schema; }
-const fl_ice_scan_plan *fl_ice_scan_get_plan(const fl_ice_scan *s) { return s->plan; }
+const fl_schema *fl_ice_scan_schema(const fl_ice_scan *s)
+{
+    return &s->plan->schema;
+}
+const fl_ice_scan_plan *fl_ice_scan_get_plan(const fl_ice_scan *s)
+{
+    return s->plan;
+}
 
 fl_status fl_ice_scan_next(fl_ice_scan *s, fl_batch *b, bool *eof, fl_error *err)
 {

@@ -41,8 +41,14 @@ static bool same_layout(const fl_type *a, const fl_type *b)
     return false;
 }
 
-static bool is_us(fl_type_id t) { return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ; }
-static bool is_ns(fl_type_id t) { return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS; }
+static bool is_us(fl_type_id t)
+{
+    return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ;
+}
+static bool is_ns(fl_type_id t)
+{
+    return t == FL_TYPE_TIMESTAMP_NS || t == FL_TYPE_TIMESTAMPTZ_NS;
+}
 
 static fl_status type_error(const fl_type *file, const fl_field *target, fl_error *err)
 {
@@ -192,7 +198,9 @@ static fl_status convert(fl_vector *dst, const fl_vector *src, conv_kind k, uint
     case CONV_I32_I64:
     case CONV_DATE_TS_US:
     case CONV_DATE_TS_NS: {
-        int64_t mul = k == CONV_I32_I64 ? 1 : k == CONV_DATE_TS_US ? 86400000000LL : 86400000000000LL;
+        int64_t mul = k == CONV_I32_I64      ? 1
+                      : k == CONV_DATE_TS_US ? 86400000000LL
+                                             : 86400000000000LL;
         int64_t *o = (int64_t *)dst->data;
         const int32_t *s = (const int32_t *)sd;
         for (uint32_t i = 0; i < n; i++)
@@ -226,7 +234,7 @@ static fl_status convert(fl_vector *dst, const fl_vector *src, conv_kind k, uint
 /* Fills dst (table type t) with n rows from src (a Parquet batch column)
  * per map m. */
 fl_status ice_colmap_fill(fl_vector *dst, const fl_type *t, fl_vector *src, const colmap *m,
-                             uint32_t n, fl_error *err)
+                          uint32_t n, fl_error *err)
 {
     if (m->conv == CONV_SWAP) {
         if (src->encoding == FL_VEC_DICT && src->dict && !src->owns_dict &&
@@ -254,7 +262,8 @@ fl_status ice_colmap_fill(fl_vector *dst, const fl_type *t, fl_vector *src, cons
         fl_vector *dc = &dst->children[i];
         const fl_type *ct = &t->children[i].type;
         if (m->src_child[i] >= 0) {
-            FL_TRY(ice_colmap_fill(dc, ct, &src->children[m->src_child[i]], &m->children[i], n, err));
+            FL_TRY(
+                ice_colmap_fill(dc, ct, &src->children[m->src_child[i]], &m->children[i], n, err));
         } else {
             FL_TRY(ice_fill_const(dc, &m->missing[i], n, err));
             FL_TRY(fl_vector_flatten(dc, err)); /* struct children stay FLAT */

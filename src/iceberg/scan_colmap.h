@@ -22,10 +22,10 @@ typedef enum conv_kind {
 /* How to turn a file column into a table column (recursive for structs). */
 typedef struct colmap {
     conv_kind conv;
-    uint32_t nchildren;       /* CONV_STRUCT: target fields */
-    int *src_child;           /* per target field: file field index, or -1 */
-    struct colmap *children;  /* per target field (when src_child >= 0) */
-    fl_value *missing;        /* per target field (when src_child < 0): default or null */
+    uint32_t nchildren;      /* CONV_STRUCT: target fields */
+    int *src_child;          /* per target field: file field index, or -1 */
+    struct colmap *children; /* per target field (when src_child >= 0) */
+    fl_value *missing;       /* per target field (when src_child < 0): default or null */
 } colmap;
 
 /* Builds the map from file type `file` to table field `target`. Struct

@@ -120,14 +120,14 @@ fl_ice_match ice_file_match(const fl_ice_metadata *m, const ice_filter *f,
 /* ---- plan internals (scan_plan.c) ---- */
 
 typedef struct ice_plan {
-    fl_ice_scan_plan pub;      /* first: fl_ice_scan_plan* casts to ice_plan* */
+    fl_ice_scan_plan pub; /* first: fl_ice_scan_plan* casts to ice_plan* */
     ice_filter filter;
-    int32_t *out_ids;          /* field id per output column */
+    int32_t *out_ids;            /* field id per output column */
     const fl_field **out_fields; /* table field per output column (NULL for metadata columns) */
-    const char *name_mapping;  /* schema.name-mapping.default JSON, or NULL */
+    const char *name_mapping;    /* schema.name-mapping.default JSON, or NULL */
     bool lenient_dv;
     bool case_insensitive;
-    struct held_list *held;    /* cached manifests the plan references */
+    struct held_list *held; /* cached manifests the plan references */
 } ice_plan;
 
 /* Picks the scan schema for opt (see ice_scan.h). */

@@ -44,7 +44,7 @@ typedef struct plan_ctx {
     uint32_t ndels, cap_dels;
     del_ref **by_path; /* sorted by referenced file path */
     uint32_t nby_path;
-    del_ref **by_key;  /* sorted by key */
+    del_ref **by_key; /* sorted by key */
     uint32_t nby_key;
     del_ref **global;
     uint32_t nglobal;
@@ -57,7 +57,10 @@ typedef struct held_list {
     uint32_t n;
 } held_list;
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
 
 /* ---- output schema ---- */
 
@@ -82,7 +85,7 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
 {
     fl_ice_scan_plan *p = &ip->pub;
     const fl_schema *ts = &p->table_schema->schema;
-    uint32_t n = opt && opt->ncolumns ? opt->ncolumns
+    uint32_t n = opt && opt->ncolumns     ? opt->ncolumns
                  : opt && opt->nfield_ids ? opt->nfield_ids
                                           : ts->nfields;
     p->schema.fields = fl_arena_calloc(&p->arena, n + 1, sizeof(fl_field));
@@ -117,8 +120,9 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
                     if (ts->fields[k].field_id == id)
                         f = &ts->fields[k];
                 if (!f)
-                    return fl_errorf(err, FL_ENOTFOUND, "no top-level column with field id %d in schema %d",
-                                     id, ts->schema_id);
+                    return fl_errorf(err, FL_ENOTFOUND,
+                                     "no top-level column with field id %d in schema %d", id,
+                                     ts->schema_id);
                 ip->out_fields[i] = f;
             }
         } else {
@@ -145,8 +149,8 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
 
 /* (spec id, partition tuple) as bytes: spec id, then per value a null flag
  * and its single-value serialization (floats by bit pattern). */
-static fl_status part_key(fl_arena *a, const fl_ice_data_file *f, const uint8_t **out,
-                          size_t *len, fl_error *err)
+static fl_status part_key(fl_arena *a, const fl_ice_data_file *f, const uint8_t **out, size_t *len,
+                          fl_error *err)
 {
     size_t cap = 4;
     for (uint32_t i = 0; i < f->npartition; i++)
@@ -251,8 +255,8 @@ static fl_status add_deletes(plan_ctx *c, const fl_ice_manifest_file *mf, fl_err
         d->dv = e->file.content == FL_ICE_CONTENT_POSITION_DELETES &&
                 !strcasecmp(e->file.file_format, "PUFFIN");
         const fl_ice_partition_spec *spec = fl_ice_metadata_spec(m, e->file.spec_id);
-        d->global = e->file.content == FL_ICE_CONTENT_EQUALITY_DELETES &&
-                    (!spec || spec->nfields == 0);
+        d->global =
+            e->file.content == FL_ICE_CONTENT_EQUALITY_DELETES && (!spec || spec->nfields == 0);
         FL_TRY(part_key(a, &e->file, &d->key, &d->key_len, err));
         c->ip->pub.metrics.delete_files++;
     }
@@ -306,7 +310,8 @@ static fl_status attach(plan_ctx *c, fl_ice_scan_task *t, fl_error *err)
         else
             hi = mid;
     }
-    for (uint32_t i = lo; i < c->nby_path && !strcmp(c->by_path[i]->f->referenced_data_file, f->file_path); i++) {
+    for (uint32_t i = lo;
+         i < c->nby_path && !strcmp(c->by_path[i]->f->referenced_data_file, f->file_path); i++) {
         const del_ref *d = c->by_path[i];
         if (!applies(d, t->data_sequence_number))
             continue;
@@ -327,7 +332,8 @@ static fl_status attach(plan_ctx *c, fl_ice_scan_task *t, fl_error *err)
             else
                 hi = mid;
         }
-        for (uint32_t i = lo; i < c->nby_key && !cmp_key(c->by_key[i]->key, c->by_key[i]->key_len, k, kl); i++)
+        for (uint32_t i = lo;
+             i < c->nby_key && !cmp_key(c->by_key[i]->key, c->by_key[i]->key_len, k, kl); i++)
             if (applies(c->by_key[i], t->data_sequence_number) && nf < 512)
                 found[nf++] = c->by_key[i];
     }
@@ -351,8 +357,7 @@ static fl_status attach(plan_ctx *c, fl_ice_scan_task *t, fl_error *err)
 
 /* ---- planning ---- */
 
-static fl_status plan_data(plan_ctx *c, const fl_ice_manifest_file *mfs, uint32_t nm,
-                           fl_error *err)
+static fl_status plan_data(plan_ctx *c, const fl_ice_manifest_file *mfs, uint32_t nm, fl_error *err)
 {
     fl_ice_scan_plan *p = &c->ip->pub;
     const fl_ice_metadata *m = p->meta;
@@ -405,7 +410,8 @@ static fl_status plan_data(plan_ctx *c, const fl_ice_manifest_file *mfs, uint32_
             t->data_sequence_number = e->sequence_number;
             t->data_file_ordinal = p->ntasks;
             p->ntasks++;
-            p->metrics.planned_bytes += (uint64_t)(e->file.file_size_in_bytes > 0 ? e->file.file_size_in_bytes : 0);
+            p->metrics.planned_bytes +=
+                (uint64_t)(e->file.file_size_in_bytes > 0 ? e->file.file_size_in_bytes : 0);
         }
     }
     return FL_OK;

@@ -60,9 +60,8 @@ fl_status fl_ice_select_snapshot(const fl_ice_metadata *m, const fl_ice_scan_opt
         FL_CHECK(found, err, FL_ENOTFOUND, "no snapshot at or before timestamp %lld",
                  (long long)opt->timestamp_ms);
         *out = fl_ice_metadata_snapshot(m, best_id);
-        FL_CHECK(*out != NULL, err, FL_ENOTFOUND,
-                 "snapshot %lld (current at %lld) has expired", (long long)best_id,
-                 (long long)opt->timestamp_ms);
+        FL_CHECK(*out != NULL, err, FL_ENOTFOUND, "snapshot %lld (current at %lld) has expired",
+                 (long long)best_id, (long long)opt->timestamp_ms);
         return FL_OK;
     }
     case FL_ICE_SNAP_REF: {

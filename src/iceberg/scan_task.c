@@ -79,7 +79,6 @@ struct fl_ice_task_reader {
 
 /* ---- opening ---- */
 
-
 /* The table field for id: the scan schema, else any schema (dropped columns
  * that equality deletes still name). */
 static const fl_field *find_field(const ice_plan *p, int32_t id)
@@ -132,7 +131,8 @@ static fl_status load_deletes(fl_fileio *io, fl_ice_task_reader *r, uint32_t *ca
     fl_status rc = FL_OK;
     for (uint32_t i = 0; i < t->ndeletes && rc == FL_OK; i++) {
         const fl_ice_data_file *d = t->deletes[i];
-        if (d->content == FL_ICE_CONTENT_POSITION_DELETES && !strcasecmp(d->file_format, "PUFFIN")) {
+        if (d->content == FL_ICE_CONTENT_POSITION_DELETES &&
+            !strcasecmp(d->file_format, "PUFFIN")) {
             fl_ice_position_set one;
             rc = ice_dv_read(io, d, r->p->lenient_dv, &one, err);
             if (rc == FL_OK) {
@@ -167,8 +167,8 @@ static fl_status load_deletes(fl_fileio *io, fl_ice_task_reader *r, uint32_t *ca
         const fl_ice_data_file *d = t->deletes[i];
         if (d->content != FL_ICE_CONTENT_EQUALITY_DELETES)
             continue;
-        FL_CHECK(d->nequality_ids > 0, err, FL_ECORRUPT, "%s: equality delete file without equality_ids",
-                 d->file_path);
+        FL_CHECK(d->nequality_ids > 0, err, FL_ECORRUPT,
+                 "%s: equality delete file without equality_ids", d->file_path);
         int32_t *ids = fl_arena_alloc(&r->arena, d->nequality_ids * sizeof *ids);
         FL_CHECK(ids != NULL, err, FL_ENOMEM, "out of memory");
         memcpy(ids, d->equality_ids, d->nequality_ids * sizeof *ids);
@@ -247,7 +247,7 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
             const fl_field *ff = &fs->fields[j];
             int32_t fid = has_ids ? ff->field_id
                           : nm    ? ice_name_mapping_lookup(nm, ff->name)
-                          : (!strcmp(ff->name, c->field->name) ? c->field_id : -1);
+                                  : (!strcmp(ff->name, c->field->name) ? c->field_id : -1);
             if (fid == c->field_id)
                 k = (int)j;
         }
@@ -272,8 +272,8 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
             continue;
         }
         c->kind = SRC_FILE;
-        FL_TRY(ice_colmap_build(&fs->fields[k].type, c->field, p->pub.table_schema, &r->arena, &c->map,
-                         err));
+        FL_TRY(ice_colmap_build(&fs->fields[k].type, c->field, p->pub.table_schema, &r->arena,
+                                &c->map, err));
         c->pq = (int)nproj;
         if (has_ids)
             ids[nproj++] = fs->fields[k].field_id;
@@ -430,7 +430,6 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
 }
 
 /* ---- batches ---- */
-
 
 static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
 {

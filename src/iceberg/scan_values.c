@@ -377,17 +377,27 @@ done:
 
 /* ---- literal casting and comparison ---- */
 
-static bool is_int(fl_type_id id) { return id == FL_TYPE_INT32 || id == FL_TYPE_INT64; }
-static bool is_float(fl_type_id id) { return id == FL_TYPE_FLOAT32 || id == FL_TYPE_FLOAT64; }
+static bool is_int(fl_type_id id)
+{
+    return id == FL_TYPE_INT32 || id == FL_TYPE_INT64;
+}
+static bool is_float(fl_type_id id)
+{
+    return id == FL_TYPE_FLOAT32 || id == FL_TYPE_FLOAT64;
+}
 static bool is_ts(fl_type_id id)
 {
     return id == FL_TYPE_TIMESTAMP || id == FL_TYPE_TIMESTAMPTZ || id == FL_TYPE_TIMESTAMP_NS ||
            id == FL_TYPE_TIMESTAMPTZ_NS;
 }
-static bool is_ns(fl_type_id id) { return id == FL_TYPE_TIMESTAMP_NS || id == FL_TYPE_TIMESTAMPTZ_NS; }
+static bool is_ns(fl_type_id id)
+{
+    return id == FL_TYPE_TIMESTAMP_NS || id == FL_TYPE_TIMESTAMPTZ_NS;
+}
 static bool is_bytes(fl_type_id id)
 {
-    return id == FL_TYPE_STRING || id == FL_TYPE_BINARY || id == FL_TYPE_FIXED || id == FL_TYPE_UUID;
+    return id == FL_TYPE_STRING || id == FL_TYPE_BINARY || id == FL_TYPE_FIXED ||
+           id == FL_TYPE_UUID;
 }
 
 static int64_t as_i64(const fl_value *v)

@@ -91,8 +91,7 @@ static fl_status keep_default(ice_ctx *c, json_t *obj, const char *key, const ch
     return *slot_out ? FL_OK : fl_errorf(c->err, FL_ENOMEM, "table metadata: out of memory");
 }
 
-static fl_status parse_struct_field(ice_ctx *c, json_t *o, const char *path, fl_field *f,
-                                    int depth)
+static fl_status parse_struct_field(ice_ctx *c, json_t *o, const char *path, fl_field *f, int depth)
 {
     bool required = false;
     FL_TRY(ice_get_i32(c, o, path, "id", true, NULL, &f->field_id));
@@ -449,8 +448,9 @@ static fl_status check_supported(const fl_ice_schema *s, const fl_type *t, fl_er
         const fl_field *f = &t->children[i];
         if (f->type.id == 0) {
             const fl_ice_field_extra *e = fl_ice_schema_extra(s, f->field_id);
-            return fl_errorf(err, FL_EUNSUPPORTED, "column '%s' (id %d): type '%s' is not supported",
-                             f->name, (int)f->field_id, e && e->type_str ? e->type_str : "?");
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "column '%s' (id %d): type '%s' is not supported", f->name,
+                             (int)f->field_id, e && e->type_str ? e->type_str : "?");
         }
         FL_TRY(check_supported(s, &f->type, err));
     }
@@ -459,8 +459,8 @@ static fl_status check_supported(const fl_ice_schema *s, const fl_type *t, fl_er
 
 fl_status fl_ice_schema_to_fl(const fl_ice_schema *s, fl_arena *a, fl_schema *out, fl_error *err)
 {
-    fl_type root = {.id = FL_TYPE_STRUCT, .nchildren = s->schema.nfields,
-                    .children = s->schema.fields};
+    fl_type root = {
+        .id = FL_TYPE_STRUCT, .nchildren = s->schema.nfields, .children = s->schema.fields};
     FL_TRY(check_supported(s, &root, err));
     if (fl_schema_copy(a, &s->schema, out) != FL_OK)
         return fl_errorf(err, FL_ENOMEM, "schema: out of memory");

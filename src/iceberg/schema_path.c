@@ -86,8 +86,8 @@ const fl_field *ice_find_path_c(const fl_schema *s, const char *p)
     return ice_find_path((fl_schema *)s, p, NULL);
 }
 
-static bool path_rec(const fl_field *f, uint32_t nf, int32_t id, char *buf, size_t cap,
-                     size_t len, bool is_struct)
+static bool path_rec(const fl_field *f, uint32_t nf, int32_t id, char *buf, size_t cap, size_t len,
+                     bool is_struct)
 {
     for (uint32_t i = 0; i < nf; i++) {
         size_t need = strlen(f[i].name) + (len ? 1 : 0);
@@ -100,9 +100,8 @@ static bool path_rec(const fl_field *f, uint32_t nf, int32_t id, char *buf, size
         l += strlen(f[i].name);
         if (f[i].field_id == id)
             return true;
-        if (fl_type_is_nested(&f[i].type) &&
-            path_rec(f[i].type.children, f[i].type.nchildren, id, buf, cap, l,
-                     f[i].type.id == FL_TYPE_STRUCT))
+        if (fl_type_is_nested(&f[i].type) && path_rec(f[i].type.children, f[i].type.nchildren, id,
+                                                      buf, cap, l, f[i].type.id == FL_TYPE_STRUCT))
             return true;
         buf[len] = '\0';
     }
@@ -134,4 +133,7 @@ static int32_t max_id(const fl_field *f, uint32_t n)
     return m;
 }
 
-int32_t ice_max_field_id(const fl_schema *s) { return max_id(s->fields, s->nfields); }
+int32_t ice_max_field_id(const fl_schema *s)
+{
+    return max_id(s->fields, s->nfields);
+}

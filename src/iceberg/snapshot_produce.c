@@ -77,8 +77,8 @@ static const char *partition_key(fl_arena *a, const fl_ice_data_file *f)
     size_t cap = 32 + (size_t)f->npartition * 8;
     for (uint32_t i = 0; i < f->npartition; i++)
         if (!f->partition[i].is_null &&
-            (f->partition[i].type.id == FL_TYPE_STRING || f->partition[i].type.id == FL_TYPE_BINARY ||
-             f->partition[i].type.id == FL_TYPE_FIXED))
+            (f->partition[i].type.id == FL_TYPE_STRING ||
+             f->partition[i].type.id == FL_TYPE_BINARY || f->partition[i].type.id == FL_TYPE_FIXED))
             cap += f->partition[i].v.bytes.len * 2;
         else
             cap += 40;
@@ -267,10 +267,8 @@ static fl_status build_summary(fl_arena *a, prod_metrics *pm, const fl_ice_snaps
     put_total(&b, parent, "total-files-size", pm->added_size, pm->removed_size);
     put_total(&b, parent, "total-data-files", pm->added_files, pm->removed_files);
     put_total(&b, parent, "total-delete-files", pm->added_delete_files, pm->removed_delete_files);
-    put_total(&b, parent, "total-position-deletes", pm->added_pos_deletes,
-              pm->removed_pos_deletes);
-    put_total(&b, parent, "total-equality-deletes", pm->added_eq_deletes,
-              pm->removed_eq_deletes);
+    put_total(&b, parent, "total-position-deletes", pm->added_pos_deletes, pm->removed_pos_deletes);
+    put_total(&b, parent, "total-equality-deletes", pm->added_eq_deletes, pm->removed_eq_deletes);
     if (b.oom)
         return OOM(err);
     *out = (fl_ice_map){.n = b.n, .items = b.items};
@@ -290,8 +288,8 @@ const char *prod_manifest_path(const fl_ice_metadata *m, fl_arena *a, const char
 static fl_status write_entries(fl_fileio *io, const char *path, const fl_ice_metadata *m,
                                int64_t snapshot_id, int32_t spec_id,
                                fl_ice_manifest_content content,
-                               const fl_ice_manifest_entry *const *entries, uint32_t n,
-                               fl_arena *a, fl_ice_manifest_file *out, fl_error *err)
+                               const fl_ice_manifest_entry *const *entries, uint32_t n, fl_arena *a,
+                               fl_ice_manifest_file *out, fl_error *err)
 {
     if (!fl_ice_metadata_spec(m, spec_id))
         return fl_errorf(err, FL_EINVAL, "manifest %s: the table has no partition spec %d", path,
@@ -361,8 +359,7 @@ static fl_status write_new_group(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_
     return FL_OK;
 }
 
-fl_status prod_write_new(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_attempt *at,
-                         fl_error *err)
+fl_status prod_write_new(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_attempt *at, fl_error *err)
 {
     if (ps->written)
         return FL_OK;
@@ -379,8 +376,8 @@ fl_status prod_write_new(fl_ice_txn *x, txn_op *op, prod_state *ps, txn_attempt 
     return FL_OK;
 }
 
-fl_status prod_write_manifest(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_id,
-                              int32_t spec_id, fl_ice_manifest_content content,
+fl_status prod_write_manifest(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_id, int32_t spec_id,
+                              fl_ice_manifest_content content,
                               const fl_ice_manifest_entry *const *entries, uint32_t n,
                               prod_manifest *out, fl_error *err)
 {
@@ -396,8 +393,7 @@ fl_status prod_write_manifest(fl_ice_txn *x, txn_attempt *at, int64_t snapshot_i
 }
 
 fl_status prod_entries(fl_fileio *io, const fl_ice_metadata *m, const prod_manifest *pm,
-                       fl_arena *a, const fl_ice_manifest_entry **out, uint32_t *n,
-                       fl_error *err)
+                       fl_arena *a, const fl_ice_manifest_entry **out, uint32_t *n, fl_error *err)
 {
     if (pm->entries || pm->is_new) {
         *out = pm->entries;
@@ -513,8 +509,8 @@ fl_status prod_merge(fl_ice_txn *x, txn_attempt *at, int64_t sid, prod_list *l, 
 
 /* ---- the manifest list and the snapshot ------------------------------------------------ */
 
-fl_status prod_commit_snapshot(fl_ice_txn *x, txn_attempt *at, int64_t sid,
-                               const char *operation, const prod_list *l, const prod_metrics *pmc,
+fl_status prod_commit_snapshot(fl_ice_txn *x, txn_attempt *at, int64_t sid, const char *operation,
+                               const prod_list *l, const prod_metrics *pmc,
                                const fl_ice_map *extra_summary, fl_error *err)
 {
     const fl_ice_metadata *m = &at->cur;

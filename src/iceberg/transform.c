@@ -53,8 +53,8 @@ int32_t fl_ice_murmur3_32(const uint8_t *data, size_t len)
     size_t nblocks = len / 4;
     for (size_t i = 0; i < nblocks; i++) {
         const uint8_t *p = data + i * 4;
-        uint32_t k = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                     (uint32_t)p[3] << 24;
+        uint32_t k =
+            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         h ^= mix_k(k);
         h = rotl32(h, 13);
         h = h * 5 + 0xe6546b64u;
@@ -64,9 +64,7 @@ int32_t fl_ice_murmur3_32(const uint8_t *data, size_t len)
     switch (len & 3) {
     case 3: k ^= (uint32_t)tail[2] << 16; /* fall through */
     case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
-    case 1:
-        k ^= tail[0];
-        h ^= mix_k(k);
+    case 1: k ^= tail[0]; h ^= mix_k(k);
     }
     h ^= (uint32_t)len;
     h ^= h >> 16;
@@ -214,8 +212,8 @@ static bool is_ns(fl_type_id id)
 static bool applies(const fl_ice_transform *t, fl_type_id id)
 {
     switch (t->kind) {
-    case FL_ICE_TRANSFORM_IDENTITY: return id != FL_TYPE_STRUCT && id != FL_TYPE_LIST &&
-                                           id != FL_TYPE_MAP;
+    case FL_ICE_TRANSFORM_IDENTITY:
+        return id != FL_TYPE_STRUCT && id != FL_TYPE_LIST && id != FL_TYPE_MAP;
     case FL_ICE_TRANSFORM_BUCKET:
         return id == FL_TYPE_INT32 || id == FL_TYPE_INT64 || id == FL_TYPE_DECIMAL ||
                id == FL_TYPE_DATE || id == FL_TYPE_TIME || is_timestamp(id) ||

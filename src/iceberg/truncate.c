@@ -108,7 +108,8 @@ static bool utf8_prefix(const uint8_t *s, size_t n, uint32_t width, size_t *pref
     return true;
 }
 
-static bool copy_out(fl_arena *a, const uint8_t *p, size_t n, const uint8_t **out, uint32_t *out_len)
+static bool copy_out(fl_arena *a, const uint8_t *p, size_t n, const uint8_t **out,
+                     uint32_t *out_len)
 {
     uint8_t *c = fl_arena_alloc(a, n ? n : 1);
     if (!c)

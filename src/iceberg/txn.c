@@ -126,8 +126,7 @@ fl_status txn_emit(txn_attempt *at, const fl_ice_update *u, uint32_t n, fl_error
     return FL_OK;
 }
 
-fl_status txn_emit_snapshot(fl_ice_txn *x, txn_attempt *at, const fl_ice_snapshot *s,
-                            fl_error *err)
+fl_status txn_emit_snapshot(fl_ice_txn *x, txn_attempt *at, const fl_ice_snapshot *s, fl_error *err)
 {
     fl_ice_snapshot *sc = fl_arena_alloc(&at->arena, sizeof *sc);
     fl_ice_ref *r = fl_arena_calloc(&at->arena, 1, sizeof *r);
@@ -147,8 +146,7 @@ fl_status txn_emit_snapshot(fl_ice_txn *x, txn_attempt *at, const fl_ice_snapsho
     return FL_OK;
 }
 
-fl_status txn_add_op(fl_ice_txn *x, const txn_op_vt *vt, void *state, txn_op **out,
-                     fl_error *err)
+fl_status txn_add_op(fl_ice_txn *x, const txn_op_vt *vt, void *state, txn_op **out, fl_error *err)
 {
     if (x->nops == x->capops) {
         uint32_t nc = x->capops ? x->capops * 2 : 8;
@@ -211,7 +209,10 @@ fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err
     return FL_OK;
 }
 
-fl_arena *fl_ice_txn_arena(fl_ice_txn *x) { return &x->arena; }
+fl_arena *fl_ice_txn_arena(fl_ice_txn *x)
+{
+    return &x->arena;
+}
 
 fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err)
 {
@@ -262,8 +263,7 @@ static fl_status raw_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_error 
 
 static const txn_op_vt RAW_VT = {.name = "updates", .build = raw_build};
 
-fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,
-                                 fl_error *err)
+fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n, fl_error *err)
 {
     if (n == 0)
         return FL_OK;
@@ -312,8 +312,8 @@ const fl_ice_metadata *fl_ice_txn_metadata(const fl_ice_txn *cx)
     return &x->view;
 }
 
-fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set,
-                                    const char *const *remove, uint32_t nremove, fl_error *err)
+fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const char *const *remove,
+                                    uint32_t nremove, fl_error *err)
 {
     fl_ice_update u[2];
     uint32_t n = 0;
@@ -339,19 +339,25 @@ fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set,
         for (uint32_t i = 0; i < nremove; i++)
             if (!remove[i] || !(r[i] = fl_arena_strdup(&x->arena, remove[i])))
                 return fl_errorf(err, FL_EINVAL, "remove properties: bad entry %u", i);
-        u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_REMOVE_PROPERTIES, .removals = r,
-                                 .nremovals = nremove};
+        u[n++] = (fl_ice_update){
+            .kind = FL_ICE_UPD_REMOVE_PROPERTIES, .removals = r, .nremovals = nremove};
     }
     return fl_ice_txn_add_updates(x, u, n, err);
 }
 
 /* ---- snapshot management ------------------------------------------------------------ */
 
-typedef enum { SM_SET_CURRENT, SM_ROLLBACK, SM_ROLLBACK_TIME, SM_CREATE_REF, SM_REMOVE_REF } sm_kind;
+typedef enum {
+    SM_SET_CURRENT,
+    SM_ROLLBACK,
+    SM_ROLLBACK_TIME,
+    SM_CREATE_REF,
+    SM_REMOVE_REF
+} sm_kind;
 
 typedef struct sm_state {
     sm_kind kind;
-    int64_t id;  /* snapshot id or timestamp */
+    int64_t id; /* snapshot id or timestamp */
     const char *name;
     bool is_tag;
 } sm_state;
@@ -368,8 +374,7 @@ static bool is_ancestor(const fl_ice_metadata *m, const fl_ice_snapshot *head, i
     return false;
 }
 
-static fl_status emit_ref(txn_attempt *at, const char *name, int64_t id, bool is_tag,
-                          fl_error *err)
+static fl_status emit_ref(txn_attempt *at, const char *name, int64_t id, bool is_tag, fl_error *err)
 {
     fl_ice_ref *r = fl_arena_calloc(&at->arena, 1, sizeof *r);
     if (!r)

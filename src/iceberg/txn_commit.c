@@ -267,8 +267,8 @@ fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err)
     int64_t timeout = txn_prop_i64(&t->meta, "commit.retry.total-timeout-ms", 1800000);
     int64_t start = txn_now_ms();
     for (uint32_t attempt = 0;; attempt++) {
-        txn_attempt at = {.base = &t->meta, .cur = t->meta, .number = attempt,
-                          .now_ms = txn_now_ms()};
+        txn_attempt at = {
+            .base = &t->meta, .cur = t->meta, .number = attempt, .now_ms = txn_now_ms()};
         fl_arena_init(&at.arena, 0);
         attempt_result res = {0};
         fl_status rc = run_attempt(x, &at, &res, err);
@@ -290,8 +290,7 @@ fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err)
         if (!res.maybe_committed)
             txn_delete_paths(t->io, &at.files);
         fl_arena_free(&at.arena);
-        bool retry = res.cas_conflict && attempt < retries &&
-                     txn_now_ms() - start < timeout;
+        bool retry = res.cas_conflict && attempt < retries && txn_now_ms() - start < timeout;
         if (retry) {
             backoff(&t->meta, attempt);
             fl_error rerr = {0};

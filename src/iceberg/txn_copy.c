@@ -121,7 +121,8 @@ fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metada
         }
     }
     o.properties = map(&c, &m->properties);
-    o.encryption_keys = arr(&c, m->encryption_keys, m->nencryption_keys, sizeof *m->encryption_keys);
+    o.encryption_keys =
+        arr(&c, m->encryption_keys, m->nencryption_keys, sizeof *m->encryption_keys);
     for (uint32_t i = 0; o.encryption_keys && i < o.nencryption_keys; i++) {
         fl_ice_encryption_key *k = &o.encryption_keys[i];
         k->key_id = s(&c, k->key_id);
@@ -138,8 +139,8 @@ fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metada
     o.statistics = arr(&c, m->statistics, m->nstatistics, sizeof *m->statistics);
     for (uint32_t i = 0; o.statistics && i < o.nstatistics; i++)
         statistics(&c, &o.statistics[i]);
-    o.partition_statistics = arr(&c, m->partition_statistics, m->npartition_statistics,
-                                 sizeof *m->partition_statistics);
+    o.partition_statistics =
+        arr(&c, m->partition_statistics, m->npartition_statistics, sizeof *m->partition_statistics);
     for (uint32_t i = 0; o.partition_statistics && i < o.npartition_statistics; i++)
         o.partition_statistics[i].statistics_path =
             s(&c, o.partition_statistics[i].statistics_path);

@@ -44,34 +44,34 @@ typedef struct txn_op_vt {
 
 struct txn_op {
     const txn_op_vt *vt;
-    void *state;       /* operation-specific, in the txn arena */
+    void *state;         /* operation-specific, in the txn arena */
     int64_t snapshot_id; /* the snapshot it produces (fixed across attempts), 0 = none */
-    txn_paths owned;   /* op-owned files (reused across attempts) */
+    txn_paths owned;     /* op-owned files (reused across attempts) */
 };
 
 struct txn_attempt {
-    fl_arena arena;             /* freed after the attempt */
-    const fl_ice_metadata *base;/* latest table metadata */
-    fl_ice_metadata cur;        /* base + updates emitted so far */
+    fl_arena arena;              /* freed after the attempt */
+    const fl_ice_metadata *base; /* latest table metadata */
+    fl_ice_metadata cur;         /* base + updates emitted so far */
     fl_ice_update *updates;
     uint32_t nupdates, capupdates;
-    txn_paths files;            /* attempt-owned files */
-    uint32_t number;            /* 0 for the first attempt */
+    txn_paths files; /* attempt-owned files */
+    uint32_t number; /* 0 for the first attempt */
     int64_t now_ms;
-    int64_t last_snapshot_id;   /* the newest snapshot emitted, 0 = none */
+    int64_t last_snapshot_id; /* the newest snapshot emitted, 0 = none */
 };
 
 struct fl_ice_txn {
     fl_ice_table *t;
-    fl_arena arena;             /* ops, their states and the caller's data-file structs */
-    const char *branch;         /* "main" unless set */
+    fl_arena arena;     /* ops, their states and the caller's data-file structs */
+    const char *branch; /* "main" unless set */
     /* the table as the txn began: validation and raw-update checks start here */
-    int64_t start_snapshot_id;  /* head of the branch (or main) at begin, -1 = none */
+    int64_t start_snapshot_id; /* head of the branch (or main) at begin, -1 = none */
     int32_t start_last_column_id, start_schema_id, start_last_partition_id, start_spec_id,
         start_order_id;
     txn_op *ops;
     uint32_t nops, capops;
-    txn_paths owned;            /* files registered with fl_ice_txn_own_file() */
+    txn_paths owned; /* files registered with fl_ice_txn_own_file() */
     /* the view returned by fl_ice_txn_metadata() */
     fl_arena view_arena;
     fl_ice_metadata view;
@@ -87,8 +87,7 @@ fl_status txn_update_copy(const fl_ice_update *in, fl_arena *a, fl_ice_update *o
 void txn_free(fl_ice_txn *x);
 
 /* Adds an operation (state copied by the caller into x->arena). */
-fl_status txn_add_op(fl_ice_txn *x, const txn_op_vt *vt, void *state, txn_op **out,
-                     fl_error *err);
+fl_status txn_add_op(fl_ice_txn *x, const txn_op_vt *vt, void *state, txn_op **out, fl_error *err);
 
 /* Appends updates (copied) to the attempt and applies them to at->cur. */
 fl_status txn_emit(txn_attempt *at, const fl_ice_update *u, uint32_t n, fl_error *err);

@@ -47,9 +47,9 @@ typedef struct apply_st {
     fl_ice_metadata m;
     fl_arena *a;
     fl_error *err;
-    uint32_t idx;        /* index of the update being applied, for messages */
+    uint32_t idx; /* index of the update being applied, for messages */
     fl_ice_update_kind kind;
-    bool is_new;         /* base == NULL */
+    bool is_new; /* base == NULL */
     uint32_t cap_schemas, cap_specs, cap_orders, cap_props, cap_refs, cap_snaps, cap_stats,
         cap_pstats, cap_slog;
     bool has_last_schema, has_last_spec, has_last_order;
@@ -62,12 +62,26 @@ typedef struct apply_st {
 
 static const char *kind_name(fl_ice_update_kind k)
 {
-    static const char *const names[] = {
-        "?", "assign-uuid", "upgrade-format-version", "add-schema", "set-current-schema",
-        "add-spec", "set-default-spec", "add-sort-order", "set-default-sort-order",
-        "add-snapshot", "set-snapshot-ref", "remove-snapshots", "remove-snapshot-ref",
-        "set-location", "set-properties", "remove-properties", "set-statistics",
-        "remove-statistics", "remove-partition-specs", "remove-schemas"};
+    static const char *const names[] = {"?",
+                                        "assign-uuid",
+                                        "upgrade-format-version",
+                                        "add-schema",
+                                        "set-current-schema",
+                                        "add-spec",
+                                        "set-default-spec",
+                                        "add-sort-order",
+                                        "set-default-sort-order",
+                                        "add-snapshot",
+                                        "set-snapshot-ref",
+                                        "remove-snapshots",
+                                        "remove-snapshot-ref",
+                                        "set-location",
+                                        "set-properties",
+                                        "remove-properties",
+                                        "set-statistics",
+                                        "remove-statistics",
+                                        "remove-partition-specs",
+                                        "remove-schemas"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -80,8 +94,8 @@ static fl_status fail(apply_st *st, fl_status code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return fl_errorf(st->err, code, "metadata update %u (%s): %s", st->idx,
-                     kind_name(st->kind), msg);
+    return fl_errorf(st->err, code, "metadata update %u (%s): %s", st->idx, kind_name(st->kind),
+                     msg);
 }
 
 static fl_status nomem(apply_st *st)
@@ -338,8 +352,7 @@ static fl_status add_snapshot(apply_st *st, const fl_ice_update *u)
     if (fl_ice_metadata_snapshot(&st->m, s->snapshot_id))
         return fail(st, FL_EINVAL, "snapshot %lld already exists", (long long)s->snapshot_id);
     if (!s->manifest_list && !s->has_manifests)
-        return fail(st, FL_EINVAL, "snapshot %lld has no manifest list",
-                    (long long)s->snapshot_id);
+        return fail(st, FL_EINVAL, "snapshot %lld has no manifest list", (long long)s->snapshot_id);
     if (st->m.format_version >= 2 && s->has_parent &&
         s->sequence_number <= st->m.last_sequence_number)
         return fail(st, FL_EINVAL,
@@ -358,8 +371,7 @@ static fl_status add_snapshot(apply_st *st, const fl_ice_update *u)
             return fail(st, FL_EINVAL, "v3 snapshot %lld lacks first-row-id or added-rows",
                         (long long)s->snapshot_id);
         if (s->first_row_id < st->m.next_row_id)
-            return fail(st, FL_EINVAL,
-                        "snapshot %lld first-row-id %lld is behind next-row-id %lld",
+            return fail(st, FL_EINVAL, "snapshot %lld first-row-id %lld is behind next-row-id %lld",
                         (long long)s->snapshot_id, (long long)s->first_row_id,
                         (long long)st->m.next_row_id);
         if (s->added_rows < 0)
@@ -554,8 +566,7 @@ static fl_status set_statistics(apply_st *st, const fl_ice_update *u)
     if (!GROW(st, st->m.statistics, st->m.nstatistics, st->cap_stats))
         return nomem(st);
     uint32_t j = 0;
-    while (j < st->m.nstatistics &&
-           st->m.statistics[j].snapshot_id != u->statistics->snapshot_id)
+    while (j < st->m.nstatistics && st->m.statistics[j].snapshot_id != u->statistics->snapshot_id)
         j++;
     st->m.statistics[j] = *u->statistics;
     if (j == st->m.nstatistics)
@@ -615,8 +626,8 @@ static fl_status upgrade(apply_st *st, const fl_ice_update *u)
     if (st->is_new && st->m.nsnapshots == 0 && st->m.nschemas == 0) {
         st->m.format_version = v; /* a new table picks its version */
     } else if (v < st->m.format_version) {
-        return fail(st, FL_EINVAL, "cannot downgrade a v%d table to v%d",
-                    (int)st->m.format_version, (int)v);
+        return fail(st, FL_EINVAL, "cannot downgrade a v%d table to v%d", (int)st->m.format_version,
+                    (int)v);
     } else {
         st->m.format_version = v;
     }
@@ -714,8 +725,8 @@ static fl_status add_metadata_log(apply_st *st, const fl_ice_metadata *base, con
     uint32_t k = 0;
     for (uint32_t i = skip; i < base->nmetadata_log; i++)
         log[k++] = base->metadata_log[i];
-    log[k++] = (fl_ice_metadata_log_entry){.timestamp_ms = base->last_updated_ms,
-                                           .metadata_file = loc};
+    log[k++] =
+        (fl_ice_metadata_log_entry){.timestamp_ms = base->last_updated_ms, .metadata_file = loc};
     st->m.metadata_log = log;
     st->m.nmetadata_log = k;
     return FL_OK;

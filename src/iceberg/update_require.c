@@ -35,16 +35,16 @@ static fl_status check_ref(const fl_ice_metadata *m, const fl_ice_requirement *r
 static fl_status check_id(const char *what, int64_t expected, int64_t actual, fl_error *err)
 {
     if (expected != actual)
-        return fl_errorf(err, FL_ECONFLICT, "requirement failed: %s changed: expected id %lld != %lld",
-                         what, (long long)expected, (long long)actual);
+        return fl_errorf(err, FL_ECONFLICT,
+                         "requirement failed: %s changed: expected id %lld != %lld", what,
+                         (long long)expected, (long long)actual);
     return FL_OK;
 }
 
 static fl_status check_one(const fl_ice_metadata *m, const fl_ice_requirement *r, fl_error *err)
 {
     if (r->kind == FL_ICE_REQ_ASSERT_CREATE)
-        return m ? fl_errorf(err, FL_ECONFLICT, "requirement failed: table already exists")
-                 : FL_OK;
+        return m ? fl_errorf(err, FL_ECONFLICT, "requirement failed: table already exists") : FL_OK;
     if (!m)
         return fl_errorf(err, FL_ECONFLICT, "requirement failed: table does not exist");
     switch (r->kind) {
@@ -53,11 +53,10 @@ static fl_status check_one(const fl_ice_metadata *m, const fl_ice_requirement *r
             return fl_errorf(err, FL_EINVAL, "requirement assert-table-uuid: no uuid");
         if (!m->table_uuid || strcasecmp(m->table_uuid, r->uuid) != 0)
             return fl_errorf(err, FL_ECONFLICT,
-                             "requirement failed: UUID does not match: expected %s != %s",
-                             r->uuid, m->table_uuid ? m->table_uuid : "(none)");
+                             "requirement failed: UUID does not match: expected %s != %s", r->uuid,
+                             m->table_uuid ? m->table_uuid : "(none)");
         return FL_OK;
-    case FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID:
-        return check_ref(m, r, err);
+    case FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID: return check_ref(m, r, err);
     case FL_ICE_REQ_ASSERT_LAST_ASSIGNED_FIELD_ID:
         return check_id("last assigned field id", r->id, m->last_column_id, err);
     case FL_ICE_REQ_ASSERT_CURRENT_SCHEMA_ID:
@@ -68,8 +67,7 @@ static fl_status check_one(const fl_ice_metadata *m, const fl_ice_requirement *r
         return check_id("default partition spec id", r->id, m->default_spec_id, err);
     case FL_ICE_REQ_ASSERT_DEFAULT_SORT_ORDER_ID:
         return check_id("default sort order id", r->id, m->default_sort_order_id, err);
-    case FL_ICE_REQ_ASSERT_CREATE:
-        break;
+    case FL_ICE_REQ_ASSERT_CREATE: break;
     }
     return fl_errorf(err, FL_EINVAL, "unknown requirement kind %d", (int)r->kind);
 }

@@ -139,8 +139,8 @@ static int64_t days_to_unit(int32_t days, fl_type_id id)
     return (int64_t)days * per_day;
 }
 
-static fl_status decimal_from_bytes(const fl_type *t, const uint8_t *buf, size_t len,
-                                    fl_value *out, fl_error *err)
+static fl_status decimal_from_bytes(const fl_type *t, const uint8_t *buf, size_t len, fl_value *out,
+                                    fl_error *err)
 {
     if (len == 0 || len > 16)
         return bad_len(t, len, err);

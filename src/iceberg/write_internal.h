@@ -41,8 +41,8 @@ int32_t ice_max_field_id(const fl_schema *s);
 fl_status ice_assign_fresh_ids(const fl_schema *in, int32_t *last_id, fl_arena *a, fl_schema *out,
                                fl_error *err);
 /* Same for one type (ids for its nested fields only). */
-fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a,
-                                    fl_type *out, fl_error *err);
+fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a, fl_type *out,
+                                    fl_error *err);
 
 /* Builds the metadata of a new, empty table (schema 0, spec 0, sort order 0
  * or 1) from the create options. uuid and location are copied. */
@@ -74,9 +74,8 @@ fl_status ice_evolve_add_column(const fl_ice_metadata *m, const char *parent, co
                                 fl_error *err);
 fl_status ice_evolve_drop_column(const fl_ice_metadata *m, const char *path, fl_arena *a,
                                  ice_schema_change *out, fl_error *err);
-fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path,
-                                   const char *new_name, fl_arena *a, ice_schema_change *out,
-                                   fl_error *err);
+fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path, const char *new_name,
+                                   fl_arena *a, ice_schema_change *out, fl_error *err);
 fl_status ice_evolve_update_type(const fl_ice_metadata *m, const char *path, const fl_type *type,
                                  fl_arena *a, ice_schema_change *out, fl_error *err);
 fl_status ice_evolve_make_optional(const fl_ice_metadata *m, const char *path, fl_arena *a,
@@ -86,9 +85,8 @@ fl_status ice_evolve_set_default(const fl_ice_metadata *m, const char *path,
                                  fl_error *err);
 fl_status ice_evolve_move_column(const fl_ice_metadata *m, const char *path, const char *after,
                                  bool first, fl_arena *a, ice_schema_change *out, fl_error *err);
-fl_status ice_evolve_set_identifier(const fl_ice_metadata *m, const char *const *paths,
-                                    uint32_t n, fl_arena *a, ice_schema_change *out,
-                                    fl_error *err);
+fl_status ice_evolve_set_identifier(const fl_ice_metadata *m, const char *const *paths, uint32_t n,
+                                    fl_arena *a, ice_schema_change *out, fl_error *err);
 
 /* True when from -> to is a type promotion the spec allows (format_version
  * decides date -> timestamp). */
@@ -121,12 +119,12 @@ typedef fl_status (*ice_metrics_fn)(const fl_parquet_file_result *r, const fl_sc
 
 typedef struct ice_writer_config {
     fl_fileio *io;
-    const fl_ice_metadata *meta;   /* borrowed: current schema, default spec and sort order */
-    fl_arena *out_arena;           /* data-file structs and paths go here */
-    ice_metrics_fn metrics;        /* may be NULL */
-    uint32_t max_open_files;       /* 0 = 32 */
-    uint64_t max_buffer_bytes;     /* sorted writes: memory bound over all partitions; 0 = 256 MiB */
-    uint64_t target_file_bytes;    /* 0 = write.target-file-size-bytes or 512 MiB */
+    const fl_ice_metadata *meta; /* borrowed: current schema, default spec and sort order */
+    fl_arena *out_arena;         /* data-file structs and paths go here */
+    ice_metrics_fn metrics;      /* may be NULL */
+    uint32_t max_open_files;     /* 0 = 32 */
+    uint64_t max_buffer_bytes;   /* sorted writes: memory bound over all partitions; 0 = 256 MiB */
+    uint64_t target_file_bytes;  /* 0 = write.target-file-size-bytes or 512 MiB */
     /* Called with every file path right after it is created (a txn registers
      * it for deletion on abort); may be NULL. */
     fl_status (*own_file)(void *ctx, const char *path, fl_error *err);

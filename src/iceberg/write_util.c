@@ -84,9 +84,9 @@ void ice_parquet_options(const fl_ice_metadata *m, fl_parquet_write_options *o)
         static const struct {
             const char *name;
             fl_parquet_codec c;
-        } names[] = {{"zstd", FL_PARQUET_ZSTD},         {"snappy", FL_PARQUET_SNAPPY},
-                     {"gzip", FL_PARQUET_GZIP},         {"lz4", FL_PARQUET_LZ4_RAW},
-                     {"brotli", FL_PARQUET_BROTLI},     {"uncompressed", FL_PARQUET_UNCOMPRESSED},
+        } names[] = {{"zstd", FL_PARQUET_ZSTD},        {"snappy", FL_PARQUET_SNAPPY},
+                     {"gzip", FL_PARQUET_GZIP},        {"lz4", FL_PARQUET_LZ4_RAW},
+                     {"brotli", FL_PARQUET_BROTLI},    {"uncompressed", FL_PARQUET_UNCOMPRESSED},
                      {"none", FL_PARQUET_UNCOMPRESSED}};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             if (!strcasecmp(codec, names[i].name))
@@ -136,7 +136,10 @@ static void civil(int64_t z, int64_t *y, unsigned *mo, unsigned *d)
     *y = yy + (*mo <= 2);
 }
 
-static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t fdiv(int64_t a, int64_t b)
+{
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 static void fmt_date(int64_t days, char *buf, size_t cap)
 {

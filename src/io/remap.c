@@ -55,7 +55,10 @@ static char *map_path(const remap_io *io, const char *path)
     return strdup(path);
 }
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
 
 static fl_status rm_open(fl_fileio *base, const char *path, fl_file **out, fl_error *err)
 {

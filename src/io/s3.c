@@ -68,27 +68,36 @@ static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_
     snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)off,
              (unsigned long long)last);
     s3_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
-    s3_request rq = {.method = "GET", .bucket = sf->bucket, .key = sf->key, .headers = hs,
-                     .nheaders = sf->etag[0] ? 2 : 1, .out = buf, .out_cap = len};
+    s3_request rq = {.method = "GET",
+                     .bucket = sf->bucket,
+                     .key = sf->key,
+                     .headers = hs,
+                     .nheaders = sf->etag[0] ? 2 : 1,
+                     .out = buf,
+                     .out_cap = len};
     s3_response r;
     fl_status rc = s3_send(sf->c, &rq, f->path, &r, err);
     unsigned long long total = 0;
     if ((rc == FL_OK && r.status == 412) || (rc == FL_EIO && r.overflow))
-        rc = fl_errorf(err, FL_ECONFLICT,
-                       "%s: the object changed since it was opened (%s; was %llu bytes, ETag %s)",
-                       f->path, r.status == 412 ? "If-Match failed" : "longer answer than asked for",
-                       (unsigned long long)f->size, sf->etag[0] ? sf->etag : "none");
+        rc =
+            fl_errorf(err, FL_ECONFLICT,
+                      "%s: the object changed since it was opened (%s; was %llu bytes, ETag %s)",
+                      f->path, r.status == 412 ? "If-Match failed" : "longer answer than asked for",
+                      (unsigned long long)f->size, sf->etag[0] ? sf->etag : "none");
     else if (rc == FL_OK && r.status != 206 && r.status != 200)
         rc = s3_http_error(&r, f->path, range, err);
-    else if (rc == FL_OK && r.status == 206 && !content_range_ok(r.content_range, off, last, f->size))
+    else if (rc == FL_OK && r.status == 206 &&
+             !content_range_ok(r.content_range, off, last, f->size))
         rc = sscanf(r.content_range, "bytes %*u-%*u/%llu", &total) == 1 && total != f->size
-                 ? fl_errorf(err, FL_ECONFLICT,
-                             "%s: the object changed since it was opened (%llu bytes now, %llu then)",
-                             f->path, total, (unsigned long long)f->size)
+                 ? fl_errorf(
+                       err, FL_ECONFLICT,
+                       "%s: the object changed since it was opened (%llu bytes now, %llu then)",
+                       f->path, total, (unsigned long long)f->size)
                  : fl_errorf(err, FL_EIO, "%s: asked for %s, got Content-Range '%s'", f->path,
                              range + 6, r.content_range);
     else if (rc == FL_OK && r.status == 200 && !(off == 0 && len == f->size))
-        rc = fl_errorf(err, FL_EIO, "%s: the server ignored Range %s (HTTP 200)", f->path, range + 6);
+        rc = fl_errorf(err, FL_EIO, "%s: the server ignored Range %s (HTTP 200)", f->path,
+                       range + 6);
     else if (rc == FL_OK && r.out_len != len)
         rc = fl_errorf(err, FL_EIO, "%s: short read: %zu of %zu bytes at offset %llu", f->path,
                        r.out_len, len, (unsigned long long)off);
@@ -195,7 +204,10 @@ static fl_status list_page(s3_client *c, const char *prefix, const char *bucket,
                            const char *token, s3_list_page *page, fl_error *err)
 {
     s3_kv q[3] = {{"list-type", "2"}, {"prefix", key}, {"continuation-token", token}};
-    s3_request rq = {.method = "GET", .bucket = bucket, .query = q, .nquery = token ? 3 : 2,
+    s3_request rq = {.method = "GET",
+                     .bucket = bucket,
+                     .query = q,
+                     .nquery = token ? 3 : 2,
                      .max_body = S3_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, prefix, &r, err);
@@ -223,8 +235,9 @@ static fl_status s3_list(fl_fileio *io, const char *prefix,
         rc = emit_page(prefix, sl, bucket, &page, fn, ctx, err);
         bool more = rc == FL_OK && page.truncated;
         if (more && token && strcmp(token, page.next_token) == 0)
-            rc = fl_errorf(err, FL_EIO, "%s: ListObjectsV2 returned the same continuation token twice",
-                           prefix), more = false;
+            rc = fl_errorf(err, FL_EIO,
+                           "%s: ListObjectsV2 returned the same continuation token twice", prefix),
+            more = false;
         free(token);
         token = page.next_token;
         page.next_token = NULL;
@@ -251,11 +264,13 @@ static fl_status on_delete_error(void *ctx, const char *key, const char *code, c
     del_err *d = ctx;
     if (strcmp(code, "NoSuchKey") == 0 || d->rc != FL_OK)
         return FL_OK;
-    d->rc = fl_errorf(d->err, FL_EIO, "s3://%s/%s: DeleteObjects: %s: %s", d->bucket, key, code, msg);
+    d->rc =
+        fl_errorf(d->err, FL_EIO, "s3://%s/%s: DeleteObjects: %s: %s", d->bucket, key, code, msg);
     return FL_OK;
 }
 
-static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, size_t n, fl_error *err)
+static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, size_t n,
+                              fl_error *err)
 {
     s3_sb body = {0};
     s3_sb_puts(&body, "<Delete><Quiet>true</Quiet>");
@@ -275,8 +290,14 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
     s3_md5_base64(body.p, body.len, md5);
     s3_kv q[1] = {{"delete", ""}};
     s3_kv hs[1] = {{"content-md5", md5}};
-    s3_request rq = {.method = "POST", .bucket = bucket, .query = q, .nquery = 1, .headers = hs,
-                     .nheaders = 1, .body = body.p, .body_len = body.len,
+    s3_request rq = {.method = "POST",
+                     .bucket = bucket,
+                     .query = q,
+                     .nquery = 1,
+                     .headers = hs,
+                     .nheaders = 1,
+                     .body = body.p,
+                     .body_len = body.len,
                      .max_body = S3_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, where, &r, err);

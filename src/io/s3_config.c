@@ -183,7 +183,8 @@ static void keys_from_files(const aws_files *f, store *s, fl_s3_config *cfg)
         cfg->secret_access_key = keep(s, secret);
         if (s3_ini_get(f->cred, f->cred_len, f->profile, "aws_session_token", token, VAL_MAX))
             cfg->session_token = keep(s, token);
-    } else if (conf_get(f, "aws_access_key_id", id) && conf_get(f, "aws_secret_access_key", secret)) {
+    } else if (conf_get(f, "aws_access_key_id", id) &&
+               conf_get(f, "aws_secret_access_key", secret)) {
         cfg->access_key_id = keep(s, id);
         cfg->secret_access_key = keep(s, secret);
         if (conf_get(f, "aws_session_token", token))
@@ -209,18 +210,20 @@ fl_status fl_s3_config_from_env(fl_s3_config *cfg, char *storage, fl_error *err)
     if (!region && conf_get(&f, "region", v))
         region = v;
     cfg->region = keep(&s, region);
-    const char *ep = env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3") : env("AWS_ENDPOINT_URL");
+    const char *ep =
+        env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3") : env("AWS_ENDPOINT_URL");
     if (!ep && conf_get(&f, "endpoint_url", v))
         ep = v;
     cfg->endpoint = keep(&s, ep);
     const char *vh = env("FLOE_S3_VIRTUAL_HOST"), *ps = env("FLOE_S3_PATH_STYLE");
-    cfg->path_style = (ps && strcmp(ps, "1") == 0) ||
-                      (cfg->endpoint && !(vh && strcmp(vh, "1") == 0));
+    cfg->path_style =
+        (ps && strcmp(ps, "1") == 0) || (cfg->endpoint && !(vh && strcmp(vh, "1") == 0));
     free(f.cred);
     free(f.conf);
     FL_TRY(s.rc);
     uint64_t retries = 0;
-    FL_TRY(env_u64("FLOE_S3_MULTIPART_THRESHOLD", (uint64_t)5 << 30, &cfg->multipart_threshold, err));
+    FL_TRY(
+        env_u64("FLOE_S3_MULTIPART_THRESHOLD", (uint64_t)5 << 30, &cfg->multipart_threshold, err));
     FL_TRY(env_u64("FLOE_S3_MAX_RETRIES", 100, &retries, err));
     cfg->max_retries = (uint32_t)retries;
     return FL_OK;

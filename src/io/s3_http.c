@@ -84,11 +84,13 @@ static fl_status parse_endpoint(s3_client *c, const char *ep, fl_error *err)
         c->scheme = strdup("https");
         rest = ep + 8;
     } else {
-        return fl_errorf(err, FL_EINVAL, "S3 endpoint '%s': must start with http:// or https://", ep);
+        return fl_errorf(err, FL_EINVAL, "S3 endpoint '%s': must start with http:// or https://",
+                         ep);
     }
     size_t alen = strcspn(rest, "/?#");
     if (alen == 0 || rest[alen] == '?' || rest[alen] == '#' || memchr(rest, '@', alen))
-        return fl_errorf(err, FL_EINVAL, "S3 endpoint '%s': expected scheme://host[:port][/path]", ep);
+        return fl_errorf(err, FL_EINVAL, "S3 endpoint '%s': expected scheme://host[:port][/path]",
+                         ep);
     bool http = c->scheme && c->scheme[4] == '\0';
     size_t hlen = alen;
     if ((http && alen > 3 && strncmp(rest + alen - 3, ":80", 3) == 0) ||
@@ -138,7 +140,8 @@ fl_status s3_client_new(const fl_s3_config *cfg, s3_client **out, fl_error *err)
     c->connect_timeout_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 10000;
     fl_status rc = oom ? fl_errorf(err, FL_ENOMEM, "S3: out of memory") : FL_OK;
     if (rc == FL_OK && (!c->access_key_id) != (!c->secret))
-        rc = fl_errorf(err, FL_EINVAL, "S3: the access key id and the secret access key must be set together");
+        rc = fl_errorf(err, FL_EINVAL,
+                       "S3: the access key id and the secret access key must be set together");
     if (rc == FL_OK && cfg->endpoint && *cfg->endpoint) {
         rc = parse_endpoint(c, cfg->endpoint, err);
     } else if (rc == FL_OK) {
@@ -258,7 +261,9 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
         x->resp->out_len += len;
         return len;
     }
-    size_t max = !is_2xx(status) ? ERROR_BODY_MAX : x->rq->max_body ? x->rq->max_body : DEFAULT_BODY_MAX;
+    size_t max = !is_2xx(status)   ? ERROR_BODY_MAX
+                 : x->rq->max_body ? x->rq->max_body
+                                   : DEFAULT_BODY_MAX;
     if (len > max - x->body.len) {
         if (!is_2xx(status))
             return len; /* keep the head of a long error body */
@@ -322,8 +327,8 @@ static struct curl_slist *add_header(struct curl_slist *l, bool *oom, const char
 
 /* Builds the signed header list for this attempt. */
 static fl_status build_headers(s3_client *c, const s3_request *rq, const char *host,
-                               const char *path, const char *payload_hash,
-                               struct curl_slist **out, fl_error *err)
+                               const char *path, const char *payload_hash, struct curl_slist **out,
+                               fl_error *err)
 {
     char date[17];
     s3_amz_date((int64_t)time(NULL), date);
@@ -343,8 +348,8 @@ static fl_status build_headers(s3_client *c, const s3_request *rq, const char *h
     for (size_t i = 0; i < n; i++)
         l = add_header(l, &oom, hs[i].k, hs[i].v);
     if (c->access_key_id) {
-        s3_sign_req sr = {rq->method, path, rq->query, rq->nquery, hs, n, payload_hash, date,
-                          c->region, "s3", c->access_key_id, c->secret};
+        s3_sign_req sr = {rq->method, path, rq->query,        rq->nquery, hs, n, payload_hash, date,
+                          c->region,  "s3", c->access_key_id, c->secret};
         char *auth = NULL;
         fl_status rc = s3_sigv4_sign(&sr, NULL, NULL, &auth, err);
         if (rc != FL_OK) {
@@ -518,7 +523,8 @@ fl_status s3_send(s3_client *c, const s3_request *rq, const char *path, s3_respo
     s3_sha256_hex(rq->body ? rq->body : "", rq->body_len, hash);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t seed = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)resp ^ 0x9E3779B97F4A7C15ULL;
+    uint64_t seed =
+        ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)resp ^ 0x9E3779B97F4A7C15ULL;
     for (unsigned i = 0; rc == FL_OK; i++) {
         bool retry = false;
         resp->attempts = i + 1;

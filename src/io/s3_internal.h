@@ -145,9 +145,9 @@ typedef struct s3_request {
     size_t nheaders;
     const void *body;
     size_t body_len;
-    void *out;        /* non-NULL: a 2xx body goes here (at most out_cap bytes) */
+    void *out; /* non-NULL: a 2xx body goes here (at most out_cap bytes) */
     size_t out_cap;
-    size_t max_body;  /* bound for a 2xx body read into resp->body (0 = 1 MiB) */
+    size_t max_body; /* bound for a 2xx body read into resp->body (0 = 1 MiB) */
 } s3_request;
 
 typedef struct s3_response {

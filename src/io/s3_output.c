@@ -94,8 +94,13 @@ static void *part_thread(void *arg)
     snprintf(num, sizeof num, "%zu", j->index + 1);
     snprintf(what, sizeof what, "UploadPart %zu", j->index + 1);
     s3_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
-    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 2,
-                     .body = j->buf, .body_len = j->len};
+    s3_request rq = {.method = "PUT",
+                     .bucket = o->bucket,
+                     .key = o->key,
+                     .query = q,
+                     .nquery = 2,
+                     .body = j->buf,
+                     .body_len = j->len};
     s3_response r;
     j->rc = s3_send(o->c, &rq, o->base.path, &r, &j->err);
     if (j->rc == FL_OK && r.status != 200)
@@ -220,11 +225,11 @@ static fl_status s3_out_write(fl_output *out, const void *data, size_t len, fl_e
 
 static void output_free(s3_output *o)
 {
-    join_all(o, NULL); /* no thread may outlive o */
+    join_all(o, NULL);  /* no thread may outlive o */
     if (o->upload_id) { /* best effort: never fails the caller */
         s3_kv q[1] = {{"uploadId", o->upload_id}};
-        s3_request rq = {.method = "DELETE", .bucket = o->bucket, .key = o->key, .query = q,
-                         .nquery = 1};
+        s3_request rq = {
+            .method = "DELETE", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1};
         s3_response r;
         fl_error ignored;
         if (s3_send(o->c, &rq, o->base.path, &r, &ignored) == FL_OK)
@@ -277,8 +282,9 @@ static bool etag_eq(const char *a, const char *b)
  * object now carries the ETag our bytes produce. */
 static bool committed_by_us(s3_output *o, const s3_response *r, const char *want_etag)
 {
-    bool lost_ack_possible = r->attempts > 1 && (r->status == 412 ||
-                             (r->status == 404 && strcmp(r->error.code, "NoSuchUpload") == 0));
+    bool lost_ack_possible =
+        r->attempts > 1 &&
+        (r->status == 412 || (r->status == 404 && strcmp(r->error.code, "NoSuchUpload") == 0));
     if (!lost_ack_possible || !want_etag[0])
         return false;
     s3_request rq = {.method = "HEAD", .bucket = o->bucket, .key = o->key};
@@ -322,8 +328,13 @@ static fl_status put_single(s3_output *o, fl_error *err)
 {
     s3_kv hs[1] = {{"if-none-match", "*"}};
     bool cond = !(o->flags & FL_CREATE_OVERWRITE);
-    s3_request rq = {.method = "PUT", .bucket = o->bucket, .key = o->key, .headers = hs,
-                     .nheaders = cond ? 1 : 0, .body = o->buf, .body_len = o->len};
+    s3_request rq = {.method = "PUT",
+                     .bucket = o->bucket,
+                     .key = o->key,
+                     .headers = hs,
+                     .nheaders = cond ? 1 : 0,
+                     .body = o->buf,
+                     .body_len = o->len};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
     char md5[33];
@@ -352,8 +363,15 @@ static fl_status complete(s3_output *o, fl_error *err)
     s3_kv q[1] = {{"uploadId", o->upload_id}};
     s3_kv hs[1] = {{"if-none-match", "*"}};
     bool cond = !(o->flags & FL_CREATE_OVERWRITE);
-    s3_request rq = {.method = "POST", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1,
-                     .headers = hs, .nheaders = cond ? 1 : 0, .body = body.p, .body_len = body.len};
+    s3_request rq = {.method = "POST",
+                     .bucket = o->bucket,
+                     .key = o->key,
+                     .query = q,
+                     .nquery = 1,
+                     .headers = hs,
+                     .nheaders = cond ? 1 : 0,
+                     .body = body.p,
+                     .body_len = body.len};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
     char want[48] = "";

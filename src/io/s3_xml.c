@@ -113,10 +113,10 @@ static fl_status reference(xml_state *x)
     size_t digits = 0;
     while (x->pos < x->len && x->s[x->pos] != ';') {
         char c = x->s[x->pos];
-        int d = c >= '0' && c <= '9'            ? c - '0'
+        int d = c >= '0' && c <= '9'           ? c - '0'
                 : hexa && c >= 'a' && c <= 'f' ? c - 'a' + 10
                 : hexa && c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                 : -1;
+                                               : -1;
         if (d < 0 || ++digits > 8)
             return bad(x, "bad character reference");
         cp = cp * (hexa ? 16 : 10) + (uint32_t)d;
@@ -153,7 +153,8 @@ static fl_status text_run(xml_state *x)
             s3_sb_putn(&x->text, x->s + start, x->pos - start);
         }
         if (x->text.len > S3_XML_MAX_TEXT)
-            return fl_errorf(x->err, FL_ELIMIT, "XML response: element text over %zu bytes at byte %zu",
+            return fl_errorf(x->err, FL_ELIMIT,
+                             "XML response: element text over %zu bytes at byte %zu",
                              S3_XML_MAX_TEXT, x->pos);
     }
     return x->text.oom ? fl_errorf(x->err, FL_ENOMEM, "XML response: out of memory") : FL_OK;
@@ -307,8 +308,8 @@ fl_status s3_xml_walk(const char *xml, size_t len, s3_xml_fn fn, void *ctx, fl_e
             rc = fl_errorf(err, FL_ENOMEM, "XML response: out of memory");
     }
     if (rc == FL_OK && (x->depth || !x->root_done))
-        rc = bad(x, x->root_done || x->depth ? "unclosed element at end of input"
-                                             : "no root element");
+        rc = bad(x,
+                 x->root_done || x->depth ? "unclosed element at end of input" : "no root element");
     s3_sb_free(&x->text);
     free(x);
     return rc;

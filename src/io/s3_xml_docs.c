@@ -166,8 +166,8 @@ typedef struct upload_ctx {
     fl_error *err;
 } upload_ctx;
 
-static fl_status upload_event(void *ctx, int ev, unsigned depth, const char *name,
-                              const char *text, size_t tl)
+static fl_status upload_event(void *ctx, int ev, unsigned depth, const char *name, const char *text,
+                              size_t tl)
 {
     upload_ctx *c = ctx;
     if (ev == S3_XML_CLOSE && depth == 2 && strcmp(name, "UploadId") == 0) {

@@ -138,9 +138,7 @@ static fl_status convert_fixed(const fl_pq_leaf *leaf, const uint8_t *raw, uint3
             d = i64;
             memcpy(dst + (size_t)i * 16, &d, 16);
             break;
-        case FL_PQC_BYTES_DEC:
-            FL_TRY(bytes_to_dec(s, rw, dst + (size_t)i * 16, err));
-            break;
+        case FL_PQC_BYTES_DEC: FL_TRY(bytes_to_dec(s, rw, dst + (size_t)i * 16, err)); break;
         case FL_PQC_I32_MS_US:
             memcpy(&i32, s, 4);
             i64 = (int64_t)i32 * 1000;
@@ -170,9 +168,7 @@ static fl_status convert_fixed(const fl_pq_leaf *leaf, const uint8_t *raw, uint3
             memcpy(dst + (size_t)i * 4, &f, 4);
             break;
         }
-        default:
-            memcpy(dst + (size_t)i * leaf->out_width, s, leaf->out_width);
-            break;
+        default: memcpy(dst + (size_t)i * leaf->out_width, s, leaf->out_width); break;
         }
     }
     return FL_OK;
@@ -202,9 +198,7 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
         case FL_PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
             FL_TRY(fl_pq_dlba_decode(buf, len, nv, dst, &consumed, err));
             break;
-        case FL_PQ_ENC_DELTA_BYTE_ARRAY:
-            FL_TRY(fl_pq_dba_decode(buf, len, nv, dst, err));
-            break;
+        case FL_PQ_ENC_DELTA_BYTE_ARRAY: FL_TRY(fl_pq_dba_decode(buf, len, nv, dst, err)); break;
         default:
             return fl_errorf(err, FL_EUNSUPPORTED, "encoding %d is not valid for BYTE_ARRAY",
                              (int)enc);
@@ -238,7 +232,8 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
     case FL_PQ_ENC_RLE: {
         FL_CHECK(leaf->physical == FL_PQ_BOOLEAN, err, FL_EUNSUPPORTED,
                  "RLE value encoding is only valid for BOOLEAN");
-        FL_CHECK(len >= 4 && le32(buf) <= len - 4, err, FL_ECORRUPT, "RLE boolean length runs past the page");
+        FL_CHECK(len >= 4 && le32(buf) <= len - 4, err, FL_ECORRUPT,
+                 "RLE boolean length runs past the page");
         fl_pq_rle_decoder d;
         fl_pq_rle_init(&d, buf + 4, le32(buf), 1);
         FL_TRY(grow(&c->idx, &c->idx_cap, (size_t)nv * 4 + 4, err));
@@ -252,11 +247,14 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
     case FL_PQ_ENC_DELTA_BINARY_PACKED:
         FL_TRY(grow(&c->raw_buf, &c->raw_cap, need + 8, err));
         if (leaf->physical == FL_PQ_INT32)
-            FL_TRY(fl_pq_delta_decode_i32(buf, len, (int32_t *)(void *)c->raw_buf, nv, &consumed, err));
+            FL_TRY(fl_pq_delta_decode_i32(buf, len, (int32_t *)(void *)c->raw_buf, nv, &consumed,
+                                          err));
         else if (leaf->physical == FL_PQ_INT64)
-            FL_TRY(fl_pq_delta_decode_i64(buf, len, (int64_t *)(void *)c->raw_buf, nv, &consumed, err));
+            FL_TRY(fl_pq_delta_decode_i64(buf, len, (int64_t *)(void *)c->raw_buf, nv, &consumed,
+                                          err));
         else
-            return fl_errorf(err, FL_EUNSUPPORTED, "DELTA_BINARY_PACKED is only valid for INT32/INT64");
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "DELTA_BINARY_PACKED is only valid for INT32/INT64");
         raw = c->raw_buf;
         break;
     case FL_PQ_ENC_BYTE_STREAM_SPLIT:
@@ -275,7 +273,8 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
             FL_TRY(fl_pq_dba_decode(buf, len, nv, &c->tmp_var, err));
         else
             FL_TRY(fl_pq_dlba_decode(buf, len, nv, &c->tmp_var, &consumed, err));
-        FL_CHECK(c->tmp_var.len == nv, err, FL_ECORRUPT, "decoded %u of %u values", c->tmp_var.len, nv);
+        FL_CHECK(c->tmp_var.len == nv, err, FL_ECORRUPT, "decoded %u of %u values", c->tmp_var.len,
+                 nv);
         FL_TRY(grow(&c->raw_buf, &c->raw_cap, need + 8, err));
         for (uint32_t i = 0; i < nv; i++) {
             size_t l;
@@ -286,8 +285,7 @@ static fl_status decode_values(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *
         }
         raw = c->raw_buf;
         break;
-    default:
-        return fl_errorf(err, FL_EUNSUPPORTED, "unsupported value encoding %d", (int)enc);
+    default: return fl_errorf(err, FL_EUNSUPPORTED, "unsupported value encoding %d", (int)enc);
     }
     if (leaf->conv == FL_PQC_COPY || leaf->conv == FL_PQC_BOOL) {
         *fixed = raw;
@@ -412,8 +410,8 @@ static fl_status finish_page(fl_pq_col *c, fl_pq_encoding enc, const uint8_t *va
         uint32_t mx = 0;
         for (uint32_t i = 0; i < nv; i++)
             mx = ix[i] > mx ? ix[i] : mx;
-        FL_CHECK(mx < c->dict_n, err, FL_ECORRUPT, "dictionary index %u out of range (dictionary has %u)",
-                 mx, c->dict_n);
+        FL_CHECK(mx < c->dict_n, err, FL_ECORRUPT,
+                 "dictionary index %u out of range (dictionary has %u)", mx, c->dict_n);
         return FL_OK;
     }
     c->fixed = NULL;
@@ -711,8 +709,8 @@ static fl_status take_rows(fl_pq_col *c, uint32_t *want, uint32_t *got, uint32_t
             (*got)++;
             c->in_row = true;
         } else if (!c->in_row) {
-            return fl_errorf(err, FL_ECORRUPT, "column chunk starts inside a row (repetition level %u)",
-                             rep[i]);
+            return fl_errorf(err, FL_ECORRUPT,
+                             "column chunk starts inside a row (repetition level %u)", rep[i]);
         }
     }
     *k = i;
@@ -748,8 +746,8 @@ static fl_status rows_loop(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_le
     return FL_OK;
 }
 
-fl_status fl_pq_col_read(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_levels *lv, uint32_t *got,
-                         fl_error *err)
+fl_status fl_pq_col_read(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_levels *lv,
+                         uint32_t *got, fl_error *err)
 {
     return rows_loop(c, rows, out, lv, got, err);
 }

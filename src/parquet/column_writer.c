@@ -44,9 +44,11 @@
 
 #define SEGMENT_ROWS 1024u
 #define MIN_DICT_SEGMENT 64u
-#define MIN_PAGE_SEGMENT 16u /* rows per segment while a page nears page_bytes */ /* rows per segment while the dictionary nears its limit */
-#define STATS_LIMIT 4096u  /* chunk / page header statistics */
-#define INDEX_LIMIT 64u    /* column index min/max */
+#define MIN_PAGE_SEGMENT                                                                           \
+    16u /* rows per segment while a page nears page_bytes */ /* rows per segment while the         \
+                                                                dictionary nears its limit */
+#define STATS_LIMIT 4096u                                    /* chunk / page header statistics */
+#define INDEX_LIMIT 64u                                      /* column index min/max */
 
 /* ---------------------------------------------------------------- setup */
 
@@ -331,9 +333,11 @@ fl_status fl_pqw_minmax_merge(const fl_pqw_leaf *leaf, fl_pqw_minmax *dst, const
         return FL_OK;
     fl_pqw_vkind k = leaf->vkind;
     if (is_bytes_kind(k)) {
-        if (!dst->has || cmp_bytes(src->minb.data, src->minb.len, dst->minb.data, dst->minb.len) < 0)
+        if (!dst->has ||
+            cmp_bytes(src->minb.data, src->minb.len, dst->minb.data, dst->minb.len) < 0)
             FL_TRY(set_bytes(&dst->minb, src->minb.data, src->minb.len, err));
-        if (!dst->has || cmp_bytes(src->maxb.data, src->maxb.len, dst->maxb.data, dst->maxb.len) > 0)
+        if (!dst->has ||
+            cmp_bytes(src->maxb.data, src->maxb.len, dst->maxb.data, dst->maxb.len) > 0)
             FL_TRY(set_bytes(&dst->maxb, src->maxb.data, src->maxb.len, err));
         dst->has = true;
         return FL_OK;
@@ -680,8 +684,7 @@ static fl_status gather(fl_pqw_column *c, fl_error *err)
             memcpy(out + (size_t)i * w, src + (size_t)pos[i] * w, w);
         break;
     }
-    case FL_PQW_V_BYTES:
-        break;
+    case FL_PQW_V_BYTES: break;
     }
     c->gather.len = (size_t)n * l->width;
     return FL_OK;
@@ -802,7 +805,8 @@ static fl_status encode_segment(fl_pqw_column *c, fl_error *err)
                 size_t len;
                 const uint8_t *p = fl_vector_bytes(c->leaf_base, c->pos[i], &len);
                 if (len > UINT32_MAX - 8)
-                    return fl_errorf(err, FL_ELIMIT, "column '%s': value of %zu bytes", l->path, len);
+                    return fl_errorf(err, FL_ELIMIT, "column '%s': value of %zu bytes", l->path,
+                                     len);
                 FL_TRY(fl_pqw_dict_insert(&c->dict, p, (uint32_t)len, &idx[i], err));
             }
         } else {
@@ -872,7 +876,8 @@ static uint64_t page_estimate(const fl_pqw_column *c)
 
 uint64_t fl_pqw_column_buffered(const fl_pqw_column *c)
 {
-    return (uint64_t)c->chunk_uncompressed + page_estimate(c) + (c->dict_on || c->n_dict_pages_data ? c->dict.plain.len : 0);
+    return (uint64_t)c->chunk_uncompressed + page_estimate(c) +
+           (c->dict_on || c->n_dict_pages_data ? c->dict.plain.len : 0);
 }
 
 static fl_status put_u32le(fl_pq_buf *b, size_t at, uint32_t v)
@@ -922,7 +927,8 @@ static fl_status compress_into(fl_pqw_column *c, const uint8_t *src, size_t len,
     size_t bound = fl_compress_bound(o->codec, len);
     FL_TRY(fl_pq_buf_reserve(dst, bound, err));
     size_t out_len = 0;
-    fl_status rc = fl_compress(o->codec, o->level, src, len, dst->data + dst->len, bound, &out_len, err);
+    fl_status rc =
+        fl_compress(o->codec, o->level, src, len, dst->data + dst->len, bound, &out_len, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "column '%s'", c->leaf->path);
     dst->len += out_len;
@@ -1128,8 +1134,8 @@ fl_status fl_pqw_column_write(fl_pqw_column *c, const fl_vector *v, const uint32
     return FL_OK;
 }
 
-fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page, int64_t *dict_uncompressed,
-                                     fl_error *err)
+fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page,
+                                     int64_t *dict_uncompressed, fl_error *err)
 {
     FL_TRY(flush_page(c, err));
     dict_page->len = 0;

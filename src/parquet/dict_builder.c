@@ -98,8 +98,8 @@ static fl_status grow_entries(fl_pqw_dict *d, fl_error *err)
 }
 
 /* Adds a value known to be absent at slot p. */
-static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h, uint32_t p,
-                           uint32_t *index, fl_error *err);
+static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h,
+                           uint32_t p, uint32_t *index, fl_error *err);
 
 static inline uint32_t hash32(const uint8_t *value, uint32_t len)
 {
@@ -168,8 +168,8 @@ fl_status fl_pqw_dict_insert(fl_pqw_dict *d, const uint8_t *value, uint32_t len,
     return add_entry(d, value, len, h, p, index, err);
 }
 
-static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h, uint32_t p,
-                           uint32_t *index, fl_error *err)
+static fl_status add_entry(fl_pqw_dict *d, const uint8_t *value, uint32_t len, uint32_t h,
+                           uint32_t p, uint32_t *index, fl_error *err)
 {
     if (d->plain.len > UINT32_MAX - 4 - (size_t)len || d->count == UINT32_MAX - 1)
         return fl_errorf(err, FL_ELIMIT, "dictionary larger than 4 GiB");

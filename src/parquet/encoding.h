@@ -31,8 +31,8 @@ static inline int fl_pq_bit_width(uint64_t v)
 
 typedef struct fl_pq_rle_decoder {
     const uint8_t *start, *p, *end;
-    int bit_width;      /* 0..32 */
-    uint32_t rle_left;  /* values left in the current RLE run */
+    int bit_width;     /* 0..32 */
+    uint32_t rle_left; /* values left in the current RLE run */
     uint32_t rle_value;
     uint32_t bp_left;   /* values left in the current bit-packed run */
     const uint8_t *bp;  /* next bit-packed group */
@@ -52,8 +52,8 @@ fl_status fl_pq_rle_encode(const uint32_t *values, uint32_t n, int bit_width, fl
                            fl_error *err);
 
 /* Legacy BIT_PACKED level encoding (MSB-first), decode only. */
-fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width, uint16_t *out,
-                                        uint32_t n, fl_error *err);
+fl_status fl_pq_bitpacked_legacy_decode(const uint8_t *buf, size_t len, int bit_width,
+                                        uint16_t *out, uint32_t n, fl_error *err);
 
 /* ---- DELTA_BINARY_PACKED ---- */
 

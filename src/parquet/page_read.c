@@ -97,16 +97,17 @@ fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int1
     const fl_pq_row_group *g = &r->meta.row_groups[rg];
     c->cc = &g->columns[leaf->index];
     const fl_pq_column_meta *m = &c->cc->meta_data;
-    FL_CHECK(!g->columns[leaf->index].encrypted, err, FL_EUNSUPPORTED, "column '%s': encrypted column chunks are not supported", leaf->path);
-    FL_CHECK(c->cc->meta_data_set, err, FL_ECORRUPT, "column '%s': row group %u: column metadata missing", leaf->path, rg);
+    FL_CHECK(!g->columns[leaf->index].encrypted, err, FL_EUNSUPPORTED,
+             "column '%s': encrypted column chunks are not supported", leaf->path);
+    FL_CHECK(c->cc->meta_data_set, err, FL_ECORRUPT,
+             "column '%s': row group %u: column metadata missing", leaf->path, rg);
     FL_CHECK(m->type == leaf->physical, err, FL_ECORRUPT,
-             "column '%s': row group %u: chunk type %d differs from schema type %d", leaf->path,
-             rg, (int)m->type, (int)leaf->physical);
+             "column '%s': row group %u: chunk type %d differs from schema type %d", leaf->path, rg,
+             (int)m->type, (int)leaf->physical);
     int64_t start = m->data_page_offset;
     if (m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
         start = m->dictionary_page_offset;
-    FL_CHECK(start >= 4 && m->total_compressed_size >= 0 &&
-                 (uint64_t)start <= r->footer_start &&
+    FL_CHECK(start >= 4 && m->total_compressed_size >= 0 && (uint64_t)start <= r->footer_start &&
                  (uint64_t)m->total_compressed_size <= r->footer_start - (uint64_t)start,
              err, FL_ECORRUPT,
              "column '%s': row group %u: chunk at offset %lld of %lld bytes lies outside the data "
@@ -293,8 +294,8 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
     if (c->oi)
         c->next_page++;
     c->pages_read++;
-    FL_CHECK(h.num_values >= 0 && h.num_values <= c->values_left && h.num_values <= (1 << 24),
-             err, FL_ECORRUPT, "page claims %d values, %lld left in the chunk", h.num_values,
+    FL_CHECK(h.num_values >= 0 && h.num_values <= c->values_left && h.num_values <= (1 << 24), err,
+             FL_ECORRUPT, "page claims %d values, %lld left in the chunk", h.num_values,
              (long long)c->values_left);
     c->values_left -= h.num_values;
     if (h.type == FL_PQ_DATA_PAGE) {

@@ -129,7 +129,11 @@ typedef enum fl_pq_logical_kind {
     FL_PQ_LT_GEOGRAPHY = 18,
 } fl_pq_logical_kind;
 
-typedef enum fl_pq_time_unit { FL_PQ_MILLIS = 0, FL_PQ_MICROS = 1, FL_PQ_NANOS = 2 } fl_pq_time_unit;
+typedef enum fl_pq_time_unit {
+    FL_PQ_MILLIS = 0,
+    FL_PQ_MICROS = 1,
+    FL_PQ_NANOS = 2
+} fl_pq_time_unit;
 
 typedef struct fl_pq_logical {
     fl_pq_logical_kind kind;
@@ -148,8 +152,8 @@ typedef struct fl_pq_bytes {
 
 /* struct Statistics */
 typedef struct fl_pq_statistics {
-    fl_pq_bytes max;       /* deprecated signed-order max (field 1) */
-    fl_pq_bytes min;       /* deprecated (field 2) */
+    fl_pq_bytes max; /* deprecated signed-order max (field 1) */
+    fl_pq_bytes min; /* deprecated (field 2) */
     bool null_count_set;
     int64_t null_count;
     bool distinct_count_set;
@@ -158,7 +162,7 @@ typedef struct fl_pq_statistics {
     fl_pq_bytes min_value; /* field 6 */
     bool is_max_value_exact_set, is_max_value_exact;
     bool is_min_value_exact_set, is_min_value_exact;
-    bool nan_count_set;    /* field 9 (newer spec) */
+    bool nan_count_set; /* field 9 (newer spec) */
     int64_t nan_count;
 } fl_pq_statistics;
 
@@ -166,15 +170,15 @@ typedef struct fl_pq_statistics {
 typedef struct fl_pq_schema_element {
     bool type_set;
     fl_pq_type type;
-    int32_t type_length;          /* FIXED_LEN_BYTE_ARRAY; 0 if unset */
-    fl_pq_repetition repetition;  /* FL_PQ_REP_NONE if unset */
-    const char *name;             /* NUL-terminated, in the arena */
-    int32_t num_children;         /* 0 for leaves; -1 if unset */
+    int32_t type_length;         /* FIXED_LEN_BYTE_ARRAY; 0 if unset */
+    fl_pq_repetition repetition; /* FL_PQ_REP_NONE if unset */
+    const char *name;            /* NUL-terminated, in the arena */
+    int32_t num_children;        /* 0 for leaves; -1 if unset */
     fl_pq_converted converted_type;
-    int32_t scale, precision;     /* legacy decimal; -1 if unset */
+    int32_t scale, precision; /* legacy decimal; -1 if unset */
     bool field_id_set;
     int32_t field_id;
-    fl_pq_logical logical;        /* kind NONE if unset */
+    fl_pq_logical logical; /* kind NONE if unset */
 } fl_pq_schema_element;
 
 typedef struct fl_pq_kv {
@@ -215,22 +219,22 @@ typedef struct fl_pq_column_meta {
     fl_pq_statistics statistics;
     uint32_t nencoding_stats;
     fl_pq_page_encoding_stats *encoding_stats;
-    int64_t bloom_filter_offset;    /* -1 if unset */
-    int32_t bloom_filter_length;    /* -1 if unset */
+    int64_t bloom_filter_offset; /* -1 if unset */
+    int32_t bloom_filter_length; /* -1 if unset */
     fl_pq_size_stats size_stats;
 } fl_pq_column_meta;
 
 /* struct ColumnChunk */
 typedef struct fl_pq_column_chunk {
-    const char *file_path;          /* NULL if unset */
+    const char *file_path; /* NULL if unset */
     int64_t file_offset;
     bool meta_data_set;
     fl_pq_column_meta meta_data;
-    int64_t offset_index_offset;    /* -1 if unset */
+    int64_t offset_index_offset; /* -1 if unset */
     int32_t offset_index_length;
-    int64_t column_index_offset;    /* -1 if unset */
+    int64_t column_index_offset; /* -1 if unset */
     int32_t column_index_length;
-    bool encrypted;                 /* crypto_metadata or encrypted_column_metadata present */
+    bool encrypted; /* crypto_metadata or encrypted_column_metadata present */
 } fl_pq_column_chunk;
 
 typedef struct fl_pq_sorting_column {
@@ -273,7 +277,7 @@ typedef struct fl_pq_file_meta {
     fl_pq_row_group *row_groups;
     uint32_t nkv;
     fl_pq_kv *key_value_metadata;
-    const char *created_by;       /* NULL if unset */
+    const char *created_by; /* NULL if unset */
     uint32_t ncolumn_orders;
     fl_pq_column_order *column_orders;
     bool encryption_algorithm_set; /* plaintext footer of an encrypted file */

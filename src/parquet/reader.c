@@ -59,7 +59,8 @@ static fl_status open_impl(fl_parquet_reader *r, fl_error *err)
         bool enc = memcmp(end - 4, "PARE", 4) == 0;
         free(buf);
         if (enc)
-            return fl_errorf(err, FL_EUNSUPPORTED, "encrypted Parquet footer (PARE) is not supported");
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "encrypted Parquet footer (PARE) is not supported");
         return fl_errorf(err, FL_ECORRUPT, "not a Parquet file (bad magic)");
     }
     if (tail == size && memcmp(buf, "PAR1", 4) != 0) {
@@ -67,8 +68,8 @@ static fl_status open_impl(fl_parquet_reader *r, fl_error *err)
         return fl_errorf(err, FL_ECORRUPT, "not a Parquet file (bad magic at the start)");
     }
     const uint8_t *lp = end - 8;
-    uint32_t flen = (uint32_t)lp[0] | (uint32_t)lp[1] << 8 | (uint32_t)lp[2] << 16 |
-                    (uint32_t)lp[3] << 24;
+    uint32_t flen =
+        (uint32_t)lp[0] | (uint32_t)lp[1] << 8 | (uint32_t)lp[2] << 16 | (uint32_t)lp[3] << 24;
     if ((uint64_t)flen > size - 12) {
         free(buf);
         return fl_errorf(err, FL_ECORRUPT, "footer length %u beyond file size %llu", flen,
@@ -134,7 +135,19 @@ void fl_parquet_close(fl_parquet_reader *r)
     free(r);
 }
 
-const fl_schema *fl_parquet_schema(const fl_parquet_reader *r) { return &r->schema; }
-int64_t fl_parquet_num_rows(const fl_parquet_reader *r) { return r->meta.num_rows; }
-uint32_t fl_parquet_num_row_groups(const fl_parquet_reader *r) { return r->meta.nrow_groups; }
-const struct fl_pq_file_meta *fl_parquet_footer(const fl_parquet_reader *r) { return &r->meta; }
+const fl_schema *fl_parquet_schema(const fl_parquet_reader *r)
+{
+    return &r->schema;
+}
+int64_t fl_parquet_num_rows(const fl_parquet_reader *r)
+{
+    return r->meta.num_rows;
+}
+uint32_t fl_parquet_num_row_groups(const fl_parquet_reader *r)
+{
+    return r->meta.nrow_groups;
+}
+const struct fl_pq_file_meta *fl_parquet_footer(const fl_parquet_reader *r)
+{
+    return &r->meta;
+}

@@ -35,36 +35,41 @@
 
 /* How stored values become floe values (types.h physical table). */
 typedef enum fl_pq_conv {
-    FL_PQC_COPY = 0,     /* same bytes: INT32, INT64, FLOAT, DOUBLE, FLBA->FIXED/UUID */
-    FL_PQC_BOOL,         /* BOOLEAN -> uint8 */
-    FL_PQC_U32_I64,      /* INT32 holding uint32 -> int64 */
-    FL_PQC_U64_DEC,      /* INT64 holding uint64 -> DECIMAL(20,0) */
-    FL_PQC_I32_DEC,      /* INT32 decimal -> i128 */
-    FL_PQC_I64_DEC,      /* INT64 decimal -> i128 */
-    FL_PQC_BYTES_DEC,    /* FLBA / BYTE_ARRAY big-endian decimal -> i128 */
-    FL_PQC_I32_MS_US,    /* TIME millis (INT32) -> int64 micros */
-    FL_PQC_I64_MS_US,    /* TIMESTAMP millis -> micros */
-    FL_PQC_I64_NS_US,    /* TIME nanos -> micros */
-    FL_PQC_INT96_NS,     /* INT96 -> int64 nanoseconds since epoch */
-    FL_PQC_F16_F32,      /* FLBA(2) half float -> float */
-    FL_PQC_VARLEN,       /* BYTE_ARRAY -> STRING/BINARY */
+    FL_PQC_COPY = 0,  /* same bytes: INT32, INT64, FLOAT, DOUBLE, FLBA->FIXED/UUID */
+    FL_PQC_BOOL,      /* BOOLEAN -> uint8 */
+    FL_PQC_U32_I64,   /* INT32 holding uint32 -> int64 */
+    FL_PQC_U64_DEC,   /* INT64 holding uint64 -> DECIMAL(20,0) */
+    FL_PQC_I32_DEC,   /* INT32 decimal -> i128 */
+    FL_PQC_I64_DEC,   /* INT64 decimal -> i128 */
+    FL_PQC_BYTES_DEC, /* FLBA / BYTE_ARRAY big-endian decimal -> i128 */
+    FL_PQC_I32_MS_US, /* TIME millis (INT32) -> int64 micros */
+    FL_PQC_I64_MS_US, /* TIMESTAMP millis -> micros */
+    FL_PQC_I64_NS_US, /* TIME nanos -> micros */
+    FL_PQC_INT96_NS,  /* INT96 -> int64 nanoseconds since epoch */
+    FL_PQC_F16_F32,   /* FLBA(2) half float -> float */
+    FL_PQC_VARLEN,    /* BYTE_ARRAY -> STRING/BINARY */
 } fl_pq_conv;
 
 typedef struct fl_pq_leaf {
-    uint32_t index;                   /* leaf / column chunk index */
+    uint32_t index; /* leaf / column chunk index */
     const fl_pq_schema_element *el;
-    const char *path;                 /* dotted path, for errors and predicates */
+    const char *path; /* dotted path, for errors and predicates */
     int16_t max_def, max_rep;
     fl_pq_type physical;
-    int32_t type_length;              /* FLBA bytes */
-    size_t raw_width;                 /* stored bytes per value (0 = BYTE_ARRAY, 1 = BOOLEAN) */
-    size_t out_width;                 /* floe bytes per value (0 = varlen) */
+    int32_t type_length; /* FLBA bytes */
+    size_t raw_width;    /* stored bytes per value (0 = BYTE_ARRAY, 1 = BOOLEAN) */
+    size_t out_width;    /* floe bytes per value (0 = varlen) */
     fl_pq_conv conv;
-    fl_type *type;                    /* floe type of the values */
-    fl_pq_leaf_info info;             /* for stats.h */
+    fl_type *type;        /* floe type of the values */
+    fl_pq_leaf_info info; /* for stats.h */
 } fl_pq_leaf;
 
-typedef enum fl_pq_node_kind { FL_PQN_LEAF, FL_PQN_STRUCT, FL_PQN_LIST, FL_PQN_MAP } fl_pq_node_kind;
+typedef enum fl_pq_node_kind {
+    FL_PQN_LEAF,
+    FL_PQN_STRUCT,
+    FL_PQN_LIST,
+    FL_PQN_MAP
+} fl_pq_node_kind;
 
 /*
  * One floe field and the levels that rebuild it. For the entries of any leaf
@@ -75,27 +80,27 @@ typedef enum fl_pq_node_kind { FL_PQN_LEAF, FL_PQN_STRUCT, FL_PQN_LIST, FL_PQN_M
  */
 typedef struct fl_pq_node {
     fl_pq_node_kind kind;
-    fl_field *field;          /* in the schema this tree describes */
+    fl_field *field; /* in the schema this tree describes */
     int16_t def;
     int16_t slot_def, slot_rep;
     int16_t elem_def, elem_rep; /* LIST/MAP */
-    uint32_t nchildren;       /* STRUCT: fields; LIST: 1; MAP: 2 */
+    uint32_t nchildren;         /* STRUCT: fields; LIST: 1; MAP: 2 */
     struct fl_pq_node *children;
-    fl_pq_leaf *leaf;         /* LEAF */
-    uint32_t first_leaf;      /* first leaf index under this node (its levels drive assembly) */
-    uint32_t col;             /* scan: index of the column reader of first_leaf / of this leaf */
+    fl_pq_leaf *leaf;    /* LEAF */
+    uint32_t first_leaf; /* first leaf index under this node (its levels drive assembly) */
+    uint32_t col;        /* scan: index of the column reader of first_leaf / of this leaf */
 } fl_pq_node;
 
 struct fl_parquet_reader {
     fl_file *file;
     fl_parquet_read_options opt;
-    fl_arena arena;           /* footer, schema, nodes, leaves */
+    fl_arena arena; /* footer, schema, nodes, leaves */
     fl_pq_file_meta meta;
     fl_schema schema;
-    fl_pq_node *top;          /* schema.nfields top-level nodes */
+    fl_pq_node *top; /* schema.nfields top-level nodes */
     uint32_t nleaves;
     fl_pq_leaf *leaves;
-    uint64_t footer_start;    /* file offset of the footer = end of data */
+    uint64_t footer_start; /* file offset of the footer = end of data */
 };
 
 /* ---- schema_read.c ---- */
@@ -117,47 +122,47 @@ typedef struct fl_pq_col {
     fl_parquet_reader *r;
     const fl_pq_leaf *leaf;
     const fl_pq_column_chunk *cc;
-    int16_t slot_def;          /* leaf slots are entries with def >= slot_def */
+    int16_t slot_def; /* leaf slots are entries with def >= slot_def */
     /* bytes of the chunk: [chunk_start, chunk_end) of the file, read through a window */
     uint64_t chunk_start, chunk_end;
-    uint64_t read_end;         /* reads stop here when possible (page pruning) */
-    uint8_t *win;              /* malloc'd window */
+    uint64_t read_end; /* reads stop here when possible (page pruning) */
+    uint8_t *win;      /* malloc'd window */
     uint64_t win_off;
     size_t win_len, win_cap;
-    uint64_t pos;              /* file offset of the next page header */
-    int64_t values_left;       /* level entries not yet loaded (ColumnMetaData.num_values) */
+    uint64_t pos;                 /* file offset of the next page header */
+    int64_t values_left;          /* level entries not yet loaded (ColumnMetaData.num_values) */
     const fl_pq_offset_index *oi; /* may be NULL; enables skipping pages unread */
-    uint32_t next_page;        /* oi: index of the page at pos */
+    uint32_t next_page;           /* oi: index of the page at pos */
     uint64_t pages_read, pages_skipped;
-    int64_t rg_rows;           /* rows of the row group */
-    bool in_row;               /* a row has started (repetition level 0 seen) */
-    fl_arena hdr_arena;        /* page header statistics, reset per page */
+    int64_t rg_rows;    /* rows of the row group */
+    bool in_row;        /* a row has started (repetition level 0 seen) */
+    fl_arena hdr_arena; /* page header statistics, reset per page */
     /* decompressed page */
     uint8_t *page;
     size_t page_cap;
     /* dictionary (floe form) */
     bool has_dict;
     uint32_t dict_n;
-    uint8_t *dict_fixed;       /* dict_n * out_width */
+    uint8_t *dict_fixed; /* dict_n * out_width */
     size_t dict_fixed_cap;
-    fl_vector dict_var;        /* varlen dictionary */
+    fl_vector dict_var; /* varlen dictionary */
     /* current data page, decoded */
-    uint64_t page_off;         /* for errors */
-    uint32_t pn, pp;           /* entries in page, next entry */
-    uint16_t *def, *rep;       /* page levels (NULL when max level is 0) */
+    uint64_t page_off;   /* for errors */
+    uint32_t pn, pp;     /* entries in page, next entry */
+    uint16_t *def, *rep; /* page levels (NULL when max level is 0) */
     uint32_t lev_cap;
-    bool dict_page;            /* values are dictionary indices */
-    bool page_dense;           /* flat column page without nulls: def levels all max */
-    uint32_t vn, vp;           /* dense values in page, next value */
+    bool dict_page;  /* values are dictionary indices */
+    bool page_dense; /* flat column page without nulls: def levels all max */
+    uint32_t vn, vp; /* dense values in page, next value */
     uint32_t *idx;
     size_t idx_cap;
-    const uint8_t *fixed;      /* dense fixed values (floe form): points into page or fixed_buf */
+    const uint8_t *fixed; /* dense fixed values (floe form): points into page or fixed_buf */
     uint8_t *fixed_buf;
     size_t fixed_cap;
-    uint8_t *raw_buf;          /* raw decoded values before conversion */
+    uint8_t *raw_buf; /* raw decoded values before conversion */
     size_t raw_cap;
-    fl_vector var;             /* dense varlen values */
-    fl_vector tmp_var;         /* scratch BINARY for byte-array decimals */
+    fl_vector var;     /* dense varlen values */
+    fl_vector tmp_var; /* scratch BINARY for byte-array decimals */
     fl_type bin_type;
 } fl_pq_col;
 
@@ -178,8 +183,8 @@ fl_status fl_pq_col_bytes(fl_pq_col *c, uint64_t off, size_t len, const uint8_t 
 
 /* Reads `rows` top-level rows: appends leaf slots to out (values + validity)
  * and, when lv is not NULL, the level entries to lv. *got = rows read. */
-fl_status fl_pq_col_read(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_levels *lv, uint32_t *got,
-                         fl_error *err);
+fl_status fl_pq_col_read(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_levels *lv,
+                         uint32_t *got, fl_error *err);
 /* Skips `rows` top-level rows, whole pages unread where the offset index allows. */
 fl_status fl_pq_col_skip(fl_pq_col *c, int64_t rows, fl_error *err);
 

@@ -46,8 +46,8 @@ typedef struct range {
 
 struct fl_parquet_scan {
     fl_parquet_reader *r;
-    fl_arena arena;     /* projected schema and nodes */
-    fl_arena rg_arena;  /* page indexes of the current row group */
+    fl_arena arena;    /* projected schema and nodes */
+    fl_arena rg_arena; /* page indexes of the current row group */
     fl_schema schema;
     fl_pq_node *top;
     uint32_t ncols;
@@ -63,14 +63,17 @@ struct fl_parquet_scan {
     uint32_t nrgs, rg_pos;
     bool in_rg;
     uint32_t rg;
-    int64_t row;       /* next row of the row group to read */
+    int64_t row; /* next row of the row group to read */
     range *ranges;
     uint32_t nranges, range_i, ranges_cap;
     fl_parquet_scan_stats stats;
     uint64_t bytes_start;
 };
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
 
 /* ---- projection ---- */
 
@@ -280,7 +283,8 @@ static bool cast_value(const fl_value *v, const fl_type *t, fl_value *out)
         out->v.f32 = f;
         return true;
     }
-    if ((a == FL_TYPE_STRING && b == FL_TYPE_BINARY) || (a == FL_TYPE_BINARY && b == FL_TYPE_STRING))
+    if ((a == FL_TYPE_STRING && b == FL_TYPE_BINARY) ||
+        (a == FL_TYPE_BINARY && b == FL_TYPE_STRING))
         return true;
     return false;
 }
@@ -391,7 +395,10 @@ fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_optio
     return FL_OK;
 }
 
-const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s) { return &s->schema; }
+const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s)
+{
+    return &s->schema;
+}
 
 static void close_rg(fl_parquet_scan *s)
 {
@@ -464,8 +471,8 @@ static fl_status add_range(fl_parquet_scan *s, int64_t a, int64_t b, fl_error *e
 
 /* Bloom filter check of an EQ / IN term: false only when the chunk's filter
  * proves every literal absent. Any read or parse problem means "may match". */
-static bool bloom_may_match(fl_parquet_scan *s, const fl_pq_leaf *leaf,
-                            const fl_pq_column_meta *m, const fl_col_pred *t)
+static bool bloom_may_match(fl_parquet_scan *s, const fl_pq_leaf *leaf, const fl_pq_column_meta *m,
+                            const fl_col_pred *t)
 {
     if ((t->op != FL_CMP_EQ && t->op != FL_CMP_IN) || m->bloom_filter_offset < 4)
         return true;
@@ -757,10 +764,12 @@ static bool compare(const fl_value *a, const fl_value *b, int *res)
     bool af = a->type.id == FL_TYPE_FLOAT32 || a->type.id == FL_TYPE_FLOAT64;
     bool bf = b->type.id == FL_TYPE_FLOAT32 || b->type.id == FL_TYPE_FLOAT64;
     if ((af || int_like(a->type.id)) && (bf || int_like(b->type.id))) {
-        double x = a->type.id == FL_TYPE_FLOAT32 ? a->v.f32
-                   : a->type.id == FL_TYPE_FLOAT64 ? a->v.f64 : (double)as_i64(a);
-        double y = b->type.id == FL_TYPE_FLOAT32 ? b->v.f32
-                   : b->type.id == FL_TYPE_FLOAT64 ? b->v.f64 : (double)as_i64(b);
+        double x = a->type.id == FL_TYPE_FLOAT32   ? a->v.f32
+                   : a->type.id == FL_TYPE_FLOAT64 ? a->v.f64
+                                                   : (double)as_i64(a);
+        double y = b->type.id == FL_TYPE_FLOAT32   ? b->v.f32
+                   : b->type.id == FL_TYPE_FLOAT64 ? b->v.f64
+                                                   : (double)as_i64(b);
         if (x != x || y != y)
             return false;
         *res = x < y ? -1 : x > y;
@@ -782,17 +791,13 @@ static void row_value(const fl_vector *v, uint32_t row, fl_value *out)
     switch (v->type->id) {
     case FL_TYPE_BOOLEAN: out->v.b = v->data[row] != 0; break;
     case FL_TYPE_STRING:
-    case FL_TYPE_BINARY:
-        out->v.bytes.ptr = fl_vector_bytes(v, row, &out->v.bytes.len);
-        break;
+    case FL_TYPE_BINARY: out->v.bytes.ptr = fl_vector_bytes(v, row, &out->v.bytes.len); break;
     case FL_TYPE_UUID:
     case FL_TYPE_FIXED:
         out->v.bytes.ptr = v->data + (size_t)row * w;
         out->v.bytes.len = w;
         break;
-    default:
-        memcpy(&out->v, v->data + (size_t)row * w, w);
-        break;
+    default: memcpy(&out->v, v->data + (size_t)row * w, w); break;
     }
 }
 

@@ -74,7 +74,10 @@ static fl_status build_tree(const fl_pq_file_meta *m, fl_arena *a, uint32_t *i, 
     return FL_OK;
 }
 
-static bool is_leaf(const tnode *t) { return t->nch == 0 && t->el->type_set; }
+static bool is_leaf(const tnode *t)
+{
+    return t->nch == 0 && t->el->type_set;
+}
 
 static bool decimal_params(const fl_pq_schema_element *el, int32_t *p, int32_t *s)
 {
@@ -127,7 +130,8 @@ fl_status fl_pq_leaf_type(const fl_pq_schema_element *el, fl_pq_leaf *leaf, fl_a
             set_type(leaf, FL_TYPE_DECIMAL, FL_PQC_I32_DEC, 16);
         else if (lt->kind == FL_PQ_LT_DATE || ct == FL_PQ_CT_DATE)
             set_type(leaf, FL_TYPE_DATE, FL_PQC_COPY, 4);
-        else if ((lt->kind == FL_PQ_LT_TIME && lt->unit == FL_PQ_MILLIS) || ct == FL_PQ_CT_TIME_MILLIS)
+        else if ((lt->kind == FL_PQ_LT_TIME && lt->unit == FL_PQ_MILLIS) ||
+                 ct == FL_PQ_CT_TIME_MILLIS)
             set_type(leaf, FL_TYPE_TIME, FL_PQC_I32_MS_US, 8);
         else if ((lt->kind == FL_PQ_LT_INTEGER && !lt->int_is_signed && lt->int_bit_width == 32) ||
                  ct == FL_PQ_CT_UINT_32)
@@ -212,10 +216,13 @@ fl_status fl_pq_leaf_type(const fl_pq_schema_element *el, fl_pq_leaf *leaf, fl_a
     return FL_OK;
 }
 
-static fl_status oom(fl_error *err) { return fl_errorf(err, FL_ENOMEM, "out of memory"); }
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
 
-static fl_status convert(builder *b, const tnode *t, bool force_required, const char *name,
-                         ctx c, fl_field *f, fl_pq_node *n, fl_error *err);
+static fl_status convert(builder *b, const tnode *t, bool force_required, const char *name, ctx c,
+                         fl_field *f, fl_pq_node *n, fl_error *err);
 
 static void init_field(fl_field *f, const char *name, const fl_pq_schema_element *el, bool nullable)
 {
@@ -335,8 +342,8 @@ static fl_status make_map(builder *b, const tnode *kv, ctx c, int16_t def, fl_fi
         n->kind = FL_PQN_MAP;
         FL_TRY(alloc_children(b, f, n, 2, err));
         FL_TRY(convert(b, &kv->ch[0], false, "key", e, &f->type.children[0], &n->children[0], err));
-        FL_TRY(convert(b, &kv->ch[1], false, "value", e, &f->type.children[1], &n->children[1],
-                       err));
+        FL_TRY(
+            convert(b, &kv->ch[1], false, "value", e, &f->type.children[1], &n->children[1], err));
     }
     b->depth--;
     return FL_OK;
@@ -356,8 +363,8 @@ static fl_status make_list(builder *b, const tnode *t, ctx c, int16_t def, fl_fi
         return convert(b, rp, true, "element", e, ef, en, err);
     size_t tl = strlen(t->el->name);
     const char *rn = rp->el->name;
-    bool tuple = strlen(rn) == tl + 6 && strncmp(rn, t->el->name, tl) == 0 &&
-                 strcmp(rn + tl, "_tuple") == 0;
+    bool tuple =
+        strlen(rn) == tl + 6 && strncmp(rn, t->el->name, tl) == 0 && strcmp(rn + tl, "_tuple") == 0;
     if (strcmp(rn, "array") == 0 || tuple)
         return convert(b, rp, true, "element", e, ef, en, err);
     FL_TRY(push_name(b, rn, err));
@@ -366,8 +373,8 @@ static fl_status make_list(builder *b, const tnode *t, ctx c, int16_t def, fl_fi
     return FL_OK;
 }
 
-static fl_status convert(builder *b, const tnode *t, bool force_required, const char *name,
-                         ctx c, fl_field *f, fl_pq_node *n, fl_error *err)
+static fl_status convert(builder *b, const tnode *t, bool force_required, const char *name, ctx c,
+                         fl_field *f, fl_pq_node *n, fl_error *err)
 {
     const fl_pq_schema_element *el = t->el;
     FL_CHECK(el->name != NULL, err, FL_ECORRUPT, "schema: element without a name");
@@ -407,7 +414,8 @@ static fl_status convert(builder *b, const tnode *t, bool force_required, const 
                t->nch == 1 && t->ch[0].el->repetition == FL_PQ_REPEATED) {
         st = make_list(b, t, c, def, f, n, err);
     } else if (is_map_group(t) && t->nch == 1 && !is_leaf(&t->ch[0]) &&
-               t->ch[0].el->repetition == FL_PQ_REPEATED && (t->ch[0].nch == 1 || t->ch[0].nch == 2)) {
+               t->ch[0].el->repetition == FL_PQ_REPEATED &&
+               (t->ch[0].nch == 1 || t->ch[0].nch == 2)) {
         st = make_map(b, &t->ch[0], c, def, f, n, err);
     } else {
         ctx sc = {def, c.rep, c.slot_def, c.slot_rep};
@@ -445,7 +453,8 @@ fl_status fl_pq_schema_build(fl_parquet_reader *r, fl_error *err)
     }
     for (uint32_t k = 0; k < root.nch; k++)
         FL_CHECK(root.ch[k].nch > 0 || root.ch[k].el->type_set, err, FL_EUNSUPPORTED,
-                 "schema: field '%s' is an empty group", root.ch[k].el->name ? root.ch[k].el->name : "");
+                 "schema: field '%s' is an empty group",
+                 root.ch[k].el->name ? root.ch[k].el->name : "");
     builder b = {.r = r, .a = &r->arena};
     r->schema.nfields = root.nch;
     if (root.nch) {

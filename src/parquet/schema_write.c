@@ -76,8 +76,7 @@ static void count_field(const fl_field *f, uint32_t *ne, uint32_t *nl)
         for (uint32_t i = 0; i < t->nchildren; i++)
             count_field(&t->children[i], ne, nl);
         break;
-    default:
-        (*nl)++;
+    default: (*nl)++;
     }
 }
 
@@ -122,21 +121,11 @@ static fl_status map_primitive(const fl_type *t, fl_pq_schema_element *e, fl_pqw
     e->type_set = true;
     l->src_width = (uint32_t)fl_type_width(t);
     switch (t->id) {
-    case FL_TYPE_BOOLEAN:
-        e->type = FL_PQ_BOOLEAN, l->vkind = FL_PQW_V_BOOL, l->width = 1;
-        break;
-    case FL_TYPE_INT32:
-        e->type = FL_PQ_INT32, l->vkind = FL_PQW_V_I32, l->width = 4;
-        break;
-    case FL_TYPE_INT64:
-        e->type = FL_PQ_INT64, l->vkind = FL_PQW_V_I64, l->width = 8;
-        break;
-    case FL_TYPE_FLOAT32:
-        e->type = FL_PQ_FLOAT, l->vkind = FL_PQW_V_F32, l->width = 4;
-        break;
-    case FL_TYPE_FLOAT64:
-        e->type = FL_PQ_DOUBLE, l->vkind = FL_PQW_V_F64, l->width = 8;
-        break;
+    case FL_TYPE_BOOLEAN: e->type = FL_PQ_BOOLEAN, l->vkind = FL_PQW_V_BOOL, l->width = 1; break;
+    case FL_TYPE_INT32: e->type = FL_PQ_INT32, l->vkind = FL_PQW_V_I32, l->width = 4; break;
+    case FL_TYPE_INT64: e->type = FL_PQ_INT64, l->vkind = FL_PQW_V_I64, l->width = 8; break;
+    case FL_TYPE_FLOAT32: e->type = FL_PQ_FLOAT, l->vkind = FL_PQW_V_F32, l->width = 4; break;
+    case FL_TYPE_FLOAT64: e->type = FL_PQ_DOUBLE, l->vkind = FL_PQW_V_F64, l->width = 8; break;
     case FL_TYPE_DECIMAL:
         if (t->precision < 1 || t->precision > 38 || t->scale < 0 || t->scale > t->precision)
             return fl_errorf(err, FL_EINVAL, "column '%s': invalid decimal(%d,%d)", path,
@@ -189,9 +178,7 @@ static fl_status map_primitive(const fl_type *t, fl_pq_schema_element *e, fl_pqw
         e->converted_type = FL_PQ_CT_UTF8;
         e->logical.kind = FL_PQ_LT_STRING;
         break;
-    case FL_TYPE_BINARY:
-        e->type = FL_PQ_BYTE_ARRAY, l->vkind = FL_PQW_V_BYTES, l->width = 0;
-        break;
+    case FL_TYPE_BINARY: e->type = FL_PQ_BYTE_ARRAY, l->vkind = FL_PQW_V_BYTES, l->width = 0; break;
     case FL_TYPE_UUID:
         e->type = FL_PQ_FIXED_LEN_BYTE_ARRAY, l->vkind = FL_PQW_V_FLBA, l->width = 16;
         e->type_length = 16;
@@ -204,8 +191,7 @@ static fl_status map_primitive(const fl_type *t, fl_pq_schema_element *e, fl_pqw
         e->type_length = t->fixed_len;
         l->width = (uint32_t)t->fixed_len;
         break;
-    default:
-        return fl_errorf(err, FL_EINVAL, "column '%s': unknown type id %d", path, (int)t->id);
+    default: return fl_errorf(err, FL_EINVAL, "column '%s': unknown type id %d", path, (int)t->id);
     }
     l->physical = e->type;
     l->logical = e->logical;
@@ -276,8 +262,7 @@ static fl_status add_field(sbuild *b, const fl_field *f, const char *name, bool 
         }
         return FL_OK;
     }
-    default:
-        break;
+    default: break;
     }
 
     /* a primitive leaf */

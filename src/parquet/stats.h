@@ -24,12 +24,12 @@
 /* Describes one leaf column for the purposes of statistics. */
 typedef struct fl_pq_leaf_info {
     fl_pq_type physical;
-    int32_t type_length;             /* FLBA */
-    const fl_pq_logical *logical;    /* may be NULL */
+    int32_t type_length;          /* FLBA */
+    const fl_pq_logical *logical; /* may be NULL */
     fl_pq_converted converted;
-    int32_t scale, precision;        /* legacy decimal */
-    fl_pq_column_order order;        /* from FileMetaData.column_orders */
-    const fl_type *type;             /* the floe type the reader produces */
+    int32_t scale, precision; /* legacy decimal */
+    fl_pq_column_order order; /* from FileMetaData.column_orders */
+    const fl_type *type;      /* the floe type the reader produces */
 } fl_pq_leaf_info;
 
 /* Converts a stats byte string to a value of leaf->type (bytes borrowed).

@@ -36,8 +36,9 @@ void fl_tr_init(fl_tr *r, const uint8_t *buf, size_t len, fl_arena *a, fl_error 
     r->a = a;
     r->err = err;
     r->depth = 0;
-    r->budget = len > (SIZE_MAX - FL_TR_SLACK) / FL_TR_EXPANSION ? SIZE_MAX
-                                                                  : len * FL_TR_EXPANSION + FL_TR_SLACK;
+    r->budget = len > (SIZE_MAX - FL_TR_SLACK) / FL_TR_EXPANSION
+                    ? SIZE_MAX
+                    : len * FL_TR_EXPANSION + FL_TR_SLACK;
 }
 
 /* Charges n bytes against the decode's memory bound. */

@@ -45,7 +45,7 @@ typedef struct chunk_extra {
     fl_pqw_page_entry *pages; /* arena */
     uint32_t npages;
     bool ci_ok;
-    uint8_t *bloom;           /* serialized filter, arena; NULL if none */
+    uint8_t *bloom; /* serialized filter, arena; NULL if none */
     size_t bloom_len;
 } chunk_extra;
 
@@ -57,18 +57,18 @@ struct fl_parquet_writer {
     fl_pqw_opts opt;
     fl_pqw_column *cols;
     uint32_t ncols;
-    uint64_t offset;          /* bytes of the file written so far */
-    uint64_t rg_bytes;        /* targets */
+    uint64_t offset;   /* bytes of the file written so far */
+    uint64_t rg_bytes; /* targets */
     uint64_t rg_rows_max;
-    int64_t rg_rows;          /* rows buffered in the current row group */
+    int64_t rg_rows; /* rows buffered in the current row group */
     int64_t num_rows;
-    fl_pq_row_group *rgs;     /* malloc'd; their columns live in the arena */
-    chunk_extra **extras;     /* per row group: ncols entries (arena) */
+    fl_pq_row_group *rgs; /* malloc'd; their columns live in the arena */
+    chunk_extra **extras; /* per row group: ncols entries (arena) */
     uint32_t nrgs, rgs_cap;
     const fl_kv_pair *kv;
     uint32_t nkv;
     const char *created_by;
-    bool failed;              /* an earlier error left the file unusable */
+    bool failed; /* an earlier error left the file unusable */
     fl_pq_buf dictbuf, buf;
 };
 
@@ -80,7 +80,8 @@ static fl_status out_write(fl_parquet_writer *w, const void *p, size_t n, fl_err
         return FL_OK;
     fl_status rc = fl_output_write(w->out, p, n, err);
     if (rc != FL_OK)
-        return fl_error_prefix(err, "%s: write at offset %llu", w->out->path ? w->out->path : "parquet",
+        return fl_error_prefix(err, "%s: write at offset %llu",
+                               w->out->path ? w->out->path : "parquet",
                                (unsigned long long)w->offset);
     w->offset += n;
     return FL_OK;
@@ -163,8 +164,10 @@ static fl_status check_bloom_names(const fl_parquet_writer *w, const fl_parquet_
         for (uint32_t j = 0; n && j < w->sch.nleaves && !found; j++)
             found = !strcmp(n, w->sch.leaves[j].path) || !strcmp(n, w->sch.leaves[j].fpath);
         if (!found)
-            return fl_errorf(err, FL_ENOTFOUND, "Parquet writer: bloom filter column '%s' is not a "
-                             "leaf column", n ? n : "(null)");
+            return fl_errorf(err, FL_ENOTFOUND,
+                             "Parquet writer: bloom filter column '%s' is not a "
+                             "leaf column",
+                             n ? n : "(null)");
     }
     return FL_OK;
 }
@@ -249,10 +252,8 @@ static bool legacy_stats_ok(const fl_pqw_leaf *l)
     case FL_PQW_V_F32:
     case FL_PQW_V_F64:
     case FL_PQW_V_DEC32:
-    case FL_PQW_V_DEC64:
-        return true;
-    default:
-        return false;
+    case FL_PQW_V_DEC64: return true;
+    default: return false;
     }
 }
 
@@ -491,7 +492,8 @@ fl_status fl_parquet_writer_write(fl_parquet_writer *w, const fl_batch *b, fl_er
     FL_TRY(check_batch(w, b, err)); /* nothing appended yet: the writer stays usable */
     fl_status rc = write_batch(w, b, err);
     if (rc != FL_OK)
-        w->failed = true; /* rows may be half-appended to some columns: the file cannot be finished */
+        w->failed =
+            true; /* rows may be half-appended to some columns: the file cannot be finished */
     return rc;
 }
 
@@ -557,8 +559,8 @@ static fl_status write_offset_index(fl_parquet_writer *w, const chunk_extra *x,
 {
     fl_pq_offset_index oi;
     oi.npages = x->npages;
-    oi.page_locations = fl_arena_calloc(&w->arena, x->npages ? x->npages : 1,
-                                        sizeof *oi.page_locations);
+    oi.page_locations =
+        fl_arena_calloc(&w->arena, x->npages ? x->npages : 1, sizeof *oi.page_locations);
     if (!oi.page_locations)
         return fl_errorf(err, FL_ENOMEM, "out of memory for an offset index");
     for (uint32_t i = 0; i < x->npages; i++) {
@@ -619,7 +621,8 @@ static fl_status write_tail(fl_parquet_writer *w, fl_error *err)
         for (uint32_t i = 0; i < w->nkv; i++) {
             m.key_value_metadata[i].key = w->kv[i].key;
             m.key_value_metadata[i].value = w->kv[i].value;
-            m.key_value_metadata[i].value_len = w->kv[i].value ? (uint32_t)strlen(w->kv[i].value) : 0;
+            m.key_value_metadata[i].value_len =
+                w->kv[i].value ? (uint32_t)strlen(w->kv[i].value) : 0;
         }
         m.nkv = w->nkv;
     }
@@ -634,8 +637,14 @@ static fl_status write_tail(fl_parquet_writer *w, fl_error *err)
     if (w->buf.len > UINT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "Parquet writer: footer of %zu bytes", w->buf.len);
     uint32_t flen = (uint32_t)w->buf.len;
-    uint8_t tail[8] = {(uint8_t)flen, (uint8_t)(flen >> 8), (uint8_t)(flen >> 16),
-                       (uint8_t)(flen >> 24), 'P', 'A', 'R', '1'};
+    uint8_t tail[8] = {(uint8_t)flen,
+                       (uint8_t)(flen >> 8),
+                       (uint8_t)(flen >> 16),
+                       (uint8_t)(flen >> 24),
+                       'P',
+                       'A',
+                       'R',
+                       '1'};
     FL_TRY(out_write(w, w->buf.data, w->buf.len, err));
     return out_write(w, tail, 8, err);
 }

@@ -19,13 +19,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/compress.h"
 #include "floe/arena.h"
 #include "floe/error.h"
 #include "floe/io.h"
 #include "floe/parquet.h"
 #include "floe/types.h"
 #include "floe/vector.h"
-#include "base/compress.h"
 #include "parquet/parquet_meta.h"
 #include "parquet/stats.h"
 
@@ -53,17 +53,17 @@ typedef enum fl_pqw_step_kind {
 
 typedef struct fl_pqw_step {
     fl_pqw_step_kind kind;
-    bool nullable;       /* the field at this depth is OPTIONAL: one definition level */
-    uint32_t child;      /* STRUCT/MAP: which child vector leads to the leaf */
-    int16_t rep_level;   /* LIST/MAP: repetition level of its repeated group */
-    const char *name;    /* the floe field name at this depth, for errors */
+    bool nullable;     /* the field at this depth is OPTIONAL: one definition level */
+    uint32_t child;    /* STRUCT/MAP: which child vector leads to the leaf */
+    int16_t rep_level; /* LIST/MAP: repetition level of its repeated group */
+    const char *name;  /* the floe field name at this depth, for errors */
 } fl_pqw_step;
 
 /* How one leaf's values become physical Parquet values. */
 typedef enum fl_pqw_vkind {
     FL_PQW_V_BOOL = 0,
-    FL_PQW_V_I32,     /* INT32, DATE */
-    FL_PQW_V_I64,     /* INT64, TIME, TIMESTAMP* */
+    FL_PQW_V_I32, /* INT32, DATE */
+    FL_PQW_V_I64, /* INT64, TIME, TIMESTAMP* */
     FL_PQW_V_F32,
     FL_PQW_V_F64,
     FL_PQW_V_DEC32,   /* DECIMAL stored as INT32 */
@@ -74,24 +74,24 @@ typedef enum fl_pqw_vkind {
 } fl_pqw_vkind;
 
 typedef struct fl_pqw_leaf {
-    const char *path;         /* dotted Parquet path_in_schema, e.g. "tags.list.element" */
-    const char *fpath;        /* dotted floe path without list/key_value groups: "tags.element" */
-    const char **parts;       /* path_in_schema components */
+    const char *path;   /* dotted Parquet path_in_schema, e.g. "tags.list.element" */
+    const char *fpath;  /* dotted floe path without list/key_value groups: "tags.element" */
+    const char **parts; /* path_in_schema components */
     uint32_t nparts;
     int32_t field_id;
-    const fl_type *type;      /* the leaf's floe type */
-    uint32_t top;             /* index of the top-level column it belongs to */
+    const fl_type *type; /* the leaf's floe type */
+    uint32_t top;        /* index of the top-level column it belongs to */
     uint32_t nsteps;
-    fl_pqw_step *steps;       /* steps[0] = top-level vector ... steps[nsteps-1] = leaf */
+    fl_pqw_step *steps; /* steps[0] = top-level vector ... steps[nsteps-1] = leaf */
     int16_t max_def, max_rep;
     fl_pqw_vkind vkind;
-    uint32_t width;           /* physical bytes per value: 1 (bool), 4, 8, FLBA length; 0 var */
-    uint32_t src_width;       /* bytes per value in the floe vector (fl_type_width) */
+    uint32_t width;     /* physical bytes per value: 1 (bool), 4, 8, FLBA length; 0 var */
+    uint32_t src_width; /* bytes per value in the floe vector (fl_type_width) */
     fl_pq_type physical;
     fl_pq_logical logical;
     fl_pq_converted converted;
     int32_t scale, precision;
-    fl_pq_leaf_info info;     /* for fl_pq_value_to_stat / bloom hashing */
+    fl_pq_leaf_info info; /* for fl_pq_value_to_stat / bloom hashing */
 } fl_pqw_leaf;
 
 typedef struct fl_pqw_schema {
@@ -111,13 +111,13 @@ int32_t fl_pqw_decimal_bytes(int32_t precision);
 /* ---- dictionary builder (dict_builder.c) ---- */
 
 typedef struct fl_pqw_dict {
-    uint32_t width;      /* fixed value width; 0 = byte arrays (4-byte length prefix in plain) */
-    fl_pq_buf plain;     /* PLAIN encoding of the entries = the dictionary page payload */
-    uint32_t *starts;    /* byte arrays: offset of each entry's length prefix in plain */
-    uint32_t *hashes;    /* 32-bit hash of each entry (rehash without rereading values) */
+    uint32_t width;   /* fixed value width; 0 = byte arrays (4-byte length prefix in plain) */
+    fl_pq_buf plain;  /* PLAIN encoding of the entries = the dictionary page payload */
+    uint32_t *starts; /* byte arrays: offset of each entry's length prefix in plain */
+    uint32_t *hashes; /* 32-bit hash of each entry (rehash without rereading values) */
     uint32_t count, entries_cap;
-    uint32_t *slots;     /* open addressing, linear probing: 0 empty, else entry + 1 */
-    uint32_t nslots;     /* power of two */
+    uint32_t *slots; /* open addressing, linear probing: 0 empty, else entry + 1 */
+    uint32_t nslots; /* power of two */
 } fl_pqw_dict;
 
 fl_status fl_pqw_dict_init(fl_pqw_dict *d, uint32_t width, fl_error *err);
@@ -148,14 +148,14 @@ typedef struct fl_pqw_minmax {
 
 /* One page as the page index needs it (kept until the file is closed). */
 typedef struct fl_pqw_page_entry {
-    int64_t offset;         /* relative to the chunk's data pages until the chunk is placed */
+    int64_t offset;          /* relative to the chunk's data pages until the chunk is placed */
     int32_t compressed_size; /* header included */
-    int64_t first_row;      /* within the row group */
+    int64_t first_row;       /* within the row group */
     bool null_page;
     bool has_minmax;
     int64_t null_count;
-    fl_pq_bytes min, max;   /* column index bytes (possibly truncated), in the writer arena */
-    fl_value vmin, vmax;    /* the same as values, to detect the boundary order */
+    fl_pq_bytes min, max; /* column index bytes (possibly truncated), in the writer arena */
+    fl_value vmin, vmax;  /* the same as values, to detect the boundary order */
 } fl_pqw_page_entry;
 
 typedef struct fl_pqw_opts {
@@ -176,36 +176,36 @@ typedef struct fl_pqw_opts {
 typedef struct fl_pqw_column {
     const fl_pqw_leaf *leaf;
     const fl_pqw_opts *opt;
-    fl_arena *arena;          /* the writer's: page index values */
-    bool bloom;               /* collect hashes for a bloom filter */
+    fl_arena *arena; /* the writer's: page index values */
+    bool bloom;      /* collect hashes for a bloom filter */
 
     /* the page being built */
-    uint32_t *def, *rep;      /* levels (only when max_def / max_rep > 0) */
+    uint32_t *def, *rep; /* levels (only when max_def / max_rep > 0) */
     uint32_t nlevels, levels_cap;
     uint32_t page_rows;
-    uint32_t page_values;     /* non-null values */
+    uint32_t page_values; /* non-null values */
     int64_t page_nulls, page_nans;
-    bool page_dict;           /* values of this page are dictionary indices */
-    uint32_t *idx;            /* dictionary indices */
+    bool page_dict; /* values of this page are dictionary indices */
+    uint32_t *idx;  /* dictionary indices */
     uint32_t nidx, idx_cap;
-    fl_pq_buf plain;          /* PLAIN values (booleans: one byte each until packed) */
+    fl_pq_buf plain; /* PLAIN values (booleans: one byte each until packed) */
     fl_pqw_minmax page_mm;
-    uint64_t row_bytes;       /* estimated encoded bytes per row of the last page (0 = unknown) */
+    uint64_t row_bytes; /* estimated encoded bytes per row of the last page (0 = unknown) */
 
     /* the chunk (this column in the current row group) */
     fl_pqw_dict dict;
-    bool dict_on;             /* new values still go to the dictionary */
-    fl_pq_buf pages;          /* data pages (header + body), compressed */
+    bool dict_on;    /* new values still go to the dictionary */
+    fl_pq_buf pages; /* data pages (header + body), compressed */
     int64_t chunk_rows;
-    int64_t chunk_values;     /* levels = num_values */
+    int64_t chunk_values; /* levels = num_values */
     int64_t chunk_nulls, chunk_nans;
     int64_t chunk_uncompressed; /* data pages, headers included */
     fl_pqw_minmax chunk_mm;
     int32_t n_dict_pages_data, n_plain_pages; /* data pages by encoding */
     fl_pqw_page_entry *pagev;
     uint32_t npages, pages_cap;
-    bool ci_ok;               /* every non-null page has min/max: a column index can be written */
-    uint64_t *hashes;         /* bloom: XXH64 of every value of the chunk */
+    bool ci_ok;       /* every non-null page has min/max: a column index can be written */
+    uint64_t *hashes; /* bloom: XXH64 of every value of the chunk */
     size_t nhashes, hashes_cap;
 
     /* the whole file, for fl_parquet_file_result */
@@ -213,12 +213,12 @@ typedef struct fl_pqw_column {
     fl_pqw_minmax file_mm;
 
     /* scratch reused across pages */
-    uint32_t *pos;            /* leaf base rows of the non-null values of a segment */
+    uint32_t *pos; /* leaf base rows of the non-null values of a segment */
     uint32_t pos_cap, npos;
     const fl_vector *leaf_base; /* the FLAT vector pos[] indexes */
-    fl_pq_buf gather;         /* physical fixed-width values of a segment */
-    fl_pq_buf raw, comp, hdr; /* page assembly */
-    fl_arena scratch;         /* page header statistics bytes, reset per page */
+    fl_pq_buf gather;           /* physical fixed-width values of a segment */
+    fl_pq_buf raw, comp, hdr;   /* page assembly */
+    fl_arena scratch;           /* page header statistics bytes, reset per page */
 } fl_pqw_column;
 
 fl_status fl_pqw_column_init(fl_pqw_column *c, const fl_pqw_leaf *leaf, const fl_pqw_opts *opt,
@@ -235,8 +235,8 @@ uint64_t fl_pqw_column_buffered(const fl_pqw_column *c);
 /* Flushes the pending page and encodes the dictionary page (header + body,
  * left empty when no page used the dictionary) into dict_page; c->pages then
  * holds the data pages. */
-fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page, int64_t *dict_uncompressed,
-                                     fl_error *err);
+fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page,
+                                     int64_t *dict_uncompressed, fl_error *err);
 
 /* Forgets the chunk (after writer.c wrote it), keeping buffers. */
 void fl_pqw_column_reset_chunk(fl_pqw_column *c);

@@ -25,8 +25,19 @@ static fl_avro_schema *parse(fl_arena *a, const char *text)
 
 static void test_varints(void)
 {
-    const int64_t vals[] = {0, 1, -1, 63, -64, 64, -65, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN,
-                            (int64_t)1 << 62, -((int64_t)1 << 62)};
+    const int64_t vals[] = {0,
+                            1,
+                            -1,
+                            63,
+                            -64,
+                            64,
+                            -65,
+                            INT32_MAX,
+                            INT32_MIN,
+                            INT64_MAX,
+                            INT64_MIN,
+                            (int64_t)1 << 62,
+                            -((int64_t)1 << 62)};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         fl_avro_buf b = {0};
         CHECK(avro_buf_long(&b, vals[i]));
@@ -85,7 +96,8 @@ static void test_decode_edges(void)
     fl_avro_value v;
     /* array in two blocks, the second with a negative count and byte size */
     const uint8_t arr[] = {0x04, 0x02, 0x04, 0x03, 0x04, 0x06, 0x08, 0x00};
-    CHECK_OK(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"int\"}", arr, sizeof arr, &v, &err), &err);
+    CHECK_OK(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"int\"}", arr, sizeof arr, &v, &err),
+             &err);
     CHECK_EQ_INT(v.u.list.n, 4);
     if (v.u.list.n != 4)
         return;
@@ -93,13 +105,15 @@ static void test_decode_edges(void)
     CHECK_EQ_INT(v.u.list.items[3].u.i, 4);
     /* map with a negative block count */
     const uint8_t map[] = {0x03, 0x08, 0x02, 'k', 0x02, 0x02, 'l', 0x04, 0x00};
-    CHECK_OK(decode_bytes(&a, "{\"type\":\"map\",\"values\":\"int\"}", map, sizeof map, &v, &err), &err);
+    CHECK_OK(decode_bytes(&a, "{\"type\":\"map\",\"values\":\"int\"}", map, sizeof map, &v, &err),
+             &err);
     CHECK_EQ_INT(v.u.map.n, 2);
     CHECK(v.u.map.keys[1].u.bytes.len == 1 && v.u.map.keys[1].u.bytes.ptr[0] == 'l');
     CHECK_EQ_INT(v.u.map.values[1].u.i, 2);
     /* block byte size beyond the buffer */
     const uint8_t badsize[] = {0x03, 0x7e, 0x02};
-    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"int\"}", badsize, sizeof badsize, &v, &err),
+    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"int\"}", badsize, sizeof badsize,
+                              &v, &err),
                  FL_ECORRUPT);
     CHECK(strstr(err.msg, "block byte size") != NULL);
     /* union index out of range, with the absolute offset */
@@ -121,7 +135,8 @@ static void test_decode_edges(void)
     CHECK(strstr(err.msg, "negative bytes length") != NULL);
     /* enum index out of range */
     const uint8_t en[] = {0x06};
-    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"]}", en, 1, &v, &err),
+    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"]}",
+                              en, 1, &v, &err),
                  FL_ECORRUPT);
     CHECK(strstr(err.msg, "enum index 3 out of range (2 symbols)") != NULL);
     /* boolean must be 0 or 1 */
@@ -129,19 +144,22 @@ static void test_decode_edges(void)
     CHECK_EQ_INT(decode_bytes(&a, "\"boolean\"", bo, 1, &v, &err), FL_ECORRUPT);
     /* a huge count of zero-byte items is refused, not allocated */
     const uint8_t nulls[] = {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00};
-    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"null\"}", nulls, sizeof nulls, &v, &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        decode_bytes(&a, "{\"type\":\"array\",\"items\":\"null\"}", nulls, sizeof nulls, &v, &err),
+        FL_ECORRUPT);
     CHECK(strstr(err.msg, "exceeds") != NULL);
     /* a count larger than the bytes left */
     const uint8_t many[] = {0xfe, 0x01, 0x02};
-    CHECK_EQ_INT(decode_bytes(&a, "{\"type\":\"array\",\"items\":\"long\"}", many, sizeof many, &v, &err),
-                 FL_ECORRUPT);
+    CHECK_EQ_INT(
+        decode_bytes(&a, "{\"type\":\"array\",\"items\":\"long\"}", many, sizeof many, &v, &err),
+        FL_ECORRUPT);
     /* recursion depth is bounded */
     fl_avro_buf deep = {0};
     for (int i = 0; i < 500; i++)
         avro_buf_long(&deep, 1), avro_buf_long(&deep, 1); /* label? no: children array of 1 */
-    fl_avro_schema *node = parse(&a, "{\"type\":\"record\",\"name\":\"N\",\"fields\":[{\"name\":\"c\","
-                                     "\"type\":{\"type\":\"array\",\"items\":\"N\"}}]}");
+    fl_avro_schema *node =
+        parse(&a, "{\"type\":\"record\",\"name\":\"N\",\"fields\":[{\"name\":\"c\","
+                  "\"type\":{\"type\":\"array\",\"items\":\"N\"}}]}");
     fl_avro_buf_free(&deep);
     for (int i = 0; i < 500; i++)
         avro_buf_long(&deep, 1);
@@ -166,13 +184,17 @@ static const char *interop_schema =
     "{\"name\":\"floatField\",\"type\":\"float\"},{\"name\":\"doubleField\",\"type\":\"double\"},"
     "{\"name\":\"bytesField\",\"type\":\"bytes\"},{\"name\":\"nullField\",\"type\":\"null\"},"
     "{\"name\":\"arrayField\",\"type\":{\"type\":\"array\",\"items\":\"double\",\"element-id\":3}},"
-    "{\"name\":\"mapField\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"record\",\"name\":\"Foo\","
+    "{\"name\":\"mapField\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"record\",\"name\":"
+    "\"Foo\","
     "\"fields\":[{\"name\":\"label\",\"type\":\"string\"}]},\"key-id\":4,\"value-id\":5}},"
-    "{\"name\":\"unionField\",\"type\":[\"boolean\",\"double\",{\"type\":\"array\",\"items\":\"bytes\"}]},"
-    "{\"name\":\"enumField\",\"type\":{\"type\":\"enum\",\"name\":\"Kind\",\"symbols\":[\"A\",\"B\",\"C\"]}},"
+    "{\"name\":\"unionField\",\"type\":[\"boolean\",\"double\",{\"type\":\"array\",\"items\":"
+    "\"bytes\"}]},"
+    "{\"name\":\"enumField\",\"type\":{\"type\":\"enum\",\"name\":\"Kind\",\"symbols\":[\"A\","
+    "\"B\",\"C\"]}},"
     "{\"name\":\"fixedField\",\"type\":{\"type\":\"fixed\",\"name\":\"MD5\",\"size\":16}},"
     "{\"name\":\"opt\",\"type\":[\"null\",\"string\"],\"default\":null},"
-    "{\"name\":\"ts\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":true}},"
+    "{\"name\":\"ts\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-"
+    "utc\":true}},"
     "{\"name\":\"recordField\",\"type\":{\"type\":\"record\",\"name\":\"Node\",\"fields\":["
     "{\"name\":\"label\",\"type\":\"string\"},{\"name\":\"children\",\"type\":{\"type\":\"array\","
     "\"items\":\"Node\"}}]}}]}";
@@ -192,12 +214,19 @@ static void make_record(int i, char *buf, size_t cap)
     char r1[48], r2[48];
     snprintf(buf, cap,
              "{\"intField\":%d,\"longField\":%lld,\"stringField\":\"s%d \\u00fc\\n\\\"\","
-             "\"boolField\":%s,\"floatField\":%s,\"doubleField\":%s,\"bytesField\":{\"$bytes\":\"00ff%02x\"},"
-             "\"nullField\":null,\"arrayField\":[%d.5,-0.25],\"mapField\":{\"k%d\":{\"label\":\"v\"},\"z\":{\"label\":\"\"}},"
+             "\"boolField\":%s,\"floatField\":%s,\"doubleField\":%s,\"bytesField\":{\"$bytes\":"
+             "\"00ff%02x\"},"
+             "\"nullField\":null,\"arrayField\":[%d.5,-0.25],\"mapField\":{\"k%d\":{\"label\":"
+             "\"v\"},\"z\":{\"label\":\"\"}},"
              "\"unionField\":%s,\"enumField\":\"%c\",\"fixedField\":{\"$bytes\":\"%032x\"},"
-             "\"opt\":%s,\"ts\":%lld,\"recordField\":{\"label\":\"root\",\"children\":[{\"label\":\"c\",\"children\":[]}]}}",
-             i * 7 - 100, (long long)i * 1000000007LL * (i % 2 ? -1 : 1), i, i % 2 ? "true" : "false",
-             real(r1, (double)(float)(i * 0.5)), real(r2, i / 3.0), i & 0xff, i, i, i % 3 == 0 ? "true" : i % 3 == 1 ? "3.25" : "[{\"$bytes\":\"ab\"}]",
+             "\"opt\":%s,\"ts\":%lld,\"recordField\":{\"label\":\"root\",\"children\":[{\"label\":"
+             "\"c\",\"children\":[]}]}}",
+             i * 7 - 100, (long long)i * 1000000007LL * (i % 2 ? -1 : 1), i,
+             i % 2 ? "true" : "false", real(r1, (double)(float)(i * 0.5)), real(r2, i / 3.0),
+             i & 0xff, i, i,
+             i % 3 == 0   ? "true"
+             : i % 3 == 1 ? "3.25"
+                          : "[{\"$bytes\":\"ab\"}]",
              'A' + i % 3, i, i % 2 ? "null" : "\"x\"", 1700000000000000LL + i);
 }
 
@@ -213,9 +242,11 @@ static void roundtrip_codec(const char *codec)
                            {"partition-spec", (const uint8_t *)"[]", 2},
                            {"format-version", (const uint8_t *)"2", 1},
                            {"binary", (const uint8_t *)"\x00\x01\xff", 3}};
-    fl_avro_writer_options opt = {.codec = codec, .block_size = 2000, .sync = sync, .meta = meta, .nmeta = 4};
+    fl_avro_writer_options opt = {
+        .codec = codec, .block_size = 2000, .sync = sync, .meta = meta, .nmeta = 4};
     fl_avro_writer *w = NULL;
-    CHECK_OK(fl_avro_writer_open(out, interop_schema, strlen(interop_schema), &opt, &w, &err), &err);
+    CHECK_OK(fl_avro_writer_open(out, interop_schema, strlen(interop_schema), &opt, &w, &err),
+             &err);
     if (!w)
         return;
     fl_arena a;
@@ -226,7 +257,8 @@ static void roundtrip_codec(const char *codec)
         fl_avro_value v;
         make_record(i, rec, sizeof rec);
         fl_arena_reset(&a);
-        CHECK_OK(fl_avro_value_from_json(&a, fl_avro_writer_schema(w), rec, strlen(rec), &v, &err), &err);
+        CHECK_OK(fl_avro_value_from_json(&a, fl_avro_writer_schema(w), rec, strlen(rec), &v, &err),
+                 &err);
         CHECK_OK(fl_avro_writer_append(w, &v, &err), &err);
     }
     CHECK_OK(fl_avro_writer_close(w, &err), &err);
@@ -269,7 +301,8 @@ static void roundtrip_codec(const char *codec)
         json_t *want = json_loads(rec, 0, NULL);
         CHECK(got && want && json_equal(got, want));
         if (!(got && want && json_equal(got, want)))
-            fprintf(stderr, "  %s record %d\n  got:  %.*s\n  want: %s\n", codec, n, (int)jb.len, jb.data, rec);
+            fprintf(stderr, "  %s record %d\n  got:  %.*s\n  want: %s\n", codec, n, (int)jb.len,
+                    jb.data, rec);
         json_decref(got);
         json_decref(want);
         if (test_case_failed_)
@@ -316,10 +349,22 @@ static void roundtrip_codec(const char *codec)
     free(file);
 }
 
-static void test_roundtrip_null(void) { roundtrip_codec("null"); }
-static void test_roundtrip_deflate(void) { roundtrip_codec("deflate"); }
-static void test_roundtrip_snappy(void) { roundtrip_codec("snappy"); }
-static void test_roundtrip_zstandard(void) { roundtrip_codec("zstandard"); }
+static void test_roundtrip_null(void)
+{
+    roundtrip_codec("null");
+}
+static void test_roundtrip_deflate(void)
+{
+    roundtrip_codec("deflate");
+}
+static void test_roundtrip_snappy(void)
+{
+    roundtrip_codec("snappy");
+}
+static void test_roundtrip_zstandard(void)
+{
+    roundtrip_codec("zstandard");
+}
 static void test_roundtrip_bzip2(void)
 {
     if (!fl_avro_codec_supported("bzip2")) {
@@ -357,7 +402,8 @@ static void test_writer_errors(void)
     /* a value that does not fit the schema */
     fl_arena a;
     fl_arena_init(&a, 0);
-    fl_avro_schema *s = parse(&a, "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}");
+    fl_avro_schema *s = parse(
+        &a, "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}");
     fl_avro_value v;
     CHECK_EQ_INT(fl_avro_value_from_json(&a, s, "{\"x\":\"no\"}", 10, &v, &err), FL_ETYPE);
     CHECK(strstr(err.msg, "field 'x'") != NULL);
@@ -416,36 +462,45 @@ static void test_resolve_promotions(void)
                      "{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"long\"},"
                      "{\"name\":\"c\",\"type\":\"float\"},{\"name\":\"s\",\"type\":\"string\"},"
                      "{\"name\":\"y\",\"type\":\"bytes\"},{\"name\":\"gone\",\"type\":\"string\"},"
-                     "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"X\",\"Y\",\"Z\"]}},"
+                     "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":["
+                     "\"X\",\"Y\",\"Z\"]}},"
                      "{\"name\":\"u\",\"type\":[\"null\",\"int\",\"string\"]},"
                      "{\"name\":\"old\",\"type\":\"int\"}]}";
     const char *rs = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
                      "{\"name\":\"b\",\"type\":\"double\"},{\"name\":\"a\",\"type\":\"long\"},"
                      "{\"name\":\"c\",\"type\":\"double\"},{\"name\":\"s\",\"type\":\"bytes\"},"
                      "{\"name\":\"y\",\"type\":\"string\"},"
-                     "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"Z\",\"Y\",\"Q\"],\"default\":\"Q\"}},"
+                     "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":["
+                     "\"Z\",\"Y\",\"Q\"],\"default\":\"Q\"}},"
                      "{\"name\":\"u\",\"type\":[\"null\",\"long\",\"string\"]},"
                      "{\"name\":\"renamed\",\"aliases\":[\"old\"],\"type\":[\"null\",\"long\"]},"
                      "{\"name\":\"n\",\"type\":[\"null\",\"int\"]},"
                      "{\"name\":\"d\",\"type\":\"int\",\"default\":5},"
                      "{\"name\":\"db\",\"type\":\"bytes\",\"default\":\"\\u00ff\\u0001\"},"
-                     "{\"name\":\"dr\",\"type\":{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"q\",\"type\":\"string\"}]},"
+                     "{\"name\":\"dr\",\"type\":{\"type\":\"record\",\"name\":\"R\",\"fields\":[{"
+                     "\"name\":\"q\",\"type\":\"string\"}]},"
                      "\"default\":{\"q\":\"dq\"}}]}";
-    fl_avro_value v = resolve_json(&a, ws, rs,
-                                   "{\"a\":-7,\"b\":9007199254740993,\"c\":1.5,\"s\":\"str\",\"y\":{\"$bytes\":\"6869\"},"
-                                   "\"gone\":\"x\",\"e\":\"X\",\"u\":42,\"old\":12}",
-                                   &rc, &err);
+    fl_avro_value v = resolve_json(
+        &a, ws, rs,
+        "{\"a\":-7,\"b\":9007199254740993,\"c\":1.5,\"s\":\"str\",\"y\":{\"$bytes\":\"6869\"},"
+        "\"gone\":\"x\",\"e\":\"X\",\"u\":42,\"old\":12}",
+        &rc, &err);
     CHECK_OK(rc, &err);
     if (!rc)
-        expect_json(&v, "{\"b\":9007199254740992.0,\"a\":-7,\"c\":1.5,\"s\":{\"$bytes\":\"737472\"},\"y\":\"hi\","
-                        "\"e\":\"Q\",\"u\":42,\"renamed\":12,\"n\":null,\"d\":5,\"db\":{\"$bytes\":\"ff01\"},"
-                        "\"dr\":{\"q\":\"dq\"}}");
+        expect_json(
+            &v,
+            "{\"b\":9007199254740992.0,\"a\":-7,\"c\":1.5,\"s\":{\"$bytes\":\"737472\"},\"y\":"
+            "\"hi\","
+            "\"e\":\"Q\",\"u\":42,\"renamed\":12,\"n\":null,\"d\":5,\"db\":{\"$bytes\":\"ff01\"},"
+            "\"dr\":{\"q\":\"dq\"}}");
     /* enum without a reader default: unknown symbol fails at that datum */
     const char *rs2 = "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"Y\"]}";
-    v = resolve_json(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"X\",\"Y\"]}", rs2, "\"Y\"", &rc, &err);
+    v = resolve_json(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"X\",\"Y\"]}", rs2,
+                     "\"Y\"", &rc, &err);
     CHECK_OK(rc, &err);
     CHECK_EQ_INT(v.u.i, 0);
-    resolve_json(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"X\",\"Y\"]}", rs2, "\"X\"", &rc, &err);
+    resolve_json(&a, "{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"X\",\"Y\"]}", rs2, "\"X\"",
+                 &rc, &err);
     CHECK_EQ_INT(rc, FL_ETYPE);
     CHECK(strstr(err.msg, "'X'") != NULL);
     /* writer union branch the reader cannot take */
@@ -461,11 +516,15 @@ static void test_resolve_promotions(void)
     CHECK_EQ_INT(v.u.l, 3);
     /* impossible pairs fail up front */
     fl_avro_resolver *res;
-    CHECK_EQ_INT(fl_avro_resolver_new(&a, parse(&a, "\"string\""), parse(&a, "\"int\""), &res, &err), FL_ETYPE);
-    CHECK_EQ_INT(fl_avro_resolver_new(&a, parse(&a, "{\"type\":\"record\",\"name\":\"a\",\"fields\":[]}"),
-                                      parse(&a, "{\"type\":\"record\",\"name\":\"b\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}"),
-                                      &res, &err),
-                 FL_ETYPE);
+    CHECK_EQ_INT(
+        fl_avro_resolver_new(&a, parse(&a, "\"string\""), parse(&a, "\"int\""), &res, &err),
+        FL_ETYPE);
+    CHECK_EQ_INT(
+        fl_avro_resolver_new(&a, parse(&a, "{\"type\":\"record\",\"name\":\"a\",\"fields\":[]}"),
+                             parse(&a, "{\"type\":\"record\",\"name\":\"b\",\"fields\":[{\"name\":"
+                                       "\"x\",\"type\":\"int\"}]}"),
+                             &res, &err),
+        FL_ETYPE);
     CHECK(strstr(err.msg, "reader field 'x'") != NULL);
     fl_arena_free(&a);
 }
@@ -524,7 +583,8 @@ static void test_resolve_iceberg_old_names(void)
     }
     char path[4096];
     snprintf(path, sizeof path,
-             "%s/fixtures/iceberg/metadata-only/iceberg-rust/avro_schema_manifest_entry.json", shared);
+             "%s/fixtures/iceberg/metadata-only/iceberg-rust/avro_schema_manifest_entry.json",
+             shared);
     json_error_t je;
     json_t *reader = json_load_file(path, 0, &je);
     CHECK(reader != NULL);
@@ -534,8 +594,10 @@ static void test_resolve_iceberg_old_names(void)
     const int drop[] = {140, 137}; /* sort_order_id, nan_value_counts: unknown to old writers */
     mangle(writer, drop, 2);
     /* an extra writer-only field the reader does not know */
-    json_t *df_fields = json_object_get(json_object_get(json_array_get(json_object_get(writer, "fields"), 2), "type"), "fields");
-    json_array_append_new(df_fields, json_pack("{s:s,s:s,s:i}", "name", "distinct_counts_legacy", "type", "string", "field-id", 111));
+    json_t *df_fields = json_object_get(
+        json_object_get(json_array_get(json_object_get(writer, "fields"), 2), "type"), "fields");
+    json_array_append_new(df_fields, json_pack("{s:s,s:s,s:i}", "name", "distinct_counts_legacy",
+                                               "type", "string", "field-id", 111));
     char *wtext = json_dumps(writer, JSON_COMPACT);
     char *rtext = json_dumps(reader, JSON_COMPACT);
     CHECK(strstr(wtext, "old_file_path") != NULL);
@@ -557,14 +619,16 @@ static void test_resolve_iceberg_old_names(void)
                  "{\"old_status\":%d,\"old_snapshot_id\":%lld,\"old_data_file\":{"
                  "\"old_file_path\":\"s3://b/data/%d.parquet\",\"old_file_format\":\"PARQUET\","
                  "\"old_partition\":{\"old_VendorID\":%d,\"old_tpep_pickup_datetime\":%s},"
-                 "\"old_record_count\":%d,\"old_file_size_in_bytes\":%d,\"old_block_size_in_bytes\":67108864,"
+                 "\"old_record_count\":%d,\"old_file_size_in_bytes\":%d,\"old_block_size_in_"
+                 "bytes\":67108864,"
                  "\"old_column_sizes\":[{\"old_key\":1,\"old_value\":%d}],"
                  "\"old_lower_bounds\":[{\"old_key\":1,\"old_value\":{\"$bytes\":\"0%d000000\"}}],"
                  "\"old_split_offsets\":[4],\"distinct_counts_legacy\":\"x\"}}",
-                 i % 3, 1234567890123456789LL + i, i, i + 1, i == 1 ? "null" : "19000", 100 * (i + 1), 4096 + i,
-                 40 * (i + 1), i + 1);
+                 i % 3, 1234567890123456789LL + i, i, i + 1, i == 1 ? "null" : "19000",
+                 100 * (i + 1), 4096 + i, 40 * (i + 1), i + 1);
         fl_avro_value v;
-        CHECK_OK(fl_avro_value_from_json(&a, fl_avro_writer_schema(w), rec, strlen(rec), &v, &err), &err);
+        CHECK_OK(fl_avro_value_from_json(&a, fl_avro_writer_schema(w), rec, strlen(rec), &v, &err),
+                 &err);
         CHECK_OK(fl_avro_writer_append(w, &v, &err), &err);
     }
     if (w)
@@ -598,11 +662,12 @@ static void test_resolve_iceberg_old_names(void)
         char want_path[64];
         snprintf(want_path, sizeof want_path, "s3://b/data/%d.parquet", i);
         const fl_avro_value *fp = fl_avro_value_field(df, "file_path");
-        CHECK(fp && fp->u.bytes.len == strlen(want_path) && !memcmp(fp->u.bytes.ptr, want_path, fp->u.bytes.len));
+        CHECK(fp && fp->u.bytes.len == strlen(want_path) &&
+              !memcmp(fp->u.bytes.ptr, want_path, fp->u.bytes.len));
         CHECK_EQ_INT(fl_avro_value_field(df, "record_count")->type, FL_AVRO_LONG);
         CHECK_EQ_INT(fl_avro_value_field(df, "record_count")->u.l, 100 * (i + 1));
         CHECK_EQ_INT(fl_avro_value_field(df, "file_size_in_bytes")->u.l, 4096 + i);
-        CHECK(fl_avro_value_field(df, "sort_order_id") == NULL);   /* absent -> null */
+        CHECK(fl_avro_value_field(df, "sort_order_id") == NULL); /* absent -> null */
         CHECK(fl_avro_value_field(df, "nan_value_counts") == NULL);
         const fl_avro_value *part = fl_avro_value_field(df, "partition");
         CHECK_EQ_INT(fl_avro_value_field(part, "VendorID")->u.i, i + 1);
@@ -641,7 +706,8 @@ static void test_resolve_iceberg_old_names(void)
         }
         CHECK_EQ_INT(n, 3);
         /* a reader schema the file can never satisfy */
-        fl_avro_schema *bad = parse(&a, "{\"type\":\"record\",\"name\":\"x\",\"fields\":[{\"name\":\"nope\",\"type\":\"int\"}]}");
+        fl_avro_schema *bad = parse(&a, "{\"type\":\"record\",\"name\":\"x\",\"fields\":[{\"name\":"
+                                        "\"nope\",\"type\":\"int\"}]}");
         CHECK_EQ_INT(fl_avro_reader_set_reader_schema(r, bad, &err), FL_ETYPE);
         CHECK(strstr(err.msg, "old-manifest.avro: writer schema cannot be read") != NULL);
     }
@@ -682,27 +748,37 @@ static void test_logical_rendering(void)
     expect_logical(&a, date, "11016", "\"2000-02-29\"");
     expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}", "-1",
                    "\"1969-12-31T23:59:59.999999Z\"");
-    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}", "140220482367704",
-                   "\"1974-06-11T22:08:02.367704Z\"");
-    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"local-timestamp-millis\"}", "417015655157",
-                   "\"1983-03-20T13:40:55.157\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}",
+                   "140220482367704", "\"1974-06-11T22:08:02.367704Z\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"local-timestamp-millis\"}",
+                   "417015655157", "\"1983-03-20T13:40:55.157\"");
     expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\"}", "1",
                    "\"1970-01-01T00:00:00.000000001Z\"");
-    expect_logical(&a, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}", "10354096", "\"02:52:34.096\"");
-    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"time-micros\"}", "41823953893", "\"11:37:03.953893\"");
-    const char *dec = "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":9,\"scale\":2}";
+    expect_logical(&a, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}", "10354096",
+                   "\"02:52:34.096\"");
+    expect_logical(&a, "{\"type\":\"long\",\"logicalType\":\"time-micros\"}", "41823953893",
+                   "\"11:37:03.953893\"");
+    const char *dec =
+        "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":9,\"scale\":2}";
     expect_logical(&a, dec, "{\"$bytes\":\"edd8901d\"}", "\"-3045744.35\"");
     expect_logical(&a, dec, "{\"$bytes\":\"ff38\"}", "\"-2.00\"");
     expect_logical(&a, dec, "{\"$bytes\":\"05\"}", "\"0.05\"");
     expect_logical(&a, dec, "{\"$bytes\":\"\"}", "{\"$bytes\":\"\"}"); /* no digits: physical */
-    expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"d16\",\"size\":16,\"logicalType\":\"decimal\",\"precision\":38,\"scale\":10}",
-                   "{\"$bytes\":\"fffffffff408a26f7d0d67d27e3f6030\"}", "\"-370338163132943414.3817768912\"");
+    expect_logical(&a,
+                   "{\"type\":\"fixed\",\"name\":\"d16\",\"size\":16,\"logicalType\":\"decimal\","
+                   "\"precision\":38,\"scale\":10}",
+                   "{\"$bytes\":\"fffffffff408a26f7d0d67d27e3f6030\"}",
+                   "\"-370338163132943414.3817768912\"");
     expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"u\",\"size\":16,\"logicalType\":\"uuid\"}",
-                   "{\"$bytes\":\"3d9c172411e20b8f6b0d549b6f03675a\"}", "\"3d9c1724-11e2-0b8f-6b0d-549b6f03675a\"");
-    expect_logical(&a, "{\"type\":\"fixed\",\"name\":\"du\",\"size\":12,\"logicalType\":\"duration\"}",
-                   "{\"$bytes\":\"010000000200000003000000\"}", "{\"months\":1,\"days\":2,\"millis\":3}");
+                   "{\"$bytes\":\"3d9c172411e20b8f6b0d549b6f03675a\"}",
+                   "\"3d9c1724-11e2-0b8f-6b0d-549b6f03675a\"");
+    expect_logical(
+        &a, "{\"type\":\"fixed\",\"name\":\"du\",\"size\":12,\"logicalType\":\"duration\"}",
+        "{\"$bytes\":\"010000000200000003000000\"}", "{\"months\":1,\"days\":2,\"millis\":3}");
     /* nested inside a record and a union */
-    expect_logical(&a, "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"d\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"date\"}]}]}",
+    expect_logical(&a,
+                   "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"d\",\"type\":["
+                   "\"null\",{\"type\":\"int\",\"logicalType\":\"date\"}]}]}",
                    "{\"d\":1}", "{\"d\":\"1970-01-02\"}");
     fl_arena_free(&a);
 }

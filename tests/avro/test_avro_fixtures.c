@@ -99,7 +99,8 @@ static void check_file(const char *avro_path, const char *expected_path)
         buf.len = 0;
         CHECK_OK(fl_avro_value_to_json(&v, &buf, &err), &err);
         json_error_t je;
-        json_t *got = json_loadb((const char *)buf.data, buf.len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+        json_t *got =
+            json_loadb((const char *)buf.data, buf.len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
         CHECK(got != NULL);
         n = getline(&line, &cap, ef);
         CHECK(n > 0);
@@ -144,8 +145,8 @@ static void test_all_expected(void)
         if (ice) {
             size_t pre = (size_t)(ice - p) + strlen("/fixtures/iceberg/");
             const char *rest = ice + strlen("/fixtures/iceberg/avro-expected/");
-            snprintf(avro, sizeof avro, "%.*s%.*s.avro", (int)pre, p,
-                     (int)(n - (size_t)(rest - p)), rest);
+            snprintf(avro, sizeof avro, "%.*s%.*s.avro", (int)pre, p, (int)(n - (size_t)(rest - p)),
+                     rest);
         } else {
             snprintf(avro, sizeof avro, "%.*s.avro", (int)n, p);
         }
@@ -250,7 +251,8 @@ static void test_streaming_reads(void)
 {
     char path[4096];
     snprintf(path, sizeof path,
-             "%s/fixtures/iceberg/duckdb-iceberg/data/persistent/generated_bounds/metadata/manifest-m0.avro",
+             "%s/fixtures/iceberg/duckdb-iceberg/data/persistent/generated_bounds/metadata/"
+             "manifest-m0.avro",
              shared);
     fl_error err = {0};
     fl_fileio *io = fl_fileio_local();
@@ -285,8 +287,8 @@ static void test_streaming_reads(void)
     CHECK_EQ_INT(f->bytes_read, f->size); /* every byte read exactly once */
     CHECK(f->reads < 20);                 /* not two reads per block */
     CHECK(a.total <= 256 * 1024);
-    fprintf(stderr, "  %d records, %llu bytes in %llu reads\n", n, (unsigned long long)f->bytes_read,
-            (unsigned long long)f->reads);
+    fprintf(stderr, "  %d records, %llu bytes in %llu reads\n", n,
+            (unsigned long long)f->bytes_read, (unsigned long long)f->reads);
     fl_arena_free(&a);
     fl_avro_reader_close(r);
     fl_file_close(f);

@@ -154,7 +154,8 @@ static void test_iceberg_attributes(void)
 {
     char path[4096];
     snprintf(path, sizeof path,
-             "%s/fixtures/iceberg/metadata-only/iceberg-rust/avro_schema_manifest_entry.json", shared);
+             "%s/fixtures/iceberg/metadata-only/iceberg-rust/avro_schema_manifest_entry.json",
+             shared);
     size_t len;
     char *text = slurp(path, &len);
     CHECK(text != NULL);
@@ -227,7 +228,8 @@ static void test_fixture_schemas(void)
 static void test_attributes_kept(void)
 {
     const char *text =
-        "{\"type\":\"record\",\"name\":\"e\",\"namespace\":\"x.y\",\"doc\":\"d\",\"custom\":{\"a\":[1,2]},"
+        "{\"type\":\"record\",\"name\":\"e\",\"namespace\":\"x.y\",\"doc\":\"d\",\"custom\":{\"a\":"
+        "[1,2]},"
         "\"fields\":[{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"long\",\"key-id\":7,"
         "\"value-id\":8},\"field-id\":5,\"default\":{}},"
         "{\"name\":\"l\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"long\","
@@ -281,12 +283,14 @@ static void expect_error(const char *text, fl_status code, const char *needle)
 
 static void test_errors(void)
 {
-    expect_error("{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"foo\"}]}",
-                 FL_ECORRUPT, "field 'a': unknown type 'foo'");
+    expect_error(
+        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"foo\"}]}",
+        FL_ECORRUPT, "field 'a': unknown type 'foo'");
     expect_error("{\"type\":\"record\",\"fields\":[]}", FL_ECORRUPT, "without a \"name\"");
-    expect_error("{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"},"
-                 "{\"name\":\"a\",\"type\":\"int\"}]}",
-                 FL_ECORRUPT, "duplicate field 'a'");
+    expect_error(
+        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"},"
+        "{\"name\":\"a\",\"type\":\"int\"}]}",
+        FL_ECORRUPT, "duplicate field 'a'");
     expect_error("[\"int\",[\"null\"]]", FL_ECORRUPT, "itself a union");
     expect_error("[\"int\",\"int\"]", FL_ECORRUPT, "two branches");
     expect_error("{\"type\":\"array\"", FL_ECORRUPT, "schema JSON");
@@ -294,9 +298,10 @@ static void test_errors(void)
     expect_error("{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}", FL_ECORRUPT,
                  "duplicate symbol");
     expect_error("42", FL_ECORRUPT, "must be a string");
-    expect_error("{\"type\":\"fixed\",\"name\":\".\",\"size\":1}", FL_ECORRUPT, "invalid type name");
-    expect_error("{\"type\":\"fixed\",\"name\":\"a\",\"namespace\":\"x..y\",\"size\":1}", FL_ECORRUPT,
-                 "invalid type name 'x..y.a'");
+    expect_error("{\"type\":\"fixed\",\"name\":\".\",\"size\":1}", FL_ECORRUPT,
+                 "invalid type name");
+    expect_error("{\"type\":\"fixed\",\"name\":\"a\",\"namespace\":\"x..y\",\"size\":1}",
+                 FL_ECORRUPT, "invalid type name 'x..y.a'");
     /* deep nesting is bounded */
     fl_avro_buf b = {0};
     for (int i = 0; i < 400; i++)
@@ -321,9 +326,10 @@ static void test_recursive(void)
     fl_avro_schema *s;
     CHECK_OK(fl_avro_schema_parse(&a, text, strlen(text), &s, &err), &err);
     CHECK(s->fields[1].type->items == s);
-    CHECK_EQ_STR(fl_avro_schema_canonical(&a, s),
-                 "{\"name\":\"Node\",\"type\":\"record\",\"fields\":[{\"name\":\"label\",\"type\":"
-                 "\"string\"},{\"name\":\"children\",\"type\":{\"type\":\"array\",\"items\":\"Node\"}}]}");
+    CHECK_EQ_STR(
+        fl_avro_schema_canonical(&a, s),
+        "{\"name\":\"Node\",\"type\":\"record\",\"fields\":[{\"name\":\"label\",\"type\":"
+        "\"string\"},{\"name\":\"children\",\"type\":{\"type\":\"array\",\"items\":\"Node\"}}]}");
     fl_arena_free(&a);
 }
 
@@ -331,9 +337,11 @@ static void test_single_object(void)
 {
     char path[4096];
     size_t slen, mlen;
-    snprintf(path, sizeof path, "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_schema.avsc", shared);
+    snprintf(path, sizeof path,
+             "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_schema.avsc", shared);
     char *schema = slurp(path, &slen);
-    snprintf(path, sizeof path, "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_message.bin", shared);
+    snprintf(path, sizeof path,
+             "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_message.bin", shared);
     char *msg = slurp(path, &mlen);
     CHECK(schema && msg);
     if (!schema || !msg) {
@@ -351,17 +359,21 @@ static void test_single_object(void)
     fl_avro_buf b = {0};
     CHECK_OK(fl_avro_value_to_json(&v, &b, &err), &err);
     avro_buf_putc(&b, 0);
-    CHECK_EQ_STR((const char *)b.data, "{\"id\":42,\"name\":\"Bill\",\"tags\":[\"dog_lover\",\"cat_hater\"]}");
+    CHECK_EQ_STR((const char *)b.data,
+                 "{\"id\":42,\"name\":\"Bill\",\"tags\":[\"dog_lover\",\"cat_hater\"]}");
     b.len = 0;
     CHECK_OK(fl_avro_single_object_encode(s, &v, &b, &err), &err);
     CHECK(b.len == mlen && !memcmp(b.data, msg, mlen)); /* byte-identical */
     /* another schema's message is refused by fingerprint */
     fl_avro_schema *other;
     CHECK_OK(fl_avro_schema_parse(&a, "\"long\"", 6, &other, &err), &err);
-    CHECK_EQ_INT(fl_avro_single_object_decode(&a, other, (const uint8_t *)msg, mlen, &v, &err), FL_ETYPE);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, other, (const uint8_t *)msg, mlen, &v, &err),
+                 FL_ETYPE);
     CHECK(strstr(err.msg, "fingerprint 3df542a2f8e12da9") != NULL);
-    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg, mlen - 1, &v, &err), FL_ECORRUPT);
-    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg + 1, mlen - 1, &v, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg, mlen - 1, &v, &err),
+                 FL_ECORRUPT);
+    CHECK_EQ_INT(fl_avro_single_object_decode(&a, s, (const uint8_t *)msg + 1, mlen - 1, &v, &err),
+                 FL_ECORRUPT);
     fl_avro_buf_free(&b);
     fl_arena_free(&a);
     free(schema);

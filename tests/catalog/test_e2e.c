@@ -160,9 +160,18 @@ out:
     fl_arena_free(&a);
 }
 
-static void test_sqlite(void) { run(M_SQLITE); }
-static void test_fs(void) { run(M_FS); }
-static void test_postgres(void) { run(M_PG); }
+static void test_sqlite(void)
+{
+    run(M_SQLITE);
+}
+static void test_fs(void)
+{
+    run(M_FS);
+}
+static void test_postgres(void)
+{
+    run(M_PG);
+}
 
 int main(void)
 {

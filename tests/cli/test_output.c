@@ -123,8 +123,12 @@ static void test_vectors_json(void)
     uint8_t heap[] = "hiabc";
     fl_vector dict = {.type = &tstr, .len = 2, .cap = 2, .offsets = offs, .heap = heap};
     uint32_t idx[4] = {1, 0, 1, 7};
-    fl_vector dv = {.type = &tstr, .encoding = FL_VEC_DICT, .len = 4, .cap = 4,
-                    .data = (uint8_t *)idx, .dict = &dict};
+    fl_vector dv = {.type = &tstr,
+                    .encoding = FL_VEC_DICT,
+                    .len = 4,
+                    .cap = 4,
+                    .data = (uint8_t *)idx,
+                    .dict = &dict};
     CHECK_EQ_STR(fmt_json(&dv, 0), "\"abc\"");
     CHECK_EQ_STR(fmt_json(&dv, 1), "\"hi\"");
     CHECK(strstr(fmt_json(&dv, 3), "out of range") != NULL);
@@ -132,8 +136,8 @@ static void test_vectors_json(void)
     /* constant double */
     fl_type tf = {.id = FL_TYPE_FLOAT64};
     double dd = NAN;
-    fl_vector cv = {.type = &tf, .encoding = FL_VEC_CONSTANT, .len = 10, .cap = 1,
-                    .data = (uint8_t *)&dd};
+    fl_vector cv = {
+        .type = &tf, .encoding = FL_VEC_CONSTANT, .len = 10, .cap = 1, .data = (uint8_t *)&dd};
     CHECK_EQ_STR(fmt_json(&cv, 7), "\"NaN\"");
 
     /* binary, fixed, uuid, decimal, bool */
@@ -166,17 +170,22 @@ static void test_vectors_json(void)
 static void test_nested_json(void)
 {
     /* list<int32>: rows [1,2], [], null, [null] */
-    fl_field elem = {.name = "element", .field_id = 3, .nullable = true,
-                     .type = {.id = FL_TYPE_INT32}};
+    fl_field elem = {
+        .name = "element", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_INT32}};
     fl_type tl = {.id = FL_TYPE_LIST, .nchildren = 1, .children = &elem};
     int32_t ev[3] = {1, 2, 0};
     uint8_t evalid = 0x3;
-    fl_vector child = {.type = &elem.type, .len = 3, .cap = 3, .validity = &evalid,
-                       .data = (uint8_t *)ev};
+    fl_vector child = {
+        .type = &elem.type, .len = 3, .cap = 3, .validity = &evalid, .data = (uint8_t *)ev};
     int64_t loffs[5] = {0, 2, 2, 2, 3};
     uint8_t lvalid = 0xB; /* rows 0,1,3 valid */
-    fl_vector lv = {.type = &tl, .len = 4, .cap = 4, .validity = &lvalid, .offsets = loffs,
-                    .nchildren = 1, .children = &child};
+    fl_vector lv = {.type = &tl,
+                    .len = 4,
+                    .cap = 4,
+                    .validity = &lvalid,
+                    .offsets = loffs,
+                    .nchildren = 1,
+                    .children = &child};
     CHECK_EQ_STR(fmt_json(&lv, 0), "[1,2]");
     CHECK_EQ_STR(fmt_json(&lv, 1), "[]");
     CHECK_EQ_STR(fmt_json(&lv, 2), "null");
@@ -201,14 +210,14 @@ static void test_nested_json(void)
     fl_vector mc[2] = {{.type = &mf[0].type, .len = 1, .cap = 1, .offsets = soffs, .heap = sheap},
                        {.type = &mf[1].type, .len = 1, .cap = 1, .data = (uint8_t *)&av}};
     int64_t moffs[2] = {0, 1};
-    fl_vector mv = {.type = &tm, .len = 1, .cap = 1, .offsets = moffs, .nchildren = 2,
-                    .children = mc};
+    fl_vector mv = {
+        .type = &tm, .len = 1, .cap = 1, .offsets = moffs, .nchildren = 2, .children = mc};
     CHECK_EQ_STR(fmt_json(&mv, 0), "[{\"key\":\"x\",\"value\":7}]");
 
     /* corrupt offsets are reported, not followed */
     int64_t bad[2] = {0, 99};
-    fl_vector badv = {.type = &tl, .len = 1, .cap = 1, .offsets = bad, .nchildren = 1,
-                      .children = &child};
+    fl_vector badv = {
+        .type = &tl, .len = 1, .cap = 1, .offsets = bad, .nchildren = 1, .children = &child};
     CHECK(strstr(fmt_json(&badv, 0), "outside the child vector") != NULL);
 }
 
@@ -236,19 +245,23 @@ static void test_printers(void)
     uint8_t heap[] = "a,\"b\"";
     uint8_t valid = 0x3; /* row 2 null, row 1 empty string */
     fl_vector cols[2] = {{.type = &fields[0].type, .len = 3, .cap = 3, .data = (uint8_t *)ids},
-                         {.type = &fields[1].type, .len = 3, .cap = 3, .validity = &valid,
-                          .offsets = offs, .heap = heap}};
+                         {.type = &fields[1].type,
+                          .len = 3,
+                          .cap = 3,
+                          .validity = &valid,
+                          .offsets = offs,
+                          .heap = heap}};
     fl_batch b = {.schema = &schema, .ncols = 2, .cols = cols, .nrows = 3};
     CHECK_EQ_STR(print_batch(FL_OUT_CSV, &schema, &b), "id,s\n1,\"a,\"\"b\"\"\"\n22,\"\"\n333,\n");
-    CHECK_EQ_STR(print_batch(FL_OUT_JSONL, &schema, &b),
-                 "{\"id\":1,\"s\":\"a,\\\"b\\\"\"}\n{\"id\":22,\"s\":\"\"}\n{\"id\":333,\"s\":null}\n");
-    CHECK_EQ_STR(print_batch(FL_OUT_TABLE, &schema, &b),
-                 "id  | s\n"
-                 "----+------\n"
-                 "  1 | a,\"b\"\n"
-                 " 22 | \n"
-                 "333 | NULL\n"
-                 "(3 rows)\n");
+    CHECK_EQ_STR(
+        print_batch(FL_OUT_JSONL, &schema, &b),
+        "{\"id\":1,\"s\":\"a,\\\"b\\\"\"}\n{\"id\":22,\"s\":\"\"}\n{\"id\":333,\"s\":null}\n");
+    CHECK_EQ_STR(print_batch(FL_OUT_TABLE, &schema, &b), "id  | s\n"
+                                                         "----+------\n"
+                                                         "  1 | a,\"b\"\n"
+                                                         " 22 | \n"
+                                                         "333 | NULL\n"
+                                                         "(3 rows)\n");
     /* selection vector: only row 2 */
     uint32_t sel_idx[1] = {2};
     fl_sel sel = {.idx = sel_idx, .count = 1, .cap = 1};

@@ -51,11 +51,12 @@ static char *drain(fl_source *src, fl_error *err, fl_status *rc_out)
 
 static void test_csv_infer(void)
 {
-    const char *p = write_tmp("a.csv", "n,x,flag,day,at,name,empty\r\n"
-                                       "1,1.5,true,2024-01-01,2024-01-01 10:00:00,\"a,\"\"b\"\"\",\n"
-                                       "-7,2,FALSE,1999-12-31,2024-01-01T10:00:00.25,\"\",\n"
-                                       "\n"
-                                       ",,,,,\"multi\nline\",\n");
+    const char *p =
+        write_tmp("a.csv", "n,x,flag,day,at,name,empty\r\n"
+                           "1,1.5,true,2024-01-01,2024-01-01 10:00:00,\"a,\"\"b\"\"\",\n"
+                           "-7,2,FALSE,1999-12-31,2024-01-01T10:00:00.25,\"\",\n"
+                           "\n"
+                           ",,,,,\"multi\nline\",\n");
     fl_source *src;
     fl_error err;
     CHECK_OK(fl_csv_source_open(p, NULL, &src, &err), &err);
@@ -72,9 +73,10 @@ static void test_csv_infer(void)
     fl_status rc;
     char *out = drain(src, &err, &rc);
     CHECK_OK(rc, &err);
-    CHECK_EQ_STR(out, "\"1\",1.5,true,\"2024-01-01\",\"2024-01-01 10:00:00.000000\",\"a,\\\"b\\\"\",null\n"
-                      "\"-7\",2,false,\"1999-12-31\",\"2024-01-01 10:00:00.250000\",\"\",null\n"
-                      "null,null,null,null,null,\"multi\\nline\",null\n");
+    CHECK_EQ_STR(
+        out, "\"1\",1.5,true,\"2024-01-01\",\"2024-01-01 10:00:00.000000\",\"a,\\\"b\\\"\",null\n"
+             "\"-7\",2,false,\"1999-12-31\",\"2024-01-01 10:00:00.250000\",\"\",null\n"
+             "null,null,null,null,null,\"multi\\nline\",null\n");
     free(out);
     src->ops->close(src);
     unlink(p);
@@ -104,7 +106,8 @@ static void test_csv_errors(void)
     p = write_tmp("d.csv", "a,b\n1,2.5\n2,12345\n");
     CHECK_OK(fl_csv_source_open(p, &o, &src, &err), &err);
     free(drain(src, &err, &rc));
-    CHECK(rc == FL_EOVERFLOW && strstr(err.msg, "line 3, column 'b'") && strstr(err.msg, "decimal(4,1)"));
+    CHECK(rc == FL_EOVERFLOW && strstr(err.msg, "line 3, column 'b'") &&
+          strstr(err.msg, "decimal(4,1)"));
     src->ops->close(src);
     CHECK(fl_csv_source_open("/nonexistent/x.csv", NULL, &src, &err) == FL_ENOTFOUND);
     fl_arena_free(&a);
@@ -113,10 +116,12 @@ static void test_csv_errors(void)
 
 static void test_jsonl(void)
 {
-    const char *p = write_tmp("a.jsonl", "{\"a\":1,\"o\":{\"p\":\"x\",\"q\":[1,2]},\"l\":[1.5,null],\"d\":\"2024-01-01\"}\n"
-                                         "\n"
-                                         "{\"a\":2.5,\"o\":{\"p\":null,\"q\":[]},\"l\":[],\"m\":\"x\",\"d\":null}\n"
-                                         "{\"a\":null,\"o\":null,\"m\":{\"k\":1}}\n");
+    const char *p = write_tmp(
+        "a.jsonl",
+        "{\"a\":1,\"o\":{\"p\":\"x\",\"q\":[1,2]},\"l\":[1.5,null],\"d\":\"2024-01-01\"}\n"
+        "\n"
+        "{\"a\":2.5,\"o\":{\"p\":null,\"q\":[]},\"l\":[],\"m\":\"x\",\"d\":null}\n"
+        "{\"a\":null,\"o\":null,\"m\":{\"k\":1}}\n");
     fl_source *src;
     fl_error err;
     CHECK_OK(fl_jsonl_source_open(p, NULL, &src, &err), &err);
@@ -144,15 +149,20 @@ static void test_jsonl(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_schema sc;
-    CHECK_OK(fl_parse_schema_spec("v:decimal(20,2),m:map<string,long>,b:binary", &a, &sc, &err), &err);
+    CHECK_OK(fl_parse_schema_spec("v:decimal(20,2),m:map<string,long>,b:binary", &a, &sc, &err),
+             &err);
     fl_source_options o = {.schema = &sc};
-    p = write_tmp("b.jsonl", "{\"v\":\"123456789012345678.91\",\"m\":[{\"key\":\"a\",\"value\":\"9007199254740993\"}],\"b\":\"\\\\x00ff\"}\n"
+    p = write_tmp("b.jsonl", "{\"v\":\"123456789012345678.91\",\"m\":[{\"key\":\"a\",\"value\":"
+                             "\"9007199254740993\"}],\"b\":\"\\\\x00ff\"}\n"
                              "{\"v\":1.5,\"m\":{\"x\":1,\"y\":null},\"b\":\"raw\"}\n");
     CHECK_OK(fl_jsonl_source_open(p, &o, &src, &err), &err);
     out = drain(src, &err, &rc);
     CHECK_OK(rc, &err);
-    CHECK_EQ_STR(out, "\"123456789012345678.91\",[{\"key\":\"a\",\"value\":\"9007199254740993\"}],\"\\\\x00ff\"\n"
-                      "\"1.50\",[{\"key\":\"x\",\"value\":\"1\"},{\"key\":\"y\",\"value\":null}],\"\\\\x726177\"\n");
+    CHECK_EQ_STR(
+        out,
+        "\"123456789012345678.91\",[{\"key\":\"a\",\"value\":\"9007199254740993\"}],\"\\\\x00ff\"\n"
+        "\"1.50\",[{\"key\":\"x\",\"value\":\"1\"},{\"key\":\"y\",\"value\":null}],"
+        "\"\\\\x726177\"\n");
     free(out);
     src->ops->close(src);
 
@@ -175,7 +185,8 @@ static void test_edges(void)
     fl_source *src;
     fl_status rc;
     /* UTF-8 BOM before the header */
-    const char *p = write_tmp("bom.csv", "\xEF\xBB\xBF" "a,b\n1,x\n");
+    const char *p = write_tmp("bom.csv", "\xEF\xBB\xBF"
+                                         "a,b\n1,x\n");
     CHECK_OK(fl_csv_source_open(p, NULL, &src, &err), &err);
     CHECK_EQ_STR(src->schema->fields[0].name, "a");
     char *out = drain(src, &err, &rc);

@@ -67,8 +67,10 @@ static void test_dates(void)
     bool tz;
     CHECK(fl_parse_timestamp(S("2024-01-01 00:00:01.000001"), 6, &t, &tz) &&
           t == 1704067201000001LL && !tz);
-    CHECK(fl_parse_timestamp(S("2024-01-01T02:00:00+02:00"), 6, &t, &tz) && t == 1704067200000000LL && tz);
-    CHECK(fl_parse_timestamp(S("2024-01-01 00:00:00+00"), 6, &t, &tz) && t == 1704067200000000LL && tz);
+    CHECK(fl_parse_timestamp(S("2024-01-01T02:00:00+02:00"), 6, &t, &tz) &&
+          t == 1704067200000000LL && tz);
+    CHECK(fl_parse_timestamp(S("2024-01-01 00:00:00+00"), 6, &t, &tz) && t == 1704067200000000LL &&
+          tz);
     CHECK(fl_parse_timestamp(S("2024-01-01"), 6, &t, &tz) && t == 1704067200000000LL);
     CHECK(fl_parse_timestamp(S("1969-12-31 23:59:59.9999995"), 6, &t, &tz) && t == -1);
     CHECK(fl_parse_timestamp(S("2024-01-01 00:00:00.123456789"), 9, &t, &tz) &&
@@ -83,7 +85,8 @@ static void test_dates(void)
 static void test_bytes(void)
 {
     uint8_t u[16];
-    CHECK(fl_parse_uuid(S("12345678-1234-5678-1234-567812345678"), u) && u[0] == 0x12 && u[15] == 0x78);
+    CHECK(fl_parse_uuid(S("12345678-1234-5678-1234-567812345678"), u) && u[0] == 0x12 &&
+          u[15] == 0x78);
     CHECK(fl_parse_uuid(S("123456781234567812345678123456ff"), u) && u[15] == 0xff);
     CHECK(!fl_parse_uuid(S("12345678-1234-5678-1234-56781234567g"), u));
     uint8_t b[8];
@@ -100,18 +103,22 @@ static void test_schema_spec(void)
     fl_error err;
     CHECK_OK(fl_parse_schema_spec("id:long not null, price:decimal(10,2),tags:list<string>,"
                                   "pt:struct<x:double,y:long>,m:map<string,int>,u:uuid,f:fixed[4]",
-                                  &a, &s, &err), &err);
+                                  &a, &s, &err),
+             &err);
     CHECK_EQ_INT(s.nfields, 7);
     CHECK_EQ_STR(s.fields[0].name, "id");
-    CHECK(!s.fields[0].nullable && s.fields[0].type.id == FL_TYPE_INT64 && s.fields[0].field_id == 1);
+    CHECK(!s.fields[0].nullable && s.fields[0].type.id == FL_TYPE_INT64 &&
+          s.fields[0].field_id == 1);
     CHECK(s.fields[1].type.id == FL_TYPE_DECIMAL && s.fields[1].type.precision == 10 &&
           s.fields[1].type.scale == 2 && s.fields[1].field_id == 2);
     CHECK(s.fields[2].type.id == FL_TYPE_LIST && s.fields[2].type.children[0].field_id == 8 &&
           s.fields[2].type.children[0].type.id == FL_TYPE_STRING);
     CHECK(s.fields[3].type.id == FL_TYPE_STRUCT && s.fields[3].type.nchildren == 2 &&
-          s.fields[3].type.children[1].field_id == 10 && !strcmp(s.fields[3].type.children[1].name, "y"));
+          s.fields[3].type.children[1].field_id == 10 &&
+          !strcmp(s.fields[3].type.children[1].name, "y"));
     CHECK(s.fields[4].type.id == FL_TYPE_MAP && s.fields[4].type.children[0].field_id == 11 &&
-          s.fields[4].type.children[1].field_id == 12 && s.fields[4].type.children[1].type.id == FL_TYPE_INT32);
+          s.fields[4].type.children[1].field_id == 12 &&
+          s.fields[4].type.children[1].type.id == FL_TYPE_INT32);
     CHECK(s.fields[5].type.id == FL_TYPE_UUID && s.fields[6].type.fixed_len == 4);
     CHECK(fl_parse_schema_spec("a:long,a:int", &a, &s, &err) == FL_EINVAL);
     CHECK(fl_parse_schema_spec("a:lng", &a, &s, &err) == FL_EINVAL);

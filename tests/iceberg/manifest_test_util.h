@@ -57,7 +57,10 @@ static fl_status remap_list(fl_fileio *io, const char *prefix,
     remap_io *r = (remap_io *)io;
     return r->inner->ops->list(r->inner, prefix, fn, ctx, err);
 }
-static void remap_destroy(fl_fileio *io) { (void)io; }
+static void remap_destroy(fl_fileio *io)
+{
+    (void)io;
+}
 
 static const fl_fileio_ops remap_ops = {remap_open, remap_create, remap_remove, remap_list,
                                         remap_destroy};
@@ -72,7 +75,10 @@ static inline void remap_init(remap_io *r, fl_fileio *inner, const char *from, c
 
 static inline int hexnib(int c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Decodes hex into a malloc'd buffer; returns length or -1. */

@@ -6,9 +6,9 @@
  *    Parquet file (FLOE_CONCURRENCY_BATCHES overrides 100). Conflicts are
  *    absorbed by retries (commit.retry.num-retries is set high), so no
  *    process may fail (sanitizer builds default to 40 batches to fit the test
- *    time budget; FLOE_CONCURRENCY_BATCHES=100 runs the full load); afterwards the table has exactly 8 * 100 append
- *    snapshots in one ancestry chain, total-records and a full scan agree
- *    with what was written, and every id is present exactly once (sum).
+ *    time budget; FLOE_CONCURRENCY_BATCHES=100 runs the full load); afterwards the table has
+ * exactly 8 * 100 append snapshots in one ancestry chain, total-records and a full scan agree with
+ * what was written, and every id is present exactly once (sum).
  * 2. Deletes racing appends: a child appends files of group 7 on request
  *    (a pipe); the parent records deletes whose conflict filter is grp = 7,
  *    has one append land, then commits: each must fail with FL_ECONFLICT naming the
@@ -196,12 +196,13 @@ static void test_deletes_racing_appends(void)
     int conflicts = 0;
     for (int round = 0; round < 4; round++) {
         bool matching = round < 3;
-        fl_col_pred p = {.column = "grp", .op = FL_CMP_EQ,
+        fl_col_pred p = {.column = "grp",
+                         .op = FL_CMP_EQ,
                          .value = {.type = {.id = FL_TYPE_INT32}, .v.i32 = matching ? 7 : 8}};
         fl_predicate filt = {1, &p};
         const char *rm[] = {seed[matching ? round : 3].file_path};
-        fl_ice_row_delta d = {.operation = "delete", .remove_data = rm, .nremove_data = 1,
-                              .conflict_filter = &filt};
+        fl_ice_row_delta d = {
+            .operation = "delete", .remove_data = rm, .nremove_data = 1, .conflict_filter = &filt};
         CHECK_OK(fl_ice_table_refresh(t, &err), &err);
         CHECK_OK(fl_ice_txn_begin(t, &x, &err), &err);
         CHECK_OK(fl_ice_txn_row_delta(x, &d, &err), &err);

@@ -59,8 +59,8 @@ static int committer(const char *dir, const char *side, int round)
         fl_ice_data_file f;
         char *path = fl_arena_sprintf(&a, "%s/wh/db/t/data/r%d-b%d.parquet", dir, round, b);
         fl_ice_txn *x = NULL;
-        fl_status st = td_write_file(io, path, (int64_t)round * 1000000 + b * ROWS, ROWS, 1, &a,
-                                     &f, &err);
+        fl_status st =
+            td_write_file(io, path, (int64_t)round * 1000000 + b * ROWS, ROWS, 1, &a, &f, &err);
         if (st == FL_OK)
             st = fl_ice_txn_begin(t, &x, &err);
         if (st == FL_OK) {
@@ -188,8 +188,8 @@ static void test_kill_during_commits(void)
         int64_t after = 0, sum = 0;
         CHECK_OK(td_scan(io, &t->meta, &after, &sum, &err), &err);
         CHECK_EQ_INT(after, rows);
-        CHECK_OK(fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, true, NULL, NULL,
-                                            &again, &err),
+        CHECK_OK(fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, true, NULL, NULL, &again,
+                                            &err),
                  &err);
         CHECK_EQ_INT(again, 0);
         /* and it still takes commits */

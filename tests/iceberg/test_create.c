@@ -17,20 +17,25 @@ static fl_schema *sample_schema(fl_arena *a)
     memset(c, 0, sizeof c);
     c[0] = (fl_field){.name = "c", .nullable = true, .type = {.id = FL_TYPE_STRING}};
     b[0] = (fl_field){.name = "a", .nullable = true, .type = {.id = FL_TYPE_INT32}};
-    b[1] = (fl_field){.name = "b", .nullable = true,
+    b[1] = (fl_field){.name = "b",
+                      .nullable = true,
                       .type = {.id = FL_TYPE_STRUCT, .nchildren = 1, .children = c}};
     x[0] = (fl_field){.name = "x", .nullable = true, .type = {.id = FL_TYPE_INT32}};
-    lel[0] = (fl_field){.name = "element", .nullable = true,
+    lel[0] = (fl_field){.name = "element",
+                        .nullable = true,
                         .type = {.id = FL_TYPE_STRUCT, .nchildren = 1, .children = x}};
     mkv[0] = (fl_field){.name = "key", .nullable = false, .type = {.id = FL_TYPE_STRING}};
     mkv[1] = (fl_field){.name = "value", .nullable = true, .type = {.id = FL_TYPE_FLOAT64}};
-    top[0] = (fl_field){.name = "id", .field_id = 77, .nullable = false,
-                        .type = {.id = FL_TYPE_INT64}};
-    top[1] = (fl_field){.name = "s", .nullable = true,
+    top[0] =
+        (fl_field){.name = "id", .field_id = 77, .nullable = false, .type = {.id = FL_TYPE_INT64}};
+    top[1] = (fl_field){.name = "s",
+                        .nullable = true,
                         .type = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = b}};
-    top[2] = (fl_field){.name = "l", .nullable = true,
+    top[2] = (fl_field){.name = "l",
+                        .nullable = true,
                         .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = lel}};
-    top[3] = (fl_field){.name = "m", .nullable = true,
+    top[3] = (fl_field){.name = "m",
+                        .nullable = true,
                         .type = {.id = FL_TYPE_MAP, .nchildren = 2, .children = mkv}};
     top[4] = (fl_field){.name = "ts", .nullable = true, .type = {.id = FL_TYPE_TIMESTAMPTZ}};
     top[5] = (fl_field){.name = "d", .nullable = true, .type = {.id = FL_TYPE_DATE}};
@@ -74,12 +79,15 @@ static void test_new_metadata(void)
     fl_arena_init(&a, 0);
     fl_error err;
     const char *parts[] = {"day(ts)", "bucket(id, 16)", "truncate(name, 4)", "d",
-                           "s.a", "void(name)", "years(d)"};
+                           "s.a",     "void(name)",     "years(d)"};
     const char *sorts[] = {"id DESC", "name"};
     fl_ice_kv props[] = {{"format-version", "3"}, {"owner", "me"}};
     fl_ice_map pm = {2, props};
-    fl_ice_create_options o = {.schema = sample_schema(&a), .partition_by = parts,
-                               .npartition_by = 7, .sort_by = sorts, .nsort_by = 2,
+    fl_ice_create_options o = {.schema = sample_schema(&a),
+                               .partition_by = parts,
+                               .npartition_by = 7,
+                               .sort_by = sorts,
+                               .nsort_by = 2,
                                .properties = &pm};
     const char *ident[] = {"id"};
     o.identifier_fields = ident;
@@ -129,8 +137,8 @@ static void test_new_metadata(void)
 
     /* default: v2, unpartitioned, unsorted */
     fl_ice_create_options o2 = {.schema = sample_schema(&a)};
-    CHECK_OK(ice_new_table_metadata(&o2, "/w/t", "0b2a9b9e-3c1e-4f5a-8b6f-0123456789ab", 1, &a,
-                                    &m, &err),
+    CHECK_OK(ice_new_table_metadata(&o2, "/w/t", "0b2a9b9e-3c1e-4f5a-8b6f-0123456789ab", 1, &a, &m,
+                                    &err),
              &err);
     CHECK_EQ_INT(m.format_version, 2);
     CHECK_EQ_INT(m.specs[0].nfields, 0);

@@ -30,13 +30,17 @@ static fl_schema g_schema = {3, g_fields, 0};
 #define T0 1704067200000000LL /* 2024-01-01T00:00:00Z */
 
 static fl_status make_meta(const char *loc, const char *const *parts, uint32_t np,
-                           const char *const *sorts, uint32_t ns, const char *target,
-                           fl_arena *a, fl_ice_metadata *m, fl_error *err)
+                           const char *const *sorts, uint32_t ns, const char *target, fl_arena *a,
+                           fl_ice_metadata *m, fl_error *err)
 {
     fl_ice_kv kv[1] = {{"write.target-file-size-bytes", target}};
     fl_ice_map props = {target ? 1 : 0, kv};
-    fl_ice_create_options o = {.schema = &g_schema, .partition_by = parts, .npartition_by = np,
-                               .sort_by = sorts, .nsort_by = ns, .properties = &props};
+    fl_ice_create_options o = {.schema = &g_schema,
+                               .partition_by = parts,
+                               .npartition_by = np,
+                               .sort_by = sorts,
+                               .nsort_by = ns,
+                               .properties = &props};
     return ice_new_table_metadata(&o, loc, "11111111-2222-4333-8444-555555555555", 1, a, m, err);
 }
 
@@ -296,8 +300,9 @@ static void test_partition_paths(void)
     fl_error err;
     fl_field f[4] = {{.name = "s", .nullable = true, .type = {.id = FL_TYPE_STRING}},
                      {.name = "ts", .nullable = true, .type = {.id = FL_TYPE_TIMESTAMP}},
-                     {.name = "d", .nullable = true, .type = {.id = FL_TYPE_DECIMAL, .precision = 9,
-                                                              .scale = 2}},
+                     {.name = "d",
+                      .nullable = true,
+                      .type = {.id = FL_TYPE_DECIMAL, .precision = 9, .scale = 2}},
                      {.name = "b", .nullable = true, .type = {.id = FL_TYPE_BINARY}}};
     fl_schema s = {4, f, 0};
     const char *parts[] = {"s", "hour(ts)", "month(ts)", "d", "b", "truncate(s, 2)"};

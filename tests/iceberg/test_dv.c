@@ -40,7 +40,10 @@ static void put32le(uint8_t *p, uint32_t v)
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-static void put16le(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+static void put16le(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
 
 /* Wraps a roaring64 body as a DV blob (BE length, magic, body, BE CRC). */
 static size_t wrap_dv(const uint8_t *body, size_t n, uint8_t *out)
@@ -64,13 +67,13 @@ static void test_inline_run_and_bitmap(void)
     static uint8_t body[20000];
     size_t o = 0;
     put32le(body + o, 2), put32le(body + o + 4, 0), o += 8;
-    put32le(body + o, 0), o += 4; /* key 0 */
+    put32le(body + o, 0), o += 4;      /* key 0 */
     put32le(body + o, 12347u), o += 4; /* 1 container */
-    body[o++] = 1;                    /* run flag */
+    body[o++] = 1;                     /* run flag */
     put16le(body + o, 0), put16le(body + o + 2, 99), o += 4;
-    put16le(body + o, 1), o += 2;                         /* nruns */
+    put16le(body + o, 1), o += 2;                            /* nruns */
     put16le(body + o, 5), put16le(body + o + 2, 99), o += 4; /* [5, 5+99] */
-    put32le(body + o, 1), o += 4;                          /* key 1 */
+    put32le(body + o, 1), o += 4;                            /* key 1 */
     put32le(body + o, 12346u), put32le(body + o + 4, 1), o += 8;
     put16le(body + o, 0), put16le(body + o + 2, 4999), o += 4;
     put32le(body + o, 0), o += 4; /* offset (unchecked) */
@@ -209,9 +212,9 @@ static void test_puffin_files(void)
             CHECK(ft.blobs[0].referenced_data_file != NULL);
             CHECK(ft.blobs[0].cardinality != NULL);
             fl_ice_position_set s;
-            CHECK_OK(fl_ice_dv_decode(buf + ft.blobs[0].offset, (size_t)ft.blobs[0].length, &s,
-                                      &err),
-                     &err);
+            CHECK_OK(
+                fl_ice_dv_decode(buf + ft.blobs[0].offset, (size_t)ft.blobs[0].length, &s, &err),
+                &err);
             CHECK_EQ_INT(s.n, strtoll(ft.blobs[0].cardinality, NULL, 10));
             if (i == 0) {
                 CHECK_EQ_STR(ft.blobs[0].referenced_data_file, "data/test.parquet");
@@ -254,10 +257,10 @@ static void test_puffin_files(void)
  * flipped, through the fuzz target: no crash, leak or UB (ASan/UBSan). */
 static void test_fuzz_replay(void)
 {
-    const char *files[] = {"puffin/deletion-vector-v1.puffin", "dv/single-blob-dv.puffin",
-                           "puffin/sample-metric-data-uncompressed.bin",
-                           "puffin/deletion-vector-v1-payload.bin",
-                           "dv/all-container-types-position-index.bin", "dv/64map32bitvals.bin"};
+    const char *files[] = {
+        "puffin/deletion-vector-v1.puffin",           "dv/single-blob-dv.puffin",
+        "puffin/sample-metric-data-uncompressed.bin", "puffin/deletion-vector-v1-payload.bin",
+        "dv/all-container-types-position-index.bin",  "dv/64map32bitvals.bin"};
     size_t runs = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         size_t n;

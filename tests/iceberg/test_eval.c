@@ -78,9 +78,13 @@ static fl_ice_data_file file_for(int32_t id, bool id_null, int32_t n, int64_t ts
     f.file_format = "PARQUET";
     f.record_count = 10;
     const fl_ice_partition_spec *sp = fl_ice_metadata_spec(&g_m, 0);
-    fl_value src[8] = {id_null ? vnull(FL_TYPE_INT32) : vint(id), id_null ? vnull(FL_TYPE_INT32) : vint(id),
-                       vint(n), vlong(FL_TYPE_TIMESTAMP, ts), vstr(s),
-                       {.type = {.id = FL_TYPE_DATE}, .v.i32 = d}, vint(0),
+    fl_value src[8] = {id_null ? vnull(FL_TYPE_INT32) : vint(id),
+                       id_null ? vnull(FL_TYPE_INT32) : vint(id),
+                       vint(n),
+                       vlong(FL_TYPE_TIMESTAMP, ts),
+                       vstr(s),
+                       {.type = {.id = FL_TYPE_DATE}, .v.i32 = d},
+                       vint(0),
                        vlong(FL_TYPE_TIMESTAMP, ts)};
     for (uint32_t i = 0; i < sp->nfields; i++) {
         fl_ice_transform t;
@@ -106,7 +110,7 @@ static fl_ice_match match1(const fl_ice_data_file *f, const char *col, fl_cmp_op
 
 static void test_partition_projection(void)
 {
-    int64_t day = 19724; /* 2024-01-02 */
+    int64_t day = 19724;                                     /* 2024-01-02 */
     int64_t ts = day * 86400000000LL + 3 * 3600000000LL + 5; /* 03:00:00.000005 */
     fl_ice_data_file f = file_for(5, false, 23, ts, "abcdef", 19724);
     /* identity: exact answers */
@@ -193,15 +197,15 @@ static void test_manifest_summaries(void)
         fl_cmp_op op;
         int32_t v;
         bool may;
-    } cases[] = {{FL_CMP_EQ, 5, false}, {FL_CMP_EQ, 2, true}, {FL_CMP_LT, 1, false},
-                 {FL_CMP_LE, 1, true},  {FL_CMP_GT, 3, false}, {FL_CMP_GE, 3, true},
+    } cases[] = {{FL_CMP_EQ, 5, false},      {FL_CMP_EQ, 2, true},      {FL_CMP_LT, 1, false},
+                 {FL_CMP_LE, 1, true},       {FL_CMP_GT, 3, false},     {FL_CMP_GE, 3, true},
                  {FL_CMP_IS_NULL, 0, false}, {FL_CMP_NOT_NULL, 0, true}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fl_col_pred t = {.column = "id", .op = cases[i].op, .value = vint(cases[i].v)};
         fl_predicate p = {1, &t};
         ice_filter f;
-        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a, &f,
-                                    &err),
+        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a,
+                                    &f, &err),
                  &err);
         if (ice_eval_manifest(&g_m, sp, &f, &mf) != cases[i].may)
             fprintf(stderr, "case %zu\n", i);
@@ -213,8 +217,9 @@ static void test_manifest_summaries(void)
     fl_col_pred t = {.column = "id", .op = FL_CMP_EQ, .value = vint(1)};
     fl_predicate p = {1, &t};
     ice_filter f;
-    CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a, &f, &err),
-             &err);
+    CHECK_OK(
+        ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a, &f, &err),
+        &err);
     CHECK(!ice_eval_manifest(&g_m, sp, &f, &mf));
     fl_arena_free(&a);
 }
@@ -245,23 +250,41 @@ static void test_metrics(void)
     int64_t lo = 10, hi = 20;
     memcpy(g_b[0], &lo, 8);
     memcpy(g_b[0] + 8, &hi, 8);
-    g_cm[0] = (fl_ice_column_metrics){.field_id = 2, .value_count = 100, .null_value_count = 0,
-                                      .nan_value_count = -1, .has_lower = true, .has_upper = true,
-                                      .lower = g_b[0], .lower_len = 8, .upper = g_b[0] + 8,
+    g_cm[0] = (fl_ice_column_metrics){.field_id = 2,
+                                      .value_count = 100,
+                                      .null_value_count = 0,
+                                      .nan_value_count = -1,
+                                      .has_lower = true,
+                                      .has_upper = true,
+                                      .lower = g_b[0],
+                                      .lower_len = 8,
+                                      .upper = g_b[0] + 8,
                                       .upper_len = 8};
-    g_cm[1] = (fl_ice_column_metrics){.field_id = 5, .value_count = 100, .null_value_count = 3,
-                                      .nan_value_count = -1, .has_lower = true, .has_upper = true,
-                                      .lower = (const uint8_t *)"abc", .lower_len = 3,
-                                      .upper = (const uint8_t *)"abd", .upper_len = 3};
+    g_cm[1] = (fl_ice_column_metrics){.field_id = 5,
+                                      .value_count = 100,
+                                      .null_value_count = 3,
+                                      .nan_value_count = -1,
+                                      .has_lower = true,
+                                      .has_upper = true,
+                                      .lower = (const uint8_t *)"abc",
+                                      .lower_len = 3,
+                                      .upper = (const uint8_t *)"abd",
+                                      .upper_len = 3};
     double dl = 1.0, dh = 9.0;
     memcpy(g_b[2], &dl, 8);
     memcpy(g_b[2] + 8, &dh, 8);
-    g_cm[2] = (fl_ice_column_metrics){.field_id = 7, .value_count = 100, .null_value_count = 0,
-                                      .nan_value_count = 4, .has_lower = true, .has_upper = true,
-                                      .lower = g_b[2], .lower_len = 8, .upper = g_b[2] + 8,
+    g_cm[2] = (fl_ice_column_metrics){.field_id = 7,
+                                      .value_count = 100,
+                                      .null_value_count = 0,
+                                      .nan_value_count = 4,
+                                      .has_lower = true,
+                                      .has_upper = true,
+                                      .lower = g_b[2],
+                                      .lower_len = 8,
+                                      .upper = g_b[2] + 8,
                                       .upper_len = 8};
-    g_cm[3] = (fl_ice_column_metrics){.field_id = 8, .value_count = 100, .null_value_count = 100,
-                                      .nan_value_count = -1};
+    g_cm[3] = (fl_ice_column_metrics){
+        .field_id = 8, .value_count = 100, .null_value_count = 100, .nan_value_count = -1};
     f.nmetrics = 4;
     fl_value L = vlong(FL_TYPE_INT64, 0);
     L.v.i64 = 10;
@@ -305,7 +328,8 @@ static void test_metrics(void)
     int32_t pl = 1, ph = 2;
     memcpy(g_b[3], &pl, 4);
     memcpy(g_b[3] + 4, &ph, 4);
-    g_cm[0].lower = g_b[3], g_cm[0].lower_len = 4, g_cm[0].upper = g_b[3] + 4, g_cm[0].upper_len = 4;
+    g_cm[0].lower = g_b[3], g_cm[0].lower_len = 4, g_cm[0].upper = g_b[3] + 4,
+    g_cm[0].upper_len = 4;
     L.v.i64 = 3;
     CHECK_EQ_INT(match1(&f, "x", FL_CMP_GE, L), NONE);
     L.v.i64 = 2;
@@ -316,7 +340,8 @@ int main(void)
 {
     fl_arena_init(&g_a, 0);
     fl_error err;
-    if (fl_ice_metadata_parse((const uint8_t *)META, strlen(META), "test", &g_a, &g_m, &err) != FL_OK) {
+    if (fl_ice_metadata_parse((const uint8_t *)META, strlen(META), "test", &g_a, &g_m, &err) !=
+        FL_OK) {
         fprintf(stderr, "metadata: %s\n", err.msg);
         return 1;
     }

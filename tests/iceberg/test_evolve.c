@@ -43,8 +43,7 @@ static void test_add_columns(void)
     CHECK_OK(load(META_V2, &a, &m, &err), &err);
     ice_schema_change c;
     fl_type t = {.id = FL_TYPE_STRING};
-    CHECK_OK(ice_evolve_add_column(&m, NULL, "note", &t, true, "a note", NULL, &a, &c, &err),
-             &err);
+    CHECK_OK(ice_evolve_add_column(&m, NULL, "note", &t, true, "a note", NULL, &a, &c, &err), &err);
     CHECK_EQ_INT(c.schema.schema_id, 1);
     CHECK_EQ_INT(c.last_column_id, 7);
     CHECK_EQ_INT(c.schema.schema.nfields, 5);
@@ -57,7 +56,8 @@ static void test_add_columns(void)
     /* nested: a map<string, struct<x:int>> gets ids 7 (field), 8 key, 9 value, 10 x */
     fl_field x[1] = {{.name = "x", .nullable = true, .type = {.id = FL_TYPE_INT32}}};
     fl_field kv[2] = {{.name = "key", .type = {.id = FL_TYPE_STRING}},
-                      {.name = "value", .nullable = true,
+                      {.name = "value",
+                       .nullable = true,
                        .type = {.id = FL_TYPE_STRUCT, .nchildren = 1, .children = x}}};
     fl_type mt = {.id = FL_TYPE_MAP, .nchildren = 2, .children = kv};
     CHECK_OK(ice_evolve_add_column(&m, NULL, "attrs", &mt, true, NULL, NULL, &a, &c, &err), &err);
@@ -77,10 +77,8 @@ static void test_add_columns(void)
     CHECK(ice_evolve_add_column(&m, NULL, "n", &t, true, NULL, NULL, &a, &c, &err) == FL_EEXIST);
     CHECK(ice_evolve_add_column(&m, NULL, "a.b", &t, true, NULL, NULL, &a, &c, &err) == FL_EINVAL);
     CHECK(ice_evolve_add_column(&m, "n", "z", &t, true, NULL, NULL, &a, &c, &err) == FL_EINVAL);
-    CHECK(ice_evolve_add_column(&m, "zz", "z", &t, true, NULL, NULL, &a, &c, &err) ==
-          FL_ENOTFOUND);
-    CHECK(ice_evolve_add_column(&m, NULL, "req", &t, false, NULL, NULL, &a, &c, &err) ==
-          FL_EINVAL);
+    CHECK(ice_evolve_add_column(&m, "zz", "z", &t, true, NULL, NULL, &a, &c, &err) == FL_ENOTFOUND);
+    CHECK(ice_evolve_add_column(&m, NULL, "req", &t, false, NULL, NULL, &a, &c, &err) == FL_EINVAL);
     CHECK(strstr(err.msg, "required column needs a default") != NULL);
     CHECK(ice_evolve_add_column(&m, NULL, "dflt", &t, true, NULL, "\"x\"", &a, &c, &err) ==
           FL_EINVAL);
@@ -88,8 +86,7 @@ static void test_add_columns(void)
 
     /* v3: a required column with a default */
     m.format_version = 3;
-    CHECK_OK(ice_evolve_add_column(&m, NULL, "req", &t, false, NULL, "\"x\"", &a, &c, &err),
-             &err);
+    CHECK_OK(ice_evolve_add_column(&m, NULL, "req", &t, false, NULL, "\"x\"", &a, &c, &err), &err);
     const fl_ice_field_extra *e = fl_ice_schema_extra(&c.schema, 7);
     CHECK(e && e->initial_default && !strcmp(e->initial_default, "\"x\""));
     CHECK(e && e->write_default && !strcmp(e->write_default, "\"x\""));

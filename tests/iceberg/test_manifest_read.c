@@ -14,8 +14,8 @@
  */
 #include <dirent.h>
 #include <ftw.h>
-#include <unistd.h>
 #include <jansson.h>
+#include <unistd.h>
 
 #include "floe/avro.h"
 #include "floe/ice_manifest.h"
@@ -34,14 +34,18 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
     (void)st;
     (void)ftw;
     size_t n = strlen(path);
-    if (flag == FTW_F && n > 5 && !strcmp(path + n - 5, ".avro") && !strstr(path, "/avro-expected/")) {
+    if (flag == FTW_F && n > 5 && !strcmp(path + n - 5, ".avro") &&
+        !strstr(path, "/avro-expected/")) {
         g_files = realloc(g_files, (g_nfiles + 1) * sizeof *g_files);
         g_files[g_nfiles++] = strdup(path);
     }
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* ------------------------------------------------------------ schema names */
 
@@ -108,7 +112,8 @@ static void exp_bytes(json_t *j, bool has, const uint8_t *p, uint32_t len, const
         hex = NULL;
     unsigned char *b = NULL;
     long n = hex ? hex_decode(hex, &b) : -1;
-    EXPECT(n >= 0 && (uint32_t)n == len && (!n || (p && !memcmp(b, p, (size_t)n))), "%s: bytes differ", what);
+    EXPECT(n >= 0 && (uint32_t)n == len && (!n || (p && !memcmp(b, p, (size_t)n))),
+           "%s: bytes differ", what);
     free(b);
 }
 
@@ -219,9 +224,7 @@ static void exp_partition_value(json_t *j, const fl_value *v, const char *name)
         return;
     switch (v->type.id) {
     case FL_TYPE_INT32:
-    case FL_TYPE_DATE:
-        EXPECT(json_integer_value(j) == v->v.i32, "partition %s: int", name);
-        break;
+    case FL_TYPE_DATE: EXPECT(json_integer_value(j) == v->v.i32, "partition %s: int", name); break;
     case FL_TYPE_INT64:
     case FL_TYPE_TIME:
     case FL_TYPE_TIMESTAMP:
@@ -231,8 +234,12 @@ static void exp_partition_value(json_t *j, const fl_value *v, const char *name)
         EXPECT(json_integer_value(j) == v->v.i64, "partition %s: long", name);
         break;
     case FL_TYPE_BOOLEAN: EXPECT(json_is_true(j) == v->v.b, "partition %s: bool", name); break;
-    case FL_TYPE_FLOAT32: EXPECT(json_number_value(j) == v->v.f32, "partition %s: float", name); break;
-    case FL_TYPE_FLOAT64: EXPECT(json_number_value(j) == v->v.f64, "partition %s: double", name); break;
+    case FL_TYPE_FLOAT32:
+        EXPECT(json_number_value(j) == v->v.f32, "partition %s: float", name);
+        break;
+    case FL_TYPE_FLOAT64:
+        EXPECT(json_number_value(j) == v->v.f64, "partition %s: double", name);
+        break;
     case FL_TYPE_STRING:
         EXPECT(json_string_length(j) == v->v.bytes.len &&
                    !memcmp(json_string_value(j), v->v.bytes.ptr, v->v.bytes.len),
@@ -290,7 +297,8 @@ static void check_metrics(json_t *df, const fl_avro_schema *dfs, const fl_ice_da
             }
         }
     }
-    EXPECT(nseen == f->nmetrics, "metrics: %zu distinct field ids expected, %u decoded", nseen, f->nmetrics);
+    EXPECT(nseen == f->nmetrics, "metrics: %zu distinct field ids expected, %u decoded", nseen,
+           f->nmetrics);
     for (uint32_t i = 1; i < f->nmetrics; i++)
         EXPECT(f->metrics[i - 1].field_id < f->metrics[i].field_id, "metrics not sorted");
 }
@@ -365,7 +373,7 @@ static void check_manifest(const char *path, const fl_avro_schema *sch, const fl
     if (!found) { /* not referenced by any list: the header gives spec and content */
         const fl_avro_meta *c = fl_avro_reader_meta_find(ar, "content");
         mf.content = c && !strcmp((const char *)c->value, "deletes") ? FL_ICE_MANIFEST_DELETES
-                                                                      : FL_ICE_MANIFEST_DATA;
+                                                                     : FL_ICE_MANIFEST_DATA;
         mf.added_snapshot_id = 4242;
         mf.sequence_number = 7;
     }
@@ -397,8 +405,8 @@ static char **expected_lines(const char *avro_path, size_t *n, char **buf)
 {
     char ep[8192];
     const char *rel = avro_path + strlen(g_root) + 1; /* after ".../iceberg/" */
-    snprintf(ep, sizeof ep, "%s/avro-expected/%.*s.expected.jsonl", g_root,
-             (int)(strlen(rel) - 5), rel);
+    snprintf(ep, sizeof ep, "%s/avro-expected/%.*s.expected.jsonl", g_root, (int)(strlen(rel) - 5),
+             rel);
     *buf = slurp(ep, NULL);
     *n = 0;
     if (!*buf)
@@ -455,7 +463,10 @@ static void test_fixtures(int pass_lists)
     }
 }
 
-static void test_lists(void) { test_fixtures(1); }
+static void test_lists(void)
+{
+    test_fixtures(1);
+}
 static void test_manifests(void)
 {
     test_fixtures(0);
@@ -624,14 +635,19 @@ static void test_errors(void)
     memset(&mf, 0, sizeof mf);
     char p[8192];
     /* a manifest list is not a manifest */
-    snprintf(p, sizeof p, "%s/icebird/spark/rename_column/metadata/snap-5276958600260276572-1-abf62b15-903b-40b6-9e6b-26bcdceac9b3.avro", g_root);
+    snprintf(p, sizeof p,
+             "%s/icebird/spark/rename_column/metadata/"
+             "snap-5276958600260276572-1-abf62b15-903b-40b6-9e6b-26bcdceac9b3.avro",
+             g_root);
     mf.manifest_path = p;
     fl_ice_manifest_entry *es;
     uint32_t n;
     CHECK(fl_ice_manifest_read(io, NULL, &mf, &a, &es, &n, &err) == FL_ECORRUPT);
     CHECK(strstr(err.msg, "manifest ") && strstr(err.msg, "no field id 2"));
     /* and a manifest is not a list */
-    snprintf(p, sizeof p, "%s/icebird/spark/rename_column/metadata/abf62b15-903b-40b6-9e6b-26bcdceac9b3-m0.avro", g_root);
+    snprintf(p, sizeof p,
+             "%s/icebird/spark/rename_column/metadata/abf62b15-903b-40b6-9e6b-26bcdceac9b3-m0.avro",
+             g_root);
     fl_ice_manifest_file *mfs;
     CHECK(fl_ice_manifest_list_read(io, p, 2, &a, &mfs, &n, &err) == FL_ECORRUPT);
     CHECK(strstr(err.msg, "no field id 500") != NULL);
@@ -663,8 +679,10 @@ static void test_corrupt(void)
     const char *rels[] = {
         "icebird/spark/rename_column/metadata/abf62b15-903b-40b6-9e6b-26bcdceac9b3-m0.avro",
         "icebird/java/bunnies/metadata/a01399a1-e864-4562-b921-c8cb56e6e4a9-m1.avro",
-        "duckdb-iceberg/data/persistent/big_query_error/metadata/24f5f399-c7ec-488d-a9d3-f0aceb454be2-4830b289af0338e2-f-00000-of-00001.avro",
-        "icebird/java/bunnies/metadata/snap-9158179788527662767-1-a01399a1-e864-4562-b921-c8cb56e6e4a9.avro",
+        "duckdb-iceberg/data/persistent/big_query_error/metadata/"
+        "24f5f399-c7ec-488d-a9d3-f0aceb454be2-4830b289af0338e2-f-00000-of-00001.avro",
+        "icebird/java/bunnies/metadata/"
+        "snap-9158179788527662767-1-a01399a1-e864-4562-b921-c8cb56e6e4a9.avro",
     };
     char tmp[] = "/tmp/floe-corrupt-XXXXXX";
     int fd = mkstemp(tmp);

@@ -21,7 +21,8 @@
 
 static const char *k_meta =
     "{\"format-version\":2,\"table-uuid\":\"9c12d441-03fe-4693-9a96-a0705ddf69c1\","
-    "\"location\":\"/tmp/t\",\"last-sequence-number\":9,\"last-updated-ms\":1,\"last-column-id\":11,"
+    "\"location\":\"/tmp/"
+    "t\",\"last-sequence-number\":9,\"last-updated-ms\":1,\"last-column-id\":11,"
     "\"current-schema-id\":0,\"schemas\":[{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
     "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
     "{\"id\":2,\"name\":\"s\",\"required\":false,\"type\":\"string\"},"
@@ -34,7 +35,8 @@ static const char *k_meta =
     "{\"id\":9,\"name\":\"b\",\"required\":false,\"type\":\"boolean\"},"
     "{\"id\":10,\"name\":\"tstz\",\"required\":false,\"type\":\"timestamptz\"},"
     "{\"id\":11,\"name\":\"bin\",\"required\":false,\"type\":\"binary\"}]}],"
-    "\"default-spec-id\":1,\"partition-specs\":[{\"spec-id\":0,\"fields\":[]},{\"spec-id\":1,\"fields\":["
+    "\"default-spec-id\":1,\"partition-specs\":[{\"spec-id\":0,\"fields\":[]},{\"spec-id\":1,"
+    "\"fields\":["
     "{\"name\":\"id_bucket\",\"transform\":\"bucket[8]\",\"source-id\":1,\"field-id\":1000},"
     "{\"name\":\"s\",\"transform\":\"identity\",\"source-id\":2,\"field-id\":1001},"
     "{\"name\":\"s_trunc\",\"transform\":\"truncate[4]\",\"source-id\":2,\"field-id\":1002},"
@@ -49,7 +51,8 @@ static const char *k_meta =
     "{\"name\":\"weird name!\",\"transform\":\"identity\",\"source-id\":11,\"field-id\":1011},"
     "{\"name\":\"ts_hour\",\"transform\":\"hour\",\"source-id\":4,\"field-id\":1012},"
     "{\"name\":\"dec2\",\"transform\":\"identity\",\"source-id\":5,\"field-id\":1013}]}],"
-    "\"last-partition-id\":1013,\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,\"fields\":[]}],"
+    "\"last-partition-id\":1013,\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,"
+    "\"fields\":[]}],"
     "\"properties\":{},\"current-snapshot-id\":-1,\"refs\":{},\"snapshots\":[],\"snapshot-log\":[],"
     "\"metadata-log\":[]}";
 
@@ -72,17 +75,22 @@ static void make_partition(fl_value *p, int k)
 {
     static const char *strs[] = {"", "apple", "zebra"};
     p[0] = val(FL_TYPE_INT32), p[0].v.i32 = 3 + k;
-    p[1] = val(FL_TYPE_STRING), p[1].v.bytes.ptr = (const uint8_t *)strs[k % 3], p[1].v.bytes.len = strlen(strs[k % 3]);
+    p[1] = val(FL_TYPE_STRING), p[1].v.bytes.ptr = (const uint8_t *)strs[k % 3],
+    p[1].v.bytes.len = strlen(strs[k % 3]);
     p[2] = p[1], p[2].v.bytes.len = p[1].v.bytes.len > 4 ? 4 : p[1].v.bytes.len;
     p[3] = val(FL_TYPE_INT32), p[3].v.i32 = 50 + k;
     p[4] = val(FL_TYPE_DATE), p[4].v.i32 = -1 + 100 * k;
-    p[5] = val(FL_TYPE_DECIMAL), p[5].type.precision = 9, p[5].type.scale = 2, p[5].v.dec = k == 1 ? -500 : 99999999;
-    p[6] = val(FL_TYPE_FIXED), p[6].type.fixed_len = 3, p[6].v.bytes.ptr = (const uint8_t *)(k == 1 ? "\x00\x01\xff" : "abc"), p[6].v.bytes.len = 3;
-    p[7] = val(FL_TYPE_UUID), p[7].type.fixed_len = 16, p[7].v.bytes.ptr = k_uuid, p[7].v.bytes.len = 16;
+    p[5] = val(FL_TYPE_DECIMAL), p[5].type.precision = 9, p[5].type.scale = 2,
+    p[5].v.dec = k == 1 ? -500 : 99999999;
+    p[6] = val(FL_TYPE_FIXED), p[6].type.fixed_len = 3,
+    p[6].v.bytes.ptr = (const uint8_t *)(k == 1 ? "\x00\x01\xff" : "abc"), p[6].v.bytes.len = 3;
+    p[7] = val(FL_TYPE_UUID), p[7].type.fixed_len = 16, p[7].v.bytes.ptr = k_uuid,
+    p[7].v.bytes.len = 16;
     p[8] = val(FL_TYPE_FLOAT64), p[8].v.f64 = k == 2 ? NAN : -0.5 * k;
     p[9] = val(FL_TYPE_BOOLEAN), p[9].v.b = k == 1;
     p[10] = val(FL_TYPE_TIMESTAMPTZ), p[10].v.i64 = 1700000000000000LL * k;
-    p[11] = val(FL_TYPE_BINARY), p[11].v.bytes.ptr = (const uint8_t *)"\x01\x02", p[11].v.bytes.len = 2;
+    p[11] = val(FL_TYPE_BINARY), p[11].v.bytes.ptr = (const uint8_t *)"\x01\x02",
+    p[11].v.bytes.len = 2;
     p[12] = val(FL_TYPE_INT32), p[12].v.i32 = 472222 + k;
     p[13] = p[5], p[13].v.dec = 12345;
     if (k == 0)
@@ -114,13 +122,22 @@ static void make_entry(fl_ice_manifest_entry *e, fl_value *part, int k, fl_ice_e
     f->file_size_in_bytes = 1000 + k;
     if (content == FL_ICE_CONTENT_DATA) {
         memset(g_metrics, 0, sizeof g_metrics);
-        g_metrics[0] = (fl_ice_column_metrics){.field_id = 1, .column_size = 40, .value_count = 10,
-                                               .null_value_count = 0, .nan_value_count = -1,
-                                               .has_lower = true, .lower = (const uint8_t *)"\x01\0\0\0\0\0\0\0",
-                                               .lower_len = 8, .has_upper = true,
-                                               .upper = (const uint8_t *)"\x09\0\0\0\0\0\0\0", .upper_len = 8};
-        g_metrics[1] = (fl_ice_column_metrics){.field_id = 8, .column_size = -1, .value_count = 10,
-                                               .null_value_count = 2, .nan_value_count = 1};
+        g_metrics[0] = (fl_ice_column_metrics){.field_id = 1,
+                                               .column_size = 40,
+                                               .value_count = 10,
+                                               .null_value_count = 0,
+                                               .nan_value_count = -1,
+                                               .has_lower = true,
+                                               .lower = (const uint8_t *)"\x01\0\0\0\0\0\0\0",
+                                               .lower_len = 8,
+                                               .has_upper = true,
+                                               .upper = (const uint8_t *)"\x09\0\0\0\0\0\0\0",
+                                               .upper_len = 8};
+        g_metrics[1] = (fl_ice_column_metrics){.field_id = 8,
+                                               .column_size = -1,
+                                               .value_count = 10,
+                                               .null_value_count = 2,
+                                               .nan_value_count = 1};
         f->nmetrics = 2;
         f->metrics = g_metrics;
         f->nsplit_offsets = 2;
@@ -177,8 +194,10 @@ static void check_same_file(const fl_ice_data_file *want, const fl_ice_data_file
         CHECK_EQ_INT(a->nan_value_count, b->nan_value_count);
         CHECK_EQ_INT(a->has_lower, b->has_lower);
         CHECK_EQ_INT(a->has_upper, b->has_upper);
-        CHECK(!a->has_lower || (a->lower_len == b->lower_len && !memcmp(a->lower, b->lower, a->lower_len)));
-        CHECK(!a->has_upper || (a->upper_len == b->upper_len && !memcmp(a->upper, b->upper, a->upper_len)));
+        CHECK(!a->has_lower ||
+              (a->lower_len == b->lower_len && !memcmp(a->lower, b->lower, a->lower_len)));
+        CHECK(!a->has_upper ||
+              (a->upper_len == b->upper_len && !memcmp(a->upper, b->upper, a->upper_len)));
     }
     CHECK_EQ_INT(got->key_metadata_len, want->key_metadata_len);
     CHECK_EQ_INT(got->key_metadata != NULL, want->key_metadata != NULL);
@@ -250,7 +269,8 @@ static void roundtrip(int fv)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_ice_metadata m;
-    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)k_meta, strlen(k_meta), "meta", &a, &m, &err), &err);
+    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)k_meta, strlen(k_meta), "meta", &a, &m, &err),
+             &err);
     fl_fileio *io = fl_fileio_local();
     char mpath[512], dpath[512], lpath[512];
     snprintf(mpath, sizeof mpath, "%s/v%d-m0.avro", g_dir, fv);
@@ -261,7 +281,8 @@ static void roundtrip(int fv)
     /* data manifest: ADDED (new), EXISTING (seq 3), DELETED (seq 2), ADDED all-null */
     fl_value parts[4][NPART];
     fl_ice_manifest_entry es[4];
-    make_entry(&es[0], parts[0], 1, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_DATA);
+    make_entry(&es[0], parts[0], 1, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ,
+               FL_ICE_CONTENT_DATA);
     fl_ice_column_metrics m0[2];
     memcpy(m0, g_metrics, sizeof m0);
     es[0].file.metrics = m0;
@@ -273,13 +294,16 @@ static void roundtrip(int fv)
     fl_ice_column_metrics m2[2];
     memcpy(m2, g_metrics, sizeof m2);
     es[2].file.metrics = m2;
-    make_entry(&es[3], parts[3], 4, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_DATA);
+    make_entry(&es[3], parts[3], 4, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ,
+               FL_ICE_CONTENT_DATA);
     es[3].file.metrics = m2;
     if (fv >= 3)
         es[1].file.has_first_row_id = true, es[1].file.first_row_id = 7; /* already assigned */
 
     fl_ice_manifest_writer *w = NULL;
-    CHECK_OK(fl_ice_manifest_writer_open(io, mpath, &m, 1, FL_ICE_MANIFEST_DATA, fv, snap, &w, &err), &err);
+    CHECK_OK(
+        fl_ice_manifest_writer_open(io, mpath, &m, 1, FL_ICE_MANIFEST_DATA, fv, snap, &w, &err),
+        &err);
     if (!w)
         goto out;
     for (int i = 0; i < 4; i++)
@@ -328,10 +352,15 @@ static void roundtrip(int fv)
     if (fv >= 2) { /* delete manifest: position, equality, (v3) DV */
         fl_value dparts[3][NPART];
         fl_ice_manifest_entry ds[3];
-        make_entry(&ds[0], dparts[0], 5, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_POSITION_DELETES);
-        make_entry(&ds[1], dparts[1], 7, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_EQUALITY_DELETES);
-        make_entry(&ds[2], dparts[2], 6, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_POSITION_DELETES);
-        CHECK_OK(fl_ice_manifest_writer_open(io, dpath, &m, 1, FL_ICE_MANIFEST_DELETES, fv, snap, &w, &err), &err);
+        make_entry(&ds[0], dparts[0], 5, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ,
+                   FL_ICE_CONTENT_POSITION_DELETES);
+        make_entry(&ds[1], dparts[1], 7, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ,
+                   FL_ICE_CONTENT_EQUALITY_DELETES);
+        make_entry(&ds[2], dparts[2], 6, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ,
+                   FL_ICE_CONTENT_POSITION_DELETES);
+        CHECK_OK(fl_ice_manifest_writer_open(io, dpath, &m, 1, FL_ICE_MANIFEST_DELETES, fv, snap,
+                                             &w, &err),
+                 &err);
         if (w) {
             for (int i = 0; i < (fv >= 3 ? 3 : 2); i++)
                 CHECK_OK(fl_ice_manifest_writer_add(w, &ds[i], &err), &err);
@@ -357,8 +386,12 @@ static void roundtrip(int fv)
     }
 
     /* the list */
-    fl_ice_manifest_list_info info = {.format_version = fv, .snapshot_id = snap, .has_parent = true,
-                                      .parent_snapshot_id = 77, .sequence_number = 10, .first_row_id = 100};
+    fl_ice_manifest_list_info info = {.format_version = fv,
+                                      .snapshot_id = snap,
+                                      .has_parent = true,
+                                      .parent_snapshot_id = 77,
+                                      .sequence_number = 10,
+                                      .first_row_id = 100};
     int64_t next = -1;
     CHECK_OK(fl_ice_manifest_list_write(io, lpath, &info, mfs, nmf, &next, &err), &err);
     if (fv >= 3)
@@ -404,11 +437,14 @@ static void roundtrip(int fv)
         CHECK_EQ_INT(got[i].status, es[i].status);
         int64_t want_snap = es[i].status == FL_ICE_STATUS_EXISTING ? 77 : snap;
         CHECK_EQ_INT(got[i].snapshot_id, want_snap);
-        int64_t want_seq = fv == 1 ? 0 : es[i].sequence_number == FL_ICE_UNASSIGNED_SEQ ? 10 : es[i].sequence_number;
+        int64_t want_seq = fv == 1                                          ? 0
+                           : es[i].sequence_number == FL_ICE_UNASSIGNED_SEQ ? 10
+                                                                            : es[i].sequence_number;
         CHECK_EQ_INT(got[i].sequence_number, want_seq);
         CHECK_EQ_INT(got[i].file_sequence_number, want_seq);
     }
-    if (fv >= 3 && n == 4) { /* first_row_id: ADDED 100, EXISTING keeps 7, DELETED none, ADDED 100+11 */
+    if (fv >= 3 &&
+        n == 4) { /* first_row_id: ADDED 100, EXISTING keeps 7, DELETED none, ADDED 100+11 */
         CHECK(got[0].file.has_first_row_id && got[0].file.first_row_id == 100);
         CHECK(got[1].file.has_first_row_id && got[1].file.first_row_id == 7);
         CHECK(!got[2].file.has_first_row_id);
@@ -435,9 +471,18 @@ out:
     fl_arena_free(&a);
 }
 
-static void test_v1(void) { roundtrip(1); }
-static void test_v2(void) { roundtrip(2); }
-static void test_v3(void) { roundtrip(3); }
+static void test_v1(void)
+{
+    roundtrip(1);
+}
+static void test_v2(void)
+{
+    roundtrip(2);
+}
+static void test_v3(void)
+{
+    roundtrip(3);
+}
 
 /* List-writer rules: unassigned sequence numbers only for this snapshot's
  * manifests, counts required in v2+. */
@@ -460,7 +505,7 @@ static void test_list_rules(void)
     CHECK(fl_ice_manifest_list_write(io, p, &info, &mf, 1, NULL, &err) == FL_EINVAL);
     CHECK(strstr(err.msg, "unknown file or row counts") != NULL);
     CHECK(access(p, F_OK) != 0); /* nothing left behind */
-    info.format_version = 1; /* v1 keeps unknown counts as null */
+    info.format_version = 1;     /* v1 keeps unknown counts as null */
     CHECK_OK(fl_ice_manifest_list_write(io, p, &info, &mf, 1, NULL, &err), &err);
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -479,12 +524,14 @@ static void test_inline_manifests(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_ice_metadata m;
-    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)k_meta, strlen(k_meta), "meta", &a, &m, &err), &err);
+    CHECK_OK(fl_ice_metadata_parse((const uint8_t *)k_meta, strlen(k_meta), "meta", &a, &m, &err),
+             &err);
     fl_fileio *io = fl_fileio_local();
     char path[512];
     snprintf(path, sizeof path, "%s/v1-inline-m0.avro", g_dir);
     fl_ice_manifest_writer *w = NULL;
-    CHECK_OK(fl_ice_manifest_writer_open(io, path, &m, 1, FL_ICE_MANIFEST_DATA, 1, 42, &w, &err), &err);
+    CHECK_OK(fl_ice_manifest_writer_open(io, path, &m, 1, FL_ICE_MANIFEST_DATA, 1, 42, &w, &err),
+             &err);
     fl_value parts[NPART];
     fl_ice_manifest_entry e;
     make_entry(&e, parts, 1, FL_ICE_STATUS_ADDED, FL_ICE_UNASSIGNED_SEQ, FL_ICE_CONTENT_DATA);

@@ -66,7 +66,8 @@ static bool is_table_metadata(const char *name)
         return true;
     if (n > 17 && strcmp(name + n - 17, ".metadata.json.gz") == 0)
         return true;
-    return strncmp(name, "TableMetadata", 13) == 0 || strncmp(name, "example_table_metadata", 22) == 0;
+    return strncmp(name, "TableMetadata", 13) == 0 ||
+           strncmp(name, "example_table_metadata", 22) == 0;
 }
 
 static void roundtrip(const char *path, const fl_ice_metadata *m)
@@ -389,7 +390,8 @@ static void test_errors_name_fields(void)
     expect_error(",\"refs\":{\"main\":{\"snapshot-id\":1,\"type\":\"tag\"}}}",
                  "main must be a branch");
     expect_error(",\"properties\":{\"k\":1}}", "properties.k: expected a string");
-    expect_error(",\"snapshot-log\":[{\"timestamp-ms\":1}]}", "snapshot-log[0].snapshot-id: missing");
+    expect_error(",\"snapshot-log\":[{\"timestamp-ms\":1}]}",
+                 "snapshot-log[0].snapshot-id: missing");
     expect_error(",\"statistics\":[{\"snapshot-id\":1,\"statistics-path\":\"p\","
                  "\"file-size-in-bytes\":1,\"file-footer-size-in-bytes\":1,\"blob-metadata\":"
                  "[{\"type\":\"t\",\"snapshot-id\":1,\"sequence-number\":1}]}]}",
@@ -434,7 +436,8 @@ static void test_errors_name_fields(void)
     const char *bad_type =
         "{\"format-version\":2,\"table-uuid\":\"u\",\"location\":\"l\",\"last-sequence-number\":0,"
         "\"last-updated-ms\":1,\"last-column-id\":1,\"current-schema-id\":0,\"schemas\":[{"
-        "\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":true,"
+        "\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":"
+        "true,"
         "\"type\":{\"type\":\"list\",\"element-id\":2,\"element\":\"decimal(99,2)\","
         "\"element-required\":true}}]}]}";
     CHECK(parse_str(bad_type, &a, &m, &err) == FL_ECORRUPT);
@@ -476,7 +479,8 @@ static void test_int64_and_null_snapshot(void)
     CHECK_OK(fl_ice_metadata_write(&m, 2, &json, &len, &err), &err);
     CHECK(json && strstr(json, "\"current-snapshot-id\":-1,\"refs\":{}"));
     /* Java's key order at the start of the file. */
-    CHECK(json && strncmp(json, "{\"format-version\":2,\"table-uuid\":\"u\",\"location\":", 48) == 0);
+    CHECK(json &&
+          strncmp(json, "{\"format-version\":2,\"table-uuid\":\"u\",\"location\":", 48) == 0);
     free(json);
     /* Ids above INT64_MAX that fit 64 unsigned bits (hand-written fixtures use
      * them) wrap to their two's complement; beyond 64 bits is a JSON error. */

@@ -42,7 +42,10 @@ static bool upper_is(const fl_type *t, const char *in, size_t inlen, uint32_t w,
     fl_arena_free(&a);
     return ok;
 }
-static size_t slen(const char *s) { return s ? strlen(s) : 0; }
+static size_t slen(const char *s)
+{
+    return s ? strlen(s) : 0;
+}
 #define UP(t, in, w, want) upper_is(t, in, strlen(in), w, want, slen(want))
 
 static void test_truncate_strings(void)
@@ -53,9 +56,12 @@ static void test_truncate_strings(void)
     CHECK(lower_is(&T_STRING, "", 16, ""));
     /* code points, not bytes: é is 2 bytes, 😀 4 */
     CHECK(lower_is(&T_STRING, "\xc3\xa9\xc3\xa9\xc3\xa9", 2, "\xc3\xa9\xc3\xa9"));
-    CHECK(lower_is(&T_STRING, "a\xf0\x9f\x98\x80" "bc", 2, "a\xf0\x9f\x98\x80"));
+    CHECK(lower_is(&T_STRING,
+                   "a\xf0\x9f\x98\x80"
+                   "bc",
+                   2, "a\xf0\x9f\x98\x80"));
     CHECK(UP(&T_STRING, "abcdef", 3, "abd"));
-    CHECK(UP(&T_STRING, "abc", 3, "abc"));      /* not truncated: unchanged */
+    CHECK(UP(&T_STRING, "abc", 3, "abc"));                  /* not truncated: unchanged */
     CHECK(UP(&T_STRING, "ab\xc3\xa9xyz", 3, "ab\xc3\xaa")); /* é -> ê */
     /* the spec fixture: "...param" truncated to 16 and incremented */
     CHECK(UP(&T_STRING, "Lorem ipsum dolor param", 16, "Lorem ipsum dolp"));
@@ -63,9 +69,15 @@ static void test_truncate_strings(void)
     CHECK(UP(&T_STRING, "a\xed\x9f\xbfzz", 2, "a\xee\x80\x80"));
     /* U+10FFFF cannot be incremented: the code point before it is */
     CHECK(UP(&T_STRING, "a\xf4\x8f\xbf\xbfzz", 2, "b"));
-    CHECK(UP(&T_STRING, "\xf4\x8f\xbf\xbf\xf4\x8f\xbf\xbf" "a", 2, NULL));
+    CHECK(UP(&T_STRING,
+             "\xf4\x8f\xbf\xbf\xf4\x8f\xbf\xbf"
+             "a",
+             2, NULL));
     /* U+FFFF -> U+10000 (a longer sequence) */
-    CHECK(UP(&T_STRING, "\xef\xbf\xbf" "ab", 1, "\xf0\x90\x80\x80"));
+    CHECK(UP(&T_STRING,
+             "\xef\xbf\xbf"
+             "ab",
+             1, "\xf0\x90\x80\x80"));
     /* invalid UTF-8 falls back to bytes */
     CHECK(UP(&T_STRING, "ab\xff\xfe", 3, "ac"));
     CHECK(lower_is(&T_STRING, "ab\xff\xfe", 3, "ab\xff"));
@@ -91,16 +103,28 @@ static fl_schema g_schema;
 
 static void make_schema(void)
 {
-    g_list_child[0] = (fl_field){.name = "element", .field_id = 6, .nullable = true, .type = {.id = FL_TYPE_INT32}};
-    g_struct_child[0] = (fl_field){.name = "a", .field_id = 8, .nullable = true, .type = {.id = FL_TYPE_INT32}};
-    g_fields[0] = (fl_field){.name = "id", .field_id = 1, .nullable = false, .type = {.id = FL_TYPE_INT64}};
-    g_fields[1] = (fl_field){.name = "s", .field_id = 2, .nullable = true, .type = {.id = FL_TYPE_STRING}};
-    g_fields[2] = (fl_field){.name = "f", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_FLOAT64}};
-    g_fields[3] = (fl_field){.name = "bin", .field_id = 4, .nullable = true, .type = {.id = FL_TYPE_BINARY}};
-    g_fields[4] = (fl_field){.name = "l", .field_id = 5, .nullable = true,
-                             .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = g_list_child}};
-    g_fields[5] = (fl_field){.name = "st", .field_id = 7, .nullable = true,
-                             .type = {.id = FL_TYPE_STRUCT, .nchildren = 1, .children = g_struct_child}};
+    g_list_child[0] = (fl_field){
+        .name = "element", .field_id = 6, .nullable = true, .type = {.id = FL_TYPE_INT32}};
+    g_struct_child[0] =
+        (fl_field){.name = "a", .field_id = 8, .nullable = true, .type = {.id = FL_TYPE_INT32}};
+    g_fields[0] =
+        (fl_field){.name = "id", .field_id = 1, .nullable = false, .type = {.id = FL_TYPE_INT64}};
+    g_fields[1] =
+        (fl_field){.name = "s", .field_id = 2, .nullable = true, .type = {.id = FL_TYPE_STRING}};
+    g_fields[2] =
+        (fl_field){.name = "f", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_FLOAT64}};
+    g_fields[3] =
+        (fl_field){.name = "bin", .field_id = 4, .nullable = true, .type = {.id = FL_TYPE_BINARY}};
+    g_fields[4] =
+        (fl_field){.name = "l",
+                   .field_id = 5,
+                   .nullable = true,
+                   .type = {.id = FL_TYPE_LIST, .nchildren = 1, .children = g_list_child}};
+    g_fields[5] =
+        (fl_field){.name = "st",
+                   .field_id = 7,
+                   .nullable = true,
+                   .type = {.id = FL_TYPE_STRUCT, .nchildren = 1, .children = g_struct_child}};
     g_schema = (fl_schema){.nfields = 6, .fields = g_fields};
 }
 
@@ -174,7 +198,8 @@ static void metrics_with(const fl_ice_kv *kv, uint32_t nkv, fl_arena *a, fl_ice_
 {
     fl_error err = {0};
     fl_ice_map props = {nkv, (fl_ice_kv *)kv};
-    CHECK_OK(fl_ice_metrics_from_parquet(&g_res, &g_schema, nkv ? &props : NULL, a, ms, n, &err), &err);
+    CHECK_OK(fl_ice_metrics_from_parquet(&g_res, &g_schema, nkv ? &props : NULL, a, ms, n, &err),
+             &err);
     for (uint32_t i = 1; i < *n; i++)
         CHECK((*ms)[i - 1].field_id < (*ms)[i].field_id);
 }

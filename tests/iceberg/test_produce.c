@@ -201,8 +201,11 @@ static void test_row_delta(void)
     /* overwrite: replace f0 by a smaller file */
     fl_ice_data_file g = mkfile(&e, 1, 5, 1);
     const char *rm[] = {f[0].file_path};
-    fl_ice_row_delta d = {.operation = "overwrite", .add_data = &g, .nadd_data = 1,
-                          .remove_data = rm, .nremove_data = 1};
+    fl_ice_row_delta d = {.operation = "overwrite",
+                          .add_data = &g,
+                          .nadd_data = 1,
+                          .remove_data = rm,
+                          .nremove_data = 1};
     fl_ice_txn *x = NULL;
     CHECK_OK(fl_ice_txn_begin(e.t, &x, &err), &err);
     CHECK_OK(fl_ice_txn_row_delta(x, &d, &err), &err);
@@ -228,8 +231,8 @@ static void test_row_delta(void)
 
 static fl_col_pred grp_eq(int32_t v)
 {
-    fl_col_pred p = {.column = "grp", .op = FL_CMP_EQ,
-                     .value = {.type = {.id = FL_TYPE_INT32}, .v.i32 = v}};
+    fl_col_pred p = {
+        .column = "grp", .op = FL_CMP_EQ, .value = {.type = {.id = FL_TYPE_INT32}, .v.i32 = v}};
     return p;
 }
 
@@ -251,8 +254,8 @@ static void test_validation(void)
     fl_col_pred p1 = grp_eq(1);
     fl_predicate filt = {1, &p1};
     const char *rm[] = {f[0].file_path};
-    fl_ice_row_delta d = {.operation = "delete", .remove_data = rm, .nremove_data = 1,
-                          .conflict_filter = &filt};
+    fl_ice_row_delta d = {
+        .operation = "delete", .remove_data = rm, .nremove_data = 1, .conflict_filter = &filt};
     fl_ice_txn *x = NULL;
     CHECK_OK(fl_ice_txn_begin(e.t, &x, &err), &err);
     CHECK_OK(fl_ice_txn_row_delta(x, &d, &err), &err);
@@ -448,9 +451,9 @@ static void test_expire_and_orphans(void)
              &err);
     CHECK_EQ_INT(count, 2);
     CHECK(access(stray.file_path, F_OK) == 0); /* dry run */
-    CHECK_OK(fl_ice_remove_orphan_files(e.t, txn_now_ms_test() + 60000, false, NULL, NULL, &count,
-                                        &err),
-             &err);
+    CHECK_OK(
+        fl_ice_remove_orphan_files(e.t, txn_now_ms_test() + 60000, false, NULL, NULL, &count, &err),
+        &err);
     CHECK_EQ_INT(count, 2);
     CHECK(access(stray.file_path, F_OK) != 0);
     CHECK(access(mstray, F_OK) != 0);

@@ -64,8 +64,10 @@ static fl_ice_table *make_table(env *e, const char *name, const char *fv, bool p
     fl_ice_kv kv[2] = {{"format-version", fv}, {"write.delete.mode", mode}};
     fl_ice_map props = {2, kv};
     const char *parts[] = {"grp"};
-    fl_ice_create_options o = {.schema = &g_schema, .properties = &props,
-                               .partition_by = parts, .npartition_by = partitioned ? 1 : 0};
+    fl_ice_create_options o = {.schema = &g_schema,
+                               .properties = &props,
+                               .partition_by = parts,
+                               .npartition_by = partitioned ? 1 : 0};
     fl_ice_table *t = NULL;
     CHECK_OK(fl_ice_table_create(e->cat, &id, &o, &t, &e->err), &e->err);
     if (!t)
@@ -162,9 +164,10 @@ static void test_merge_on_read(void)
     CHECK(s && !strcmp(s->operation, "delete"));
 
     /* a whole partition matches from metadata alone: no new delete files */
-    fl_col_pred g = {.column = "grp", .op = FL_CMP_EQ,
-                     .value = {.type = {.id = FL_TYPE_STRING},
-                               .v.bytes = {(const uint8_t *)"g1", 2}}};
+    fl_col_pred g = {
+        .column = "grp",
+        .op = FL_CMP_EQ,
+        .value = {.type = {.id = FL_TYPE_STRING}, .v.bytes = {(const uint8_t *)"g1", 2}}};
     fl_predicate fg = {1, &g};
     run_delete(&e, t, &fg, &deleted);
     CHECK_EQ_INT(deleted, 225); /* g1 had 250 rows, 25 of them deleted already */
@@ -349,10 +352,8 @@ static void test_delete_writer(void)
     CHECK(df.referenced_data_file && !strcmp(df.referenced_data_file, "s3://b/a.parquet"));
     int64_t neg[] = {-1};
     fl_ice_file_positions dn = {"x.parquet", neg, 1};
-    CHECK(ice_write_position_deletes(io, &m, 0, NULL, 0, &dn, 1, NULL, &a, &df, &err) ==
-          FL_EINVAL);
-    CHECK(ice_write_position_deletes(io, &m, 7, NULL, 0, &dn, 1, NULL, &a, &df, &err) ==
-          FL_EINVAL);
+    CHECK(ice_write_position_deletes(io, &m, 0, NULL, 0, &dn, 1, NULL, &a, &df, &err) == FL_EINVAL);
+    CHECK(ice_write_position_deletes(io, &m, 7, NULL, 0, &dn, 1, NULL, &a, &df, &err) == FL_EINVAL);
     fl_fileio_destroy(io);
     fl_arena_free(&a);
     char cmd[64];

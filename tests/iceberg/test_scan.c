@@ -36,7 +36,10 @@ static bool load(table *t, const char *path)
     return rc == FL_OK;
 }
 
-static void unload(table *t) { fl_arena_free(&t->a); }
+static void unload(table *t)
+{
+    fl_arena_free(&t->a);
+}
 
 /* Scans everything; returns live rows (-1 on error, message in err). */
 static int64_t scan_rows(const fl_ice_metadata *m, const fl_ice_scan_options *opt, fl_error *err,
@@ -84,7 +87,8 @@ static void test_equality_deletes(void)
 {
     char p[8192];
     table t;
-    path_of(p, sizeof p, g_duck, "equality_deletes/warehouse/mydb/mytable/metadata/v7.metadata.json");
+    path_of(p, sizeof p, g_duck,
+            "equality_deletes/warehouse/mydb/mytable/metadata/v7.metadata.json");
     if (!load(&t, p)) {
         CHECK(0);
         return;
@@ -389,11 +393,15 @@ static void test_struct_evolution(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     /* the data file */
-    fl_field sf[2] = {{.name = "a", .field_id = 2, .nullable = true, .type = {.id = FL_TYPE_INT32}},
-                      {.name = "b", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_STRING}}};
-    fl_field ff[2] = {{.name = "id", .field_id = 1, .nullable = true, .type = {.id = FL_TYPE_INT32}},
-                      {.name = "s", .field_id = 4, .nullable = true,
-                       .type = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = sf}}};
+    fl_field sf[2] = {
+        {.name = "a", .field_id = 2, .nullable = true, .type = {.id = FL_TYPE_INT32}},
+        {.name = "b", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_STRING}}};
+    fl_field ff[2] = {
+        {.name = "id", .field_id = 1, .nullable = true, .type = {.id = FL_TYPE_INT32}},
+        {.name = "s",
+         .field_id = 4,
+         .nullable = true,
+         .type = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = sf}}};
     fl_schema fs = {.nfields = 2, .fields = ff};
     fl_batch b;
     CHECK_OK(fl_batch_init(&b, &fs, &err), &err);
@@ -423,7 +431,8 @@ static void test_struct_evolution(void)
     /* metadata, manifest, manifest list */
     const char *fmt =
         "{\"format-version\":2,\"table-uuid\":\"5c0e6d8a-2d7c-4d0e-9a55-000000000002\","
-        "\"location\":\"%s\",\"last-sequence-number\":%d,\"last-updated-ms\":1,\"last-column-id\":6,"
+        "\"location\":\"%s\",\"last-sequence-number\":%d,\"last-updated-ms\":1,\"last-column-id\":"
+        "6,"
         "\"current-schema-id\":0,\"schemas\":[{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
         "{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"},"
         "{\"id\":4,\"name\":\"s\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":["
@@ -442,8 +451,9 @@ static void test_struct_evolution(void)
     snprintf(lpath, sizeof lpath, "%s/snap.avro", dir);
     fl_ice_manifest_writer *mw;
     fl_ice_manifest_file mf;
-    CHECK_OK(fl_ice_manifest_writer_open(g_local, mpath, &m0, 0, FL_ICE_MANIFEST_DATA, 2, 7, &mw, &err),
-             &err);
+    CHECK_OK(
+        fl_ice_manifest_writer_open(g_local, mpath, &m0, 0, FL_ICE_MANIFEST_DATA, 2, 7, &mw, &err),
+        &err);
     fl_ice_manifest_entry e;
     memset(&e, 0, sizeof e);
     e.status = FL_ICE_STATUS_ADDED;

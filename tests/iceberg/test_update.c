@@ -46,10 +46,14 @@ static void roundtrip(const fl_ice_metadata *m, fl_arena *a)
 
 static fl_ice_snapshot snap(int64_t id, int64_t parent, int64_t seq, int64_t ts)
 {
-    fl_ice_snapshot s = {.snapshot_id = id, .has_parent = parent >= 0,
-                         .parent_snapshot_id = parent, .sequence_number = seq,
-                         .timestamp_ms = ts, .manifest_list = "/tmp/t/metadata/snap.avro",
-                         .operation = "append", .has_summary = true};
+    fl_ice_snapshot s = {.snapshot_id = id,
+                         .has_parent = parent >= 0,
+                         .parent_snapshot_id = parent,
+                         .sequence_number = seq,
+                         .timestamp_ms = ts,
+                         .manifest_list = "/tmp/t/metadata/snap.avro",
+                         .operation = "append",
+                         .has_summary = true};
     return s;
 }
 
@@ -60,11 +64,15 @@ static void test_new_table(void)
     fl_error err = {0};
     fl_ice_metadata tmpl;
     parse(BASE_V2, &a, &tmpl);
-    fl_ice_partition_field pf = {.name = "id_bucket", .transform = "bucket[4]", .source_id = 1,
-                                 .nsource_ids = 1, .source_ids = (int32_t[]){1}, .field_id = -1};
+    fl_ice_partition_field pf = {.name = "id_bucket",
+                                 .transform = "bucket[4]",
+                                 .source_id = 1,
+                                 .nsource_ids = 1,
+                                 .source_ids = (int32_t[]){1},
+                                 .field_id = -1};
     fl_ice_partition_spec spec = {.spec_id = -1, .nfields = 1, .fields = &pf};
-    fl_ice_sort_field sf = {.transform = "identity", .source_id = 2, .nsource_ids = 1,
-                            .source_ids = (int32_t[]){2}};
+    fl_ice_sort_field sf = {
+        .transform = "identity", .source_id = 2, .nsource_ids = 1, .source_ids = (int32_t[]){2}};
     fl_ice_sort_order order = {.order_id = -1, .nfields = 1, .fields = &sf};
     fl_ice_kv kv[] = {{"owner", "me"}};
     fl_ice_update u[] = {
@@ -131,8 +139,8 @@ static void test_schema_reuse(void)
     /* a new column: new id 1, last-column-id derived */
     fl_field fields[3];
     memcpy(fields, base.schemas[0].schema.fields, 2 * sizeof fields[0]);
-    fields[2] = (fl_field){.name = "x", .field_id = 3, .nullable = true,
-                           .type = {.id = FL_TYPE_INT32}};
+    fields[2] =
+        (fl_field){.name = "x", .field_id = 3, .nullable = true, .type = {.id = FL_TYPE_INT32}};
     fl_ice_schema s2 = {.schema_id = 77, .schema = {.nfields = 3, .fields = fields}};
     u[0].schema = &s2;
     CHECK_OK(fl_ice_metadata_apply(&base, NULL, u, 2, 2000, &a, &m, &err), &err);
@@ -167,8 +175,12 @@ static void test_spec_and_order(void)
     fl_error err = {0};
     fl_ice_metadata base, m, m2;
     parse(BASE_V2, &a, &base);
-    fl_ice_partition_field pf = {.name = "s", .transform = "identity", .source_id = 2,
-                                 .nsource_ids = 1, .source_ids = (int32_t[]){2}, .field_id = 0};
+    fl_ice_partition_field pf = {.name = "s",
+                                 .transform = "identity",
+                                 .source_id = 2,
+                                 .nsource_ids = 1,
+                                 .source_ids = (int32_t[]){2},
+                                 .field_id = 0};
     fl_ice_partition_spec spec = {.spec_id = -1, .nfields = 1, .fields = &pf};
     fl_ice_update u[] = {{.kind = FL_ICE_UPD_ADD_SPEC, .spec = &spec},
                          {.kind = FL_ICE_UPD_SET_DEFAULT_SPEC, .id = -1}};
@@ -195,8 +207,11 @@ static void test_spec_and_order(void)
     CHECK_OK(fl_ice_metadata_apply(&base, NULL, o, 2, 1, &a, &m, &err), &err);
     CHECK_EQ_INT(m.nsort_orders, 1);
     CHECK_EQ_INT(m.default_sort_order_id, 0);
-    fl_ice_sort_field sf = {.transform = "identity", .source_id = 1, .nsource_ids = 1,
-                            .source_ids = (int32_t[]){1}, .descending = true};
+    fl_ice_sort_field sf = {.transform = "identity",
+                            .source_id = 1,
+                            .nsource_ids = 1,
+                            .source_ids = (int32_t[]){1},
+                            .descending = true};
     fl_ice_sort_order sorted = {.order_id = -1, .nfields = 1, .fields = &sf};
     o[0].order = &sorted;
     CHECK_OK(fl_ice_metadata_apply(&base, NULL, o, 2, 1, &a, &m, &err), &err);
@@ -315,8 +330,10 @@ static void test_properties_location_stats(void)
     parse(BASE_V2, &a, &base);
     fl_ice_kv kv[] = {{"a", "2"}, {"b", "3"}};
     const char *rmk[] = {"a"};
-    fl_ice_statistics_file st = {.snapshot_id = 10, .statistics_path = "/tmp/t/stats.puffin",
-                                 .file_size_in_bytes = 10, .file_footer_size_in_bytes = 5};
+    fl_ice_statistics_file st = {.snapshot_id = 10,
+                                 .statistics_path = "/tmp/t/stats.puffin",
+                                 .file_size_in_bytes = 10,
+                                 .file_footer_size_in_bytes = 5};
     fl_ice_update u[] = {{.kind = FL_ICE_UPD_SET_PROPERTIES, .properties = {2, kv}},
                          {.kind = FL_ICE_UPD_SET_LOCATION, .location = "/tmp/t2"},
                          {.kind = FL_ICE_UPD_SET_STATISTICS, .statistics = &st}};
@@ -336,7 +353,8 @@ static void test_properties_location_stats(void)
     CHECK(fl_ice_map_get(&m2.properties, "a") == NULL);
     CHECK_EQ_INT(m2.nstatistics, 0);
     /* uuid cannot change */
-    fl_ice_update uu = {.kind = FL_ICE_UPD_ASSIGN_UUID, .uuid = "00000000-0000-4000-8000-000000000000"};
+    fl_ice_update uu = {.kind = FL_ICE_UPD_ASSIGN_UUID,
+                        .uuid = "00000000-0000-4000-8000-000000000000"};
     CHECK(fl_ice_metadata_apply(&base, NULL, &uu, 1, 1, &a, &m2, &err) == FL_EINVAL);
     uu.uuid = base.table_uuid;
     CHECK_OK(fl_ice_metadata_apply(&base, NULL, &uu, 1, 1, &a, &m2, &err), &err);
@@ -348,11 +366,10 @@ static void test_format_upgrade(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_error err = {0};
-    const char *v1 =
-        "{\"format-version\":1,\"location\":\"/tmp/v1\",\"last-updated-ms\":5,"
-        "\"last-column-id\":1,\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,"
-        "\"name\":\"x\",\"required\":false,\"type\":\"int\"}]},"
-        "\"partition-spec\":[],\"properties\":{},\"snapshots\":[]}";
+    const char *v1 = "{\"format-version\":1,\"location\":\"/tmp/v1\",\"last-updated-ms\":5,"
+                     "\"last-column-id\":1,\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,"
+                     "\"name\":\"x\",\"required\":false,\"type\":\"int\"}]},"
+                     "\"partition-spec\":[],\"properties\":{},\"snapshots\":[]}";
     fl_ice_metadata base, m, m3;
     parse(v1, &a, &base);
     fl_ice_update up = {.kind = FL_ICE_UPD_UPGRADE_FORMAT_VERSION, .format_version = 2};
@@ -407,7 +424,9 @@ static void test_requirements(void)
     parse(BASE_V2, &a, &m);
     fl_ice_requirement ok[] = {
         {.kind = FL_ICE_REQ_ASSERT_TABLE_UUID, .uuid = "9C12D441-03FE-4693-9A96-A0705DDF69C1"},
-        {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID, .ref = "main", .has_snapshot_id = true,
+        {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID,
+         .ref = "main",
+         .has_snapshot_id = true,
          .snapshot_id = 10},
         {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID, .ref = "dev", .has_snapshot_id = false},
         {.kind = FL_ICE_REQ_ASSERT_LAST_ASSIGNED_FIELD_ID, .id = 2},
@@ -435,8 +454,10 @@ static void test_requirements(void)
         CHECK(fl_ice_requirements_check(&m, &r, 1, &err) == FL_ECONFLICT);
         CHECK(strstr(err.msg, "requirement failed") != NULL);
     }
-    fl_ice_requirement missing = {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID, .ref = "dev",
-                                  .has_snapshot_id = true, .snapshot_id = 10};
+    fl_ice_requirement missing = {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID,
+                                  .ref = "dev",
+                                  .has_snapshot_id = true,
+                                  .snapshot_id = 10};
     CHECK(fl_ice_requirements_check(&m, &missing, 1, &err) == FL_ECONFLICT);
     CHECK(strstr(err.msg, "dev is missing") != NULL);
     fl_arena_free(&a);

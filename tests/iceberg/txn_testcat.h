@@ -20,15 +20,15 @@
 
 typedef struct memcat {
     fl_catalog base;
-    char location[4096];  /* current metadata location of the one table */
-    int force_conflicts;  /* > 0: that many commit_table calls fail with FL_ECONFLICT */
-    int fail_io;          /* commit_table fails with FL_EIO (unknown state) */
+    char location[4096]; /* current metadata location of the one table */
+    int force_conflicts; /* > 0: that many commit_table calls fail with FL_ECONFLICT */
+    int fail_io;         /* commit_table fails with FL_EIO (unknown state) */
     int commits, cas_calls;
     unsigned seq;
 } memcat;
 
-static __attribute__((unused)) fl_status memcat_load(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
-                             const char **loc, fl_error *err)
+static __attribute__((unused)) fl_status memcat_load(fl_catalog *c, const fl_table_ident *id,
+                                                     fl_arena *a, const char **loc, fl_error *err)
 {
     memcat *m = (memcat *)c;
     (void)id;
@@ -38,8 +38,8 @@ static __attribute__((unused)) fl_status memcat_load(fl_catalog *c, const fl_tab
     return FL_OK;
 }
 
-static __attribute__((unused)) fl_status memcat_create(fl_catalog *c, const fl_table_ident *id, const char *loc,
-                               fl_error *err)
+static __attribute__((unused)) fl_status memcat_create(fl_catalog *c, const fl_table_ident *id,
+                                                       const char *loc, fl_error *err)
 {
     memcat *m = (memcat *)c;
     (void)id;
@@ -49,8 +49,9 @@ static __attribute__((unused)) fl_status memcat_create(fl_catalog *c, const fl_t
     return FL_OK;
 }
 
-static __attribute__((unused)) fl_status memcat_commit(fl_catalog *c, const fl_table_ident *id, const char *expected,
-                               const char *loc, fl_error *err)
+static __attribute__((unused)) fl_status memcat_commit(fl_catalog *c, const fl_table_ident *id,
+                                                       const char *expected, const char *loc,
+                                                       fl_error *err)
 {
     memcat *m = (memcat *)c;
     (void)id;
@@ -68,9 +69,10 @@ static __attribute__((unused)) fl_status memcat_commit(fl_catalog *c, const fl_t
     return FL_OK;
 }
 
-static __attribute__((unused)) fl_status memcat_new_path(fl_catalog *c, const fl_table_ident *id, const char *table_loc,
-                                 const char *base, int64_t version, fl_arena *a, const char **out,
-                                 fl_error *err)
+static __attribute__((unused)) fl_status memcat_new_path(fl_catalog *c, const fl_table_ident *id,
+                                                         const char *table_loc, const char *base,
+                                                         int64_t version, fl_arena *a,
+                                                         const char **out, fl_error *err)
 {
     memcat *m = (memcat *)c;
     (void)id;
@@ -143,7 +145,8 @@ static __attribute__((unused)) int count_files(const char *dir, const char *need
 }
 
 /* A table object over metadata location loc (read through io). */
-static __attribute__((unused)) fl_ice_table *table_at(fl_catalog *c, fl_fileio *io, const char *loc, fl_error *err)
+static __attribute__((unused)) fl_ice_table *table_at(fl_catalog *c, fl_fileio *io, const char *loc,
+                                                      fl_error *err)
 {
     fl_ice_table *t = calloc(1, sizeof *t);
     if (!t)
@@ -170,7 +173,8 @@ static __attribute__((unused)) void table_close(fl_ice_table *t)
 }
 
 /* Writes json to <dir>/metadata/00000-init.metadata.json and returns that path. */
-static __attribute__((unused)) char *write_initial(fl_fileio *io, const char *dir, const char *json, fl_error *err)
+static __attribute__((unused)) char *write_initial(fl_fileio *io, const char *dir, const char *json,
+                                                   fl_error *err)
 {
     char *path = malloc(strlen(dir) + 64);
     sprintf(path, "%s/metadata/00000-init.metadata.json", dir);

@@ -24,7 +24,8 @@ static fl_field TD_FIELDS[2] = {
 static const fl_schema TD_SCHEMA = {.nfields = 2, .fields = TD_FIELDS};
 
 /* Opens (creating) the SQLite catalog db under dir with namespace "db". */
-static __attribute__((unused)) fl_status td_catalog(const char *dir, fl_fileio *io, fl_catalog **out, fl_error *err)
+static __attribute__((unused)) fl_status td_catalog(const char *dir, fl_fileio *io,
+                                                    fl_catalog **out, fl_error *err)
 {
     char db[4096], wh[4096];
     snprintf(db, sizeof db, "%s/catalog.db", dir);
@@ -44,8 +45,9 @@ static __attribute__((unused)) fl_table_ident td_ident(const char *name)
 }
 
 /* Creates db.<name> with properties kv (n pairs), optionally staged. */
-static __attribute__((unused)) fl_status td_create(fl_catalog *c, const char *name, const fl_ice_kv *kv, uint32_t n,
-                           bool staged, fl_ice_table **out, fl_error *err)
+static __attribute__((unused)) fl_status td_create(fl_catalog *c, const char *name,
+                                                   const fl_ice_kv *kv, uint32_t n, bool staged,
+                                                   fl_ice_table **out, fl_error *err)
 {
     fl_table_ident id = td_ident(name);
     fl_ice_map props = {n, (fl_ice_kv *)kv};
@@ -55,8 +57,10 @@ static __attribute__((unused)) fl_status td_create(fl_catalog *c, const char *na
 
 /* Writes rows id = first..first+nrows-1, grp = grp to path as Parquet and
  * describes it as an Iceberg data file (strings and metrics in a). */
-static __attribute__((unused)) fl_status td_write_file(fl_fileio *io, const char *path, int64_t first, uint32_t nrows,
-                               int32_t grp, fl_arena *a, fl_ice_data_file *out, fl_error *err)
+static __attribute__((unused)) fl_status td_write_file(fl_fileio *io, const char *path,
+                                                       int64_t first, uint32_t nrows, int32_t grp,
+                                                       fl_arena *a, fl_ice_data_file *out,
+                                                       fl_error *err)
 {
     fl_batch b;
     FL_TRY(fl_batch_init(&b, &TD_SCHEMA, err));
@@ -103,14 +107,28 @@ static __attribute__((unused)) fl_status td_write_file(fl_fileio *io, const char
     memcpy(lo, &first, 8); /* little-endian hosts: the spec's byte order */
     memcpy(hi, &last, 8);
     memcpy(g, &grp, 4);
-    m[0] = (fl_ice_column_metrics){.field_id = 1, .column_size = -1, .value_count = nrows,
-                                   .null_value_count = 0, .nan_value_count = -1,
-                                   .has_lower = true, .has_upper = true, .lower = lo,
-                                   .lower_len = 8, .upper = hi, .upper_len = 8};
-    m[1] = (fl_ice_column_metrics){.field_id = 2, .column_size = -1, .value_count = nrows,
-                                   .null_value_count = 0, .nan_value_count = -1,
-                                   .has_lower = true, .has_upper = true, .lower = g,
-                                   .lower_len = 4, .upper = g, .upper_len = 4};
+    m[0] = (fl_ice_column_metrics){.field_id = 1,
+                                   .column_size = -1,
+                                   .value_count = nrows,
+                                   .null_value_count = 0,
+                                   .nan_value_count = -1,
+                                   .has_lower = true,
+                                   .has_upper = true,
+                                   .lower = lo,
+                                   .lower_len = 8,
+                                   .upper = hi,
+                                   .upper_len = 8};
+    m[1] = (fl_ice_column_metrics){.field_id = 2,
+                                   .column_size = -1,
+                                   .value_count = nrows,
+                                   .null_value_count = 0,
+                                   .nan_value_count = -1,
+                                   .has_lower = true,
+                                   .has_upper = true,
+                                   .lower = g,
+                                   .lower_len = 4,
+                                   .upper = g,
+                                   .upper_len = 4};
     *out = (fl_ice_data_file){.content = FL_ICE_CONTENT_DATA,
                               .file_path = fl_arena_strdup(a, path),
                               .file_format = "PARQUET",
@@ -123,8 +141,8 @@ static __attribute__((unused)) fl_status td_write_file(fl_fileio *io, const char
 }
 
 /* Scans metadata m fully: rows and the sum of ids. */
-static __attribute__((unused)) fl_status td_scan(fl_fileio *io, const fl_ice_metadata *m, int64_t *rows, int64_t *sum,
-                         fl_error *err)
+static __attribute__((unused)) fl_status td_scan(fl_fileio *io, const fl_ice_metadata *m,
+                                                 int64_t *rows, int64_t *sum, fl_error *err)
 {
     *rows = 0;
     *sum = 0;

@@ -13,10 +13,12 @@
 #include "io/s3_internal.h"
 #include "test.h"
 
-static const char *ENV_VARS[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                                 "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",
-                                 "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE",
-                                 "AWS_CONFIG_FILE", "FLOE_S3_PATH_STYLE", "FLOE_S3_VIRTUAL_HOST",
+static const char *ENV_VARS[] = {"AWS_ACCESS_KEY_ID",           "AWS_SECRET_ACCESS_KEY",
+                                 "AWS_SESSION_TOKEN",           "AWS_REGION",
+                                 "AWS_DEFAULT_REGION",          "AWS_ENDPOINT_URL",
+                                 "AWS_ENDPOINT_URL_S3",         "AWS_PROFILE",
+                                 "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                                 "FLOE_S3_PATH_STYLE",          "FLOE_S3_VIRTUAL_HOST",
                                  "FLOE_S3_MULTIPART_THRESHOLD", "FLOE_S3_MAX_RETRIES"};
 
 static char tmpdir[256];
@@ -40,8 +42,9 @@ static void write_file(const char *name, const char *text, char *path, size_t ca
 
 static void test_ini(void)
 {
-    const char *t = "# comment\n[default]\naws_access_key_id = AK1 \n; x\n"
-                    "[profile dev]\r\nregion=eu-west-1\r\n  endpoint_url = http://h:1  \n[other]\nregion=x\n";
+    const char *t =
+        "# comment\n[default]\naws_access_key_id = AK1 \n; x\n"
+        "[profile dev]\r\nregion=eu-west-1\r\n  endpoint_url = http://h:1  \n[other]\nregion=x\n";
     char v[64];
     CHECK(s3_ini_get(t, strlen(t), "default", "aws_access_key_id", v, sizeof v));
     CHECK_EQ_STR(v, "AK1");
@@ -110,10 +113,11 @@ static void test_files(void)
 {
     clear_env();
     char cred[512], conf[512];
-    write_file("credentials",
-               "[default]\naws_access_key_id=AKDEF\naws_secret_access_key=SKDEF\n"
-               "[dev]\naws_access_key_id = AKDEV\naws_secret_access_key = SKDEV\naws_session_token = T\n",
-               cred, sizeof cred);
+    write_file(
+        "credentials",
+        "[default]\naws_access_key_id=AKDEF\naws_secret_access_key=SKDEF\n"
+        "[dev]\naws_access_key_id = AKDEV\naws_secret_access_key = SKDEV\naws_session_token = T\n",
+        cred, sizeof cred);
     write_file("config",
                "[default]\nregion = ap-south-1\n[profile dev]\nregion = sa-east-1\n"
                "endpoint_url = http://minio:9000\n[profile keys]\naws_access_key_id=AKC\n"
@@ -273,8 +277,8 @@ static void test_default_routing(void)
     /* an explicit config is copied: the caller's strings may go away */
     char ep[64];
     snprintf(ep, sizeof ep, "http://127.0.0.1:1");
-    fl_s3_config cfg = {.endpoint = ep, .path_style = true, .max_retries = 1,
-                        .connect_timeout_ms = 500};
+    fl_s3_config cfg = {
+        .endpoint = ep, .path_style = true, .max_retries = 1, .connect_timeout_ms = 500};
     CHECK_OK(fl_fileio_default(&cfg, &io, &err), &err);
     memset(ep, 0, sizeof ep);
     CHECK_EQ_INT(fl_fileio_open(io, "s3://b/k", &f, &err), FL_EIO);

@@ -248,7 +248,8 @@ static void test_multipart(void)
     CHECK_OK(fl_fileio_open(io, path_of(exact), &f, &err), &err);
     CHECK(f && f->size == PART);
     if (!f || f->size != PART)
-        fprintf(stderr, "  exact: %s size %llu\n", f ? "opened" : err.msg, f ? (unsigned long long)f->size : 0ULL);
+        fprintf(stderr, "  exact: %s size %llu\n", f ? "opened" : err.msg,
+                f ? (unsigned long long)f->size : 0ULL);
     fl_file_close(f);
     free(data);
     fl_fileio_destroy(io);
@@ -419,8 +420,12 @@ static void test_token_and_anonymous(void)
 
 static void test_odd_keys(void)
 {
-    static const char *keys[] = {"odd/a b.txt", "odd/caf\xC3\xA9/\xE6\x97\xA5\xE6\x9C\xAC.bin",
-                                 "odd/1+1=2", "odd/100%", "odd/~tilde_(x)!*'", "odd/a&b;c,d:e@f$g",
+    static const char *keys[] = {"odd/a b.txt",
+                                 "odd/caf\xC3\xA9/\xE6\x97\xA5\xE6\x9C\xAC.bin",
+                                 "odd/1+1=2",
+                                 "odd/100%",
+                                 "odd/~tilde_(x)!*'",
+                                 "odd/a&b;c,d:e@f$g",
                                  "odd/dir with space/+plus+"};
     size_t n = sizeof keys / sizeof *keys;
     fl_fileio *io = open_io(0, NULL);

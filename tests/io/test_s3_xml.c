@@ -14,11 +14,13 @@ static const char *LIST =
     "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
     "<Name>b</Name><Prefix>dir/</Prefix><KeyCount>3</KeyCount><MaxKeys>1000</MaxKeys>"
     "<IsTruncated>true</IsTruncated>"
-    "<Contents><Key>dir/a&amp;b &lt;c&gt;.bin</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>"
+    "<Contents><Key>dir/a&amp;b "
+    "&lt;c&gt;.bin</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>"
     "<ETag>&quot;abc&quot;</ETag><Size>20</Size><StorageClass>STANDARD</StorageClass></Contents>"
     "<Contents><Key><![CDATA[dir/x<y>]]></Key><Size>0</Size></Contents>"
     "<!-- a comment -->"
-    "<Contents><Key>dir/caf\xC3\xA9 &#43;&#x2B; &#x1F600;</Key><Size>18446744073709551615</Size></Contents>"
+    "<Contents><Key>dir/caf\xC3\xA9 &#43;&#x2B; "
+    "&#x1F600;</Key><Size>18446744073709551615</Size></Contents>"
     "<NextContinuationToken>tok/+=</NextContinuationToken>"
     "</ListBucketResult>\n";
 
@@ -65,9 +67,11 @@ static void test_list_errors(void)
 {
     check_list_fails("<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>",
                      FL_ECORRUPT, "without <Key>");
-    check_list_fails("<ListBucketResult><Contents><Key>a</Key><Size>-1</Size></Contents></ListBucketResult>",
-                     FL_ECORRUPT, "bad <Size>");
-    check_list_fails("<ListBucketResult><Contents><Key>a</Key><Size>99999999999999999999</Size></Contents></ListBucketResult>",
+    check_list_fails(
+        "<ListBucketResult><Contents><Key>a</Key><Size>-1</Size></Contents></ListBucketResult>",
+        FL_ECORRUPT, "bad <Size>");
+    check_list_fails("<ListBucketResult><Contents><Key>a</Key><Size>99999999999999999999</Size></"
+                     "Contents></ListBucketResult>",
                      FL_ECORRUPT, "bad <Size>");
     check_list_fails("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
                      FL_ECORRUPT, "NextContinuationToken");
@@ -82,19 +86,28 @@ static void test_list_errors(void)
     check_list_fails("junk<ListBucketResult/>", FL_ECORRUPT, "text before the root");
     check_list_fails("<!DOCTYPE x [<!ENTITY a \"b\">]><ListBucketResult/>", FL_ECORRUPT, "DOCTYPE");
     check_list_fails("<ListBucketResult>&foo;</ListBucketResult>", FL_ECORRUPT, "unknown entity");
-    check_list_fails("<ListBucketResult>&#0;</ListBucketResult>", FL_ECORRUPT, "character reference");
-    check_list_fails("<ListBucketResult>&#xD800;</ListBucketResult>", FL_ECORRUPT, "character reference");
-    check_list_fails("<ListBucketResult>&#x110000;</ListBucketResult>", FL_ECORRUPT, "character reference");
-    check_list_fails("<ListBucketResult>&#12a;</ListBucketResult>", FL_ECORRUPT, "character reference");
-    check_list_fails("<ListBucketResult>&#123</ListBucketResult>", FL_ECORRUPT, "character reference");
-    check_list_fails("<ListBucketResult><!-- x </ListBucketResult>", FL_ECORRUPT, "unterminated comment");
-    check_list_fails("<ListBucketResult><![CDATA[ x </ListBucketResult>", FL_ECORRUPT, "unterminated CDATA");
-    check_list_fails("<ListBucketResult a=\"x></ListBucketResult>", FL_ECORRUPT, "unterminated tag");
+    check_list_fails("<ListBucketResult>&#0;</ListBucketResult>", FL_ECORRUPT,
+                     "character reference");
+    check_list_fails("<ListBucketResult>&#xD800;</ListBucketResult>", FL_ECORRUPT,
+                     "character reference");
+    check_list_fails("<ListBucketResult>&#x110000;</ListBucketResult>", FL_ECORRUPT,
+                     "character reference");
+    check_list_fails("<ListBucketResult>&#12a;</ListBucketResult>", FL_ECORRUPT,
+                     "character reference");
+    check_list_fails("<ListBucketResult>&#123</ListBucketResult>", FL_ECORRUPT,
+                     "character reference");
+    check_list_fails("<ListBucketResult><!-- x </ListBucketResult>", FL_ECORRUPT,
+                     "unterminated comment");
+    check_list_fails("<ListBucketResult><![CDATA[ x </ListBucketResult>", FL_ECORRUPT,
+                     "unterminated CDATA");
+    check_list_fails("<ListBucketResult a=\"x></ListBucketResult>", FL_ECORRUPT,
+                     "unterminated tag");
     check_list_fails("<ListBucketResult></ >", FL_ECORRUPT, "empty tag name");
     check_list_fails("<?xml version=\"1.0\"", FL_ECORRUPT, "unterminated processing");
     /* attributes may hold '>' and '/' inside quotes */
-    check_list_fails("<ListBucketResult a='>/' b=\"/>\"><IsTruncated>false</IsTruncated></ListBucketResult>",
-                     FL_OK, "");
+    check_list_fails(
+        "<ListBucketResult a='>/' b=\"/>\"><IsTruncated>false</IsTruncated></ListBucketResult>",
+        FL_OK, "");
 }
 
 static void test_limits(void)
@@ -120,7 +133,8 @@ static void test_limits(void)
     for (int pass = 0; pass < 2; pass++) {
         s3_sb_puts(&s, "<ListBucketResult><Contents><Key>");
         for (size_t i = 0; i < (S3_XML_MAX_TEXT >> 4) + 1; i++)
-            s3_sb_puts(&s, pass ? "&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;"
+            s3_sb_puts(&s, pass ? "&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&"
+                                  "amp;&amp;&amp;&amp;"
                                 : "0123456789abcdef");
         s3_sb_puts(&s, "</Key></Contents></ListBucketResult>");
         check_list_fails(s.p, FL_ELIMIT, "element text over");
@@ -214,8 +228,8 @@ static void test_delete_result(void)
     CHECK_EQ_STR(d.code, "AccessDenied");
 }
 
-static fl_status count_events(void *ctx, int ev, unsigned depth, const char *name,
-                              const char *text, size_t tl)
+static fl_status count_events(void *ctx, int ev, unsigned depth, const char *name, const char *text,
+                              size_t tl)
 {
     (*(int *)ctx)++;
     return FL_OK;

@@ -9,9 +9,9 @@
  * for the same method, path, query and signed headers (skipped without curl).
  */
 #include <arpa/inet.h>
-#include <strings.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,8 +43,9 @@ static const char *sig_of(const s3_sign_req *r, s3_sb *sts)
 static s3_sign_req suite_req(const char *method, const char *uri, const s3_kv *q, size_t nq,
                              const s3_kv *h)
 {
-    return (s3_sign_req){method, uri, q, nq, h, 2, EMPTY_SHA, "20150830T123600Z", "us-east-1",
-                         "service", SUITE_ID, SUITE_SECRET};
+    return (s3_sign_req){method,      uri,       q,         nq,
+                         h,           2,         EMPTY_SHA, "20150830T123600Z",
+                         "us-east-1", "service", SUITE_ID,  SUITE_SECRET};
 }
 
 static void test_suite_vectors(void)
@@ -54,23 +55,27 @@ static void test_suite_vectors(void)
     char *auth = NULL;
     fl_error err;
     CHECK_OK(s3_sigv4_sign(&r, NULL, NULL, &auth, &err), &err);
-    CHECK_EQ_STR(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/"
-                       "aws4_request, SignedHeaders=host;x-amz-date, "
-                       "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
+    CHECK_EQ_STR(auth,
+                 "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/"
+                 "aws4_request, SignedHeaders=host;x-amz-date, "
+                 "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
     free(auth);
 
     s3_kv q[2] = {{"Param2", "value2"}, {"Param1", "value1"}};
     r = suite_req("GET", "/", q, 2, h);
-    CHECK_EQ_STR(sig_of(&r, NULL), "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
 
     r = suite_req("POST", "/", NULL, 0, h);
-    CHECK_EQ_STR(sig_of(&r, NULL), "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
 
     s3_sb uri = {0};
     s3_uri_encode(&uri, "/\xE1\x88\xB4", 4, true);
     CHECK_EQ_STR(uri.p, "/%E1%88%B4");
     r = suite_req("GET", uri.p, NULL, 0, h);
-    CHECK_EQ_STR(sig_of(&r, NULL), "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85");
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85");
     s3_sb_free(&uri);
 }
 
@@ -81,8 +86,8 @@ static void test_s3_get_object(void)
                   {"host", "examplebucket.s3.amazonaws.com"},
                   {"x-amz-date", "20130524T000000Z"},
                   {"x-amz-content-sha256", EMPTY_SHA}};
-    s3_sign_req r = {"GET", "/test.txt", NULL, 0, h, 4, EMPTY_SHA, "20130524T000000Z",
-                     "us-east-1", "s3", S3_ID, S3_SECRET};
+    s3_sign_req r = {"GET",     "/test.txt",        NULL,        0,    h,     4,
+                     EMPTY_SHA, "20130524T000000Z", "us-east-1", "s3", S3_ID, S3_SECRET};
     s3_sb cr = {0}, sts = {0};
     char *auth = NULL;
     fl_error err;
@@ -92,9 +97,10 @@ static void test_s3_get_object(void)
                        "host;range;x-amz-content-sha256;x-amz-date\n" EMPTY_SHA);
     CHECK_EQ_STR(sts.p, "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
                         "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
-    CHECK_EQ_STR(auth, "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/"
-                       "aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
-                       "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+    CHECK_EQ_STR(auth,
+                 "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/"
+                 "aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
+                 "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
     free(auth);
     s3_sb_free(&cr);
     s3_sb_free(&sts);
@@ -115,9 +121,10 @@ static void test_s3_put_object(void)
                   {"x-amz-date", "20130524T000000Z"},
                   {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
                   {"x-amz-content-sha256", hash}};
-    s3_sign_req r = {"PUT", uri.p, NULL, 0, h, 5, hash, "20130524T000000Z", "us-east-1", "s3",
-                     S3_ID, S3_SECRET};
-    CHECK_EQ_STR(sig_of(&r, NULL), "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
+    s3_sign_req r = {"PUT",       uri.p, NULL,  0,        h, 5, hash, "20130524T000000Z",
+                     "us-east-1", "s3",  S3_ID, S3_SECRET};
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
     s3_sb_free(&uri);
 }
 
@@ -127,17 +134,20 @@ static void test_s3_query_examples(void)
                   {"x-amz-content-sha256", EMPTY_SHA},
                   {"x-amz-date", "20130524T000000Z"}};
     s3_kv lc[1] = {{"lifecycle", ""}};
-    s3_sign_req r = {"GET", "/", lc, 1, h, 3, EMPTY_SHA, "20130524T000000Z", "us-east-1", "s3",
-                     S3_ID, S3_SECRET};
-    CHECK_EQ_STR(sig_of(&r, NULL), "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
+    s3_sign_req r = {"GET",       "/",  lc,    1,        h, 3, EMPTY_SHA, "20130524T000000Z",
+                     "us-east-1", "s3", S3_ID, S3_SECRET};
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
     s3_kv list[2] = {{"prefix", "J"}, {"max-keys", "2"}};
     r.query = list;
     r.nquery = 2;
-    CHECK_EQ_STR(sig_of(&r, NULL), "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+    CHECK_EQ_STR(sig_of(&r, NULL),
+                 "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
     /* a changed value is a different signature */
     s3_kv list2[2] = {{"prefix", "K"}, {"max-keys", "2"}};
     r.query = list2;
-    CHECK(strcmp(sig_of(&r, NULL), "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7") != 0);
+    CHECK(strcmp(sig_of(&r, NULL),
+                 "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7") != 0);
 }
 
 static void check_enc(const char *in, bool slash, const char *want)
@@ -202,8 +212,8 @@ static void test_too_many_headers(void)
     s3_kv h[20];
     for (int i = 0; i < 20; i++)
         h[i] = (s3_kv){"x-h", "v"};
-    s3_sign_req r = {"GET", "/", NULL, 0, h, 20, EMPTY_SHA, "20130524T000000Z", "us-east-1", "s3",
-                     S3_ID, S3_SECRET};
+    s3_sign_req r = {"GET",       "/",  NULL,  0,        h, 20, EMPTY_SHA, "20130524T000000Z",
+                     "us-east-1", "s3", S3_ID, S3_SECRET};
     char *auth = NULL;
     fl_error err;
     CHECK_EQ_INT(s3_sigv4_sign(&r, NULL, NULL, &auth, &err), FL_EINVAL);
@@ -331,8 +341,8 @@ static void test_curl_cross_check(void)
             q[nq++] = (s3_kv){p, eq ? eq + 1 : ""};
         }
     }
-    s3_sign_req r = {"GET", path, q, nq, hs, nh, EMPTY_SHA, date, "eu-west-3", "s3", "AKCROSS",
-                     "sk/cross+check"};
+    s3_sign_req r = {"GET",     path, q,           nq,   hs,        nh,
+                     EMPTY_SHA, date, "eu-west-3", "s3", "AKCROSS", "sk/cross+check"};
     const char *ours = sig_of(&r, NULL);
     char theirs[65];
     snprintf(theirs, sizeof theirs, "%.64s", sigp + 10);

@@ -154,8 +154,8 @@ static void test_encodings_twins(void)
     if (!d)
         return;
     twin_base = d;
-    const char *dirs[] = {"BYTE_STREAM_SPLIT", "DELTA_BINARY_PACKED", "DELTA_BYTE_ARRAY",
-                          "DELTA_LENGTH_BYTE_ARRAY", "PLAIN_DICTIONARY", "RLE_DICTIONARY"};
+    const char *dirs[] = {"BYTE_STREAM_SPLIT",       "DELTA_BINARY_PACKED", "DELTA_BYTE_ARRAY",
+                          "DELTA_LENGTH_BYTE_ARRAY", "PLAIN_DICTIONARY",    "RLE_DICTIONARY"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", d, dirs[i]);

@@ -176,8 +176,8 @@ static void test_page_pruning(void)
     const char *cols[] = {"id", "string_col", "timestamp_col", "double_col"};
     fl_col_pred t3[2] = {int_term("id", 0, FL_CMP_GE, 3000), int_term("id", 0, FL_CMP_LT, 3010)};
     fl_predicate p3 = {.nterms = 2, .terms = t3};
-    fl_parquet_scan_options o3 = {.columns = cols, .ncolumns = 4, .predicate = &p3,
-                                  .filter_rows = true, .batch_rows = 5};
+    fl_parquet_scan_options o3 = {
+        .columns = cols, .ncolumns = 4, .predicate = &p3, .filter_rows = true, .batch_rows = 5};
     CHECK_OK(tr_scan(r, &o3, &t, &e), &e);
     CHECK_EQ_INT(t.nrows, 10);
     CHECK(t.stats.pages_pruned > 0);
@@ -266,8 +266,7 @@ int main(void)
     if (test_shared_dir()) {
         TEST_RUN(test_page_pruning);
         TEST_RUN(test_bloom_pruning);
-    }
-    else
+    } else
         fprintf(stderr, "page pruning test skipped: FLOE_SHARED fixtures absent\n");
     return TEST_EXIT();
 }

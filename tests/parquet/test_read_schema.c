@@ -92,9 +92,9 @@ static void test_primitives(void)
     fl_parquet_reader r;
     fl_error e = {0};
     CHECK_OK(build(&s, &r, &e), &e);
-    const char *want[] = {"int", "long", "decimal(20, 0)", "timestamptz", "timestamp_ns", "time",
-                          "uuid", "float", "string", "binary", "binary", "fixed[12]",
-                          "decimal(20, 3)", "timestamp_ns"};
+    const char *want[] = {"int",    "long",      "decimal(20, 0)", "timestamptz", "timestamp_ns",
+                          "time",   "uuid",      "float",          "string",      "binary",
+                          "binary", "fixed[12]", "decimal(20, 3)", "timestamp_ns"};
     CHECK_EQ_INT(r.schema.nfields, 14);
     for (uint32_t i = 0; i < r.schema.nfields && i < 14; i++) {
         char buf[64];

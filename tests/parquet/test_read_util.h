@@ -62,7 +62,8 @@ static inline void tr_i128(tr_str *s, __int128 v)
     char buf[48];
     int i = 47;
     buf[i] = 0;
-    unsigned __int128 u = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    unsigned __int128 u =
+        v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
     do {
         buf[--i] = (char)('0' + (int)(u % 10));
         u /= 10;
@@ -190,7 +191,7 @@ static inline void tr_free(tr_table *t)
 
 /* Opens path (local FileIO). */
 static inline fl_status tr_open(const char *path, const fl_parquet_read_options *o, fl_fileio **io,
-                         fl_file **f, fl_parquet_reader **r, fl_error *e)
+                                fl_file **f, fl_parquet_reader **r, fl_error *e)
 {
     *io = fl_fileio_local();
     *f = NULL;
@@ -210,7 +211,7 @@ static inline void tr_close(fl_fileio *io, fl_file *f, fl_parquet_reader *r)
 
 /* Scans r with options o into t (live rows only). */
 static inline fl_status tr_scan(fl_parquet_reader *r, const fl_parquet_scan_options *o, tr_table *t,
-                         fl_error *e)
+                                fl_error *e)
 {
     memset(t, 0, sizeof *t);
     fl_parquet_scan *s = NULL;
@@ -282,7 +283,7 @@ static inline int tr_col(const tr_table *t, const char *name)
 
 /* Reads a whole file into t with default options; returns the status. */
 static inline fl_status tr_read_file(const char *path, const fl_parquet_read_options *o,
-                              const fl_parquet_scan_options *so, tr_table *t, fl_error *e)
+                                     const fl_parquet_scan_options *so, tr_table *t, fl_error *e)
 {
     fl_fileio *io;
     fl_file *f;

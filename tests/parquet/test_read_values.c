@@ -11,7 +11,7 @@
 #include "parquet/test_read_util.h"
 
 #define FIX(rel)                                                                                   \
-    const char *path = tr_fixture("parquet-testing/data/" rel);                                   \
+    const char *path = tr_fixture("parquet-testing/data/" rel);                                    \
     if (!path)                                                                                     \
         return;
 
@@ -230,7 +230,8 @@ static void test_map_no_value(void)
     FIX("map_no_value.parquet");
     tr_table t;
     read_ok(path, &t);
-    const char *m[] = {"<1=null,2=null,3=null>", "<4=null,5=null,6=null>", "<7=null,8=null,9=null>"};
+    const char *m[] = {"<1=null,2=null,3=null>", "<4=null,5=null,6=null>",
+                       "<7=null,8=null,9=null>"};
     const char *k[] = {"[1,2,3]", "[4,5,6]", "[7,8,9]"};
     expect_col(&t, "my_map", m, 3);
     expect_col(&t, "my_map_no_v", k, 3);
@@ -273,7 +274,10 @@ static void test_repeated_no_annotation(void)
     FIX("repeated_no_annotation.parquet");
     tr_table t;
     read_ok(path, &t);
-    const char *ph[] = {"null", "null", "{phone:[]}", "{phone:[{number:5555555555,kind:null}]}",
+    const char *ph[] = {"null",
+                        "null",
+                        "{phone:[]}",
+                        "{phone:[{number:5555555555,kind:null}]}",
                         "{phone:[{number:1111111111,kind:\"home\"}]}",
                         ("{phone:[{number:1111111111,kind:\"home\"},{number:2222222222,kind:null},"
                          "{number:3333333333,kind:\"mobile\"}]}")};
@@ -289,10 +293,12 @@ static void test_repeated_primitive_no_list(void)
     const char *a[] = {"[0,1,2,3]", "[]", "[4]", "[5,6,7,8]"};
     const char *s[] = {"[\"foo\",\"zero\",\"one\",\"two\"]", "[\"three\"]", "[\"four\"]",
                        "[\"five\",\"six\",\"seven\",\"eight\"]"};
-    const char *g[] = {"{Int32_list_in_group:[0,1,2,3],String_list_in_group:[\"foo\",\"zero\",\"one\",\"two\"]}",
-                       "{Int32_list_in_group:[],String_list_in_group:[\"three\"]}",
-                       "{Int32_list_in_group:[4],String_list_in_group:[\"four\"]}",
-                       "{Int32_list_in_group:[5,6,7,8],String_list_in_group:[\"five\",\"six\",\"seven\",\"eight\"]}"};
+    const char *g[] = {
+        "{Int32_list_in_group:[0,1,2,3],String_list_in_group:[\"foo\",\"zero\",\"one\",\"two\"]}",
+        "{Int32_list_in_group:[],String_list_in_group:[\"three\"]}",
+        "{Int32_list_in_group:[4],String_list_in_group:[\"four\"]}",
+        "{Int32_list_in_group:[5,6,7,8],String_list_in_group:[\"five\",\"six\",\"seven\",\"eight\"]"
+        "}"};
     expect_col(&t, "Int32_list", a, 4);
     expect_col(&t, "String_list", s, 4);
     expect_col(&t, "group_of_lists", g, 4);
@@ -339,7 +345,8 @@ static void test_lz4(void)
         expect_col(&t, "v11", v11, 4);
         tr_free(&t);
     }
-    const char *big[] = {"hadoop_lz4_compressed_larger.parquet", "lz4_raw_compressed_larger.parquet"};
+    const char *big[] = {"hadoop_lz4_compressed_larger.parquet",
+                         "lz4_raw_compressed_larger.parquet"};
     for (int i = 0; i < 2; i++) {
         char rel[256];
         snprintf(rel, sizeof rel, "parquet-testing/data/%s", big[i]);
@@ -418,9 +425,10 @@ static void test_crc(void)
         CHECK_OK(fl_file_from_memory(data, len, "mem.parquet", &f, &e), &e);
         CHECK_OK(fl_parquet_open(f, NULL, &r, &e), &e);
         const fl_pq_column_meta *m = &fl_parquet_footer(r)->row_groups[0].columns[0].meta_data;
-        int64_t start = m->dictionary_page_offset > 0 && m->dictionary_page_offset < m->data_page_offset
-                            ? m->dictionary_page_offset
-                            : m->data_page_offset;
+        int64_t start =
+            m->dictionary_page_offset > 0 && m->dictionary_page_offset < m->data_page_offset
+                ? m->dictionary_page_offset
+                : m->data_page_offset;
         /* last byte of the dictionary page when there is one (some writers put
          * CRCs on dictionary pages only), else of the chunk's last page */
         size_t at = start < m->data_page_offset ? (size_t)(m->data_page_offset - 1)

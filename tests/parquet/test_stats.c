@@ -577,7 +577,6 @@ static void test_prune_pages(void)
     CHECK(fl_pq_page_may_match(&l, &ci, 1, &eq));
 }
 
-
 /* One EQ/LT/GT check per remaining type: DATE, TIMESTAMP from millis,
  * UUID, BOOLEAN, and uint32 in unsigned order. */
 static void test_prune_other_types(void)
@@ -598,7 +597,8 @@ static void test_prune_other_types(void)
     CHECK(fl_pq_stats_may_match(&l, &st, 5, &p));
     /* TIMESTAMP stored in millis, literal in micros */
     fl_type ts = T(FL_TYPE_TIMESTAMPTZ);
-    fl_pq_logical tms = {.kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_MILLIS, .is_adjusted_to_utc = true};
+    fl_pq_logical tms = {
+        .kind = FL_PQ_LT_TIMESTAMP, .unit = FL_PQ_MILLIS, .is_adjusted_to_utc = true};
     l = LEAF(FL_PQ_INT64, &ts, &tms);
     int64_t m0 = 1000, m1 = 2000; /* ms */
     fl_pq_statistics ts_st = {0};

@@ -243,8 +243,12 @@ static void check_file(const tw_file *f, const expect *e, int64_t rows)
     CHECK_EQ_INT(m->schema[5].logical.kind, FL_PQ_LT_LIST);
     CHECK_EQ_INT(m->schema[8].logical.kind, FL_PQ_LT_MAP);
 
-    static const char *paths[NLEAVES] = {"id", "st.a", "st.b", "lst.list.element",
-                                         "mp.key_value.key", "mp.key_value.value",
+    static const char *paths[NLEAVES] = {"id",
+                                         "st.a",
+                                         "st.b",
+                                         "lst.list.element",
+                                         "mp.key_value.key",
+                                         "mp.key_value.value",
                                          "ll.list.element.x.list.element"};
     CHECK(m->nrow_groups >= 1);
     for (int l = 0; l < NLEAVES; l++) {
@@ -293,9 +297,18 @@ static void run(uint32_t rows_per_batch, uint32_t nbatches, bool select_odd, int
     tw_file_free(&f);
 }
 
-static void test_nested_v1(void) { run(500, 3, false, 1); }
-static void test_nested_v2(void) { run(500, 3, false, 2); }
-static void test_nested_selection(void) { run(400, 3, true, 1); }
+static void test_nested_v1(void)
+{
+    run(500, 3, false, 1);
+}
+static void test_nested_v2(void)
+{
+    run(500, 3, false, 2);
+}
+static void test_nested_selection(void)
+{
+    run(400, 3, true, 1);
+}
 
 static void test_null_map_key_is_an_error(void)
 {

@@ -83,7 +83,8 @@ typedef struct page_walk {
 static void walk_pages(const tw_file *f, const fl_pq_column_chunk *cc, bool want_crc, page_walk *pw)
 {
     const fl_pq_column_meta *m = &cc->meta_data;
-    int64_t start = m->dictionary_page_offset >= 0 ? m->dictionary_page_offset : m->data_page_offset;
+    int64_t start =
+        m->dictionary_page_offset >= 0 ? m->dictionary_page_offset : m->data_page_offset;
     int64_t end = start + m->total_compressed_size;
     CHECK(end <= (int64_t)f->len);
     fl_arena a;
@@ -95,7 +96,8 @@ static void walk_pages(const tw_file *f, const fl_pq_column_chunk *cc, bool want
     while (pos < end && pw->n < 512) {
         fl_pq_page_header *h = &pw->h[pw->n];
         size_t used = 0;
-        fl_status rc = fl_pq_decode_page_header(f->data + pos, (size_t)(end - pos), &a, h, &used, &err);
+        fl_status rc =
+            fl_pq_decode_page_header(f->data + pos, (size_t)(end - pos), &a, h, &used, &err);
         CHECK_OK(rc, &err);
         if (rc != FL_OK)
             break;
@@ -109,7 +111,8 @@ static void walk_pages(const tw_file *f, const fl_pq_column_chunk *cc, bool want
         /* decompress what is compressed */
         size_t skip = 0;
         if (h->type == FL_PQ_DATA_PAGE_V2)
-            skip = (size_t)h->definition_levels_byte_length + (size_t)h->repetition_levels_byte_length;
+            skip =
+                (size_t)h->definition_levels_byte_length + (size_t)h->repetition_levels_byte_length;
         size_t usize = (size_t)h->uncompressed_page_size - skip;
         uint8_t *out = malloc(usize + 1);
         fl_codec codec = to_codec(m->codec);
@@ -138,8 +141,8 @@ static void test_codecs_and_page_versions(void)
 {
     simple_schema();
     static const fl_parquet_codec codecs[] = {FL_PARQUET_UNCOMPRESSED, FL_PARQUET_SNAPPY,
-                                              FL_PARQUET_GZIP, FL_PARQUET_LZ4_RAW,
-                                              FL_PARQUET_ZSTD, FL_PARQUET_BROTLI};
+                                              FL_PARQUET_GZIP,         FL_PARQUET_LZ4_RAW,
+                                              FL_PARQUET_ZSTD,         FL_PARQUET_BROTLI};
     for (uint32_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++)
         for (int v = 1; v <= 2; v++) {
             fl_error err = {0};
@@ -279,8 +282,7 @@ static void check_page_index(const tw_file *f, uint32_t rg_index)
         /* offset index and column index come after every row group */
         const fl_pq_column_chunk *last =
             &f->meta.row_groups[f->meta.nrow_groups - 1].columns[rg->ncolumns - 1];
-        CHECK(cc->offset_index_offset >= last->file_offset +
-                                             last->meta_data.total_compressed_size);
+        CHECK(cc->offset_index_offset >= last->file_offset + last->meta_data.total_compressed_size);
     }
     fl_arena_free(&a);
 }

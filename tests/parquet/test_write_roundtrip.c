@@ -140,9 +140,9 @@ static char *render_row(const fl_batch *b, uint32_t row)
 typedef struct gen {
     uint64_t rng;
     uint32_t rows;
-    bool select;     /* selection vector: rows with i % 3 != 1 */
+    bool select; /* selection vector: rows with i % 3 != 1 */
     bool long_strings;
-    char **expect;   /* rendered live rows, in order */
+    char **expect; /* rendered live rows, in order */
     size_t nexpect, cap;
 } gen;
 
@@ -154,7 +154,9 @@ static fl_status gen_value(fl_vector *v, const fl_field *f, gen *g, int depth, f
         return fl_vector_append_null(v, err);
     uint8_t buf[256];
     switch (t->id) {
-    case FL_TYPE_BOOLEAN: buf[0] = (uint8_t)((r >> 8) & 1); return fl_vector_append_fixed(v, buf, err);
+    case FL_TYPE_BOOLEAN:
+        buf[0] = (uint8_t)((r >> 8) & 1);
+        return fl_vector_append_fixed(v, buf, err);
     case FL_TYPE_INT32:
     case FL_TYPE_DATE: {
         int32_t x = (int32_t)(tw_rng(&g->rng) % 1000) - 500;
@@ -184,7 +186,8 @@ static fl_status gen_value(fl_vector *v, const fl_field *f, gen *g, int depth, f
             fl_i128 scale = 1;
             for (int k = 0; k < t->precision - 19; k++)
                 scale *= 10;
-            x = x * scale + (fl_i128)(tw_rng(&g->rng) % (uint64_t)(scale > 1000000000 ? 1000000000 : scale));
+            x = x * scale +
+                (fl_i128)(tw_rng(&g->rng) % (uint64_t)(scale > 1000000000 ? 1000000000 : scale));
         }
         if (r % 3 == 0)
             x = -x;
@@ -413,8 +416,8 @@ static void test_defaults(void)
 static void test_every_codec_v1_v2(void)
 {
     static const fl_parquet_codec codecs[] = {FL_PARQUET_UNCOMPRESSED, FL_PARQUET_SNAPPY,
-                                              FL_PARQUET_GZIP, FL_PARQUET_LZ4_RAW,
-                                              FL_PARQUET_ZSTD, FL_PARQUET_BROTLI};
+                                              FL_PARQUET_GZIP,         FL_PARQUET_LZ4_RAW,
+                                              FL_PARQUET_ZSTD,         FL_PARQUET_BROTLI};
     for (uint32_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++)
         for (int v = 1; v <= 2; v++) {
             fl_parquet_write_options o = {0};

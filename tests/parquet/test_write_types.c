@@ -196,8 +196,8 @@ static void test_schema_and_stats(void)
         CHECK_EQ_INT(e->repetition, g_fields[c].nullable ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED);
         CHECK(e->num_children <= 0);
     }
-    CHECK(!m->schema[11].logical.is_adjusted_to_utc);  /* ts */
-    CHECK(m->schema[12].logical.is_adjusted_to_utc);   /* tstz */
+    CHECK(!m->schema[11].logical.is_adjusted_to_utc); /* ts */
+    CHECK(m->schema[12].logical.is_adjusted_to_utc);  /* tstz */
     CHECK_EQ_INT(m->schema[13].logical.unit, FL_PQ_NANOS);
     CHECK_EQ_INT(m->schema[11].logical.unit, FL_PQ_MICROS);
     CHECK_EQ_INT(m->schema[10].logical.unit, FL_PQ_MICROS);
@@ -273,7 +273,7 @@ static void test_schema_and_stats(void)
         CHECK(maxok);
         CHECK(cm->statistics.is_min_value_exact_set && cm->statistics.is_min_value_exact);
         CHECK_EQ_INT(cc->file_offset, cm->dictionary_page_offset >= 0 ? cm->dictionary_page_offset
-                                                                     : cm->data_page_offset);
+                                                                      : cm->data_page_offset);
         CHECK(cc->offset_index_offset > 0);
         CHECK(cc->column_index_offset > 0);
         /* result metrics */
@@ -391,7 +391,8 @@ static fl_status enc_fill(fl_batch *b, uint32_t batch_no, void *ctx, fl_error *e
 
 static void test_vector_encodings(void)
 {
-    fl_field fields[3] = {tw_field("k", 1, false, FL_TYPE_INT64), tw_field("s", 2, true, FL_TYPE_STRING),
+    fl_field fields[3] = {tw_field("k", 1, false, FL_TYPE_INT64),
+                          tw_field("s", 2, true, FL_TYPE_STRING),
                           tw_field("z", 3, true, FL_TYPE_INT32)};
     fl_schema s = {3, fields, 0};
     fl_error err = {0};
@@ -465,7 +466,10 @@ static fl_status fo_close(fl_output *o, fl_error *err)
     (void)o, (void)err;
     return FL_OK;
 }
-static void fo_abort(fl_output *o) { (void)o; }
+static void fo_abort(fl_output *o)
+{
+    (void)o;
+}
 static const fl_output_ops fo_ops = {fo_write, fo_close, fo_abort};
 
 static void test_output_failure(void)

@@ -68,7 +68,8 @@ static inline bool tw_decode(tw_file *f)
                     (uint32_t)f->data[f->len - 6] << 16 | (uint32_t)f->data[f->len - 5] << 24;
     if ((size_t)flen + 12 > f->len)
         return false;
-    fl_status rc = fl_pq_decode_file_meta(f->data + f->len - 8 - flen, flen, &f->arena, &f->meta, &err);
+    fl_status rc =
+        fl_pq_decode_file_meta(f->data + f->len - 8 - flen, flen, &f->arena, &f->meta, &err);
     if (rc != FL_OK)
         fprintf(stderr, "footer decode: %s\n", err.msg);
     f->ok = rc == FL_OK;
@@ -128,7 +129,8 @@ static inline fl_status tw_write(const fl_schema *s, const fl_parquet_write_opti
 }
 
 /* Leaf info of leaf column i (schema element e) for stats conversion. */
-static inline void tw_leaf_info(const fl_pq_schema_element *e, const fl_type *t, fl_pq_leaf_info *li)
+static inline void tw_leaf_info(const fl_pq_schema_element *e, const fl_type *t,
+                                fl_pq_leaf_info *li)
 {
     memset(li, 0, sizeof *li);
     li->physical = e->type;

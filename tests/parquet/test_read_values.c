@@ -297,8 +297,8 @@ static void test_repeated_primitive_no_list(void)
         "{Int32_list_in_group:[0,1,2,3],String_list_in_group:[\"foo\",\"zero\",\"one\",\"two\"]}",
         "{Int32_list_in_group:[],String_list_in_group:[\"three\"]}",
         "{Int32_list_in_group:[4],String_list_in_group:[\"four\"]}",
-        "{Int32_list_in_group:[5,6,7,8],String_list_in_group:[\"five\",\"six\",\"seven\",\"eight\"]"
-        "}"};
+        ("{Int32_list_in_group:[5,6,7,8],"
+         "String_list_in_group:[\"five\",\"six\",\"seven\",\"eight\"]}")};
     expect_col(&t, "Int32_list", a, 4);
     expect_col(&t, "String_list", s, 4);
     expect_col(&t, "group_of_lists", g, 4);

@@ -423,27 +423,31 @@ static void explain(const fl_ice_scan_plan *p)
             m->files_pruned_metrics, m->delete_files, p->ntasks, m->planned_bytes);
 }
 
-static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
+/* A source of batches: a table scan or a metadata table. */
+typedef fl_status (*batch_next_fn)(void *src, fl_batch *b, bool *eof, fl_error *err);
+
+static fl_status scan_next(void *src, fl_batch *b, bool *eof, fl_error *err)
 {
-    fl_ice_scan_options opt;
-    fl_predicate pred;
-    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
-    fl_ice_scan *s;
-    FL_TRY(fl_ice_scan_open(t->reader_io, t->meta, &opt, &s, err));
-    if (c->explain)
-        explain(fl_ice_scan_get_plan(s));
+    return fl_ice_scan_next(src, b, eof, err);
+}
+
+static fl_status metatable_next(void *src, fl_batch *b, bool *eof, fl_error *err)
+{
+    return fl_ice_metatable_next(src, b, eof, err);
+}
+
+/* Prints every batch of src (schema `schema`) in c's format, up to c's limit. */
+static fl_status print_rows(const tbl_args *c, const fl_schema *schema, batch_next_fn next,
+                            void *src, fl_error *err)
+{
     fl_batch b;
-    fl_status rc = fl_batch_init(&b, fl_ice_scan_schema(s), err);
-    if (rc != FL_OK) {
-        fl_ice_scan_close(s);
-        return rc;
-    }
+    FL_TRY(fl_batch_init(&b, schema, err));
     fl_row_printer *pr = NULL;
-    rc = fl_row_printer_open(stdout, c->fmt, fl_ice_scan_schema(s), true, &pr, err);
+    fl_status rc = fl_row_printer_open(stdout, c->fmt, schema, true, &pr, err);
     uint64_t limit = c->limit;
     while (rc == FL_OK && (!c->has_limit || limit > 0)) {
         bool eof;
-        rc = fl_ice_scan_next(s, &b, &eof, err);
+        rc = next(src, &b, &eof, err);
         if (rc != FL_OK || eof)
             break;
         rc = fl_row_printer_batch(pr, &b, c->has_limit ? &limit : NULL, err);
@@ -455,6 +459,19 @@ static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
             fl_row_printer_free(pr);
     }
     fl_batch_destroy(&b);
+    return rc;
+}
+
+static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
+{
+    fl_ice_scan_options opt;
+    fl_predicate pred;
+    FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
+    fl_ice_scan *s;
+    FL_TRY(fl_ice_scan_open(t->reader_io, t->meta, &opt, &s, err));
+    if (c->explain)
+        explain(fl_ice_scan_get_plan(s));
+    fl_status rc = print_rows(c, fl_ice_scan_schema(s), scan_next, s, err);
     fl_ice_scan_close(s);
     return rc;
 }
@@ -561,29 +578,7 @@ static fl_status run_metatable(const tbl_args *c, tbl_ctx *t, fl_error *err)
     FL_TRY(build_options(c, t, &t->arena, &opt, &pred, NULL, err));
     fl_ice_metatable *mt;
     FL_TRY(fl_ice_metatable_open(t->reader_io, t->meta, c->sub, &opt, &mt, err));
-    fl_batch b;
-    fl_status rc = fl_batch_init(&b, fl_ice_metatable_schema(mt), err);
-    if (rc != FL_OK) {
-        fl_ice_metatable_close(mt);
-        return rc;
-    }
-    fl_row_printer *pr = NULL;
-    rc = fl_row_printer_open(stdout, c->fmt, fl_ice_metatable_schema(mt), true, &pr, err);
-    uint64_t limit = c->limit;
-    while (rc == FL_OK && (!c->has_limit || limit > 0)) {
-        bool eof;
-        rc = fl_ice_metatable_next(mt, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        rc = fl_row_printer_batch(pr, &b, c->has_limit ? &limit : NULL, err);
-    }
-    if (pr) {
-        if (rc == FL_OK)
-            rc = fl_row_printer_close(pr, err);
-        else
-            fl_row_printer_free(pr);
-    }
-    fl_batch_destroy(&b);
+    fl_status rc = print_rows(c, fl_ice_metatable_schema(mt), metatable_next, mt, err);
     fl_ice_metatable_close(mt);
     return rc;
 }

@@ -9,6 +9,7 @@ DEBS=(
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libbz2-dev
   libjansson-dev libedit-dev libssl-dev libxxhash-dev
   libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
+  libpg-query-dev libprotobuf-c-dev libmicrohttpd-dev libpcre2-dev libutf8proc-dev wrk
   nodejs npm python3 python3-avro valgrind
 )
 

@@ -38,6 +38,8 @@ typedef enum fl_status {
     FL_ESYNTAX = -12,     /* text (SQL, CSV, JSON) does not parse */
     FL_ETYPE = -13,       /* a type mismatch or an impossible conversion */
     FL_EOVERFLOW = -14,   /* arithmetic or conversion overflow */
+    FL_EUNAUTHENTICATED = -15, /* no credentials, or bad ones (HTTP 401, SQLSTATE 28P01) */
+    FL_EFORBIDDEN = -16,       /* authenticated but lacks the privilege (HTTP 403, SQLSTATE 42501) */
 } fl_status;
 
 #define FL_ERROR_MSG_MAX 1024

@@ -68,6 +68,8 @@ const char *fl_status_name(fl_status code)
     case FL_ESYNTAX: return "syntax error";
     case FL_ETYPE: return "type error";
     case FL_EOVERFLOW: return "overflow";
+    case FL_EUNAUTHENTICATED: return "unauthenticated";
+    case FL_EFORBIDDEN: return "forbidden";
     }
     return "unknown error";
 }

@@ -1,0 +1,154 @@
+/*
+ * auth.h - who is calling (authentication) and what they may do
+ * (authorization), shared by the REST catalog server, the Postgres wire
+ * server and the `floe admin` commands.
+ *
+ * MODEL
+ *   A principal is a named client with a hashed secret (OAuth2 client
+ *   credentials: client_id = principal name). Principals hold roles; roles
+ *   hold grants. A grant is (role, privilege, securable), where the securable
+ *   is the whole catalog, a namespace (which covers its child namespaces and
+ *   every table and view in them) or one table/view. The built-in role
+ *   "admin" holds every privilege everywhere, including managing principals.
+ *
+ *   Privileges: READ (load/list/scan), WRITE (commit to an existing table or
+ *   view), CREATE (create tables, views, child namespaces in a namespace),
+ *   DROP (drop/rename), MANAGE_GRANTS (grant/revoke on the securable).
+ *   Listing a namespace's tables needs READ on the namespace.
+ *
+ * TOKENS
+ *   fl_auth_token_issue() exchanges client credentials for a short-lived
+ *   bearer token: an HMAC-SHA256-signed JWT (header.payload.signature,
+ *   base64url) carrying sub, iat, exp and jti, signed with a key kept in
+ *   the store so that several servers sharing one store accept each other's
+ *   tokens. Static bearer tokens (configured strings mapped to a principal)
+ *   are accepted too. Secrets are stored as salted PBKDF2-HMAC-SHA256 hashes
+ *   and compared in constant time.
+ *
+ * STORE
+ *   Principals, roles, grants and the signing key live in the catalog's own
+ *   database ("sqlite:PATH" or a postgresql:// URI), in tables prefixed
+ *   floe_auth_, created on open when absent.
+ *
+ * AUDIT
+ *   fl_auth_audit() appends one JSON object per line to the audit log file
+ *   (every mutation, allowed or denied): time, principal, action, target,
+ *   outcome, request id.
+ *
+ * THREADS AND OWNERSHIP
+ *   One fl_auth is shared by every server thread: all functions are
+ *   thread-safe. Strings in results are copied into caller memory (fixed
+ *   buffers) or into a caller's arena; the fl_auth owns nothing of the caller.
+ */
+#ifndef FLOE_AUTH_H
+#define FLOE_AUTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/arena.h"
+#include "floe/catalog.h"
+#include "floe/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fl_privilege {
+    FL_PRIV_READ = 1,
+    FL_PRIV_WRITE = 2,
+    FL_PRIV_CREATE = 4,
+    FL_PRIV_DROP = 8,
+    FL_PRIV_MANAGE_GRANTS = 16,
+} fl_privilege;
+
+/* "read", "write", "create", "drop", "manage-grants"; parse returns 0 if unknown. */
+const char *fl_privilege_name(fl_privilege p);
+fl_privilege fl_privilege_parse(const char *s);
+
+#define FL_PRINCIPAL_NAME_MAX 128
+
+typedef struct fl_principal {
+    char name[FL_PRINCIPAL_NAME_MAX];
+    bool admin;     /* holds the admin role */
+    bool anonymous; /* auth disabled (development mode): every check passes */
+} fl_principal;
+
+typedef struct fl_auth_options {
+    const char *store_uri;      /* "sqlite:PATH" or "postgresql://..."; required unless
+                                 * allow_anonymous is set and no admin commands are used */
+    int token_ttl_seconds;      /* default 3600 */
+    const char *audit_log_path; /* NULL = no audit file (records go nowhere) */
+    /* Static bearer tokens, "TOKEN=PRINCIPAL" each; the principal must exist. */
+    const char *const *static_tokens;
+    uint32_t nstatic_tokens;
+    /* Development mode: no credentials needed, every request runs as an
+     * anonymous principal with every privilege. Must be asked for
+     * explicitly (floe serve --insecure-no-auth). */
+    bool allow_anonymous;
+} fl_auth_options;
+
+typedef struct fl_auth fl_auth;
+
+fl_status fl_auth_open(const fl_auth_options *opt, fl_auth **out, fl_error *err);
+void fl_auth_close(fl_auth *a); /* NULL allowed */
+
+/* OAuth2 client_credentials grant. On success *token is a malloc'd string
+ * (caller frees) valid for *expires_in seconds. Bad id or secret:
+ * FL_EUNAUTHENTICATED (the message never says which one was wrong). */
+fl_status fl_auth_token_issue(fl_auth *a, const char *client_id, const char *client_secret,
+                              char **token, int *expires_in, fl_error *err);
+
+/* Checks an HTTP Authorization header value ("Bearer ..."; NULL when the
+ * request had none). FL_EUNAUTHENTICATED when missing (unless anonymous mode),
+ * malformed, expired, badly signed or naming a deleted principal. */
+fl_status fl_auth_authenticate(fl_auth *a, const char *authorization, fl_principal *out,
+                               fl_error *err);
+
+/* Checks a password-style credential (Postgres wire: principal name and
+ * secret). FL_EUNAUTHENTICATED on mismatch. */
+fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *secret,
+                               fl_principal *out, fl_error *err);
+
+/* Does p hold priv on the securable? ns NULL (or 0 levels) and object NULL =
+ * the catalog; object NULL = the namespace ns; else the table/view ns.object.
+ * A grant on an enclosing namespace or on the catalog covers it.
+ * FL_EFORBIDDEN with a message naming the privilege and the securable. */
+fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv,
+                            const fl_namespace *ns, const char *object, fl_error *err);
+
+/* ---- administration (floe admin; callers check MANAGE_GRANTS/admin first) ---- */
+
+/* Creates a principal with a fresh random secret, returned once in
+ * secret_out (NUL-terminated, at least 64 bytes of room). FL_EEXIST. */
+fl_status fl_auth_principal_create(fl_auth *a, const char *name, bool admin, char *secret_out,
+                                   size_t secret_cap, fl_error *err);
+/* Replaces the secret with a fresh random one (returned as above). */
+fl_status fl_auth_principal_rotate(fl_auth *a, const char *name, char *secret_out,
+                                   size_t secret_cap, fl_error *err);
+fl_status fl_auth_principal_drop(fl_auth *a, const char *name, fl_error *err);
+fl_status fl_auth_principal_list(fl_auth *a, fl_arena *ar, const char ***names, uint32_t *n,
+                                 fl_error *err);
+fl_status fl_auth_role_create(fl_auth *a, const char *role, fl_error *err);
+fl_status fl_auth_role_drop(fl_auth *a, const char *role, fl_error *err);
+fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *role, bool assign,
+                              fl_error *err); /* assign=false revokes the role */
+/* Grants (or revokes, grant=false) priv on a securable to a role; ns/object
+ * as in fl_auth_authorize. */
+fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const fl_namespace *ns,
+                        const char *object, bool grant, fl_error *err);
+
+/* One line per grant, "role privilege securable", for `floe admin grants`. */
+fl_status fl_auth_grant_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
+                             fl_error *err);
+
+/* Appends an audit record. outcome is e.g. "ok", "denied", "conflict",
+ * "error"; detail may be NULL. Never fails the caller: I/O errors are
+ * reported once on stderr. */
+void fl_auth_audit(fl_auth *a, const fl_principal *p, const char *action, const char *target,
+                   const char *outcome, const char *request_id, const char *detail);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,3 @@
+/* like.c - (being written) */
+#include "sql/func/func_internal.h"
+const fl_func_table fl_funcs_like = {NULL, 0};

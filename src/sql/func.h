@@ -112,6 +112,10 @@ struct fl_func {
      * folded at plan time (fl_expr_is_constant is false), evaluated once
      * per batch as a constant instead. (Additive, sqlfunc.) */
     bool uses_env;
+    /* SCALAR, may be NULL: adjusts call->type from constant arguments after
+     * resolution (extract's result is bigint for 'year' but numeric for
+     * 'second'). (Additive, sqlfunc.) */
+    void (*refine)(fl_expr *call);
 };
 
 /* A resolved call: which function, the result type, casts to apply. */

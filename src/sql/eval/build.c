@@ -186,6 +186,8 @@ fl_status fl_expr_call(fl_arena *a, const char *fn_name, fl_expr **args, uint32_
         return rc;
     e->fn = b.fn;
     e->location = location;
+    if (b.fn->refine)
+        b.fn->refine(e);
     if (b.fn->bind)
         FL_TRY(b.fn->bind(e, a, &e->bind_data, err));
     *out = e;

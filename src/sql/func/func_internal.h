@@ -186,6 +186,15 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
 /* Three-way comparison of row i of a and row j of b (same type, both valid). */
 int fl_cmp_rows(const fl_unified *a, uint32_t i, const fl_unified *b, uint32_t j);
 
+/* UTF-8: case mapping into dst (room for 4 * n bytes), returns bytes written;
+ * character count (continuation bytes not counted). */
+size_t fl_utf8_case(const uint8_t *s, size_t n, uint8_t *dst, bool upper);
+size_t fl_utf8_len(const uint8_t *s, size_t n);
+static inline size_t utf8_clen(uint8_t c)
+{
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
 /* ---- errors ---- */
 /* Records "msg in <expr>" for a kernel failure. */
 fl_status fl_fn_error(const fl_fn_call *c, fl_error *err, fl_status code, const char *fmt, ...)

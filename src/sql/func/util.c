@@ -293,3 +293,39 @@ fl_status fl_fn_error(const fl_fn_call *c, fl_error *err, fl_status code, const 
     fl_arena_free(&a);
     return rc;
 }
+
+/* ---- UTF-8 case mapping (utf8proc) ---- */
+#include <utf8proc.h>
+
+size_t fl_utf8_case(const uint8_t *s, size_t n, uint8_t *dst, bool upper)
+{
+    size_t o = 0, i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            dst[o++] = upper ? (uint8_t)((c >= 'a' && c <= 'z') ? c - 32 : c)
+                             : (uint8_t)((c >= 'A' && c <= 'Z') ? c + 32 : c);
+            i++;
+            continue;
+        }
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t l = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (l <= 0) {
+            dst[o++] = c;
+            i++;
+            continue;
+        }
+        utf8proc_int32_t m = upper ? utf8proc_toupper(cp) : utf8proc_tolower(cp);
+        o += (size_t)utf8proc_encode_char(m, dst + o);
+        i += (size_t)l;
+    }
+    return o;
+}
+
+size_t fl_utf8_len(const uint8_t *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += (s[i] & 0xC0) != 0x80;
+    return c;
+}

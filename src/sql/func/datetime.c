@@ -760,10 +760,8 @@ static fl_interval age_of(int64_t a, int64_t b)
         days--;
     }
     if (days < 0) {
-        /* borrow the length of the month before a's month */
-        unsigned pm = ma == 1 ? 12 : ma - 1;
-        int64_t py = ma == 1 ? ya - 1 : ya;
-        days += days_in_month(py, pm);
+        /* borrow the length of the earlier date's month (PostgreSQL timestamp_age) */
+        days += days_in_month(yb, mb);
         months--;
     }
     if (months < 0) {

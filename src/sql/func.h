@@ -118,6 +118,17 @@ struct fl_func {
     void (*refine)(fl_expr *call);
 };
 
+/* Aggregate argument conventions (sqlfunc):
+ *  - the caller casts each argument to binding.arg_types[i] before update();
+ *  - ordered-set aggregates percentile_cont/percentile_disc(f) WITHIN GROUP
+ *    (ORDER BY x) resolve and update with args (f, x): the WITHIN GROUP
+ *    value is appended to the direct arguments; approx_percentile(x, f);
+ *  - DISTINCT and ORDER BY inside a call are the executor's (it feeds
+ *    distinct / ordered rows); count_distinct(x) is also registered as a
+ *    self-contained exact DISTINCT count with a hash-set state;
+ *  - string_agg's combine() fails for two non-empty partial states (the
+ *    separator between partials is unknown): do not partially aggregate it. */
+
 /* A resolved call: which function, the result type, casts to apply. */
 typedef struct fl_func_binding {
     const fl_func *fn;

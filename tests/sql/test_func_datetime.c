@@ -108,6 +108,7 @@ static void test_fields(void)
     CHECK_EQ_STR(T(E_call("extract", E_lit("epoch"), ts)), "982355920.500000");
     CHECK_EQ_STR(T(E_call("extract", E_lit("century"), ts)), "21");
     CHECK_EQ_STR(T(E_call("extract", E_lit("year"), E_typed("date", "1995-03-15"))), "1995");
+    CHECK_EQ_STR(T(E_call("extract", E_lit("epoch"), E_typed("date", "1995-03-15"))), "795225600");
     CHECK_EQ_STR(T(E_call("date_part", E_lit("hour"), ts)), "20");
     CHECK_EQ_STR(T(E_call("extract", E_lit("hour"), E_typed("interval", "1 day 05:00"))), "5");
     CHECK(strstr(T(E_call("extract", E_lit("fortnight"), ts)), "not supported") != NULL);

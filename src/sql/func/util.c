@@ -59,8 +59,8 @@ const fl_i128 fl_pow10_i128[39] = {
 
 fl_status strout_reserve(strout *s, size_t len, uint8_t **dst, fl_error *err)
 {
-    if (s->v->heap_cap - s->v->heap_len < len)
-        FL_TRY(fl_vector_reserve_heap(s->v, len, err));
+    if (s->v->heap_cap - s->v->heap_len < len || !s->v->heap)
+        FL_TRY(fl_vector_reserve_heap(s->v, len ? len : 1, err));
     *dst = s->v->heap + s->v->heap_len;
     return FL_OK;
 }

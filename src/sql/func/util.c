@@ -316,6 +316,8 @@ size_t fl_utf8_case(const uint8_t *s, size_t n, uint8_t *dst, bool upper)
             continue;
         }
         utf8proc_int32_t m = upper ? utf8proc_toupper(cp) : utf8proc_tolower(cp);
+        if (cp == 0xDF)
+            m = cp; /* sharp s has no single-character uppercase (glibc and PostgreSQL keep it) */
         o += (size_t)utf8proc_encode_char(m, dst + o);
         i += (size_t)l;
     }

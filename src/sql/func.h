@@ -194,7 +194,15 @@ static inline bool fl_type_is_interval(const fl_type *t)
  * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
 const char *fl_sql_sqlstate_for_error(const fl_error *e);
 
-/* Every registered function, for pg catalogs / \df (n returned in *n). */
+/* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
+ * reads the zone file on every timestamptz call): for printing many rows. */
+typedef struct fl_sql_formatter fl_sql_formatter;
+fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
+size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
+                              size_t cap);
+void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
+
+/* The i-th registered function (pg catalogs, \df); NULL past the end. */
 const fl_func *fl_func_at(uint32_t i);
 
 #endif

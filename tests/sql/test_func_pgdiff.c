@@ -73,6 +73,27 @@ static const pgcase CASES[] = {
     {"nullif", {"text:a", "text:a"}, NULL},
     {"->>", {"json:{\"a\":{\"b\":[1,2]}}", "text:a"}, NULL},
     {"json_extract_path_text", {"json:{\"a\":{\"b\":[1,\"x\"]}}", "text:a", "text:b", "text:1"}, NULL},
+    {"::date", {"text:January 8, 99 BC"}, NULL},
+    {"::date", {"text:1999.01.08"}, NULL},
+    {"::timestamp", {"text:2024-02-29T23:59:59.9999995"}, NULL},
+    {"::timestamptz", {"text:2024-06-01 00:00 Europe/Berlin"}, "Asia/Tokyo"},
+    {"::interval", {"text:-1 year -2 mons +3 days -04:05:06"}, NULL},
+    {"::interval", {"text:1 day ago"}, NULL},
+    {"::interval", {"text:100 hours"}, NULL},
+    {"::double precision", {"text:  -1.5e-7 "}, NULL},
+    {"::double precision", {"text:123456789012345678901234"}, NULL},
+    {"::real", {"text:0.1"}, NULL},
+    {"::numeric(10,3)", {"text:12.34567"}, NULL},
+    {"::numeric(10,3)", {"text:-0.0005"}, NULL},
+    {"::bigint", {"text:-9223372036854775808"}, NULL},
+    {"::boolean", {"text:  off "}, NULL},
+    {"::text", {"double precision:1e-300"}, NULL},
+    {"::text", {"real:16777216"}, NULL},
+    {"::text", {"bytea:\\x00ff"}, NULL},
+    {"::integer", {"double precision:-2.5"}, NULL},
+    {"::integer", {"numeric(5,1):-2.5"}, NULL},
+    {"::date", {"timestamptz:2024-01-01 03:00:00+00"}, "America/Los_Angeles"},
+    {"::time", {"timestamp:2024-01-01 03:04:05.06"}, NULL},
     {NULL, {NULL}, NULL},
 };
 
@@ -90,7 +111,9 @@ static const char *pg_eval(PGconn *pg, const pgcase *c, char *sql, size_t cap)
             snprintf(lits[n], sizeof lits[n], "'%s'::%.*s", colon + 1, (int)(colon - c->args[n]), c->args[n]);
     }
     o += (size_t)snprintf(sql + o, cap - o, "SET TimeZone = '%s'; SELECT ", c->tz ? c->tz : "UTC");
-    if (!strcmp(c->fn, "extract")) /* extract(field FROM x) */
+    if (!strncmp(c->fn, "::", 2))
+        o += (size_t)snprintf(sql + o, cap - o, "(%s)%s", lits[0], c->fn);
+    else if (!strcmp(c->fn, "extract")) /* extract(field FROM x) */
         o += (size_t)snprintf(sql + o, cap - o, "extract(%s from %s)", strchr(c->args[0], ':') + 1, lits[1]);
     else if (op && n == 2)
         o += (size_t)snprintf(sql + o, cap - o, "(%s %s %s)", lits[0], c->fn, lits[1]);
@@ -128,7 +151,7 @@ static const char *floe_eval(const pgcase *c)
         else
             args[n] = E_typed(type, colon + 1);
     }
-    const char *r = eval1(E_callv(c->fn, (uint32_t)n, args));
+    const char *r = !strncmp(c->fn, "::", 2) ? eval1(E_cast(args[0], c->fn + 2)) : eval1(E_callv(c->fn, (uint32_t)n, args));
     T_env.time_zone = "UTC";
     return r;
 }

@@ -195,6 +195,26 @@ static bool const_operand(const fl_expr *e)
     return e->kind == FL_EXPR_CONST && !e->value.is_null;
 }
 
+/* Converts v to type t when that loses nothing (cast there and back gives
+ * the same value): 0.05 (numeric(3,2)) against a numeric(15,2) column. */
+static bool exact_cast(fl_arena *a, fl_value *v, const fl_type *t)
+{
+    if (fl_type_is_varlen(t) != fl_type_is_varlen(&v->type) || fl_type_is_nested(t))
+        return false;
+    fl_value to, back;
+    fl_error e;
+    fl_eval_env env;
+    memset(&env, 0, sizeof env);
+    env.time_zone = "UTC";
+    if (fl_cast_value(v, t, &env, a, &to, &e) != FL_OK ||
+        fl_cast_value(&to, &v->type, &env, a, &back, &e) != FL_OK || back.is_null ||
+        fl_value_compare(&back, v) != 0)
+        return false;
+    to.type = *t;
+    *v = to;
+    return true;
+}
+
 static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_pred *t)
 {
     static const struct {
@@ -218,9 +238,12 @@ static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_
         if (!vals)
             return false;
         for (uint32_t i = 1; i < e->nargs; i++) {
-            if (!const_operand(e->args[i]) || !fl_type_equal(&e->args[i]->type, &col->type))
+            if (!const_operand(e->args[i]))
                 return false;
             vals[i - 1] = e->args[i]->value;
+            if (!fl_type_equal(&e->args[i]->type, &col->type) &&
+                !exact_cast(a, &vals[i - 1], &col->type))
+                return false;
         }
         t->op = FL_CMP_IN;
         t->in_values = vals;
@@ -241,7 +264,8 @@ static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_
             } else {
                 return false;
             }
-            if (!fl_type_equal(&col->type, &t->value.type))
+            if (!fl_type_equal(&col->type, &t->value.type) &&
+                !exact_cast(a, &t->value, &col->type))
                 return false;
             break;
         }

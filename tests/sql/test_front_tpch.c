@@ -408,7 +408,7 @@ static void test_misc_plans(void)
         "SELECT n_name, rank() OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) FROM nation",
         "SELECT n_name FROM nation UNION ALL SELECT r_name FROM region ORDER BY 1",
         "WITH x AS (SELECT r_regionkey k FROM region) SELECT * FROM x a JOIN x b ON a.k = b.k",
-        "SELECT n.* FROM nation n LEFT JOIN region r USING (n_regionkey) WHERE n.n_nationkey "
+        "SELECT a.* FROM nation a LEFT JOIN nation b USING (n_regionkey) WHERE a.n_nationkey "
         "BETWEEN 1 AND 5",
         "SELECT CASE WHEN n_nationkey IN (1, 2) THEN 'x' ELSE 'y' END, "
         "coalesce(n_comment, '-') FROM nation WHERE n_name LIKE 'A%' AND n_comment IS NOT NULL",

@@ -113,6 +113,7 @@ typedef struct fl_source fl_source;
 typedef struct fl_source_options {
     const fl_schema *schema; /* NULL = infer (CSV/JSONL); ignored for Parquet */
     char delimiter;          /* CSV; 0 = ',' (tab for .tsv) */
+    bool no_header;          /* CSV: the first record is data (columns named column1..) */
     bool verify_crc;         /* Parquet */
 } fl_source_options;
 

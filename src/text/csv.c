@@ -429,11 +429,24 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
     }
     if ((rc = read_record(s, &end, err)) != FL_OK)
         goto fail;
-    if (end) {
+    bool no_header = opt && opt->no_header;
+    if (end && !(no_header && opt->schema)) {
         rc = fl_errorf(err, FL_ESYNTAX, "%s: empty file (a CSV file needs a header row)", path);
         goto fail;
     }
-    s->ncols = s->nfields;
+    s->ncols = end ? opt->schema->nfields : s->nfields;
+    if (end)
+        no_header = false; /* nothing to replay */
+    if (no_header) { /* the first record is data: replay it first */
+        s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
+        if (!s->sample) {
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            goto fail;
+        }
+        s->nsample = 1;
+        if ((rc = save_record(s, &s->sample[0], err)) != FL_OK)
+            goto fail;
+    }
     if (opt && opt->schema) {
         if (opt->schema->nfields != s->ncols) {
             rc = fl_errorf(err, FL_EINVAL, "%s: --schema has %u columns, the header has %u", path,
@@ -451,7 +464,7 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
         }
         for (uint32_t c = 0; c < s->ncols; c++) {
             fl_field *f = &s->schema.fields[c];
-            const char *name = s->field_bytes.data + s->starts[c];
+            const char *name = no_header ? "" : s->field_bytes.data + s->starts[c];
             if (!*name)
                 name = fl_arena_sprintf(&s->arena, "column%u", c + 1);
             f->name = fl_arena_strdup(&s->arena, name);
@@ -468,7 +481,8 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
                     goto fail;
                 }
         }
-        s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
+        if (!s->sample)
+            s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
         if (!s->sample) {
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
             goto fail;

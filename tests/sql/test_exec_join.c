@@ -93,6 +93,8 @@ static void test_join_types(void)
     run_case(&a, FL_JOIN_ANTI, false, "5|l5;NULL|lnull");
     /* MARK: the right side has a NULL key, so non-matches are NULL */
     run_case(&a, FL_JOIN_MARK, false, "1|l1|t;2|l2b|t;2|l2|t;5|l5|NULL;NULL|lnull|NULL");
+    tt_free(L);
+    tt_free(R);
     fl_arena_free(&a);
 }
 
@@ -145,6 +147,9 @@ static void test_mark_single_cross(void)
     r = tr_run(ns, 2);
     CHECK_ROWS(r, "1|l1|1|r1;2|l2b|2|r2;2|l2b|2|r2b;2|l2|2|r2;2|l2|2|r2b;NULL|lnull|NULL|rnull");
     tr_free(&r);
+    tt_free(L);
+    tt_free(R);
+    tt_free(r2);
     fl_arena_free(&a);
 }
 
@@ -174,6 +179,8 @@ static void test_residual_and_nested_loop(void)
     r = tr_run(an, 2);
     CHECK_ROWS(r, "1|l1;5|l5;NULL|lnull");
     tr_free(&r);
+    tt_free(L);
+    tt_free(R);
     fl_arena_free(&a);
 }
 

@@ -86,8 +86,8 @@ static void test_ranking(void)
     two[0] = tx_i64(&a, 3);
     check_win(win(&a, &F_NTILE, NULL, &T_I64, two, 1, true),
               "NULL|7|1;NULL|8|2;a|1|1;a|2|1;a|2|2;a|4|3;b|10|1");
-    fl_arena_free(&a);
     tt_free(T);
+    fl_arena_free(&a);
 }
 
 static void test_offsets_and_values(void)
@@ -108,8 +108,8 @@ static void test_offsets_and_values(void)
     /* last_value with the default frame sees up to the current row's peers */
     check_win(win(&a, &F_LAST, NULL, &T_I64, args, 1, true),
               "NULL|7|7;NULL|8|8;a|1|1;a|2|2;a|2|2;a|4|4;b|10|10");
-    fl_arena_free(&a);
     tt_free(T);
+    fl_arena_free(&a);
 }
 
 static void test_window_aggregates(void)
@@ -147,8 +147,8 @@ static void test_window_aggregates(void)
     c->frame_start = FL_FRAME_UNBOUNDED_PRECEDING;
     c->frame_end = FL_FRAME_CURRENT_ROW;
     check_win(cnt, "NULL|7|1;NULL|8|2;a|1|1;a|2|2;a|2|3;a|4|4;b|10|1");
-    fl_arena_free(&a);
     tt_free(T);
+    fl_arena_free(&a);
 }
 
 int main(void)

@@ -67,6 +67,12 @@ fl_status ex_mem_add(fl_exec *x, int64_t bytes, const char *what, fl_error *err)
     return FL_OK;
 }
 
+uint64_t ex_spill_budget(fl_exec *x)
+{
+    uint64_t b = x->memory_limit / 2 / (x->threads ? x->threads : 1);
+    return b < ((uint64_t)1 << 20) ? ((uint64_t)1 << 20) : b;
+}
+
 void ex_stats_out(ex_node *n, const fl_batch *b)
 {
     atomic_fetch_add(&n->p->stats.rows_out, (long long)fl_batch_live_rows(b));

@@ -28,6 +28,7 @@
 #define FLOE_SQL_EXEC_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -199,6 +200,8 @@ void ex_ht_init(ex_ht *h, fl_exec *x, const fl_schema *kschema, uint32_t payload
 void ex_ht_free(ex_ht *h);
 static inline uint8_t *ex_ht_payload(const ex_ht *h, uint32_t g)
 {
+    if (!h->payload)
+        return NULL;
     return h->blocks[g / FL_BATCH_CAP] + (size_t)(g % FL_BATCH_CAP) * h->payload;
 }
 /* Finds (or adds, when add) the group of row `row` of the unified key
@@ -212,6 +215,19 @@ void ex_ht_group_keys(const ex_ht *h, uint32_t g, fl_unified *ku, const fl_vecto
 /* Runs fn(i) for i in [0, n) on the executor's threads. */
 fl_status ex_parallel_for(fl_exec *x, uint32_t n, fl_status (*fn)(void *ctx, uint32_t i, fl_error *err),
                           void *ctx, fl_error *err);
+
+/* ---- spill.c: temporary files of batches (unlinked at creation) ---- */
+typedef struct ex_spill {
+    FILE *f;
+    uint64_t bytes;
+} ex_spill;
+fl_status ex_spill_open(fl_exec *x, ex_spill *s, fl_error *err);
+fl_status ex_spill_write(ex_spill *s, const fl_batch *b, fl_error *err); /* FLAT, no sel */
+fl_status ex_spill_rewind(ex_spill *s, fl_error *err);
+fl_status ex_spill_read(ex_spill *s, fl_batch *b, bool *eof, fl_error *err);
+void ex_spill_close(ex_spill *s);
+/* Bytes an operator's thread may hold before it spills. */
+uint64_t ex_spill_budget(fl_exec *x);
 
 /* ---- sort.c (shared by SORT, WINDOW, ordered aggregates) ---- */
 typedef struct ex_ref {

@@ -10,6 +10,13 @@
  * with qsort_r on the key columns (NULLS FIRST/LAST, DESC per key; ties keep
  * no particular order, as SQL allows), and the child's columns gathered into
  * output batches in order, skipping offset rows and stopping at limit.
+ *
+ * External sort: when a thread's buffer passes its share of memory_limit
+ * (ex_spill_budget) it is sorted and written to a spill file as a run (in
+ * FL_BATCH_CAP-row slices, so sorting never doubles memory). If anything was
+ * spilled, the remaining buffers become runs too and the output is a k-way
+ * merge of the runs (binary heap of run cursors, one batch per run in
+ * memory) streamed by the SORT's operator instead of materialized.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +103,8 @@ typedef struct sort_local {
     ex_rows rows;
     ex_exprs keys;
     bool inited;
+    ex_spill *runs;
+    uint32_t nruns;
 } sort_local;
 
 typedef struct sort_state {
@@ -106,6 +115,21 @@ typedef struct sort_state {
     uint32_t *cols;
     bool *desc, *nf;
     int64_t keep; /* top-N: rows to keep (offset + limit); -1 = all */
+    uint64_t budget;
+    /* external merge */
+    bool spilled;
+    ex_spill *runs;
+    uint32_t nruns;
+    fl_batch *cur;   /* current batch of each run */
+    uint32_t *pos;   /* next row of each run's batch */
+    uint32_t *heap;  /* run indexes, min-heap by current row */
+    uint32_t hn;
+    ex_rows view;    /* view.b[i] = &cur[i], for comparisons */
+    fl_batch outb;
+    bool outb_inited;
+    uint64_t skip;
+    pthread_mutex_t mu;
+    bool mu_inited;
 } sort_state;
 
 static fl_status truncate_topn(ex_node *n, sort_state *st, ex_rows *r, fl_error *err)
@@ -131,6 +155,48 @@ static fl_status truncate_topn(ex_node *n, sort_state *st, ex_rows *r, fl_error 
     ex_rows_free(n->x, r);
     *r = kept;
     return FL_OK;
+}
+
+/* Sorts r and writes it to a new run of l; r is emptied. */
+static fl_status spill_run(ex_node *n, sort_state *st, ex_rows *r, ex_spill **runs,
+                           uint32_t *nruns, fl_error *err)
+{
+    if (r->rows == 0)
+        return FL_OK;
+    ex_sortspec sp = {.rows = r,
+                      .nkeys = n->p->u.sort.nkeys,
+                      .cols = st->cols,
+                      .desc = st->desc,
+                      .nulls_first = st->nf};
+    ex_ref *refs;
+    uint64_t cnt;
+    FL_TRY(ex_sort_refs(&sp, &refs, &cnt, err));
+    ex_spill *nr = realloc(*runs, (*nruns + 1) * sizeof *nr);
+    if (!nr) {
+        free(refs);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    *runs = nr;
+    ex_spill *run = &nr[*nruns];
+    fl_status rc = ex_spill_open(n->x, run, err);
+    if (rc) {
+        free(refs);
+        return rc;
+    }
+    (*nruns)++;
+    for (uint64_t i = 0; !rc && i < cnt; i += FL_BATCH_CAP) {
+        uint64_t m = cnt - i < FL_BATCH_CAP ? cnt - i : FL_BATCH_CAP;
+        ex_rows tmp;
+        ex_rows_init(&tmp, r->schema);
+        rc = ex_gather(r, refs + i, m, r->schema, r->schema->nfields, &tmp, NULL, err);
+        for (uint32_t b = 0; !rc && b < tmp.n; b++)
+            rc = ex_spill_write(run, tmp.b[b], err);
+        ex_rows_free(NULL, &tmp);
+    }
+    free(refs);
+    atomic_fetch_add(&n->p->stats.spilled_bytes, (long long)run->bytes);
+    ex_rows_free(n->x, r);
+    return rc;
 }
 
 typedef struct sort_ctx {
@@ -164,6 +230,149 @@ static fl_status sort_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
     FL_TRY(ex_rows_append(n->x, &l->rows, cols, b->nrows, b->sel, err));
     if (st->keep >= 0 && l->rows.rows > (uint64_t)(2 * st->keep + FL_BATCH_CAP))
         FL_TRY(truncate_topn(n, st, &l->rows, err));
+    else if (st->keep < 0 && l->rows.bytes > st->budget)
+        FL_TRY(spill_run(n, st, &l->rows, &l->runs, &l->nruns, err));
+    return FL_OK;
+}
+
+/* ---- external merge ---- */
+
+static bool run_less(sort_state *st, ex_node *n, uint32_t a, uint32_t b)
+{
+    ex_sortspec sp = {.rows = &st->view,
+                      .nkeys = n->p->u.sort.nkeys,
+                      .cols = st->cols,
+                      .desc = st->desc,
+                      .nulls_first = st->nf};
+    return ex_ref_cmp(&sp, (ex_ref){a, st->pos[a]}, (ex_ref){b, st->pos[b]}) < 0;
+}
+
+static void sift_down(sort_state *st, ex_node *n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < st->hn && run_less(st, n, st->heap[l], st->heap[m]))
+            m = l;
+        if (r < st->hn && run_less(st, n, st->heap[r], st->heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        uint32_t t = st->heap[i];
+        st->heap[i] = st->heap[m];
+        st->heap[m] = t;
+        i = m;
+    }
+}
+
+static fl_status merge_setup(ex_node *n, sort_state *st, fl_error *err)
+{
+    for (uint32_t t = 0; t < st->nlocals; t++) {
+        sort_local *l = &st->locals[t];
+        if (l->inited)
+            FL_TRY(spill_run(n, st, &l->rows, &l->runs, &l->nruns, err));
+        for (uint32_t i = 0; i < l->nruns; i++) {
+            ex_spill *nr = realloc(st->runs, (st->nruns + 1) * sizeof *nr);
+            if (!nr)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            st->runs = nr;
+            st->runs[st->nruns++] = l->runs[i];
+        }
+        free(l->runs);
+        l->runs = NULL;
+        l->nruns = 0;
+    }
+    st->spilled = true;
+    uint32_t k = st->nruns;
+    st->cur = calloc(k, sizeof *st->cur);
+    st->pos = calloc(k, sizeof *st->pos);
+    st->heap = calloc(k, sizeof *st->heap);
+    st->view.b = calloc(k, sizeof *st->view.b);
+    if (!st->cur || !st->pos || !st->heap || !st->view.b)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    st->view.schema = st->wide;
+    st->view.n = k;
+    for (uint32_t i = 0; i < k; i++) {
+        FL_TRY(fl_batch_init(&st->cur[i], st->wide, err));
+        st->view.b[i] = &st->cur[i];
+        FL_TRY(ex_spill_rewind(&st->runs[i], err));
+        bool eof;
+        FL_TRY(ex_spill_read(&st->runs[i], &st->cur[i], &eof, err));
+        if (!eof && st->cur[i].nrows)
+            st->heap[st->hn++] = i;
+    }
+    for (uint32_t i = st->hn; i-- > 0;)
+        sift_down(st, n, i);
+    FL_TRY(fl_batch_init(&st->outb, &n->p->schema, err));
+    st->outb_inited = true;
+    st->skip = n->p->u.sort.offset > 0 ? (uint64_t)n->p->u.sort.offset : 0;
+    pthread_mutex_init(&st->mu, NULL);
+    st->mu_inited = true;
+    return FL_OK;
+}
+
+static fl_status merge_fill(ex_node *n, sort_state *st, fl_error *err)
+{
+    fl_batch_reset(&st->outb);
+    while (st->hn && st->outb.nrows < FL_BATCH_CAP) {
+        FL_TRY(ex_check(n->x, err));
+        uint32_t i = st->heap[0];
+        if (st->skip) {
+            st->skip--;
+        } else {
+            for (uint32_t c = 0; c < st->nchild; c++)
+                FL_TRY(ex_vec_append_rows(&st->outb.cols[c], &st->cur[i].cols[c], &st->pos[i], 1,
+                                          err));
+            st->outb.nrows++;
+        }
+        if (++st->pos[i] >= st->cur[i].nrows) {
+            bool eof;
+            FL_TRY(ex_spill_read(&st->runs[i], &st->cur[i], &eof, err));
+            st->pos[i] = 0;
+            if (eof || st->cur[i].nrows == 0)
+                st->heap[0] = st->heap[--st->hn];
+        }
+        if (st->hn)
+            sift_down(st, n, 0);
+    }
+    return FL_OK;
+}
+
+typedef struct merge_op {
+    ex_op base;
+} merge_op;
+
+static fl_status merge_next(ex_op *op, const fl_batch **out, fl_error *err)
+{
+    ex_node *n = op->node;
+    sort_state *st = n->state;
+    *out = NULL;
+    pthread_mutex_lock(&st->mu);
+    fl_status rc = merge_fill(n, st, err);
+    pthread_mutex_unlock(&st->mu);
+    FL_TRY(rc);
+    if (st->outb.nrows) {
+        *out = &st->outb;
+        ex_stats_out(n, *out);
+    }
+    return FL_OK;
+}
+
+static void merge_free(ex_op *op)
+{
+    free(op);
+}
+
+static fl_status sort_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
+{
+    sort_state *st = n->state;
+    if (!st->spilled)
+        return ex_open_rows(n, th, out, err);
+    merge_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    o->base.next = merge_next;
+    o->base.free = merge_free;
+    *out = &o->base;
     return FL_OK;
 }
 
@@ -201,8 +410,14 @@ static fl_status sort_prepare(ex_node *n, fl_error *err)
     st->locals = calloc(st->nlocals, sizeof *st->locals);
     if (!st->locals)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    st->budget = ex_spill_budget(n->x);
     sort_ctx sc = {n, st};
     FL_TRY(ex_run_parallel(n->children[0], sort_consume, &sc, err));
+    uint32_t any_runs = 0;
+    for (uint32_t t = 0; t < st->nlocals; t++)
+        any_runs += st->locals[t].nruns;
+    if (any_runs)
+        return merge_setup(n, st, err);
     int64_t t0 = ex_now_ns();
     ex_rows all;
     ex_rows_init(&all, st->wide);
@@ -241,7 +456,24 @@ static void sort_destroy(ex_node *n)
         ex_rows_free(n->x, &st->locals[t].rows);
         free(st->locals[t].keys.e);
         ex_exprs_free(&st->locals[t].keys);
+        for (uint32_t i = 0; i < st->locals[t].nruns; i++)
+            ex_spill_close(&st->locals[t].runs[i]);
+        free(st->locals[t].runs);
     }
+    for (uint32_t i = 0; i < st->nruns; i++) {
+        ex_spill_close(&st->runs[i]);
+        if (st->cur)
+            fl_batch_destroy(&st->cur[i]);
+    }
+    free(st->runs);
+    free(st->cur);
+    free(st->pos);
+    free(st->heap);
+    free(st->view.b);
+    if (st->outb_inited)
+        fl_batch_destroy(&st->outb);
+    if (st->mu_inited)
+        pthread_mutex_destroy(&st->mu);
     free(st->locals);
     free(st->cols);
     free(st->desc);
@@ -259,6 +491,6 @@ fl_status ex_sort_node(ex_node *n, fl_error *err)
     n->state = st;
     n->destroy = sort_destroy;
     n->prepare = sort_prepare;
-    n->open = ex_open_rows;
+    n->open = sort_open;
     return FL_OK;
 }

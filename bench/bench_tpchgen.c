@@ -664,6 +664,21 @@ static bool wanted(const char *list, const char *name)
     return false;
 }
 
+/* mkdir -p */
+static int mkdirs(const char *dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 static int64_t scaled(double sf, int64_t base)
 {
     int64_t n = (int64_t)(sf * (double)base + 0.5);
@@ -693,7 +708,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tpchgen: --sf must be in (0, 1000]\n");
         return 2;
     }
-    if (mkdir(g.dir, 0755) != 0 && errno != EEXIST) {
+    if (mkdirs(g.dir) != 0) {
         fprintf(stderr, "bench_tpchgen: %s: %s\n", g.dir, strerror(errno));
         return 1;
     }

@@ -34,7 +34,8 @@
  *   '%special%requests%', Q20 'forest%') select similar fractions of rows.
  *
  * Output rows are written in key order; each file is one Parquet writer
- * with default row groups. The same files are read by DuckDB in the bench,
+ * with row groups of 122,880 rows (DuckDB's default, so scans of either
+ * engine have as many morsels as DuckDB's own files would give). The same files are read by DuckDB in the bench,
  * so both engines answer over identical data.
  */
 #include <errno.h>
@@ -328,7 +329,8 @@ static int table_open(table *t, fl_fileio *io, const char *dir, const char *name
         return -1;
     if (fl_fileio_create(io, path, FL_CREATE_OVERWRITE, &t->out, err) != FL_OK)
         return -1;
-    fl_parquet_write_options opt = {0};
+    /* DuckDB's default row group size, so both engines get as many morsels */
+    fl_parquet_write_options opt = {.row_group_rows = 122880};
     return fl_parquet_writer_open(t->out, &t->schema, &opt, &t->w, err) == FL_OK ? 0 : -1;
 }
 

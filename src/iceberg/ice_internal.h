@@ -82,4 +82,15 @@ bool ice_set(json_t *obj, const char *key, json_t *value); /* steals value */
 json_t *ice_map_to_json(const fl_ice_map *m);
 json_t *ice_i32_array_to_json(const int32_t *v, uint32_t n);
 
+/* Single objects of REST commit requests (metadata.c): a partition spec
+ * (spec-id optional, -1 when absent; field-id optional, 0 when absent), a
+ * sort order (order-id optional, -1), a snapshot, a ref (name not set), a
+ * statistics file. Snapshot rules follow c->format_version. */
+fl_status ice_parse_spec_object(ice_ctx *c, json_t *o, const char *p, fl_ice_partition_spec *out);
+fl_status ice_parse_sort_order_object(ice_ctx *c, json_t *o, const char *p, fl_ice_sort_order *out);
+fl_status ice_parse_snapshot_object(ice_ctx *c, json_t *o, const char *p, fl_ice_snapshot *out);
+fl_status ice_parse_ref_object(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *out);
+fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
+                                      fl_ice_statistics_file *out);
+
 #endif

@@ -100,9 +100,10 @@ fl_status srv_commit_prepare(fl_server_request *r, fl_catalog *c, const fl_table
             use = &rebased;
             atomic_fetch_add(&r->srv->metrics->rebases, 1);
             rc = fl_ice_requirements_check(base, use->req, use->nreq, err);
-        } else if (rr != FL_ECONFLICT) {
-            *err = rerr;
-            return rr == FL_ENOTFOUND ? FL_EINVAL : rr;
+        } else {
+            /* not rebasable (unreadable list, merged manifests...): the
+             * original 409 stands */
+            srv_log("info", "rebase", "append to %s not rebased: %s", id->name, rerr.msg);
         }
     }
     if (rc != FL_OK)

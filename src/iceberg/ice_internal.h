@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "floe/ice_view.h"
 #include "floe/iceberg.h"
 
 /* JSON nesting allowed in schema types (struct/list/map depth). */
@@ -92,5 +93,7 @@ fl_status ice_parse_snapshot_object(ice_ctx *c, json_t *o, const char *p, fl_ice
 fl_status ice_parse_ref_object(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *out);
 fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
                                       fl_ice_statistics_file *out);
+/* One view version object (view.c); p names it in errors. */
+fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_view_version *v);
 
 #endif

@@ -189,6 +189,8 @@ void srv_idem_put(srv_idem *d, const char *key, const char *route, int status, c
  * the next page token or NULL. false = responded 400. */
 bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *start,
               uint32_t *count, const char **next);
+/* Rename of a table or view (POST .../rename). */
+void srv_rename(fl_server_request *r, bool view);
 /* 404 NoSuchNamespaceException (responded) unless ns exists. */
 bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns);
 fl_status srv_routes_catalog(fl_server *s, fl_error *err);  /* config, oauth, ops */

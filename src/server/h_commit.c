@@ -32,8 +32,9 @@
  * then 409. Catalogs without commit_tables (filesystem) answer 406.
  *
  * Fault injection for tests: FLOE_SERVE_FAULT=sleep-before-swap:<ms> sleeps
- * after the metadata files are written and before the swap, so a test can
- * SIGKILL the server mid-commit.
+ * after the metadata files are written and before the swap, and
+ * sleep-after-swap:<ms> (transactions) after the swap and before the
+ * response, so a test can SIGKILL the server mid-commit.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -353,6 +354,8 @@ static void h_transaction(fl_server_request *r, void *ctx)
                 cc[k++] = (fl_catalog_commit){ids[i], p[i].base_location, p[i].new_location};
         fault_point("sleep-before-swap");
         rc = k ? c->ops->commit_tables(c, cc, k, &err) : FL_OK;
+        if (rc == FL_OK)
+            fault_point("sleep-after-swap");
         if (rc != FL_OK) {
             for (size_t i = 0; i < n; i++)
                 discard(c, &p[i]);

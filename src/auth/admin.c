@@ -289,7 +289,11 @@ fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const f
     const char *joined = NULL;
     fl_status rc = auth_sec_encode(ns, object, &ar, &kind, &joined, err);
     if (rc == FL_OK) {
-        const char *ds = kind == AUTH_SEC_CATALOG ? "the catalog" : fl_namespace_str(ns, &ar);
+        const char *nss = kind == AUTH_SEC_CATALOG ? "" : fl_namespace_str(ns, &ar);
+        const char *ds = kind == AUTH_SEC_CATALOG ? "the catalog"
+                         : !nss                   ? NULL
+                         : object ? fl_arena_sprintf(&ar, "table '%s.%s'", nss, object)
+                                  : fl_arena_sprintf(&ar, "namespace '%s'", nss);
         grant_ctx c = {role,   fl_privilege_name(priv), auth_sec_kind_name(kind), joined,
                        object ? object : "", ds ? ds : "?", grant};
         rc = mutate(a, do_grant, &c, err);

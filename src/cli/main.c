@@ -19,6 +19,7 @@ static const fl_command commands[] = {
     {"convert", fl_cmd_convert, "convert between CSV, JSON lines and Parquet"},
     {"table", fl_cmd_table, "Iceberg tables: read (cat, count, metadata tables) and write"},
     {"load", fl_cmd_load, "load CSV, JSON lines or Parquet files into an Iceberg table"},
+    {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
 };
 
 static void usage(FILE *out)

@@ -39,6 +39,31 @@ check "revoke again fails" 1 "$(rc "$floe" admin revoke writers drop table db.ev
 check "principal list" $'admin (admin)\netl' "$("$floe" admin principal list)"
 tok=$("$floe" admin token etl --ttl 60)
 check "token has three parts" 3 "$(echo "$tok" | awk -F. '{print NF}')"
+# independent check (Python stdlib): the JWT is RFC 7519 HS256 under the
+# store's key, and the stored verifier is PBKDF2-HMAC-SHA256 SCRAM of the secret
+if command -v python3 >/dev/null; then
+  out=$(python3 - "$dir/warehouse/catalog.db" "$tok" "$secret" <<'PY'
+import sys, sqlite3, hmac, hashlib, base64, json
+db, tok, secret = sys.argv[1:4]
+c = sqlite3.connect(db)
+key = bytes.fromhex(c.execute("select value from floe_auth_meta where name='signing_key'").fetchone()[0])
+h, p, s = tok.split('.')
+pad = lambda x: x + '=' * (-len(x) % 4)
+sig = base64.urlsafe_b64decode(pad(s))
+ok_sig = hmac.compare_digest(sig, hmac.new(key, (h + '.' + p).encode(), hashlib.sha256).digest())
+hdr = json.loads(base64.urlsafe_b64decode(pad(h))); pl = json.loads(base64.urlsafe_b64decode(pad(p)))
+ok_claims = hdr['alg'] == 'HS256' and pl['sub'] == 'etl' and pl['exp'] - pl['iat'] == 60 and len(pl['jti']) == 32
+v = c.execute("select secret_hash from floe_auth_principals where name='admin'").fetchone()[0]
+mech, rest = v.split('$', 1); it_salt, keys = rest.split('$'); it, salt = it_salt.split(':'); stored, server = keys.split(':')
+salted = hashlib.pbkdf2_hmac('sha256', secret.encode(), base64.b64decode(salt), int(it))
+ck = hmac.new(salted, b'Client Key', hashlib.sha256).digest()
+ok_v = mech == 'SCRAM-SHA-256' and hashlib.sha256(ck).digest() == base64.b64decode(stored) and \
+       hmac.new(salted, b'Server Key', hashlib.sha256).digest() == base64.b64decode(server)
+print(ok_sig, ok_claims, ok_v)
+PY
+)
+  check "python verifies JWT signature, claims, SCRAM verifier" "True True True" "$out"
+fi
 check "token for a missing principal" 1 "$(rc "$floe" admin token nobody)"
 check "rotate" 0 "$(rc "$floe" admin principal rotate etl)"
 check "role drop admin refused" 1 "$(rc "$floe" admin role drop admin)"

@@ -205,9 +205,9 @@ for (const p of PLAIN) {
   }
 }
 for (const e of rows) {
+  const req = await e.build(); // one setup: a 401 is decided before the handler runs
   for (const [what, tok] of [['no token', null], ['garbage token', 'garbage'], ['tampered', tamper(AT)],
     ['expired', expired], ['basic auth', 'Basic ' + Buffer.from(`p_read:${secrets.p_read}`).toString('base64')]]) {
-    const req = await e.build();
     const r = await http(req.method, req.path, tok, req.body);
     expect(r.status === 401, `${e.ep} with ${what}: ${r.status} ${r.text.slice(0, 200)}`);
     if (r.status === 401 && req.method !== 'HEAD')

@@ -54,6 +54,18 @@ start() {
   if [ -z "$url" ]; then echo "FAIL: $name did not start: $(cat "$tmp/$name.err")"; exit 1; fi
 }
 
+# ---- every update and requirement type floe serializes, validated against the OpenAPI schema ----
+dumper="${FLOE_BUILD:-}/catalog_test_rest_json"
+if [ -x "$dumper" ]; then
+  if "$dumper" --dump "$tmp/all.json" && node "$here/rest-json-validate.mjs" "$spec" "$tmp/all.json" >"$tmp/validate.out"; then
+    ok "JSON of all $(tail -1 "$tmp/validate.out") valid against the spec"
+  else
+    fail "update/requirement JSON against the spec: $(grep FAIL "$tmp/validate.out")"
+  fi
+else
+  echo "note: $dumper not built; spec validation of every update type skipped"
+fi
+
 printf 'id,name\n1,a\n2,b\n3,c\n' >"$tmp/a.csv"
 printf 'id,name\n10,x\n' >"$tmp/b.csv"
 wh="$tmp/wh"

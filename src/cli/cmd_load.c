@@ -82,7 +82,7 @@ static void usage(FILE *out)
         "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
         "  creating it from the first file's schema when it does not exist.\n\n"
         "options:\n"
-        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH | http(s)://HOST:PORT[/PATH]\n"
         "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
         "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
         "  --format F             csv | jsonl | parquet | tbl (default: from each extension)\n"

@@ -223,6 +223,31 @@ static void test_cancel(void)
     fl_sql_session_close(s);
 }
 
+static void test_statement_timeout(void)
+{
+    fl_sql_session *s = NULL;
+    fl_error err;
+    CHECK_OK(fl_sql_session_open(NULL, &s, &err), &err);
+    if (!s)
+        return;
+    CHECK_OK(fl_sql_set(s, "statement_timeout", "1", &err), &err);
+    /* 10^8 rows: far longer than 1 ms */
+    char out[256];
+    fl_status rc = run(s,
+                       "WITH d(x) AS (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) "
+                       "SELECT count(*) FROM d a, d b, d c, d e, d f, d g, d h, d i",
+                       out, sizeof out, &err);
+    CHECK_EQ_INT(rc, FL_ECANCELED);
+    CHECK(strstr(err.msg, "statement timeout") != NULL);
+    fl_sql_error_info info;
+    fl_sql_last_error(s, &info);
+    CHECK_EQ_STR(info.sqlstate, "57014");
+    CHECK_OK(fl_sql_set(s, "statement_timeout", "0", &err), &err);
+    CHECK_OK(run(s, "SELECT 1", out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "1\n");
+    fl_sql_session_close(s);
+}
+
 static void test_catalog_tables(void)
 {
     char dir[] = "/tmp/floe_session_XXXXXX";
@@ -333,6 +358,7 @@ int main(void)
     TEST_RUN(test_prepared);
     TEST_RUN(test_explain_and_settings);
     TEST_RUN(test_cancel);
+    TEST_RUN(test_statement_timeout);
     TEST_RUN(test_catalog_tables);
     return TEST_EXIT();
 }

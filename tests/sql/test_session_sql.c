@@ -124,6 +124,20 @@ static void test_ordering(void)
     expect(T3 "SELECT x.k + y.k FROM t x, t y WHERE x.k = y.k ORDER BY 1", "2;4;6;");
 }
 
+#define G3 "WITH t(g, h, v) AS (VALUES ('a', 'x', 1), ('a', 'y', 2), ('b', 'x', 3)) "
+
+static void test_grouping_sets(void)
+{
+    expect(G3 "SELECT g, h, sum(v) FROM t GROUP BY ROLLUP (g, h) ORDER BY g NULLS LAST, h NULLS "
+              "LAST",
+           "a|x|1;a|y|2;a|NULL|3;b|x|3;b|NULL|3;NULL|NULL|6;");
+    expect(G3 "SELECT g, h, sum(v) FROM t GROUP BY GROUPING SETS ((g), (h)) ORDER BY g NULLS "
+              "LAST, h NULLS LAST",
+           "a|NULL|3;b|NULL|3;NULL|x|4;NULL|y|2;");
+    expect(G3 "SELECT g, count(*) FROM t GROUP BY CUBE (g) ORDER BY g NULLS FIRST",
+           "NULL|3;a|2;b|1;");
+}
+
 static void test_params(void)
 {
     fl_error err;
@@ -162,6 +176,7 @@ int main(void)
     }
     TEST_RUN(test_subqueries);
     TEST_RUN(test_ordering);
+    TEST_RUN(test_grouping_sets);
     TEST_RUN(test_params);
     fl_sql_session_close(sess);
     return TEST_EXIT();

@@ -274,8 +274,8 @@ static void test_catalog_tables(void)
         "CREATE TABLE region (r_regionkey int, r_name varchar)",
         "CREATE TABLE nation (n_nationkey int, n_name varchar, n_regionkey int)",
         "INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA')",
-        "INSERT INTO nation VALUES (0, 'ALGERIA', 0), (1, 'ARGENTINA', 1), (2, 'BRAZIL', 1), "
-        "(3, 'CANADA', 1), (4, 'EGYPT', 0), (5, 'CHINA', 2)",
+        ("INSERT INTO nation VALUES (0, 'ALGERIA', 0), (1, 'ARGENTINA', 1), (2, 'BRAZIL', 1), "
+         "(3, 'CANADA', 1), (4, 'EGYPT', 0), (5, 'CHINA', 2)"),
     };
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
         fl_status rc = run(s, setup[i], out, sizeof out, &err);
@@ -329,6 +329,19 @@ static void test_catalog_tables(void)
     CHECK_EQ_STR(out, "5|0|4|5\n");
     CHECK_OK(run(s, q, out, sizeof out, &err), &err);
     CHECK(strstr(out, "Scan iceberg default.nation") != NULL);
+    /* metadata tables and time travel to the first snapshot (before the delete) */
+    CHECK_OK(run(s, "SELECT snapshot_id, operation FROM \"nation$snapshots\" ORDER BY committed_at",
+                 out, sizeof out, &err),
+             &err);
+    long long first = atoll(out);
+    CHECK(first != 0 && strstr(out, "|append\n") != NULL && strstr(out, "|delete\n") != NULL);
+    snprintf(q, sizeof q, "SELECT count(*), max(n_nationkey) FROM nation FOR VERSION AS OF %lld",
+             first);
+    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "6|5\n");
+    snprintf(q, sizeof q, "SELECT count(*) FROM nation FOR VERSION AS OF 12345");
+    CHECK_EQ_INT(run(s, q, out, sizeof out, &err), FL_ENOTFOUND);
+    CHECK(strstr(err.msg, "line 1, column 51") != NULL);
     /* receipts: the snapshot each table was read at */
     fl_sql_result *r = NULL;
     CHECK_OK(fl_sql_execute(s, "SELECT * FROM nation JOIN region ON n_regionkey = r_regionkey",

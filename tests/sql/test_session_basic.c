@@ -341,7 +341,7 @@ static void test_catalog_tables(void)
     CHECK_EQ_STR(out, "6|5\n");
     snprintf(q, sizeof q, "SELECT count(*) FROM nation FOR VERSION AS OF 12345");
     CHECK_EQ_INT(run(s, q, out, sizeof out, &err), FL_ENOTFOUND);
-    CHECK(strstr(err.msg, "line 1, column 51") != NULL);
+    CHECK(strstr(err.msg, "line 1, column 47: snapshot 12345 not found") != NULL);
     /* receipts: the snapshot each table was read at */
     fl_sql_result *r = NULL;
     CHECK_OK(fl_sql_execute(s, "SELECT * FROM nation JOIN region ON n_regionkey = r_regionkey",

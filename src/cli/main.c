@@ -22,6 +22,7 @@ static const fl_command commands[] = {
     {"table", fl_cmd_table, "Iceberg tables: read (cat, count, metadata tables) and write"},
     {"load", fl_cmd_load, "load CSV, JSON lines or Parquet files into an Iceberg table"},
     {"serve", fl_cmd_serve, "serve the Iceberg REST catalog over HTTP"},
+    {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
 };
 
 static void usage(FILE *out)

@@ -99,8 +99,9 @@ fl_status fl_auth_open(const fl_auth_options *opt, fl_auth **out, fl_error *err)
     if (!opt)
         return fl_errorf(err, FL_EINVAL, "auth: no options");
     if (!opt->store_uri && !opt->allow_anonymous)
-        return fl_errorf(err, FL_EINVAL, "auth: a store URI is required unless anonymous "
-                                         "access is explicitly allowed");
+        return fl_errorf(err, FL_EINVAL,
+                         "auth: a store URI is required unless anonymous "
+                         "access is explicitly allowed");
     if (opt->token_ttl_seconds < 0 || opt->token_ttl_seconds > TTL_MAX)
         return fl_errorf(err, FL_EINVAL, "auth: token TTL %d s outside 1..%d",
                          opt->token_ttl_seconds, TTL_MAX);
@@ -158,8 +159,8 @@ static fl_status lookup(fl_auth *a, const char *name, char *verifier, int64_t *g
     snprintf(verifier, AUTH_VERIFIER_MAX, "%s", DUMMY_VERIFIER);
     pthread_mutex_lock(&a->lock);
     fl_status rc = auth_refresh_locked(a, err);
-    const auth_pr *pr = rc == FL_OK && auth_name_valid(name) ? auth_snapshot_find(&a->snap, name)
-                                                              : NULL;
+    const auth_pr *pr =
+        rc == FL_OK && auth_name_valid(name) ? auth_snapshot_find(&a->snap, name) : NULL;
     if (pr && strlen(pr->verifier) < AUTH_VERIFIER_MAX) {
         snprintf(verifier, AUTH_VERIFIER_MAX, "%s", pr->verifier);
         *gen = pr->gen;
@@ -243,8 +244,9 @@ static fl_status resolve(fl_auth *a, const char *name, bool check_gen, int64_t g
     fl_status rc = auth_refresh_locked(a, err);
     const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, name) : NULL;
     if (rc == FL_OK && !pr)
-        rc = fl_errorf(err, FL_EUNAUTHENTICATED, "bearer token names principal '%s', which no "
-                                                 "longer exists",
+        rc = fl_errorf(err, FL_EUNAUTHENTICATED,
+                       "bearer token names principal '%s', which no "
+                       "longer exists",
                        name);
     else if (rc == FL_OK && check_gen && pr->gen != gen)
         rc = fl_errorf(err, FL_EUNAUTHENTICATED,
@@ -366,8 +368,8 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
     if (!pr)
         rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' no longer exists", p->name);
     else
-        rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' lacks privilege '%s' on %.600s",
-                       p->name, fl_privilege_name(priv), describe(ns, object, &ar));
+        rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' lacks privilege '%s' on %.600s", p->name,
+                       fl_privilege_name(priv), describe(ns, object, &ar));
     fl_arena_free(&ar);
     return rc;
 }

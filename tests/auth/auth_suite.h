@@ -139,8 +139,7 @@ static void suite_tokens(void)
                  FL_EUNAUTHENTICATED);
     free(tok);
     /* bad names */
-    CHECK_EQ_INT(fl_auth_principal_create(a, "has space", false, sec, sizeof sec, &err),
-                 FL_EINVAL);
+    CHECK_EQ_INT(fl_auth_principal_create(a, "has space", false, sec, sizeof sec, &err), FL_EINVAL);
     CHECK_EQ_INT(fl_auth_principal_create(a, "x:y", false, sec, sizeof sec, &err), FL_EINVAL);
     fl_auth_close(a);
 }
@@ -210,9 +209,9 @@ typedef struct target {
 
 /* Targets: catalog, a, a.b, a.t, a.b.t, a.u, b, b.t, ab (prefix trap). */
 static const target TARGETS[] = {
-    {{0}, 0, NULL},           {{"a"}, 1, NULL},          {{"a", "b"}, 2, NULL},
-    {{"a"}, 1, "t"},          {{"a", "b"}, 2, "t"},      {{"a"}, 1, "u"},
-    {{"b"}, 1, NULL},         {{"b"}, 1, "t"},           {{"ab"}, 1, NULL},
+    {{0}, 0, NULL},   {{"a"}, 1, NULL},     {{"a", "b"}, 2, NULL},
+    {{"a"}, 1, "t"},  {{"a", "b"}, 2, "t"}, {{"a"}, 1, "u"},
+    {{"b"}, 1, NULL}, {{"b"}, 1, "t"},      {{"ab"}, 1, NULL},
 };
 #define NT (sizeof TARGETS / sizeof TARGETS[0])
 
@@ -230,8 +229,8 @@ static void expect(fl_auth *a, const fl_principal *p, fl_privilege priv, const c
         fl_status rc = check_target(a, p, priv, (int)i);
         fl_status want = allowed[i] == '1' ? FL_OK : FL_EFORBIDDEN;
         if (rc != want)
-            fprintf(stderr, "  %s, %s, target %zu: got %d want %d\n", what,
-                    fl_privilege_name(priv), i, rc, want);
+            fprintf(stderr, "  %s, %s, target %zu: got %d want %d\n", what, fl_privilege_name(priv),
+                    i, rc, want);
         CHECK_EQ_INT(rc, want);
     }
 }

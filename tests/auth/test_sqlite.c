@@ -62,8 +62,9 @@ static void test_store_contents(void)
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
     sqlite3_stmt *st = NULL;
-    CHECK(sqlite3_prepare_v2(db, "SELECT secret_hash FROM floe_auth_principals WHERE name = "
-                                 "'s_clear'",
+    CHECK(sqlite3_prepare_v2(db,
+                             "SELECT secret_hash FROM floe_auth_principals WHERE name = "
+                             "'s_clear'",
                              -1, &st, NULL) == SQLITE_OK);
     CHECK(sqlite3_step(st) == SQLITE_ROW);
     CHECK(strncmp((const char *)sqlite3_column_text(st, 0), "SCRAM-SHA-256$4096:", 19) == 0);

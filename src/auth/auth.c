@@ -60,6 +60,14 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return ms ? ms : 1;
+}
+
 fl_status auth_refresh_locked(fl_auth *a, fl_error *err)
 {
     if (!a->store)
@@ -257,6 +265,7 @@ static fl_status resolve(fl_auth *a, const char *name, bool check_gen, int64_t g
         memset(out, 0, sizeof *out);
         snprintf(out->name, sizeof out->name, "%s", pr->name);
         out->admin = pr->admin;
+        out->checked_ms = mono_ms();
     }
     pthread_mutex_unlock(&a->lock);
     return rc;
@@ -309,6 +318,7 @@ fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *se
     FL_TRY(verify_secret(a, principal, secret, &gen, &admin, err));
     snprintf(out->name, sizeof out->name, "%s", principal);
     out->admin = admin;
+    out->checked_ms = mono_ms();
     return FL_OK;
 }
 
@@ -357,7 +367,9 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
         return fl_errorf(err, FL_EFORBIDDEN, "anonymous access is not enabled");
     }
     pthread_mutex_lock(&a->lock);
-    fl_status rc = auth_refresh_locked(a, err);
+    int64_t age = mono_ms() - p->checked_ms;
+    bool fresh = p->checked_ms > 0 && age >= 0 && age < FL_AUTH_RECHECK_MS && a->have_snap;
+    fl_status rc = fresh ? FL_OK : auth_refresh_locked(a, err);
     const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, p->name) : NULL;
     bool ok = pr && (pr->admin || auth_snapshot_allows(&a->snap, pr, priv, ns, object));
     pthread_mutex_unlock(&a->lock);

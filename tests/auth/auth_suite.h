@@ -364,6 +364,46 @@ static void suite_grants(void)
     fl_auth_close(a);
 }
 
+/* authorize right after authenticate answers from the grants seen at
+ * authentication (one store read per request); a principal value that was
+ * never authenticated (checked_ms 0) or is older than FL_AUTH_RECHECK_MS is
+ * re-checked against the store. */
+static inline void suite_linearize(void)
+{
+    fl_auth *a = suite_open(), *b = suite_open();
+    CHECK(a && b);
+    if (!a || !b) {
+        fl_auth_close(a);
+        fl_auth_close(b);
+        return;
+    }
+    fl_error err;
+    char sec[64], hdr[4200];
+    CHECK_OK(fl_auth_principal_create(a, "lin_user", false, sec, sizeof sec, &err), &err);
+    CHECK_OK(fl_auth_role_create(a, "lin_role", &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lin_user", "lin_role", true, &err), &err);
+    CHECK_OK(fl_auth_grant(a, "lin_role", FL_PRIV_READ, NULL, NULL, true, &err), &err);
+    char *tok = NULL;
+    int exp;
+    CHECK_OK(fl_auth_token_issue(a, "lin_user", sec, &tok, &exp, &err), &err);
+    fl_principal p;
+    CHECK_OK(fl_auth_authenticate(a, bearer(hdr, sizeof hdr, tok ? tok : ""), &p, &err), &err);
+    CHECK(p.checked_ms > 0);
+    CHECK_OK(fl_auth_grant(b, "lin_role", FL_PRIV_READ, NULL, NULL, false, &err), &err);
+    CHECK_OK(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), &err); /* same request */
+    fl_principal old = p;
+    old.checked_ms -= FL_AUTH_RECHECK_MS;
+    CHECK_EQ_INT(fl_auth_authorize(a, &old, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    p.checked_ms = 0;
+    CHECK_EQ_INT(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    /* the next request authenticates again and sees the revoke */
+    CHECK_OK(fl_auth_authenticate(a, hdr, &p, &err), &err);
+    CHECK_EQ_INT(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    free(tok);
+    fl_auth_close(b);
+    fl_auth_close(a);
+}
+
 /* ---- concurrency ---- */
 
 typedef struct conc_arg {

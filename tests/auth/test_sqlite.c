@@ -31,6 +31,10 @@ static void test_concurrency(void)
 {
     suite_concurrency();
 }
+static void test_linearize(void)
+{
+    suite_linearize();
+}
 static void test_audit(void)
 {
     suite_audit_check(6 * 300);
@@ -119,6 +123,7 @@ int main(void)
     TEST_RUN(test_anonymous);
     TEST_RUN(test_grants);
     TEST_RUN(test_concurrency);
+    TEST_RUN(test_linearize);
     TEST_RUN(test_audit);
     TEST_RUN(test_store_contents);
     int rc = TEST_EXIT();

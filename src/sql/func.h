@@ -103,6 +103,19 @@ struct fl_func {
     const fl_agg_ops *agg;     /* AGGREGATE: ops for the resolved argument types are chosen
                                 * by agg_for(); NULL for WINDOW-only functions */
     const fl_agg_ops *(*agg_for)(const fl_type *args, uint32_t nargs, const fl_type *result);
+    /* SCALAR: the kernel sees NULL arguments itself (concat, nullif,
+     * greatest...). false (default) = strict: the evaluator makes the
+     * result NULL wherever an argument is NULL and never passes such rows
+     * to the kernel. (Additive, sqlfunc.) */
+    bool handles_nulls;
+    /* Reads the statement's environment (time zone, statement time): not
+     * folded at plan time (fl_expr_is_constant is false), evaluated once
+     * per batch as a constant instead. (Additive, sqlfunc.) */
+    bool uses_env;
+    /* SCALAR, may be NULL: adjusts call->type from constant arguments after
+     * resolution (extract's result is bigint for 'year' but numeric for
+     * 'second'). (Additive, sqlfunc.) */
+    void (*refine)(fl_expr *call);
 };
 
 /* A resolved call: which function, the result type, casts to apply. */
@@ -149,5 +162,28 @@ const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap);
  * bytea, date, ...) into t. FL_ENOTFOUND for unknown names. */
 fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t ntypmods,
                             fl_type *t, fl_error *err);
+
+/* ---- additions by sqlfunc (additive) ----
+ *
+ * INTERVAL: types.h has no interval type, so the SQL layer represents one as
+ * FL_TYPE_FIXED with fixed_len 16 and precision FL_SQL_INTERVAL_MARK; the 16
+ * bytes are int32 months, int32 days, int64 microseconds (native byte
+ * order), as PostgreSQL's interval. scale holds PostgreSQL's interval field
+ * mask from the typmod (INTERVAL '90' DAY: 1 << 3), 0 = none. Intervals exist
+ * only inside the engine (never in Iceberg tables). */
+#define FL_SQL_INTERVAL_MARK 0x494e5456 /* 'INTV' */
+static inline bool fl_type_is_interval(const fl_type *t)
+{
+    return t->id == FL_TYPE_FIXED && t->fixed_len == 16 && t->precision == FL_SQL_INTERVAL_MARK;
+}
+
+/* SQLSTATE for an error from the expression layer, from its status and
+ * message: "22012" division by zero, "22003" out of range, "22P02" invalid
+ * input syntax, "22007" bad datetime, "2201B" bad regex, "42883" undefined
+ * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
+const char *fl_sql_sqlstate_for_error(const fl_error *e);
+
+/* Every registered function, for pg catalogs / \df (n returned in *n). */
+const fl_func *fl_func_at(uint32_t i);
 
 #endif

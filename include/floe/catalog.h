@@ -69,6 +69,13 @@ typedef struct fl_catalog fl_catalog;
 struct fl_ice_requirement; /* ice_table.h */
 struct fl_ice_update;
 
+/* One table's pointer swap in a multi-table commit (commit_tables). */
+typedef struct fl_catalog_commit {
+    fl_table_ident id;
+    const char *expected_location;
+    const char *new_location;
+} fl_catalog_commit;
+
 typedef struct fl_catalog_ops {
     fl_status (*create_namespace)(fl_catalog *c, const fl_namespace *ns, const fl_ice_map *props,
                                   fl_error *err); /* FL_EEXIST */
@@ -106,6 +113,27 @@ typedef struct fl_catalog_ops {
                                    const char *table_location, const char *base_location,
                                    int64_t version, fl_arena *a, const char **out, fl_error *err);
     void (*close)(fl_catalog *c);
+    /* ---- optional entries (NULL when the catalog cannot do it) ---- */
+    /* Swaps every pointer in one database transaction, or none: FL_ECONFLICT
+     * (nothing changed) when any table's location is not its expected one,
+     * FL_ENOTFOUND when a table is gone. (REST /transactions/commit.) */
+    fl_status (*commit_tables)(fl_catalog *c, const fl_catalog_commit *commits, uint32_t n,
+                               fl_error *err);
+    /* Views (Iceberg view metadata files), stored like tables with
+     * iceberg_type = 'VIEW' as Java's JDBC catalog does. Same contracts as
+     * the table entries; names are shared with tables (FL_EEXIST). */
+    fl_status (*list_views)(fl_catalog *c, const fl_namespace *ns, fl_arena *a,
+                            const char ***names, uint32_t *n, fl_error *err);
+    fl_status (*load_view)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
+                           const char **metadata_location, fl_error *err);
+    fl_status (*create_view)(fl_catalog *c, const fl_table_ident *id,
+                             const char *metadata_location, fl_error *err);
+    fl_status (*commit_view)(fl_catalog *c, const fl_table_ident *id,
+                             const char *expected_location, const char *new_location,
+                             fl_error *err);
+    fl_status (*drop_view)(fl_catalog *c, const fl_table_ident *id, fl_error *err);
+    fl_status (*rename_view)(fl_catalog *c, const fl_table_ident *from, const fl_table_ident *to,
+                             fl_error *err);
 
     /* ---- optional operations (NULL when a catalog has none) -------------
      * A catalog whose server writes the metadata files (the REST catalog)

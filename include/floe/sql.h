@@ -1,0 +1,159 @@
+/*
+ * sql.h - floe's embedded SQL engine: sessions, statements, results.
+ *
+ * DESIGN
+ *   A session holds the settings of one user connection (catalog, default
+ *   namespace, time zone, memory limit, threads) and runs one statement at a
+ *   time. fl_sql_execute() parses, binds, plans and starts one statement and
+ *   returns a result cursor; rows are pulled batch by batch (vector.h), so a
+ *   large result streams without being materialized. DDL and DML run to
+ *   completion inside fl_sql_execute() (each DML statement is one atomic
+ *   Iceberg commit) and return a result with no columns and a command tag.
+ *
+ *   SQL follows PostgreSQL (grammar from libpg_query) with Trino's lakehouse
+ *   additions: FOR VERSION AS OF / FOR TIMESTAMP AS OF, "t$snapshots"-style
+ *   metadata tables, CREATE TABLE ... WITH (partitioning = ARRAY[...]),
+ *   ALTER TABLE ... EXECUTE optimize|expire_snapshots|remove_orphan_files|
+ *   rollback_to_snapshot, and the table functions read_parquet, read_csv,
+ *   read_json and iceberg_scan.
+ *
+ * ERRORS
+ *   Failures return a status and fill fl_error with a one-line message; SQL
+ *   errors name the line and column ("line 3, column 14: column \"x\" does
+ *   not exist"). fl_sql_error_info() gives the same position as a 1-based
+ *   character offset and a PostgreSQL SQLSTATE for the wire protocol.
+ *
+ * THREADS AND OWNERSHIP
+ *   A session is used by one thread at a time, except fl_sql_session_cancel(),
+ *   which any thread may call. Execution itself may use several worker
+ *   threads (options.threads). A result belongs to its session: close it
+ *   before the next fl_sql_execute() on the same session (one open result per
+ *   session) and before closing the session. Batches returned by
+ *   fl_sql_result_next() are owned by the result and valid until the next
+ *   call. Everything the caller passes in is borrowed for the call only,
+ *   except options.catalog and options.io, borrowed for the session's life.
+ */
+#ifndef FLOE_SQL_H
+#define FLOE_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "floe/catalog.h"
+#include "floe/error.h"
+#include "floe/io.h"
+#include "floe/types.h"
+#include "floe/vector.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_sql_options {
+    /* Where tables live. Either an open catalog (borrowed) or a URI opened by
+     * the session ("sqlite:PATH", "postgresql://...", "fs:PATH", "http://...").
+     * Both NULL: no catalog; only table functions and VALUES work. */
+    fl_catalog *catalog;
+    const char *catalog_uri;
+    const char *warehouse; /* for catalog_uri; default ./warehouse */
+    fl_fileio *io;         /* borrowed; NULL = fl_fileio_default() owned by the session */
+    const char *default_namespace; /* unqualified table names; default "default" */
+    uint32_t threads;              /* worker threads; 0 = number of online CPUs */
+    uint64_t memory_limit;         /* bytes for operator state before spilling; 0 = 80% of RAM */
+    const char *spill_dir;         /* default $TMPDIR or /tmp */
+    const char *time_zone;         /* session time zone (IANA name); default "UTC" */
+} fl_sql_options;
+
+typedef struct fl_sql_session fl_sql_session;
+typedef struct fl_sql_result fl_sql_result;
+typedef struct fl_sql_stmt fl_sql_stmt;
+
+fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err);
+void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
+
+/* SET name = value / SHOW name, also reachable from SQL. Known names:
+ * memory_limit ("1GB"), threads, time_zone (alias TimeZone), search_path
+ * (default namespace), statement_timeout (ms), spill_dir. */
+fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
+/* Current value as text; NULL when unknown. Session-owned string. */
+const char *fl_sql_get(fl_sql_session *s, const char *name);
+
+/* Asks the running statement to stop: it returns FL_ECANCELED soon (at the
+ * next batch boundary). Thread-safe; a no-op when nothing runs. */
+void fl_sql_session_cancel(fl_sql_session *s);
+
+/* Splits a script into statements (semicolons outside quotes, comments and
+ * dollar quotes). *starts and *lens are malloc'd arrays of byte offsets/lengths
+ * into sql (caller frees both). */
+fl_status fl_sql_split(const char *sql, uint32_t **starts, uint32_t **lens, uint32_t *n,
+                       fl_error *err);
+
+/* Parses, plans and starts exactly one statement (a trailing semicolon is
+ * allowed). */
+fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out, fl_error *err);
+
+/* Prepared statements with $1..$n parameters (extended query protocol). */
+fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, fl_error *err);
+uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st);
+/* Parameter type as inferred from context (FL_TYPE_STRING when unknown). */
+const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i);
+/* Result columns (zero fields for statements without rows). */
+const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st);
+/* Runs with one value per parameter (params[i].type is the bound value's
+ * type; it is cast to the parameter's type). */
+fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t nparams,
+                              fl_sql_result **out, fl_error *err);
+void fl_sql_stmt_close(fl_sql_stmt *st); /* NULL allowed */
+
+/* ---- results ---- */
+
+/* Result columns; nfields == 0 for DDL/DML. */
+const fl_schema *fl_sql_result_schema(const fl_sql_result *r);
+
+/* Next batch of rows. batch->sel is NULL (every row is live); vectors may be
+ * in any encoding (read them through fl_vector_unify()). At the end *eof is
+ * set and *batch is NULL. */
+fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof, fl_error *err);
+
+/* PostgreSQL command tag: "SELECT 42", "INSERT 0 3", "DELETE 7", "UPDATE 2",
+ * "MERGE 5", "CREATE TABLE", "SET"... Complete after eof (SELECT counts). */
+const char *fl_sql_result_tag(const fl_sql_result *r);
+int64_t fl_sql_result_rows_affected(const fl_sql_result *r);
+
+/* Answer receipts: the Iceberg snapshots this statement read (and, for
+ * DML, the snapshot it committed). */
+typedef struct fl_sql_table_read {
+    const char *table; /* "ns.name" or a path for iceberg_scan */
+    int64_t snapshot_id; /* -1 for an empty table */
+    bool written;        /* the snapshot this statement committed */
+} fl_sql_table_read;
+uint32_t fl_sql_result_nreads(const fl_sql_result *r);
+const fl_sql_table_read *fl_sql_result_read(const fl_sql_result *r, uint32_t i);
+
+/* EXPLAIN ANALYZE-style text of the statement's plan with runtime counters
+ * so far (rows, time, files and row groups pruned per scan). Result-owned. */
+const char *fl_sql_result_profile(fl_sql_result *r);
+
+void fl_sql_result_close(fl_sql_result *r); /* NULL allowed */
+
+/* ---- error details for the last failure on this session ---- */
+typedef struct fl_sql_error_info {
+    char sqlstate[6];  /* e.g. "42703" undefined column, "22012" division by zero */
+    int32_t position;  /* 1-based character offset in the statement text; 0 = none */
+} fl_sql_error_info;
+void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
+
+/* Maps a status to a default SQLSTATE ("XX000" when nothing better fits). */
+const char *fl_sql_sqlstate_for(fl_status code);
+
+/* Renders one value as PostgreSQL's text output format (1.50, 2024-01-02
+ * 03:04:05.123456+00, t/f, \x0a0b for bytea, ...) into buf (NUL-terminated,
+ * truncated at cap); returns the length needed. tz names the session time
+ * zone for TIMESTAMPTZ. Shared by the shell, CSV/JSON output and pgwire. */
+size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,315 @@
+/*
+ * format.c - PostgreSQL text output of one value (fl_sql_format_value),
+ * shared by casts to text, the shell, CSV/JSON output and pgwire; plus the
+ * status -> SQLSTATE maps.
+ *
+ * Formats: bool t/f; numeric with its scale; float8/float4 shortest
+ * round-trip (PostgreSQL 12+); date YYYY-MM-DD [BC]; timestamps with
+ * trailing zero microseconds trimmed; timestamptz in the session zone with
+ * its offset (+00, +05:30); bytea as \x + hex; uuid lowercase 8-4-4-4-12;
+ * interval in PostgreSQL's "postgres" IntervalStyle; arrays as {a,b} with
+ * PostgreSQL's quoting; records as (a,b).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "floe/sql.h"
+#include "sql/func/func_internal.h"
+
+typedef struct wbuf {
+    char *buf;
+    size_t cap, len;
+} wbuf;
+
+static void wput(wbuf *w, const char *s, size_t n)
+{
+    if (w->len < w->cap) {
+        size_t room = w->cap - w->len;
+        memcpy(w->buf + w->len, s, n < room ? n : room);
+    }
+    w->len += n;
+}
+
+static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *tz, bool nested);
+
+static bool needs_quote(const uint8_t *p, size_t n)
+{
+    if (n == 0 || (n == 4 && strncasecmp((const char *)p, "null", 4) == 0))
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == ',' || p[i] == '{' || p[i] == '}' || p[i] == '"' || p[i] == '\\' || p[i] == ' ' ||
+            p[i] == '(' || p[i] == ')' || p[i] == '\t' || p[i] == '\n')
+            return true;
+    return false;
+}
+
+static void format_elem(wbuf *w, const fl_vector *child, uint32_t r, const fl_tz *tz)
+{
+    fl_unified u;
+    fl_vector_unify(child, &u);
+    if (!fl_unified_is_valid(&u, r)) {
+        wput(w, "NULL", 4);
+        return;
+    }
+    /* format into a temporary to decide on quoting */
+    char small[256];
+    wbuf t = {small, sizeof small, 0};
+    format_cell(&t, u.base, fl_unified_row(&u, r), tz, true);
+    char *heap = NULL;
+    if (t.len > sizeof small) {
+        heap = malloc(t.len);
+        if (!heap) {
+            wput(w, "?", 1);
+            return;
+        }
+        t = (wbuf){heap, t.len, 0};
+        format_cell(&t, u.base, fl_unified_row(&u, r), tz, true);
+    }
+    if (!needs_quote((const uint8_t *)t.buf, t.len))
+        wput(w, t.buf, t.len);
+    else {
+        wput(w, "\"", 1);
+        for (size_t i = 0; i < t.len; i++) {
+            if (t.buf[i] == '"' || t.buf[i] == '\\')
+                wput(w, "\\", 1);
+            wput(w, t.buf + i, 1);
+        }
+        wput(w, "\"", 1);
+    }
+    free(heap);
+}
+
+static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *tz, bool nested)
+{
+    char b[128];
+    size_t n = 0;
+    const fl_type *t = v->type;
+    const uint8_t *d = v->data;
+    (void)nested;
+    switch (t->id) {
+    case FL_TYPE_BOOLEAN: wput(w, d[row] ? "t" : "f", 1); return;
+    case FL_TYPE_INT32: n = (size_t)snprintf(b, sizeof b, "%d", ((const int32_t *)(const void *)d)[row]); break;
+    case FL_TYPE_INT64:
+        n = (size_t)snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)(const void *)d)[row]);
+        break;
+    case FL_TYPE_FLOAT32: n = format_float(((const float *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_FLOAT64: n = format_double(((const double *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_DECIMAL: {
+        fl_i128 x;
+        memcpy(&x, d + (size_t)row * 16, 16);
+        n = dec_format(x, t->scale, b, sizeof b);
+        break;
+    }
+    case FL_TYPE_DATE: n = format_date(((const int32_t *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_TIME: n = format_time(((const int64_t *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_TIMESTAMP: n = format_timestamp(((const int64_t *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_TIMESTAMPTZ: {
+        int64_t us = ((const int64_t *)(const void *)d)[row];
+        int32_t off = fl_tz_offset_utc(tz, floordiv64(us, US_PER_SEC));
+        int64_t local = us + (int64_t)off * US_PER_SEC;
+        n = format_timestamp(local, b, sizeof b);
+        bool bc = n > 3 && memcmp(b + n - 3, " BC", 3) == 0;
+        if (bc)
+            n -= 3;
+        n += format_offset(off, b + n, sizeof b - n);
+        if (bc)
+            n += (size_t)snprintf(b + n, sizeof b - n, " BC");
+        break;
+    }
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: {
+        int64_t ns = ((const int64_t *)(const void *)d)[row];
+        int64_t us = floordiv64(ns, 1000), rem = floormod64(ns, 1000);
+        int32_t off = 0;
+        if (t->id == FL_TYPE_TIMESTAMPTZ_NS) {
+            off = fl_tz_offset_utc(tz, floordiv64(us, US_PER_SEC));
+            us += (int64_t)off * US_PER_SEC;
+        }
+        int64_t frac = floormod64(us, US_PER_SEC) * 1000 + rem;
+        n = format_timestamp(us - floormod64(us, US_PER_SEC), b, sizeof b);
+        bool bc = n > 3 && memcmp(b + n - 3, " BC", 3) == 0;
+        if (bc)
+            n -= 3;
+        if (frac) {
+            char fr[16];
+            snprintf(fr, sizeof fr, "%09lld", (long long)frac);
+            int l = 9;
+            while (l > 0 && fr[l - 1] == '0')
+                l--;
+            fr[l] = 0;
+            n += (size_t)snprintf(b + n, sizeof b - n, ".%s", fr);
+        }
+        if (t->id == FL_TYPE_TIMESTAMPTZ_NS)
+            n += format_offset(off, b + n, sizeof b - n);
+        if (bc)
+            n += (size_t)snprintf(b + n, sizeof b - n, " BC");
+        break;
+    }
+    case FL_TYPE_STRING: {
+        size_t len;
+        const uint8_t *p = fl_vector_bytes(v, row, &len);
+        wput(w, (const char *)p, len);
+        return;
+    }
+    case FL_TYPE_UUID: {
+        const uint8_t *p = d + (size_t)row * 16;
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10)
+                b[n++] = '-';
+            n += (size_t)snprintf(b + n, sizeof b - n, "%02x", p[i]);
+        }
+        break;
+    }
+    case FL_TYPE_FIXED:
+    case FL_TYPE_BINARY: {
+        if (fl_type_is_interval(t)) {
+            fl_interval iv;
+            memcpy(&iv, d + (size_t)row * 16, 16);
+            n = format_interval(&iv, b, sizeof b);
+            break;
+        }
+        size_t len;
+        const uint8_t *p;
+        if (t->id == FL_TYPE_FIXED) {
+            len = (size_t)t->fixed_len;
+            p = d + (size_t)row * len;
+        } else
+            p = fl_vector_bytes(v, row, &len);
+        static const char hx[] = "0123456789abcdef";
+        wput(w, "\\x", 2);
+        for (size_t i = 0; i < len; i++) {
+            char h[2] = {hx[p[i] >> 4], hx[p[i] & 15]};
+            wput(w, h, 2);
+        }
+        return;
+    }
+    case FL_TYPE_LIST: {
+        int64_t s = v->offsets[row], e = v->offsets[row + 1];
+        wput(w, "{", 1);
+        for (int64_t k = s; k < e; k++) {
+            if (k > s)
+                wput(w, ",", 1);
+            format_elem(w, &v->children[0], (uint32_t)k, tz);
+        }
+        wput(w, "}", 1);
+        return;
+    }
+    case FL_TYPE_MAP: {
+        int64_t s = v->offsets[row], e = v->offsets[row + 1];
+        wput(w, "{", 1);
+        for (int64_t k = s; k < e; k++) {
+            if (k > s)
+                wput(w, ",", 1);
+            format_elem(w, &v->children[0], (uint32_t)k, tz);
+            wput(w, "=", 1);
+            format_elem(w, &v->children[1], (uint32_t)k, tz);
+        }
+        wput(w, "}", 1);
+        return;
+    }
+    case FL_TYPE_STRUCT: {
+        wput(w, "(", 1);
+        for (uint32_t k = 0; k < v->nchildren; k++) {
+            if (k)
+                wput(w, ",", 1);
+            fl_unified u;
+            fl_vector_unify(&v->children[k], &u);
+            if (fl_unified_is_valid(&u, row))
+                format_elem(w, &v->children[k], row, tz);
+        }
+        wput(w, ")", 1);
+        return;
+    }
+    default: n = (size_t)snprintf(b, sizeof b, "?"); break;
+    }
+    wput(w, b, n < sizeof b ? n : sizeof b - 1);
+}
+
+/* Non-null row of a FLAT vector -> text (no NUL); returns the length needed. */
+size_t fl_format_flat_row(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap)
+{
+    wbuf w = {buf, cap, 0};
+    format_cell(&w, v, row, tz, false);
+    return w.len;
+}
+
+size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname, char *buf, size_t cap)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    if (!fl_unified_is_valid(&u, row)) {
+        if (cap)
+            buf[0] = 0;
+        return 0;
+    }
+    fl_tz *tz = NULL;
+    if (v->type->id == FL_TYPE_TIMESTAMPTZ || v->type->id == FL_TYPE_TIMESTAMPTZ_NS ||
+        fl_type_is_nested(v->type)) {
+        fl_error e;
+        if (fl_tz_load(tzname, &tz, &e) != FL_OK)
+            tz = NULL; /* unknown zone: UTC (the session validated it when it was set) */
+    }
+    wbuf w = {buf, cap, 0};
+    format_cell(&w, u.base, fl_unified_row(&u, row), tz, false);
+    fl_tz_free(tz);
+    if (cap)
+        buf[w.len < cap ? w.len : cap - 1] = 0;
+    return w.len;
+}
+
+const char *fl_sql_sqlstate_for(fl_status code)
+{
+    switch (code) {
+    case FL_OK: return "00000";
+    case FL_EINVAL: return "22023";
+    case FL_ENOMEM: return "53200";
+    case FL_EIO: return "58030";
+    case FL_ECORRUPT: return "XX001";
+    case FL_EUNSUPPORTED: return "0A000";
+    case FL_ENOTFOUND: return "42704";
+    case FL_EEXIST: return "42710";
+    case FL_ECONFLICT: return "40001";
+    case FL_ELIMIT: return "54000";
+    case FL_ECANCELED: return "57014";
+    case FL_ECHECKSUM: return "XX001";
+    case FL_ESYNTAX: return "42601";
+    case FL_ETYPE: return "42804";
+    case FL_EOVERFLOW: return "22003";
+    case FL_EUNAUTHENTICATED: return "28P01";
+    case FL_EFORBIDDEN: return "42501";
+    default: return "XX000";
+    }
+}
+
+const char *fl_sql_sqlstate_for_error(const fl_error *e)
+{
+    if (!e)
+        return "XX000";
+    const char *m = e->msg;
+    if (strstr(m, "division by zero"))
+        return "22012";
+    if (strstr(m, "invalid input syntax"))
+        return "22P02";
+    if (strstr(m, "date/time field value out of range") || strstr(m, "invalid datetime"))
+        return "22008";
+    if (strstr(m, "invalid regular expression"))
+        return "2201B";
+    if (strstr(m, "out of range"))
+        return "22003";
+    if (strstr(m, "invalid escape"))
+        return "22025";
+    if (strstr(m, "function ") && strstr(m, "does not exist"))
+        return "42883";
+    if (strstr(m, "operator does not exist"))
+        return "42883";
+    if (strstr(m, "cannot cast"))
+        return "42846";
+    if (strstr(m, "more than one row returned by a subquery"))
+        return "21000";
+    if (strstr(m, "time zone") && strstr(m, "not recognized"))
+        return "22023";
+    if (strstr(m, "value too long") || strstr(m, "invalid JSON"))
+        return "22P02";
+    return fl_sql_sqlstate_for(e->code);
+}

@@ -94,3 +94,23 @@ cat <<HELP
   make test     unit, fixture and interop tests (DuckDB, arrow-rs, hyparquet, avsc, python3-avro, icebird as oracles)
   make bench    floe vs DuckDB on a 6M-row lineitem table (SCALE=0.1 for a quick run)
 HELP
+
+# ---- the Iceberg REST catalog over the same warehouse ------------------------------------
+port="${FLOE_SERVE_PORT:-8181}"
+banner "floe serve: the Iceberg REST catalog on http://127.0.0.1:$port (Ctrl-C stops it)"
+cat <<CONNECT
+  Serving ./warehouse (catalog sqlite:./warehouse/catalog.db) without authentication
+  (--insecure-no-auth: local development only; production: create principals with floe admin).
+
+  curl:      curl http://127.0.0.1:$port/v1/config
+             curl http://127.0.0.1:$port/v1/namespaces
+             curl http://127.0.0.1:$port/v1/namespaces/demo/tables/orders
+  iceberg-js: new IcebergRestCatalog({ baseUrl: 'http://127.0.0.1:$port', auth: { type: 'none' } })
+  PyIceberg: load_catalog('floe', **{'type': 'rest', 'uri': 'http://127.0.0.1:$port'})
+  Spark:     --conf spark.sql.catalog.floe=org.apache.iceberg.spark.SparkCatalog \\
+             --conf spark.sql.catalog.floe.type=rest --conf spark.sql.catalog.floe.uri=http://127.0.0.1:$port
+  Trino:     connector.name=iceberg  iceberg.catalog.type=rest  iceberg.rest-catalog.uri=http://127.0.0.1:$port
+  DuckDB:    ATTACH '' AS floe (TYPE iceberg, ENDPOINT 'http://127.0.0.1:$port', AUTHORIZATION_TYPE 'none');
+  Health:    /healthz /readyz   Prometheus: /metrics
+CONNECT
+exec "$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh"

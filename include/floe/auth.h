@@ -72,7 +72,14 @@ typedef struct fl_principal {
     char name[FL_PRINCIPAL_NAME_MAX];
     bool admin;     /* holds the admin role */
     bool anonymous; /* auth disabled (development mode): every check passes */
+    /* Monotonic ms at which fl_auth_authenticate / check_secret validated
+     * the principal against the store (0 = never). fl_auth_authorize within
+     * FL_AUTH_RECHECK_MS of it answers from the grants cached at that point
+     * or newer (the request is linearized at authentication) instead of
+     * re-reading the store's version: one store read per request. */
+    int64_t checked_ms;
 } fl_principal;
+#define FL_AUTH_RECHECK_MS 1000
 
 typedef struct fl_auth_options {
     const char *store_uri;      /* "sqlite:PATH" or "postgresql://..."; required unless
@@ -117,6 +124,21 @@ fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *se
 fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv,
                             const fl_namespace *ns, const char *object, fl_error *err);
 
+/* SCRAM-SHA-256 (RFC 5802/7677) verifier of a principal, for the Postgres
+ * wire server: the stored secret hash is PBKDF2-HMAC-SHA256 in exactly the
+ * form SCRAM needs (SaltedPassword -> StoredKey, ServerKey), as PostgreSQL
+ * stores it. FL_EUNAUTHENTICATED when there is no such principal (callers
+ * should then run a mock exchange so the name's existence does not leak). */
+typedef struct fl_auth_scram {
+    uint8_t salt[64];
+    uint32_t salt_len;
+    uint32_t iterations;
+    uint8_t stored_key[32];
+    uint8_t server_key[32];
+} fl_auth_scram;
+fl_status fl_auth_scram_lookup(fl_auth *a, const char *principal, fl_auth_scram *out,
+                               fl_principal *p, fl_error *err);
+
 /* ---- administration (floe admin; callers check MANAGE_GRANTS/admin first) ---- */
 
 /* Creates a principal with a fresh random secret, returned once in
@@ -129,6 +151,8 @@ fl_status fl_auth_principal_rotate(fl_auth *a, const char *name, char *secret_ou
 fl_status fl_auth_principal_drop(fl_auth *a, const char *name, fl_error *err);
 fl_status fl_auth_principal_list(fl_auth *a, fl_arena *ar, const char ***names, uint32_t *n,
                                  fl_error *err);
+/* Looks a principal up (admin flag filled). FL_ENOTFOUND. */
+fl_status fl_auth_principal_get(fl_auth *a, const char *name, fl_principal *out, fl_error *err);
 fl_status fl_auth_role_create(fl_auth *a, const char *role, fl_error *err);
 fl_status fl_auth_role_drop(fl_auth *a, const char *role, fl_error *err);
 fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *role, bool assign,
@@ -137,6 +161,12 @@ fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *rol
  * as in fl_auth_authorize. */
 fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const fl_namespace *ns,
                         const char *object, bool grant, fl_error *err);
+
+/* Issues a token for an existing principal without its secret (for
+ * `floe admin token`: whoever can write the store is already all-powerful).
+ * ttl_seconds may be negative (an already expired token, for tests). */
+fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds, char **token,
+                             fl_error *err);
 
 /* One line per grant, "role privilege securable", for `floe admin grants`. */
 fl_status fl_auth_grant_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,

@@ -66,6 +66,15 @@ const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a);
 const char *fl_namespace_str(const fl_namespace *ns, fl_arena *a);
 
 typedef struct fl_catalog fl_catalog;
+struct fl_ice_requirement; /* ice_table.h */
+struct fl_ice_update;
+
+/* One table's pointer swap in a multi-table commit (commit_tables). */
+typedef struct fl_catalog_commit {
+    fl_table_ident id;
+    const char *expected_location;
+    const char *new_location;
+} fl_catalog_commit;
 
 typedef struct fl_catalog_ops {
     fl_status (*create_namespace)(fl_catalog *c, const fl_namespace *ns, const fl_ice_map *props,
@@ -104,6 +113,60 @@ typedef struct fl_catalog_ops {
                                    const char *table_location, const char *base_location,
                                    int64_t version, fl_arena *a, const char **out, fl_error *err);
     void (*close)(fl_catalog *c);
+    /* ---- optional entries (NULL when the catalog cannot do it) ---- */
+    /* Swaps every pointer in one database transaction, or none: FL_ECONFLICT
+     * (nothing changed) when any table's location is not its expected one,
+     * FL_ENOTFOUND when a table is gone. (REST /transactions/commit.) */
+    fl_status (*commit_tables)(fl_catalog *c, const fl_catalog_commit *commits, uint32_t n,
+                               fl_error *err);
+    /* Views (Iceberg view metadata files), stored like tables with
+     * iceberg_type = 'VIEW' as Java's JDBC catalog does. Same contracts as
+     * the table entries; names are shared with tables (FL_EEXIST). */
+    fl_status (*list_views)(fl_catalog *c, const fl_namespace *ns, fl_arena *a,
+                            const char ***names, uint32_t *n, fl_error *err);
+    fl_status (*load_view)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
+                           const char **metadata_location, fl_error *err);
+    fl_status (*create_view)(fl_catalog *c, const fl_table_ident *id,
+                             const char *metadata_location, fl_error *err);
+    fl_status (*commit_view)(fl_catalog *c, const fl_table_ident *id,
+                             const char *expected_location, const char *new_location,
+                             fl_error *err);
+    fl_status (*drop_view)(fl_catalog *c, const fl_table_ident *id, fl_error *err);
+    fl_status (*rename_view)(fl_catalog *c, const fl_table_ident *from, const fl_table_ident *to,
+                             fl_error *err);
+
+    /* ---- optional operations (NULL when a catalog has none) -------------
+     * A catalog whose server writes the metadata files (the REST catalog)
+     * provides these; table and transaction code use them when non-NULL and
+     * the pointer operations above otherwise. */
+
+    /* load_table that also returns the parsed metadata (in a), as the server
+     * sent it: no metadata file is read. */
+    fl_status (*load_table_metadata)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
+                                     const char **metadata_location, fl_ice_metadata *meta,
+                                     fl_error *err);
+    /* Server-side commit: the server checks the requirements, applies the
+     * updates and writes the new metadata file, returned (in a) with its
+     * location. FL_ECONFLICT when a requirement failed (the transaction
+     * refreshes and retries); FL_ENOTFOUND when the table is gone; any other
+     * error means the outcome is unknown (the commit may have landed). A
+     * requirement ASSERT_CREATE creates the table from the updates. */
+    fl_status (*commit_updates)(fl_catalog *c, const fl_table_ident *id,
+                                const struct fl_ice_requirement *req, uint32_t nreq,
+                                const struct fl_ice_update *upd, uint32_t nupd, fl_arena *a,
+                                const char **new_location, fl_ice_metadata *new_meta,
+                                fl_error *err);
+    /* Server-side create from tmpl's current schema, default spec, default
+     * sort order, properties and format version; location NULL lets the
+     * server choose. stage: nothing is recorded (*metadata_location NULL);
+     * the first commit_updates with ASSERT_CREATE records it. */
+    fl_status (*create_table_metadata)(fl_catalog *c, const fl_table_ident *id,
+                                       const fl_ice_metadata *tmpl, const char *location,
+                                       bool stage, fl_arena *a, const char **metadata_location,
+                                       fl_ice_metadata *meta, fl_error *err);
+    /* drop_table that hands the purge to the server (it deletes the files). */
+    fl_status (*drop_table_purge)(fl_catalog *c, const fl_table_ident *id, bool purge,
+                                  fl_error *err);
 } fl_catalog_ops;
 
 struct fl_catalog {
@@ -128,8 +191,39 @@ fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_nam
 /* Filesystem catalog rooted at warehouse. */
 fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out, fl_error *err);
 
+/* Iceberg REST catalog client (src/catalog/rest*.c; README there).
+ * Every string is copied; NULL/0 fields take the defaults. */
+typedef struct fl_rest_options {
+    const char *uri;               /* "http(s)://host:port[/base-path]"; /v1/... is appended */
+    const char *warehouse;         /* sent as GET /v1/config?warehouse=W (REST meaning) */
+    const char *credential;        /* "client_id:client_secret" for OAuth2 client credentials */
+    const char *token;             /* static bearer token (used as is, never refreshed) */
+    const char *oauth2_server_uri; /* token endpoint; default <uri>/v1/oauth/tokens */
+    const char *scope;             /* OAuth2 scope; default "catalog" */
+    const char *prefix;            /* client prefix (the config response may override it) */
+    /* Root for locations of new tables chosen by the client (<root>/<ns
+     * levels>/<name>); NULL = the server chooses (as Java's client does). */
+    const char *location_root;
+    const fl_ice_map *properties; /* more client properties: "header.NAME" adds a header */
+    uint32_t timeout_ms;          /* per request; 0 = 60000 */
+    uint32_t connect_timeout_ms;  /* 0 = 10000 */
+    uint32_t max_retries;         /* GET/HEAD (and idempotent-key mutations); 0 = 3 */
+} fl_rest_options;
+
+/* Connects (GET /v1/config, and the OAuth2 token when a credential is
+ * given). io is borrowed; when the config names S3 settings (s3.endpoint,
+ * s3.access-key-id, s3.secret-access-key, s3.session-token,
+ * s3.path-style-access, client.region) the catalog makes its own S3-routing
+ * FileIO from them and c->io is that one (owned by the catalog). */
+fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *catalog_name,
+                               fl_fileio *io, fl_catalog **out, fl_error *err);
+
 /* Opens a catalog from a URI: "sqlite:PATH", "postgresql://..." / "postgres://...",
- * "fs:PATH". */
+ * "fs:PATH", or a REST catalog "http(s)://host:port[/base-path][?k=v&...]" with
+ * query options credential, token, scope, oauth2-server-uri, prefix, warehouse
+ * (fl_rest_options; percent-encoded) and the environment FLOE_REST_CREDENTIAL /
+ * FLOE_REST_TOKEN when the URI has none. For REST the warehouse argument is
+ * the location root of new tables (NULL = the server chooses). */
 fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
                               fl_fileio *io, fl_catalog **out, fl_error *err);
 

@@ -12,12 +12,15 @@
  * "sqlite:///abs/path", as PyIceberg's SqlCatalog writes it),
  * "postgresql://..." / "postgres://..." (handed to libpq as is), "fs:PATH"
  * (filesystem catalog; PATH is its warehouse, the warehouse argument is
- * ignored).
+ * ignored), "http://..." / "https://..." (Iceberg REST catalog, rest_uri.c;
+ * the warehouse argument is the root of new table locations, NULL = the
+ * server chooses).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "catalog/catalog_internal.h"
+#include "catalog/rest_internal.h"
 
 #define MAX_LEVELS 64
 
@@ -212,8 +215,12 @@ fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const c
         (void)warehouse; /* the fs catalog's warehouse is its root */
         return FL_OK;
     }
+    if (strncmp(uri, "http://", 7) == 0 || strncmp(uri, "https://", 8) == 0)
+        return fl_catalog_rest_open_uri(uri, catalog_name, warehouse, io, out, err);
     return fl_errorf(err, FL_EINVAL,
-                     "catalog URI '%s': expected sqlite:PATH, postgresql://..., or fs:PATH", uri);
+                     "catalog URI '%s': expected sqlite:PATH, postgresql://..., fs:PATH or "
+                     "http(s)://host[:port][/path] (REST)",
+                     uri);
 }
 
 void fl_catalog_close(fl_catalog *c)

@@ -24,6 +24,10 @@
 #include "floe/ice_table.h"
 
 #define TYPE_FILTER " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+#define VIEW_FILTER " AND iceberg_type = 'VIEW'"
+/* V0 databases (no iceberg_type column) hold no views; the view ops refuse
+ * before running this placeholder. */
+#define NO_VIEWS "SELECT 1 WHERE 1 = 0"
 #define KEY3 "catalog_name = ? AND table_namespace = ? AND table_name = ?"
 #define MAX_TXN_ATTEMPTS 100
 #define EXISTS_PROP "exists"
@@ -77,6 +81,29 @@ const char *sql_text(sql_stmt q, bool v1)
                "AND property_key = ?";
     case Q_DELETE_PROPS:
         return "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?";
+    case Q_GET_VIEW:
+        return v1 ? "SELECT metadata_location, previous_metadata_location FROM iceberg_tables "
+                    "WHERE " KEY3 VIEW_FILTER
+                  : NO_VIEWS;
+    case Q_LIST_VIEWS:
+        return v1 ? "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
+                    "table_namespace = ?" VIEW_FILTER " ORDER BY table_name"
+                  : NO_VIEWS;
+    case Q_INSERT_VIEW:
+        return v1 ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                    "metadata_location, previous_metadata_location, iceberg_type) VALUES "
+                    "(?,?,?,?,null,'VIEW')"
+                  : NO_VIEWS;
+    case Q_COMMIT_VIEW:
+        return v1 ? "UPDATE iceberg_tables SET metadata_location = ? , previous_metadata_location "
+                    "= ? WHERE " KEY3 " AND metadata_location = ?" VIEW_FILTER
+                  : NO_VIEWS;
+    case Q_DROP_VIEW:
+        return v1 ? "DELETE FROM iceberg_tables WHERE " KEY3 VIEW_FILTER : NO_VIEWS;
+    case Q_RENAME_VIEW:
+        return v1 ? "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE " KEY3
+                        VIEW_FILTER
+                  : NO_VIEWS;
     case Q_COUNT: break;
     }
     return NULL;
@@ -583,6 +610,181 @@ static fl_status sql_new_metadata_path(fl_catalog *cat, const fl_table_ident *id
     return *out ? FL_OK : oom(err);
 }
 
+/* ---- multi-table commit ---- */
+
+typedef struct multi_arg {
+    const fl_catalog_commit *commits;
+    uint32_t n;
+} multi_arg;
+
+static fl_status multi_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *err)
+{
+    multi_arg *m = arg;
+    for (uint32_t i = 0; i < m->n; i++) {
+        tbl_arg x = {&m->commits[i].id, NULL, m->commits[i].new_location,
+                     m->commits[i].expected_location};
+        FL_TRY(commit_body(c, &x, a, err)); /* any failure rolls back all */
+    }
+    return FL_OK;
+}
+
+static fl_status sql_commit_tables(fl_catalog *cat, const fl_catalog_commit *commits, uint32_t n,
+                                   fl_error *err)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!commits[i].expected_location || !commits[i].new_location)
+            return fl_errorf(err, FL_EINVAL, "commit to table %s: NULL metadata location",
+                             commits[i].id.name);
+    multi_arg m = {commits, n};
+    return in_txn(SC(cat), multi_body, &m, err);
+}
+
+/* ---- views (iceberg_type = 'VIEW', as Java's JdbcCatalog stores them) ---- */
+
+static fl_status need_v1(sql_catalog *c, fl_error *err)
+{
+    if (c->v1)
+        return FL_OK;
+    return fl_errorf(err, FL_EUNSUPPORTED,
+                     "catalog '%s': this database has the V0 JDBC schema (no iceberg_type "
+                     "column) and cannot hold views",
+                     c->base.name);
+}
+
+static fl_status sql_list_views(fl_catalog *cat, const fl_namespace *nsp, fl_arena *a,
+                                const char ***names, uint32_t *n, fl_error *err)
+{
+    sql_catalog *c = SC(cat);
+    *names = NULL;
+    *n = 0;
+    if (!c->v1)
+        return FL_OK;
+    const char *ns;
+    FL_TRY(fl_cat_ns_join(nsp, a, &ns, err));
+    const char *p[2] = {c->base.name, ns};
+    sql_rows r;
+    FL_TRY(run(c, Q_LIST_VIEWS, p, 2, a, &r, NULL, err));
+    *names = fl_arena_calloc(a, r.nrows + 1, sizeof **names);
+    if (!*names)
+        return oom(err);
+    for (uint32_t i = 0; i < r.nrows; i++)
+        (*names)[i] = r.cells[i];
+    *n = r.nrows;
+    return FL_OK;
+}
+
+static fl_status sql_load_view(fl_catalog *cat, const fl_table_ident *id, fl_arena *a,
+                               const char **metadata_location, fl_error *err)
+{
+    sql_catalog *c = SC(cat);
+    const char *ns;
+    FL_TRY(fl_cat_ns_join(&id->ns, a, &ns, err));
+    if (!c->v1)
+        return fl_errorf(err, FL_ENOTFOUND, "view %s.%s does not exist", ns, id->name);
+    const char *p[3] = {c->base.name, ns, id->name};
+    sql_rows r;
+    FL_TRY(run(c, Q_GET_VIEW, p, 3, a, &r, NULL, err));
+    if (r.nrows == 0 || !r.cells[0])
+        return fl_errorf(err, FL_ENOTFOUND, "view %s.%s does not exist in catalog '%s'", ns,
+                         id->name, c->base.name);
+    *metadata_location = r.cells[0];
+    return FL_OK;
+}
+
+static fl_status create_view_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *err)
+{
+    tbl_arg *x = arg;
+    const char *ns;
+    FL_TRY(fl_cat_ns_join(&x->id->ns, a, &ns, err));
+    FL_TRY(ns_must_exist(c, ns, a, err));
+    const char *p[4] = {c->base.name, ns, x->id->name, x->loc};
+    fl_status rc = run(c, Q_INSERT_VIEW, p, 4, NULL, NULL, NULL, err);
+    if (rc == FL_EEXIST)
+        return fl_errorf(err, FL_EEXIST, "a table or view %s.%s already exists", ns, x->id->name);
+    return rc;
+}
+
+static fl_status sql_create_view(fl_catalog *cat, const fl_table_ident *id,
+                                 const char *metadata_location, fl_error *err)
+{
+    FL_TRY(need_v1(SC(cat), err));
+    tbl_arg x = {id, NULL, metadata_location, NULL};
+    return in_txn(SC(cat), create_view_body, &x, err);
+}
+
+static fl_status commit_view_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *err)
+{
+    tbl_arg *x = arg;
+    const char *ns;
+    FL_TRY(fl_cat_ns_join(&x->id->ns, a, &ns, err));
+    const char *p[6] = {x->loc, x->expected, c->base.name, ns, x->id->name, x->expected};
+    uint64_t changed = 0;
+    FL_TRY(run(c, Q_COMMIT_VIEW, p, 6, NULL, NULL, &changed, err));
+    if (changed == 1)
+        return FL_OK;
+    const char *q[3] = {c->base.name, ns, x->id->name};
+    sql_rows r;
+    FL_TRY(run(c, Q_GET_VIEW, q, 3, a, &r, NULL, err));
+    if (r.nrows == 0)
+        return fl_errorf(err, FL_ENOTFOUND, "commit to view %s.%s: the view no longer exists",
+                         ns, x->id->name);
+    return fl_errorf(err, FL_ECONFLICT, "commit to view %s.%s: metadata location is %s, expected %s",
+                     ns, x->id->name, r.cells[0] ? r.cells[0] : "NULL", x->expected);
+}
+
+static fl_status sql_commit_view(fl_catalog *cat, const fl_table_ident *id, const char *expected,
+                                 const char *new_location, fl_error *err)
+{
+    FL_TRY(need_v1(SC(cat), err));
+    tbl_arg x = {id, NULL, new_location, expected};
+    return in_txn(SC(cat), commit_view_body, &x, err);
+}
+
+static fl_status sql_drop_view(fl_catalog *cat, const fl_table_ident *id, fl_error *err)
+{
+    sql_catalog *c = SC(cat);
+    FL_TRY(need_v1(c, err));
+    fl_arena a;
+    fl_arena_init(&a, 1024);
+    const char *ns;
+    fl_status rc = fl_cat_ns_join(&id->ns, &a, &ns, err);
+    uint64_t changed = 0;
+    if (rc == FL_OK) {
+        const char *p[3] = {c->base.name, ns, id->name};
+        rc = run(c, Q_DROP_VIEW, p, 3, NULL, NULL, &changed, err);
+        if (rc == FL_OK && changed == 0)
+            rc = fl_errorf(err, FL_ENOTFOUND, "drop view %s.%s: no such view", ns, id->name);
+    }
+    fl_arena_free(&a);
+    return rc;
+}
+
+static fl_status rename_view_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *err)
+{
+    tbl_arg *x = arg;
+    const char *ns, *tns;
+    FL_TRY(fl_cat_ns_join(&x->id->ns, a, &ns, err));
+    FL_TRY(fl_cat_ns_join(&x->to->ns, a, &tns, err));
+    FL_TRY(ns_must_exist(c, tns, a, err));
+    const char *p[5] = {tns, x->to->name, c->base.name, ns, x->id->name};
+    uint64_t changed = 0;
+    fl_status rc = run(c, Q_RENAME_VIEW, p, 5, NULL, NULL, &changed, err);
+    if (rc == FL_EEXIST)
+        return fl_errorf(err, FL_EEXIST, "rename view %s.%s: %s.%s already exists", ns,
+                         x->id->name, tns, x->to->name);
+    if (rc == FL_OK && changed != 1)
+        return fl_errorf(err, FL_ENOTFOUND, "rename view %s.%s: no such view", ns, x->id->name);
+    return rc;
+}
+
+static fl_status sql_rename_view(fl_catalog *cat, const fl_table_ident *from,
+                                 const fl_table_ident *to, fl_error *err)
+{
+    FL_TRY(need_v1(SC(cat), err));
+    tbl_arg x = {from, to, NULL, NULL};
+    return in_txn(SC(cat), rename_view_body, &x, err);
+}
+
 static void sql_close(fl_catalog *cat)
 {
     sql_catalog *c = SC(cat);
@@ -607,6 +809,13 @@ static const fl_catalog_ops SQL_OPS = {
     .rename_table = sql_rename_table,
     .new_metadata_path = sql_new_metadata_path,
     .close = sql_close,
+    .commit_tables = sql_commit_tables,
+    .list_views = sql_list_views,
+    .load_view = sql_load_view,
+    .create_view = sql_create_view,
+    .commit_view = sql_commit_view,
+    .drop_view = sql_drop_view,
+    .rename_view = sql_rename_view,
 };
 
 bool sql_catalog_is(const fl_catalog *c)

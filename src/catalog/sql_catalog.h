@@ -46,6 +46,13 @@ typedef enum sql_stmt {
     Q_UPSERT_PROP,   /* (cat, ns, key, value) */
     Q_DELETE_PROP,   /* (cat, ns, key) */
     Q_DELETE_PROPS,  /* (cat, ns) */
+    /* views: rows with iceberg_type = 'VIEW' (V1 schema only) */
+    Q_GET_VIEW,      /* (cat, ns, name) -> metadata_location, previous_metadata_location */
+    Q_LIST_VIEWS,    /* (cat, ns) -> table_name */
+    Q_INSERT_VIEW,   /* (cat, ns, name, metadata_location) */
+    Q_COMMIT_VIEW,   /* (new, expected, cat, ns, name, expected) */
+    Q_DROP_VIEW,     /* (cat, ns, name) */
+    Q_RENAME_VIEW,   /* (new ns, new name, cat, ns, name) */
     Q_COUNT
 } sql_stmt;
 

@@ -124,24 +124,10 @@ fl_status fl_source_open(const char *path, fl_file_format fmt, const fl_source_o
     }
 }
 
-const fl_schema *fl_source_schema(const fl_source *s)
-{
-    return s->schema;
-}
-fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err)
-{
-    return s->ops->next(s, b, eof, err);
-}
 fl_parquet_reader *fl_source_parquet(fl_source *s)
 {
     return s->parquet;
 }
-void fl_source_close(fl_source *s)
-{
-    if (s)
-        s->ops->close(s);
-}
-
 /* ---- the command ---- */
 
 static void usage(FILE *out)

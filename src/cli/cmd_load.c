@@ -4,9 +4,22 @@
  * first file's schema when it does not exist.
  *
  *   floe load FILE... TABLE [--catalog URI] [--warehouse DIR]
- *        [--format csv|jsonl|parquet] [--schema SPEC] [--delimiter C]
+ *        [--format csv|jsonl|parquet|tbl] [--schema SPEC] [--delimiter C]
+ *        [--no-header] [--trailing-delimiter]
  *        [--partition-by "day(ts)"]... [--sort-by "id DESC"]...
  *        [--mode append|overwrite] [--property k=v]... [--quiet]
+ *
+ * Text staging: gzip-compressed CSV / JSON lines (".gz", or the gzip magic
+ * bytes), CSV without a header row (--no-header; names come from --schema,
+ * which is then required) and CSV whose records end with the delimiter
+ * (--trailing-delimiter) are first rewritten to a plain temporary CSV in
+ * $TMPDIR (header synthesized, trailing delimiter dropped before each line
+ * end), which the CSV reader then loads; the temporary file is removed
+ * afterwards. "--format tbl" (also chosen for *.tbl and *.tbl.gz) is TPC-H
+ * dbgen's layout: '|' delimiter, no header, trailing '|'. Line numbers in
+ * errors about a staged file count the synthesized header line. The staging
+ * does not parse quotes: a delimiter right before a line end inside a quoted
+ * multi-line field would also be dropped.
  *
  * New tables: the schema is --schema or inferred (source.h rules), columns
  * optional, field ids fresh; --partition-by / --sort-by / --property shape
@@ -25,12 +38,15 @@
  * Commit: --mode append adds the files ("append"); --mode overwrite
  * replaces every row of the table in the same snapshot ("overwrite").
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
@@ -46,6 +62,8 @@ typedef struct load_args {
     fl_file_format format;
     const char *schema_spec;
     char delimiter;
+    bool no_header, trailing_delim;
+    const char **staged; /* per file: the staged temporary CSV, or NULL */
     const char **partition_by;
     int npartition_by;
     const char **sort_by;
@@ -64,12 +82,16 @@ static void usage(FILE *out)
         "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
         "  creating it from the first file's schema when it does not exist.\n\n"
         "options:\n"
-        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH | http(s)://HOST:PORT[/PATH]\n"
         "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
         "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-        "  --format F             csv | jsonl | parquet (default: from each extension)\n"
+        "  --format F             csv | jsonl | parquet | tbl (default: from each extension)\n"
         "  --schema SPEC          column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\"\n"
         "  --delimiter C          CSV delimiter\n"
+        "  --no-header            CSV without a header row (names from --schema)\n"
+        "  --trailing-delimiter   CSV records end with the delimiter (dbgen .tbl files)\n"
+        "                         gzip input (.gz) is decompressed; --format tbl = '|',\n"
+        "                         no header, trailing '|' (the default for *.tbl[.gz])\n"
         "  --partition-by EXPR    new table: \"day(ts)\", \"bucket(id, 16)\", \"col\" "
         "(repeatable)\n"
         "  --sort-by EXPR         new table: \"id DESC NULLS LAST\" (repeatable)\n"
@@ -90,10 +112,43 @@ static bool push(const char ***arr, int *n, const char *v)
 
 static void free_args(load_args *a)
 {
+    for (int i = 0; a->staged && i < a->nfiles; i++)
+        if (a->staged[i]) {
+            unlink(a->staged[i]);
+            free((char *)a->staged[i]);
+        }
+    free(a->staged);
     free(a->files);
     free(a->partition_by);
     free(a->sort_by);
     free(a->props);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcasecmp(s + n - m, suf);
+}
+
+static bool is_tbl(const char *path)
+{
+    return has_suffix(path, ".tbl") || has_suffix(path, ".tbl.gz");
+}
+
+/* The format from the name, looking through a ".gz" suffix. */
+static fl_file_format format_from_name(const char *path)
+{
+    if (is_tbl(path))
+        return FL_FMT_CSV;
+    if (!has_suffix(path, ".gz"))
+        return fl_file_format_from_path(path);
+    char buf[4096];
+    size_t n = strlen(path) - 3;
+    if (n >= sizeof buf)
+        return FL_FMT_UNKNOWN;
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return fl_file_format_from_path(buf);
 }
 
 static int parse_args(int argc, char **argv, load_args *a)
@@ -112,6 +167,14 @@ static int parse_args(int argc, char **argv, load_args *a)
         }
         if (!strcmp(arg, "--quiet")) {
             a->quiet = true;
+            continue;
+        }
+        if (!strcmp(arg, "--no-header")) {
+            a->no_header = true;
+            continue;
+        }
+        if (!strcmp(arg, "--trailing-delimiter")) {
+            a->trailing_delim = true;
             continue;
         }
         const char *eq = strchr(arg, '=');
@@ -136,8 +199,14 @@ static int parse_args(int argc, char **argv, load_args *a)
         else if (!strcmp(name, "--schema"))
             a->schema_spec = val;
         else if (!strcmp(name, "--format")) {
-            if (!fl_file_format_parse(val, &a->format)) {
-                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet)\n", val);
+            if (!strcasecmp(val, "tbl")) {
+                a->format = FL_FMT_CSV;
+                a->no_header = a->trailing_delim = true;
+                if (!a->delimiter)
+                    a->delimiter = '|';
+            } else if (!fl_file_format_parse(val, &a->format)) {
+                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet, tbl)\n",
+                        val);
                 return 2;
             }
         } else if (!strcmp(name, "--delimiter")) {
@@ -184,9 +253,21 @@ static int parse_args(int argc, char **argv, load_args *a)
         usage(stderr);
         return 2;
     }
+    if (a->no_header && !a->schema_spec) {
+        fprintf(stderr, "floe load: --no-header needs --schema (the column names)\n");
+        return 2;
+    }
     a->table = a->files[--a->nfiles];
+    a->staged = calloc((size_t)a->nfiles + 1, sizeof *a->staged);
+    if (!a->staged)
+        return 1;
     for (int i = 0; i < a->nfiles; i++) {
-        fl_file_format f = a->format ? a->format : fl_file_format_from_path(a->files[i]);
+        if (!a->format && is_tbl(a->files[i])) {
+            a->no_header = a->trailing_delim = true;
+            if (!a->delimiter)
+                a->delimiter = '|';
+        }
+        fl_file_format f = a->format ? a->format : format_from_name(a->files[i]);
         if (!f) {
             fprintf(stderr, "floe load: cannot tell the format of '%s' (use --format)\n",
                     a->files[i]);
@@ -473,15 +554,136 @@ static fl_status adapt(adapter *ad, const fl_batch *b, fl_batch *view, fl_error 
 
 static fl_file_format format_of(const load_args *a, const char *path)
 {
-    return a->format ? a->format : fl_file_format_from_path(path);
+    return a->format ? a->format : format_from_name(path);
+}
+
+/* ---- staging gzip / headerless / dbgen text (see the top comment) ---- */
+
+static bool is_gzip(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char m[2] = {0, 0};
+    size_t n = fread(m, 1, 2, f);
+    fclose(f);
+    return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+/* Copies path (gzip or plain) to fd: header line first when given, the
+ * delimiter before each line end dropped when trailing. */
+static fl_status stage_copy(const char *path, int fd, const char *header, char delim,
+                            bool trailing, fl_error *err)
+{
+    gzFile in = gzopen(path, "rb");
+    if (!in)
+        return fl_errorf(err, FL_EIO, "%s: %s", path, strerror(errno ? errno : ENOMEM));
+    FILE *out = fdopen(fd, "wb");
+    if (!out) {
+        gzclose(in);
+        return fl_errorf(err, FL_EIO, "temporary file: %s", strerror(errno));
+    }
+    if (header)
+        fputs(header, out);
+    unsigned char buf[1 << 16];
+    bool held = false; /* a delimiter not written yet */
+    int got;
+    while ((got = gzread(in, buf, sizeof buf)) > 0) {
+        for (int i = 0; i < got; i++) {
+            unsigned char c = buf[i];
+            if (trailing && held) {
+                held = false;
+                if (c != '\n' && c != '\r')
+                    fputc(delim, out);
+            }
+            if (trailing && c == (unsigned char)delim)
+                held = true;
+            else
+                fputc(c, out);
+        }
+    }
+    int zerr = 0;
+    const char *zmsg = got < 0 ? gzerror(in, &zerr) : NULL;
+    gzclose(in);
+    bool werr = ferror(out) != 0;
+    if (fclose(out) != 0)
+        werr = true;
+    if (got < 0)
+        return fl_errorf(err, FL_ECORRUPT, "%s: gzip: %s", path, zmsg ? zmsg : "read error");
+    if (werr)
+        return fl_errorf(err, FL_EIO, "temporary file: write failed");
+    return FL_OK;
+}
+
+/* The header line of a headerless CSV: the --schema column names. */
+static char *header_line(const fl_schema *user, char delim)
+{
+    size_t n = 2;
+    for (uint32_t i = 0; i < user->nfields; i++)
+        n += strlen(user->fields[i].name) + 1;
+    char *h = malloc(n);
+    if (!h)
+        return NULL;
+    size_t o = 0;
+    for (uint32_t i = 0; i < user->nfields; i++) {
+        if (i)
+            h[o++] = delim;
+        size_t l = strlen(user->fields[i].name);
+        memcpy(h + o, user->fields[i].name, l);
+        o += l;
+    }
+    h[o++] = '\n';
+    h[o] = '\0';
+    return h;
+}
+
+/* Stages every file that needs it (a->staged[i] = temporary path). */
+static fl_status stage_files(load_args *a, const fl_schema *user, fl_error *err)
+{
+    for (int i = 0; i < a->nfiles; i++) {
+        fl_file_format f = format_of(a, a->files[i]);
+        bool gz = f != FL_FMT_PARQUET && is_gzip(a->files[i]);
+        bool csv_fix = f == FL_FMT_CSV && (a->no_header || a->trailing_delim);
+        if (!gz && !csv_fix)
+            continue;
+        const char *dir = getenv("TMPDIR");
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/floe-load-XXXXXX%s", dir && *dir ? dir : "/tmp",
+                 f == FL_FMT_JSONL ? ".jsonl" : ".csv");
+        int fd = mkstemps(tmpl, f == FL_FMT_JSONL ? 6 : 4);
+        if (fd < 0)
+            return fl_errorf(err, FL_EIO, "%s: %s", tmpl, strerror(errno));
+        a->staged[i] = strdup(tmpl);
+        if (!a->staged[i]) {
+            close(fd);
+            unlink(tmpl);
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        char delim = a->delimiter ? a->delimiter : ',';
+        char *hdr = f == FL_FMT_CSV && a->no_header && user ? header_line(user, delim) : NULL;
+        if (f == FL_FMT_CSV && a->no_header && user && !hdr) {
+            close(fd);
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        fl_status rc = stage_copy(a->files[i], fd, hdr, delim, f == FL_FMT_CSV && a->trailing_delim,
+                                  err);
+        free(hdr);
+        FL_TRY(rc);
+    }
+    return FL_OK;
+}
+
+static const char *input_path(const load_args *a, int i)
+{
+    return a->staged && a->staged[i] ? a->staged[i] : a->files[i];
 }
 
 /* Opens path so that its columns carry the table's types where the format
  * can parse them (CSV / JSON lines re-read with those types). */
-static fl_status open_for_table(const load_args *a, const char *path, const fl_schema *table,
-                                const fl_schema *user, fl_arena *ar, fl_source **out, fl_error *err)
+static fl_status open_for_table(const load_args *a, const char *path, fl_file_format fmt,
+                                const fl_schema *table, const fl_schema *user, fl_arena *ar,
+                                fl_source **out, fl_error *err)
 {
-    fl_file_format fmt = format_of(a, path);
     fl_source_options so = {.schema = user, .delimiter = a->delimiter};
     FL_TRY(fl_source_open(path, fmt, &so, out, err));
     if (fmt == FL_FMT_PARQUET || !table)
@@ -521,7 +723,7 @@ static fl_status open_for_table(const load_args *a, const char *path, const fl_s
     return fl_source_open(path, fmt, &so, out, err);
 }
 
-static fl_status load_file(const load_args *a, const char *path, fl_ice_txn *x,
+static fl_status load_file(const load_args *a, const char *path, fl_file_format fmt, fl_ice_txn *x,
                            fl_ice_data_writer *w, const fl_schema *user, uint64_t *rows,
                            fl_error *err)
 {
@@ -533,7 +735,7 @@ static fl_status load_file(const load_args *a, const char *path, fl_ice_txn *x,
     adapter ad = {0};
     fl_batch b;
     bool binit = false;
-    fl_status rc = open_for_table(a, path, table, user, &ar, &src, err);
+    fl_status rc = open_for_table(a, path, fmt, table, user, &ar, &src, err);
     if (rc == FL_OK)
         rc = adapter_init(&ad, table, ice, fl_source_schema(src), path, err);
     if (rc == FL_OK) {
@@ -581,7 +783,7 @@ static fl_status open_table(const load_args *a, fl_cli_catalog *c, const fl_tabl
     FL_TRY(fl_cli_ensure_namespace(c, id, err));
     fl_source *src = NULL;
     fl_source_options so = {.schema = user, .delimiter = a->delimiter};
-    FL_TRY(fl_source_open(a->files[0], format_of(a, a->files[0]), &so, &src, err));
+    FL_TRY(fl_source_open(input_path(a, 0), format_of(a, a->files[0]), &so, &src, err));
     fl_schema s = *fl_source_schema(src);
     fl_ice_map props = {(uint32_t)a->nprops, a->props};
     fl_ice_create_options o = {.schema = &s,
@@ -597,7 +799,7 @@ static fl_status open_table(const load_args *a, fl_cli_catalog *c, const fl_tabl
     return rc;
 }
 
-static fl_status run_load(const load_args *a, fl_error *err)
+static fl_status run_load(load_args *a, fl_error *err)
 {
     fl_cli_catalog c;
     FL_TRY(fl_cli_catalog_open(a->catalog, a->warehouse, &c, err));
@@ -618,13 +820,18 @@ static fl_status run_load(const load_args *a, fl_error *err)
         userp = &user;
     }
     if (rc == FL_OK)
+        rc = stage_files(a, userp, err);
+    if (rc == FL_OK)
         rc = open_table(a, &c, &id, userp, &t, &created, err);
     if (rc == FL_OK)
         rc = fl_ice_txn_begin(t, &x, err);
     if (rc == FL_OK)
         rc = fl_ice_data_writer_open(x, &w, err);
-    for (int i = 0; rc == FL_OK && i < a->nfiles; i++)
-        rc = load_file(a, a->files[i], x, w, userp, &rows, err);
+    for (int i = 0; rc == FL_OK && i < a->nfiles; i++) {
+        rc = load_file(a, input_path(a, i), format_of(a, a->files[i]), x, w, userp, &rows, err);
+        if (rc != FL_OK && a->staged[i])
+            fl_error_prefix(err, "%s (staged as plain CSV)", a->files[i]);
+    }
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
     if (rc == FL_OK) {

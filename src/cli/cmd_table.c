@@ -671,7 +671,7 @@ static void usage(FILE *out)
         "  --format table|csv|jsonl, --limit N\n"
         "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
         "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
-        "                         (sqlite:PATH, postgresql://..., fs:PATH; default $FLOE_CATALOG,\n"
+        "                         (sqlite:PATH, postgresql://..., fs:PATH, http(s)://... REST;\n                         default $FLOE_CATALOG,\n"
         "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
         "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
         "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"

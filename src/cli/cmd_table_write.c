@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
@@ -67,6 +69,28 @@ static bool is_uri(const char *s)
     return strstr(s, "://") != NULL;
 }
 
+/* The URI without its query (which may hold a credential), for messages. */
+static const char *redacted(const char *uri, char *buf, size_t cap)
+{
+    const char *q = strchr(uri, '?');
+    snprintf(buf, cap, "%.*s%s", (int)(q ? q - uri : (ptrdiff_t)strlen(uri)), uri, q ? "?..." : "");
+    return buf;
+}
+
+/* A REST catalog without a local warehouse. */
+static fl_status rest_open(const char *uri, fl_cli_catalog *c, fl_error *err)
+{
+    fl_status rc = fl_fileio_default(NULL, &c->io, err);
+    if (rc == FL_OK)
+        rc = fl_catalog_open_uri(uri, NULL, NULL, c->io, &c->cat, err);
+    if (rc != FL_OK) {
+        char buf[256];
+        fl_cli_catalog_close(c);
+        return fl_error_prefix(err, "catalog %s", redacted(uri, buf, sizeof buf));
+    }
+    return FL_OK;
+}
+
 fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
                               fl_error *err)
 {
@@ -77,6 +101,9 @@ fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_cat
         uri = "sqlite:./warehouse/catalog.db";
     if (!warehouse)
         warehouse = getenv("FLOE_WAREHOUSE");
+    bool rest = !strncmp(uri, "http://", 7) || !strncmp(uri, "https://", 8);
+    if (rest && (!warehouse || !*warehouse)) /* a REST server chooses table locations */
+        return rest_open(uri, c, err);
     if (!warehouse || !*warehouse)
         warehouse = "./warehouse";
     if (!strncmp(warehouse, "file:", 5) && !is_uri(warehouse))
@@ -110,8 +137,9 @@ fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_cat
     if (rc == FL_OK)
         rc = fl_catalog_open_uri(uri, NULL, c->warehouse, c->io, &c->cat, err);
     if (rc != FL_OK) {
+        char buf[256];
         fl_cli_catalog_close(c);
-        return fl_error_prefix(err, "catalog %s", uri);
+        return fl_error_prefix(err, "catalog %s", redacted(uri, buf, sizeof buf));
     }
     return FL_OK;
 }
@@ -717,6 +745,12 @@ static const fl_table_write_cmd commands[] = {
      "delete unreferenced files [--older-than TS] [--dry-run]"},
     {"rewrite-manifests", cmd_rewrite_manifests, "rewrite manifests clustered by partition"},
     {"compact", cmd_compact, "rewrite small data files and files with deletes [--force]"},
+    {"rename", fl_cmd_table_rename, "rename a table: TABLE NEW_TABLE"},
+    {"namespaces", fl_cmd_table_namespaces, "list namespaces [PARENT]"},
+    {"namespace", fl_cmd_table_namespace, "print a namespace's properties"},
+    {"create-namespace", fl_cmd_table_create_namespace, "create NS [--property K=V]..."},
+    {"drop-namespace", fl_cmd_table_drop_namespace, "drop an empty namespace"},
+    {"tables", fl_cmd_table_tables, "list the tables of a namespace"},
 };
 
 const fl_table_write_cmd *fl_table_write_commands(size_t *n)

@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 
+int fl_cmd_serve(int argc, char **argv); /* cmd_serve.c */
+
 typedef struct fl_command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -19,6 +21,9 @@ static const fl_command commands[] = {
     {"convert", fl_cmd_convert, "convert between CSV, JSON lines and Parquet"},
     {"table", fl_cmd_table, "Iceberg tables: read (cat, count, metadata tables) and write"},
     {"load", fl_cmd_load, "load CSV, JSON lines or Parquet files into an Iceberg table"},
+    {"serve", fl_cmd_serve, "serve the Iceberg REST catalog over HTTP"},
+    {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
+    {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
 };
 
 static void usage(FILE *out)

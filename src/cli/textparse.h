@@ -1,67 +1,10 @@
 /*
- * textparse.h - parsing text into typed floe values: CSV cells, JSON strings,
- * command-line literals (--where) and type specs (--schema).
- *
- * Accepted spellings (the inverse of output.h, plus common variants):
- *   BOOLEAN    true/false, t/f, yes/no, 1/0 (case-insensitive)
- *   INT32/64   [+-]digits, range-checked
- *   FLOAT*     strtod syntax, NaN, Infinity, -Infinity, inf
- *   DECIMAL    [+-]digits[.digits][e[+-]digits]; extra fraction digits round
- *              half away from zero; more than P digits is an overflow
- *   DATE       [-]YYYY-MM-DD
- *   TIME       HH:MM[:SS[.f{1,9}]] (nanosecond digits truncated to micros)
- *   TIMESTAMP  DATE[( |T)HH:MM[:SS[.f{1,9}]]][Z|+HH[[:]MM]|-HH[[:]MM]]; an
- *              offset converts to UTC
- *   UUID       8-4-4-4-12 hex, or 32 hex digits
- *   BINARY, FIXED  "\x<hex>" decodes hex; any other text is taken as bytes
- *   STRING     as is
- *
- * Type specs: Iceberg primitive names (long, int, decimal(10,2), fixed[4],
- * timestamptz ...) plus SQL aliases (bigint, int64, integer, int32, double,
- * float64, float, real, float32, varchar, text, bool, blob, bytes), and the
- * nested forms struct<a:int,b:string>, list<T>, map<K,V>.
+ * textparse.h - text parsing moved into libfloe (include/floe/text.h); this
+ * header keeps the CLI's includes working.
  */
 #ifndef FLOE_CLI_TEXTPARSE_H
 #define FLOE_CLI_TEXTPARSE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "floe/arena.h"
-#include "floe/error.h"
-#include "floe/types.h"
-#include "floe/vector.h"
-
-bool fl_parse_bool(const char *s, size_t n, bool *out);
-bool fl_parse_int64(const char *s, size_t n, int64_t *out);
-bool fl_parse_double(const char *s, size_t n, double *out);
-/* Returns FL_OK, FL_ESYNTAX or FL_EOVERFLOW (more than precision digits). */
-fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out);
-bool fl_parse_date(const char *s, size_t n, int32_t *days);
-bool fl_parse_time(const char *s, size_t n, int64_t *micros);
-/* digits: 6 for micros, 9 for nanos. *had_zone tells whether an offset/Z was given. */
-bool fl_parse_timestamp(const char *s, size_t n, int digits, int64_t *out, bool *had_zone);
-bool fl_parse_uuid(const char *s, size_t n, uint8_t out[16]);
-/* "\x<hex>" -> bytes into out (cap >= n/2); returns false if not that form. */
-bool fl_parse_hex_bytes(const char *s, size_t n, uint8_t *out, size_t *out_len);
-
-/* Parses text as a value of primitive type t and appends it to v (FLAT).
- * Errors (FL_ESYNTAX / FL_EOVERFLOW) name the text but not the location;
- * callers prefix line and column. */
-fl_status fl_parse_append(fl_vector *v, const char *s, size_t n, fl_error *err);
-
-/* Parses text into a scalar of primitive type t; bytes are copied into a. */
-fl_status fl_parse_value(const fl_type *t, const char *s, size_t n, fl_arena *a, fl_value *out,
-                         fl_error *err);
-
-/* Parses one type spec (see above) starting at *p, advancing *p past it.
- * Nested field ids are assigned from *next_id (incremented). */
-fl_status fl_parse_type_spec(const char **p, fl_arena *a, int32_t *next_id, fl_type *out,
-                             fl_error *err);
-
-/* Parses "name:type,name:type,..." into a schema with field ids 1..n for
- * the top-level columns, then nested ids after them. */
-fl_status fl_parse_schema_spec(const char *spec, fl_arena *a, fl_schema *out, fl_error *err);
+#include "floe/text.h"
 
 #endif

@@ -15,6 +15,11 @@
  * metadata and calls create_table (fl_ice_txn_commit's job). The name is
  * checked to be free now, and again by create_table at commit.
  *
+ * Catalogs whose server writes the metadata (REST: create_table_metadata
+ * set) get a CreateTableRequest instead (server_create): the server assigns
+ * ids and the location and returns the metadata; a staged create is the
+ * server's stage-create, recorded by the first commit (assert-create).
+ *
  * Ownership: *out is freed with fl_ice_table_free (its arena holds everything).
  */
 #include <stdlib.h>
@@ -86,6 +91,30 @@ static fl_status check_absent(fl_catalog *c, const fl_table_ident *id, fl_arena 
     return FL_OK;
 }
 
+/* A catalog whose server writes metadata (REST): the template built here
+ * gives the schema, spec, order and properties; the server assigns ids and
+ * the location (unless the caller or the catalog's warehouse names one) and
+ * returns the metadata. stage_only uses the server's stage-create. */
+static fl_status server_create(fl_catalog *c, const fl_table_ident *id,
+                               const fl_ice_create_options *opt, fl_ice_table *t, fl_error *err)
+{
+    const char *location = opt->location;
+    if (!location && c->warehouse && *c->warehouse &&
+        !(location = fl_catalog_default_location(c, id, &t->arena)))
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    char uuid[37];
+    fl_ice_uuid4(uuid);
+    fl_ice_metadata tmpl;
+    FL_TRY(ice_new_table_metadata(opt, location ? location : "server-chosen-location", uuid,
+                                  now_ms(), &t->arena, &tmpl, err));
+    const char *loc = NULL;
+    FL_TRY(c->ops->create_table_metadata(c, id, &tmpl, location, opt->stage_only, &t->arena, &loc,
+                                         &t->meta, err));
+    t->metadata_location = loc;
+    t->staged = opt->stage_only;
+    return FL_OK;
+}
+
 fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
                               const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err)
 {
@@ -101,6 +130,16 @@ fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
     fl_status rc = copy_ident(&t->arena, id, &t->ident, err);
     if (rc == FL_OK)
         rc = check_absent(c, id, &t->arena, err);
+    if (rc == FL_OK && c->ops->create_table_metadata) {
+        rc = server_create(c, id, opt, t, err);
+        if (rc != FL_OK) {
+            fl_arena_free(&t->arena);
+            free(t);
+            return fl_error_prefix(err, "create table %s", id->name);
+        }
+        *out = t;
+        return FL_OK;
+    }
     const char *location = opt->location;
     if (rc == FL_OK && !location) {
         location = fl_catalog_default_location(c, id, &t->arena);

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "floe/ice_view.h"
 #include "floe/iceberg.h"
 
 /* JSON nesting allowed in schema types (struct/list/map depth). */
@@ -81,5 +82,18 @@ bool ice_normalize_name(const char *s, char *buf, size_t cap);
 bool ice_set(json_t *obj, const char *key, json_t *value); /* steals value */
 json_t *ice_map_to_json(const fl_ice_map *m);
 json_t *ice_i32_array_to_json(const int32_t *v, uint32_t n);
+
+/* Single objects of REST commit requests (metadata.c): a partition spec
+ * (spec-id optional, -1 when absent; field-id optional, 0 when absent), a
+ * sort order (order-id optional, -1), a snapshot, a ref (name not set), a
+ * statistics file. Snapshot rules follow c->format_version. */
+fl_status ice_parse_spec_object(ice_ctx *c, json_t *o, const char *p, fl_ice_partition_spec *out);
+fl_status ice_parse_sort_order_object(ice_ctx *c, json_t *o, const char *p, fl_ice_sort_order *out);
+fl_status ice_parse_snapshot_object(ice_ctx *c, json_t *o, const char *p, fl_ice_snapshot *out);
+fl_status ice_parse_ref_object(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *out);
+fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
+                                      fl_ice_statistics_file *out);
+/* One view version object (view.c); p names it in errors. */
+fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_view_version *v);
 
 #endif

@@ -804,3 +804,62 @@ const fl_ice_ref *fl_ice_metadata_ref(const fl_ice_metadata *m, const char *name
             return &m->refs[i];
     return NULL;
 }
+
+/* ---- pieces for REST requests (ice_internal.h; used by src/server) ------- */
+
+fl_status ice_parse_spec_object(ice_ctx *c, json_t *o, const char *p, fl_ice_partition_spec *out)
+{
+    json_t *fields;
+    bool has_id = false;
+    out->spec_id = -1;
+    FL_TRY(ice_get_i32(c, o, p, "spec-id", false, &has_id, &out->spec_id));
+    FL_TRY(ice_get_array(c, o, p, "fields", true, &fields));
+    int saved = c->format_version;
+    c->format_version = 1; /* field-id optional: unset ids are assigned by the builder */
+    fl_status rc = parse_spec_fields(c, fields, p, "fields", out);
+    c->format_version = saved;
+    FL_TRY(rc);
+    for (uint32_t i = 0; i < out->nfields; i++)
+        if (!json_object_get(json_array_get(fields, i), "field-id"))
+            out->fields[i].field_id = 0;
+    return FL_OK;
+}
+
+fl_status ice_parse_sort_order_object(ice_ctx *c, json_t *o, const char *p, fl_ice_sort_order *out)
+{
+    json_t *fields;
+    bool has_id = false;
+    out->order_id = -1;
+    FL_TRY(ice_get_i32(c, o, p, "order-id", false, &has_id, &out->order_id));
+    FL_TRY(ice_get_array(c, o, p, "fields", true, &fields));
+    size_t nf = json_array_size(fields);
+    out->fields = ice_alloc_array(c, nf, sizeof *out->fields);
+    if (!out->fields)
+        return FL_ENOMEM;
+    out->nfields = (uint32_t)nf;
+    for (size_t k = 0; k < nf; k++) {
+        json_t *fo;
+        FL_TRY(ice_array_object(c, fields, k, p, "fields", &fo));
+        const char *fp = ice_path_idx(c, p, "fields", k);
+        if (!fp)
+            return FL_ENOMEM;
+        FL_TRY(parse_sort_field(c, fo, fp, &out->fields[k]));
+    }
+    return FL_OK;
+}
+
+fl_status ice_parse_snapshot_object(ice_ctx *c, json_t *o, const char *p, fl_ice_snapshot *out)
+{
+    return parse_snapshot(c, o, p, out);
+}
+
+fl_status ice_parse_ref_object(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *out)
+{
+    return parse_ref(c, o, p, out);
+}
+
+fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
+                                      fl_ice_statistics_file *out)
+{
+    return parse_statistics_file(c, o, p, out);
+}

@@ -63,6 +63,10 @@ static fl_status catalog_state(fl_catalog *c, const fl_table_ident *id, fl_arena
                                fl_ice_table *st, fl_error *err)
 {
     const char *loc;
+    if (c->ops->load_table_metadata) { /* the server sends the metadata (REST) */
+        FL_TRY(copy_ident(id, a, &st->ident, err));
+        return c->ops->load_table_metadata(c, id, a, &st->metadata_location, &st->meta, err);
+    }
     FL_TRY(c->ops->load_table(c, id, a, &loc, err));
     fl_status rc = load_state(c->io, id, loc, a, st, err);
     if (rc != FL_OK)

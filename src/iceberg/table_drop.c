@@ -217,6 +217,8 @@ fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge_
 {
     if (!c || !id)
         return fl_errorf(err, FL_EINVAL, "table drop: NULL argument");
+    if (c->ops->drop_table_purge) /* the server deletes the files (REST purgeRequested) */
+        return c->ops->drop_table_purge(c, id, purge_files, err);
     if (!purge_files)
         return c->ops->drop_table(c, id, err);
     fl_ice_table *t;

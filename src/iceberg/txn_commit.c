@@ -19,6 +19,11 @@
  * the commit state unknown: nothing the attempt wrote is deleted (the swap
  * may have happened), and the error is returned.
  *
+ * Catalogs whose server writes the metadata (REST, commit_updates set)
+ * replace steps 2-3: the updates go to the server with requirements derived
+ * from them (txn_server.c); a failed requirement (409) is a CAS conflict as
+ * above, an unknown outcome (5xx, timeout) keeps every file.
+ *
  * After success: operations' after_commit hooks run (expire's deletions),
  * metadata files that fell out of the metadata log are deleted when
  * write.metadata.delete-after-commit.enabled is true, and the table gets the
@@ -74,7 +79,17 @@ static fl_status refresh(fl_ice_table *t, fl_error *err)
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
     const char *loc = NULL;
-    fl_status rc = t->catalog->ops->load_table(t->catalog, &t->ident, &tmp, &loc, err);
+    fl_status rc;
+    if (t->catalog->ops->load_table_metadata) { /* the server sends the metadata (REST) */
+        fl_ice_metadata m;
+        rc = t->catalog->ops->load_table_metadata(t->catalog, &t->ident, &tmp, &loc, &m, err);
+        if (rc == FL_OK)
+            rc = install(t, &tmp, &m, loc, err); /* takes over tmp */
+        else
+            fl_arena_free(&tmp);
+        return rc;
+    }
+    rc = t->catalog->ops->load_table(t->catalog, &t->ident, &tmp, &loc, err);
     if (rc == FL_OK && t->metadata_location && strcmp(loc, t->metadata_location) == 0) {
         fl_arena_free(&tmp);
         return FL_OK;
@@ -101,6 +116,7 @@ typedef struct attempt_result {
     bool no_change;       /* nothing to commit */
     bool cas_conflict;    /* retryable */
     bool maybe_committed; /* unknown state: keep every file */
+    bool server_side;     /* the catalog's server wrote the metadata (commit_updates) */
     const char *location; /* the new metadata file */
     char *json;           /* malloc'd */
     size_t json_len;
@@ -151,6 +167,11 @@ static fl_status run_attempt(fl_ice_txn *x, txn_attempt *at, attempt_result *res
     if (at->nupdates == 0 && !t->staged) {
         res->no_change = true;
         return FL_OK;
+    }
+    if (c->ops->commit_updates) { /* the server checks, applies and writes (REST) */
+        res->server_side = true;
+        return txn_server_commit(x, at, &res->location, &res->final, &res->cas_conflict,
+                                 &res->maybe_committed, err);
     }
     const char *base_loc = t->staged ? NULL : t->metadata_location;
     FL_TRY(fl_ice_metadata_apply(at->base, base_loc, at->updates, at->nupdates, at->now_ms,
@@ -235,7 +256,8 @@ static fl_status finish(fl_ice_txn *x, txn_attempt *at, attempt_result *res, int
     for (uint32_t i = 0; i < x->nops && rc == FL_OK; i++)
         if (x->ops[i].vt->after_commit)
             rc = x->ops[i].vt->after_commit(x, &x->ops[i], at->base, &res->final, err);
-    delete_old_metadata(t->io, at->base, &res->final);
+    if (!res->server_side) /* a server keeps its own metadata files */
+        delete_old_metadata(t->io, at->base, &res->final);
     if (snapshot_id) {
         const fl_ice_snapshot *h = txn_branch_head(x, &res->final);
         *snapshot_id = at->last_snapshot_id ? at->last_snapshot_id : h ? h->snapshot_id : -1;

@@ -113,4 +113,17 @@ void txn_delete_paths(fl_fileio *io, const txn_paths *p);
 /* "<location>/metadata/<name>" in a (write.metadata.path when set). */
 const char *txn_metadata_dir(const fl_ice_metadata *m, fl_arena *a);
 
+/* Commit through a catalog whose server applies updates (commit_updates,
+ * txn_server.c): requirements derived from at's updates against at->base
+ * (or assert-create + the table's creation updates for a staged table).
+ * On success *location and *final (in at->arena) are the server's. *conflict:
+ * a requirement failed (retry); *unknown: the outcome is unknown. */
+fl_status txn_server_commit(fl_ice_txn *x, txn_attempt *at, const char **location,
+                            fl_ice_metadata *final, bool *conflict, bool *unknown, fl_error *err);
+/* The requirements Java's UpdateRequirements.forUpdateTable derives for
+ * updates u against base (arena a). */
+fl_status txn_requirements_for(const fl_ice_metadata *base, const fl_ice_update *u, uint32_t n,
+                               fl_arena *a, fl_ice_requirement **out, uint32_t *nout,
+                               fl_error *err);
+
 #endif

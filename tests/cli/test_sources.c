@@ -4,10 +4,8 @@
  * inference, explicit schemas, nested JSON, and error messages that name the
  * file, line and column.
  */
-#include "cli/csv.c"
-#include "cli/jsonl.c"
 #include "cli/output.c"
-#include "cli/textparse.c"
+#include "floe/text.h"
 
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
  * offsets, uuids, hex bytes, and the --schema type spec parser.
  */
 #include "cli/output.c"
-#include "cli/textparse.c"
+#include "floe/text.h"
 
 #include "test.h"
 

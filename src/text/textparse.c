@@ -1,12 +1,12 @@
 /*
- * textparse.c - text to typed values (spellings in textparse.h).
+ * textparse.c - text to typed values (spellings in include/floe/text.h).
  *
  * Every parser takes (pointer, length) rather than a C string, because the
  * text usually sits inside a bigger buffer (a CSV line, a JSON document), and
  * must consume all n bytes: trailing garbage is a syntax error, never
  * silently ignored.
  */
-#include "cli/textparse.h"
+#include "floe/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/output.h"
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil). */
+static int32_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (int32_t)(era * 146097 + (int64_t)doe - 719468);
+}
 
 static bool ieq(const char *s, size_t n, const char *lit)
 {
@@ -192,7 +203,7 @@ static size_t parse_ymd(const char *s, size_t n, int64_t *days)
     bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     if (m == 2 && d == 29 && !leap)
         return 0;
-    *days = fl_days_from_civil(y, (unsigned)m, (unsigned)d);
+    *days = days_from_civil(y, (unsigned)m, (unsigned)d);
     return i + 6;
 }
 

@@ -1,5 +1,6 @@
 /*
- * csv.c - CSV source for `floe convert` (format rules in source.h).
+ * csv.c - CSV row source (format rules in include/floe/text.h); used by
+ * `floe load`/`floe convert` and the SQL engine's read_csv scans.
  *
  * The file is read through a 1 MiB buffer and split into records by a small
  * state machine (unquoted / quoted / quote-seen), so quoted fields may hold
@@ -14,9 +15,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/output.h"
-#include "cli/source.h"
-#include "cli/textparse.h"
+#include "floe/text.h"
+
+/* Growable byte buffer for one record's field bytes (malloc'd, freed on close). */
+typedef struct csv_bytes {
+    char *data;
+    size_t len, cap;
+} csv_bytes;
+
+static fl_status bytes_reserve(csv_bytes *sb, size_t extra, fl_error *err)
+{
+    if (sb->len + extra + 1 <= sb->cap)
+        return FL_OK;
+    size_t ncap = sb->cap ? sb->cap : 256;
+    while (ncap < sb->len + extra + 1) {
+        if (ncap > SIZE_MAX / 2)
+            return fl_errorf(err, FL_ENOMEM, "CSV record too large");
+        ncap *= 2;
+    }
+    char *nd = realloc(sb->data, ncap);
+    if (!nd)
+        return fl_errorf(err, FL_ENOMEM, "out of memory (%zu bytes)", ncap);
+    sb->data = nd;
+    sb->cap = ncap;
+    return FL_OK;
+}
+
+static fl_status bytes_append(csv_bytes *sb, const void *s, size_t n, fl_error *err)
+{
+    FL_TRY(bytes_reserve(sb, n, err));
+    if (n)
+        memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+    return FL_OK;
+}
+
+static void bytes_clear(csv_bytes *sb)
+{
+    sb->len = 0;
+    if (sb->data)
+        sb->data[0] = '\0';
+}
 
 typedef struct csv_record {
     char *bytes;     /* all field bytes, each field NUL-terminated */
@@ -36,7 +76,7 @@ typedef struct csv_source {
     bool file_eof;
     uint64_t line; /* current line number (1-based) */
     /* the record being read */
-    fl_strbuf field_bytes;
+    csv_bytes field_bytes;
     size_t *starts;
     uint8_t *quoted;
     uint32_t nfields, fields_cap;
@@ -78,9 +118,9 @@ static int csv_peek(csv_source *s)
 /* Appends one byte to the current field (the hot path of the reader). */
 static inline fl_status push_byte(csv_source *s, int c, fl_error *err)
 {
-    fl_strbuf *sb = &s->field_bytes;
+    csv_bytes *sb = &s->field_bytes;
     if (sb->len + 2 > sb->cap)
-        FL_TRY(fl_strbuf_reserve(sb, 1, err));
+        FL_TRY(bytes_reserve(sb, 1, err));
     sb->data[sb->len++] = (char)c;
     return FL_OK;
 }
@@ -102,7 +142,7 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
         s->quoted = nq;
         s->fields_cap = ncap;
     }
-    FL_TRY(fl_strbuf_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
+    FL_TRY(bytes_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
     s->quoted[s->nfields] = quoted;
     s->nfields++;
     s->starts[s->nfields] = s->field_bytes.len;
@@ -112,12 +152,12 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
 /* Reads one record. *eof when the file has no more records. */
 static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
 {
-    fl_strbuf_clear(&s->field_bytes);
+    bytes_clear(&s->field_bytes);
     s->nfields = 0;
     if (!s->starts) {
         FL_TRY(end_field(s, false, err)); /* allocates arrays */
         s->nfields = 0;
-        fl_strbuf_clear(&s->field_bytes);
+        bytes_clear(&s->field_bytes);
     }
     s->starts[0] = 0;
     *eof = false;
@@ -148,7 +188,7 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
             if (c == '"') {
                 if (csv_peek(s) == '"') {
                     csv_getc(s);
-                    FL_TRY(fl_strbuf_append(&s->field_bytes, "\"", 1, err));
+                    FL_TRY(bytes_append(&s->field_bytes, "\"", 1, err));
                 } else {
                     in_quotes = false;
                 }
@@ -294,7 +334,7 @@ static void csv_close(fl_source *base)
     free(s->starts);
     free(s->quoted);
     free(s->path);
-    fl_strbuf_free(&s->field_bytes);
+    free(s->field_bytes.data);
     fl_arena_free(&s->arena);
     free(s);
 }
@@ -389,11 +429,24 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
     }
     if ((rc = read_record(s, &end, err)) != FL_OK)
         goto fail;
-    if (end) {
+    bool no_header = opt && opt->no_header;
+    if (end && !(no_header && opt->schema)) {
         rc = fl_errorf(err, FL_ESYNTAX, "%s: empty file (a CSV file needs a header row)", path);
         goto fail;
     }
-    s->ncols = s->nfields;
+    s->ncols = end ? opt->schema->nfields : s->nfields;
+    if (end)
+        no_header = false; /* nothing to replay */
+    if (no_header) { /* the first record is data: replay it first */
+        s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
+        if (!s->sample) {
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            goto fail;
+        }
+        s->nsample = 1;
+        if ((rc = save_record(s, &s->sample[0], err)) != FL_OK)
+            goto fail;
+    }
     if (opt && opt->schema) {
         if (opt->schema->nfields != s->ncols) {
             rc = fl_errorf(err, FL_EINVAL, "%s: --schema has %u columns, the header has %u", path,
@@ -411,7 +464,7 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
         }
         for (uint32_t c = 0; c < s->ncols; c++) {
             fl_field *f = &s->schema.fields[c];
-            const char *name = s->field_bytes.data + s->starts[c];
+            const char *name = no_header ? "" : s->field_bytes.data + s->starts[c];
             if (!*name)
                 name = fl_arena_sprintf(&s->arena, "column%u", c + 1);
             f->name = fl_arena_strdup(&s->arena, name);
@@ -428,7 +481,8 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
                     goto fail;
                 }
         }
-        s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
+        if (!s->sample)
+            s->sample = calloc(FL_INFER_ROWS, sizeof *s->sample);
         if (!s->sample) {
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
             goto fail;

@@ -1,0 +1,100 @@
+/*
+ * server.h - `floe serve`: the Iceberg REST catalog over HTTP (libmicrohttpd),
+ * and the route table other HTTP endpoints register into.
+ *
+ * The server owns a pool of catalog handles (one per concurrent request; a
+ * catalog is single-threaded), one fl_auth shared by every thread, the
+ * metrics registry and the idempotency store. Handlers run on libmicrohttpd's
+ * thread pool; every handler sees a fully buffered request (body already
+ * size-checked) and produces exactly one response.
+ *
+ * ROUTES
+ *   A route is METHOD + a path pattern of literal segments and {name}
+ *   parameters ("/v1/{prefix}/namespaces/{namespace}/tables/{table}"). A
+ *   {prefix} segment matches the configured prefix (or any single segment
+ *   when none is configured) and the same route is also reachable without
+ *   it. Parameters are percent-decoded per segment. Later rounds (the SQL
+ *   HTTP endpoint ...) add routes with fl_server_route_add() before
+ *   fl_server_start_listening().
+ *
+ * Ownership: strings passed in options are copied at fl_server_create().
+ * Strings returned by request accessors live until the handler returns.
+ */
+#ifndef FLOE_SERVER_H
+#define FLOE_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "floe/auth.h"
+#include "floe/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_server_options {
+    const char *host;          /* listen address; NULL = 127.0.0.1 */
+    int port;                  /* 0 = an ephemeral port (see fl_server_port) */
+    const char *catalog_uri;   /* "sqlite:PATH" / "postgresql://..." / "fs:PATH" */
+    const char *catalog_name;  /* catalog_name column; NULL = "floe" */
+    const char *warehouse;     /* root of table locations (absolute path or s3://bucket/prefix) */
+    const char *prefix;        /* REST prefix advertised in /v1/config overrides; NULL = none */
+    const char *const *allowed_locations; /* further roots a location may be under */
+    uint32_t nallowed_locations;
+    unsigned threads;         /* worker threads; 0 = 4 */
+    size_t max_body_bytes;    /* 0 = 8 MiB */
+    unsigned max_json_depth;  /* 0 = 64 */
+    int idempotency_lifetime_s; /* 0 = 1800 (advertised as PT30M) */
+    unsigned catalog_pool;    /* catalog handles; 0 = threads */
+    /* auth */
+    bool insecure_no_auth;    /* development only: every request is anonymous admin */
+    const char *auth_store_uri; /* NULL = catalog_uri */
+    const char *audit_log_path;
+    int token_ttl_seconds;
+    const char *const *static_tokens; /* "TOKEN=PRINCIPAL" */
+    uint32_t nstatic_tokens;
+    bool log_requests;        /* one JSON line per request on stderr */
+} fl_server_options;
+
+typedef struct fl_server fl_server;
+typedef struct fl_server_request fl_server_request;
+typedef void (*fl_server_handler)(fl_server_request *r, void *ctx);
+
+/* Opens the catalog pool and auth, registers the built-in routes. Does not listen yet. */
+fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_error *err);
+/* Adds a route (method "GET"/"POST"/...; pattern as above). flags: FL_ROUTE_MUTATION
+ * marks a mutation (Idempotency-Key, audit), FL_ROUTE_PUBLIC needs no authentication. */
+#define FL_ROUTE_MUTATION 1u
+#define FL_ROUTE_PUBLIC 2u
+fl_status fl_server_route_add(fl_server *s, const char *method, const char *pattern,
+                              fl_server_handler h, void *ctx, unsigned flags, fl_error *err);
+fl_status fl_server_start_listening(fl_server *s, fl_error *err);
+int fl_server_port(const fl_server *s);
+/* Graceful stop: no new connections, waits (up to drain_ms) for in-flight
+ * requests to finish, then frees everything. NULL allowed. */
+void fl_server_destroy(fl_server *s, int drain_ms);
+
+/* ---- request accessors (inside a handler) ---- */
+const char *fl_server_req_method(const fl_server_request *r);
+const char *fl_server_req_path(const fl_server_request *r);
+const char *fl_server_req_param(const fl_server_request *r, const char *name); /* decoded */
+const char *fl_server_req_query(const fl_server_request *r, const char *name); /* decoded */
+const char *fl_server_req_header(const fl_server_request *r, const char *name);
+const char *fl_server_req_body(const fl_server_request *r, size_t *len);
+const fl_principal *fl_server_req_principal(const fl_server_request *r);
+fl_arena *fl_server_req_arena(fl_server_request *r);
+
+/* ---- responses: exactly one per handler ---- */
+/* body is copied; content_type NULL = application/json. */
+void fl_server_respond(fl_server_request *r, int status, const char *content_type,
+                       const char *body, size_t len);
+/* The spec's ErrorModel: {"error": {"message", "type", "code"}}. */
+void fl_server_respond_error(fl_server_request *r, int status, const char *type,
+                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

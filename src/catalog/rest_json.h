@@ -1,0 +1,120 @@
+/*
+ * rest_json.h - JSON of the Iceberg REST catalog protocol
+ * (../shared/reference/rest-catalog-open-api.yaml), both directions, with
+ * no HTTP in it: the REST client uses it, the server and the fuzzer may too.
+ *
+ *   TableUpdate      <-> fl_ice_update       (rest_json_update.c)
+ *   TableRequirement <-> fl_ice_requirement  (rest_json_update.c)
+ *   CommitTableRequest, CreateTableRequest   (rest_json_request.c)
+ *   LoadTableResult, CatalogConfig, list pages, IcebergErrorResponse,
+ *   OAuthTokenResponse                        (rest_json_response.c)
+ *
+ * Parsing never trusts its input: every field is type-checked, errors name
+ * the JSON path ("updates[3].snapshot.summary: ..."), and parsed strings are
+ * copied into the caller's arena. Update types of the spec that floe's
+ * metadata layer has no representation for (set-partition-statistics,
+ * remove-partition-statistics, add-encryption-key, remove-encryption-key)
+ * and view updates parse as FL_EUNSUPPORTED naming the action.
+ */
+#ifndef FLOE_REST_JSON_H
+#define FLOE_REST_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/catalog.h"
+#include "floe/ice_table.h"
+
+/* ---- updates and requirements ---- */
+
+/* The spec's "action" / "type" name of a kind, or NULL. */
+const char *fl_rest_update_action(fl_ice_update_kind k);
+const char *fl_rest_requirement_type(fl_ice_requirement_kind k);
+
+/* New JSON object (caller decrefs). FL_EINVAL for an update missing its
+ * payload, FL_ENOMEM. */
+fl_status fl_rest_update_to_json(const fl_ice_update *u, json_t **out, fl_error *err);
+fl_status fl_rest_requirement_to_json(const fl_ice_requirement *r, json_t **out, fl_error *err);
+
+/* From JSON; path names j in errors. Strings, schemas, snapshots... in a. */
+fl_status fl_rest_update_from_json(json_t *j, const char *path, fl_arena *a, fl_ice_update *out,
+                                   fl_error *err);
+fl_status fl_rest_requirement_from_json(json_t *j, const char *path, fl_arena *a,
+                                        fl_ice_requirement *out, fl_error *err);
+
+/* ---- requests ---- */
+
+/* CommitTableRequest; id NULL omits "identifier" (single-table commits).
+ * *out malloc'd, NUL-terminated. */
+fl_status fl_rest_commit_request_json(const fl_table_ident *id, const fl_ice_requirement *req,
+                                      uint32_t nreq, const fl_ice_update *upd, uint32_t nupd,
+                                      char **out, fl_error *err);
+
+typedef struct fl_rest_commit_request {
+    bool has_identifier;
+    fl_table_ident identifier;
+    fl_ice_requirement *requirements;
+    uint32_t nrequirements;
+    fl_ice_update *updates;
+    uint32_t nupdates;
+} fl_rest_commit_request;
+fl_status fl_rest_commit_request_parse(const char *buf, size_t len, fl_arena *a,
+                                       fl_rest_commit_request *out, fl_error *err);
+
+/* CreateTableRequest from tmpl's current schema, default spec and sort
+ * order, properties (+ "format-version"); location NULL = omitted. */
+fl_status fl_rest_create_request_json(const char *name, const fl_ice_metadata *tmpl,
+                                      const char *location, bool stage, char **out,
+                                      fl_error *err);
+
+/* ---- responses ---- */
+
+typedef struct fl_rest_load_result {
+    const char *metadata_location; /* NULL when staged */
+    fl_ice_metadata metadata;
+    fl_ice_map config;
+} fl_rest_load_result;
+/* LoadTableResult / CommitTableResponse. */
+fl_status fl_rest_load_result_parse(const char *buf, size_t len, fl_arena *a,
+                                    fl_rest_load_result *out, fl_error *err);
+
+typedef struct fl_rest_config {
+    fl_ice_map defaults, overrides;
+    bool has_endpoints;
+    const char **endpoints;
+    uint32_t nendpoints;
+    const char *idempotency_key_lifetime; /* NULL when absent */
+} fl_rest_config;
+fl_status fl_rest_config_parse(const char *buf, size_t len, fl_arena *a, fl_rest_config *out,
+                               fl_error *err);
+
+/* ListNamespacesResponse: namespaces + next-page-token (NULL at the end). */
+fl_status fl_rest_namespaces_parse(const char *buf, size_t len, fl_arena *a, fl_namespace **out,
+                                   uint32_t *n, const char **next_page_token, fl_error *err);
+/* ListTablesResponse: identifiers' names + next-page-token. */
+fl_status fl_rest_tables_parse(const char *buf, size_t len, fl_arena *a, const char ***names,
+                               uint32_t *n, const char **next_page_token, fl_error *err);
+/* GetNamespaceResponse / CreateNamespaceResponse: properties. */
+fl_status fl_rest_namespace_parse(const char *buf, size_t len, fl_arena *a, fl_ice_map *props,
+                                  fl_error *err);
+
+/* IcebergErrorResponse {"error":{message,type,code}} (or an OAuthError
+ * {"error":"invalid_client","error_description":...}); false when buf is
+ * neither. Strings in a. */
+bool fl_rest_error_parse(const char *buf, size_t len, fl_arena *a, const char **type,
+                         const char **message);
+
+typedef struct fl_rest_token {
+    const char *access_token;
+    const char *token_type;
+    int64_t expires_in; /* seconds, 0 when absent */
+} fl_rest_token;
+fl_status fl_rest_token_parse(const char *buf, size_t len, fl_arena *a, fl_rest_token *out,
+                              fl_error *err);
+
+/* Parses a JSON document (bounded nesting); FL_ESYNTAX naming what/line/column. */
+fl_status fl_rest_json_load(const char *buf, size_t len, const char *what, json_t **out,
+                            fl_error *err);
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * cmd_admin.c - `floe admin`: principals, roles and grants in the auth
+ * store (include/floe/auth.h), which lives in the catalog's database.
+ *
+ *   floe admin bootstrap [--name NAME]           first admin principal
+ *   floe admin principal create NAME [--admin]   prints id + secret once
+ *   floe admin principal drop|rotate NAME
+ *   floe admin principal list
+ *   floe admin role create|drop ROLE
+ *   floe admin role assign|unassign PRINCIPAL ROLE
+ *   floe admin grant|revoke ROLE PRIV[,PRIV...] [catalog | namespace NS | table NS.T]
+ *   floe admin grants
+ *   floe admin token PRINCIPAL [--ttl SECONDS]   a bearer token (debugging, tests)
+ *
+ * Options anywhere: --catalog URI (default $FLOE_CATALOG, else
+ * sqlite:./warehouse/catalog.db, as the other commands) and --audit-log FILE
+ * (default $FLOE_AUDIT_LOG): each mutation is then recorded with principal
+ * "cli:<user>". Secrets go to stdout as "client_id: X" / "client_secret: Y";
+ * they are never stored in clear and cannot be shown again (rotate instead).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "floe/auth.h"
+#include "floe/catalog.h"
+
+#define MAXPOS 8
+
+typedef struct admin_args {
+    const char *catalog, *audit, *name, *ttl;
+    bool admin;
+    const char *pos[MAXPOS];
+    int npos;
+} admin_args;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: floe admin <command> [--catalog URI] [--audit-log FILE]\n\n"
+                 "  bootstrap [--name NAME]                    create the first admin principal\n"
+                 "  principal create NAME [--admin]            prints client id and secret once\n"
+                 "  principal drop NAME | rotate NAME | list\n"
+                 "  role create ROLE | drop ROLE\n"
+                 "  role assign PRINCIPAL ROLE | unassign PRINCIPAL ROLE\n"
+                 "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+                 "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+                 "  grants                                     list every grant\n"
+                 "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
+                 "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
+                 "holds all of them everywhere). A grant on a namespace covers its child\n"
+                 "namespaces and all their tables and views.\n"
+                 "--catalog defaults to $FLOE_CATALOG, else sqlite:./warehouse/catalog.db;\n"
+                 "--audit-log to $FLOE_AUDIT_LOG.\n");
+}
+
+static int fail(fl_error *err)
+{
+    fprintf(stderr, "floe admin: %s\n", err->msg);
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, admin_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char **slot = !strcmp(s, "--catalog")     ? &a->catalog
+                            : !strcmp(s, "--audit-log") ? &a->audit
+                            : !strcmp(s, "--name")      ? &a->name
+                            : !strcmp(s, "--ttl")       ? &a->ttl
+                                                        : NULL;
+        if (slot) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "floe admin: %s needs a value\n", s);
+                return 2;
+            }
+            *slot = argv[++i];
+        } else if (!strcmp(s, "--admin")) {
+            a->admin = true;
+        } else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if (s[0] == '-' && s[1] == '-') {
+            fprintf(stderr, "floe admin: unknown option %s\n", s);
+            return 2;
+        } else if (a->npos == MAXPOS) {
+            fprintf(stderr, "floe admin: too many arguments\n");
+            return 2;
+        } else {
+            a->pos[a->npos++] = s;
+        }
+    }
+    if (!a->catalog)
+        a->catalog = getenv("FLOE_CATALOG");
+    if (!a->catalog || !*a->catalog)
+        a->catalog = "sqlite:./warehouse/catalog.db";
+    if (!a->audit)
+        a->audit = getenv("FLOE_AUDIT_LOG");
+    if (a->audit && !*a->audit)
+        a->audit = NULL;
+    return 0;
+}
+
+/* The directory of a sqlite: store must exist (as for the other commands). */
+static void make_parent(const char *uri)
+{
+    if (strncmp(uri, "sqlite:", 7) != 0)
+        return;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", uri + 7);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    mkdir(dir, 0755);
+}
+
+typedef struct admin_ctx {
+    admin_args args;
+    fl_auth *auth;
+    fl_principal me; /* "cli:<user>" for the audit log */
+    fl_arena arena;
+    fl_error err;
+} admin_ctx;
+
+static void audit(admin_ctx *c, const char *action, const char *target, fl_status rc)
+{
+    fl_auth_audit(c->auth, &c->me, action, target,
+                  rc == FL_OK                             ? "ok"
+                  : rc == FL_ENOTFOUND || rc == FL_EEXIST ? "rejected"
+                                                          : "error",
+                  NULL, rc == FL_OK ? NULL : c->err.msg);
+}
+
+static void print_secret(const char *name, const char *secret)
+{
+    printf("client_id: %s\nclient_secret: %s\n", name, secret);
+    fflush(stdout);
+    fprintf(stderr, "floe admin: the secret is shown once; store it now (rotate to replace it)\n");
+}
+
+static int create_principal(admin_ctx *c, const char *name, bool admin, const char *action)
+{
+    char secret[128];
+    fl_status rc = fl_auth_principal_create(c->auth, name, admin, secret, sizeof secret, &c->err);
+    audit(c, action, name, rc);
+    if (rc != FL_OK)
+        return fail(&c->err);
+    print_secret(name, secret);
+    return 0;
+}
+
+static int cmd_bootstrap(admin_ctx *c)
+{
+    const char *name = c->args.name ? c->args.name : "admin";
+    const char **names = NULL;
+    uint32_t n = 0;
+    if (fl_auth_principal_list(c->auth, &c->arena, &names, &n, &c->err) != FL_OK)
+        return fail(&c->err);
+    for (uint32_t i = 0; i < n; i++) {
+        fl_principal p;
+        if (fl_auth_principal_get(c->auth, names[i], &p, &c->err) == FL_OK && p.admin) {
+            fprintf(stderr,
+                    "floe admin: the store already has an admin principal ('%s'); use "
+                    "'principal create NAME --admin' or 'principal rotate %s'\n",
+                    p.name, p.name);
+            return 1;
+        }
+    }
+    return create_principal(c, name, true, "admin.bootstrap");
+}
+
+static int cmd_principal(admin_ctx *c)
+{
+    const char **pos = c->args.pos;
+    int np = c->args.npos;
+    if (np == 2 && !strcmp(pos[1], "list")) {
+        const char **names = NULL;
+        uint32_t n = 0;
+        if (fl_auth_principal_list(c->auth, &c->arena, &names, &n, &c->err) != FL_OK)
+            return fail(&c->err);
+        for (uint32_t i = 0; i < n; i++) {
+            fl_principal p;
+            bool admin = fl_auth_principal_get(c->auth, names[i], &p, &c->err) == FL_OK && p.admin;
+            printf("%s%s\n", names[i], admin ? " (admin)" : "");
+        }
+        return 0;
+    }
+    if (np != 3) {
+        usage(stderr);
+        return 2;
+    }
+    const char *verb = pos[1], *name = pos[2];
+    if (!strcmp(verb, "create"))
+        return create_principal(c, name, c->args.admin, "admin.principal.create");
+    fl_status rc;
+    if (!strcmp(verb, "drop")) {
+        rc = fl_auth_principal_drop(c->auth, name, &c->err);
+        audit(c, "admin.principal.drop", name, rc);
+        return rc == FL_OK ? 0 : fail(&c->err);
+    }
+    if (!strcmp(verb, "rotate")) {
+        char secret[128];
+        rc = fl_auth_principal_rotate(c->auth, name, secret, sizeof secret, &c->err);
+        audit(c, "admin.principal.rotate", name, rc);
+        if (rc != FL_OK)
+            return fail(&c->err);
+        print_secret(name, secret);
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}
+
+static int cmd_role(admin_ctx *c)
+{
+    const char **pos = c->args.pos;
+    int np = c->args.npos;
+    fl_status rc;
+    const char *verb = np > 1 ? pos[1] : "";
+    if (np == 3 && (!strcmp(verb, "create") || !strcmp(verb, "drop"))) {
+        bool create = !strcmp(verb, "create");
+        rc = create ? fl_auth_role_create(c->auth, pos[2], &c->err)
+                    : fl_auth_role_drop(c->auth, pos[2], &c->err);
+        audit(c, create ? "admin.role.create" : "admin.role.drop", pos[2], rc);
+        return rc == FL_OK ? 0 : fail(&c->err);
+    }
+    if (np == 4 && (!strcmp(verb, "assign") || !strcmp(verb, "unassign"))) {
+        bool assign = !strcmp(verb, "assign");
+        rc = fl_auth_role_assign(c->auth, pos[2], pos[3], assign, &c->err);
+        const char *target = fl_arena_sprintf(&c->arena, "%s %s", pos[2], pos[3]);
+        audit(c, assign ? "admin.role.assign" : "admin.role.unassign", target, rc);
+        return rc == FL_OK ? 0 : fail(&c->err);
+    }
+    usage(stderr);
+    return 2;
+}
+
+/* [catalog | namespace NS | table NS.T] from pos[3..]. */
+static int parse_securable(admin_ctx *c, fl_namespace *ns, const char **object)
+{
+    const char **pos = c->args.pos;
+    int np = c->args.npos;
+    *ns = (fl_namespace){0, NULL};
+    *object = NULL;
+    if (np == 3 || (np == 4 && !strcmp(pos[3], "catalog")))
+        return 0;
+    if (np == 5 && !strcmp(pos[3], "namespace"))
+        return fl_namespace_parse(pos[4], &c->arena, ns, &c->err) == FL_OK ? 0 : fail(&c->err);
+    if (np == 5 && (!strcmp(pos[3], "table") || !strcmp(pos[3], "view"))) {
+        fl_table_ident id;
+        if (fl_table_ident_parse(pos[4], &c->arena, &id, &c->err) != FL_OK)
+            return fail(&c->err);
+        if (id.ns.nlevels == 0) {
+            fprintf(stderr, "floe admin: table '%s' needs a namespace (NS.TABLE)\n", pos[4]);
+            return 2;
+        }
+        *ns = id.ns;
+        *object = id.name;
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}
+
+static int cmd_grant(admin_ctx *c, bool grant)
+{
+    if (c->args.npos < 3) {
+        usage(stderr);
+        return 2;
+    }
+    fl_namespace ns;
+    const char *object;
+    int r = parse_securable(c, &ns, &object);
+    if (r)
+        return r;
+    const char *role = c->args.pos[1];
+    char privs[256];
+    snprintf(privs, sizeof privs, "%s", c->args.pos[2]);
+    const char *where =
+        ns.nlevels == 0 ? "catalog"
+        : object
+            ? fl_arena_sprintf(&c->arena, "table %s.%s", fl_namespace_str(&ns, &c->arena), object)
+            : fl_arena_sprintf(&c->arena, "namespace %s", fl_namespace_str(&ns, &c->arena));
+    char *save = NULL;
+    for (char *p = strtok_r(privs, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        fl_privilege pv = fl_privilege_parse(p);
+        if (!pv) {
+            fprintf(stderr,
+                    "floe admin: unknown privilege '%s' (read, write, create, drop, "
+                    "manage-grants)\n",
+                    p);
+            return 2;
+        }
+        fl_status rc = fl_auth_grant(c->auth, role, pv, &ns, object, grant, &c->err);
+        const char *target = fl_arena_sprintf(&c->arena, "%s %s %s", role, p, where);
+        audit(c, grant ? "admin.grant" : "admin.revoke", target, rc);
+        if (rc != FL_OK)
+            return fail(&c->err);
+    }
+    return 0;
+}
+
+static int cmd_grants(admin_ctx *c)
+{
+    const char **lines = NULL;
+    uint32_t n = 0;
+    if (fl_auth_grant_list(c->auth, &c->arena, &lines, &n, &c->err) != FL_OK)
+        return fail(&c->err);
+    for (uint32_t i = 0; i < n; i++)
+        printf("%s\n", lines[i]);
+    return 0;
+}
+
+static int cmd_token(admin_ctx *c)
+{
+    if (c->args.npos != 2) {
+        usage(stderr);
+        return 2;
+    }
+    int ttl = 3600;
+    if (c->args.ttl) {
+        char *end = NULL;
+        long v = strtol(c->args.ttl, &end, 10);
+        if (end == c->args.ttl || *end || v == 0 || v > 604800 || v < -604800) {
+            fprintf(stderr, "floe admin: --ttl wants non-zero seconds within a week\n");
+            return 2;
+        }
+        ttl = (int)v;
+    }
+    char *tok = NULL;
+    fl_status rc = fl_auth_token_mint(c->auth, c->args.pos[1], ttl, &tok, &c->err);
+    audit(c, "admin.token", c->args.pos[1], rc);
+    if (rc != FL_OK)
+        return fail(&c->err);
+    printf("%s\n", tok);
+    free(tok);
+    return 0;
+}
+
+static int dispatch(admin_ctx *c)
+{
+    const char *cmd = c->args.pos[0];
+    int np = c->args.npos;
+    if (!strcmp(cmd, "bootstrap") && np == 1)
+        return cmd_bootstrap(c);
+    if (!strcmp(cmd, "principal"))
+        return cmd_principal(c);
+    if (!strcmp(cmd, "role"))
+        return cmd_role(c);
+    if (!strcmp(cmd, "grant") || !strcmp(cmd, "revoke"))
+        return cmd_grant(c, !strcmp(cmd, "grant"));
+    if (!strcmp(cmd, "grants") && np == 1)
+        return cmd_grants(c);
+    if (!strcmp(cmd, "token"))
+        return cmd_token(c);
+    fprintf(stderr, "floe admin: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}
+
+int fl_cmd_admin(int argc, char **argv)
+{
+    admin_ctx c;
+    memset(&c, 0, sizeof c);
+    int r = parse_args(argc, argv, &c.args);
+    if (r)
+        return r < 0 ? 0 : r;
+    if (c.args.npos == 0) {
+        usage(stderr);
+        return 2;
+    }
+    make_parent(c.args.catalog);
+    fl_auth_options o = {.store_uri = c.args.catalog, .audit_log_path = c.args.audit};
+    if (fl_auth_open(&o, &c.auth, &c.err) != FL_OK)
+        return fail(&c.err);
+    const char *user = getenv("USER");
+    snprintf(c.me.name, sizeof c.me.name, "cli:%s", user && *user ? user : "unknown");
+    fl_arena_init(&c.arena, 0);
+    r = dispatch(&c);
+    fl_arena_free(&c.arena);
+    fl_auth_close(c.auth);
+    return r;
+}

@@ -1,0 +1,365 @@
+/*
+ * cmd_serve.c - `floe serve`: runs the Iceberg REST catalog (server.h).
+ *
+ * Settings, later sources winning: built-in defaults < config file
+ * (--config FILE, "key = value" lines, '#' comments) < environment
+ * (FLOE_SERVE_<KEY> with '-' as '_', upper case; FLOE_CATALOG and
+ * FLOE_WAREHOUSE as for the other commands) < command-line flags
+ * (--key value or --key=value). Keys:
+ *   host, port, catalog, warehouse, prefix, threads, max-body-bytes,
+ *   max-json-depth, idempotency-lifetime (seconds), auth-store, audit-log,
+ *   token-ttl, static-token (TOKEN=PRINCIPAL; repeatable, comma-separated in
+ *   the environment), allowed-location (repeatable / comma-separated),
+ *   log-requests (true/false), insecure-no-auth (flag only: never from a
+ *   file or the environment, so it is always asked for explicitly),
+ *   ready-file (path written with "host:port" once listening).
+ *
+ * SIGTERM/SIGINT: stop accepting, let in-flight requests (commits) finish
+ * (up to 30 s), exit 0.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "floe/server.h"
+
+#define MAX_LIST 64
+
+typedef struct serve_cfg {
+    fl_server_options o;
+    const char *tokens[MAX_LIST], *allowed[MAX_LIST];
+    const char *ready_file;
+    char *owned[256];
+    int nowned;
+} serve_cfg;
+
+static const char *keep(serve_cfg *c, const char *s)
+{
+    char *d = strdup(s);
+    if (d && c->nowned < 256)
+        c->owned[c->nowned++] = d;
+    return d;
+}
+
+static bool truthy(const char *v)
+{
+    return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on");
+}
+
+static int add_list(serve_cfg *c, const char **arr, uint32_t *n, const char *v)
+{
+    char *copy = (char *)keep(c, v), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (*n >= MAX_LIST)
+            return -1;
+        arr[(*n)++] = t;
+    }
+    return 0;
+}
+
+static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
+{
+    fl_server_options *o = &c->o;
+    char *end;
+    if (!strcmp(k, "host"))
+        o->host = keep(c, v);
+    else if (!strcmp(k, "port") || !strcmp(k, "threads") || !strcmp(k, "max-json-depth") ||
+             !strcmp(k, "token-ttl") || !strcmp(k, "idempotency-lifetime") ||
+             !strcmp(k, "max-body-bytes")) {
+        long long x = strtoll(v, &end, 10);
+        if (*end || x < 0 || x > INT_MAX) {
+            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src,
+                    k, v);
+            return -1;
+        }
+        if (!strcmp(k, "port"))
+            o->port = (int)x;
+        else if (!strcmp(k, "threads"))
+            o->threads = (unsigned)x;
+        else if (!strcmp(k, "max-json-depth"))
+            o->max_json_depth = (unsigned)x;
+        else if (!strcmp(k, "token-ttl"))
+            o->token_ttl_seconds = (int)x;
+        else if (!strcmp(k, "idempotency-lifetime"))
+            o->idempotency_lifetime_s = (int)x;
+        else
+            o->max_body_bytes = (size_t)x;
+    } else if (!strcmp(k, "catalog"))
+        o->catalog_uri = keep(c, v);
+    else if (!strcmp(k, "warehouse"))
+        o->warehouse = keep(c, v);
+    else if (!strcmp(k, "prefix"))
+        o->prefix = keep(c, v);
+    else if (!strcmp(k, "auth-store"))
+        o->auth_store_uri = keep(c, v);
+    else if (!strcmp(k, "audit-log"))
+        o->audit_log_path = keep(c, v);
+    else if (!strcmp(k, "log-requests"))
+        o->log_requests = truthy(v);
+    else if (!strcmp(k, "ready-file"))
+        c->ready_file = keep(c, v);
+    else if (!strcmp(k, "static-token")) {
+        if (add_list(c, c->tokens, &o->nstatic_tokens, v))
+            return -1;
+    } else if (!strcmp(k, "allowed-location")) {
+        if (add_list(c, c->allowed, &o->nallowed_locations, v))
+            return -1;
+    } else {
+        fprintf(stderr, "floe serve: %s: unknown setting '%s'\n", src, k);
+        return -1;
+    }
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int read_file(serve_cfg *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "floe serve: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[4096], src[PATH_MAX + 32];
+    int ln = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        ln++;
+        char *s = trim(line);
+        if (!*s || *s == '#')
+            continue;
+        char *eq = strchr(s, '=');
+        snprintf(src, sizeof src, "%s:%d", path, ln);
+        if (!eq) {
+            fprintf(stderr, "floe serve: %s: expected 'key = value'\n", src);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        char *k = trim(s), *v = trim(eq + 1);
+        if (!strcmp(k, "insecure-no-auth")) {
+            fprintf(stderr, "floe serve: %s: insecure-no-auth is only accepted as a flag\n", src);
+            rc = -1;
+            break;
+        }
+        rc = set_key(c, k, v, src);
+    }
+    fclose(f);
+    return rc;
+}
+
+static const char *const KEYS[] = {"host", "port", "catalog", "warehouse", "prefix", "threads",
+                                   "max-body-bytes", "max-json-depth", "idempotency-lifetime",
+                                   "auth-store", "audit-log", "token-ttl", "static-token",
+                                   "allowed-location", "log-requests", "ready-file"};
+
+static int read_env(serve_cfg *c)
+{
+    const char *v;
+    if ((v = getenv("FLOE_CATALOG")) && *v)
+        c->o.catalog_uri = v;
+    if ((v = getenv("FLOE_WAREHOUSE")) && *v)
+        c->o.warehouse = v;
+    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+        char name[64] = "FLOE_SERVE_";
+        size_t n = strlen(name);
+        for (const char *p = KEYS[i]; *p && n < sizeof name - 1; p++)
+            name[n++] = *p == '-' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        name[n] = '\0';
+        if ((v = getenv(name)) && *v && set_key(c, KEYS[i], v, name))
+            return -1;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: floe serve [--config FILE] [--host H] [--port N] [--catalog URI]\n"
+            "                  [--warehouse DIR|s3://...] [--prefix P] [--threads N]\n"
+            "                  [--insecure-no-auth] [--static-token TOKEN=PRINCIPAL]\n"
+            "                  [--audit-log FILE] [--allowed-location ROOT] [--log-requests true]\n"
+            "Serves the Iceberg REST catalog. Defaults: 127.0.0.1:8181, catalog\n"
+            "sqlite:./warehouse/catalog.db, warehouse ./warehouse. Settings also come from\n"
+            "the config file (key = value) and FLOE_SERVE_<KEY> environment variables.\n"
+            "--insecure-no-auth disables authentication (local development only).\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static int parse_args(serve_cfg *c, int argc, char **argv, const char **config)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "floe serve: unexpected argument '%s'\n", a);
+            return -1;
+        }
+        char key[64];
+        const char *eq = strchr(a, '='), *val;
+        size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (kl >= sizeof key)
+            return -1;
+        memcpy(key, a + 2, kl);
+        key[kl] = '\0';
+        if (!strcmp(key, "insecure-no-auth")) {
+            c->o.insecure_no_auth = true;
+            continue;
+        }
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
+        else {
+            fprintf(stderr, "floe serve: --%s needs a value\n", key);
+            return -1;
+        }
+        if (!strcmp(key, "config")) {
+            *config = val;
+            continue;
+        }
+        if (config == NULL && set_key(c, key, val, "command line"))
+            return -1;
+    }
+    return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int fl_cmd_serve(int argc, char **argv)
+{
+    double t0 = now_ms();
+    serve_cfg c;
+    memset(&c, 0, sizeof c);
+    c.o.port = 8181;
+    c.o.catalog_uri = "sqlite:./warehouse/catalog.db";
+    c.o.warehouse = "./warehouse";
+    c.o.log_requests = false;
+    const char *config = NULL;
+    int rc = 2;
+    if (parse_args(&c, argc, argv, &config)) /* first pass: --config only */
+        goto done;
+    if (config && read_file(&c, config))
+        goto done;
+    if (read_env(&c))
+        goto done;
+    for (int i = 1; i < argc; i++) { /* second pass: flags win */
+        const char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        char key[64];
+        size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (kl >= sizeof key)
+            goto done;
+        memcpy(key, a + 2, kl);
+        key[kl] = '\0';
+        if (!strcmp(key, "insecure-no-auth"))
+            continue;
+        const char *val = eq ? eq + 1 : argv[++i];
+        if (!strcmp(key, "config"))
+            continue;
+        if (set_key(&c, key, val, "command line"))
+            goto done;
+    }
+    c.o.static_tokens = c.tokens;
+    c.o.allowed_locations = c.allowed;
+    rc = 1;
+    char wabs[PATH_MAX];
+    if (!strstr(c.o.warehouse, "://")) {
+        const char *w = !strncmp(c.o.warehouse, "file:", 5) ? c.o.warehouse + 5 : c.o.warehouse;
+        if (mkdir_p(w) || !realpath(w, wabs)) {
+            fprintf(stderr, "floe serve: warehouse %s: %s\n", w, strerror(errno));
+            goto done;
+        }
+        c.o.warehouse = wabs;
+    }
+    if (!strncmp(c.o.catalog_uri, "sqlite:", 7)) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", c.o.catalog_uri + 7);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            mkdir_p(dir);
+        }
+    }
+    if (c.o.insecure_no_auth)
+        fprintf(stderr, "floe serve: WARNING: authentication is disabled (--insecure-no-auth); "
+                        "every client has every privilege. Local development only.\n");
+    fl_server *s = NULL;
+    fl_error err = {0};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (fl_server_create(&c.o, &s, &err) != FL_OK ||
+        fl_server_start_listening(s, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: %s\n", err.msg);
+        fl_server_destroy(s, 0);
+        goto done;
+    }
+    fprintf(stderr,
+            "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
+            "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
+            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri,
+            c.o.warehouse, c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
+    if (c.ready_file) {
+        FILE *f = fopen(c.ready_file, "w");
+        if (f) {
+            fprintf(f, "%s:%d\n", c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s));
+            fclose(f);
+        }
+    }
+    while (!stop_flag)
+        pause();
+    fprintf(stderr, "{\"level\":\"info\",\"event\":\"shutdown\",\"msg\":\"draining\"}\n");
+    fl_server_destroy(s, 30000);
+    fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
+    rc = 0;
+done:
+    for (int i = 0; i < c.nowned; i++)
+        free(c.owned[i]);
+    return rc;
+}

@@ -1,0 +1,197 @@
+/*
+ * cmd_table_ns.c - catalog-level subcommands of `floe table` (any catalog:
+ * SQLite, PostgreSQL, filesystem, REST):
+ *
+ *   namespaces [PARENT]                      list child namespaces (stdout, one a line)
+ *   create-namespace NS [--property K=V]...  create (parents first)
+ *   namespace NS                             print its properties (K=V lines)
+ *   drop-namespace NS                        drop an empty namespace
+ *   tables NS                                list its tables (stdout, ns.name lines)
+ *   rename TABLE NEW_TABLE                   rename (across namespaces if the catalog can)
+ *
+ * Each takes --catalog URI and --warehouse DIR like the writing commands.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd_table_ns.h"
+#include "cli/cmd_table_write.h"
+
+#define MAX_PROPS 64
+
+typedef struct nsargs {
+    const char *cmd;
+    const char *pos[4];
+    int npos;
+    const char *catalog, *warehouse;
+    fl_ice_kv props[MAX_PROPS];
+    uint32_t nprops;
+} nsargs;
+
+/* 0 = ok, -1 = help printed, 2 = usage error. */
+static int parse(int argc, char **argv, nsargs *a, int npos, const char *usage, bool props,
+                 fl_arena *ar)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            printf("usage: floe table %s %s\n", a->cmd, usage);
+            return -1;
+        }
+        if (strncmp(s, "--", 2) != 0) {
+            if (a->npos == 4)
+                break;
+            a->pos[a->npos++] = s;
+            continue;
+        }
+        const char *eq = strchr(s, '=');
+        size_t nl = eq ? (size_t)(eq - s) : strlen(s);
+        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!val) {
+            fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, s);
+            return 2;
+        }
+        if (nl == 9 && !strncmp(s, "--catalog", nl)) {
+            a->catalog = val;
+        } else if (nl == 11 && !strncmp(s, "--warehouse", nl)) {
+            a->warehouse = val;
+        } else if (props && nl == 10 && !strncmp(s, "--property", nl)) {
+            const char *e = strchr(val, '=');
+            if (!e || a->nprops == MAX_PROPS) {
+                fprintf(stderr, "floe table %s: --property takes KEY=VALUE\n", a->cmd);
+                return 2;
+            }
+            a->props[a->nprops].key = fl_arena_strndup(ar, val, (size_t)(e - val));
+            a->props[a->nprops++].value = e + 1;
+        } else {
+            fprintf(stderr, "floe table %s: unknown option '%.*s'\n", a->cmd, (int)nl, s);
+            return 2;
+        }
+    }
+    if (a->npos < npos || a->npos > (npos ? npos : 1)) {
+        fprintf(stderr, "usage: floe table %s %s\n", a->cmd, usage);
+        return 2;
+    }
+    return 0;
+}
+
+typedef struct nsctx {
+    nsargs a;
+    fl_arena arena;
+    fl_cli_catalog c;
+    fl_error err;
+} nsctx;
+
+static int done(nsctx *x, fl_status rc, const char *what)
+{
+    if (rc != FL_OK)
+        fprintf(stderr, "floe table %s: %s\n", x->a.cmd, x->err.msg);
+    else if (what)
+        fprintf(stderr, "floe table %s: %s %s\n", x->a.cmd, x->a.pos[0], what);
+    fl_cli_catalog_close(&x->c);
+    fl_arena_free(&x->arena);
+    return rc == FL_OK ? 0 : 1;
+}
+
+#define OPEN(npos, usage, props)                                                                   \
+    nsctx x;                                                                                       \
+    memset(&x, 0, sizeof x);                                                                       \
+    fl_arena_init(&x.arena, 0);                                                                    \
+    {                                                                                              \
+        int u_ = parse(argc, argv, &x.a, npos, usage, props, &x.arena);                            \
+        if (u_) {                                                                                  \
+            fl_arena_free(&x.arena);                                                               \
+            return u_ < 0 ? 0 : u_;                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    fl_status rc = fl_cli_catalog_open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                 \
+    if (rc != FL_OK)                                                                               \
+        return done(&x, rc, NULL);
+
+int fl_cmd_table_namespaces(int argc, char **argv)
+{
+    OPEN(0, "[PARENT]", false);
+    fl_namespace parent = {0, NULL}, *v = NULL;
+    uint32_t n = 0;
+    if (x.a.npos)
+        rc = fl_namespace_parse(x.a.pos[0], &x.arena, &parent, &x.err);
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->list_namespaces(x.c.cat, &parent, &x.arena, &v, &n, &x.err);
+    for (uint32_t i = 0; rc == FL_OK && i < n; i++)
+        printf("%s\n", fl_namespace_str(&v[i], &x.arena));
+    return done(&x, rc, NULL);
+}
+
+int fl_cmd_table_create_namespace(int argc, char **argv)
+{
+    OPEN(1, "NS [--property K=V]...", true);
+    fl_namespace ns;
+    rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
+    for (uint32_t k = 1; rc == FL_OK && k < ns.nlevels; k++) { /* parents first */
+        fl_namespace p = {k, ns.levels};
+        fl_error e2;
+        fl_status r2 = x.c.cat->ops->create_namespace(x.c.cat, &p, NULL, &e2);
+        if (r2 != FL_OK && r2 != FL_EEXIST) {
+            x.err = e2;
+            rc = r2;
+        }
+    }
+    fl_ice_map m = {x.a.nprops, x.a.props};
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->create_namespace(x.c.cat, &ns, &m, &x.err);
+    return done(&x, rc, "created");
+}
+
+int fl_cmd_table_namespace(int argc, char **argv)
+{
+    OPEN(1, "NS", false);
+    fl_namespace ns;
+    fl_ice_map m = {0};
+    rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->load_namespace(x.c.cat, &ns, &x.arena, &m, &x.err);
+    for (uint32_t i = 0; rc == FL_OK && i < m.n; i++)
+        printf("%s=%s\n", m.items[i].key, m.items[i].value);
+    return done(&x, rc, NULL);
+}
+
+int fl_cmd_table_drop_namespace(int argc, char **argv)
+{
+    OPEN(1, "NS", false);
+    fl_namespace ns;
+    rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->drop_namespace(x.c.cat, &ns, &x.err);
+    return done(&x, rc, "dropped");
+}
+
+int fl_cmd_table_tables(int argc, char **argv)
+{
+    OPEN(1, "NS", false);
+    fl_namespace ns;
+    const char **names = NULL;
+    uint32_t n = 0;
+    rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->list_tables(x.c.cat, &ns, &x.arena, &names, &n, &x.err);
+    for (uint32_t i = 0; rc == FL_OK && i < n; i++) {
+        fl_table_ident id = {ns, names[i]};
+        printf("%s\n", fl_table_ident_str(&id, &x.arena));
+    }
+    return done(&x, rc, NULL);
+}
+
+int fl_cmd_table_rename(int argc, char **argv)
+{
+    OPEN(2, "TABLE NEW_TABLE", false);
+    fl_table_ident from, to;
+    rc = fl_table_ident_parse(x.a.pos[0], &x.arena, &from, &x.err);
+    if (rc == FL_OK)
+        rc = fl_table_ident_parse(x.a.pos[1], &x.arena, &to, &x.err);
+    if (rc == FL_OK)
+        rc = x.c.cat->ops->rename_table(x.c.cat, &from, &to, &x.err);
+    return done(&x, rc, "renamed");
+}

@@ -1,0 +1,453 @@
+/*
+ * h_views.c - view endpoints of the REST spec (views are Iceberg view
+ * metadata files, include/floe/ice_view.h; the catalog records them with
+ * iceberg_type = 'VIEW'):
+ *   GET    /v1/{prefix}/namespaces/{namespace}/views           list (paginated)
+ *   POST   /v1/{prefix}/namespaces/{namespace}/views           create (CreateViewRequest)
+ *   GET    /v1/{prefix}/namespaces/{namespace}/views/{view}    LoadViewResult
+ *   HEAD   ... /views/{view}                                    204 / 404
+ *   POST   ... /views/{view}                                    replace (CommitViewRequest)
+ *   DELETE ... /views/{view}                                    204 / 404
+ *   POST   /v1/{prefix}/views/rename                            204 / 404 / 409
+ *
+ * Replace follows the table commit loop: load, check assert-view-uuid (409),
+ * apply the updates (400), write a new metadata file, compare-and-swap the
+ * pointer; a lost swap deletes the file and starts over. The routes are
+ * only registered when the catalog stores views (SQLite / PostgreSQL).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "floe/ice_view.h"
+#include "iceberg/ice_internal.h"
+#include "server/server_internal.h"
+
+#define BAD(...) fl_errorf(err, FL_EINVAL, __VA_ARGS__)
+#define LBAD(...) fl_errorf(&err, FL_EINVAL, __VA_ARGS__)
+
+static void no_such_view(fl_server_request *r, const fl_table_ident *id)
+{
+    fl_server_respond_error(r, 404, "NoSuchViewException", "View does not exist: %s.%s",
+                            srv_ns_dotted(&id->ns, &r->arena), id->name);
+}
+
+static bool view_ident(fl_server_request *r, fl_table_ident *id)
+{
+    if (!srv_ns_param(r, "namespace", &id->ns))
+        return false;
+    id->name = fl_server_req_param(r, "view");
+    return true;
+}
+
+static void respond_view(fl_server_request *r, const char *loc, const fl_ice_view_metadata *m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    fl_error err = {0};
+    if (fl_ice_view_metadata_write(m, &text, &len, &err) != FL_OK) {
+        srv_respond_status(r, FL_ENOMEM, &err, NULL);
+        return;
+    }
+    json_t *md = json_loadb(text, len, 0, NULL);
+    free(text);
+    json_t *j = md ? json_pack("{s:s,s:o,s:{}}", "metadata-location", loc, "metadata", md,
+                               "config")
+                   : NULL;
+    srv_respond_json(r, 200, j);
+}
+
+static fl_status parse_version(json_t *o, const char *path, fl_arena *a, fl_ice_view_version **out,
+                               fl_error *err)
+{
+    if (!json_is_object(o))
+        return BAD("%s: %s", path, o ? "must be an object" : "missing");
+    json_t *copy = json_deep_copy(o);
+    if (!copy)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (!json_object_get(copy, "version-id"))
+        json_object_set_new(copy, "version-id", json_integer(0));
+    fl_ice_view_version *v = fl_arena_calloc(a, 1, sizeof *v);
+    ice_ctx c = {.a = a, .err = err, .format_version = 2};
+    fl_status rc = v ? ice_parse_view_version(&c, copy, path, v) : FL_ENOMEM;
+    json_decref(copy);
+    if (rc != FL_OK && rc != FL_ENOMEM)
+        err->code = rc = FL_EINVAL;
+    *out = v;
+    return rc;
+}
+
+static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a, fl_ice_view_update *u,
+                                   fl_error *err)
+{
+    memset(u, 0, sizeof *u);
+    const char *act = json_string_value(json_object_get(o, "action"));
+    if (!act)
+        return BAD("%s.action: missing", path);
+    if (!strcmp(act, "add-view-version")) {
+        fl_ice_view_version *v;
+        u->kind = FL_ICE_VIEW_UPD_ADD_VERSION;
+        FL_TRY(parse_version(json_object_get(o, "view-version"),
+                             fl_arena_sprintf(a, "%s.view-version", path), a, &v, err));
+        u->version = v;
+        return FL_OK;
+    }
+    if (!strcmp(act, "set-current-view-version")) {
+        json_t *v = json_object_get(o, "view-version-id");
+        if (!json_is_integer(v))
+            return BAD("%s.view-version-id: must be an integer", path);
+        u->kind = FL_ICE_VIEW_UPD_SET_CURRENT_VERSION;
+        u->version_id = (int32_t)json_integer_value(v);
+        return FL_OK;
+    }
+    /* the shared actions parse like table updates */
+    fl_ice_update t;
+    FL_TRY(srv_parse_update(o, path, a, &t, err));
+    switch (t.kind) {
+    case FL_ICE_UPD_ASSIGN_UUID: u->kind = FL_ICE_VIEW_UPD_ASSIGN_UUID; u->uuid = t.uuid; break;
+    case FL_ICE_UPD_UPGRADE_FORMAT_VERSION:
+        u->kind = FL_ICE_VIEW_UPD_UPGRADE_FORMAT_VERSION;
+        u->format_version = t.format_version;
+        break;
+    case FL_ICE_UPD_ADD_SCHEMA: u->kind = FL_ICE_VIEW_UPD_ADD_SCHEMA; u->schema = t.schema; break;
+    case FL_ICE_UPD_SET_LOCATION:
+        u->kind = FL_ICE_VIEW_UPD_SET_LOCATION;
+        u->location = t.location;
+        break;
+    case FL_ICE_UPD_SET_PROPERTIES:
+        u->kind = FL_ICE_VIEW_UPD_SET_PROPERTIES;
+        u->properties = t.properties;
+        break;
+    case FL_ICE_UPD_REMOVE_PROPERTIES:
+        u->kind = FL_ICE_VIEW_UPD_REMOVE_PROPERTIES;
+        u->removals = t.removals;
+        u->nremovals = t.nremovals;
+        break;
+    default: return BAD("%s: '%s' is not a view update", path, act);
+    }
+    return FL_OK;
+}
+
+static fl_status write_view(fl_catalog *c, const fl_table_ident *id, const fl_ice_view_metadata *m,
+                            const char *base, fl_arena *a, const char **out, fl_error *err)
+{
+    const char *path;
+    FL_TRY(c->ops->new_metadata_path(c, id, m->location, base, 0, a, &path, err));
+    char *text = NULL;
+    size_t len = 0;
+    FL_TRY(fl_ice_view_metadata_write(m, &text, &len, err));
+    fl_output *o = NULL;
+    fl_status rc = fl_fileio_create(c->io, path, 0, &o, err);
+    if (rc == FL_OK) {
+        rc = fl_output_write(o, text, len, err);
+        if (rc == FL_OK)
+            rc = fl_output_close(o, err);
+        else
+            fl_output_abort(o);
+    }
+    free(text);
+    *out = path;
+    return rc;
+}
+
+static void h_list(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_namespace ns;
+    if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
+        !srv_ns_must_exist(r, &ns))
+        return;
+    fl_catalog *c = srv_cat(r);
+    const char **names = NULL;
+    uint32_t n = 0;
+    fl_error err = {0};
+    fl_status rc = c->ops->list_views(c, &ns, &r->arena, &names, &n, &err);
+    if (rc != FL_OK) {
+        srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
+        return;
+    }
+    uint32_t start, count;
+    const char *next;
+    if (!srv_page(r, names, n, &start, &count, &next))
+        return;
+    json_t *arr = json_array();
+    for (uint32_t i = start; i < start + count; i++)
+        json_array_append_new(arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name",
+                                             names[i]));
+    json_t *j = json_pack("{s:o}", "identifiers", arr);
+    if (j && next)
+        json_object_set_new(j, "next-page-token", json_string(next));
+    srv_respond_json(r, 200, j);
+}
+
+static void h_create(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    if (!srv_ns_param(r, "namespace", &id.ns) || !srv_authorize(r, FL_PRIV_CREATE, &id.ns, NULL))
+        return;
+    json_t *b = srv_body_json(r);
+    if (!b)
+        return;
+    fl_error err = {0};
+    fl_ice_view_update u[5];
+    memset(u, 0, sizeof u);
+    uint32_t n = 0;
+    const char *name = json_string_value(json_object_get(b, "name"));
+    const char *loc = json_string_value(json_object_get(b, "location"));
+    id.name = name ? fl_arena_strdup(&r->arena, name) : NULL;
+    fl_status rc = id.name && *id.name ? FL_OK : LBAD("name: missing");
+    fl_ice_schema *sch = fl_arena_calloc(&r->arena, 1, sizeof *sch);
+    json_t *js = json_object_get(b, "schema");
+    ice_ctx c = {.a = &r->arena, .err = &err, .format_version = 2};
+    if (rc == FL_OK && !json_is_object(js))
+        rc = LBAD("schema: missing");
+    if (rc == FL_OK && ice_parse_schema(&c, js, "schema", false, sch) != FL_OK)
+        rc = err.code = FL_EINVAL;
+    fl_ice_view_version *v = NULL;
+    if (rc == FL_OK)
+        rc = parse_version(json_object_get(b, "view-version"), "view-version", &r->arena, &v, &err);
+    fl_ice_map props = {0};
+    json_t *jp = json_object_get(b, "properties");
+    if (rc == FL_OK && jp && json_is_object(jp)) {
+        props.items = fl_arena_calloc(&r->arena, json_object_size(jp) + 1, sizeof *props.items);
+        const char *k;
+        json_t *val;
+        json_object_foreach(jp, k, val)
+        {
+            if (!json_is_string(val)) {
+                rc = LBAD("properties.%s: must be a string", k);
+                break;
+            }
+            props.items[props.n].key = fl_arena_strdup(&r->arena, k);
+            props.items[props.n++].value = fl_arena_strdup(&r->arena, json_string_value(val));
+        }
+    }
+    if (rc == FL_OK) {
+        if (loc && *loc)
+            loc = fl_arena_strdup(&r->arena, loc);
+        else {
+            fl_catalog tmp = {.warehouse = r->srv->warehouse};
+            loc = fl_catalog_default_location(&tmp, &id, &r->arena);
+        }
+        rc = srv_location_check(r->srv, loc, &err);
+    }
+    json_decref(b);
+    if (rc != FL_OK) {
+        srv_respond_status(r, rc, &err, NULL);
+        return;
+    }
+    if (!srv_ns_must_exist(r, &id.ns))
+        return;
+    v->schema_id = -1;
+    u[n++] = (fl_ice_view_update){.kind = FL_ICE_VIEW_UPD_SET_LOCATION, .location = loc};
+    u[n++] = (fl_ice_view_update){.kind = FL_ICE_VIEW_UPD_ADD_SCHEMA, .schema = sch};
+    u[n++] = (fl_ice_view_update){.kind = FL_ICE_VIEW_UPD_ADD_VERSION, .version = v};
+    u[n++] = (fl_ice_view_update){.kind = FL_ICE_VIEW_UPD_SET_CURRENT_VERSION, .version_id = -1};
+    if (props.n)
+        u[n++] = (fl_ice_view_update){.kind = FL_ICE_VIEW_UPD_SET_PROPERTIES, .properties = props};
+    fl_ice_view_metadata m;
+    rc = fl_ice_view_metadata_apply(NULL, u, n, srv_now_ms(), &r->arena, &m, NULL, &err);
+    fl_catalog *cat = srv_cat(r);
+    const char *existing, *path = NULL;
+    if (rc == FL_OK && cat->ops->load_table(cat, &id, &r->arena, &existing, &err) == FL_OK)
+        rc = fl_errorf(&err, FL_EEXIST, "a table %s already exists", id.name);
+    if (rc == FL_OK)
+        rc = write_view(cat, &id, &m, NULL, &r->arena, &path, &err);
+    if (rc == FL_OK)
+        rc = cat->ops->create_view(cat, &id, path, &err);
+    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
+                                          id.name);
+    srv_audit(r, "create-view", target, rc == FL_OK ? "ok" : "error", rc ? err.msg : NULL);
+    if (rc != FL_OK) {
+        if (path) {
+            fl_error e2 = {0};
+            fl_fileio_remove(cat->io, path, &e2);
+        }
+        if (rc == FL_EEXIST)
+            fl_server_respond_error(r, 409, "AlreadyExistsException",
+                                    "View or table already exists: %s", target);
+        else
+            srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
+        return;
+    }
+    respond_view(r, path, &m);
+}
+
+static bool load_view(fl_server_request *r, const fl_table_ident *id, const char **loc,
+                      fl_ice_view_metadata *m, fl_arena *a)
+{
+    fl_catalog *c = srv_cat(r);
+    fl_error err = {0};
+    fl_status rc = c->ops->load_view(c, id, a, loc, &err);
+    if (rc == FL_ENOTFOUND) {
+        if (srv_ns_must_exist(r, &id->ns))
+            no_such_view(r, id);
+        return false;
+    }
+    if (rc == FL_OK && m)
+        rc = fl_ice_view_metadata_read(c->io, *loc, a, m, &err);
+    if (rc != FL_OK) {
+        srv_respond_status(r, rc == FL_ENOTFOUND ? FL_EIO : rc, &err, NULL);
+        return false;
+    }
+    return true;
+}
+
+static void h_load(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    const char *loc;
+    fl_ice_view_metadata m;
+    if (!view_ident(r, &id) || !srv_authorize(r, FL_PRIV_READ, &id.ns, id.name) ||
+        !load_view(r, &id, &loc, &m, &r->arena))
+        return;
+    respond_view(r, loc, &m);
+}
+
+static void h_exists(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    const char *loc;
+    if (!view_ident(r, &id) || !srv_authorize(r, FL_PRIV_READ, &id.ns, id.name) ||
+        !load_view(r, &id, &loc, NULL, &r->arena))
+        return;
+    fl_server_respond(r, 204, NULL, NULL, 0);
+}
+
+static void h_drop(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    if (!view_ident(r, &id) || !srv_authorize(r, FL_PRIV_DROP, &id.ns, id.name))
+        return;
+    fl_catalog *c = srv_cat(r);
+    fl_error err = {0};
+    fl_status rc = c->ops->drop_view(c, &id, &err);
+    srv_audit(r, "drop-view",
+              fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name),
+              rc == FL_OK ? "ok" : "error", rc ? err.msg : NULL);
+    if (rc == FL_ENOTFOUND) {
+        if (srv_ns_must_exist(r, &id.ns))
+            no_such_view(r, &id);
+    } else if (rc != FL_OK) {
+        srv_respond_status(r, rc, &err, NULL);
+    } else {
+        fl_server_respond(r, 204, NULL, NULL, 0);
+    }
+}
+
+static void h_replace(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    if (!view_ident(r, &id) || !srv_authorize(r, FL_PRIV_WRITE, &id.ns, id.name))
+        return;
+    json_t *b = srv_body_json(r);
+    if (!b)
+        return;
+    fl_error err = {0};
+    json_t *reqs = json_object_get(b, "requirements"), *upds = json_object_get(b, "updates");
+    size_t nr = json_array_size(reqs), nu = json_array_size(upds);
+    fl_status rc = json_is_array(upds) ? FL_OK : LBAD("updates: must be an array");
+    const char *want_uuid = NULL;
+    for (size_t i = 0; rc == FL_OK && i < nr; i++) {
+        json_t *q = json_array_get(reqs, i);
+        const char *t = json_string_value(json_object_get(q, "type"));
+        const char *uuid = json_string_value(json_object_get(q, "uuid"));
+        if (!t || strcmp(t, "assert-view-uuid") != 0 || !uuid)
+            rc = LBAD("requirements[%zu]: unknown view requirement '%s'", i, t ? t : "?");
+        else
+            want_uuid = fl_arena_strdup(&r->arena, uuid);
+    }
+    fl_ice_view_update *u = fl_arena_calloc(&r->arena, nu + 1, sizeof *u);
+    for (size_t i = 0; rc == FL_OK && i < nu; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "updates[%zu]", i);
+        rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &u[i], &err);
+        if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
+            rc = srv_location_check(r->srv, u[i].location, &err);
+    }
+    json_decref(b);
+    if (rc != FL_OK) {
+        srv_respond_status(r, rc, &err, NULL);
+        return;
+    }
+    fl_catalog *c = srv_cat(r);
+    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
+                                          id.name);
+    fl_arena a;
+    fl_arena_init(&a, 65536);
+    uint32_t stripe = srv_stripe_of(&id);
+    srv_stripe_lock(r->srv->cache, stripe);
+    for (int attempt = 0; attempt < 64; attempt++) {
+        fl_arena_reset(&a);
+        const char *loc, *path = NULL;
+        fl_ice_view_metadata cur, m;
+        bool changed = false;
+        if (!load_view(r, &id, &loc, &cur, &a))
+            break;
+        if (want_uuid && strcasecmp(want_uuid, cur.view_uuid) != 0) {
+            srv_audit(r, "replace-view", target, "conflict", "view uuid changed");
+            fl_server_respond_error(r, 409, "CommitFailedException",
+                                    "Requirement failed: view uuid changed: expected %s, found %s",
+                                    want_uuid, cur.view_uuid);
+            break;
+        }
+        rc = fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed,
+                                        &err);
+        if (rc == FL_OK && !changed) {
+            respond_view(r, loc, &cur);
+            break;
+        }
+        if (rc == FL_OK)
+            rc = write_view(c, &id, &m, loc, &a, &path, &err);
+        if (rc == FL_OK)
+            rc = c->ops->commit_view(c, &id, loc, path, &err);
+        if (rc == FL_OK) {
+            srv_audit(r, "replace-view", target, "ok", path);
+            respond_view(r, path, &m);
+            break;
+        }
+        if (path) {
+            fl_error e2 = {0};
+            fl_fileio_remove(c->io, path, &e2);
+        }
+        if (rc == FL_ECONFLICT)
+            continue;
+        srv_audit(r, "replace-view", target, "error", err.msg);
+        if (rc == FL_ENOTFOUND)
+            no_such_view(r, &id);
+        else
+            srv_respond_status(r, rc, &err, NULL);
+        break;
+    }
+    srv_stripe_unlock(r->srv->cache, stripe);
+    if (!r->responded)
+        fl_server_respond_error(r, 409, "CommitFailedException", "view commit lost 64 races");
+    fl_arena_free(&a);
+}
+
+static void h_rename(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    srv_rename(r, true);
+}
+
+fl_status srv_routes_views(fl_server *s, fl_error *err)
+{
+    fl_catalog *c = s->pool.nfree ? s->pool.free[0] : NULL;
+    if (!c || !c->ops->load_view)
+        return FL_OK; /* this catalog cannot store views: not advertised */
+    const char *base = "/v1/{prefix}/namespaces/{namespace}/views";
+    const char *one = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
+    FL_TRY(srv_router_add(&s->router, "GET", base, h_list, NULL, 0, err));
+    FL_TRY(srv_router_add(&s->router, "POST", base, h_create, NULL, FL_ROUTE_MUTATION, err));
+    FL_TRY(srv_router_add(&s->router, "GET", one, h_load, NULL, 0, err));
+    FL_TRY(srv_router_add(&s->router, "HEAD", one, h_exists, NULL, 0, err));
+    FL_TRY(srv_router_add(&s->router, "POST", one, h_replace, NULL, FL_ROUTE_MUTATION, err));
+    FL_TRY(srv_router_add(&s->router, "DELETE", one, h_drop, NULL, FL_ROUTE_MUTATION, err));
+    return srv_router_add(&s->router, "POST", "/v1/{prefix}/views/rename", h_rename, NULL,
+                          FL_ROUTE_MUTATION, err);
+}

@@ -1,0 +1,127 @@
+/*
+ * metrics.c - Prometheus text exposition (format 0.0.4) of the server's
+ * counters: requests by route and status class, a request latency
+ * histogram, commits, commit conflicts (409s), server-side rebases, commits
+ * whose outcome was an error, metrics reports received, in-flight requests.
+ * Counters are relaxed atomics: handlers never take a lock to count.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_internal.h"
+
+/* Upper bounds of the latency buckets, microseconds. */
+static const uint64_t LAT_US[SRV_LAT_BUCKETS] = {100,   250,    500,    1000,   2500,
+                                                 5000,  10000,  25000,  50000,  100000,
+                                                 250000, 500000, 1000000, 5000000};
+
+void srv_metrics_observe(srv_metrics *m, uint32_t slot, int status, uint64_t us)
+{
+    if (slot > SRV_MAX_ROUTES)
+        slot = SRV_MAX_ROUTES;
+    int cls = status / 100;
+    if (cls < 0 || cls > 5)
+        cls = 0;
+    atomic_fetch_add_explicit(&m->requests[slot][cls], 1, memory_order_relaxed);
+    uint32_t b = 0;
+    while (b < SRV_LAT_BUCKETS && us > LAT_US[b])
+        b++;
+    atomic_fetch_add_explicit(&m->lat_bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->lat_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->lat_sum_us, us, memory_order_relaxed);
+}
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap * 2 + (size_t)n;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+}
+
+char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len)
+{
+    sbuf b = {malloc(8192), 0, 8192, false};
+    if (!b.p)
+        return NULL;
+    b.p[0] = '\0';
+    put(&b, "# HELP floe_http_requests_total HTTP requests by route and status class.\n"
+            "# TYPE floe_http_requests_total counter\n");
+    for (uint32_t i = 0; i <= r->n && i <= SRV_MAX_ROUTES; i++) {
+        for (int c = 1; c <= 5; c++) {
+            uint64_t v = atomic_load_explicit(&m->requests[i < r->n ? i : SRV_MAX_ROUTES][c],
+                                              memory_order_relaxed);
+            if (!v)
+                continue;
+            put(&b, "floe_http_requests_total{method=\"%s\",route=\"%s\",code=\"%dxx\"} %" PRIu64 "\n",
+                i < r->n ? r->routes[i].method : "", i < r->n ? r->routes[i].pattern : "unrouted",
+                c, v);
+        }
+    }
+    put(&b, "# HELP floe_http_request_duration_seconds Request latency.\n"
+            "# TYPE floe_http_request_duration_seconds histogram\n");
+    uint64_t cum = 0;
+    for (int i = 0; i < SRV_LAT_BUCKETS; i++) {
+        cum += atomic_load_explicit(&m->lat_bucket[i], memory_order_relaxed);
+        put(&b, "floe_http_request_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+            (double)LAT_US[i] / 1e6, cum);
+    }
+    cum += atomic_load_explicit(&m->lat_bucket[SRV_LAT_BUCKETS], memory_order_relaxed);
+    put(&b, "floe_http_request_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cum);
+    put(&b, "floe_http_request_duration_seconds_sum %.6f\n",
+        (double)atomic_load(&m->lat_sum_us) / 1e6);
+    put(&b, "floe_http_request_duration_seconds_count %" PRIu64 "\n", atomic_load(&m->lat_count));
+    put(&b, "# HELP floe_commits_total Table commits that landed.\n# TYPE floe_commits_total counter\n"
+            "floe_commits_total %" PRIu64 "\n", atomic_load(&m->commits));
+    put(&b, "# HELP floe_commit_conflicts_total Commits refused with 409 (stale requirements).\n"
+            "# TYPE floe_commit_conflicts_total counter\nfloe_commit_conflicts_total %" PRIu64 "\n",
+        atomic_load(&m->conflicts));
+    put(&b, "# HELP floe_commit_rebases_total Append commits rebased on the server after losing a race.\n"
+            "# TYPE floe_commit_rebases_total counter\nfloe_commit_rebases_total %" PRIu64 "\n",
+        atomic_load(&m->rebases));
+    put(&b, "# HELP floe_commit_errors_total Commits that failed with a 5xx.\n"
+            "# TYPE floe_commit_errors_total counter\nfloe_commit_errors_total %" PRIu64 "\n",
+        atomic_load(&m->commit_errors));
+    put(&b, "# HELP floe_metrics_reports_total Scan and commit reports received.\n"
+            "# TYPE floe_metrics_reports_total counter\nfloe_metrics_reports_total %" PRIu64 "\n",
+        atomic_load(&m->reports));
+    put(&b, "# HELP floe_http_inflight_requests Requests being handled.\n"
+            "# TYPE floe_http_inflight_requests gauge\nfloe_http_inflight_requests %" PRIu64 "\n",
+        atomic_load(&m->inflight));
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.len;
+    return b.p;
+}

@@ -1,0 +1,268 @@
+/*
+ * server_internal.h - the pieces of `floe serve` shared by the src/server files.
+ *
+ * Request flow (http.c): libmicrohttpd calls us per connection event; we
+ * buffer the body (refusing more than max_body_bytes with 413), then
+ * srv_dispatch() (dispatch.c) routes, authenticates, handles Idempotency-Key
+ * replay, runs the handler, records metrics and the access log, and hands
+ * the one response back to http.c, which gzips it when the client accepts
+ * gzip and sends it.
+ *
+ * Threads: handlers run concurrently on the pool. Everything reachable from
+ * fl_server is either immutable after start (routes, options) or guarded:
+ * the catalog pool and idempotency cache by their mutexes, metrics by atomics.
+ */
+#ifndef FLOE_SERVER_INTERNAL_H
+#define FLOE_SERVER_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/auth.h"
+#include "floe/catalog.h"
+#include "floe/ice_table.h"
+#include "floe/server.h"
+
+#define SRV_MAX_PARAMS 8
+#define SRV_MAX_SEGMENTS 32
+#define SRV_MAX_ROUTES 96
+
+/* ---- routes (router.c) ---- */
+typedef struct srv_route {
+    char *method;
+    char *pattern;      /* as registered (for metrics labels and `endpoints`) */
+    uint32_t nseg;
+    char **seg;         /* literal, or "{name}" */
+    fl_server_handler h;
+    void *ctx;
+    unsigned flags;
+} srv_route;
+
+typedef struct srv_router {
+    srv_route *routes;
+    uint32_t n, cap;
+} srv_router;
+
+typedef struct srv_match {
+    const srv_route *route;
+    uint32_t nparams;
+    const char *names[SRV_MAX_PARAMS];
+    char *values[SRV_MAX_PARAMS]; /* decoded, in the request arena */
+    bool method_mismatch;         /* some route matched the path with another method */
+} srv_match;
+
+/* Splits a raw path ("/v1/a%1Fb/x") into raw segments; false when too many. */
+bool srv_split_path(const char *path, fl_arena *a, char **seg, uint32_t *n);
+/* Percent-decodes s (raw segment or query value); plus_space turns '+' into ' '.
+ * NULL on a malformed escape or an embedded NUL. */
+char *srv_pct_decode(const char *s, size_t len, bool plus_space, fl_arena *a);
+fl_status srv_router_add(srv_router *r, const char *method, const char *pattern,
+                         fl_server_handler h, void *ctx, unsigned flags, fl_error *err);
+/* Finds the route for method + raw path. prefix NULL = any prefix segment. */
+bool srv_router_match(const srv_router *r, const char *method, const char *path,
+                      const char *prefix, fl_arena *a, srv_match *m);
+void srv_router_free(srv_router *r);
+
+/* ---- metrics (metrics.c) ---- */
+#define SRV_LAT_BUCKETS 14
+typedef struct srv_metrics {
+    _Atomic uint64_t requests[SRV_MAX_ROUTES + 1][6]; /* [route slot][status/100]; slot n = unrouted */
+    _Atomic uint64_t lat_bucket[SRV_LAT_BUCKETS + 1];
+    _Atomic uint64_t lat_count, lat_sum_us;
+    _Atomic uint64_t commits, conflicts, rebases, commit_errors;
+    _Atomic uint64_t inflight;
+    _Atomic uint64_t reports;
+} srv_metrics;
+void srv_metrics_observe(srv_metrics *m, uint32_t route_slot, int status, uint64_t us);
+char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len);
+
+/* ---- catalog pool (catpool.c) ---- */
+typedef struct srv_catpool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    fl_catalog **free;
+    uint32_t nfree, total;
+} srv_catpool;
+
+/* ---- idempotency (idempotency.c) ---- */
+typedef struct srv_idem srv_idem;
+
+/* ---- commit lock stripes and the load cache (cache.c) ---- */
+#define SRV_COMMIT_STRIPES 64
+typedef struct srv_cache srv_cache;
+srv_cache *srv_cache_new(void);
+void srv_cache_free(srv_cache *c);
+uint32_t srv_stripe_of(const fl_table_ident *id);
+void srv_stripe_lock(srv_cache *c, uint32_t stripe);
+void srv_stripe_unlock(srv_cache *c, uint32_t stripe);
+/* A copy of the cached body for key (malloc'd, caller frees). */
+bool srv_cache_get(srv_cache *c, const char *key, char **body, size_t *len);
+void srv_cache_put(srv_cache *c, const char *key, const char *body, size_t len);
+
+struct fl_server {
+    fl_server_options opt;
+    char *host, *catalog_uri, *catalog_name, *warehouse, *prefix;
+    char **allowed;
+    uint32_t nallowed;
+    fl_fileio *io;
+    fl_auth *auth;
+    srv_catpool pool;
+    srv_router router;
+    srv_metrics *metrics;
+    srv_idem *idem;
+    srv_cache *cache;
+    struct MHD_Daemon *daemon;
+    int port;
+    _Atomic bool ready;
+    _Atomic bool draining;
+    int64_t started_ms;
+};
+
+struct fl_server_request {
+    fl_server *srv;
+    void *conn; /* struct MHD_Connection * */
+    const char *method, *path;
+    char *body;
+    size_t body_len;
+    srv_match match;
+    fl_principal principal;
+    fl_arena arena;
+    char request_id[40];
+    /* the response */
+    bool responded;
+    int status;
+    char *resp_body; /* malloc'd */
+    size_t resp_len;
+    const char *content_type;
+    char etag[96];
+    /* for handlers */
+    fl_catalog *cat; /* checked out lazily by srv_cat() */
+    uint32_t route_slot;
+};
+
+/* Checks out a catalog handle for this request (returned after the handler). */
+fl_catalog *srv_cat(fl_server_request *r);
+fl_status srv_catpool_init(fl_server *s, uint32_t n, fl_error *err);
+void srv_catpool_put(fl_server *s, fl_catalog *c);
+void srv_catpool_free(fl_server *s);
+
+/* ---- http (http.c) ---- */
+void srv_http_stop(fl_server *s, int drain_ms);
+bool srv_query_present(const fl_server_request *r, const char *name);
+
+/* ---- dispatch (dispatch.c) ---- */
+void srv_dispatch(fl_server_request *r);
+
+/* ---- JSON helpers (json.c) ---- */
+/* Parses the request body as a JSON object with the depth limit; on failure
+ * responds 400 (syntax) or 413 (too deep) and returns NULL. */
+json_t *srv_body_json(fl_server_request *r);
+/* Max nesting depth of JSON text (counting [ and {), ignoring strings. */
+unsigned srv_json_depth(const char *s, size_t len);
+/* Responds with j (stolen) as application/json. */
+void srv_respond_json(fl_server_request *r, int status, json_t *j);
+/* Maps a libfloe status to HTTP and the spec's exception types. */
+void srv_respond_status(fl_server_request *r, fl_status rc, const fl_error *err, const char *what);
+/* Namespace from a path parameter (levels separated by 0x1F). NULL and 400 on error. */
+bool srv_ns_param(fl_server_request *r, const char *param, fl_namespace *ns);
+json_t *srv_ns_json(const fl_namespace *ns);
+/* Parses a JSON array of strings as a namespace (400 on error). */
+bool srv_ns_from_json(fl_server_request *r, json_t *arr, const char *what, fl_namespace *ns);
+const char *srv_ns_dotted(const fl_namespace *ns, fl_arena *a);
+
+/* ---- auth glue (authz.c) ---- */
+/* Authorizes priv on the securable; responds 403 and returns false when denied. */
+bool srv_authorize(fl_server_request *r, fl_privilege priv, const fl_namespace *ns,
+                   const char *object);
+void srv_audit(fl_server_request *r, const char *action, const char *target, const char *outcome,
+               const char *detail);
+
+/* ---- locations (location.c) ---- */
+/* FL_OK when loc is under the warehouse or an allowed root and has no ".."
+ * segment; FL_EFORBIDDEN otherwise. */
+fl_status srv_location_check(const fl_server *s, const char *loc, fl_error *err);
+fl_status srv_location_check_roots(const char *warehouse, const char *const *allowed,
+                                   uint32_t nallowed, const char *loc, fl_error *err);
+
+/* ---- idempotency (idempotency.c) ---- */
+fl_status srv_idem_open(fl_server *s, fl_error *err);
+void srv_idem_close(srv_idem *d);
+/* Looks a key up: true + status/body when a response was recorded for this
+ * key and route. */
+bool srv_idem_get(srv_idem *d, const char *key, const char *route, int *status, char **body,
+                  size_t *len);
+void srv_idem_put(srv_idem *d, const char *key, const char *route, int status, const char *body,
+                  size_t len);
+
+/* ---- handlers (h_*.c) ---- */
+/* Sorts keys and picks the page asked for by pageToken/pageSize; *next is
+ * the next page token or NULL. false = responded 400. */
+bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *start,
+              uint32_t *count, const char **next);
+/* Rename of a table or view (POST .../rename). */
+void srv_rename(fl_server_request *r, bool view);
+/* 404 NoSuchNamespaceException (responded) unless ns exists. */
+bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns);
+fl_status srv_routes_catalog(fl_server *s, fl_error *err);  /* config, oauth, ops */
+fl_status srv_routes_namespaces(fl_server *s, fl_error *err);
+fl_status srv_routes_tables(fl_server *s, fl_error *err);
+fl_status srv_routes_commit(fl_server *s, fl_error *err);
+fl_status srv_routes_views(fl_server *s, fl_error *err);
+
+/* ---- commits (commit.c, update_json.c, rebase.c) ---- */
+typedef struct srv_commit_req {
+    fl_ice_requirement *req;
+    uint32_t nreq;
+    fl_ice_update *upd;
+    uint32_t nupd;
+    bool assert_create;
+} srv_commit_req;
+
+/* Parses {"requirements": [...], "updates": [...]} into arena a. Unknown
+ * actions/types are FL_EINVAL (400). */
+fl_status srv_parse_commit(json_t *body, fl_arena *a, srv_commit_req *out, fl_error *err);
+fl_status srv_parse_update(json_t *o, const char *path, fl_arena *a, fl_ice_update *u,
+                           fl_error *err);
+/* The metadata of a new table from a CreateTableRequest (fresh ids as Java). */
+fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t *body,
+                                 fl_arena *a, fl_ice_metadata *out, fl_error *err);
+
+/* One table's commit, prepared but not swapped: the new metadata file is
+ * written; swap with the catalog (or commit_tables). */
+typedef struct srv_prepared {
+    fl_table_ident id;
+    const char *base_location; /* NULL for a create */
+    const char *new_location;  /* == base_location when nothing changed */
+    fl_ice_metadata meta;
+    bool unchanged;
+    bool create;
+} srv_prepared;
+
+/* Loads the table, checks requirements, applies updates, writes the new
+ * metadata file. Rebases an append-only commit that lost its race (when
+ * allow_rebase). FL_ECONFLICT = requirements stale. */
+fl_status srv_commit_prepare(fl_server_request *r, fl_catalog *c, const fl_table_ident *id,
+                             const srv_commit_req *cr, bool allow_rebase, fl_arena *a,
+                             srv_prepared *out, fl_error *err);
+/* True when cr is a pure append to main that may be rebased. */
+bool srv_commit_is_append(const srv_commit_req *cr);
+/* Rewrites an append snapshot onto base's current main: new manifest list =
+ * the snapshot's own manifests + base head's manifests. *out is a new update list. */
+fl_status srv_rebase_append(fl_fileio *io, const fl_ice_metadata *base, const srv_commit_req *cr,
+                            fl_arena *a, srv_commit_req *out, fl_error *err);
+/* Writes metadata m to the catalog's next metadata path. */
+fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,
+                             const char *base_location, fl_arena *a, const char **out,
+                             fl_error *err);
+/* LoadTableResult body. */
+json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const char *snapshots,
+                         fl_error *err);
+
+int64_t srv_now_ms(void);
+void srv_log(const char *level, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * ht.c - the group hash table shared by aggregation, DISTINCT and set
+ * operations, plus ex_parallel_for.
+ *
+ * Layout: open addressing with linear probing over a power-of-two array of
+ * uint32 slots (group id + 1, 0 = empty), kept at most half full. Each group
+ * stores its 64-bit hash (compared before any key), its key values in a
+ * dense ex_rows (FLAT columns, FL_BATCH_CAP groups per batch, so group g is
+ * batch g / CAP row g % CAP), and a fixed-size payload (aggregate states or
+ * counters) in blocks of FL_BATCH_CAP payloads, 16-byte aligned. NULL keys
+ * are equal to each other (SQL grouping). Growing rehashes from the stored
+ * hashes, never from keys.
+ *
+ * Ownership: the table owns keys, hashes, payload blocks and slots; payload
+ * contents that own memory (aggregate states) are destroyed by the user
+ * before ex_ht_free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/exec/exec_internal.h"
+
+void ex_ht_init(ex_ht *h, fl_exec *x, const fl_schema *kschema, uint32_t payload)
+{
+    memset(h, 0, sizeof *h);
+    h->x = x;
+    h->kschema = kschema;
+    h->nkeys = kschema->nfields;
+    h->payload = (payload + 15) & ~15u;
+    ex_rows_init(&h->keys, kschema);
+}
+
+void ex_ht_free(ex_ht *h)
+{
+    ex_rows_free(h->x, &h->keys);
+    for (uint32_t i = 0; i < h->nblocks; i++)
+        free(h->blocks[i]);
+    free(h->blocks);
+    free(h->hashes);
+    free(h->slots);
+    if (h->x && h->bytes)
+        atomic_fetch_sub(&h->x->mem_used, (long long)h->bytes);
+    memset(h, 0, sizeof *h);
+}
+
+static fl_status account(ex_ht *h, uint64_t bytes, fl_error *err)
+{
+    h->bytes += bytes;
+    return h->x ? ex_mem_add(h->x, (int64_t)bytes, "hash table", err) : FL_OK;
+}
+
+static fl_status grow_slots(ex_ht *h, fl_error *err)
+{
+    uint64_t n = h->slots ? (h->mask + 1) * 2 : 1024;
+    if (n > ((uint64_t)1 << 33))
+        return fl_errorf(err, FL_ELIMIT, "hash table: too many groups");
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return fl_errorf(err, FL_ENOMEM, "hash table: out of memory for %llu slots",
+                         (unsigned long long)n);
+    uint64_t mask = n - 1;
+    for (uint32_t g = 0; g < h->ngroups; g++) {
+        uint64_t i = h->hashes[g] & mask;
+        while (s[i])
+            i = (i + 1) & mask;
+        s[i] = g + 1;
+    }
+    uint64_t old = h->slots ? (h->mask + 1) * sizeof *s : 0;
+    free(h->slots);
+    h->slots = s;
+    h->mask = mask;
+    if (h->x) {
+        atomic_fetch_sub(&h->x->mem_used, (long long)old);
+        h->bytes -= old;
+    }
+    return account(h, n * sizeof *s, err);
+}
+
+static fl_status add_group(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
+                           uint32_t row, uint64_t hv, fl_error *err)
+{
+    (void)kv;
+    uint32_t g = h->ngroups;
+    if (g == UINT32_MAX - 1)
+        return fl_errorf(err, FL_ELIMIT, "hash table: more than 4 billion groups");
+    if (g == h->hashes_cap) {
+        uint32_t ncap = h->hashes_cap ? h->hashes_cap * 2 : 1024;
+        uint64_t *nh = realloc(h->hashes, (size_t)ncap * sizeof *nh);
+        if (!nh)
+            return fl_errorf(err, FL_ENOMEM, "hash table: out of memory");
+        FL_TRY(account(h, (uint64_t)(ncap - h->hashes_cap) * 8, err));
+        h->hashes = nh;
+        h->hashes_cap = ncap;
+    }
+    if (h->payload && g / FL_BATCH_CAP == h->nblocks) {
+        if (h->nblocks == h->blocks_cap) {
+            uint32_t ncap = h->blocks_cap ? h->blocks_cap * 2 : 16;
+            uint8_t **nb = realloc(h->blocks, (size_t)ncap * sizeof *nb);
+            if (!nb)
+                return fl_errorf(err, FL_ENOMEM, "hash table: out of memory");
+            h->blocks = nb;
+            h->blocks_cap = ncap;
+        }
+        size_t sz = (size_t)FL_BATCH_CAP * h->payload;
+        uint8_t *blk = aligned_alloc(16, sz);
+        if (!blk)
+            return fl_errorf(err, FL_ENOMEM, "hash table: out of memory for states");
+        memset(blk, 0, sz);
+        h->blocks[h->nblocks++] = blk;
+        FL_TRY(account(h, sz, err));
+    }
+    /* key row: append to the last (dense) key batch */
+    ex_rows *k = &h->keys;
+    if (h->nkeys) {
+        if (k->n == 0 || k->b[k->n - 1]->nrows == FL_BATCH_CAP) {
+            const fl_vector *none[1] = {NULL};
+            (void)none;
+            /* create the next batch through a zero-row append path */
+            if (k->n == k->cap) {
+                uint32_t ncap = k->cap ? k->cap * 2 : 8;
+                fl_batch **nb = realloc(k->b, (size_t)ncap * sizeof *nb);
+                if (!nb)
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                k->b = nb;
+                k->cap = ncap;
+            }
+            fl_batch *b = calloc(1, sizeof *b);
+            if (!b)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            fl_status rc = fl_batch_init(b, k->schema, err);
+            if (rc) {
+                free(b);
+                return rc;
+            }
+            k->b[k->n++] = b;
+            uint64_t est = (uint64_t)FL_BATCH_CAP * 16 * h->nkeys;
+            k->bytes += est;
+            FL_TRY(account(h, 0, err));
+            if (h->x)
+                FL_TRY(ex_mem_add(h->x, (int64_t)est, "hash table keys", err));
+        }
+        fl_batch *b = k->b[k->n - 1];
+        for (uint32_t c = 0; c < h->nkeys; c++)
+            FL_TRY(ex_vec_append_one(&b->cols[c], &ku[c], row, err));
+        b->nrows++;
+        k->rows++;
+    }
+    h->hashes[g] = hv;
+    h->ngroups++;
+    return FL_OK;
+}
+
+fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv, uint32_t row,
+                     uint64_t hv, bool add, uint32_t *gid, bool *added, fl_error *err)
+{
+    *added = false;
+    if (!h->slots) {
+        if (!add) {
+            *gid = UINT32_MAX;
+            return FL_OK;
+        }
+        FL_TRY(grow_slots(h, err));
+    }
+    uint64_t i = hv & h->mask;
+    for (;;) {
+        uint32_t s = h->slots[i];
+        if (!s)
+            break;
+        uint32_t g = s - 1;
+        if (h->hashes[g] == hv) {
+            bool eq = true;
+            if (h->nkeys) {
+                const fl_batch *b = h->keys.b[g / FL_BATCH_CAP];
+                uint32_t r = g % FL_BATCH_CAP;
+                for (uint32_t c = 0; c < h->nkeys && eq; c++) {
+                    fl_unified su = {.base = &b->cols[c]};
+                    eq = ex_value_eq(&ku[c], row, &su, r, &h->kschema->fields[c].type);
+                }
+            }
+            if (eq) {
+                *gid = g;
+                return FL_OK;
+            }
+        }
+        i = (i + 1) & h->mask;
+    }
+    if (!add) {
+        *gid = UINT32_MAX;
+        return FL_OK;
+    }
+    uint32_t g = h->ngroups;
+    FL_TRY(add_group(h, ku, kv, row, hv, err));
+    h->slots[i] = g + 1;
+    *gid = g;
+    *added = true;
+    if ((uint64_t)h->ngroups * 2 > h->mask + 1)
+        FL_TRY(grow_slots(h, err));
+    return FL_OK;
+}
+
+void ex_ht_group_keys(const ex_ht *h, uint32_t g, fl_unified *ku, const fl_vector **kv,
+                      uint32_t *row)
+{
+    *row = g % FL_BATCH_CAP;
+    if (!h->nkeys)
+        return;
+    const fl_batch *b = h->keys.b[g / FL_BATCH_CAP];
+    for (uint32_t c = 0; c < h->nkeys; c++) {
+        memset(&ku[c], 0, sizeof ku[c]);
+        ku[c].base = &b->cols[c];
+        if (kv)
+            kv[c] = &b->cols[c];
+    }
+}
+
+/* ---- parallel for ---- */
+
+typedef struct pfor {
+    fl_exec *x;
+    uint32_t n;
+    atomic_uint next;
+    fl_status (*fn)(void *ctx, uint32_t i, fl_error *err);
+    void *ctx;
+    pthread_mutex_t mu;
+    fl_error err;
+} pfor;
+
+static void *pfor_main(void *arg)
+{
+    pfor *p = arg;
+    fl_error err = {0};
+    for (;;) {
+        if (ex_check(p->x, &err) != FL_OK)
+            break;
+        unsigned i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
+            break;
+        fl_status rc = p->fn(p->ctx, i, &err);
+        if (rc) {
+            pthread_mutex_lock(&p->mu);
+            if (!p->err.code)
+                p->err = err;
+            pthread_mutex_unlock(&p->mu);
+            atomic_store(&p->x->failed, 1);
+            pthread_mutex_lock(&p->x->mu);
+            if (!p->x->err.code)
+                p->x->err = err;
+            pthread_mutex_unlock(&p->x->mu);
+            break;
+        }
+    }
+    return NULL;
+}
+
+fl_status ex_parallel_for(fl_exec *x, uint32_t n, fl_status (*fn)(void *ctx, uint32_t i, fl_error *err),
+                          void *ctx, fl_error *err)
+{
+    pfor p = {.x = x, .n = n, .fn = fn, .ctx = ctx};
+    pthread_mutex_init(&p.mu, NULL);
+    uint32_t t = x->threads < n ? x->threads : n;
+    if (t <= 1) {
+        pfor_main(&p);
+    } else {
+        pthread_t *ids = calloc(t, sizeof *ids);
+        bool *ok = calloc(t, sizeof *ok);
+        if (!ids || !ok) {
+            free(ids);
+            free(ok);
+            pthread_mutex_destroy(&p.mu);
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < t; i++)
+            ok[i] = pthread_create(&ids[i], NULL, pfor_main, &p) == 0;
+        bool any = false;
+        for (uint32_t i = 0; i < t; i++)
+            if (ok[i]) {
+                pthread_join(ids[i], NULL);
+                any = true;
+            }
+        if (!any)
+            pfor_main(&p);
+        free(ids);
+        free(ok);
+    }
+    pthread_mutex_destroy(&p.mu);
+    if (p.err.code) {
+        if (err)
+            *err = p.err;
+        return p.err.code;
+    }
+    return ex_check(x, err);
+}

@@ -1,0 +1,1259 @@
+/*
+ * op_agg.c - hash aggregation (AGG), SELECT DISTINCT and set operations,
+ * all on one engine ("agg core").
+ *
+ * Build: every worker thread aggregates the morsels it pulls into its own
+ * hash table per grouping set (ht.c): keys are evaluated per batch, each
+ * live row finds or creates its group, and each aggregate's update() gets
+ * one state pointer per row (func.h scatter contract). A FILTER clause
+ * narrows the rows an aggregate sees. DISTINCT and ordered-set aggregates
+ * (ORDER BY inside the call) cannot be folded incrementally: their rows
+ * (group keys, arguments, order keys) are kept per thread and fed after the
+ * merge (deduplicated / sorted first).
+ *
+ * Merge: thread tables are merged by hash partition (P partitions, merged in
+ * parallel, states combined with combine() then destroyed), so no lock is
+ * taken while aggregating.
+ *
+ * Output: per partition, groups in chunks of FL_BATCH_CAP: key columns
+ * (NULL for keys outside a grouping set) then finalize() of each aggregate.
+ * Without keys there is exactly one output row, also for no input (count = 0,
+ * sum = NULL, as SQL says).
+ *
+ * Spilling (one grouping set): when a thread's table passes its share of
+ * memory_limit (ex_spill_budget), the thread stops adding groups: rows of
+ * groups it already has still aggregate in memory, rows of new groups go to
+ * one of SPILL_PARTS spill files by hash (their key and argument values and
+ * each FILTER's result). The merge then uses the same SPILL_PARTS hash
+ * partitions and feeds each partition's spilled rows into that partition's
+ * table, so only one partition's groups are built at a time.
+ *
+ * DISTINCT is the core with every column a key and no aggregates. SETOP
+ * INTERSECT/EXCEPT count rows per side in a 16-byte payload (a private
+ * aggregate over a constant side argument); UNION ALL concatenates.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/exec/exec_internal.h"
+
+typedef struct agg_def {
+    const fl_agg_ops *ops;
+    fl_expr **args;
+    uint32_t nargs;
+    fl_expr *filter;
+    bool distinct;
+    fl_expr **order;
+    bool *order_desc;
+    uint32_t norder;
+    fl_type result;
+    bool side; /* distinct or ordered: rows kept, fed after the merge */
+} agg_def;
+
+typedef struct agg_local_set {
+    ex_ht ht;
+    ex_rows *side; /* per aggregate (side ones only) */
+} agg_local_set;
+
+#define SPILL_PARTS 64
+
+static uint32_t part_of(uint64_t h, uint32_t nparts)
+{
+    return (uint32_t)((h >> 40) & (nparts - 1));
+}
+
+
+typedef struct agg_local {
+    bool inited;
+    bool spilling;
+    ex_spill *parts;  /* SPILL_PARTS files, opened lazily */
+    ex_rows *pbuf;    /* per partition: rows waiting to be written */
+    fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
+    fl_sel found, missing;
+    agg_local_set *sets;
+    ex_exprs keys;
+    ex_exprs *args;   /* per aggregate */
+    ex_exprs *orders; /* per aggregate */
+    fl_sel fsel;
+    uint64_t *hashes;
+    uint32_t *gids;
+    void **states;
+} agg_local;
+
+typedef struct agg_core {
+    fl_exec *x;
+    ex_node *n;
+    fl_expr **keys;
+    uint32_t nkeys;
+    agg_def *aggs;
+    uint32_t naggs;
+    uint32_t nsets;
+    const uint32_t *const *sets;
+    const uint32_t *set_sizes;
+    uint32_t *off;
+    uint32_t payload;
+    const fl_schema **set_kschema; /* per set */
+    const fl_schema **side_schema; /* per agg: set keys + args + order (set 0 layout per set) */
+    agg_local *locals;             /* per thread */
+    uint32_t nlocals;
+    uint32_t nparts;
+    ex_ht *final; /* nsets * nparts */
+    bool merged;
+    bool streamed; /* output already produced by the merge */
+    bool can_spill;
+    uint64_t budget;
+    const fl_schema *spill_schema; /* keys, every aggregate's args, one BOOLEAN per FILTER */
+    uint32_t *arg_col;             /* per aggregate: first arg column in spill rows */
+    uint32_t *filter_col;          /* per aggregate: FILTER column or UINT32_MAX */
+} agg_core;
+
+static uint32_t set_size(const agg_core *c, uint32_t s)
+{
+    return c->nsets ? c->set_sizes[s] : c->nkeys;
+}
+static uint32_t set_key(const agg_core *c, uint32_t s, uint32_t i)
+{
+    return c->nsets ? c->sets[s][i] : i;
+}
+static uint32_t nsets_eff(const agg_core *c)
+{
+    return c->nsets ? c->nsets : 1;
+}
+
+static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
+{
+    c->x = x;
+    c->n = n;
+    c->off = calloc(c->naggs ? c->naggs : 1, sizeof *c->off);
+    if (!c->off)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t cur = 0;
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        agg_def *d = &c->aggs[a];
+        if (!d->ops || !d->ops->init || !d->ops->update || !d->ops->finalize)
+            return fl_errorf(err, FL_EINVAL, "aggregate %u has no implementation", a + 1);
+        size_t al = d->ops->state_align ? d->ops->state_align : 8;
+        cur = (uint32_t)((cur + al - 1) / al * al);
+        c->off[a] = cur;
+        cur += (uint32_t)d->ops->state_size;
+        d->side = d->distinct || d->norder > 0;
+    }
+    c->payload = (cur + 15) & ~15u;
+    for (uint32_t k = 0; k < c->nkeys; k++)
+        if (!ex_type_hashable(&c->keys[k]->type))
+            return fl_errorf(err, FL_EUNSUPPORTED, "GROUP BY on a nested value (column %u)", k + 1);
+    uint32_t ns = nsets_eff(c);
+    c->set_kschema = calloc(ns, sizeof *c->set_kschema);
+    c->side_schema = calloc((size_t)ns * (c->naggs ? c->naggs : 1), sizeof *c->side_schema);
+    if (!c->set_kschema || !c->side_schema)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t s = 0; s < ns; s++) {
+        uint32_t sz = set_size(c, s);
+        const fl_type *ts[sz ? sz : 1];
+        for (uint32_t i = 0; i < sz; i++) {
+            uint32_t k = set_key(c, s, i);
+            if (k >= c->nkeys)
+                return fl_errorf(err, FL_EINVAL, "grouping set refers to key %u of %u", k,
+                                 c->nkeys);
+            ts[i] = &c->keys[k]->type;
+        }
+        if (!(c->set_kschema[s] = ex_schema_of(x, ts, sz)))
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            agg_def *d = &c->aggs[a];
+            if (!d->side)
+                continue;
+            uint32_t m = sz + d->nargs + d->norder;
+            const fl_type *st[m ? m : 1];
+            for (uint32_t i = 0; i < sz; i++)
+                st[i] = ts[i];
+            for (uint32_t i = 0; i < d->nargs; i++)
+                st[sz + i] = &d->args[i]->type;
+            for (uint32_t i = 0; i < d->norder; i++)
+                st[sz + d->nargs + i] = &d->order[i]->type;
+            if (!(c->side_schema[s * c->naggs + a] = ex_schema_of(x, st, m)))
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+    }
+    c->budget = ex_spill_budget(x);
+    c->can_spill = c->nsets <= 1;
+    for (uint32_t a = 0; a < c->naggs; a++)
+        if (c->aggs[a].distinct || c->aggs[a].norder || c->aggs[a].ops == NULL)
+            c->can_spill = false;
+    c->arg_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->arg_col);
+    c->filter_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->filter_col);
+    if (!c->arg_col || !c->filter_col)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    {
+        uint32_t m = c->nkeys;
+        for (uint32_t a = 0; a < c->naggs; a++)
+            m += c->aggs[a].nargs + (c->aggs[a].filter ? 1 : 0);
+        const fl_type **st = calloc(m ? m : 1, sizeof *st);
+        if (!st)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < c->nkeys; i++)
+            st[k++] = &c->keys[i]->type;
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            c->arg_col[a] = k;
+            for (uint32_t i = 0; i < c->aggs[a].nargs; i++)
+                st[k++] = &c->aggs[a].args[i]->type;
+        }
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            c->filter_col[a] = UINT32_MAX;
+            if (c->aggs[a].filter) {
+                c->filter_col[a] = k;
+                st[k++] = &bool_type;
+            }
+        }
+        for (uint32_t i = 0; i < m; i++)
+            if (fl_type_is_nested(st[i]))
+                c->can_spill = false;
+        c->spill_schema = ex_schema_of(x, st, m);
+        free(st);
+        if (!c->spill_schema)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    c->nlocals = x->threads;
+    c->locals = calloc(c->nlocals, sizeof *c->locals);
+    if (!c->locals)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    return FL_OK;
+}
+
+static void destroy_states(agg_core *c, ex_ht *h)
+{
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        if (!c->aggs[a].ops->destroy)
+            continue;
+        for (uint32_t g = 0; g < h->ngroups; g++)
+            c->aggs[a].ops->destroy(ex_ht_payload(h, g) + c->off[a]);
+    }
+}
+
+static void local_free(agg_core *c, agg_local *l)
+{
+    if (!l->inited)
+        return;
+    for (uint32_t s = 0; s < nsets_eff(c); s++) {
+        agg_local_set *ls = &l->sets[s];
+        destroy_states(c, &ls->ht);
+        ex_ht_free(&ls->ht);
+        if (ls->side) {
+            for (uint32_t a = 0; a < c->naggs; a++)
+                ex_rows_free(c->x, &ls->side[a]);
+            free(ls->side);
+        }
+    }
+    free(l->sets);
+    for (uint32_t p = 0; l->parts && p < SPILL_PARTS; p++)
+        ex_spill_close(&l->parts[p]);
+    free(l->parts);
+    for (uint32_t p = 0; l->pbuf && p < SPILL_PARTS; p++)
+        ex_rows_free(NULL, &l->pbuf[p]);
+    free(l->pbuf);
+    for (uint32_t a = 0; l->fvec && a < c->naggs; a++)
+        fl_vector_destroy(&l->fvec[a]);
+    free(l->fvec);
+    ex_sel_free(&l->found);
+    ex_sel_free(&l->missing);
+    ex_exprs_free(&l->keys);
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        if (l->args)
+            ex_exprs_free(&l->args[a]);
+        if (l->orders)
+            ex_exprs_free(&l->orders[a]);
+    }
+    free(l->args);
+    free(l->orders);
+    ex_sel_free(&l->fsel);
+    free(l->hashes);
+    free(l->gids);
+    free(l->states);
+    memset(l, 0, sizeof *l);
+}
+
+static void core_free(agg_core *c)
+{
+    if (c->locals)
+        for (uint32_t t = 0; t < c->nlocals; t++)
+            local_free(c, &c->locals[t]);
+    free(c->locals);
+    if (c->final) {
+        for (uint32_t i = 0; i < nsets_eff(c) * c->nparts; i++) {
+            destroy_states(c, &c->final[i]);
+            ex_ht_free(&c->final[i]);
+        }
+        free(c->final);
+    }
+    free(c->off);
+    free(c->arg_col);
+    free(c->filter_col);
+    free(c->set_kschema);
+    free(c->side_schema);
+    memset(c, 0, sizeof *c);
+}
+
+static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
+{
+    uint32_t ns = nsets_eff(c);
+    l->inited = true;
+    l->sets = calloc(ns, sizeof *l->sets);
+    l->args = calloc(c->naggs ? c->naggs : 1, sizeof *l->args);
+    l->orders = calloc(c->naggs ? c->naggs : 1, sizeof *l->orders);
+    l->hashes = malloc(FL_BATCH_CAP * sizeof *l->hashes);
+    l->gids = malloc(FL_BATCH_CAP * sizeof *l->gids);
+    l->states = malloc(FL_BATCH_CAP * sizeof *l->states);
+    if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    l->keys.e = c->keys;
+    l->keys.n = c->nkeys;
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        l->args[a].e = c->aggs[a].args;
+        l->args[a].n = c->aggs[a].nargs;
+        l->orders[a].e = c->aggs[a].order;
+        l->orders[a].n = c->aggs[a].norder;
+    }
+    for (uint32_t s = 0; s < ns; s++) {
+        ex_ht_init(&l->sets[s].ht, c->x, c->set_kschema[s], c->payload);
+        l->sets[s].side = calloc(c->naggs ? c->naggs : 1, sizeof *l->sets[s].side);
+        if (!l->sets[s].side)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t a = 0; a < c->naggs; a++)
+            if (c->aggs[a].side)
+                ex_rows_init(&l->sets[s].side[a], c->side_schema[s * c->naggs + a]);
+    }
+    return FL_OK;
+}
+
+static fl_status ensure_rows(uint32_t nrows, fl_error *err)
+{
+    if (nrows > FL_BATCH_CAP)
+        return fl_errorf(err, FL_ELIMIT, "aggregate input batch of %u rows (max %u)", nrows,
+                         FL_BATCH_CAP);
+    return FL_OK;
+}
+
+/* Groups of the rows sel of b in table h (keys kv); gids[row]. Without add
+ * (spilling), rows of unknown groups go to l->missing, the others to
+ * l->found. */
+static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
+                            const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
+                            fl_error *err)
+{
+    uint32_t cnt = sel ? sel->count : nrows;
+    if (nk == 0) {
+        for (uint32_t i = 0; i < cnt; i++)
+            l->hashes[sel ? sel->idx[i] : i] = 0;
+    } else {
+        for (uint32_t k = 0; k < nk; k++)
+            FL_TRY(ex_hash_vec(kv[k], sel, nrows, l->hashes, k == 0, err));
+    }
+    fl_unified ku[nk ? nk : 1];
+    for (uint32_t k = 0; k < nk; k++)
+        fl_vector_unify(kv[k], &ku[k]);
+    if (!add) {
+        FL_TRY(ex_sel_reserve(&l->found, nrows, err));
+        FL_TRY(ex_sel_reserve(&l->missing, nrows, err));
+        l->found.count = l->missing.count = 0;
+    }
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = sel ? sel->idx[i] : i;
+        uint32_t g;
+        bool added;
+        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
+        if (added)
+            for (uint32_t a = 0; a < c->naggs; a++)
+                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+        if (!add) {
+            if (g == UINT32_MAX) {
+                l->missing.idx[l->missing.count++] = row;
+                continue;
+            }
+            l->found.idx[l->found.count++] = row;
+        }
+        l->gids[row] = g;
+    }
+    return FL_OK;
+}
+
+static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local_set *ls,
+                             const fl_batch *b, const fl_vector *const *kv, uint32_t nk,
+                             const fl_sel *base, fl_error *err)
+{
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        agg_def *d = &c->aggs[a];
+        const fl_sel *sel = d->side ? b->sel : base;
+        if (d->filter) {
+            FL_TRY(ex_select(th, d->filter, b, sel, &l->fsel, err));
+            sel = &l->fsel;
+        }
+        uint32_t cnt = sel ? sel->count : b->nrows;
+        if (cnt == 0)
+            continue;
+        if (d->side) {
+            uint32_t m = nk + d->nargs + d->norder;
+            const fl_vector *cols[m ? m : 1];
+            for (uint32_t k = 0; k < nk; k++)
+                cols[k] = kv[k];
+            for (uint32_t i = 0; i < d->nargs; i++)
+                cols[nk + i] = l->args[a].ptrs[i];
+            if (d->norder)
+                FL_TRY(ex_exprs_eval(th, &l->orders[a], b, sel, err));
+            for (uint32_t i = 0; i < d->norder; i++)
+                cols[nk + d->nargs + i] = l->orders[a].ptrs[i];
+            FL_TRY(ex_rows_append(c->x, &ls->side[a], cols, b->nrows, sel, err));
+            continue;
+        }
+        for (uint32_t i = 0; i < cnt; i++)
+            l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+        FL_TRY(d->ops->update(l->states, l->args[a].ptrs, d->nargs, sel, b->nrows, err));
+    }
+    return FL_OK;
+}
+
+static fl_status flush_part(agg_core *c, agg_local *l, uint32_t p, fl_error *err)
+{
+    ex_rows *r = &l->pbuf[p];
+    if (r->rows == 0)
+        return FL_OK;
+    if (!l->parts[p].f)
+        FL_TRY(ex_spill_open(c->x, &l->parts[p], err));
+    uint64_t before = l->parts[p].bytes;
+    for (uint32_t i = 0; i < r->n; i++)
+        FL_TRY(ex_spill_write(&l->parts[p], r->b[i], err));
+    atomic_fetch_add(&c->n->p->stats.spilled_bytes, (long long)(l->parts[p].bytes - before));
+    ex_rows_free(NULL, r);
+    return FL_OK;
+}
+
+/* Writes the rows l->missing of b (keys, args, filter results) to the
+ * spill partitions of their hashes. */
+static fl_status spill_rows(agg_core *c, agg_local *l, ex_thread *th, const fl_batch *b,
+                            fl_error *err)
+{
+    if (!l->parts) {
+        l->parts = calloc(SPILL_PARTS, sizeof *l->parts);
+        l->pbuf = calloc(SPILL_PARTS, sizeof *l->pbuf);
+        l->fvec = calloc(c->naggs ? c->naggs : 1, sizeof *l->fvec);
+        if (!l->parts || !l->pbuf || !l->fvec)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+            ex_rows_init(&l->pbuf[p], c->spill_schema);
+        static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
+        for (uint32_t a = 0; a < c->naggs; a++)
+            FL_TRY(fl_vector_init(&l->fvec[a], &bool_type, err));
+    }
+    const fl_schema *ss = c->spill_schema;
+    const fl_vector *cols[ss->nfields ? ss->nfields : 1];
+    for (uint32_t k = 0; k < c->nkeys; k++)
+        cols[k] = l->keys.ptrs[k];
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        for (uint32_t i = 0; i < c->aggs[a].nargs; i++)
+            cols[c->arg_col[a] + i] = l->args[a].ptrs[i];
+        if (c->filter_col[a] == UINT32_MAX)
+            continue;
+        fl_vector *fv = &l->fvec[a];
+        fl_vector_reset(fv);
+        FL_TRY(fl_vector_reserve(fv, b->nrows, err));
+        memset(fv->data, 0, b->nrows);
+        fv->len = b->nrows;
+        FL_TRY(ex_select(th, c->aggs[a].filter, b, &l->missing, &l->found, err));
+        for (uint32_t i = 0; i < l->found.count; i++)
+            fv->data[l->found.idx[i]] = 1;
+        cols[c->filter_col[a]] = fv;
+    }
+    /* rows by partition */
+    uint32_t cnt = l->missing.count;
+    uint32_t start[SPILL_PARTS + 1] = {0};
+    for (uint32_t i = 0; i < cnt; i++)
+        start[part_of(l->hashes[l->missing.idx[i]], SPILL_PARTS) + 1]++;
+    for (uint32_t p = 0; p < SPILL_PARTS; p++)
+        start[p + 1] += start[p];
+    uint32_t fill[SPILL_PARTS];
+    memcpy(fill, start, sizeof fill);
+    FL_TRY(ex_sel_reserve(&l->found, cnt, err));
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = l->missing.idx[i];
+        l->found.idx[fill[part_of(l->hashes[row], SPILL_PARTS)]++] = row;
+    }
+    for (uint32_t p = 0; p < SPILL_PARTS; p++) {
+        uint32_t m = start[p + 1] - start[p];
+        if (!m)
+            continue;
+        fl_sel ps = {.idx = l->found.idx + start[p], .count = m, .cap = m};
+        FL_TRY(ex_rows_append(NULL, &l->pbuf[p], cols, b->nrows, &ps, err));
+        if (l->pbuf[p].rows >= FL_BATCH_CAP)
+            FL_TRY(flush_part(c, l, p, err));
+    }
+    return FL_OK;
+}
+
+static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
+{
+    agg_core *c = ctx;
+    if (th->tid >= c->nlocals)
+        return fl_errorf(err, FL_EINVAL, "worker %u out of range", th->tid);
+    agg_local *l = &c->locals[th->tid];
+    if (!l->inited)
+        FL_TRY(local_init(c, l, err));
+    FL_TRY(ensure_rows(b->nrows, err));
+    FL_TRY(ex_exprs_eval(th, &l->keys, b, b->sel, err));
+    for (uint32_t a = 0; a < c->naggs; a++)
+        FL_TRY(ex_exprs_eval(th, &l->args[a], b, b->sel, err));
+    for (uint32_t s = 0; s < nsets_eff(c); s++) {
+        uint32_t nk = set_size(c, s);
+        const fl_vector *kv[nk ? nk : 1];
+        for (uint32_t i = 0; i < nk; i++)
+            kv[i] = l->keys.ptrs[set_key(c, s, i)];
+        agg_local_set *ls = &l->sets[s];
+        if (!l->spilling && c->can_spill && nk > 0 && ls->ht.bytes + ls->ht.keys.bytes > c->budget)
+            l->spilling = true;
+        if (!l->spilling) {
+            FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
+            FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, err));
+            continue;
+        }
+        FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, false, err));
+        fl_sel found = l->found; /* spill_rows reuses l->found as scratch */
+        l->found = (fl_sel){0};
+        fl_status rc = update_aggs(c, l, th, ls, b, kv, nk, &found, err);
+        fl_sel scratch = l->found;
+        l->found = found;
+        ex_sel_free(&scratch);
+        FL_TRY(rc);
+        if (l->missing.count)
+            FL_TRY(spill_rows(c, l, th, b, err));
+    }
+    return FL_OK;
+}
+
+/* ---- merge ---- */
+
+typedef struct merge_ctx {
+    agg_core *c;
+    ex_rows *out; /* streaming (spilled): each partition is output and freed at once */
+    const fl_schema *schema;
+    pthread_mutex_t mu;
+} merge_ctx;
+
+static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
+                             fl_error *err);
+
+/* Aggregates the spilled rows of partition p (every thread's file) into dst. */
+static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
+{
+    if (s != 0)
+        return FL_OK;
+    fl_batch b;
+    bool binit = false;
+    uint64_t *hs = malloc(FL_BATCH_CAP * sizeof *hs);
+    void **states = malloc(FL_BATCH_CAP * sizeof *states);
+    uint32_t *gids = malloc(FL_BATCH_CAP * sizeof *gids);
+    fl_sel fsel = {0};
+    fl_status rc = hs && states && gids ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t nk = c->nkeys;
+    for (uint32_t t = 0; !rc && t < c->nlocals; t++) {
+        agg_local *l = &c->locals[t];
+        if (!l->inited || !l->parts || !l->parts[p].f)
+            continue;
+        if (!binit) {
+            rc = fl_batch_init(&b, c->spill_schema, err);
+            binit = !rc;
+        }
+        if (!rc)
+            rc = ex_spill_rewind(&l->parts[p], err);
+        for (;;) {
+            bool eof = false;
+            if (rc || (rc = ex_spill_read(&l->parts[p], &b, &eof, err)) != FL_OK || eof)
+                break;
+            fl_unified ku[nk ? nk : 1];
+            const fl_vector *kv[nk ? nk : 1];
+            for (uint32_t k = 0; k < nk && !rc; k++) {
+                kv[k] = &b.cols[k];
+                fl_vector_unify(kv[k], &ku[k]);
+                rc = ex_hash_vec(kv[k], NULL, b.nrows, hs, k == 0, err);
+            }
+            for (uint32_t r = 0; !rc && r < b.nrows; r++) {
+                bool added;
+                rc = ex_ht_find(dst, ku, kv, r, hs[r], true, &gids[r], &added, err);
+                if (!rc && added)
+                    for (uint32_t a = 0; a < c->naggs; a++)
+                        c->aggs[a].ops->init(ex_ht_payload(dst, gids[r]) + c->off[a]);
+            }
+            for (uint32_t a = 0; !rc && a < c->naggs; a++) {
+                agg_def *d = &c->aggs[a];
+                if (d->side)
+                    continue;
+                const fl_sel *sel = NULL;
+                if (c->filter_col[a] != UINT32_MAX) {
+                    rc = ex_sel_reserve(&fsel, b.nrows, err);
+                    fsel.count = 0;
+                    const fl_vector *fv = &b.cols[c->filter_col[a]];
+                    for (uint32_t r = 0; !rc && r < b.nrows; r++)
+                        if (fl_vector_is_valid(fv, r) && fv->data[r])
+                            fsel.idx[fsel.count++] = r;
+                    sel = &fsel;
+                }
+                uint32_t cnt = sel ? sel->count : b.nrows;
+                for (uint32_t i = 0; !rc && i < cnt; i++)
+                    states[i] = ex_ht_payload(dst, gids[sel ? sel->idx[i] : i]) + c->off[a];
+                const fl_vector *args[d->nargs ? d->nargs : 1];
+                for (uint32_t i = 0; i < d->nargs; i++)
+                    args[i] = &b.cols[c->arg_col[a] + i];
+                if (!rc && cnt)
+                    rc = d->ops->update(states, args, d->nargs, sel, b.nrows, err);
+            }
+        }
+    }
+    if (binit)
+        fl_batch_destroy(&b);
+    free(hs);
+    free(states);
+    free(gids);
+    ex_sel_free(&fsel);
+    return rc;
+}
+
+static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
+{
+    agg_core *c = ((merge_ctx *)ctx)->c;
+    uint32_t s = idx / c->nparts, p = idx % c->nparts;
+    ex_ht *dst = &c->final[idx];
+    ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
+    uint32_t nk = set_size(c, s);
+    for (uint32_t t = 0; t < c->nlocals; t++) {
+        agg_local *l = &c->locals[t];
+        if (!l->inited)
+            continue;
+        ex_ht *src = &l->sets[s].ht;
+        fl_unified ku[nk ? nk : 1];
+        for (uint32_t g = 0; g < src->ngroups; g++) {
+            uint64_t hv = src->hashes[g];
+            if (part_of(hv, c->nparts) != p)
+                continue;
+            uint32_t row, dg;
+            bool added;
+            ex_ht_group_keys(src, g, ku, NULL, &row);
+            FL_TRY(ex_ht_find(dst, ku, NULL, row, hv, true, &dg, &added, err));
+            uint8_t *dp = ex_ht_payload(dst, dg), *sp = ex_ht_payload(src, g);
+            for (uint32_t a = 0; a < c->naggs; a++) {
+                const fl_agg_ops *ops = c->aggs[a].ops;
+                if (added) {
+                    ops->init(dp + c->off[a]);
+                }
+                if (!ops->combine)
+                    return fl_errorf(err, FL_EUNSUPPORTED,
+                                     "aggregate %u cannot be combined across threads", a + 1);
+                FL_TRY(ops->combine(dp + c->off[a], sp + c->off[a], err));
+                if (ops->destroy)
+                    ops->destroy(sp + c->off[a]);
+                /* src state is now empty: re-init so a later destroy is safe */
+                ops->init(sp + c->off[a]);
+            }
+        }
+    }
+    FL_TRY(feed_spilled(c, s, p, dst, err));
+    merge_ctx *m = ctx;
+    if (!m->out)
+        return FL_OK;
+    pthread_mutex_lock(&m->mu); /* appending to one ex_rows keeps its batches full */
+    fl_status rc = core_output(c, m->out, m->schema, p, err);
+    pthread_mutex_unlock(&m->mu);
+    destroy_states(c, dst);
+    ex_ht_free(dst);
+    ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
+    return rc;
+}
+
+/* With out (and spilled input), partitions are output as they are merged
+ * and c->streamed is set. */
+static fl_status core_merge(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
+{
+    uint32_t ns = nsets_eff(c);
+    uint32_t used = 0;
+    for (uint32_t t = 0; t < c->nlocals; t++)
+        used += c->locals[t].inited;
+    uint64_t groups = 0;
+    for (uint32_t t = 0; t < c->nlocals; t++)
+        if (c->locals[t].inited)
+            for (uint32_t s = 0; s < ns; s++)
+                groups += c->locals[t].sets[s].ht.ngroups;
+    bool spilled = false;
+    for (uint32_t t = 0; t < c->nlocals; t++) {
+        agg_local *l = &c->locals[t];
+        if (!l->inited || !l->parts)
+            continue;
+        spilled = true;
+        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+            FL_TRY(flush_part(c, l, p, err));
+    }
+    c->nparts = 1;
+    if (spilled)
+        c->nparts = SPILL_PARTS;
+    else if (used > 1)
+        while (c->nparts < 64 && c->nparts < c->x->threads * 4 && groups / c->nparts > 4096)
+            c->nparts *= 2;
+    c->final = calloc((size_t)ns * c->nparts, sizeof *c->final);
+    if (!c->final)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (used <= 1 && !spilled) {
+        /* one table: take it over */
+        for (uint32_t t = 0; t < c->nlocals; t++) {
+            agg_local *l = &c->locals[t];
+            if (!l->inited)
+                continue;
+            for (uint32_t s = 0; s < ns; s++) {
+                c->final[s] = l->sets[s].ht;
+                memset(&l->sets[s].ht, 0, sizeof l->sets[s].ht);
+                ex_ht_init(&l->sets[s].ht, c->x, c->set_kschema[s], c->payload);
+            }
+        }
+        for (uint32_t s = 0; s < ns; s++)
+            if (!c->final[s].kschema)
+                ex_ht_init(&c->final[s], c->x, c->set_kschema[s], c->payload);
+    } else {
+        merge_ctx m = {.c = c, .out = spilled ? out : NULL, .schema = schema};
+        pthread_mutex_init(&m.mu, NULL);
+        fl_status rc = ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err);
+        pthread_mutex_destroy(&m.mu);
+        FL_TRY(rc);
+        c->streamed = m.out != NULL;
+        for (uint32_t t = 0; t < c->nlocals; t++)
+            if (c->locals[t].inited)
+                for (uint32_t s = 0; s < ns; s++) {
+                    destroy_states(c, &c->locals[t].sets[s].ht);
+                    ex_ht_free(&c->locals[t].sets[s].ht);
+                    ex_ht_init(&c->locals[t].sets[s].ht, c->x, c->set_kschema[s], c->payload);
+                }
+    }
+    /* no keys: one group even without input */
+    for (uint32_t s = 0; s < ns; s++) {
+        if (set_size(c, s) != 0)
+            continue;
+        ex_ht *h = &c->final[s * c->nparts];
+        bool any = false;
+        for (uint32_t p = 0; p < c->nparts; p++)
+            any |= c->final[s * c->nparts + p].ngroups > 0;
+        if (!any) {
+            uint32_t g;
+            bool added;
+            FL_TRY(ex_ht_find(h, NULL, NULL, 0, 0, true, &g, &added, err));
+            for (uint32_t a = 0; a < c->naggs; a++)
+                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+        }
+    }
+    c->merged = true;
+    return FL_OK;
+}
+
+/* ---- DISTINCT / ordered aggregates: feed the kept rows ---- */
+
+static fl_status feed_side(agg_core *c, uint32_t s, uint32_t a, fl_error *err)
+{
+    agg_def *d = &c->aggs[a];
+    const fl_schema *ss = c->side_schema[s * c->naggs + a];
+    uint32_t nk = set_size(c, s);
+    ex_rows all;
+    ex_rows_init(&all, ss);
+    fl_status rc = FL_OK;
+    for (uint32_t t = 0; t < c->nlocals && !rc; t++)
+        if (c->locals[t].inited)
+            rc = ex_rows_concat(&all, &c->locals[t].sets[s].side[a], err);
+    ex_ht dedup;
+    bool have_dedup = false;
+    ex_rows *src = &all;
+    if (!rc && d->distinct) {
+        /* distinct over (keys, args); order keys must be among args (SQL rule) */
+        const fl_type *ts[nk + d->nargs + d->norder + 1];
+        for (uint32_t i = 0; i < ss->nfields; i++)
+            ts[i] = &ss->fields[i].type;
+        const fl_schema *ds = ex_schema_of(c->x, ts, ss->nfields);
+        if (!ds)
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (!rc) {
+            ex_ht_init(&dedup, c->x, ds, 0);
+            have_dedup = true;
+        }
+        uint64_t hs[FL_BATCH_CAP];
+        for (uint32_t bi = 0; !rc && bi < all.n; bi++) {
+            const fl_batch *b = all.b[bi];
+            fl_unified ku[ss->nfields ? ss->nfields : 1];
+            const fl_vector *kv[ss->nfields ? ss->nfields : 1];
+            for (uint32_t k = 0; k < ss->nfields && !rc; k++) {
+                kv[k] = &b->cols[k];
+                fl_vector_unify(kv[k], &ku[k]);
+                rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
+            }
+            for (uint32_t r = 0; !rc && r < b->nrows; r++) {
+                uint32_t g;
+                bool added;
+                rc = ex_ht_find(&dedup, ku, kv, r, ss->nfields ? hs[r] : 0, true, &g, &added, err);
+            }
+        }
+        if (!rc)
+            src = &dedup.keys;
+    }
+    ex_rows sorted;
+    ex_rows_init(&sorted, ss);
+    if (!rc && d->norder) {
+        uint32_t cols[d->norder];
+        bool nf[d->norder];
+        for (uint32_t i = 0; i < d->norder; i++) {
+            cols[i] = nk + d->nargs + i;
+            nf[i] = d->order_desc && d->order_desc[i]; /* PostgreSQL: NULLS FIRST for DESC */
+        }
+        ex_sortspec sp = {.rows = src,
+                          .nkeys = d->norder,
+                          .cols = cols,
+                          .desc = d->order_desc,
+                          .nulls_first = nf};
+        ex_ref *refs = NULL;
+        uint64_t nref = 0;
+        rc = ex_sort_refs(&sp, &refs, &nref, err);
+        if (!rc)
+            rc = ex_gather(src, refs, nref, ss, ss->nfields, &sorted, c->x, err);
+        free(refs);
+        if (!rc)
+            src = &sorted;
+    }
+    void **states = malloc(FL_BATCH_CAP * sizeof *states);
+    uint64_t *hs = malloc(FL_BATCH_CAP * sizeof *hs);
+    if (!rc && (!states || !hs))
+        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t bi = 0; !rc && bi < src->n; bi++) {
+        const fl_batch *b = src->b[bi];
+        fl_unified ku[nk ? nk : 1];
+        const fl_vector *kv[nk ? nk : 1];
+        for (uint32_t k = 0; k < nk && !rc; k++) {
+            kv[k] = &b->cols[k];
+            fl_vector_unify(kv[k], &ku[k]);
+            rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
+        }
+        for (uint32_t r = 0; !rc && r < b->nrows; r++) {
+            uint64_t hv = nk ? hs[r] : 0;
+            ex_ht *h = &c->final[s * c->nparts + part_of(hv, c->nparts)];
+            uint32_t g;
+            bool added;
+            rc = ex_ht_find(h, ku, kv, r, hv, false, &g, &added, err);
+            if (!rc && g == UINT32_MAX)
+                rc = fl_errorf(err, FL_EINVAL, "aggregate: group of a DISTINCT row not found");
+            if (!rc)
+                states[r] = ex_ht_payload(h, g) + c->off[a];
+        }
+        const fl_vector *args[d->nargs ? d->nargs : 1];
+        for (uint32_t i = 0; i < d->nargs; i++)
+            args[i] = &b->cols[nk + i];
+        if (!rc)
+            rc = d->ops->update(states, args, d->nargs, NULL, b->nrows, err);
+    }
+    free(states);
+    free(hs);
+    ex_rows_free(c->x, &sorted);
+    if (have_dedup)
+        ex_ht_free(&dedup);
+    ex_rows_free(c->x, &all);
+    return rc;
+}
+
+static fl_status core_feed_sides(agg_core *c, fl_error *err)
+{
+    for (uint32_t s = 0; s < nsets_eff(c); s++)
+        for (uint32_t a = 0; a < c->naggs; a++)
+            if (c->aggs[a].side)
+                FL_TRY(feed_side(c, s, a, err));
+    return FL_OK;
+}
+
+/* ---- output ---- */
+
+/* Output of every group (only_part == UINT32_MAX) or of partition only_part
+ * of the first grouping set. */
+static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
+                             fl_error *err)
+{
+    uint32_t ncol = c->nkeys + c->naggs;
+    if (schema->nfields != ncol)
+        return fl_errorf(err, FL_EINVAL, "aggregate output has %u columns, plan says %u", ncol,
+                         schema->nfields);
+    fl_vector *nulls = calloc(c->nkeys ? c->nkeys : 1, sizeof *nulls);
+    fl_vector *res = calloc(c->naggs ? c->naggs : 1, sizeof *res);
+    void **states = malloc(FL_BATCH_CAP * sizeof *states);
+    fl_status rc = nulls && res && states ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t k = 0; !rc && k < c->nkeys; k++) {
+        rc = fl_vector_init(&nulls[k], &schema->fields[k].type, err);
+        if (!rc)
+            rc = ex_vec_append_nulls(&nulls[k], 1, err);
+        nulls[k].encoding = FL_VEC_CONSTANT;
+    }
+    for (uint32_t a = 0; !rc && a < c->naggs; a++)
+        rc = fl_vector_init(&res[a], &schema->fields[c->nkeys + a].type, err);
+    for (uint32_t s = 0; !rc && s < nsets_eff(c); s++) {
+        uint32_t nk = set_size(c, s);
+        for (uint32_t p = 0; !rc && p < c->nparts; p++) {
+            if (only_part != UINT32_MAX && (s != 0 || p != only_part))
+                continue;
+            ex_ht *h = &c->final[s * c->nparts + p];
+            for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
+                uint32_t cnt = h->ngroups - g0 < FL_BATCH_CAP ? h->ngroups - g0 : FL_BATCH_CAP;
+                const fl_vector *cols[ncol ? ncol : 1];
+                for (uint32_t k = 0; k < c->nkeys; k++) {
+                    nulls[k].len = cnt;
+                    cols[k] = &nulls[k];
+                }
+                for (uint32_t i = 0; i < nk; i++)
+                    cols[set_key(c, s, i)] = &h->keys.b[g0 / FL_BATCH_CAP]->cols[i];
+                for (uint32_t a = 0; !rc && a < c->naggs; a++) {
+                    for (uint32_t i = 0; i < cnt; i++)
+                        states[i] = ex_ht_payload(h, g0 + i) + c->off[a];
+                    fl_vector_reset(&res[a]);
+                    rc = c->aggs[a].ops->finalize(states, cnt, &c->aggs[a].result, &res[a], err);
+                    if (!rc && res[a].len != cnt)
+                        rc = fl_errorf(err, FL_EINVAL, "aggregate %u finalized %u of %u rows",
+                                       a + 1, res[a].len, cnt);
+                    cols[c->nkeys + a] = &res[a];
+                }
+                if (!rc)
+                    rc = ex_rows_append(c->x, out, cols, cnt, NULL, err);
+            }
+        }
+    }
+    for (uint32_t k = 0; nulls && k < c->nkeys; k++) {
+        nulls[k].encoding = FL_VEC_FLAT;
+        fl_vector_destroy(&nulls[k]);
+    }
+    for (uint32_t a = 0; res && a < c->naggs; a++)
+        fl_vector_destroy(&res[a]);
+    free(nulls);
+    free(res);
+    free(states);
+    return rc;
+}
+
+/* ---- AGG ---- */
+
+typedef struct agg_state {
+    agg_core c;
+    agg_def *defs;
+} agg_state;
+
+static void agg_destroy(ex_node *n)
+{
+    agg_state *st = n->state;
+    if (!st)
+        return;
+    core_free(&st->c);
+    free(st->defs);
+    free(st);
+}
+
+static fl_status agg_prepare(ex_node *n, fl_error *err)
+{
+    agg_state *st = n->state;
+    agg_core *c = &st->c;
+    FL_TRY(core_init(c, n->x, n, err));
+    FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
+    int64_t t0 = ex_now_ns();
+    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
+    if (!c->streamed) {
+        FL_TRY(core_feed_sides(c, err));
+        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
+    }
+    atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+    atomic_store(&n->p->stats.peak_bytes, (long long)atomic_load(&n->x->mem_used));
+    /* states are finalized: free the tables now */
+    core_free(c);
+    return FL_OK;
+}
+
+fl_status ex_agg_node(ex_node *n, fl_error *err)
+{
+    if (n->nchildren != 1)
+        return fl_errorf(err, FL_EINVAL, "AGG needs one child");
+    agg_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    n->state = st;
+    n->destroy = agg_destroy;
+    n->prepare = agg_prepare;
+    n->open = ex_open_rows;
+    const fl_plan *p = n->p;
+    st->defs = calloc(p->u.agg.naggs ? p->u.agg.naggs : 1, sizeof *st->defs);
+    if (!st->defs)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t a = 0; a < p->u.agg.naggs; a++) {
+        const fl_agg_call *ac = &p->u.agg.aggs[a];
+        st->defs[a] = (agg_def){.ops = ac->ops,
+                                .args = ac->args,
+                                .nargs = ac->nargs,
+                                .filter = ac->filter,
+                                .distinct = ac->distinct,
+                                .order = ac->order_by,
+                                .order_desc = ac->order_desc,
+                                .norder = ac->norder,
+                                .result = ac->result};
+        if (!ac->ops)
+            return fl_errorf(err, FL_EINVAL, "aggregate %s has no implementation",
+                             ac->alias ? ac->alias : "?");
+    }
+    st->c.keys = p->u.agg.keys;
+    st->c.nkeys = p->u.agg.nkeys;
+    st->c.aggs = st->defs;
+    st->c.naggs = p->u.agg.naggs;
+    st->c.nsets = p->u.agg.nsets;
+    st->c.sets = p->u.agg.sets;
+    st->c.set_sizes = p->u.agg.set_sizes;
+    return FL_OK;
+}
+
+/* ---- DISTINCT ---- */
+
+static fl_expr **column_exprs(fl_exec *x, const fl_schema *s)
+{
+    pthread_mutex_lock(&x->mu);
+    fl_expr **es = fl_arena_calloc(&x->arena, s->nfields ? s->nfields : 1, sizeof *es);
+    for (uint32_t i = 0; es && i < s->nfields; i++) {
+        es[i] = fl_arena_calloc(&x->arena, 1, sizeof **es);
+        if (!es[i]) {
+            es = NULL;
+            break;
+        }
+        es[i]->kind = FL_EXPR_COLUMN;
+        es[i]->type = s->fields[i].type;
+        es[i]->column = i;
+        es[i]->location = -1;
+    }
+    pthread_mutex_unlock(&x->mu);
+    return es;
+}
+
+static fl_status distinct_prepare(ex_node *n, fl_error *err)
+{
+    agg_state *st = n->state;
+    agg_core *c = &st->c;
+    c->keys = column_exprs(n->x, &n->children[0]->p->schema);
+    if (!c->keys)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    c->nkeys = n->children[0]->p->schema.nfields;
+    FL_TRY(core_init(c, n->x, n, err));
+    FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
+    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
+    if (!c->streamed)
+        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
+    core_free(c);
+    return FL_OK;
+}
+
+fl_status ex_distinct_node(ex_node *n, fl_error *err)
+{
+    if (n->nchildren != 1)
+        return fl_errorf(err, FL_EINVAL, "DISTINCT needs one child");
+    agg_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    n->state = st;
+    n->destroy = agg_destroy;
+    n->prepare = distinct_prepare;
+    n->open = ex_open_rows;
+    return FL_OK;
+}
+
+/* ---- SETOP ---- */
+
+/* Private aggregate: counts rows per side; args[0] is the side (INT32 0/1). */
+typedef struct side_counts {
+    int64_t n[2];
+} side_counts;
+
+static void sc_init(void *s)
+{
+    memset(s, 0, sizeof(side_counts));
+}
+static fl_status sc_update(void *const *states, const fl_vector *const *args, uint32_t nargs,
+                           const fl_sel *sel, uint32_t nrows, fl_error *err)
+{
+    (void)nargs;
+    (void)err;
+    fl_unified u;
+    fl_vector_unify(args[0], &u);
+    uint32_t cnt = sel ? sel->count : nrows;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t r = sel ? sel->idx[i] : i;
+        int32_t side;
+        memcpy(&side, u.base->data + (size_t)fl_unified_row(&u, r) * 4, 4);
+        ((side_counts *)states[i])->n[side ? 1 : 0]++;
+    }
+    return FL_OK;
+}
+static fl_status sc_combine(void *dst, const void *src, fl_error *err)
+{
+    (void)err;
+    ((side_counts *)dst)->n[0] += ((const side_counts *)src)->n[0];
+    ((side_counts *)dst)->n[1] += ((const side_counts *)src)->n[1];
+    return FL_OK;
+}
+static fl_status sc_finalize(void *const *states, uint32_t n, const fl_type *result,
+                             fl_vector *out, fl_error *err)
+{
+    (void)result;
+    for (uint32_t i = 0; i < n; i++) {
+        const side_counts *s = states[i];
+        int64_t v = s->n[0] * 0 + s->n[1] * 0;
+        FL_TRY(fl_vector_append_fixed(out, &v, err));
+    }
+    return FL_OK;
+}
+static const fl_agg_ops side_count_ops = {.state_size = sizeof(side_counts),
+                                          .state_align = 8,
+                                          .init = sc_init,
+                                          .update = sc_update,
+                                          .combine = sc_combine,
+                                          .finalize = sc_finalize};
+
+typedef struct setop_state {
+    agg_core c;
+    agg_def def;
+    fl_expr *side_arg[2];
+    fl_expr **argp;
+} setop_state;
+
+static void setop_destroy(ex_node *n)
+{
+    setop_state *st = n->state;
+    if (!st)
+        return;
+    core_free(&st->c);
+    free(st);
+}
+
+static fl_status rows_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
+{
+    ex_rows *per = ctx;
+    return ex_rows_append_batch(th->x, &per[th->tid], b, err);
+}
+
+static fl_status union_all(ex_node *n, fl_error *err)
+{
+    fl_exec *x = n->x;
+    ex_rows *per = calloc(x->threads, sizeof *per);
+    if (!per)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc = FL_OK;
+    for (uint32_t t = 0; t < x->threads; t++)
+        ex_rows_init(&per[t], &n->p->schema);
+    for (uint32_t i = 0; !rc && i < n->nchildren; i++)
+        rc = ex_run_parallel(n->children[i], rows_consume, per, err);
+    for (uint32_t t = 0; t < x->threads; t++) {
+        if (!rc)
+            rc = ex_rows_concat(&n->out, &per[t], err);
+        ex_rows_free(x, &per[t]);
+    }
+    free(per);
+    return rc;
+}
+
+static fl_status setop_prepare(ex_node *n, fl_error *err)
+{
+    setop_state *st = n->state;
+    fl_plan *p = n->p;
+    if (p->u.setop.type == FL_SETOP_UNION && p->u.setop.all)
+        return union_all(n, err);
+    agg_core *c = &st->c;
+    c->keys = column_exprs(n->x, &p->schema);
+    if (!c->keys)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    c->nkeys = p->schema.nfields;
+    bool counting = p->u.setop.type != FL_SETOP_UNION;
+    if (counting && n->nchildren != 2)
+        return fl_errorf(err, FL_EINVAL, "INTERSECT/EXCEPT need two inputs, got %u",
+                         n->nchildren);
+    if (counting) {
+        pthread_mutex_lock(&n->x->mu);
+        for (int s = 0; s < 2; s++) {
+            fl_expr *e = fl_arena_calloc(&n->x->arena, 1, sizeof *e);
+            st->side_arg[s] = e;
+            if (e) {
+                e->kind = FL_EXPR_CONST;
+                e->type.id = FL_TYPE_INT32;
+                e->value.type.id = FL_TYPE_INT32;
+                e->value.v.i32 = s;
+                e->location = -1;
+            }
+        }
+        st->argp = fl_arena_calloc(&n->x->arena, 1, sizeof *st->argp);
+        pthread_mutex_unlock(&n->x->mu);
+        if (!st->side_arg[0] || !st->side_arg[1] || !st->argp)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        st->argp[0] = st->side_arg[0];
+        st->def = (agg_def){.ops = &side_count_ops, .args = st->argp, .nargs = 1};
+        st->def.result.id = FL_TYPE_INT64;
+        c->aggs = &st->def;
+        c->naggs = 1;
+    }
+    FL_TRY(core_init(c, n->x, n, err));
+    if (counting)
+        c->can_spill = false; /* the counts are read from the merged tables */
+    for (uint32_t i = 0; i < n->nchildren; i++) {
+        if (counting)
+            st->argp[0] = st->side_arg[i ? 1 : 0];
+        FL_TRY(ex_run_parallel(n->children[i], core_consume, c, err));
+    }
+    FL_TRY(core_merge(c, counting ? NULL : &n->out, &p->schema, err));
+    if (!counting) {
+        if (!c->streamed)
+            FL_TRY(core_output(c, &n->out, &p->schema, UINT32_MAX, err));
+        core_free(c);
+        return FL_OK;
+    }
+    /* INTERSECT / EXCEPT [ALL]: emit each group min/max-count times */
+    fl_status rc = FL_OK;
+    uint32_t *rows = malloc(FL_BATCH_CAP * sizeof *rows);
+    if (!rows)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t pp = 0; !rc && pp < c->nparts; pp++) {
+        ex_ht *h = &c->final[pp];
+        for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
+            const fl_batch *kb = h->keys.b[g0 / FL_BATCH_CAP];
+            uint32_t cnt = kb->nrows;
+            const fl_vector *cols[c->nkeys ? c->nkeys : 1];
+            for (uint32_t k = 0; k < c->nkeys; k++)
+                cols[k] = &kb->cols[k];
+            for (uint32_t i = 0; !rc && i < cnt; i++) {
+                const side_counts *sc = (const side_counts *)ex_ht_payload(h, g0 + i);
+                int64_t times;
+                if (p->u.setop.type == FL_SETOP_INTERSECT)
+                    times = p->u.setop.all ? (sc->n[0] < sc->n[1] ? sc->n[0] : sc->n[1])
+                                           : (sc->n[0] > 0 && sc->n[1] > 0);
+                else
+                    times = p->u.setop.all ? (sc->n[0] > sc->n[1] ? sc->n[0] - sc->n[1] : 0)
+                                           : (sc->n[0] > 0 && sc->n[1] == 0);
+                for (int64_t k = 0; !rc && k < times; k++) {
+                    fl_sel one = {.idx = &i, .count = 1, .cap = 1};
+                    rc = ex_rows_append(n->x, &n->out, cols, cnt, &one, err);
+                }
+            }
+        }
+    }
+    free(rows);
+    core_free(c);
+    return rc;
+}
+
+fl_status ex_setop_node(ex_node *n, fl_error *err)
+{
+    if (n->nchildren < 1)
+        return fl_errorf(err, FL_EINVAL, "SETOP needs inputs");
+    for (uint32_t i = 0; i < n->nchildren; i++)
+        if (n->children[i]->p->schema.nfields != n->p->schema.nfields)
+            return fl_errorf(err, FL_EINVAL, "set operation input %u has %u columns, not %u",
+                             i + 1, n->children[i]->p->schema.nfields, n->p->schema.nfields);
+    setop_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    n->state = st;
+    n->destroy = setop_destroy;
+    n->prepare = setop_prepare;
+    n->open = ex_open_rows;
+    return FL_OK;
+}

@@ -1,0 +1,454 @@
+/*
+ * op_scan.c - SCAN for every source kind (plan.h fl_scan_kind).
+ *
+ * Morsels (claimed through one atomic cursor per scan node):
+ *   ICEBERG       one scan task (a data file with its deletes) from
+ *                 fl_ice_scan_plan_files, planned at prepare with the prune
+ *                 predicate (partition + metrics pruning);
+ *   PARQUET       one row group when there are few files (so a single big
+ *                 file still spreads over the threads), else one file; the
+ *                 Parquet reader prunes row groups and pages with the
+ *                 predicate and filters rows (late materialization);
+ *   CSV, JSON     one file (src/text readers);
+ *   ICEBERG_META  the whole metadata table (one morsel);
+ *   ROWS          one in-memory batch.
+ * Each thread keeps its reader for the morsel it works on; a Parquet thread
+ * keeps the last file open, so consecutive row groups of a file reuse its
+ * footer. The exact filter runs on every batch (it only narrows the
+ * selection). A scan with a row limit stops claiming morsels once that many
+ * rows came out. Counters (files, row groups, pages, bytes, rows, time) go
+ * to plan->stats.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "floe/ice_scan.h"
+#include "floe/parquet.h"
+#include "floe/text.h"
+#include "sql/exec/exec_internal.h"
+
+typedef struct pq_morsel {
+    uint32_t file;
+    int32_t rg; /* -1 = every row group of the file */
+} pq_morsel;
+
+typedef struct scan_state {
+    fl_fileio *io;
+    bool own_io;
+    fl_ice_scan_plan *ice;
+    pq_morsel *pq;
+    uint32_t npq;
+    uint32_t nmorsels;
+    atomic_uint next;
+    atomic_llong produced;
+    const char **names; /* PARQUET projection by name */
+} scan_state;
+
+static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
+{
+    return s->ncolumns ? s->ncolumns : (full ? full->nfields : 0);
+}
+
+static fl_status pq_open_file(fl_fileio *io, const char *path, fl_file **f, fl_parquet_reader **r,
+                              fl_error *err)
+{
+    FL_TRY(fl_fileio_open(io, path, f, err));
+    fl_status rc = fl_parquet_open(*f, NULL, r, err);
+    if (rc) {
+        fl_file_close(*f);
+        *f = NULL;
+    }
+    return rc;
+}
+
+static fl_status scan_prepare(ex_node *n, fl_error *err)
+{
+    scan_state *st = n->state;
+    const fl_plan_scan *s = &n->p->u.scan;
+    fl_plan_stats *ps = &n->p->stats;
+    int64_t t0 = ex_now_ns();
+    switch (s->kind) {
+    case FL_SCAN_ICEBERG: {
+        if (!s->meta)
+            return fl_errorf(err, FL_EINVAL, "%s: Iceberg scan without table metadata",
+                             s->name ? s->name : "scan");
+        ps->snapshot_id_read = s->snapshot_id;
+        if (s->snapshot_id < 0) {
+            st->nmorsels = 0;
+            break;
+        }
+        fl_ice_scan_options o = {.select = FL_ICE_SNAP_ID,
+                                 .snapshot_id = s->snapshot_id,
+                                 .field_ids = s->columns,
+                                 .nfield_ids = s->ncolumns,
+                                 .filter = s->prune.nterms ? &s->prune : NULL};
+        fl_status rc = fl_ice_scan_plan_files(st->io, s->meta, &o, &st->ice, err);
+        if (rc)
+            return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
+        st->nmorsels = st->ice->ntasks;
+        const fl_ice_scan_metrics *m = &st->ice->metrics;
+        atomic_fetch_add(&ps->files_total, (long long)m->files_total);
+        atomic_fetch_add(&ps->files_pruned,
+                         (long long)(m->files_pruned_partition + m->files_pruned_metrics));
+        break;
+    }
+    case FL_SCAN_PARQUET: {
+        const fl_schema *fs = s->file_schema;
+        uint32_t np = proj_count(s, fs);
+        if (np && !fs)
+            return fl_errorf(err, FL_EINVAL, "%s: Parquet scan without a file schema",
+                             s->name ? s->name : "scan");
+        st->names = calloc(np ? np : 1, sizeof *st->names);
+        if (!st->names)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < np; i++) {
+            uint32_t c = s->ncolumns ? (uint32_t)s->columns[i] : i;
+            if (c >= fs->nfields)
+                return fl_errorf(err, FL_EINVAL, "%s: projected column %u out of range",
+                                 s->name ? s->name : "scan", c);
+            st->names[i] = fs->fields[c].name;
+        }
+        atomic_fetch_add(&ps->files_total, (long long)s->nfiles);
+        bool split = s->nfiles < 2 * n->x->threads && n->x->threads > 1;
+        uint32_t cap = s->nfiles, cnt = 0;
+        st->pq = calloc(cap ? cap : 1, sizeof *st->pq);
+        if (!st->pq)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t f = 0; f < s->nfiles; f++) {
+            uint32_t nrg = 1;
+            if (split) {
+                fl_file *fh = NULL;
+                fl_parquet_reader *r = NULL;
+                FL_TRY(pq_open_file(st->io, s->files[f], &fh, &r, err));
+                nrg = fl_parquet_num_row_groups(r);
+                fl_parquet_close(r);
+                fl_file_close(fh);
+            }
+            if (cnt + nrg > cap) {
+                cap = (cnt + nrg) * 2;
+                pq_morsel *np2 = realloc(st->pq, cap * sizeof *np2);
+                if (!np2)
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                st->pq = np2;
+            }
+            for (uint32_t g = 0; g < nrg; g++)
+                st->pq[cnt++] = (pq_morsel){f, split ? (int32_t)g : -1};
+        }
+        st->npq = st->nmorsels = cnt;
+        break;
+    }
+    case FL_SCAN_CSV:
+    case FL_SCAN_JSON:
+        st->nmorsels = s->nfiles;
+        atomic_fetch_add(&ps->files_total, (long long)s->nfiles);
+        break;
+    case FL_SCAN_ICEBERG_META: st->nmorsels = 1; break;
+    case FL_SCAN_ROWS: st->nmorsels = s->rows ? s->rows->nbatches : 0; break;
+    default: return fl_errorf(err, FL_EUNSUPPORTED, "scan kind %d", (int)s->kind);
+    }
+    atomic_fetch_add(&ps->time_ns, ex_now_ns() - t0);
+    return FL_OK;
+}
+
+/* ---- per-thread reading ---- */
+
+typedef struct scan_op {
+    ex_op base;
+    scan_state *st;
+    const fl_plan_scan *s;
+    bool active;
+    /* readers (one kind active at a time) */
+    fl_ice_task_reader *ice;
+    fl_file *pq_file;
+    fl_parquet_reader *pq_reader;
+    int64_t pq_file_idx;
+    fl_parquet_scan *pq_scan;
+    fl_source *text;
+    fl_ice_metatable *meta;
+    fl_batch raw;
+    bool raw_inited;
+    const fl_schema *raw_schema;
+    /* projection view + filter */
+    uint32_t *proj; /* raw column of each output column; NULL = identity */
+    fl_batch view;
+    fl_sel sel;
+} scan_op;
+
+static void close_reader(scan_op *o)
+{
+    fl_ice_task_reader_close(o->ice);
+    o->ice = NULL;
+    if (o->pq_scan) {
+        fl_parquet_scan_stats ss;
+        fl_parquet_scan_get_stats(o->pq_scan, &ss);
+        fl_plan_stats *ps = &o->base.node->p->stats;
+        atomic_fetch_add(&ps->row_groups_total, ss.row_groups_total);
+        atomic_fetch_add(&ps->row_groups_pruned, ss.row_groups_pruned);
+        atomic_fetch_add(&ps->pages_pruned, (long long)ss.pages_pruned);
+        atomic_fetch_add(&ps->bytes_read, (long long)ss.bytes_read);
+        fl_parquet_scan_close(o->pq_scan);
+        o->pq_scan = NULL;
+    }
+    fl_source_close(o->text);
+    o->text = NULL;
+    fl_ice_metatable_close(o->meta);
+    o->meta = NULL;
+    o->active = false;
+}
+
+static fl_status init_raw(scan_op *o, const fl_schema *schema, fl_error *err)
+{
+    if (o->raw_inited && o->raw_schema == schema)
+        return FL_OK;
+    if (o->raw_inited)
+        fl_batch_destroy(&o->raw);
+    o->raw_inited = false;
+    FL_TRY(fl_batch_init(&o->raw, schema, err));
+    o->raw_inited = true;
+    o->raw_schema = schema;
+    return FL_OK;
+}
+
+/* Sets o->proj for a source whose schema is the full schema (indexes). */
+static fl_status set_index_proj(scan_op *o, const fl_schema *full, fl_error *err)
+{
+    uint32_t np = proj_count(o->s, full);
+    free(o->proj);
+    o->proj = NULL;
+    if (!o->s->ncolumns)
+        return FL_OK;
+    o->proj = calloc(np, sizeof *o->proj);
+    if (!o->proj)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < np; i++) {
+        if (o->s->columns[i] < 0 || (uint32_t)o->s->columns[i] >= full->nfields)
+            return fl_errorf(err, FL_EINVAL, "%s: projected column %d out of range",
+                             o->s->name ? o->s->name : "scan", o->s->columns[i]);
+        o->proj[i] = (uint32_t)o->s->columns[i];
+    }
+    return FL_OK;
+}
+
+static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
+{
+    scan_state *st = o->st;
+    const fl_plan_scan *s = o->s;
+    switch (s->kind) {
+    case FL_SCAN_ICEBERG:
+        FL_TRY(fl_ice_task_reader_open(st->io, st->ice, m, &o->ice, err));
+        FL_TRY(init_raw(o, &st->ice->schema, err));
+        if (st->ice->tasks[m].file)
+            atomic_fetch_add(&o->base.node->p->stats.bytes_read,
+                             (long long)st->ice->tasks[m].file->file_size_in_bytes);
+        break;
+    case FL_SCAN_PARQUET: {
+        pq_morsel pm = st->pq[m];
+        if (o->pq_file_idx != (int64_t)pm.file) {
+            fl_parquet_close(o->pq_reader);
+            fl_file_close(o->pq_file);
+            o->pq_reader = NULL;
+            o->pq_file = NULL;
+            o->pq_file_idx = -1;
+            FL_TRY(pq_open_file(st->io, s->files[pm.file], &o->pq_file, &o->pq_reader, err));
+            o->pq_file_idx = pm.file;
+        }
+        uint32_t rg = pm.rg >= 0 ? (uint32_t)pm.rg : 0;
+        fl_parquet_scan_options so = {.columns = st->names,
+                                      .ncolumns = proj_count(s, s->file_schema),
+                                      .predicate = s->prune.nterms ? &s->prune : NULL,
+                                      .filter_rows = s->prune.nterms > 0,
+                                      .row_groups = pm.rg >= 0 ? &rg : NULL,
+                                      .nrow_groups = pm.rg >= 0 ? 1 : 0};
+        fl_status rc = fl_parquet_scan_open(o->pq_reader, &so, &o->pq_scan, err);
+        if (rc)
+            return fl_error_prefix(err, "%s", s->files[pm.file]);
+        FL_TRY(init_raw(o, fl_parquet_scan_schema(o->pq_scan), err));
+        break;
+    }
+    case FL_SCAN_CSV:
+    case FL_SCAN_JSON: {
+        fl_source_options so = {.schema = s->file_schema,
+                                .delimiter = s->csv_delim,
+                                .no_header = s->kind == FL_SCAN_CSV && !s->csv_header};
+        if (s->kind == FL_SCAN_CSV)
+            FL_TRY(fl_csv_source_open(s->files[m], &so, &o->text, err));
+        else
+            FL_TRY(fl_jsonl_source_open(s->files[m], &so, &o->text, err));
+        const fl_schema *fs = fl_source_schema(o->text);
+        FL_TRY(init_raw(o, fs, err));
+        FL_TRY(set_index_proj(o, fs, err));
+        break;
+    }
+    case FL_SCAN_ICEBERG_META: {
+        if (!s->meta || !s->metatable)
+            return fl_errorf(err, FL_EINVAL, "metadata table scan without table or name");
+        fl_ice_scan_options io = {0};
+        if (s->snapshot_id > 0) {
+            io.select = FL_ICE_SNAP_ID;
+            io.snapshot_id = s->snapshot_id;
+        }
+        FL_TRY(fl_ice_metatable_open(st->io, s->meta, s->metatable, &io, &o->meta, err));
+        const fl_schema *ms = fl_ice_metatable_schema(o->meta);
+        FL_TRY(init_raw(o, ms, err));
+        FL_TRY(set_index_proj(o, ms, err));
+        break;
+    }
+    default: break;
+    }
+    o->active = true;
+    return FL_OK;
+}
+
+/* Reads the next raw batch of the active morsel; *eof at its end. */
+static fl_status read_raw(scan_op *o, const fl_batch **b, bool *eof, fl_error *err)
+{
+    *b = &o->raw;
+    switch (o->s->kind) {
+    case FL_SCAN_ICEBERG: return fl_ice_task_reader_next(o->ice, &o->raw, eof, err);
+    case FL_SCAN_PARQUET: return fl_parquet_scan_next(o->pq_scan, &o->raw, eof, err);
+    case FL_SCAN_CSV:
+    case FL_SCAN_JSON: return fl_source_next(o->text, &o->raw, eof, err);
+    case FL_SCAN_ICEBERG_META: return fl_ice_metatable_next(o->meta, &o->raw, eof, err);
+    default: *eof = true; return FL_OK;
+    }
+}
+
+static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
+{
+    scan_op *o = (scan_op *)op;
+    ex_node *n = op->node;
+    const fl_plan_scan *s = o->s;
+    *out = NULL;
+    for (;;) {
+        FL_TRY(ex_check(n->x, err));
+        const fl_batch *b = NULL;
+        int64_t t0 = ex_now_ns();
+        if (s->kind == FL_SCAN_ROWS) {
+            if (s->limit >= 0 && atomic_load(&o->st->produced) >= s->limit)
+                return FL_OK;
+            unsigned m = atomic_fetch_add(&o->st->next, 1);
+            if (m >= o->st->nmorsels)
+                return FL_OK;
+            b = s->rows->batches[m];
+            FL_TRY(set_index_proj(o, b->schema ? b->schema : s->file_schema, err));
+        } else {
+            if (!o->active) {
+                if (s->limit >= 0 && atomic_load(&o->st->produced) >= s->limit)
+                    return FL_OK;
+                unsigned m = atomic_fetch_add(&o->st->next, 1);
+                if (m >= o->st->nmorsels)
+                    return FL_OK;
+                fl_status rc = open_morsel(o, m, err);
+                if (rc) {
+                    close_reader(o);
+                    return rc;
+                }
+            }
+            bool eof = false;
+            fl_status rc = read_raw(o, &b, &eof, err);
+            if (rc)
+                return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
+            if (eof) {
+                close_reader(o);
+                continue;
+            }
+        }
+        if (!b || fl_batch_live_rows(b) == 0)
+            continue;
+        /* projection: a view with the selected columns */
+        uint32_t ncol = n->p->schema.nfields;
+        if (o->view.cols == NULL) {
+            o->view.cols = calloc(ncol ? ncol : 1, sizeof *o->view.cols);
+            if (!o->view.cols)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < ncol; i++) {
+            uint32_t c = o->proj ? o->proj[i] : i;
+            if (c >= b->ncols)
+                return fl_errorf(err, FL_EINVAL, "%s: source batch has %u columns, needs %u",
+                                 s->name ? s->name : "scan", b->ncols, c + 1);
+            o->view.cols[i] = b->cols[c];
+        }
+        o->view.schema = &n->p->schema;
+        o->view.ncols = ncol;
+        o->view.nrows = b->nrows;
+        o->view.sel = b->sel;
+        if (s->filter) {
+            FL_TRY(ex_select(op->th, s->filter, &o->view, b->sel, &o->sel, err));
+            if (o->sel.count == 0) {
+                atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+                continue;
+            }
+            o->view.sel = &o->sel;
+        }
+        atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+        atomic_fetch_add(&o->st->produced, (long long)fl_batch_live_rows(&o->view));
+        *out = &o->view;
+        ex_stats_out(n, *out);
+        return FL_OK;
+    }
+}
+
+static void scan_free(ex_op *op)
+{
+    scan_op *o = (scan_op *)op;
+    close_reader(o);
+    fl_parquet_close(o->pq_reader);
+    fl_file_close(o->pq_file);
+    if (o->raw_inited)
+        fl_batch_destroy(&o->raw);
+    free(o->proj);
+    free(o->view.cols);
+    ex_sel_free(&o->sel);
+    free(o);
+}
+
+static fl_status scan_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
+{
+    (void)th;
+    scan_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    o->base.next = scan_next;
+    o->base.free = scan_free;
+    o->base.node = n;
+    o->st = n->state;
+    o->s = &n->p->u.scan;
+    o->pq_file_idx = -1;
+    *out = &o->base;
+    return FL_OK;
+}
+
+static void scan_destroy(ex_node *n)
+{
+    scan_state *st = n->state;
+    if (!st)
+        return;
+    fl_ice_scan_plan_free(st->ice);
+    free(st->pq);
+    free(st->names);
+    if (st->own_io)
+        fl_fileio_destroy(st->io);
+    free(st);
+}
+
+fl_status ex_scan_node(ex_node *n, fl_error *err)
+{
+    scan_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    n->state = st;
+    n->destroy = scan_destroy;
+    n->prepare = scan_prepare;
+    n->open = scan_open;
+    st->io = n->p->u.scan.io;
+    if (!st->io && n->p->u.scan.kind != FL_SCAN_ROWS) {
+        st->io = fl_fileio_local();
+        st->own_io = true;
+        if (!st->io)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    if (n->p->u.scan.kind == FL_SCAN_ROWS && !n->p->u.scan.rows)
+        return fl_errorf(err, FL_EINVAL, "ROWS scan without rows");
+    return FL_OK;
+}

@@ -1,0 +1,249 @@
+/*
+ * front.h - internal declarations shared by the front end's files (parse,
+ * bind, plan, optimize, explain, session). Not a contract with other
+ * helpers; planner.h is.
+ *
+ * BINDING MODEL
+ *   A SELECT block has a scope: the columns of its FROM relations in FROM
+ *   order (plus columns produced by decorrelated subqueries). Expressions are
+ *   first bound in "scope form": FL_EXPR_COLUMN indexes into the scope, with
+ *   marker bits for references that are not scope columns yet:
+ *     FL_REF_OUTER | i   column i of the enclosing block's scope (correlation)
+ *     FL_REF_AGG   | k   the k-th aggregate call of the block
+ *     FL_REF_WIN   | k   the k-th window call of the block
+ *   Once the join tree is built, expressions are remapped to plan columns
+ *   (fl_front_remap). Markers never reach a finished plan.
+ */
+#ifndef FLOE_SQL_FRONT_H
+#define FLOE_SQL_FRONT_H
+
+#include <pg_query/pg_query.pb-c.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/ice_scan.h"
+#include "floe/ice_table.h"
+#include "sql/expr.h"
+#include "sql/func.h"
+#include "sql/lex.h"
+#include "sql/plan.h"
+#include "sql/planner.h"
+
+#define FL_REF_OUTER 0x40000000u
+#define FL_REF_AGG 0x20000000u
+#define FL_REF_WIN 0x10000000u
+#define FL_REF_MASK 0x0FFFFFFFu
+#define FL_MAX_RELS 64
+
+/* parse.c */
+int32_t fl_front_char_to_byte(const char *text, int32_t char_pos1);
+int32_t fl_front_byte_to_char(const char *text, int32_t byte_off);
+char *fl_front_tok_text(fl_arena *a, const char *s, const fl_tok *t);
+void fl_front_walk(const ProtobufCMessage *m, void (*fn)(const ProtobufCMessage *, void *),
+                   void *ud);
+
+/* ---- scope ---- */
+
+typedef enum fl_rel_kind {
+    FL_REL_TABLE = 1, /* an Iceberg table (or metadata table): scan built after binding */
+    FL_REL_PLAN,      /* a planned subquery, CTE, VALUES or table function */
+    FL_REL_VIRTUAL,   /* columns produced by decorrelated subqueries */
+} fl_rel_kind;
+
+typedef struct fl_rel {
+    fl_rel_kind kind;
+    const char *alias; /* qualifier; NULL for virtual */
+    uint32_t first, ncols; /* scope columns [first, first+ncols) */
+    /* FL_REL_TABLE */
+    const char *name;              /* "ns.t" or "ns.t$files" */
+    const fl_ice_metadata *meta;
+    int64_t snapshot_id;
+    const fl_schema *schema;       /* columns as the scope sees them */
+    const char *metatable;         /* NULL for data */
+    double base_rows;              /* from the snapshot summary */
+    /* file table functions (read_parquet...): scan_kind != 0 */
+    fl_scan_kind scan_kind;
+    const char *const *files;
+    uint32_t nfiles;
+    char csv_delim;
+    bool csv_header;
+    /* FL_REL_PLAN */
+    fl_plan *plan;
+    /* filters pushed to this relation (scope form) */
+    fl_expr **filters;
+    uint32_t nfilters, capfilters;
+} fl_rel;
+
+typedef struct fl_scope_col {
+    const char *qual;
+    const char *name;
+    fl_type type;
+    uint32_t rel;
+    bool used;
+} fl_scope_col;
+
+typedef struct fl_scope fl_scope;
+struct fl_scope {
+    fl_scope_col *cols;
+    uint32_t ncols, capcols;
+    fl_rel *rels;
+    uint32_t nrels, caprels;
+    fl_scope *parent;
+    bool correlated; /* an FL_REF_OUTER was bound in this scope */
+};
+
+/* ---- a pending subquery join (decorrelation) ---- */
+
+typedef struct fl_apply {
+    fl_join_type type; /* SEMI, ANTI, MARK, LEFT, SINGLE */
+    fl_plan *sub;
+    fl_expr **outer_keys; /* scope form (this block) */
+    fl_expr **inner_keys; /* over sub's output */
+    uint32_t nkeys;
+    /* residual over outer ++ sub: outer columns as FL_REF_OUTER|scope index,
+     * sub columns as plain indexes; NULL = none */
+    fl_expr *residual;
+    uint32_t value_col; /* MARK/LEFT/SINGLE: sub output column that becomes scope col */
+    int32_t scope_col;  /* scope column it produces, -1 = none (SEMI/ANTI) */
+    bool coalesce_zero; /* count() over no rows is 0, not NULL */
+} fl_apply;
+
+/* ---- a block being bound ---- */
+
+typedef struct fl_bctx fl_bctx;
+struct fl_bctx {
+    fl_planner_ctx *pc;
+    fl_arena *a;
+    fl_scope scope;
+    fl_bctx *parent;
+    /* aggregates (args in scope form) and windows (pre form) */
+    fl_agg_call *aggs;
+    uint32_t naggs, capaggs;
+    fl_window_call *wins;
+    uint32_t nwins, capwins;
+    bool allow_agg, allow_win, in_agg;
+    /* decorrelated subqueries */
+    fl_apply *applies;
+    uint32_t napplies, capapplies;
+    /* WHERE conjuncts (scope form) not yet placed */
+    fl_expr **conj;
+    uint32_t nconj, capconj;
+    struct fl_jtree *root; /* FROM items */
+    const PgQuery__SelectStmt *stmt; /* for named windows */
+};
+
+/* front internal state hung off fl_planner_ctx.internal */
+typedef struct fl_cte {
+    const char *name;
+    const PgQuery__CommonTableExpr *cte;
+    struct fl_cte *next;
+} fl_cte;
+
+typedef struct fl_loaded_table {
+    const char *key;
+    fl_ice_table *table;
+    struct fl_loaded_table *next;
+} fl_loaded_table;
+
+typedef struct fl_front_state {
+    fl_cte *ctes;
+    fl_loaded_table *tables;
+} fl_front_state;
+
+fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
+
+/* errors with positions: "line L, column C: msg" */
+fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_t location,
+                       const char *sqlstate, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* prefixes an error from a callee (fl_expr_call...) with the position */
+fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location);
+
+/* growable arrays in the arena */
+void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem);
+
+/* scope.c */
+fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_schema *cols,
+                           uint32_t *rel_index, fl_error *err);
+/* Resolves [qual.]name; *idx scope column, or FL_REF_OUTER|idx from the parent. */
+fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
+                          uint32_t *idx, fl_type *type, fl_error *err);
+fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);
+fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
+                              fl_error *err);
+fl_status fl_front_snapshot(fl_planner_ctx *pc, const fl_ice_metadata *m, int32_t location,
+                            int64_t *snapshot_id, const fl_ice_schema **schema, fl_error *err);
+fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *rel,
+                                 fl_error *err);
+
+/* bind_expr.c */
+fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err);
+fl_status fl_bind_const_string(fl_arena *a, const char *s, int32_t loc, fl_expr **out);
+fl_expr *fl_front_fold(fl_arena *a, fl_expr *e);
+bool fl_expr_equal(const fl_expr *x, const fl_expr *y);
+const char *fl_front_node_name(const PgQuery__Node *n); /* default output column name */
+const char *fl_front_str(const PgQuery__Node *n);      /* String node value or NULL */
+fl_status fl_front_type_name(fl_planner_ctx *pc, const PgQuery__TypeName *tn, fl_type *t,
+                             fl_error *err);
+fl_status fl_front_coerce(fl_arena *a, fl_expr **x, fl_expr **y, fl_error *err);
+fl_status fl_front_and(fl_arena *a, fl_expr **terms, uint32_t n, fl_expr **out);
+
+/* bind_subquery.c */
+fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top_conjunct,
+                          bool negated, fl_expr **out, fl_error *err);
+
+/* bind_select.c */
+fl_status fl_plan_select(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__Node *query,
+                         fl_plan **out, fl_error *err);
+/* The FROM and WHERE of a block only (for EXISTS subqueries): the joined
+ * relations with every scope column, and the correlated WHERE conjuncts. */
+fl_status fl_bind_from_where(fl_bctx *b, const PgQuery__SelectStmt *s, fl_error *err);
+/* The rest of a block after fl_bind_from_where: output = extras (scope-form
+ * expressions: grouped by when the block aggregates) then the select list. */
+fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **extras,
+                           uint32_t nextras, fl_plan **out, fl_error *err);
+fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__SelectStmt *s,
+                              fl_plan **out, fl_error *err);
+bool fl_expr_has_outer(const fl_expr *e);
+fl_status fl_bind_bool(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err);
+void fl_bctx_init(fl_bctx *b, fl_planner_ctx *pc, fl_bctx *parent);
+fl_status fl_bctx_add_conj(fl_bctx *b, fl_expr *e, fl_error *err);
+
+/* joinorder.c: builds the FROM/WHERE of a block: scans with pushed
+ * filters, joins ordered by estimates, applies, remaining filters. map[i] is
+ * the plan column of scope column i (-1 = not available). */
+typedef struct fl_jtree fl_jtree;
+fl_status fl_build_from_where(fl_bctx *b, fl_plan **out, int32_t **map, fl_error *err);
+fl_status fl_front_remap(fl_arena *a, const fl_expr *e, const int32_t *map, uint32_t nmap,
+                         fl_expr **out, fl_error *err);
+fl_plan *fl_front_project(fl_arena *a, fl_plan *child, fl_expr **exprs, const char **names,
+                          uint32_t n);
+fl_status fl_front_plan_scan(fl_bctx *b, uint32_t rel, const bool *used, fl_plan **out,
+                             int32_t *map, fl_error *err);
+void fl_front_prune_terms(fl_arena *a, fl_plan *scan);
+
+/* join tree of FROM items (joinorder.c) */
+struct fl_jtree {
+    int kind; /* 0 leaf, 1 inner set, 2 outer join */
+    uint32_t rel;      /* leaf */
+    uint64_t mask;     /* relations below */
+    fl_join_type jtype; /* outer: LEFT/RIGHT/FULL */
+    fl_jtree **kids;
+    uint32_t nkids, capkids;
+    fl_expr **on;      /* outer: ON conjuncts (scope form) */
+    uint32_t non, capon;
+    fl_expr **filters; /* conjuncts placed on this subtree (scope form) */
+    uint32_t nfilters, capfilters;
+};
+fl_jtree *fl_jtree_new(fl_arena *a, int kind);
+fl_status fl_jtree_add(fl_arena *a, fl_jtree *parent, fl_jtree *kid, fl_error *err);
+/* the current block's root (an inner set) */
+fl_jtree *fl_bctx_root(fl_bctx *b);
+
+/* optimize.c */
+fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
+
+/* explain.c helpers */
+const char *fl_front_join_name(fl_join_type t);
+
+#endif

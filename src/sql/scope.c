@@ -1,0 +1,393 @@
+/*
+ * scope.c - name resolution for a SELECT block: relations in FROM (catalog
+ * tables, metadata tables "t$files", CTEs), their columns, qualified and
+ * unqualified lookups (ambiguity, correlation to the enclosing block), table
+ * loading (once per statement) and snapshot selection (time travel).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/front.h"
+
+void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    void *na = fl_arena_alloc(a, (size_t)nc * elem);
+    if (!na)
+        return NULL;
+    if (arr && n)
+        memcpy(na, arr, (size_t)n * elem);
+    *cap = nc;
+    return na;
+}
+
+fl_front_state *fl_front_state_of(fl_planner_ctx *pc)
+{
+    if (!pc->internal)
+        pc->internal = fl_arena_calloc(pc->arena, 1, sizeof(fl_front_state));
+    return pc->internal;
+}
+
+fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_t location,
+                       const char *sqlstate, const char *fmt, ...)
+{
+    char msg[FL_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pc->error_sqlstate = sqlstate;
+    const char *text = pc->parsed ? pc->parsed->text : NULL;
+    if (location >= 0 && text) {
+        char pos[64];
+        fl_sql_position(text, location, pos, sizeof pos);
+        pc->error_position = fl_front_byte_to_char(text, location);
+        return fl_errorf(err, code, "%s: %s", pos, msg);
+    }
+    return fl_errorf(err, code, "%s", msg);
+}
+
+fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location)
+{
+    const char *text = pc->parsed ? pc->parsed->text : NULL;
+    if (!err)
+        return FL_EINVAL;
+    if (location >= 0 && text && strncmp(err->msg, "line ", 5) != 0) {
+        char pos[64];
+        fl_sql_position(text, location, pos, sizeof pos);
+        pc->error_position = fl_front_byte_to_char(text, location);
+        return fl_error_prefix(err, "%s", pos);
+    }
+    return err->code;
+}
+
+fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_schema *cols,
+                           uint32_t *rel_index, fl_error *err)
+{
+    if (s->nrels >= FL_MAX_RELS)
+        return fl_errorf(err, FL_ELIMIT, "more than %d relations in one FROM clause", FL_MAX_RELS);
+    s->rels = fl_front_grow(a, s->rels, &s->caprels, s->nrels, sizeof(fl_rel));
+    if (!s->rels)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t ri = s->nrels++;
+    s->rels[ri] = *r;
+    s->rels[ri].first = s->ncols;
+    s->rels[ri].ncols = cols ? cols->nfields : 0;
+    for (uint32_t i = 0; cols && i < cols->nfields; i++) {
+        s->cols = fl_front_grow(a, s->cols, &s->capcols, s->ncols, sizeof(fl_scope_col));
+        if (!s->cols)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        fl_scope_col *c = &s->cols[s->ncols++];
+        memset(c, 0, sizeof *c);
+        c->qual = r->alias;
+        c->name = cols->fields[i].name;
+        c->type = cols->fields[i].type;
+        c->rel = ri;
+    }
+    if (rel_index)
+        *rel_index = ri;
+    return FL_OK;
+}
+
+static int find_in(const fl_scope *s, const char *qual, const char *name, uint32_t *idx)
+{
+    int found = 0;
+    for (uint32_t i = 0; i < s->ncols; i++) {
+        const fl_scope_col *c = &s->cols[i];
+        if (!c->name || strcmp(c->name, name) != 0)
+            continue;
+        if (qual && (!c->qual || strcmp(c->qual, qual) != 0))
+            continue;
+        if (found && !qual)
+            return 2;
+        if (!found)
+            *idx = i;
+        found = 1;
+    }
+    return found;
+}
+
+fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
+                          uint32_t *idx, fl_type *type, fl_error *err)
+{
+    uint32_t i = 0;
+    int f = find_in(&b->scope, qual, name, &i);
+    if (f == 2)
+        return fl_front_err(b->pc, err, FL_EINVAL, location, "42702",
+                            "column reference \"%s\" is ambiguous", name);
+    if (f == 1) {
+        b->scope.cols[i].used = true;
+        *idx = i;
+        *type = b->scope.cols[i].type;
+        return FL_OK;
+    }
+    if (b->parent) {
+        f = find_in(&b->parent->scope, qual, name, &i);
+        if (f == 2)
+            return fl_front_err(b->pc, err, FL_EINVAL, location, "42702",
+                                "column reference \"%s\" is ambiguous", name);
+        if (f == 1) {
+            b->parent->scope.cols[i].used = true;
+            b->scope.correlated = true;
+            *idx = FL_REF_OUTER | i;
+            *type = b->parent->scope.cols[i].type;
+            return FL_OK;
+        }
+        /* two levels up: unsupported correlation depth */
+        for (fl_bctx *g = b->parent->parent; g; g = g->parent)
+            if (find_in(&g->scope, qual, name, &i) == 1)
+                return fl_front_err(b->pc, err, FL_EUNSUPPORTED, location, "0A000",
+                                    "column \"%s\" refers to a query two or more levels out "
+                                    "(correlation deeper than one level is not supported)",
+                                    name);
+    }
+    if (qual)
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, location, "42703",
+                            "column %s.%s does not exist", qual, name);
+    return fl_front_err(b->pc, err, FL_ENOTFOUND, location, "42703", "column \"%s\" does not exist",
+                        name);
+}
+
+/* ---- tables ---- */
+
+fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
+                              fl_error *err)
+{
+    fl_front_state *st = fl_front_state_of(pc);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    const char *key = fl_table_ident_str(id, pc->arena);
+    for (fl_loaded_table *t = st->tables; t; t = t->next)
+        if (strcmp(t->key, key) == 0) {
+            *out = t->table;
+            return FL_OK;
+        }
+    fl_loaded_table *lt = fl_arena_calloc(pc->arena, 1, sizeof *lt);
+    if (!lt)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    FL_TRY(fl_ice_table_load(pc->catalog, id, &lt->table, err));
+    lt->key = key;
+    lt->next = st->tables;
+    st->tables = lt;
+    *out = lt->table;
+    return FL_OK;
+}
+
+static const fl_time_travel *travel_for(const fl_planner_ctx *pc, int32_t location)
+{
+    if (!pc->parsed)
+        return NULL;
+    for (uint32_t i = 0; i < pc->parsed->ntravel; i++)
+        if (pc->parsed->travel[i].relation_location == location)
+            return &pc->parsed->travel[i];
+    return NULL;
+}
+
+static char *unquote(fl_arena *a, const char *s)
+{
+    size_t n = strlen(s), pos = 0;
+    fl_tok t = fl_lex_next(s, n, &pos);
+    fl_tok t2 = fl_lex_next(s, n, &pos);
+    if (t.kind == FL_TOK_IDENT && t2.kind == FL_TOK_STRING) /* TIMESTAMP '...' */
+        t = t2;
+    return fl_front_tok_text(a, s, &t);
+}
+
+fl_status fl_front_snapshot(fl_planner_ctx *pc, const fl_ice_metadata *m, int32_t location,
+                            int64_t *snapshot_id, const fl_ice_schema **schema, fl_error *err)
+{
+    fl_ice_scan_options o;
+    memset(&o, 0, sizeof o);
+    const fl_time_travel *tt = travel_for(pc, location);
+    if (tt) {
+        const char *txt = tt->expr_text;
+        if (txt[0] == '$')
+            return fl_front_err(pc, err, FL_EUNSUPPORTED, tt->expr_location, "0A000",
+                                "parameters in FOR ... AS OF are not supported");
+        if (!tt->by_timestamp) {
+            if (txt[0] == '\'' || txt[0] == '"') {
+                o.select = FL_ICE_SNAP_REF;
+                o.ref = unquote(pc->arena, txt);
+            } else {
+                char *end = NULL;
+                o.select = FL_ICE_SNAP_ID;
+                o.snapshot_id = strtoll(txt, &end, 10);
+                if (!end || *end)
+                    return fl_front_err(pc, err, FL_ESYNTAX, tt->expr_location, "42601",
+                                        "invalid snapshot id %s", txt);
+            }
+        } else {
+            const char *v = unquote(pc->arena, txt);
+            fl_value in, outv;
+            memset(&in, 0, sizeof in);
+            in.type.id = FL_TYPE_STRING;
+            in.v.bytes.ptr = (const uint8_t *)v;
+            in.v.bytes.len = strlen(v);
+            fl_type tz = {.id = FL_TYPE_TIMESTAMPTZ};
+            fl_eval_env env;
+            memset(&env, 0, sizeof env);
+            env.time_zone = pc->time_zone ? pc->time_zone : "UTC";
+            env.statement_time_us = pc->statement_time_us;
+            if (fl_cast_value(&in, &tz, &env, pc->arena, &outv, err) != FL_OK)
+                return fl_front_err_at(pc, err, tt->expr_location);
+            o.select = FL_ICE_SNAP_TIMESTAMP;
+            o.timestamp_ms = outv.v.i64 / 1000;
+        }
+    }
+    const fl_ice_snapshot *snap = NULL;
+    if (fl_ice_select_snapshot(m, &o, &snap, err) != FL_OK)
+        return fl_front_err_at(pc, err, tt ? tt->expr_location : location);
+    *snapshot_id = snap ? snap->snapshot_id : -1;
+    const fl_ice_schema *sch = NULL;
+    if (tt && snap && snap->has_schema_id)
+        sch = fl_ice_metadata_schema(m, snap->schema_id);
+    if (!sch)
+        sch = fl_ice_metadata_schema(m, m->current_schema_id);
+    if (!sch)
+        return fl_errorf(err, FL_ECORRUPT, "table metadata has no current schema");
+    *schema = sch;
+    return FL_OK;
+}
+
+static double snapshot_rows(const fl_ice_metadata *m, int64_t sid)
+{
+    for (uint32_t i = 0; i < m->nsnapshots; i++)
+        if (m->snapshots[i].snapshot_id == sid) {
+            const char *tr = fl_ice_map_get(&m->snapshots[i].summary, "total-records");
+            return tr ? strtod(tr, NULL) : 1000.0;
+        }
+    return 0;
+}
+
+static fl_status bind_cte(fl_bctx *b, const fl_cte *c, const char *alias, uint32_t *out_ri,
+                          fl_error *err)
+{
+    fl_plan *p = NULL;
+    /* each reference plans the CTE query again (inlining) */
+    FL_TRY(fl_plan_select(b->pc, NULL, c->cte->ctequery, &p, err));
+    fl_schema cols = p->schema;
+    if (c->cte->n_aliascolnames) {
+        if (c->cte->n_aliascolnames > cols.nfields)
+            return fl_front_err(b->pc, err, FL_EINVAL, c->cte->location, "42P10",
+                                "WITH query \"%s\" has %u columns available but %zu columns "
+                                "specified",
+                                c->name, cols.nfields, c->cte->n_aliascolnames);
+        fl_field *f = fl_arena_alloc(b->a, cols.nfields * sizeof(fl_field));
+        if (!f)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        memcpy(f, cols.fields, cols.nfields * sizeof(fl_field));
+        for (size_t i = 0; i < c->cte->n_aliascolnames; i++)
+            f[i].name = fl_front_str(c->cte->aliascolnames[i]);
+        cols.fields = f;
+        p->schema = cols;
+    }
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_PLAN;
+    r.alias = alias;
+    r.plan = p;
+    return fl_scope_add_rel(b->a, &b->scope, &r, &cols, out_ri, err);
+}
+
+static fl_status apply_alias_cols(fl_bctx *b, const PgQuery__Alias *al, uint32_t ri,
+                                  fl_error *err)
+{
+    if (!al || !al->n_colnames)
+        return FL_OK;
+    fl_rel *r = &b->scope.rels[ri];
+    if (al->n_colnames > r->ncols)
+        return fl_errorf(err, FL_EINVAL, "table \"%s\" has %u columns available but %zu columns "
+                                         "specified",
+                         r->alias, r->ncols, al->n_colnames);
+    for (size_t i = 0; i < al->n_colnames; i++)
+        b->scope.cols[r->first + i].name = fl_front_str(al->colnames[i]);
+    return FL_OK;
+}
+
+fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_ri, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    const char *alias = rv->alias && rv->alias->aliasname[0] ? rv->alias->aliasname : rv->relname;
+    if (!rv->schemaname[0]) {
+        fl_front_state *st = fl_front_state_of(pc);
+        for (fl_cte *c = st ? st->ctes : NULL; c; c = c->next)
+            if (strcmp(c->name, rv->relname) == 0) {
+                FL_TRY(bind_cte(b, c, alias, out_ri, err));
+                return apply_alias_cols(b, rv->alias, *out_ri, err);
+            }
+    }
+    if (!pc->catalog)
+        return fl_front_err(pc, err, FL_ENOTFOUND, rv->location, "42P01",
+                            "relation \"%s\" does not exist (no catalog is configured)",
+                            rv->relname);
+    /* "t$files" -> table t, metadata table files */
+    char *base = fl_arena_strdup(b->a, rv->relname);
+    if (!base)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    char *dollar = strchr(base, '$');
+    const char *metatable = NULL;
+    if (dollar) {
+        *dollar = 0;
+        metatable = dollar + 1;
+    }
+    fl_table_ident id;
+    if (rv->schemaname[0]) {
+        FL_TRY(fl_namespace_parse(rv->schemaname, b->a, &id.ns, err));
+    } else {
+        FL_TRY(fl_namespace_parse(pc->default_namespace ? pc->default_namespace : "default", b->a,
+                                  &id.ns, err));
+    }
+    id.name = base;
+    fl_ice_table *t = NULL;
+    fl_status rc = fl_front_load_table(pc, &id, &t, err);
+    if (rc == FL_ENOTFOUND)
+        return fl_front_err(pc, err, rc, rv->location, "42P01", "relation \"%s\" does not exist",
+                            fl_table_ident_str(&id, b->a));
+    if (rc != FL_OK)
+        return fl_front_err_at(pc, err, rv->location);
+    int64_t sid = -1;
+    const fl_ice_schema *sch = NULL;
+    FL_TRY(fl_front_snapshot(pc, &t->meta, rv->location, &sid, &sch, err));
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_TABLE;
+    r.alias = alias;
+    r.meta = &t->meta;
+    r.snapshot_id = sid;
+    r.name = fl_arena_sprintf(b->a, "%s%s%s", fl_table_ident_str(&id, b->a),
+                              metatable ? "$" : "", metatable ? metatable : "");
+    r.schema = &sch->schema;
+    r.base_rows = sid >= 0 ? snapshot_rows(&t->meta, sid) : 0;
+    if (metatable) {
+        fl_ice_scan_options o;
+        memset(&o, 0, sizeof o);
+        if (sid >= 0) {
+            o.select = FL_ICE_SNAP_ID;
+            o.snapshot_id = sid;
+        }
+        fl_ice_metatable *mt = NULL;
+        rc = fl_ice_metatable_open(pc->io, &t->meta, metatable, &o, &mt, err);
+        if (rc == FL_ENOTFOUND || rc == FL_EINVAL)
+            return fl_front_err(pc, err, FL_ENOTFOUND, rv->location, "42P01",
+                                "relation \"%s\" does not exist (unknown metadata table \"%s\")",
+                                rv->relname, metatable);
+        if (rc != FL_OK)
+            return fl_front_err_at(pc, err, rv->location);
+        fl_schema *cp = fl_arena_calloc(b->a, 1, sizeof *cp);
+        rc = cp ? fl_schema_copy(b->a, fl_ice_metatable_schema(mt), cp) : FL_ENOMEM;
+        fl_ice_metatable_close(mt);
+        if (rc != FL_OK)
+            return fl_errorf(err, rc, "out of memory");
+        r.schema = cp;
+        r.metatable = metatable;
+        r.base_rows = 100;
+    }
+    FL_TRY(fl_scope_add_rel(b->a, &b->scope, &r, r.schema, out_ri, err));
+    return apply_alias_cols(b, rv->alias, *out_ri, err);
+}

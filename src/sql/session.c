@@ -1,0 +1,436 @@
+/*
+ * session.c - sql.h's sessions: open/close, execute (parse -> command
+ * dispatch to stmt.h, or plan -> executor), EXPLAIN [ANALYZE], prepared
+ * statements with $n parameters, cancel, and error details.
+ *
+ * One statement runs at a time per session; its memory (parse tree, plan,
+ * loaded metadata) is the result's arena, freed by fl_sql_result_close.
+ * Cancellation is an atomic flag handed to the executor through
+ * fl_eval_env.cancel; statement_timeout starts a watchdog thread that sets
+ * the same flag (session_result.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "floe/s3.h"
+#include "sql/front.h"
+#include "sql/session_internal.h"
+
+fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
+{
+    *out = NULL;
+    fl_sql_options none;
+    memset(&none, 0, sizeof none);
+    if (!opt)
+        opt = &none;
+    fl_sql_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc = FL_OK;
+    if (opt->io) {
+        s->io = opt->io;
+    } else {
+        rc = fl_fileio_default(NULL, &s->io, err);
+        s->own_io = rc == FL_OK;
+    }
+    if (rc == FL_OK && opt->catalog) {
+        s->catalog = opt->catalog;
+    } else if (rc == FL_OK && opt->catalog_uri) {
+        rc = fl_catalog_open_uri(opt->catalog_uri, NULL,
+                                 opt->warehouse ? opt->warehouse : "./warehouse", s->io,
+                                 &s->catalog, err);
+        s->own_catalog = rc == FL_OK;
+        if (rc != FL_OK)
+            fl_error_prefix(err, "catalog %s", opt->catalog_uri);
+    }
+    s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
+    s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
+    s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
+    s->threads = opt->threads;
+    s->memory_limit = opt->memory_limit;
+    atomic_init(&s->cancel, 0);
+    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || (opt->spill_dir && !s->spill_dir)))
+        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (rc != FL_OK) {
+        fl_sql_session_close(s);
+        return rc;
+    }
+    memcpy(s->last.sqlstate, "00000", 6);
+    *out = s;
+    return FL_OK;
+}
+
+void fl_sql_session_close(fl_sql_session *s)
+{
+    if (!s)
+        return;
+    if (s->open)
+        fl_sql_result_close(s->open);
+    if (s->own_catalog)
+        fl_catalog_close(s->catalog);
+    if (s->own_io)
+        fl_fileio_destroy(s->io);
+    free(s->default_namespace);
+    free(s->time_zone);
+    free(s->spill_dir);
+    free(s);
+}
+
+void fl_sql_session_cancel(fl_sql_session *s)
+{
+    if (s)
+        atomic_store(&s->cancel, 1);
+}
+
+void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out)
+{
+    if (!s) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = s->last;
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* EXPLAIN output: one text column, one row per line. */
+static fl_status explain_batches(fl_sql_result *r, const char *text, fl_error *err)
+{
+    fl_field *f = fl_arena_calloc(&r->arena, 1, sizeof *f);
+    if (!f)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    f->name = "QUERY PLAN";
+    f->type.id = FL_TYPE_STRING;
+    f->nullable = false;
+    r->sr.schema.nfields = 1;
+    r->sr.schema.fields = f;
+    r->sr.batches = calloc(1, sizeof(fl_batch *));
+    fl_batch *b = calloc(1, sizeof *b);
+    if (!r->sr.batches || !b) {
+        free(b);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    r->sr.batches[0] = b;
+    r->sr.nbatches = 1;
+    FL_TRY(fl_batch_init(b, &r->sr.schema, err));
+    uint32_t rows = 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        FL_TRY(fl_vector_append_bytes(&b->cols[0], p, len, err));
+        rows++;
+        p = nl ? nl + 1 : p + len;
+    }
+    b->nrows = rows;
+    snprintf(r->sr.tag, sizeof r->sr.tag, "EXPLAIN");
+    return FL_OK;
+}
+
+static bool explain_analyze(const PgQuery__ExplainStmt *e)
+{
+    for (size_t i = 0; i < e->n_options; i++) {
+        const PgQuery__Node *o = e->options[i];
+        if (o->node_case != PG_QUERY__NODE__NODE_DEF_ELEM ||
+            strcmp(o->def_elem->defname, "analyze") != 0)
+            continue;
+        const PgQuery__Node *arg = o->def_elem->arg;
+        if (!arg)
+            return true;
+        if (arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN)
+            return arg->boolean->boolval;
+        if (arg->node_case == PG_QUERY__NODE__NODE_STRING)
+            return strcmp(arg->string->sval, "false") != 0 && strcmp(arg->string->sval, "off");
+        return true;
+    }
+    return false;
+}
+
+static fl_status run_explain(fl_sql_result *r, const PgQuery__ExplainStmt *e, fl_error *err)
+{
+    fl_plan *p;
+    FL_TRY(fl_planner_plan_query(&r->pc, e->query, &p, err));
+    r->plan = p;
+    bool analyze = explain_analyze(e);
+    if (analyze) {
+        fl_exec *x = NULL;
+        FL_TRY(fl_exec_open(p, &r->xo, &x, err));
+        fl_status rc = FL_OK;
+        for (;;) {
+            const fl_batch *b;
+            bool eof = false;
+            rc = fl_exec_next(x, &b, &eof, err);
+            if (rc != FL_OK || eof)
+                break;
+        }
+        fl_exec_close(x);
+        FL_TRY(rc);
+    }
+    const char *text = fl_plan_explain(p, analyze, &r->arena);
+    if (!text)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    r->is_command = true;
+    return explain_batches(r, text, err);
+}
+
+fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
+                         uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
+                         fl_error *err)
+{
+    *out = NULL;
+    memset(&s->last, 0, sizeof s->last);
+    memcpy(s->last.sqlstate, "00000", 6);
+    if (s->open)
+        return fl_errorf(err, FL_EINVAL,
+                         "the previous result of this session is still open; close it first");
+    fl_sql_result *r;
+    FL_TRY(fl_session_result_new(s, &r, err));
+    int32_t pos = 0;
+    fl_status rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
+    if (rc != FL_OK) {
+        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for(rc), 6);
+        s->last.position = pos;
+        fl_sql_result_close(r);
+        return rc;
+    }
+    fl_planner_ctx *pc = &r->pc;
+    pc->arena = &r->arena;
+    pc->catalog = s->catalog;
+    pc->io = s->io;
+    pc->default_namespace = s->default_namespace;
+    pc->time_zone = s->time_zone;
+    pc->statement_time_us = now_us();
+    pc->parsed = r->parsed;
+    if (nparams && param_types) {
+        pc->param_types = fl_arena_calloc(&r->arena, nparams, sizeof(fl_type));
+        if (!pc->param_types) {
+            fl_sql_result_close(r);
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        memcpy(pc->param_types, param_types, nparams * sizeof(fl_type));
+        pc->nparams = nparams;
+    }
+    if (nparams) {
+        r->params = fl_arena_calloc(&r->arena, nparams, sizeof(fl_value));
+        if (!r->params) {
+            fl_sql_result_close(r);
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        memcpy(r->params, params, nparams * sizeof(fl_value));
+    }
+    r->xo.threads = s->threads;
+    r->xo.memory_limit = s->memory_limit;
+    r->xo.spill_dir = s->spill_dir;
+    r->xo.env.params = r->params;
+    r->xo.env.nparams = nparams;
+    r->xo.env.time_zone = s->time_zone;
+    r->xo.env.statement_time_us = pc->statement_time_us;
+    r->xo.env.cancel = &s->cancel;
+    atomic_store(&s->cancel, 0);
+    s->open = r;
+    rc = fl_session_start_timer(r, err);
+    const PgQuery__Node *st = r->parsed->stmt;
+    if (rc == FL_OK && st && st->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) {
+        rc = run_explain(r, st->explain_stmt, err);
+    } else if (rc == FL_OK && (r->parsed->execute || fl_stmt_is_command(r->parsed))) {
+        fl_stmt_ctx sc = {pc, s, &r->xo};
+        r->is_command = true;
+        rc = fl_stmt_run(&sc, &r->sr, err);
+    } else if (rc == FL_OK) {
+        rc = fl_planner_plan_query(pc, st, &r->plan, err);
+        if (rc == FL_OK)
+            rc = fl_exec_open(r->plan, &r->xo, &r->exec, err);
+    }
+    if (rc == FL_OK)
+        rc = fl_session_finish_reads(r, err);
+    if (rc != FL_OK) {
+        fl_session_record_error(s, r, rc, err);
+        fl_sql_result_close(r);
+        return rc;
+    }
+    if (r->is_command) {
+        r->schema = r->sr.schema;
+        snprintf(r->tag, sizeof r->tag, "%s", r->sr.tag);
+    } else {
+        r->schema = r->plan->schema;
+    }
+    *out = r;
+    return FL_OK;
+}
+
+fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out, fl_error *err)
+{
+    return fl_session_run(s, sql, NULL, 0, NULL, out, err);
+}
+
+/* ---- prepared statements ---- */
+
+fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, fl_error *err)
+{
+    *out = NULL;
+    fl_sql_stmt *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_arena_init(&st->arena, 0);
+    st->s = s;
+    st->sql = fl_arena_strdup(&st->arena, sql ? sql : "");
+    /* plan once (without running) to learn parameter types and columns */
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_sql_parsed *p = NULL;
+    int32_t pos = 0;
+    fl_status rc = fl_sql_parse(sql, &a, &p, &pos, err);
+    memset(&s->last, 0, sizeof s->last);
+    memcpy(s->last.sqlstate, "00000", 6);
+    fl_planner_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    if (rc != FL_OK) {
+        memcpy(s->last.sqlstate, "42601", 6);
+        s->last.position = pos;
+    } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
+        pc.arena = &a;
+        pc.catalog = s->catalog;
+        pc.io = s->io;
+        pc.default_namespace = s->default_namespace;
+        pc.time_zone = s->time_zone;
+        pc.statement_time_us = now_us();
+        pc.parsed = p;
+        fl_plan *plan = NULL;
+        rc = fl_planner_plan_query(&pc, p->stmt, &plan, err);
+        if (rc == FL_OK)
+            rc = fl_schema_copy(&st->arena, &plan->schema, &st->schema);
+        if (rc == FL_OK && pc.nparams) {
+            st->param_types = fl_arena_calloc(&st->arena, pc.nparams, sizeof(fl_type));
+            if (!st->param_types)
+                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            for (uint32_t i = 0; rc == FL_OK && i < pc.nparams; i++) {
+                st->param_types[i] = pc.param_types[i];
+                if (st->param_types[i].id == FL_TYPE_STRING)
+                    st->param_types[i].fixed_len = 0;
+            }
+            st->nparams = pc.nparams;
+        }
+        if (rc != FL_OK) {
+            memcpy(s->last.sqlstate,
+                   pc.error_sqlstate ? pc.error_sqlstate : fl_sql_sqlstate_for(rc), 6);
+            s->last.position = pc.error_position;
+        }
+    } else {
+        /* commands: count $n in the text for nparams (types stay text) */
+        const char *q = sql;
+        uint32_t maxp = 0;
+        size_t n = strlen(q), i = 0;
+        for (;;) {
+            fl_tok t = fl_lex_next(q, n, &i);
+            if (t.kind == FL_TOK_EOF || t.kind == FL_TOK_ERROR)
+                break;
+            if (t.kind == FL_TOK_PARAM) {
+                uint32_t k = (uint32_t)atoi(q + t.start + 1);
+                if (k > maxp && k < 65536)
+                    maxp = k;
+            }
+        }
+        if (maxp) {
+            st->param_types = fl_arena_calloc(&st->arena, maxp, sizeof(fl_type));
+            if (!st->param_types)
+                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            for (uint32_t k = 0; rc == FL_OK && k < maxp; k++)
+                st->param_types[k].id = FL_TYPE_STRING;
+            st->nparams = maxp;
+        }
+    }
+    fl_planner_ctx_release(&pc);
+    fl_sql_parsed_free(p);
+    fl_arena_free(&a);
+    if (rc != FL_OK) {
+        fl_sql_stmt_close(st);
+        return rc;
+    }
+    *out = st;
+    return FL_OK;
+}
+
+uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st)
+{
+    return st ? st->nparams : 0;
+}
+
+const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i)
+{
+    static const fl_type text = {.id = FL_TYPE_STRING};
+    return st && i < st->nparams ? &st->param_types[i] : &text;
+}
+
+const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st)
+{
+    return &st->schema;
+}
+
+fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t nparams,
+                              fl_sql_result **out, fl_error *err)
+{
+    *out = NULL;
+    if (nparams != st->nparams)
+        return fl_errorf(err, FL_EINVAL, "statement has %u parameters but %u values were given",
+                         st->nparams, nparams);
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_value *cast = nparams ? fl_arena_calloc(&a, nparams, sizeof(fl_value)) : NULL;
+    if (nparams && !cast) {
+        fl_arena_free(&a);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    fl_eval_env env;
+    memset(&env, 0, sizeof env);
+    env.time_zone = st->s->time_zone;
+    env.statement_time_us = now_us();
+    for (uint32_t i = 0; i < nparams; i++) {
+        if (params[i].is_null || fl_type_equal(&params[i].type, &st->param_types[i])) {
+            cast[i] = params[i];
+            cast[i].type = st->param_types[i];
+            continue;
+        }
+        fl_status rc = fl_cast_value(&params[i], &st->param_types[i], &env, &a, &cast[i], err);
+        if (rc != FL_OK) {
+            fl_error_prefix(err, "parameter $%u", i + 1);
+            memcpy(st->s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
+            fl_arena_free(&a);
+            return rc;
+        }
+    }
+    fl_status rc = fl_session_run(st->s, st->sql, cast, nparams, st->param_types, out, err);
+    /* the result copied the values; var-len bytes must outlive it */
+    if (rc == FL_OK && nparams) {
+        for (uint32_t i = 0; i < nparams; i++) {
+            fl_value *v = &(*out)->params[i];
+            if (!v->is_null && (v->type.id == FL_TYPE_STRING || v->type.id == FL_TYPE_BINARY ||
+                                v->type.id == FL_TYPE_FIXED || v->type.id == FL_TYPE_UUID)) {
+                uint8_t *cp = fl_arena_alloc(&(*out)->arena, v->v.bytes.len + 1);
+                if (!cp) {
+                    fl_sql_result_close(*out);
+                    *out = NULL;
+                    fl_arena_free(&a);
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                }
+                memcpy(cp, v->v.bytes.ptr, v->v.bytes.len);
+                v->v.bytes.ptr = cp;
+            }
+        }
+    }
+    fl_arena_free(&a);
+    return rc;
+}
+
+void fl_sql_stmt_close(fl_sql_stmt *st)
+{
+    if (!st)
+        return;
+    fl_arena_free(&st->arena);
+    free(st);
+}

@@ -1,0 +1,86 @@
+/*
+ * session_internal.h - the session and result structures shared by
+ * session.c (open/close/execute/prepare), session_result.c (results,
+ * receipts, profile) and session_settings.c (SET/SHOW). Internal to
+ * sqlfront.
+ */
+#ifndef FLOE_SQL_SESSION_INTERNAL_H
+#define FLOE_SQL_SESSION_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "floe/sql.h"
+#include "sql/exec.h"
+#include "sql/planner.h"
+#include "sql/stmt.h"
+
+struct fl_sql_session {
+    fl_catalog *catalog;
+    bool own_catalog;
+    fl_fileio *io;
+    bool own_io;
+    /* settings (strings malloc'd) */
+    char *default_namespace;
+    char *time_zone;
+    char *spill_dir;
+    uint32_t threads;
+    uint64_t memory_limit;
+    int64_t statement_timeout_ms;
+    char getbuf[128]; /* fl_sql_get's formatted numbers */
+    atomic_int cancel;
+    fl_sql_error_info last;
+    fl_sql_result *open;
+};
+
+struct fl_sql_result {
+    fl_sql_session *s;
+    fl_arena arena;
+    fl_sql_parsed *parsed;
+    fl_planner_ctx pc;
+    fl_exec_options xo;
+    fl_value *params;
+    /* a query */
+    fl_plan *plan;
+    fl_exec *exec;
+    /* a command or EXPLAIN: batches already made */
+    fl_stmt_result sr;
+    bool is_command;
+    uint32_t next_batch;
+    fl_schema schema;
+    fl_batch compact;
+    bool compact_init;
+    int64_t rows;
+    bool eof;
+    char tag[64];
+    fl_sql_table_read *reads;
+    uint32_t nreads;
+    /* statement_timeout watchdog */
+    pthread_t timer;
+    bool timer_running;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    atomic_int timed_out;
+};
+
+struct fl_sql_stmt {
+    fl_sql_session *s;
+    char *sql;
+    uint32_t nparams;
+    fl_type *param_types;
+    fl_schema schema;
+    fl_arena arena;
+};
+
+/* session_result.c */
+fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);
+void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, fl_error *err);
+fl_status fl_session_start_timer(fl_sql_result *r, fl_error *err);
+fl_status fl_session_finish_reads(fl_sql_result *r, fl_error *err);
+/* session.c */
+fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
+                         uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
+                         fl_error *err);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * dml_insert.c - INSERT INTO t [(cols)] VALUES ... | SELECT ... (stmt.h):
+ * one Iceberg append, committed once.
+ *
+ * The source (VALUES lists or any query) is planned by the planner; a
+ * casting PROJECT (stmt_project_cast) puts its columns in the table's
+ * order and types: listed columns take the source's columns in order,
+ * the others are NULL (an error for a required column, SQLSTATE 23502).
+ * Without a column list the source fills the leading columns. The rows
+ * stream through the executor into the Iceberg data writer (the table's
+ * partition spec and sort order); the files are appended in one snapshot.
+ * An INSERT of no rows commits nothing. Tag: "INSERT 0 n" (PostgreSQL's
+ * oid field is always 0).
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "sql/stmt/stmt_int.h"
+
+typedef struct ins_write {
+    fl_ice_data_writer *w;
+    uint32_t ncols;
+    int64_t rows;
+} ins_write;
+
+static fl_status ins_batch(void *vctx, const fl_batch *b, fl_error *err)
+{
+    ins_write *iw = vctx;
+    return stmt_write_batch(iw->w, b, iw->ncols, &iw->rows, err);
+}
+
+/* Index of the table column named name (exact, then case-insensitive). */
+int32_t stmt_find_column(const fl_schema *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->nfields; i++)
+        if (!strcmp(s->fields[i].name, name))
+            return (int32_t)i;
+    for (uint32_t i = 0; i < s->nfields; i++)
+        if (!strcasecmp(s->fields[i].name, name))
+            return (int32_t)i;
+    return -1;
+}
+
+static fl_status map_columns(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, const fl_schema *ws,
+                             const char *table, uint32_t nsrc, int32_t *src, fl_error *err)
+{
+    for (uint32_t i = 0; i < ws->nfields; i++)
+        src[i] = -1;
+    if (!s->n_cols) {
+        if (nsrc > ws->nfields) {
+            stmt_set_sqlstate(c, "42601");
+            return fl_errorf(err, FL_EINVAL, "INSERT has more expressions than target columns");
+        }
+        for (uint32_t i = 0; i < nsrc; i++)
+            src[i] = (int32_t)i;
+        return FL_OK;
+    }
+    if (nsrc != s->n_cols) {
+        stmt_set_sqlstate(c, "42601");
+        return fl_errorf(err, FL_EINVAL, "INSERT has more %s than %s",
+                         nsrc > s->n_cols ? "expressions" : "target columns",
+                         nsrc > s->n_cols ? "target columns" : "expressions");
+    }
+    for (size_t k = 0; k < s->n_cols; k++) {
+        const PgQuery__Node *n = s->cols[k];
+        if (n->node_case != PG_QUERY__NODE__NODE_RES_TARGET)
+            return fl_errorf(err, FL_EINVAL, "INSERT: unexpected column list entry");
+        const PgQuery__ResTarget *rt = n->res_target;
+        if (rt->n_indirection) {
+            stmt_set_position(c, rt->location);
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "INSERT into a nested field (\"%s\"...) is not supported", rt->name);
+        }
+        int32_t i = stmt_find_column(ws, rt->name);
+        if (i < 0) {
+            stmt_set_position(c, rt->location);
+            stmt_set_sqlstate(c, "42703");
+            return fl_errorf(err, FL_ENOTFOUND, "column \"%s\" of relation \"%s\" does not exist",
+                             rt->name, table);
+        }
+        if (src[i] >= 0) {
+            stmt_set_position(c, rt->location);
+            stmt_set_sqlstate(c, "42701");
+            return fl_errorf(err, FL_EINVAL, "column \"%s\" specified more than once", rt->name);
+        }
+        src[i] = (int32_t)k;
+    }
+    return FL_OK;
+}
+
+/* Table column types, names and required flags of the writer schema (arena). */
+fl_status stmt_columns_of(fl_arena *a, const fl_schema *ws, fl_type **types, const char ***names,
+                          bool **required, fl_error *err)
+{
+    *types = fl_arena_calloc(a, ws->nfields + 1, sizeof **types);
+    *names = fl_arena_calloc(a, ws->nfields + 1, sizeof **names);
+    *required = fl_arena_calloc(a, ws->nfields + 1, sizeof **required);
+    if (!*types || !*names || !*required)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < ws->nfields; i++) {
+        (*types)[i] = ws->fields[i].type;
+        (*names)[i] = ws->fields[i].name;
+        (*required)[i] = !ws->fields[i].nullable;
+    }
+    return FL_OK;
+}
+
+fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_result *out,
+                      fl_error *err)
+{
+    FL_TRY(stmt_need_catalog(c, "INSERT", err));
+    fl_arena *a = c->planner->arena;
+    if (s->on_conflict_clause)
+        return fl_errorf(err, FL_EUNSUPPORTED,
+                         "INSERT ... ON CONFLICT is not supported (use MERGE INTO for upserts)");
+    if (s->n_returning_list)
+        return fl_errorf(err, FL_EUNSUPPORTED, "INSERT ... RETURNING is not supported");
+    if (s->with_clause)
+        return fl_errorf(err, FL_EUNSUPPORTED,
+                         "WITH before INSERT is not supported (put the WITH inside the SELECT)");
+    if (!s->select_stmt)
+        return fl_errorf(err, FL_EUNSUPPORTED, "INSERT ... DEFAULT VALUES is not supported");
+    fl_planner_table pt;
+    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
+    fl_plan *plan = NULL;
+    FL_TRY(fl_planner_plan_query(c->planner, s->select_stmt, &plan, err));
+    fl_ice_txn *x = NULL;
+    ins_write iw = {0};
+    fl_ice_data_file *files = NULL;
+    uint32_t nfiles = 0;
+    fl_status rc = fl_ice_txn_begin(pt.table, &x, err);
+    if (rc == FL_OK)
+        rc = fl_ice_data_writer_open(x, &iw.w, err);
+    if (rc == FL_OK) {
+        const fl_schema *ws = fl_ice_data_writer_schema(iw.w);
+        iw.ncols = ws->nfields;
+        int32_t *src = fl_arena_calloc(a, ws->nfields + 1, sizeof *src);
+        fl_type *types;
+        const char **names;
+        bool *required;
+        fl_plan *proj = NULL;
+        rc = src ? stmt_columns_of(a, ws, &types, &names, &required, err)
+                 : fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (rc == FL_OK)
+            rc = map_columns(c, s, ws, pt.name, plan->schema.nfields, src, err);
+        if (rc == FL_OK)
+            rc = stmt_project_cast(c, plan, src, types, names, required, ws->nfields, &proj, err);
+        if (rc == FL_OK)
+            rc = stmt_run_plan(c, proj, ins_batch, &iw, err);
+        if (rc == FL_OK) {
+            fl_ice_data_writer *w = iw.w;
+            iw.w = NULL;
+            rc = fl_ice_data_writer_close(w, &files, &nfiles, err);
+        }
+    }
+    fl_ice_data_writer_abort(iw.w);
+    if (rc == FL_OK && nfiles)
+        rc = fl_ice_txn_append(x, files, nfiles, err);
+    if (rc == FL_OK && iw.rows) {
+        fl_ice_txn *xx = x;
+        x = NULL;
+        rc = stmt_commit(c, xx, pt.name, out, err);
+    }
+    fl_ice_txn_abort(x);
+    FL_TRY(rc);
+    stmt_tag(out, "INSERT 0 %lld", (long long)iw.rows);
+    out->rows_affected = iw.rows;
+    return FL_OK;
+}

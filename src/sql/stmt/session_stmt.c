@@ -1,0 +1,164 @@
+/*
+ * session_stmt.c - SET, SHOW, RESET and CREATE VIEW (stmt.h).
+ *
+ * SET name = value / SET name TO value / SET TIME ZONE 'zone' call
+ * fl_sql_set() of the session (values of several items, as in SET
+ * search_path = a, b, are joined with ", "); SET LOCAL is SET (each
+ * statement commits on its own, so there is no transaction to scope it).
+ * RESET name and SET name TO DEFAULT call fl_sql_set(name, NULL) ("back to
+ * the default"); when the session refuses NULL, the built-in defaults are
+ * set instead (time_zone UTC, threads/memory_limit/statement_timeout 0 =
+ * automatic/none); search_path and spill_dir have no built-in default and
+ * cannot be RESET then. RESET ALL resets those with defaults. SET TRANSACTION / SET SESSION CHARACTERISTICS are accepted
+ * and ignored (tag "SET"). SHOW name returns one row with one text column
+ * named after the setting; SHOW ALL returns (name, setting) rows.
+ * Unknown settings are SQLSTATE 42704.
+ *
+ * Views: the catalog interface (catalog.h) has no view operations yet, so
+ * CREATE VIEW is FL_EUNSUPPORTED with a message saying so.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "sql/stmt/stmt_int.h"
+
+static const char *const KNOWN[] = {"memory_limit", "threads",     "time_zone",
+                                    "search_path",  "statement_timeout", "spill_dir"};
+#define NKNOWN (sizeof KNOWN / sizeof KNOWN[0])
+
+static fl_status need_session(fl_stmt_ctx *c, const char *what, fl_error *err)
+{
+    if (c->session)
+        return FL_OK;
+    return fl_errorf(err, FL_EINVAL, "%s needs a session", what);
+}
+
+static fl_status set_value(fl_stmt_ctx *c, const PgQuery__VariableSetStmt *s, const char **out,
+                           fl_error *err)
+{
+    fl_arena *a = c->planner->arena;
+    size_t len = 1;
+    const char **parts = fl_arena_calloc(a, s->n_args + 1, sizeof *parts);
+    if (!parts)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->n_args; i++) {
+        parts[i] = stmt_node_text(a, s->args[i]);
+        if (!parts[i])
+            return fl_errorf(err, FL_EINVAL, "SET %s: unsupported value", s->name);
+        len += strlen(parts[i]) + 2;
+    }
+    char *v = fl_arena_alloc(a, len);
+    if (!v)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    v[0] = '\0';
+    for (size_t i = 0; i < s->n_args; i++) {
+        if (i)
+            strcat(v, ", ");
+        strcat(v, parts[i]);
+    }
+    *out = v;
+    return FL_OK;
+}
+
+/* The value RESET restores when the session does not take NULL for "default". */
+static const char *default_of(const char *name)
+{
+    static const char *const d[][2] = {{"time_zone", "UTC"},    {"timezone", "UTC"},
+                                       {"threads", "0"},        {"memory_limit", "0"},
+                                       {"statement_timeout", "0"}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (!strcasecmp(d[i][0], name))
+            return d[i][1];
+    return NULL;
+}
+
+static fl_status set_one(fl_stmt_ctx *c, const char *name, const char *value, fl_error *err)
+{
+    fl_status rc = fl_sql_set(c->session, name, value, err);
+    if (rc == FL_EINVAL && !value && default_of(name)) {
+        fl_error_clear(err);
+        rc = fl_sql_set(c->session, name, default_of(name), err);
+    } else if (rc == FL_EINVAL && !value) {
+        return fl_errorf(err, FL_EUNSUPPORTED, "RESET %s is not supported (SET it instead)",
+                         name);
+    }
+    if (rc == FL_ENOTFOUND)
+        stmt_set_sqlstate(c, "42704");
+    return rc;
+}
+
+fl_status stmt_set(fl_stmt_ctx *c, const PgQuery__VariableSetStmt *s, fl_stmt_result *out,
+                   fl_error *err)
+{
+    switch (s->kind) {
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_VALUE: {
+        FL_TRY(need_session(c, "SET", err));
+        const char *v = NULL;
+        FL_TRY(set_value(c, s, &v, err));
+        FL_TRY(set_one(c, s->name, v, err));
+        stmt_tag(out, "SET");
+        return FL_OK;
+    }
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_DEFAULT:
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET:
+        FL_TRY(need_session(c, "RESET", err));
+        FL_TRY(set_one(c, s->name, NULL, err));
+        stmt_tag(out, s->kind == PG_QUERY__VARIABLE_SET_KIND__VAR_RESET ? "RESET" : "SET");
+        return FL_OK;
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET_ALL:
+        FL_TRY(need_session(c, "RESET ALL", err));
+        for (size_t i = 0; i < NKNOWN; i++)
+            if (default_of(KNOWN[i]))
+                FL_TRY(set_one(c, KNOWN[i], NULL, err));
+        stmt_tag(out, "RESET");
+        return FL_OK;
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI:
+        /* SET TRANSACTION ...: every statement is its own transaction */
+        stmt_tag(out, "SET");
+        return FL_OK;
+    default:
+        return fl_errorf(err, FL_EUNSUPPORTED, "this form of SET is not supported");
+    }
+}
+
+fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_result *out,
+                    fl_error *err)
+{
+    FL_TRY(need_session(c, "SHOW", err));
+    fl_arena *a = c->planner->arena;
+    if (!strcmp(s->name, "all")) {
+        const char **cells = fl_arena_calloc(a, 2 * NKNOWN, sizeof *cells);
+        if (!cells)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (size_t i = 0; i < NKNOWN; i++) {
+            cells[2 * i] = KNOWN[i];
+            cells[2 * i + 1] = fl_sql_get(c->session, KNOWN[i]);
+        }
+        static const char *const names[] = {"name", "setting"};
+        FL_TRY(stmt_result_strings(c, out, names, 2, cells, NKNOWN, err));
+        stmt_tag(out, "SHOW");
+        return FL_OK;
+    }
+    const char *v = fl_sql_get(c->session, s->name);
+    if (!v) {
+        stmt_set_sqlstate(c, "42704");
+        return fl_errorf(err, FL_ENOTFOUND, "unrecognized configuration parameter \"%s\"",
+                         s->name);
+    }
+    const char *names[1] = {s->name};
+    const char *cells[1] = {fl_arena_strdup(a, v)};
+    FL_TRY(stmt_result_strings(c, out, names, 1, cells, 1, err));
+    stmt_tag(out, "SHOW");
+    return FL_OK;
+}
+
+fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
+                    fl_error *err)
+{
+    (void)c;
+    (void)s;
+    (void)out;
+    return fl_errorf(err, FL_EUNSUPPORTED,
+                     "CREATE VIEW is not supported yet: the catalog has no Iceberg view "
+                     "operations");
+}

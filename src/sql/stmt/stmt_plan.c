@@ -1,0 +1,316 @@
+/*
+ * stmt_plan.c - what DML does with plans (stmt_int.h): a casting PROJECT
+ * that turns a query's columns into the table's column types, running a
+ * plan batch by batch, handing batches to the Iceberg data writer,
+ * collecting the row ids (_file, _pos) of the rows a DELETE/UPDATE/MERGE
+ * touches, and committing.
+ *
+ * Casts follow PostgreSQL's assignment rule loosely: whatever an explicit
+ * CAST allows (fl_cast_allowed(..., implicit=false)) is applied, the rest
+ * is an error naming the column and both types (SQLSTATE 42804). Values
+ * that do not convert ('abc' into an integer) fail at run time with the
+ * cast's own message.
+ *
+ * Row ids: a hash table (open addressing, xxh3 of the path) maps each data
+ * file path to a malloc'd array of positions; finishing sorts each array
+ * and drops duplicate positions, reporting whether there were any (UPDATE
+ * ... FROM and MERGE refuse to change a row twice).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "sql/func.h"
+#include "sql/stmt/stmt_int.h"
+
+/* ---- casting projection ---- */
+
+static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *want,
+                               const fl_type *have, fl_error *err)
+{
+    char w[64], h[64];
+    fl_sql_type_name(want, w, sizeof w);
+    fl_sql_type_name(have, h, sizeof h);
+    stmt_set_sqlstate(c, "42804");
+    return fl_errorf(err, FL_ETYPE, "column \"%s\" is of type %s but expression is of type %s",
+                     name, w, h);
+}
+
+fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
+                            const fl_type *types, const char *const *names, const bool *required,
+                            uint32_t n, fl_plan **out, fl_error *err)
+{
+    fl_arena *a = c->planner->arena;
+    fl_plan *p = fl_plan_new(a, FL_PLAN_PROJECT, 1, n);
+    fl_expr **ex = fl_arena_calloc(a, n + 1, sizeof *ex);
+    if (!p || !ex)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (!p->schema.fields || p->schema.nfields != n) {
+        p->schema.fields = fl_arena_calloc(a, n + 1, sizeof *p->schema.fields);
+        if (!p->schema.fields)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        p->schema.nfields = n;
+    }
+    if (!p->children || p->nchildren != 1) {
+        p->children = fl_arena_calloc(a, 1, sizeof *p->children);
+        if (!p->children)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        p->nchildren = 1;
+    }
+    p->children[0] = child;
+    p->est_rows = child->est_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        fl_expr *e;
+        if (src[i] < 0) {
+            if (required && required[i]) {
+                stmt_set_sqlstate(c, "23502");
+                return fl_errorf(err, FL_EINVAL,
+                                 "null value in column \"%s\" violates not-null constraint "
+                                 "(the column is required and has no value)",
+                                 names[i]);
+            }
+            fl_value v;
+            memset(&v, 0, sizeof v);
+            v.type = types[i];
+            v.type.nchildren = 0;
+            v.type.children = NULL;
+            v.is_null = true;
+            if (fl_type_is_nested(&types[i])) {
+                /* a typed NULL of a nested type: cast of an untyped NULL */
+                fl_value s;
+                memset(&s, 0, sizeof s);
+                s.type.id = FL_TYPE_STRING;
+                s.is_null = true;
+                fl_expr *k = fl_expr_const(a, &s);
+                if (!k)
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                FL_TRY(fl_expr_cast(a, k, &types[i], &e, err));
+            } else if (!(e = fl_expr_const(a, &v)))
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        } else {
+            if ((uint32_t)src[i] >= child->schema.nfields)
+                return fl_errorf(err, FL_EINVAL, "internal: column %d of %u", src[i],
+                                 child->schema.nfields);
+            const fl_type *from = &child->schema.fields[src[i]].type;
+            e = fl_expr_column(a, (uint32_t)src[i], from);
+            if (!e)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            if (!fl_type_equal(from, &types[i])) {
+                if (!fl_cast_allowed(from, &types[i], false))
+                    return type_mismatch(c, names[i], &types[i], from, err);
+                fl_status rc = fl_expr_cast(a, e, &types[i], &e, err);
+                if (rc != FL_OK)
+                    return fl_error_prefix(err, "column \"%s\"", names[i]);
+            }
+        }
+        ex[i] = e;
+        fl_field *f = &p->schema.fields[i];
+        f->name = fl_arena_strdup(a, names[i]);
+        f->type = types[i];
+        f->nullable = !(required && required[i]);
+        f->field_id = 0;
+    }
+    p->u.project.exprs = ex;
+    *out = p;
+    return FL_OK;
+}
+
+/* ---- running ---- */
+
+fl_status stmt_run_plan(fl_stmt_ctx *c, fl_plan *plan, stmt_batch_fn fn, void *fctx,
+                        fl_error *err)
+{
+    fl_exec_options dflt;
+    memset(&dflt, 0, sizeof dflt);
+    const fl_exec_options *o = c->exec ? c->exec : &dflt;
+    fl_exec *x = NULL;
+    FL_TRY(fl_exec_open(plan, o, &x, err));
+    fl_status rc = FL_OK;
+    for (;;) {
+        const fl_batch *b = NULL;
+        bool eof = false;
+        rc = fl_exec_next(x, &b, &eof, err);
+        if (rc != FL_OK || eof || !b)
+            break;
+        if (fl_batch_live_rows(b) == 0)
+            continue;
+        rc = fn(fctx, b, err);
+        if (rc != FL_OK)
+            break;
+    }
+    fl_exec_close(x);
+    return rc;
+}
+
+fl_status stmt_write_batch(fl_ice_data_writer *w, const fl_batch *b, uint32_t ncols,
+                           int64_t *rows, fl_error *err)
+{
+    fl_batch view = *b;
+    view.ncols = ncols;
+    FL_TRY(fl_ice_data_writer_write(w, &view, err));
+    *rows += fl_batch_live_rows(b);
+    return FL_OK;
+}
+
+fl_status stmt_commit(fl_stmt_ctx *c, fl_ice_txn *x, const char *table, fl_stmt_result *out,
+                      fl_error *err)
+{
+    int64_t snap = -1;
+    fl_status rc = fl_ice_txn_commit(x, &snap, err);
+    if (rc == FL_ECONFLICT) {
+        stmt_set_sqlstate(c, "40001");
+        return fl_error_prefix(err,
+                               "could not commit to %s: a concurrent change conflicts with this "
+                               "statement (retries exhausted; run it again)",
+                               table);
+    }
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "commit to %s", table);
+    out->committed_snapshot_id = snap;
+    out->committed_table = fl_arena_strdup(c->planner->arena, table);
+    return FL_OK;
+}
+
+/* ---- row ids ---- */
+
+static uint32_t find_slot(const stmt_rowids *r, const uint8_t *path, size_t len, uint64_t h)
+{
+    uint32_t mask = r->nslots - 1;
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        uint32_t s = r->slots[i];
+        if (s == 0)
+            return i;
+        const char *fp = r->files[s - 1].file_path;
+        if (strlen(fp) == len && !memcmp(fp, path, len))
+            return i;
+    }
+}
+
+static fl_status grow_index(stmt_rowids *r, fl_error *err)
+{
+    uint32_t ns = r->nslots ? r->nslots * 2 : 64;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    free(r->slots);
+    r->slots = slots;
+    r->nslots = ns;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        const char *fp = r->files[i].file_path;
+        size_t len = strlen(fp);
+        uint32_t s = find_slot(r, (const uint8_t *)fp, len, XXH3_64bits(fp, len));
+        r->slots[s] = i + 1;
+    }
+    return FL_OK;
+}
+
+fl_status stmt_rowids_add(stmt_rowids *r, const uint8_t *path, size_t len, int64_t pos,
+                          fl_error *err)
+{
+    if ((r->nfiles + 1) * 2 > r->nslots)
+        FL_TRY(grow_index(r, err));
+    uint64_t h = XXH3_64bits(path, len);
+    uint32_t s = find_slot(r, path, len, h);
+    if (!r->slots[s]) {
+        if (r->nfiles == r->cap) {
+            uint32_t nc = r->cap ? r->cap * 2 : 16;
+            fl_ice_file_positions *f = realloc(r->files, nc * sizeof *f);
+            if (!f)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            r->files = f;
+            uint64_t *caps = realloc(r->caps, nc * sizeof *caps);
+            if (!caps)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            r->caps = caps;
+            r->cap = nc;
+        }
+        char *p = malloc(len + 1);
+        if (!p)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        memcpy(p, path, len);
+        p[len] = '\0';
+        r->files[r->nfiles] = (fl_ice_file_positions){p, NULL, 0};
+        r->caps[r->nfiles] = 0;
+        r->slots[s] = ++r->nfiles;
+    }
+    uint32_t i = r->slots[s] - 1;
+    fl_ice_file_positions *f = &r->files[i];
+    if (f->npositions == r->caps[i]) {
+        uint64_t nc = r->caps[i] ? r->caps[i] * 2 : 64;
+        int64_t *v = realloc((void *)f->positions, nc * sizeof *v);
+        if (!v)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        f->positions = v;
+        r->caps[i] = nc;
+    }
+    ((int64_t *)f->positions)[f->npositions++] = pos;
+    r->nrows++;
+    return FL_OK;
+}
+
+fl_status stmt_rowids_add_batch(stmt_rowids *r, const fl_batch *b, uint32_t file_col,
+                                uint32_t pos_col, fl_error *err)
+{
+    const fl_vector *fv = &b->cols[file_col], *pv = &b->cols[pos_col];
+    if (!fl_type_is_varlen(fv->type) || pv->type->id != FL_TYPE_INT64)
+        return fl_errorf(err, FL_EINVAL, "internal: row id columns have the wrong types");
+    fl_unified fu, pu;
+    fl_vector_unify(fv, &fu);
+    fl_vector_unify(pv, &pu);
+    uint32_t n = fl_batch_live_rows(b);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t row = b->sel ? b->sel->idx[k] : k;
+        if (!fl_unified_is_valid(&fu, row) || !fl_unified_is_valid(&pu, row))
+            return fl_errorf(err, FL_EINVAL, "internal: NULL row id");
+        size_t len;
+        const uint8_t *p = fl_vector_bytes(fu.base, fl_unified_row(&fu, row), &len);
+        int64_t pos;
+        memcpy(&pos, pu.base->data + (size_t)fl_unified_row(&pu, row) * 8, 8);
+        FL_TRY(stmt_rowids_add(r, p, len, pos, err));
+    }
+    return FL_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void stmt_rowids_finish(stmt_rowids *r, bool *dups)
+{
+    bool d = false;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        fl_ice_file_positions *f = &r->files[i];
+        int64_t *v = (int64_t *)f->positions;
+        if (f->npositions > 1)
+            qsort(v, f->npositions, sizeof *v, cmp_i64);
+        uint64_t k = 0;
+        for (uint64_t j = 0; j < f->npositions; j++) {
+            if (k && v[k - 1] == v[j]) {
+                d = true;
+                continue;
+            }
+            v[k++] = v[j];
+        }
+        f->npositions = k;
+        total += k;
+    }
+    r->nrows = total;
+    if (dups)
+        *dups = d;
+}
+
+void stmt_rowids_free(stmt_rowids *r)
+{
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        free((void *)r->files[i].file_path);
+        free((void *)r->files[i].positions);
+    }
+    free(r->files);
+    free(r->slots);
+    free(r->caps);
+    memset(r, 0, sizeof *r);
+}

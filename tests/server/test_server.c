@@ -1,0 +1,414 @@
+/*
+ * test_server.c - `floe serve` end to end in one process: a server on an
+ * ephemeral port (SQLite catalog in a temp warehouse, --insecure-no-auth),
+ * driven over HTTP with libcurl.
+ *
+ *   - routing: prefix / no prefix, %1F namespaces, 404/405;
+ *   - requirements: a stale assert-current-schema-id gets 409 and nothing changes;
+ *   - rebase + concurrency: 16 clients x 50 appends (each writes a real
+ *     manifest and manifest list with libfloe, commits add-snapshot +
+ *     set-snapshot-ref main with assert-ref-snapshot-id) -> exactly 800
+ *     snapshots on one unbroken main chain and 800 distinct data files in the
+ *     head's manifests: no append lost, none duplicated;
+ *   - idempotency: the same Idempotency-Key replays the first response;
+ *   - limits: body over max -> 413, JSON too deep -> 400, '..' in a location -> 403;
+ *   - location checks as a pure function.
+ */
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "floe/ice_manifest.h"
+#include "floe/ice_table.h"
+#include "floe/server.h"
+#include "server/server_internal.h"
+#include "test.h"
+
+static char g_dir[256];
+static int g_port;
+static fl_fileio *g_io;
+
+typedef struct resp {
+    long status;
+    char *body;
+    size_t len;
+} resp;
+
+static size_t on_data(char *p, size_t sz, size_t n, void *ud)
+{
+    resp *r = ud;
+    char *nb = realloc(r->body, r->len + sz * n + 1);
+    if (!nb)
+        return 0;
+    r->body = nb;
+    memcpy(r->body + r->len, p, sz * n);
+    r->len += sz * n;
+    r->body[r->len] = '\0';
+    return sz * n;
+}
+
+static resp http(const char *method, const char *path, const char *body, const char *idem)
+{
+    resp r = {0, NULL, 0};
+    CURL *c = curl_easy_init();
+    char url[1024];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", g_port, path);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    char ih[256];
+    if (idem) {
+        snprintf(ih, sizeof ih, "Idempotency-Key: %s", idem);
+        h = curl_slist_append(h, ih);
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (!strcmp(method, "HEAD"))
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return r;
+}
+
+static const char *err_type(const resp *r)
+{
+    static __thread char buf[128];
+    json_t *j = json_loads(r->body ? r->body : "", 0, NULL);
+    snprintf(buf, sizeof buf, "%s",
+             j ? (json_string_value(json_object_get(json_object_get(j, "error"), "type"))
+                      ? json_string_value(json_object_get(json_object_get(j, "error"), "type"))
+                      : "")
+               : "");
+    json_decref(j);
+    return buf;
+}
+
+#define TABLE_PATH "/v1/namespaces/db/tables/t"
+
+static void setup_table(void)
+{
+    resp r = http("POST", "/v1/namespaces", "{\"namespace\":[\"db\"]}", NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    r = http("POST", "/v1/namespaces/db/tables",
+             "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
+             "\"type\":\"long\",\"required\":false}]}}",
+             NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+}
+
+static void test_routing(void)
+{
+    resp r = http("GET", "/v1/config", NULL, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body && strstr(r.body, "\"endpoints\""));
+    free(r.body);
+    r = http("GET", "/v1/anyprefix/namespaces/db", NULL, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    r = http("POST", "/v1/namespaces", "{\"namespace\":[\"db\",\"sub\"]}", NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    r = http("HEAD", "/v1/namespaces/db%1Fsub", NULL, NULL);
+    CHECK_EQ_INT(r.status, 204);
+    free(r.body);
+    r = http("GET", "/v1/namespaces?parent=db", NULL, NULL);
+    CHECK(r.body && strstr(r.body, "[\"db\",\"sub\"]"));
+    free(r.body);
+    r = http("GET", "/v1/nothing/here/at/all", NULL, NULL);
+    CHECK_EQ_INT(r.status, 404);
+    CHECK_EQ_STR(err_type(&r), "NoSuchRouteException");
+    free(r.body);
+    r = http("PUT", "/v1/namespaces", "{}", NULL);
+    CHECK_EQ_INT(r.status, 405);
+    free(r.body);
+    r = http("GET", "/v1/namespaces/nope/tables/x", NULL, NULL);
+    CHECK_EQ_INT(r.status, 404);
+    free(r.body);
+}
+
+static void test_stale_requirement(void)
+{
+    resp r = http("POST", TABLE_PATH,
+                  "{\"requirements\":[{\"type\":\"assert-current-schema-id\",\"current-schema-id\":7}],"
+                  "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"v\"}}]}",
+                  NULL);
+    CHECK_EQ_INT(r.status, 409);
+    CHECK_EQ_STR(err_type(&r), "CommitFailedException");
+    free(r.body);
+    r = http("GET", TABLE_PATH, NULL, NULL);
+    CHECK(r.body && !strstr(r.body, "\"k\":\"v\""));
+    free(r.body);
+    r = http("POST", TABLE_PATH,
+             "{\"requirements\":[{\"type\":\"assert-bogus\"}],\"updates\":[]}", NULL);
+    CHECK_EQ_INT(r.status, 400);
+    free(r.body);
+    r = http("POST", TABLE_PATH,
+             "{\"requirements\":[{\"type\":\"assert-current-schema-id\",\"current-schema-id\":0}],"
+             "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"v\"}}]}",
+             NULL);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body && strstr(r.body, "\"k\":\"v\""));
+    free(r.body);
+}
+
+/* One append through REST, as a client library does it. Returns HTTP status. */
+static long append_once(int client, int i)
+{
+    resp r = http("GET", TABLE_PATH, NULL, NULL);
+    json_t *j = json_loads(r.body ? r.body : "", 0, NULL);
+    free(r.body);
+    const char *loc = json_string_value(json_object_get(j, "metadata-location"));
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err = {0};
+    fl_ice_metadata m;
+    long status = -1;
+    if (!loc || fl_ice_metadata_read(g_io, loc, &a, &m, &err) != FL_OK)
+        goto out;
+    const fl_ice_snapshot *head = fl_ice_metadata_current_snapshot(&m);
+    fl_ice_manifest_file *old = NULL;
+    uint32_t nold = 0;
+    if (head && fl_ice_snapshot_manifests(g_io, &m, head, &a, &old, &nold, &err) != FL_OK)
+        goto out;
+    int64_t sid = fl_ice_new_snapshot_id();
+    char uuid[37];
+    fl_ice_uuid4(uuid);
+    const char *mpath = fl_arena_sprintf(&a, "%s/metadata/%s-m0.avro", m.location, uuid);
+    const char *lpath = fl_arena_sprintf(&a, "%s/metadata/snap-%" PRId64 "-1-%s.avro", m.location,
+                                         sid, uuid);
+    fl_ice_manifest_writer *w = NULL;
+    if (fl_ice_manifest_writer_open(g_io, mpath, &m, 0, FL_ICE_MANIFEST_DATA, 2, sid, &w, &err))
+        goto out;
+    fl_ice_manifest_entry e;
+    memset(&e, 0, sizeof e);
+    e.status = FL_ICE_STATUS_ADDED;
+    e.snapshot_id = sid;
+    e.sequence_number = e.file_sequence_number = FL_ICE_UNASSIGNED_SEQ;
+    e.file.content = FL_ICE_CONTENT_DATA;
+    e.file.file_path = fl_arena_sprintf(&a, "%s/data/c%d-%d-%s.parquet", m.location, client, i,
+                                        uuid);
+    e.file.file_format = "PARQUET";
+    e.file.record_count = 1;
+    e.file.file_size_in_bytes = 100;
+    fl_ice_manifest_file *list = fl_arena_calloc(&a, nold + 1, sizeof *list);
+    if (fl_ice_manifest_writer_add(w, &e, &err) != FL_OK ||
+        fl_ice_manifest_writer_close(w, &a, &list[0], &err) != FL_OK)
+        goto out;
+    if (nold)
+        memcpy(list + 1, old, nold * sizeof *old);
+    fl_ice_manifest_list_info info = {2, sid, head != NULL, head ? head->snapshot_id : 0,
+                                      m.last_sequence_number + 1, 0};
+    if (fl_ice_manifest_list_write(g_io, lpath, &info, list, nold + 1, NULL, &err) != FL_OK)
+        goto out;
+    char parent[64] = "", req[128];
+    if (head)
+        snprintf(parent, sizeof parent, "\"parent-snapshot-id\":%" PRId64 ",", head->snapshot_id);
+    if (head)
+        snprintf(req, sizeof req, "%" PRId64, head->snapshot_id);
+    else
+        snprintf(req, sizeof req, "null");
+    char *body = fl_arena_sprintf(
+        &a,
+        "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-id\":%s}],"
+        "\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":{\"snapshot-id\":%" PRId64 ",%s"
+        "\"sequence-number\":%" PRId64 ",\"timestamp-ms\":%" PRId64 ",\"manifest-list\":\"%s\","
+        "\"summary\":{\"operation\":\"append\",\"added-data-files\":\"1\",\"added-records\":\"1\"},"
+        "\"schema-id\":0}},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\","
+        "\"snapshot-id\":%" PRId64 "}]}",
+        req, sid, parent, m.last_sequence_number + 1, srv_now_ms(), lpath, sid);
+    r = http("POST", TABLE_PATH, body, NULL);
+    status = r.status;
+    if (status != 200)
+        fprintf(stderr, "append: HTTP %ld %s\n", status, r.body ? r.body : "");
+    free(r.body);
+out:
+    if (status == -1)
+        fprintf(stderr, "append client %d: %s\n", client, err.msg);
+    json_decref(j);
+    fl_arena_free(&a);
+    return status;
+}
+
+#define CLIENTS 16
+#if defined(__SANITIZE_ADDRESS__)
+#define APPENDS 10 /* sanitizer builds: 160 appends, same checks */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define APPENDS 10
+#endif
+#endif
+#ifndef APPENDS
+#define APPENDS 50
+#endif
+
+static void *client_main(void *arg)
+{
+    int id = (int)(intptr_t)arg, ok = 0;
+    for (int i = 0; i < APPENDS; i++)
+        if (append_once(id, i) == 200)
+            ok++;
+    return (void *)(intptr_t)ok;
+}
+
+static void test_concurrent_appends(void)
+{
+    pthread_t th[CLIENTS];
+    for (int i = 0; i < CLIENTS; i++)
+        pthread_create(&th[i], NULL, client_main, (void *)(intptr_t)i);
+    int ok = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        void *v;
+        pthread_join(th[i], &v);
+        ok += (int)(intptr_t)v;
+    }
+    CHECK_EQ_INT(ok, CLIENTS * APPENDS);
+    resp r = http("GET", TABLE_PATH, NULL, NULL);
+    json_t *j = json_loads(r.body ? r.body : "", 0, NULL);
+    free(r.body);
+    const char *loc = json_string_value(json_object_get(j, "metadata-location"));
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err = {0};
+    fl_ice_metadata m;
+    CHECK(loc != NULL);
+    if (loc) {
+        CHECK_OK(fl_ice_metadata_read(g_io, loc, &a, &m, &err), &err);
+        CHECK_EQ_INT(m.nsnapshots, CLIENTS * APPENDS);
+        CHECK_EQ_INT(m.last_sequence_number, CLIENTS * APPENDS);
+        /* one unbroken chain from main back to the first snapshot */
+        uint32_t chain = 0;
+        const fl_ice_snapshot *s = fl_ice_metadata_current_snapshot(&m);
+        while (s && chain <= m.nsnapshots) {
+            chain++;
+            s = s->has_parent ? fl_ice_metadata_snapshot(&m, s->parent_snapshot_id) : NULL;
+        }
+        CHECK_EQ_INT(chain, CLIENTS * APPENDS);
+        fl_ice_manifest_file *mf = NULL;
+        uint32_t nmf = 0;
+        CHECK_OK(fl_ice_snapshot_manifests(g_io, &m, fl_ice_metadata_current_snapshot(&m), &a, &mf,
+                                           &nmf, &err),
+                 &err);
+        CHECK_EQ_INT(nmf, CLIENTS * APPENDS);
+        int64_t files = 0;
+        for (uint32_t i = 0; i < nmf; i++)
+            files += mf[i].added_files_count;
+        CHECK_EQ_INT(files, CLIENTS * APPENDS);
+    }
+    json_decref(j);
+    fl_arena_free(&a);
+}
+
+static void test_idempotency(void)
+{
+    resp a = http("POST", "/v1/namespaces", "{\"namespace\":[\"idem\"]}", "k-123");
+    resp b = http("POST", "/v1/namespaces", "{\"namespace\":[\"idem\"]}", "k-123");
+    resp c = http("POST", "/v1/namespaces", "{\"namespace\":[\"idem\"]}", "k-456");
+    CHECK_EQ_INT(a.status, 200);
+    CHECK_EQ_INT(b.status, 200);
+    CHECK(a.body && b.body && !strcmp(a.body, b.body));
+    CHECK_EQ_INT(c.status, 409);
+    free(a.body), free(b.body), free(c.body);
+}
+
+static void test_limits(void)
+{
+    size_t n = 9u << 20;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = '\0';
+    resp r = http("POST", "/v1/namespaces", big, NULL);
+    CHECK_EQ_INT(r.status, 413);
+    free(r.body);
+    free(big);
+    char deep[400];
+    memset(deep, '[', 200);
+    memset(deep + 200, ']', 199);
+    deep[399] = '\0';
+    char body[512];
+    snprintf(body, sizeof body, "{\"namespace\":%s]}", deep);
+    r = http("POST", "/v1/namespaces", body, NULL);
+    CHECK_EQ_INT(r.status, 400);
+    free(r.body);
+    char create[512];
+    snprintf(create, sizeof create,
+             "{\"name\":\"evil\",\"location\":\"%s/db/../../etc\",\"schema\":{\"type\":\"struct\","
+             "\"fields\":[]}}",
+             g_dir);
+    r = http("POST", "/v1/namespaces/db/tables", create, NULL);
+    CHECK_EQ_INT(r.status, 403);
+    free(r.body);
+    r = http("POST", "/v1/namespaces/db/tables",
+             "{\"name\":\"evil2\",\"location\":\"s3://other-bucket/x\",\"schema\":{\"type\":"
+             "\"struct\",\"fields\":[]}}",
+             NULL);
+    CHECK_EQ_INT(r.status, 403);
+    free(r.body);
+}
+
+static void test_location_rules(void)
+{
+    fl_error err = {0};
+    const char *allowed[] = {"s3://shared/lake"};
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "/w/db/t", &err), FL_OK);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "file:///w/db/t", &err), FL_OK);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "s3://shared/lake/t", &err), FL_OK);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "/w/../etc", &err), FL_EFORBIDDEN);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "/wx/t", &err), FL_EFORBIDDEN);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "/w/a//b", &err), FL_EFORBIDDEN);
+    CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "s3://shared/lakehouse", &err),
+                 FL_EFORBIDDEN);
+    CHECK_EQ_INT(srv_json_depth("{\"a\":\"[[[[\"}", 11), 1);
+    CHECK_EQ_INT(srv_json_depth("[[{}]]", 6), 3);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_ALL);
+    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-server-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return 1;
+    char uri[300];
+    snprintf(uri, sizeof uri, "sqlite:%s/catalog.db", g_dir);
+    fl_server_options o = {0};
+    o.catalog_uri = uri;
+    o.warehouse = g_dir;
+    o.insecure_no_auth = true;
+    o.threads = 4;
+    fl_server *s = NULL;
+    fl_error err = {0};
+    if (fl_server_create(&o, &s, &err) != FL_OK || fl_server_start_listening(s, &err) != FL_OK) {
+        fprintf(stderr, "server: %s\n", err.msg);
+        return 1;
+    }
+    g_port = fl_server_port(s);
+    g_io = fl_fileio_local();
+    setup_table();
+    TEST_RUN(test_routing);
+    TEST_RUN(test_stale_requirement);
+    TEST_RUN(test_concurrent_appends);
+    TEST_RUN(test_idempotency);
+    TEST_RUN(test_limits);
+    TEST_RUN(test_location_rules);
+    fl_server_destroy(s, 5000);
+    fl_fileio_destroy(g_io);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cleanup failed\n");
+    curl_global_cleanup();
+    return TEST_EXIT();
+}

@@ -106,6 +106,13 @@ static void test_subqueries(void)
     expect_fail(T3 "SELECT (SELECT k FROM t)", "21000");
 }
 
+static void test_literals(void)
+{
+    expect("SELECT -0.5, -2147483648, -9223372036854775808, 2147483648, -1.5e3, 0.050",
+           "-0.5|-2147483648|-9223372036854775808|2147483648|-1500|0.050;");
+    expect("SELECT 1 + 2 * 3, 7 / 2, 'a' || 'b', NULL IS NULL", "7|3|ab|t;");
+}
+
 static void test_ordering(void)
 {
     expect(T3 "SELECT v AS name FROM t ORDER BY name NULLS FIRST", "NULL;a;b;");
@@ -175,6 +182,7 @@ int main(void)
         return 1;
     }
     TEST_RUN(test_subqueries);
+    TEST_RUN(test_literals);
     TEST_RUN(test_ordering);
     TEST_RUN(test_grouping_sets);
     TEST_RUN(test_params);

@@ -70,6 +70,7 @@ typedef struct agg_local {
     ex_rows *pbuf;    /* per partition: rows waiting to be written */
     fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
     fl_sel found, missing;
+    uint32_t scratch_cap; /* rows of hashes/gids/states */
     agg_local_set *sets;
     ex_exprs keys;
     ex_exprs *args;   /* per aggregate */
@@ -305,6 +306,7 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     l->hashes = malloc(FL_BATCH_CAP * sizeof *l->hashes);
     l->gids = malloc(FL_BATCH_CAP * sizeof *l->gids);
     l->states = malloc(FL_BATCH_CAP * sizeof *l->states);
+    l->scratch_cap = FL_BATCH_CAP;
     if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     l->keys.e = c->keys;
@@ -327,11 +329,24 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     return FL_OK;
 }
 
-static fl_status ensure_rows(uint32_t nrows, fl_error *err)
+/* Grows the per-row scratch arrays to nrows (input batches may exceed
+ * FL_BATCH_CAP, e.g. materialized rows). */
+static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
 {
-    if (nrows > FL_BATCH_CAP)
-        return fl_errorf(err, FL_ELIMIT, "aggregate input batch of %u rows (max %u)", nrows,
-                         FL_BATCH_CAP);
+    if (nrows <= l->scratch_cap)
+        return FL_OK;
+    uint64_t *h = realloc(l->hashes, (size_t)nrows * sizeof *h);
+    if (h)
+        l->hashes = h;
+    uint32_t *g = realloc(l->gids, (size_t)nrows * sizeof *g);
+    if (g)
+        l->gids = g;
+    void **st = realloc(l->states, (size_t)nrows * sizeof *st);
+    if (st)
+        l->states = st;
+    if (!h || !g || !st)
+        return fl_errorf(err, FL_ENOMEM, "aggregate: out of memory for a batch of %u rows", nrows);
+    l->scratch_cap = nrows;
     return FL_OK;
 }
 
@@ -498,7 +513,7 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
     agg_local *l = &c->locals[th->tid];
     if (!l->inited)
         FL_TRY(local_init(c, l, err));
-    FL_TRY(ensure_rows(b->nrows, err));
+    FL_TRY(ensure_rows(l, b->nrows, err));
     FL_TRY(ex_exprs_eval(th, &l->keys, b, b->sel, err));
     for (uint32_t a = 0; a < c->naggs; a++)
         FL_TRY(ex_exprs_eval(th, &l->args[a], b, b->sel, err));

@@ -5,6 +5,7 @@
  * and the errors of each. Every result is checked against the Iceberg
  * metadata the catalog holds afterwards.
  */
+#include "floe/ice_view.h"
 #include "sql/stmt_test_util.h"
 
 static stmt_env E;
@@ -216,8 +217,35 @@ static void test_session_statements(void)
     RUN_OK(&E, "ROLLBACK");
     CHECK_EQ_STR(E.tag, "ROLLBACK");
     RUN_ERR(&E, "SAVEPOINT a", FL_EUNSUPPORTED, "savepoints");
-    RUN_ERR(&E, "CREATE VIEW v AS SELECT 1", FL_EUNSUPPORTED, "view");
     RUN_ERR(&E, "GRANT SELECT ON sales.orders TO bob", FL_EUNSUPPORTED, "not supported");
+}
+
+static void test_views(void)
+{
+    RUN_OK(&E, "CREATE VIEW sales.v1 (a, b) AS SELECT 1 AS x, 'two' AS y");
+    CHECK_EQ_STR(E.tag, "CREATE VIEW");
+    RUN_ERR(&E, "CREATE VIEW sales.v1 AS SELECT 1", FL_EEXIST, "already exists");
+    RUN_OK(&E, "CREATE OR REPLACE VIEW sales.v1 AS SELECT 2 AS z");
+    const char *loc = NULL;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_table_ident id;
+    CHECK_OK(fl_table_ident_parse("sales.v1", &a, &id, &E.err), &E.err);
+    CHECK_OK(E.cat->ops->load_view(E.cat, &id, &a, &loc, &E.err), &E.err);
+    fl_ice_view_metadata m;
+    if (loc) {
+        CHECK_OK(fl_ice_view_metadata_read(E.io, loc, &a, &m, &E.err), &E.err);
+        const fl_ice_view_version *v = fl_ice_view_current_version(&m);
+        CHECK(v && v->nrepresentations == 1);
+        if (v && v->nrepresentations == 1)
+            CHECK_EQ_STR(v->representations[0].sql, "SELECT 2 AS z");
+        CHECK_EQ_INT(m.nversions, 2);
+    }
+    fl_arena_free(&a);
+    RUN_OK(&E, "DROP VIEW sales.v1");
+    CHECK_EQ_STR(E.tag, "DROP VIEW");
+    RUN_ERR(&E, "DROP VIEW sales.v1", FL_ENOTFOUND, "does not exist");
+    RUN_OK(&E, "DROP VIEW IF EXISTS sales.v1");
 }
 
 int main(void)
@@ -231,6 +259,7 @@ int main(void)
     TEST_RUN(test_alter);
     TEST_RUN(test_drop_schema_cascade);
     TEST_RUN(test_session_statements);
+    TEST_RUN(test_views);
     stmt_env_close(&E);
     return TEST_EXIT();
 }

@@ -13,9 +13,6 @@
  * and ignored (tag "SET"). SHOW name returns one row with one text column
  * named after the setting; SHOW ALL returns (name, setting) rows.
  * Unknown settings are SQLSTATE 42704.
- *
- * Views: the catalog interface (catalog.h) has no view operations yet, so
- * CREATE VIEW is FL_EUNSUPPORTED with a message saying so.
  */
 #include <string.h>
 #include <strings.h>
@@ -150,15 +147,4 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
     FL_TRY(stmt_result_strings(c, out, names, 1, cells, 1, err));
     stmt_tag(out, "SHOW");
     return FL_OK;
-}
-
-fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
-                    fl_error *err)
-{
-    (void)c;
-    (void)s;
-    (void)out;
-    return fl_errorf(err, FL_EUNSUPPORTED,
-                     "CREATE VIEW is not supported yet: the catalog has no Iceberg view "
-                     "operations");
 }

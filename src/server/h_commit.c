@@ -205,7 +205,10 @@ static void h_commit(fl_server_request *r, void *ctx)
     srv_prepared p;
     fl_arena a;
     fl_arena_init(&a, 65536);
+    uint32_t stripe = srv_stripe_of(&id);
+    srv_stripe_lock(r->srv->cache, stripe);
     commit_loop(r, c, &id, &cr, target, &a, &p);
+    srv_stripe_unlock(r->srv->cache, stripe);
     fl_arena_free(&a);
 }
 
@@ -271,6 +274,9 @@ static void commit_loop(fl_server_request *r, fl_catalog *c, const fl_table_iden
 
 /* ---- multi-table transactions ---- */
 
+static void txn_commit(fl_server_request *r, fl_catalog *c, const fl_table_ident *ids,
+                       const srv_commit_req *crs, size_t n);
+
 static void h_transaction(fl_server_request *r, void *ctx)
 {
     (void)ctx;
@@ -329,6 +335,22 @@ static void h_transaction(fl_server_request *r, void *ctx)
                                 r->srv->catalog_uri);
         return;
     }
+    bool held[SRV_COMMIT_STRIPES] = {false};
+    for (size_t i = 0; i < n; i++)
+        held[srv_stripe_of(&ids[i])] = true;
+    for (uint32_t k = 0; k < SRV_COMMIT_STRIPES; k++) /* ascending: no deadlock */
+        if (held[k])
+            srv_stripe_lock(r->srv->cache, k);
+    txn_commit(r, c, ids, crs, n);
+    for (uint32_t k = SRV_COMMIT_STRIPES; k-- > 0;)
+        if (held[k])
+            srv_stripe_unlock(r->srv->cache, k);
+}
+
+static void txn_commit(fl_server_request *r, fl_catalog *c, const fl_table_ident *ids,
+                       const srv_commit_req *crs, size_t n)
+{
+    fl_error err = {0};
     srv_prepared *p = fl_arena_calloc(&r->arena, n, sizeof *p);
     fl_catalog_commit *cc = fl_arena_calloc(&r->arena, n, sizeof *cc);
     fl_arena a;

@@ -69,38 +69,55 @@ json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const c
     return j;
 }
 
-/* Responds with a LoadTableResult as text. */
-static void respond_table(fl_server_request *r, int status, const char *location,
-                          const fl_ice_metadata *m)
+/* LoadTableResult text (malloc'd) for metadata m at location (NULL = staged). */
+static char *table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
+                               fl_error *err)
 {
     char *text = NULL, *loc = NULL;
     size_t len = 0;
-    fl_error err = {0};
-    if (fl_ice_metadata_write(m, 0, &text, &len, &err) != FL_OK) {
-        srv_respond_status(r, FL_EIO, &err, NULL);
-        return;
-    }
+    if (fl_ice_metadata_write(m, 0, &text, &len, err) != FL_OK)
+        return NULL;
     if (location && !(loc = json_str(location))) {
         free(text);
-        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
-        return;
+        fl_errorf(err, FL_ENOMEM, "out of memory");
+        return NULL;
     }
     size_t cap = len + (loc ? strlen(loc) : 0) + 64;
     char *body = malloc(cap);
-    if (!body) {
-        free(text), free(loc);
-        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
-        return;
+    if (body) {
+        int n = loc ? snprintf(body, cap,
+                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}", loc,
+                               text)
+                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
+        *out_len = (size_t)n;
+    } else {
+        fl_errorf(err, FL_ENOMEM, "out of memory");
     }
-    int n = loc ? snprintf(body, cap, "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}",
-                           loc, text)
-                : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
     free(text), free(loc);
+    return body;
+}
+
+static void respond_body(fl_server_request *r, int status, char *body, size_t len)
+{
     r->responded = true;
     r->status = status;
     r->content_type = "application/json";
     r->resp_body = body;
-    r->resp_len = (size_t)n;
+    r->resp_len = len;
+}
+
+/* Responds with a LoadTableResult as text. */
+static void respond_table(fl_server_request *r, int status, const char *location,
+                          const fl_ice_metadata *m)
+{
+    fl_error err = {0};
+    size_t len = 0;
+    char *body = table_result_text(location, m, &len, &err);
+    if (!body) {
+        srv_respond_status(r, err.code == FL_ENOMEM ? FL_ENOMEM : FL_EIO, &err, NULL);
+        return;
+    }
+    respond_body(r, status, body, len);
 }
 
 /* Current metadata of a table: 404s and errors are responded. */
@@ -280,6 +297,13 @@ static void h_load(fl_server_request *r, void *ctx)
         fl_server_respond(r, 304, NULL, NULL, 0);
         return;
     }
+    const char *key = fl_arena_sprintf(&r->arena, "%s\n%s", refs ? "refs" : "all", loc);
+    char *cached = NULL;
+    size_t clen = 0;
+    if (key && srv_cache_get(r->srv->cache, key, &cached, &clen)) {
+        respond_body(r, 200, cached, clen);
+        return;
+    }
     fl_ice_metadata m;
     rc = fl_ice_metadata_read(c->io, loc, &r->arena, &m, &err);
     if (rc != FL_OK) {
@@ -301,6 +325,8 @@ static void h_load(fl_server_request *r, void *ctx)
         }
     }
     respond_table(r, 200, loc, &m);
+    if (key && r->status == 200)
+        srv_cache_put(r->srv->cache, key, r->resp_body, r->resp_len);
 }
 
 static void h_exists(fl_server_request *r, void *ctx)
@@ -487,8 +513,8 @@ static void h_report(fl_server_request *r, void *ctx)
     bool ok = type && tname && json_is_integer(snap) &&
               (!strcmp(type, "scan-report") || !strcmp(type, "commit-report"));
     if (ok && !strcmp(type, "scan-report"))
-        ok = json_is_object(json_object_get(b, "metrics")) &&
-             json_is_object(json_object_get(b, "filter")) | json_is_boolean(json_object_get(b, "filter"));
+        ok = json_is_object(json_object_get(b, "metrics")) && json_object_get(b, "filter") &&
+             json_is_array(json_object_get(b, "projected-field-ids"));
     if (ok && !strcmp(type, "commit-report"))
         ok = json_is_integer(json_object_get(b, "sequence-number")) &&
              json_is_string(json_object_get(b, "operation")) &&

@@ -90,6 +90,18 @@ typedef struct srv_catpool {
 /* ---- idempotency (idempotency.c) ---- */
 typedef struct srv_idem srv_idem;
 
+/* ---- commit lock stripes and the load cache (cache.c) ---- */
+#define SRV_COMMIT_STRIPES 64
+typedef struct srv_cache srv_cache;
+srv_cache *srv_cache_new(void);
+void srv_cache_free(srv_cache *c);
+uint32_t srv_stripe_of(const fl_table_ident *id);
+void srv_stripe_lock(srv_cache *c, uint32_t stripe);
+void srv_stripe_unlock(srv_cache *c, uint32_t stripe);
+/* A copy of the cached body for key (malloc'd, caller frees). */
+bool srv_cache_get(srv_cache *c, const char *key, char **body, size_t *len);
+void srv_cache_put(srv_cache *c, const char *key, const char *body, size_t len);
+
 struct fl_server {
     fl_server_options opt;
     char *host, *catalog_uri, *catalog_name, *warehouse, *prefix;
@@ -101,6 +113,7 @@ struct fl_server {
     srv_router router;
     srv_metrics *metrics;
     srv_idem *idem;
+    srv_cache *cache;
     struct MHD_Daemon *daemon;
     int port;
     _Atomic bool ready;

@@ -22,7 +22,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-rest.XXXXXX")"
 pid=""
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+[ -n "${KEEP_LOG:-}" ] && trap 'cp "$tmp/server.log" "$KEEP_LOG"; cleanup' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok   $*"; }

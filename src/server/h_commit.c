@@ -259,16 +259,23 @@ static void commit_loop(fl_server_request *r, fl_catalog *c, const fl_table_iden
     if (!p.unchanged)
         atomic_fetch_add(&r->srv->metrics->commits, 1);
     srv_audit(r, "commit-table", target, "ok", p.new_location);
-    json_t *j = srv_table_result(p.new_location, &p.meta, NULL, &err);
-    if (j)
-        json_object_del(j, "config");
-    if (!j) { /* landed, but the response cannot be built: say so, never 5xx-as-failure */
+    size_t len = 0;
+    char *body = srv_table_result_text(p.new_location, &p.meta, &len, &err);
+    if (!body) { /* landed, but the response cannot be built: say so, never 5xx-as-failure */
         fl_server_respond_error(r, 500, "CommitStateUnknownException",
                                 "commit landed at %s but the response failed: %s",
                                 p.new_location, err.msg);
         return;
     }
-    srv_respond_json(r, 200, j);
+    /* the next loadTable of this version is served from the cache */
+    char *key = fl_arena_sprintf(a, "all\n%s", p.new_location);
+    if (key)
+        srv_cache_put(r->srv->cache, key, body, len);
+    r->responded = true;
+    r->status = 200;
+    r->content_type = "application/json";
+    r->resp_body = body;
+    r->resp_len = len;
     *pp = p;
 }
 

@@ -48,30 +48,9 @@ static char *json_str(const char *s)
     return out;
 }
 
-json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const char *snapshots,
-                         fl_error *err)
-{
-    (void)snapshots;
-    char *text = NULL;
-    size_t len = 0;
-    if (fl_ice_metadata_write(m, 0, &text, &len, err) != FL_OK)
-        return NULL;
-    json_error_t je;
-    json_t *md = json_loadb(text, len, 0, &je);
-    free(text);
-    if (!md) {
-        fl_errorf(err, FL_EIO, "metadata JSON: %s", je.text);
-        return NULL;
-    }
-    json_t *j = json_pack("{s:o,s:{}}", "metadata", md, "config");
-    if (j && location)
-        json_object_set_new(j, "metadata-location", json_string(location));
-    return j;
-}
-
 /* LoadTableResult text (malloc'd) for metadata m at location (NULL = staged). */
-static char *table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
-                               fl_error *err)
+char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
+                            fl_error *err)
 {
     char *text = NULL, *loc = NULL;
     size_t len = 0;
@@ -112,7 +91,7 @@ static void respond_table(fl_server_request *r, int status, const char *location
 {
     fl_error err = {0};
     size_t len = 0;
-    char *body = table_result_text(location, m, &len, &err);
+    char *body = srv_table_result_text(location, m, &len, &err);
     if (!body) {
         srv_respond_status(r, err.code == FL_ENOMEM ? FL_ENOMEM : FL_EIO, &err, NULL);
         return;

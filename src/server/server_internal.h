@@ -257,9 +257,9 @@ fl_status srv_rebase_append(fl_fileio *io, const fl_ice_metadata *base, const sr
 fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,
                              const char *base_location, fl_arena *a, const char **out,
                              fl_error *err);
-/* LoadTableResult body. */
-json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const char *snapshots,
-                         fl_error *err);
+/* LoadTableResult as JSON text (malloc'd): {"metadata-location", "metadata", "config"}. */
+char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
+                            fl_error *err);
 
 int64_t srv_now_ms(void);
 void srv_log(const char *level, const char *event, const char *fmt, ...)

@@ -63,6 +63,12 @@ static void test_insert(void)
     RUN_ERR(&E, "INSERT INTO t1 VALUES (NULL, 'x', 1)", FL_EINVAL, "required");
     RUN_ERR(&E, "INSERT INTO nosuch VALUES (1)", FL_ENOTFOUND, "nosuch");
     CHECK_EQ_INT(log_len("test.t1"), l0 + 3);
+    /* an omitted list column is NULL */
+    RUN_OK(&E, "CREATE TABLE nested (a int, tags text[])");
+    RUN_OK(&E, "INSERT INTO nested (a) VALUES (1), (2)");
+    CHECK_EQ_STR(E.tag, "INSERT 0 2");
+    RUN_OK(&E, "SELECT a, tags IS NULL FROM nested ORDER BY a");
+    CHECK_EQ_STR(E.rows, "1|t\n2|t\n");
 }
 
 static void test_delete(int version)

@@ -77,15 +77,12 @@ fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
             v.type.children = NULL;
             v.is_null = true;
             if (fl_type_is_nested(&types[i])) {
-                /* a typed NULL of a nested type: cast of an untyped NULL */
-                fl_value s;
-                memset(&s, 0, sizeof s);
-                s.type.id = FL_TYPE_STRING;
-                s.is_null = true;
-                fl_expr *k = fl_expr_const(a, &s);
-                if (!k)
+                /* a NULL constant of a nested type (the value's type holds
+                 * no children; the node's type does) */
+                e = fl_expr_new(a, FL_EXPR_CONST, &types[i], 0);
+                if (!e)
                     return fl_errorf(err, FL_ENOMEM, "out of memory");
-                FL_TRY(fl_expr_cast(a, k, &types[i], &e, err));
+                e->value = v;
             } else if (!(e = fl_expr_const(a, &v)))
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
         } else {

@@ -249,7 +249,9 @@ static const char *text(const pool *p, rng *r, int lo, int hi, size_t *len)
     return p->text + off;
 }
 
-static const char ALNUM[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,";
+/* 64 characters: digits, letters, ',' and ' ' (indexed by 6 random bits) */
+static const char ALNUM[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ, ";
+_Static_assert(sizeof ALNUM == 65, "ALNUM holds 64 characters");
 
 static size_t vstring(rng *r, int lo, int hi, char *buf)
 {

@@ -9,11 +9,12 @@
 #      Q9 (bench/tpch_summary.mjs); raw results in bench/results/tpch-sf$SF-<time>.jsonl.
 # --check also compares every floe answer with DuckDB's (tpch-compare.mjs) and exits 1 on a mismatch: the SF1
 # acceptance check of the issue ("at SF1, every query returns the same result as DuckDB").
-# Env: SF (default 1), RUNS (3), THREADS (2, both engines), QUERIES (e.g. "1 6 9"; default all), BUILD (build).
+# Env: SF (default 1), RUNS (3), THREADS (2, both engines), QUERIES (e.g. "1 6 9"; default all), BUILD (build),
+# QTIMEOUT (seconds per floe query, default 300: a query over it is reported as an error, not timed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-SF="${SF:-1}"; RUNS="${RUNS:-3}"; THREADS="${THREADS:-2}"; BUILD="${BUILD:-build}"
+SF="${SF:-1}"; RUNS="${RUNS:-3}"; THREADS="${THREADS:-2}"; BUILD="${BUILD:-build}"; QTIMEOUT="${QTIMEOUT:-300}"
 QUERIES="${QUERIES:-$(seq 1 22)}"
 check=0; [ "${1:-}" = "--check" ] && check=1
 floe="$root/$BUILD/floe"; gen="$root/$BUILD/bench_tpchgen"
@@ -44,13 +45,14 @@ for run in $(seq 1 "$RUNS"); do
   for n in $QUERIES; do
     q="q$(printf %02d "$n")"
     # floe
-    if /usr/bin/time -f 'maxrss_kb=%M' -o "$data/out-floe/$q.time" \
+    if /usr/bin/time -f 'maxrss_kb=%M' -o "$data/out-floe/$q.time" timeout "$QTIMEOUT" \
         "$floe" sql "${cat[@]}" -n tpch --threads "$THREADS" --timing --format csv \
         -f "tests/sql/tpch/$q.sql" > "$data/out-floe/$q.csv" 2> "$data/out-floe/$q.err"; then
       ms="$(sed -n 's/^Time: \([0-9.]*\) ms$/\1/p' "$data/out-floe/$q.err" | tail -1)"
       rss="$(sed -n 's/^maxrss_kb=//p' "$data/out-floe/$q.time")"
       echo "{\"engine\":\"floe\",\"query\":\"$q\",\"run\":$run,\"seconds\":$(awk "BEGIN{print $ms/1000}"),\"maxrss_kb\":$rss}" >> "$out"
     else
+      [ -s "$data/out-floe/$q.err" ] || echo "timed out after $QTIMEOUT s" > "$data/out-floe/$q.err"
       echo "{\"engine\":\"floe\",\"query\":\"$q\",\"run\":$run,\"error\":$(head -c 300 "$data/out-floe/$q.err" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(s.trim())))')}" >> "$out"
     fi
     # DuckDB

@@ -72,7 +72,14 @@ typedef struct fl_principal {
     char name[FL_PRINCIPAL_NAME_MAX];
     bool admin;     /* holds the admin role */
     bool anonymous; /* auth disabled (development mode): every check passes */
+    /* Monotonic ms at which fl_auth_authenticate / check_secret validated
+     * the principal against the store (0 = never). fl_auth_authorize within
+     * FL_AUTH_RECHECK_MS of it answers from the grants cached at that point
+     * or newer (the request is linearized at authentication) instead of
+     * re-reading the store's version: one store read per request. */
+    int64_t checked_ms;
 } fl_principal;
+#define FL_AUTH_RECHECK_MS 1000
 
 typedef struct fl_auth_options {
     const char *store_uri;      /* "sqlite:PATH" or "postgresql://..."; required unless

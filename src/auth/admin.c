@@ -97,8 +97,8 @@ static fl_status do_create(auth_store *s, void *ctx, int64_t v, fl_error *err)
     const char *pa[2] = {c->name, "admin"};
     if (c->admin)
         FL_TRY(auth_store_exec1(
-            s, "INSERT INTO floe_auth_principal_roles(principal, role) VALUES (?, ?)", pa, 2,
-            NULL, err));
+            s, "INSERT INTO floe_auth_principal_roles(principal, role) VALUES (?, ?)", pa, 2, NULL,
+            err));
     return FL_OK;
 }
 
@@ -127,8 +127,8 @@ static fl_status do_drop(auth_store *s, void *ctx, int64_t v, fl_error *err)
     return n ? FL_OK : fl_errorf(err, FL_ENOTFOUND, "no principal '%s'", c->name);
 }
 
-static fl_status with_secret(fl_auth *a, const char *name, bool admin, char *secret_out,
-                             size_t cap, mut_fn fn, fl_error *err)
+static fl_status with_secret(fl_auth *a, const char *name, bool admin, char *secret_out, size_t cap,
+                             mut_fn fn, fl_error *err)
 {
     if (!auth_name_valid(name))
         return fl_errorf(err, FL_EINVAL,
@@ -169,8 +169,8 @@ static fl_status do_role_create(auth_store *s, void *ctx, int64_t v, fl_error *e
 {
     (void)v;
     const char *p[1] = {ctx};
-    fl_status rc = auth_store_exec1(s, "INSERT INTO floe_auth_roles(name) VALUES (?)", p, 1, NULL,
-                                    err);
+    fl_status rc =
+        auth_store_exec1(s, "INSERT INTO floe_auth_roles(name) VALUES (?)", p, 1, NULL, err);
     if (rc == FL_EEXIST)
         return fl_errorf(err, FL_EEXIST, "role '%s' already exists", (const char *)ctx);
     return rc;
@@ -232,8 +232,8 @@ static fl_status do_assign(auth_store *s, void *ctx, int64_t v, fl_error *err)
         s, "DELETE FROM floe_auth_principal_roles WHERE principal = ? AND role = ?", p, 2, &n,
         err));
     return n ? FL_OK
-             : fl_errorf(err, FL_ENOTFOUND, "principal '%s' does not hold role '%s'",
-                         c->principal, c->role);
+             : fl_errorf(err, FL_ENOTFOUND, "principal '%s' does not hold role '%s'", c->principal,
+                         c->role);
 }
 
 fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *role, bool assign,
@@ -279,8 +279,9 @@ fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const f
 {
     FL_TRY(check_role_name(role, err));
     if (!strcmp(role, "admin"))
-        return fl_errorf(err, FL_EINVAL, "the built-in role 'admin' already holds every "
-                                         "privilege; its grants cannot change");
+        return fl_errorf(err, FL_EINVAL,
+                         "the built-in role 'admin' already holds every "
+                         "privilege; its grants cannot change");
     if (!strcmp(fl_privilege_name(priv), "unknown"))
         return fl_errorf(err, FL_EINVAL, "unknown privilege %d", (int)priv);
     fl_arena ar;
@@ -294,8 +295,9 @@ fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const f
                          : !nss                   ? NULL
                          : object ? fl_arena_sprintf(&ar, "table '%s.%s'", nss, object)
                                   : fl_arena_sprintf(&ar, "namespace '%s'", nss);
-        grant_ctx c = {role,   fl_privilege_name(priv), auth_sec_kind_name(kind), joined,
-                       object ? object : "", ds ? ds : "?", grant};
+        grant_ctx c = {role,   fl_privilege_name(priv), auth_sec_kind_name(kind),
+                       joined, object ? object : "",    ds ? ds : "?",
+                       grant};
         rc = mutate(a, do_grant, &c, err);
     }
     fl_arena_free(&ar);

@@ -32,9 +32,11 @@
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-    size_t l = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-                                                      : (s[0] & 0xF8) == 0xF0 ? 4
-                                                                              : 0;
+    size_t l = s[0] < 0x80             ? 1
+               : (s[0] & 0xE0) == 0xC0 ? 2
+               : (s[0] & 0xF0) == 0xE0 ? 3
+               : (s[0] & 0xF8) == 0xF0 ? 4
+                                       : 0;
     if (l == 0 || l > n || (l == 2 && s[0] < 0xC2) || (l == 4 && s[0] > 0xF4))
         return 0;
     for (size_t i = 1; i < l; i++)

@@ -60,6 +60,14 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return ms ? ms : 1;
+}
+
 fl_status auth_refresh_locked(fl_auth *a, fl_error *err)
 {
     if (!a->store)
@@ -99,8 +107,9 @@ fl_status fl_auth_open(const fl_auth_options *opt, fl_auth **out, fl_error *err)
     if (!opt)
         return fl_errorf(err, FL_EINVAL, "auth: no options");
     if (!opt->store_uri && !opt->allow_anonymous)
-        return fl_errorf(err, FL_EINVAL, "auth: a store URI is required unless anonymous "
-                                         "access is explicitly allowed");
+        return fl_errorf(err, FL_EINVAL,
+                         "auth: a store URI is required unless anonymous "
+                         "access is explicitly allowed");
     if (opt->token_ttl_seconds < 0 || opt->token_ttl_seconds > TTL_MAX)
         return fl_errorf(err, FL_EINVAL, "auth: token TTL %d s outside 1..%d",
                          opt->token_ttl_seconds, TTL_MAX);
@@ -158,8 +167,8 @@ static fl_status lookup(fl_auth *a, const char *name, char *verifier, int64_t *g
     snprintf(verifier, AUTH_VERIFIER_MAX, "%s", DUMMY_VERIFIER);
     pthread_mutex_lock(&a->lock);
     fl_status rc = auth_refresh_locked(a, err);
-    const auth_pr *pr = rc == FL_OK && auth_name_valid(name) ? auth_snapshot_find(&a->snap, name)
-                                                              : NULL;
+    const auth_pr *pr =
+        rc == FL_OK && auth_name_valid(name) ? auth_snapshot_find(&a->snap, name) : NULL;
     if (pr && strlen(pr->verifier) < AUTH_VERIFIER_MAX) {
         snprintf(verifier, AUTH_VERIFIER_MAX, "%s", pr->verifier);
         *gen = pr->gen;
@@ -243,8 +252,9 @@ static fl_status resolve(fl_auth *a, const char *name, bool check_gen, int64_t g
     fl_status rc = auth_refresh_locked(a, err);
     const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, name) : NULL;
     if (rc == FL_OK && !pr)
-        rc = fl_errorf(err, FL_EUNAUTHENTICATED, "bearer token names principal '%s', which no "
-                                                 "longer exists",
+        rc = fl_errorf(err, FL_EUNAUTHENTICATED,
+                       "bearer token names principal '%s', which no "
+                       "longer exists",
                        name);
     else if (rc == FL_OK && check_gen && pr->gen != gen)
         rc = fl_errorf(err, FL_EUNAUTHENTICATED,
@@ -255,6 +265,7 @@ static fl_status resolve(fl_auth *a, const char *name, bool check_gen, int64_t g
         memset(out, 0, sizeof *out);
         snprintf(out->name, sizeof out->name, "%s", pr->name);
         out->admin = pr->admin;
+        out->checked_ms = mono_ms();
     }
     pthread_mutex_unlock(&a->lock);
     return rc;
@@ -307,6 +318,7 @@ fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *se
     FL_TRY(verify_secret(a, principal, secret, &gen, &admin, err));
     snprintf(out->name, sizeof out->name, "%s", principal);
     out->admin = admin;
+    out->checked_ms = mono_ms();
     return FL_OK;
 }
 
@@ -355,7 +367,9 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
         return fl_errorf(err, FL_EFORBIDDEN, "anonymous access is not enabled");
     }
     pthread_mutex_lock(&a->lock);
-    fl_status rc = auth_refresh_locked(a, err);
+    int64_t age = mono_ms() - p->checked_ms;
+    bool fresh = p->checked_ms > 0 && age >= 0 && age < FL_AUTH_RECHECK_MS && a->have_snap;
+    fl_status rc = fresh ? FL_OK : auth_refresh_locked(a, err);
     const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, p->name) : NULL;
     bool ok = pr && (pr->admin || auth_snapshot_allows(&a->snap, pr, priv, ns, object));
     pthread_mutex_unlock(&a->lock);
@@ -366,8 +380,8 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
     if (!pr)
         rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' no longer exists", p->name);
     else
-        rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' lacks privilege '%s' on %.600s",
-                       p->name, fl_privilege_name(priv), describe(ns, object, &ar));
+        rc = fl_errorf(err, FL_EFORBIDDEN, "principal '%s' lacks privilege '%s' on %.600s", p->name,
+                       fl_privilege_name(priv), describe(ns, object, &ar));
     fl_arena_free(&ar);
     return rc;
 }

@@ -40,9 +40,9 @@ void auth_hex(const uint8_t *in, size_t n, char *out); /* out: 2n+1 bytes */
 /* ---- secrets (secret.c) ---- */
 
 #define AUTH_SALT_LEN 16
-#define AUTH_KEY_LEN 32          /* SHA-256 output */
-#define AUTH_ITERATIONS 4096     /* PBKDF2 rounds (PostgreSQL's SCRAM default) */
-#define AUTH_SECRET_LEN 43       /* 32 random bytes in base64url */
+#define AUTH_KEY_LEN 32      /* SHA-256 output */
+#define AUTH_ITERATIONS 4096 /* PBKDF2 rounds (PostgreSQL's SCRAM default) */
+#define AUTH_SECRET_LEN 43   /* 32 random bytes in base64url */
 #define AUTH_VERIFIER_MAX 160
 
 fl_status auth_random(uint8_t *buf, size_t n, fl_error *err);
@@ -69,12 +69,11 @@ typedef struct auth_claims {
 } auth_claims;
 
 /* Signs a token with claims (jti is generated when empty). *out malloc'd. */
-fl_status auth_jwt_sign(const uint8_t key[AUTH_KEY_LEN], auth_claims *c, char **out,
-                        fl_error *err);
+fl_status auth_jwt_sign(const uint8_t key[AUTH_KEY_LEN], auth_claims *c, char **out, fl_error *err);
 /* Verifies signature, header (alg HS256 only) and time claims against now.
  * FL_EUNAUTHENTICATED with a reason on any failure. */
-fl_status auth_jwt_verify(const uint8_t key[AUTH_KEY_LEN], const char *tok, size_t len,
-                          int64_t now, auth_claims *out, fl_error *err);
+fl_status auth_jwt_verify(const uint8_t key[AUTH_KEY_LEN], const char *tok, size_t len, int64_t now,
+                          auth_claims *out, fl_error *err);
 
 /* ---- store (store*.c) ---- */
 

@@ -44,8 +44,7 @@ static fl_status mac(const uint8_t key[AUTH_KEY_LEN], const char *in, size_t n,
     return FL_OK;
 }
 
-fl_status auth_jwt_sign(const uint8_t key[AUTH_KEY_LEN], auth_claims *c, char **out,
-                        fl_error *err)
+fl_status auth_jwt_sign(const uint8_t key[AUTH_KEY_LEN], auth_claims *c, char **out, fl_error *err)
 {
     *out = NULL;
     if (!c->jti[0]) {
@@ -151,8 +150,8 @@ static fl_status check_payload(const char *p, size_t n, int64_t now, auth_claims
     return rc;
 }
 
-fl_status auth_jwt_verify(const uint8_t key[AUTH_KEY_LEN], const char *tok, size_t len,
-                          int64_t now, auth_claims *out, fl_error *err)
+fl_status auth_jwt_verify(const uint8_t key[AUTH_KEY_LEN], const char *tok, size_t len, int64_t now,
+                          auth_claims *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
     if (len == 0 || len > AUTH_TOKEN_MAX)

@@ -117,8 +117,7 @@ fl_status auth_verifier_parse(const char *v, fl_auth_scram *out, fl_error *err)
         return fl_errorf(err, FL_ECORRUPT, "auth: secret hash: bad salt");
     if (!field(d1 + 1, c1, out->stored_key, AUTH_KEY_LEN, AUTH_KEY_LEN, NULL))
         return fl_errorf(err, FL_ECORRUPT, "auth: secret hash: bad StoredKey");
-    if (!field(c1 + 1, c1 + 1 + strlen(c1 + 1), out->server_key, AUTH_KEY_LEN, AUTH_KEY_LEN,
-               NULL))
+    if (!field(c1 + 1, c1 + 1 + strlen(c1 + 1), out->server_key, AUTH_KEY_LEN, AUTH_KEY_LEN, NULL))
         return fl_errorf(err, FL_ECORRUPT, "auth: secret hash: bad ServerKey");
     return FL_OK;
 }

@@ -27,7 +27,9 @@
 
 const char *auth_sec_kind_name(int kind)
 {
-    return kind == AUTH_SEC_CATALOG ? "catalog" : kind == AUTH_SEC_NAMESPACE ? "namespace" : "table";
+    return kind == AUTH_SEC_CATALOG     ? "catalog"
+           : kind == AUTH_SEC_NAMESPACE ? "namespace"
+                                        : "table";
 }
 
 static int kind_parse(const char *s)

@@ -20,8 +20,7 @@
 
 #define STATIC_MIN_LEN 16
 
-fl_status auth_statics_parse(const char *const *specs, uint32_t n, auth_static **out,
-                             fl_error *err)
+fl_status auth_statics_parse(const char *const *specs, uint32_t n, auth_static **out, fl_error *err)
 {
     *out = NULL;
     if (n == 0)

@@ -98,8 +98,8 @@ fl_status auth_store_bump(auth_store *s, int64_t *v, fl_error *err)
 static fl_status init_schema(auth_store *s, fl_error *err)
 {
     if (s->postgres)
-        FL_TRY(auth_store_exec1(s, "SELECT pg_advisory_xact_lock(7316203554124)", NULL, 0, NULL,
-                                err));
+        FL_TRY(
+            auth_store_exec1(s, "SELECT pg_advisory_xact_lock(7316203554124)", NULL, 0, NULL, err));
     for (size_t i = 0; i < sizeof DDL / sizeof DDL[0]; i++)
         FL_TRY(auth_store_exec1(s, DDL[i], NULL, 0, NULL, err));
     uint8_t key[AUTH_KEY_LEN];
@@ -112,9 +112,9 @@ static fl_status init_schema(auth_store *s, fl_error *err)
     if (rc == FL_OK)
         rc = auth_store_exec1(s, Q_META_INS, pk, 2, NULL, err);
     if (rc == FL_OK)
-        rc = auth_store_exec1(
-            s, "INSERT INTO floe_auth_roles(name) VALUES (?) ON CONFLICT DO NOTHING", admin, 1,
-            NULL, err);
+        rc = auth_store_exec1(s,
+                              "INSERT INTO floe_auth_roles(name) VALUES (?) ON CONFLICT DO NOTHING",
+                              admin, 1, NULL, err);
     OPENSSL_cleanse(hex, sizeof hex);
     return rc;
 }

@@ -104,7 +104,8 @@ static fl_status simple(pg_store *s, const char *sql, fl_error *err)
 {
     PGresult *r = PQexec(s->conn, sql);
     ExecStatusType st = PQresultStatus(r);
-    fl_status rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? FL_OK : pg_error(s, r, sql, err);
+    fl_status rc =
+        st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? FL_OK : pg_error(s, r, sql, err);
     PQclear(r);
     return rc;
 }
@@ -143,8 +144,8 @@ fl_status auth_store_pg_open(const char *conninfo, auth_store **out, fl_error *e
     pg_store *s = calloc(1, sizeof *s);
     if (!s)
         return fl_errorf(err, FL_ENOMEM, "auth store: out of memory");
-    s->base = (auth_store){pg_exec,  pg_begin, pg_commit, pg_rollback,
-                           pg_close, true,     "postgres auth store"};
+    s->base = (auth_store){
+        pg_exec, pg_begin, pg_commit, pg_rollback, pg_close, true, "postgres auth store"};
     s->conn = PQconnectdb(conninfo);
     if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
         const char *m = s->conn ? PQerrorMessage(s->conn) : "out of memory";

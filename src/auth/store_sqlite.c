@@ -94,9 +94,8 @@ static fl_status add_row(sqlite3_stmt *st, fl_arena *a, auth_rows *rows, uint32_
     return FL_OK;
 }
 
-static fl_status lite_exec(auth_store *base, const char *sql, const char *const *params,
-                           uint32_t n, fl_arena *a, auth_rows *rows, uint64_t *changes,
-                           fl_error *err)
+static fl_status lite_exec(auth_store *base, const char *sql, const char *const *params, uint32_t n,
+                           fl_arena *a, auth_rows *rows, uint64_t *changes, fl_error *err)
 {
     lite_store *s = (lite_store *)base;
     sqlite3_stmt *st = NULL;
@@ -183,11 +182,10 @@ fl_status auth_store_sqlite_open(const char *path, auth_store **out, fl_error *e
         return fl_errorf(err, FL_ENOMEM, "auth store: out of memory");
     }
     snprintf(s->what, wl, "sqlite auth store %s", path);
-    s->base = (auth_store){lite_exec, lite_begin, lite_commit, lite_rollback, lite_close, false,
-                           s->what};
-    int rc = sqlite3_open_v2(path, &s->db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
+    s->base =
+        (auth_store){lite_exec, lite_begin, lite_commit, lite_rollback, lite_close, false, s->what};
+    int rc = sqlite3_open_v2(
+        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         fl_errorf(err, FL_EIO, "%s: open: %s", s->what,
                   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));

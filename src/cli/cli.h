@@ -16,6 +16,7 @@ int fl_cmd_convert(int argc, char **argv); /* cmd_convert.c */
 int fl_cmd_table(int argc, char **argv);   /* cmd_table.c */
 int fl_cmd_load(int argc, char **argv);    /* cmd_load.c */
 int fl_cmd_admin(int argc, char **argv);   /* cmd_admin.c */
+int fl_cmd_sql(int argc, char **argv);     /* cmd_sql.c */
 
 /* The FileIO of file commands: local paths, and s3:// paths through the S3
  * FileIO configured from the environment. NULL only when out of memory.

@@ -39,22 +39,21 @@ typedef struct admin_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe admin <command> [--catalog URI] [--audit-log FILE]\n\n"
-            "  bootstrap [--name NAME]                    create the first admin principal\n"
-            "  principal create NAME [--admin]            prints client id and secret once\n"
-            "  principal drop NAME | rotate NAME | list\n"
-            "  role create ROLE | drop ROLE\n"
-            "  role assign PRINCIPAL ROLE | unassign PRINCIPAL ROLE\n"
-            "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
-            "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
-            "  grants                                     list every grant\n"
-            "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
-            "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
-            "holds all of them everywhere). A grant on a namespace covers its child\n"
-            "namespaces and all their tables and views.\n"
-            "--catalog defaults to $FLOE_CATALOG, else sqlite:./warehouse/catalog.db;\n"
-            "--audit-log to $FLOE_AUDIT_LOG.\n");
+    fprintf(out, "usage: floe admin <command> [--catalog URI] [--audit-log FILE]\n\n"
+                 "  bootstrap [--name NAME]                    create the first admin principal\n"
+                 "  principal create NAME [--admin]            prints client id and secret once\n"
+                 "  principal drop NAME | rotate NAME | list\n"
+                 "  role create ROLE | drop ROLE\n"
+                 "  role assign PRINCIPAL ROLE | unassign PRINCIPAL ROLE\n"
+                 "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+                 "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+                 "  grants                                     list every grant\n"
+                 "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
+                 "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
+                 "holds all of them everywhere). A grant on a namespace covers its child\n"
+                 "namespaces and all their tables and views.\n"
+                 "--catalog defaults to $FLOE_CATALOG, else sqlite:./warehouse/catalog.db;\n"
+                 "--audit-log to $FLOE_AUDIT_LOG.\n");
 }
 
 static int fail(fl_error *err)
@@ -136,7 +135,9 @@ typedef struct admin_ctx {
 static void audit(admin_ctx *c, const char *action, const char *target, fl_status rc)
 {
     fl_auth_audit(c->auth, &c->me, action, target,
-                  rc == FL_OK ? "ok" : rc == FL_ENOTFOUND || rc == FL_EEXIST ? "rejected" : "error",
+                  rc == FL_OK                             ? "ok"
+                  : rc == FL_ENOTFOUND || rc == FL_EEXIST ? "rejected"
+                                                          : "error",
                   NULL, rc == FL_OK ? NULL : c->err.msg);
 }
 
@@ -285,11 +286,11 @@ static int cmd_grant(admin_ctx *c, bool grant)
     const char *role = c->args.pos[1];
     char privs[256];
     snprintf(privs, sizeof privs, "%s", c->args.pos[2]);
-    const char *where = ns.nlevels == 0 ? "catalog"
-                        : object ? fl_arena_sprintf(&c->arena, "table %s.%s",
-                                                    fl_namespace_str(&ns, &c->arena), object)
-                                 : fl_arena_sprintf(&c->arena, "namespace %s",
-                                                    fl_namespace_str(&ns, &c->arena));
+    const char *where =
+        ns.nlevels == 0 ? "catalog"
+        : object
+            ? fl_arena_sprintf(&c->arena, "table %s.%s", fl_namespace_str(&ns, &c->arena), object)
+            : fl_arena_sprintf(&c->arena, "namespace %s", fl_namespace_str(&ns, &c->arena));
     char *save = NULL;
     for (char *p = strtok_r(privs, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
         fl_privilege pv = fl_privilege_parse(p);

@@ -603,13 +603,18 @@ static fl_status stage_copy(const char *path, int fd, const char *header, char d
         }
     }
     int zerr = 0;
-    const char *zmsg = got < 0 ? gzerror(in, &zerr) : NULL;
+    char zmsg[128] = "read error"; /* copied: gzerror's text dies with gzclose */
+    if (got < 0) {
+        const char *m = gzerror(in, &zerr);
+        if (m && *m)
+            snprintf(zmsg, sizeof zmsg, "%s", m);
+    }
     gzclose(in);
     bool werr = ferror(out) != 0;
     if (fclose(out) != 0)
         werr = true;
     if (got < 0)
-        return fl_errorf(err, FL_ECORRUPT, "%s: gzip: %s", path, zmsg ? zmsg : "read error");
+        return fl_errorf(err, FL_ECORRUPT, "%s: gzip: %s", path, zmsg);
     if (werr)
         return fl_errorf(err, FL_EIO, "temporary file: write failed");
     return FL_OK;

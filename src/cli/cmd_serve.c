@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "floe/server.h"
@@ -260,8 +261,16 @@ static int mkdir_p(const char *dir)
     return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int fl_cmd_serve(int argc, char **argv)
 {
+    double t0 = now_ms();
     serve_cfg c;
     memset(&c, 0, sizeof c);
     c.o.port = 8181;
@@ -333,9 +342,9 @@ int fl_cmd_serve(int argc, char **argv)
     }
     fprintf(stderr,
             "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
-            "\"%s\",\"warehouse\":\"%s\",\"auth\":%s}\n",
+            "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
             c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri,
-            c.o.warehouse, c.o.insecure_no_auth ? "false" : "true");
+            c.o.warehouse, c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
     if (c.ready_file) {
         FILE *f = fopen(c.ready_file, "w");
         if (f) {

@@ -23,6 +23,7 @@ static const fl_command commands[] = {
     {"load", fl_cmd_load, "load CSV, JSON lines or Parquet files into an Iceberg table"},
     {"serve", fl_cmd_serve, "serve the Iceberg REST catalog over HTTP"},
     {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
+    {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
 };
 
 static void usage(FILE *out)

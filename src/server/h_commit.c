@@ -205,7 +205,10 @@ static void h_commit(fl_server_request *r, void *ctx)
     srv_prepared p;
     fl_arena a;
     fl_arena_init(&a, 65536);
+    uint32_t stripe = srv_stripe_of(&id);
+    srv_stripe_lock(r->srv->cache, stripe);
     commit_loop(r, c, &id, &cr, target, &a, &p);
+    srv_stripe_unlock(r->srv->cache, stripe);
     fl_arena_free(&a);
 }
 
@@ -256,20 +259,30 @@ static void commit_loop(fl_server_request *r, fl_catalog *c, const fl_table_iden
     if (!p.unchanged)
         atomic_fetch_add(&r->srv->metrics->commits, 1);
     srv_audit(r, "commit-table", target, "ok", p.new_location);
-    json_t *j = srv_table_result(p.new_location, &p.meta, NULL, &err);
-    if (j)
-        json_object_del(j, "config");
-    if (!j) { /* landed, but the response cannot be built: say so, never 5xx-as-failure */
+    size_t len = 0;
+    char *body = srv_table_result_text(p.new_location, &p.meta, &len, &err);
+    if (!body) { /* landed, but the response cannot be built: say so, never 5xx-as-failure */
         fl_server_respond_error(r, 500, "CommitStateUnknownException",
                                 "commit landed at %s but the response failed: %s",
                                 p.new_location, err.msg);
         return;
     }
-    srv_respond_json(r, 200, j);
+    /* the next loadTable of this version is served from the cache */
+    char *key = fl_arena_sprintf(a, "all\n%s", p.new_location);
+    if (key)
+        srv_cache_put(r->srv->cache, key, body, len);
+    r->responded = true;
+    r->status = 200;
+    r->content_type = "application/json";
+    r->resp_body = body;
+    r->resp_len = len;
     *pp = p;
 }
 
 /* ---- multi-table transactions ---- */
+
+static void txn_commit(fl_server_request *r, fl_catalog *c, const fl_table_ident *ids,
+                       const srv_commit_req *crs, size_t n);
 
 static void h_transaction(fl_server_request *r, void *ctx)
 {
@@ -329,6 +342,22 @@ static void h_transaction(fl_server_request *r, void *ctx)
                                 r->srv->catalog_uri);
         return;
     }
+    bool held[SRV_COMMIT_STRIPES] = {false};
+    for (size_t i = 0; i < n; i++)
+        held[srv_stripe_of(&ids[i])] = true;
+    for (uint32_t k = 0; k < SRV_COMMIT_STRIPES; k++) /* ascending: no deadlock */
+        if (held[k])
+            srv_stripe_lock(r->srv->cache, k);
+    txn_commit(r, c, ids, crs, n);
+    for (uint32_t k = SRV_COMMIT_STRIPES; k-- > 0;)
+        if (held[k])
+            srv_stripe_unlock(r->srv->cache, k);
+}
+
+static void txn_commit(fl_server_request *r, fl_catalog *c, const fl_table_ident *ids,
+                       const srv_commit_req *crs, size_t n)
+{
+    fl_error err = {0};
     srv_prepared *p = fl_arena_calloc(&r->arena, n, sizeof *p);
     fl_catalog_commit *cc = fl_arena_calloc(&r->arena, n, sizeof *cc);
     fl_arena a;

@@ -29,7 +29,8 @@ static int cmp_str(const void *a, const void *b)
 bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *start,
               uint32_t *count, const char **next)
 {
-    qsort(keys, n, sizeof *keys, cmp_str);
+    if (n > 1)
+        qsort(keys, n, sizeof *keys, cmp_str);
     *start = 0;
     *count = n;
     *next = NULL;

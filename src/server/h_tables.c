@@ -48,59 +48,55 @@ static char *json_str(const char *s)
     return out;
 }
 
-json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const char *snapshots,
-                         fl_error *err)
+/* LoadTableResult text (malloc'd) for metadata m at location (NULL = staged). */
+char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
+                            fl_error *err)
 {
-    (void)snapshots;
-    char *text = NULL;
+    char *text = NULL, *loc = NULL;
     size_t len = 0;
     if (fl_ice_metadata_write(m, 0, &text, &len, err) != FL_OK)
         return NULL;
-    json_error_t je;
-    json_t *md = json_loadb(text, len, 0, &je);
-    free(text);
-    if (!md) {
-        fl_errorf(err, FL_EIO, "metadata JSON: %s", je.text);
+    if (location && !(loc = json_str(location))) {
+        free(text);
+        fl_errorf(err, FL_ENOMEM, "out of memory");
         return NULL;
     }
-    json_t *j = json_pack("{s:o,s:{}}", "metadata", md, "config");
-    if (j && location)
-        json_object_set_new(j, "metadata-location", json_string(location));
-    return j;
+    size_t cap = len + (loc ? strlen(loc) : 0) + 64;
+    char *body = malloc(cap);
+    if (body) {
+        int n = loc ? snprintf(body, cap,
+                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}", loc,
+                               text)
+                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
+        *out_len = (size_t)n;
+    } else {
+        fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    free(text), free(loc);
+    return body;
+}
+
+static void respond_body(fl_server_request *r, int status, char *body, size_t len)
+{
+    r->responded = true;
+    r->status = status;
+    r->content_type = "application/json";
+    r->resp_body = body;
+    r->resp_len = len;
 }
 
 /* Responds with a LoadTableResult as text. */
 static void respond_table(fl_server_request *r, int status, const char *location,
                           const fl_ice_metadata *m)
 {
-    char *text = NULL, *loc = NULL;
-    size_t len = 0;
     fl_error err = {0};
-    if (fl_ice_metadata_write(m, 0, &text, &len, &err) != FL_OK) {
-        srv_respond_status(r, FL_EIO, &err, NULL);
-        return;
-    }
-    if (location && !(loc = json_str(location))) {
-        free(text);
-        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
-        return;
-    }
-    size_t cap = len + (loc ? strlen(loc) : 0) + 64;
-    char *body = malloc(cap);
+    size_t len = 0;
+    char *body = srv_table_result_text(location, m, &len, &err);
     if (!body) {
-        free(text), free(loc);
-        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
+        srv_respond_status(r, err.code == FL_ENOMEM ? FL_ENOMEM : FL_EIO, &err, NULL);
         return;
     }
-    int n = loc ? snprintf(body, cap, "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}",
-                           loc, text)
-                : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
-    free(text), free(loc);
-    r->responded = true;
-    r->status = status;
-    r->content_type = "application/json";
-    r->resp_body = body;
-    r->resp_len = (size_t)n;
+    respond_body(r, status, body, len);
 }
 
 /* Current metadata of a table: 404s and errors are responded. */
@@ -280,6 +276,13 @@ static void h_load(fl_server_request *r, void *ctx)
         fl_server_respond(r, 304, NULL, NULL, 0);
         return;
     }
+    const char *key = fl_arena_sprintf(&r->arena, "%s\n%s", refs ? "refs" : "all", loc);
+    char *cached = NULL;
+    size_t clen = 0;
+    if (key && srv_cache_get(r->srv->cache, key, &cached, &clen)) {
+        respond_body(r, 200, cached, clen);
+        return;
+    }
     fl_ice_metadata m;
     rc = fl_ice_metadata_read(c->io, loc, &r->arena, &m, &err);
     if (rc != FL_OK) {
@@ -301,6 +304,8 @@ static void h_load(fl_server_request *r, void *ctx)
         }
     }
     respond_table(r, 200, loc, &m);
+    if (key && r->status == 200)
+        srv_cache_put(r->srv->cache, key, r->resp_body, r->resp_len);
 }
 
 static void h_exists(fl_server_request *r, void *ctx)
@@ -487,8 +492,8 @@ static void h_report(fl_server_request *r, void *ctx)
     bool ok = type && tname && json_is_integer(snap) &&
               (!strcmp(type, "scan-report") || !strcmp(type, "commit-report"));
     if (ok && !strcmp(type, "scan-report"))
-        ok = json_is_object(json_object_get(b, "metrics")) &&
-             json_is_object(json_object_get(b, "filter")) | json_is_boolean(json_object_get(b, "filter"));
+        ok = json_is_object(json_object_get(b, "metrics")) && json_object_get(b, "filter") &&
+             json_is_array(json_object_get(b, "projected-field-ids"));
     if (ok && !strcmp(type, "commit-report"))
         ok = json_is_integer(json_object_get(b, "sequence-number")) &&
              json_is_string(json_object_get(b, "operation")) &&

@@ -379,6 +379,8 @@ static void h_replace(fl_server_request *r, void *ctx)
                                           id.name);
     fl_arena a;
     fl_arena_init(&a, 65536);
+    uint32_t stripe = srv_stripe_of(&id);
+    srv_stripe_lock(r->srv->cache, stripe);
     for (int attempt = 0; attempt < 64; attempt++) {
         fl_arena_reset(&a);
         const char *loc, *path = NULL;
@@ -421,6 +423,7 @@ static void h_replace(fl_server_request *r, void *ctx)
             srv_respond_status(r, rc, &err, NULL);
         break;
     }
+    srv_stripe_unlock(r->srv->cache, stripe);
     if (!r->responded)
         fl_server_respond_error(r, 409, "CommitFailedException", "view commit lost 64 races");
     fl_arena_free(&a);

@@ -58,7 +58,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
     s->warehouse = dup_or(opt->warehouse, "");
     s->prefix = opt->prefix && *opt->prefix ? strdup(opt->prefix) : NULL;
     s->metrics = calloc(1, sizeof *s->metrics);
-    if (!s->host || !s->catalog_uri || !s->catalog_name || !s->warehouse || !s->metrics ||
+    s->cache = srv_cache_new();
+    if (!s->cache || !s->host || !s->catalog_uri || !s->catalog_name || !s->warehouse || !s->metrics ||
         (opt->prefix && *opt->prefix && !s->prefix)) {
         fl_server_destroy(s, 0);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -120,6 +121,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     if (s->pool.free)
         srv_catpool_free(s);
     srv_idem_close(s->idem);
+    srv_cache_free(s->cache);
     fl_auth_close(s->auth);
     fl_fileio_destroy(s->io);
     srv_router_free(&s->router);

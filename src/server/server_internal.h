@@ -90,6 +90,18 @@ typedef struct srv_catpool {
 /* ---- idempotency (idempotency.c) ---- */
 typedef struct srv_idem srv_idem;
 
+/* ---- commit lock stripes and the load cache (cache.c) ---- */
+#define SRV_COMMIT_STRIPES 64
+typedef struct srv_cache srv_cache;
+srv_cache *srv_cache_new(void);
+void srv_cache_free(srv_cache *c);
+uint32_t srv_stripe_of(const fl_table_ident *id);
+void srv_stripe_lock(srv_cache *c, uint32_t stripe);
+void srv_stripe_unlock(srv_cache *c, uint32_t stripe);
+/* A copy of the cached body for key (malloc'd, caller frees). */
+bool srv_cache_get(srv_cache *c, const char *key, char **body, size_t *len);
+void srv_cache_put(srv_cache *c, const char *key, const char *body, size_t len);
+
 struct fl_server {
     fl_server_options opt;
     char *host, *catalog_uri, *catalog_name, *warehouse, *prefix;
@@ -101,6 +113,7 @@ struct fl_server {
     srv_router router;
     srv_metrics *metrics;
     srv_idem *idem;
+    srv_cache *cache;
     struct MHD_Daemon *daemon;
     int port;
     _Atomic bool ready;
@@ -244,9 +257,9 @@ fl_status srv_rebase_append(fl_fileio *io, const fl_ice_metadata *base, const sr
 fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,
                              const char *base_location, fl_arena *a, const char **out,
                              fl_error *err);
-/* LoadTableResult body. */
-json_t *srv_table_result(const char *location, const fl_ice_metadata *m, const char *snapshots,
-                         fl_error *err);
+/* LoadTableResult as JSON text (malloc'd): {"metadata-location", "metadata", "config"}. */
+char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
+                            fl_error *err);
 
 int64_t srv_now_ms(void);
 void srv_log(const char *level, const char *event, const char *fmt, ...)

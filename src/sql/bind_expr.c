@@ -107,10 +107,15 @@ static fl_status bind_number(fl_bctx *b, const char *txt, int32_t loc, fl_expr *
 {
     fl_value v;
     memset(&v, 0, sizeof v);
+    bool neg = false;
+    if (*txt == '-' || *txt == '+') {
+        neg = *txt == '-'; /* libpg_query folds a unary minus into numeric constants */
+        txt++;
+    }
     bool point = strchr(txt, '.') != NULL, expo = strpbrk(txt, "eE") != NULL;
     if (expo) {
         v.type.id = FL_TYPE_FLOAT64;
-        v.v.f64 = strtod(txt, NULL);
+        v.v.f64 = neg ? -strtod(txt, NULL) : strtod(txt, NULL);
     } else {
         /* integer too big for int32, or a numeric with a point */
         fl_i128 u = 0;
@@ -134,12 +139,12 @@ static fl_status bind_number(fl_bctx *b, const char *txt, int32_t loc, fl_expr *
             if (seen_point)
                 scale++;
         }
-        if (!point && u <= INT64_MAX) {
+        if (!point && u <= (fl_i128)INT64_MAX + (neg ? 1 : 0)) {
             v.type.id = FL_TYPE_INT64;
-            v.v.i64 = (int64_t)u;
-            if (u <= INT32_MAX) {
+            v.v.i64 = neg ? (int64_t)(-u) : (int64_t)u;
+            if (u <= (fl_i128)INT32_MAX + (neg ? 1 : 0)) {
                 v.type.id = FL_TYPE_INT32;
-                v.v.i32 = (int32_t)u;
+                v.v.i32 = (int32_t)v.v.i64;
             }
         } else {
             v.type.id = FL_TYPE_DECIMAL;
@@ -147,7 +152,7 @@ static fl_status bind_number(fl_bctx *b, const char *txt, int32_t loc, fl_expr *
             v.type.precision = digits > scale ? digits : scale;
             if (v.type.precision == 0)
                 v.type.precision = 1;
-            v.v.dec = u;
+            v.v.dec = neg ? -u : u;
         }
     }
     fl_expr *e = fl_expr_const(b->a, &v);
@@ -1036,7 +1041,14 @@ const char *fl_front_node_name(const PgQuery__Node *n)
         case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE:
             return "current_date";
         case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N:
             return "current_timestamp";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N:
+            return "localtimestamp";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME:
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N:
+            return "current_time";
         default:
             return "?column?";
         }

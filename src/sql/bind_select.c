@@ -381,40 +381,215 @@ static bool in_scope(fl_bctx *b, const char *name)
     return false;
 }
 
-static fl_status bind_group(fl_bctx *b, const PgQuery__SelectStmt *s, const targets *t,
-                            fl_expr ***keys, uint32_t *nkeys, uint32_t *cap, fl_error *err)
+typedef struct gsets {
+    uint64_t *m; /* one key mask per grouping set */
+    uint32_t n, cap;
+    bool used;   /* GROUPING SETS / ROLLUP / CUBE appeared */
+} gsets;
+
+#define MAX_GROUPING_SETS 4096
+
+static fl_status gs_add(fl_arena *a, gsets *g, uint64_t m, fl_error *err)
 {
-    for (size_t i = 0; i < s->n_group_clause; i++) {
-        const Node *g = s->group_clause[i];
-        fl_expr *e = NULL;
-        int32_t k;
-        const char *nm;
-        if (g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET)
-            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, g->grouping_set->location, "0A000",
-                                "GROUPING SETS, ROLLUP and CUBE are not supported");
-        if (ordinal_of(g, &k)) {
-            if (k < 1 || (uint32_t)k > t->n)
-                return fl_front_err(b->pc, err, FL_EINVAL, g->a_const->location, "42P10",
-                                    "GROUP BY position %d is not in select list", k);
-            e = t->v[k - 1].e;
-        } else if ((nm = bare_name(g)) && !in_scope(b, nm)) {
-            for (uint32_t j = 0; j < t->n && !e; j++)
-                if (t->v[j].name && strcmp(t->v[j].name, nm) == 0)
-                    e = t->v[j].e;
-        }
-        if (!e) {
-            bool saved = b->allow_agg, savedw = b->allow_win;
-            b->allow_agg = b->allow_win = false;
-            fl_status rc = fl_bind_expr(b, g, &e, err);
-            b->allow_agg = saved;
-            b->allow_win = savedw;
-            FL_TRY(rc);
-        }
-        *keys = fl_front_grow(b->a, *keys, cap, *nkeys, sizeof(fl_expr *));
-        if (!*keys)
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
-        (*keys)[(*nkeys)++] = e;
+    if (g->n >= MAX_GROUPING_SETS)
+        return fl_errorf(err, FL_ELIMIT, "more than %d grouping sets", MAX_GROUPING_SETS);
+    g->m = fl_front_grow(a, g->m, &g->cap, g->n, sizeof(uint64_t));
+    if (!g->m)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    g->m[g->n++] = m;
+    return FL_OK;
+}
+
+/* result = {x | y : x in a, y in b} */
+static fl_status gs_product(fl_arena *ar, const gsets *a, const gsets *b, gsets *out,
+                            fl_error *err)
+{
+    gsets r = {0};
+    for (uint32_t i = 0; i < a->n; i++)
+        for (uint32_t j = 0; j < b->n; j++)
+            FL_TRY(gs_add(ar, &r, a->m[i] | b->m[j], err));
+    r.used = true;
+    *out = r;
+    return FL_OK;
+}
+
+typedef struct group_ctx {
+    fl_bctx *b;
+    const targets *t;
+    fl_expr ***keys;
+    uint32_t *nkeys, *cap;
+} group_ctx;
+
+/* binds one GROUP BY expression (ordinal, output alias or expression) to a key index */
+static fl_status group_key(group_ctx *g, const Node *n, uint32_t *idx, fl_error *err)
+{
+    fl_bctx *b = g->b;
+    const targets *t = g->t;
+    fl_expr *e = NULL;
+    int32_t k;
+    const char *nm;
+    if (ordinal_of(n, &k)) {
+        if (k < 1 || (uint32_t)k > t->n)
+            return fl_front_err(b->pc, err, FL_EINVAL, n->a_const->location, "42P10",
+                                "GROUP BY position %d is not in select list", k);
+        e = t->v[k - 1].e;
+    } else if ((nm = bare_name(n)) && !in_scope(b, nm)) {
+        for (uint32_t j = 0; j < t->n && !e; j++)
+            if (t->v[j].name && strcmp(t->v[j].name, nm) == 0)
+                e = t->v[j].e;
     }
+    if (!e) {
+        bool saved = b->allow_agg, savedw = b->allow_win;
+        b->allow_agg = b->allow_win = false;
+        fl_status rc = fl_bind_expr(b, n, &e, err);
+        b->allow_agg = saved;
+        b->allow_win = savedw;
+        FL_TRY(rc);
+    }
+    for (uint32_t i = 0; i < *g->nkeys; i++)
+        if (fl_expr_equal((*g->keys)[i], e)) {
+            *idx = i;
+            return FL_OK;
+        }
+    if (*g->nkeys >= 64)
+        return fl_front_err(b->pc, err, FL_ELIMIT, -1, "54000", "more than 64 GROUP BY keys");
+    *g->keys = fl_front_grow(b->a, *g->keys, g->cap, *g->nkeys, sizeof(fl_expr *));
+    if (!*g->keys)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    *idx = *g->nkeys;
+    (*g->keys)[(*g->nkeys)++] = e;
+    return FL_OK;
+}
+
+/* the key mask of an element: an expression, or a parenthesized list (RowExpr) */
+static fl_status element_mask(group_ctx *g, const Node *n, uint64_t *m, fl_error *err)
+{
+    *m = 0;
+    if (n->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+        for (size_t i = 0; i < n->row_expr->n_args; i++) {
+            uint32_t k;
+            FL_TRY(group_key(g, n->row_expr->args[i], &k, err));
+            *m |= 1ull << k;
+        }
+        return FL_OK;
+    }
+    if (n->node_case == PG_QUERY__NODE__NODE_GROUPING_SET &&
+        n->grouping_set->kind == PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE) {
+        for (size_t i = 0; i < n->grouping_set->n_content; i++) {
+            uint64_t e;
+            FL_TRY(element_mask(g, n->grouping_set->content[i], &e, err));
+            *m |= e;
+        }
+        return FL_OK;
+    }
+    if (n->node_case == PG_QUERY__NODE__NODE_GROUPING_SET &&
+        n->grouping_set->kind == PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY)
+        return FL_OK;
+    uint32_t k;
+    FL_TRY(group_key(g, n, &k, err));
+    *m = 1ull << k;
+    return FL_OK;
+}
+
+static fl_status grouping_set(group_ctx *g, const PgQuery__GroupingSet *gs, gsets *out,
+                              fl_error *err)
+{
+    fl_arena *a = g->b->a;
+    gsets r = {0};
+    uint32_t n = (uint32_t)gs->n_content;
+    switch (gs->kind) {
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY:
+        FL_TRY(gs_add(a, &r, 0, err));
+        break;
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE: {
+        uint64_t m = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t e;
+            FL_TRY(element_mask(g, gs->content[i], &e, err));
+            m |= e;
+        }
+        FL_TRY(gs_add(a, &r, m, err));
+        break;
+    }
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_ROLLUP: {
+        uint64_t *el = fl_arena_calloc(a, n + 1, sizeof(uint64_t));
+        if (!el)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < n; i++)
+            FL_TRY(element_mask(g, gs->content[i], &el[i], err));
+        for (uint32_t len = n + 1; len-- > 0;) {
+            uint64_t m = 0;
+            for (uint32_t i = 0; i < len; i++)
+                m |= el[i];
+            FL_TRY(gs_add(a, &r, m, err));
+        }
+        break;
+    }
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_CUBE: {
+        if (n > 12)
+            return fl_front_err(g->b->pc, err, FL_ELIMIT, gs->location, "54000",
+                                "CUBE is limited to 12 elements");
+        uint64_t el[12];
+        for (uint32_t i = 0; i < n; i++)
+            FL_TRY(element_mask(g, gs->content[i], &el[i], err));
+        for (uint32_t sub = (1u << n); sub-- > 0;) {
+            uint64_t m = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (sub & (1u << i))
+                    m |= el[i];
+            FL_TRY(gs_add(a, &r, m, err));
+        }
+        break;
+    }
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SETS:
+        for (uint32_t i = 0; i < n; i++) {
+            const Node *c = gs->content[i];
+            if (c->node_case == PG_QUERY__NODE__NODE_GROUPING_SET) {
+                gsets sub;
+                FL_TRY(grouping_set(g, c->grouping_set, &sub, err));
+                for (uint32_t k = 0; k < sub.n; k++)
+                    FL_TRY(gs_add(a, &r, sub.m[k], err));
+            } else {
+                uint64_t m;
+                FL_TRY(element_mask(g, c, &m, err));
+                FL_TRY(gs_add(a, &r, m, err));
+            }
+        }
+        break;
+    default:
+        return fl_front_err(g->b->pc, err, FL_EUNSUPPORTED, gs->location, "0A000",
+                            "unsupported grouping set");
+    }
+    r.used = true;
+    *out = r;
+    return FL_OK;
+}
+
+static fl_status bind_group(fl_bctx *b, const PgQuery__SelectStmt *s, const targets *t,
+                            fl_expr ***keys, uint32_t *nkeys, uint32_t *cap, gsets *sets,
+                            fl_error *err)
+{
+    group_ctx g = {b, t, keys, nkeys, cap};
+    uint64_t base = 0;
+    for (uint32_t i = 0; i < *nkeys; i++)
+        base |= 1ull << i; /* extras: in every set */
+    gsets acc = {0};
+    FL_TRY(gs_add(b->a, &acc, base, err));
+    for (size_t i = 0; i < s->n_group_clause; i++) {
+        const Node *n = s->group_clause[i];
+        gsets one = {0};
+        if (n->node_case == PG_QUERY__NODE__NODE_GROUPING_SET) {
+            FL_TRY(grouping_set(&g, n->grouping_set, &one, err));
+        } else {
+            uint32_t k;
+            FL_TRY(group_key(&g, n, &k, err));
+            FL_TRY(gs_add(b->a, &one, 1ull << k, err));
+        }
+        bool used = acc.used || one.used;
+        FL_TRY(gs_product(b->a, &acc, &one, &acc, err));
+        acc.used = used;
+    }
+    *sets = acc;
     return FL_OK;
 }
 
@@ -740,7 +915,8 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         gk[ngk++] = extras[i];
     }
-    FL_TRY(bind_group(b, s, &t, &gk, &ngk, &capgk, err));
+    gsets sets = {0};
+    FL_TRY(bind_group(b, s, &t, &gk, &ngk, &capgk, &sets, err));
     fl_expr *having = NULL;
     if (s->having_clause) {
         b->allow_win = false;
@@ -762,6 +938,24 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
     post_ctx pcx = {b, agg, gk, ngk, map, 0};
     if (agg) {
         FL_TRY(agg_node(b, p, map, gk, ngk, NULL, &p, err));
+        if (sets.used) {
+            uint32_t **sv = fl_arena_calloc(b->a, sets.n, sizeof(uint32_t *));
+            uint32_t *sz = fl_arena_calloc(b->a, sets.n, sizeof(uint32_t));
+            if (!sv || !sz)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            for (uint32_t i = 0; i < sets.n; i++) {
+                sv[i] = fl_arena_calloc(b->a, ngk + 1, sizeof(uint32_t));
+                if (!sv[i])
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                for (uint32_t k = 0; k < ngk; k++)
+                    if (sets.m[i] & (1ull << k))
+                        sv[i][sz[i]++] = k;
+            }
+            p->u.agg.nsets = sets.n;
+            p->u.agg.sets = (const uint32_t *const *)sv;
+            p->u.agg.set_sizes = sz;
+            p->est_rows *= sets.n;
+        }
         if (having) {
             fl_expr *h;
             FL_TRY(post(&pcx, having, &h, err));

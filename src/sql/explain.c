@@ -31,6 +31,15 @@ static void put(sb *s, const char *fmt, ...)
 {
     if (s->oom)
         return;
+    if (!s->buf) {
+        s->buf = malloc(1024);
+        if (!s->buf) {
+            s->oom = true;
+            return;
+        }
+        s->cap = 1024;
+        s->len = 0;
+    }
     for (;;) {
         va_list ap;
         va_start(ap, fmt);

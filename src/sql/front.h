@@ -65,6 +65,8 @@ typedef struct fl_rel {
     fl_scan_kind scan_kind;
     const char *const *files;
     uint32_t nfiles;
+    char csv_delim;
+    bool csv_header;
     /* FL_REL_PLAN */
     fl_plan *plan;
     /* filters pushed to this relation (scope form) */

@@ -118,6 +118,17 @@ struct fl_func {
     void (*refine)(fl_expr *call);
 };
 
+/* Aggregate argument conventions (sqlfunc):
+ *  - the caller casts each argument to binding.arg_types[i] before update();
+ *  - ordered-set aggregates percentile_cont/percentile_disc(f) WITHIN GROUP
+ *    (ORDER BY x) resolve and update with args (f, x): the WITHIN GROUP
+ *    value is appended to the direct arguments; approx_percentile(x, f);
+ *  - DISTINCT and ORDER BY inside a call are the executor's (it feeds
+ *    distinct / ordered rows); count_distinct(x) is also registered as a
+ *    self-contained exact DISTINCT count with a hash-set state;
+ *  - string_agg's combine() fails for two non-empty partial states (the
+ *    separator between partials is unknown): do not partially aggregate it. */
+
 /* A resolved call: which function, the result type, casts to apply. */
 typedef struct fl_func_binding {
     const fl_func *fn;
@@ -183,7 +194,15 @@ static inline bool fl_type_is_interval(const fl_type *t)
  * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
 const char *fl_sql_sqlstate_for_error(const fl_error *e);
 
-/* Every registered function, for pg catalogs / \df (n returned in *n). */
+/* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
+ * reads the zone file on every timestamptz call): for printing many rows. */
+typedef struct fl_sql_formatter fl_sql_formatter;
+fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
+size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
+                              size_t cap);
+void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
+
+/* The i-th registered function (pg catalogs, \df); NULL past the end. */
 const fl_func *fl_func_at(uint32_t i);
 
 #endif

@@ -389,6 +389,8 @@ fl_status fl_front_plan_scan(fl_bctx *b, uint32_t ri, const bool *used, fl_plan 
         s->file_schema = r->schema;
     s->files = r->files;
     s->nfiles = r->nfiles;
+    s->csv_delim = r->csv_delim;
+    s->csv_header = r->csv_header;
     s->columns = cols;
     s->ncolumns = n;
     s->limit = -1;

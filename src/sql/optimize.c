@@ -4,14 +4,17 @@
  *   - LIMIT without ORDER BY over a scan (through projections): the scan may
  *     stop after limit + offset rows;
  *   - a filter or scan filter folded to FALSE/NULL: no rows (FL_PLAN_EMPTY);
- *   - count(*) of an unfiltered Iceberg table: answered from the manifests
- *     (fl_ice_scan_count) when exact, i.e. no delete files apply; the
- *     aggregate becomes a one-row VALUES.
- * min/max from metadata is not done yet (file bounds may be truncated for
- * strings; exact for numbers only without deletes): see the README.
+ *   - count(*), count(col), min(col) and max(col) of an unfiltered Iceberg
+ *     table: answered from the manifests' record counts, value/null counts
+ *     and lower/upper bounds when that is exact (no delete file applies,
+ *     every metric present; min/max only for types whose bounds are never
+ *     truncated: integers, decimals, dates, times, timestamps, booleans);
+ *     the aggregate becomes a one-row VALUES.
  */
+#include <limits.h>
 #include <string.h>
 
+#include "floe/ice_manifest.h"
 #include "sql/front.h"
 
 static bool const_false(const fl_expr *e)
@@ -27,20 +30,111 @@ static void make_empty(fl_plan *p)
     p->est_rows = 0;
 }
 
-static fl_status count_from_metadata(fl_planner_ctx *pc, fl_plan *p, fl_error *err)
+/* What one aggregate of an ungrouped AGG over a bare Iceberg scan needs. */
+typedef struct meta_agg {
+    int kind; /* 0 count(*), 1 count(col), 2 min, 3 max */
+    int32_t field_id;
+    fl_type type;
+    bool have;
+    fl_value best;
+    int64_t count;
+} meta_agg;
+
+static bool bounds_exact_type(const fl_type *t)
+{
+    switch (t->id) {
+    case FL_TYPE_BOOLEAN:
+    case FL_TYPE_INT32:
+    case FL_TYPE_INT64:
+    case FL_TYPE_DECIMAL:
+    case FL_TYPE_DATE:
+    case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMPTZ:
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS:
+        return true; /* strings may be truncated, floats have NaN */
+    default:
+        return false;
+    }
+}
+
+static bool classify(const fl_plan *scan, const fl_agg_call *a, meta_agg *m)
+{
+    memset(m, 0, sizeof *m);
+    const char *n = a->fn ? a->fn->name : "";
+    if (a->filter || a->distinct || a->norder)
+        return false;
+    if (strcmp(n, "count") == 0 && a->nargs == 0) {
+        m->kind = 0;
+    } else if (a->nargs == 1 && a->args[0]->kind == FL_EXPR_COLUMN &&
+               a->args[0]->column < scan->u.scan.ncolumns) {
+        if (strcmp(n, "count") == 0)
+            m->kind = 1;
+        else if (strcmp(n, "min") == 0)
+            m->kind = 2;
+        else if (strcmp(n, "max") == 0)
+            m->kind = 3;
+        else
+            return false;
+        m->field_id = scan->u.scan.columns[a->args[0]->column];
+        m->type = a->args[0]->type;
+        if (m->kind >= 2 && (!bounds_exact_type(&m->type) || !fl_type_equal(&m->type, &a->result)))
+            return false;
+    } else {
+        return false;
+    }
+    return m->kind == 0 || m->field_id > 0;
+}
+
+/* Folds one data file's metrics into m; false when they do not settle it. */
+static bool fold_file(const fl_ice_data_file *f, meta_agg *m)
+{
+    if (m->kind == 0) {
+        m->count += f->record_count;
+        return true;
+    }
+    const fl_ice_column_metrics *cm = fl_ice_data_file_metrics(f, m->field_id);
+    if (!cm || cm->value_count < 0 || cm->null_value_count < 0)
+        return false;
+    int64_t nonnull = cm->value_count - cm->null_value_count;
+    if (m->kind == 1) {
+        m->count += nonnull;
+        return true;
+    }
+    if (nonnull == 0)
+        return true;
+    bool lo = m->kind == 2;
+    if (lo ? !cm->has_lower : !cm->has_upper)
+        return false;
+    fl_value v;
+    fl_error e;
+    if (fl_ice_value_from_bytes(&m->type, lo ? cm->lower : cm->upper,
+                                lo ? cm->lower_len : cm->upper_len, &v, &e) != FL_OK)
+        return false;
+    v.type = m->type;
+    if (!m->have || (lo ? fl_value_compare(&v, &m->best) < 0 : fl_value_compare(&v, &m->best) > 0))
+        m->best = v;
+    m->have = true;
+    return true;
+}
+
+/* count(*), count(col), min(col), max(col) of an unfiltered Iceberg table
+ * from manifest metrics, when exact: no delete file applies to any data
+ * file, and every needed metric is present. */
+static fl_status agg_from_metadata(fl_planner_ctx *pc, fl_plan *p, fl_error *err)
 {
     fl_plan *c = p->children[0];
-    if (p->u.agg.nkeys || !p->u.agg.naggs || c->kind != FL_PLAN_SCAN ||
+    if (p->u.agg.nkeys || !p->u.agg.naggs || p->u.agg.nsets || c->kind != FL_PLAN_SCAN ||
         c->u.scan.kind != FL_SCAN_ICEBERG || c->u.scan.filter || c->u.scan.limit >= 0)
         return FL_OK;
-    for (uint32_t i = 0; i < p->u.agg.naggs; i++) {
-        const fl_agg_call *a = &p->u.agg.aggs[i];
-        if (!a->fn || strcmp(a->fn->name, "count") != 0 || a->nargs || a->filter || a->distinct ||
-            (a->result.id != FL_TYPE_INT64 && a->result.id != FL_TYPE_INT32))
+    uint32_t n = p->u.agg.naggs;
+    meta_agg *m = fl_arena_calloc(pc->arena, n, sizeof *m);
+    if (!m)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        if (!classify(c, &p->u.agg.aggs[i], &m[i]))
             return FL_OK;
-    }
-    int64_t count = 0;
-    bool exact = true;
     if (c->u.scan.snapshot_id >= 0) {
         fl_ice_scan_options o;
         memset(&o, 0, sizeof o);
@@ -48,39 +142,63 @@ static fl_status count_from_metadata(fl_planner_ctx *pc, fl_plan *p, fl_error *e
         o.snapshot_id = c->u.scan.snapshot_id;
         fl_ice_scan_plan *sp = NULL;
         FL_TRY(fl_ice_scan_plan_files(pc->io, c->u.scan.meta, &o, &sp, err));
-        fl_status rc = fl_ice_scan_count(sp, &count, &exact, err);
+        bool exact = true;
+        for (uint32_t t = 0; exact && t < sp->ntasks; t++) {
+            const fl_ice_scan_task *task = &sp->tasks[t];
+            if (task->ndeletes) {
+                exact = false;
+                break;
+            }
+            for (uint32_t i = 0; exact && i < n; i++)
+                exact = fold_file(task->file, &m[i]);
+        }
+        /* values point into the plan's arena: copy the bounds we keep */
+        for (uint32_t i = 0; exact && i < n; i++)
+            if (m[i].have) {
+                fl_expr *k = fl_expr_const(pc->arena, &m[i].best);
+                if (!k) {
+                    fl_ice_scan_plan_free(sp);
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                }
+                m[i].best = k->value;
+            }
         fl_ice_scan_plan_free(sp);
-        FL_TRY(rc);
+        if (!exact)
+            return FL_OK;
     }
-    if (!exact)
-        return FL_OK;
     fl_expr ***rows = fl_arena_calloc(pc->arena, 1, sizeof(fl_expr **));
-    fl_expr **row = fl_arena_calloc(pc->arena, p->u.agg.naggs, sizeof(fl_expr *));
+    fl_expr **row = fl_arena_calloc(pc->arena, n, sizeof(fl_expr *));
     if (!rows || !row)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < p->u.agg.naggs; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         fl_value v;
         memset(&v, 0, sizeof v);
         v.type = p->u.agg.aggs[i].result;
-        if (v.type.id == FL_TYPE_INT64)
-            v.v.i64 = count;
-        else
-            v.v.i32 = (int32_t)count;
+        if (m[i].kind <= 1) {
+            if (v.type.id == FL_TYPE_INT64)
+                v.v.i64 = m[i].count;
+            else if (v.type.id == FL_TYPE_INT32 && m[i].count <= INT32_MAX)
+                v.v.i32 = (int32_t)m[i].count;
+            else
+                return FL_OK;
+        } else if (m[i].have) {
+            v = m[i].best;
+        } else {
+            v.is_null = true;
+        }
         row[i] = fl_expr_const(pc->arena, &v);
         if (!row[i])
             return fl_errorf(err, FL_ENOMEM, "out of memory");
+        row[i]->type = p->u.agg.aggs[i].result;
     }
     rows[0] = row;
-    const char *name = c->u.scan.name;
-    int64_t sid = c->u.scan.snapshot_id;
     p->kind = FL_PLAN_VALUES;
     p->nchildren = 0;
     p->children = NULL;
     p->u.values.rows = rows;
     p->u.values.nrows = 1;
     p->est_rows = 1;
-    p->stats.snapshot_id_read = sid;
-    (void)name;
+    p->stats.snapshot_id_read = c->u.scan.snapshot_id;
     return FL_OK;
 }
 
@@ -116,7 +234,7 @@ fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err)
             make_empty(p);
         break;
     case FL_PLAN_AGG:
-        FL_TRY(count_from_metadata(pc, p, err));
+        FL_TRY(agg_from_metadata(pc, p, err));
         break;
     default:
         break;

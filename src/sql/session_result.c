@@ -39,6 +39,18 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
     } else if (rc == FL_ECANCELED) {
         state = "57014";
     }
+    /* an explicit "(SQLSTATE xxxxx)" in the message wins (executor, functions) */
+    char found[6];
+    const char *m = err && !state ? strstr(err->msg, "SQLSTATE ") : NULL;
+    if (m && strlen(m + 9) >= 5) {
+        memcpy(found, m + 9, 5);
+        found[5] = 0;
+        bool ok = true;
+        for (int i = 0; i < 5; i++)
+            ok = ok && ((found[i] >= '0' && found[i] <= '9') || (found[i] >= 'A' && found[i] <= 'Z'));
+        if (ok)
+            state = found;
+    }
     if (!state)
         state = fl_sql_sqlstate_for(rc);
     snprintf(s->last.sqlstate, sizeof s->last.sqlstate, "%s", state ? state : "XX000");

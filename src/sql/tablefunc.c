@@ -7,9 +7,10 @@
  *
  * Globs (*, ?, [..]) are expanded through the session FileIO's list() from
  * the longest wildcard-free directory prefix, matched with fnmatch(3), and
- * sorted. read_csv and read_json need the text readers (src/text, owned by
- * the executor's helper) for schema inference and are reported as
- * unsupported until those exist.
+ * sorted. read_csv(path, delim => '|', header => false, columns =>
+ * 'a:int,b:string') and read_json(path, columns => ...) infer their schema
+ * from the first file with the text readers (floe/text.h, src/text); while
+ * a build lacks src/text they report FL_EUNSUPPORTED.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -18,6 +19,12 @@
 
 #include "floe/parquet.h"
 #include "sql/front.h"
+#if defined(__has_include)
+#if __has_include("floe/text.h")
+#include "floe/text.h"
+#define FL_FRONT_HAVE_TEXT 1
+#endif
+#endif
 
 #define MAX_GLOB_FILES 100000
 
@@ -171,6 +178,110 @@ static fl_status iceberg_scan(fl_bctx *b, const PgQuery__FuncCall *fc, const cha
     return fl_scope_add_rel(b->a, &b->scope, &r, r.schema, ri, err);
 }
 
+#ifdef FL_FRONT_HAVE_TEXT
+/* named options: delim/delimiter/sep, header, columns */
+static fl_status text_options(fl_bctx *b, const PgQuery__FuncCall *fc, const char *fname,
+                              fl_source_options *so, bool *header, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    for (size_t i = 1; i < fc->n_args; i++) {
+        const PgQuery__Node *n = fc->args[i];
+        if (n->node_case != PG_QUERY__NODE__NODE_NAMED_ARG_EXPR)
+            return fl_front_err(pc, err, FL_EINVAL, fc->location, "42883",
+                                "%s() options are named: %s(path, delim => ',', header => true)",
+                                fname, fname);
+        const PgQuery__NamedArgExpr *na = n->named_arg_expr;
+        fl_bctx c;
+        fl_bctx_init(&c, pc, NULL);
+        fl_expr *e;
+        FL_TRY(fl_bind_expr(&c, na->arg, &e, err));
+        if (e->kind != FL_EXPR_CONST || e->value.is_null)
+            return fl_front_err(pc, err, FL_EINVAL, na->location, "22023",
+                                "%s() option %s must be a constant", fname, na->name);
+        const char *sv = e->type.id == FL_TYPE_STRING
+                             ? fl_arena_strndup(b->a, (const char *)e->value.v.bytes.ptr,
+                                                e->value.v.bytes.len)
+                             : NULL;
+        if (!strcmp(na->name, "delim") || !strcmp(na->name, "delimiter") ||
+            !strcmp(na->name, "sep")) {
+            if (!sv || strlen(sv) != 1)
+                return fl_front_err(pc, err, FL_EINVAL, na->location, "22023",
+                                    "%s: delim must be one character", fname);
+            so->delimiter = sv[0];
+        } else if (!strcmp(na->name, "header")) {
+            if (e->type.id != FL_TYPE_BOOLEAN)
+                return fl_front_err(pc, err, FL_EINVAL, na->location, "22023",
+                                    "%s: header must be true or false", fname);
+            *header = e->value.v.b;
+        } else if (!strcmp(na->name, "columns")) {
+            fl_schema *sch = fl_arena_calloc(b->a, 1, sizeof *sch);
+            if (!sv || !sch)
+                return fl_front_err(pc, err, FL_EINVAL, na->location, "22023",
+                                    "%s: columns must be a string like 'a:int,b:string'",
+                                    fname);
+            if (fl_parse_schema_spec(sv, b->a, sch, err) != FL_OK)
+                return fl_front_err_at(pc, err, na->location);
+            so->schema = sch;
+        } else {
+            return fl_front_err(pc, err, FL_EINVAL, na->location, "42883",
+                                "%s() has no option \"%s\"", fname, na->name);
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const char *name,
+                               const char *alias, uint32_t *ri, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    bool csv = strcmp(name, "read_csv") == 0;
+    const char *path;
+    FL_TRY(string_arg(b, fc, name, &path, err));
+    fl_source_options so;
+    memset(&so, 0, sizeof so);
+    bool header = true;
+    FL_TRY(text_options(b, fc, name, &so, &header, err));
+    so.no_header = csv && !header;
+    const char **files = NULL;
+    uint32_t n = 0;
+    FL_TRY(expand(pc, path, fc->location, &files, &n, err));
+    fl_source *src = NULL;
+    fl_status rc = csv ? fl_csv_source_open(files[0], &so, &src, err)
+                       : fl_jsonl_source_open(files[0], &so, &src, err);
+    fl_schema *sch = fl_arena_calloc(b->a, 1, sizeof *sch);
+    if (rc == FL_OK)
+        rc = sch ? fl_schema_copy(b->a, fl_source_schema(src), sch) : FL_ENOMEM;
+    fl_source_close(src);
+    if (rc == FL_ENOMEM)
+        return fl_errorf(err, rc, "out of memory");
+    if (rc != FL_OK)
+        return fl_front_err_at(pc, err, fc->location);
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_TABLE;
+    r.alias = alias;
+    r.name = path;
+    r.schema = sch;
+    r.scan_kind = csv ? FL_SCAN_CSV : FL_SCAN_JSON;
+    r.files = files;
+    r.nfiles = n;
+    r.csv_delim = so.delimiter;
+    r.csv_header = header;
+    r.base_rows = 10000.0 * n;
+    r.snapshot_id = -1;
+    return fl_scope_add_rel(b->a, &b->scope, &r, sch, ri, err);
+}
+#else
+static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const char *name,
+                               const char *alias, uint32_t *ri, fl_error *err)
+{
+    (void)alias;
+    (void)ri;
+    return fl_front_err(b->pc, err, FL_EUNSUPPORTED, fc->location, "0A000",
+                        "%s() is not available in this build (needs src/text)", name);
+}
+#endif
+
 fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *ri,
                                  fl_error *err)
 {
@@ -215,9 +326,7 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
         return fl_scope_add_rel(b->a, &b->scope, &r, sch, ri, err);
     }
     if (strcmp(name, "read_csv") == 0 || strcmp(name, "read_json") == 0)
-        return fl_front_err(pc, err, FL_EUNSUPPORTED, fc->location, "0A000",
-                            "%s() is not available yet (needs the text readers of src/text)",
-                            name);
+        return text_function(b, fc, name, alias, ri, err);
     return fl_front_err(pc, err, FL_ENOTFOUND, fc->location, "42883",
                         "table function %s() does not exist", name);
 }

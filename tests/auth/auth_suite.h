@@ -139,8 +139,7 @@ static void suite_tokens(void)
                  FL_EUNAUTHENTICATED);
     free(tok);
     /* bad names */
-    CHECK_EQ_INT(fl_auth_principal_create(a, "has space", false, sec, sizeof sec, &err),
-                 FL_EINVAL);
+    CHECK_EQ_INT(fl_auth_principal_create(a, "has space", false, sec, sizeof sec, &err), FL_EINVAL);
     CHECK_EQ_INT(fl_auth_principal_create(a, "x:y", false, sec, sizeof sec, &err), FL_EINVAL);
     fl_auth_close(a);
 }
@@ -210,9 +209,9 @@ typedef struct target {
 
 /* Targets: catalog, a, a.b, a.t, a.b.t, a.u, b, b.t, ab (prefix trap). */
 static const target TARGETS[] = {
-    {{0}, 0, NULL},           {{"a"}, 1, NULL},          {{"a", "b"}, 2, NULL},
-    {{"a"}, 1, "t"},          {{"a", "b"}, 2, "t"},      {{"a"}, 1, "u"},
-    {{"b"}, 1, NULL},         {{"b"}, 1, "t"},           {{"ab"}, 1, NULL},
+    {{0}, 0, NULL},   {{"a"}, 1, NULL},     {{"a", "b"}, 2, NULL},
+    {{"a"}, 1, "t"},  {{"a", "b"}, 2, "t"}, {{"a"}, 1, "u"},
+    {{"b"}, 1, NULL}, {{"b"}, 1, "t"},      {{"ab"}, 1, NULL},
 };
 #define NT (sizeof TARGETS / sizeof TARGETS[0])
 
@@ -230,8 +229,8 @@ static void expect(fl_auth *a, const fl_principal *p, fl_privilege priv, const c
         fl_status rc = check_target(a, p, priv, (int)i);
         fl_status want = allowed[i] == '1' ? FL_OK : FL_EFORBIDDEN;
         if (rc != want)
-            fprintf(stderr, "  %s, %s, target %zu: got %d want %d\n", what,
-                    fl_privilege_name(priv), i, rc, want);
+            fprintf(stderr, "  %s, %s, target %zu: got %d want %d\n", what, fl_privilege_name(priv),
+                    i, rc, want);
         CHECK_EQ_INT(rc, want);
     }
 }
@@ -362,6 +361,46 @@ static void suite_grants(void)
         CHECK_EQ_INT(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
         fl_auth_close(b);
     }
+    fl_auth_close(a);
+}
+
+/* authorize right after authenticate answers from the grants seen at
+ * authentication (one store read per request); a principal value that was
+ * never authenticated (checked_ms 0) or is older than FL_AUTH_RECHECK_MS is
+ * re-checked against the store. */
+static inline void suite_linearize(void)
+{
+    fl_auth *a = suite_open(), *b = suite_open();
+    CHECK(a && b);
+    if (!a || !b) {
+        fl_auth_close(a);
+        fl_auth_close(b);
+        return;
+    }
+    fl_error err;
+    char sec[64], hdr[4200];
+    CHECK_OK(fl_auth_principal_create(a, "lin_user", false, sec, sizeof sec, &err), &err);
+    CHECK_OK(fl_auth_role_create(a, "lin_role", &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lin_user", "lin_role", true, &err), &err);
+    CHECK_OK(fl_auth_grant(a, "lin_role", FL_PRIV_READ, NULL, NULL, true, &err), &err);
+    char *tok = NULL;
+    int exp;
+    CHECK_OK(fl_auth_token_issue(a, "lin_user", sec, &tok, &exp, &err), &err);
+    fl_principal p;
+    CHECK_OK(fl_auth_authenticate(a, bearer(hdr, sizeof hdr, tok ? tok : ""), &p, &err), &err);
+    CHECK(p.checked_ms > 0);
+    CHECK_OK(fl_auth_grant(b, "lin_role", FL_PRIV_READ, NULL, NULL, false, &err), &err);
+    CHECK_OK(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), &err); /* same request */
+    fl_principal old = p;
+    old.checked_ms -= FL_AUTH_RECHECK_MS;
+    CHECK_EQ_INT(fl_auth_authorize(a, &old, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    p.checked_ms = 0;
+    CHECK_EQ_INT(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    /* the next request authenticates again and sees the revoke */
+    CHECK_OK(fl_auth_authenticate(a, hdr, &p, &err), &err);
+    CHECK_EQ_INT(fl_auth_authorize(a, &p, FL_PRIV_READ, NULL, NULL, &err), FL_EFORBIDDEN);
+    free(tok);
+    fl_auth_close(b);
     fl_auth_close(a);
 }
 

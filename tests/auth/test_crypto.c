@@ -69,8 +69,11 @@ static void test_verifier(void)
     CHECK(!auth_verifier_check(v1, secret));
     CHECK_EQ_INT(auth_secret_new(secret, 20, &err), FL_EINVAL);
 
-    const char *bad[] = {"", "SCRAM-SHA-256$", "SCRAM-SHA-256$0:AAAA$x:y",
-                         "SCRAM-SHA-256$4096:ZmxvZQ==$AAAA:AAAA", "md5abcdef",
+    const char *bad[] = {"",
+                         "SCRAM-SHA-256$",
+                         "SCRAM-SHA-256$0:AAAA$x:y",
+                         "SCRAM-SHA-256$4096:ZmxvZQ==$AAAA:AAAA",
+                         "md5abcdef",
                          "SCRAM-SHA-256$4096:ZmxvZQ==GL9b7DyA8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(auth_verifier_parse(bad[i], &s, &err), FL_ECORRUPT);

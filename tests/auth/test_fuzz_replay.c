@@ -53,12 +53,16 @@ static void test_tokens(void)
     if (tok)
         feed_mutations(tok);
     free(tok);
-    const char *headers[] = {"{\"alg\":\"none\"}", "{\"alg\":\"HS512\",\"typ\":\"JWT\"}",
+    const char *headers[] = {"{\"alg\":\"none\"}",
+                             "{\"alg\":\"HS512\",\"typ\":\"JWT\"}",
                              "{\"alg\":\"HS256\",\"crit\":[\"x\"]}",
-                             "{\"alg\":\"HS256\",\"alg\":\"HS256\"}", "[\"HS256\"]", "\"x\"",
+                             "{\"alg\":\"HS256\",\"alg\":\"HS256\"}",
+                             "[\"HS256\"]",
+                             "\"x\"",
                              "{\"alg\":\"HS256\",\"typ\":7}"};
     for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
-        char *h = b64u(headers[i]), *p = b64u("{\"sub\":\"fz\",\"iat\":1000,\"exp\":2000,\"gen\":1}");
+        char *h = b64u(headers[i]),
+             *p = b64u("{\"sub\":\"fz\",\"iat\":1000,\"exp\":2000,\"gen\":1}");
         char buf[1024];
         snprintf(buf, sizeof buf, "%s.%s.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", h, p);
         feed(buf, strlen(buf));
@@ -83,7 +87,7 @@ static void test_verifiers_and_noise(void)
             x ^= x >> 7;
             x ^= x << 17;
             /* mostly base64url alphabet and dots, so the parser goes deep */
-            buf[j] = (x & 7) == 0 ? (uint8_t)x : (uint8_t)"eyJhbGciOiJIUzI1NiJ9._-"[(x >> 8) % 23];
+            buf[j] = (x & 7) == 0 ? (uint8_t)x : (uint8_t) "eyJhbGciOiJIUzI1NiJ9._-"[(x >> 8) % 23];
         }
         feed(buf, n);
     }

@@ -27,6 +27,10 @@ static void test_concurrency(void)
 {
     suite_concurrency();
 }
+static void test_linearize(void)
+{
+    suite_linearize();
+}
 
 int main(void)
 {
@@ -57,6 +61,7 @@ int main(void)
     TEST_RUN(test_statics);
     TEST_RUN(test_grants);
     TEST_RUN(test_concurrency);
+    TEST_RUN(test_linearize);
     /* the store's tables landed in the run's schema */
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM information_schema.tables WHERE table_schema = '%s' AND "

@@ -31,6 +31,10 @@ static void test_concurrency(void)
 {
     suite_concurrency();
 }
+static void test_linearize(void)
+{
+    suite_linearize();
+}
 static void test_audit(void)
 {
     suite_audit_check(6 * 300);
@@ -62,8 +66,9 @@ static void test_store_contents(void)
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
     sqlite3_stmt *st = NULL;
-    CHECK(sqlite3_prepare_v2(db, "SELECT secret_hash FROM floe_auth_principals WHERE name = "
-                                 "'s_clear'",
+    CHECK(sqlite3_prepare_v2(db,
+                             "SELECT secret_hash FROM floe_auth_principals WHERE name = "
+                             "'s_clear'",
                              -1, &st, NULL) == SQLITE_OK);
     CHECK(sqlite3_step(st) == SQLITE_ROW);
     CHECK(strncmp((const char *)sqlite3_column_text(st, 0), "SCRAM-SHA-256$4096:", 19) == 0);
@@ -118,6 +123,7 @@ int main(void)
     TEST_RUN(test_anonymous);
     TEST_RUN(test_grants);
     TEST_RUN(test_concurrency);
+    TEST_RUN(test_linearize);
     TEST_RUN(test_audit);
     TEST_RUN(test_store_contents);
     int rc = TEST_EXIT();

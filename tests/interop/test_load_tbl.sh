@@ -9,6 +9,8 @@ root="${FLOE_SRC:-$(cd "$here/../.." && pwd)}"
 floe="${FLOE_BIN:-$root/build/floe}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+export TMPDIR="$tmp/staging" # the staged temporary files go here, so the leftover check sees only ours
+mkdir -p "$TMPDIR"
 cat=(--catalog "sqlite:$tmp/catalog.db" --warehouse "$tmp/wh")
 fails=0
 check() { # name expected actual
@@ -56,6 +58,6 @@ out="$("$floe" load "$tmp/badval.tbl" ns.err3 "${cat[@]}" --schema "$schema" 2>&
 check "bad value fails" "1" "$rc"
 case "$out" in *badval.tbl*) echo "PASS: bad value names the original file";; *) echo "FAIL: message [$out]"; fails=$((fails + 1));; esac
 "$floe" table count "$tmp/wh/ns/err3" >/dev/null 2>&1 && { echo "FAIL: a failed load left a table"; fails=$((fails + 1)); }
-left="$(ls "${TMPDIR:-/tmp}"/floe-load-* 2>/dev/null | wc -l)"
+left="$(ls "$TMPDIR"/floe-load-* 2>/dev/null | wc -l)"
 check "no staged files left behind" 0 "$left"
 [ "$fails" = 0 ]

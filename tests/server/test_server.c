@@ -206,7 +206,8 @@ static long append_once(int client, int i)
     if (fl_ice_manifest_writer_add(w, &e, &err) != FL_OK ||
         fl_ice_manifest_writer_close(w, &a, &list[0], &err) != FL_OK)
         goto out;
-    memcpy(list + 1, old, nold * sizeof *old);
+    if (nold)
+        memcpy(list + 1, old, nold * sizeof *old);
     fl_ice_manifest_list_info info = {2, sid, head != NULL, head ? head->snapshot_id : 0,
                                       m.last_sequence_number + 1, 0};
     if (fl_ice_manifest_list_write(g_io, lpath, &info, list, nold + 1, NULL, &err) != FL_OK)

@@ -93,6 +93,7 @@ typedef struct tt_table {
     fl_batch **batches;
     uint32_t nbatches;
     fl_row_source src;
+    uint32_t batch_rows; /* rows per batch (default 1000; may exceed FL_BATCH_CAP) */
 } tt_table;
 
 #define TNULL INT64_MIN
@@ -116,7 +117,7 @@ static __attribute__((unused)) tt_table *tt_new(fl_arena *a, const char *types)
 static __attribute__((unused)) void tt_row(tt_table *t, ...)
 {
     fl_error err;
-    if (t->nbatches == 0 || t->batches[t->nbatches - 1]->nrows == 1000) {
+    if (t->nbatches == 0 || t->batches[t->nbatches - 1]->nrows == (t->batch_rows ? t->batch_rows : 1000)) {
         fl_batch *b = calloc(1, sizeof *b);
         fl_batch_init(b, &t->schema, &err);
         t->batches[t->nbatches++] = b;

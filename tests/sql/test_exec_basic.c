@@ -249,6 +249,7 @@ static void test_agg_parallel_equals_serial(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     tt_table *t = tt_new(&a, "isi");
+    t->batch_rows = 5000; /* bigger than FL_BATCH_CAP */
     char name[32];
     for (int64_t i = 0; i < 60000; i++) {
         snprintf(name, sizeof name, "k%" PRId64, i % 5003);

@@ -408,15 +408,15 @@ static void test_misc_plans(void)
         "SELECT n_name, rank() OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) FROM nation",
         "SELECT n_name FROM nation UNION ALL SELECT r_name FROM region ORDER BY 1",
         "WITH x AS (SELECT r_regionkey k FROM region) SELECT * FROM x a JOIN x b ON a.k = b.k",
-        "SELECT a.* FROM nation a LEFT JOIN nation b USING (n_regionkey) WHERE a.n_nationkey "
-        "BETWEEN 1 AND 5",
-        "SELECT CASE WHEN n_nationkey IN (1, 2) THEN 'x' ELSE 'y' END, "
-        "coalesce(n_comment, '-') FROM nation WHERE n_name LIKE 'A%' AND n_comment IS NOT NULL",
+        ("SELECT a.* FROM nation a LEFT JOIN nation b USING (n_regionkey) WHERE a.n_nationkey "
+         "BETWEEN 1 AND 5"),
+        ("SELECT CASE WHEN n_nationkey IN (1, 2) THEN 'x' ELSE 'y' END, "
+         "coalesce(n_comment, '-') FROM nation WHERE n_name LIKE 'A%' AND n_comment IS NOT NULL"),
         "SELECT 1 + 2 * 3, CAST('2024-01-02' AS date), DATE '1998-12-01' - INTERVAL '90' DAY",
-        "SELECT n_name FROM nation WHERE EXISTS (SELECT 1 FROM region WHERE r_regionkey = "
-        "n_regionkey) OR n_nationkey = 0",
-        "SELECT n_name, (SELECT max(r_name) FROM region WHERE r_regionkey = n_regionkey) FROM "
-        "nation",
+        ("SELECT n_name FROM nation WHERE EXISTS (SELECT 1 FROM region WHERE r_regionkey = "
+         "n_regionkey) OR n_nationkey = 0"),
+        ("SELECT n_name, (SELECT max(r_name) FROM region WHERE r_regionkey = n_regionkey) FROM "
+         "nation"),
         "SELECT extract(year FROM o_orderdate), substring(o_comment FROM 1 FOR 3) FROM orders",
         "SELECT count(*) FROM lineitem",
     };

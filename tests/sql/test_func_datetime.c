@@ -61,6 +61,23 @@ static void test_zones(void)
     CHECK_EQ_STR(T(E_call("+", before, E_typed("interval", "24 hours"))), "2024-03-10 13:00:00-04");
     T_env.time_zone = "UTC";
     CHECK_EQ_STR(T(E_cast(E_lit("2024-07-01 12:00:00+05:30"), "timestamptz")), "2024-07-01 06:30:00+00");
+    /* formatter with a preloaded zone */
+    fl_sql_formatter *f;
+    fl_error e;
+    CHECK_OK(fl_sql_formatter_new("Asia/Kolkata", &f, &e), &e);
+    fl_type tzt = {.id = FL_TYPE_TIMESTAMPTZ};
+    fl_vector v;
+    fl_vector_init(&v, &tzt, &e);
+    int64_t us = 0;
+    fl_vector_append_fixed(&v, &us, &e);
+    fl_vector_append_null(&v, &e);
+    char buf[64];
+    CHECK_EQ_INT(fl_sql_formatter_value(f, &v, 0, buf, sizeof buf), 25);
+    CHECK_EQ_STR(buf, "1970-01-01 05:30:00+05:30");
+    CHECK_EQ_INT(fl_sql_formatter_value(f, &v, 1, buf, sizeof buf), 0);
+    fl_vector_destroy(&v);
+    fl_sql_formatter_free(f);
+    CHECK(fl_sql_formatter_new("No/Such_Zone", &f, &e) != FL_OK);
 }
 
 static void test_interval_arith(void)
@@ -108,6 +125,7 @@ static void test_fields(void)
     CHECK_EQ_STR(T(E_call("extract", E_lit("epoch"), ts)), "982355920.500000");
     CHECK_EQ_STR(T(E_call("extract", E_lit("century"), ts)), "21");
     CHECK_EQ_STR(T(E_call("extract", E_lit("year"), E_typed("date", "1995-03-15"))), "1995");
+    CHECK_EQ_STR(T(E_call("extract", E_lit("epoch"), E_typed("date", "1995-03-15"))), "795225600");
     CHECK_EQ_STR(T(E_call("date_part", E_lit("hour"), ts)), "20");
     CHECK_EQ_STR(T(E_call("extract", E_lit("hour"), E_typed("interval", "1 day 05:00"))), "5");
     CHECK(strstr(T(E_call("extract", E_lit("fortnight"), ts)), "not supported") != NULL);

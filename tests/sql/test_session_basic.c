@@ -223,6 +223,31 @@ static void test_cancel(void)
     fl_sql_session_close(s);
 }
 
+static void test_statement_timeout(void)
+{
+    fl_sql_session *s = NULL;
+    fl_error err;
+    CHECK_OK(fl_sql_session_open(NULL, &s, &err), &err);
+    if (!s)
+        return;
+    CHECK_OK(fl_sql_set(s, "statement_timeout", "1", &err), &err);
+    /* 10^8 rows: far longer than 1 ms */
+    char out[256];
+    fl_status rc = run(s,
+                       "WITH d(x) AS (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) "
+                       "SELECT count(*) FROM d a, d b, d c, d e, d f, d g, d h, d i",
+                       out, sizeof out, &err);
+    CHECK_EQ_INT(rc, FL_ECANCELED);
+    CHECK(strstr(err.msg, "statement timeout") != NULL);
+    fl_sql_error_info info;
+    fl_sql_last_error(s, &info);
+    CHECK_EQ_STR(info.sqlstate, "57014");
+    CHECK_OK(fl_sql_set(s, "statement_timeout", "0", &err), &err);
+    CHECK_OK(run(s, "SELECT 1", out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "1\n");
+    fl_sql_session_close(s);
+}
+
 static void test_catalog_tables(void)
 {
     char dir[] = "/tmp/floe_session_XXXXXX";
@@ -249,8 +274,8 @@ static void test_catalog_tables(void)
         "CREATE TABLE region (r_regionkey int, r_name varchar)",
         "CREATE TABLE nation (n_nationkey int, n_name varchar, n_regionkey int)",
         "INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA')",
-        "INSERT INTO nation VALUES (0, 'ALGERIA', 0), (1, 'ARGENTINA', 1), (2, 'BRAZIL', 1), "
-        "(3, 'CANADA', 1), (4, 'EGYPT', 0), (5, 'CHINA', 2)",
+        ("INSERT INTO nation VALUES (0, 'ALGERIA', 0), (1, 'ARGENTINA', 1), (2, 'BRAZIL', 1), "
+         "(3, 'CANADA', 1), (4, 'EGYPT', 0), (5, 'CHINA', 2)"),
     };
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
         fl_status rc = run(s, setup[i], out, sizeof out, &err);
@@ -271,6 +296,12 @@ static void test_catalog_tables(void)
              &err);
     CHECK_EQ_STR(out, "ALGERIA\nARGENTINA\nBRAZIL\nCANADA\nCHINA\nEGYPT\n");
     CHECK_OK(run(s,
+                 "SELECT n_name FROM nation n WHERE EXISTS (SELECT 1 FROM region r WHERE "
+                 "r.r_regionkey = n.n_regionkey AND r_name = 'ASIA') ORDER BY 1",
+                 out, sizeof out, &err),
+             &err);
+    CHECK_EQ_STR(out, "CHINA\n");
+    CHECK_OK(run(s,
                  "SELECT n_name FROM nation WHERE n_regionkey NOT IN (SELECT r_regionkey FROM "
                  "region WHERE r_name <> 'ASIA') ORDER BY 1",
                  out, sizeof out, &err),
@@ -284,6 +315,33 @@ static void test_catalog_tables(void)
     CHECK_EQ_STR(out, "ALGERIA|2\nARGENTINA|3\n");
     CHECK_OK(run(s, "SELECT count(*) FROM nation", out, sizeof out, &err), &err);
     CHECK_EQ_STR(out, "6\n");
+    /* count/min/max from manifest metrics: the plan is a VALUES row */
+    const char *agg = "SELECT count(*), min(n_nationkey), max(n_nationkey), count(n_name) FROM nation";
+    CHECK_OK(run(s, agg, out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "6|0|5|6\n");
+    char q[512];
+    snprintf(q, sizeof q, "EXPLAIN %s", agg);
+    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK(strstr(out, "Values rows=1") != NULL && strstr(out, "Scan") == NULL);
+    /* after a row-level delete the metrics are not exact any more */
+    CHECK_OK(run(s, "DELETE FROM nation WHERE n_nationkey = 5", out, sizeof out, &err), &err);
+    CHECK_OK(run(s, agg, out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "5|0|4|5\n");
+    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK(strstr(out, "Scan iceberg default.nation") != NULL);
+    /* metadata tables and time travel to the first snapshot (before the delete) */
+    CHECK_OK(run(s, "SELECT snapshot_id, operation FROM \"nation$snapshots\" ORDER BY committed_at",
+                 out, sizeof out, &err),
+             &err);
+    long long first = atoll(out);
+    CHECK(first != 0 && strstr(out, "|append\n") != NULL && strstr(out, "|delete\n") != NULL);
+    snprintf(q, sizeof q, "SELECT count(*), max(n_nationkey) FROM nation FOR VERSION AS OF %lld",
+             first);
+    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK_EQ_STR(out, "6|5\n");
+    snprintf(q, sizeof q, "SELECT count(*) FROM nation FOR VERSION AS OF 12345");
+    CHECK_EQ_INT(run(s, q, out, sizeof out, &err), FL_ENOTFOUND);
+    CHECK(strstr(err.msg, "line 1, column 47: snapshot 12345 not found") != NULL);
     /* receipts: the snapshot each table was read at */
     fl_sql_result *r = NULL;
     CHECK_OK(fl_sql_execute(s, "SELECT * FROM nation JOIN region ON n_regionkey = r_regionkey",
@@ -313,6 +371,7 @@ int main(void)
     TEST_RUN(test_prepared);
     TEST_RUN(test_explain_and_settings);
     TEST_RUN(test_cancel);
+    TEST_RUN(test_statement_timeout);
     TEST_RUN(test_catalog_tables);
     return TEST_EXIT();
 }

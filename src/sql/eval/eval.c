@@ -713,6 +713,80 @@ static fl_status eval_coalesce(fl_eval_state *st, node_st *ns, const fl_expr *e,
     return merge_rows(ns, &e->type, sel, nrows, ns->argv, e->nargs, err);
 }
 
+/* x IN (c1, c2, ...) with non-NULL constants of x's physical type: typed loops, no per-row dispatch */
+static bool in_const_fast(node_st *ns, const fl_expr *e, const fl_vector *lhs, const fl_sel *sel, uint32_t nrows)
+{
+    fl_type_id id = lhs->type->id;
+    if (e->nargs > 65 || !(id == FL_TYPE_INT32 || id == FL_TYPE_DATE || id == FL_TYPE_INT64 ||
+                           id == FL_TYPE_STRING || id == FL_TYPE_DECIMAL))
+        return false;
+    for (uint32_t k = 1; k < e->nargs; k++) {
+        const fl_expr *c = e->args[k];
+        if (c->kind != FL_EXPR_CONST || c->value.is_null || c->type.id != id ||
+            (id == FL_TYPE_DECIMAL && c->type.scale != lhs->type->scale))
+            return false;
+    }
+    fl_unified u;
+    fl_vector_unify(lhs, &u);
+    uint8_t *o = ns->out.data;
+    uint32_t m = e->nargs - 1;
+    const fl_value *vals[64];
+    for (uint32_t k = 0; k < m; k++)
+        vals[k] = &e->args[k + 1]->value;
+    switch (id) {
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: {
+        int32_t c[64];
+        for (uint32_t k = 0; k < m; k++)
+            c[k] = vals[k]->v.i32;
+        FOR_ROWS(sel, nrows, i, {
+            int32_t x = UV(u, int32_t, i);
+            uint8_t hit = 0;
+            for (uint32_t k = 0; k < m; k++)
+                hit |= x == c[k];
+            o[i] = hit;
+        });
+        break;
+    }
+    case FL_TYPE_INT64: {
+        int64_t c[64];
+        for (uint32_t k = 0; k < m; k++)
+            c[k] = vals[k]->v.i64;
+        FOR_ROWS(sel, nrows, i, {
+            int64_t x = UV(u, int64_t, i);
+            uint8_t hit = 0;
+            for (uint32_t k = 0; k < m; k++)
+                hit |= x == c[k];
+            o[i] = hit;
+        });
+        break;
+    }
+    case FL_TYPE_DECIMAL:
+        FOR_ROWS(sel, nrows, i, {
+            fl_i128 x;
+            memcpy(&x, u.base->data + (size_t)fl_unified_row(&u, i) * 16, 16);
+            uint8_t hit = 0;
+            for (uint32_t k = 0; k < m && !hit; k++)
+                hit = x == vals[k]->v.dec;
+            o[i] = hit;
+        });
+        break;
+    default:
+        FOR_ROWS(sel, nrows, i, {
+            size_t l;
+            const uint8_t *p = ubytes(&u, i, &l);
+            uint8_t hit = 0;
+            for (uint32_t k = 0; k < m && !hit; k++)
+                hit = l == vals[k]->v.bytes.len && (l == 0 || memcmp(p, vals[k]->v.bytes.ptr, l) == 0);
+            o[i] = hit;
+        });
+        break;
+    }
+    if (e->negated)
+        FOR_ROWS(sel, nrows, i, { o[i] = !o[i]; });
+    return true;
+}
+
 static fl_status eval_in(fl_eval_state *st, node_st *ns, const fl_expr *e, const fl_batch *in,
                          const fl_sel *sel, uint32_t nrows, fl_error *err)
 {
@@ -725,6 +799,15 @@ static fl_status eval_in(fl_eval_state *st, node_st *ns, const fl_expr *e, const
         FL_TRY(sel_reserve(&ns->s[k], nrows, err));
     fl_unified ul;
     fl_vector_unify(lhs, &ul);
+    if (in_const_fast(ns, e, lhs, sel, nrows)) {
+        /* NULL lhs rows are NULL */
+        if (may_have_nulls(lhs))
+            FOR_ROWS(sel, nrows, i, {
+                if (!fl_unified_is_valid(&ul, i))
+                    FL_TRY(fl_out_null(&ns->out, i, err));
+            });
+        return FL_OK;
+    }
     uint8_t *o = ns->out.data;
     fl_sel *cur = &ns->s[0];
     uint32_t cnt = 0;

@@ -20,6 +20,14 @@
  * Without keys there is exactly one output row, also for no input (count = 0,
  * sum = NULL, as SQL says).
  *
+ * Spilling (one grouping set): when a thread's table passes its share of
+ * memory_limit (ex_spill_budget), the thread stops adding groups: rows of
+ * groups it already has still aggregate in memory, rows of new groups go to
+ * one of SPILL_PARTS spill files by hash (their key and argument values and
+ * each FILTER's result). The merge then uses the same SPILL_PARTS hash
+ * partitions and feeds each partition's spilled rows into that partition's
+ * table, so only one partition's groups are built at a time.
+ *
  * DISTINCT is the core with every column a key and no aggregates. SETOP
  * INTERSECT/EXCEPT count rows per side in a 16-byte payload (a private
  * aggregate over a constant side argument); UNION ALL concatenates.
@@ -47,8 +55,22 @@ typedef struct agg_local_set {
     ex_rows *side; /* per aggregate (side ones only) */
 } agg_local_set;
 
+#define SPILL_PARTS 64
+
+static uint32_t part_of(uint64_t h, uint32_t nparts)
+{
+    return (uint32_t)((h >> 40) & (nparts - 1));
+}
+
+
 typedef struct agg_local {
     bool inited;
+    bool spilling;
+    ex_spill *parts;  /* SPILL_PARTS files, opened lazily */
+    ex_rows *pbuf;    /* per partition: rows waiting to be written */
+    fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
+    fl_sel found, missing;
+    uint32_t scratch_cap; /* rows of hashes/gids/states */
     agg_local_set *sets;
     ex_exprs keys;
     ex_exprs *args;   /* per aggregate */
@@ -78,6 +100,12 @@ typedef struct agg_core {
     uint32_t nparts;
     ex_ht *final; /* nsets * nparts */
     bool merged;
+    bool streamed; /* output already produced by the merge */
+    bool can_spill;
+    uint64_t budget;
+    const fl_schema *spill_schema; /* keys, every aggregate's args, one BOOLEAN per FILTER */
+    uint32_t *arg_col;             /* per aggregate: first arg column in spill rows */
+    uint32_t *filter_col;          /* per aggregate: FILTER column or UINT32_MAX */
 } agg_core;
 
 static uint32_t set_size(const agg_core *c, uint32_t s)
@@ -148,6 +176,46 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
         }
     }
+    c->budget = ex_spill_budget(x);
+    c->can_spill = c->nsets <= 1;
+    for (uint32_t a = 0; a < c->naggs; a++)
+        if (c->aggs[a].distinct || c->aggs[a].norder || c->aggs[a].ops == NULL)
+            c->can_spill = false;
+    c->arg_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->arg_col);
+    c->filter_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->filter_col);
+    if (!c->arg_col || !c->filter_col)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    {
+        uint32_t m = c->nkeys;
+        for (uint32_t a = 0; a < c->naggs; a++)
+            m += c->aggs[a].nargs + (c->aggs[a].filter ? 1 : 0);
+        const fl_type **st = calloc(m ? m : 1, sizeof *st);
+        if (!st)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < c->nkeys; i++)
+            st[k++] = &c->keys[i]->type;
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            c->arg_col[a] = k;
+            for (uint32_t i = 0; i < c->aggs[a].nargs; i++)
+                st[k++] = &c->aggs[a].args[i]->type;
+        }
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            c->filter_col[a] = UINT32_MAX;
+            if (c->aggs[a].filter) {
+                c->filter_col[a] = k;
+                st[k++] = &bool_type;
+            }
+        }
+        for (uint32_t i = 0; i < m; i++)
+            if (fl_type_is_nested(st[i]))
+                c->can_spill = false;
+        c->spill_schema = ex_schema_of(x, st, m);
+        free(st);
+        if (!c->spill_schema)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
     c->nlocals = x->threads;
     c->locals = calloc(c->nlocals, sizeof *c->locals);
     if (!c->locals)
@@ -180,6 +248,17 @@ static void local_free(agg_core *c, agg_local *l)
         }
     }
     free(l->sets);
+    for (uint32_t p = 0; l->parts && p < SPILL_PARTS; p++)
+        ex_spill_close(&l->parts[p]);
+    free(l->parts);
+    for (uint32_t p = 0; l->pbuf && p < SPILL_PARTS; p++)
+        ex_rows_free(NULL, &l->pbuf[p]);
+    free(l->pbuf);
+    for (uint32_t a = 0; l->fvec && a < c->naggs; a++)
+        fl_vector_destroy(&l->fvec[a]);
+    free(l->fvec);
+    ex_sel_free(&l->found);
+    ex_sel_free(&l->missing);
     ex_exprs_free(&l->keys);
     for (uint32_t a = 0; a < c->naggs; a++) {
         if (l->args)
@@ -210,6 +289,8 @@ static void core_free(agg_core *c)
         free(c->final);
     }
     free(c->off);
+    free(c->arg_col);
+    free(c->filter_col);
     free(c->set_kschema);
     free(c->side_schema);
     memset(c, 0, sizeof *c);
@@ -225,6 +306,7 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     l->hashes = malloc(FL_BATCH_CAP * sizeof *l->hashes);
     l->gids = malloc(FL_BATCH_CAP * sizeof *l->gids);
     l->states = malloc(FL_BATCH_CAP * sizeof *l->states);
+    l->scratch_cap = FL_BATCH_CAP;
     if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     l->keys.e = c->keys;
@@ -247,17 +329,33 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     return FL_OK;
 }
 
-static fl_status ensure_rows(uint32_t nrows, fl_error *err)
+/* Grows the per-row scratch arrays to nrows (input batches may exceed
+ * FL_BATCH_CAP, e.g. materialized rows). */
+static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
 {
-    if (nrows > FL_BATCH_CAP)
-        return fl_errorf(err, FL_ELIMIT, "aggregate input batch of %u rows (max %u)", nrows,
-                         FL_BATCH_CAP);
+    if (nrows <= l->scratch_cap)
+        return FL_OK;
+    uint64_t *h = realloc(l->hashes, (size_t)nrows * sizeof *h);
+    if (h)
+        l->hashes = h;
+    uint32_t *g = realloc(l->gids, (size_t)nrows * sizeof *g);
+    if (g)
+        l->gids = g;
+    void **st = realloc(l->states, (size_t)nrows * sizeof *st);
+    if (st)
+        l->states = st;
+    if (!h || !g || !st)
+        return fl_errorf(err, FL_ENOMEM, "aggregate: out of memory for a batch of %u rows", nrows);
+    l->scratch_cap = nrows;
     return FL_OK;
 }
 
-/* Groups of the rows sel of b in table h (keys kv); gids[row]. */
+/* Groups of the rows sel of b in table h (keys kv); gids[row]. Without add
+ * (spilling), rows of unknown groups go to l->missing, the others to
+ * l->found. */
 static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
-                            const fl_sel *sel, uint32_t nrows, agg_core *c, fl_error *err)
+                            const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
+                            fl_error *err)
 {
     uint32_t cnt = sel ? sel->count : nrows;
     if (nk == 0) {
@@ -270,14 +368,26 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
     fl_unified ku[nk ? nk : 1];
     for (uint32_t k = 0; k < nk; k++)
         fl_vector_unify(kv[k], &ku[k]);
+    if (!add) {
+        FL_TRY(ex_sel_reserve(&l->found, nrows, err));
+        FL_TRY(ex_sel_reserve(&l->missing, nrows, err));
+        l->found.count = l->missing.count = 0;
+    }
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
         bool added;
-        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], true, &g, &added, err));
+        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
         if (added)
             for (uint32_t a = 0; a < c->naggs; a++)
                 c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+        if (!add) {
+            if (g == UINT32_MAX) {
+                l->missing.idx[l->missing.count++] = row;
+                continue;
+            }
+            l->found.idx[l->found.count++] = row;
+        }
         l->gids[row] = g;
     }
     return FL_OK;
@@ -285,13 +395,13 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
 
 static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local_set *ls,
                              const fl_batch *b, const fl_vector *const *kv, uint32_t nk,
-                             fl_error *err)
+                             const fl_sel *base, fl_error *err)
 {
     for (uint32_t a = 0; a < c->naggs; a++) {
         agg_def *d = &c->aggs[a];
-        const fl_sel *sel = b->sel;
+        const fl_sel *sel = d->side ? b->sel : base;
         if (d->filter) {
-            FL_TRY(ex_select(th, d->filter, b, b->sel, &l->fsel, err));
+            FL_TRY(ex_select(th, d->filter, b, sel, &l->fsel, err));
             sel = &l->fsel;
         }
         uint32_t cnt = sel ? sel->count : b->nrows;
@@ -318,6 +428,83 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
     return FL_OK;
 }
 
+static fl_status flush_part(agg_core *c, agg_local *l, uint32_t p, fl_error *err)
+{
+    ex_rows *r = &l->pbuf[p];
+    if (r->rows == 0)
+        return FL_OK;
+    if (!l->parts[p].f)
+        FL_TRY(ex_spill_open(c->x, &l->parts[p], err));
+    uint64_t before = l->parts[p].bytes;
+    for (uint32_t i = 0; i < r->n; i++)
+        FL_TRY(ex_spill_write(&l->parts[p], r->b[i], err));
+    atomic_fetch_add(&c->n->p->stats.spilled_bytes, (long long)(l->parts[p].bytes - before));
+    ex_rows_free(NULL, r);
+    return FL_OK;
+}
+
+/* Writes the rows l->missing of b (keys, args, filter results) to the
+ * spill partitions of their hashes. */
+static fl_status spill_rows(agg_core *c, agg_local *l, ex_thread *th, const fl_batch *b,
+                            fl_error *err)
+{
+    if (!l->parts) {
+        l->parts = calloc(SPILL_PARTS, sizeof *l->parts);
+        l->pbuf = calloc(SPILL_PARTS, sizeof *l->pbuf);
+        l->fvec = calloc(c->naggs ? c->naggs : 1, sizeof *l->fvec);
+        if (!l->parts || !l->pbuf || !l->fvec)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+            ex_rows_init(&l->pbuf[p], c->spill_schema);
+        static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
+        for (uint32_t a = 0; a < c->naggs; a++)
+            FL_TRY(fl_vector_init(&l->fvec[a], &bool_type, err));
+    }
+    const fl_schema *ss = c->spill_schema;
+    const fl_vector *cols[ss->nfields ? ss->nfields : 1];
+    for (uint32_t k = 0; k < c->nkeys; k++)
+        cols[k] = l->keys.ptrs[k];
+    for (uint32_t a = 0; a < c->naggs; a++) {
+        for (uint32_t i = 0; i < c->aggs[a].nargs; i++)
+            cols[c->arg_col[a] + i] = l->args[a].ptrs[i];
+        if (c->filter_col[a] == UINT32_MAX)
+            continue;
+        fl_vector *fv = &l->fvec[a];
+        fl_vector_reset(fv);
+        FL_TRY(fl_vector_reserve(fv, b->nrows, err));
+        memset(fv->data, 0, b->nrows);
+        fv->len = b->nrows;
+        FL_TRY(ex_select(th, c->aggs[a].filter, b, &l->missing, &l->found, err));
+        for (uint32_t i = 0; i < l->found.count; i++)
+            fv->data[l->found.idx[i]] = 1;
+        cols[c->filter_col[a]] = fv;
+    }
+    /* rows by partition */
+    uint32_t cnt = l->missing.count;
+    uint32_t start[SPILL_PARTS + 1] = {0};
+    for (uint32_t i = 0; i < cnt; i++)
+        start[part_of(l->hashes[l->missing.idx[i]], SPILL_PARTS) + 1]++;
+    for (uint32_t p = 0; p < SPILL_PARTS; p++)
+        start[p + 1] += start[p];
+    uint32_t fill[SPILL_PARTS];
+    memcpy(fill, start, sizeof fill);
+    FL_TRY(ex_sel_reserve(&l->found, cnt, err));
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = l->missing.idx[i];
+        l->found.idx[fill[part_of(l->hashes[row], SPILL_PARTS)]++] = row;
+    }
+    for (uint32_t p = 0; p < SPILL_PARTS; p++) {
+        uint32_t m = start[p + 1] - start[p];
+        if (!m)
+            continue;
+        fl_sel ps = {.idx = l->found.idx + start[p], .count = m, .cap = m};
+        FL_TRY(ex_rows_append(NULL, &l->pbuf[p], cols, b->nrows, &ps, err));
+        if (l->pbuf[p].rows >= FL_BATCH_CAP)
+            FL_TRY(flush_part(c, l, p, err));
+    }
+    return FL_OK;
+}
+
 static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
 {
     agg_core *c = ctx;
@@ -326,7 +513,7 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
     agg_local *l = &c->locals[th->tid];
     if (!l->inited)
         FL_TRY(local_init(c, l, err));
-    FL_TRY(ensure_rows(b->nrows, err));
+    FL_TRY(ensure_rows(l, b->nrows, err));
     FL_TRY(ex_exprs_eval(th, &l->keys, b, b->sel, err));
     for (uint32_t a = 0; a < c->naggs; a++)
         FL_TRY(ex_exprs_eval(th, &l->args[a], b, b->sel, err));
@@ -336,8 +523,23 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
         for (uint32_t i = 0; i < nk; i++)
             kv[i] = l->keys.ptrs[set_key(c, s, i)];
         agg_local_set *ls = &l->sets[s];
-        FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, err));
-        FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, err));
+        if (!l->spilling && c->can_spill && nk > 0 && ls->ht.bytes + ls->ht.keys.bytes > c->budget)
+            l->spilling = true;
+        if (!l->spilling) {
+            FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
+            FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, err));
+            continue;
+        }
+        FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, false, err));
+        fl_sel found = l->found; /* spill_rows reuses l->found as scratch */
+        l->found = (fl_sel){0};
+        fl_status rc = update_aggs(c, l, th, ls, b, kv, nk, &found, err);
+        fl_sel scratch = l->found;
+        l->found = found;
+        ex_sel_free(&scratch);
+        FL_TRY(rc);
+        if (l->missing.count)
+            FL_TRY(spill_rows(c, l, th, b, err));
     }
     return FL_OK;
 }
@@ -346,11 +548,87 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
 
 typedef struct merge_ctx {
     agg_core *c;
+    ex_rows *out; /* streaming (spilled): each partition is output and freed at once */
+    const fl_schema *schema;
+    pthread_mutex_t mu;
 } merge_ctx;
 
-static uint32_t part_of(uint64_t h, uint32_t nparts)
+static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
+                             fl_error *err);
+
+/* Aggregates the spilled rows of partition p (every thread's file) into dst. */
+static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
 {
-    return (uint32_t)((h >> 40) & (nparts - 1));
+    if (s != 0)
+        return FL_OK;
+    fl_batch b;
+    bool binit = false;
+    uint64_t *hs = malloc(FL_BATCH_CAP * sizeof *hs);
+    void **states = malloc(FL_BATCH_CAP * sizeof *states);
+    uint32_t *gids = malloc(FL_BATCH_CAP * sizeof *gids);
+    fl_sel fsel = {0};
+    fl_status rc = hs && states && gids ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t nk = c->nkeys;
+    for (uint32_t t = 0; !rc && t < c->nlocals; t++) {
+        agg_local *l = &c->locals[t];
+        if (!l->inited || !l->parts || !l->parts[p].f)
+            continue;
+        if (!binit) {
+            rc = fl_batch_init(&b, c->spill_schema, err);
+            binit = !rc;
+        }
+        if (!rc)
+            rc = ex_spill_rewind(&l->parts[p], err);
+        for (;;) {
+            bool eof = false;
+            if (rc || (rc = ex_spill_read(&l->parts[p], &b, &eof, err)) != FL_OK || eof)
+                break;
+            fl_unified ku[nk ? nk : 1];
+            const fl_vector *kv[nk ? nk : 1];
+            for (uint32_t k = 0; k < nk && !rc; k++) {
+                kv[k] = &b.cols[k];
+                fl_vector_unify(kv[k], &ku[k]);
+                rc = ex_hash_vec(kv[k], NULL, b.nrows, hs, k == 0, err);
+            }
+            for (uint32_t r = 0; !rc && r < b.nrows; r++) {
+                bool added;
+                rc = ex_ht_find(dst, ku, kv, r, hs[r], true, &gids[r], &added, err);
+                if (!rc && added)
+                    for (uint32_t a = 0; a < c->naggs; a++)
+                        c->aggs[a].ops->init(ex_ht_payload(dst, gids[r]) + c->off[a]);
+            }
+            for (uint32_t a = 0; !rc && a < c->naggs; a++) {
+                agg_def *d = &c->aggs[a];
+                if (d->side)
+                    continue;
+                const fl_sel *sel = NULL;
+                if (c->filter_col[a] != UINT32_MAX) {
+                    rc = ex_sel_reserve(&fsel, b.nrows, err);
+                    fsel.count = 0;
+                    const fl_vector *fv = &b.cols[c->filter_col[a]];
+                    for (uint32_t r = 0; !rc && r < b.nrows; r++)
+                        if (fl_vector_is_valid(fv, r) && fv->data[r])
+                            fsel.idx[fsel.count++] = r;
+                    sel = &fsel;
+                }
+                uint32_t cnt = sel ? sel->count : b.nrows;
+                for (uint32_t i = 0; !rc && i < cnt; i++)
+                    states[i] = ex_ht_payload(dst, gids[sel ? sel->idx[i] : i]) + c->off[a];
+                const fl_vector *args[d->nargs ? d->nargs : 1];
+                for (uint32_t i = 0; i < d->nargs; i++)
+                    args[i] = &b.cols[c->arg_col[a] + i];
+                if (!rc && cnt)
+                    rc = d->ops->update(states, args, d->nargs, sel, b.nrows, err);
+            }
+        }
+    }
+    if (binit)
+        fl_batch_destroy(&b);
+    free(hs);
+    free(states);
+    free(gids);
+    ex_sel_free(&fsel);
+    return rc;
 }
 
 static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
@@ -391,10 +669,22 @@ static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
             }
         }
     }
-    return FL_OK;
+    FL_TRY(feed_spilled(c, s, p, dst, err));
+    merge_ctx *m = ctx;
+    if (!m->out)
+        return FL_OK;
+    pthread_mutex_lock(&m->mu); /* appending to one ex_rows keeps its batches full */
+    fl_status rc = core_output(c, m->out, m->schema, p, err);
+    pthread_mutex_unlock(&m->mu);
+    destroy_states(c, dst);
+    ex_ht_free(dst);
+    ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
+    return rc;
 }
 
-static fl_status core_merge(agg_core *c, fl_error *err)
+/* With out (and spilled input), partitions are output as they are merged
+ * and c->streamed is set. */
+static fl_status core_merge(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
 {
     uint32_t ns = nsets_eff(c);
     uint32_t used = 0;
@@ -405,14 +695,25 @@ static fl_status core_merge(agg_core *c, fl_error *err)
         if (c->locals[t].inited)
             for (uint32_t s = 0; s < ns; s++)
                 groups += c->locals[t].sets[s].ht.ngroups;
+    bool spilled = false;
+    for (uint32_t t = 0; t < c->nlocals; t++) {
+        agg_local *l = &c->locals[t];
+        if (!l->inited || !l->parts)
+            continue;
+        spilled = true;
+        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+            FL_TRY(flush_part(c, l, p, err));
+    }
     c->nparts = 1;
-    if (used > 1)
+    if (spilled)
+        c->nparts = SPILL_PARTS;
+    else if (used > 1)
         while (c->nparts < 64 && c->nparts < c->x->threads * 4 && groups / c->nparts > 4096)
             c->nparts *= 2;
     c->final = calloc((size_t)ns * c->nparts, sizeof *c->final);
     if (!c->final)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    if (used <= 1) {
+    if (used <= 1 && !spilled) {
         /* one table: take it over */
         for (uint32_t t = 0; t < c->nlocals; t++) {
             agg_local *l = &c->locals[t];
@@ -428,8 +729,12 @@ static fl_status core_merge(agg_core *c, fl_error *err)
             if (!c->final[s].kschema)
                 ex_ht_init(&c->final[s], c->x, c->set_kschema[s], c->payload);
     } else {
-        merge_ctx m = {c};
-        FL_TRY(ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err));
+        merge_ctx m = {.c = c, .out = spilled ? out : NULL, .schema = schema};
+        pthread_mutex_init(&m.mu, NULL);
+        fl_status rc = ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err);
+        pthread_mutex_destroy(&m.mu);
+        FL_TRY(rc);
+        c->streamed = m.out != NULL;
         for (uint32_t t = 0; t < c->nlocals; t++)
             if (c->locals[t].inited)
                 for (uint32_t s = 0; s < ns; s++) {
@@ -578,7 +883,10 @@ static fl_status core_feed_sides(agg_core *c, fl_error *err)
 
 /* ---- output ---- */
 
-static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
+/* Output of every group (only_part == UINT32_MAX) or of partition only_part
+ * of the first grouping set. */
+static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
+                             fl_error *err)
 {
     uint32_t ncol = c->nkeys + c->naggs;
     if (schema->nfields != ncol)
@@ -599,6 +907,8 @@ static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema,
     for (uint32_t s = 0; !rc && s < nsets_eff(c); s++) {
         uint32_t nk = set_size(c, s);
         for (uint32_t p = 0; !rc && p < c->nparts; p++) {
+            if (only_part != UINT32_MAX && (s != 0 || p != only_part))
+                continue;
             ex_ht *h = &c->final[s * c->nparts + p];
             for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
                 uint32_t cnt = h->ngroups - g0 < FL_BATCH_CAP ? h->ngroups - g0 : FL_BATCH_CAP;
@@ -660,9 +970,11 @@ static fl_status agg_prepare(ex_node *n, fl_error *err)
     FL_TRY(core_init(c, n->x, n, err));
     FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
     int64_t t0 = ex_now_ns();
-    FL_TRY(core_merge(c, err));
-    FL_TRY(core_feed_sides(c, err));
-    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
+    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
+    if (!c->streamed) {
+        FL_TRY(core_feed_sides(c, err));
+        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
+    }
     atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
     atomic_store(&n->p->stats.peak_bytes, (long long)atomic_load(&n->x->mem_used));
     /* states are finalized: free the tables now */
@@ -741,8 +1053,9 @@ static fl_status distinct_prepare(ex_node *n, fl_error *err)
     c->nkeys = n->children[0]->p->schema.nfields;
     FL_TRY(core_init(c, n->x, n, err));
     FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
-    FL_TRY(core_merge(c, err));
-    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
+    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
+    if (!c->streamed)
+        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
     core_free(c);
     return FL_OK;
 }
@@ -887,20 +1200,24 @@ static fl_status setop_prepare(ex_node *n, fl_error *err)
         pthread_mutex_unlock(&n->x->mu);
         if (!st->side_arg[0] || !st->side_arg[1] || !st->argp)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
+        st->argp[0] = st->side_arg[0];
         st->def = (agg_def){.ops = &side_count_ops, .args = st->argp, .nargs = 1};
         st->def.result.id = FL_TYPE_INT64;
         c->aggs = &st->def;
         c->naggs = 1;
     }
     FL_TRY(core_init(c, n->x, n, err));
+    if (counting)
+        c->can_spill = false; /* the counts are read from the merged tables */
     for (uint32_t i = 0; i < n->nchildren; i++) {
         if (counting)
             st->argp[0] = st->side_arg[i ? 1 : 0];
         FL_TRY(ex_run_parallel(n->children[i], core_consume, c, err));
     }
-    FL_TRY(core_merge(c, err));
+    FL_TRY(core_merge(c, counting ? NULL : &n->out, &p->schema, err));
     if (!counting) {
-        FL_TRY(core_output(c, &n->out, &p->schema, err));
+        if (!c->streamed)
+            FL_TRY(core_output(c, &n->out, &p->schema, UINT32_MAX, err));
         core_free(c);
         return FL_OK;
     }

@@ -169,6 +169,8 @@ typedef struct join_op {
     const fl_batch *pb; /* current probe batch (NULL = need one) */
     fl_unified ku[32];
     uint64_t *ph; /* probe hashes by row */
+    uint32_t rows_cap; /* rows of ph, pmatch and urows */
+    uint32_t *urows;   /* unmatched probe rows */
     uint32_t pos; /* index into the probe selection */
     uint32_t cand; /* next candidate build row id + 1 for the current probe row; 0 = start */
     bool row_started;
@@ -374,7 +376,7 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
     }
     /* probe-outer: unmatched probe rows + NULLs for the build side */
     fl_batch_reset(&o->out);
-    uint32_t *rows = o->pp, k = 0;
+    uint32_t *rows = o->urows, k = 0;
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t r = b->sel ? b->sel->idx[i] : i;
         if (!o->pmatch[r])
@@ -467,8 +469,20 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
             }
             if (fl_batch_live_rows(b) == 0)
                 continue;
-            if (b->nrows > FL_BATCH_CAP)
-                return fl_errorf(err, FL_ELIMIT, "join: probe batch of %u rows", b->nrows);
+            if (b->nrows > o->rows_cap) {
+                uint64_t *ph = realloc(o->ph, (size_t)b->nrows * sizeof *ph);
+                if (ph)
+                    o->ph = ph;
+                uint8_t *pm = realloc(o->pmatch, b->nrows);
+                if (pm)
+                    o->pmatch = pm;
+                uint32_t *ur = realloc(o->urows, (size_t)b->nrows * sizeof *ur);
+                if (ur)
+                    o->urows = ur;
+                if (!ph || !pm || !ur)
+                    return fl_errorf(err, FL_ENOMEM, "join: out of memory for a probe batch");
+                o->rows_cap = b->nrows;
+            }
             o->pb = b;
             o->pos = 0;
             o->row_started = false;
@@ -513,6 +527,7 @@ static void join_op_free(ex_op *op)
     ex_exprs_free(&o->keys);
     free(o->ph);
     free(o->pmatch);
+    free(o->urows);
     free(o->pp);
     free(o->pg);
     fl_batch_destroy(&o->pairs);
@@ -539,9 +554,11 @@ static fl_status join_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
     o->keys.n = st->nkeys;
     o->ph = calloc(FL_BATCH_CAP, sizeof *o->ph);
     o->pmatch = calloc(FL_BATCH_CAP, 1);
+    o->urows = calloc(FL_BATCH_CAP, sizeof *o->urows);
+    o->rows_cap = FL_BATCH_CAP;
     o->pp = calloc(FL_BATCH_CAP, sizeof *o->pp);
     o->pg = calloc(FL_BATCH_CAP, sizeof *o->pg);
-    fl_status rc = o->ph && o->pmatch && o->pp && o->pg ? FL_OK
+    fl_status rc = o->ph && o->pmatch && o->pp && o->pg && o->urows ? FL_OK
                                                        : fl_errorf(err, FL_ENOMEM, "out of memory");
     /* the pairs batch has the join's left ++ right layout */
     const fl_schema *ls = &n->children[0]->p->schema, *rs = &n->children[1]->p->schema;

@@ -44,9 +44,117 @@ int ex_ref_cmp(const ex_sortspec *s, ex_ref a, ex_ref b)
     return 0;
 }
 
+/* Sorting sorts (prefix, ref) pairs: the prefix is an order-preserving
+ * 64-bit image of the first key (sign-flipped integers, IEEE bits of
+ * doubles, the high word of decimals, the first 8 bytes of strings), NULLs
+ * at 0 or UINT64_MAX, inverted for DESC. Equal prefixes fall back to the full
+ * comparison unless the prefix is exact (integer-like single keys). */
+typedef struct pref {
+    uint64_t k;
+    ex_ref r;
+} pref;
+
+typedef struct qctx {
+    const ex_sortspec *s;
+    bool exact;
+} qctx;
+
 static int qcmp(const void *x, const void *y, void *ctx)
 {
-    return ex_ref_cmp(ctx, *(const ex_ref *)x, *(const ex_ref *)y);
+    const pref *a = x, *b = y;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    const qctx *q = ctx;
+    if (q->exact)
+        return 0;
+    return ex_ref_cmp(q->s, a->r, b->r);
+}
+
+static uint64_t clamp_key(uint64_t k)
+{
+    return k == 0 ? 1 : k == UINT64_MAX ? UINT64_MAX - 1 : k;
+}
+
+static uint64_t prefix_of(const fl_vector *v, uint32_t r)
+{
+    const fl_type *t = v->type;
+    const uint8_t *p = v->data;
+    switch (t->id) {
+    case FL_TYPE_BOOLEAN: return p[r] ? 2 : 1;
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: {
+        int32_t x;
+        memcpy(&x, p + (size_t)r * 4, 4);
+        return clamp_key((uint64_t)(int64_t)x ^ 0x8000000000000000ull);
+    }
+    case FL_TYPE_INT64:
+    case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMPTZ:
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: {
+        uint64_t x;
+        memcpy(&x, p + (size_t)r * 8, 8);
+        return clamp_key(x ^ 0x8000000000000000ull);
+    }
+    case FL_TYPE_FLOAT32:
+    case FL_TYPE_FLOAT64: {
+        double d;
+        if (t->id == FL_TYPE_FLOAT32) {
+            float f;
+            memcpy(&f, p + (size_t)r * 4, 4);
+            d = f;
+        } else {
+            memcpy(&d, p + (size_t)r * 8, 8);
+        }
+        if (d != d)
+            return UINT64_MAX - 1; /* NaN above everything */
+        if (d == 0)
+            d = 0;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        u = (u >> 63) ? ~u : (u | 0x8000000000000000ull);
+        return clamp_key(u);
+    }
+    case FL_TYPE_DECIMAL: {
+        fl_i128 x;
+        memcpy(&x, p + (size_t)r * 16, 16);
+        int64_t hi = (int64_t)(x >> 64);
+        return clamp_key((uint64_t)hi ^ 0x8000000000000000ull);
+    }
+    case FL_TYPE_STRING:
+    case FL_TYPE_BINARY: {
+        size_t len;
+        const uint8_t *b = fl_vector_bytes(v, r, &len);
+        uint64_t k = 0;
+        for (size_t i = 0; i < 8; i++)
+            k = (k << 8) | (i < len ? b[i] : 0);
+        return clamp_key(k);
+    }
+    default: {
+        size_t w = fl_type_width(t);
+        uint64_t k = 0;
+        for (size_t i = 0; i < 8; i++)
+            k = (k << 8) | (i < w ? p[(size_t)r * w + i] : 0);
+        return clamp_key(k);
+    }
+    }
+}
+
+static bool exact_prefix(const fl_type *t)
+{
+    switch (t->id) {
+    case FL_TYPE_BOOLEAN:
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE:
+    case FL_TYPE_INT64:
+    case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMPTZ:
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: return true;
+    default: return false;
+    }
 }
 
 fl_status ex_sort_refs(const ex_sortspec *s, ex_ref **out, uint64_t *n, fl_error *err)
@@ -54,16 +162,40 @@ fl_status ex_sort_refs(const ex_sortspec *s, ex_ref **out, uint64_t *n, fl_error
     const ex_rows *r = s->rows;
     *out = NULL;
     *n = 0;
-    ex_ref *refs = malloc((r->rows ? r->rows : 1) * sizeof *refs);
-    if (!refs)
+    pref *ps = malloc((r->rows ? r->rows : 1) * sizeof *ps);
+    if (!ps)
         return fl_errorf(err, FL_ENOMEM, "sort: out of memory for %llu rows",
                          (unsigned long long)r->rows);
     uint64_t k = 0;
-    for (uint32_t b = 0; b < r->n; b++)
-        for (uint32_t i = 0; i < r->b[b]->nrows; i++)
-            refs[k++] = (ex_ref){b, i};
-    qsort_r(refs, k, sizeof *refs, qcmp, (void *)s);
-    *out = refs;
+    bool exact = s->nkeys == 1;
+    bool desc = s->nkeys && s->desc && s->desc[0];
+    bool nf = s->nkeys && s->nulls_first && s->nulls_first[0];
+    for (uint32_t b = 0; b < r->n; b++) {
+        const fl_batch *bt = r->b[b];
+        const fl_vector *kv = s->nkeys ? &bt->cols[s->cols[0]] : NULL;
+        if (kv)
+            exact = exact && exact_prefix(kv->type) && kv->encoding == FL_VEC_FLAT;
+        for (uint32_t i = 0; i < bt->nrows; i++) {
+            uint64_t key = 0;
+            if (kv) {
+                if (!fl_vector_is_valid(kv, i)) {
+                    key = nf ? 0 : UINT64_MAX;
+                } else {
+                    key = prefix_of(kv, i);
+                    if (desc)
+                        key = UINT64_MAX - key;
+                }
+            }
+            ps[k++] = (pref){key, {b, i}};
+        }
+    }
+    qctx q = {s, exact};
+    qsort_r(ps, k, sizeof *ps, qcmp, &q);
+    ex_ref *refs = (ex_ref *)ps; /* compact in place: a ref is half a pair */
+    for (uint64_t i = 0; i < k; i++)
+        refs[i] = ps[i].r;
+    ex_ref *shrunk = realloc(refs, (k ? k : 1) * sizeof *refs);
+    *out = shrunk ? shrunk : refs;
     *n = k;
     return FL_OK;
 }

@@ -121,21 +121,33 @@ int fl_cmp_rows(const fl_unified *ua, uint32_t i, const fl_unified *ub, uint32_t
     }
 }
 
-#define APPLY(op, cmpv)                                                                            \
-    ((op) == C_EQ ? (cmpv) == 0 : (op) == C_NE ? (cmpv) != 0 : (op) == C_LT ? (cmpv) < 0            \
-                                 : (op) == C_LE ? (cmpv) <= 0 : (op) == C_GT ? (cmpv) > 0 : (cmpv) >= 0)
-
-/* Typed loops: the switch on op is outside the row loop. */
-#define CMP_NUM(T)                                                                                 \
+/* Typed loops: the switch on op is outside the row loop; the common shapes
+ * (flat column vs constant, flat vs flat) get loops without index maps. */
+#define CMP_LOOPS(A, B)                                                                            \
     do {                                                                                           \
         switch (op) {                                                                              \
-        case C_EQ: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) == UV(ub, T, i); }); break;           \
-        case C_NE: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) != UV(ub, T, i); }); break;           \
-        case C_LT: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) < UV(ub, T, i); }); break;            \
-        case C_LE: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) <= UV(ub, T, i); }); break;           \
-        case C_GT: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) > UV(ub, T, i); }); break;            \
-        default: FOR_ROWS(sel, n, i, { o[i] = UV(ua, T, i) >= UV(ub, T, i); }); break;             \
+        case C_EQ: FOR_ROWS(sel, n, i, { o[i] = (A) == (B); }); break;                             \
+        case C_NE: FOR_ROWS(sel, n, i, { o[i] = (A) != (B); }); break;                             \
+        case C_LT: FOR_ROWS(sel, n, i, { o[i] = (A) < (B); }); break;                              \
+        case C_LE: FOR_ROWS(sel, n, i, { o[i] = (A) <= (B); }); break;                             \
+        case C_GT: FOR_ROWS(sel, n, i, { o[i] = (A) > (B); }); break;                              \
+        default: FOR_ROWS(sel, n, i, { o[i] = (A) >= (B); }); break;                               \
         }                                                                                          \
+    } while (0)
+#define CMP_NUM(T)                                                                                 \
+    do {                                                                                           \
+        const T *pa = (const T *)(const void *)ua.base->data, *pb = (const T *)(const void *)ub.base->data; \
+        bool fa = !ua.idx && !ua.constant, fb = !ub.idx && !ub.constant;                           \
+        if (fa && ub.constant) {                                                                   \
+            T kb = pb[0];                                                                          \
+            CMP_LOOPS(pa[i], kb);                                                                  \
+        } else if (ua.constant && fb) {                                                            \
+            T ka = pa[0];                                                                          \
+            CMP_LOOPS(ka, pb[i]);                                                                  \
+        } else if (fa && fb)                                                                       \
+            CMP_LOOPS(pa[i], pb[i]);                                                               \
+        else                                                                                       \
+            CMP_LOOPS(UV(ua, T, i), UV(ub, T, i));                                                 \
     } while (0)
 
 #define CMP_GEN(EXPR)                                                                              \

@@ -530,6 +530,8 @@ static void refine_extract(fl_expr *e)
     field_t f = const_field(e->args[0]);
     if (f != F_NONE)
         e->type = extract_type(f);
+    if (f == F_EPOCH && e->args[1]->type.id == FL_TYPE_DATE)
+        e->type = fl_mk(FL_TYPE_INT64); /* PostgreSQL: extract(epoch from date) is integral */
 }
 
 static fl_status k_extract(fl_fn_call *c, fl_error *err)

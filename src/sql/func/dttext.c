@@ -683,32 +683,38 @@ size_t format_offset(int32_t off, char *buf, size_t cap)
 
 size_t format_interval(const fl_interval *iv, char *buf, size_t cap)
 {
+    /* PostgreSQL "postgres" IntervalStyle: after a negative field, positive ones get '+' */
     char b[128];
     int n = 0;
+    bool prev_neg = false;
     int32_t years = iv->months / 12, mons = iv->months % 12;
-    if (years)
-        n += snprintf(b + n, sizeof b - (size_t)n, "%s%d year%s", n ? " " : "", years, years == 1 ? "" : "s");
-    if (mons)
-        n += snprintf(b + n, sizeof b - (size_t)n, "%s%d mon%s", n ? " " : "", mons, mons == 1 ? "" : "s");
-    if (iv->days)
-        n += snprintf(b + n, sizeof b - (size_t)n, "%s%d day%s", n ? " " : "", iv->days,
-                      iv->days == 1 ? "" : "s");
+    const struct {
+        int32_t v;
+        const char *unit;
+    } f[3] = {{years, "year"}, {mons, "mon"}, {iv->days, "day"}};
+    for (int k = 0; k < 3; k++) {
+        if (!f[k].v)
+            continue;
+        n += snprintf(b + n, sizeof b - (size_t)n, "%s%s%d %s%s", n ? " " : "", prev_neg && f[k].v > 0 ? "+" : "",
+                      f[k].v, f[k].unit, f[k].v == 1 ? "" : "s");
+        prev_neg = f[k].v < 0;
+    }
     if (iv->micros || n == 0) {
         int64_t us = iv->micros;
         bool neg = us < 0;
         uint64_t a = neg ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-        uint64_t s = a / 1000000, f = a % 1000000;
-        n += snprintf(b + n, sizeof b - (size_t)n, "%s%s%02llu:%02llu:%02llu", n ? " " : "", neg ? "-" : "",
-                      (unsigned long long)(s / 3600), (unsigned long long)(s / 60 % 60),
-                      (unsigned long long)(s % 60));
-        if (f) {
-            char fr[8];
-            snprintf(fr, sizeof fr, "%06llu", (unsigned long long)f);
+        uint64_t s = a / 1000000, fr = a % 1000000;
+        n += snprintf(b + n, sizeof b - (size_t)n, "%s%s%02llu:%02llu:%02llu", n ? " " : "",
+                      neg ? "-" : (prev_neg ? "+" : ""), (unsigned long long)(s / 3600),
+                      (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+        if (fr) {
+            char t[8];
+            snprintf(t, sizeof t, "%06llu", (unsigned long long)fr);
             int l = 6;
-            while (l > 0 && fr[l - 1] == '0')
+            while (l > 0 && t[l - 1] == '0')
                 l--;
-            fr[l] = 0;
-            n += snprintf(b + n, sizeof b - (size_t)n, ".%s", fr);
+            t[l] = 0;
+            n += snprintf(b + n, sizeof b - (size_t)n, ".%s", t);
         }
     }
     return put(buf, cap, b, (size_t)n);

@@ -258,6 +258,48 @@ size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname,
     return w.len;
 }
 
+struct fl_sql_formatter {
+    fl_tz *tz;
+};
+
+fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err)
+{
+    fl_sql_formatter *f = calloc(1, sizeof *f);
+    if (!f)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc = fl_tz_load(time_zone, &f->tz, err);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    *out = f;
+    return FL_OK;
+}
+
+size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf, size_t cap)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    if (!fl_unified_is_valid(&u, row)) {
+        if (cap)
+            buf[0] = 0;
+        return 0;
+    }
+    wbuf w = {buf, cap, 0};
+    format_cell(&w, u.base, fl_unified_row(&u, row), f ? f->tz : NULL, false);
+    if (cap)
+        buf[w.len < cap ? w.len : cap - 1] = 0;
+    return w.len;
+}
+
+void fl_sql_formatter_free(fl_sql_formatter *f)
+{
+    if (!f)
+        return;
+    fl_tz_free(f->tz);
+    free(f);
+}
+
 const char *fl_sql_sqlstate_for(fl_status code)
 {
     switch (code) {

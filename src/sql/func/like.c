@@ -531,7 +531,9 @@ static bool r_re_replace(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 
 static fl_status append_repl(uint8_t **buf, size_t *len, size_t *cap, const uint8_t *p, size_t n, fl_error *err)
 {
-    if (*len + n > *cap) {
+    if (n == 0)
+        return FL_OK;
+    if (*len + n > *cap || !*buf) {
         size_t c = (*len + n) * 2 + 64;
         uint8_t *b = realloc(*buf, c);
         if (!b)

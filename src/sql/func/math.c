@@ -83,6 +83,15 @@ static fl_status k_abs(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+static bool r_sign(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (!r_num1(a, n, r, at))
+        return false;
+    if (r->id == FL_TYPE_DECIMAL)
+        *r = fl_mk_dec(1, 0); /* PostgreSQL: sign(numeric) prints -1, 0, 1 */
+    return true;
+}
+
 static fl_status k_sign(fl_fn_call *c, fl_error *err)
 {
     (void)err;
@@ -390,7 +399,7 @@ static fl_status k_lcm(fl_fn_call *c, fl_error *e) { return gl_kernel(c, true, e
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k, .refine = rf}
 static const fl_func funcs[] = {
     SCALAR("abs", r_num1, k_abs),
-    SCALAR("sign", r_num1, k_sign),
+    SCALAR("sign", r_sign, k_sign),
     SCALAR_R("round", r_round, k_round, refine_round),
     SCALAR_R("trunc", r_round, k_trunc, refine_round),
     SCALAR_R("truncate", r_round, k_trunc, refine_round),

@@ -366,13 +366,19 @@ fl_status fl_tz_load(const char *name, fl_tz **out, fl_error *err)
         free(z);
         return fl_errorf(err, FL_EINVAL, "time zone \"%s\" not recognized", name);
     }
-    uint8_t *buf = malloc(TZ_MAX_FILE);
+    long fsz = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (fsz <= 0 || fsz > TZ_MAX_FILE || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        free(z);
+        return fl_errorf(err, FL_EINVAL, "time zone \"%s\" not recognized", name);
+    }
+    uint8_t *buf = malloc((size_t)fsz);
     if (!buf) {
         fclose(f);
         free(z);
         return fl_errorf(err, FL_ENOMEM, "time zone: out of memory");
     }
-    size_t n = fread(buf, 1, TZ_MAX_FILE, f);
+    size_t n = fread(buf, 1, (size_t)fsz, f);
     fclose(f);
     fl_status rc = parse_tzif(z, buf, n, name, err);
     free(buf);

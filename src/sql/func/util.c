@@ -59,8 +59,8 @@ const fl_i128 fl_pow10_i128[39] = {
 
 fl_status strout_reserve(strout *s, size_t len, uint8_t **dst, fl_error *err)
 {
-    if (s->v->heap_cap - s->v->heap_len < len)
-        FL_TRY(fl_vector_reserve_heap(s->v, len, err));
+    if (s->v->heap_cap - s->v->heap_len < len || !s->v->heap)
+        FL_TRY(fl_vector_reserve_heap(s->v, len ? len : 1, err));
     *dst = s->v->heap + s->v->heap_len;
     return FL_OK;
 }
@@ -316,6 +316,8 @@ size_t fl_utf8_case(const uint8_t *s, size_t n, uint8_t *dst, bool upper)
             continue;
         }
         utf8proc_int32_t m = upper ? utf8proc_toupper(cp) : utf8proc_tolower(cp);
+        if (cp == 0xDF)
+            m = cp; /* sharp s has no single-character uppercase (glibc and PostgreSQL keep it) */
         o += (size_t)utf8proc_encode_char(m, dst + o);
         i += (size_t)l;
     }

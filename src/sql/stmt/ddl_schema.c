@@ -175,9 +175,14 @@ fl_status stmt_drop(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_stmt_result *
         stmt_tag(out, "DROP TABLE");
         return FL_OK;
     case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW:
-        return fl_errorf(err, FL_EUNSUPPORTED,
-                         "DROP VIEW: views are not supported (the catalog has no view "
-                         "operations)");
+        FL_TRY(stmt_need_catalog(c, "DROP VIEW", err));
+        for (size_t i = 0; i < s->n_objects; i++) {
+            fl_table_ident id;
+            FL_TRY(ident_of_node(c, s->objects[i], &id, err));
+            FL_TRY(stmt_drop_view(c, &id, s->missing_ok, err));
+        }
+        stmt_tag(out, "DROP VIEW");
+        return FL_OK;
     default:
         return fl_errorf(err, FL_EUNSUPPORTED, "DROP of this object type is not supported");
     }

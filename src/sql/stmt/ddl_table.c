@@ -158,6 +158,13 @@ static fl_status column_def(fl_stmt_ctx *c, const PgQuery__ColumnDef *cd, fl_fie
             break;
         case PG_QUERY__CONSTR_TYPE__CONSTR_NULL:
             break;
+        case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+        case PG_QUERY__CONSTR_TYPE__CONSTR_GENERATED:
+        case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY:
+            stmt_set_position(c, k->location);
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "column \"%s\": DEFAULT, GENERATED and IDENTITY are not supported",
+                             cd->colname);
         case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
             f->nullable = false;
             FL_TRY(add_ident_field(a, idents, nidents, cd->colname, err));

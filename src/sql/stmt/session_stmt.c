@@ -5,17 +5,17 @@
  * fl_sql_set() of the session (values of several items, as in SET
  * search_path = a, b, are joined with ", "); SET LOCAL is SET (each
  * statement commits on its own, so there is no transaction to scope it).
- * RESET name and SET name TO DEFAULT call fl_sql_set(name, NULL), which the
- * session treats as "back to the default"; RESET ALL does that for every
- * known setting. SET TRANSACTION / SET SESSION CHARACTERISTICS are accepted
+ * RESET name and SET name TO DEFAULT call fl_sql_set(name, NULL) ("back to
+ * the default"); when the session refuses NULL, the built-in defaults are
+ * set instead (time_zone UTC, threads/memory_limit/statement_timeout 0 =
+ * automatic/none); search_path and spill_dir have no built-in default and
+ * cannot be RESET then. RESET ALL resets those with defaults. SET TRANSACTION / SET SESSION CHARACTERISTICS are accepted
  * and ignored (tag "SET"). SHOW name returns one row with one text column
  * named after the setting; SHOW ALL returns (name, setting) rows.
  * Unknown settings are SQLSTATE 42704.
- *
- * Views: the catalog interface (catalog.h) has no view operations yet, so
- * CREATE VIEW is FL_EUNSUPPORTED with a message saying so.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "sql/stmt/stmt_int.h"
 
@@ -57,9 +57,28 @@ static fl_status set_value(fl_stmt_ctx *c, const PgQuery__VariableSetStmt *s, co
     return FL_OK;
 }
 
+/* The value RESET restores when the session does not take NULL for "default". */
+static const char *default_of(const char *name)
+{
+    static const char *const d[][2] = {{"time_zone", "UTC"},    {"timezone", "UTC"},
+                                       {"threads", "0"},        {"memory_limit", "0"},
+                                       {"statement_timeout", "0"}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (!strcasecmp(d[i][0], name))
+            return d[i][1];
+    return NULL;
+}
+
 static fl_status set_one(fl_stmt_ctx *c, const char *name, const char *value, fl_error *err)
 {
     fl_status rc = fl_sql_set(c->session, name, value, err);
+    if (rc == FL_EINVAL && !value && default_of(name)) {
+        fl_error_clear(err);
+        rc = fl_sql_set(c->session, name, default_of(name), err);
+    } else if (rc == FL_EINVAL && !value) {
+        return fl_errorf(err, FL_EUNSUPPORTED, "RESET %s is not supported (SET it instead)",
+                         name);
+    }
     if (rc == FL_ENOTFOUND)
         stmt_set_sqlstate(c, "42704");
     return rc;
@@ -86,7 +105,8 @@ fl_status stmt_set(fl_stmt_ctx *c, const PgQuery__VariableSetStmt *s, fl_stmt_re
     case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET_ALL:
         FL_TRY(need_session(c, "RESET ALL", err));
         for (size_t i = 0; i < NKNOWN; i++)
-            FL_TRY(set_one(c, KNOWN[i], NULL, err));
+            if (default_of(KNOWN[i]))
+                FL_TRY(set_one(c, KNOWN[i], NULL, err));
         stmt_tag(out, "RESET");
         return FL_OK;
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI:
@@ -127,15 +147,4 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
     FL_TRY(stmt_result_strings(c, out, names, 1, cells, 1, err));
     stmt_tag(out, "SHOW");
     return FL_OK;
-}
-
-fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
-                    fl_error *err)
-{
-    (void)c;
-    (void)s;
-    (void)out;
-    return fl_errorf(err, FL_EUNSUPPORTED,
-                     "CREATE VIEW is not supported yet: the catalog has no Iceberg view "
-                     "operations");
 }

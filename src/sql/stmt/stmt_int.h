@@ -50,6 +50,7 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
                     fl_error *err);
 fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
                     fl_error *err);
+fl_status stmt_drop_view(fl_stmt_ctx *c, const fl_table_ident *id, bool missing_ok, fl_error *err);
 
 /* ---- names ---- */
 

@@ -1,0 +1,772 @@
+/*
+ * cmd_sql.c - `floe sql`: the SQL shell over sql.h.
+ *
+ *   floe sql [options]                 interactive (stdin a terminal) or a
+ *                                      script read from stdin
+ *   floe sql -c SQL [-c SQL]... [-f FILE]...   run them in order, then exit
+ *
+ * Scripts (-c text, -f files, piped stdin) are split into statements with
+ * fl_sql_split() and run one by one; the first error stops the run with exit
+ * status 1 (--keep-going runs the rest and still exits 1). Errors print as
+ * "ERROR: line L, column C: message", with L and C counted in the script or
+ * file (the engine's statement-relative position is shifted by where the
+ * statement starts), and "SQLSTATE: xxxxx" with --verbose.
+ *
+ * Interactive mode (libedit when built with FLOE_HAVE_LIBEDIT, else plain
+ * stdio): prompt "floe> ", continuation "   -> " until a ';' ends the input
+ * outside quotes, comments and dollar quotes; history in ~/.floe_history.
+ * Backslash commands at the start of the input:
+ *   \q  quit            \timing [on|off]   \x [on|off]   \f [FORMAT]
+ *   \o [FILE]  output to FILE (no FILE: back to stdout)
+ *   \d [TABLE] describe  \dt [NS]  tables   \dn  namespaces
+ *   \i FILE    run a script   \?  help
+ *
+ * Output per statement: rows in the --format (cmd_sql_print.c); commands print
+ * their PostgreSQL command tag ("INSERT 0 3") on the table output or, for
+ * machine formats, on stderr (so stdout stays parseable); --quiet drops tags.
+ * Ctrl-C while a statement runs cancels it (fl_sql_session_cancel; the
+ * statement fails with a cancel error, the shell goes on).
+ *
+ * Ownership: the shell owns the session, the catalog (cmd_table_write.h) and
+ * the output FILE opened by -o / \o.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef FLOE_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+#include "cli/cli.h"
+#include "cli/cmd_sql.h"
+#include "cli/cmd_table_write.h"
+#include "cli/output.h"
+
+typedef struct script_item {
+    bool is_file;
+    const char *text; /* SQL text or a path */
+} script_item;
+
+typedef struct shell {
+    /* options */
+    script_item *items;
+    int nitems;
+    const char *catalog_uri, *warehouse, *ns, *tz, *out_path;
+    bool no_catalog, quiet, keep_going, verbose, timing;
+    uint32_t threads;
+    uint64_t memory_limit;
+    fl_sqlout o;
+    /* state */
+    fl_cli_catalog cat;
+    bool have_cat;
+    fl_sql_session *s;
+    FILE *out_file; /* -o / \o target (text formats), or NULL */
+    int failures;
+} shell;
+
+/* The running session, for the SIGINT handler (the only mutable static: a
+ * signal handler has no other way to reach it). */
+static fl_sql_session *volatile running_session;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    fl_sql_session *s = running_session;
+    if (s)
+        fl_sql_session_cancel(s);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: floe sql [options] [-c SQL]... [-f FILE]...\n"
+            "  Runs SQL over the Iceberg tables of a catalog: interactively (a terminal on\n"
+            "  stdin), the -c / -f scripts in order, or a script piped on stdin.\n\n"
+            "options:\n"
+            "  -c SQL                 run SQL (one or more statements; repeatable)\n"
+            "  -f FILE                run the statements of FILE ('-' = stdin; repeatable)\n"
+            "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+            "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
+            "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
+            "  --no-catalog           no catalog: only VALUES and table functions\n"
+            "  -n, --namespace NS     namespace of unqualified table names (default \"default\")\n"
+            "  --format F             table | csv | json | jsonl | parquet (default table)\n"
+            "  -o, --output FILE      write results to FILE (required for parquet)\n"
+            "  --no-header            no header row (table, csv)\n"
+            "  -x, --expanded         table: one record block per row\n"
+            "  --threads N            worker threads (default: CPUs)\n"
+            "  --memory-limit SIZE    operator memory before spilling, e.g. 512MB, 2GB\n"
+            "  --time-zone TZ         session time zone (default UTC)\n"
+            "  --timing               print each statement's time\n"
+            "  --keep-going           run the remaining statements after an error\n"
+            "  -q, --quiet            no command tags\n"
+            "  -v, --verbose          errors also print their SQLSTATE\n");
+}
+
+/* "512MB", "2G", "1.5GiB", "1000000" (bytes; K/M/G/T are powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return false;
+    while (*end == ' ')
+        end++;
+    double mul = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mul = 1024.0; break;
+    case 'M': mul = 1024.0 * 1024; break;
+    case 'G': mul = 1024.0 * 1024 * 1024; break;
+    case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+    case 'B':
+    case '\0': break;
+    default: return false;
+    }
+    if (*end && toupper((unsigned char)*end) != 'B') {
+        end++;
+        if (toupper((unsigned char)*end) == 'I')
+            end++;
+        if (toupper((unsigned char)*end) == 'B')
+            end++;
+    } else if (*end) {
+        end++;
+    }
+    if (*end)
+        return false;
+    v *= mul;
+    if (v > 1.8e19)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool push_item(shell *sh, bool is_file, const char *text)
+{
+    script_item *n = realloc(sh->items, (size_t)(sh->nitems + 1) * sizeof *n);
+    if (!n)
+        return false;
+    n[sh->nitems++] = (script_item){is_file, text};
+    sh->items = n;
+    return true;
+}
+
+/* 0 ok, -1 --help printed, else exit status. */
+static int parse_args(int argc, char **argv, shell *sh)
+{
+    sh->o.header = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *flags0[] = {"--no-catalog", "--no-header", "-x", "--expanded", "--timing",
+                                "--keep-going", "-q",          "--quiet", "-v", "--verbose",
+                                "--help",       "-h"};
+        bool flag = false;
+        for (size_t k = 0; k < sizeof flags0 / sizeof flags0[0]; k++)
+            flag |= !strcmp(a, flags0[k]);
+        if (flag) {
+            if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+                usage(stdout);
+                return -1;
+            }
+            sh->no_catalog |= !strcmp(a, "--no-catalog");
+            if (!strcmp(a, "--no-header"))
+                sh->o.header = false;
+            sh->o.expanded |= !strcmp(a, "-x") || !strcmp(a, "--expanded");
+            sh->timing |= !strcmp(a, "--timing");
+            sh->keep_going |= !strcmp(a, "--keep-going");
+            sh->quiet |= !strcmp(a, "-q") || !strcmp(a, "--quiet");
+            sh->verbose |= !strcmp(a, "-v") || !strcmp(a, "--verbose");
+            continue;
+        }
+        char name[32];
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        if (nl >= sizeof name)
+            nl = sizeof name - 1;
+        memcpy(name, a, nl);
+        name[nl] = '\0';
+        const char *val = eq ? eq + 1 : NULL;
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "floe sql: %s needs a value (see floe sql --help)\n", name);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(name, "-c")) {
+            if (!push_item(sh, false, val))
+                return 1;
+        } else if (!strcmp(name, "-f")) {
+            if (!push_item(sh, true, val))
+                return 1;
+        } else if (!strcmp(name, "--catalog")) {
+            sh->catalog_uri = val;
+        } else if (!strcmp(name, "--warehouse")) {
+            sh->warehouse = val;
+        } else if (!strcmp(name, "-n") || !strcmp(name, "--namespace")) {
+            sh->ns = val;
+        } else if (!strcmp(name, "--time-zone")) {
+            sh->tz = val;
+        } else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
+            sh->out_path = val;
+        } else if (!strcmp(name, "--format")) {
+            if (!fl_sqlout_format_parse(val, &sh->o.format)) {
+                fprintf(stderr, "floe sql: unknown format '%s' (table, csv, json, jsonl, parquet)\n",
+                        val);
+                return 2;
+            }
+        } else if (!strcmp(name, "--threads")) {
+            char *end = NULL;
+            unsigned long t = strtoul(val, &end, 10);
+            if (!*val || *end || t > 1024) {
+                fprintf(stderr, "floe sql: --threads takes a number from 0 to 1024\n");
+                return 2;
+            }
+            sh->threads = (uint32_t)t;
+        } else if (!strcmp(name, "--memory-limit")) {
+            if (!parse_size(val, &sh->memory_limit)) {
+                fprintf(stderr, "floe sql: --memory-limit takes a size such as 512MB or 2GB\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "floe sql: unknown option '%s' (see floe sql --help)\n", name);
+            return 2;
+        }
+    }
+    if (sh->o.format == FL_SQLOUT_PARQUET && !sh->out_path) {
+        fprintf(stderr, "floe sql: --format parquet needs -o FILE\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- running statements ---- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Line and (character) column of byte offset off in text, 1-based. */
+static void line_col(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
+/* Prints the error, shifting a leading "line L, column C: " by the
+ * statement's start (line0, col0) in its script. */
+static void print_error(shell *sh, const fl_error *err, int line0, int col0)
+{
+    const char *msg = err->msg[0] ? err->msg : fl_status_name(err->code);
+    int l = 0, c = 0, used = 0;
+    if (sscanf(msg, "line %d, column %d: %n", &l, &c, &used) == 2 && used > 0 && l >= 1) {
+        int fl = line0 + l - 1;
+        int fc = l == 1 ? col0 + c - 1 : c;
+        fprintf(stderr, "ERROR: line %d, column %d: %s\n", fl, fc, msg + used);
+    } else {
+        fprintf(stderr, "ERROR: %s\n", msg);
+    }
+    if (sh->verbose && sh->s) {
+        fl_sql_error_info info = {{0}, 0};
+        fl_sql_last_error(sh->s, &info);
+        fprintf(stderr, "SQLSTATE: %s\n", info.sqlstate[0] ? info.sqlstate : "XX000");
+    }
+}
+
+static FILE *out_stream(shell *sh)
+{
+    return sh->out_file ? sh->out_file : stdout;
+}
+
+/* Runs one statement (len bytes at sql); line0/col0 is where it starts. */
+static fl_status run_statement(shell *sh, const char *sql, size_t len, int line0, int col0)
+{
+    char *text = strndup(sql, len);
+    if (!text) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        return FL_ENOMEM;
+    }
+    fl_error err;
+    fl_error_clear(&err);
+    fl_sql_result *r = NULL;
+    uint64_t rows = 0;
+    double t0 = now_ms();
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    running_session = sh->s;
+    sigaction(SIGINT, &sa, &old);
+    fl_status rc = fl_sql_execute(sh->s, text, &r, &err);
+    fl_sqlout o = sh->o;
+    o.out = out_stream(sh);
+    o.path = sh->out_path;
+    o.io = sh->cat.io;
+    o.tz = fl_sql_get(sh->s, "time_zone");
+    if (rc == FL_OK)
+        rc = fl_sqlout_result(&o, r, &rows, &err);
+    sigaction(SIGINT, &old, NULL);
+    running_session = NULL;
+    double ms = now_ms() - t0;
+    if (rc == FL_OK) {
+        const fl_schema *schema = fl_sql_result_schema(r);
+        const char *tag = fl_sql_result_tag(r);
+        bool command = !schema || schema->nfields == 0;
+        if (command && !sh->quiet && tag && *tag) {
+            FILE *tf = sh->o.format == FL_SQLOUT_TABLE ? o.out : stderr;
+            fprintf(tf, "%s\n", tag);
+            fflush(tf);
+        }
+    } else {
+        print_error(sh, &err, line0, col0);
+    }
+    fl_sql_result_close(r);
+    if (sh->timing)
+        fprintf(stderr, "Time: %.3f ms\n", ms);
+    free(text);
+    return rc;
+}
+
+/* Splits text into statements and runs them. Returns FL_OK or the first
+ * failure (after running the rest with --keep-going). */
+static fl_status run_script_at(shell *sh, const char *text, int line_base)
+{
+    uint32_t *starts = NULL, *lens = NULL, n = 0;
+    fl_error err;
+    fl_error_clear(&err);
+    fl_status rc = fl_sql_split(text, &starts, &lens, &n, &err);
+    if (rc != FL_OK) {
+        print_error(sh, &err, 1, 1);
+        sh->failures++;
+        return rc;
+    }
+    fl_status first = FL_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *p = text + starts[i];
+        size_t len = lens[i];
+        size_t skip = 0; /* skip leading blanks so positions match */
+        while (skip < len && isspace((unsigned char)p[skip]))
+            skip++;
+        if (skip == len)
+            continue;
+        int line0, col0;
+        line_col(text, starts[i] + skip, &line0, &col0);
+        line0 += line_base;
+        fl_status src = run_statement(sh, p + skip, len - skip, line0, col0);
+        if (src != FL_OK) {
+            sh->failures++;
+            if (first == FL_OK)
+                first = src;
+            if (!sh->keep_going)
+                break;
+        }
+    }
+    free(starts);
+    free(lens);
+    return first;
+}
+
+static fl_status run_script(shell *sh, const char *text)
+{
+    return run_script_at(sh, text, 0);
+}
+
+static char *read_all(FILE *f, const char *name)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len + 1 >= cap) {
+            char *nb = cap > (SIZE_MAX >> 2) ? NULL : realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (!buf || ferror(f)) {
+        fprintf(stderr, "floe sql: %s: %s\n", name, buf ? strerror(errno) : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static fl_status run_file(shell *sh, const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "floe sql: %s: %s\n", path, strerror(errno));
+        sh->failures++;
+        return FL_EIO;
+    }
+    char *text = read_all(f, path);
+    if (f != stdin)
+        fclose(f);
+    if (!text) {
+        sh->failures++;
+        return FL_EIO;
+    }
+    fl_status rc = run_script(sh, text);
+    free(text);
+    return rc;
+}
+
+/* ---- interactive input ---- */
+
+/* True when buf ends with a ';' outside quotes, comments and dollar quotes
+ * (only blanks and comments after it). */
+static bool input_complete(const char *buf)
+{
+    bool done = false;
+    size_t n = strlen(buf);
+    for (size_t i = 0; i < n; i++) {
+        char ch = buf[i];
+        if (isspace((unsigned char)ch))
+            continue;
+        if (ch == '-' && buf[i + 1] == '-') {
+            while (i < n && buf[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && buf[i + 1] == '*') {
+            int depth = 1;
+            for (i += 2; i < n && depth; i++) {
+                if (buf[i] == '/' && buf[i + 1] == '*')
+                    depth++, i++;
+                else if (buf[i] == '*' && buf[i + 1] == '/')
+                    depth--, i++;
+            }
+            if (depth)
+                return false;
+            i--;
+            continue;
+        }
+        done = false;
+        if (ch == '\'' || ch == '"') {
+            for (i++; i < n; i++)
+                if (buf[i] == ch) {
+                    if (buf[i + 1] == ch)
+                        i++;
+                    else
+                        break;
+                }
+            if (i >= n)
+                return false;
+            continue;
+        }
+        if (ch == '$') {
+            size_t j = i + 1;
+            while (j < n && (isalnum((unsigned char)buf[j]) || buf[j] == '_'))
+                j++;
+            if (j < n && buf[j] == '$' && !(j > i + 1 && isdigit((unsigned char)buf[i + 1]))) {
+                size_t tl = j - i + 1;
+                const char *end = NULL;
+                for (size_t k = j + 1; k + tl <= n; k++)
+                    if (!strncmp(buf + k, buf + i, tl)) {
+                        end = buf + k;
+                        break;
+                    }
+                if (!end)
+                    return false;
+                i = (size_t)(end - buf) + tl - 1;
+                continue;
+            }
+        }
+        if (ch == ';')
+            done = true;
+    }
+    return done;
+}
+
+static char *read_line(const char *prompt, bool tty)
+{
+#ifdef FLOE_HAVE_LIBEDIT
+    if (tty)
+        return readline(prompt);
+#endif
+    if (tty) {
+        fputs(prompt, stdout);
+        fflush(stdout);
+    }
+    size_t cap = 0;
+    char *line = NULL;
+    ssize_t got = getline(&line, &cap, stdin);
+    if (got < 0) {
+        free(line);
+        return NULL;
+    }
+    if (got > 0 && line[got - 1] == '\n')
+        line[got - 1] = '\0';
+    return line;
+}
+
+static void meta_help(void)
+{
+    fputs("  \\q              quit\n"
+          "  \\d [TABLE]       describe TABLE (no TABLE: list tables)\n"
+          "  \\dt [NS]         list tables (of namespace NS)\n"
+          "  \\dn              list namespaces\n"
+          "  \\timing [on|off] print statement times\n"
+          "  \\x [on|off]      expanded (one block per row) table output\n"
+          "  \\f [FORMAT]      output format: table, csv, json, jsonl, parquet\n"
+          "  \\o [FILE]        send results to FILE (none: standard output)\n"
+          "  \\i FILE          run the statements in FILE\n"
+          "  \\?               this help\n"
+          "Statements end with ';' and may span lines.\n",
+          stdout);
+}
+
+/* on/off/toggle for \timing and \x. */
+static bool toggle(const char *arg, bool cur)
+{
+    if (!arg || !*arg)
+        return !cur;
+    return !strcasecmp(arg, "on") || !strcmp(arg, "1") || !strcasecmp(arg, "true");
+}
+
+static void set_output(shell *sh, const char *path)
+{
+    if (sh->out_file) {
+        fclose(sh->out_file);
+        sh->out_file = NULL;
+    }
+    free((char *)sh->out_path);
+    sh->out_path = NULL;
+    if (!path || !*path)
+        return;
+    sh->out_path = strdup(path);
+    if (sh->o.format != FL_SQLOUT_PARQUET) {
+        sh->out_file = fopen(path, "w");
+        if (!sh->out_file)
+            fprintf(stderr, "floe sql: %s: %s\n", path, strerror(errno));
+    }
+}
+
+/* Runs a backslash command; returns false for \q. */
+static bool meta_command(shell *sh, char *line)
+{
+    char *save = NULL;
+    char *cmd = strtok_r(line, " \t", &save);
+    char *arg = strtok_r(NULL, " \t;", &save);
+    fl_error err;
+    fl_error_clear(&err);
+    fl_catalog *cat = sh->have_cat ? sh->cat.cat : NULL;
+    const char *ns = fl_sql_get(sh->s, "search_path");
+    fl_status rc = FL_OK;
+    if (!strcmp(cmd, "\\q") || !strcmp(cmd, "\\quit"))
+        return false;
+    if (!strcmp(cmd, "\\?") || !strcmp(cmd, "\\h") || !strcmp(cmd, "\\help"))
+        meta_help();
+    else if (!strcmp(cmd, "\\dn"))
+        rc = fl_sqlmeta_list_namespaces(cat, stdout, &err);
+    else if (!strcmp(cmd, "\\dt") || (!strcmp(cmd, "\\d") && !arg))
+        rc = fl_sqlmeta_list_tables(cat, arg, stdout, &err);
+    else if (!strcmp(cmd, "\\d"))
+        rc = fl_sqlmeta_describe(cat, arg, ns ? ns : sh->ns, stdout, &err);
+    else if (!strcmp(cmd, "\\timing")) {
+        sh->timing = toggle(arg, sh->timing);
+        printf("Timing is %s.\n", sh->timing ? "on" : "off");
+    } else if (!strcmp(cmd, "\\x")) {
+        sh->o.expanded = toggle(arg, sh->o.expanded);
+        printf("Expanded display is %s.\n", sh->o.expanded ? "on" : "off");
+    } else if (!strcmp(cmd, "\\f")) {
+        if (arg && !fl_sqlout_format_parse(arg, &sh->o.format))
+            fprintf(stderr, "floe sql: unknown format '%s'\n", arg);
+        printf("Output format is %s.\n", fl_sqlout_format_name(sh->o.format));
+    } else if (!strcmp(cmd, "\\o"))
+        set_output(sh, arg);
+    else if (!strcmp(cmd, "\\i")) {
+        if (!arg)
+            fprintf(stderr, "floe sql: \\i needs a file\n");
+        else
+            run_file(sh, arg);
+    } else
+        fprintf(stderr, "floe sql: unknown command %s (\\? for help)\n", cmd);
+    if (rc != FL_OK)
+        fprintf(stderr, "ERROR: %s\n", err.msg);
+    return true;
+}
+
+static char *history_path(void)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return NULL;
+    size_t n = strlen(home) + 32;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/.floe_history", home);
+    return p;
+}
+
+/* The line-by-line loop: a terminal (prompts, history) or piped stdin
+ * (backslash commands work too; the first error stops unless --keep-going). */
+static void line_loop(shell *sh, bool tty)
+{
+    char *hist = tty ? history_path() : NULL;
+#ifdef FLOE_HAVE_LIBEDIT
+    if (tty) {
+        using_history();
+        stifle_history(2000);
+        if (hist)
+            read_history(hist);
+    }
+#endif
+    if (tty)
+        printf("floe %s SQL shell. End statements with ';', \\? for help, \\q to quit.\n",
+               FLOE_VERSION);
+    fl_strbuf buf = {0};
+    fl_error err;
+    int line_no = 0, buf_line = 0;
+    for (;;) {
+        char *line = read_line(buf.len ? "   -> " : "floe> ", tty);
+        if (!line)
+            break;
+        line_no++;
+        const char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (buf.len == 0 && *p == '\\') {
+#ifdef FLOE_HAVE_LIBEDIT
+            if (tty)
+                add_history(p);
+#endif
+            char *cmd = strdup(p);
+            bool go_on = cmd ? meta_command(sh, cmd) : true;
+            free(cmd);
+            free(line);
+            if (!go_on)
+                break;
+            continue;
+        }
+        if (buf.len == 0 && *p == '\0') {
+            free(line);
+            continue;
+        }
+        if (buf.len == 0)
+            buf_line = line_no - 1;
+        fl_error_clear(&err);
+        if ((buf.len && fl_strbuf_puts(&buf, "\n", &err) != FL_OK) ||
+            fl_strbuf_puts(&buf, line, &err) != FL_OK) {
+            fprintf(stderr, "floe sql: out of memory\n");
+            free(line);
+            break;
+        }
+        free(line);
+        if (!input_complete(buf.data))
+            continue;
+#ifdef FLOE_HAVE_LIBEDIT
+        if (tty)
+            add_history(buf.data);
+#endif
+        fl_status rc = run_script_at(sh, buf.data, buf_line);
+        fl_strbuf_clear(&buf);
+        if (rc != FL_OK && !tty && !sh->keep_going)
+            break;
+    }
+    if (!tty && buf.len && sh->failures == 0) /* a last statement without ';' */
+        run_script_at(sh, buf.data, buf_line);
+    fl_strbuf_free(&buf);
+#ifdef FLOE_HAVE_LIBEDIT
+    if (tty && hist)
+        write_history(hist);
+#endif
+    free(hist);
+    if (tty)
+        putchar('\n');
+}
+
+/* ---- setup ---- */
+
+static fl_status open_session(shell *sh, fl_error *err)
+{
+    fl_sql_options opt = {0};
+    if (!sh->no_catalog) {
+        FL_TRY(fl_cli_catalog_open(sh->catalog_uri, sh->warehouse, &sh->cat, err));
+        sh->have_cat = true;
+        opt.catalog = sh->cat.cat;
+        opt.io = sh->cat.io;
+        opt.warehouse = sh->cat.warehouse;
+    } else {
+        sh->cat.io = cli_fileio();
+        if (!sh->cat.io)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        opt.io = sh->cat.io;
+    }
+    opt.default_namespace = sh->ns;
+    opt.threads = sh->threads;
+    opt.memory_limit = sh->memory_limit;
+    opt.time_zone = sh->tz;
+    return fl_sql_session_open(&opt, &sh->s, err);
+}
+
+int fl_cmd_sql(int argc, char **argv)
+{
+    shell sh;
+    memset(&sh, 0, sizeof sh);
+    int u = parse_args(argc, argv, &sh);
+    if (u) {
+        free(sh.items);
+        return u < 0 ? 0 : u;
+    }
+    fl_error err;
+    fl_error_clear(&err);
+    if (open_session(&sh, &err) != FL_OK) {
+        fprintf(stderr, "floe sql: %s\n", err.msg);
+        if (sh.have_cat)
+            fl_cli_catalog_close(&sh.cat);
+        else
+            fl_fileio_destroy(sh.cat.io);
+        free(sh.items);
+        return 1;
+    }
+    const char *out = sh.out_path;
+    sh.out_path = NULL;
+    set_output(&sh, out);
+    if (out && sh.o.format != FL_SQLOUT_PARQUET && !sh.out_file)
+        sh.failures++;
+    for (int i = 0; i < sh.nitems && (!sh.failures || sh.keep_going); i++) {
+        fl_status rc = sh.items[i].is_file ? run_file(&sh, sh.items[i].text)
+                                           : run_script(&sh, sh.items[i].text);
+        if (rc != FL_OK && !sh.keep_going)
+            break;
+    }
+    if (sh.nitems == 0 && !sh.failures) {
+        line_loop(&sh, isatty(STDIN_FILENO) != 0);
+    }
+    set_output(&sh, NULL);
+    fl_sql_session_close(sh.s);
+    if (sh.have_cat)
+        fl_cli_catalog_close(&sh.cat);
+    else
+        fl_fileio_destroy(sh.cat.io);
+    free(sh.items);
+    return sh.failures ? 1 : 0;
+}

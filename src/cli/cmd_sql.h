@@ -1,0 +1,73 @@
+/*
+ * cmd_sql.h - pieces of `floe sql` shared between its files: the result
+ * printers (cmd_sql_print.c) and the backslash commands (cmd_sql_meta.c);
+ * the shell itself (argument parsing, the read-eval-print loop, scripts) is
+ * cmd_sql.c.
+ *
+ * Output formats (--format / \f):
+ *   table   psql's aligned layout: " a | b" header, "---+---" rule, numbers
+ *           right-aligned, "(N rows)" footer; \x switches to one
+ *           "-[ RECORD n ]" block per row. Widths come from the first
+ *           FL_SQLOUT_BUFFER_ROWS rows; later rows reuse them.
+ *   csv     RFC 4180 with a header row; NULL is an empty unquoted field, an
+ *           empty string is "".
+ *   json    one JSON array of objects; jsonl: one object per line. Booleans,
+ *           integers, finite floats and decimals are JSON numbers/literals
+ *           (decimals exact), nested values use output.h's JSON form,
+ *           everything else is the text form as a JSON string.
+ *   parquet the rows written with the Parquet writer to the -o / \o file.
+ * Value text is fl_sql_format_value() (PostgreSQL's text output).
+ *
+ * Ownership: printers borrow the FILE, the result and the FileIO.
+ */
+#ifndef FLOE_CLI_CMD_SQL_H
+#define FLOE_CLI_CMD_SQL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "floe/catalog.h"
+#include "floe/error.h"
+#include "floe/io.h"
+#include "floe/sql.h"
+
+#define FL_SQLOUT_BUFFER_ROWS 1000
+
+typedef enum fl_sqlout_format {
+    FL_SQLOUT_TABLE = 0,
+    FL_SQLOUT_CSV,
+    FL_SQLOUT_JSON,
+    FL_SQLOUT_JSONL,
+    FL_SQLOUT_PARQUET,
+} fl_sqlout_format;
+
+bool fl_sqlout_format_parse(const char *s, fl_sqlout_format *out);
+const char *fl_sqlout_format_name(fl_sqlout_format f);
+
+typedef struct fl_sqlout {
+    fl_sqlout_format format;
+    bool expanded;       /* table: one block per row (\x) */
+    bool header;         /* csv/table header (default on) */
+    FILE *out;           /* text formats */
+    const char *path;    /* parquet: the output file (required) */
+    fl_fileio *io;       /* parquet: where path is created */
+    const char *tz;      /* session time zone for timestamptz text */
+} fl_sqlout;
+
+/* Drains r, printing its rows; *rows gets the number printed. For results
+ * without columns nothing is printed. */
+fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err);
+
+/* The SQL spelling of a column type (bigint, decimal(15,2), timestamp with
+ * time zone...) into buf. */
+const char *fl_sqlout_type_name(const fl_type *t, char *buf, size_t cap);
+
+/* Backslash commands that read the catalog (cmd_sql_meta.c). cat may be
+ * NULL (then they report that there is no catalog). Print to out. */
+fl_status fl_sqlmeta_list_namespaces(fl_catalog *cat, FILE *out, fl_error *err);
+fl_status fl_sqlmeta_list_tables(fl_catalog *cat, const char *ns, FILE *out, fl_error *err);
+fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns,
+                              FILE *out, fl_error *err);
+
+#endif

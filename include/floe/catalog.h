@@ -23,6 +23,9 @@
  *   - A filesystem ("hadoop") catalog: warehouse/<ns levels>/<table>/metadata/
  *     v<N>.metadata.json plus version-hint.text; the swap is the exclusive
  *     creation of v<N+1>.metadata.json.
+ *   - An Iceberg REST catalog client (http:// / https://): the server writes
+ *     the metadata; commits send requirements + updates (commit_updates and
+ *     the other optional operations at the end of fl_catalog_ops).
  *
  * A catalog also names new metadata files (new_metadata_path), because
  * filesystem tables need v<N> names and the others use

@@ -35,8 +35,8 @@
  *
  * Output rows are written in key order; each file is one Parquet writer
  * with row groups of 122,880 rows (DuckDB's default, so scans of either
- * engine have as many morsels as DuckDB's own files would give). The same files are read by DuckDB in the bench,
- * so both engines answer over identical data.
+ * engine have as many morsels as DuckDB's own files would give). The same files are read by DuckDB
+ * in the bench, so both engines answer over identical data.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -76,19 +76,19 @@ static int64_t rrange(rng *r, int64_t lo, int64_t hi)
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const COLORS[] = {
-    "almond",    "antique",   "aquamarine", "azure",     "beige",     "bisque",    "black",
-    "blanched",  "blue",      "blush",      "brown",     "burlywood", "burnished", "chartreuse",
-    "chiffon",   "chocolate", "coral",      "cornflower", "cornsilk", "cream",     "cyan",
-    "dark",      "deep",      "dim",        "dodger",    "drab",      "firebrick", "floral",
-    "forest",    "frosted",   "gainsboro",  "ghost",     "goldenrod", "green",     "grey",
-    "honeydew",  "hot",       "indian",     "ivory",     "khaki",     "lace",      "lavender",
-    "lawn",      "lemon",     "light",      "lime",      "linen",     "magenta",   "maroon",
-    "medium",    "metallic",  "midnight",   "mint",      "misty",     "moccasin",  "navajo",
-    "navy",      "olive",     "orange",     "orchid",    "pale",      "papaya",    "peach",
-    "peru",      "pink",      "plum",       "powder",    "puff",      "purple",    "red",
-    "rose",      "rosy",      "royal",      "saddle",    "salmon",    "sandy",     "seashell",
-    "sienna",    "sky",       "slate",      "smoke",     "snow",      "spring",    "steel",
-    "tan",       "thistle",   "tomato",     "turquoise", "violet",    "wheat",     "white",
+    "almond",   "antique",   "aquamarine", "azure",      "beige",     "bisque",    "black",
+    "blanched", "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse",
+    "chiffon",  "chocolate", "coral",      "cornflower", "cornsilk",  "cream",     "cyan",
+    "dark",     "deep",      "dim",        "dodger",     "drab",      "firebrick", "floral",
+    "forest",   "frosted",   "gainsboro",  "ghost",      "goldenrod", "green",     "grey",
+    "honeydew", "hot",       "indian",     "ivory",      "khaki",     "lace",      "lavender",
+    "lawn",     "lemon",     "light",      "lime",       "linen",     "magenta",   "maroon",
+    "medium",   "metallic",  "midnight",   "mint",       "misty",     "moccasin",  "navajo",
+    "navy",     "olive",     "orange",     "orchid",     "pale",      "papaya",    "peach",
+    "peru",     "pink",      "plum",       "powder",     "puff",      "purple",    "red",
+    "rose",     "rosy",      "royal",      "saddle",     "salmon",    "sandy",     "seashell",
+    "sienna",   "sky",       "slate",      "smoke",      "snow",      "spring",    "steel",
+    "tan",      "thistle",   "tomato",     "turquoise",  "violet",    "wheat",     "white",
     "yellow"};
 static const char *const TYPE1[] = {"STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"};
 static const char *const TYPE2[] = {"ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"};
@@ -105,55 +105,54 @@ static const char *const MODES[] = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "
 static const struct {
     const char *name;
     int region;
-} NATIONS[25] = {{"ALGERIA", 0},      {"ARGENTINA", 1}, {"BRAZIL", 1},        {"CANADA", 1},
-                 {"EGYPT", 4},        {"ETHIOPIA", 0},  {"FRANCE", 3},        {"GERMANY", 3},
-                 {"INDIA", 2},        {"INDONESIA", 2}, {"IRAN", 4},          {"IRAQ", 4},
-                 {"JAPAN", 2},        {"JORDAN", 4},    {"KENYA", 0},         {"MOROCCO", 0},
-                 {"MOZAMBIQUE", 0},   {"PERU", 1},      {"CHINA", 2},         {"ROMANIA", 3},
-                 {"SAUDI ARABIA", 4}, {"VIETNAM", 2},   {"RUSSIA", 3},        {"UNITED KINGDOM", 3},
+} NATIONS[25] = {{"ALGERIA", 0},      {"ARGENTINA", 1}, {"BRAZIL", 1}, {"CANADA", 1},
+                 {"EGYPT", 4},        {"ETHIOPIA", 0},  {"FRANCE", 3}, {"GERMANY", 3},
+                 {"INDIA", 2},        {"INDONESIA", 2}, {"IRAN", 4},   {"IRAQ", 4},
+                 {"JAPAN", 2},        {"JORDAN", 4},    {"KENYA", 0},  {"MOROCCO", 0},
+                 {"MOZAMBIQUE", 0},   {"PERU", 1},      {"CHINA", 2},  {"ROMANIA", 3},
+                 {"SAUDI ARABIA", 4}, {"VIETNAM", 2},   {"RUSSIA", 3}, {"UNITED KINGDOM", 3},
                  {"UNITED STATES", 1}};
 static const char *const REGIONS[] = {"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"};
 
 /* The text grammar's words (4.2.2.13). */
 static const char *const NOUNS[] = {
-    "foxes",       "ideas",     "theodolites", "pinto beans", "instructions", "dependencies",
-    "excuses",     "platelets", "asymptotes",  "courts",      "dolphins",     "multipliers",
-    "sauternes",   "warthogs",  "frets",       "dinos",       "attainments",  "somas",
-    "Tiresias",    "patterns",  "forges",      "braids",      "hockey players", "frays",
-    "warhorses",   "dugouts",   "notornis",    "epitaphs",    "pearls",       "tithes",
-    "waters",      "orbits",    "gifts",       "sheaves",     "depths",       "sentiments",
-    "decoys",      "realms",    "pains",       "grouches",    "escapades",    "accounts",
-    "deposits",    "packages",  "requests",    "ideas",       "deposits",     "requests"};
+    "foxes",     "ideas",     "theodolites", "pinto beans", "instructions",   "dependencies",
+    "excuses",   "platelets", "asymptotes",  "courts",      "dolphins",       "multipliers",
+    "sauternes", "warthogs",  "frets",       "dinos",       "attainments",    "somas",
+    "Tiresias",  "patterns",  "forges",      "braids",      "hockey players", "frays",
+    "warhorses", "dugouts",   "notornis",    "epitaphs",    "pearls",         "tithes",
+    "waters",    "orbits",    "gifts",       "sheaves",     "depths",         "sentiments",
+    "decoys",    "realms",    "pains",       "grouches",    "escapades",      "accounts",
+    "deposits",  "packages",  "requests",    "ideas",       "deposits",       "requests"};
 static const char *const VERBS[] = {
-    "sleep",  "wake",    "are",    "cajole", "haggle", "nag",      "use",    "boost",
-    "affix",  "detect",  "integrate", "maintain", "nod", "was",   "lose",   "sublate",
-    "solve",  "thrash",  "promise", "engage", "hinder", "print",  "x-ray",  "breach",
-    "eat",    "grow",    "impress", "mold",   "poach",  "serve",  "run",    "dazzle",
-    "snooze", "doze",    "unwind", "kindle", "play",   "hang",     "believe", "doubt"};
+    "sleep",  "wake",   "are",       "cajole",   "haggle", "nag",   "use",     "boost",
+    "affix",  "detect", "integrate", "maintain", "nod",    "was",   "lose",    "sublate",
+    "solve",  "thrash", "promise",   "engage",   "hinder", "print", "x-ray",   "breach",
+    "eat",    "grow",   "impress",   "mold",     "poach",  "serve", "run",     "dazzle",
+    "snooze", "doze",   "unwind",    "kindle",   "play",   "hang",  "believe", "doubt"};
 static const char *const ADJECTIVES[] = {
-    "furious", "sly",     "careful",  "blithe",    "quick",   "fluffy", "slow",    "quiet",
-    "ruthless", "thin",   "close",    "dogged",    "daring",  "brave",  "stealthy", "permanent",
-    "enticing", "idle",   "busy",     "regular",   "final",   "ironic", "even",    "bold",
-    "silent",  "special", "pending",  "unusual",   "express", "special", "pending"};
+    "furious",  "sly",     "careful", "blithe",  "quick",   "fluffy",  "slow",     "quiet",
+    "ruthless", "thin",    "close",   "dogged",  "daring",  "brave",   "stealthy", "permanent",
+    "enticing", "idle",    "busy",    "regular", "final",   "ironic",  "even",     "bold",
+    "silent",   "special", "pending", "unusual", "express", "special", "pending"};
 static const char *const ADVERBS[] = {
-    "sometimes", "always",    "never",     "furiously",  "slyly",       "carefully",
-    "blithely",  "quickly",   "fluffily",  "slowly",     "quietly",     "ruthlessly",
-    "thinly",    "closely",   "doggedly",  "daringly",   "bravely",     "stealthily",
-    "permanently", "enticingly", "idly",   "busily",     "regularly",   "finally",
-    "ironically", "evenly",   "boldly",    "silently"};
+    "sometimes", "always",    "never",   "furiously",  "slyly",       "carefully",  "blithely",
+    "quickly",   "fluffily",  "slowly",  "quietly",    "ruthlessly",  "thinly",     "closely",
+    "doggedly",  "daringly",  "bravely", "stealthily", "permanently", "enticingly", "idly",
+    "busily",    "regularly", "finally", "ironically", "evenly",      "boldly",     "silently"};
 static const char *const PREPOSITIONS[] = {
-    "about",   "above",   "according to", "across",  "after",   "against",    "along",
-    "alongside of", "among", "around",    "at",      "atop",    "before",     "behind",
-    "beneath", "beside",  "besides",      "between", "beyond",  "by",         "despite",
-    "during",  "except",  "for",          "from",    "in place of", "inside", "instead of",
-    "into",    "near",    "of",           "on",      "outside", "over",       "past",
-    "since",   "through", "throughout",   "to",      "toward",  "under",      "until",
-    "up",      "upon",    "without",      "with",    "within"};
+    "about",        "above",   "according to", "across",  "after",       "against", "along",
+    "alongside of", "among",   "around",       "at",      "atop",        "before",  "behind",
+    "beneath",      "beside",  "besides",      "between", "beyond",      "by",      "despite",
+    "during",       "except",  "for",          "from",    "in place of", "inside",  "instead of",
+    "into",         "near",    "of",           "on",      "outside",     "over",    "past",
+    "since",        "through", "throughout",   "to",      "toward",      "under",   "until",
+    "up",           "upon",    "without",      "with",    "within"};
 static const char *const AUXILIARIES[] = {
-    "do",         "may",        "might",         "shall",        "will",
-    "would",      "can",        "could",         "should",       "ought to",
-    "must",       "will have to", "shall have to", "could have to", "should have to",
-    "must have to", "need to",  "try to"};
+    "do",           "may",          "might",         "shall",         "will",
+    "would",        "can",          "could",         "should",        "ought to",
+    "must",         "will have to", "shall have to", "could have to", "should have to",
+    "must have to", "need to",      "try to"};
 static const char *const TERMINATORS[] = {".", ";", ":", "?", "!", "--"};
 
 #define PICK(r, a) ((a)[rnext(r) % N(a)])
@@ -420,8 +419,8 @@ static int gen_nation_region(gen *g, fl_error *err)
 {
     rng r = {g->seed * 31 + 1};
     table t;
-    if (table_open(&t, g->io, g->dir, "nation",
-                   "n_nationkey:i,n_name:s,n_regionkey:i,n_comment:s", err))
+    if (table_open(&t, g->io, g->dir, "nation", "n_nationkey:i,n_name:s,n_regionkey:i,n_comment:s",
+                   err))
         return -1;
     for (int i = 0; i < 25; i++) {
         size_t n;
@@ -481,9 +480,9 @@ static int gen_part_partsupp(gen *g, fl_error *err)
         PUT_STR(&p, 1, buf, o);
         PUT_STR(&p, 2, buf, (size_t)sprintf(buf, "Manufacturer#%d", m));
         PUT_STR(&p, 3, buf, (size_t)sprintf(buf, "Brand#%d%d", m, (int)rrange(&r, 1, 5)));
-        PUT_STR(&p, 4, buf,
-                (size_t)sprintf(buf, "%s %s %s", PICK(&r, TYPE1), PICK(&r, TYPE2),
-                                PICK(&r, TYPE3)));
+        PUT_STR(
+            &p, 4, buf,
+            (size_t)sprintf(buf, "%s %s %s", PICK(&r, TYPE1), PICK(&r, TYPE2), PICK(&r, TYPE3)));
         PUT_I32(&p, 5, rrange(&r, 1, 50));
         PUT_STR(&p, 6, buf, (size_t)sprintf(buf, "%s %s", PICK(&r, CONT1), PICK(&r, CONT2)));
         PUT_DEC(&p, 7, retail_cents(k));

@@ -82,7 +82,8 @@ static void usage(FILE *out)
         "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
         "  creating it from the first file's schema when it does not exist.\n\n"
         "options:\n"
-        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH | http(s)://HOST:PORT[/PATH]\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH | "
+        "http(s)://HOST:PORT[/PATH]\n"
         "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
         "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
         "  --format F             csv | jsonl | parquet | tbl (default: from each extension)\n"
@@ -205,8 +206,7 @@ static int parse_args(int argc, char **argv, load_args *a)
                 if (!a->delimiter)
                     a->delimiter = '|';
             } else if (!fl_file_format_parse(val, &a->format)) {
-                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet, tbl)\n",
-                        val);
+                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet, tbl)\n", val);
                 return 2;
             }
         } else if (!strcmp(name, "--delimiter")) {
@@ -572,8 +572,8 @@ static bool is_gzip(const char *path)
 
 /* Copies path (gzip or plain) to fd: header line first when given, the
  * delimiter before each line end dropped when trailing. */
-static fl_status stage_copy(const char *path, int fd, const char *header, char delim,
-                            bool trailing, fl_error *err)
+static fl_status stage_copy(const char *path, int fd, const char *header, char delim, bool trailing,
+                            fl_error *err)
 {
     gzFile in = gzopen(path, "rb");
     if (!in)
@@ -670,8 +670,8 @@ static fl_status stage_files(load_args *a, const fl_schema *user, fl_error *err)
             close(fd);
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         }
-        fl_status rc = stage_copy(a->files[i], fd, hdr, delim, f == FL_FMT_CSV && a->trailing_delim,
-                                  err);
+        fl_status rc =
+            stage_copy(a->files[i], fd, hdr, delim, f == FL_FMT_CSV && a->trailing_delim, err);
         free(hdr);
         FL_TRY(rc);
     }

@@ -165,9 +165,9 @@ static int parse_args(int argc, char **argv, shell *sh)
     sh->o.header = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *flags0[] = {"--no-catalog", "--no-header", "-x", "--expanded", "--timing",
-                                "--keep-going", "-q",          "--quiet", "-v", "--verbose",
-                                "--help",       "-h"};
+        const char *flags0[] = {"--no-catalog", "--no-header",  "-x",     "--expanded",
+                                "--timing",     "--keep-going", "-q",     "--quiet",
+                                "-v",           "--verbose",    "--help", "-h"};
         bool flag = false;
         for (size_t k = 0; k < sizeof flags0 / sizeof flags0[0]; k++)
             flag |= !strcmp(a, flags0[k]);
@@ -219,8 +219,8 @@ static int parse_args(int argc, char **argv, shell *sh)
             sh->out_path = val;
         } else if (!strcmp(name, "--format")) {
             if (!fl_sqlout_format_parse(val, &sh->o.format)) {
-                fprintf(stderr, "floe sql: unknown format '%s' (table, csv, json, jsonl, parquet)\n",
-                        val);
+                fprintf(stderr,
+                        "floe sql: unknown format '%s' (table, csv, json, jsonl, parquet)\n", val);
                 return 2;
             }
         } else if (!strcmp(name, "--threads")) {

@@ -47,12 +47,12 @@ const char *fl_sqlout_format_name(fl_sqlout_format f);
 
 typedef struct fl_sqlout {
     fl_sqlout_format format;
-    bool expanded;       /* table: one block per row (\x) */
-    bool header;         /* csv/table header (default on) */
-    FILE *out;           /* text formats */
-    const char *path;    /* parquet: the output file (required) */
-    fl_fileio *io;       /* parquet: where path is created */
-    const char *tz;      /* session time zone for timestamptz text */
+    bool expanded;    /* table: one block per row (\x) */
+    bool header;      /* csv/table header (default on) */
+    FILE *out;        /* text formats */
+    const char *path; /* parquet: the output file (required) */
+    fl_fileio *io;    /* parquet: where path is created */
+    const char *tz;   /* session time zone for timestamptz text */
 } fl_sqlout;
 
 /* Drains r, printing its rows; *rows gets the number printed. For results
@@ -67,7 +67,7 @@ const char *fl_sqlout_type_name(const fl_type *t, char *buf, size_t cap);
  * NULL (then they report that there is no catalog). Print to out. */
 fl_status fl_sqlmeta_list_namespaces(fl_catalog *cat, FILE *out, fl_error *err);
 fl_status fl_sqlmeta_list_tables(fl_catalog *cat, const char *ns, FILE *out, fl_error *err);
-fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns,
-                              FILE *out, fl_error *err);
+fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns, FILE *out,
+                              fl_error *err);
 
 #endif

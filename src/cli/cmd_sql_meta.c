@@ -25,8 +25,8 @@ static fl_status no_catalog(fl_error *err)
 typedef fl_status (*ns_fn)(void *ctx, fl_catalog *cat, const fl_namespace *ns, fl_arena *a,
                            fl_error *err);
 
-static fl_status walk(fl_catalog *cat, const fl_namespace *parent, fl_arena *a, ns_fn fn,
-                      void *ctx, int depth, fl_error *err)
+static fl_status walk(fl_catalog *cat, const fl_namespace *parent, fl_arena *a, ns_fn fn, void *ctx,
+                      int depth, fl_error *err)
 {
     if (depth > 32)
         return FL_OK;
@@ -139,12 +139,11 @@ static void describe_meta(const fl_ice_table *t, const fl_schema *s, FILE *out)
     fprintf(out, "Format version: %d\nLocation: %s\n", (int)m->format_version,
             m->location ? m->location : "");
     for (uint32_t i = 0; i < m->properties.n; i++)
-        fprintf(out, "Property: %s=%s\n", m->properties.items[i].key,
-                m->properties.items[i].value);
+        fprintf(out, "Property: %s=%s\n", m->properties.items[i].key, m->properties.items[i].value);
 }
 
-fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns,
-                              FILE *out, fl_error *err)
+fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns, FILE *out,
+                              fl_error *err)
 {
     if (!cat)
         return no_catalog(err);
@@ -166,7 +165,8 @@ fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *de
         const fl_schema *s = &is->schema;
         fprintf(out, "Table \"%s\"\n", fl_table_ident_str(&id, &a));
         fprintf(out, " %-24s | %-28s | %-8s | %s\n", "Column", "Type", "Nullable", "Id");
-        fprintf(out, "--------------------------+------------------------------+----------+-----\n");
+        fprintf(out,
+                "--------------------------+------------------------------+----------+-----\n");
         for (uint32_t i = 0; i < s->nfields; i++) {
             char tb[128];
             fprintf(out, " %-24s | %-28s | %-8s | %d\n", s->fields[i].name,

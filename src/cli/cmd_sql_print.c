@@ -24,9 +24,9 @@ bool fl_sqlout_format_parse(const char *s, fl_sqlout_format *out)
     static const struct {
         const char *name;
         fl_sqlout_format f;
-    } names[] = {{"table", FL_SQLOUT_TABLE}, {"aligned", FL_SQLOUT_TABLE},
-                 {"csv", FL_SQLOUT_CSV},     {"json", FL_SQLOUT_JSON},
-                 {"jsonl", FL_SQLOUT_JSONL}, {"ndjson", FL_SQLOUT_JSONL},
+    } names[] = {{"table", FL_SQLOUT_TABLE},    {"aligned", FL_SQLOUT_TABLE},
+                 {"csv", FL_SQLOUT_CSV},        {"json", FL_SQLOUT_JSON},
+                 {"jsonl", FL_SQLOUT_JSONL},    {"ndjson", FL_SQLOUT_JSONL},
                  {"parquet", FL_SQLOUT_PARQUET}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(s, names[i].name)) {
@@ -68,9 +68,7 @@ const char *fl_sqlout_type_name(const fl_type *t, char *buf, size_t cap)
     case FL_TYPE_TIMESTAMPTZ_NS: n = "timestamp(9) with time zone"; break;
     case FL_TYPE_STRING: n = "varchar"; break;
     case FL_TYPE_UUID: n = "uuid"; break;
-    case FL_TYPE_FIXED:
-        snprintf(buf, cap, "fixed(%d)", (int)t->fixed_len);
-        return buf;
+    case FL_TYPE_FIXED: snprintf(buf, cap, "fixed(%d)", (int)t->fixed_len); return buf;
     case FL_TYPE_BINARY: n = "bytea"; break;
     default: fl_type_format(t, buf, cap); return buf;
     }
@@ -142,10 +140,10 @@ typedef struct tprinter {
     uint32_t ncols;
     size_t *width;
     bool *right;
-    fl_arena arena;       /* buffered cells */
-    char ***rows;         /* buffered rows: ncols cells each (NULL = null) */
+    fl_arena arena; /* buffered cells */
+    char ***rows;   /* buffered rows: ncols cells each (NULL = null) */
     uint32_t nrows, rows_cap;
-    bool flushed;         /* widths fixed, header printed */
+    bool flushed; /* widths fixed, header printed */
     uint64_t printed;
 } tprinter;
 
@@ -314,8 +312,8 @@ static fl_status json_value(fl_strbuf *sb, const fl_vector *v, uint32_t i, cellb
     return fl_json_string(sb, (const uint8_t *)s, len, err);
 }
 
-static fl_status json_row(fl_strbuf *sb, const fl_batch *b, uint32_t i, cellbuf *cb,
-                          const char *tz, fl_error *err)
+static fl_status json_row(fl_strbuf *sb, const fl_batch *b, uint32_t i, cellbuf *cb, const char *tz,
+                          fl_error *err)
 {
     FL_TRY(fl_strbuf_puts(sb, "{", err));
     for (uint32_t c = 0; c < b->ncols; c++) {
@@ -331,8 +329,7 @@ static fl_status json_row(fl_strbuf *sb, const fl_batch *b, uint32_t i, cellbuf 
 
 /* ---- Parquet ---- */
 
-static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
-                               fl_error *err)
+static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err)
 {
     if (!o->path)
         return fl_errorf(err, FL_EINVAL, "parquet output needs a file (-o FILE or \\o FILE)");

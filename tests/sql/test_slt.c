@@ -159,7 +159,7 @@ static char *row_line(const fl_batch *b, uint32_t row, const char *types)
 /* ---- records ---- */
 
 typedef struct record {
-    int line;        /* of the header */
+    int line; /* of the header */
     char *header;
     char *sql;
     strv expected;
@@ -281,15 +281,16 @@ static bool run_record(fl_sql_session *s, record *rec, char *why, size_t whycap)
         while (*want == ' ')
             want++;
         if (rc == FL_OK) {
-            snprintf(why, whycap, "expected an error%s%s, the statement succeeded", *want ? " " : "",
-                     want);
+            snprintf(why, whycap, "expected an error%s%s, the statement succeeded",
+                     *want ? " " : "", want);
             ok = false;
         } else if (!*want) {
             ok = true;
         } else {
             fl_sql_error_info info = {{0}, 0};
             fl_sql_last_error(s, &info);
-            bool state = strlen(want) == 5 && strspn(want, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5;
+            bool state =
+                strlen(want) == 5 && strspn(want, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5;
             ok = state ? !strcmp(info.sqlstate, want) : strstr(err.msg, want) != NULL;
             if (!ok)
                 snprintf(why, whycap, "expected error %s, got SQLSTATE %s: %s", want, info.sqlstate,
@@ -391,7 +392,8 @@ static void run_file(const char *dir, const char *name, const xfail *xf, totals 
                 printf("ok    %s:%d\n", name, rec.line);
         } else if (ok) {
             t->xpass++, fpass++;
-            printf("XPASS %s:%d (remove it from xfail.txt): %s\n", name, rec.line, strchr(key, '\t') + 1);
+            printf("XPASS %s:%d (remove it from xfail.txt): %s\n", name, rec.line,
+                   strchr(key, '\t') + 1);
         } else {
             if (known) {
                 t->xfail++;
@@ -485,8 +487,9 @@ static void test_slt_files(void)
         free(ents[i]);
     }
     free(ents);
-    printf("sqllogictest: %d passed, %d failed, %d known failures (xfail.txt), %d unexpected passes\n",
-           t.pass, t.fail, t.xfail, t.xpass);
+    printf(
+        "sqllogictest: %d passed, %d failed, %d known failures (xfail.txt), %d unexpected passes\n",
+        t.pass, t.fail, t.xfail, t.xpass);
     if (t.write_xfail)
         fclose(t.write_xfail);
     strv_free(&xf.keys);

@@ -77,6 +77,10 @@ typedef enum fl_ice_update_kind {
     FL_ICE_UPD_REMOVE_STATISTICS,
     FL_ICE_UPD_REMOVE_PARTITION_SPECS,
     FL_ICE_UPD_REMOVE_SCHEMAS,
+    FL_ICE_UPD_SET_PARTITION_STATISTICS,
+    FL_ICE_UPD_REMOVE_PARTITION_STATISTICS,
+    FL_ICE_UPD_ADD_ENCRYPTION_KEY,
+    FL_ICE_UPD_REMOVE_ENCRYPTION_KEY,
 } fl_ice_update_kind;
 
 typedef struct fl_ice_update {
@@ -98,7 +102,10 @@ typedef struct fl_ice_update {
     const char *const *removals; /* REMOVE_PROPERTIES */
     uint32_t nremovals;
     const fl_ice_statistics_file *statistics; /* SET_STATISTICS */
-    int64_t snapshot_id;                      /* REMOVE_STATISTICS */
+    int64_t snapshot_id; /* REMOVE_STATISTICS / REMOVE_PARTITION_STATISTICS */
+    const fl_ice_partition_statistics_file *partition_statistics; /* SET_PARTITION_STATISTICS */
+    const fl_ice_encryption_key *encryption_key;                  /* ADD_ENCRYPTION_KEY */
+    const char *key_id;                                           /* REMOVE_ENCRYPTION_KEY */
 } fl_ice_update;
 
 typedef enum fl_ice_requirement_kind {

@@ -60,13 +60,15 @@ static const char *const UPDATE_NAMES[] = {
     [FL_ICE_UPD_REMOVE_STATISTICS] = "remove-statistics",
     [FL_ICE_UPD_REMOVE_PARTITION_SPECS] = "remove-partition-specs",
     [FL_ICE_UPD_REMOVE_SCHEMAS] = "remove-schemas",
+    [FL_ICE_UPD_SET_PARTITION_STATISTICS] = "set-partition-statistics",
+    [FL_ICE_UPD_REMOVE_PARTITION_STATISTICS] = "remove-partition-statistics",
+    [FL_ICE_UPD_ADD_ENCRYPTION_KEY] = "add-encryption-key",
+    [FL_ICE_UPD_REMOVE_ENCRYPTION_KEY] = "remove-encryption-key",
 };
 #define NUPDATE_NAMES (sizeof UPDATE_NAMES / sizeof UPDATE_NAMES[0])
 
 /* Spec update actions floe's metadata layer cannot represent. */
-static const char *const UNSUPPORTED_ACTIONS[] = {
-    "set-partition-statistics", "remove-partition-statistics", "add-encryption-key",
-    "remove-encryption-key",    "add-view-version",            "set-current-view-version"};
+static const char *const UNSUPPORTED_ACTIONS[] = {"add-view-version", "set-current-view-version"};
 
 static const char *const REQ_NAMES[] = {
     [FL_ICE_REQ_ASSERT_CREATE] = "assert-create",
@@ -332,7 +334,24 @@ static fl_status payload(json_t *o, const fl_ice_update *u, const char *act, fl_
              ice_set(o, "statistics", statistics_json(u->statistics));
         break;
     case FL_ICE_UPD_REMOVE_STATISTICS:
+    case FL_ICE_UPD_REMOVE_PARTITION_STATISTICS:
         ok = ice_set(o, "snapshot-id", json_integer(u->snapshot_id));
+        break;
+    case FL_ICE_UPD_SET_PARTITION_STATISTICS:
+        if (!u->partition_statistics)
+            return missing(err, act, "partition statistics");
+        ok = ice_set(o, "partition-statistics",
+                     ice_partition_statistics_json(u->partition_statistics));
+        break;
+    case FL_ICE_UPD_ADD_ENCRYPTION_KEY:
+        if (!u->encryption_key)
+            return missing(err, act, "encryption key");
+        ok = ice_set(o, "encryption-key", ice_encryption_key_json(u->encryption_key));
+        break;
+    case FL_ICE_UPD_REMOVE_ENCRYPTION_KEY:
+        if (!u->key_id)
+            return missing(err, act, "key id");
+        ok = ice_set(o, "key-id", json_string(u->key_id));
         break;
     case FL_ICE_UPD_REMOVE_PARTITION_SPECS:
     case FL_ICE_UPD_REMOVE_SCHEMAS: {
@@ -700,7 +719,29 @@ static fl_status parse_payload(ice_ctx *c, json_t *o, const char *p, fl_ice_upda
         return parse_statistics(c, so, sp, s);
     }
     case FL_ICE_UPD_REMOVE_STATISTICS:
+    case FL_ICE_UPD_REMOVE_PARTITION_STATISTICS:
         return ice_get_i64(c, o, p, "snapshot-id", true, NULL, &u->snapshot_id);
+    case FL_ICE_UPD_SET_PARTITION_STATISTICS: {
+        json_t *so;
+        fl_ice_partition_statistics_file *s;
+        FL_TRY(ice_get_object(c, o, p, "partition-statistics", true, &so));
+        const char *sp = ice_path(c, p, "partition-statistics");
+        if (!sp || !NEW(c, s))
+            return FL_ENOMEM;
+        u->partition_statistics = s;
+        return ice_parse_partition_statistics_object(c, so, sp, s);
+    }
+    case FL_ICE_UPD_ADD_ENCRYPTION_KEY: {
+        json_t *ko;
+        fl_ice_encryption_key *k;
+        FL_TRY(ice_get_object(c, o, p, "encryption-key", true, &ko));
+        const char *kp = ice_path(c, p, "encryption-key");
+        if (!kp || !NEW(c, k))
+            return FL_ENOMEM;
+        u->encryption_key = k;
+        return ice_parse_encryption_key_object(c, ko, kp, k);
+    }
+    case FL_ICE_UPD_REMOVE_ENCRYPTION_KEY: return ice_get_str(c, o, p, "key-id", true, &u->key_id);
     case FL_ICE_UPD_REMOVE_PARTITION_SPECS:
     case FL_ICE_UPD_REMOVE_SCHEMAS: {
         int64_t *ids;

@@ -93,6 +93,14 @@ fl_status ice_parse_snapshot_object(ice_ctx *c, json_t *o, const char *p, fl_ice
 fl_status ice_parse_ref_object(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *out);
 fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
                                       fl_ice_statistics_file *out);
+fl_status ice_parse_partition_statistics_object(ice_ctx *c, json_t *o, const char *p,
+                                                fl_ice_partition_statistics_file *out);
+fl_status ice_parse_encryption_key_object(ice_ctx *c, json_t *o, const char *p,
+                                          fl_ice_encryption_key *out);
+/* The JSON objects of one partition statistics file / encryption key, as in
+ * table metadata (new references; NULL on allocation failure). */
+json_t *ice_partition_statistics_json(const fl_ice_partition_statistics_file *f);
+json_t *ice_encryption_key_json(const fl_ice_encryption_key *k);
 /* One view version object (view.c); p names it in errors. */
 fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_view_version *v);
 

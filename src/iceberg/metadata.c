@@ -445,6 +445,23 @@ static fl_status parse_statistics_file(ice_ctx *c, json_t *o, const char *p,
     return FL_OK;
 }
 
+static fl_status parse_partition_statistics_file(ice_ctx *c, json_t *o, const char *p,
+                                                 fl_ice_partition_statistics_file *f)
+{
+    FL_TRY(ice_get_i64(c, o, p, "snapshot-id", true, NULL, &f->snapshot_id));
+    FL_TRY(ice_get_str(c, o, p, "statistics-path", true, &f->statistics_path));
+    return ice_get_i64(c, o, p, "file-size-in-bytes", true, NULL, &f->file_size_in_bytes);
+}
+
+static fl_status parse_encryption_key(ice_ctx *c, json_t *o, const char *p,
+                                      fl_ice_encryption_key *k)
+{
+    FL_TRY(ice_get_str(c, o, p, "key-id", true, &k->key_id));
+    FL_TRY(ice_get_str(c, o, p, "encrypted-key-metadata", true, &k->encrypted_key_metadata));
+    FL_TRY(ice_get_str(c, o, p, "encrypted-by-id", false, &k->encrypted_by_id));
+    return ice_get_map(c, o, p, "properties", false, &k->has_properties, &k->properties);
+}
+
 static fl_status parse_statistics(ice_ctx *c, json_t *root, fl_ice_metadata *m)
 {
     json_t *st, *ps;
@@ -470,10 +487,7 @@ static fl_status parse_statistics(ice_ctx *c, json_t *root, fl_ice_metadata *m)
         const char *p = ice_path_idx(c, "", "partition-statistics", i);
         if (!p)
             return FL_ENOMEM;
-        fl_ice_partition_statistics_file *f = &m->partition_statistics[i];
-        FL_TRY(ice_get_i64(c, o, p, "snapshot-id", true, NULL, &f->snapshot_id));
-        FL_TRY(ice_get_str(c, o, p, "statistics-path", true, &f->statistics_path));
-        FL_TRY(ice_get_i64(c, o, p, "file-size-in-bytes", true, NULL, &f->file_size_in_bytes));
+        FL_TRY(parse_partition_statistics_file(c, o, p, &m->partition_statistics[i]));
         m->npartition_statistics++;
     }
     return FL_OK;
@@ -493,11 +507,7 @@ static fl_status parse_encryption_keys(ice_ctx *c, json_t *root, fl_ice_metadata
         const char *p = ice_path_idx(c, "", "encryption-keys", i);
         if (!p)
             return FL_ENOMEM;
-        fl_ice_encryption_key *k = &m->encryption_keys[i];
-        FL_TRY(ice_get_str(c, o, p, "key-id", true, &k->key_id));
-        FL_TRY(ice_get_str(c, o, p, "encrypted-key-metadata", true, &k->encrypted_key_metadata));
-        FL_TRY(ice_get_str(c, o, p, "encrypted-by-id", false, &k->encrypted_by_id));
-        FL_TRY(ice_get_map(c, o, p, "properties", false, &k->has_properties, &k->properties));
+        FL_TRY(parse_encryption_key(c, o, p, &m->encryption_keys[i]));
         m->nencryption_keys++;
     }
     return FL_OK;
@@ -862,4 +872,16 @@ fl_status ice_parse_statistics_object(ice_ctx *c, json_t *o, const char *p,
                                       fl_ice_statistics_file *out)
 {
     return parse_statistics_file(c, o, p, out);
+}
+
+fl_status ice_parse_partition_statistics_object(ice_ctx *c, json_t *o, const char *p,
+                                                fl_ice_partition_statistics_file *out)
+{
+    return parse_partition_statistics_file(c, o, p, out);
+}
+
+fl_status ice_parse_encryption_key_object(ice_ctx *c, json_t *o, const char *p,
+                                          fl_ice_encryption_key *out)
+{
+    return parse_encryption_key(c, o, p, out);
 }

@@ -269,16 +269,24 @@ static json_t *statistics_to_json(const fl_ice_metadata *m)
     return arr;
 }
 
+json_t *ice_partition_statistics_json(const fl_ice_partition_statistics_file *f)
+{
+    json_t *o = json_object();
+    if (!o || !ice_set(o, "snapshot-id", json_integer(f->snapshot_id)) ||
+        !ice_set(o, "statistics-path", json_string(f->statistics_path)) ||
+        !ice_set(o, "file-size-in-bytes", json_integer(f->file_size_in_bytes))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *partition_statistics_to_json(const fl_ice_metadata *m)
 {
     json_t *arr = json_array();
     for (uint32_t i = 0; arr && i < m->npartition_statistics; i++) {
-        const fl_ice_partition_statistics_file *f = &m->partition_statistics[i];
-        json_t *o = json_object();
-        if (!o || !ice_set(o, "snapshot-id", json_integer(f->snapshot_id)) ||
-            !ice_set(o, "statistics-path", json_string(f->statistics_path)) ||
-            !ice_set(o, "file-size-in-bytes", json_integer(f->file_size_in_bytes)) ||
-            json_array_append_new(arr, o) != 0) {
+        json_t *o = ice_partition_statistics_json(&m->partition_statistics[i]);
+        if (!o || json_array_append_new(arr, o) != 0) {
             json_decref(o);
             json_decref(arr);
             return NULL;
@@ -287,19 +295,28 @@ static json_t *partition_statistics_to_json(const fl_ice_metadata *m)
     return arr;
 }
 
+json_t *ice_encryption_key_json(const fl_ice_encryption_key *k)
+{
+    json_t *o = json_object();
+    bool ok = o && ice_set(o, "key-id", json_string(k->key_id)) &&
+              ice_set(o, "encrypted-key-metadata", json_string(k->encrypted_key_metadata));
+    if (ok && k->encrypted_by_id)
+        ok = ice_set(o, "encrypted-by-id", json_string(k->encrypted_by_id));
+    if (ok && k->has_properties)
+        ok = ice_set(o, "properties", ice_map_to_json(&k->properties));
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *encryption_keys_to_json(const fl_ice_metadata *m)
 {
     json_t *arr = json_array();
     for (uint32_t i = 0; arr && i < m->nencryption_keys; i++) {
-        const fl_ice_encryption_key *k = &m->encryption_keys[i];
-        json_t *o = json_object();
-        bool ok = o && ice_set(o, "key-id", json_string(k->key_id)) &&
-                  ice_set(o, "encrypted-key-metadata", json_string(k->encrypted_key_metadata));
-        if (ok && k->encrypted_by_id)
-            ok = ice_set(o, "encrypted-by-id", json_string(k->encrypted_by_id));
-        if (ok && k->has_properties)
-            ok = ice_set(o, "properties", ice_map_to_json(&k->properties));
-        if (!ok || json_array_append_new(arr, o) != 0) {
+        json_t *o = ice_encryption_key_json(&m->encryption_keys[i]);
+        if (!o || json_array_append_new(arr, o) != 0) {
             json_decref(o);
             json_decref(arr);
             return NULL;

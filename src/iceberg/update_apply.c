@@ -51,7 +51,7 @@ typedef struct apply_st {
     fl_ice_update_kind kind;
     bool is_new; /* base == NULL */
     uint32_t cap_schemas, cap_specs, cap_orders, cap_props, cap_refs, cap_snaps, cap_stats,
-        cap_pstats, cap_slog;
+        cap_pstats, cap_slog, cap_keys;
     bool has_last_schema, has_last_spec, has_last_order;
     int32_t last_schema, last_spec, last_order;
     bool updated_set; /* last_updated_ms came from an added snapshot */
@@ -586,6 +586,67 @@ static fl_status remove_statistics(apply_st *st, const fl_ice_update *u)
     return FL_OK;
 }
 
+/* Partition statistics: at most one file per snapshot, as for statistics. */
+static fl_status set_partition_statistics(apply_st *st, const fl_ice_update *u)
+{
+    const fl_ice_partition_statistics_file *ps = u->partition_statistics;
+    if (!ps || !ps->statistics_path)
+        return fail(st, FL_EINVAL, "no partition statistics file");
+    if (!GROW(st, st->m.partition_statistics, st->m.npartition_statistics, st->cap_pstats))
+        return nomem(st);
+    uint32_t j = 0;
+    while (j < st->m.npartition_statistics &&
+           st->m.partition_statistics[j].snapshot_id != ps->snapshot_id)
+        j++;
+    st->m.partition_statistics[j] = *ps;
+    if (j == st->m.npartition_statistics)
+        st->m.npartition_statistics++;
+    return FL_OK;
+}
+
+static fl_status remove_partition_statistics(apply_st *st, const fl_ice_update *u)
+{
+    if (!GROW(st, st->m.partition_statistics, st->m.npartition_statistics, st->cap_pstats))
+        return nomem(st);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < st->m.npartition_statistics; i++)
+        if (st->m.partition_statistics[i].snapshot_id != u->snapshot_id)
+            st->m.partition_statistics[k++] = st->m.partition_statistics[i];
+    st->m.npartition_statistics = k;
+    return FL_OK;
+}
+
+/* Encryption keys (v3): added keys replace a key with the same id. */
+static fl_status add_encryption_key(apply_st *st, const fl_ice_update *u)
+{
+    const fl_ice_encryption_key *key = u->encryption_key;
+    if (!key || !key->key_id || !key->encrypted_key_metadata)
+        return fail(st, FL_EINVAL, "encryption key without key-id or encrypted-key-metadata");
+    if (!GROW(st, st->m.encryption_keys, st->m.nencryption_keys, st->cap_keys))
+        return nomem(st);
+    uint32_t j = 0;
+    while (j < st->m.nencryption_keys && strcmp(st->m.encryption_keys[j].key_id, key->key_id) != 0)
+        j++;
+    st->m.encryption_keys[j] = *key;
+    if (j == st->m.nencryption_keys)
+        st->m.nencryption_keys++;
+    return FL_OK;
+}
+
+static fl_status remove_encryption_key(apply_st *st, const fl_ice_update *u)
+{
+    if (!u->key_id)
+        return fail(st, FL_EINVAL, "remove-encryption-key without key-id");
+    if (!GROW(st, st->m.encryption_keys, st->m.nencryption_keys, st->cap_keys))
+        return nomem(st);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < st->m.nencryption_keys; i++)
+        if (strcmp(st->m.encryption_keys[i].key_id, u->key_id) != 0)
+            st->m.encryption_keys[k++] = st->m.encryption_keys[i];
+    st->m.nencryption_keys = k;
+    return FL_OK;
+}
+
 static fl_status remove_specs(apply_st *st, const fl_ice_update *u)
 {
     if (!GROW(st, st->m.specs, st->m.nspecs, st->cap_specs))
@@ -674,6 +735,10 @@ static fl_status apply_one(apply_st *st, const fl_ice_update *u, int64_t now_ms)
     case FL_ICE_UPD_REMOVE_STATISTICS: return remove_statistics(st, u);
     case FL_ICE_UPD_REMOVE_PARTITION_SPECS: return remove_specs(st, u);
     case FL_ICE_UPD_REMOVE_SCHEMAS: return remove_schemas(st, u);
+    case FL_ICE_UPD_SET_PARTITION_STATISTICS: return set_partition_statistics(st, u);
+    case FL_ICE_UPD_REMOVE_PARTITION_STATISTICS: return remove_partition_statistics(st, u);
+    case FL_ICE_UPD_ADD_ENCRYPTION_KEY: return add_encryption_key(st, u);
+    case FL_ICE_UPD_REMOVE_ENCRYPTION_KEY: return remove_encryption_key(st, u);
     }
     return fail(st, FL_EINVAL, "unknown update kind %d", (int)u->kind);
 }

@@ -9,9 +9,8 @@
  * arrays are copied into the caller's arena, so the json_t may be freed
  * afterwards.
  *
- * Update types of the spec that fl_ice_update has no kind for
- * (set-partition-statistics, remove-partition-statistics,
- * add-encryption-key, remove-encryption-key) are FL_EUNSUPPORTED.
+ * Every table update action of the spec has an fl_ice_update kind,
+ * including the partition statistics and v3 encryption key actions.
  */
 #include <stdio.h>
 #include <string.h>
@@ -267,10 +266,38 @@ fl_status srv_parse_update(json_t *o, const char *path, fl_arena *a, fl_ice_upda
         u->kind = FL_ICE_UPD_REMOVE_SCHEMAS;
         return get_ids(o, path, "schema-ids", a, &u->ids, &u->nids, err);
     }
-    if (!strcmp(act, "set-partition-statistics") || !strcmp(act, "remove-partition-statistics") ||
-        !strcmp(act, "add-encryption-key") || !strcmp(act, "remove-encryption-key"))
-        return fl_errorf(err, FL_EUNSUPPORTED, "%s: update '%s' is not supported by this server",
-                         path, act);
+    if (!strcmp(act, "set-partition-statistics")) {
+        u->kind = FL_ICE_UPD_SET_PARTITION_STATISTICS;
+        FL_TRY(parse_object(o, path, "partition-statistics", &sub, err));
+        fl_ice_partition_statistics_file *s = fl_arena_calloc(a, 1, sizeof *s);
+        if (!s)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        FL_TRY(fix_msg(ice_parse_partition_statistics_object(
+                           &c, sub, fl_arena_sprintf(a, "%s.partition-statistics", path), s),
+                       err));
+        u->partition_statistics = s;
+        return FL_OK;
+    }
+    if (!strcmp(act, "remove-partition-statistics")) {
+        u->kind = FL_ICE_UPD_REMOVE_PARTITION_STATISTICS;
+        return get_int(o, path, "snapshot-id", &u->snapshot_id, err);
+    }
+    if (!strcmp(act, "add-encryption-key")) {
+        u->kind = FL_ICE_UPD_ADD_ENCRYPTION_KEY;
+        FL_TRY(parse_object(o, path, "encryption-key", &sub, err));
+        fl_ice_encryption_key *k = fl_arena_calloc(a, 1, sizeof *k);
+        if (!k)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        FL_TRY(fix_msg(ice_parse_encryption_key_object(
+                           &c, sub, fl_arena_sprintf(a, "%s.encryption-key", path), k),
+                       err));
+        u->encryption_key = k;
+        return FL_OK;
+    }
+    if (!strcmp(act, "remove-encryption-key")) {
+        u->kind = FL_ICE_UPD_REMOVE_ENCRYPTION_KEY;
+        return get_str(o, path, "key-id", a, &u->key_id, err);
+    }
     return BAD("%s: unknown update action '%.60s'", path, act);
 }
 

@@ -82,6 +82,20 @@ static fl_ice_kv PROPS[] = {{"commit.retry.num-retries", "10"}, {"owner", "ann"}
 static const char *REMOVALS[] = {"a", "b.c"};
 
 /* Every update kind (schema filled in at run time). */
+static const fl_ice_partition_statistics_file PSTATS = {
+    .snapshot_id = 9007199254740993LL,
+    .statistics_path = "s3://b/t/metadata/partition-stats-1.parquet",
+    .file_size_in_bytes = 4321,
+};
+static fl_ice_kv KEY_PROPS[] = {{"kms", "local"}};
+static const fl_ice_encryption_key KEY = {
+    .key_id = "k1",
+    .encrypted_key_metadata = "AAECAw==",
+    .encrypted_by_id = "master",
+    .has_properties = true,
+    .properties = {1, KEY_PROPS},
+};
+
 static uint32_t all_updates(fl_ice_update *u, const fl_ice_schema *schema)
 {
     uint32_t n = 0;
@@ -108,6 +122,12 @@ static uint32_t all_updates(fl_ice_update *u, const fl_ice_schema *schema)
                              .snapshot_id = 9007199254740993LL};
     u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_REMOVE_PARTITION_SPECS, .ids = SMALL_IDS, .nids = 2};
     u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_REMOVE_SCHEMAS, .ids = SMALL_IDS, .nids = 2};
+    u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_SET_PARTITION_STATISTICS,
+                             .partition_statistics = &PSTATS};
+    u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_REMOVE_PARTITION_STATISTICS,
+                             .snapshot_id = 9007199254740993LL};
+    u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_ADD_ENCRYPTION_KEY, .encryption_key = &KEY};
+    u[n++] = (fl_ice_update){.kind = FL_ICE_UPD_REMOVE_ENCRYPTION_KEY, .key_id = "k1"};
     return n;
 }
 
@@ -139,8 +159,8 @@ static void test_updates_round_trip(void)
     CHECK_OK(fl_ice_schema_parse_json(SCHEMA_JSON, strlen(SCHEMA_JSON), &a, &schema, &err), &err);
     fl_ice_update u[32];
     uint32_t n = all_updates(u, &schema);
-    CHECK_EQ_INT(n, 20); /* 19 kinds, set-snapshot-ref twice (branch, tag) */
-    bool kinds[FL_ICE_UPD_REMOVE_SCHEMAS + 1] = {0};
+    CHECK_EQ_INT(n, 24); /* 23 kinds, set-snapshot-ref twice (branch, tag) */
+    bool kinds[FL_ICE_UPD_REMOVE_ENCRYPTION_KEY + 1] = {0};
     for (uint32_t i = 0; i < n; i++) {
         kinds[u[i].kind] = true;
         json_t *j = NULL;
@@ -166,7 +186,7 @@ static void test_updates_round_trip(void)
         json_decref(j);
         json_decref(j2);
     }
-    for (int k = FL_ICE_UPD_ASSIGN_UUID; k <= FL_ICE_UPD_REMOVE_SCHEMAS; k++)
+    for (int k = FL_ICE_UPD_ASSIGN_UUID; k <= FL_ICE_UPD_REMOVE_ENCRYPTION_KEY; k++)
         CHECK(kinds[k]);
     fl_arena_free(&a);
 }
@@ -267,15 +287,23 @@ static void test_bad_updates(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_error err;
-    static const char *const unsupported[] = {"set-partition-statistics",
-                                              "remove-partition-statistics",
-                                              "add-encryption-key", "remove-encryption-key"};
-    for (size_t i = 0; i < 4; i++) {
+    /* view updates are not table updates */
+    static const char *const unsupported[] = {"add-view-version", "set-current-view-version"};
+    for (size_t i = 0; i < 2; i++) {
         char buf[128];
         snprintf(buf, sizeof buf, "{\"action\":\"%s\",\"snapshot-id\":1}", unsupported[i]);
         CHECK_EQ_INT(parse_update_text(buf, &a, &err), FL_EUNSUPPORTED);
         CHECK(strstr(err.msg, unsupported[i]) != NULL);
     }
+    CHECK_OK(parse_update_text("{\"action\":\"remove-partition-statistics\",\"snapshot-id\":1}",
+                               &a, &err),
+             &err);
+    CHECK(parse_update_text("{\"action\":\"set-partition-statistics\",\"snapshot-id\":1}", &a,
+                            &err) != FL_OK);
+    CHECK(strstr(err.msg, "partition-statistics") != NULL);
+    CHECK(parse_update_text("{\"action\":\"add-encryption-key\",\"encryption-key\":{\"key-id\":\"k\"}}",
+                            &a, &err) != FL_OK);
+    CHECK(strstr(err.msg, "encrypted-key-metadata") != NULL);
     CHECK_EQ_INT(parse_update_text("{\"action\":\"frobnicate\"}", &a, &err), FL_EINVAL);
     CHECK(strstr(err.msg, "updates[3].action") != NULL);
     CHECK_EQ_INT(parse_update_text("{\"schema-id\":1}", &a, &err), FL_EINVAL);
@@ -358,7 +386,7 @@ static void test_commit_request(void)
     CHECK_EQ_STR(req.identifier.ns.levels[1], "x\x1fy");
     CHECK_EQ_STR(req.identifier.name, "t");
     CHECK_EQ_INT(req.nrequirements, NREQS);
-    CHECK_EQ_INT(req.nupdates, 20);
+    CHECK_EQ_INT(req.nupdates, 24);
     char *again = NULL;
     CHECK_OK(fl_rest_commit_request_json(&req.identifier, req.requirements, req.nrequirements,
                                          req.updates, req.nupdates, &again, &err),

@@ -361,6 +361,46 @@ static void test_properties_location_stats(void)
     fl_arena_free(&a);
 }
 
+/* set/remove-partition-statistics and add/remove-encryption-key (spec
+ * update actions added for the REST catalog); the result survives a
+ * write/parse round trip. */
+static void test_partition_stats_and_keys(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err = {0};
+    fl_ice_metadata base, m, m2;
+    parse(BASE_V2, &a, &base);
+    fl_ice_partition_statistics_file ps = {
+        .snapshot_id = 7, .statistics_path = "/t/metadata/ps-7.parquet", .file_size_in_bytes = 99};
+    fl_ice_partition_statistics_file ps2 = ps;
+    ps2.file_size_in_bytes = 100; /* replaces the file of the same snapshot */
+    fl_ice_encryption_key k1 = {.key_id = "k1", .encrypted_key_metadata = "AAEC"};
+    fl_ice_encryption_key k2 = {.key_id = "k2", .encrypted_key_metadata = "AwQF",
+                                .encrypted_by_id = "k1"};
+    fl_ice_update u[] = {{.kind = FL_ICE_UPD_SET_PARTITION_STATISTICS, .partition_statistics = &ps},
+                         {.kind = FL_ICE_UPD_SET_PARTITION_STATISTICS, .partition_statistics = &ps2},
+                         {.kind = FL_ICE_UPD_ADD_ENCRYPTION_KEY, .encryption_key = &k1},
+                         {.kind = FL_ICE_UPD_ADD_ENCRYPTION_KEY, .encryption_key = &k2}};
+    CHECK_OK(fl_ice_metadata_apply(&base, NULL, u, 4, 1, &a, &m, &err), &err);
+    CHECK_EQ_INT(m.npartition_statistics, 1);
+    CHECK_EQ_INT(m.partition_statistics[0].file_size_in_bytes, 100);
+    CHECK_EQ_INT(m.nencryption_keys, 2);
+    CHECK_EQ_STR(m.encryption_keys[1].encrypted_by_id, "k1");
+    roundtrip(&m, &a);
+    fl_ice_update rm[] = {{.kind = FL_ICE_UPD_REMOVE_PARTITION_STATISTICS, .snapshot_id = 7},
+                          {.kind = FL_ICE_UPD_REMOVE_ENCRYPTION_KEY, .key_id = "k1"}};
+    CHECK_OK(fl_ice_metadata_apply(&m, NULL, rm, 2, 2, &a, &m2, &err), &err);
+    CHECK_EQ_INT(m2.npartition_statistics, 0);
+    CHECK_EQ_INT(m2.nencryption_keys, 1);
+    CHECK_EQ_STR(m2.encryption_keys[0].key_id, "k2");
+    CHECK_EQ_INT(m.nencryption_keys, 2); /* the input metadata is untouched */
+    fl_ice_encryption_key bad = {.key_id = "k3"};
+    fl_ice_update ub = {.kind = FL_ICE_UPD_ADD_ENCRYPTION_KEY, .encryption_key = &bad};
+    CHECK(fl_ice_metadata_apply(&m, NULL, &ub, 1, 2, &a, &m2, &err) == FL_EINVAL);
+    fl_arena_free(&a);
+}
+
 static void test_format_upgrade(void)
 {
     fl_arena a;
@@ -471,6 +511,7 @@ int main(void)
     TEST_RUN(test_snapshots);
     TEST_RUN(test_metadata_log_trim);
     TEST_RUN(test_properties_location_stats);
+    TEST_RUN(test_partition_stats_and_keys);
     TEST_RUN(test_format_upgrade);
     TEST_RUN(test_requirements);
     return TEST_EXIT();

@@ -391,7 +391,12 @@ static int table_close(table *t, fl_error *err)
         if (fl_vector_append_bytes(COL(t, i), (s), (n), err) != FL_OK)                             \
             return -1;                                                                             \
     } while (0)
-#define PUT_CSTR(t, i, s) PUT_STR(t, i, s, strlen(s))
+/* s is evaluated once: callers pass random picks (PICK). */
+#define PUT_CSTR(t, i, s)                                                                          \
+    do {                                                                                           \
+        const char *put_cstr_ = (s);                                                               \
+        PUT_STR(t, i, put_cstr_, strlen(put_cstr_));                                               \
+    } while (0)
 
 /* ---- the generator ---- */
 

@@ -577,37 +577,6 @@ static fl_status parse_ref(ice_ctx *c, json_t *o, const char *p, fl_ice_ref *r)
                        &r->max_ref_age_ms);
 }
 
-static fl_status parse_statistics(ice_ctx *c, json_t *o, const char *p, fl_ice_statistics_file *s)
-{
-    json_t *blobs;
-    FL_TRY(ice_get_i64(c, o, p, "snapshot-id", true, NULL, &s->snapshot_id));
-    FL_TRY(ice_get_str(c, o, p, "statistics-path", true, &s->statistics_path));
-    FL_TRY(ice_get_i64(c, o, p, "file-size-in-bytes", true, NULL, &s->file_size_in_bytes));
-    FL_TRY(ice_get_i64(c, o, p, "file-footer-size-in-bytes", true, NULL,
-                       &s->file_footer_size_in_bytes));
-    FL_TRY(ice_get_str(c, o, p, "key-metadata", false, &s->key_metadata));
-    FL_TRY(ice_get_array(c, o, p, "blob-metadata", true, &blobs));
-    size_t n = json_array_size(blobs);
-    s->blobs = ice_alloc_array(c, n ? n : 1, sizeof *s->blobs);
-    if (!s->blobs)
-        return FL_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        json_t *bo;
-        FL_TRY(ice_array_object(c, blobs, i, p, "blob-metadata", &bo));
-        const char *bp = ice_path_idx(c, p, "blob-metadata", i);
-        if (!bp)
-            return FL_ENOMEM;
-        fl_ice_blob_metadata *b = &s->blobs[i];
-        FL_TRY(ice_get_str(c, bo, bp, "type", true, &b->type));
-        FL_TRY(ice_get_i64(c, bo, bp, "snapshot-id", true, NULL, &b->snapshot_id));
-        FL_TRY(ice_get_i64(c, bo, bp, "sequence-number", true, NULL, &b->sequence_number));
-        FL_TRY(ice_get_i32_array(c, bo, bp, "fields", true, NULL, &b->fields, &b->nfields));
-        FL_TRY(ice_get_map(c, bo, bp, "properties", false, &b->has_properties, &b->properties));
-        s->nblobs++;
-    }
-    return FL_OK;
-}
-
 /* Allocates a zeroed T in the arena into *ptr. */
 #define NEW(c, ptr) ((ptr) = ice_alloc_array((c), 1, sizeof *(ptr)))
 
@@ -716,7 +685,7 @@ static fl_status parse_payload(ice_ctx *c, json_t *o, const char *p, fl_ice_upda
         if (!sp || !NEW(c, s))
             return FL_ENOMEM;
         u->statistics = s;
-        return parse_statistics(c, so, sp, s);
+        return ice_parse_statistics_object(c, so, sp, s);
     }
     case FL_ICE_UPD_REMOVE_STATISTICS:
     case FL_ICE_UPD_REMOVE_PARTITION_STATISTICS:

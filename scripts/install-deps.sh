@@ -11,6 +11,8 @@ DEBS=(
   libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
   libpg-query-dev libprotobuf-c-dev libmicrohttpd-dev libpcre2-dev libutf8proc-dev wrk
   nodejs npm python3 python3-avro valgrind
+  openjdk-17-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc
+  python3-psycopg2 python3-pandas python3-sqlalchemy sqlsmith
 )
 
 missing=()

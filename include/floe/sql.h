@@ -26,9 +26,10 @@
  * THREADS AND OWNERSHIP
  *   A session is used by one thread at a time, except fl_sql_session_cancel(),
  *   which any thread may call. Execution itself may use several worker
- *   threads (options.threads). A result belongs to its session: close it
- *   before the next fl_sql_execute() on the same session (one open result per
- *   session) and before closing the session. Batches returned by
+ *   threads (options.threads). A result belongs to its session; several
+ *   results may be open at once (wire-protocol portals and cursors), each
+ *   reading its own snapshots, and fl_sql_session_close() closes any still
+ *   open. fl_sql_session_cancel() cancels whichever statement is pulling. Batches returned by
  *   fl_sql_result_next() are owned by the result and valid until the next
  *   call. Everything the caller passes in is borrowed for the call only,
  *   except options.catalog and options.io, borrowed for the session's life.

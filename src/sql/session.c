@@ -66,7 +66,7 @@ void fl_sql_session_close(fl_sql_session *s)
 {
     if (!s)
         return;
-    if (s->open)
+    while (s->open)
         fl_sql_result_close(s->open);
     if (s->own_catalog)
         fl_catalog_close(s->catalog);
@@ -186,9 +186,6 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     *out = NULL;
     memset(&s->last, 0, sizeof s->last);
     memcpy(s->last.sqlstate, "00000", 6);
-    if (s->open)
-        return fl_errorf(err, FL_EINVAL,
-                         "the previous result of this session is still open; close it first");
     fl_sql_result *r;
     FL_TRY(fl_session_result_new(s, &r, err));
     int32_t pos = 0;
@@ -233,6 +230,9 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     r->xo.env.statement_time_us = pc->statement_time_us;
     r->xo.env.cancel = &s->cancel;
     atomic_store(&s->cancel, 0);
+    r->open_next = s->open;
+    if (s->open)
+        s->open->open_prev = r;
     s->open = r;
     rc = fl_session_start_timer(r, err);
     const PgQuery__Node *st = r->parsed->stmt;

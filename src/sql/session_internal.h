@@ -30,11 +30,12 @@ struct fl_sql_session {
     char getbuf[128]; /* fl_sql_get's formatted numbers */
     atomic_int cancel;
     fl_sql_error_info last;
-    fl_sql_result *open;
+    fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
 };
 
 struct fl_sql_result {
     fl_sql_session *s;
+    fl_sql_result *open_prev, *open_next; /* the session's list of open results */
     fl_arena arena;
     fl_sql_parsed *parsed;
     fl_planner_ctx pc;

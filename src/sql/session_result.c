@@ -266,7 +266,13 @@ void fl_sql_result_close(fl_sql_result *r)
     fl_arena_free(&r->arena);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
-    if (r->s && r->s->open == r)
-        r->s->open = NULL;
+    if (r->s && (r->open_prev || r->s->open == r)) {
+        if (r->open_prev)
+            r->open_prev->open_next = r->open_next;
+        else
+            r->s->open = r->open_next;
+        if (r->open_next)
+            r->open_next->open_prev = r->open_prev;
+    }
     free(r);
 }

@@ -20,7 +20,7 @@ typedef struct join_table {
     ex_rows build;    /* wide rows: build columns then evaluated key columns */
     uint64_t *hashes; /* per build row id g = batch * FL_BATCH_CAP + row */
     uint32_t *next;   /* row id + 1 */
-    uint32_t *heads;
+    atomic_uint *heads; /* bucket -> first row id + 1 (filled in parallel) */
     uint64_t mask;
     atomic_uchar *matched; /* per build row id, for build-side outer joins */
     bool has_null_key;     /* a build row with a NULL (non null-safe) key */
@@ -76,7 +76,9 @@ typedef struct join_state {
 
 /* op_join.c */
 bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row);
-fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, fl_error *err);
+/* Builds t's table over t->build (on the executor's threads when parallel). */
+fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, bool parallel,
+                              fl_error *err);
 void ex_join_table_free(fl_exec *x, join_table *t);
 
 /* op_join_grace.c */

@@ -112,7 +112,49 @@ void ex_join_table_free(fl_exec *x, join_table *t)
     t->build.schema = s;
 }
 
-fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, fl_error *err)
+/* Links the rows of build batch i into the table (any thread: buckets are
+ * pushed with a compare-and-swap, so batches link in parallel). */
+typedef struct link_ctx {
+    const join_state *st;
+    join_table *t;
+    atomic_bool null_key;
+} link_ctx;
+
+static fl_status link_batch(void *ctx, uint32_t b, fl_error *err)
+{
+    link_ctx *lc = ctx;
+    const join_state *st = lc->st;
+    join_table *t = lc->t;
+    const fl_batch *bt = t->build.b[b];
+    uint64_t *h = t->hashes + (uint64_t)b * FL_BATCH_CAP;
+    fl_unified ku[st->nkeys ? st->nkeys : 1];
+    for (uint32_t k = 0; k < st->nkeys; k++) {
+        FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
+        fl_vector_unify(&bt->cols[st->nb + k], &ku[k]);
+    }
+    bool maybe_null = false;
+    for (uint32_t k = 0; k < st->nkeys; k++)
+        maybe_null |= bt->cols[st->nb + k].validity != NULL;
+    for (uint32_t i = 0; i < bt->nrows; i++) {
+        uint32_t g = b * FL_BATCH_CAP + i;
+        if (st->nkeys == 0) {
+            h[i] = 0;
+        } else if (maybe_null && ex_join_key_null(st, ku, i)) {
+            atomic_store_explicit(&lc->null_key, true, memory_order_relaxed);
+            continue;
+        }
+        atomic_uint *head = &t->heads[h[i] & t->mask];
+        uint32_t old = atomic_load_explicit(head, memory_order_relaxed);
+        do
+            t->next[g] = old;
+        while (!atomic_compare_exchange_weak_explicit(head, &old, g + 1, memory_order_relaxed,
+                                                      memory_order_relaxed));
+    }
+    return FL_OK;
+}
+
+fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, bool parallel,
+                              fl_error *err)
 {
     ex_rows *r = &t->build;
     uint64_t space = (uint64_t)r->n * FL_BATCH_CAP;
@@ -134,27 +176,15 @@ fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, f
                          (unsigned long long)r->rows);
     t->bytes = nb * 4 + space * 13;
     FL_TRY(ex_mem_add(x, (int64_t)t->bytes, "hash join", err));
-    for (uint32_t b = 0; b < r->n; b++) {
-        const fl_batch *bt = r->b[b];
-        uint64_t *h = t->hashes + (uint64_t)b * FL_BATCH_CAP;
-        fl_unified ku[st->nkeys ? st->nkeys : 1];
-        for (uint32_t k = 0; k < st->nkeys; k++) {
-            FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
-            fl_vector_unify(&bt->cols[st->nb + k], &ku[k]);
-        }
-        for (uint32_t i = 0; i < bt->nrows; i++) {
-            uint32_t g = b * FL_BATCH_CAP + i;
-            if (st->nkeys == 0) {
-                h[i] = 0;
-            } else if (ex_join_key_null(st, ku, i)) {
-                t->has_null_key = true;
-                continue;
-            }
-            uint64_t bk = h[i] & t->mask;
-            t->next[g] = t->heads[bk];
-            t->heads[bk] = g + 1;
-        }
+    link_ctx lc = {.st = st, .t = t};
+    atomic_init(&lc.null_key, false);
+    if (parallel && r->n > 1) {
+        FL_TRY(ex_parallel_for(x, r->n, link_batch, &lc, err));
+    } else {
+        for (uint32_t b = 0; b < r->n; b++)
+            FL_TRY(link_batch(&lc, b, err));
     }
+    t->has_null_key = atomic_load(&lc.null_key);
     return FL_OK;
 }
 
@@ -182,7 +212,7 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
     int64_t t0 = ex_now_ns();
     for (uint32_t t = 0; t < st->nlocals; t++)
         FL_TRY(ex_rows_concat(&st->mem.build, &st->locals[t], err));
-    FL_TRY(ex_join_build_table(n->x, st, &st->mem, err));
+    FL_TRY(ex_join_build_table(n->x, st, &st->mem, true, err));
     st->any_build = st->mem.nbuild > 0;
     st->any_null_key = st->mem.has_null_key;
     atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
@@ -201,6 +231,7 @@ typedef struct join_op {
     fl_unified ku[32];
     const uint8_t *kraw;  /* fast path: the probe key's flat data (key_width bytes a row) */
     const uint32_t *kidx; /* its row mapping (NULL = identity) */
+    bool key_nulls;       /* a probe key vector of this batch may hold NULLs */
     uint64_t *ph;         /* probe hashes by row */
     uint32_t rows_cap;    /* rows of ph, pmatch and urows */
     uint32_t *urows;      /* unmatched probe rows */
@@ -267,7 +298,8 @@ static uint32_t next_cand(join_op *o, uint32_t prow, uint32_t after, bool start)
         }
         return 0;
     }
-    uint32_t c = start ? t->heads[o->ph[prow] & t->mask] : t->next[after - 1];
+    uint32_t c = start ? atomic_load_explicit(&t->heads[o->ph[prow] & t->mask], memory_order_relaxed)
+                     : t->next[after - 1];
     while (c && !keys_match(o, prow, c - 1))
         c = t->next[c - 1];
     return c;
@@ -284,7 +316,7 @@ static bool collect_pairs(join_op *o, bool first_only)
         uint32_t prow = b->sel ? b->sel->idx[o->pos] : o->pos;
         if (!o->row_started) {
             o->row_started = true;
-            o->cand = (st->nkeys && ex_join_key_null(st, o->ku, prow))
+            o->cand = (o->key_nulls && ex_join_key_null(st, o->ku, prow))
                           ? 0
                           : next_cand(o, prow, 0, true);
         }
@@ -476,7 +508,7 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
         for (uint32_t i = 0; i < b->nrows; i++) {
             bool matched = o->pmatch[i] != 0;
             bool null = !matched && st->any_build &&
-                        (st->any_null_key || ex_join_key_null(st, o->ku, i));
+                        (st->any_null_key || (o->key_nulls && ex_join_key_null(st, o->ku, i)));
             mv->data[i] = matched;
             fl_bitmap_set(mv->validity, i, !null);
         }
@@ -579,6 +611,9 @@ static fl_status probe_begin(join_op *o, const fl_batch *b, fl_error *err)
         FL_TRY(ex_hash_vec(kv[k], b->sel, b->nrows, o->ph, k == 0, err));
         fl_vector_unify(kv[k], &o->ku[k]);
     }
+    o->key_nulls = false;
+    for (uint32_t k = 0; k < st->nkeys; k++)
+        o->key_nulls |= o->ku[k].validity || o->ku[k].base->validity;
     o->kraw = NULL;
     o->kidx = NULL;
     if (st->key_width && !o->ku[0].constant && !o->ku[0].validity &&

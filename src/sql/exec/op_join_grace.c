@@ -344,7 +344,7 @@ static fl_status load(ex_node *n, grace_part *p, join_table *t, fl_error *err)
     }
     fl_batch_destroy(&rb);
     FL_TRY(rc);
-    FL_TRY(ex_join_build_table(n->x, st, t, err));
+    FL_TRY(ex_join_build_table(n->x, st, t, false, err));
     return ex_spill_rewind(&p->p, err);
 }
 

@@ -130,6 +130,9 @@ struct fl_bctx {
     uint32_t nconj, capconj;
     struct fl_jtree *root; /* FROM items */
     const PgQuery__SelectStmt *stmt; /* for named windows */
+    /* joinorder.c: per scope column, a bound on its distinct values from
+     * Iceberg column bounds (0 = unknown); NULL until computed */
+    double *ndv;
 };
 
 /* front internal state hung off fl_planner_ctx.internal */

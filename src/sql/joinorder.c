@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/ice_manifest.h"
 #include "sql/front.h"
 
 fl_jtree *fl_jtree_new(fl_arena *a, int kind)
@@ -487,10 +488,118 @@ static double key_ndv(fl_bctx *b, const fl_expr *k, double side_est)
         k = k->args[0];
     if (k->kind == FL_EXPR_COLUMN && !(k->column & ~FL_REF_MASK)) {
         const fl_rel *r = &b->scope.rels[b->scope.cols[k->column].rel];
-        if (r->kind == FL_REL_TABLE && r->base_rows > 0)
-            return r->base_rows;
+        if (r->kind == FL_REL_TABLE && r->base_rows > 0) {
+            double d = b->ndv ? b->ndv[k->column] : 0;
+            return d > 0 && d < r->base_rows ? d : r->base_rows;
+        }
     }
     return side_est;
+}
+
+/* ---- distinct-value bounds from Iceberg column statistics ---- */
+
+static bool int_key_type(const fl_type *t)
+{
+    return t->id == FL_TYPE_INT32 || t->id == FL_TYPE_INT64 || t->id == FL_TYPE_DATE;
+}
+
+static bool bound_of(const fl_type *t, const uint8_t *p, uint32_t len, int64_t *out)
+{
+    fl_value v;
+    fl_error e;
+    if (fl_ice_value_from_bytes(t, p, len, &v, &e) != FL_OK || v.is_null)
+        return false;
+    *out = t->id == FL_TYPE_INT64 ? v.v.i64 : v.v.i32;
+    return true;
+}
+
+/* Marks the columns compared by an equality between two relations. */
+static void mark_eq_cols(fl_bctx *b, const fl_expr *e, bool *want)
+{
+    if (e->kind == FL_EXPR_AND || e->kind == FL_EXPR_OR) {
+        for (uint32_t i = 0; i < e->nargs; i++)
+            mark_eq_cols(b, e->args[i], want);
+        return;
+    }
+    if (e->kind != FL_EXPR_CALL || e->nargs != 2 || strcmp(fn_name(e), "=") != 0)
+        return;
+    for (int i = 0; i < 2; i++) {
+        const fl_expr *k = e->args[i];
+        if (k->kind == FL_EXPR_CAST && k->nargs == 1)
+            k = k->args[0];
+        if (k->kind == FL_EXPR_COLUMN && !(k->column & ~FL_REF_MASK) &&
+            k->column < b->scope.ncols && int_key_type(&b->scope.cols[k->column].type))
+            want[k->column] = true;
+    }
+}
+
+static void mark_tree(fl_bctx *b, const fl_jtree *t, bool *want)
+{
+    for (uint32_t i = 0; i < t->non; i++)
+        mark_eq_cols(b, t->on[i], want);
+    for (uint32_t i = 0; i < t->nkids; i++)
+        mark_tree(b, t->kids[i], want);
+}
+
+/* b->ndv: for integer/date columns compared by equalities, the span of the
+ * data files' lower..upper bounds (one scan planning per table; no bound
+ * when a file lacks them). An FK column such as c_nationkey then counts 25
+ * values instead of its table's row count, so joins on it are estimated
+ * as the many-to-many joins they are. */
+static void compute_ndv(fl_bctx *b, fl_jtree *root)
+{
+    uint32_t n = b->scope.ncols;
+    if (b->ndv || b->scope.nrels < 2 || n == 0)
+        return;
+    double *ndv = fl_arena_calloc(b->a, n, sizeof *ndv);
+    bool *want = fl_arena_calloc(b->a, n, sizeof *want);
+    if (!ndv || !want)
+        return;
+    b->ndv = ndv;
+    for (uint32_t i = 0; i < b->nconj; i++)
+        mark_eq_cols(b, b->conj[i], want);
+    mark_tree(b, root, want);
+    for (uint32_t ri = 0; ri < b->scope.nrels; ri++) {
+        const fl_rel *r = &b->scope.rels[ri];
+        if (r->kind != FL_REL_TABLE || r->metatable || r->scan_kind || !r->meta ||
+            r->snapshot_id < 0)
+            continue;
+        bool any = false;
+        for (uint32_t c = 0; c < r->ncols; c++)
+            any |= want[r->first + c];
+        if (!any)
+            continue;
+        fl_ice_scan_options o;
+        memset(&o, 0, sizeof o);
+        o.select = FL_ICE_SNAP_ID;
+        o.snapshot_id = r->snapshot_id;
+        fl_ice_scan_plan *sp = NULL;
+        fl_error e;
+        if (fl_ice_scan_plan_files(b->pc->io, r->meta, &o, &sp, &e) != FL_OK)
+            continue;
+        for (uint32_t c = 0; c < r->ncols; c++) {
+            if (!want[r->first + c])
+                continue;
+            const fl_type *t = &b->scope.cols[r->first + c].type;
+            int32_t fid = r->schema->fields[c].field_id;
+            bool ok = sp->ntasks > 0;
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (uint32_t k = 0; ok && k < sp->ntasks; k++) {
+                const fl_ice_column_metrics *m = fl_ice_data_file_metrics(sp->tasks[k].file, fid);
+                int64_t l, h;
+                ok = m && m->has_lower && m->has_upper &&
+                     bound_of(t, m->lower, m->lower_len, &l) &&
+                     bound_of(t, m->upper, m->upper_len, &h);
+                if (ok) {
+                    lo = l < lo ? l : lo;
+                    hi = h > hi ? h : hi;
+                }
+            }
+            if (ok && hi >= lo)
+                ndv[r->first + c] = (double)hi - (double)lo + 1;
+        }
+        fl_ice_scan_plan_free(sp);
+    }
 }
 
 static bool is_eq(const fl_expr *e)
@@ -839,6 +948,8 @@ static fl_status factor_conjuncts(fl_bctx *b, fl_error *err)
 fl_status fl_build_from_where(fl_bctx *b, fl_plan **out, int32_t **map, fl_error *err)
 {
     FL_TRY(factor_conjuncts(b, err));
+    if (b->root)
+        compute_ndv(b, b->root);
     fl_jtree *root = fl_bctx_root(b);
     if (!root)
         return fl_errorf(err, FL_ENOMEM, "out of memory");

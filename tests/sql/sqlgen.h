@@ -59,6 +59,7 @@ typedef struct sg_gen {
     sg_col scope[64];
     int nscope;
     int grouped; /* aggregates allowed in the current expression context */
+    int no_subq;  /* no subqueries (JOIN ... ON) */
     int window_ok;
 } sg_gen;
 
@@ -101,13 +102,13 @@ static const char *const sg_type_sql[SG_NTYPES] = {"int", "numeric(12,2)", "text
 static void sg_literal(sg_gen *g, sg_type t)
 {
     static const char *const ints[] = {"0", "1", "-1", "2", "7", "2147483647", "-2147483648",
-                                       "NULL", "9223372036854775807", "3"};
-    static const char *const nums[] = {"0.5", "1.50", "-2.25", "0", "99999999.99", "NULL",
+                                       "CAST(NULL AS int)", "9223372036854775807", "3"};
+    static const char *const nums[] = {"0.5", "1.50", "-2.25", "0", "99999999.99", "NULL::numeric",
                                        "1e3", "0.001", "123456789012345678901234567890.5"};
     static const char *const texts[] = {"'x'", "''", "'y'", "NULL", "'a''b'", "'%x%'", "'zz'",
                                         "'\xc3\xa9t\xc3\xa9'", "'2024-01-01'", "'12'"};
-    static const char *const bools[] = {"true", "false", "NULL"};
-    static const char *const dates[] = {"DATE '2024-01-01'", "DATE '2024-02-29'", "NULL",
+    static const char *const bools[] = {"true", "false", "NULL::boolean"};
+    static const char *const dates[] = {"DATE '2024-01-01'", "DATE '2024-02-29'", "NULL::date",
                                         "DATE '1970-01-01'", "DATE '9999-12-31'"};
     switch (t) {
     case SG_INT: sg_put(g, "%s", ints[sg_pick(g, 10)]); break;
@@ -132,8 +133,9 @@ static int sg_column(sg_gen *g, sg_type t)
 
 static void sg_agg(sg_gen *g, sg_type t)
 {
-    int saved = g->grouped;
-    g->grouped = 0; /* no nested aggregates */
+    int saved = g->grouped, savedw = g->window_ok;
+    g->grouped = 0; /* no nested aggregates, no windows inside */
+    g->window_ok = 0;
     switch (t) {
     case SG_INT: {
         static const char *const f[] = {"count(*)", "count(", "count(DISTINCT ", "min(", "max(",
@@ -144,8 +146,11 @@ static void sg_agg(sg_gen *g, sg_type t)
             sg_expr(g, SG_INT);
             sg_put(g, ")");
         }
-        if (k == 5 && sg_pick(g, 3) == 0)
-            sg_put(g, " FILTER (WHERE e)");
+        if (k == 5 && sg_pick(g, 3) == 0) {
+            sg_put(g, " FILTER (WHERE ");
+            sg_expr(g, SG_BOOL);
+            sg_put(g, ")");
+        }
         break;
     }
     case SG_NUM: {
@@ -187,6 +192,7 @@ static void sg_agg(sg_gen *g, sg_type t)
         break;
     }
     g->grouped = saved;
+    g->window_ok = savedw;
 }
 
 static void sg_window(sg_gen *g, sg_type t)
@@ -252,11 +258,17 @@ static void sg_expr(sg_gen *g, sg_type t)
         sg_agg(g, t);
     } else if (k == 3 && g->window_ok) {
         sg_window(g, t);
-    } else if (k == 4 && g->depth < 3) {
+    } else if (k == 4 && g->depth < 3 && !g->no_subq) {
         sg_subquery_scalar(g, t);
     } else if (k == 5) {
+        /* explicit casts PostgreSQL has (text to anything may fail at run time) */
+        static const sg_type from[SG_NTYPES][4] = {{SG_INT, SG_NUM, SG_TEXT, SG_BOOL},
+                                                   {SG_INT, SG_NUM, SG_TEXT, SG_INT},
+                                                   {SG_INT, SG_DATE, SG_BOOL, SG_NUM},
+                                                   {SG_BOOL, SG_TEXT, SG_INT, SG_BOOL},
+                                                   {SG_DATE, SG_TEXT, SG_DATE, SG_TEXT}};
         sg_put(g, "CAST(");
-        sg_expr(g, (sg_type)sg_pick(g, SG_NTYPES));
+        sg_expr(g, from[t][sg_pick(g, 4)]);
         sg_put(g, " AS %s)", sg_type_sql[t]);
     } else if (k == 6) {
         sg_put(g, "CASE WHEN ");
@@ -278,7 +290,7 @@ static void sg_expr(sg_gen *g, sg_type t)
         case SG_INT: {
             uint32_t op = sg_pick(g, 12);
             if (op < 6) {
-                static const char *const ops[] = {" + ", " - ", " * ", " / ", " % ", " & "};
+                static const char *const ops[] = {" + ", " - ", " * ", " / ", " % ", " + "};
                 sg_put(g, "(");
                 sg_expr(g, SG_INT);
                 sg_put(g, "%s", ops[op]);
@@ -303,8 +315,9 @@ static void sg_expr(sg_gen *g, sg_type t)
                 sg_expr(g, SG_DATE);
                 sg_put(g, ") AS int)");
             } else if (op == 10) {
-                sg_put(g, "-");
+                sg_put(g, "-(");
                 sg_expr(g, SG_INT);
+                sg_put(g, ")");
             } else {
                 sg_put(g, "(");
                 sg_expr(g, SG_DATE);
@@ -378,6 +391,7 @@ static void sg_expr(sg_gen *g, sg_type t)
                 sg_put(g, "CAST(");
                 sg_expr(g, (sg_type)sg_pick(g, SG_NTYPES));
                 sg_put(g, " AS text)");
+                (void)0;
             }
             break;
         }
@@ -411,7 +425,7 @@ static void sg_expr(sg_gen *g, sg_type t)
                 sg_put(g, "%s", ops[sg_pick(g, 4)]);
                 sg_expr(g, SG_TEXT);
                 sg_put(g, ")");
-            } else if (op == 10 && g->depth < 3) {
+            } else if (op == 10 && g->depth < 3 && !g->no_subq) {
                 sg_type ct = sg_pick(g, 2) ? SG_INT : SG_TEXT;
                 sg_put(g, "(");
                 sg_expr(g, ct);
@@ -424,7 +438,7 @@ static void sg_expr(sg_gen *g, sg_type t)
                     sg_expr(g, ct);
                 }
                 sg_put(g, "))");
-            } else if (op == 11 && g->depth < 3) {
+            } else if (op == 11 && g->depth < 3 && !g->no_subq) {
                 sg_put(g, sg_pick(g, 2) ? "EXISTS (" : "NOT EXISTS (");
                 sg_type ct = SG_INT;
                 sg_query(g, 1, &ct);
@@ -530,6 +544,7 @@ static void sg_from(sg_gen *g)
         sg_put(g, "%s", kinds[k]);
         sg_table(g);
         if (k < 4) {
+            g->no_subq++;
             sg_put(g, " ON ");
             if (sg_pick(g, 3)) {
                 /* an equality: hash join keys */
@@ -541,6 +556,7 @@ static void sg_from(sg_gen *g)
             } else {
                 sg_expr(g, SG_BOOL);
             }
+            g->no_subq--;
         }
     }
 }
@@ -563,6 +579,14 @@ static void sg_select(sg_gen *g, int ncols, const sg_type *types)
     int has_from = sg_pick(g, 10) != 0;
     if (has_from)
         sg_from(g);
+    /* columns of the enclosing query (correlation) stay visible in WHERE only:
+     * the engine decorrelates equality conditions in WHERE */
+    sg_col all[64];
+    int nall = g->nscope;
+    memcpy(all, g->scope, sizeof all);
+    int nlocal = g->nscope - nsaved;
+    sg_col local[64];
+    memcpy(local, g->scope + nsaved, (size_t)nlocal * sizeof *local);
     int grouped = has_from && sg_pick(g, 3) == 0;
     char tail[4096];
     g->out = tail;
@@ -575,7 +599,14 @@ static void sg_select(sg_gen *g, int ncols, const sg_type *types)
         sg_put(g, " WHERE ");
         sg_expr(g, SG_BOOL);
     }
+    if (g->depth > 1) {
+        memcpy(g->scope, local, (size_t)nlocal * sizeof *local);
+        g->nscope = nlocal;
+    }
+    (void)all;
+    (void)nall;
     char keys[4][512];
+    sg_type ktype[4];
     int nkeys = 0;
     if (grouped) {
         nkeys = (int)sg_pick(g, 3);
@@ -585,8 +616,11 @@ static void sg_select(sg_gen *g, int ncols, const sg_type *types)
             g->cap = sizeof keys[i];
             g->n = 0;
             keys[i][0] = 0;
-            if (!sg_column(g, (sg_type)sg_pick(g, SG_NTYPES)))
-                sg_put(g, "1");
+            ktype[i] = (sg_type)sg_pick(g, SG_NTYPES);
+            if (!sg_column(g, ktype[i])) {
+                sg_put(g, "%s", sg_pick(g, 4) ? "'k'" : "1"); /* 1: GROUP BY position */
+                ktype[i] = SG_NTYPES;
+            }
         }
         g->out = tail;
         g->cap = sizeof tail;
@@ -618,11 +652,10 @@ static void sg_select(sg_gen *g, int ncols, const sg_type *types)
         if (grouped) {
             int found = -1;
             for (int k = 0; k < nkeys && found < 0; k++)
-                if (sg_pick(g, 3) == 0)
+                if (ktype[k] == types[i] && sg_pick(g, 3))
                     found = k;
-            if (found >= 0 && i == 0) {
-                /* a key as is, cast to the column's type */
-                sg_put(g, "CAST(%s AS %s)", keys[found], sg_type_sql[types[i]]);
+            if (found >= 0) {
+                sg_put(g, "%s", keys[found]);
             } else {
                 g->grouped = 1;
                 g->window_ok = sg_pick(g, 4) == 0;

@@ -137,8 +137,9 @@ static void value_str(sb *s, const fl_value *v, fl_arena *a)
 static void scan_line(sb *s, const fl_plan *p, fl_arena *a)
 {
     const fl_plan_scan *sc = &p->u.scan;
-    static const char *kinds[] = {"?", "iceberg", "metadata", "parquet", "csv", "json", "rows"};
-    put(s, "Scan %s %s", kinds[sc->kind <= FL_SCAN_ROWS ? sc->kind : 0],
+    static const char *kinds[] = {"?", "iceberg", "metadata", "parquet", "csv", "json", "rows",
+                                  "series"};
+    put(s, "Scan %s %s", kinds[sc->kind <= FL_SCAN_SERIES ? sc->kind : 0],
         sc->name ? sc->name : "");
     if (sc->kind == FL_SCAN_ICEBERG)
         put(s, " snapshot=%" PRId64, sc->snapshot_id);

@@ -434,6 +434,8 @@ static void scan_destroy(ex_node *n)
 
 fl_status ex_scan_node(ex_node *n, fl_error *err)
 {
+    if (n->p->u.scan.kind == FL_SCAN_SERIES)
+        return ex_series_node(n, err); /* op_basic.c */
     scan_state *st = calloc(1, sizeof *st);
     if (!st)
         return fl_errorf(err, FL_ENOMEM, "out of memory");

@@ -115,7 +115,8 @@ static void take_error(sql_query *q, fl_status rc)
         fl_sql_last_error(q->sess, &info);
     if (rc == FL_ECANCELED) {
         set_sqlstate(q, "57014");
-    } else if (info.sqlstate[0] && strcmp(info.sqlstate, "XX000")) {
+    } else if (info.sqlstate[0] && strcmp(info.sqlstate, "XX000") &&
+               strcmp(info.sqlstate, "00000")) {
         set_sqlstate(q, info.sqlstate);
     } else {
         set_sqlstate(q, fl_sql_sqlstate_for_error(&q->err));
@@ -383,8 +384,12 @@ static void stream_rows(sql_query *q)
         else
             rc = srv_sql_ndjson_rows(sc, names, b, fmt, &buf, &q->err);
     }
-    if (rc != FL_OK)
+    if (rc != FL_OK) {
         take_error(q, rc);
+        if (q->arrow)
+            srv_log("warn", "sql", "query %s: Arrow stream cut short: %s (SQLSTATE %s)", q->id,
+                    q->err.msg, q->sqlstate);
+    }
     buf.len = 0;
     if (!gone) {
         if (!q->arrow)

@@ -39,7 +39,7 @@ struct fl_server_stream {
     pthread_cond_t cv;
     uint8_t *buf;
     size_t off, len, cap;
-    bool ended, ok, aborted, suspended;
+    bool ended, ok, aborted, suspended, detached;
     int refs;
     struct MHD_Connection *conn; /* NULL once libmicrohttpd is done with it */
     int fd;
@@ -155,8 +155,8 @@ bool fl_server_stream_write(fl_server_stream *st, const void *data, size_t len)
 bool fl_server_stream_gone(fl_server_stream *st)
 {
     pthread_mutex_lock(&st->mu);
-    bool gone = st->aborted || !st->conn;
-    if (!gone && st->fd >= 0) {
+    bool gone = st->aborted || st->detached;
+    if (!gone && st->conn && st->fd >= 0) {
         struct pollfd p = {.fd = st->fd, .events = POLLRDHUP};
         if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
             gone = true;
@@ -195,7 +195,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
         n = (ssize_t)k;
     } else if (st->ended) {
         n = st->ok ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
-    } else if (st->aborted || !st->conn) {
+    } else if (st->aborted || !st->conn) { /* conn is set before MHD reads */
         n = MHD_CONTENT_READER_END_WITH_ERROR;
     } else {
         st->suspended = true;
@@ -221,6 +221,7 @@ static void stream_free(void *cls)
     pthread_mutex_lock(&st->mu);
     abort_locked(st);
     st->conn = NULL;
+    st->detached = true;
     st->suspended = false;
     pthread_mutex_unlock(&st->mu);
     atomic_fetch_sub(&s->metrics->inflight, 1);

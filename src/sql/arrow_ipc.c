@@ -535,6 +535,8 @@ static uint8_t *body_buffer(enc *e, size_t len)
 {
     size_t padded = (len + 7) / 8 * 8;
     size_t at = e->body.len;
+    if (!e->body.p && !buf_grow(&e->body, 64)) /* a real pointer even for 0 bytes */
+        return NULL;
     if (!buf_zero(&e->body, padded) || !push_pair(&e->bufs, &e->nbufs, &e->capbufs, (int64_t)at,
                                                   (int64_t)len))
         return NULL;

@@ -81,7 +81,7 @@ pgc_start_postgres() {
   [ "$(id -u)" = 0 ] && chown postgres "$PGC_PGDATA" "$PGC_WORK/pw"
   pgc_as_pg "$PGC_PGBIN/initdb -D '$PGC_PGDATA' -U tester --pwfile='$PGC_WORK/pw' --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8" \
     >"$PGC_WORK/initdb.log" 2>&1 || { cat "$PGC_WORK/initdb.log"; pgc_fail "initdb"; }
-  pgc_as_pg "$PGC_PGBIN/pg_ctl -D '$PGC_PGDATA' -w -l '$PGC_LOG' -o \"-p $PGC_PORT -k '$PGC_PGDATA' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 -c shared_buffers=128MB\" start" \
+  pgc_as_pg "$PGC_PGBIN/pg_ctl -D '$PGC_PGDATA' -w -l '$PGC_LOG' -o \"-p $PGC_PORT -k '$PGC_PGDATA' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 -c shared_buffers=128MB ${PGC_PG_OPTS:-}\" start" \
     >/dev/null || pgc_fail "PostgreSQL did not start"
   PGC_PID=$(head -1 "$PGC_PGDATA/postmaster.pid")
   PGPASSWORD=$PGC_PASSWORD psql -X -q -h 127.0.0.1 -p "$PGC_PORT" -U tester -d postgres -c "create database floe" \

@@ -114,3 +114,23 @@ pgc_vmhwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/${1:-$PGC_P
 
 # psql with the connection from the environment, no psqlrc, stop on first error.
 pgc_psql() { psql -X -v ON_ERROR_STOP=1 "$@"; }
+
+# pgc_start_ref - a second server, always PostgreSQL 15, for tests that
+# compare floe's answers with PostgreSQL's (test_pg_types.sh, the benchmark).
+# Exports REF_HOST REF_PORT REF_USER REF_PASSWORD REF_DB REF_PID; stopped on exit.
+pgc_start_ref() {
+  local save_port=$PGC_PORT save_pw=$PGC_PASSWORD save_pid=${PGC_PID:-} save_log=${PGC_LOG:-} save_target=$PGC_TARGET
+  local save_data=${PGC_PGDATA:-} save_bin=${PGC_PGBIN:-}
+  PGC_PORT=$(pgc_free_port)
+  PGC_WORK_MAIN=$PGC_WORK; PGC_WORK=$PGC_WORK/ref; mkdir -p "$PGC_WORK"; chmod 755 "$PGC_WORK"
+  pgc_start_postgres
+  REF_HOST=127.0.0.1 REF_PORT=$PGC_PORT REF_USER=tester REF_PASSWORD=$PGC_PASSWORD REF_DB=floe REF_PID=$PGC_PID
+  REF_PGDATA=$PGC_PGDATA REF_PGBIN=$PGC_PGBIN REF_LOG=$PGC_LOG
+  export REF_HOST REF_PORT REF_USER REF_PASSWORD REF_DB REF_PID
+  PGC_WORK=$PGC_WORK_MAIN PGC_PORT=$save_port PGC_PASSWORD=$save_pw PGC_PID=$save_pid PGC_LOG=$save_log
+  PGC_TARGET=$save_target PGC_PGDATA=$save_data PGC_PGBIN=$save_bin
+  trap 'pgc_as_pg "$REF_PGBIN/pg_ctl -D '"'"'$REF_PGDATA'"'"' -w -m immediate stop" >/dev/null 2>&1; pgc_cleanup' EXIT
+  echo "reference: postgres at $REF_HOST:$REF_PORT"
+}
+# psql on the reference server
+pgc_ref_psql() { PGHOST=$REF_HOST PGPORT=$REF_PORT PGUSER=$REF_USER PGPASSWORD=$REF_PASSWORD PGDATABASE=$REF_DB psql -X -v ON_ERROR_STOP=1 "$@"; }

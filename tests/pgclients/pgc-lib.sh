@@ -96,16 +96,25 @@ pgc_start_floe() {
   PGC_PASSWORD=$(printf '%s\n' "$out" | sed -n 's/^client_secret: *//p')
   [ -n "$PGC_PASSWORD" ] || pgc_fail "no client_secret in: $out"
   PGC_LOG=$PGC_WORK/serve.log
+  pgc_launch_floe
+}
+
+# (re)start floe serve on the warehouse/catalog/port of pgc_start_floe and wait until it answers
+pgc_launch_floe() {
+  local cat="sqlite:$PGC_WORK/catalog.db" i
   "$FLOE_BIN" serve --port 0 --pg-host 127.0.0.1 --pg-port "$PGC_PORT" --catalog "$cat" \
-     --warehouse "$PGC_WORK/wh" --ready-file "$PGC_WORK/ready" ${PGC_SERVE_ARGS:-} >"$PGC_LOG" 2>&1 &
+     --warehouse "$PGC_WORK/wh" --ready-file "$PGC_WORK/ready" ${PGC_SERVE_ARGS:-} >>"$PGC_LOG" 2>&1 &
   PGC_PID=$!
-  local i
   for i in $(seq 1 200); do
     kill -0 "$PGC_PID" 2>/dev/null || pgc_fail "floe serve exited"
     PGPASSWORD=$PGC_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -q -h 127.0.0.1 -p "$PGC_PORT" -U tester -d floe -c 'select 1' >/dev/null 2>&1 && return 0
     sleep 0.1
   done
   pgc_fail "floe serve did not answer on port $PGC_PORT"
+}
+pgc_restart_floe() {
+  kill "$PGC_PID" 2>/dev/null; wait "$PGC_PID" 2>/dev/null
+  pgc_launch_floe
 }
 
 # Peak resident set size of the server in kB (VmHWM; for postgres, the largest backend is what counts

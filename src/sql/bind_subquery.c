@@ -302,9 +302,18 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         fl_expr **resid = fl_arena_calloc(b->a, ncorr + 1, sizeof(fl_expr *));
         if (!ok || !ik || !resid)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        uint32_t nk = 0, nres = 0;
+        uint32_t nk = 0, nres = 0, nguard = 0;
+        /* scalar subqueries: conjuncts over outer columns only (psql's
+         * "AND a.atthasdef") guard the value: CASE WHEN guard THEN value END */
+        fl_expr **guard = fl_arena_calloc(b->a, ncorr + 1, sizeof(fl_expr *));
+        if (!guard)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
         for (uint32_t i = 0; i < ncorr; i++) {
             fl_expr *e = corr[i];
+            if (is_scalar && !has_local(e)) {
+                FL_TRY(strip_outer(b->a, e, &guard[nguard++], err));
+                continue;
+            }
             if (is_eq(e)) {
                 fl_expr *a0 = e->args[0], *a1 = e->args[1];
                 if (fl_expr_has_outer(a1) && !has_local(a1) && !fl_expr_has_outer(a0)) {
@@ -404,6 +413,21 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
                 co->args[1] = zero;
                 co->location = loc;
                 ref = co;
+            }
+            if (nguard) {
+                fl_expr *cond, *ce = fl_expr_new(b->a, FL_EXPR_CASE, vt, 3);
+                fl_value nv;
+                memset(&nv, 0, sizeof nv);
+                nv.type = *vt;
+                nv.is_null = !is_count; /* count() over no rows is 0 */
+                fl_expr *other = fl_expr_const(b->a, &nv);
+                if (!ce || !other || fl_front_and(b->a, guard, nguard, &cond) != FL_OK)
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                ce->args[0] = cond;
+                ce->args[1] = ref;
+                ce->args[2] = other;
+                ce->location = loc;
+                ref = ce;
             }
             *out = ref;
             return FL_OK;

@@ -19,6 +19,7 @@
 
 #include "floe/parquet.h"
 #include "sql/front.h"
+#include "sql/pgcat/pgcat.h"
 #if defined(__has_include)
 #if __has_include("floe/text.h")
 #include "floe/text.h"
@@ -286,6 +287,10 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
                                  fl_error *err)
 {
     fl_planner_ctx *pc = b->pc;
+    bool pg = false; /* generate_series(): src/sql/pgcat */
+    FL_TRY(fl_pgcat_bind_table_function(b, rf, ri, &pg, err));
+    if (pg)
+        return FL_OK;
     if (rf->lateral || rf->ordinality || rf->is_rowsfrom || rf->n_functions != 1)
         return fl_front_err(pc, err, FL_EUNSUPPORTED, -1, "0A000",
                             "LATERAL, WITH ORDINALITY and ROWS FROM are not supported");

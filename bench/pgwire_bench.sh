@@ -32,7 +32,7 @@ done
 . "$FLOE_SRC/tests/pgclients/pgc-lib.sh"
 command -v pgbench >/dev/null || pgc_skip "pgbench not installed (postgresql-contrib / postgresql)"
 command -v cc >/dev/null || pgc_skip "no C compiler"
-digits=$(awk -v n="$rows" 'BEGIN { d = log(n) / log(10); if (d != int(d + 0.5) || d < 1) print "x"; else print int(d + 0.5) }')
+digits=$(awk -v n="$rows" 'BEGIN { d = log(n) / log(10); r = int(d + 0.5); if (d - r > 1e-9 || r - d > 1e-9 || d < 1) print "x"; else print int(d + 0.5) }')
 [ "$digits" = x ] && { echo "--rows must be a power of 10"; exit 2; }
 pgc_start bench
 pgc_start_ref
@@ -95,7 +95,7 @@ done
 # ---- report
 med() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 field() { grep "^$1 $2 " "$results" | sed -n "s/.* $3=\([^ ]*\).*/\1/p"; }
-name() { [ "$1" = floe ] && echo "floe ($PGC_TARGET)" || echo "PostgreSQL 15"; }
+name() { if [ "$1" = ref ]; then echo "PostgreSQL 15"; elif [ "$PGC_TARGET" = floe ]; then echo floe; else echo "PostgreSQL 15 (as target)"; fi; }
 {
   echo "# pgwire benchmark"
   echo

@@ -38,6 +38,12 @@ typedef struct cin {
 
 static void end_field(cin *s)
 {
+    if (s->skip_header) { /* the header line's fields are dropped */
+        s->nfields_row++;
+        s->field.len = 0;
+        s->quoted = false;
+        return;
+    }
     if (s->nfields_row++)
         fputc(',', s->out);
     bool is_null = !s->quoted && s->field.len == s->nulllen &&

@@ -162,7 +162,7 @@ bool pgw_scram_client_final(pgw_scram *x, const char *msg, size_t len, char *out
     const char *cb = attr(msg, len, 'c', &cl);
     const char *r = attr(msg, len, 'r', &rl);
     const char *p = attr(msg, len, 'p', &pl);
-    if (!cb || !r || !p || cb != msg)
+    if (!cb || !r || !p || cb != msg + 2)
         return false;
     /* channel binding: base64 of the gs2 header we saw */
     char want[100];
@@ -171,8 +171,10 @@ bool pgw_scram_client_final(pgw_scram *x, const char *msg, size_t len, char *out
         return false;
     if (rl != strlen(x->nonce) || memcmp(r, x->nonce, rl) != 0)
         return false;
-    size_t without = (size_t)(p - 2 - msg); /* up to ",p=" */
-    if (without == 0 || msg[without] != ',')
+    if (p - msg < 4)
+        return false;
+    size_t without = (size_t)(p - 3 - msg); /* up to ",p=" */
+    if (msg[without] != ',')
         return false;
     uint8_t proof[64];
     if (pgw_b64_decode(p, pl, proof, sizeof proof) != 32)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pgwire/pgw.h"
+#include "sql/func.h"
 
 static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
 {
@@ -244,6 +245,11 @@ void pgw_send_sql_error(pgw_conn *c, fl_status rc, const fl_error *err)
     const char *state = info.sqlstate;
     if (!state[0] || !strcmp(state, "00000"))
         state = rc == FL_EFORBIDDEN ? "42501" : fl_sql_sqlstate_for(rc);
+    if (err && (!strcmp(state, "XX000") || !strcmp(state, "22023") || !strcmp(state, "22000"))) {
+        const char *better = fl_sql_sqlstate_for_error(err); /* from the message */
+        if (better && strcmp(better, "XX000") != 0)
+            state = better;
+    }
     if (rc == FL_ECANCELED && !strcmp(state, "XX000"))
         state = "57014";
     pgw_send_error(c, "ERROR", state, info.position, "%s",

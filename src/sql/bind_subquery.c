@@ -339,10 +339,6 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         }
         fl_expr *residual = NULL;
         if (nres) {
-            if (is_scalar)
-                return fl_front_err(pc, err, FL_EUNSUPPORTED, loc, "0A000",
-                                    "scalar subqueries correlated by a non-equality condition "
-                                    "are not supported");
             for (uint32_t i = 0; i < nres; i++)
                 FL_TRY(local_to_extra(b->a, resid[i], &ex, 0, &resid[i], err));
             if (fl_front_and(b->a, resid, nres, &residual) != FL_OK)
@@ -360,6 +356,12 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         if (sub->schema.nfields != ex.n + (is_exists ? 0 : 1))
             return fl_front_err(pc, err, FL_EINVAL, loc, "42601",
                                 "subquery must return only one column");
+        /* a non-equality correlation is a residual of the SINGLE join; an
+         * aggregate would have to be computed per outer row */
+        if (is_scalar && nres && s->naggs > 0)
+            return fl_front_err(pc, err, FL_EUNSUPPORTED, loc, "0A000",
+                                "aggregate subqueries correlated by a non-equality condition "
+                                "are not supported");
         ap.sub = sub;
         ap.outer_keys = ok;
         ap.inner_keys = fl_arena_calloc(b->a, nk + 2, sizeof(fl_expr *));

@@ -151,6 +151,7 @@ typedef struct fl_loaded_table {
 typedef struct fl_front_state {
     fl_cte *ctes;
     fl_loaded_table *tables;
+    void *pgcat; /* pg_catalog snapshot of this statement (src/sql/pgcat), NULL until used */
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);

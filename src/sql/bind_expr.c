@@ -256,6 +256,35 @@ static void infer_param(fl_bctx *b, fl_expr *p, const fl_expr *other)
         b->pc->param_types[p->param] = other->type;
 }
 
+/* PostgreSQL resolves unknown-typed literals to text when nothing else
+ * fits (lpad('7', 3, '0')): when resolution failed and some arguments are
+ * untyped string literals, try once more with them as text. */
+static fl_status retry_unknown_as_text(fl_bctx *b, const char *name, fl_expr *const *args,
+                                       uint32_t n, int32_t loc, fl_expr **out)
+{
+    fl_expr **copy = fl_arena_alloc(b->a, (n ? n : 1) * sizeof *copy);
+    if (!copy)
+        return FL_ENOMEM;
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = args[i];
+        if (args[i]->kind == FL_EXPR_CONST && is_unknown(&args[i]->type)) {
+            fl_expr *c = fl_arena_alloc(b->a, sizeof *c);
+            if (!c)
+                return FL_ENOMEM;
+            *c = *args[i];
+            c->type.fixed_len = 0;
+            c->value.type.fixed_len = 0;
+            copy[i] = c;
+            any = true;
+        }
+    }
+    if (!any)
+        return FL_ENOTFOUND;
+    fl_error e2 = {0};
+    return fl_expr_call(b->a, name, copy, n, loc, out, &e2);
+}
+
 static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, int32_t loc,
                       fl_expr **out, fl_error *err)
 {
@@ -263,7 +292,12 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         infer_param(b, args[0], args[1]);
         infer_param(b, args[1], args[0]);
     }
-    if (fl_expr_call(b->a, name, args, n, loc, out, err) != FL_OK)
+    fl_expr *orig[8];
+    uint32_t norig = n <= 8 ? n : 0; /* fl_expr_call may replace args[i] with casts */
+    for (uint32_t i = 0; i < norig; i++)
+        orig[i] = args[i];
+    if (fl_expr_call(b->a, name, args, n, loc, out, err) != FL_OK &&
+        (!norig || retry_unknown_as_text(b, name, orig, norig, loc, out) != FL_OK))
         return fl_front_err_at(b->pc, err, loc);
     (*out)->location = loc;
     *out = fl_front_fold(b->a, *out);
@@ -291,8 +325,17 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
 {
     if (n == 0)
         return FL_OK;
-    fl_type t = v[0]->type;
-    for (uint32_t i = 1; i < n; i++) {
+    /* untyped literals (NULL, 'x') take the type of the others, as in
+     * PostgreSQL: they do not take part in choosing it */
+    uint32_t first = 0;
+    while (first < n && is_unknown(&v[first]->type))
+        first++;
+    if (first == n)
+        first = 0;
+    fl_type t = v[first]->type;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == first || (is_unknown(&v[i]->type) && !is_unknown(&t)))
+            continue;
         fl_type nt;
         if (!fl_type_common(&t, &v[i]->type, &nt)) {
             char b1[64], b2[64];

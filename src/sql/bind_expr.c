@@ -804,6 +804,45 @@ static fl_status bind_window(fl_bctx *b, const PgQuery__FuncCall *f, const char 
     return FL_OK;
 }
 
+/* Ordered-set aggregates: percentile_cont(f) WITHIN GROUP (ORDER BY x)
+ * becomes the call (f, x); the aggregate orders its values itself. ORDER
+ * BY x DESC mirrors the fraction (1 - f), exact for percentile_cont's
+ * linear interpolation; percentile_disc DESC is not supported. */
+static fl_status within_group_args(fl_bctx *b, const PgQuery__FuncCall *f, const char *name,
+                                   fl_agg_call *ac, fl_error *err)
+{
+    if (ac->norder != 1 || ac->nargs != 1)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, f->location, "0A000",
+                            "%s WITHIN GROUP needs one direct argument and one ORDER BY key",
+                            name);
+    fl_expr *frac = ac->args[0];
+    if (ac->order_desc[0]) {
+        if (strcmp(name, "percentile_cont"))
+            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, f->location, "0A000",
+                                "%s WITHIN GROUP (ORDER BY ... DESC) is not supported", name);
+        fl_value one;
+        memset(&one, 0, sizeof one);
+        one.type.id = FL_TYPE_FLOAT64;
+        one.v.f64 = 1.0;
+        fl_expr *c1 = fl_expr_const(b->a, &one);
+        if (!c1)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        fl_expr *args[2] = {c1, frac};
+        FL_TRY(call(b, "-", args, 2, f->location, &frac, err));
+    }
+    fl_expr **na = fl_arena_calloc(b->a, 2, sizeof *na);
+    if (!na)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    na[0] = frac;
+    na[1] = ac->order_by[0];
+    ac->args = na;
+    ac->nargs = 2;
+    ac->norder = 0;
+    ac->order_by = NULL;
+    ac->order_desc = NULL;
+    return FL_OK;
+}
+
 static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *name, fl_expr **out,
                           fl_error *err)
 {
@@ -842,9 +881,8 @@ static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *na
             ac.order_desc[i] = keys[i].desc;
         }
     }
-    if (f->agg_within_group) {
-        /* percentile_cont(0.5) WITHIN GROUP (ORDER BY x): x is the value argument */
-    }
+    if (f->agg_within_group)
+        FL_TRY(within_group_args(b, f, name, &ac, err));
     fl_type types[16];
     for (uint32_t i = 0; i < ac.nargs && i < 16; i++)
         types[i] = ac.args[i]->type;

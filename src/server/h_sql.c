@@ -21,11 +21,11 @@
  *     or {"$error": {"query_id", "message", "sqlstate", "position"}} when the
  *     statement failed after rows started (or was cancelled: 57014).
  *   application/vnd.apache.arrow.stream: an Arrow IPC stream (Schema, one
- *     RecordBatch per engine batch, end-of-stream; src/sql/arrow_ipc.c);
- *     the receipts go in the response headers X-Floe-Command-Tag is not
- *     possible before the end, so a failure after the schema was sent
- *     cuts the chunked body short (no terminating chunk): readers see a
- *     truncated stream, never a silently partial one.
+ *     RecordBatch per engine batch, end-of-stream; src/sql/arrow_ipc.c).
+ *     There is no place for receipts or a late error in it: a failure
+ *     after the schema was sent cuts the chunked body short (no
+ *     terminating chunk), so readers see a truncated stream, never a
+ *     silently partial one.
  * Errors before any row (syntax, binding, permission, DML failures) are an
  * HTTP error status with {"error": {"message", "type", "code", "sqlstate",
  * "position"}}: 400 (SQL errors), 403 (42501: a grant is missing, checked

@@ -17,6 +17,9 @@
  * Responses larger than 1 KiB are gzip-compressed (zlib, windowBits 31)
  * when the request's Accept-Encoding lists gzip (and not with q=0).
  *
+ * Streamed responses (stream.c) are sent from a content-reader callback,
+ * never gzipped; the daemon allows suspend/resume for them.
+ *
  * Graceful stop: fl_server_destroy() stops accepting (MHD_quiesce_daemon),
  * waits until no request is inside srv_dispatch() (so a commit that began
  * always finishes and its response is sent), then stops the daemon.

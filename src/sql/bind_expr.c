@@ -257,6 +257,35 @@ static void infer_param(fl_bctx *b, fl_expr *p, const fl_expr *other)
         b->pc->param_types[p->param] = other->type;
 }
 
+/* PostgreSQL resolves unknown-typed literals to text when nothing else
+ * fits (lpad('7', 3, '0')): when resolution failed and some arguments are
+ * untyped string literals, try once more with them as text. */
+static fl_status retry_unknown_as_text(fl_bctx *b, const char *name, fl_expr *const *args,
+                                       uint32_t n, int32_t loc, fl_expr **out)
+{
+    fl_expr **copy = fl_arena_alloc(b->a, (n ? n : 1) * sizeof *copy);
+    if (!copy)
+        return FL_ENOMEM;
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = args[i];
+        if (args[i]->kind == FL_EXPR_CONST && is_unknown(&args[i]->type)) {
+            fl_expr *c = fl_arena_alloc(b->a, sizeof *c);
+            if (!c)
+                return FL_ENOMEM;
+            *c = *args[i];
+            c->type.fixed_len = 0;
+            c->value.type.fixed_len = 0;
+            copy[i] = c;
+            any = true;
+        }
+    }
+    if (!any)
+        return FL_ENOTFOUND;
+    fl_error e2 = {0};
+    return fl_expr_call(b->a, name, copy, n, loc, out, &e2);
+}
+
 static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, int32_t loc,
                       fl_expr **out, fl_error *err)
 {
@@ -264,7 +293,12 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         infer_param(b, args[0], args[1]);
         infer_param(b, args[1], args[0]);
     }
-    if (fl_expr_call(b->a, name, args, n, loc, out, err) != FL_OK)
+    fl_expr *orig[8];
+    uint32_t norig = n <= 8 ? n : 0; /* fl_expr_call may replace args[i] with casts */
+    for (uint32_t i = 0; i < norig; i++)
+        orig[i] = args[i];
+    if (fl_expr_call(b->a, name, args, n, loc, out, err) != FL_OK &&
+        (!norig || retry_unknown_as_text(b, name, orig, norig, loc, out) != FL_OK))
         return fl_front_err_at(b->pc, err, loc);
     (*out)->location = loc;
     *out = fl_front_fold(b->a, *out);
@@ -292,8 +326,17 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
 {
     if (n == 0)
         return FL_OK;
-    fl_type t = v[0]->type;
-    for (uint32_t i = 1; i < n; i++) {
+    /* untyped literals (NULL, 'x') take the type of the others, as in
+     * PostgreSQL: they do not take part in choosing it */
+    uint32_t first = 0;
+    while (first < n && is_unknown(&v[first]->type))
+        first++;
+    if (first == n)
+        first = 0;
+    fl_type t = v[first]->type;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == first || (is_unknown(&v[i]->type) && !is_unknown(&t)))
+            continue;
         fl_type nt;
         if (!fl_type_common(&t, &v[i]->type, &nt)) {
             char b1[64], b2[64];
@@ -771,6 +814,45 @@ static fl_status bind_window(fl_bctx *b, const PgQuery__FuncCall *f, const char 
     return FL_OK;
 }
 
+/* Ordered-set aggregates: percentile_cont(f) WITHIN GROUP (ORDER BY x)
+ * becomes the call (f, x); the aggregate orders its values itself. ORDER
+ * BY x DESC mirrors the fraction (1 - f), exact for percentile_cont's
+ * linear interpolation; percentile_disc DESC is not supported. */
+static fl_status within_group_args(fl_bctx *b, const PgQuery__FuncCall *f, const char *name,
+                                   fl_agg_call *ac, fl_error *err)
+{
+    if (ac->norder != 1 || ac->nargs != 1)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, f->location, "0A000",
+                            "%s WITHIN GROUP needs one direct argument and one ORDER BY key",
+                            name);
+    fl_expr *frac = ac->args[0];
+    if (ac->order_desc[0]) {
+        if (strcmp(name, "percentile_cont"))
+            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, f->location, "0A000",
+                                "%s WITHIN GROUP (ORDER BY ... DESC) is not supported", name);
+        fl_value one;
+        memset(&one, 0, sizeof one);
+        one.type.id = FL_TYPE_FLOAT64;
+        one.v.f64 = 1.0;
+        fl_expr *c1 = fl_expr_const(b->a, &one);
+        if (!c1)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        fl_expr *args[2] = {c1, frac};
+        FL_TRY(call(b, "-", args, 2, f->location, &frac, err));
+    }
+    fl_expr **na = fl_arena_calloc(b->a, 2, sizeof *na);
+    if (!na)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    na[0] = frac;
+    na[1] = ac->order_by[0];
+    ac->args = na;
+    ac->nargs = 2;
+    ac->norder = 0;
+    ac->order_by = NULL;
+    ac->order_desc = NULL;
+    return FL_OK;
+}
+
 static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *name, fl_expr **out,
                           fl_error *err)
 {
@@ -809,9 +891,8 @@ static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *na
             ac.order_desc[i] = keys[i].desc;
         }
     }
-    if (f->agg_within_group) {
-        /* percentile_cont(0.5) WITHIN GROUP (ORDER BY x): x is the value argument */
-    }
+    if (f->agg_within_group)
+        FL_TRY(within_group_args(b, f, name, &ac, err));
     fl_type types[16];
     for (uint32_t i = 0; i < ac.nargs && i < 16; i++)
         types[i] = ac.args[i]->type;

@@ -148,10 +148,25 @@ typedef struct fl_loaded_table {
     struct fl_loaded_table *next;
 } fl_loaded_table;
 
+/* A view's parsed SQL, kept until fl_planner_ctx_release (plans point into
+ * the parse tree). Additive (sqlhttp): views in queries, scope.c. */
+typedef struct fl_view_parse {
+    fl_sql_parsed *parsed;
+    struct fl_view_parse *next;
+} fl_view_parse;
+
+typedef struct fl_view_frame { /* a view being expanded (cycle check) */
+    const char *name;
+    const struct fl_view_frame *prev;
+    uint32_t depth;
+} fl_view_frame;
+
 typedef struct fl_front_state {
     fl_cte *ctes;
     fl_loaded_table *tables;
     void *pgcat; /* pg_catalog snapshot of this statement (src/sql/pgcat), NULL until used */
+    const fl_view_frame *views;
+    fl_view_parse *view_parses;
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);

@@ -211,4 +211,7 @@ void fl_planner_ctx_release(fl_planner_ctx *ctx)
     }
     st->tables = NULL;
     st->ctes = NULL;
+    for (fl_view_parse *v = st->view_parses; v; v = v->next)
+        fl_sql_parsed_free(v->parsed);
+    st->view_parses = NULL;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "floe/ice_view.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -311,6 +312,144 @@ static fl_status apply_alias_cols(fl_bctx *b, const PgQuery__Alias *al, uint32_t
     return FL_OK;
 }
 
+/* ---- views: SELECT from an Iceberg view binds its SQL as a subquery ---- */
+
+/* The SQL of the view's current version (dialect "floe" preferred). */
+static const char *view_sql(const fl_ice_view_metadata *vm, const fl_ice_view_version **ver)
+{
+    *ver = NULL;
+    for (uint32_t i = 0; i < vm->nversions; i++)
+        if (vm->versions[i].version_id == vm->current_version_id)
+            *ver = &vm->versions[i];
+    if (!*ver)
+        return NULL;
+    const char *any = NULL;
+    for (uint32_t i = 0; i < (*ver)->nrepresentations; i++) {
+        const fl_ice_view_representation *r = &(*ver)->representations[i];
+        if (!r->type || strcmp(r->type, "sql") || !r->sql)
+            continue;
+        if (r->dialect && !strcasecmp(r->dialect, "floe"))
+            return r->sql;
+        if (!any)
+            any = r->sql;
+    }
+    return any;
+}
+
+/* The view's default namespace ("a.b"), or its own namespace. */
+static const char *view_namespace(const fl_ice_view_version *ver, const fl_table_ident *id,
+                                  fl_arena *a)
+{
+    if (!ver->ndefault_namespace)
+        return fl_namespace_str(&id->ns, a);
+    fl_namespace ns = {ver->ndefault_namespace, ver->default_namespace};
+    return fl_namespace_str(&ns, a);
+}
+
+/* Column names from the view's schema (CREATE VIEW v (a, b) AS ...). */
+static void view_column_names(const fl_ice_view_metadata *vm, const fl_ice_view_version *ver,
+                              fl_plan *p, fl_arena *a)
+{
+    for (uint32_t i = 0; i < vm->nschemas; i++) {
+        const fl_schema *vs = &vm->schemas[i].schema;
+        if (vm->schemas[i].schema_id != ver->schema_id || vs->nfields != p->schema.nfields)
+            continue;
+        fl_field *f = fl_arena_alloc(a, vs->nfields * sizeof(fl_field));
+        if (!f)
+            return;
+        memcpy(f, p->schema.fields, vs->nfields * sizeof(fl_field));
+        for (uint32_t k = 0; k < vs->nfields; k++)
+            f[k].name = vs->fields[k].name;
+        p->schema.fields = f;
+        return;
+    }
+}
+
+/* Plans the view's query with its own default namespace and without the
+ * referencing query's CTEs; recursion through views is 42P17. */
+static fl_status plan_view(fl_bctx *b, const char *name, const char *sql, const char *ns,
+                           int32_t location, fl_plan **out, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    fl_front_state *st = fl_front_state_of(pc);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (const fl_view_frame *f = st->views; f; f = f->prev)
+        if (!strcmp(f->name, name) || f->depth >= 32)
+            return fl_front_err(pc, err, FL_EINVAL, location, "42P17",
+                                "infinite recursion detected in view \"%s\"", name);
+    fl_view_parse *vp = fl_arena_calloc(b->a, 1, sizeof *vp);
+    if (!vp)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    int32_t pos = 0;
+    fl_status rc = fl_sql_parse(sql, b->a, &vp->parsed, &pos, err);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "view \"%s\"", name);
+    vp->next = st->view_parses;
+    st->view_parses = vp;
+    if (!vp->parsed->stmt || vp->parsed->stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+        return fl_front_err(pc, err, FL_EUNSUPPORTED, location, "0A000",
+                            "view \"%s\" is not a query", name);
+    fl_view_frame fr = {name, st->views, st->views ? st->views->depth + 1 : 1};
+    const char *saved_ns = pc->default_namespace;
+    const fl_sql_parsed *saved_parsed = pc->parsed;
+    fl_cte *saved_ctes = st->ctes;
+    pc->default_namespace = ns;
+    pc->parsed = vp->parsed;
+    st->ctes = NULL;
+    st->views = &fr;
+    rc = fl_plan_select(pc, NULL, vp->parsed->stmt, out, err);
+    pc->default_namespace = saved_ns;
+    pc->parsed = saved_parsed;
+    st->ctes = saved_ctes;
+    st->views = fr.prev;
+    if (rc != FL_OK) {
+        fl_error_prefix(err, "view \"%s\"", name);
+        pc->error_position = 0; /* positions in the view's text mean nothing here */
+    }
+    return rc;
+}
+
+/* *found = false when id names no view (then nothing is bound). */
+static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_table_ident *id,
+                           const char *alias, uint32_t *out_ri, bool *found, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    fl_catalog *cat = pc->catalog;
+    *found = false;
+    if (!cat->ops->load_view)
+        return FL_OK;
+    const char *loc = NULL;
+    fl_error verr = {0};
+    fl_status rc = cat->ops->load_view(cat, id, b->a, &loc, &verr);
+    if (rc == FL_ENOTFOUND || rc == FL_EUNSUPPORTED)
+        return FL_OK;
+    *found = true;
+    if (rc != FL_OK) {
+        *err = verr;
+        return fl_front_err_at(pc, err, rv->location);
+    }
+    fl_ice_view_metadata vm;
+    if (fl_ice_view_metadata_read(pc->io, loc, b->a, &vm, err) != FL_OK)
+        return fl_front_err_at(pc, err, rv->location);
+    const char *name = fl_table_ident_str(id, b->a);
+    const fl_ice_view_version *ver;
+    const char *sql = view_sql(&vm, &ver);
+    if (!sql)
+        return fl_front_err(pc, err, FL_EUNSUPPORTED, rv->location, "0A000",
+                            "view \"%s\" has no SQL representation", name);
+    fl_plan *p = NULL;
+    FL_TRY(plan_view(b, name, sql, view_namespace(ver, id, b->a), rv->location, &p, err));
+    view_column_names(&vm, ver, p, b->a);
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_PLAN;
+    r.alias = alias;
+    r.plan = p;
+    FL_TRY(fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, out_ri, err));
+    return apply_alias_cols(b, rv->alias, *out_ri, err);
+}
+
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_ri, fl_error *err)
 {
     fl_planner_ctx *pc = b->pc;
@@ -351,6 +490,12 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
     id.name = base;
     fl_ice_table *t = NULL;
     fl_status rc = fl_front_load_table(pc, &id, &t, err);
+    if (rc == FL_ENOTFOUND && !metatable) {
+        bool view = false;
+        FL_TRY(bind_view(b, rv, &id, alias, out_ri, &view, err));
+        if (view)
+            return FL_OK;
+    }
     if (rc == FL_ENOTFOUND)
         return fl_front_err(pc, err, rc, rv->location, "42P01", "relation \"%s\" does not exist",
                             fl_table_ident_str(&id, b->a));

@@ -53,6 +53,9 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
     }
     /* runtime errors of functions and casts: SQLSTATE from the message
      * (division by zero 22012, invalid input syntax 22P02, ...) */
+    /* a NULL for a required column, found by the Iceberg writer */
+    if (!state && err && strstr(err->msg, "is required but row"))
+        state = "23502";
     if (!state && err && err->code) {
         const char *x = fl_sql_sqlstate_for_error(err);
         if (strcmp(x, fl_sql_sqlstate_for(err->code)))

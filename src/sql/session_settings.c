@@ -78,8 +78,26 @@ static fl_status set_str(char **slot, const char *v, fl_error *err)
 
 fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err)
 {
-    if (!name || !value)
-        return fl_errorf(err, FL_EINVAL, "SET needs a name and a value");
+    if (!name)
+        return fl_errorf(err, FL_EINVAL, "SET needs a name");
+    if (!value) { /* RESET: the built-in default (not the session's open options) */
+        if (!strcasecmp(name, "memory_limit") || !strcasecmp(name, "threads")) {
+            value = "0";
+        } else if (!strcasecmp(name, "time_zone") || !strcasecmp(name, "timezone")) {
+            value = "UTC";
+        } else if (!strcasecmp(name, "search_path")) {
+            value = "default";
+        } else if (!strcasecmp(name, "statement_timeout")) {
+            value = "0";
+        } else if (!strcasecmp(name, "spill_dir")) {
+            free(s->spill_dir);
+            s->spill_dir = NULL;
+            return FL_OK;
+        } else {
+            return fl_errorf(err, FL_ENOTFOUND, "unrecognized configuration parameter \"%s\"",
+                             name);
+        }
+    }
     if (!strcasecmp(name, "memory_limit"))
         return parse_bytes(value, &s->memory_limit, err);
     if (!strcasecmp(name, "threads")) {

@@ -216,6 +216,20 @@ static fl_status bad_input(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         kind = "numeric";
     snprintf(msg, sizeof msg, "invalid input syntax for type %s: \"%.*s\"", kind, (int)(n > 100 ? 100 : n),
              (const char *)p);
+    fl_type_id to = c->to->id;
+    if (to == FL_TYPE_DATE || to == FL_TYPE_TIMESTAMP || to == FL_TYPE_TIMESTAMPTZ ||
+        to == FL_TYPE_TIMESTAMP_NS || to == FL_TYPE_TIMESTAMPTZ_NS) {
+        /* well-formed Y-M-D whose fields are out of range: 22008, as PostgreSQL */
+        char buf[128];
+        size_t k = n < sizeof buf - 1 ? n : sizeof buf - 1;
+        memcpy(buf, p, k);
+        buf[k] = 0;
+        int y, m, d, used = 0;
+        if (sscanf(buf, " %d-%d-%d%n", &y, &m, &d, &used) == 3 && used > 0 &&
+            (m < 1 || m > 12 || d < 1 || d > 28))
+            snprintf(msg, sizeof msg, "date/time field value out of range: \"%.*s\"",
+                     (int)(n > 100 ? 100 : n), (const char *)p);
+    }
     return fail(c, r, FL_ETYPE, msg);
 }
 
@@ -552,6 +566,11 @@ static fl_status cast_to_text(const fl_unified *u, const fl_sel *sel, uint32_t n
                 size_t l;
                 const uint8_t *p = fl_vector_bytes(u->base, br, &l);
                 rc = strout_put(&so, i, p, l, c->err);
+            } else if (u->base->type->id == FL_TYPE_BOOLEAN) {
+                /* boolean::text is 'true'/'false' in PostgreSQL (the text
+                 * output format, fl_sql_format_value, stays t/f) */
+                bool b = u->base->data[br] != 0;
+                rc = strout_put(&so, i, b ? "true" : "false", b ? 4 : 5, c->err);
             } else {
                 size_t need = fl_format_flat_row(u->base, br, c->tz, small, sizeof small);
                 if (need <= sizeof small)

@@ -417,6 +417,71 @@ static fl_status k_array(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+static bool r_text1(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || fl_type_is_nested(&a[0]))
+        return false;
+    at[0] = fl_mk(FL_TYPE_STRING);
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+/* One element as PostgreSQL's array output writes it. */
+static fl_status k_array_elem(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        if (!uvalid(&u, i)) {
+            FL_TRY(strout_put(&so, i, "NULL", 4, err));
+            continue;
+        }
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        if (!elem_needs_quotes(p, l)) {
+            FL_TRY(strout_put(&so, i, p, l, err));
+            continue;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, 2 * l + 2, &dst, err));
+        size_t o = 0;
+        dst[o++] = '"';
+        for (size_t j = 0; j < l; j++) {
+            if (p[j] == '"' || p[j] == '\\')
+                dst[o++] = '\\';
+            dst[o++] = p[j];
+        }
+        dst[o++] = '"';
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+/* '{' || coalesce(s, '') || '}' */
+static fl_status k_braces(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l = 0;
+        const uint8_t *p = uvalid(&u, i) ? ubytes(&u, i, &l) : NULL;
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, l + 2, &dst, err));
+        dst[0] = '{';
+        if (l)
+            memcpy(dst + 1, p, l);
+        dst[l + 1] = '}';
+        strout_commit(&so, i, l + 2);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 #define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 static const fl_func funcs[] = {
     PA("array_upper", r_arr_dim, k_upper),
@@ -427,6 +492,10 @@ static const fl_func funcs[] = {
     PA("__pg_subscript", r_subscript, k_subscript),
     PA("__pg_any", r_any, k_any),
     PA("__pg_all", r_any, k_all),
+    {.name = "__pg_array_elem", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_text1,
+     .kernel = k_array_elem, .handles_nulls = true},
+    {.name = "__pg_array_braces", .kind = FL_FUNC_SCALAR, .deterministic = true,
+     .resolve = r_text1, .kernel = k_braces, .handles_nulls = true},
     {.name = "__pg_array", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_array,
      .kernel = k_array, .handles_nulls = true},
 };

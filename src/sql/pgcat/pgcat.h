@@ -41,6 +41,8 @@
 
 #define FL_PG_ARRAY_MARK 0x41525259 /* 'ARRY' */
 
+#define FL_PG_RECORD_MARK 0x52454344 /* 'RECD': _pg_expandarray's (x, n) as "{x,n}" */
+
 static inline bool fl_pg_is_array_text(const fl_type *t)
 {
     return t->id == FL_TYPE_STRING && t->precision == FL_PG_ARRAY_MARK;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "floe/pgtypes.h"
+#include "sql/func/pgfunc.h"
 #include "sql/func/func_internal.h"
 
 /* ---- resolution ---- */
@@ -388,6 +389,77 @@ static fl_status k_identity_oid(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+/* Integer bitwise operators & and | (pgJDBC: indoption[i] & 1). */
+static bool r_bitop(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 2)
+        return false;
+    for (uint32_t i = 0; i < 2; i++)
+        if (!(fl_is_integer(&a[i]) || fl_is_unknown(&a[i])))
+            return false;
+    bool big = a[0].id == FL_TYPE_INT64 || a[1].id == FL_TYPE_INT64;
+    *r = fl_mk(big ? FL_TYPE_INT64 : FL_TYPE_INT32);
+    at[0] = at[1] = *r;
+    return true;
+}
+static fl_status bitop(fl_fn_call *c, bool and_op)
+{
+    fl_unified x, y;
+    fl_vector_unify(c->args[0], &x);
+    fl_vector_unify(c->args[1], &y);
+    if (c->out->type->id == FL_TYPE_INT64)
+        FOR_ROWS(c->sel, c->nrows, i, {
+            int64_t p = UV(x, int64_t, i), q = UV(y, int64_t, i);
+            OUTV(c->out, int64_t)[i] = and_op ? (p & q) : (p | q);
+        });
+    else
+        FOR_ROWS(c->sel, c->nrows, i, {
+            int32_t p = UV(x, int32_t, i), q = UV(y, int32_t, i);
+            OUTV(c->out, int32_t)[i] = and_op ? (p & q) : (p | q);
+        });
+    return FL_OK;
+}
+static fl_status k_bitand(fl_fn_call *c, fl_error *err)
+{
+    (void)err;
+    return bitop(c, true);
+}
+static fl_status k_bitor(fl_fn_call *c, fl_error *err)
+{
+    (void)err;
+    return bitop(c, false);
+}
+
+/* text -> regclass for non-constant names: bind_data is the statement's
+ * relation table (pgcat_expr.c fills it). */
+static bool r_regclass(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || !fl_is_string(&a[0]))
+        return false;
+    at[0] = fl_mk(FL_TYPE_STRING);
+    *r = fl_mk(FL_TYPE_INT64);
+    return true;
+}
+static fl_status k_regclass(fl_fn_call *c, fl_error *err)
+{
+    const fl_pg_name_table *t = c->expr->bind_data;
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        int64_t oid = -1;
+        for (uint32_t k = 0; t && k < t->n && oid < 0; k++)
+            if (strlen(t->names[k]) == l && memcmp(t->names[k], p, l) == 0)
+                oid = t->oids[k];
+        if (oid < 0)
+            return fl_fn_error(c, err, FL_ENOTFOUND, "relation \"%.*s\" does not exist",
+                               (int)(l > 128 ? 128 : l), (const char *)p);
+        OUTV(c->out, int64_t)[i] = oid;
+    });
+    return FL_OK;
+}
+
 #define PG(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 #define PG_N(nm, r, k)                                                                             \
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k,         \
@@ -432,6 +504,9 @@ static const fl_func funcs[] = {
     PG_V("txid_current", r_none_int64, k_txid),
     PG("quote_ident", r_text_text, k_quote_ident),
     PG("version", r_none_text, k_version),
+    PG("&", r_bitop, k_bitand),
+    PG("|", r_bitop, k_bitor),
+    PG("__pg_regclass", r_regclass, k_regclass),
     PG("pg_partition_ancestors", r_oid_oid, k_identity_oid),
     PG("pg_partition_root", r_oid_oid, k_identity_oid),
 };

@@ -186,6 +186,12 @@ static fl_status k_format_type(fl_fn_call *c, fl_error *err)
     strout_init(&so, c->out);
     FOR_ROWS(c->sel, c->nrows, i, {
         char buf[128];
+        if (!uvalid(&o, i)) {
+            FL_TRY(fl_out_null(c->out, i, err));
+            strout_fill(&so, i + 1);
+            so.v->offsets[i + 1] = (int64_t)so.v->heap_len;
+            continue;
+        }
         int64_t oid = UV(o, int64_t, i);
         int32_t mod = uvalid(&m, i) ? UV(m, int32_t, i) : -1;
         size_t l;
@@ -562,7 +568,7 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = false, .resolve = r, .kernel = k,        \
      .uses_env = true}
 static const fl_func funcs[] = {
-    PG("format_type", r_format_type, k_format_type),
+    PG_N("format_type", r_format_type, k_format_type), /* typmod NULL = -1 */
     PG("pg_get_userbyid", r_oid_text, k_userbyid),
     PG("pg_table_is_visible", r_oid_bool, k_true),
     PG("pg_type_is_visible", r_oid_bool, k_true),

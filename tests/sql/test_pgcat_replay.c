@@ -288,6 +288,8 @@ static void test_stable_oids(void)
 
 static void test_functions(void)
 {
+    fl_error err;
+    char out[256];
     fl_sql_session *s = open_session();
     if (!s)
         return;
@@ -329,7 +331,15 @@ static void test_functions(void)
                       "c.relnamespace = n.oid ORDER BY 1) FROM pg_namespace n WHERE n.nspname = "
                       "'sales'"),
                  "sales|{big,items,orders}\n");
+    CHECK_EQ_STR(q(s, "SELECT format('%I.%I %s %L %L %%', 'Ab', 'x', 12, 'it''s', NULL)"),
+                 "\"Ab\".x 12 'it''s' NULL %\n");
+    /* select-list SRFs: empty arrays drop the row, one element expands */
+    CHECK_EQ_STR(q(s, "SELECT x, unnest(a) FROM (VALUES (1, '{}'::text[]), (2, '{q}'::text[])) "
+                      "v(x, a)"),
+                 "2|q\n");
+    CHECK_EQ_STR(q(s, "SELECT unnest(proargtypes) FROM pg_proc WHERE oid = '750'"), "");
     /* errors stay errors */
+    CHECK(run(s, "SELECT unnest('{a,b}'::text[])", out, sizeof out, &err) != FL_OK);
     fl_error err;
     char out[256];
     CHECK(run(s, "SELECT 'sales.nope'::regclass", out, sizeof out, &err) == FL_ENOTFOUND);

@@ -340,8 +340,6 @@ static void test_functions(void)
     CHECK_EQ_STR(q(s, "SELECT unnest(proargtypes) FROM pg_proc WHERE oid = '750'"), "");
     /* errors stay errors */
     CHECK(run(s, "SELECT unnest('{a,b}'::text[])", out, sizeof out, &err) != FL_OK);
-    fl_error err;
-    char out[256];
     CHECK(run(s, "SELECT 'sales.nope'::regclass", out, sizeof out, &err) == FL_ENOTFOUND);
     CHECK(strstr(err.msg, "does not exist") != NULL);
     CHECK(run(s, "SELECT * FROM pg_catalog.pg_nope", out, sizeof out, &err) == FL_ENOTFOUND);

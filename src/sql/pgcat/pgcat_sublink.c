@@ -288,10 +288,32 @@ static bool subquery_empty(const PgQuery__Node *q)
     return false;
 }
 
+/* The sublink failed on "column q.c does not exist" where q is a relation of
+ * the enclosing block: a correlated reference from a place floe cannot
+ * correlate (a function in the subquery's FROM), not a misspelling. */
+static bool lateral_ref(const fl_bctx *b, const fl_error *err)
+{
+    const char *p = strncmp(err->msg, "column ", 7) == 0 ? err->msg : strstr(err->msg, ": column ");
+    if (!p || !strstr(p, " does not exist"))
+        return false;
+    p = strstr(p, "column ") + 7; /* after "line L, column C: " */
+    const char *dot = strchr(p, '.');
+    const char *sp = strchr(p, ' ');
+    if (!dot || (sp && sp < dot))
+        return false;
+    size_t ql = (size_t)(dot - p);
+    for (uint32_t i = 0; i < b->scope.nrels; i++) {
+        const char *al = b->scope.rels[i].alias;
+        if (al && strlen(al) == ql && strncmp(al, p, ql) == 0)
+            return true;
+    }
+    return false;
+}
+
 fl_status fl_pgcat_sublink_fallback(fl_bctx *b, const PgQuery__SubLink *sl, fl_status rc,
                                     fl_expr **out, fl_error *err)
 {
-    if (rc != FL_EUNSUPPORTED)
+    if (rc != FL_EUNSUPPORTED && !(rc == FL_ENOTFOUND && lateral_ref(b, err)))
         return rc;
     bool outer_empty = block_is_empty(b);
     bool inner_empty = !outer_empty && subquery_empty(sl->subselect);

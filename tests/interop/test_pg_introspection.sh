@@ -62,10 +62,13 @@ if "$floe" serve --help 2>&1 | grep -q -- --pg-port && command -v psql >/dev/nul
     psql -h 127.0.0.1 -p "$port" -U floe -d floe -Atc 'select 1' >/dev/null 2>&1 && break
     sleep 0.2
   done
+  n=$(psql -h 127.0.0.1 -p "$port" -U floe -d floe -Atc \
+    "select count(*) from pg_catalog.pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'sales'" 2>&1)
+  if [ "$n" != 3 ]; then echo "FAIL: floe serve's pg port: expected 3 relations in sales, got [$n]"; fails=$((fails+1)); fi
   for f in "$src"/tests/sql/pgcat/*.sql; do
     name=$(basename "$f" .sql)
     errs=$(psql -h 127.0.0.1 -p "$port" -U floe -d floe -X -q -v ON_ERROR_STOP=0 -f "$f" 2>&1 >/dev/null |
-      grep -E '^psql:.*ERROR' | grep -v 'unnest() does not exist' || true)
+      grep -E '^psql:.*(ERROR|error)' | grep -v 'unnest() does not exist' || true)
     n=$(printf '%s' "$errs" | grep -c ERROR || true)
     echo "$name: through psql and floe serve, $n errors"
     [ -n "$errs" ] && echo "$errs" | head -5

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
 
 static fl_status oom(fl_error *err)
@@ -150,6 +151,29 @@ static fl_status subscript(fl_bctx *b, fl_expr *arr, const PgQuery__AIndices *ix
     return FL_OK;
 }
 
+/* (rec).x / (rec).n of _pg_expandarray's record "{x,n}". */
+static fl_status record_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
+                              fl_error *err)
+{
+    int idx = strcmp(field, "x") == 0 ? 1 : strcmp(field, "n") == 0 ? 2 : 0;
+    if (!idx)
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
+                            "column \"%s\" not found in data type record", field);
+    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
+    if (!args[1])
+        return oom(err);
+    fl_type i32 = {.id = FL_TYPE_INT32};
+    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    fl_expr *e;
+    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
+    fl_type et = idx == 2 ? i32 : fl_pgcat_type_for_oid((uint32_t)rec->type.scale);
+    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    *out = fl_front_fold(b->a, e);
+    return FL_OK;
+}
+
 static fl_status bind_indirection(fl_bctx *b, const PgQuery__AIndirection *x, fl_expr **out,
                                   fl_error *err)
 {
@@ -157,6 +181,11 @@ static fl_status bind_indirection(fl_bctx *b, const PgQuery__AIndirection *x, fl
     FL_TRY(fl_bind_expr(b, x->arg, &e, err));
     for (size_t i = 0; i < x->n_indirection; i++) {
         const PgQuery__Node *n = x->indirection[i];
+        if (n->node_case == PG_QUERY__NODE__NODE_STRING &&
+            e->type.id == FL_TYPE_STRING && e->type.precision == FL_PG_RECORD_MARK) {
+            FL_TRY(record_field(b, e, n->string->sval, &e, err));
+            continue;
+        }
         if (n->node_case != PG_QUERY__NODE__NODE_A_INDICES)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, e->location, "0A000",
                                 "field selection from a composite value is not supported");
@@ -346,6 +375,33 @@ static fl_status lookup_reg(fl_bctx *b, const char *type, const char *text, int3
                         text);
 }
 
+/* x::regclass for a non-constant x: a lookup in the statement's relations. */
+static fl_status regclass_call(fl_bctx *b, fl_expr *arg, int32_t loc, fl_expr **out,
+                               fl_error *err)
+{
+    fl_pgcat_snap *s;
+    FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));
+    fl_pg_name_table *t = fl_arena_calloc(b->a, 1, sizeof *t);
+    if (!t)
+        return oom(err);
+    t->names = fl_arena_calloc(b->a, 2 * (size_t)s->nrels + 1, sizeof *t->names);
+    t->oids = fl_arena_calloc(b->a, 2 * (size_t)s->nrels + 1, sizeof *t->oids);
+    if (!t->names || !t->oids)
+        return oom(err);
+    for (uint32_t i = 0; i < s->nrels; i++) {
+        const fl_pgcat_rel *r = &s->rels[i];
+        t->names[t->n] = fl_arena_sprintf(b->a, "%s.%s", r->nsp, r->name);
+        t->oids[t->n++] = r->oid;
+        if (strcmp(r->nsp, s->schema) == 0 || strcmp(r->nsp, "pg_catalog") == 0) {
+            t->names[t->n] = r->name;
+            t->oids[t->n++] = r->oid;
+        }
+    }
+    FL_TRY(call(b, "__pg_regclass", &arg, 1, loc, out, err));
+    (*out)->bind_data = t;
+    return FL_OK;
+}
+
 static const char *type_last_name(const PgQuery__TypeName *tn)
 {
     return tn->n_names ? fl_front_str(tn->names[tn->n_names - 1]) : NULL;
@@ -421,6 +477,8 @@ fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **
     fl_type i64 = {.id = FL_TYPE_INT64};
     if (arg->type.id == FL_TYPE_STRING && strcmp(n, "oid") != 0 && strcmp(n, "xid") != 0 &&
         strcmp(n, "cid") != 0) {
+        if (arg->kind != FL_EXPR_CONST && strcmp(n, "regclass") == 0)
+            return regclass_call(b, arg, tc->location, out, err);
         if (arg->kind != FL_EXPR_CONST)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, tc->location, "0A000",
                                 "cast of a non-constant string to %s is not supported", n);
@@ -500,6 +558,45 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
     int32_t loc = f->location;
     size_t na = f->n_args;
     fl_pgcat_snap *s = NULL;
+    bool subs = strcmp(name, "generate_subscripts") == 0 && na == 2;
+    if (((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) ||
+        subs) {
+        *handled = true;
+        fl_expr *a;
+        FL_TRY(fl_bind_expr(b, f->args[0], &a, err));
+        if (a->type.id != FL_TYPE_STRING)
+            return fl_front_err(b->pc, err, FL_ETYPE, loc, "42804",
+                                "%s() needs an array argument", name);
+        /* a set-returning function over an empty array yields no rows: the
+         * block keeps only rows whose array has elements (one-element arrays
+         * are expanded by the kernel, longer ones are an error there) */
+        fl_expr *card, *zero = const_int(b->a, 0, loc), *cond;
+        FL_TRY(call(b, "cardinality", &a, 1, loc, &card, err));
+        fl_expr *cmp[2] = {card, zero};
+        if (!zero)
+            return oom(err);
+        FL_TRY(call(b, ">", cmp, 2, loc, &cond, err));
+        FL_TRY(fl_bctx_add_conj(b, cond, err));
+        if (subs) {
+            fl_expr *sa[2] = {a, NULL};
+            FL_TRY(fl_bind_expr(b, f->args[1], &sa[1], err));
+            return call(b, name, sa, 2, loc, out, err);
+        }
+        uint32_t elem = fl_pg_is_array_text(&a->type) ? (uint32_t)a->type.scale : FL_PG_OID_TEXT;
+        fl_expr *e;
+        FL_TRY(call(b, name, &a, 1, loc, &e, err));
+        if (name[0] == '_') {
+            fl_type rt = {.id = FL_TYPE_STRING, .precision = FL_PG_RECORD_MARK,
+                          .scale = (int32_t)elem};
+            *out = retype(b->a, e, &rt);
+            return *out ? FL_OK : oom(err);
+        }
+        fl_type et = fl_pgcat_type_for_oid(elem);
+        if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+            return fl_front_err_at(b->pc, err, loc);
+        *out = e;
+        return FL_OK;
+    }
     if (strcmp(name, "current_database") == 0 && na == 0) {
         *handled = true;
         FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));

@@ -72,10 +72,6 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
 fl_status fl_pgcat_bind_svf(fl_bctx *b, const PgQuery__SQLValueFunction *v, fl_expr **out,
                             bool *handled, fl_error *err);
 
-/* generate_series(...) in FROM (pgcat_srf.c); *handled false for other functions. */
-fl_status fl_pgcat_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *ri,
-                                       bool *handled, fl_error *err);
-
 /* The floe type for a PostgreSQL type OID (catalog column types). */
 fl_type fl_pgcat_type_for_oid(uint32_t oid);
 

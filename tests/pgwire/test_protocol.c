@@ -5,6 +5,8 @@
  * error skipping, portals with row limits, SSLRequest 'N', limits on message
  * sizes, malformed messages. Checks the sequence of server message types.
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,8 +374,51 @@ static void test_portal_outlives_statement(void)
     fl_pgwire_destroy(s);
 }
 
+/* Replays fuzz/regress/pgwire/ inputs as fuzz_pgwire.c feeds them. */
+static void test_fuzz_regressions(void)
+{
+    const char *src = getenv("FLOE_SRC");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fuzz/regress/pgwire", src ? src : ".");
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "  (no %s: skipped)\n", dir);
+        return;
+    }
+    fl_pgwire *s = server();
+    static msg m;
+    out o = {0};
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        uint8_t in[8192];
+        size_t len = fread(in, 1, sizeof in, f);
+        fclose(f);
+        if (!len)
+            continue;
+        m.n = 0;
+        if (!(in[0] & 1))
+            startup(&m, "fuzz");
+        memcpy(m.b + m.n, in + 1, len - 1);
+        m.n += len - 1;
+        run(s, &m, &o);
+        n++;
+    }
+    closedir(d);
+    CHECK(n >= 1);
+    free(o.p);
+    fl_pgwire_destroy(s);
+}
+
 int main(void)
 {
+    TEST_RUN(test_fuzz_regressions);
     TEST_RUN(test_portal_outlives_statement);
     TEST_RUN(test_startup_and_simple);
     TEST_RUN(test_extended_pipeline);

@@ -147,6 +147,8 @@ uint8_t *pgw_reserve(pgw_conn *c, size_t n)
 
 void pgw_put(pgw_conn *c, const void *p, size_t n)
 {
+    if (n == 0) /* p may be NULL for empty values */
+        return;
     reserve(c, n);
     if (c->io_failed)
         return;

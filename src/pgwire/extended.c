@@ -26,6 +26,8 @@
 
 #define MAX_STMTS 10000
 
+static void stmt_destroy(pgw_stmt *s);
+
 static pgw_stmt *stmt_find(pgw_conn *c, const char *name)
 {
     for (pgw_stmt *s = c->stmts; s; s = s->next)
@@ -47,6 +49,8 @@ void pgw_portal_free(pgw_conn *c, pgw_portal *p)
     (void)c;
     if (!p)
         return;
+    if (p->stmt && --p->stmt->refs == 0 && p->stmt->detached)
+        stmt_destroy(p->stmt);
     fl_sql_result_close(p->res);
     free(p->name);
     free(p->formats);
@@ -64,23 +68,26 @@ static void unlink_portal(pgw_conn *c, pgw_portal *p)
         }
 }
 
-static void stmt_free(pgw_conn *c, pgw_stmt *s)
+static void stmt_destroy(pgw_stmt *s)
 {
-    /* portals borrowing the statement go with it, as in PostgreSQL */
-    for (pgw_portal *p = c->portals, *next; p; p = next) {
-        next = p->next;
-        if (p->stmt == s) {
-            unlink_portal(c, p);
-            pgw_portal_free(c, p);
-        }
-    }
     fl_sql_stmt_close(s->st);
     free(s->name);
     free(s->sql);
     free(s->cls);
     free(s->param_oids);
     free(s);
+}
+
+/* Takes s out of use. Portals bound to it keep it alive (PostgreSQL portals
+ * do not depend on their statement), the last one frees it. */
+static void stmt_free(pgw_conn *c, pgw_stmt *s)
+{
     c->nstmts--;
+    if (s->refs) {
+        s->detached = true;
+        return;
+    }
+    stmt_destroy(s);
 }
 
 bool pgw_stmt_drop(pgw_conn *c, const char *name)
@@ -110,35 +117,35 @@ static bool fail(pgw_conn *c, const char *state, const char *msg, const char *ar
     return false;
 }
 
-static bool do_parse(pgw_conn *c, pgw_rd *r)
+pgw_stmt *pgw_stmt_create(pgw_conn *c, const char *name, const char *q, const uint32_t *oids,
+                          uint32_t n)
 {
-    const char *name = pgw_get_str(r), *q = pgw_get_str(r);
-    int16_t n = pgw_get_i16(r);
-    if (r->bad || n < 0)
-        return fail(c, "08P01", "malformed Parse message%s", "");
-    if (name[0] && stmt_find(c, name))
-        return fail(c, "42P05", "prepared statement \"%s\" already exists", name);
-    if (c->nstmts >= MAX_STMTS)
-        return fail(c, "54000", "too many prepared statements (limit %s)", "10000");
+    if (name[0] && stmt_find(c, name)) {
+        fail(c, "42P05", "prepared statement \"%s\" already exists", name);
+        return NULL;
+    }
+    if (c->nstmts >= MAX_STMTS) {
+        fail(c, "54000", "too many prepared statements (limit %s)", "10000");
+        return NULL;
+    }
     pgw_stmt *s = calloc(1, sizeof *s);
-    if (!s)
-        return fail(c, "53200", "out of memory%s", "");
+    if (!s) {
+        fail(c, "53200", "out of memory%s", "");
+        return NULL;
+    }
     c->nstmts++;
     s->name = strdup(name);
     s->sql = strdup(q);
     s->cls = malloc(sizeof *s->cls);
-    s->nparams = (uint32_t)n;
+    s->nparams = n;
     s->param_oids = calloc((size_t)n + 1, sizeof(uint32_t));
     if (!s->name || !s->sql || !s->cls || !s->param_oids) {
         stmt_free(c, s);
-        return fail(c, "53200", "out of memory%s", "");
+        fail(c, "53200", "out of memory%s", "");
+        return NULL;
     }
-    for (int i = 0; i < n; i++)
-        s->param_oids[i] = (uint32_t)pgw_get_i32(r);
-    if (r->bad) {
-        stmt_free(c, s);
-        return fail(c, "08P01", "malformed Parse message%s", "");
-    }
+    if (n)
+        memcpy(s->param_oids, oids, n * sizeof *oids);
     pgw_classify(q, s->cls);
     if (s->cls->kind == PGW_K_ENGINE) {
         fl_error err = {0};
@@ -146,27 +153,50 @@ static bool do_parse(pgw_conn *c, pgw_rd *r)
         if (rc != FL_OK) {
             pgw_send_sql_error(c, rc, &err);
             stmt_free(c, s);
-            return false;
+            return NULL;
         }
         uint32_t np = fl_sql_stmt_nparams(s->st);
         if (np > s->nparams) {
             uint32_t *o = realloc(s->param_oids, (np + 1) * sizeof *o);
             if (!o) {
                 stmt_free(c, s);
-                return fail(c, "53200", "out of memory%s", "");
+                fail(c, "53200", "out of memory%s", "");
+                return NULL;
             }
             memset(o + s->nparams, 0, (np - s->nparams) * sizeof *o);
             s->param_oids = o;
             s->nparams = np;
         }
         for (uint32_t i = 0; i < s->nparams; i++)
-            if (s->param_oids[i] == 0 && i < np)
+            if (s->param_oids[i] == 0 && i < np && s->cls->select)
                 s->param_oids[i] = fl_pg_type_oid(fl_sql_stmt_param_type(s->st, i));
     }
     if (!name[0])
         pgw_stmt_drop(c, "");
     s->next = c->stmts;
     c->stmts = s;
+    return s;
+}
+
+static bool do_parse(pgw_conn *c, pgw_rd *r)
+{
+    const char *name = pgw_get_str(r), *q = pgw_get_str(r);
+    int16_t n = pgw_get_i16(r);
+    if (r->bad || n < 0)
+        return fail(c, "08P01", "malformed Parse message%s", "");
+    uint32_t *oids = calloc((size_t)n + 1, sizeof *oids);
+    if (!oids)
+        return fail(c, "53200", "out of memory%s", "");
+    for (int i = 0; i < n; i++)
+        oids[i] = (uint32_t)pgw_get_i32(r);
+    if (r->bad) {
+        free(oids);
+        return fail(c, "08P01", "malformed Parse message%s", "");
+    }
+    pgw_stmt *s = pgw_stmt_create(c, name, q, oids, (uint32_t)n);
+    free(oids);
+    if (!s)
+        return false;
     pgw_begin(c, '1');
     pgw_end(c);
     return true;
@@ -199,6 +229,7 @@ static bool do_bind(pgw_conn *c, pgw_rd *r)
     if (!p)
         return fail(c, "53200", "out of memory%s", "");
     p->stmt = s;
+    s->refs++;
     p->name = strdup(pname);
     p->nparams = (uint32_t)np;
     p->params = calloc((size_t)np + 1, sizeof *p->params);
@@ -232,7 +263,9 @@ static bool do_bind(pgw_conn *c, pgw_rd *r)
             v->v.bytes.len = (size_t)len;
         } else if (f == 1) {
             fl_error err = {0};
-            if (!pgw_bin_decode(s->param_oids[i], mine, (size_t)len, &a, v, &err)) {
+            /* binary with no known type: raw bytes (node pg sends Buffers so) */
+            uint32_t oid = s->param_oids[i] ? s->param_oids[i] : FL_PG_OID_BYTEA;
+            if (!pgw_bin_decode(oid, mine, (size_t)len, &a, v, &err)) {
                 char m[FL_ERROR_MSG_MAX + 40];
                 snprintf(m, sizeof m, "parameter $%d: %s", i + 1, err.msg);
                 ok = fail(c, "22P03", "%s", m);
@@ -291,7 +324,7 @@ static bool portal_open(pgw_conn *c, pgw_portal *p)
     if (!pgw_check_privileges(c, p->stmt->cls))
         return false;
     fl_error err = {0};
-    fl_status rc = fl_sql_stmt_execute(p->stmt->st, p->params, p->nparams, &p->res, &err);
+    fl_status rc = pgw_stmt_run(c, p->stmt, p->params, p->nparams, &p->res, &err);
     if (rc != FL_OK) {
         pgw_send_sql_error(c, rc, &err);
         return false;
@@ -396,6 +429,7 @@ static bool do_execute(pgw_conn *c, pgw_rd *r)
         pgw_send_complete(c, p->tag[0] ? p->tag : "SELECT 0");
         return true;
     }
+    int64_t before = p->sent;
     int st = pgw_send_rows(c, p, max > 0 ? max : 0, false);
     if (st < 0)
         return false;
@@ -404,10 +438,15 @@ static bool do_execute(pgw_conn *c, pgw_rd *r)
         pgw_end(c);
         return true;
     }
-    if (p->is_cursor)
-        pgw_send_rows_tag(c, p, "FETCH");
-    else
-        pgw_send_complete(c, fl_sql_result_tag(p->res));
+    const char *tag = fl_sql_result_tag(p->res);
+    if (p->is_cursor || !strncmp(tag, "SELECT", 6)) { /* rows of this Execute, as PostgreSQL */
+        char t[64];
+        snprintf(t, sizeof t, "%s %lld", p->is_cursor ? "FETCH" : "SELECT",
+                 (long long)(p->sent - before));
+        pgw_send_complete(c, t);
+    } else {
+        pgw_send_complete(c, tag);
+    }
     return true;
 }
 

@@ -62,6 +62,8 @@ typedef struct pgw_stmt { /* a prepared statement (Parse) */
     fl_sql_stmt *st;      /* NULL for statements the wire layer runs itself */
     uint32_t nparams;
     uint32_t *param_oids; /* nparams (client's or inferred) */
+    uint32_t refs;        /* portals bound to it: it outlives Close/replacement until they go */
+    bool detached;        /* no longer in the statement list (freed when refs drops to 0) */
     struct pgw_stmt *next;
 } pgw_stmt;
 
@@ -125,6 +127,7 @@ struct pgw_conn {
     void *fmt; /* fl_sql_formatter (src/sql/func.h), for fmt_tz */
     char fmt_tz[64];
     uint64_t bytes_in, bytes_out;
+    char show_buf[64];
 };
 
 /* ---- wire.c: transport, framing, output building ---- */
@@ -219,7 +222,10 @@ enum {
     PGW_K_CLOSE,
     PGW_K_COPY,
     PGW_K_SETTXN, /* SET TRANSACTION / SESSION CHARACTERISTICS */
+    PGW_K_PREPARE,
+    PGW_K_EXECUTE,
 };
+#define PGW_MAX_ARGS 64
 
 #define PGW_MAX_TARGETS 32
 typedef struct pgw_target {
@@ -245,6 +251,11 @@ struct pgw_class {
     pgw_target targets[PGW_MAX_TARGETS];
     uint32_t ntargets;
     bool too_many_targets;
+    uint32_t oids[PGW_MAX_ARGS]; /* PREPARE's declared types */
+    uint32_t nargs;              /* PREPARE types / EXECUTE arguments */
+    bool arg_null[PGW_MAX_ARGS], bad_arg;
+    uint16_t arg_off[PGW_MAX_ARGS]; /* EXECUTE argument texts in argbuf */
+    char argbuf[4096];
 };
 /* Classifies one statement. Parse errors: kind ENGINE (the engine reports them). */
 void pgw_classify(const char *sql, pgw_class *out);
@@ -319,6 +330,19 @@ void pgw_portal_free(pgw_conn *c, pgw_portal *p);
 bool pgw_run_declare(pgw_conn *c, const char *sql, const pgw_class *k);
 bool pgw_run_fetch(pgw_conn *c, const pgw_class *k, bool send_desc);
 bool pgw_run_close(pgw_conn *c, const pgw_class *k);
+
+/* ---- params.c ---- */
+/* sql with $n replaced by literals of params (malloc'd; NULL = out of memory). */
+char *pgw_inline_params(const char *sql, const fl_value *params, const uint32_t *oids, uint32_t n);
+fl_status pgw_stmt_run(pgw_conn *c, pgw_stmt *s, const fl_value *params, uint32_t n,
+                       fl_sql_result **out, fl_error *err);
+bool pgw_run_prepare(pgw_conn *c, const char *sql, const pgw_class *k);
+bool pgw_run_execute(pgw_conn *c, const pgw_class *k);
+
+/* ---- extended.c: statement creation shared with PREPARE ---- */
+/* Creates (and registers) a prepared statement; error sent on failure. */
+pgw_stmt *pgw_stmt_create(pgw_conn *c, const char *name, const char *sql, const uint32_t *oids,
+                          uint32_t n);
 
 /* ---- copy.c ---- */
 bool pgw_run_copy(pgw_conn *c, const char *sql, const pgw_class *k);

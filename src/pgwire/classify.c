@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <pg_query.h>
 
+#include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
 
 static const char *sv(json_t *o, const char *k)
@@ -296,6 +297,53 @@ static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *roo
         snprintf(k->name, sizeof k->name, "%s", sv(s, "portalname") ? sv(s, "portalname") : "");
         k->all = !k->name[0];
         snprintf(k->tag, sizeof k->tag, "CLOSE CURSOR");
+    } else if (!strcmp(type, "PrepareStmt")) {
+        k->kind = PGW_K_PREPARE;
+        snprintf(k->name, sizeof k->name, "%s", sv(s, "name") ? sv(s, "name") : "");
+        size_t i;
+        json_t *a;
+        json_array_foreach(json_object_get(s, "argtypes"), i, a)
+        {
+            if (k->nargs >= PGW_MAX_ARGS) {
+                k->bad_arg = true;
+                break;
+            }
+            json_t *names = json_object_get(json_object_get(a, "TypeName"), "names");
+            size_t nn = json_array_size(names);
+            const char *tn = nn ? sv(json_object_get(json_array_get(names, nn - 1), "String"),
+                                     "sval")
+                                : NULL;
+            const fl_pg_type_info *ti = tn ? fl_pg_type_by_name(tn) : NULL;
+            k->oids[k->nargs++] = ti ? ti->oid : 0;
+        }
+        snprintf(k->tag, sizeof k->tag, "PREPARE");
+    } else if (!strcmp(type, "ExecuteStmt")) {
+        k->kind = PGW_K_EXECUTE;
+        snprintf(k->name, sizeof k->name, "%s", sv(s, "name") ? sv(s, "name") : "");
+        size_t i, used = 0;
+        json_t *a;
+        json_array_foreach(json_object_get(s, "params"), i, a)
+        {
+            json_t *cst = json_object_get(a, "A_Const");
+            if (!cst && json_object_get(a, "TypeCast"))
+                cst = json_object_get(json_object_get(json_object_get(a, "TypeCast"), "arg"),
+                                      "A_Const");
+            if (k->nargs >= PGW_MAX_ARGS || !cst) {
+                k->bad_arg = true;
+                break;
+            }
+            char one[1024];
+            const_text(a, one, sizeof one);
+            size_t l = strlen(one);
+            if (used + l + 1 > sizeof k->argbuf) {
+                k->bad_arg = true;
+                break;
+            }
+            k->arg_null[k->nargs] = json_is_true(json_object_get(cst, "isnull"));
+            k->arg_off[k->nargs++] = (uint16_t)used;
+            memcpy(k->argbuf + used, one, l + 1);
+            used += l + 1;
+        }
     } else if (!strcmp(type, "CopyStmt")) {
         copy_stmt(k, s);
     } else {

@@ -84,6 +84,10 @@ bool pgw_run_classified(pgw_conn *c, const char *sql, const pgw_class *k)
         return false;
     case PGW_K_DEALLOCATE:
         return pgw_run_deallocate(c, k);
+    case PGW_K_PREPARE:
+        return pgw_run_prepare(c, sql, k);
+    case PGW_K_EXECUTE:
+        return pgw_run_execute(c, k);
     case PGW_K_DECLARE:
         return pgw_check_privileges(c, k) && pgw_run_declare(c, sql, k);
     case PGW_K_FETCH:

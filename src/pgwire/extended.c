@@ -110,35 +110,35 @@ static bool fail(pgw_conn *c, const char *state, const char *msg, const char *ar
     return false;
 }
 
-static bool do_parse(pgw_conn *c, pgw_rd *r)
+pgw_stmt *pgw_stmt_create(pgw_conn *c, const char *name, const char *q, const uint32_t *oids,
+                          uint32_t n)
 {
-    const char *name = pgw_get_str(r), *q = pgw_get_str(r);
-    int16_t n = pgw_get_i16(r);
-    if (r->bad || n < 0)
-        return fail(c, "08P01", "malformed Parse message%s", "");
-    if (name[0] && stmt_find(c, name))
-        return fail(c, "42P05", "prepared statement \"%s\" already exists", name);
-    if (c->nstmts >= MAX_STMTS)
-        return fail(c, "54000", "too many prepared statements (limit %s)", "10000");
+    if (name[0] && stmt_find(c, name)) {
+        fail(c, "42P05", "prepared statement \"%s\" already exists", name);
+        return NULL;
+    }
+    if (c->nstmts >= MAX_STMTS) {
+        fail(c, "54000", "too many prepared statements (limit %s)", "10000");
+        return NULL;
+    }
     pgw_stmt *s = calloc(1, sizeof *s);
-    if (!s)
-        return fail(c, "53200", "out of memory%s", "");
+    if (!s) {
+        fail(c, "53200", "out of memory%s", "");
+        return NULL;
+    }
     c->nstmts++;
     s->name = strdup(name);
     s->sql = strdup(q);
     s->cls = malloc(sizeof *s->cls);
-    s->nparams = (uint32_t)n;
+    s->nparams = n;
     s->param_oids = calloc((size_t)n + 1, sizeof(uint32_t));
     if (!s->name || !s->sql || !s->cls || !s->param_oids) {
         stmt_free(c, s);
-        return fail(c, "53200", "out of memory%s", "");
+        fail(c, "53200", "out of memory%s", "");
+        return NULL;
     }
-    for (int i = 0; i < n; i++)
-        s->param_oids[i] = (uint32_t)pgw_get_i32(r);
-    if (r->bad) {
-        stmt_free(c, s);
-        return fail(c, "08P01", "malformed Parse message%s", "");
-    }
+    if (n)
+        memcpy(s->param_oids, oids, n * sizeof *oids);
     pgw_classify(q, s->cls);
     if (s->cls->kind == PGW_K_ENGINE) {
         fl_error err = {0};
@@ -146,27 +146,50 @@ static bool do_parse(pgw_conn *c, pgw_rd *r)
         if (rc != FL_OK) {
             pgw_send_sql_error(c, rc, &err);
             stmt_free(c, s);
-            return false;
+            return NULL;
         }
         uint32_t np = fl_sql_stmt_nparams(s->st);
         if (np > s->nparams) {
             uint32_t *o = realloc(s->param_oids, (np + 1) * sizeof *o);
             if (!o) {
                 stmt_free(c, s);
-                return fail(c, "53200", "out of memory%s", "");
+                fail(c, "53200", "out of memory%s", "");
+                return NULL;
             }
             memset(o + s->nparams, 0, (np - s->nparams) * sizeof *o);
             s->param_oids = o;
             s->nparams = np;
         }
         for (uint32_t i = 0; i < s->nparams; i++)
-            if (s->param_oids[i] == 0 && i < np)
+            if (s->param_oids[i] == 0 && i < np && s->cls->select)
                 s->param_oids[i] = fl_pg_type_oid(fl_sql_stmt_param_type(s->st, i));
     }
     if (!name[0])
         pgw_stmt_drop(c, "");
     s->next = c->stmts;
     c->stmts = s;
+    return s;
+}
+
+static bool do_parse(pgw_conn *c, pgw_rd *r)
+{
+    const char *name = pgw_get_str(r), *q = pgw_get_str(r);
+    int16_t n = pgw_get_i16(r);
+    if (r->bad || n < 0)
+        return fail(c, "08P01", "malformed Parse message%s", "");
+    uint32_t *oids = calloc((size_t)n + 1, sizeof *oids);
+    if (!oids)
+        return fail(c, "53200", "out of memory%s", "");
+    for (int i = 0; i < n; i++)
+        oids[i] = (uint32_t)pgw_get_i32(r);
+    if (r->bad) {
+        free(oids);
+        return fail(c, "08P01", "malformed Parse message%s", "");
+    }
+    pgw_stmt *s = pgw_stmt_create(c, name, q, oids, (uint32_t)n);
+    free(oids);
+    if (!s)
+        return false;
     pgw_begin(c, '1');
     pgw_end(c);
     return true;
@@ -291,7 +314,7 @@ static bool portal_open(pgw_conn *c, pgw_portal *p)
     if (!pgw_check_privileges(c, p->stmt->cls))
         return false;
     fl_error err = {0};
-    fl_status rc = fl_sql_stmt_execute(p->stmt->st, p->params, p->nparams, &p->res, &err);
+    fl_status rc = pgw_stmt_run(c, p->stmt, p->params, p->nparams, &p->res, &err);
     if (rc != FL_OK) {
         pgw_send_sql_error(c, rc, &err);
         return false;

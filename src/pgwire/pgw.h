@@ -219,7 +219,10 @@ enum {
     PGW_K_CLOSE,
     PGW_K_COPY,
     PGW_K_SETTXN, /* SET TRANSACTION / SESSION CHARACTERISTICS */
+    PGW_K_PREPARE,
+    PGW_K_EXECUTE,
 };
+#define PGW_MAX_ARGS 64
 
 #define PGW_MAX_TARGETS 32
 typedef struct pgw_target {
@@ -245,6 +248,11 @@ struct pgw_class {
     pgw_target targets[PGW_MAX_TARGETS];
     uint32_t ntargets;
     bool too_many_targets;
+    uint32_t oids[PGW_MAX_ARGS]; /* PREPARE's declared types */
+    uint32_t nargs;              /* PREPARE types / EXECUTE arguments */
+    bool arg_null[PGW_MAX_ARGS], bad_arg;
+    uint16_t arg_off[PGW_MAX_ARGS]; /* EXECUTE argument texts in argbuf */
+    char argbuf[4096];
 };
 /* Classifies one statement. Parse errors: kind ENGINE (the engine reports them). */
 void pgw_classify(const char *sql, pgw_class *out);
@@ -319,6 +327,19 @@ void pgw_portal_free(pgw_conn *c, pgw_portal *p);
 bool pgw_run_declare(pgw_conn *c, const char *sql, const pgw_class *k);
 bool pgw_run_fetch(pgw_conn *c, const pgw_class *k, bool send_desc);
 bool pgw_run_close(pgw_conn *c, const pgw_class *k);
+
+/* ---- params.c ---- */
+/* sql with $n replaced by literals of params (malloc'd; NULL = out of memory). */
+char *pgw_inline_params(const char *sql, const fl_value *params, const uint32_t *oids, uint32_t n);
+fl_status pgw_stmt_run(pgw_conn *c, pgw_stmt *s, const fl_value *params, uint32_t n,
+                       fl_sql_result **out, fl_error *err);
+bool pgw_run_prepare(pgw_conn *c, const char *sql, const pgw_class *k);
+bool pgw_run_execute(pgw_conn *c, const pgw_class *k);
+
+/* ---- extended.c: statement creation shared with PREPARE ---- */
+/* Creates (and registers) a prepared statement; error sent on failure. */
+pgw_stmt *pgw_stmt_create(pgw_conn *c, const char *name, const char *sql, const uint32_t *oids,
+                          uint32_t n);
 
 /* ---- copy.c ---- */
 bool pgw_run_copy(pgw_conn *c, const char *sql, const pgw_class *k);

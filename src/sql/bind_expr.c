@@ -935,8 +935,14 @@ fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
         return bind_case(b, n->case_expr, out, err);
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
         return bind_svf(b, n->sqlvalue_function, out, err);
-    case PG_QUERY__NODE__NODE_SUB_LINK:
-        return fl_bind_sublink(b, n->sub_link, false, false, out, err);
+    case PG_QUERY__NODE__NODE_SUB_LINK: {
+        fl_status rc; /* ARRAY(...) and the empty-catalog fallback: src/sql/pgcat */
+        if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK)
+            rc = fl_pgcat_bind_array_sublink(b, n->sub_link, out, err);
+        else
+            rc = fl_bind_sublink(b, n->sub_link, false, false, out, err);
+        return fl_pgcat_sublink_fallback(b, n->sub_link, rc, out, err);
+    }
     case PG_QUERY__NODE__NODE_NULL_TEST: {
         const PgQuery__NullTest *t = n->null_test;
         fl_expr *arg;

@@ -53,6 +53,9 @@ check "copy from stdin text" "" "$(q -c '\copy s.t from in.txt')"
 printf 'id,name\n5,"q,""x"""\n6,\n' > in.csv
 check "copy from stdin csv" "" "$(q -c "\\copy s.t (id, name) from in.csv with (format csv, header)")"
 check "copied rows" $'3|c\td|2.25\n4||\n5|q,"x"|\n6||' "$(q -c 'select id, name, amt from s.t where id > 2 order by id')"
+check "prepare/execute" $'PREPARE\na\nPREPARE\nUPDATE 1\nax\'y|2.50\nDEALLOCATE' "$(psql -X -A -t -c 'prepare byid(bigint) as select name from s.t where id = $1' -c 'execute byid(1)' \
+  -c 'prepare up(int, text, bigint) as update s.t set amt = amt + $1, name = name || $2 where id = $3' -c "execute up(1, 'x''y', 1)" \
+  -c 'select name, amt from s.t where id = 1' -c 'deallocate byid' 2>&1)"
 check "tls" "yes" "$(PGSSLMODE=require q -c 'select 1' >/dev/null && PGSSLMODE=require psql -X -c '\conninfo' | grep -q 'SSL connection' && echo yes)"
 # connection limit 3: hold three sessions open, the fourth is refused
 for i in 1 2 3; do (echo 'select 1;'; sleep 3) | psql -X -q >/dev/null 2>&1 & done

@@ -417,6 +417,131 @@ static fl_status k_array(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+static bool r_text1(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || fl_type_is_nested(&a[0]))
+        return false;
+    at[0] = fl_mk(FL_TYPE_STRING);
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+/* One element as PostgreSQL's array output writes it. */
+static fl_status k_array_elem(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        if (!uvalid(&u, i)) {
+            FL_TRY(strout_put(&so, i, "NULL", 4, err));
+            continue;
+        }
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        if (!elem_needs_quotes(p, l)) {
+            FL_TRY(strout_put(&so, i, p, l, err));
+            continue;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, 2 * l + 2, &dst, err));
+        size_t o = 0;
+        dst[o++] = '"';
+        for (size_t j = 0; j < l; j++) {
+            if (p[j] == '"' || p[j] == '\\')
+                dst[o++] = '\\';
+            dst[o++] = p[j];
+        }
+        dst[o++] = '"';
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+/* '{' || coalesce(s, '') || '}' */
+static fl_status k_braces(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l = 0;
+        const uint8_t *p = uvalid(&u, i) ? ubytes(&u, i, &l) : NULL;
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, l + 2, &dst, err));
+        dst[0] = '{';
+        if (l)
+            memcpy(dst + 1, p, l);
+        dst[l + 1] = '}';
+        strout_commit(&so, i, l + 2);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+/* Set-returning functions in a select list (unnest, generate_subscripts,
+ * information_schema._pg_expandarray): floe has no multi-row expansion
+ * there, so they are scalar over one-element arrays and an error otherwise
+ * (an empty array would have to remove the row). */
+static fl_status srf_one(fl_fn_call *c, const char *fn, int mode, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    bool str = fl_type_is_varlen(c->out->type);
+    if (str)
+        strout_init(&so, c->out);
+    char elem[MAX_ELEM];
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        int32_t n = count_elems(p, l);
+        if (n != 1)
+            return fl_fn_error(c, err, FL_EUNSUPPORTED,
+                               "set-returning function %s in a select list is supported only "
+                               "over one-element arrays (this one has %d)",
+                               fn, n);
+        bool vec = l && p[0] != '{' && p[0] != '[';
+        int32_t lower = vec ? 0 : 1;
+        arr_it it;
+        it_init(&it, p, l);
+        size_t el;
+        bool isnull;
+        it_next(&it, elem, sizeof elem, &el, &isnull);
+        if (mode == 1) {
+            OUTV(c->out, int32_t)[i] = lower;
+        } else if (mode == 0) {
+            if (isnull)
+                FL_TRY(fl_out_null(c->out, i, err));
+            else
+                FL_TRY(strout_put(&so, i, elem, el, err));
+        } else { /* _pg_expandarray: the record (x, n) as "{x,n}" */
+            char rec[MAX_ELEM + 32];
+            int rl = snprintf(rec, sizeof rec, "{%.*s,%d}", isnull ? 4 : (int)el,
+                              isnull ? "NULL" : elem, 1);
+            FL_TRY(strout_put(&so, i, rec, (size_t)rl, err));
+        }
+    });
+    if (str)
+        strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+static fl_status k_unnest(fl_fn_call *c, fl_error *err)
+{
+    return srf_one(c, "unnest", 0, err);
+}
+static fl_status k_gen_subscripts(fl_fn_call *c, fl_error *err)
+{
+    return srf_one(c, "generate_subscripts", 1, err);
+}
+static fl_status k_expandarray(fl_fn_call *c, fl_error *err)
+{
+    return srf_one(c, "_pg_expandarray", 2, err);
+}
+
 #define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 static const fl_func funcs[] = {
     PA("array_upper", r_arr_dim, k_upper),
@@ -425,8 +550,15 @@ static const fl_func funcs[] = {
     PA("cardinality", r_cardinality, k_cardinality),
     PA("array_to_string", r_to_string, k_to_string),
     PA("__pg_subscript", r_subscript, k_subscript),
+    PA("unnest", r_text1, k_unnest),
+    PA("_pg_expandarray", r_text1, k_expandarray),
+    PA("generate_subscripts", r_arr_dim, k_gen_subscripts),
     PA("__pg_any", r_any, k_any),
     PA("__pg_all", r_any, k_all),
+    {.name = "__pg_array_elem", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_text1,
+     .kernel = k_array_elem, .handles_nulls = true},
+    {.name = "__pg_array_braces", .kind = FL_FUNC_SCALAR, .deterministic = true,
+     .resolve = r_text1, .kernel = k_braces, .handles_nulls = true},
     {.name = "__pg_array", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_array,
      .kernel = k_array, .handles_nulls = true},
 };

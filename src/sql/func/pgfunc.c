@@ -369,6 +369,25 @@ static fl_status k_empty(fl_fn_call *c, fl_error *err)
     return put_const_str(c, "", err);
 }
 
+/* pg_partition_ancestors(regclass): floe has no partition inheritance, so a
+ * relation's only "ancestor" is itself (one row, as PostgreSQL returns for
+ * a non-partition). */
+static bool r_oid_oid(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || !to_int64(&a[0], &at[0]))
+        return false;
+    *r = fl_mk(FL_TYPE_INT64);
+    return true;
+}
+static fl_status k_identity_oid(fl_fn_call *c, fl_error *err)
+{
+    (void)err;
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    FOR_ROWS(c->sel, c->nrows, i, { OUTV(c->out, int64_t)[i] = UV(u, int64_t, i); });
+    return FL_OK;
+}
+
 #define PG(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 #define PG_N(nm, r, k)                                                                             \
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k,         \
@@ -384,6 +403,7 @@ static const fl_func funcs[] = {
     PG("pg_function_is_visible", r_oid_bool, k_true),
     PG("pg_collation_is_visible", r_oid_bool, k_true),
     PG("pg_is_other_temp_schema", r_oid_bool, k_false),
+    PG("pg_relation_is_publishable", r_oid_bool, k_false), /* floe has no logical replication */
     PG("has_table_privilege", r_privilege, k_true),
     PG("has_schema_privilege", r_privilege, k_true),
     PG("has_database_privilege", r_privilege, k_true),
@@ -412,5 +432,7 @@ static const fl_func funcs[] = {
     PG_V("txid_current", r_none_int64, k_txid),
     PG("quote_ident", r_text_text, k_quote_ident),
     PG("version", r_none_text, k_version),
+    PG("pg_partition_ancestors", r_oid_oid, k_identity_oid),
+    PG("pg_partition_root", r_oid_oid, k_identity_oid),
 };
 const fl_func_table fl_funcs_pg = {funcs, sizeof funcs / sizeof funcs[0]};

@@ -41,6 +41,8 @@
 
 #define FL_PG_ARRAY_MARK 0x41525259 /* 'ARRY' */
 
+#define FL_PG_RECORD_MARK 0x52454344 /* 'RECD': _pg_expandarray's (x, n) as "{x,n}" */
+
 static inline bool fl_pg_is_array_text(const fl_type *t)
 {
     return t->id == FL_TYPE_STRING && t->precision == FL_PG_ARRAY_MARK;
@@ -75,6 +77,17 @@ fl_status fl_pgcat_bind_svf(fl_bctx *b, const PgQuery__SQLValueFunction *v, fl_e
 /* generate_series(...) in FROM (pgcat_srf.c); *handled false for other functions. */
 fl_status fl_pgcat_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *ri,
                                        bool *handled, fl_error *err);
+
+/* ARRAY(SELECT ...) (pgcat_sublink.c). */
+fl_status fl_pgcat_bind_array_sublink(fl_bctx *b, const PgQuery__SubLink *sl, fl_expr **out,
+                                      fl_error *err);
+
+/* After a sublink failed with FL_EUNSUPPORTED (rc): when every relation of
+ * the enclosing block is an empty catalog relation (psql's policies and
+ * triggers queries over pg_policy / pg_trigger), the sublink is never
+ * evaluated and binds to a NULL of its kind; otherwise returns rc. */
+fl_status fl_pgcat_sublink_fallback(fl_bctx *b, const PgQuery__SubLink *sl, fl_status rc,
+                                    fl_expr **out, fl_error *err);
 
 /* The floe type for a PostgreSQL type OID (catalog column types). */
 fl_type fl_pgcat_type_for_oid(uint32_t oid);

@@ -12,6 +12,8 @@
 #include "sql/pgcat/pgcat.h"
 
 static const fl_pgcat_def defs[] = {
+    {"information_schema", "administrable_role_authorizations", 0, 'v',
+     "grantee:name role_name:name is_grantable:varchar"},
     {"information_schema", "applicable_roles", 0, 'v',
      "grantee:name role_name:name is_grantable:varchar"},
     {"information_schema", "attributes", 0, 'v',
@@ -29,13 +31,31 @@ static const fl_pgcat_def defs[] = {
      "character_set_catalog:name character_set_schema:name character_set_name:name "
      "character_repertoire:name form_of_use:name default_collate_catalog:name "
      "default_collate_schema:name default_collate_name:name"},
+    {"information_schema", "check_constraint_routine_usage", 0, 'v',
+     "constraint_catalog:name constraint_schema:name constraint_name:name "
+     "specific_catalog:name specific_schema:name specific_name:name"},
     {"information_schema", "check_constraints", 0, 'v',
      "constraint_catalog:name constraint_schema:name constraint_name:name check_clause:varchar"},
+    {"information_schema", "collation_character_set_applicability", 0, 'v',
+     "collation_catalog:name collation_schema:name collation_name:name "
+     "character_set_catalog:name character_set_schema:name character_set_name:name"},
     {"information_schema", "collations", 0, 'v',
      "collation_catalog:name collation_schema:name collation_name:name pad_attribute:varchar"},
+    {"information_schema", "column_column_usage", 0, 'v',
+     "table_catalog:name table_schema:name table_name:name column_name:name "
+     "dependent_column:name"},
+    {"information_schema", "column_domain_usage", 0, 'v',
+     "domain_catalog:name domain_schema:name domain_name:name table_catalog:name "
+     "table_schema:name table_name:name column_name:name"},
+    {"information_schema", "column_options", 0, 'v',
+     "table_catalog:name table_schema:name table_name:name column_name:name option_name:name "
+     "option_value:varchar"},
     {"information_schema", "column_privileges", 0, 'v',
      "grantor:name grantee:name table_catalog:name table_schema:name table_name:name "
      "column_name:name privilege_type:varchar is_grantable:varchar"},
+    {"information_schema", "column_udt_usage", 0, 'v',
+     "udt_catalog:name udt_schema:name udt_name:name table_catalog:name table_schema:name "
+     "table_name:name column_name:name"},
     {"information_schema", "columns", 0, 'v',
      "table_catalog:name table_schema:name table_name:name column_name:name "
      "ordinal_position:int4 column_default:varchar is_nullable:varchar data_type:varchar "
@@ -53,6 +73,18 @@ static const fl_pgcat_def defs[] = {
     {"information_schema", "constraint_column_usage", 0, 'v',
      "table_catalog:name table_schema:name table_name:name column_name:name "
      "constraint_catalog:name constraint_schema:name constraint_name:name"},
+    {"information_schema", "constraint_table_usage", 0, 'v',
+     "table_catalog:name table_schema:name table_name:name constraint_catalog:name "
+     "constraint_schema:name constraint_name:name"},
+    {"information_schema", "data_type_privileges", 0, 'v',
+     "object_catalog:name object_schema:name object_name:name object_type:varchar "
+     "dtd_identifier:name"},
+    {"information_schema", "domain_constraints", 0, 'v',
+     "constraint_catalog:name constraint_schema:name constraint_name:name domain_catalog:name "
+     "domain_schema:name domain_name:name is_deferrable:varchar initially_deferred:varchar"},
+    {"information_schema", "domain_udt_usage", 0, 'v',
+     "udt_catalog:name udt_schema:name udt_name:name domain_catalog:name domain_schema:name "
+     "domain_name:name"},
     {"information_schema", "domains", 0, 'v',
      "domain_catalog:name domain_schema:name domain_name:name data_type:varchar "
      "character_maximum_length:int4 character_octet_length:int4 character_set_catalog:name "
@@ -73,6 +105,25 @@ static const fl_pgcat_def defs[] = {
      "scope_schema:name scope_name:name maximum_cardinality:int4 dtd_identifier:name"},
     {"information_schema", "enabled_roles", 0, 'v',
      "role_name:name"},
+    {"information_schema", "foreign_data_wrapper_options", 0, 'v',
+     "foreign_data_wrapper_catalog:name foreign_data_wrapper_name:name option_name:name "
+     "option_value:varchar"},
+    {"information_schema", "foreign_data_wrappers", 0, 'v',
+     "foreign_data_wrapper_catalog:name foreign_data_wrapper_name:name "
+     "authorization_identifier:name library_name:varchar foreign_data_wrapper_language:varchar"},
+    {"information_schema", "foreign_server_options", 0, 'v',
+     "foreign_server_catalog:name foreign_server_name:name option_name:name "
+     "option_value:varchar"},
+    {"information_schema", "foreign_servers", 0, 'v',
+     "foreign_server_catalog:name foreign_server_name:name foreign_data_wrapper_catalog:name "
+     "foreign_data_wrapper_name:name foreign_server_type:varchar "
+     "foreign_server_version:varchar authorization_identifier:name"},
+    {"information_schema", "foreign_table_options", 0, 'v',
+     "foreign_table_catalog:name foreign_table_schema:name foreign_table_name:name "
+     "option_name:name option_value:varchar"},
+    {"information_schema", "foreign_tables", 0, 'v',
+     "foreign_table_catalog:name foreign_table_schema:name foreign_table_name:name "
+     "foreign_server_catalog:name foreign_server_name:name"},
     {"information_schema", "information_schema_catalog_name", 0, 'v',
      "catalog_name:name"},
     {"information_schema", "key_column_usage", 0, 'v',
@@ -93,9 +144,41 @@ static const fl_pgcat_def defs[] = {
      "constraint_catalog:name constraint_schema:name constraint_name:name "
      "unique_constraint_catalog:name unique_constraint_schema:name unique_constraint_name:name "
      "match_option:varchar update_rule:varchar delete_rule:varchar"},
+    {"information_schema", "role_column_grants", 0, 'v',
+     "grantor:name grantee:name table_catalog:name table_schema:name table_name:name "
+     "column_name:name privilege_type:varchar is_grantable:varchar"},
+    {"information_schema", "role_routine_grants", 0, 'v',
+     "grantor:name grantee:name specific_catalog:name specific_schema:name specific_name:name "
+     "routine_catalog:name routine_schema:name routine_name:name privilege_type:varchar "
+     "is_grantable:varchar"},
     {"information_schema", "role_table_grants", 0, 'v',
      "grantor:name grantee:name table_catalog:name table_schema:name table_name:name "
      "privilege_type:varchar is_grantable:varchar with_hierarchy:varchar"},
+    {"information_schema", "role_udt_grants", 0, 'v',
+     "grantor:name grantee:name udt_catalog:name udt_schema:name udt_name:name "
+     "privilege_type:varchar is_grantable:varchar"},
+    {"information_schema", "role_usage_grants", 0, 'v',
+     "grantor:name grantee:name object_catalog:name object_schema:name object_name:name "
+     "object_type:varchar privilege_type:varchar is_grantable:varchar"},
+    {"information_schema", "routine_column_usage", 0, 'v',
+     "specific_catalog:name specific_schema:name specific_name:name routine_catalog:name "
+     "routine_schema:name routine_name:name table_catalog:name table_schema:name "
+     "table_name:name column_name:name"},
+    {"information_schema", "routine_privileges", 0, 'v',
+     "grantor:name grantee:name specific_catalog:name specific_schema:name specific_name:name "
+     "routine_catalog:name routine_schema:name routine_name:name privilege_type:varchar "
+     "is_grantable:varchar"},
+    {"information_schema", "routine_routine_usage", 0, 'v',
+     "specific_catalog:name specific_schema:name specific_name:name routine_catalog:name "
+     "routine_schema:name routine_name:name"},
+    {"information_schema", "routine_sequence_usage", 0, 'v',
+     "specific_catalog:name specific_schema:name specific_name:name routine_catalog:name "
+     "routine_schema:name routine_name:name sequence_catalog:name sequence_schema:name "
+     "sequence_name:name"},
+    {"information_schema", "routine_table_usage", 0, 'v',
+     "specific_catalog:name specific_schema:name specific_name:name routine_catalog:name "
+     "routine_schema:name routine_name:name table_catalog:name table_schema:name "
+     "table_name:name"},
     {"information_schema", "routines", 0, 'v',
      "specific_catalog:name specific_schema:name specific_name:name routine_catalog:name "
      "routine_schema:name routine_name:name routine_type:varchar module_catalog:name "
@@ -134,6 +217,17 @@ static const fl_pgcat_def defs[] = {
      "numeric_precision:int4 numeric_precision_radix:int4 numeric_scale:int4 "
      "start_value:varchar minimum_value:varchar maximum_value:varchar increment:varchar "
      "cycle_option:varchar"},
+    {"information_schema", "sql_features", 0, 'r',
+     "feature_id:varchar feature_name:varchar sub_feature_id:varchar sub_feature_name:varchar "
+     "is_supported:varchar is_verified_by:varchar comments:varchar"},
+    {"information_schema", "sql_implementation_info", 0, 'r',
+     "implementation_info_id:varchar implementation_info_name:varchar integer_value:int4 "
+     "character_value:varchar comments:varchar"},
+    {"information_schema", "sql_parts", 0, 'r',
+     "feature_id:varchar feature_name:varchar is_supported:varchar is_verified_by:varchar "
+     "comments:varchar"},
+    {"information_schema", "sql_sizing", 0, 'r',
+     "sizing_id:int4 sizing_name:varchar supported_value:int4 comments:varchar"},
     {"information_schema", "table_constraints", 0, 'v',
      "constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name "
      "table_schema:name table_name:name constraint_type:varchar is_deferrable:varchar "
@@ -146,6 +240,12 @@ static const fl_pgcat_def defs[] = {
      "self_referencing_column_name:name reference_generation:varchar "
      "user_defined_type_catalog:name user_defined_type_schema:name user_defined_type_name:name "
      "is_insertable_into:varchar is_typed:varchar commit_action:varchar"},
+    {"information_schema", "transforms", 0, 'v',
+     "udt_catalog:name udt_schema:name udt_name:name specific_catalog:name "
+     "specific_schema:name specific_name:name group_name:name transform_type:varchar"},
+    {"information_schema", "triggered_update_columns", 0, 'v',
+     "trigger_catalog:name trigger_schema:name trigger_name:name event_object_catalog:name "
+     "event_object_schema:name event_object_table:name event_object_column:name"},
     {"information_schema", "triggers", 0, 'v',
      "trigger_catalog:name trigger_schema:name trigger_name:name event_manipulation:varchar "
      "event_object_catalog:name event_object_schema:name event_object_table:name "
@@ -153,6 +253,9 @@ static const fl_pgcat_def defs[] = {
      "action_orientation:varchar action_timing:varchar action_reference_old_table:name "
      "action_reference_new_table:name action_reference_old_row:name "
      "action_reference_new_row:name created:timestamptz"},
+    {"information_schema", "udt_privileges", 0, 'v',
+     "grantor:name grantee:name udt_catalog:name udt_schema:name udt_name:name "
+     "privilege_type:varchar is_grantable:varchar"},
     {"information_schema", "usage_privileges", 0, 'v',
      "grantor:name grantee:name object_catalog:name object_schema:name object_name:name "
      "object_type:varchar privilege_type:varchar is_grantable:varchar"},
@@ -167,6 +270,20 @@ static const fl_pgcat_def defs[] = {
      "numeric_precision_radix:int4 numeric_scale:int4 datetime_precision:int4 "
      "interval_type:varchar interval_precision:int4 source_dtd_identifier:name "
      "ref_dtd_identifier:name"},
+    {"information_schema", "user_mapping_options", 0, 'v',
+     "authorization_identifier:name foreign_server_catalog:name foreign_server_name:name "
+     "option_name:name option_value:varchar"},
+    {"information_schema", "user_mappings", 0, 'v',
+     "authorization_identifier:name foreign_server_catalog:name foreign_server_name:name"},
+    {"information_schema", "view_column_usage", 0, 'v',
+     "view_catalog:name view_schema:name view_name:name table_catalog:name table_schema:name "
+     "table_name:name column_name:name"},
+    {"information_schema", "view_routine_usage", 0, 'v',
+     "table_catalog:name table_schema:name table_name:name specific_catalog:name "
+     "specific_schema:name specific_name:name"},
+    {"information_schema", "view_table_usage", 0, 'v',
+     "view_catalog:name view_schema:name view_name:name table_catalog:name table_schema:name "
+     "table_name:name"},
     {"information_schema", "views", 0, 'v',
      "table_catalog:name table_schema:name table_name:name view_definition:varchar "
      "check_option:varchar is_updatable:varchar is_insertable_into:varchar "
@@ -181,6 +298,12 @@ static const fl_pgcat_def defs[] = {
      "agginitval:text aggminitval:text"},
     {"pg_catalog", "pg_am", 2601, 'r',
      "oid:oid amname:name amhandler:regproc amtype:char"},
+    {"pg_catalog", "pg_amop", 2602, 'r',
+     "oid:oid amopfamily:oid amoplefttype:oid amoprighttype:oid amopstrategy:int2 "
+     "amoppurpose:char amopopr:oid amopmethod:oid amopsortfamily:oid"},
+    {"pg_catalog", "pg_amproc", 2603, 'r',
+     "oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:int2 "
+     "amproc:regproc"},
     {"pg_catalog", "pg_attrdef", 2604, 'r',
      "oid:oid adrelid:oid adnum:int2 adbin:pg_node_tree"},
     {"pg_catalog", "pg_attribute", 1249, 'r',
@@ -195,6 +318,14 @@ static const fl_pgcat_def defs[] = {
      "oid:oid rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool rolcreatedb:bool "
      "rolcanlogin:bool rolreplication:bool rolbypassrls:bool rolconnlimit:int4 "
      "rolpassword:text rolvaliduntil:timestamptz"},
+    {"pg_catalog", "pg_available_extension_versions", 12085, 'v',
+     "name:name version:text installed:bool superuser:bool trusted:bool relocatable:bool "
+     "schema:name requires:_name comment:text"},
+    {"pg_catalog", "pg_available_extensions", 12081, 'v',
+     "name:name default_version:text installed_version:text comment:text"},
+    {"pg_catalog", "pg_backend_memory_contexts", 12138, 'v',
+     "name:text ident:text parent:text level:int4 total_bytes:int8 total_nblocks:int8 "
+     "free_bytes:int8 free_chunks:int8 used_bytes:int8"},
     {"pg_catalog", "pg_cast", 2605, 'r',
      "oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:char castmethod:char"},
     {"pg_catalog", "pg_class", 1259, 'r',
@@ -209,6 +340,8 @@ static const fl_pgcat_def defs[] = {
      "oid:oid collname:name collnamespace:oid collowner:oid collprovider:char "
      "collisdeterministic:bool collencoding:int4 collcollate:text collctype:text "
      "colliculocale:text collversion:text"},
+    {"pg_catalog", "pg_config", 12130, 'v',
+     "name:text setting:text"},
     {"pg_catalog", "pg_constraint", 2606, 'r',
      "oid:oid conname:name connamespace:oid contype:char condeferrable:bool condeferred:bool "
      "convalidated:bool conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid "
@@ -218,10 +351,15 @@ static const fl_pgcat_def defs[] = {
     {"pg_catalog", "pg_conversion", 2607, 'r',
      "oid:oid conname:name connamespace:oid conowner:oid conforencoding:int4 "
      "contoencoding:int4 conproc:regproc condefault:bool"},
+    {"pg_catalog", "pg_cursors", 12077, 'v',
+     "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool "
+     "creation_time:timestamptz"},
     {"pg_catalog", "pg_database", 1262, 'r',
      "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool "
      "datallowconn:bool datconnlimit:int4 datfrozenxid:xid datminmxid:xid dattablespace:oid "
      "datcollate:text datctype:text daticulocale:text datcollversion:text datacl:_aclitem"},
+    {"pg_catalog", "pg_db_role_setting", 2964, 'r',
+     "setdatabase:oid setrole:oid setconfig:_text"},
     {"pg_catalog", "pg_default_acl", 826, 'r',
      "oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:char defaclacl:_aclitem"},
     {"pg_catalog", "pg_depend", 2608, 'r',
@@ -237,6 +375,9 @@ static const fl_pgcat_def defs[] = {
     {"pg_catalog", "pg_extension", 3079, 'r',
      "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text "
      "extconfig:_oid extcondition:_text"},
+    {"pg_catalog", "pg_file_settings", 12110, 'v',
+     "sourcefile:text sourceline:int4 seqno:int4 name:text setting:text applied:bool "
+     "error:text"},
     {"pg_catalog", "pg_foreign_data_wrapper", 2328, 'r',
      "oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:_aclitem "
      "fdwoptions:_text"},
@@ -247,6 +388,11 @@ static const fl_pgcat_def defs[] = {
      "ftrelid:oid ftserver:oid ftoptions:_text"},
     {"pg_catalog", "pg_group", 12010, 'v',
      "groname:name grosysid:oid grolist:_oid"},
+    {"pg_catalog", "pg_hba_file_rules", 12114, 'v',
+     "line_number:int4 type:text database:_text user_name:_text address:text netmask:text "
+     "auth_method:text options:_text error:text"},
+    {"pg_catalog", "pg_ident_file_mappings", 12118, 'v',
+     "line_number:int4 map_name:text sys_name:text pg_username:text error:text"},
     {"pg_catalog", "pg_index", 2610, 'r',
      "indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool "
      "indnullsnotdistinct:bool indisprimary:bool indisexclusion:bool indimmediate:bool "
@@ -280,12 +426,22 @@ static const fl_pgcat_def defs[] = {
      "oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:char oprcanmerge:bool "
      "oprcanhash:bool oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid "
      "oprcode:regproc oprrest:regproc oprjoin:regproc"},
+    {"pg_catalog", "pg_opfamily", 2753, 'r',
+     "oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid"},
+    {"pg_catalog", "pg_parameter_acl", 6243, 'r',
+     "oid:oid parname:text paracl:_aclitem"},
     {"pg_catalog", "pg_partitioned_table", 3350, 'r',
      "partrelid:oid partstrat:char partnatts:int2 partdefid:oid partattrs:int2vector "
      "partclass:oidvector partcollation:oidvector partexprs:pg_node_tree"},
+    {"pg_catalog", "pg_policies", 12018, 'v',
+     "schemaname:name tablename:name policyname:name permissive:text roles:_name cmd:text "
+     "qual:text with_check:text"},
     {"pg_catalog", "pg_policy", 3256, 'r',
      "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:_oid "
      "polqual:pg_node_tree polwithcheck:pg_node_tree"},
+    {"pg_catalog", "pg_prepared_statements", 12095, 'v',
+     "name:text statement:text prepare_time:timestamptz parameter_types:_oid from_sql:bool "
+     "generic_plans:int8 custom_plans:int8"},
     {"pg_catalog", "pg_prepared_xacts", 12090, 'v',
      "transaction:xid gid:text prepared:timestamptz owner:name database:name"},
     {"pg_catalog", "pg_proc", 1255, 'r',
@@ -299,11 +455,23 @@ static const fl_pgcat_def defs[] = {
     {"pg_catalog", "pg_publication", 6104, 'r',
      "oid:oid pubname:name pubowner:oid puballtables:bool pubinsert:bool pubupdate:bool "
      "pubdelete:bool pubtruncate:bool pubviaroot:bool"},
+    {"pg_catalog", "pg_publication_namespace", 6237, 'r',
+     "oid:oid pnpubid:oid pnnspid:oid"},
     {"pg_catalog", "pg_publication_rel", 6106, 'r',
      "oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector"},
+    {"pg_catalog", "pg_publication_tables", 12068, 'v',
+     "pubname:name schemaname:name tablename:name attnames:_name rowfilter:text"},
     {"pg_catalog", "pg_range", 3541, 'r',
      "rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid "
      "rngcanonical:regproc rngsubdiff:regproc"},
+    {"pg_catalog", "pg_replication_origin", 6000, 'r',
+     "roident:oid roname:text"},
+    {"pg_catalog", "pg_replication_origin_status", 12332, 'v',
+     "local_id:oid external_id:text remote_lsn:text local_lsn:text"},
+    {"pg_catalog", "pg_replication_slots", 12257, 'v',
+     "slot_name:name plugin:name slot_type:text datoid:oid database:name temporary:bool "
+     "active:bool active_pid:int4 xmin:xid catalog_xmin:xid restart_lsn:text "
+     "confirmed_flush_lsn:text wal_status:text safe_wal_size:int8 two_phase:bool"},
     {"pg_catalog", "pg_rewrite", 2618, 'r',
      "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool "
      "ev_qual:pg_node_tree ev_action:pg_node_tree"},
@@ -311,8 +479,13 @@ static const fl_pgcat_def defs[] = {
      "rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool rolcreatedb:bool "
      "rolcanlogin:bool rolreplication:bool rolconnlimit:int4 rolpassword:text "
      "rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:_text oid:oid"},
+    {"pg_catalog", "pg_rules", 12023, 'v',
+     "schemaname:name tablename:name rulename:name definition:text"},
     {"pg_catalog", "pg_seclabel", 3596, 'r',
      "objoid:oid classoid:oid objsubid:int4 provider:text label:text"},
+    {"pg_catalog", "pg_seclabels", 12099, 'v',
+     "objoid:oid classoid:oid objsubid:int4 objtype:text objnamespace:oid objname:text "
+     "provider:text label:text"},
     {"pg_catalog", "pg_sequence", 2224, 'r',
      "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 "
      "seqcache:int8 seqcycle:bool"},
@@ -327,14 +500,23 @@ static const fl_pgcat_def defs[] = {
     {"pg_catalog", "pg_shadow", 12005, 'v',
      "usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool usebypassrls:bool "
      "passwd:text valuntil:timestamptz useconfig:_text"},
+    {"pg_catalog", "pg_shdepend", 1214, 'r',
+     "dbid:oid classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid deptype:char"},
     {"pg_catalog", "pg_shdescription", 2396, 'r',
      "objoid:oid classoid:oid description:text"},
+    {"pg_catalog", "pg_shmem_allocations", 12134, 'v',
+     "name:text off:int8 size:int8 allocated_size:int8"},
+    {"pg_catalog", "pg_shseclabel", 3592, 'r',
+     "objoid:oid classoid:oid provider:text label:text"},
     {"pg_catalog", "pg_stat_activity", 12222, 'v',
      "datid:oid datname:name pid:int4 leader_pid:int4 usesysid:oid usename:name "
      "application_name:text client_addr:text client_hostname:text client_port:int4 "
      "backend_start:timestamptz xact_start:timestamptz query_start:timestamptz "
      "state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:xid "
      "backend_xmin:xid query_id:int8 query:text backend_type:text"},
+    {"pg_catalog", "pg_stat_all_indexes", 12183, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name idx_scan:int8 "
+     "idx_tup_read:int8 idx_tup_fetch:int8"},
     {"pg_catalog", "pg_stat_all_tables", 12142, 'v',
      "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
      "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8 "
@@ -342,6 +524,15 @@ static const fl_pgcat_def defs[] = {
      "last_vacuum:timestamptz last_autovacuum:timestamptz last_analyze:timestamptz "
      "last_autoanalyze:timestamptz vacuum_count:int8 autovacuum_count:int8 analyze_count:int8 "
      "autoanalyze_count:int8"},
+    {"pg_catalog", "pg_stat_archiver", 12285, 'v',
+     "archived_count:int8 last_archived_wal:text last_archived_time:timestamptz "
+     "failed_count:int8 last_failed_wal:text last_failed_time:timestamptz "
+     "stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_bgwriter", 12289, 'v',
+     "checkpoints_timed:int8 checkpoints_req:int8 checkpoint_write_time:float8 "
+     "checkpoint_sync_time:float8 buffers_checkpoint:int8 buffers_clean:int8 "
+     "maxwritten_clean:int8 buffers_backend:int8 buffers_backend_fsync:int8 buffers_alloc:int8 "
+     "stats_reset:timestamptz"},
     {"pg_catalog", "pg_stat_database", 12266, 'v',
      "datid:oid datname:name numbackends:int4 xact_commit:int8 xact_rollback:int8 "
      "blks_read:int8 blks_hit:int8 tup_returned:int8 tup_fetched:int8 tup_inserted:int8 "
@@ -350,6 +541,75 @@ static const fl_pgcat_def defs[] = {
      "blk_read_time:float8 blk_write_time:float8 session_time:float8 active_time:float8 "
      "idle_in_transaction_time:float8 sessions:int8 sessions_abandoned:int8 "
      "sessions_fatal:int8 sessions_killed:int8 stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_database_conflicts", 12271, 'v',
+     "datid:oid datname:name confl_tablespace:int8 confl_lock:int8 confl_snapshot:int8 "
+     "confl_bufferpin:int8 confl_deadlock:int8"},
+    {"pg_catalog", "pg_stat_gssapi", 12253, 'v',
+     "pid:int4 gss_authenticated:bool principal:text encrypted:bool"},
+    {"pg_catalog", "pg_stat_progress_analyze", 12297, 'v',
+     "pid:int4 datid:oid datname:name relid:oid phase:text sample_blks_total:int8 "
+     "sample_blks_scanned:int8 ext_stats_total:int8 ext_stats_computed:int8 "
+     "child_tables_total:int8 child_tables_done:int8 current_child_table_relid:oid"},
+    {"pg_catalog", "pg_stat_progress_basebackup", 12317, 'v',
+     "pid:int4 phase:text backup_total:int8 backup_streamed:int8 tablespaces_total:int8 "
+     "tablespaces_streamed:int8"},
+    {"pg_catalog", "pg_stat_progress_cluster", 12307, 'v',
+     "pid:int4 datid:oid datname:name relid:oid command:text phase:text "
+     "cluster_index_relid:oid heap_tuples_scanned:int8 heap_tuples_written:int8 "
+     "heap_blks_total:int8 heap_blks_scanned:int8 index_rebuild_count:int8"},
+    {"pg_catalog", "pg_stat_progress_copy", 12322, 'v',
+     "pid:int4 datid:oid datname:name relid:oid command:text type:text bytes_processed:int8 "
+     "bytes_total:int8 tuples_processed:int8 tuples_excluded:int8"},
+    {"pg_catalog", "pg_stat_progress_create_index", 12312, 'v',
+     "pid:int4 datid:oid datname:name relid:oid index_relid:oid command:text phase:text "
+     "lockers_total:int8 lockers_done:int8 current_locker_pid:int8 blocks_total:int8 "
+     "blocks_done:int8 tuples_total:int8 tuples_done:int8 partitions_total:int8 "
+     "partitions_done:int8"},
+    {"pg_catalog", "pg_stat_progress_vacuum", 12302, 'v',
+     "pid:int4 datid:oid datname:name relid:oid phase:text heap_blks_total:int8 "
+     "heap_blks_scanned:int8 heap_blks_vacuumed:int8 index_vacuum_count:int8 "
+     "max_dead_tuples:int8 num_dead_tuples:int8"},
+    {"pg_catalog", "pg_stat_recovery_prefetch", 12240, 'v',
+     "stats_reset:timestamptz prefetch:int8 hit:int8 skip_init:int8 skip_new:int8 "
+     "skip_fpw:int8 skip_rep:int8 wal_distance:int4 block_distance:int4 io_depth:int4"},
+    {"pg_catalog", "pg_stat_replication", 12227, 'v',
+     "pid:int4 usesysid:oid usename:name application_name:text client_addr:text "
+     "client_hostname:text client_port:int4 backend_start:timestamptz backend_xmin:xid "
+     "state:text sent_lsn:text write_lsn:text flush_lsn:text replay_lsn:text "
+     "write_lag:interval flush_lag:interval replay_lag:interval sync_priority:int4 "
+     "sync_state:text reply_time:timestamptz"},
+    {"pg_catalog", "pg_stat_replication_slots", 12262, 'v',
+     "slot_name:text spill_txns:int8 spill_count:int8 spill_bytes:int8 stream_txns:int8 "
+     "stream_count:int8 stream_bytes:int8 total_txns:int8 total_bytes:int8 "
+     "stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_slru", 12232, 'v',
+     "name:text blks_zeroed:int8 blks_hit:int8 blks_read:int8 blks_written:int8 "
+     "blks_exists:int8 flushes:int8 truncates:int8 stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_ssl", 12249, 'v',
+     "pid:int4 ssl:bool version:text cipher:text bits:int4 client_dn:text "
+     "client_serial:numeric issuer_dn:text"},
+    {"pg_catalog", "pg_stat_subscription", 12244, 'v',
+     "subid:oid subname:name pid:int4 relid:oid received_lsn:text "
+     "last_msg_send_time:timestamptz last_msg_receipt_time:timestamptz latest_end_lsn:text "
+     "latest_end_time:timestamptz"},
+    {"pg_catalog", "pg_stat_subscription_stats", 12336, 'v',
+     "subid:oid subname:name apply_error_count:int8 sync_error_count:int8 "
+     "stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_sys_indexes", 12188, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name idx_scan:int8 "
+     "idx_tup_read:int8 idx_tup_fetch:int8"},
+    {"pg_catalog", "pg_stat_sys_tables", 12152, 'v',
+     "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
+     "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8 "
+     "n_live_tup:int8 n_dead_tup:int8 n_mod_since_analyze:int8 n_ins_since_vacuum:int8 "
+     "last_vacuum:timestamptz last_autovacuum:timestamptz last_analyze:timestamptz "
+     "last_autoanalyze:timestamptz vacuum_count:int8 autovacuum_count:int8 analyze_count:int8 "
+     "autoanalyze_count:int8"},
+    {"pg_catalog", "pg_stat_user_functions", 12275, 'v',
+     "funcid:oid schemaname:name funcname:name calls:int8 total_time:float8 self_time:float8"},
+    {"pg_catalog", "pg_stat_user_indexes", 12192, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name idx_scan:int8 "
+     "idx_tup_read:int8 idx_tup_fetch:int8"},
     {"pg_catalog", "pg_stat_user_tables", 12161, 'v',
      "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
      "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8 "
@@ -357,6 +617,48 @@ static const fl_pgcat_def defs[] = {
      "last_vacuum:timestamptz last_autovacuum:timestamptz last_analyze:timestamptz "
      "last_autoanalyze:timestamptz vacuum_count:int8 autovacuum_count:int8 analyze_count:int8 "
      "autoanalyze_count:int8"},
+    {"pg_catalog", "pg_stat_wal", 12293, 'v',
+     "wal_records:int8 wal_fpi:int8 wal_bytes:numeric wal_buffers_full:int8 wal_write:int8 "
+     "wal_sync:int8 wal_write_time:float8 wal_sync_time:float8 stats_reset:timestamptz"},
+    {"pg_catalog", "pg_stat_wal_receiver", 12236, 'v',
+     "pid:int4 status:text receive_start_lsn:text receive_start_tli:int4 written_lsn:text "
+     "flushed_lsn:text received_tli:int4 last_msg_send_time:timestamptz "
+     "last_msg_receipt_time:timestamptz latest_end_lsn:text latest_end_time:timestamptz "
+     "slot_name:text sender_host:text sender_port:int4 conninfo:text"},
+    {"pg_catalog", "pg_stat_xact_all_tables", 12147, 'v',
+     "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
+     "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8"},
+    {"pg_catalog", "pg_stat_xact_sys_tables", 12157, 'v',
+     "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
+     "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8"},
+    {"pg_catalog", "pg_stat_xact_user_functions", 12280, 'v',
+     "funcid:oid schemaname:name funcname:name calls:int8 total_time:float8 self_time:float8"},
+    {"pg_catalog", "pg_stat_xact_user_tables", 12166, 'v',
+     "relid:oid schemaname:name relname:name seq_scan:int8 seq_tup_read:int8 idx_scan:int8 "
+     "idx_tup_fetch:int8 n_tup_ins:int8 n_tup_upd:int8 n_tup_del:int8 n_tup_hot_upd:int8"},
+    {"pg_catalog", "pg_statio_all_indexes", 12196, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name "
+     "idx_blks_read:int8 idx_blks_hit:int8"},
+    {"pg_catalog", "pg_statio_all_sequences", 12209, 'v',
+     "relid:oid schemaname:name relname:name blks_read:int8 blks_hit:int8"},
+    {"pg_catalog", "pg_statio_all_tables", 12170, 'v',
+     "relid:oid schemaname:name relname:name heap_blks_read:int8 heap_blks_hit:int8 "
+     "idx_blks_read:int8 idx_blks_hit:int8 toast_blks_read:int8 toast_blks_hit:int8 "
+     "tidx_blks_read:int8 tidx_blks_hit:int8"},
+    {"pg_catalog", "pg_statio_sys_indexes", 12201, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name "
+     "idx_blks_read:int8 idx_blks_hit:int8"},
+    {"pg_catalog", "pg_statio_sys_sequences", 12214, 'v',
+     "relid:oid schemaname:name relname:name blks_read:int8 blks_hit:int8"},
+    {"pg_catalog", "pg_statio_sys_tables", 12175, 'v',
+     "relid:oid schemaname:name relname:name heap_blks_read:int8 heap_blks_hit:int8 "
+     "idx_blks_read:int8 idx_blks_hit:int8 toast_blks_read:int8 toast_blks_hit:int8 "
+     "tidx_blks_read:int8 tidx_blks_hit:int8"},
+    {"pg_catalog", "pg_statio_user_indexes", 12205, 'v',
+     "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name "
+     "idx_blks_read:int8 idx_blks_hit:int8"},
+    {"pg_catalog", "pg_statio_user_sequences", 12218, 'v',
+     "relid:oid schemaname:name relname:name blks_read:int8 blks_hit:int8"},
     {"pg_catalog", "pg_statio_user_tables", 12179, 'v',
      "relid:oid schemaname:name relname:name heap_blks_read:int8 heap_blks_hit:int8 "
      "idx_blks_read:int8 idx_blks_hit:int8 toast_blks_read:int8 toast_blks_hit:int8 "
@@ -364,18 +666,59 @@ static const fl_pgcat_def defs[] = {
     {"pg_catalog", "pg_statistic_ext", 3381, 'r',
      "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 "
      "stxkeys:int2vector stxkind:_char stxexprs:pg_node_tree"},
+    {"pg_catalog", "pg_statistic_ext_data", 3429, 'r',
+     "stxoid:oid stxdinherit:bool stxdndistinct:bytea stxddependencies:bytea stxdmcv:bytea "
+     "stxdexpr:text"},
+    {"pg_catalog", "pg_stats", 12053, 'v',
+     "schemaname:name tablename:name attname:name inherited:bool null_frac:float4 "
+     "avg_width:int4 n_distinct:float4 most_common_vals:text most_common_freqs:_float8 "
+     "histogram_bounds:text correlation:float4 most_common_elems:text "
+     "most_common_elem_freqs:_float8 elem_count_histogram:_float8"},
+    {"pg_catalog", "pg_stats_ext", 12058, 'v',
+     "schemaname:name tablename:name statistics_schemaname:name statistics_name:name "
+     "statistics_owner:name attnames:_name exprs:_text kinds:_char inherited:bool "
+     "n_distinct:bytea dependencies:bytea most_common_vals:_text most_common_val_nulls:_text "
+     "most_common_freqs:_float8 most_common_base_freqs:_float8"},
+    {"pg_catalog", "pg_stats_ext_exprs", 12063, 'v',
+     "schemaname:name tablename:name statistics_schemaname:name statistics_name:name "
+     "statistics_owner:name expr:text inherited:bool null_frac:float4 avg_width:int4 "
+     "n_distinct:float4 most_common_vals:text most_common_freqs:_float8 histogram_bounds:text "
+     "correlation:float4 most_common_elems:text most_common_elem_freqs:_float8 "
+     "elem_count_histogram:_float8"},
+    {"pg_catalog", "pg_subscription", 6100, 'r',
+     "oid:oid subdbid:oid subskiplsn:text subname:name subowner:oid subenabled:bool "
+     "subbinary:bool substream:bool subtwophasestate:char subdisableonerr:bool "
+     "subconninfo:text subslotname:name subsynccommit:text subpublications:_text"},
+    {"pg_catalog", "pg_subscription_rel", 6102, 'r',
+     "srsubid:oid srrelid:oid srsubstate:char srsublsn:text"},
     {"pg_catalog", "pg_tables", 12033, 'v',
      "schemaname:name tablename:name tableowner:name tablespace:name hasindexes:bool "
      "hasrules:bool hastriggers:bool rowsecurity:bool"},
     {"pg_catalog", "pg_tablespace", 1213, 'r',
      "oid:oid spcname:name spcowner:oid spcacl:_aclitem spcoptions:_text"},
+    {"pg_catalog", "pg_timezone_abbrevs", 12122, 'v',
+     "abbrev:text utc_offset:interval is_dst:bool"},
     {"pg_catalog", "pg_timezone_names", 12126, 'v',
      "name:text abbrev:text utc_offset:interval is_dst:bool"},
+    {"pg_catalog", "pg_transform", 3576, 'r',
+     "oid:oid trftype:oid trflang:oid trffromsql:regproc trftosql:regproc"},
     {"pg_catalog", "pg_trigger", 2620, 'r',
      "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char "
      "tgisinternal:bool tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:bool "
      "tginitdeferred:bool tgnargs:int2 tgattr:int2vector tgargs:bytea tgqual:pg_node_tree "
      "tgoldtable:name tgnewtable:name"},
+    {"pg_catalog", "pg_ts_config", 3602, 'r',
+     "oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid"},
+    {"pg_catalog", "pg_ts_config_map", 3603, 'r',
+     "mapcfg:oid maptokentype:int4 mapseqno:int4 mapdict:oid"},
+    {"pg_catalog", "pg_ts_dict", 3600, 'r',
+     "oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid "
+     "dictinitoption:text"},
+    {"pg_catalog", "pg_ts_parser", 3601, 'r',
+     "oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc "
+     "prsheadline:regproc prslextype:regproc"},
+    {"pg_catalog", "pg_ts_template", 3764, 'r',
+     "oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc"},
     {"pg_catalog", "pg_type", 1247, 'r',
      "oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool "
      "typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char "
@@ -389,6 +732,8 @@ static const fl_pgcat_def defs[] = {
      "passwd:text valuntil:timestamptz useconfig:_text"},
     {"pg_catalog", "pg_user_mapping", 1418, 'r',
      "oid:oid umuser:oid umserver:oid umoptions:_text"},
+    {"pg_catalog", "pg_user_mappings", 12327, 'v',
+     "umid:oid srvid:oid srvname:name umuser:oid usename:name umoptions:_text"},
     {"pg_catalog", "pg_views", 12028, 'v',
      "schemaname:name viewname:name viewowner:name definition:text"},
 };

@@ -150,6 +150,29 @@ static fl_status subscript(fl_bctx *b, fl_expr *arr, const PgQuery__AIndices *ix
     return FL_OK;
 }
 
+/* (rec).x / (rec).n of _pg_expandarray's record "{x,n}". */
+static fl_status record_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
+                              fl_error *err)
+{
+    int idx = strcmp(field, "x") == 0 ? 1 : strcmp(field, "n") == 0 ? 2 : 0;
+    if (!idx)
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
+                            "column \"%s\" not found in data type record", field);
+    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
+    if (!args[1])
+        return oom(err);
+    fl_type i32 = {.id = FL_TYPE_INT32};
+    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    fl_expr *e;
+    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
+    fl_type et = idx == 2 ? i32 : fl_pgcat_type_for_oid((uint32_t)rec->type.scale);
+    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    *out = fl_front_fold(b->a, e);
+    return FL_OK;
+}
+
 static fl_status bind_indirection(fl_bctx *b, const PgQuery__AIndirection *x, fl_expr **out,
                                   fl_error *err)
 {
@@ -157,6 +180,11 @@ static fl_status bind_indirection(fl_bctx *b, const PgQuery__AIndirection *x, fl
     FL_TRY(fl_bind_expr(b, x->arg, &e, err));
     for (size_t i = 0; i < x->n_indirection; i++) {
         const PgQuery__Node *n = x->indirection[i];
+        if (n->node_case == PG_QUERY__NODE__NODE_STRING &&
+            e->type.id == FL_TYPE_STRING && e->type.precision == FL_PG_RECORD_MARK) {
+            FL_TRY(record_field(b, e, n->string->sval, &e, err));
+            continue;
+        }
         if (n->node_case != PG_QUERY__NODE__NODE_A_INDICES)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, e->location, "0A000",
                                 "field selection from a composite value is not supported");
@@ -500,6 +528,28 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
     int32_t loc = f->location;
     size_t na = f->n_args;
     fl_pgcat_snap *s = NULL;
+    if ((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) {
+        *handled = true;
+        fl_expr *a;
+        FL_TRY(fl_bind_expr(b, f->args[0], &a, err));
+        if (a->type.id != FL_TYPE_STRING)
+            return fl_front_err(b->pc, err, FL_ETYPE, loc, "42804",
+                                "%s() needs an array argument", name);
+        uint32_t elem = fl_pg_is_array_text(&a->type) ? (uint32_t)a->type.scale : FL_PG_OID_TEXT;
+        fl_expr *e;
+        FL_TRY(call(b, name, &a, 1, loc, &e, err));
+        if (name[0] == '_') {
+            fl_type rt = {.id = FL_TYPE_STRING, .precision = FL_PG_RECORD_MARK,
+                          .scale = (int32_t)elem};
+            *out = retype(b->a, e, &rt);
+            return *out ? FL_OK : oom(err);
+        }
+        fl_type et = fl_pgcat_type_for_oid(elem);
+        if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+            return fl_front_err_at(b->pc, err, loc);
+        *out = e;
+        return FL_OK;
+    }
     if (strcmp(name, "current_database") == 0 && na == 0) {
         *handled = true;
         FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));

@@ -97,7 +97,8 @@ HELP
 
 # ---- the Iceberg REST catalog over the same warehouse ------------------------------------
 port="${FLOE_SERVE_PORT:-8181}"
-banner "floe serve: the Iceberg REST catalog on http://127.0.0.1:$port (Ctrl-C stops it)"
+pgport="${FLOE_SERVE_PG_PORT:-5433}"
+banner "floe serve: the Iceberg REST catalog on http://127.0.0.1:$port and PostgreSQL on port $pgport (Ctrl-C stops it)"
 cat <<CONNECT
   Serving ./warehouse (catalog sqlite:./warehouse/catalog.db) without authentication
   (--insecure-no-auth: local development only; production: create principals with floe admin).
@@ -112,5 +113,12 @@ cat <<CONNECT
   Trino:     connector.name=iceberg  iceberg.catalog.type=rest  iceberg.rest-catalog.uri=http://127.0.0.1:$port
   DuckDB:    ATTACH '' AS floe (TYPE iceberg, ENDPOINT 'http://127.0.0.1:$port', AUTHORIZATION_TYPE 'none');
   Health:    /healthz /readyz   Prometheus: /metrics
+
+  PostgreSQL clients (psql, JDBC, ODBC, psycopg2, node pg, BI tools) on port $pgport, --pg-trust:
+  no password (local development only; production: floe admin principal create NAME, SCRAM login):
+  psql:      psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT region, count(*), sum(amount) FROM demo.orders GROUP BY 1 ORDER BY 1'
+  JDBC:      jdbc:postgresql://127.0.0.1:$pgport/floe?user=demo
+  psycopg2:  psycopg2.connect(host='127.0.0.1', port=$pgport, user='demo', dbname='floe')
 CONNECT
-exec "$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh"
+exec "$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
+  --pg-port "$pgport" --pg-trust

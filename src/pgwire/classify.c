@@ -189,7 +189,7 @@ static void txn_stmt(pgw_class *k, json_t *s)
         }
 }
 
-static void copy_stmt(pgw_class *k, json_t *s)
+static void copy_stmt(pgw_class *k, json_t *s, json_t *ctes)
 {
     k->kind = PGW_K_COPY;
     k->copy_from = json_is_true(json_object_get(s, "is_from"));
@@ -204,7 +204,7 @@ static void copy_stmt(pgw_class *k, json_t *s)
                  n ? n : "");
         add_rel(k, rel, k->copy_from ? FL_PRIV_WRITE : FL_PRIV_READ);
     } else {
-        collect_reads(k, json_object_get(s, "query"), json_array(), 0);
+        collect_reads(k, json_object_get(s, "query"), ctes, 0);
     }
     if (sv(s, "filename") || json_is_true(json_object_get(s, "is_program")))
         k->binary = true; /* marks "file/program", refused by copy.c */
@@ -345,7 +345,7 @@ static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *roo
             used += l + 1;
         }
     } else if (!strcmp(type, "CopyStmt")) {
-        copy_stmt(k, s);
+        copy_stmt(k, s, ctes);
     } else {
         k->kind = PGW_K_ENGINE;
         k->select = !strcmp(type, "SelectStmt") || !strcmp(type, "ExplainStmt");

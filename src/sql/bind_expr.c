@@ -522,6 +522,32 @@ fl_status fl_front_type_name(fl_planner_ctx *pc, const PgQuery__TypeName *tn, fl
     return FL_OK;
 }
 
+/* A cast of a constant that plain folding refuses because it depends on
+ * the session (TIMESTAMPTZ '2024-01-01 00:00', '...'::timestamptz, date ->
+ * timestamptz): evaluated now with the session time zone and statement
+ * time, as PostgreSQL resolves typed literals when it plans, so that the
+ * value can prune partitions and files. A constant that cannot be cast is
+ * an error now: CAST('x' AS date). */
+static fl_status fold_typed_literal(fl_bctx *b, const fl_expr *arg, const fl_type *t,
+                                    int32_t loc, fl_expr **out, fl_error *err)
+{
+    fl_eval_env env;
+    memset(&env, 0, sizeof env);
+    env.time_zone = b->pc->time_zone ? b->pc->time_zone : "UTC";
+    env.statement_time_us = b->pc->statement_time_us;
+    fl_value v;
+    if (fl_cast_value(&arg->value, t, &env, b->a, &v, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, loc);
+    fl_expr *c = fl_expr_const(b->a, &v);
+    if (!c)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    c->type = *t;
+    c->value.type = *t;
+    c->location = loc;
+    *out = c;
+    return FL_OK;
+}
+
 static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out, fl_error *err)
 {
     bool pg = false; /* reg* and array types: src/sql/pgcat */
@@ -537,12 +563,8 @@ static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **ou
         return fl_front_err_at(b->pc, err, tc->location);
     (*out)->location = tc->location;
     fl_expr *f = fl_front_fold(b->a, *out);
-    if (f == *out && arg->kind == FL_EXPR_CONST) {
-        /* a constant that cannot be cast is an error now: CAST('x' AS date) */
-        fl_value v;
-        if (fl_expr_fold(*out, b->a, &v, err) != FL_OK)
-            return fl_front_err_at(b->pc, err, tc->location);
-    }
+    if (f == *out && arg->kind == FL_EXPR_CONST)
+        FL_TRY(fold_typed_literal(b, arg, &t, tc->location, &f, err));
     *out = f;
     return FL_OK;
 }

@@ -420,6 +420,20 @@ typedef struct group_ctx {
     uint32_t *nkeys, *cap;
 } group_ctx;
 
+/* true if e refers to an aggregate or window result of its block */
+static bool refs_agg(const fl_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == FL_EXPR_COLUMN && (e->column & (FL_REF_AGG | FL_REF_WIN)) &&
+        !(e->column & FL_REF_OUTER))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (refs_agg(e->args[i]))
+            return true;
+    return false;
+}
+
 /* binds one GROUP BY expression (ordinal, output alias or expression) to a key index */
 static fl_status group_key(group_ctx *g, const Node *n, uint32_t *idx, fl_error *err)
 {
@@ -438,6 +452,9 @@ static fl_status group_key(group_ctx *g, const Node *n, uint32_t *idx, fl_error 
             if (t->v[j].name && strcmp(t->v[j].name, nm) == 0)
                 e = t->v[j].e;
     }
+    if (e && refs_agg(e))
+        return fl_front_err(b->pc, err, FL_EINVAL, -1, "42803",
+                            "aggregate functions are not allowed in GROUP BY");
     if (!e) {
         bool saved = b->allow_agg, savedw = b->allow_win;
         b->allow_agg = b->allow_win = false;

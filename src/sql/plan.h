@@ -67,6 +67,8 @@ typedef enum fl_scan_kind {
     FL_SCAN_CSV,          /* read_csv(files) */
     FL_SCAN_JSON,         /* read_json(files): JSON lines or a top-level array */
     FL_SCAN_ROWS,         /* rows already in memory (materialized CTE, buffered ingest rows) */
+    FL_SCAN_SERIES,       /* generate_series(start, stop, step): one BIGINT column, generated
+                           * in morsels (additive, sqlmem) */
 } fl_scan_kind;
 
 /* In-memory rows for FL_SCAN_ROWS: batches with the scan's full schema. */
@@ -103,6 +105,8 @@ typedef struct fl_plan_scan {
     fl_expr *filter;
     /* Row limit the scan may stop at (LIMIT without ORDER BY); -1 = none. */
     int64_t limit;
+    /* SERIES: start, stop (inclusive), step != 0 (additive, sqlmem) */
+    int64_t series_start, series_stop, series_step;
 } fl_plan_scan;
 
 /* ---- aggregates and windows ---- */
@@ -187,6 +191,8 @@ typedef struct fl_plan_stats {
     atomic_llong row_groups_total, row_groups_pruned;
     atomic_llong pages_pruned;
     atomic_llong bytes_read;
+    /* files_pruned split by cause (additive, sqlhttp): partition values, column metrics */
+    atomic_llong files_pruned_partition, files_pruned_metrics;
     int64_t snapshot_id_read; /* receipts: the snapshot a table scan read */
 } fl_plan_stats;
 

@@ -11,6 +11,11 @@
  * 'a:int,b:string') and read_json(path, columns => ...) infer their schema
  * from the first file with the text readers (floe/text.h, src/text); while
  * a build lacks src/text they report FL_EUNSUPPORTED.
+ *
+ * generate_series(start, stop [, step]) over integer constants is a SCAN of
+ * kind SERIES (one BIGINT column named generate_series, like PostgreSQL's
+ * set-returning function; the executor generates it in morsels, so a
+ * 50-million-row series costs no memory).
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -283,6 +288,66 @@ static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const ch
 }
 #endif
 
+static fl_status series_arg(fl_bctx *b, const PgQuery__FuncCall *fc, size_t i, int64_t *out,
+                             fl_error *err)
+{
+    fl_bctx c;
+    fl_bctx_init(&c, b->pc, NULL);
+    fl_expr *e;
+    FL_TRY(fl_bind_expr(&c, fc->args[i], &e, err));
+    if (e->kind == FL_EXPR_CONST && !e->value.is_null && e->type.id == FL_TYPE_INT32) {
+        *out = e->value.v.i32;
+        return FL_OK;
+    }
+    if (e->kind == FL_EXPR_CONST && !e->value.is_null && e->type.id == FL_TYPE_INT64) {
+        *out = e->value.v.i64;
+        return FL_OK;
+    }
+    return fl_front_err(b->pc, err, FL_EUNSUPPORTED, fc->location, "0A000",
+                        "generate_series() argument %zu must be a non-NULL integer constant",
+                        i + 1);
+}
+
+static fl_status generate_series(fl_bctx *b, const PgQuery__FuncCall *fc, const char *alias,
+                                 const PgQuery__Alias *al, uint32_t *ri, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    if (fc->n_args < 2 || fc->n_args > 3)
+        return fl_front_err(pc, err, FL_ENOTFOUND, fc->location, "42883",
+                            "generate_series() takes (start, stop [, step])");
+    int64_t v[3] = {0, 0, 1};
+    for (size_t i = 0; i < fc->n_args; i++)
+        FL_TRY(series_arg(b, fc, i, &v[i], err));
+    if (v[2] == 0)
+        return fl_front_err(pc, err, FL_EINVAL, fc->location, "22023",
+                            "step size cannot equal zero");
+    fl_plan *p = fl_plan_new(b->a, FL_PLAN_SCAN, 0, 1);
+    if (!p)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    const char *col = al && al->n_colnames ? fl_front_str(al->colnames[0]) : "generate_series";
+    p->schema.fields[0].name = fl_arena_strdup(b->a, col);
+    p->schema.fields[0].type.id = FL_TYPE_INT64;
+    p->schema.fields[0].nullable = false;
+    p->schema.fields[0].field_id = 1;
+    p->u.scan.kind = FL_SCAN_SERIES;
+    p->u.scan.name = fl_arena_sprintf(b->a, "generate_series(%lld, %lld, %lld)", (long long)v[0],
+                                      (long long)v[1], (long long)v[2]);
+    p->u.scan.series_start = v[0];
+    p->u.scan.series_stop = v[1];
+    p->u.scan.series_step = v[2];
+    __int128 span = (__int128)v[1] - v[0];
+    __int128 cnt = (span >= 0) == (v[2] > 0) ? span / v[2] + 1 : 0;
+    p->est_rows = (double)cnt;
+    if (!p->schema.fields[0].name || !p->u.scan.name)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_PLAN;
+    r.alias = alias;
+    r.plan = p;
+    return fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, ri, err);
+}
+
 fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *ri,
                                  fl_error *err)
 {
@@ -302,6 +367,8 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
     const PgQuery__FuncCall *fc = item->func_call;
     const char *name = fl_front_str(fc->funcname[fc->n_funcname - 1]);
     const char *alias = rf->alias && rf->alias->aliasname[0] ? rf->alias->aliasname : name;
+    if (strcmp(name, "generate_series") == 0)
+        return generate_series(b, fc, alias, rf->alias, ri, err);
     if (!pc->io)
         return fl_front_err(pc, err, FL_EINVAL, fc->location, "58000", "no FileIO configured");
     if (strcmp(name, "iceberg_scan") == 0)

@@ -259,5 +259,6 @@ fl_status ex_setop_node(ex_node *n, fl_error *err);
 fl_status ex_join_node(ex_node *n, fl_error *err);
 fl_status ex_sort_node(ex_node *n, fl_error *err);
 fl_status ex_window_node(ex_node *n, fl_error *err);
+fl_status ex_series_node(ex_node *n, fl_error *err); /* SCAN of kind SERIES (op_basic.c) */
 
 #endif

@@ -66,6 +66,11 @@ static uint32_t part_of(uint64_t h, uint32_t nparts)
 typedef struct agg_local {
     bool inited;
     bool spilling;
+    /* spilling: rows probed against the full table and how many found their
+     * group; when few do, probing stops and every row is spilled (the merge
+     * combines in-memory groups and spilled rows of a partition anyway) */
+    uint64_t probed, hits;
+    bool no_probe;
     ex_spill *parts;  /* SPILL_PARTS files, opened lazily */
     ex_rows *pbuf;    /* per partition: rows waiting to be written */
     fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
@@ -100,13 +105,23 @@ typedef struct agg_core {
     uint32_t nparts;
     ex_ht *final; /* nsets * nparts */
     bool merged;
-    bool streamed; /* output already produced by the merge */
     bool can_spill;
     uint64_t budget;
     const fl_schema *spill_schema; /* keys, every aggregate's args, one BOOLEAN per FILTER */
     uint32_t *arg_col;             /* per aggregate: first arg column in spill rows */
     uint32_t *filter_col;          /* per aggregate: FILTER column or UINT32_MAX */
+    /* spilled input: partitions are merged and output by the node's
+     * operators (agg_stream_next), one partition per claim */
+    bool spilled;
+    atomic_uint next_part;
+    /* output of one merged table (AGG: finalize; SETOP: rows repeated) */
+    fl_status (*emit)(struct agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
+                      const fl_schema *schema, fl_error *err);
+    void *emit_ctx;
 } agg_core;
+
+static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
+                              const fl_schema *schema, fl_error *err);
 
 static uint32_t set_size(const agg_core *c, uint32_t s)
 {
@@ -176,6 +191,8 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
         }
     }
+    if (!c->emit)
+        c->emit = output_table;
     c->budget = ex_spill_budget(x);
     c->can_spill = c->nsets <= 1;
     for (uint32_t a = 0; a < c->naggs; a++)
@@ -373,6 +390,11 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
         FL_TRY(ex_sel_reserve(&l->missing, nrows, err));
         l->found.count = l->missing.count = 0;
     }
+    if (!add && l->no_probe) {
+        for (uint32_t i = 0; i < cnt; i++)
+            l->missing.idx[l->missing.count++] = sel ? sel->idx[i] : i;
+        return FL_OK;
+    }
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
@@ -531,6 +553,12 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
             continue;
         }
         FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, false, err));
+        if (!l->no_probe) {
+            l->probed += l->found.count + l->missing.count;
+            l->hits += l->found.count;
+            if (l->probed >= 65536 && l->hits * 4 < l->probed)
+                l->no_probe = true; /* mostly new groups: partition without probing */
+        }
         fl_sel found = l->found; /* spill_rows reuses l->found as scratch */
         l->found = (fl_sel){0};
         fl_status rc = update_aggs(c, l, th, ls, b, kv, nk, &found, err);
@@ -548,13 +576,7 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
 
 typedef struct merge_ctx {
     agg_core *c;
-    ex_rows *out; /* streaming (spilled): each partition is output and freed at once */
-    const fl_schema *schema;
-    pthread_mutex_t mu;
 } merge_ctx;
-
-static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
-                             fl_error *err);
 
 /* Aggregates the spilled rows of partition p (every thread's file) into dst. */
 static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
@@ -631,17 +653,19 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
     return rc;
 }
 
-static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
+/* Builds dst (initialized here) as partition p of grouping set s: the
+ * groups of every thread's table in that partition (states combined, the
+ * source states reset) plus the partition's spilled rows. Partitions are
+ * disjoint, so several can be merged at once. */
+static fl_status merge_into(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
 {
-    agg_core *c = ((merge_ctx *)ctx)->c;
-    uint32_t s = idx / c->nparts, p = idx % c->nparts;
-    ex_ht *dst = &c->final[idx];
     ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
     uint32_t nk = set_size(c, s);
     for (uint32_t t = 0; t < c->nlocals; t++) {
         agg_local *l = &c->locals[t];
         if (!l->inited)
             continue;
+        FL_TRY(ex_check(c->x, err));
         ex_ht *src = &l->sets[s].ht;
         fl_unified ku[nk ? nk : 1];
         for (uint32_t g = 0; g < src->ngroups; g++) {
@@ -669,22 +693,19 @@ static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
             }
         }
     }
-    FL_TRY(feed_spilled(c, s, p, dst, err));
-    merge_ctx *m = ctx;
-    if (!m->out)
-        return FL_OK;
-    pthread_mutex_lock(&m->mu); /* appending to one ex_rows keeps its batches full */
-    fl_status rc = core_output(c, m->out, m->schema, p, err);
-    pthread_mutex_unlock(&m->mu);
-    destroy_states(c, dst);
-    ex_ht_free(dst);
-    ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
-    return rc;
+    return feed_spilled(c, s, p, dst, err);
 }
 
-/* With out (and spilled input), partitions are output as they are merged
- * and c->streamed is set. */
-static fl_status core_merge(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
+static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
+{
+    agg_core *c = ((merge_ctx *)ctx)->c;
+    return merge_into(c, idx / c->nparts, idx % c->nparts, &c->final[idx], err);
+}
+
+/* Merges the thread tables into c->final (in memory). Spilled input is
+ * not merged here: c->spilled is set and the node's operators stream the
+ * partitions (agg_stream_next). */
+static fl_status core_merge(agg_core *c, fl_error *err)
 {
     uint32_t ns = nsets_eff(c);
     uint32_t used = 0;
@@ -705,15 +726,18 @@ static fl_status core_merge(agg_core *c, ex_rows *out, const fl_schema *schema, 
             FL_TRY(flush_part(c, l, p, err));
     }
     c->nparts = 1;
-    if (spilled)
+    if (spilled) {
         c->nparts = SPILL_PARTS;
-    else if (used > 1)
+        c->spilled = true;
+        return FL_OK;
+    }
+    if (used > 1)
         while (c->nparts < 64 && c->nparts < c->x->threads * 4 && groups / c->nparts > 4096)
             c->nparts *= 2;
     c->final = calloc((size_t)ns * c->nparts, sizeof *c->final);
     if (!c->final)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    if (used <= 1 && !spilled) {
+    if (used <= 1) {
         /* one table: take it over */
         for (uint32_t t = 0; t < c->nlocals; t++) {
             agg_local *l = &c->locals[t];
@@ -729,12 +753,8 @@ static fl_status core_merge(agg_core *c, ex_rows *out, const fl_schema *schema, 
             if (!c->final[s].kschema)
                 ex_ht_init(&c->final[s], c->x, c->set_kschema[s], c->payload);
     } else {
-        merge_ctx m = {.c = c, .out = spilled ? out : NULL, .schema = schema};
-        pthread_mutex_init(&m.mu, NULL);
-        fl_status rc = ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err);
-        pthread_mutex_destroy(&m.mu);
-        FL_TRY(rc);
-        c->streamed = m.out != NULL;
+        merge_ctx m = {.c = c};
+        FL_TRY(ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err));
         for (uint32_t t = 0; t < c->nlocals; t++)
             if (c->locals[t].inited)
                 for (uint32_t s = 0; s < ns; s++) {
@@ -883,10 +903,10 @@ static fl_status core_feed_sides(agg_core *c, fl_error *err)
 
 /* ---- output ---- */
 
-/* Output of every group (only_part == UINT32_MAX) or of partition only_part
- * of the first grouping set. */
-static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, uint32_t only_part,
-                             fl_error *err)
+/* Appends the groups of table h (grouping set s) to out: key columns (NULL
+ * for keys outside the set) then finalize() of each aggregate. */
+static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
+                              const fl_schema *schema, fl_error *err)
 {
     uint32_t ncol = c->nkeys + c->naggs;
     if (schema->nfields != ncol)
@@ -904,35 +924,28 @@ static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema,
     }
     for (uint32_t a = 0; !rc && a < c->naggs; a++)
         rc = fl_vector_init(&res[a], &schema->fields[c->nkeys + a].type, err);
-    for (uint32_t s = 0; !rc && s < nsets_eff(c); s++) {
-        uint32_t nk = set_size(c, s);
-        for (uint32_t p = 0; !rc && p < c->nparts; p++) {
-            if (only_part != UINT32_MAX && (s != 0 || p != only_part))
-                continue;
-            ex_ht *h = &c->final[s * c->nparts + p];
-            for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
-                uint32_t cnt = h->ngroups - g0 < FL_BATCH_CAP ? h->ngroups - g0 : FL_BATCH_CAP;
-                const fl_vector *cols[ncol ? ncol : 1];
-                for (uint32_t k = 0; k < c->nkeys; k++) {
-                    nulls[k].len = cnt;
-                    cols[k] = &nulls[k];
-                }
-                for (uint32_t i = 0; i < nk; i++)
-                    cols[set_key(c, s, i)] = &h->keys.b[g0 / FL_BATCH_CAP]->cols[i];
-                for (uint32_t a = 0; !rc && a < c->naggs; a++) {
-                    for (uint32_t i = 0; i < cnt; i++)
-                        states[i] = ex_ht_payload(h, g0 + i) + c->off[a];
-                    fl_vector_reset(&res[a]);
-                    rc = c->aggs[a].ops->finalize(states, cnt, &c->aggs[a].result, &res[a], err);
-                    if (!rc && res[a].len != cnt)
-                        rc = fl_errorf(err, FL_EINVAL, "aggregate %u finalized %u of %u rows",
-                                       a + 1, res[a].len, cnt);
-                    cols[c->nkeys + a] = &res[a];
-                }
-                if (!rc)
-                    rc = ex_rows_append(c->x, out, cols, cnt, NULL, err);
-            }
+    uint32_t nk = set_size(c, s);
+    for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
+        uint32_t cnt = h->ngroups - g0 < FL_BATCH_CAP ? h->ngroups - g0 : FL_BATCH_CAP;
+        const fl_vector *cols[ncol ? ncol : 1];
+        for (uint32_t k = 0; k < c->nkeys; k++) {
+            nulls[k].len = cnt;
+            cols[k] = &nulls[k];
         }
+        for (uint32_t i = 0; i < nk; i++)
+            cols[set_key(c, s, i)] = &h->keys.b[g0 / FL_BATCH_CAP]->cols[i];
+        for (uint32_t a = 0; !rc && a < c->naggs; a++) {
+            for (uint32_t i = 0; i < cnt; i++)
+                states[i] = ex_ht_payload(h, g0 + i) + c->off[a];
+            fl_vector_reset(&res[a]);
+            rc = c->aggs[a].ops->finalize(states, cnt, &c->aggs[a].result, &res[a], err);
+            if (!rc && res[a].len != cnt)
+                rc = fl_errorf(err, FL_EINVAL, "aggregate %u finalized %u of %u rows", a + 1,
+                               res[a].len, cnt);
+            cols[c->nkeys + a] = &res[a];
+        }
+        if (!rc)
+            rc = ex_rows_append(c->x, out, cols, cnt, NULL, err);
     }
     for (uint32_t k = 0; nulls && k < c->nkeys; k++) {
         nulls[k].encoding = FL_VEC_FLAT;
@@ -944,6 +957,108 @@ static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema,
     free(res);
     free(states);
     return rc;
+}
+
+/* Output of every merged group (in memory, c->final). */
+static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
+{
+    for (uint32_t s = 0; s < nsets_eff(c); s++)
+        for (uint32_t p = 0; p < c->nparts; p++)
+            FL_TRY(c->emit(c, &c->final[s * c->nparts + p], s, out, schema, err));
+    return FL_OK;
+}
+
+/* ---- streamed output of spilled input ----
+ *
+ * Every operator instance (one per thread of the pipeline above) claims
+ * partitions from c->next_part, merges one (thread tables' groups of that
+ * partition + its spill files, merge_into), emits its output rows into a
+ * private ex_rows, hands those batches out, then frees both before claiming
+ * the next: at most one partition's groups per thread are in memory, and
+ * nothing of the output is materialized. */
+
+typedef struct agg_stream_op {
+    ex_op base;
+    agg_core *c;
+    ex_ht dst;
+    bool have_dst;
+    ex_rows rows;
+    uint32_t i;
+} agg_stream_op;
+
+static void stream_release(agg_stream_op *o)
+{
+    agg_core *c = o->c;
+    if (o->have_dst) {
+        destroy_states(c, &o->dst);
+        ex_ht_free(&o->dst);
+        o->have_dst = false;
+    }
+    ex_rows_free(c->x, &o->rows);
+    o->i = 0;
+}
+
+static fl_status agg_stream_next(ex_op *op, const fl_batch **out, fl_error *err)
+{
+    agg_stream_op *o = (agg_stream_op *)op;
+    agg_core *c = o->c;
+    ex_node *n = op->node;
+    *out = NULL;
+    for (;;) {
+        FL_TRY(ex_check(c->x, err));
+        while (o->i < o->rows.n) {
+            const fl_batch *b = o->rows.b[o->i++];
+            if (b->nrows == 0)
+                continue;
+            ex_stats_out(n, b);
+            *out = b;
+            return FL_OK;
+        }
+        stream_release(o);
+        unsigned p = atomic_fetch_add(&c->next_part, 1);
+        if (p >= c->nparts)
+            return FL_OK;
+        int64_t t0 = ex_now_ns();
+        o->have_dst = true;
+        fl_status rc = merge_into(c, 0, p, &o->dst, err);
+        if (!rc)
+            rc = c->emit(c, &o->dst, 0, &o->rows, &n->p->schema, err);
+        atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+        long long used = atomic_load(&c->x->mem_used);
+        if (used > atomic_load(&n->p->stats.peak_bytes))
+            atomic_store(&n->p->stats.peak_bytes, used);
+        if (rc)
+            return rc;
+        /* the states are finalized into rows: free the table before handing out */
+        destroy_states(c, &o->dst);
+        ex_ht_free(&o->dst);
+        o->have_dst = false;
+    }
+}
+
+static void agg_stream_free(ex_op *op)
+{
+    agg_stream_op *o = (agg_stream_op *)op;
+    stream_release(o);
+    free(o);
+}
+
+/* The open() of AGG, DISTINCT and SETOP nodes: materialized rows, or the
+ * partition stream when the input spilled. n->state starts with agg_core. */
+static fl_status agg_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
+{
+    agg_core *c = n->state;
+    if (!c->spilled)
+        return ex_open_rows(n, th, out, err);
+    agg_stream_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    o->c = c;
+    ex_rows_init(&o->rows, &n->p->schema);
+    o->base.next = agg_stream_next;
+    o->base.free = agg_stream_free;
+    *out = &o->base;
+    return FL_OK;
 }
 
 /* ---- AGG ---- */
@@ -970,13 +1085,13 @@ static fl_status agg_prepare(ex_node *n, fl_error *err)
     FL_TRY(core_init(c, n->x, n, err));
     FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
     int64_t t0 = ex_now_ns();
-    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
-    if (!c->streamed) {
-        FL_TRY(core_feed_sides(c, err));
-        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
-    }
-    atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+    FL_TRY(core_merge(c, err));
     atomic_store(&n->p->stats.peak_bytes, (long long)atomic_load(&n->x->mem_used));
+    if (c->spilled)
+        return FL_OK; /* merged and output partition by partition (agg_open) */
+    FL_TRY(core_feed_sides(c, err));
+    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
+    atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
     /* states are finalized: free the tables now */
     core_free(c);
     return FL_OK;
@@ -992,7 +1107,7 @@ fl_status ex_agg_node(ex_node *n, fl_error *err)
     n->state = st;
     n->destroy = agg_destroy;
     n->prepare = agg_prepare;
-    n->open = ex_open_rows;
+    n->open = agg_open;
     const fl_plan *p = n->p;
     st->defs = calloc(p->u.agg.naggs ? p->u.agg.naggs : 1, sizeof *st->defs);
     if (!st->defs)
@@ -1053,9 +1168,10 @@ static fl_status distinct_prepare(ex_node *n, fl_error *err)
     c->nkeys = n->children[0]->p->schema.nfields;
     FL_TRY(core_init(c, n->x, n, err));
     FL_TRY(ex_run_parallel(n->children[0], core_consume, c, err));
-    FL_TRY(core_merge(c, &n->out, &n->p->schema, err));
-    if (!c->streamed)
-        FL_TRY(core_output(c, &n->out, &n->p->schema, UINT32_MAX, err));
+    FL_TRY(core_merge(c, err));
+    if (c->spilled)
+        return FL_OK;
+    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
     core_free(c);
     return FL_OK;
 }
@@ -1070,7 +1186,7 @@ fl_status ex_distinct_node(ex_node *n, fl_error *err)
     n->state = st;
     n->destroy = agg_destroy;
     n->prepare = distinct_prepare;
-    n->open = ex_open_rows;
+    n->open = agg_open;
     return FL_OK;
 }
 
@@ -1168,6 +1284,39 @@ static fl_status union_all(ex_node *n, fl_error *err)
     return rc;
 }
 
+/* INTERSECT / EXCEPT [ALL]: each group of h output min/max-count times. */
+static fl_status setop_emit(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
+                            const fl_schema *schema, fl_error *err)
+{
+    (void)s;
+    (void)schema;
+    const fl_plan *p = c->emit_ctx;
+    for (uint32_t g0 = 0; g0 < h->ngroups; g0 += FL_BATCH_CAP) {
+        const fl_batch *kb = h->keys.b[g0 / FL_BATCH_CAP];
+        uint32_t cnt = kb->nrows;
+        const fl_vector *cols[c->nkeys ? c->nkeys : 1];
+        for (uint32_t k = 0; k < c->nkeys; k++)
+            cols[k] = &kb->cols[k];
+        for (uint32_t i = 0; i < cnt; i++) {
+            const side_counts *sc = (const side_counts *)ex_ht_payload(h, g0 + i);
+            int64_t times;
+            if (p->u.setop.type == FL_SETOP_INTERSECT)
+                times = p->u.setop.all ? (sc->n[0] < sc->n[1] ? sc->n[0] : sc->n[1])
+                                       : (sc->n[0] > 0 && sc->n[1] > 0);
+            else
+                times = p->u.setop.all ? (sc->n[0] > sc->n[1] ? sc->n[0] - sc->n[1] : 0)
+                                       : (sc->n[0] > 0 && sc->n[1] == 0);
+            for (int64_t k = 0; k < times; k++) {
+                if ((k & 1023) == 1023)
+                    FL_TRY(ex_check(c->x, err));
+                fl_sel one = {.idx = &i, .count = 1, .cap = 1};
+                FL_TRY(ex_rows_append(c->x, out, cols, cnt, &one, err));
+            }
+        }
+    }
+    return FL_OK;
+}
+
 static fl_status setop_prepare(ex_node *n, fl_error *err)
 {
     setop_state *st = n->state;
@@ -1207,50 +1356,19 @@ static fl_status setop_prepare(ex_node *n, fl_error *err)
         c->naggs = 1;
     }
     FL_TRY(core_init(c, n->x, n, err));
-    if (counting)
-        c->can_spill = false; /* the counts are read from the merged tables */
+    if (counting) {
+        c->emit = setop_emit;
+        c->emit_ctx = p;
+    }
     for (uint32_t i = 0; i < n->nchildren; i++) {
         if (counting)
             st->argp[0] = st->side_arg[i ? 1 : 0];
         FL_TRY(ex_run_parallel(n->children[i], core_consume, c, err));
     }
-    FL_TRY(core_merge(c, counting ? NULL : &n->out, &p->schema, err));
-    if (!counting) {
-        if (!c->streamed)
-            FL_TRY(core_output(c, &n->out, &p->schema, UINT32_MAX, err));
-        core_free(c);
-        return FL_OK;
-    }
-    /* INTERSECT / EXCEPT [ALL]: emit each group min/max-count times */
-    fl_status rc = FL_OK;
-    uint32_t *rows = malloc(FL_BATCH_CAP * sizeof *rows);
-    if (!rows)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t pp = 0; !rc && pp < c->nparts; pp++) {
-        ex_ht *h = &c->final[pp];
-        for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
-            const fl_batch *kb = h->keys.b[g0 / FL_BATCH_CAP];
-            uint32_t cnt = kb->nrows;
-            const fl_vector *cols[c->nkeys ? c->nkeys : 1];
-            for (uint32_t k = 0; k < c->nkeys; k++)
-                cols[k] = &kb->cols[k];
-            for (uint32_t i = 0; !rc && i < cnt; i++) {
-                const side_counts *sc = (const side_counts *)ex_ht_payload(h, g0 + i);
-                int64_t times;
-                if (p->u.setop.type == FL_SETOP_INTERSECT)
-                    times = p->u.setop.all ? (sc->n[0] < sc->n[1] ? sc->n[0] : sc->n[1])
-                                           : (sc->n[0] > 0 && sc->n[1] > 0);
-                else
-                    times = p->u.setop.all ? (sc->n[0] > sc->n[1] ? sc->n[0] - sc->n[1] : 0)
-                                           : (sc->n[0] > 0 && sc->n[1] == 0);
-                for (int64_t k = 0; !rc && k < times; k++) {
-                    fl_sel one = {.idx = &i, .count = 1, .cap = 1};
-                    rc = ex_rows_append(n->x, &n->out, cols, cnt, &one, err);
-                }
-            }
-        }
-    }
-    free(rows);
+    FL_TRY(core_merge(c, err));
+    if (c->spilled)
+        return FL_OK; /* streamed by agg_open */
+    fl_status rc = core_output(c, &n->out, &p->schema, err);
     core_free(c);
     return rc;
 }
@@ -1269,6 +1387,6 @@ fl_status ex_setop_node(ex_node *n, fl_error *err)
     n->state = st;
     n->destroy = setop_destroy;
     n->prepare = setop_prepare;
-    n->open = ex_open_rows;
+    n->open = agg_open;
     return FL_OK;
 }

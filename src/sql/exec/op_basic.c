@@ -279,3 +279,116 @@ fl_status ex_limit_node(ex_node *n, fl_error *err)
     n->open = ex_open_rows;
     return FL_OK;
 }
+
+/* ---- SCAN of kind SERIES: generate_series(start, stop, step) ----
+ *
+ * No state but an atomic row cursor: every worker claims FL_BATCH_CAP row
+ * numbers at a time and writes start + i * step into its own batch (BIGINT,
+ * no NULLs), so a series of any length costs one batch per thread. The
+ * scan's exact filter (if the planner pushed one) narrows the selection;
+ * the row limit stops the cursor early. Cancellation is checked per morsel. */
+
+typedef struct series_state {
+    uint64_t total; /* rows in the series */
+    atomic_ullong next;
+} series_state;
+
+typedef struct series_op {
+    ex_op base;
+    fl_batch b;
+    bool inited;
+    fl_sel sel;
+} series_op;
+
+static fl_status series_next(ex_op *op, const fl_batch **out, fl_error *err)
+{
+    series_op *o = (series_op *)op;
+    ex_node *n = op->node;
+    series_state *st = n->state;
+    const fl_plan_scan *sc = &n->p->u.scan;
+    *out = NULL;
+    for (;;) {
+        FL_TRY(ex_check(n->x, err));
+        uint64_t total = st->total;
+        if (sc->limit >= 0 && (uint64_t)sc->limit < total && !sc->filter)
+            total = (uint64_t)sc->limit;
+        uint64_t i0 = atomic_fetch_add(&st->next, FL_BATCH_CAP);
+        if (i0 >= total)
+            return FL_OK;
+        uint32_t cnt = total - i0 < FL_BATCH_CAP ? (uint32_t)(total - i0) : FL_BATCH_CAP;
+        if (!o->inited) {
+            FL_TRY(fl_batch_init(&o->b, &n->p->schema, err));
+            o->inited = true;
+        }
+        fl_batch_reset(&o->b);
+        fl_vector *v = &o->b.cols[0];
+        FL_TRY(fl_vector_reserve(v, cnt, err));
+        int64_t *d = (int64_t *)(void *)v->data;
+        /* start + i * step cannot overflow: every value lies in [start, stop] */
+        int64_t x = (int64_t)((__int128)sc->series_start + (__int128)i0 * sc->series_step);
+        for (uint32_t i = 0; i < cnt; i++) {
+            d[i] = x;
+            if (i + 1 < cnt)
+                x += sc->series_step;
+        }
+        v->len = cnt;
+        o->b.nrows = cnt;
+        o->b.sel = NULL;
+        if (sc->filter) {
+            FL_TRY(ex_select(op->th, sc->filter, &o->b, NULL, &o->sel, err));
+            if (o->sel.count == 0)
+                continue;
+            o->b.sel = &o->sel;
+        }
+        ex_stats_out(n, &o->b);
+        *out = &o->b;
+        return FL_OK;
+    }
+}
+
+static void series_free(ex_op *op)
+{
+    series_op *o = (series_op *)op;
+    if (o->inited)
+        fl_batch_destroy(&o->b);
+    ex_sel_free(&o->sel);
+    free(o);
+}
+
+static fl_status series_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
+{
+    (void)n;
+    (void)th;
+    series_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    o->base.next = series_next;
+    o->base.free = series_free;
+    *out = &o->base;
+    return FL_OK;
+}
+
+static void series_destroy(ex_node *n)
+{
+    free(n->state);
+    n->state = NULL;
+}
+
+fl_status ex_series_node(ex_node *n, fl_error *err)
+{
+    const fl_plan_scan *sc = &n->p->u.scan;
+    if (n->p->schema.nfields != 1 || n->p->schema.fields[0].type.id != FL_TYPE_INT64)
+        return fl_errorf(err, FL_EINVAL, "generate_series scan must output one BIGINT column");
+    if (sc->series_step == 0)
+        return fl_errorf(err, FL_EINVAL, "step size cannot equal zero");
+    series_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    __int128 span = (__int128)sc->series_stop - sc->series_start;
+    if ((span >= 0) == (sc->series_step > 0) || span == 0)
+        st->total = (uint64_t)(span / sc->series_step) + 1;
+    n->state = st;
+    n->destroy = series_destroy;
+    n->open = series_open;
+    return FL_OK;
+}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "floe/pgtypes.h"
+#include "sql/func/pgfunc.h"
 #include "sql/func/func_internal.h"
 
 /* ---- resolution ---- */
@@ -388,6 +389,171 @@ static fl_status k_identity_oid(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+/* Integer bitwise operators & and | (pgJDBC: indoption[i] & 1). */
+static bool r_bitop(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 2)
+        return false;
+    for (uint32_t i = 0; i < 2; i++)
+        if (!(fl_is_integer(&a[i]) || fl_is_unknown(&a[i])))
+            return false;
+    bool big = a[0].id == FL_TYPE_INT64 || a[1].id == FL_TYPE_INT64;
+    *r = fl_mk(big ? FL_TYPE_INT64 : FL_TYPE_INT32);
+    at[0] = at[1] = *r;
+    return true;
+}
+static fl_status bitop(fl_fn_call *c, bool and_op)
+{
+    fl_unified x, y;
+    fl_vector_unify(c->args[0], &x);
+    fl_vector_unify(c->args[1], &y);
+    if (c->out->type->id == FL_TYPE_INT64)
+        FOR_ROWS(c->sel, c->nrows, i, {
+            int64_t p = UV(x, int64_t, i), q = UV(y, int64_t, i);
+            OUTV(c->out, int64_t)[i] = and_op ? (p & q) : (p | q);
+        });
+    else
+        FOR_ROWS(c->sel, c->nrows, i, {
+            int32_t p = UV(x, int32_t, i), q = UV(y, int32_t, i);
+            OUTV(c->out, int32_t)[i] = and_op ? (p & q) : (p | q);
+        });
+    return FL_OK;
+}
+static fl_status k_bitand(fl_fn_call *c, fl_error *err)
+{
+    (void)err;
+    return bitop(c, true);
+}
+static fl_status k_bitor(fl_fn_call *c, fl_error *err)
+{
+    (void)err;
+    return bitop(c, false);
+}
+
+/* text -> regclass for non-constant names: bind_data is the statement's
+ * relation table (pgcat_expr.c fills it). */
+static bool r_regclass(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || !fl_is_string(&a[0]))
+        return false;
+    at[0] = fl_mk(FL_TYPE_STRING);
+    *r = fl_mk(FL_TYPE_INT64);
+    return true;
+}
+static fl_status k_regclass(fl_fn_call *c, fl_error *err)
+{
+    const fl_pg_name_table *t = c->expr->bind_data;
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        int64_t oid = -1;
+        for (uint32_t k = 0; t && k < t->n && oid < 0; k++)
+            if (strlen(t->names[k]) == l && memcmp(t->names[k], p, l) == 0)
+                oid = t->oids[k];
+        if (oid < 0)
+            return fl_fn_error(c, err, FL_ENOTFOUND, "relation \"%.*s\" does not exist",
+                               (int)(l > 128 ? 128 : l), (const char *)p);
+        OUTV(c->out, int64_t)[i] = oid;
+    });
+    return FL_OK;
+}
+
+/* json_build_object(k1, v1, ...): keys as text, values as JSON (numbers and
+ * booleans bare, NULL as null, everything else as a JSON string of its text). */
+static bool r_json_build_object(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n % 2 || n > 64)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (fl_type_is_nested(&a[i]))
+            return false;
+        fl_type_id id = a[i].id;
+        bool keep = i % 2 && (id == FL_TYPE_BOOLEAN || id == FL_TYPE_INT32 ||
+                              id == FL_TYPE_INT64 || id == FL_TYPE_FLOAT64 ||
+                              id == FL_TYPE_DECIMAL);
+        at[i] = keep ? a[i] : fl_mk(FL_TYPE_STRING);
+    }
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+static size_t json_str(const uint8_t *p, size_t l, char *dst)
+{
+    size_t o = 0;
+    dst[o++] = '"';
+    for (size_t k = 0; k < l; k++) {
+        uint8_t ch = p[k];
+        if (ch == '"' || ch == '\\') {
+            dst[o++] = '\\';
+            dst[o++] = (char)ch;
+        } else if (ch < 0x20) {
+            o += (size_t)sprintf(dst + o, "\\u%04x", ch);
+        } else {
+            dst[o++] = (char)ch;
+        }
+    }
+    dst[o++] = '"';
+    return o;
+}
+
+static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u[64];
+    for (uint32_t k = 0; k < c->nargs; k++)
+        fl_vector_unify(c->args[k], &u[k]);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t cap = 3;
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            size_t l = 0;
+            if (uvalid(&u[k], i) && fl_type_is_varlen(c->args[k]->type))
+                (void)ubytes(&u[k], i, &l);
+            cap += 6 * l + 64;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, cap, &dst, err));
+        char *o = (char *)dst;
+        size_t pos = 0;
+        o[pos++] = '{';
+        for (uint32_t k = 0; k + 1 < c->nargs; k += 2) {
+            if (!uvalid(&u[k], i))
+                return fl_fn_error(c, err, FL_EINVAL, "argument %u cannot be null", k + 1);
+            size_t kl;
+            const uint8_t *kp = ubytes(&u[k], i, &kl);
+            if (k)
+                pos += (size_t)sprintf(o + pos, ", ");
+            pos += json_str(kp, kl, o + pos);
+            pos += (size_t)sprintf(o + pos, " : ");
+            const fl_unified *v = &u[k + 1];
+            const fl_type *vt = c->args[k + 1]->type;
+            if (!uvalid(v, i)) {
+                pos += (size_t)sprintf(o + pos, "null");
+            } else if (vt->id == FL_TYPE_BOOLEAN) {
+                pos += (size_t)sprintf(o + pos, "%s", UV(*v, uint8_t, i) ? "true" : "false");
+            } else if (vt->id == FL_TYPE_INT32) {
+                pos += (size_t)sprintf(o + pos, "%d", UV(*v, int32_t, i));
+            } else if (vt->id == FL_TYPE_INT64) {
+                pos += (size_t)sprintf(o + pos, "%lld", (long long)UV(*v, int64_t, i));
+            } else if (vt->id == FL_TYPE_FLOAT64) {
+                pos += format_double(UV(*v, double, i), o + pos, 40);
+            } else if (vt->id == FL_TYPE_DECIMAL) {
+                pos += dec_format(UV(*v, fl_i128, i), vt->scale, o + pos, 48);
+            } else {
+                size_t vl;
+                const uint8_t *vp = ubytes(v, i, &vl);
+                pos += json_str(vp, vl, o + pos);
+            }
+        }
+        o[pos++] = '}';
+        strout_commit(&so, i, pos);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 #define PG(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 #define PG_N(nm, r, k)                                                                             \
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k,         \
@@ -432,6 +598,10 @@ static const fl_func funcs[] = {
     PG_V("txid_current", r_none_int64, k_txid),
     PG("quote_ident", r_text_text, k_quote_ident),
     PG("version", r_none_text, k_version),
+    PG("&", r_bitop, k_bitand),
+    PG("|", r_bitop, k_bitor),
+    PG("__pg_regclass", r_regclass, k_regclass),
+    PG_N("json_build_object", r_json_build_object, k_json_build_object),
     PG("pg_partition_ancestors", r_oid_oid, k_identity_oid),
     PG("pg_partition_root", r_oid_oid, k_identity_oid),
 };

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
 
 static fl_status oom(fl_error *err)
@@ -374,6 +375,33 @@ static fl_status lookup_reg(fl_bctx *b, const char *type, const char *text, int3
                         text);
 }
 
+/* x::regclass for a non-constant x: a lookup in the statement's relations. */
+static fl_status regclass_call(fl_bctx *b, fl_expr *arg, int32_t loc, fl_expr **out,
+                               fl_error *err)
+{
+    fl_pgcat_snap *s;
+    FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));
+    fl_pg_name_table *t = fl_arena_calloc(b->a, 1, sizeof *t);
+    if (!t)
+        return oom(err);
+    t->names = fl_arena_calloc(b->a, 2 * (size_t)s->nrels + 1, sizeof *t->names);
+    t->oids = fl_arena_calloc(b->a, 2 * (size_t)s->nrels + 1, sizeof *t->oids);
+    if (!t->names || !t->oids)
+        return oom(err);
+    for (uint32_t i = 0; i < s->nrels; i++) {
+        const fl_pgcat_rel *r = &s->rels[i];
+        t->names[t->n] = fl_arena_sprintf(b->a, "%s.%s", r->nsp, r->name);
+        t->oids[t->n++] = r->oid;
+        if (strcmp(r->nsp, s->schema) == 0 || strcmp(r->nsp, "pg_catalog") == 0) {
+            t->names[t->n] = r->name;
+            t->oids[t->n++] = r->oid;
+        }
+    }
+    FL_TRY(call(b, "__pg_regclass", &arg, 1, loc, out, err));
+    (*out)->bind_data = t;
+    return FL_OK;
+}
+
 static const char *type_last_name(const PgQuery__TypeName *tn)
 {
     return tn->n_names ? fl_front_str(tn->names[tn->n_names - 1]) : NULL;
@@ -449,6 +477,8 @@ fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **
     fl_type i64 = {.id = FL_TYPE_INT64};
     if (arg->type.id == FL_TYPE_STRING && strcmp(n, "oid") != 0 && strcmp(n, "xid") != 0 &&
         strcmp(n, "cid") != 0) {
+        if (arg->kind != FL_EXPR_CONST && strcmp(n, "regclass") == 0)
+            return regclass_call(b, arg, tc->location, out, err);
         if (arg->kind != FL_EXPR_CONST)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, tc->location, "0A000",
                                 "cast of a non-constant string to %s is not supported", n);

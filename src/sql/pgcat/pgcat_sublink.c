@@ -3,6 +3,14 @@
  * array value (PostgreSQL text form, pgcat.h). Rewritten to a scalar
  * subquery over an aggregate, which the binder decorrelates like any other:
  *
+ * When a sublink cannot be bound (FL_EUNSUPPORTED) but its value is known
+ * without running it, fl_pgcat_sublink_fallback binds that value: the
+ * enclosing block has no rows (every relation an empty catalog relation, or
+ * one under inner joins only), or the subquery's FROM inner-joins a catalog
+ * relation floe never has rows in (pg_sequence, pg_index...) and it has no
+ * aggregate: NULL for a scalar subquery, '{}' for ARRAY, false for EXISTS
+ * and ANY, true for ALL.
+ *
  *   ARRAY(SELECT x FROM ... [ORDER BY k])
  *     -> '{' || coalesce((SELECT string_agg(__pg_array_elem(x), ',' ORDER BY k)
  *                         FROM ...), '') || '}'
@@ -182,8 +190,32 @@ fl_status fl_pgcat_bind_array_sublink(fl_bctx *b, const PgQuery__SubLink *sl, fl
 /* True when every relation of the block is a catalog relation with no rows:
  * then the block has no rows under any join and its select list is never
  * evaluated. */
+static bool has_outer_join(const fl_jtree *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == 2)
+        return true;
+    for (uint32_t i = 0; i < t->nkids; i++)
+        if (has_outer_join(t->kids[i]))
+            return true;
+    return false;
+}
+
+static bool rel_is_empty(const fl_rel *r)
+{
+    return r->kind == FL_REL_PLAN && r->plan && r->plan->kind == FL_PLAN_SCAN &&
+           r->plan->u.scan.kind == FL_SCAN_ROWS && r->plan->u.scan.rows &&
+           r->plan->u.scan.rows->nbatches == 0;
+}
+
 static bool block_is_empty(const fl_bctx *b)
 {
+    /* inner joins only: one empty relation empties the block */
+    if (!has_outer_join(b->root))
+        for (uint32_t i = 0; i < b->scope.nrels; i++)
+            if (rel_is_empty(&b->scope.rels[i]))
+                return true;
     uint32_t n = 0;
     for (uint32_t i = 0; i < b->scope.nrels; i++) {
         const fl_rel *r = &b->scope.rels[i];
@@ -198,10 +230,72 @@ static bool block_is_empty(const fl_bctx *b)
     return n > 0;
 }
 
+/* A relation floe never has rows in (no fill in pgcat_fill_*.c). */
+static bool always_empty(const PgQuery__RangeVar *rv)
+{
+    static const char *const filled[] = {
+        "pg_namespace", "pg_class", "pg_attribute", "pg_type", "pg_proc", "pg_roles",
+        "pg_user", "pg_authid", "pg_shadow", "pg_database", "pg_am", "pg_tablespace",
+        "pg_settings", "pg_tables", "pg_views", "pg_stat_activity", "schemata", "tables",
+        "views", "columns", "routines", "character_sets", "information_schema_catalog_name",
+        "enabled_roles", "applicable_roles"};
+    const char *sch = rv->schemaname && rv->schemaname[0] ? rv->schemaname : NULL;
+    if (sch && strcmp(sch, "pg_catalog") != 0 && strcmp(sch, "information_schema") != 0)
+        return false;
+    if (!fl_pgcat_def_find(sch ? sch : "pg_catalog", rv->relname))
+        return false;
+    for (size_t i = 0; i < sizeof filled / sizeof filled[0]; i++)
+        if (strcmp(filled[i], rv->relname) == 0)
+            return false;
+    return true;
+}
+
+/* A FROM item that surely has no rows: an always-empty catalog relation, or
+ * an inner join / cross product with one. */
+static bool from_item_empty(const PgQuery__Node *n)
+{
+    if (n->node_case == PG_QUERY__NODE__NODE_RANGE_VAR)
+        return always_empty(n->range_var);
+    if (n->node_case == PG_QUERY__NODE__NODE_JOIN_EXPR &&
+        n->join_expr->jointype == PG_QUERY__JOIN_TYPE__JOIN_INNER)
+        return from_item_empty(n->join_expr->larg) || from_item_empty(n->join_expr->rarg);
+    return false;
+}
+
+/* A plain SELECT without aggregates whose FROM surely has no rows. */
+static bool subquery_empty(const PgQuery__Node *q)
+{
+    if (!q || q->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+        return false;
+    const PgQuery__SelectStmt *st = q->select_stmt;
+    if (st->op != PG_QUERY__SET_OPERATION__SETOP_NONE || st->n_group_clause || st->having_clause)
+        return false;
+    for (size_t i = 0; i < st->n_target_list; i++) {
+        const PgQuery__Node *t = st->target_list[i];
+        const PgQuery__Node *v = t->node_case == PG_QUERY__NODE__NODE_RES_TARGET
+                                     ? t->res_target->val
+                                     : NULL;
+        if (v && v->node_case == PG_QUERY__NODE__NODE_FUNC_CALL) {
+            const PgQuery__FuncCall *f = v->func_call;
+            const char *nm = f->n_funcname ? fl_front_str(f->funcname[f->n_funcname - 1]) : NULL;
+            if (f->agg_star || (nm && fl_func_exists(nm, FL_FUNC_AGGREGATE)))
+                return false;
+        }
+    }
+    for (size_t i = 0; i < st->n_from_clause; i++)
+        if (from_item_empty(st->from_clause[i]))
+            return true;
+    return false;
+}
+
 fl_status fl_pgcat_sublink_fallback(fl_bctx *b, const PgQuery__SubLink *sl, fl_status rc,
                                     fl_expr **out, fl_error *err)
 {
-    if (rc != FL_EUNSUPPORTED || !block_is_empty(b))
+    if (rc != FL_EUNSUPPORTED)
+        return rc;
+    bool outer_empty = block_is_empty(b);
+    bool inner_empty = !outer_empty && subquery_empty(sl->subselect);
+    if (!outer_empty && !inner_empty)
         return rc;
     fl_value v;
     memset(&v, 0, sizeof v);
@@ -220,6 +314,16 @@ fl_status fl_pgcat_sublink_fallback(fl_bctx *b, const PgQuery__SubLink *sl, fl_s
     case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
     case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK: v.type.id = FL_TYPE_BOOLEAN; break;
     default: return rc;
+    }
+    if (inner_empty) { /* the subquery's value over no rows */
+        if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK) {
+            v.is_null = false;
+            v.v.bytes.ptr = (const uint8_t *)"{}";
+            v.v.bytes.len = 2;
+        } else if (v.type.id == FL_TYPE_BOOLEAN) {
+            v.is_null = false;
+            v.v.b = sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK;
+        }
     }
     /* the subquery is never run: the enclosing block has no rows */
     memset(err, 0, sizeof *err);

@@ -26,6 +26,8 @@
 
 #define MAX_STMTS 10000
 
+static void stmt_destroy(pgw_stmt *s);
+
 static pgw_stmt *stmt_find(pgw_conn *c, const char *name)
 {
     for (pgw_stmt *s = c->stmts; s; s = s->next)
@@ -47,6 +49,8 @@ void pgw_portal_free(pgw_conn *c, pgw_portal *p)
     (void)c;
     if (!p)
         return;
+    if (p->stmt && --p->stmt->refs == 0 && p->stmt->detached)
+        stmt_destroy(p->stmt);
     fl_sql_result_close(p->res);
     free(p->name);
     free(p->formats);
@@ -64,23 +68,26 @@ static void unlink_portal(pgw_conn *c, pgw_portal *p)
         }
 }
 
-static void stmt_free(pgw_conn *c, pgw_stmt *s)
+static void stmt_destroy(pgw_stmt *s)
 {
-    /* portals borrowing the statement go with it, as in PostgreSQL */
-    for (pgw_portal *p = c->portals, *next; p; p = next) {
-        next = p->next;
-        if (p->stmt == s) {
-            unlink_portal(c, p);
-            pgw_portal_free(c, p);
-        }
-    }
     fl_sql_stmt_close(s->st);
     free(s->name);
     free(s->sql);
     free(s->cls);
     free(s->param_oids);
     free(s);
+}
+
+/* Takes s out of use. Portals bound to it keep it alive (PostgreSQL portals
+ * do not depend on their statement), the last one frees it. */
+static void stmt_free(pgw_conn *c, pgw_stmt *s)
+{
     c->nstmts--;
+    if (s->refs) {
+        s->detached = true;
+        return;
+    }
+    stmt_destroy(s);
 }
 
 bool pgw_stmt_drop(pgw_conn *c, const char *name)
@@ -222,6 +229,7 @@ static bool do_bind(pgw_conn *c, pgw_rd *r)
     if (!p)
         return fail(c, "53200", "out of memory%s", "");
     p->stmt = s;
+    s->refs++;
     p->name = strdup(pname);
     p->nparams = (uint32_t)np;
     p->params = calloc((size_t)np + 1, sizeof *p->params);
@@ -255,7 +263,9 @@ static bool do_bind(pgw_conn *c, pgw_rd *r)
             v->v.bytes.len = (size_t)len;
         } else if (f == 1) {
             fl_error err = {0};
-            if (!pgw_bin_decode(s->param_oids[i], mine, (size_t)len, &a, v, &err)) {
+            /* binary with no known type: raw bytes (node pg sends Buffers so) */
+            uint32_t oid = s->param_oids[i] ? s->param_oids[i] : FL_PG_OID_BYTEA;
+            if (!pgw_bin_decode(oid, mine, (size_t)len, &a, v, &err)) {
                 char m[FL_ERROR_MSG_MAX + 40];
                 snprintf(m, sizeof m, "parameter $%d: %s", i + 1, err.msg);
                 ok = fail(c, "22P03", "%s", m);
@@ -419,6 +429,7 @@ static bool do_execute(pgw_conn *c, pgw_rd *r)
         pgw_send_complete(c, p->tag[0] ? p->tag : "SELECT 0");
         return true;
     }
+    int64_t before = p->sent;
     int st = pgw_send_rows(c, p, max > 0 ? max : 0, false);
     if (st < 0)
         return false;
@@ -427,10 +438,15 @@ static bool do_execute(pgw_conn *c, pgw_rd *r)
         pgw_end(c);
         return true;
     }
-    if (p->is_cursor)
-        pgw_send_rows_tag(c, p, "FETCH");
-    else
-        pgw_send_complete(c, fl_sql_result_tag(p->res));
+    const char *tag = fl_sql_result_tag(p->res);
+    if (p->is_cursor || !strncmp(tag, "SELECT", 6)) { /* rows of this Execute, as PostgreSQL */
+        char t[64];
+        snprintf(t, sizeof t, "%s %lld", p->is_cursor ? "FETCH" : "SELECT",
+                 (long long)(p->sent - before));
+        pgw_send_complete(c, t);
+    } else {
+        pgw_send_complete(c, tag);
+    }
     return true;
 }
 

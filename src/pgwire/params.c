@@ -8,7 +8,8 @@
  * the values are therefore inlined as SQL literals before the text goes to
  * fl_sql_execute: NULL, or '...' (quotes doubled; standard_conforming_strings
  * is on) with ::type when the client declared a type (Parse OIDs, PREPARE's
- * type list, or a binary value's type). An untyped literal is PostgreSQL's
+ * type list, or a binary value's type) - except numeric, which stays untyped
+ * so that 38-digit values reach numeric(38,s) columns unrounded. An untyped literal is PostgreSQL's
  * "unknown" and takes its type from the context, as a parameter would. The
  * lexer (src/sql/lex.h) finds the $n tokens, so $n inside strings, quoted
  * identifiers and comments is left alone.
@@ -73,8 +74,10 @@ static void put_literal(pgw_buf *b, const fl_value *v, uint32_t oid)
     pgw_buf_put(b, "'", 1);
     free(t);
     const fl_pg_type_info *ti = fl_pg_type_by_oid(oid);
+    /* numeric stays an untyped literal: ::numeric would round to the engine's
+     * default scale before the value reaches a numeric(38,10) column */
     if (oid && oid != FL_PG_OID_TEXT && oid != FL_PG_OID_UNKNOWN && oid != FL_PG_OID_VARCHAR &&
-        ti) {
+        oid != FL_PG_OID_NUMERIC && ti) {
         char cast[96];
         snprintf(cast, sizeof cast, "::%s", ti->name);
         pgw_buf_put(b, cast, strlen(cast));

@@ -62,6 +62,8 @@ typedef struct pgw_stmt { /* a prepared statement (Parse) */
     fl_sql_stmt *st;      /* NULL for statements the wire layer runs itself */
     uint32_t nparams;
     uint32_t *param_oids; /* nparams (client's or inferred) */
+    uint32_t refs;        /* portals bound to it: it outlives Close/replacement until they go */
+    bool detached;        /* no longer in the statement list (freed when refs drops to 0) */
     struct pgw_stmt *next;
 } pgw_stmt;
 
@@ -125,6 +127,7 @@ struct pgw_conn {
     void *fmt; /* fl_sql_formatter (src/sql/func.h), for fmt_tz */
     char fmt_tz[64];
     uint64_t bytes_in, bytes_out;
+    char show_buf[64];
 };
 
 /* ---- wire.c: transport, framing, output building ---- */

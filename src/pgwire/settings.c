@@ -253,6 +253,17 @@ static void text_row(pgw_conn *c, uint32_t n, const char *const *vals)
 
 static const char *show_value(pgw_conn *c, const char *name)
 {
+    if (!strcasecmp(name, "statement_timeout") && c->sess) { /* PostgreSQL shows units */
+        const char *v = fl_sql_get(c->sess, "statement_timeout");
+        long long ms = v ? atoll(v) : 0;
+        if (ms > 0 && ms % 1000 == 0)
+            snprintf(c->show_buf, sizeof c->show_buf, "%llds", ms / 1000);
+        else if (ms > 0)
+            snprintf(c->show_buf, sizeof c->show_buf, "%lldms", ms);
+        else
+            snprintf(c->show_buf, sizeof c->show_buf, "0");
+        return c->show_buf;
+    }
     if (!strcasecmp(name, "timezone") || !strcasecmp(name, "time zone"))
         return fl_sql_get(c->sess, "time_zone");
     if (engine_name(c, name))

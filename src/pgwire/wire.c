@@ -245,10 +245,14 @@ void pgw_send_sql_error(pgw_conn *c, fl_status rc, const fl_error *err)
     const char *state = info.sqlstate;
     if (!state[0] || !strcmp(state, "00000"))
         state = rc == FL_EFORBIDDEN ? "42501" : fl_sql_sqlstate_for(rc);
-    if (err && (!strcmp(state, "XX000") || !strcmp(state, "22023") || !strcmp(state, "22000"))) {
+    if (err && (!strcmp(state, "XX000") || !strcmp(state, "22023") || !strcmp(state, "22000") ||
+                !strcmp(state, "42804"))) {
         const char *better = fl_sql_sqlstate_for_error(err); /* from the message */
-        if (better && strcmp(better, "XX000") != 0)
+        if (better && strcmp(better, "XX000") != 0 &&
+            (strcmp(state, "42804") != 0 || !strncmp(better, "22", 2)))
             state = better;
+        if (!strcmp(state, "42804") && strstr(err->msg, "invalid input syntax"))
+            state = "22P02";
     }
     if (rc == FL_ECANCELED && !strcmp(state, "XX000"))
         state = "57014";

@@ -317,8 +317,64 @@ static void test_transactions_and_settings(void)
     fl_pgwire_destroy(s);
 }
 
+static void parse_bind(msg *m, const char *sql, const char *portal)
+{
+    size_t at = begin(m, 'P');
+    str(m, "");
+    str(m, sql);
+    u16(m, 0);
+    end(m, at);
+    at = begin(m, 'B');
+    str(m, portal);
+    str(m, "");
+    u16(m, 0);
+    u16(m, 0);
+    u16(m, 0);
+    end(m, at);
+}
+
+static void execute(msg *m, const char *portal, uint32_t max)
+{
+    size_t at = begin(m, 'E');
+    str(m, portal);
+    u32(m, max);
+    end(m, at);
+}
+
+/* pgJDBC's fetchSize with autocommit off: a named portal survives Sync and
+ * the replacement of the unnamed statement it was bound from, until COMMIT. */
+static void test_portal_outlives_statement(void)
+{
+    fl_pgwire *s = server();
+    static msg m;
+    m.n = 0;
+    startup(&m, "h");
+    query(&m, "begin");
+    parse_bind(&m, "select x from (values (1), (2), (3)) t(x)", "C_3");
+    execute(&m, "C_3", 1);
+    simple(&m, 'S');
+    parse_bind(&m, "select 42", "");
+    execute(&m, "", 0);
+    simple(&m, 'S');
+    execute(&m, "C_3", 0);
+    simple(&m, 'S');
+    query(&m, "commit");
+    execute(&m, "C_3", 0);
+    simple(&m, 'S');
+    simple(&m, 'X');
+    out o = {0};
+    run(s, &m, &o);
+    char t[64];
+    types(&o, t, sizeof t, true);
+    CHECK_EQ_STR(t, "CZ12DsZ12DCZDDCZCZEZ");
+    CHECK(contains(&o, "SELECT 2")); /* rows of the last Execute, as PostgreSQL */
+    free(o.p);
+    fl_pgwire_destroy(s);
+}
+
 int main(void)
 {
+    TEST_RUN(test_portal_outlives_statement);
     TEST_RUN(test_startup_and_simple);
     TEST_RUN(test_extended_pipeline);
     TEST_RUN(test_limits_and_malformed);

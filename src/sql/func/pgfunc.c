@@ -186,6 +186,12 @@ static fl_status k_format_type(fl_fn_call *c, fl_error *err)
     strout_init(&so, c->out);
     FOR_ROWS(c->sel, c->nrows, i, {
         char buf[128];
+        if (!uvalid(&o, i)) {
+            FL_TRY(fl_out_null(c->out, i, err));
+            strout_fill(&so, i + 1);
+            so.v->offsets[i + 1] = (int64_t)so.v->heap_len;
+            continue;
+        }
         int64_t oid = UV(o, int64_t, i);
         int32_t mod = uvalid(&m, i) ? UV(m, int32_t, i) : -1;
         size_t l;
@@ -554,6 +560,94 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+/* format(fmt, args...): %s (NULL -> empty), %I (quote_ident; NULL is an
+ * error), %L (quote_literal; NULL -> NULL), %% ; arguments as text. */
+static bool r_format(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n < 1 || n > 64 || !fl_is_string(&a[0]))
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (fl_type_is_nested(&a[i]))
+            return false;
+        at[i] = fl_mk(FL_TYPE_STRING);
+    }
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+static fl_status k_format(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u[64];
+    for (uint32_t k = 0; k < c->nargs; k++)
+        fl_vector_unify(c->args[k], &u[k]);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        if (!uvalid(&u[0], i)) {
+            FL_TRY(fl_out_null(c->out, i, err));
+            continue;
+        }
+        size_t fl, cap = 1;
+        const uint8_t *f = ubytes(&u[0], i, &fl);
+        cap += 2 * fl;
+        for (uint32_t k = 1; k < c->nargs; k++) {
+            size_t l = 0;
+            if (uvalid(&u[k], i))
+                (void)ubytes(&u[k], i, &l);
+            cap += 2 * l + 8;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, cap, &dst, err));
+        size_t o = 0;
+        uint32_t next = 1;
+        for (size_t j = 0; j < fl; j++) {
+            if (f[j] != '%') {
+                dst[o++] = f[j];
+                continue;
+            }
+            if (++j >= fl)
+                return fl_fn_error(c, err, FL_EINVAL, "unterminated format() type specifier");
+            char spec = (char)f[j];
+            if (spec == '%') {
+                dst[o++] = '%';
+                continue;
+            }
+            if (spec != 's' && spec != 'I' && spec != 'L')
+                return fl_fn_error(c, err, FL_EINVAL, "unrecognized format() type specifier \"%c\"",
+                                   spec);
+            if (next >= c->nargs)
+                return fl_fn_error(c, err, FL_EINVAL, "too few arguments for format()");
+            const fl_unified *v = &u[next++];
+            if (!uvalid(v, i)) {
+                if (spec == 'I')
+                    return fl_fn_error(c, err, FL_EINVAL,
+                                       "null values cannot be formatted as an SQL identifier");
+                if (spec == 'L') {
+                    memcpy(dst + o, "NULL", 4);
+                    o += 4;
+                }
+                continue;
+            }
+            size_t l;
+            const uint8_t *p = ubytes(v, i, &l);
+            bool quote = spec == 'L' || (spec == 'I' && needs_quotes(p, l));
+            char qc = spec == 'L' ? '\'' : '"';
+            if (quote)
+                dst[o++] = (uint8_t)qc;
+            for (size_t k = 0; k < l; k++) {
+                if (quote && p[k] == (uint8_t)qc)
+                    dst[o++] = (uint8_t)qc;
+                dst[o++] = p[k];
+            }
+            if (quote)
+                dst[o++] = (uint8_t)qc;
+        }
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 #define PG(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 #define PG_N(nm, r, k)                                                                             \
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k,         \
@@ -562,7 +656,7 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = false, .resolve = r, .kernel = k,        \
      .uses_env = true}
 static const fl_func funcs[] = {
-    PG("format_type", r_format_type, k_format_type),
+    PG_N("format_type", r_format_type, k_format_type), /* typmod NULL = -1 */
     PG("pg_get_userbyid", r_oid_text, k_userbyid),
     PG("pg_table_is_visible", r_oid_bool, k_true),
     PG("pg_type_is_visible", r_oid_bool, k_true),
@@ -602,6 +696,7 @@ static const fl_func funcs[] = {
     PG("|", r_bitop, k_bitor),
     PG("__pg_regclass", r_regclass, k_regclass),
     PG_N("json_build_object", r_json_build_object, k_json_build_object),
+    PG_N("format", r_format, k_format),
     PG("pg_partition_ancestors", r_oid_oid, k_identity_oid),
     PG("pg_partition_root", r_oid_oid, k_identity_oid),
 };

@@ -157,6 +157,7 @@ typedef struct fl_pgcat_rows {
     uint32_t *pgoids;
     fl_value *cells; /* nrows * ncols */
     uint32_t nrows, cap;
+    bool null_defaults; /* information_schema: every column defaults to NULL */
 } fl_pgcat_rows;
 
 fl_status fl_pgcat_rows_init(fl_pgcat_rows *r, fl_arena *a, const fl_pgcat_def *d, fl_error *err);

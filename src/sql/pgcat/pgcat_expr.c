@@ -558,13 +558,30 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
     int32_t loc = f->location;
     size_t na = f->n_args;
     fl_pgcat_snap *s = NULL;
-    if ((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) {
+    bool subs = strcmp(name, "generate_subscripts") == 0 && na == 2;
+    if (((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) ||
+        subs) {
         *handled = true;
         fl_expr *a;
         FL_TRY(fl_bind_expr(b, f->args[0], &a, err));
         if (a->type.id != FL_TYPE_STRING)
             return fl_front_err(b->pc, err, FL_ETYPE, loc, "42804",
                                 "%s() needs an array argument", name);
+        /* a set-returning function over an empty array yields no rows: the
+         * block keeps only rows whose array has elements (one-element arrays
+         * are expanded by the kernel, longer ones are an error there) */
+        fl_expr *card, *zero = const_int(b->a, 0, loc), *cond;
+        FL_TRY(call(b, "cardinality", &a, 1, loc, &card, err));
+        fl_expr *cmp[2] = {card, zero};
+        if (!zero)
+            return oom(err);
+        FL_TRY(call(b, ">", cmp, 2, loc, &cond, err));
+        FL_TRY(fl_bctx_add_conj(b, cond, err));
+        if (subs) {
+            fl_expr *sa[2] = {a, NULL};
+            FL_TRY(fl_bind_expr(b, f->args[1], &sa[1], err));
+            return call(b, name, sa, 2, loc, out, err);
+        }
         uint32_t elem = fl_pg_is_array_text(&a->type) ? (uint32_t)a->type.scale : FL_PG_OID_TEXT;
         fl_expr *e;
         FL_TRY(call(b, name, &a, 1, loc, &e, err));

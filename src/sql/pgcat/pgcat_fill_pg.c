@@ -315,6 +315,36 @@ static fl_status fill_activity(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_pgcat_ro
     return FL_OK;
 }
 
+/* The binary operators floe evaluates on its scalar types: comparisons
+ * (boolean result), arithmetic on numbers (same type), text || text. */
+static fl_status fill_operator(fl_pgcat_rows *r, fl_error *err)
+{
+    static const uint32_t types[] = {16, 20, 23, 25, 701, 1082, 1114, 1184, 1700};
+    static const char *const cmp[] = {"=", "<>", "<", "<=", ">", ">="};
+    static const char *const arith[] = {"+", "-", "*", "/"};
+    uint32_t next_oid = 9000; /* the table is static: stable OIDs in order */
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        uint32_t ty = types[t];
+        bool num = ty == 20 || ty == 23 || ty == 701 || ty == 1700;
+        size_t nops = 6 + (num ? 4 : 0) + (ty == 25 ? 1 : 0);
+        for (size_t k = 0; k < nops; k++) {
+            const char *op = k < 6 ? cmp[k] : num ? arith[k - 6] : "||";
+            FL_TRY(fl_pgcat_rows_add(r, err));
+            fl_pgcat_set_int(r, "oid", next_oid++);
+            fl_pgcat_set_str(r, "oprname", op);
+            fl_pgcat_set_int(r, "oprnamespace", 11);
+            fl_pgcat_set_int(r, "oprowner", ROLE_OID);
+            fl_pgcat_set_str(r, "oprkind", "b");
+            fl_pgcat_set_bool(r, "oprcanmerge", k == 0);
+            fl_pgcat_set_bool(r, "oprcanhash", k == 0);
+            fl_pgcat_set_int(r, "oprleft", ty);
+            fl_pgcat_set_int(r, "oprright", ty);
+            fl_pgcat_set_int(r, "oprresult", k < 6 ? 16 : ty);
+        }
+    }
+    return FL_OK;
+}
+
 fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
                            fl_pgcat_rows *r, bool *done, fl_error *err)
 {
@@ -349,6 +379,8 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
         FL_TRY(fl_pgcat_snap_columns(pc, s, err));
         return fill_tables_views(s, true, r, err);
     }
+    if (is(d, "pg_operator"))
+        return fill_operator(r, err);
     if (is(d, "pg_stat_activity"))
         return fill_activity(pc, s, r, err);
     *done = false;

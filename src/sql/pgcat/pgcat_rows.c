@@ -13,6 +13,7 @@ fl_status fl_pgcat_rows_init(fl_pgcat_rows *r, fl_arena *a, const fl_pgcat_def *
 {
     memset(r, 0, sizeof *r);
     r->a = a;
+    r->null_defaults = strcmp(d->schema, "information_schema") == 0;
     return fl_pgcat_def_schema(a, d, &r->schema, &r->pgoids, err);
 }
 
@@ -37,6 +38,10 @@ fl_status fl_pgcat_rows_add(fl_pgcat_rows *r, fl_error *err)
         memset(v, 0, sizeof *v);
         v->type = r->schema.fields[i].type;
         uint32_t po = r->pgoids[i];
+        if (r->null_defaults) { /* information_schema: absent means NULL */
+            v->is_null = true;
+            continue;
+        }
         switch (v->type.id) {
         case FL_TYPE_BOOLEAN:
         case FL_TYPE_INT32:

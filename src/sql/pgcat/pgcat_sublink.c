@@ -236,7 +236,7 @@ static bool always_empty(const PgQuery__RangeVar *rv)
     static const char *const filled[] = {
         "pg_namespace", "pg_class", "pg_attribute", "pg_type", "pg_proc", "pg_roles",
         "pg_user", "pg_authid", "pg_shadow", "pg_database", "pg_am", "pg_tablespace",
-        "pg_settings", "pg_tables", "pg_views", "pg_stat_activity", "schemata", "tables",
+        "pg_settings", "pg_tables", "pg_views", "pg_stat_activity", "pg_operator", "schemata", "tables",
         "views", "columns", "routines", "character_sets", "information_schema_catalog_name",
         "enabled_roles", "applicable_roles"};
     const char *sch = rv->schemaname && rv->schemaname[0] ? rv->schemaname : NULL;

@@ -43,7 +43,7 @@ cc -O2 -I"$(pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)"
 # ---- the same data in both servers
 tens="(VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9))"
 from=""; expr="0"
-for i in $(seq 1 "$digits"); do from="$from${from:+, }$tens d$i(x)"; expr="$expr * 10 + d$i.x"; done
+for i in $(seq 1 "$digits"); do from="$from${from:+, }$tens d$i(x)"; expr="($expr) * 10 + d$i.x"; done
 load_sql="CREATE SCHEMA lake;
 CREATE TABLE lake.pt (id bigint, k integer, v numeric(12,2), s text);
 INSERT INTO lake.pt SELECT n + 1, (n + 1) % 100, (n + 1) * 0.25, 'name-' || (n + 1)
@@ -84,7 +84,8 @@ bench_cursor() { # target round
   local o
   o=$("$drv" "host=$h port=$p user=tester password=$pw dbname=floe sslmode=disable" "SELECT id, v, s FROM lake.stream" 10000 "$pid") \
     || pgc_fail "cursor run on $1"
-  case $o in *"rows=$rows "*) ;; *) pgc_fail "cursor on $1 returned the wrong row count: $o" ;; esac
+  # ids are 0 .. rows-1, each once: the sum is rows * (rows - 1) / 2
+  case $o in *"rows=$rows "*"sum=$((rows * (rows - 1) / 2)) "*) ;; *) pgc_fail "cursor on $1 returned the wrong rows: $o" ;; esac
   echo "cursor $1 $2 $o vmhwm_before_kb=${base:-n/a}" | tee -a "$results"
 }
 for r in $(seq 1 "$rounds"); do

@@ -45,8 +45,10 @@ while [ $done_q -lt $total ]; do
   if [ $rc != 0 ] && [ $rc != 124 ] && [ $((o + e)) = 0 ]; then
     echo "FAIL: sqlsmith ran no query (rc=$rc):"; tail -15 "$err"; fails=$((fails + 1)); break; fi
   kill -0 "$PGC_PID" 2>/dev/null || { echo "FAIL: the server process died during run seed=$seed"; fails=$((fails + 1)); break; }
+  # (floe commits each statement: sqlsmith's BEGIN; DML; ROLLBACK really changes the tables, so only
+  # check that a count comes back, not which)
   alive=$(PGCONNECT_TIMEOUT=10 timeout 20 psql -X -A -t -c 'SELECT count(*) FROM lake.orders' 2>&1)
-  [ "$alive" = 102 ] || { echo "FAIL: server not answering after run seed=$seed: $alive"; fails=$((fails + 1)); break; }
+  case $alive in ''|*[!0-9]*) false ;; esac || { echo "FAIL: server not answering after run seed=$seed: $alive"; fails=$((fails + 1)); break; }
   done_q=$((done_q + n))
 done
 echo "sqlsmith: $((ok_q + errors)) queries in $seed run(s): $ok_q ok, $errors errors (the error messages, most frequent first:)"

@@ -35,12 +35,19 @@ pgc_free_port() {
 pgc_is_asan() { case "${FLOE_BUILD:-}" in *build-asan|*build-asan/) return 0 ;; esac; return 1; }
 
 pgc_cleanup() {
+  local rc=$? san=0
   if [ "${PGC_TARGET:-}" = postgres ] && [ -n "${PGC_PGDATA:-}" ] && [ -f "$PGC_PGDATA/postmaster.pid" ]; then
     pgc_as_pg "$PGC_PGBIN/pg_ctl -D '$PGC_PGDATA' -w -m immediate stop" >/dev/null 2>&1
   elif [ -n "${PGC_PID:-}" ]; then
     kill "$PGC_PID" 2>/dev/null; wait "$PGC_PID" 2>/dev/null
+    # sanitizer builds: any ASan/UBSan/LSan report of the server (leaks are printed at exit) fails the test
+    if [ -n "${PGC_LOG:-}" ] && grep -q 'AddressSanitizer\|LeakSanitizer\|runtime error:' "$PGC_LOG" 2>/dev/null; then
+      echo "FAIL: sanitizer report in the floe serve log:"; grep -A12 -m3 'AddressSanitizer\|LeakSanitizer\|runtime error:' "$PGC_LOG"
+      san=1
+    fi
   fi
   [ -n "${PGC_KEEP:-}" ] || rm -rf "${PGC_WORK:-/nonexistent-pgc}"
+  if [ $san = 1 ] && [ "$rc" != 77 ]; then exit 1; fi
 }
 
 pgc_as_pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$1"; else sh -c "$1"; fi; }

@@ -54,6 +54,8 @@ for t in $targets; do
   extra=()
   [ -n "$s" ] && [ -d "$seeds/$s" ] && extra+=("$seeds/$s")
   [ -n "$s" ] && [ -d "fuzz/regress/$s" ] && extra+=("fuzz/regress/$s")
+  [ -d "fuzz/seeds/$t" ] && extra+=("fuzz/seeds/$t")
+  [ "$t" = fuzz_sql_parse ] && extra+=("tests/sql/tpch")
   echo "== $t for ${FUZZ_SECONDS}s (corpus $corpus, $(ls "$corpus" | wc -l) files)"
   log=$BUILD/$t.log
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -41,6 +41,7 @@
 #include "floe/ice_manifest.h"
 #include "floe/iceberg.h"
 #include "floe/io.h"
+#include "floe/parquet.h"
 #include "floe/predicate.h"
 #include "floe/vector.h"
 
@@ -141,6 +142,9 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *p, uint
  * failing the residual are removed (or deselected through b->sel). */
 fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof, fl_error *err);
 void fl_ice_task_reader_close(fl_ice_task_reader *r); /* NULL allowed */
+/* Row groups (total, pruned by the filter's statistics), pages and bytes of
+ * the task's Parquet file read so far; zeros before the file was opened. */
+void fl_ice_task_reader_stats(const fl_ice_task_reader *r, fl_parquet_scan_stats *out);
 
 /* Whole-table convenience: plans, then reads every task in order. */
 typedef struct fl_ice_scan fl_ice_scan;

@@ -94,6 +94,37 @@ void fl_server_respond(fl_server_request *r, int status, const char *content_typ
 void fl_server_respond_error(fl_server_request *r, int status, const char *type,
                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* ---- extra response headers and streamed responses ----
+ * fl_server_response_header() adds a header (name and value copied; at most
+ * 8 per response) to whichever response the handler produces.
+ *
+ * fl_server_respond_stream() answers with status and a body of unknown
+ * length (HTTP/1.1 chunked) that a producer writes later from any thread:
+ * the handler returns right away and the bytes written with
+ * fl_server_stream_write() are sent as the client takes them (a worker
+ * thread is never blocked waiting for the producer: the connection is
+ * suspended while nothing is queued). on_abort(ud) is called at most once,
+ * with the stream's lock held (it must be quick and must not call stream
+ * functions), when the client disconnects or the server stops before
+ * fl_server_stream_end(); never after fl_server_stream_end() returned.
+ * Returns NULL (after responding 500) when out of memory. */
+typedef struct fl_server_stream fl_server_stream;
+void fl_server_response_header(fl_server_request *r, const char *name, const char *value);
+fl_server_stream *fl_server_respond_stream(fl_server_request *r, int status,
+                                           const char *content_type,
+                                           void (*on_abort)(void *ud), void *ud);
+/* Queues len bytes (copied); blocks while more than 4 MiB wait unsent.
+ * false: the client is gone or the server stops (stop producing). */
+bool fl_server_stream_write(fl_server_stream *st, const void *data, size_t len);
+/* True when the stream was aborted or the peer closed the connection
+ * (checked with poll(POLLRDHUP) on the socket, so a client that went away
+ * while nothing was being written is noticed). */
+bool fl_server_stream_gone(fl_server_stream *st);
+/* Ends the body: ok = normally (final chunk), else the connection is
+ * closed without the final chunk so the client sees a truncated body. The
+ * handle must not be used afterwards. */
+void fl_server_stream_end(fl_server_stream *st, bool ok);
+
 #ifdef __cplusplus
 }
 #endif

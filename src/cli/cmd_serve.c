@@ -12,7 +12,16 @@
  *   the environment), allowed-location (repeatable / comma-separated),
  *   log-requests (true/false), insecure-no-auth (flag only: never from a
  *   file or the environment, so it is always asked for explicitly),
- *   ready-file (path written with "host:port" once listening).
+ *   ready-file (path written with "host:port" once listening; a second line
+ *   "pg host:port" when the PostgreSQL listener runs).
+ * PostgreSQL wire protocol (pgwire.h), off unless pg-port is given:
+ *   pg-port (0 = an ephemeral port), pg-host (default: host), pg-tls-cert,
+ *   pg-tls-key (PEM; SSLRequest is answered 'S' when both are set),
+ *   pg-max-connections (64), pg-idle-timeout (seconds, 3600),
+ *   pg-max-message-bytes (64 MiB), pg-trust (flag only: no passwords, every
+ *   user is admin; local development only). Users are the auth store's
+ *   principals (`floe admin principal create`), authenticated with
+ *   SCRAM-SHA-256.
  *
  * SIGTERM/SIGINT: stop accepting, let in-flight requests (commits) finish
  * (up to 30 s), exit 0.
@@ -27,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floe/pgwire.h"
 #include "floe/server.h"
 
 #define MAX_LIST 64
@@ -35,6 +45,8 @@ typedef struct serve_cfg {
     fl_server_options o;
     const char *tokens[MAX_LIST], *allowed[MAX_LIST];
     const char *ready_file;
+    fl_pgwire_options pg;
+    bool pg_on;
     char *owned[256];
     int nowned;
 } serve_cfg;
@@ -92,7 +104,30 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
             o->idempotency_lifetime_s = (int)x;
         else
             o->max_body_bytes = (size_t)x;
-    } else if (!strcmp(k, "catalog"))
+    } else if (!strcmp(k, "pg-port") || !strcmp(k, "pg-max-connections") ||
+               !strcmp(k, "pg-idle-timeout") || !strcmp(k, "pg-max-message-bytes")) {
+        long long x = strtoll(v, &end, 10);
+        if (*end || x < 0 || x > INT_MAX || (!strcmp(k, "pg-port") && x > 65535)) {
+            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src,
+                    k, v);
+            return -1;
+        }
+        if (!strcmp(k, "pg-port")) {
+            c->pg.port = (int)x;
+            c->pg_on = true;
+        } else if (!strcmp(k, "pg-max-connections"))
+            c->pg.max_connections = (uint32_t)x;
+        else if (!strcmp(k, "pg-idle-timeout"))
+            c->pg.idle_timeout_s = (uint32_t)x;
+        else
+            c->pg.max_message_bytes = (size_t)x;
+    } else if (!strcmp(k, "pg-host"))
+        c->pg.host = keep(c, v);
+    else if (!strcmp(k, "pg-tls-cert"))
+        c->pg.tls_cert_file = keep(c, v);
+    else if (!strcmp(k, "pg-tls-key"))
+        c->pg.tls_key_file = keep(c, v);
+    else if (!strcmp(k, "catalog"))
         o->catalog_uri = keep(c, v);
     else if (!strcmp(k, "warehouse"))
         o->warehouse = keep(c, v);
@@ -152,8 +187,8 @@ static int read_file(serve_cfg *c, const char *path)
         }
         *eq = '\0';
         char *k = trim(s), *v = trim(eq + 1);
-        if (!strcmp(k, "insecure-no-auth")) {
-            fprintf(stderr, "floe serve: %s: insecure-no-auth is only accepted as a flag\n", src);
+        if (!strcmp(k, "insecure-no-auth") || !strcmp(k, "pg-trust")) {
+            fprintf(stderr, "floe serve: %s: %s is only accepted as a flag\n", src, k);
             rc = -1;
             break;
         }
@@ -166,7 +201,10 @@ static int read_file(serve_cfg *c, const char *path)
 static const char *const KEYS[] = {"host", "port", "catalog", "warehouse", "prefix", "threads",
                                    "max-body-bytes", "max-json-depth", "idempotency-lifetime",
                                    "auth-store", "audit-log", "token-ttl", "static-token",
-                                   "allowed-location", "log-requests", "ready-file"};
+                                   "allowed-location", "log-requests", "ready-file",
+                                   "pg-port", "pg-host", "pg-tls-cert", "pg-tls-key",
+                                   "pg-max-connections", "pg-idle-timeout",
+                                   "pg-max-message-bytes"};
 
 static int read_env(serve_cfg *c)
 {
@@ -197,7 +235,10 @@ static void usage(FILE *f)
             "Serves the Iceberg REST catalog. Defaults: 127.0.0.1:8181, catalog\n"
             "sqlite:./warehouse/catalog.db, warehouse ./warehouse. Settings also come from\n"
             "the config file (key = value) and FLOE_SERVE_<KEY> environment variables.\n"
-            "--insecure-no-auth disables authentication (local development only).\n");
+            "--insecure-no-auth disables authentication (local development only).\n"
+            "PostgreSQL protocol: --pg-port N (off unless given; 5433 is customary) [--pg-host H]\n"
+            "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
+            "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -228,6 +269,10 @@ static int parse_args(serve_cfg *c, int argc, char **argv, const char **config)
         key[kl] = '\0';
         if (!strcmp(key, "insecure-no-auth")) {
             c->o.insecure_no_auth = true;
+            continue;
+        }
+        if (!strcmp(key, "pg-trust")) {
+            c->pg.trust = true;
             continue;
         }
         if (eq)
@@ -294,7 +339,7 @@ int fl_cmd_serve(int argc, char **argv)
             goto done;
         memcpy(key, a + 2, kl);
         key[kl] = '\0';
-        if (!strcmp(key, "insecure-no-auth"))
+        if (!strcmp(key, "insecure-no-auth") || !strcmp(key, "pg-trust"))
             continue;
         const char *val = eq ? eq + 1 : argv[++i];
         if (!strcmp(key, "config"))
@@ -327,6 +372,7 @@ int fl_cmd_serve(int argc, char **argv)
         fprintf(stderr, "floe serve: WARNING: authentication is disabled (--insecure-no-auth); "
                         "every client has every privilege. Local development only.\n");
     fl_server *s = NULL;
+    fl_pgwire *pg = NULL;
     fl_error err = {0};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -340,6 +386,29 @@ int fl_cmd_serve(int argc, char **argv)
         fl_server_destroy(s, 0);
         goto done;
     }
+    if (c.pg_on) {
+        c.pg.catalog_uri = c.o.catalog_uri;
+        c.pg.warehouse = c.o.warehouse;
+        c.pg.auth_store_uri = c.o.auth_store_uri;
+        c.pg.audit_log_path = c.o.audit_log_path;
+        if (!c.pg.host)
+            c.pg.host = c.o.host;
+        if (c.pg.trust)
+            fprintf(stderr, "floe serve: WARNING: PostgreSQL connections need no password "
+                            "(--pg-trust); every user is admin. Local development only.\n");
+        if (fl_pgwire_create(&c.pg, &pg, &err) != FL_OK ||
+            fl_pgwire_listen(pg, &err) != FL_OK) {
+            fprintf(stderr, "floe serve: %s\n", err.msg);
+            fl_pgwire_destroy(pg);
+            fl_server_destroy(s, 0);
+            goto done;
+        }
+        fprintf(stderr,
+                "{\"level\":\"info\",\"event\":\"listening\",\"protocol\":\"postgresql\","
+                "\"host\":\"%s\",\"port\":%d,\"tls\":%s,\"auth\":\"%s\"}\n",
+                c.pg.host ? c.pg.host : "127.0.0.1", fl_pgwire_port(pg),
+                c.pg.tls_cert_file ? "true" : "false", c.pg.trust ? "trust" : "scram-sha-256");
+    }
     fprintf(stderr,
             "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
             "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
@@ -349,12 +418,16 @@ int fl_cmd_serve(int argc, char **argv)
         FILE *f = fopen(c.ready_file, "w");
         if (f) {
             fprintf(f, "%s:%d\n", c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s));
+            if (pg)
+                fprintf(f, "pg %s:%d\n", c.pg.host ? c.pg.host : "127.0.0.1",
+                        fl_pgwire_port(pg));
             fclose(f);
         }
     }
     while (!stop_flag)
         pause();
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"shutdown\",\"msg\":\"draining\"}\n");
+    fl_pgwire_destroy(pg);
     fl_server_destroy(s, 30000);
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;

@@ -411,6 +411,13 @@ fail:
     return rc;
 }
 
+void fl_ice_task_reader_stats(const fl_ice_task_reader *r, fl_parquet_scan_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (r && r->ps)
+        fl_parquet_scan_get_stats(r->ps, out);
+}
+
 void fl_ice_task_reader_close(fl_ice_task_reader *r)
 {
     if (!r)

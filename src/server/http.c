@@ -92,8 +92,31 @@ static char *gzip_body(const char *in, size_t len, size_t *out_len)
     return out;
 }
 
+static void add_headers(struct MHD_Response *resp, fl_server_request *r)
+{
+    for (uint32_t i = 0; i < r->nxhdr; i++)
+        MHD_add_response_header(resp, r->xhdr[i][0], r->xhdr[i][1]);
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+}
+
+/* A streamed response (stream.c): chunked, never gzipped. */
+static enum MHD_Result send_stream(struct MHD_Connection *c, fl_server_request *r)
+{
+    struct MHD_Response *resp = srv_stream_response(r, c);
+    if (!resp)
+        return MHD_NO;
+    if (r->content_type)
+        MHD_add_response_header(resp, "Content-Type", r->content_type);
+    add_headers(resp, r);
+    enum MHD_Result rc = MHD_queue_response(c, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return rc;
+}
+
 static enum MHD_Result send_response(struct MHD_Connection *c, fl_server_request *r)
 {
+    if (r->stream)
+        return send_stream(c, r);
     char *body = r->resp_body;
     size_t len = r->resp_len;
     r->resp_body = NULL;
@@ -122,7 +145,7 @@ static enum MHD_Result send_response(struct MHD_Connection *c, fl_server_request
     MHD_add_response_header(resp, "Vary", "Accept-Encoding");
     if (r->etag[0])
         MHD_add_response_header(resp, "ETag", r->etag);
-    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+    add_headers(resp, r);
     enum MHD_Result rc = MHD_queue_response(c, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return rc;
@@ -206,7 +229,8 @@ fl_status fl_server_start_listening(fl_server *s, fl_error *err)
     addr.sin_port = htons((uint16_t)s->opt.port);
     if (inet_pton(AF_INET, s->host, &addr.sin_addr) != 1)
         return fl_errorf(err, FL_EINVAL, "listen address '%s' is not an IPv4 address", s->host);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME;
     s->daemon = MHD_start_daemon(
         flags, (uint16_t)s->opt.port, NULL, NULL, on_request, s, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)s->opt.threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
@@ -237,6 +261,12 @@ void srv_http_stop(fl_server *s, int drain_ms)
     atomic_store(&s->ready, false);
     MHD_socket fd = MHD_quiesce_daemon(s->daemon);
     for (int waited = 0; waited < drain_ms && atomic_load(&s->metrics->inflight) > 0; waited += 5) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* streams still running are cut off; none may stay suspended */
+    srv_streams_abort_all(s);
+    for (int waited = 0; waited < 2000 && atomic_load(&s->metrics->inflight) > 0; waited += 5) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

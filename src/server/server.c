@@ -42,6 +42,7 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     s->opt = *opt;
     s->started_ms = srv_now_ms();
+    pthread_mutex_init(&s->streams_mu, NULL);
     if (!s->opt.threads)
         s->opt.threads = 4;
     if (!s->opt.max_body_bytes)
@@ -97,6 +98,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_commit(s, err);
     if (rc == FL_OK)
         rc = srv_routes_views(s, err);
+    if (rc == FL_OK)
+        rc = srv_routes_sql(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;
@@ -118,6 +121,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     if (!s)
         return;
     srv_http_stop(s, drain_ms);
+    srv_sql_free(s);
     if (s->pool.free)
         srv_catpool_free(s);
     srv_idem_close(s->idem);
@@ -131,5 +135,6 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     free(s->host), free(s->catalog_uri), free(s->catalog_name), free(s->warehouse),
         free(s->prefix);
     free(s->metrics);
+    pthread_mutex_destroy(&s->streams_mu);
     free(s);
 }

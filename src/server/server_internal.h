@@ -119,6 +119,10 @@ struct fl_server {
     _Atomic bool ready;
     _Atomic bool draining;
     int64_t started_ms;
+    /* streamed responses in flight (stream.c) and the SQL endpoint (h_sql.c) */
+    pthread_mutex_t streams_mu;
+    struct fl_server_stream *streams;
+    struct srv_sql *sql;
 };
 
 struct fl_server_request {
@@ -138,6 +142,9 @@ struct fl_server_request {
     size_t resp_len;
     const char *content_type;
     char etag[96];
+    const char *xhdr[8][2]; /* extra headers (arena copies) */
+    uint32_t nxhdr;
+    struct fl_server_stream *stream; /* a streamed response (stream.c) */
     /* for handlers */
     fl_catalog *cat; /* checked out lazily by srv_cat() */
     uint32_t route_slot;
@@ -152,6 +159,18 @@ void srv_catpool_free(fl_server *s);
 /* ---- http (http.c) ---- */
 void srv_http_stop(fl_server *s, int drain_ms);
 bool srv_query_present(const fl_server_request *r, const char *name);
+
+/* ---- streamed responses (stream.c) ---- */
+/* The MHD_Response of r's streamed response on connection conn (NULL on
+ * failure; the stream is then aborted and released). */
+void *srv_stream_response(fl_server_request *r, void *conn);
+/* Aborts every stream (server stopping): producers see write() fail. */
+void srv_streams_abort_all(fl_server *s);
+
+/* ---- the SQL endpoint (h_sql.c) ---- */
+fl_status srv_routes_sql(fl_server *s, fl_error *err);
+/* Cancels running statements and waits for their threads (after http stop). */
+void srv_sql_free(fl_server *s);
 
 /* ---- dispatch (dispatch.c) ---- */
 void srv_dispatch(fl_server_request *r);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sql/front.h"
+#include "sql/pgcat/pgcat.h"
 
 typedef PgQuery__Node Node;
 
@@ -477,10 +478,15 @@ static fl_status bind_aexpr(fl_bctx *b, const PgQuery__AExpr *x, fl_expr **out, 
         *out = fl_front_fold(b->a, e);
         return FL_OK;
     }
-    default:
+    default: {
+        bool pg = false; /* x op ANY/ALL (array): src/sql/pgcat */
+        FL_TRY(fl_pgcat_bind_aexpr(b, x, out, &pg, err));
+        if (pg)
+            return FL_OK;
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, loc, "0A000",
                             "operator form %d (ANY/ALL/SIMILAR over arrays) is not supported",
                             (int)x->kind);
+    }
     }
 }
 
@@ -516,8 +522,38 @@ fl_status fl_front_type_name(fl_planner_ctx *pc, const PgQuery__TypeName *tn, fl
     return FL_OK;
 }
 
+/* A cast of a constant that plain folding refuses because it depends on
+ * the session (TIMESTAMPTZ '2024-01-01 00:00', '...'::timestamptz, date ->
+ * timestamptz): evaluated now with the session time zone and statement
+ * time, as PostgreSQL resolves typed literals when it plans, so that the
+ * value can prune partitions and files. A constant that cannot be cast is
+ * an error now: CAST('x' AS date). */
+static fl_status fold_typed_literal(fl_bctx *b, const fl_expr *arg, const fl_type *t,
+                                    int32_t loc, fl_expr **out, fl_error *err)
+{
+    fl_eval_env env;
+    memset(&env, 0, sizeof env);
+    env.time_zone = b->pc->time_zone ? b->pc->time_zone : "UTC";
+    env.statement_time_us = b->pc->statement_time_us;
+    fl_value v;
+    if (fl_cast_value(&arg->value, t, &env, b->a, &v, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, loc);
+    fl_expr *c = fl_expr_const(b->a, &v);
+    if (!c)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    c->type = *t;
+    c->value.type = *t;
+    c->location = loc;
+    *out = c;
+    return FL_OK;
+}
+
 static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out, fl_error *err)
 {
+    bool pg = false; /* reg* and array types: src/sql/pgcat */
+    FL_TRY(fl_pgcat_bind_cast(b, tc, out, &pg, err));
+    if (pg)
+        return FL_OK;
     fl_expr *arg;
     FL_TRY(fl_bind_expr(b, tc->arg, &arg, err));
     fl_type t;
@@ -527,12 +563,8 @@ static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **ou
         return fl_front_err_at(b->pc, err, tc->location);
     (*out)->location = tc->location;
     fl_expr *f = fl_front_fold(b->a, *out);
-    if (f == *out && arg->kind == FL_EXPR_CONST) {
-        /* a constant that cannot be cast is an error now: CAST('x' AS date) */
-        fl_value v;
-        if (fl_expr_fold(*out, b->a, &v, err) != FL_OK)
-            return fl_front_err_at(b->pc, err, tc->location);
-    }
+    if (f == *out && arg->kind == FL_EXPR_CONST)
+        FL_TRY(fold_typed_literal(b, arg, &t, tc->location, &f, err));
     *out = f;
     return FL_OK;
 }
@@ -820,6 +852,10 @@ static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *na
 
 static fl_status bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **out, fl_error *err)
 {
+    bool pg = false; /* session functions (current_database()...): src/sql/pgcat */
+    FL_TRY(fl_pgcat_bind_func(b, f, out, &pg, err));
+    if (pg)
+        return FL_OK;
     const char *name = func_name(b->a, f);
     if (!name)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -886,9 +922,14 @@ static fl_status bind_svf(fl_bctx *b, const PgQuery__SQLValueFunction *v, fl_exp
                                     v->location, out) == FL_OK
                    ? FL_OK
                    : fl_errorf(err, FL_ENOMEM, "out of memory");
-    default:
+    default: {
+        bool pg = false; /* CURRENT_USER & co.: src/sql/pgcat */
+        FL_TRY(fl_pgcat_bind_svf(b, v, out, &pg, err));
+        if (pg)
+            return FL_OK;
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, v->location, "0A000",
                             "this SQL value function is not supported");
+    }
     }
     return call(b, name, NULL, 0, v->location, out, err);
 }
@@ -994,6 +1035,10 @@ fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
                     (uint32_t)m->n_args, m->location, out, err);
     }
     default: {
+        bool pg = false; /* ARRAY[...], x[i], COLLATE: src/sql/pgcat */
+        FL_TRY(fl_pgcat_bind_expr(b, n, out, &pg, err));
+        if (pg)
+            return FL_OK;
         const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(
             &pg_query__node__descriptor, (unsigned)n->node_case);
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",

@@ -302,9 +302,18 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         fl_expr **resid = fl_arena_calloc(b->a, ncorr + 1, sizeof(fl_expr *));
         if (!ok || !ik || !resid)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        uint32_t nk = 0, nres = 0;
+        uint32_t nk = 0, nres = 0, nguard = 0;
+        /* scalar subqueries: conjuncts over outer columns only (psql's
+         * "AND a.atthasdef") guard the value: CASE WHEN guard THEN value END */
+        fl_expr **guard = fl_arena_calloc(b->a, ncorr + 1, sizeof(fl_expr *));
+        if (!guard)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
         for (uint32_t i = 0; i < ncorr; i++) {
             fl_expr *e = corr[i];
+            if (is_scalar && !has_local(e)) {
+                FL_TRY(strip_outer(b->a, e, &guard[nguard++], err));
+                continue;
+            }
             if (is_eq(e)) {
                 fl_expr *a0 = e->args[0], *a1 = e->args[1];
                 if (fl_expr_has_outer(a1) && !has_local(a1) && !fl_expr_has_outer(a0)) {
@@ -330,10 +339,6 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         }
         fl_expr *residual = NULL;
         if (nres) {
-            if (is_scalar)
-                return fl_front_err(pc, err, FL_EUNSUPPORTED, loc, "0A000",
-                                    "scalar subqueries correlated by a non-equality condition "
-                                    "are not supported");
             for (uint32_t i = 0; i < nres; i++)
                 FL_TRY(local_to_extra(b->a, resid[i], &ex, 0, &resid[i], err));
             if (fl_front_and(b->a, resid, nres, &residual) != FL_OK)
@@ -351,6 +356,12 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         if (sub->schema.nfields != ex.n + (is_exists ? 0 : 1))
             return fl_front_err(pc, err, FL_EINVAL, loc, "42601",
                                 "subquery must return only one column");
+        /* a non-equality correlation is a residual of the SINGLE join; an
+         * aggregate would have to be computed per outer row */
+        if (is_scalar && nres && s->naggs > 0)
+            return fl_front_err(pc, err, FL_EUNSUPPORTED, loc, "0A000",
+                                "aggregate subqueries correlated by a non-equality condition "
+                                "are not supported");
         ap.sub = sub;
         ap.outer_keys = ok;
         ap.inner_keys = fl_arena_calloc(b->a, nk + 2, sizeof(fl_expr *));
@@ -404,6 +415,21 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
                 co->args[1] = zero;
                 co->location = loc;
                 ref = co;
+            }
+            if (nguard) {
+                fl_expr *cond, *ce = fl_expr_new(b->a, FL_EXPR_CASE, vt, 3);
+                fl_value nv;
+                memset(&nv, 0, sizeof nv);
+                nv.type = *vt;
+                nv.is_null = !is_count; /* count() over no rows is 0 */
+                fl_expr *other = fl_expr_const(b->a, &nv);
+                if (!ce || !other || fl_front_and(b->a, guard, nguard, &cond) != FL_OK)
+                    return fl_errorf(err, FL_ENOMEM, "out of memory");
+                ce->args[0] = cond;
+                ce->args[1] = ref;
+                ce->args[2] = other;
+                ce->location = loc;
+                ref = ce;
             }
             *out = ref;
             return FL_OK;

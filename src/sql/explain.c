@@ -286,11 +286,16 @@ static void walk(sb *s, const fl_plan *p, int depth, bool analyze, fl_arena *a)
         put(s, "; rows=%lld time=%.3f ms", (long long)atomic_load(&st->rows_out),
             (double)atomic_load(&st->time_ns) / 1e6);
         if (p->kind == FL_PLAN_SCAN) {
-            put(s, " files=%lld pruned=%lld row_groups=%lld pruned=%lld",
+            /* files: total, pruned (by partition values / by column metrics);
+             * row groups of the files read: total, pruned by statistics, read */
+            long long rgt = atomic_load(&st->row_groups_total),
+                      rgp = atomic_load(&st->row_groups_pruned);
+            put(s, " files=%lld pruned=%lld (partition=%lld metrics=%lld)"
+                   " row_groups=%lld pruned=%lld read=%lld",
                 (long long)atomic_load(&st->files_total),
                 (long long)atomic_load(&st->files_pruned),
-                (long long)atomic_load(&st->row_groups_total),
-                (long long)atomic_load(&st->row_groups_pruned));
+                (long long)atomic_load(&st->files_pruned_partition),
+                (long long)atomic_load(&st->files_pruned_metrics), rgt, rgp, rgt - rgp);
             long long pp = atomic_load(&st->pages_pruned);
             if (pp)
                 put(s, " pages_pruned=%lld", pp);

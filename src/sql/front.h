@@ -148,6 +148,7 @@ typedef struct fl_loaded_table {
 typedef struct fl_front_state {
     fl_cte *ctes;
     fl_loaded_table *tables;
+    void *pgcat; /* pg_catalog snapshot of this statement (src/sql/pgcat), NULL until used */
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
@@ -242,6 +243,15 @@ fl_jtree *fl_bctx_root(fl_bctx *b);
 
 /* optimize.c */
 fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
+/* OR factoring of a WHERE conjunct e (scope form): conjuncts common to every
+ * branch come out as conjuncts of their own (join keys, scan filters), and
+ * for each relation that every branch restricts, the OR of those
+ * restrictions is added (implied, so it may filter that relation's scan);
+ * the remaining OR follows. *out (arena) replaces e; *nout 0 = keep e.
+ * mask(ctx, x) gives the relations x uses (bit per relation, 0 = none). */
+typedef uint64_t (*fl_front_mask_fn)(const void *ctx, const fl_expr *e);
+fl_status fl_front_factor_or(fl_arena *a, fl_expr *e, fl_front_mask_fn mask, const void *ctx,
+                             fl_expr ***out, uint32_t *nout, fl_error *err);
 
 /* explain.c helpers */
 const char *fl_front_join_name(fl_join_type t);

@@ -803,8 +803,42 @@ static fl_status apply_join(fl_bctx *b, built *x, const fl_apply *ap, fl_error *
     return FL_OK;
 }
 
+static uint64_t scope_mask(const void *ctx, const fl_expr *e)
+{
+    bool late = false;
+    return expr_mask(ctx, e, &late);
+}
+
+/* b->conj with every OR conjunct factored (fl_front_factor_or) */
+static fl_status factor_conjuncts(fl_bctx *b, fl_error *err)
+{
+    fl_expr **all = NULL;
+    uint32_t n = 0, cap = 0;
+    bool changed = false;
+    for (uint32_t i = 0; i < b->nconj; i++) {
+        fl_expr **rep;
+        uint32_t nrep;
+        FL_TRY(fl_front_factor_or(b->a, b->conj[i], scope_mask, &b->scope, &rep, &nrep, err));
+        if (nrep)
+            changed = true;
+        else {
+            rep = &b->conj[i];
+            nrep = 1;
+        }
+        for (uint32_t j = 0; j < nrep; j++)
+            FL_TRY(add_expr(b->a, &all, &n, &cap, rep[j], err));
+    }
+    if (changed) {
+        b->conj = all;
+        b->nconj = n;
+        b->capconj = cap;
+    }
+    return FL_OK;
+}
+
 fl_status fl_build_from_where(fl_bctx *b, fl_plan **out, int32_t **map, fl_error *err)
 {
+    FL_TRY(factor_conjuncts(b, err));
     fl_jtree *root = fl_bctx_root(b);
     if (!root)
         return fl_errorf(err, FL_ENOMEM, "out of memory");

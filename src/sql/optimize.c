@@ -242,3 +242,173 @@ fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err)
     /* subquery plans inside expressions are optimized where they are built */
     return FL_OK;
 }
+
+/* ---- OR factoring (called by joinorder.c before conjuncts are placed) ---- */
+
+static bool volatile_expr(const fl_expr *e)
+{
+    if (e->kind == FL_EXPR_CALL && e->fn && !e->fn->deterministic)
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (volatile_expr(e->args[i]))
+            return true;
+    return false;
+}
+
+/* Flattens nested nodes of kind k (AND or OR) into out[]; counts when out NULL. */
+static uint32_t flatten(fl_expr *e, fl_expr_kind k, fl_expr **out, uint32_t n)
+{
+    if (e->kind != k) {
+        if (out)
+            out[n] = e;
+        return n + 1;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        n = flatten(e->args[i], k, out, n);
+    return n;
+}
+
+/* structural equality, with a = b equal to b = a */
+static bool conj_equal(const fl_expr *x, const fl_expr *y)
+{
+    if (fl_expr_equal(x, y))
+        return true;
+    return x->kind == FL_EXPR_CALL && y->kind == FL_EXPR_CALL && x->fn && x->fn == y->fn &&
+           x->nargs == 2 && y->nargs == 2 && strcmp(x->fn->name, "=") == 0 &&
+           fl_expr_equal(x->args[0], y->args[1]) && fl_expr_equal(x->args[1], y->args[0]);
+}
+
+static bool has_equal(fl_expr *const *xs, uint32_t n, const fl_expr *e)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (conj_equal(xs[i], e))
+            return true;
+    return false;
+}
+
+static fl_status make_or(fl_arena *a, fl_expr **terms, uint32_t n, fl_expr **out)
+{
+    if (n == 1) {
+        *out = terms[0];
+        return FL_OK;
+    }
+    fl_type bt = {.id = FL_TYPE_BOOLEAN};
+    fl_expr *e = fl_expr_new(a, FL_EXPR_OR, &bt, n);
+    if (!e)
+        return FL_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        e->args[i] = terms[i];
+    e->location = terms[0]->location;
+    *out = e;
+    return FL_OK;
+}
+
+fl_status fl_front_factor_or(fl_arena *a, fl_expr *e, fl_front_mask_fn mask, const void *ctx,
+                             fl_expr ***out, uint32_t *nout, fl_error *err)
+{
+    *out = NULL;
+    *nout = 0;
+    if (e->kind != FL_EXPR_OR || volatile_expr(e))
+        return FL_OK;
+    uint32_t nb = flatten(e, FL_EXPR_OR, NULL, 0);
+    fl_expr **br = fl_arena_alloc(a, nb * sizeof *br);
+    fl_expr ***bc = fl_arena_alloc(a, nb * sizeof *bc); /* conjuncts of each branch */
+    uint32_t *bn = fl_arena_alloc(a, nb * sizeof *bn);
+    if (!br || !bc || !bn)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    flatten(e, FL_EXPR_OR, br, 0);
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < nb; i++) {
+        bn[i] = flatten(br[i], FL_EXPR_AND, NULL, 0);
+        bc[i] = fl_arena_alloc(a, bn[i] * sizeof(fl_expr *));
+        if (!bc[i])
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        flatten(br[i], FL_EXPR_AND, bc[i], 0);
+        total += bn[i];
+    }
+    /* room: common conjuncts (<= bn[0]), one derived OR per relation (<= 64), the rest */
+    fl_expr **res = fl_arena_alloc(a, (bn[0] + 66) * sizeof *res);
+    if (!res)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t nres = 0;
+    /* 1. conjuncts common to every branch: OR_i (C AND R_i) = C AND OR_i R_i
+     * (Kleene logic is distributive) */
+    for (uint32_t j = 0; j < bn[0]; j++) {
+        fl_expr *c = bc[0][j];
+        bool everywhere = !has_equal(res, nres, c);
+        for (uint32_t i = 1; everywhere && i < nb; i++)
+            everywhere = has_equal(bc[i], bn[i], c);
+        if (everywhere)
+            res[nres++] = c;
+    }
+    uint32_t ncommon = nres;
+    if (ncommon) {
+        /* drop them from every branch; a branch left empty makes the OR TRUE */
+        bool trivially_true = false;
+        for (uint32_t i = 0; i < nb; i++) {
+            uint32_t k = 0;
+            for (uint32_t j = 0; j < bn[i]; j++)
+                if (!has_equal(res, ncommon, bc[i][j]))
+                    bc[i][k++] = bc[i][j];
+            bn[i] = k;
+            if (k == 0)
+                trivially_true = true;
+        }
+        if (trivially_true) {
+            *out = res;
+            *nout = nres;
+            return FL_OK;
+        }
+    }
+    /* 2. per relation restricted by every branch: OR_i (AND of branch i's
+     * conjuncts over that relation alone) is implied by the OR; adding it
+     * filters the relation's scan early (the full OR stays) */
+    uint64_t rels = ~0ull;
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t any = 0;
+        for (uint32_t j = 0; j < bn[i]; j++) {
+            uint64_t m = mask(ctx, bc[i][j]);
+            if (m && (m & (m - 1)) == 0)
+                any |= m;
+        }
+        rels &= any;
+    }
+    if (nres == 0 && rels == 0)
+        return FL_OK; /* nothing to factor */
+    bool whole_single = true; /* every conjunct of every branch was single-relation and one rel */
+    for (int r = 0; r < 64 && rels; r++) {
+        uint64_t bit = 1ull << r;
+        if (!(rels & bit))
+            continue;
+        fl_expr **terms = fl_arena_alloc(a, nb * sizeof *terms);
+        fl_expr **tmp = fl_arena_alloc(a, (total + 1) * sizeof *tmp);
+        if (!terms || !tmp)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < nb; i++) {
+            uint32_t k = 0;
+            for (uint32_t j = 0; j < bn[i]; j++)
+                if (mask(ctx, bc[i][j]) == bit)
+                    tmp[k++] = bc[i][j];
+            if (k != bn[i])
+                whole_single = false;
+            if (fl_front_and(a, tmp, k, &terms[i]) != FL_OK)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        if (make_or(a, terms, nb, &res[nres++]) != FL_OK)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    /* 3. the remaining OR, unless a single derived OR already is all of it */
+    if (!(nres == ncommon + 1 && whole_single)) {
+        fl_expr **terms = fl_arena_alloc(a, nb * sizeof *terms);
+        if (!terms)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < nb; i++)
+            if (fl_front_and(a, bc[i], bn[i], &terms[i]) != FL_OK)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (make_or(a, terms, nb, &res[nres++]) != FL_OK)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    *out = res;
+    *nout = nres;
+    return FL_OK;
+}

@@ -50,6 +50,8 @@ static const fl_pg_type_info pg_types[] = {
     {1021, "_float4", -1, 0, 700, 'A'},
     {1022, "_float8", -1, 0, 701, 'A'},
     {1028, "_oid", -1, 0, 26, 'A'},
+    {1033, "aclitem", 12, 1034, 0, 'U'},
+    {1034, "_aclitem", -1, 0, 1033, 'A'},
     {1042, "bpchar", -1, 1014, 0, 'S'},
     {1043, "varchar", -1, 1015, 0, 'S'},
     {1082, "date", 4, 1182, 0, 'D'},
@@ -77,6 +79,8 @@ static const fl_pg_type_info pg_types[] = {
     {2951, "_uuid", -1, 0, 2950, 'A'},
     {3802, "jsonb", -1, 3807, 0, 'U'},
     {3807, "_jsonb", -1, 0, 3802, 'A'},
+    {4089, "regnamespace", 4, 4090, 0, 'N'},
+    {4090, "_regnamespace", -1, 0, 4089, 'A'},
 };
 #define NTYPES (sizeof pg_types / sizeof pg_types[0])
 
@@ -111,6 +115,17 @@ const fl_pg_type_info *fl_pg_type_by_name(const char *typname)
 
 uint32_t fl_pg_type_oid(const fl_type *t)
 {
+    /* catalog arrays in text form (src/sql/pgcat/pgcat.h: precision 'ARRY', scale = element OID) */
+    if (t->id == FL_TYPE_STRING && t->precision == 0x41525259) {
+        const fl_pg_type_info *e = fl_pg_type_by_oid((uint32_t)t->scale);
+        if (e && e->array_oid)
+            return e->array_oid;
+        if (t->scale == 21)
+            return 22; /* int2vector */
+        if (t->scale == 26)
+            return 30; /* oidvector */
+        return FL_PG_OID_TEXT;
+    }
     switch (t->id) {
     case FL_TYPE_BOOLEAN: return FL_PG_OID_BOOL;
     case FL_TYPE_INT32: return FL_PG_OID_INT4;

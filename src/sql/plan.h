@@ -191,6 +191,8 @@ typedef struct fl_plan_stats {
     atomic_llong row_groups_total, row_groups_pruned;
     atomic_llong pages_pruned;
     atomic_llong bytes_read;
+    /* files_pruned split by cause (additive, sqlhttp): partition values, column metrics */
+    atomic_llong files_pruned_partition, files_pruned_metrics;
     int64_t snapshot_id_read; /* receipts: the snapshot a table scan read */
 } fl_plan_stats;
 

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "sql/front.h"
+#include "sql/pgcat/pgcat.h"
 
 void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem)
 {
@@ -322,6 +323,10 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
                 return apply_alias_cols(b, rv->alias, *out_ri, err);
             }
     }
+    bool pgcat = false; /* pg_catalog / information_schema (src/sql/pgcat) */
+    FL_TRY(fl_pgcat_bind_table(b, rv, alias, out_ri, &pgcat, err));
+    if (pgcat)
+        return apply_alias_cols(b, rv->alias, *out_ri, err);
     if (!pc->catalog)
         return fl_front_err(pc, err, FL_ENOTFOUND, rv->location, "42P01",
                             "relation \"%s\" does not exist (no catalog is configured)",

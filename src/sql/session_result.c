@@ -51,6 +51,13 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
         if (ok)
             state = found;
     }
+    /* runtime errors of functions and casts: SQLSTATE from the message
+     * (division by zero 22012, invalid input syntax 22P02, ...) */
+    if (!state && err && err->code) {
+        const char *x = fl_sql_sqlstate_for_error(err);
+        if (strcmp(x, fl_sql_sqlstate_for(err->code)))
+            state = x;
+    }
     if (!state)
         state = fl_sql_sqlstate_for(rc);
     snprintf(s->last.sqlstate, sizeof s->last.sqlstate, "%s", state ? state : "XX000");

@@ -288,22 +288,29 @@ static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const ch
 #endif
 
 static fl_status series_arg(fl_bctx *b, const PgQuery__FuncCall *fc, size_t i, int64_t *out,
-                             fl_error *err)
+                             bool *is_null, fl_error *err)
 {
     fl_bctx c;
     fl_bctx_init(&c, b->pc, NULL);
     fl_expr *e;
     FL_TRY(fl_bind_expr(&c, fc->args[i], &e, err));
-    if (e->kind == FL_EXPR_CONST && !e->value.is_null && e->type.id == FL_TYPE_INT32) {
+    /* constant after folding: pgJDBC sends
+     * generate_series(1, array_upper(current_schemas(false), 1)) */
+    e = fl_front_fold(b->a, e);
+    if (e->kind == FL_EXPR_CONST && e->value.is_null) {
+        *is_null = true;
+        return FL_OK;
+    }
+    if (e->kind == FL_EXPR_CONST && e->type.id == FL_TYPE_INT32) {
         *out = e->value.v.i32;
         return FL_OK;
     }
-    if (e->kind == FL_EXPR_CONST && !e->value.is_null && e->type.id == FL_TYPE_INT64) {
+    if (e->kind == FL_EXPR_CONST && e->type.id == FL_TYPE_INT64) {
         *out = e->value.v.i64;
         return FL_OK;
     }
     return fl_front_err(b->pc, err, FL_EUNSUPPORTED, fc->location, "0A000",
-                        "generate_series() argument %zu must be a non-NULL integer constant",
+                        "generate_series() argument %zu must be an integer constant",
                         i + 1);
 }
 
@@ -315,15 +322,25 @@ static fl_status generate_series(fl_bctx *b, const PgQuery__FuncCall *fc, const 
         return fl_front_err(pc, err, FL_ENOTFOUND, fc->location, "42883",
                             "generate_series() takes (start, stop [, step])");
     int64_t v[3] = {0, 0, 1};
+    bool any_null = false;
     for (size_t i = 0; i < fc->n_args; i++)
-        FL_TRY(series_arg(b, fc, i, &v[i], err));
+        FL_TRY(series_arg(b, fc, i, &v[i], &any_null, err));
+    if (any_null) { /* PostgreSQL: a NULL argument gives no rows */
+        v[0] = 1;
+        v[1] = 0;
+        v[2] = 1;
+    }
     if (v[2] == 0)
         return fl_front_err(pc, err, FL_EINVAL, fc->location, "22023",
                             "step size cannot equal zero");
     fl_plan *p = fl_plan_new(b->a, FL_PLAN_SCAN, 0, 1);
     if (!p)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    const char *col = al && al->n_colnames ? fl_front_str(al->colnames[0]) : "generate_series";
+    /* PostgreSQL: a scalar function's column takes the alias when no column
+     * list is given (FROM generate_series(1, 3) g -> column g) */
+    const char *col = al && al->n_colnames ? fl_front_str(al->colnames[0])
+                      : al && al->aliasname && al->aliasname[0] ? al->aliasname
+                                                                : "generate_series";
     p->schema.fields[0].name = fl_arena_strdup(b->a, col);
     p->schema.fields[0].type.id = FL_TYPE_INT64;
     p->schema.fields[0].nullable = false;

@@ -40,7 +40,7 @@ if [ -f "$xfail_file" ]; then
     [[ "$q" =~ ^q[0-9][0-9]$ ]] && xfail[$q]="$reason"
   done < "$xfail_file"
 fi
-limit="${FLOE_TPCH_QUERY_TIMEOUT:-300}" # seconds per query (a runaway plan must not hang make test; q19 needs ~20 s of CPU)
+limit="${FLOE_TPCH_QUERY_TIMEOUT:-300}" # seconds per query (a runaway plan must not hang make test)
 # Under ASan/UBSan (a sanitizer build of floe), queries in tests/sql/tpch/slow-sanitizer.txt are skipped: their
 # plans are correct but too slow instrumented (reason in the file); the release build runs them.
 declare -A slow=()

@@ -26,34 +26,24 @@
  *                    NULL key on either side: x IN (subquery) semantics);
  *   SINGLE           LEFT, but more than one match is error 21000.
  * SEMI/ANTI/MARK/SINGLE always build the right side.
+ *
+ * Vectorized probe: a probe batch's keys are hashed at once; candidates are
+ * found by walking the chains (hash compared first, then the key: raw bytes
+ * for one fixed-width key, else ex_value_eq); the matched build rows are
+ * gathered column by column (a typed loop per column over the pair list,
+ * not a row-at-a-time append).
+ *
+ * Memory: when a thread's build rows exceed ex_spill_budget() and the join
+ * has keys, the join turns into a grace hash join (op_join_grace.c): build
+ * and probe rows go to hash partitions in spill files and each probing
+ * thread takes partitions one at a time, building that partition's table
+ * (join_table) and probing it with that partition's probe rows; unmatched
+ * build rows of build-outer joins are emitted by the partition's owner.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/exec/exec_internal.h"
-
-typedef struct join_state {
-    fl_join_type type;
-    bool build_left;
-    uint32_t bi, pi;        /* child index of build / probe */
-    uint32_t nb, np;        /* columns of build / probe children */
-    uint32_t nkeys;
-    fl_expr **bkeys, **pkeys;
-    const fl_schema *wide; /* build columns + build keys */
-    ex_rows build;
-    uint64_t *hashes; /* per build row id */
-    uint32_t *next;   /* row id + 1 */
-    uint32_t *heads;
-    uint64_t mask;
-    atomic_uchar *matched; /* per build row id, for build-side outer joins */
-    bool has_null_key;     /* a build row with a NULL (non null-safe) key */
-    uint64_t nbuild;
-    atomic_int probers; /* ops still probing */
-    ex_rows *locals;
-    ex_exprs *lkeys;
-    uint32_t nlocals;
-    bool build_outer, probe_outer;
-} join_state;
+#include "sql/exec/join_internal.h"
 
 static bool is_outer_left(fl_join_type t)
 {
@@ -62,6 +52,14 @@ static bool is_outer_left(fl_join_type t)
 static bool is_outer_right(fl_join_type t)
 {
     return t == FL_JOIN_RIGHT || t == FL_JOIN_FULL;
+}
+
+bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row)
+{
+    for (uint32_t k = 0; k < st->nkeys; k++)
+        if (!(st->null_safe && st->null_safe[k]) && !fl_unified_is_valid(&ku[k], row))
+            return true;
+    return false;
 }
 
 /* ---- build ---- */
@@ -75,65 +73,118 @@ static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_e
     ke->n = st->nkeys;
     FL_TRY(ex_exprs_eval(th, ke, b, b->sel, err));
     uint32_t m = st->nb + st->nkeys;
+    if (atomic_load_explicit(&st->spilling, memory_order_relaxed)) {
+        fl_vector cols[m ? m : 1];
+        for (uint32_t c = 0; c < st->nb; c++)
+            cols[c] = b->cols[c];
+        for (uint32_t k = 0; k < st->nkeys; k++)
+            cols[st->nb + k] = *ke->ptrs[k];
+        fl_batch w = {.schema = st->wide, .ncols = m, .cols = cols, .nrows = b->nrows,
+                      .sel = b->sel};
+        return ex_grace_build_route(n, th, &w, err);
+    }
     const fl_vector *cols[m ? m : 1];
     for (uint32_t c = 0; c < st->nb; c++)
         cols[c] = &b->cols[c];
     for (uint32_t k = 0; k < st->nkeys; k++)
         cols[st->nb + k] = ke->ptrs[k];
-    return ex_rows_append(n->x, &st->locals[th->tid], cols, b->nrows, b->sel, err);
+    ex_rows *loc = &st->locals[th->tid];
+    FL_TRY(ex_rows_append(n->x, loc, cols, b->nrows, b->sel, err));
+    if (st->nkeys && loc->bytes > st->budget) {
+        atomic_store(&st->spilling, 1);
+        fl_batch w = {.schema = st->wide, .ncols = m, .nrows = 0};
+        return ex_grace_build_route(n, th, &w, err); /* moves this thread's rows out */
+    }
+    return FL_OK;
 }
 
-static bool key_null(const join_state *st, const fl_plan *p, const fl_unified *ku, uint32_t row)
+void ex_join_table_free(fl_exec *x, join_table *t)
 {
+    ex_rows_free(x, &t->build);
+    free(t->hashes);
+    free(t->next);
+    free(t->heads);
+    free(t->matched);
+    if (x && t->bytes)
+        atomic_fetch_sub(&x->mem_used, (long long)t->bytes);
+    const fl_schema *s = t->build.schema;
+    memset(t, 0, sizeof *t);
+    t->build.schema = s;
+}
+
+/* Links the rows of build batch i into the table (any thread: buckets are
+ * pushed with a compare-and-swap, so batches link in parallel). */
+typedef struct link_ctx {
+    const join_state *st;
+    join_table *t;
+    atomic_bool null_key;
+} link_ctx;
+
+static fl_status link_batch(void *ctx, uint32_t b, fl_error *err)
+{
+    link_ctx *lc = ctx;
+    const join_state *st = lc->st;
+    join_table *t = lc->t;
+    const fl_batch *bt = t->build.b[b];
+    uint64_t *h = t->hashes + (uint64_t)b * FL_BATCH_CAP;
+    fl_unified ku[st->nkeys ? st->nkeys : 1];
+    for (uint32_t k = 0; k < st->nkeys; k++) {
+        FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
+        fl_vector_unify(&bt->cols[st->nb + k], &ku[k]);
+    }
+    bool maybe_null = false;
     for (uint32_t k = 0; k < st->nkeys; k++)
-        if (!(p->u.join.null_safe && p->u.join.null_safe[k]) && !fl_unified_is_valid(&ku[k], row))
-            return true;
-    return false;
+        maybe_null |= bt->cols[st->nb + k].validity != NULL;
+    for (uint32_t i = 0; i < bt->nrows; i++) {
+        uint32_t g = b * FL_BATCH_CAP + i;
+        if (st->nkeys == 0) {
+            h[i] = 0;
+        } else if (maybe_null && ex_join_key_null(st, ku, i)) {
+            atomic_store_explicit(&lc->null_key, true, memory_order_relaxed);
+            continue;
+        }
+        atomic_uint *head = &t->heads[h[i] & t->mask];
+        uint32_t old = atomic_load_explicit(head, memory_order_relaxed);
+        do
+            t->next[g] = old;
+        while (!atomic_compare_exchange_weak_explicit(head, &old, g + 1, memory_order_relaxed,
+                                                      memory_order_relaxed));
+    }
+    return FL_OK;
 }
 
-static fl_status build_table(ex_node *n, fl_error *err)
+fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, bool parallel,
+                              fl_error *err)
 {
-    join_state *st = n->state;
-    ex_rows *r = &st->build;
+    ex_rows *r = &t->build;
     uint64_t space = (uint64_t)r->n * FL_BATCH_CAP;
     if (space >= UINT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "hash join: build side of %llu rows is too large",
                          (unsigned long long)r->rows);
-    st->nbuild = r->rows;
+    t->nbuild = r->rows;
     uint64_t nb = 1024;
     while (nb < r->rows * 2)
         nb *= 2;
-    st->mask = nb - 1;
-    st->heads = calloc(nb, sizeof *st->heads);
-    st->next = calloc(space ? space : 1, sizeof *st->next);
-    st->hashes = calloc(space ? space : 1, sizeof *st->hashes);
+    t->mask = nb - 1;
+    t->heads = calloc(nb, sizeof *t->heads);
+    t->next = calloc(space ? space : 1, sizeof *t->next);
+    t->hashes = calloc(space ? space : 1, sizeof *t->hashes);
     if (st->build_outer)
-        st->matched = calloc(space ? space : 1, sizeof *st->matched);
-    if (!st->heads || !st->next || !st->hashes || (st->build_outer && !st->matched))
+        t->matched = calloc(space ? space : 1, sizeof *t->matched);
+    if (!t->heads || !t->next || !t->hashes || (st->build_outer && !t->matched))
         return fl_errorf(err, FL_ENOMEM, "hash join: out of memory for %llu build rows",
                          (unsigned long long)r->rows);
-    FL_TRY(ex_mem_add(n->x, (int64_t)(nb * 4 + space * 13), "hash join", err));
-    for (uint32_t b = 0; b < r->n; b++) {
-        const fl_batch *bt = r->b[b];
-        uint64_t *h = st->hashes + (uint64_t)b * FL_BATCH_CAP;
-        fl_unified ku[st->nkeys ? st->nkeys : 1];
-        for (uint32_t k = 0; k < st->nkeys; k++) {
-            FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
-            fl_vector_unify(&bt->cols[st->nb + k], &ku[k]);
-        }
-        for (uint32_t i = 0; i < bt->nrows; i++) {
-            uint32_t g = b * FL_BATCH_CAP + i;
-            if (st->nkeys == 0) {
-                h[i] = 0;
-            } else if (key_null(st, n->p, ku, i)) {
-                st->has_null_key = true;
-                continue;
-            }
-            uint64_t bk = h[i] & st->mask;
-            st->next[g] = st->heads[bk];
-            st->heads[bk] = g + 1;
-        }
+    t->bytes = nb * 4 + space * 13;
+    FL_TRY(ex_mem_add(x, (int64_t)t->bytes, "hash join", err));
+    link_ctx lc = {.st = st, .t = t};
+    atomic_init(&lc.null_key, false);
+    if (parallel && r->n > 1) {
+        FL_TRY(ex_parallel_for(x, r->n, link_batch, &lc, err));
+    } else {
+        for (uint32_t b = 0; b < r->n; b++)
+            FL_TRY(link_batch(&lc, b, err));
     }
+    t->has_null_key = atomic_load(&lc.null_key);
     return FL_OK;
 }
 
@@ -148,13 +199,22 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t t = 0; t < st->nlocals; t++)
         ex_rows_init(&st->locals[t], st->wide);
+    st->budget = ex_spill_budget(n->x);
     FL_TRY(ex_run_parallel(n->children[st->bi], build_consume, n, err));
-    int64_t t0 = ex_now_ns();
-    for (uint32_t t = 0; t < st->nlocals; t++) {
-        FL_TRY(ex_rows_concat(&st->build, &st->locals[t], err));
+    for (uint32_t t = 0; t < st->nlocals; t++)
         ex_exprs_free(&st->lkeys[t]);
+    if (atomic_load(&st->spilling)) {
+        FL_TRY(ex_grace_finish_build(n, err));
+        st->any_build = atomic_load(&st->g_rows) > 0;
+        st->any_null_key = atomic_load(&st->g_null_key);
+        return FL_OK;
     }
-    FL_TRY(build_table(n, err));
+    int64_t t0 = ex_now_ns();
+    for (uint32_t t = 0; t < st->nlocals; t++)
+        FL_TRY(ex_rows_concat(&st->mem.build, &st->locals[t], err));
+    FL_TRY(ex_join_build_table(n->x, st, &st->mem, true, err));
+    st->any_build = st->mem.nbuild > 0;
+    st->any_null_key = st->mem.has_null_key;
     atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
     return FL_OK;
 }
@@ -164,14 +224,18 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
 typedef struct join_op {
     ex_op base;
     join_state *st;
+    join_table *t; /* the table probed: &st->mem, or the current partition's */
     ex_op *child;
     ex_exprs keys;
     const fl_batch *pb; /* current probe batch (NULL = need one) */
     fl_unified ku[32];
-    uint64_t *ph; /* probe hashes by row */
-    uint32_t rows_cap; /* rows of ph, pmatch and urows */
-    uint32_t *urows;   /* unmatched probe rows */
-    uint32_t pos; /* index into the probe selection */
+    const uint8_t *kraw;  /* fast path: the probe key's flat data (key_width bytes a row) */
+    const uint32_t *kidx; /* its row mapping (NULL = identity) */
+    bool key_nulls;       /* a probe key vector of this batch may hold NULLs */
+    uint64_t *ph;         /* probe hashes by row */
+    uint32_t rows_cap;    /* rows of ph, pmatch and urows */
+    uint32_t *urows;      /* unmatched probe rows */
+    uint32_t pos;         /* index into the probe selection */
     uint32_t cand; /* next candidate build row id + 1 for the current probe row; 0 = start */
     bool row_started;
     uint8_t *pmatch; /* per probe row: surviving pairs (0, 1, 2 = more than one) */
@@ -184,15 +248,31 @@ typedef struct join_op {
     fl_sel vsel;
     bool finishing, finished;
     uint64_t fin_g; /* build-outer emission cursor */
+    /* grace: the partition being processed, its table and probe batches */
+    grace_part *part;
+    join_table ptab;
+    fl_batch spb;
+    fl_batch *stage; /* JG_FANOUT staging batches for repartitioning */
+    bool grace_done;
 } join_op;
 
 static bool keys_match(join_op *o, uint32_t prow, uint32_t g)
 {
     join_state *st = o->st;
-    if (st->hashes[g] != o->ph[prow])
+    const join_table *t = o->t;
+    if (t->hashes[g] != o->ph[prow])
         return false;
-    const fl_batch *bb = st->build.b[g / FL_BATCH_CAP];
+    const fl_batch *bb = t->build.b[g / FL_BATCH_CAP];
     uint32_t br = g % FL_BATCH_CAP;
+    if (o->kraw) {
+        /* one fixed-width key, both sides valid here (NULL keys never probe) */
+        uint32_t w = st->key_width;
+        uint32_t pr = o->kidx ? o->kidx[prow] : prow;
+        const fl_vector *bv = &bb->cols[st->nb];
+        if (bv->validity && !fl_bitmap_get(bv->validity, br))
+            return false;
+        return memcmp(o->kraw + (size_t)pr * w, bv->data + (size_t)br * w, w) == 0;
+    }
     for (uint32_t k = 0; k < st->nkeys; k++) {
         fl_unified bu = {.base = &bb->cols[st->nb + k]};
         if (!ex_value_eq(&o->ku[k], prow, &bu, br, bb->cols[st->nb + k].type))
@@ -205,21 +285,23 @@ static bool keys_match(join_op *o, uint32_t prow, uint32_t g)
 static uint32_t next_cand(join_op *o, uint32_t prow, uint32_t after, bool start)
 {
     join_state *st = o->st;
+    const join_table *t = o->t;
     if (st->nkeys == 0) {
         /* nested loop: every build row, in id order, skipping gaps */
         uint64_t g = start ? 0 : after; /* after = previous id + 1 */
-        uint64_t space = (uint64_t)st->build.n * FL_BATCH_CAP;
+        uint64_t space = (uint64_t)t->build.n * FL_BATCH_CAP;
         while (g < space) {
             uint32_t b = (uint32_t)(g / FL_BATCH_CAP), r = (uint32_t)(g % FL_BATCH_CAP);
-            if (r < st->build.b[b]->nrows)
+            if (r < t->build.b[b]->nrows)
                 return (uint32_t)g + 1;
             g = (uint64_t)(b + 1) * FL_BATCH_CAP;
         }
         return 0;
     }
-    uint32_t c = start ? st->heads[o->ph[prow] & st->mask] : st->next[after - 1];
+    uint32_t c = start ? atomic_load_explicit(&t->heads[o->ph[prow] & t->mask], memory_order_relaxed)
+                     : t->next[after - 1];
     while (c && !keys_match(o, prow, c - 1))
-        c = st->next[c - 1];
+        c = t->next[c - 1];
     return c;
 }
 
@@ -234,7 +316,7 @@ static bool collect_pairs(join_op *o, bool first_only)
         uint32_t prow = b->sel ? b->sel->idx[o->pos] : o->pos;
         if (!o->row_started) {
             o->row_started = true;
-            o->cand = (st->nkeys && key_null(st, o->base.node->p, o->ku, prow))
+            o->cand = (o->key_nulls && ex_join_key_null(st, o->ku, prow))
                           ? 0
                           : next_cand(o, prow, 0, true);
         }
@@ -258,15 +340,77 @@ static bool collect_pairs(join_op *o, bool first_only)
     return true;
 }
 
-/* Copies build row ids g[0..n) column c into dst. */
-static fl_status append_build(join_state *st, fl_vector *dst, uint32_t c, const uint32_t *g,
+/* Gathers column c of build row ids g[0..n) into dst (FLAT), column-wise:
+ * one pass per column over the pair list with a typed copy. */
+static fl_status append_build(const join_table *t, fl_vector *dst, uint32_t c, const uint32_t *g,
                               uint32_t n, fl_error *err)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        const fl_batch *bb = st->build.b[g[i] / FL_BATCH_CAP];
-        fl_unified u = {.base = &bb->cols[c]};
-        FL_TRY(ex_vec_append_one(dst, &u, g[i] % FL_BATCH_CAP, err));
+    const fl_type *ty = dst->type;
+    if (n == 0)
+        return FL_OK;
+    if (fl_type_is_nested(ty)) {
+        for (uint32_t i = 0; i < n; i++) {
+            const fl_batch *bb = t->build.b[g[i] / FL_BATCH_CAP];
+            fl_unified u = {.base = &bb->cols[c]};
+            FL_TRY(ex_vec_append_one(dst, &u, g[i] % FL_BATCH_CAP, err));
+        }
+        return FL_OK;
     }
+    uint32_t base = dst->len;
+    FL_TRY(fl_vector_reserve(dst, base + n, err));
+    fl_batch *const *bs = t->build.b;
+    bool any_null = false;
+    for (uint32_t i = 0; i < n && !any_null; i++)
+        any_null = bs[g[i] / FL_BATCH_CAP]->cols[c].validity != NULL;
+    if (any_null || dst->validity) {
+        FL_TRY(fl_vector_ensure_validity(dst, err));
+        for (uint32_t i = 0; i < n; i++) {
+            const fl_vector *v = &bs[g[i] / FL_BATCH_CAP]->cols[c];
+            fl_bitmap_set(dst->validity, base + i,
+                          !v->validity || fl_bitmap_get(v->validity, g[i] % FL_BATCH_CAP));
+        }
+    }
+    if (fl_type_is_varlen(ty)) {
+        size_t need = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const fl_vector *v = &bs[g[i] / FL_BATCH_CAP]->cols[c];
+            uint32_t r = g[i] % FL_BATCH_CAP;
+            need += (size_t)(v->offsets[r + 1] - v->offsets[r]);
+        }
+        FL_TRY(fl_vector_reserve_heap(dst, need, err));
+        size_t hl = dst->heap_len;
+        for (uint32_t i = 0; i < n; i++) {
+            const fl_vector *v = &bs[g[i] / FL_BATCH_CAP]->cols[c];
+            uint32_t r = g[i] % FL_BATCH_CAP;
+            size_t len = (size_t)(v->offsets[r + 1] - v->offsets[r]);
+            dst->offsets[base + i] = (int64_t)hl;
+            if (len)
+                memcpy(dst->heap + hl, v->heap + v->offsets[r], len);
+            hl += len;
+        }
+        dst->offsets[base + n] = (int64_t)hl;
+        dst->heap_len = hl;
+    } else {
+        size_t w = fl_type_width(ty);
+        uint8_t *d = dst->data + (size_t)base * w;
+        if (w == 8) {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)i * 8,
+                       bs[g[i] / FL_BATCH_CAP]->cols[c].data + (size_t)(g[i] % FL_BATCH_CAP) * 8,
+                       8);
+        } else if (w == 4) {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)i * 4,
+                       bs[g[i] / FL_BATCH_CAP]->cols[c].data + (size_t)(g[i] % FL_BATCH_CAP) * 4,
+                       4);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)i * w,
+                       bs[g[i] / FL_BATCH_CAP]->cols[c].data + (size_t)(g[i] % FL_BATCH_CAP) * w,
+                       w);
+        }
+    }
+    dst->len = base + n;
     return FL_OK;
 }
 
@@ -282,7 +426,7 @@ static fl_status gather_pairs(join_op *o, fl_error *err)
         bool from_build = left == st->build_left;
         uint32_t sc = left ? c : c - nl;
         if (from_build)
-            FL_TRY(append_build(st, v, sc, o->pg, o->npairs, err));
+            FL_TRY(append_build(o->t, v, sc, o->pg, o->npairs, err));
         else
             FL_TRY(ex_vec_append_rows(v, &o->pb->cols[sc], o->pp, o->npairs, err));
     }
@@ -318,8 +462,8 @@ static fl_status process_pairs(join_op *o, const fl_batch **out, fl_error *err)
                              "more than one row returned by a subquery used as an expression "
                              "(SQLSTATE 21000)");
         *m = 1;
-        if (st->matched)
-            atomic_store_explicit(&st->matched[o->pg[k]], 1, memory_order_relaxed);
+        if (o->t->matched)
+            atomic_store_explicit(&o->t->matched[o->pg[k]], 1, memory_order_relaxed);
     }
     if (pair_output && cnt) {
         o->pairs.sel = pass ? (fl_sel *)pass : NULL;
@@ -363,8 +507,8 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
         FL_TRY(fl_vector_ensure_validity(mv, err));
         for (uint32_t i = 0; i < b->nrows; i++) {
             bool matched = o->pmatch[i] != 0;
-            bool null = !matched && st->nbuild > 0 &&
-                        (st->has_null_key || key_null(st, o->base.node->p, o->ku, i));
+            bool null = !matched && st->any_build &&
+                        (st->any_null_key || (o->key_nulls && ex_join_key_null(st, o->ku, i)));
             mv->data[i] = matched;
             fl_bitmap_set(mv->validity, i, !null);
         }
@@ -399,22 +543,24 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
     return FL_OK;
 }
 
-/* Unmatched build rows (build-outer), by the last prober. */
+/* Unmatched build rows of o->t (build-outer): by the last prober of the
+ * in-memory table, or by a grace partition's owner. */
 static fl_status emit_build_rows(join_op *o, const fl_batch **out, fl_error *err)
 {
     join_state *st = o->st;
+    const join_table *t = o->t;
     *out = NULL;
     fl_batch_reset(&o->out);
-    uint64_t space = (uint64_t)st->build.n * FL_BATCH_CAP;
+    uint64_t space = (uint64_t)t->build.n * FL_BATCH_CAP;
     uint32_t k = 0;
     while (o->fin_g < space && k < FL_BATCH_CAP) {
         uint64_t g = o->fin_g++;
-        const fl_batch *bb = st->build.b[g / FL_BATCH_CAP];
+        const fl_batch *bb = t->build.b[g / FL_BATCH_CAP];
         if (g % FL_BATCH_CAP >= bb->nrows) {
             o->fin_g = (g / FL_BATCH_CAP + 1) * FL_BATCH_CAP;
             continue;
         }
-        if (!atomic_load_explicit(&st->matched[g], memory_order_relaxed))
+        if (!atomic_load_explicit(&t->matched[g], memory_order_relaxed))
             o->pg[k++] = (uint32_t)g;
     }
     if (!k)
@@ -425,12 +571,82 @@ static fl_status emit_build_rows(join_op *o, const fl_batch **out, fl_error *err
         bool left = c < nl;
         bool from_build = left == st->build_left;
         if (from_build)
-            FL_TRY(append_build(st, v, left ? c : c - nl, o->pg, k, err));
+            FL_TRY(append_build(t, v, left ? c : c - nl, o->pg, k, err));
         else
             FL_TRY(ex_vec_append_nulls(v, k, err));
     }
     o->out.nrows = k;
     *out = &o->out;
+    return FL_OK;
+}
+
+/* The next probe batch: from the probe pipeline, or (grace) from the
+ * current partition's file; *b NULL at the end of the input / partition. */
+static fl_status probe_input(join_op *o, const fl_batch **b, fl_error *err)
+{
+    *b = NULL;
+    if (!o->part)
+        return o->child->next(o->child, b, err);
+    bool eof;
+    FL_TRY(ex_spill_read(&o->part->p, &o->spb, &eof, err));
+    if (!eof)
+        *b = &o->spb;
+    return FL_OK;
+}
+
+/* Hashes the keys of probe batch b and prepares the key views. */
+static fl_status probe_begin(join_op *o, const fl_batch *b, fl_error *err)
+{
+    join_state *st = o->st;
+    const fl_vector *kv[32];
+    if (o->part) {
+        for (uint32_t k = 0; k < st->nkeys; k++)
+            kv[k] = &b->cols[st->np + k];
+    } else {
+        FL_TRY(ex_exprs_eval(o->base.th, &o->keys, b, b->sel, err));
+        for (uint32_t k = 0; k < st->nkeys; k++)
+            kv[k] = o->keys.ptrs[k];
+    }
+    for (uint32_t k = 0; k < st->nkeys; k++) {
+        FL_TRY(ex_hash_vec(kv[k], b->sel, b->nrows, o->ph, k == 0, err));
+        fl_vector_unify(kv[k], &o->ku[k]);
+    }
+    o->key_nulls = false;
+    for (uint32_t k = 0; k < st->nkeys; k++)
+        o->key_nulls |= o->ku[k].validity || o->ku[k].base->validity;
+    o->kraw = NULL;
+    o->kidx = NULL;
+    if (st->key_width && !o->ku[0].constant && !o->ku[0].validity &&
+        o->ku[0].base->encoding == FL_VEC_FLAT) {
+        o->kraw = o->ku[0].base->data;
+        o->kidx = o->ku[0].idx;
+    }
+    return FL_OK;
+}
+
+/* Grace: moves to the next partition (loads its table); false when none is left. */
+static fl_status grace_next_part(join_op *o, bool *more, fl_error *err)
+{
+    ex_node *n = o->base.node;
+    if (o->part) {
+        ex_grace_release(o->part);
+        o->part = NULL;
+        ex_join_table_free(n->x, &o->ptab);
+    }
+    *more = false;
+    if (o->grace_done)
+        return FL_OK;
+    grace_part *p = NULL;
+    FL_TRY(ex_grace_claim(n, o->stage, &o->ptab, &p, err));
+    if (!p) {
+        o->grace_done = true;
+        return FL_OK;
+    }
+    o->part = p;
+    o->t = &o->ptab;
+    o->finishing = o->finished = false;
+    o->fin_g = 0;
+    *more = true;
     return FL_OK;
 }
 
@@ -443,23 +659,48 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
     fl_join_type t = st->type;
     bool first_only = (t == FL_JOIN_SEMI || t == FL_JOIN_ANTI || t == FL_JOIN_MARK) &&
                       !n->p->u.join.residual;
+    bool probe_rows = st->probe_outer || t == FL_JOIN_SEMI || t == FL_JOIN_ANTI ||
+                      t == FL_JOIN_MARK;
     for (;;) {
         FL_TRY(ex_check(n->x, err));
+        if (st->grace && !o->part) {
+            bool more;
+            FL_TRY(grace_next_part(o, &more, err));
+            if (!more)
+                return FL_OK;
+        }
         if (o->finishing) {
-            if (o->finished)
-                return FL_OK;
-            FL_TRY(emit_build_rows(o, out, err));
-            if (!*out) {
+            if (!o->finished) {
+                FL_TRY(emit_build_rows(o, out, err));
+                if (*out) {
+                    ex_stats_out(n, *out);
+                    return FL_OK;
+                }
                 o->finished = true;
-                return FL_OK;
             }
-            ex_stats_out(n, *out);
-            return FL_OK;
+            if (!st->grace)
+                return FL_OK;
+            bool more;
+            FL_TRY(grace_next_part(o, &more, err));
+            if (!more)
+                return FL_OK;
+            continue;
         }
         if (!o->pb) {
             const fl_batch *b;
-            FL_TRY(o->child->next(o->child, &b, err));
+            FL_TRY(probe_input(o, &b, err));
             if (!b) {
+                if (st->grace) {
+                    if (st->build_outer) {
+                        o->finishing = true;
+                        continue;
+                    }
+                    bool more;
+                    FL_TRY(grace_next_part(o, &more, err));
+                    if (!more)
+                        return FL_OK;
+                    continue;
+                }
                 int left = atomic_fetch_sub(&st->probers, 1) - 1;
                 if (st->build_outer && left == 0) {
                     o->finishing = true;
@@ -487,21 +728,17 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
             o->pos = 0;
             o->row_started = false;
             memset(o->pmatch, 0, b->nrows);
-            FL_TRY(ex_exprs_eval(op->th, &o->keys, b, b->sel, err));
-            for (uint32_t k = 0; k < st->nkeys; k++) {
-                FL_TRY(ex_hash_vec(o->keys.ptrs[k], b->sel, b->nrows, o->ph, k == 0, err));
-                fl_vector_unify(o->keys.ptrs[k], &o->ku[k]);
-            }
+            FL_TRY(probe_begin(o, b, err));
         }
         int64_t t0 = ex_now_ns();
-        bool done = st->nbuild == 0 ? (o->pos = fl_batch_live_rows(o->pb), o->npairs = 0, true)
-                                    : collect_pairs(o, first_only);
+        bool done = o->t->nbuild == 0
+                        ? (o->pos = fl_batch_live_rows(o->pb), o->npairs = 0, true)
+                        : collect_pairs(o, first_only);
         fl_status rc = process_pairs(o, out, err);
         atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
         FL_TRY(rc);
         if (*out) {
-            if (done && !(st->probe_outer || t == FL_JOIN_SEMI || t == FL_JOIN_ANTI ||
-                          t == FL_JOIN_MARK))
+            if (done && !probe_rows)
                 o->pb = NULL;
             ex_stats_out(n, *out);
             return FL_OK;
@@ -509,7 +746,7 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
         if (!done)
             continue;
         if (o->pos >= fl_batch_live_rows(o->pb)) {
-            if (st->probe_outer || t == FL_JOIN_SEMI || t == FL_JOIN_ANTI || t == FL_JOIN_MARK)
+            if (probe_rows)
                 FL_TRY(emit_probe_rows(o, out, err));
             o->pb = NULL;
             if (*out) {
@@ -538,6 +775,15 @@ static void join_op_free(ex_op *op)
     fl_batch_destroy(&o->out);
     ex_sel_free(&o->psel);
     ex_sel_free(&o->vsel);
+    if (o->part)
+        ex_grace_release(o->part);
+    ex_join_table_free(o->base.node ? o->base.node->x : NULL, &o->ptab);
+    fl_batch_destroy(&o->spb);
+    if (o->stage) {
+        for (uint32_t i = 0; i < 2 * JG_FANOUT; i++)
+            fl_batch_destroy(&o->stage[i]);
+        free(o->stage);
+    }
     free(o);
 }
 
@@ -549,7 +795,10 @@ static fl_status join_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     o->base.next = join_next;
     o->base.free = join_op_free;
+    o->base.node = n;
     o->st = st;
+    o->t = &st->mem;
+    o->ptab.build.schema = st->wide;
     o->keys.e = st->pkeys;
     o->keys.n = st->nkeys;
     o->ph = calloc(FL_BATCH_CAP, sizeof *o->ph);
@@ -580,13 +829,21 @@ static fl_status join_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
             fl_vector_destroy(&o->out.cols[c]);
             memset(&o->out.cols[c], 0, sizeof o->out.cols[c]);
         }
-    if (!rc)
+    if (!rc && st->grace) {
+        rc = fl_batch_init(&o->spb, st->pwide, err);
+        if (!rc && !(o->stage = calloc(2 * JG_FANOUT, sizeof *o->stage)))
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; !rc && i < 2 * JG_FANOUT; i++)
+            rc = fl_batch_init(&o->stage[i], i < JG_FANOUT ? st->wide : st->pwide, err);
+    } else if (!rc) {
         rc = ex_open(n->children[st->pi], th, &o->child, err);
+    }
     if (rc) {
         join_op_free(&o->base);
         return rc;
     }
-    atomic_fetch_add(&st->probers, 1);
+    if (!st->grace)
+        atomic_fetch_add(&st->probers, 1);
     *out = &o->base;
     return FL_OK;
 }
@@ -602,11 +859,8 @@ static void join_destroy(ex_node *n)
     }
     free(st->locals);
     free(st->lkeys);
-    ex_rows_free(n->x, &st->build);
-    free(st->hashes);
-    free(st->next);
-    free(st->heads);
-    free(st->matched);
+    ex_join_table_free(n->x, &st->mem);
+    ex_grace_destroy(n);
     free(st);
 }
 
@@ -619,6 +873,10 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     if (!st)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     n->state = st;
+    for (uint32_t q = 0; q < JG_FANOUT; q++)
+        pthread_mutex_init(&st->top_mu[q], NULL);
+    pthread_mutex_init(&st->qmu, NULL);
+    st->mu_inited = true;
     n->destroy = join_destroy;
     n->prepare = join_prepare;
     n->open = join_open;
@@ -626,6 +884,7 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     st->nkeys = st->type == FL_JOIN_CROSS ? 0 : p->u.join.nkeys;
     if (st->nkeys > 32)
         return fl_errorf(err, FL_EUNSUPPORTED, "join on more than 32 keys");
+    st->null_safe = p->u.join.null_safe;
     bool sym = st->type == FL_JOIN_INNER || st->type == FL_JOIN_LEFT ||
                st->type == FL_JOIN_RIGHT || st->type == FL_JOIN_FULL || st->type == FL_JOIN_CROSS;
     st->build_left = sym && p->u.join.build_left;
@@ -638,10 +897,13 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     st->build_outer = st->build_left ? is_outer_left(st->type) : is_outer_right(st->type);
     st->probe_outer = st->build_left ? is_outer_right(st->type) : is_outer_left(st->type);
     const fl_schema *bs = &n->children[st->bi]->p->schema;
-    uint32_t m = st->nb + st->nkeys;
-    const fl_type *ts[m ? m : 1];
+    const fl_schema *pschema = &n->children[st->pi]->p->schema;
+    uint32_t m = st->nb + st->nkeys, pm = st->np + st->nkeys;
+    const fl_type *ts[m ? m : 1], *pts[pm ? pm : 1];
     for (uint32_t c = 0; c < st->nb; c++)
         ts[c] = &bs->fields[c].type;
+    for (uint32_t c = 0; c < st->np; c++)
+        pts[c] = &pschema->fields[c].type;
     for (uint32_t k = 0; k < st->nkeys; k++) {
         const fl_type *a = &st->bkeys[k]->type, *b = &st->pkeys[k]->type;
         if (a->id != b->id || (a->id == FL_TYPE_DECIMAL && a->scale != b->scale))
@@ -649,10 +911,28 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
         if (!ex_type_hashable(a))
             return fl_errorf(err, FL_EUNSUPPORTED, "join on a nested value");
         ts[st->nb + k] = a;
+        pts[st->np + k] = a;
     }
-    if (!(st->wide = ex_schema_of(n->x, ts, m)))
+    if (st->nkeys == 1 && !(st->null_safe && st->null_safe[0])) {
+        /* raw-byte equality is value equality for integers, dates, times,
+         * timestamps and decimals of one scale (not floats: -0.0, NaN) */
+        switch (st->bkeys[0]->type.id) {
+        case FL_TYPE_INT32:
+        case FL_TYPE_INT64:
+        case FL_TYPE_DATE:
+        case FL_TYPE_TIME:
+        case FL_TYPE_TIMESTAMP:
+        case FL_TYPE_TIMESTAMPTZ:
+        case FL_TYPE_DECIMAL:
+            st->key_width = (uint32_t)fl_type_width(&st->bkeys[0]->type);
+            break;
+        default:
+            break;
+        }
+    }
+    if (!(st->wide = ex_schema_of(n->x, ts, m)) || !(st->pwide = ex_schema_of(n->x, pts, pm)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    ex_rows_init(&st->build, st->wide);
+    ex_rows_init(&st->mem.build, st->wide);
     uint32_t want = st->type == FL_JOIN_SEMI || st->type == FL_JOIN_ANTI ? st->np
                     : st->type == FL_JOIN_MARK                           ? st->np + 1
                                                                           : st->nb + st->np;

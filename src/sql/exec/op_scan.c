@@ -90,6 +90,8 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
         atomic_fetch_add(&ps->files_total, (long long)m->files_total);
         atomic_fetch_add(&ps->files_pruned,
                          (long long)(m->files_pruned_partition + m->files_pruned_metrics));
+        atomic_fetch_add(&ps->files_pruned_partition, (long long)m->files_pruned_partition);
+        atomic_fetch_add(&ps->files_pruned_metrics, (long long)m->files_pruned_metrics);
         break;
     }
     case FL_SCAN_PARQUET: {
@@ -174,8 +176,21 @@ typedef struct scan_op {
     fl_sel sel;
 } scan_op;
 
+static void add_scan_stats(fl_plan_stats *ps, const fl_parquet_scan_stats *ss)
+{
+    atomic_fetch_add(&ps->row_groups_total, ss->row_groups_total);
+    atomic_fetch_add(&ps->row_groups_pruned, ss->row_groups_pruned);
+    atomic_fetch_add(&ps->pages_pruned, (long long)ss->pages_pruned);
+    atomic_fetch_add(&ps->bytes_read, (long long)ss->bytes_read);
+}
+
 static void close_reader(scan_op *o)
 {
+    if (o->ice) { /* row groups of the Iceberg task's data file */
+        fl_parquet_scan_stats ss;
+        fl_ice_task_reader_stats(o->ice, &ss);
+        add_scan_stats(&o->base.node->p->stats, &ss);
+    }
     fl_ice_task_reader_close(o->ice);
     o->ice = NULL;
     if (o->pq_scan) {

@@ -1,0 +1,1 @@
+CREATE TABLE g (k varchar, x integer, y double precision, f boolean)

@@ -1,0 +1,1 @@
+INSERT INTO g VALUES ('a', 1, 1.5, true), ('a', 2, 2.5, true), ('a', 2, NULL, false), ('b', 5, 10.0, true), ('b', NULL, -1.0, NULL), ('c', 7, 0.0, false), (NULL, 3, 3.0, true)

@@ -1,0 +1,1 @@
+SELECT k, count(*), count(x), sum(x), min(x), max(x) FROM g GROUP BY k ORDER BY k NULLS LAST

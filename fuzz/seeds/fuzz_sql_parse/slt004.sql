@@ -1,0 +1,1 @@
+SELECT avg(x), avg(y), stddev_samp(x), var_pop(y) FROM g

@@ -1,0 +1,1 @@
+SELECT stddev(x), variance(x) FROM g WHERE k = 'a'

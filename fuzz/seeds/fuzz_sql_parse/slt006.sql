@@ -1,0 +1,1 @@
+SELECT stddev_pop(y), var_samp(y) FROM g

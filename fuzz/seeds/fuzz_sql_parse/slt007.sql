@@ -1,0 +1,1 @@
+SELECT CAST(stddev_samp(x) AS varchar) FROM g WHERE k = 'c'

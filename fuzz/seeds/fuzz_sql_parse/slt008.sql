@@ -1,0 +1,1 @@
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_cont(0.25) WITHIN GROUP (ORDER BY y), percentile_cont(0.9) WITHIN GROUP (ORDER BY x DESC) FROM g

@@ -1,0 +1,1 @@
+SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY y) FROM g GROUP BY k ORDER BY k NULLS LAST

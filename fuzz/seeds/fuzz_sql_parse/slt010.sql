@@ -1,0 +1,1 @@
+SELECT string_agg(k, ',' ORDER BY k) FROM g

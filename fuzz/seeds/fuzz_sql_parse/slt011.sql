@@ -1,0 +1,1 @@
+SELECT k, string_agg(CAST(x AS varchar), '-' ORDER BY x DESC) FROM g GROUP BY k ORDER BY k NULLS FIRST

@@ -1,0 +1,1 @@
+SELECT string_agg(DISTINCT k, '|' ORDER BY k) FROM g

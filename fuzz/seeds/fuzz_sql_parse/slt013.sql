@@ -1,0 +1,1 @@
+SELECT CAST(bool_and(f) AS varchar), CAST(bool_or(f) AS varchar) FROM g

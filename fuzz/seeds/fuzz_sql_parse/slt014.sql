@@ -1,0 +1,1 @@
+SELECT k, CAST(bool_and(f) AS varchar), CAST(bool_or(f) AS varchar) FROM g GROUP BY k ORDER BY k NULLS LAST

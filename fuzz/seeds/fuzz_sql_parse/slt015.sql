@@ -1,0 +1,1 @@
+SELECT count(*) FILTER (WHERE x > 1), sum(x) FILTER (WHERE f) FROM g

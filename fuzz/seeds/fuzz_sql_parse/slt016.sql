@@ -1,0 +1,1 @@
+SELECT x, count(*) FROM g GROUP BY x ORDER BY x NULLS FIRST

@@ -1,0 +1,1 @@
+SELECT x % 2 AS parity, count(*) FROM g WHERE x IS NOT NULL GROUP BY x % 2 ORDER BY parity

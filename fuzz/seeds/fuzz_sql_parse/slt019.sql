@@ -1,0 +1,1 @@
+SELECT k, count(*) AS n FROM g GROUP BY k HAVING count(*) > 1 ORDER BY n DESC, k

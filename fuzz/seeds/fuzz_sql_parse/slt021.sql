@@ -1,0 +1,1 @@
+SELECT count(*) FROM g HAVING sum(x) > 1000

@@ -1,0 +1,1 @@
+SELECT k, max(x) FROM g GROUP BY k HAVING max(x) IS NULL OR max(x) < 3 ORDER BY k NULLS LAST

@@ -1,0 +1,1 @@
+SELECT upper(k) AS uk, sum(x) FROM g GROUP BY upper(k) ORDER BY uk NULLS FIRST

@@ -1,0 +1,1 @@
+SELECT k, count(*) FROM g GROUP BY k ORDER BY count(*) DESC, k NULLS LAST

@@ -1,0 +1,1 @@
+SELECT sum(x), count(*) FROM g WHERE k IN ('a', 'b')

@@ -1,0 +1,1 @@
+SELECT k, x, count(*) FROM g GROUP BY k, x ORDER BY k NULLS LAST, x NULLS LAST

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT (k, x)), count(DISTINCT k) FROM g

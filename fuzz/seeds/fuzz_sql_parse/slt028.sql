@@ -1,0 +1,1 @@
+SELECT sum(y) / count(y) FROM g

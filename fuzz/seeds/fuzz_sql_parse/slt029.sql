@@ -1,0 +1,1 @@
+SELECT sum(x) FROM (SELECT DISTINCT k, x FROM g) t

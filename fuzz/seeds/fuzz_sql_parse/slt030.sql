@@ -1,0 +1,1 @@
+SELECT min(k), max(k) FROM g

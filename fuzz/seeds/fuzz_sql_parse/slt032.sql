@@ -1,0 +1,1 @@
+SELECT count(*) FROM (SELECT k FROM g GROUP BY k) t

@@ -1,0 +1,1 @@
+SELECT CAST('42' AS integer), CAST(' 17 ' AS bigint), CAST(42 AS varchar)

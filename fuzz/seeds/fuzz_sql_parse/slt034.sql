@@ -1,0 +1,1 @@
+SELECT CAST('12.345' AS decimal(10,2)), CAST(CAST(7 AS decimal(5,0)) AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST('1.5e3' AS double precision)

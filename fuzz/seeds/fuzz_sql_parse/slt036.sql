@@ -1,0 +1,1 @@
+SELECT CAST(2.5 AS integer), CAST(-2.5 AS integer)

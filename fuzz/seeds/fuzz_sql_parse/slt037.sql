@@ -1,0 +1,1 @@
+SELECT CAST(CAST(2.5 AS double precision) AS integer), CAST(CAST(3.5 AS double precision) AS integer)

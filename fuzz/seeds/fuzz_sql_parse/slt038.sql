@@ -1,0 +1,1 @@
+SELECT CAST(CAST('true' AS boolean) AS varchar), CAST(CAST('f' AS boolean) AS varchar), CAST(CAST(0 AS boolean) AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST(CAST('2024-01-02' AS date) AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST(CAST('2024-01-02 03:04:05.123456' AS timestamp) AS varchar)

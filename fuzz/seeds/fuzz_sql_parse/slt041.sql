@@ -1,0 +1,1 @@
+SELECT CAST(CAST(DATE '2024-01-02' AS timestamp) AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST(CAST(1 AS integer) AS decimal(5,2))

@@ -1,0 +1,1 @@
+SELECT CAST('12x' AS bigint)

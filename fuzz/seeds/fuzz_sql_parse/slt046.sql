@@ -1,0 +1,1 @@
+SELECT CAST('2024-13-01' AS date)

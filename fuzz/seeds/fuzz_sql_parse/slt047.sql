@@ -1,0 +1,1 @@
+SELECT CAST('maybe' AS boolean)

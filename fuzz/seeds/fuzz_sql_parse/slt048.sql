@@ -1,0 +1,1 @@
+SELECT CAST(1000 AS decimal(3,0))

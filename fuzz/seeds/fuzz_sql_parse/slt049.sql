@@ -1,0 +1,1 @@
+SELECT CAST(CAST(1e20 AS double precision) AS bigint)

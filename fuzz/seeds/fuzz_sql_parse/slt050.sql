@@ -1,0 +1,1 @@
+SELECT CAST(CAST(0.1 AS real) AS varchar)

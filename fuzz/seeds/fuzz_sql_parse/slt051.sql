@@ -1,0 +1,1 @@
+SELECT CAST(1.0 / 3 AS decimal(10,4))

@@ -1,0 +1,1 @@
+SELECT CAST(CAST(-7 AS smallint) AS integer) * 2

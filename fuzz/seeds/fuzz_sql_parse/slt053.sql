@@ -1,0 +1,1 @@
+SELECT x, CAST(x AS varchar) || '!' FROM (VALUES (1), (-20), (300)) t(x) ORDER BY x

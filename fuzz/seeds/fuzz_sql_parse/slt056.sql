@@ -1,0 +1,1 @@
+SELECT CAST(1.10 AS decimal(10,2)) * CAST(3 AS decimal(10,0))

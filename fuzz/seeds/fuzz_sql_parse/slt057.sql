@@ -1,0 +1,1 @@
+SELECT CAST(0.1 AS decimal(5,1)) + CAST(0.2 AS decimal(5,1))

@@ -1,0 +1,1 @@
+SELECT CAST(-123.455 AS decimal(10,2))

@@ -1,0 +1,1 @@
+SELECT CAST(-2.5 AS decimal(10,0))

@@ -1,0 +1,1 @@
+SELECT round(2.5), round(-2.5), round(1.2345, 2), round(-1.2355, 3)

@@ -1,0 +1,1 @@
+SELECT floor(-1.5), ceil(-1.5), abs(-3.25)

@@ -1,0 +1,1 @@
+SELECT CAST(10 AS decimal(10,2)) - CAST(0.01 AS decimal(10,2))

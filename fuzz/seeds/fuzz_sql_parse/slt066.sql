@@ -1,0 +1,1 @@
+CREATE TABLE money (id integer, amount decimal(15,2), rate decimal(5,4))

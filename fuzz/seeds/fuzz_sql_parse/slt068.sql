@@ -1,0 +1,1 @@
+SELECT sum(amount), sum(amount * rate) FROM money

@@ -1,0 +1,1 @@
+SELECT id, amount * (1 - rate) * (1 + rate) FROM money ORDER BY id

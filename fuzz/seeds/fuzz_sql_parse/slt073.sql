@@ -1,0 +1,1 @@
+SELECT id, round(amount * rate, 2) FROM money ORDER BY id

@@ -1,0 +1,1 @@
+SELECT sum(amount) FROM money WHERE amount > 1000

@@ -1,0 +1,1 @@
+SELECT CAST(7.00 AS decimal(10,2)) / CAST(2 AS decimal(10,0)) > 3.4

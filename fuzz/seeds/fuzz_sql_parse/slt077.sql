@@ -1,0 +1,1 @@
+SELECT 0.1::decimal(3,2) < 0.11::decimal(3,2), 2.50::decimal(3,2) = 2.5::decimal(2,1)

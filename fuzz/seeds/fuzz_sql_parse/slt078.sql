@@ -1,0 +1,1 @@
+SELECT CAST(12345.6 AS decimal(4,1))

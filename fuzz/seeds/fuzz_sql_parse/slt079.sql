@@ -1,0 +1,1 @@
+SELECT CAST(1 AS decimal(10,2)) / 0

@@ -1,0 +1,1 @@
+CREATE TABLE acct (id integer NOT NULL, owner varchar, balance decimal(12,2), opened date)

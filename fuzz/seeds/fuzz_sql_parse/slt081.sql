@@ -1,0 +1,1 @@
+INSERT INTO acct VALUES (1, 'ann', 100.00, DATE '2020-01-01'), (2, 'bob', 50.50, DATE '2021-06-30'), (3, NULL, 0, NULL)

@@ -1,0 +1,1 @@
+INSERT INTO acct (id, owner) VALUES (4, 'dee')

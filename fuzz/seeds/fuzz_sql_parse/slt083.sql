@@ -1,0 +1,1 @@
+INSERT INTO acct SELECT id + 10, upper(owner), balance * 2, opened FROM acct WHERE balance > 10

@@ -1,0 +1,1 @@
+SELECT id, owner, balance, CAST(opened AS varchar) FROM acct ORDER BY id

@@ -1,0 +1,1 @@
+UPDATE acct SET balance = balance + 1.005 WHERE owner = 'ann'

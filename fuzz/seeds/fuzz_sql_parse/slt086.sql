@@ -1,0 +1,1 @@
+UPDATE acct SET owner = coalesce(owner, 'nobody'), balance = coalesce(balance, 0) - 1

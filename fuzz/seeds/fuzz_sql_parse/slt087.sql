@@ -1,0 +1,1 @@
+SELECT id, owner, balance FROM acct ORDER BY id

@@ -1,0 +1,1 @@
+DELETE FROM acct WHERE balance < 0

@@ -1,0 +1,1 @@
+DELETE FROM acct WHERE opened IS NULL OR opened > DATE '2021-01-01'

@@ -1,0 +1,1 @@
+SELECT id, owner FROM acct ORDER BY id

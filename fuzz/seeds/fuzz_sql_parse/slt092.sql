@@ -1,0 +1,1 @@
+CREATE TABLE moves (id integer, delta decimal(12,2), who varchar)

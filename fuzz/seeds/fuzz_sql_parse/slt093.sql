@@ -1,0 +1,1 @@
+INSERT INTO moves VALUES (1, 10.00, 'ann'), (2, -5.25, 'bob'), (11, 1.00, 'ANN'), (99, 7.77, 'zed')

@@ -1,0 +1,1 @@
+UPDATE acct SET balance = acct.balance + m.delta FROM moves m WHERE m.id = acct.id

@@ -1,0 +1,1 @@
+MERGE INTO acct a USING moves m ON a.id = m.id WHEN MATCHED AND m.delta > 5 THEN UPDATE SET balance = a.balance - m.delta WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (id, owner, balance) VALUES (m.id, m.who, m.delta)

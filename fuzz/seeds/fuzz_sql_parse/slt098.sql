@@ -1,0 +1,1 @@
+DELETE FROM acct WHERE id IN (SELECT id FROM moves WHERE who = 'zed')

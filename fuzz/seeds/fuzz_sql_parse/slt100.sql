@@ -1,0 +1,1 @@
+CREATE TABLE snap AS SELECT id, owner, balance * 100 AS cents FROM acct

@@ -1,0 +1,1 @@
+SELECT id, owner, cents FROM snap ORDER BY id

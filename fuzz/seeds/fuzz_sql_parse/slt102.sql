@@ -1,0 +1,1 @@
+ALTER TABLE snap ADD COLUMN note varchar

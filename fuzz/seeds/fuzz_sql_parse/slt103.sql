@@ -1,0 +1,1 @@
+INSERT INTO snap VALUES (50, 'new', 1, 'hello')

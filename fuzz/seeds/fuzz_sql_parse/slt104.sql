@@ -1,0 +1,1 @@
+SELECT id, owner, note FROM snap ORDER BY id

@@ -1,0 +1,1 @@
+ALTER TABLE snap RENAME COLUMN note TO remark

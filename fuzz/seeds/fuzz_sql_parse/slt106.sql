@@ -1,0 +1,1 @@
+ALTER TABLE snap DROP COLUMN owner

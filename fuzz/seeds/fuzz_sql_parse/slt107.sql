@@ -1,0 +1,1 @@
+SELECT id, remark FROM snap ORDER BY id

@@ -1,0 +1,1 @@
+CREATE TABLE widen (v integer)

@@ -1,0 +1,1 @@
+ALTER TABLE widen ALTER COLUMN v TYPE bigint

@@ -1,0 +1,1 @@
+INSERT INTO acct (id) VALUES (NULL)

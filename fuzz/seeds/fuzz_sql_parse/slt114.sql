@@ -1,0 +1,1 @@
+INSERT INTO widen VALUES ('not a number')

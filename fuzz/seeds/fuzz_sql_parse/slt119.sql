@@ -1,0 +1,1 @@
+CREATE TABLE e (a integer, b varchar, c decimal(10,2))

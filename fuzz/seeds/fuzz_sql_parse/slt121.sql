@@ -1,0 +1,1 @@
+INSERT INTO one VALUES (1)

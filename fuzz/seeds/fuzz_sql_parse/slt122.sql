@@ -1,0 +1,1 @@
+SELECT count(*), count(a), sum(a), CAST(avg(c) AS varchar), max(b) FROM e

@@ -1,0 +1,1 @@
+SELECT a, count(*) FROM e GROUP BY a HAVING count(*) >= 0

@@ -1,0 +1,1 @@
+SELECT count(*) FROM e HAVING count(*) = 0

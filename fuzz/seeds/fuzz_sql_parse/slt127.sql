@@ -1,0 +1,1 @@
+SELECT e.a, one.a FROM e JOIN one ON e.a = one.a

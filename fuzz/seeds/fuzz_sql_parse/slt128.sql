@@ -1,0 +1,1 @@
+SELECT one.a, e.a FROM one LEFT JOIN e ON e.a = one.a

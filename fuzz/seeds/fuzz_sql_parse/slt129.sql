@@ -1,0 +1,1 @@
+SELECT one.a, e.a FROM e RIGHT JOIN one ON e.a = one.a

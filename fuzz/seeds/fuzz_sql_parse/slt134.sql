@@ -1,0 +1,1 @@
+SELECT a, row_number() OVER (ORDER BY a) FROM e

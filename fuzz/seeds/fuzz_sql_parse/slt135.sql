@@ -1,0 +1,1 @@
+SELECT count(*) FROM one WHERE a IN (SELECT a FROM e)

@@ -1,0 +1,1 @@
+SELECT count(*) FROM one WHERE a NOT IN (SELECT a FROM e)

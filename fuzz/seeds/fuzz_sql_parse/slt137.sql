@@ -1,0 +1,1 @@
+SELECT count(*) FROM one WHERE EXISTS (SELECT 1 FROM e)

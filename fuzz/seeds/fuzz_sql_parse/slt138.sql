@@ -1,0 +1,1 @@
+SELECT CAST((SELECT max(a) FROM e) AS varchar)

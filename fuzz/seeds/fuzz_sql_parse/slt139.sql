@@ -1,0 +1,1 @@
+SELECT count(*) FROM (SELECT a FROM one WHERE false) t

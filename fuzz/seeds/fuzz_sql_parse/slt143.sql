@@ -1,0 +1,1 @@
+SELECT a FROM one OFFSET 5

@@ -1,0 +1,1 @@
+CREATE TABLE l (k integer, lv varchar)

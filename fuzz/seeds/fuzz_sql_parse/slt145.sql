@@ -1,0 +1,1 @@
+CREATE TABLE r (k integer, rv varchar)

@@ -1,0 +1,1 @@
+INSERT INTO l VALUES (1, 'l1'), (2, 'l2'), (NULL, 'lnull'), (4, 'l4'), (4, 'l4b')

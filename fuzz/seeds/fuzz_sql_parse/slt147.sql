@@ -1,0 +1,1 @@
+INSERT INTO r VALUES (1, 'r1'), (3, 'r3'), (NULL, 'rnull'), (4, 'r4')

@@ -1,0 +1,1 @@
+SELECT l.k, lv, r.k, rv FROM l FULL OUTER JOIN r ON l.k = r.k ORDER BY lv NULLS LAST, rv

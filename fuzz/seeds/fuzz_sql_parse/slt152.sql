@@ -1,0 +1,1 @@
+SELECT l.k, lv FROM l LEFT JOIN r ON l.k = r.k AND r.rv = 'r4' WHERE true ORDER BY lv

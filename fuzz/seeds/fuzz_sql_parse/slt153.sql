@@ -1,0 +1,1 @@
+SELECT l.k, lv, rv FROM l LEFT JOIN r ON l.k = r.k AND r.rv = 'r4' ORDER BY lv

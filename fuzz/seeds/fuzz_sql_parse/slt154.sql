@@ -1,0 +1,1 @@
+SELECT l.k, lv, rv FROM l LEFT JOIN r ON l.k = r.k WHERE r.rv IS NULL ORDER BY lv

@@ -1,0 +1,1 @@
+SELECT k, lv, rv FROM l JOIN r USING (k) ORDER BY lv

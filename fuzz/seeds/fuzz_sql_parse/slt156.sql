@@ -1,0 +1,1 @@
+SELECT k, lv, rv FROM l FULL JOIN r USING (k) ORDER BY lv NULLS LAST, rv

@@ -1,0 +1,1 @@
+SELECT k, lv FROM l WHERE k IN (SELECT k FROM r) ORDER BY lv

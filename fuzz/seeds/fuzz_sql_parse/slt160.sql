@@ -1,0 +1,1 @@
+SELECT k, lv FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k) ORDER BY lv

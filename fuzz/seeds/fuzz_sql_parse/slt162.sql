@@ -1,0 +1,1 @@
+SELECT l.k, (SELECT rv FROM r WHERE r.k = l.k) FROM l ORDER BY lv

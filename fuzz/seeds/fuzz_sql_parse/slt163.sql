@@ -1,0 +1,1 @@
+SELECT count(*), count(r.k) FROM l LEFT JOIN r ON l.k = r.k

@@ -1,0 +1,1 @@
+SELECT a.k, a.lv, b.lv FROM l a JOIN l b ON a.k = b.k AND a.lv < b.lv ORDER BY 2

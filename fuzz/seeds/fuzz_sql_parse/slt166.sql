@@ -1,0 +1,1 @@
+SELECT l.k, lv, r.k, rv FROM l JOIN r ON l.k < r.k ORDER BY lv, rv

@@ -1,0 +1,1 @@
+SELECT coalesce(l.k, r.k) AS k, coalesce(lv, '-') || '/' || coalesce(rv, '-') FROM l FULL JOIN r ON l.k = r.k ORDER BY 2

@@ -1,0 +1,1 @@
+CREATE TABLE tv (id integer, b boolean)

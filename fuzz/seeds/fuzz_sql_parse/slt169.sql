@@ -1,0 +1,1 @@
+INSERT INTO tv VALUES (1, true), (2, false), (3, NULL)

@@ -1,0 +1,1 @@
+SELECT x.id, y.id, (x.b AND y.b)::text, (x.b OR y.b)::text, (NOT x.b)::text FROM tv x, tv y ORDER BY 1, 2

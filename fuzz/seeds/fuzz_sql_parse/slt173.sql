@@ -1,0 +1,1 @@
+SELECT count(*) FROM tv WHERE b IS NULL

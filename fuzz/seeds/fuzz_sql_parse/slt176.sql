@@ -1,0 +1,1 @@
+SELECT (NULL = NULL)::text, (NULL <> 1)::text, (1 IS DISTINCT FROM NULL)::text, (NULL IS NOT DISTINCT FROM NULL)::text

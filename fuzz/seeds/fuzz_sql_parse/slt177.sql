@@ -1,0 +1,1 @@
+SELECT (1 IN (1, NULL))::text, (2 IN (1, NULL))::text, (2 NOT IN (1, NULL))::text

@@ -1,0 +1,1 @@
+SELECT (NULL::int IN (1, 2))::text, (1 NOT IN (2, 3))::text

@@ -1,0 +1,1 @@
+SELECT NULL::int + 1, coalesce(NULL, NULL, 3), nullif(4, 4), nullif(5, 4)

@@ -1,0 +1,1 @@
+SELECT greatest(1, NULL, 3)::text, least(NULL::int, NULL)::text

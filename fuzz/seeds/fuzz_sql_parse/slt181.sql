@@ -1,0 +1,1 @@
+SELECT CASE WHEN NULL THEN 'yes' ELSE 'no' END, CASE NULL::int WHEN NULL THEN 'matched' ELSE 'unmatched' END

@@ -1,0 +1,1 @@
+CREATE TABLE tn (k integer, v integer)

@@ -1,0 +1,1 @@
+INSERT INTO tn VALUES (1, 10), (1, NULL), (2, NULL), (NULL, 5), (NULL, 7)

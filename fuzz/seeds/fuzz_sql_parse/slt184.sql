@@ -1,0 +1,1 @@
+SELECT k, count(*), count(v), sum(v), max(v) FROM tn GROUP BY k

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT k), count(DISTINCT v) FROM tn

@@ -1,0 +1,1 @@
+SELECT count(*) FROM tn WHERE v > 5 OR v IS NULL

@@ -1,0 +1,1 @@
+SELECT count(*) FROM tn WHERE NOT (v > 5)

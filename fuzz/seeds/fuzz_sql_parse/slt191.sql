@@ -1,0 +1,1 @@
+SELECT sum(v) FROM tn WHERE k IS NULL

@@ -1,0 +1,1 @@
+SELECT count(*) FROM tn a WHERE a.k NOT IN (SELECT k FROM tn b)

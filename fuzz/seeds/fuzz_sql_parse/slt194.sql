@@ -1,0 +1,1 @@
+SELECT count(*) FROM tn a WHERE NOT EXISTS (SELECT 1 FROM tn b WHERE b.k = a.k AND b.v = 10)

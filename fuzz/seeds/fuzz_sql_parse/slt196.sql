@@ -1,0 +1,1 @@
+SELECT CAST(2147483647 AS integer) - 1

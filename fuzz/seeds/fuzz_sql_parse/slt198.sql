@@ -1,0 +1,1 @@
+SELECT CAST(-2147483648 AS integer) - CAST(1 AS integer)

@@ -1,0 +1,1 @@
+SELECT CAST(65536 AS integer) * CAST(65536 AS integer)

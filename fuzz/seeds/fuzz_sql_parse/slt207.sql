@@ -1,0 +1,1 @@
+SELECT CAST(1 AS integer) % CAST(0 AS integer)

@@ -1,0 +1,1 @@
+SELECT CAST(1 AS bigint) / CAST(0 AS bigint)

@@ -1,0 +1,1 @@
+SELECT mod(-7, 2), mod(7, -2)

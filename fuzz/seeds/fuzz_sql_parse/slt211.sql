@@ -1,0 +1,1 @@
+SELECT abs(CAST(-2147483647 AS integer))

@@ -1,0 +1,1 @@
+CREATE TABLE big (v bigint)

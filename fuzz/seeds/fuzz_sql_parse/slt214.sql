@@ -1,0 +1,1 @@
+SELECT sum(v) + CAST(9223372036854775807 AS bigint) * 2 FROM big

@@ -1,0 +1,1 @@
+SELECT CAST(sum(v) AS varchar) FROM big

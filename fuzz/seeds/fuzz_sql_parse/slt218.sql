@@ -1,0 +1,1 @@
+INSERT INTO a VALUES (1), (1), (2), (3), (NULL), (NULL)

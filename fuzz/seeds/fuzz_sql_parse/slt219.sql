@@ -1,0 +1,1 @@
+INSERT INTO b VALUES (1), (3), (3), (4), (NULL)

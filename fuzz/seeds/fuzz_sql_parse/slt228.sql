@@ -1,0 +1,1 @@
+SELECT count(*) FROM (SELECT x FROM a UNION ALL SELECT x FROM b) t

@@ -1,0 +1,1 @@
+WITH t AS (SELECT x, count(*) AS n FROM a GROUP BY x) SELECT x, n FROM t WHERE n > 1 ORDER BY x

@@ -1,0 +1,1 @@
+WITH t AS (SELECT x FROM a WHERE x IS NOT NULL), u AS (SELECT x FROM t WHERE x > 1) SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM u)

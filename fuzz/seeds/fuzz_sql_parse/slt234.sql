@@ -1,0 +1,1 @@
+WITH RECURSIVE f(n, acc) AS (SELECT 1, CAST(1 AS bigint) UNION ALL SELECT n + 1, acc * (n + 1) FROM f WHERE n < 10) SELECT n, acc FROM f WHERE n >= 9 ORDER BY n

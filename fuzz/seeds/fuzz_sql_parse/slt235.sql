@@ -1,0 +1,1 @@
+SELECT x FROM a WHERE x > (SELECT min(x) FROM b) ORDER BY x

@@ -1,0 +1,1 @@
+SELECT x, (SELECT count(*) FROM b WHERE b.x = a.x) FROM a ORDER BY x NULLS FIRST

@@ -1,0 +1,1 @@
+SELECT x, (SELECT count(*) FROM b WHERE b.x <= a.x) FROM a WHERE x IS NOT NULL ORDER BY x

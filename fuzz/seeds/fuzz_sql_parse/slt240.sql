@@ -1,0 +1,1 @@
+SELECT count(*) FROM a WHERE x IN (SELECT x FROM b WHERE b.x > a.x - 2)

@@ -1,0 +1,1 @@
+SELECT t.x, t.c FROM (SELECT x, count(*) AS c FROM a GROUP BY x) AS t WHERE t.c = (SELECT max(c) FROM (SELECT count(*) AS c FROM a GROUP BY x) u) ORDER BY t.x NULLS FIRST

@@ -1,0 +1,1 @@
+SELECT * FROM (VALUES (1, 'one'), (2, 'two'), (3, NULL)) AS v(n, s) ORDER BY n DESC

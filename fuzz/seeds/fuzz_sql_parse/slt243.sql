@@ -1,0 +1,1 @@
+SELECT (SELECT x FROM b)

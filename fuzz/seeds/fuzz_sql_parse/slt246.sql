@@ -1,0 +1,1 @@
+INSERT INTO s VALUES (1, 'apple'), (2, 'Banana'), (3, 'éclair'), (4, 'banana'), (5, ''), (6, NULL), (7, 'apple pie'), (8, 'Zebra')

@@ -1,0 +1,1 @@
+SELECT id, v FROM s ORDER BY v, id

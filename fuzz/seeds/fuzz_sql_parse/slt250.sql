@@ -1,0 +1,1 @@
+SELECT CAST('abc' < 'abd' AS varchar) || CAST('ab' < 'abc' AS varchar) || CAST('Z' < 'a' AS varchar)

@@ -1,0 +1,1 @@
+SELECT id, v FROM s WHERE v ILIKE 'B%' ORDER BY id

@@ -1,0 +1,1 @@
+SELECT id, v FROM s WHERE v LIKE '_anana' ORDER BY id

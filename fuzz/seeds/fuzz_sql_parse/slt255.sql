@@ -1,0 +1,1 @@
+SELECT CAST('a_c' LIKE 'a!_c' ESCAPE '!' AS varchar) || CAST('abc' LIKE 'a!_c' ESCAPE '!' AS varchar)

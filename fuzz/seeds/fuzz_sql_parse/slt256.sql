@@ -1,0 +1,1 @@
+SELECT length('héllo'), length(''), strpos('hello', 'lo'), position('lo' IN 'hello')

@@ -1,0 +1,1 @@
+SELECT lower('ÀBC'), upper('strasse x'), substring('hello world' FROM 7 FOR 3), substring('hello', 2)

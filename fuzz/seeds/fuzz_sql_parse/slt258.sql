@@ -1,0 +1,1 @@
+SELECT replace('aaa', 'a', 'bb'), trim('  x  '), rtrim('xxyxx', 'x')

@@ -1,0 +1,1 @@
+SELECT ltrim('  y'), split_part('a,b,,c', ',', 3), split_part('a,b,c', ',', 2)

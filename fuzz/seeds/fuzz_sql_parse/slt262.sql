@@ -1,0 +1,1 @@
+SELECT left('hello', 2), right('hello', 3), reverse('abc')

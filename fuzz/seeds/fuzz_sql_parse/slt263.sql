@@ -1,0 +1,1 @@
+SELECT lpad('7', 3, '0'), rpad('ab', 4, '.')

@@ -1,0 +1,1 @@
+SELECT repeat('ab', 3)

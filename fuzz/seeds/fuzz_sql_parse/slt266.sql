@@ -1,0 +1,1 @@
+SELECT regexp_replace('foo123bar45', '[0-9]+', '#', 'g')

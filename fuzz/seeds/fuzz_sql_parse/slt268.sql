@@ -1,0 +1,1 @@
+SELECT CAST('abc' ~ '^a.c$' AS varchar) || CAST('abc' ~ '^b$' AS varchar)

@@ -1,0 +1,1 @@
+SELECT id, upper(substring(v, 1, 1)) FROM s WHERE v <> '' ORDER BY id

@@ -1,0 +1,1 @@
+SELECT length(v), v FROM s WHERE v IS NOT NULL ORDER BY length(v) DESC, v

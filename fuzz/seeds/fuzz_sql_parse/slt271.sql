@@ -1,0 +1,1 @@
+SELECT starts_with('floe lakehouse', 'floe')::varchar

@@ -1,0 +1,1 @@
+SELECT strpos('lakehouse', 'house')::varchar

@@ -1,0 +1,1 @@
+SELECT CAST(DATE '2024-02-28' + 1 AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST(DATE '2023-01-31' + INTERVAL '1 month' AS varchar)

@@ -1,0 +1,1 @@
+SELECT CAST(TIMESTAMP '2024-03-10 12:00:00' - INTERVAL '1 day 2 hours' AS varchar)

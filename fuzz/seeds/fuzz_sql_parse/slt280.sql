@@ -1,0 +1,1 @@
+SELECT CAST(date_trunc('month', TIMESTAMP '2024-05-17 13:14:15') AS varchar), CAST(CAST(date_trunc('year', DATE '2024-05-17') AS date) AS varchar), CAST(date_trunc('hour', TIMESTAMP '2024-05-17 13:14:15.5') AS varchar)

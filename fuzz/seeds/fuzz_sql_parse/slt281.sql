@@ -1,0 +1,1 @@
+SELECT extract(year FROM DATE '2024-05-17'), extract(month FROM DATE '2024-05-17'), extract(day FROM DATE '2024-05-17'), extract(dow FROM DATE '2024-05-17')

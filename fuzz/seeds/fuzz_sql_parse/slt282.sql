@@ -1,0 +1,1 @@
+SELECT extract(hour FROM TIMESTAMP '2024-05-17 13:14:15'), extract(doy FROM DATE '2024-12-31')

@@ -1,0 +1,1 @@
+SET TimeZone = 'America/New_York'

@@ -1,0 +1,1 @@
+SELECT CAST(CAST(TIMESTAMP '2024-11-03 12:00:00' AS timestamptz) AS varchar)

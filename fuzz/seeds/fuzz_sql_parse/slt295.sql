@@ -1,0 +1,1 @@
+SELECT CAST(date_trunc('day', TIMESTAMPTZ '2024-01-15 03:00:00+00') AS varchar)

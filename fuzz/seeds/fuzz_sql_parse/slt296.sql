@@ -1,0 +1,1 @@
+CREATE TABLE ev (id integer, ts timestamp, tstz timestamptz, d date)

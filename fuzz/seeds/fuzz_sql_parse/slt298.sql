@@ -1,0 +1,1 @@
+SELECT id, CAST(ts AS varchar) FROM ev ORDER BY ts NULLS LAST

@@ -1,0 +1,1 @@
+SELECT count(*) FROM ev WHERE d < DATE '2000-01-01'

@@ -1,0 +1,1 @@
+SELECT CAST(min(ts) AS varchar), CAST(max(d) AS varchar) FROM ev

@@ -1,0 +1,1 @@
+SELECT CAST(CAST('2024-02-29' AS date) AS varchar)

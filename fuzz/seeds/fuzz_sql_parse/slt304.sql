@@ -1,0 +1,1 @@
+SELECT CAST('2023-02-29' AS date)

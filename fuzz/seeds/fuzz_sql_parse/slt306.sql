@@ -1,0 +1,1 @@
+CREATE TABLE w (g varchar, o integer, v integer)

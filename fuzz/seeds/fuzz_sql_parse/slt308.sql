@@ -1,0 +1,1 @@
+SELECT g, o, v, row_number() OVER (PARTITION BY g ORDER BY o, v), rank() OVER (PARTITION BY g ORDER BY o), dense_rank() OVER (PARTITION BY g ORDER BY o) FROM w ORDER BY g NULLS FIRST, o, v

@@ -1,0 +1,1 @@
+SELECT g, o, v, lag(v) OVER (PARTITION BY g ORDER BY o, v), lead(v, 1, -1) OVER (PARTITION BY g ORDER BY o, v) FROM w ORDER BY g NULLS FIRST, o, v

@@ -1,0 +1,1 @@
+SELECT g, v, last_value(v) OVER (PARTITION BY g ORDER BY o) FROM w ORDER BY g NULLS FIRST, o, v

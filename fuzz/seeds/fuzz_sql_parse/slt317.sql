@@ -1,0 +1,1 @@
+SELECT g, v, count(*) OVER (PARTITION BY g) FROM w ORDER BY g NULLS FIRST, o, v

@@ -1,0 +1,1 @@
+SELECT o, v, sum(v) OVER () FROM w ORDER BY o, v NULLS LAST

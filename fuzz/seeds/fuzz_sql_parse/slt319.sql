@@ -1,0 +1,1 @@
+SELECT g, v, avg(v) OVER (PARTITION BY g) FROM w ORDER BY g NULLS FIRST, o, v

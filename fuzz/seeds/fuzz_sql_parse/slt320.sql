@@ -1,0 +1,1 @@
+SELECT g, o, row_number() OVER (ORDER BY g DESC NULLS LAST, o DESC) FROM w ORDER BY 3

@@ -1,0 +1,1 @@
+SELECT g, o, percent_rank() OVER (PARTITION BY g ORDER BY o) FROM w ORDER BY g NULLS FIRST, o, v

@@ -1,0 +1,1 @@
+SELECT g, v, lag(v, 2) OVER (PARTITION BY g ORDER BY o, v) FROM w ORDER BY g NULLS FIRST, o, v

@@ -1,0 +1,330 @@
+/*
+ * copy_in.c - COPY table [(cols)] FROM STDIN [WITH (FORMAT text|csv, HEADER,
+ * DELIMITER, NULL, QUOTE, ESCAPE)].
+ *
+ * CopyInResponse ('G': int8 0, int16 ncols, int16 0 each), then the client's
+ * CopyData ('d') chunks (rows may span chunks), ended by CopyDone ('c') or
+ * CopyFail ('f', 57014). Flush/Sync during COPY are ignored, anything else
+ * is 08P01. Rows are parsed as they arrive and spooled to a temporary
+ * RFC 4180 CSV file (non-NULL values always quoted, NULL as an empty
+ * unquoted field), so memory stays bounded by one field (at most
+ * max_message_bytes). At CopyDone the spool is appended in ONE Iceberg
+ * commit by the engine's INSERT: INSERT INTO t (cols) SELECT * FROM
+ * read_csv(spool, header => false, columns => '<types of the target>'),
+ * which converts text to each column's type exactly as `floe load` does.
+ * The spool file is removed afterwards.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgwire/pgw.h"
+#include "sql/func.h"
+
+typedef struct cin {
+    bool csv;
+    char delim, quote, escape;
+    const char *null;
+    size_t nulllen;
+    FILE *out;
+    pgw_buf field;
+    bool in_quotes, quoted, esc, field_started, skip_header, at_line_start, end_marker;
+    uint32_t nfields_row;
+    int64_t rows;
+    size_t limit;
+    bool too_big;
+} cin;
+
+static void end_field(cin *s)
+{
+    if (s->skip_header) { /* the header line's fields are dropped */
+        s->nfields_row++;
+        s->field.len = 0;
+        s->quoted = false;
+        return;
+    }
+    if (s->nfields_row++)
+        fputc(',', s->out);
+    bool is_null = !s->quoted && s->field.len == s->nulllen &&
+                   (s->nulllen == 0 || !memcmp(s->field.p, s->null, s->nulllen));
+    if (!s->csv && s->field.len == 2 && !s->quoted && s->field.p[0] == '\\' && s->field.p[1] == 'N')
+        is_null = true;
+    if (!is_null) {
+        fputc('"', s->out);
+        for (size_t i = 0; i < s->field.len; i++) {
+            if (s->field.p[i] == '"')
+                fputc('"', s->out);
+            fputc(s->field.p[i], s->out);
+        }
+        fputc('"', s->out);
+    }
+    s->field.len = 0;
+    s->quoted = false;
+}
+
+static void end_row(cin *s)
+{
+    if (s->skip_header) {
+        s->skip_header = false;
+    } else if (s->nfields_row || s->field.len || s->quoted) {
+        end_field(s);
+        fputc('\n', s->out);
+        s->rows++;
+    }
+    s->field.len = 0;
+    s->quoted = false;
+    s->nfields_row = 0;
+    s->at_line_start = true;
+}
+
+static void add(cin *s, char ch)
+{
+    if (s->field.len >= s->limit) {
+        s->too_big = true;
+        return;
+    }
+    pgw_buf_put(&s->field, &ch, 1);
+}
+
+/* text format: backslash escapes; "\N" raw marks NULL (kept raw, see end_field) */
+static void feed_text(cin *s, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n && !s->end_marker; i++) {
+        char ch = (char)p[i];
+        if (s->esc) {
+            s->esc = false;
+            char o = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch == 'r' ? '\r' : ch == 'b' ? '\b'
+                     : ch == 'f' ? '\f' : ch == 'v' ? '\v' : ch;
+            if (ch == 'N' && s->field.len == 0) {
+                add(s, '\\');
+                add(s, 'N');
+            } else if (ch == '.' && s->at_line_start && s->field.len == 0 && !s->nfields_row) {
+                s->end_marker = true;
+            } else {
+                add(s, o);
+            }
+            s->at_line_start = false;
+            continue;
+        }
+        if (ch == '\\') {
+            s->esc = true;
+            continue;
+        }
+        if (ch == '\n') {
+            end_row(s);
+            continue;
+        }
+        if (ch == '\r')
+            continue;
+        s->at_line_start = false;
+        if (ch == s->delim)
+            end_field(s);
+        else
+            add(s, ch);
+    }
+}
+
+static void feed_csv(cin *s, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n && !s->end_marker; i++) {
+        char ch = (char)p[i];
+        if (s->in_quotes) {
+            if (s->esc) {
+                s->esc = false;
+                if (ch == s->quote) {
+                    add(s, ch);
+                    continue;
+                }
+                s->in_quotes = false; /* the previous quote closed the field */
+            } else if (ch == s->escape && s->escape != s->quote) {
+                if (i + 1 < n && (char)p[i + 1] == s->quote) {
+                    add(s, s->quote);
+                    i++;
+                    continue;
+                }
+            } else if (ch == s->quote) {
+                s->esc = true;
+                continue;
+            } else {
+                add(s, ch);
+                continue;
+            }
+            if (s->in_quotes) {
+                add(s, ch);
+                continue;
+            }
+        }
+        if (ch == s->quote) {
+            s->in_quotes = true;
+            s->quoted = true;
+            s->at_line_start = false;
+        } else if (ch == s->delim) {
+            end_field(s);
+            s->at_line_start = false;
+        } else if (ch == '\n') {
+            end_row(s);
+        } else if (ch == '\r') {
+            continue;
+        } else {
+            if (ch == '\\' && s->at_line_start && i + 1 < n && p[i + 1] == '.') {
+                s->end_marker = true;
+                break;
+            }
+            s->at_line_start = false;
+            add(s, ch);
+        }
+    }
+}
+
+static const char *type_spec(const fl_type *t, char *buf, size_t cap)
+{
+    switch (t->id) {
+    case FL_TYPE_BOOLEAN: return "boolean";
+    case FL_TYPE_INT32: return "int";
+    case FL_TYPE_INT64: return "long";
+    case FL_TYPE_FLOAT32: return "float";
+    case FL_TYPE_FLOAT64: return "double";
+    case FL_TYPE_DECIMAL:
+        snprintf(buf, cap, "decimal(%d,%d)", t->precision, t->scale);
+        return buf;
+    case FL_TYPE_DATE: return "date";
+    case FL_TYPE_TIME: return "time";
+    case FL_TYPE_TIMESTAMP: return "timestamp";
+    case FL_TYPE_TIMESTAMPTZ: return "timestamptz";
+    case FL_TYPE_TIMESTAMP_NS: return "timestamp_ns";
+    case FL_TYPE_TIMESTAMPTZ_NS: return "timestamptz_ns";
+    case FL_TYPE_UUID: return "uuid";
+    default: return "string";
+    }
+}
+
+/* Receives the COPY data into s->out. false = error already sent. */
+static bool receive(pgw_conn *c, cin *s)
+{
+    for (;;) {
+        char type;
+        pgw_rd r;
+        if (!pgw_read_msg(c, &type, &r, true)) {
+            c->closing = true;
+            return false;
+        }
+        if (type == 'd') {
+            if (s->csv)
+                feed_csv(s, r.p, r.n);
+            else
+                feed_text(s, r.p, r.n);
+            if (s->too_big || s->field.oom) {
+                pgw_send_error(c, "ERROR", "54000", 0,
+                               "COPY field longer than %zu bytes (row %lld)", s->limit,
+                               (long long)s->rows + 1);
+                s->end_marker = true; /* discard the rest until CopyDone */
+                s->too_big = true;
+            }
+        } else if (type == 'c') {
+            if (s->too_big)
+                return false;
+            if (!s->end_marker && (s->field.len || s->nfields_row || s->quoted))
+                end_row(s);
+            return true;
+        } else if (type == 'f') {
+            const char *m = pgw_get_str(&r);
+            if (!s->too_big)
+                pgw_send_error(c, "ERROR", "57014", 0, "COPY from stdin failed: %s",
+                               m ? m : "");
+            return false;
+        } else if (type != 'H' && type != 'S') {
+            pgw_send_error(c, "ERROR", "08P01", 0,
+                           "unexpected message type 0x%02x during COPY from stdin",
+                           (unsigned char)type);
+            return false;
+        }
+    }
+}
+
+bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
+{
+    char q[1600];
+    snprintf(q, sizeof q, "SELECT %s FROM %s LIMIT 0", k->copy_cols[0] ? k->copy_cols : "*",
+             k->copy_table);
+    fl_sql_result *probe = NULL;
+    fl_error err = {0};
+    fl_status rc = fl_sql_execute(c->sess, q, &probe, &err);
+    if (rc != FL_OK) {
+        pgw_send_sql_error(c, rc, &err);
+        return false;
+    }
+    const fl_schema *sch = fl_sql_result_schema(probe);
+    pgw_buf spec = {0};
+    for (uint32_t i = 0; i < sch->nfields; i++) {
+        char one[64], tb[32];
+        snprintf(one, sizeof one, "%sc%u:%s", i ? "," : "", i + 1,
+                 type_spec(&sch->fields[i].type, tb, sizeof tb));
+        pgw_buf_put(&spec, one, strlen(one));
+    }
+    pgw_buf_put(&spec, "", 1);
+    uint32_t ncols = sch->nfields;
+    fl_sql_result_close(probe);
+    char path[] = "/tmp/floe-copy-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    cin s;
+    memset(&s, 0, sizeof s);
+    s.csv = k->copy_csv;
+    s.delim = k->copy_delim ? k->copy_delim : (k->copy_csv ? ',' : '\t');
+    s.quote = k->copy_quote ? k->copy_quote : '"';
+    s.escape = k->copy_escape ? k->copy_escape : s.quote;
+    s.null = strcmp(k->copy_null, "\x01") ? k->copy_null : (k->copy_csv ? "" : "\\N");
+    s.nulllen = strlen(s.null);
+    s.skip_header = k->copy_header;
+    s.at_line_start = true;
+    s.limit = c->srv->o.max_message_bytes;
+    s.out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!s.out || spec.oom) {
+        if (fd >= 0)
+            close(fd);
+        pgw_buf_free(&spec);
+        pgw_send_error(c, "ERROR", "58000", 0, "cannot create the COPY spool file");
+        return false;
+    }
+    pgw_begin(c, 'G');
+    pgw_put_u8(c, 0);
+    pgw_put_i16(c, (int16_t)ncols);
+    for (uint32_t i = 0; i < ncols; i++)
+        pgw_put_i16(c, 0);
+    pgw_end(c);
+    pgw_flush(c);
+    bool ok = receive(c, &s);
+    ok = fclose(s.out) == 0 && ok;
+    pgw_buf_free(&s.field);
+    if (ok && s.rows > 0) {
+        size_t n = strlen(k->copy_table) + strlen(k->copy_cols) + strlen(path) +
+                   strlen((char *)spec.p) + 128;
+        char *ins = malloc(n);
+        fl_sql_result *res = NULL;
+        if (!ins) {
+            pgw_send_error(c, "ERROR", "53200", 0, "out of memory");
+            ok = false;
+        } else {
+            snprintf(ins, n, "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => false, "
+                             "columns => '%s')", k->copy_table, k->copy_cols[0] ? "(" : "",
+                     k->copy_cols, k->copy_cols[0] ? ")" : "", path, (char *)spec.p);
+            rc = fl_sql_execute(c->sess, ins, &res, &err);
+            free(ins);
+            if (rc != FL_OK) {
+                pgw_send_sql_error(c, rc, &err);
+                ok = false;
+            } else if (c->txn == 'T') {
+                c->block_dml++;
+            }
+            fl_sql_result_close(res);
+        }
+    }
+    unlink(path);
+    pgw_buf_free(&spec);
+    if (ok) {
+        char tag[40];
+        snprintf(tag, sizeof tag, "COPY %lld", (long long)s.rows);
+        pgw_send_complete(c, tag);
+    }
+    return ok;
+}

@@ -1,0 +1,99 @@
+/*
+ * join_internal.h - state shared by op_join.c (hash join build and probe)
+ * and op_join_grace.c (grace hash join: partitions spilled to disk).
+ * Private to src/sql/exec/.
+ *
+ * A join_table is one hash table over build rows: the in-memory join has one
+ * shared by every prober; in grace mode each probing thread owns the table
+ * of the partition it is processing.
+ */
+#ifndef FLOE_SQL_EXEC_JOIN_INTERNAL_H
+#define FLOE_SQL_EXEC_JOIN_INTERNAL_H
+
+#include "sql/exec/exec_internal.h"
+
+#define JG_FANOUT 64    /* partitions per level (6 hash bits) */
+#define JG_BITS 6
+#define JG_MAX_LEVEL 5  /* bits 63..34; the table's buckets use the low bits */
+
+typedef struct join_table {
+    ex_rows build;    /* wide rows: build columns then evaluated key columns */
+    uint64_t *hashes; /* per build row id g = batch * FL_BATCH_CAP + row */
+    uint32_t *next;   /* row id + 1 */
+    atomic_uint *heads; /* bucket -> first row id + 1 (filled in parallel) */
+    uint64_t mask;
+    atomic_uchar *matched; /* per build row id, for build-side outer joins */
+    bool has_null_key;     /* a build row with a NULL (non null-safe) key */
+    uint64_t nbuild;
+    uint64_t bytes; /* accounted for heads/next/hashes/matched */
+} join_table;
+
+/* One grace partition: its build rows (wide layout) and probe rows (probe
+ * columns then evaluated probe keys), each a spill file. */
+typedef struct grace_part {
+    ex_spill b, p;
+    atomic_ullong brows, prows;
+    int level;
+    bool nosplit; /* repartitioning did not divide it: load it as it is */
+} grace_part;
+
+typedef struct join_state {
+    fl_join_type type;
+    bool build_left;
+    uint32_t bi, pi; /* child index of build / probe */
+    uint32_t nb, np; /* columns of build / probe children */
+    uint32_t nkeys;
+    fl_expr **bkeys, **pkeys;
+    const bool *null_safe;
+    const fl_schema *wide;  /* build columns + build keys */
+    const fl_schema *pwide; /* probe columns + probe keys (grace) */
+    join_table mem;         /* the in-memory table */
+    bool any_build, any_null_key; /* over the whole build side (MARK) */
+    atomic_int probers;     /* in-memory ops still probing */
+    ex_rows *locals;
+    ex_exprs *lkeys;
+    uint32_t nlocals;
+    bool build_outer, probe_outer;
+    /* fast key compare: one fixed-width key of this many bytes (0 = generic) */
+    uint32_t key_width;
+    /* grace */
+    uint64_t budget;        /* bytes of build rows a thread may hold */
+    atomic_int spilling;
+    atomic_bool g_null_key; /* a spilled build row with a NULL key */
+    atomic_ullong g_rows;   /* spilled build rows */
+    bool grace;             /* partitions are ready: ops process them */
+    grace_part *top[JG_FANOUT];
+    pthread_mutex_t top_mu[JG_FANOUT];
+    bool mu_inited;
+    fl_batch *stage;        /* threads * JG_FANOUT staging batches (build, then probe) */
+    bool *flushed;          /* per thread: locals moved to partitions */
+    pthread_mutex_t qmu;
+    grace_part **queue;
+    uint32_t nqueue, capqueue;
+    grace_part **all; /* every partition, for cleanup */
+    uint32_t nall, capall;
+} join_state;
+
+/* op_join.c */
+bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row);
+/* Builds t's table over t->build (on the executor's threads when parallel). */
+fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, bool parallel,
+                              fl_error *err);
+void ex_join_table_free(fl_exec *x, join_table *t);
+
+/* op_join_grace.c */
+/* Build side: moves thread tid's in-memory rows to partitions (once) and
+ * routes the wide batch w (live rows) there. */
+fl_status ex_grace_build_route(ex_node *n, ex_thread *th, const fl_batch *w, fl_error *err);
+/* After the build pipeline: flushes every thread, partitions the probe side
+ * (runs its pipeline) and queues the partitions. */
+fl_status ex_grace_finish_build(ex_node *n, fl_error *err);
+/* Takes the next partition to process; loads its table into t (splitting
+ * partitions over budget into sub-partitions first). *part NULL = none left. */
+fl_status ex_grace_claim(ex_node *n, fl_batch *stage, join_table *t, grace_part **part,
+                         fl_error *err);
+/* Releases a processed partition's files. */
+void ex_grace_release(grace_part *p);
+void ex_grace_destroy(ex_node *n);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * pgarray.c - PostgreSQL arrays as floe sees them in catalog queries:
+ * values in PostgreSQL's text form ("{a,b,\"c d\",NULL}"; int2vector and
+ * oidvector as "1 2 3"), typed STRING with an element-type mark
+ * (src/sql/pgcat/pgcat.h). Functions: array_to_string, array_upper,
+ * array_lower, array_length, cardinality, and the binder's internal helpers
+ * for ARRAY[...] (__pg_array), subscripts x[i] (__pg_subscript, 1-based,
+ * 0-based for int2vector/oidvector as in PostgreSQL) and x op ANY/ALL(arr)
+ * (__pg_any / __pg_all with op '=' or '<>', comparing the element text
+ * with the left operand's text form). One dimension only: a nested array
+ * element is treated as one opaque element.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/func/func_internal.h"
+
+#define MAX_ELEM 4096
+
+typedef struct arr_it {
+    const uint8_t *p;
+    size_t n, pos;
+    bool braces; /* "{...}" form, else space separated (int2vector) */
+    bool done;
+} arr_it;
+
+static void it_init(arr_it *it, const uint8_t *p, size_t n)
+{
+    memset(it, 0, sizeof *it);
+    it->p = p;
+    it->n = n;
+    while (it->pos < n && p[it->pos] == ' ')
+        it->pos++;
+    /* "[1:2]={...}" lower-bound prefix */
+    if (it->pos < n && p[it->pos] == '[') {
+        while (it->pos < n && p[it->pos] != '=')
+            it->pos++;
+        it->pos++;
+    }
+    if (it->pos < n && p[it->pos] == '{') {
+        it->braces = true;
+        it->pos++;
+    }
+}
+
+/* Next element into buf (unescaped, at most cap bytes kept); false at the end. */
+static bool it_next(arr_it *it, char *buf, size_t cap, size_t *len, bool *isnull)
+{
+    const uint8_t *p = it->p;
+    size_t n = it->n;
+    *len = 0;
+    *isnull = false;
+    if (it->done)
+        return false;
+    while (it->pos < n && p[it->pos] == ' ')
+        it->pos++;
+    if (it->pos >= n || (it->braces && p[it->pos] == '}')) {
+        it->done = true;
+        return false;
+    }
+    bool quoted = false;
+    if (it->braces && p[it->pos] == '"') {
+        quoted = true;
+        it->pos++;
+        while (it->pos < n && p[it->pos] != '"') {
+            if (p[it->pos] == '\\' && it->pos + 1 < n)
+                it->pos++;
+            if (*len < cap)
+                buf[(*len)++] = (char)p[it->pos];
+            it->pos++;
+        }
+        it->pos++; /* closing quote */
+    } else {
+        int depth = 0;
+        while (it->pos < n) {
+            uint8_t ch = p[it->pos];
+            if (it->braces ? (depth == 0 && (ch == ',' || ch == '}')) : ch == ' ')
+                break;
+            if (ch == '{')
+                depth++;
+            if (ch == '}')
+                depth--;
+            if (*len < cap)
+                buf[(*len)++] = (char)ch;
+            it->pos++;
+        }
+        while (*len && buf[*len - 1] == ' ')
+            (*len)--;
+    }
+    if (!quoted && *len == 4 && strncasecmp(buf, "NULL", 4) == 0)
+        *isnull = true;
+    while (it->pos < n && p[it->pos] == ' ')
+        it->pos++;
+    if (it->braces && it->pos < n && p[it->pos] == ',')
+        it->pos++;
+    return true;
+}
+
+static int32_t count_elems(const uint8_t *p, size_t n)
+{
+    arr_it it;
+    it_init(&it, p, n);
+    char buf[8];
+    size_t l;
+    bool isnull;
+    int32_t k = 0;
+    while (it_next(&it, buf, sizeof buf, &l, &isnull))
+        k++;
+    return k;
+}
+
+/* ---- resolution ---- */
+
+static bool r_arr_dim(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 2 || !fl_is_string(&a[0]) || !(fl_is_integer(&a[1]) || fl_is_unknown(&a[1])))
+        return false;
+    at[0] = a[0];
+    at[1] = fl_mk(FL_TYPE_INT32);
+    *r = fl_mk(FL_TYPE_INT32);
+    return true;
+}
+
+static bool r_cardinality(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || !fl_is_string(&a[0]))
+        return false;
+    at[0] = a[0];
+    *r = fl_mk(FL_TYPE_INT32);
+    return true;
+}
+
+static bool r_to_string(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n < 2 || n > 3)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!fl_is_string(&a[i]))
+            return false;
+        at[i] = fl_is_unknown(&a[i]) ? fl_mk(FL_TYPE_STRING) : a[i];
+    }
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+static bool r_subscript(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 2 || !fl_is_string(&a[0]) || !(fl_is_integer(&a[1]) || fl_is_unknown(&a[1])))
+        return false;
+    at[0] = a[0];
+    at[1] = fl_mk(FL_TYPE_INT32);
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+/* __pg_any(elem text, arr text, op text) -> bool */
+static bool r_any(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 3)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!fl_is_string(&a[i]))
+            return false;
+        at[i] = fl_is_unknown(&a[i]) ? fl_mk(FL_TYPE_STRING) : a[i];
+    }
+    *r = fl_mk(FL_TYPE_BOOLEAN);
+    return true;
+}
+
+static bool r_array(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (!fl_is_string(&a[i]))
+            return false;
+        at[i] = fl_mk(FL_TYPE_STRING);
+    }
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+
+/* ---- kernels ---- */
+
+static fl_status k_dim(fl_fn_call *c, fl_error *err, int which)
+{
+    fl_unified u, d;
+    fl_vector_unify(c->args[0], &u);
+    if (c->nargs > 1)
+        fl_vector_unify(c->args[1], &d);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        int32_t dim = c->nargs > 1 ? UV(d, int32_t, i) : 1;
+        int32_t cnt = count_elems(p, l);
+        bool vec = l && p[0] != '{' && p[0] != '[';
+        if (dim != 1 || cnt == 0) {
+            FL_TRY(fl_out_null(c->out, i, err));
+            continue;
+        }
+        int32_t lower = vec ? 0 : 1;
+        int32_t v = which == 0 ? lower + cnt - 1 : which == 1 ? lower : cnt;
+        OUTV(c->out, int32_t)[i] = v;
+    });
+    return FL_OK;
+}
+static fl_status k_upper(fl_fn_call *c, fl_error *err)
+{
+    return k_dim(c, err, 0);
+}
+static fl_status k_lower(fl_fn_call *c, fl_error *err)
+{
+    return k_dim(c, err, 1);
+}
+static fl_status k_length(fl_fn_call *c, fl_error *err)
+{
+    return k_dim(c, err, 2);
+}
+static fl_status k_cardinality(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        OUTV(c->out, int32_t)[i] = count_elems(p, l);
+    });
+    (void)err;
+    return FL_OK;
+}
+
+static fl_status k_to_string(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u, s, ns;
+    fl_vector_unify(c->args[0], &u);
+    fl_vector_unify(c->args[1], &s);
+    if (c->nargs > 2)
+        fl_vector_unify(c->args[2], &ns);
+    strout so;
+    strout_init(&so, c->out);
+    char elem[MAX_ELEM];
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l, sl, nl = 0;
+        const uint8_t *p = ubytes(&u, i, &l);
+        const uint8_t *sep = ubytes(&s, i, &sl);
+        const uint8_t *nstr = c->nargs > 2 && uvalid(&ns, i) ? ubytes(&ns, i, &nl) : NULL;
+        /* at most the input plus separators */
+        size_t cap = l + (size_t)(count_elems(p, l) + 1) * (sl + nl) + 1;
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, cap, &dst, err));
+        size_t o = 0;
+        arr_it it;
+        it_init(&it, p, l);
+        size_t el;
+        bool isnull, first = true;
+        while (it_next(&it, elem, sizeof elem, &el, &isnull)) {
+            if (isnull && !nstr)
+                continue;
+            if (!first && o + sl <= cap) {
+                memcpy(dst + o, sep, sl);
+                o += sl;
+            }
+            first = false;
+            const void *src = isnull ? (const void *)nstr : (const void *)elem;
+            size_t len = isnull ? nl : el;
+            if (o + len <= cap) {
+                memcpy(dst + o, src, len);
+                o += len;
+            }
+        }
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+static fl_status k_subscript(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u, x;
+    fl_vector_unify(c->args[0], &u);
+    fl_vector_unify(c->args[1], &x);
+    strout so;
+    strout_init(&so, c->out);
+    char elem[MAX_ELEM];
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t l;
+        const uint8_t *p = ubytes(&u, i, &l);
+        int32_t want = UV(x, int32_t, i);
+        bool vec = l && p[0] != '{' && p[0] != '[';
+        int32_t k = vec ? 0 : 1;
+        arr_it it;
+        it_init(&it, p, l);
+        size_t el;
+        bool isnull, found = false;
+        while (it_next(&it, elem, sizeof elem, &el, &isnull)) {
+            if (k++ == want) {
+                found = !isnull;
+                break;
+            }
+        }
+        if (found)
+            FL_TRY(strout_put(&so, i, elem, el, err));
+        else
+            FL_TRY(fl_out_null(c->out, i, err));
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+/* x = ANY(arr) / x <> ANY(arr) (all = false) and x = ALL / x <> ALL (all = true),
+ * with SQL's NULL rules: NULL elements make a non-decisive answer NULL. */
+static fl_status any_all(fl_fn_call *c, bool all, fl_error *err)
+{
+    fl_unified x, a, o;
+    fl_vector_unify(c->args[0], &x);
+    fl_vector_unify(c->args[1], &a);
+    fl_vector_unify(c->args[2], &o);
+    char elem[MAX_ELEM];
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t xl, al, ol;
+        const uint8_t *xp = ubytes(&x, i, &xl);
+        const uint8_t *ap = ubytes(&a, i, &al);
+        const uint8_t *op = ubytes(&o, i, &ol);
+        bool ne = ol == 2 && op[0] == '<';
+        arr_it it;
+        it_init(&it, ap, al);
+        size_t el;
+        bool isnull, saw_null = false, decided = false;
+        while (it_next(&it, elem, sizeof elem, &el, &isnull)) {
+            if (isnull) {
+                saw_null = true;
+                continue;
+            }
+            bool eq = el == xl && memcmp(elem, xp, xl) == 0;
+            bool r = ne ? !eq : eq;
+            if (!all && r) {
+                decided = true;
+                break;
+            }
+            if (all && !r) {
+                decided = true;
+                break;
+            }
+        }
+        if (!decided && saw_null)
+            FL_TRY(fl_out_null(c->out, i, err));
+        else
+            c->out->data[i] = all ? !decided : decided;
+    });
+    return FL_OK;
+}
+static fl_status k_any(fl_fn_call *c, fl_error *err)
+{
+    return any_all(c, false, err);
+}
+static fl_status k_all(fl_fn_call *c, fl_error *err)
+{
+    return any_all(c, true, err);
+}
+
+static bool elem_needs_quotes(const uint8_t *p, size_t l)
+{
+    if (l == 0 || (l == 4 && strncasecmp((const char *)p, "NULL", 4) == 0))
+        return true;
+    for (size_t k = 0; k < l; k++)
+        if (p[k] == ',' || p[k] == '{' || p[k] == '}' || p[k] == '"' || p[k] == '\\' ||
+            p[k] == ' ')
+            return true;
+    return false;
+}
+
+static fl_status k_array(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u[64];
+    if (c->nargs > 64)
+        return fl_fn_error(c, err, FL_ELIMIT, "ARRAY[...] with more than 64 elements");
+    for (uint32_t k = 0; k < c->nargs; k++)
+        fl_vector_unify(c->args[k], &u[k]);
+    strout so;
+    strout_init(&so, c->out);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t cap = 3;
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            size_t l = 4;
+            if (uvalid(&u[k], i))
+                (void)ubytes(&u[k], i, &l);
+            cap += 2 * l + 3;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, cap, &dst, err));
+        size_t o = 0;
+        dst[o++] = '{';
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            if (k)
+                dst[o++] = ',';
+            if (!uvalid(&u[k], i)) {
+                memcpy(dst + o, "NULL", 4);
+                o += 4;
+                continue;
+            }
+            size_t l;
+            const uint8_t *p = ubytes(&u[k], i, &l);
+            bool q = elem_needs_quotes(p, l);
+            if (q)
+                dst[o++] = '"';
+            for (size_t j = 0; j < l; j++) {
+                if (q && (p[j] == '"' || p[j] == '\\'))
+                    dst[o++] = '\\';
+                dst[o++] = p[j];
+            }
+            if (q)
+                dst[o++] = '"';
+        }
+        dst[o++] = '}';
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
+#define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
+static const fl_func funcs[] = {
+    PA("array_upper", r_arr_dim, k_upper),
+    PA("array_lower", r_arr_dim, k_lower),
+    PA("array_length", r_arr_dim, k_length),
+    PA("cardinality", r_cardinality, k_cardinality),
+    PA("array_to_string", r_to_string, k_to_string),
+    PA("__pg_subscript", r_subscript, k_subscript),
+    PA("__pg_any", r_any, k_any),
+    PA("__pg_all", r_any, k_all),
+    {.name = "__pg_array", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_array,
+     .kernel = k_array, .handles_nulls = true},
+};
+const fl_func_table fl_funcs_pgarray = {funcs, sizeof funcs / sizeof funcs[0]};

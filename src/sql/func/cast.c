@@ -691,7 +691,14 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
     }
     if (fl_is_temporal(from)) {
         if (from->id == FL_TYPE_DATE && to->id == FL_TYPE_TIMESTAMP) {
-            FOR_ROWS(sel, nrows, i, { OUTV(out, int64_t)[i] = (int64_t)UV(u, int32_t, i) * US_PER_DAY; });
+            /* NULL rows hold no date (their bytes may be anything): skip them */
+            FOR_ROWS(sel, nrows, i, {
+                int64_t v = 0;
+                if (uvalid(&u, i) &&
+                    __builtin_mul_overflow((int64_t)UV(u, int32_t, i), US_PER_DAY, &v))
+                    return fl_errorf(err, FL_EINVAL, "timestamp out of range (SQLSTATE 22008)");
+                OUTV(out, int64_t)[i] = v;
+            });
             return FL_OK;
         }
         FOR_ROWS(sel, nrows, i, {

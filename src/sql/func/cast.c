@@ -655,9 +655,9 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             fl_i128 m = fl_pow10_i128[to->scale];
             fl_i128 *o = OUTV(out, fl_i128);
             if (from->id == FL_TYPE_INT32)
-                FOR_ROWS(sel, nrows, i, { o[i] = (fl_i128)UV(u, int32_t, i) * m; });
+                FOR_ROWS(sel, nrows, i, { o[i] = uvalid(&u, i) ? (fl_i128)UV(u, int32_t, i) * m : 0; });
             else
-                FOR_ROWS(sel, nrows, i, { o[i] = (fl_i128)UV(u, int64_t, i) * m; });
+                FOR_ROWS(sel, nrows, i, { o[i] = uvalid(&u, i) ? (fl_i128)UV(u, int64_t, i) * m : 0; });
             return FL_OK;
         }
         if (to->id == FL_TYPE_DECIMAL && from->id == FL_TYPE_DECIMAL && to->scale >= from->scale &&
@@ -667,7 +667,7 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             FOR_ROWS(sel, nrows, i, {
                 fl_i128 x;
                 memcpy(&x, b->data + (size_t)fl_unified_row(&u, i) * 16, 16);
-                o[i] = x * m;
+                o[i] = uvalid(&u, i) ? x * m : 0; /* NULL rows' bytes may be anything */
             });
             return FL_OK;
         }

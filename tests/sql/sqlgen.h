@@ -229,8 +229,8 @@ static void sg_window(sg_gen *g, sg_type t)
         static const char *const frames[] = {
             "", " ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
             " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
-            " ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING", " RANGE BETWEEN UNBOUNDED PRECEDING AND "
-                                                        "CURRENT ROW"};
+            " ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING",
+            " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"};
         sg_put(g, "%s", frames[sg_pick(g, 5)]);
     }
     sg_put(g, ")");

@@ -87,7 +87,7 @@ static void check_works_after(fl_sql_session *s)
 
 static const char *long_queries[] = {
     "SELECT count(*), sum(generate_series % 7) FROM generate_series(1, 4000000000000)",
-    "SELECT count(*) FROM generate_series(1, 3000000) a, generate_series(1, 3000000) b "
+    "SELECT count(*) FROM generate_series(1, 4000000000000) a, generate_series(1, 100000) b "
     "WHERE a + b = 0",
     "SELECT generate_series % 1000 AS k, count(*) FROM generate_series(1, 4000000000000) "
     "GROUP BY 1",

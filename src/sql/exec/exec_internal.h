@@ -228,6 +228,8 @@ fl_status ex_spill_read(ex_spill *s, fl_batch *b, bool *eof, fl_error *err);
 void ex_spill_close(ex_spill *s);
 /* Bytes an operator's thread may hold before it spills. */
 uint64_t ex_spill_budget(fl_exec *x);
+/* own > budget, or the statement is near memory_limit (spill.c; additive, sqlmem) */
+bool ex_spill_wanted(fl_exec *x, uint64_t own, uint64_t budget);
 
 /* ---- sort.c (shared by SORT, WINDOW, ordered aggregates) ---- */
 typedef struct ex_ref {

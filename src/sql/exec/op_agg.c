@@ -23,8 +23,8 @@
  * Spilling (one grouping set): when a thread's table passes its share of
  * memory_limit (ex_spill_budget), the thread stops adding groups: rows of
  * groups it already has still aggregate in memory, rows of new groups go to
- * one of SPILL_PARTS spill files by hash (their key and argument values and
- * each FILTER's result). The merge then uses the same SPILL_PARTS hash
+ * one of c->spill_parts spill files by hash (their key and argument values and
+ * each FILTER's result). The merge then uses the same hash
  * partitions and feeds each partition's spilled rows into that partition's
  * table, so only one partition's groups are built at a time.
  *
@@ -47,7 +47,8 @@ typedef struct agg_def {
     bool *order_desc;
     uint32_t norder;
     fl_type result;
-    bool side; /* distinct or ordered: rows kept, fed after the merge */
+    bool no_partial; /* partial states cannot be combined (string_agg): fed whole */
+    bool side; /* distinct, ordered or no_partial: rows kept, fed after the merge */
 } agg_def;
 
 typedef struct agg_local_set {
@@ -55,7 +56,10 @@ typedef struct agg_local_set {
     ex_rows *side; /* per aggregate (side ones only) */
 } agg_local_set;
 
-#define SPILL_PARTS 64
+/* Spill partitions: up to 256 (so each holds 1/256 of the spilled groups),
+ * fewer with many threads (every thread has a file per partition). */
+#define SPILL_PARTS_MAX 256
+#define SPILL_FLUSH_ROWS 256 /* rows buffered per partition before a write */
 
 static uint32_t part_of(uint64_t h, uint32_t nparts)
 {
@@ -74,7 +78,7 @@ typedef struct agg_local {
     ex_spill *parts;  /* SPILL_PARTS files, opened lazily */
     ex_rows *pbuf;    /* per partition: rows waiting to be written */
     fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
-    fl_sel found, missing;
+    fl_sel found, missing, scratch;
     uint32_t scratch_cap; /* rows of hashes/gids/states */
     agg_local_set *sets;
     ex_exprs keys;
@@ -110,18 +114,26 @@ typedef struct agg_core {
     const fl_schema *spill_schema; /* keys, every aggregate's args, one BOOLEAN per FILTER */
     uint32_t *arg_col;             /* per aggregate: first arg column in spill rows */
     uint32_t *filter_col;          /* per aggregate: FILTER column or UINT32_MAX */
+    uint32_t *order_col;           /* per side aggregate: first ORDER BY column in spill rows */
+    uint32_t known_col;            /* BOOLEAN: the row's group was in memory (spill rows) */
+    bool has_side;
+    uint32_t spill_parts; /* power of two <= SPILL_PARTS_MAX */
     /* spilled input: partitions are merged and output by the node's
      * operators (agg_stream_next), one partition per claim */
     bool spilled;
     atomic_uint next_part;
     /* output of one merged table (AGG: finalize; SETOP: rows repeated) */
-    fl_status (*emit)(struct agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
-                      const fl_schema *schema, fl_error *err);
+    fl_status (*emit)(struct agg_core *c, ex_ht *h, uint32_t s, uint32_t g0, uint32_t g1,
+                      ex_rows *out, const fl_schema *schema, fl_error *err);
+    /* in-memory output: chunks of FL_BATCH_CAP groups of c->final, claimed
+     * by the node's operators; chunk_off[t] = first chunk of table t */
+    uint64_t *chunk_off;
+    atomic_ullong next_chunk;
     void *emit_ctx;
 } agg_core;
 
-static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
-                              const fl_schema *schema, fl_error *err);
+static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, uint32_t g0, uint32_t g1,
+                              ex_rows *out, const fl_schema *schema, fl_error *err);
 
 static uint32_t set_size(const agg_core *c, uint32_t s)
 {
@@ -152,7 +164,8 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
         cur = (uint32_t)((cur + al - 1) / al * al);
         c->off[a] = cur;
         cur += (uint32_t)d->ops->state_size;
-        d->side = d->distinct || d->norder > 0;
+        d->side = d->distinct || d->norder > 0 || d->no_partial;
+        c->has_side |= d->side;
     }
     c->payload = (cur + 15) & ~15u;
     for (uint32_t k = 0; k < c->nkeys; k++)
@@ -195,17 +208,19 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
         c->emit = output_table;
     c->budget = ex_spill_budget(x);
     c->can_spill = c->nsets <= 1;
-    for (uint32_t a = 0; a < c->naggs; a++)
-        if (c->aggs[a].distinct || c->aggs[a].norder || c->aggs[a].ops == NULL)
-            c->can_spill = false;
+    c->spill_parts = SPILL_PARTS_MAX;
+    while (c->spill_parts > 16 && c->spill_parts * x->threads > 512)
+        c->spill_parts /= 2;
     c->arg_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->arg_col);
     c->filter_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->filter_col);
-    if (!c->arg_col || !c->filter_col)
+    c->order_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->order_col);
+    if (!c->arg_col || !c->filter_col || !c->order_col)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     {
-        uint32_t m = c->nkeys;
+        uint32_t m = c->nkeys + 1;
         for (uint32_t a = 0; a < c->naggs; a++)
-            m += c->aggs[a].nargs + (c->aggs[a].filter ? 1 : 0);
+            m += c->aggs[a].nargs + (c->aggs[a].filter ? 1 : 0) +
+                 (c->aggs[a].side ? c->aggs[a].norder : 0);
         const fl_type **st = calloc(m ? m : 1, sizeof *st);
         if (!st)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -225,6 +240,14 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
                 st[k++] = &bool_type;
             }
         }
+        for (uint32_t a = 0; a < c->naggs; a++) {
+            c->order_col[a] = k;
+            if (c->aggs[a].side)
+                for (uint32_t i = 0; i < c->aggs[a].norder; i++)
+                    st[k++] = &c->aggs[a].order[i]->type;
+        }
+        c->known_col = k;
+        st[k++] = &bool_type;
         for (uint32_t i = 0; i < m; i++)
             if (fl_type_is_nested(st[i]))
                 c->can_spill = false;
@@ -265,17 +288,18 @@ static void local_free(agg_core *c, agg_local *l)
         }
     }
     free(l->sets);
-    for (uint32_t p = 0; l->parts && p < SPILL_PARTS; p++)
+    for (uint32_t p = 0; l->parts && p < c->spill_parts; p++)
         ex_spill_close(&l->parts[p]);
     free(l->parts);
-    for (uint32_t p = 0; l->pbuf && p < SPILL_PARTS; p++)
+    for (uint32_t p = 0; l->pbuf && p < c->spill_parts; p++)
         ex_rows_free(NULL, &l->pbuf[p]);
     free(l->pbuf);
-    for (uint32_t a = 0; l->fvec && a < c->naggs; a++)
+    for (uint32_t a = 0; l->fvec && a <= c->naggs; a++)
         fl_vector_destroy(&l->fvec[a]);
     free(l->fvec);
     ex_sel_free(&l->found);
     ex_sel_free(&l->missing);
+    ex_sel_free(&l->scratch);
     ex_exprs_free(&l->keys);
     for (uint32_t a = 0; a < c->naggs; a++) {
         if (l->args)
@@ -308,6 +332,8 @@ static void core_free(agg_core *c)
     free(c->off);
     free(c->arg_col);
     free(c->filter_col);
+    free(c->order_col);
+    free(c->chunk_off);
     free(c->set_kschema);
     free(c->side_schema);
     memset(c, 0, sizeof *c);
@@ -415,12 +441,17 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
     return FL_OK;
 }
 
+/* Updates the aggregates for the rows base of b (groups in l->gids); side
+ * aggregates keep their rows (all of b's live rows) unless !side_ok
+ * (spilling: their rows go to the spill files instead). */
 static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local_set *ls,
                              const fl_batch *b, const fl_vector *const *kv, uint32_t nk,
-                             const fl_sel *base, fl_error *err)
+                             const fl_sel *base, bool side_ok, fl_error *err)
 {
     for (uint32_t a = 0; a < c->naggs; a++) {
         agg_def *d = &c->aggs[a];
+        if (d->side && !side_ok)
+            continue;
         const fl_sel *sel = d->side ? b->sel : base;
         if (d->filter) {
             FL_TRY(ex_select(th, d->filter, b, sel, &l->fsel, err));
@@ -465,30 +496,41 @@ static fl_status flush_part(agg_core *c, agg_local *l, uint32_t p, fl_error *err
     return FL_OK;
 }
 
-/* Writes the rows l->missing of b (keys, args, filter results) to the
- * spill partitions of their hashes. */
+/* Writes the rows `rows` of b (keys, every aggregate's arguments, FILTER
+ * results, side aggregates' ORDER BY values, and `known`: whether the
+ * non-side aggregates already counted the row in memory) to the spill
+ * partitions of their hashes (l->hashes). */
 static fl_status spill_rows(agg_core *c, agg_local *l, ex_thread *th, const fl_batch *b,
-                            fl_error *err)
+                            const fl_sel *rows, bool known, fl_error *err)
 {
+    static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
     if (!l->parts) {
-        l->parts = calloc(SPILL_PARTS, sizeof *l->parts);
-        l->pbuf = calloc(SPILL_PARTS, sizeof *l->pbuf);
-        l->fvec = calloc(c->naggs ? c->naggs : 1, sizeof *l->fvec);
+        l->parts = calloc(c->spill_parts, sizeof *l->parts);
+        l->pbuf = calloc(c->spill_parts, sizeof *l->pbuf);
+        l->fvec = calloc(c->naggs + 1, sizeof *l->fvec);
         if (!l->parts || !l->pbuf || !l->fvec)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+        for (uint32_t p = 0; p < c->spill_parts; p++)
             ex_rows_init(&l->pbuf[p], c->spill_schema);
-        static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
-        for (uint32_t a = 0; a < c->naggs; a++)
+        for (uint32_t a = 0; a <= c->naggs; a++)
             FL_TRY(fl_vector_init(&l->fvec[a], &bool_type, err));
     }
+    uint32_t cnt = rows->count;
+    if (!cnt)
+        return FL_OK;
     const fl_schema *ss = c->spill_schema;
     const fl_vector *cols[ss->nfields ? ss->nfields : 1];
     for (uint32_t k = 0; k < c->nkeys; k++)
         cols[k] = l->keys.ptrs[k];
     for (uint32_t a = 0; a < c->naggs; a++) {
-        for (uint32_t i = 0; i < c->aggs[a].nargs; i++)
+        agg_def *d = &c->aggs[a];
+        for (uint32_t i = 0; i < d->nargs; i++)
             cols[c->arg_col[a] + i] = l->args[a].ptrs[i];
+        if (d->side && d->norder) {
+            FL_TRY(ex_exprs_eval(th, &l->orders[a], b, b->sel, err));
+            for (uint32_t i = 0; i < d->norder; i++)
+                cols[c->order_col[a] + i] = l->orders[a].ptrs[i];
+        }
         if (c->filter_col[a] == UINT32_MAX)
             continue;
         fl_vector *fv = &l->fvec[a];
@@ -496,35 +538,49 @@ static fl_status spill_rows(agg_core *c, agg_local *l, ex_thread *th, const fl_b
         FL_TRY(fl_vector_reserve(fv, b->nrows, err));
         memset(fv->data, 0, b->nrows);
         fv->len = b->nrows;
-        FL_TRY(ex_select(th, c->aggs[a].filter, b, &l->missing, &l->found, err));
-        for (uint32_t i = 0; i < l->found.count; i++)
-            fv->data[l->found.idx[i]] = 1;
+        FL_TRY(ex_select(th, d->filter, b, rows, &l->scratch, err));
+        for (uint32_t i = 0; i < l->scratch.count; i++)
+            fv->data[l->scratch.idx[i]] = 1;
         cols[c->filter_col[a]] = fv;
     }
+    fl_vector *kvec = &l->fvec[c->naggs];
+    fl_vector_reset(kvec);
+    FL_TRY(fl_vector_reserve(kvec, b->nrows, err));
+    memset(kvec->data, known ? 1 : 0, b->nrows);
+    kvec->len = b->nrows;
+    cols[c->known_col] = kvec;
     /* rows by partition */
-    uint32_t cnt = l->missing.count;
-    uint32_t start[SPILL_PARTS + 1] = {0};
+    uint32_t start[SPILL_PARTS_MAX + 1] = {0};
     for (uint32_t i = 0; i < cnt; i++)
-        start[part_of(l->hashes[l->missing.idx[i]], SPILL_PARTS) + 1]++;
-    for (uint32_t p = 0; p < SPILL_PARTS; p++)
+        start[part_of(l->hashes[rows->idx[i]], c->spill_parts) + 1]++;
+    for (uint32_t p = 0; p < c->spill_parts; p++)
         start[p + 1] += start[p];
-    uint32_t fill[SPILL_PARTS];
+    uint32_t fill[SPILL_PARTS_MAX];
     memcpy(fill, start, sizeof fill);
-    FL_TRY(ex_sel_reserve(&l->found, cnt, err));
+    FL_TRY(ex_sel_reserve(&l->scratch, cnt, err));
     for (uint32_t i = 0; i < cnt; i++) {
-        uint32_t row = l->missing.idx[i];
-        l->found.idx[fill[part_of(l->hashes[row], SPILL_PARTS)]++] = row;
+        uint32_t row = rows->idx[i];
+        l->scratch.idx[fill[part_of(l->hashes[row], c->spill_parts)]++] = row;
     }
-    for (uint32_t p = 0; p < SPILL_PARTS; p++) {
+    for (uint32_t p = 0; p < c->spill_parts; p++) {
         uint32_t m = start[p + 1] - start[p];
         if (!m)
             continue;
-        fl_sel ps = {.idx = l->found.idx + start[p], .count = m, .cap = m};
+        fl_sel ps = {.idx = l->scratch.idx + start[p], .count = m, .cap = m};
         FL_TRY(ex_rows_append(NULL, &l->pbuf[p], cols, b->nrows, &ps, err));
-        if (l->pbuf[p].rows >= FL_BATCH_CAP)
+        if (l->pbuf[p].rows >= SPILL_FLUSH_ROWS)
             FL_TRY(flush_part(c, l, p, err));
     }
     return FL_OK;
+}
+
+static uint64_t side_bytes(const agg_core *c, const agg_local_set *ls)
+{
+    uint64_t n = 0;
+    for (uint32_t a = 0; a < c->naggs; a++)
+        if (c->aggs[a].side)
+            n += ls->side[a].bytes;
+    return n;
 }
 
 static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
@@ -545,11 +601,13 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
         for (uint32_t i = 0; i < nk; i++)
             kv[i] = l->keys.ptrs[set_key(c, s, i)];
         agg_local_set *ls = &l->sets[s];
-        if (!l->spilling && c->can_spill && nk > 0 && ls->ht.bytes + ls->ht.keys.bytes > c->budget)
+        if (!l->spilling && c->can_spill && nk > 0 &&
+            ex_spill_wanted(c->x, ls->ht.bytes + ls->ht.keys.bytes + side_bytes(c, ls),
+                            c->budget))
             l->spilling = true;
         if (!l->spilling) {
             FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
-            FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, err));
+            FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, true, err));
             continue;
         }
         FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, false, err));
@@ -559,15 +617,10 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
             if (l->probed >= 65536 && l->hits * 4 < l->probed)
                 l->no_probe = true; /* mostly new groups: partition without probing */
         }
-        fl_sel found = l->found; /* spill_rows reuses l->found as scratch */
-        l->found = (fl_sel){0};
-        fl_status rc = update_aggs(c, l, th, ls, b, kv, nk, &found, err);
-        fl_sel scratch = l->found;
-        l->found = found;
-        ex_sel_free(&scratch);
-        FL_TRY(rc);
-        if (l->missing.count)
-            FL_TRY(spill_rows(c, l, th, b, err));
+        FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, &l->found, false, err));
+        FL_TRY(spill_rows(c, l, th, b, &l->missing, false, err));
+        if (c->has_side) /* side aggregates of in-memory groups: rows to the spill too */
+            FL_TRY(spill_rows(c, l, th, b, &l->found, true, err));
     }
     return FL_OK;
 }
@@ -578,8 +631,12 @@ typedef struct merge_ctx {
     agg_core *c;
 } merge_ctx;
 
-/* Aggregates the spilled rows of partition p (every thread's file) into dst. */
-static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
+/* Aggregates the spilled rows of partition p (every thread's file) into
+ * dst: rows not yet counted in memory (known = false) update the non-side
+ * aggregates; every row passing a side aggregate's FILTER is appended to
+ * side_all[a] (keys, args, ORDER BY values: side_schema) for feed_rows. */
+static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, ex_rows *side_all,
+                              fl_error *err)
 {
     if (s != 0)
         return FL_OK;
@@ -588,7 +645,7 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
     uint64_t *hs = malloc(FL_BATCH_CAP * sizeof *hs);
     void **states = malloc(FL_BATCH_CAP * sizeof *states);
     uint32_t *gids = malloc(FL_BATCH_CAP * sizeof *gids);
-    fl_sel fsel = {0};
+    fl_sel fsel = {0}, usel = {0};
     fl_status rc = hs && states && gids ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
     uint32_t nk = c->nkeys;
     for (uint32_t t = 0; !rc && t < c->nlocals; t++) {
@@ -603,8 +660,20 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
             rc = ex_spill_rewind(&l->parts[p], err);
         for (;;) {
             bool eof = false;
-            if (rc || (rc = ex_spill_read(&l->parts[p], &b, &eof, err)) != FL_OK || eof)
+            if (rc || (rc = ex_check(c->x, err)) != FL_OK ||
+                (rc = ex_spill_read(&l->parts[p], &b, &eof, err)) != FL_OK || eof)
                 break;
+            if (b.nrows > FL_BATCH_CAP) {
+                rc = fl_errorf(err, FL_ECORRUPT, "spill batch of %u rows", b.nrows);
+                break;
+            }
+            /* rows the in-memory tables have not counted */
+            const fl_vector *kn = &b.cols[c->known_col];
+            rc = ex_sel_reserve(&usel, b.nrows, err);
+            usel.count = 0;
+            for (uint32_t r = 0; !rc && r < b.nrows; r++)
+                if (!kn->data[r])
+                    usel.idx[usel.count++] = r;
             fl_unified ku[nk ? nk : 1];
             const fl_vector *kv[nk ? nk : 1];
             for (uint32_t k = 0; k < nk && !rc; k++) {
@@ -612,7 +681,8 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
                 fl_vector_unify(kv[k], &ku[k]);
                 rc = ex_hash_vec(kv[k], NULL, b.nrows, hs, k == 0, err);
             }
-            for (uint32_t r = 0; !rc && r < b.nrows; r++) {
+            for (uint32_t i = 0; !rc && i < usel.count; i++) {
+                uint32_t r = usel.idx[i];
                 bool added;
                 rc = ex_ht_find(dst, ku, kv, r, hs[r], true, &gids[r], &added, err);
                 if (!rc && added)
@@ -621,26 +691,41 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
             }
             for (uint32_t a = 0; !rc && a < c->naggs; a++) {
                 agg_def *d = &c->aggs[a];
-                if (d->side)
-                    continue;
-                const fl_sel *sel = NULL;
+                const fl_sel *base = d->side ? NULL : &usel;
+                const fl_sel *sel = base;
                 if (c->filter_col[a] != UINT32_MAX) {
                     rc = ex_sel_reserve(&fsel, b.nrows, err);
                     fsel.count = 0;
                     const fl_vector *fv = &b.cols[c->filter_col[a]];
-                    for (uint32_t r = 0; !rc && r < b.nrows; r++)
+                    uint32_t cnt = base ? base->count : b.nrows;
+                    for (uint32_t i = 0; !rc && i < cnt; i++) {
+                        uint32_t r = base ? base->idx[i] : i;
                         if (fl_vector_is_valid(fv, r) && fv->data[r])
                             fsel.idx[fsel.count++] = r;
+                    }
                     sel = &fsel;
                 }
                 uint32_t cnt = sel ? sel->count : b.nrows;
-                for (uint32_t i = 0; !rc && i < cnt; i++)
-                    states[i] = ex_ht_payload(dst, gids[sel ? sel->idx[i] : i]) + c->off[a];
+                if (rc || !cnt)
+                    continue;
+                if (d->side) {
+                    uint32_t m = nk + d->nargs + d->norder;
+                    const fl_vector *cols[m ? m : 1];
+                    for (uint32_t k = 0; k < nk; k++)
+                        cols[k] = &b.cols[k];
+                    for (uint32_t i = 0; i < d->nargs; i++)
+                        cols[nk + i] = &b.cols[c->arg_col[a] + i];
+                    for (uint32_t i = 0; i < d->norder; i++)
+                        cols[nk + d->nargs + i] = &b.cols[c->order_col[a] + i];
+                    rc = ex_rows_append(c->x, &side_all[a], cols, b.nrows, sel, err);
+                    continue;
+                }
+                for (uint32_t i = 0; i < cnt; i++)
+                    states[i] = ex_ht_payload(dst, gids[sel->idx[i]]) + c->off[a];
                 const fl_vector *args[d->nargs ? d->nargs : 1];
                 for (uint32_t i = 0; i < d->nargs; i++)
                     args[i] = &b.cols[c->arg_col[a] + i];
-                if (!rc && cnt)
-                    rc = d->ops->update(states, args, d->nargs, sel, b.nrows, err);
+                rc = d->ops->update(states, args, d->nargs, sel, b.nrows, err);
             }
         }
     }
@@ -650,6 +735,57 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, f
     free(states);
     free(gids);
     ex_sel_free(&fsel);
+    ex_sel_free(&usel);
+    return rc;
+}
+
+static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex_ht *single,
+                           fl_error *err);
+
+/* Side aggregates of partition p (spilled input): the in-memory side rows
+ * of that partition plus the spilled ones (side_all), fed into dst. */
+static fl_status feed_side_part(agg_core *c, uint32_t p, ex_ht *dst, ex_rows *side_all,
+                                fl_error *err)
+{
+    uint32_t nk = c->nkeys;
+    uint64_t *hs = malloc(FL_BATCH_CAP * sizeof *hs);
+    fl_sel sel = {0};
+    fl_status rc = hs ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t a = 0; !rc && a < c->naggs; a++) {
+        if (!c->aggs[a].side)
+            continue;
+        for (uint32_t t = 0; !rc && t < c->nlocals; t++) {
+            agg_local *l = &c->locals[t];
+            if (!l->inited)
+                continue;
+            const ex_rows *r = &l->sets[0].side[a];
+            for (uint32_t bi = 0; !rc && bi < r->n; bi++) {
+                const fl_batch *b = r->b[bi];
+                if (b->nrows > FL_BATCH_CAP) {
+                    rc = fl_errorf(err, FL_EINVAL, "side batch of %u rows", b->nrows);
+                    break;
+                }
+                for (uint32_t k = 0; k < nk && !rc; k++)
+                    rc = ex_hash_vec(&b->cols[k], NULL, b->nrows, hs, k == 0, err);
+                if (!rc)
+                    rc = ex_sel_reserve(&sel, b->nrows, err);
+                sel.count = 0;
+                for (uint32_t i = 0; !rc && i < b->nrows; i++)
+                    if (part_of(hs[i], c->nparts) == p)
+                        sel.idx[sel.count++] = i;
+                const fl_vector *cols[b->ncols ? b->ncols : 1];
+                for (uint32_t k = 0; k < b->ncols; k++)
+                    cols[k] = &b->cols[k];
+                if (!rc && sel.count)
+                    rc = ex_rows_append(c->x, &side_all[a], cols, b->nrows, &sel, err);
+            }
+        }
+        if (!rc)
+            rc = feed_rows(c, 0, a, &side_all[a], dst, err);
+        ex_rows_free(c->x, &side_all[a]);
+    }
+    free(hs);
+    ex_sel_free(&sel);
     return rc;
 }
 
@@ -693,7 +829,20 @@ static fl_status merge_into(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_
             }
         }
     }
-    return feed_spilled(c, s, p, dst, err);
+    if (!c->spilled)
+        return FL_OK;
+    ex_rows *side_all = calloc(c->naggs ? c->naggs : 1, sizeof *side_all);
+    if (!side_all)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t a = 0; a < c->naggs; a++)
+        ex_rows_init(&side_all[a], c->side_schema[a]);
+    fl_status rc = feed_spilled(c, s, p, dst, side_all, err);
+    if (!rc && c->has_side)
+        rc = feed_side_part(c, p, dst, side_all, err);
+    for (uint32_t a = 0; a < c->naggs; a++)
+        ex_rows_free(c->x, &side_all[a]);
+    free(side_all);
+    return rc;
 }
 
 static fl_status merge_part(void *ctx, uint32_t idx, fl_error *err)
@@ -722,12 +871,12 @@ static fl_status core_merge(agg_core *c, fl_error *err)
         if (!l->inited || !l->parts)
             continue;
         spilled = true;
-        for (uint32_t p = 0; p < SPILL_PARTS; p++)
+        for (uint32_t p = 0; p < c->spill_parts; p++)
             FL_TRY(flush_part(c, l, p, err));
     }
     c->nparts = 1;
     if (spilled) {
-        c->nparts = SPILL_PARTS;
+        c->nparts = c->spill_parts;
         c->spilled = true;
         return FL_OK;
     }
@@ -787,18 +936,32 @@ static fl_status core_merge(agg_core *c, fl_error *err)
 
 static fl_status feed_side(agg_core *c, uint32_t s, uint32_t a, fl_error *err)
 {
-    agg_def *d = &c->aggs[a];
-    const fl_schema *ss = c->side_schema[s * c->naggs + a];
-    uint32_t nk = set_size(c, s);
     ex_rows all;
-    ex_rows_init(&all, ss);
+    ex_rows_init(&all, c->side_schema[s * c->naggs + a]);
     fl_status rc = FL_OK;
     for (uint32_t t = 0; t < c->nlocals && !rc; t++)
         if (c->locals[t].inited)
             rc = ex_rows_concat(&all, &c->locals[t].sets[s].side[a], err);
+    if (!rc)
+        rc = feed_rows(c, s, a, &all, NULL, err);
+    ex_rows_free(c->x, &all);
+    return rc;
+}
+
+/* Feeds the kept rows `all` (side_schema of set s and aggregate a) of a
+ * DISTINCT / ordered / unsplittable aggregate into its groups' states:
+ * deduplicated (DISTINCT), sorted (ORDER BY), then update() in order. The
+ * groups are looked up in `single` when given, else in c->final. */
+static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex_ht *single,
+                           fl_error *err)
+{
+    agg_def *d = &c->aggs[a];
+    const fl_schema *ss = c->side_schema[s * c->naggs + a];
+    uint32_t nk = set_size(c, s);
+    fl_status rc = FL_OK;
     ex_ht dedup;
     bool have_dedup = false;
-    ex_rows *src = &all;
+    ex_rows *src = all;
     if (!rc && d->distinct) {
         /* distinct over (keys, args); order keys must be among args (SQL rule) */
         const fl_type *ts[nk + d->nargs + d->norder + 1];
@@ -812,8 +975,10 @@ static fl_status feed_side(agg_core *c, uint32_t s, uint32_t a, fl_error *err)
             have_dedup = true;
         }
         uint64_t hs[FL_BATCH_CAP];
-        for (uint32_t bi = 0; !rc && bi < all.n; bi++) {
-            const fl_batch *b = all.b[bi];
+        for (uint32_t bi = 0; !rc && bi < all->n; bi++) {
+            if ((bi & 63) == 63)
+                rc = ex_check(c->x, err);
+            const fl_batch *b = all->b[bi];
             fl_unified ku[ss->nfields ? ss->nfields : 1];
             const fl_vector *kv[ss->nfields ? ss->nfields : 1];
             for (uint32_t k = 0; k < ss->nfields && !rc; k++) {
@@ -868,7 +1033,7 @@ static fl_status feed_side(agg_core *c, uint32_t s, uint32_t a, fl_error *err)
         }
         for (uint32_t r = 0; !rc && r < b->nrows; r++) {
             uint64_t hv = nk ? hs[r] : 0;
-            ex_ht *h = &c->final[s * c->nparts + part_of(hv, c->nparts)];
+            ex_ht *h = single ? single : &c->final[s * c->nparts + part_of(hv, c->nparts)];
             uint32_t g;
             bool added;
             rc = ex_ht_find(h, ku, kv, r, hv, false, &g, &added, err);
@@ -888,7 +1053,6 @@ static fl_status feed_side(agg_core *c, uint32_t s, uint32_t a, fl_error *err)
     ex_rows_free(c->x, &sorted);
     if (have_dedup)
         ex_ht_free(&dedup);
-    ex_rows_free(c->x, &all);
     return rc;
 }
 
@@ -903,10 +1067,10 @@ static fl_status core_feed_sides(agg_core *c, fl_error *err)
 
 /* ---- output ---- */
 
-/* Appends the groups of table h (grouping set s) to out: key columns (NULL
- * for keys outside the set) then finalize() of each aggregate. */
-static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
-                              const fl_schema *schema, fl_error *err)
+/* Appends groups [g0, g1) of table h (grouping set s) to out: key columns
+ * (NULL for keys outside the set) then finalize() of each aggregate. */
+static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, uint32_t g0, uint32_t g1,
+                              ex_rows *out, const fl_schema *schema, fl_error *err)
 {
     uint32_t ncol = c->nkeys + c->naggs;
     if (schema->nfields != ncol)
@@ -925,8 +1089,10 @@ static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
     for (uint32_t a = 0; !rc && a < c->naggs; a++)
         rc = fl_vector_init(&res[a], &schema->fields[c->nkeys + a].type, err);
     uint32_t nk = set_size(c, s);
-    for (uint32_t g0 = 0; !rc && g0 < h->ngroups; g0 += FL_BATCH_CAP) {
-        uint32_t cnt = h->ngroups - g0 < FL_BATCH_CAP ? h->ngroups - g0 : FL_BATCH_CAP;
+    if (g1 > h->ngroups)
+        g1 = h->ngroups;
+    for (; !rc && g0 < g1; g0 += FL_BATCH_CAP) {
+        uint32_t cnt = g1 - g0 < FL_BATCH_CAP ? g1 - g0 : FL_BATCH_CAP;
         const fl_vector *cols[ncol ? ncol : 1];
         for (uint32_t k = 0; k < c->nkeys; k++) {
             nulls[k].len = cnt;
@@ -959,53 +1125,84 @@ static fl_status output_table(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
     return rc;
 }
 
-/* Output of every merged group (in memory, c->final). */
-static fl_status core_output(agg_core *c, ex_rows *out, const fl_schema *schema, fl_error *err)
-{
-    for (uint32_t s = 0; s < nsets_eff(c); s++)
-        for (uint32_t p = 0; p < c->nparts; p++)
-            FL_TRY(c->emit(c, &c->final[s * c->nparts + p], s, out, schema, err));
-    return FL_OK;
-}
-
-/* ---- streamed output of spilled input ----
+/* ---- streamed output ----
  *
- * Every operator instance (one per thread of the pipeline above) claims
- * partitions from c->next_part, merges one (thread tables' groups of that
- * partition + its spill files, merge_into), emits its output rows into a
- * private ex_rows, hands those batches out, then frees both before claiming
- * the next: at most one partition's groups per thread are in memory, and
- * nothing of the output is materialized. */
+ * Nothing of an aggregate's output is materialized: every operator
+ * instance (one per thread of the pipeline above) claims work and finalizes
+ * it into a private ex_rows of at most one chunk, hands those batches out
+ * and frees them before claiming more.
+ *  - In memory (c->merged): chunks of FL_BATCH_CAP groups of c->final.
+ *  - Spilled input (c->spilled): whole partitions: the op merges partition p
+ *    (thread tables' groups of p + its spill files, merge_into) into its own
+ *    table, outputs it chunk by chunk and frees it, so at most one
+ *    partition's groups per thread are in memory. */
 
 typedef struct agg_stream_op {
     ex_op base;
     agg_core *c;
     ex_ht dst;
     bool have_dst;
+    uint32_t g; /* next group of dst to output */
     ex_rows rows;
     uint32_t i;
 } agg_stream_op;
 
-static void stream_release(agg_stream_op *o)
+static void stream_release_dst(agg_stream_op *o)
 {
-    agg_core *c = o->c;
     if (o->have_dst) {
-        destroy_states(c, &o->dst);
+        destroy_states(o->c, &o->dst);
         ex_ht_free(&o->dst);
         o->have_dst = false;
     }
-    ex_rows_free(c->x, &o->rows);
-    o->i = 0;
+}
+
+/* Fills o->rows with the next chunk of output; false when there is none. */
+static fl_status stream_fill(agg_stream_op *o, ex_node *n, bool *more, fl_error *err)
+{
+    agg_core *c = o->c;
+    *more = false;
+    if (c->merged) {
+        uint32_t nt = nsets_eff(c) * c->nparts;
+        unsigned long long u = atomic_fetch_add(&c->next_chunk, 1);
+        if (u >= c->chunk_off[nt])
+            return FL_OK;
+        uint32_t t = 0;
+        while (t + 1 < nt && c->chunk_off[t + 1] <= u)
+            t++;
+        uint32_t g0 = (uint32_t)((u - c->chunk_off[t]) * FL_BATCH_CAP);
+        *more = true;
+        return c->emit(c, &c->final[t], t / c->nparts, g0, g0 + FL_BATCH_CAP, &o->rows,
+                       &n->p->schema, err);
+    }
+    for (;;) {
+        if (o->have_dst && o->g < o->dst.ngroups) {
+            uint32_t g0 = o->g;
+            o->g += FL_BATCH_CAP;
+            *more = true;
+            return c->emit(c, &o->dst, 0, g0, g0 + FL_BATCH_CAP, &o->rows, &n->p->schema, err);
+        }
+        stream_release_dst(o);
+        unsigned p = atomic_fetch_add(&c->next_part, 1);
+        if (p >= c->nparts)
+            return FL_OK;
+        int64_t t0 = ex_now_ns();
+        o->have_dst = true;
+        o->g = 0;
+        FL_TRY(merge_into(c, 0, p, &o->dst, err));
+        atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
+        long long used = atomic_load(&c->x->mem_used);
+        if (used > atomic_load(&n->p->stats.peak_bytes))
+            atomic_store(&n->p->stats.peak_bytes, used);
+    }
 }
 
 static fl_status agg_stream_next(ex_op *op, const fl_batch **out, fl_error *err)
 {
     agg_stream_op *o = (agg_stream_op *)op;
-    agg_core *c = o->c;
     ex_node *n = op->node;
     *out = NULL;
     for (;;) {
-        FL_TRY(ex_check(c->x, err));
+        FL_TRY(ex_check(o->c->x, err));
         while (o->i < o->rows.n) {
             const fl_batch *b = o->rows.b[o->i++];
             if (b->nrows == 0)
@@ -1014,41 +1211,43 @@ static fl_status agg_stream_next(ex_op *op, const fl_batch **out, fl_error *err)
             *out = b;
             return FL_OK;
         }
-        stream_release(o);
-        unsigned p = atomic_fetch_add(&c->next_part, 1);
-        if (p >= c->nparts)
+        ex_rows_free(o->c->x, &o->rows);
+        o->i = 0;
+        bool more;
+        FL_TRY(stream_fill(o, n, &more, err));
+        if (!more)
             return FL_OK;
-        int64_t t0 = ex_now_ns();
-        o->have_dst = true;
-        fl_status rc = merge_into(c, 0, p, &o->dst, err);
-        if (!rc)
-            rc = c->emit(c, &o->dst, 0, &o->rows, &n->p->schema, err);
-        atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
-        long long used = atomic_load(&c->x->mem_used);
-        if (used > atomic_load(&n->p->stats.peak_bytes))
-            atomic_store(&n->p->stats.peak_bytes, used);
-        if (rc)
-            return rc;
-        /* the states are finalized into rows: free the table before handing out */
-        destroy_states(c, &o->dst);
-        ex_ht_free(&o->dst);
-        o->have_dst = false;
     }
 }
 
 static void agg_stream_free(ex_op *op)
 {
     agg_stream_op *o = (agg_stream_op *)op;
-    stream_release(o);
+    stream_release_dst(o);
+    ex_rows_free(o->c->x, &o->rows);
     free(o);
 }
 
-/* The open() of AGG, DISTINCT and SETOP nodes: materialized rows, or the
- * partition stream when the input spilled. n->state starts with agg_core. */
+/* Prepares the in-memory stream: chunk offsets of c->final. */
+static fl_status core_stream_ready(agg_core *c, fl_error *err)
+{
+    uint32_t nt = nsets_eff(c) * c->nparts;
+    c->chunk_off = calloc(nt + 1, sizeof *c->chunk_off);
+    if (!c->chunk_off)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t t = 0; t < nt; t++)
+        c->chunk_off[t + 1] =
+            c->chunk_off[t] + (c->final[t].ngroups + FL_BATCH_CAP - 1) / FL_BATCH_CAP;
+    return FL_OK;
+}
+
+/* The open() of AGG, DISTINCT and SETOP nodes: the stream of the merged
+ * (or spilled) groups, or materialized rows (UNION ALL). n->state starts
+ * with agg_core. */
 static fl_status agg_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
 {
     agg_core *c = n->state;
-    if (!c->spilled)
+    if (!c->spilled && !c->merged)
         return ex_open_rows(n, th, out, err);
     agg_stream_op *o = calloc(1, sizeof *o);
     if (!o)
@@ -1090,11 +1289,9 @@ static fl_status agg_prepare(ex_node *n, fl_error *err)
     if (c->spilled)
         return FL_OK; /* merged and output partition by partition (agg_open) */
     FL_TRY(core_feed_sides(c, err));
-    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
+    FL_TRY(core_stream_ready(c, err));
     atomic_fetch_add(&n->p->stats.time_ns, ex_now_ns() - t0);
-    /* states are finalized: free the tables now */
-    core_free(c);
-    return FL_OK;
+    return FL_OK; /* output finalized chunk by chunk (agg_open) */
 }
 
 fl_status ex_agg_node(ex_node *n, fl_error *err)
@@ -1122,7 +1319,11 @@ fl_status ex_agg_node(ex_node *n, fl_error *err)
                                 .order = ac->order_by,
                                 .order_desc = ac->order_desc,
                                 .norder = ac->norder,
-                                .result = ac->result};
+                                .result = ac->result,
+                                /* string_agg's partial states cannot be combined
+                                 * (func.h): with several threads its rows are kept */
+                                .no_partial = n->x->threads > 1 && ac->fn && ac->fn->name &&
+                                              strcmp(ac->fn->name, "string_agg") == 0};
         if (!ac->ops)
             return fl_errorf(err, FL_EINVAL, "aggregate %s has no implementation",
                              ac->alias ? ac->alias : "?");
@@ -1171,9 +1372,7 @@ static fl_status distinct_prepare(ex_node *n, fl_error *err)
     FL_TRY(core_merge(c, err));
     if (c->spilled)
         return FL_OK;
-    FL_TRY(core_output(c, &n->out, &n->p->schema, err));
-    core_free(c);
-    return FL_OK;
+    return core_stream_ready(c, err);
 }
 
 fl_status ex_distinct_node(ex_node *n, fl_error *err)
@@ -1285,13 +1484,14 @@ static fl_status union_all(ex_node *n, fl_error *err)
 }
 
 /* INTERSECT / EXCEPT [ALL]: each group of h output min/max-count times. */
-static fl_status setop_emit(agg_core *c, ex_ht *h, uint32_t s, ex_rows *out,
-                            const fl_schema *schema, fl_error *err)
+static fl_status setop_emit(agg_core *c, ex_ht *h, uint32_t s, uint32_t gfrom, uint32_t gto,
+                            ex_rows *out, const fl_schema *schema, fl_error *err)
 {
     (void)s;
     (void)schema;
     const fl_plan *p = c->emit_ctx;
-    for (uint32_t g0 = 0; g0 < h->ngroups; g0 += FL_BATCH_CAP) {
+    /* gfrom is a multiple of FL_BATCH_CAP (a key batch) */
+    for (uint32_t g0 = gfrom; g0 < h->ngroups && g0 < gto; g0 += FL_BATCH_CAP) {
         const fl_batch *kb = h->keys.b[g0 / FL_BATCH_CAP];
         uint32_t cnt = kb->nrows;
         const fl_vector *cols[c->nkeys ? c->nkeys : 1];
@@ -1368,9 +1568,7 @@ static fl_status setop_prepare(ex_node *n, fl_error *err)
     FL_TRY(core_merge(c, err));
     if (c->spilled)
         return FL_OK; /* streamed by agg_open */
-    fl_status rc = core_output(c, &n->out, &p->schema, err);
-    core_free(c);
-    return rc;
+    return core_stream_ready(c, err);
 }
 
 fl_status ex_setop_node(ex_node *n, fl_error *err)

@@ -353,6 +353,8 @@ static fl_status sort_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
         l->inited = true;
     }
     FL_TRY(ex_exprs_eval(th, &l->keys, b, b->sel, err));
+    if (st->keep < 0 && l->rows.rows > 0 && ex_spill_wanted(n->x, l->rows.bytes, st->budget))
+        FL_TRY(spill_run(n, st, &l->rows, &l->runs, &l->nruns, err)); /* before growing */
     uint32_t m = st->wide->nfields;
     const fl_vector *cols[m ? m : 1];
     for (uint32_t c = 0; c < st->nchild; c++)
@@ -362,7 +364,7 @@ static fl_status sort_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
     FL_TRY(ex_rows_append(n->x, &l->rows, cols, b->nrows, b->sel, err));
     if (st->keep >= 0 && l->rows.rows > (uint64_t)(2 * st->keep + FL_BATCH_CAP))
         FL_TRY(truncate_topn(n, st, &l->rows, err));
-    else if (st->keep < 0 && l->rows.bytes > st->budget)
+    else if (st->keep < 0 && ex_spill_wanted(n->x, l->rows.bytes, st->budget))
         FL_TRY(spill_run(n, st, &l->rows, &l->runs, &l->nruns, err));
     return FL_OK;
 }

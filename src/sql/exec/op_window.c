@@ -24,10 +24,23 @@
 #include <string.h>
 
 #include "sql/exec/exec_internal.h"
+#include "sql/front.h" /* fl_expr_equal */
 
 typedef struct win_call_cols {
     uint32_t part, order, args; /* first column of each group in the wide rows */
 } win_call_cols;
+
+#define WIN_PARTS 64        /* spill partitions */
+#define WIN_FLUSH_ROWS 256  /* rows buffered per partition before a write */
+
+typedef struct win_spill {
+    bool spilling;
+    ex_spill *parts; /* WIN_PARTS files */
+    ex_rows *pbuf;   /* per partition: rows waiting to be written */
+    uint64_t *hashes;
+    uint32_t hcap;
+    fl_sel sel;
+} win_spill;
 
 typedef struct win_state {
     const fl_schema *wide;
@@ -38,7 +51,88 @@ typedef struct win_state {
     fl_expr **extra;
     uint32_t nextra;
     uint32_t nlocals;
+    /* spilling: rows partitioned by the hash of the PARTITION BY keys every
+     * call shares (wide columns skeys), each partition computed alone */
+    uint32_t *skeys;
+    uint32_t nskeys;
+    bool can_spill, spilled;
+    uint64_t budget;
+    win_spill *sp; /* per thread */
+    atomic_uint next_part;
 } win_state;
+
+static fl_status win_flush(ex_node *n, win_spill *w, uint32_t p, fl_error *err)
+{
+    ex_rows *r = &w->pbuf[p];
+    if (r->rows == 0)
+        return FL_OK;
+    if (!w->parts[p].f)
+        FL_TRY(ex_spill_open(n->x, &w->parts[p], err));
+    uint64_t before = w->parts[p].bytes;
+    for (uint32_t i = 0; i < r->n; i++)
+        FL_TRY(ex_spill_write(&w->parts[p], r->b[i], err));
+    atomic_fetch_add(&n->p->stats.spilled_bytes, (long long)(w->parts[p].bytes - before));
+    ex_rows_free(NULL, r);
+    return FL_OK;
+}
+
+/* Writes rows sel (NULL = all nrows) of the wide columns cols to the
+ * partitions of their key hashes. */
+static fl_status win_spill_rows(ex_node *n, win_spill *w, const fl_vector *const *cols,
+                                uint32_t nrows, const fl_sel *sel, fl_error *err)
+{
+    win_state *st = n->state;
+    if (!w->parts) {
+        w->parts = calloc(WIN_PARTS, sizeof *w->parts);
+        w->pbuf = calloc(WIN_PARTS, sizeof *w->pbuf);
+        if (!w->parts || !w->pbuf)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t p = 0; p < WIN_PARTS; p++)
+            ex_rows_init(&w->pbuf[p], st->wide);
+    }
+    if (nrows > w->hcap) {
+        uint64_t *h = realloc(w->hashes, (size_t)nrows * sizeof *h);
+        if (!h)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        w->hashes = h;
+        w->hcap = nrows;
+    }
+    for (uint32_t k = 0; k < st->nskeys; k++)
+        FL_TRY(ex_hash_vec(cols[st->skeys[k]], sel, nrows, w->hashes, k == 0, err));
+    uint32_t cnt = sel ? sel->count : nrows;
+    FL_TRY(ex_sel_reserve(&w->sel, cnt, err));
+    for (uint32_t p = 0; p < WIN_PARTS; p++) {
+        w->sel.count = 0;
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t r = sel ? sel->idx[i] : i;
+            if (((w->hashes[r] >> 40) & (WIN_PARTS - 1)) == p)
+                w->sel.idx[w->sel.count++] = r;
+        }
+        if (!w->sel.count)
+            continue;
+        FL_TRY(ex_rows_append(NULL, &w->pbuf[p], cols, nrows, &w->sel, err));
+        if (w->pbuf[p].rows >= WIN_FLUSH_ROWS)
+            FL_TRY(win_flush(n, w, p, err));
+    }
+    return FL_OK;
+}
+
+/* Moves a thread's materialized rows to the partitions. */
+static fl_status win_spill_local(ex_node *n, uint32_t t, fl_error *err)
+{
+    win_state *st = n->state;
+    ex_rows *r = &st->locals[t];
+    for (uint32_t i = 0; i < r->n; i++) {
+        const fl_batch *b = r->b[i];
+        const fl_vector *cols[b->ncols ? b->ncols : 1];
+        for (uint32_t c = 0; c < b->ncols; c++)
+            cols[c] = &b->cols[c];
+        FL_TRY(win_spill_rows(n, &st->sp[t], cols, b->nrows, NULL, err));
+    }
+    ex_rows_free(n->x, r);
+    ex_rows_init(r, st->wide);
+    return FL_OK;
+}
 
 static fl_status win_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
 {
@@ -54,6 +148,14 @@ static fl_status win_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_err
         cols[c] = &b->cols[c];
     for (uint32_t i = 0; i < st->nextra; i++)
         cols[st->nchild + i] = xs->ptrs[i];
+    win_spill *w = &st->sp[th->tid];
+    if (!w->spilling && st->can_spill &&
+        ex_spill_wanted(n->x, st->locals[th->tid].bytes, st->budget)) {
+        w->spilling = true;
+        FL_TRY(win_spill_local(n, th->tid, err));
+    }
+    if (w->spilling)
+        return win_spill_rows(n, w, cols, b->nrows, b->sel, err);
     return ex_rows_append(n->x, &st->locals[th->tid], cols, b->nrows, b->sel, err);
 }
 
@@ -479,6 +581,44 @@ static fl_status run_call(ex_node *n, win_state *st, ex_rows *in, uint32_t wi, f
     return FL_OK;
 }
 
+static fl_status win_compute(ex_node *n, win_state *st, ex_rows *inp, ex_rows *out,
+                             fl_error *err);
+
+/* Spilling is possible when every call partitions by some common keys and
+ * no column is nested (spill files hold flat columns). */
+static fl_status win_spill_setup(ex_node *n, win_state *st, fl_error *err)
+{
+    const fl_plan *p = n->p;
+    uint32_t nc = p->u.window.ncalls;
+    st->sp = calloc(st->nlocals ? st->nlocals : 1, sizeof *st->sp);
+    if (!st->sp)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    st->budget = ex_spill_budget(n->x);
+    if (nc == 0)
+        return FL_OK;
+    const fl_window_call *w0 = &p->u.window.calls[0];
+    st->skeys = calloc(w0->npartition ? w0->npartition : 1, sizeof *st->skeys);
+    if (!st->skeys)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t j = 0; j < w0->npartition; j++) {
+        bool everywhere = true;
+        for (uint32_t i = 1; i < nc && everywhere; i++) {
+            const fl_window_call *w = &p->u.window.calls[i];
+            bool found = false;
+            for (uint32_t k = 0; k < w->npartition && !found; k++)
+                found = fl_expr_equal(w->partition_by[k], w0->partition_by[j]);
+            everywhere = found;
+        }
+        if (everywhere && ex_type_hashable(&w0->partition_by[j]->type))
+            st->skeys[st->nskeys++] = st->cc[0].part + j;
+    }
+    st->can_spill = st->nskeys > 0;
+    for (uint32_t c = 0; c < st->wide->nfields; c++)
+        if (fl_type_is_nested(&st->wide->fields[c].type))
+            st->can_spill = false;
+    return FL_OK;
+}
+
 static fl_status win_prepare(ex_node *n, fl_error *err)
 {
     win_state *st = n->state;
@@ -531,13 +671,44 @@ static fl_status win_prepare(ex_node *n, fl_error *err)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t t = 0; t < st->nlocals; t++)
         ex_rows_init(&st->locals[t], st->wide);
+    FL_TRY(win_spill_setup(n, st, err));
     FL_TRY(ex_run_parallel(n->children[0], win_consume, n, err));
-    int64_t t0 = ex_now_ns();
+    bool any = false;
+    for (uint32_t t = 0; t < st->nlocals; t++)
+        any |= st->sp[t].spilling;
+    if (any) {
+        /* every thread's rows go to the partitions; computed per partition
+         * by the node's operators (win_open) */
+        for (uint32_t t = 0; t < st->nlocals; t++) {
+            FL_TRY(win_spill_local(n, t, err));
+            for (uint32_t q = 0; st->sp[t].parts && q < WIN_PARTS; q++)
+                FL_TRY(win_flush(n, &st->sp[t], q, err));
+        }
+        st->spilled = true;
+        return FL_OK;
+    }
     ex_rows in;
     ex_rows_init(&in, st->wide);
     fl_status rc = FL_OK;
     for (uint32_t t = 0; t < st->nlocals && !rc; t++)
         rc = ex_rows_concat(&in, &st->locals[t], err);
+    if (rc) {
+        ex_rows_free(n->x, &in);
+        return rc;
+    }
+    return win_compute(n, st, &in, &n->out, err);
+}
+
+/* Computes every call over the rows `in` (freed here) and appends the
+ * child's columns + the results, in in's order, to out. */
+static fl_status win_compute(ex_node *n, win_state *st, ex_rows *inp, ex_rows *out, fl_error *err)
+{
+    fl_plan *p = n->p;
+    uint32_t nc = p->u.window.ncalls;
+    int64_t t0 = ex_now_ns();
+    ex_rows in = *inp;
+    ex_rows_init(inp, st->wide);
+    fl_status rc = FL_OK;
     fl_vector *res = calloc(nc ? nc : 1, sizeof *res);
     uint32_t **pos = calloc(nc ? nc : 1, sizeof *pos);
     if (!rc && (!res || !pos))
@@ -569,7 +740,7 @@ static fl_status win_prepare(ex_node *n, fl_error *err)
             cols[st->nchild + i] = &parts[i];
         }
         if (!rc)
-            rc = ex_rows_append(n->x, &n->out, cols, bt->nrows, NULL, err);
+            rc = ex_rows_append(n->x, out, cols, bt->nrows, NULL, err);
     }
     for (uint32_t i = 0; i < nc; i++) {
         if (res && i < inited)
@@ -588,6 +759,89 @@ static fl_status win_prepare(ex_node *n, fl_error *err)
     return rc;
 }
 
+/* ---- spilled input: one partition at a time per operator ---- */
+
+typedef struct win_op {
+    ex_op base;
+    ex_rows rows;
+    uint32_t i;
+    fl_batch b;
+    bool binit;
+} win_op;
+
+static fl_status win_stream_next(ex_op *op, const fl_batch **out, fl_error *err)
+{
+    win_op *o = (win_op *)op;
+    ex_node *n = op->node;
+    win_state *st = n->state;
+    *out = NULL;
+    for (;;) {
+        FL_TRY(ex_check(n->x, err));
+        while (o->i < o->rows.n) {
+            const fl_batch *b = o->rows.b[o->i++];
+            if (!b->nrows)
+                continue;
+            ex_stats_out(n, b);
+            *out = b;
+            return FL_OK;
+        }
+        ex_rows_free(n->x, &o->rows);
+        ex_rows_init(&o->rows, &n->p->schema);
+        o->i = 0;
+        unsigned p = atomic_fetch_add(&st->next_part, 1);
+        if (p >= WIN_PARTS)
+            return FL_OK;
+        if (!o->binit) {
+            FL_TRY(fl_batch_init(&o->b, st->wide, err));
+            o->binit = true;
+        }
+        ex_rows in;
+        ex_rows_init(&in, st->wide);
+        fl_status rc = FL_OK;
+        for (uint32_t t = 0; !rc && t < st->nlocals; t++) {
+            win_spill *w = &st->sp[t];
+            if (!w->parts || !w->parts[p].f)
+                continue;
+            rc = ex_spill_rewind(&w->parts[p], err);
+            for (;;) {
+                bool eof = false;
+                if (rc || (rc = ex_spill_read(&w->parts[p], &o->b, &eof, err)) != FL_OK || eof)
+                    break;
+                rc = ex_rows_append_batch(n->x, &in, &o->b, err);
+            }
+        }
+        if (!rc && in.rows)
+            rc = win_compute(n, st, &in, &o->rows, err);
+        ex_rows_free(n->x, &in);
+        if (rc)
+            return rc;
+    }
+}
+
+static void win_stream_free(ex_op *op)
+{
+    win_op *o = (win_op *)op;
+    ex_rows_free(op->node ? op->node->x : NULL, &o->rows);
+    if (o->binit)
+        fl_batch_destroy(&o->b);
+    free(o);
+}
+
+static fl_status win_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err)
+{
+    win_state *st = n->state;
+    if (!st->spilled)
+        return ex_open_rows(n, th, out, err);
+    win_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    ex_rows_init(&o->rows, &n->p->schema);
+    o->base.next = win_stream_next;
+    o->base.free = win_stream_free;
+    *out = &o->base;
+    return FL_OK;
+}
+
 static void win_destroy(ex_node *n)
 {
     win_state *st = n->state;
@@ -597,6 +851,19 @@ static void win_destroy(ex_node *n)
         ex_rows_free(n->x, &st->locals[t]);
         ex_exprs_free(&st->lx[t]);
     }
+    for (uint32_t t = 0; st->sp && t < st->nlocals; t++) {
+        win_spill *w = &st->sp[t];
+        for (uint32_t q = 0; w->parts && q < WIN_PARTS; q++)
+            ex_spill_close(&w->parts[q]);
+        for (uint32_t q = 0; w->pbuf && q < WIN_PARTS; q++)
+            ex_rows_free(NULL, &w->pbuf[q]);
+        free(w->parts);
+        free(w->pbuf);
+        free(w->hashes);
+        ex_sel_free(&w->sel);
+    }
+    free(st->sp);
+    free(st->skeys);
     free(st->locals);
     free(st->lx);
     free(st->cc);
@@ -614,6 +881,6 @@ fl_status ex_window_node(ex_node *n, fl_error *err)
     n->state = st;
     n->destroy = win_destroy;
     n->prepare = win_prepare;
-    n->open = ex_open_rows;
+    n->open = win_open;
     return FL_OK;
 }

@@ -145,3 +145,17 @@ fl_status ex_spill_read(ex_spill *s, fl_batch *b, bool *eof, fl_error *err)
     b->nrows = n;
     return FL_OK;
 }
+
+/* Whether an operator holding `own` accounted bytes should spill now: past
+ * its own budget, or (holding at least 256 KiB) when the statement as a
+ * whole uses more than 3/4 of memory_limit - several breakers can be alive
+ * at once (an aggregate streaming into a sort), and each must give way
+ * before the shared limit turns into an error. */
+bool ex_spill_wanted(fl_exec *x, uint64_t own, uint64_t budget)
+{
+    if (own > budget)
+        return true;
+    long long used = atomic_load(&x->mem_used);
+    return own >= ((uint64_t)256 << 10) && used > 0 &&
+           (uint64_t)used > x->memory_limit / 4 * 3;
+}

@@ -674,9 +674,9 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             fl_i128 m = fl_pow10_i128[to->scale];
             fl_i128 *o = OUTV(out, fl_i128);
             if (from->id == FL_TYPE_INT32)
-                FOR_ROWS(sel, nrows, i, { o[i] = (fl_i128)UV(u, int32_t, i) * m; });
+                FOR_ROWS(sel, nrows, i, { o[i] = uvalid(&u, i) ? (fl_i128)UV(u, int32_t, i) * m : 0; });
             else
-                FOR_ROWS(sel, nrows, i, { o[i] = (fl_i128)UV(u, int64_t, i) * m; });
+                FOR_ROWS(sel, nrows, i, { o[i] = uvalid(&u, i) ? (fl_i128)UV(u, int64_t, i) * m : 0; });
             return FL_OK;
         }
         if (to->id == FL_TYPE_DECIMAL && from->id == FL_TYPE_DECIMAL && to->scale >= from->scale &&
@@ -686,7 +686,7 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             FOR_ROWS(sel, nrows, i, {
                 fl_i128 x;
                 memcpy(&x, b->data + (size_t)fl_unified_row(&u, i) * 16, 16);
-                o[i] = x * m;
+                o[i] = uvalid(&u, i) ? x * m : 0; /* NULL rows' bytes may be anything */
             });
             return FL_OK;
         }
@@ -710,7 +710,14 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
     }
     if (fl_is_temporal(from)) {
         if (from->id == FL_TYPE_DATE && to->id == FL_TYPE_TIMESTAMP) {
-            FOR_ROWS(sel, nrows, i, { OUTV(out, int64_t)[i] = (int64_t)UV(u, int32_t, i) * US_PER_DAY; });
+            /* NULL rows hold no date (their bytes may be anything): skip them */
+            FOR_ROWS(sel, nrows, i, {
+                int64_t v = 0;
+                if (uvalid(&u, i) &&
+                    __builtin_mul_overflow((int64_t)UV(u, int32_t, i), US_PER_DAY, &v))
+                    return fl_errorf(err, FL_EINVAL, "timestamp out of range (SQLSTATE 22008)");
+                OUTV(out, int64_t)[i] = v;
+            });
             return FL_OK;
         }
         FOR_ROWS(sel, nrows, i, {

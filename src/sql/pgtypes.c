@@ -74,6 +74,7 @@ static const fl_pg_type_info pg_types[] = {
     {2276, "any", 4, 0, 0, 'P'},
     {2277, "anyarray", -1, 0, 0, 'P'},
     {2278, "void", 4, 0, 0, 'P'},
+    {2281, "internal", 8, 0, 0, 'P'},
     {2287, "_record", -1, 0, 2249, 'P'},
     {2950, "uuid", 16, 2951, 0, 'U'},
     {2951, "_uuid", -1, 0, 2950, 'A'},

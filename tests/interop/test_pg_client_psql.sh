@@ -25,8 +25,18 @@ check() { # label actual expected
   if [ "$2" == "$3" ]; then echo "ok   $1"; else
     echo "FAIL $1"; echo "  expected: $(printf '%s' "$3" | head -c 1500)"; echo "  actual:   $(printf '%s' "$2" | head -c 1500)"; fails=$((fails + 1)); fi
 }
+known_gap() { # label -> reason, when the label is a known gap against floe
+  [ -n "${PGC_KNOWN_GAPS:-}" ] || return 1
+  local sub reason
+  while IFS=$'\t' read -r sub reason; do
+    case "$sub" in '#'*|'') continue ;; esac
+    case "$1" in *"$sub"*) echo "$reason"; return 0 ;; esac
+  done < "$PGC_KNOWN_GAPS"
+  return 1
+}
 check_grep() { # label text regex
-  if printf '%s\n' "$2" | grep -Eq -- "$3"; then echo "ok   $1"; else
+  if printf '%s\n' "$2" | grep -Eq -- "$3"; then echo "ok   $1";
+  elif r=$(known_gap "$1"); then echo "GAP  $1 (known gap: $r)"; else
     echo "FAIL $1: no line matches /$3/ in:"; printf '%s\n' "$2" | head -40; fails=$((fails + 1)); fi
 }
 q() { pgc_psql -A -t -F '|' "$@" 2>&1; }

@@ -72,6 +72,13 @@ pgc_start() {
   export PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=$PGC_USER PGPASSWORD=$PGC_PASSWORD PGDATABASE=$PGC_DB
   export PGSSLMODE=disable PGCONNECT_TIMEOUT=10 PGAPPNAME=pgclients
   export PGC_HOST PGC_PORT PGC_USER PGC_PASSWORD PGC_DB PGC_TARGET PGC_PID PGC_WORK
+  # known gaps (tests/pgclients/known-gaps.txt) are reported, not failed, against floe only
+  if [ "$PGC_TARGET" = floe ]; then
+    PGC_KNOWN_GAPS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/known-gaps.txt"
+    export PGC_KNOWN_GAPS
+  else
+    unset PGC_KNOWN_GAPS
+  fi
   # SCRAM must be what authenticates us: a wrong password has to fail
   # (PGC_TRUST=1, for debugging by hand only, runs floe with --pg-trust and skips this)
   if [ -z "${PGC_TRUST:-}" ] && PGPASSWORD=not-the-password psql -X -q -c 'select 1' >/dev/null 2>&1; then

@@ -20,7 +20,24 @@ public class PgClientJdbc {
     static int checks = 0;
     static void ok(String label) { checks++; System.out.println("ok   " + label); }
     static int failures = 0;
+    // the reason when label is a known gap against floe (tests/pgclients/known-gaps.txt)
+    static String knownGap(String label) {
+        String path = System.getenv("PGC_KNOWN_GAPS");
+        if (path == null) return null;
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(path))) {
+                int tab = line.indexOf('\t');
+                if (line.startsWith("#") || tab < 0) continue;
+                if (label.contains(line.substring(0, tab))) return line.substring(tab + 1);
+            }
+        } catch (java.io.IOException e) { throw new RuntimeException(e); }
+        return null;
+    }
     static void eq(String label, Object actual, Object expected) {
+        if (!Objects.equals(actual, expected) && knownGap(label) != null) {
+            System.out.println("GAP  " + label + " (known gap: " + knownGap(label) + ")");
+            return;
+        }
         if (!Objects.equals(actual, expected))
             throw new AssertionError(label + "\n  expected: " + expected + "\n  actual:   " + actual);
         ok(label);

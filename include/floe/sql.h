@@ -64,7 +64,27 @@ typedef struct fl_sql_options {
     uint64_t memory_limit;         /* bytes for operator state before spilling; 0 = 80% of RAM */
     const char *spill_dir;         /* default $TMPDIR or /tmp */
     const char *time_zone;         /* session time zone (IANA name); default "UTC" */
+    /* Borrowed for the session's life; NULL = the session makes a private one.
+     * A server passes one cache to all its sessions (see below). */
+    struct fl_sql_shared_cache *cache;
+    /* Who runs the statements: current_user/session_user; NULL = "floe". */
+    const char *user;
 } fl_sql_options;
+
+/* A cache shared by every session of a process (thread-safe, mutex inside):
+ * parsed table metadata keyed by metadata-file location, decoded manifest
+ * lists and manifests keyed by path, and Parquet footers keyed by path and
+ * size. Every key names an immutable file, so an entry is never stale; a
+ * table's current metadata location still comes from the catalog on every
+ * statement, so commits by other processes are seen at once. Bounded by
+ * max_bytes (LRU). Freed by its creator after every session using it. */
+typedef struct fl_sql_shared_cache fl_sql_shared_cache;
+fl_status fl_sql_shared_cache_new(size_t max_bytes, fl_sql_shared_cache **out, fl_error *err);
+void fl_sql_shared_cache_free(fl_sql_shared_cache *c); /* NULL allowed */
+typedef struct fl_sql_cache_stats {
+    uint64_t hits, misses, bytes, entries;
+} fl_sql_cache_stats;
+void fl_sql_shared_cache_stats(const fl_sql_shared_cache *c, fl_sql_cache_stats *out);
 
 typedef struct fl_sql_session fl_sql_session;
 typedef struct fl_sql_result fl_sql_result;

@@ -48,10 +48,11 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
     s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
     s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
+    s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
     atomic_init(&s->cancel, 0);
-    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || (opt->spill_dir && !s->spill_dir)))
+    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc != FL_OK) {
         fl_sql_session_close(s);
@@ -75,6 +76,7 @@ void fl_sql_session_close(fl_sql_session *s)
     free(s->default_namespace);
     free(s->time_zone);
     free(s->spill_dir);
+    free(s->user);
     free(s);
 }
 
@@ -202,6 +204,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     pc->io = s->io;
     pc->default_namespace = s->default_namespace;
     pc->time_zone = s->time_zone;
+    pc->user = s->user;
     pc->statement_time_us = now_us();
     pc->parsed = r->parsed;
     if (nparams && param_types) {
@@ -299,6 +302,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         pc.io = s->io;
         pc.default_namespace = s->default_namespace;
         pc.time_zone = s->time_zone;
+        pc.user = s->user;
         pc.statement_time_us = now_us();
         pc.parsed = p;
         fl_plan *plan = NULL;

@@ -167,6 +167,8 @@ check_grep "\\d price numeric(12,2)" "$out" '^ *price *\| *numeric\(12,2\) *\|'
 check_grep "\\d qty integer" "$out" '^ *qty *\| *integer *\|'
 check_grep "\\d ts timestamp" "$out" '^ *ts *\| *timestamp without time zone *\|'
 check_grep "\\d ok boolean" "$out" '^ *ok *\| *boolean *\|'
+check_grep "\\d Indexes: section" "$out" '^Indexes:$'
+check_grep "\\d primary key index" "$out" '^    "items_pkey" PRIMARY KEY, btree \(id\)$'
 out=$(pgc_psql -c '\d' 2>&1)   # default search_path: no pgc tables listed, but no error either
 check_grep "\\d (search_path) runs" "$out" '(Did not find any relations|List of relations)'
 out=$(pgc_psql -c '\d lake.*' 2>&1)

@@ -196,7 +196,7 @@ fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *e
     fl_pgcat_snap *s = fl_arena_calloc(pc->arena, 1, sizeof *s);
     if (!s)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    s->user = "floe";
+    s->user = pc->user && pc->user[0] ? pc->user : "floe";
     s->database = pc->catalog && pc->catalog->name ? pc->catalog->name : "floe";
     s->schema = pc->default_namespace ? pc->default_namespace : "default";
     FL_TRY(build(pc, s, err));

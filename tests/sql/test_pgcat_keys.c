@@ -122,9 +122,9 @@ static void test_constraints(void)
                       "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid ORDER BY 1"),
                  "Odd_pkey|1|1|t|t|1|0|1978|0|CREATE UNIQUE INDEX \"Odd_pkey\" ON other.\"Odd\" USING "
                  "btree (\"Key\")|CREATE UNIQUE INDEX \"Odd_pkey\" ON other.\"Odd\" USING btree "
-                 "(\"Key\")|NULL\n"
+                 "(\"Key\")|\n"
                  "items_pkey|1|1|t|t|1|0|3124|0|CREATE UNIQUE INDEX items_pkey ON lake.items USING "
-                 "btree (id)|CREATE UNIQUE INDEX items_pkey ON items USING btree (id)|NULL\n"
+                 "btree (id)|CREATE UNIQUE INDEX items_pkey ON items USING btree (id)|\n"
                  "k2_pkey|2|2|t|t|2 1|100 0|3126 1978|0 0|CREATE UNIQUE INDEX k2_pkey ON lake.k2 "
                  "USING btree (b, a)|CREATE UNIQUE INDEX k2_pkey ON k2 USING btree (b, a)|a\n");
     /* the index relation: pg_class (relkind i, btree) and its attributes */
@@ -139,6 +139,10 @@ static void test_constraints(void)
                       "'lake.items'::regclass ORDER BY attnum"),
                  "id|t\nname|t\nprice|f\n");
     CHECK_EQ_STR(q(s, "SELECT relname FROM pg_class WHERE relname = 'nopk' AND relhasindex"), "");
+    CHECK_EQ_STR(q(s, "SELECT pg_get_indexdef('lake.k2_pkey'::regclass, 1, false), "
+                      "pg_get_indexdef('lake.k2_pkey'::regclass, 1000, false), "
+                      "pg_get_indexdef(1, 0, true) IS NULL, pg_get_constraintdef(1) IS NULL"),
+                 "b||t|t\n");
     /* the index is a relation, not a table */
     CHECK_EQ_STR(q(s, "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE "
                       "'%pkey'"),
@@ -232,8 +236,10 @@ static void test_reg_text(void)
                  "integer|character varying|timestamp with time zone|integer|integer[]\n");
     CHECK_EQ_STR(q(s, "SELECT 'lower'::regproc::text, 'lower(text)'::regprocedure::text, "
                       "'round(numeric, int4)'::regprocedure::text, 11::regnamespace::text, "
-                      "'other'::regnamespace::text, 10::regrole::text, 'pg_catalog.array_in'::regproc"),
-                 "lower|lower(text)|round(numeric,integer)|pg_catalog|other|floe|750\n");
+                      "'other'::regnamespace::text, 10::regrole::text, 'pg_catalog.array_in'::regproc, "
+                      "'make_timestamp'::regproc::regprocedure::text"),
+                 "lower|lower(text)|round(numeric,integer)|pg_catalog|other|floe|750|"
+                 "make_timestamp(\"any\")\n");
     /* non-constant reg* values */
     CHECK_EQ_STR(q(s, "SELECT relname, oid::regclass::text, relnamespace::regnamespace::text FROM "
                       "pg_class WHERE relnamespace = 'other'::regnamespace ORDER BY 1"),

@@ -115,7 +115,11 @@ static fl_status probe_arity(acc *c, uint32_t from, const fl_func *f, uint32_t n
     uint32_t start = c->n;
     fl_type args[FL_FUNC_SIG_MAX_ARGS];
     fl_func_sig s;
-    uint32_t combos = n == 0 ? 1 : n == 1 ? NPROBE : n == 2 ? NPROBE * NPROBE : NPROBE * 7;
+    /* triples: (T, U, U) for every T, U; (T, U, V) for U != V among integer,
+     * bigint, text; (T, T, interval) */
+    static const int mixed[6][2] = {{1, 2}, {2, 1}, {1, 6}, {6, 1}, {2, 6}, {6, 2}};
+    uint32_t per_t = NPROBE + 6 + 1;
+    uint32_t combos = n == 0 ? 1 : n == 1 ? NPROBE : n == 2 ? NPROBE * NPROBE : NPROBE * per_t;
     for (uint32_t k = 0; k < combos; k++) {
         if (n == 1) {
             args[0] = pt[k];
@@ -123,12 +127,17 @@ static fl_status probe_arity(acc *c, uint32_t from, const fl_func *f, uint32_t n
             args[0] = pt[k / NPROBE];
             args[1] = pt[k % NPROBE];
         } else if (n == 3) {
-            const fl_type *t = &pt[k / 7];
-            static const int second[7][2] = {{-1, -1}, {1, 1}, {6, 6}, {2, 2}, {6, 1}, {1, 6}, {-1, 13}};
-            const int *p = second[k % 7];
-            args[0] = *t;
-            args[1] = p[0] < 0 ? *t : pt[p[0]];
-            args[2] = p[1] < 0 ? *t : pt[p[1]];
+            uint32_t t = k / per_t, j = k % per_t;
+            args[0] = pt[t];
+            if (j < NPROBE) {
+                args[1] = args[2] = pt[j];
+            } else if (j < NPROBE + 6) {
+                args[1] = pt[mixed[j - NPROBE][0]];
+                args[2] = pt[mixed[j - NPROBE][1]];
+            } else {
+                args[1] = pt[t];
+                args[2] = pt[13]; /* interval */
+            }
         }
         if (exact(f, args, n, &s) && !dup(c, from, &s))
             FL_TRY(push(c, &s, err));

@@ -139,6 +139,7 @@ typedef struct fl_pgcat_snap {
     uint32_t nrels;
     bool cols_loaded;
     uint32_t capn, capr;   /* allocated sizes of nsps / rels */
+    fl_planner_ctx *pc;    /* the statement's (for loading columns on demand) */
     fl_func_sig *sigs;     /* function signatures, NULL until fl_pgcat_snap_sigs */
     uint32_t nsigs;
     const char *user;      /* session user name */
@@ -152,6 +153,9 @@ fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *e
 /* Loads every relation's columns (tables: current schema; views: current
  * version's schema). Unreadable tables keep cols NULL (no columns). */
 fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err);
+/* A relation by schema (NULL = any) and name. Index relations exist once
+ * columns are loaded: a name containing "_pkey" that is not found loads
+ * them (fl_pgcat_snap_columns) and looks again. */
 const fl_pgcat_rel *fl_pgcat_snap_find(const fl_pgcat_snap *s, const char *nsp, const char *name);
 const fl_pgcat_rel *fl_pgcat_snap_rel_by_oid(const fl_pgcat_snap *s, uint32_t oid);
 const fl_pgcat_nsp *fl_pgcat_snap_nsp_by_oid(const fl_pgcat_snap *s, uint32_t oid);

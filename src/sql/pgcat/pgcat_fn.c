@@ -215,7 +215,7 @@ static fl_status proc_table(fl_arena *a, fl_pgcat_snap *s, char what, lookup *t,
         } else if (what == 'r') {
             txt = fl_pgcat_sig_result(a, g);
         } else {
-            txt = fl_pgcat_sig_args(a, g);
+            txt = what == 'p' && g->form == FL_SIG_VARIADIC ? "\"any\"" : fl_pgcat_sig_args(a, g);
             if (txt && what == 'p') { /* regprocedure: no spaces after commas */
                 char *c = fl_arena_sprintf(a, "%s(%s)", g->fn->name, txt), *o = c;
                 for (const char *p = c; c && *p; p++)
@@ -263,9 +263,12 @@ static fl_status keys_table(fl_bctx *b, fl_pgcat_snap *s, bool index, bool prett
         }
         int64_t ix = s->rels[k->index_rel].oid;
         FL_TRY(put(b->a, t, ix * 64, fl_pgcat_pk_indexdef(b->a, s, rel, pretty), err));
-        for (uint32_t c = 0; c < k->ncols && c < 63; c++)
+        for (uint32_t c = 0; c < 63; c++) /* past the last key column: '' as PostgreSQL */
             FL_TRY(put(b->a, t, ix * 64 + c + 1,
-                       fl_pgcat_quote_ident(b->a, rel->cols->fields[k->attnums[c] - 1].name), err));
+                       c < k->ncols ? fl_pgcat_quote_ident(
+                                          b->a, rel->cols->fields[k->attnums[c] - 1].name)
+                                    : "",
+                       err));
     }
     return FL_OK;
 }
@@ -297,6 +300,16 @@ static fl_status bind_indexdef(fl_bctx *b, fl_pgcat_snap *s, fl_expr **args, siz
     if (na >= 2) {
         fl_expr *col = args[1];
         if (fl_expr_cast(b->a, col, &i64, &col, err) != FL_OK)
+            return fl_front_err_at(b->pc, err, loc);
+        /* column numbers outside 0..63 read as 63 (''), never as another index's key */
+        v.v.i64 = 0;
+        fl_expr *lo[2] = {col, fl_expr_const(b->a, &v)};
+        v.v.i64 = 63;
+        fl_expr *hi[2] = {NULL, fl_expr_const(b->a, &v)};
+        if (!lo[1] || !hi[1])
+            return oom(err);
+        if (fl_expr_call(b->a, "greatest", lo, 2, loc, &hi[0], err) != FL_OK ||
+            fl_expr_call(b->a, "least", hi, 2, loc, &col, err) != FL_OK)
             return fl_front_err_at(b->pc, err, loc);
         fl_expr *add[2] = {key, col};
         if (fl_expr_call(b->a, "+", add, 2, loc, &key, err) != FL_OK)

@@ -40,6 +40,8 @@ uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b)
     return OID_FIRST + h % OID_SPAN;
 }
 
+static const fl_pgcat_rel *find_rel(const fl_pgcat_snap *s, const char *nsp, const char *name);
+
 typedef struct builder {
     fl_arena *a;
     fl_pgcat_snap *s;
@@ -196,6 +198,7 @@ fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *e
     fl_pgcat_snap *s = fl_arena_calloc(pc->arena, 1, sizeof *s);
     if (!s)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    s->pc = pc;
     s->user = pc->user && pc->user[0] ? pc->user : "floe";
     s->database = pc->catalog && pc->catalog->name ? pc->catalog->name : "floe";
     s->schema = pc->default_namespace ? pc->default_namespace : "default";
@@ -283,7 +286,7 @@ static const char *key_name(fl_arena *a, const fl_pgcat_snap *s, const fl_pgcat_
                 nl--;
         }
         const char *nm = fl_arena_sprintf(a, "%.*s%s", (int)nl, r->name, suffix);
-        if (!nm || !fl_pgcat_snap_find(s, r->nsp, nm))
+        if (!nm || !find_rel(s, r->nsp, nm))
             return nm;
     }
     return NULL;
@@ -354,12 +357,27 @@ fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *
     return add_keys(pc->arena, s, err);
 }
 
-const fl_pgcat_rel *fl_pgcat_snap_find(const fl_pgcat_snap *s, const char *nsp, const char *name)
+static const fl_pgcat_rel *find_rel(const fl_pgcat_snap *s, const char *nsp, const char *name)
 {
     for (uint32_t i = 0; i < s->nrels; i++)
         if (strcmp(s->rels[i].name, name) == 0 && (!nsp || strcmp(s->rels[i].nsp, nsp) == 0))
             return &s->rels[i];
     return NULL;
+}
+
+const fl_pgcat_rel *fl_pgcat_snap_find(const fl_pgcat_snap *s, const char *nsp, const char *name)
+{
+    const fl_pgcat_rel *r = find_rel(s, nsp, name);
+    if (r || s->cols_loaded || !s->pc || !strstr(name, "_pkey"))
+        return r;
+    /* a primary key's index: the snapshot is the statement's own mutable
+     * state (the const is the callers' read-only view of it) */
+    fl_pgcat_snap *m = (fl_pgcat_snap *)s;
+    fl_error e2;
+    memset(&e2, 0, sizeof e2);
+    if (fl_pgcat_snap_columns(s->pc, m, &e2) != FL_OK)
+        return NULL;
+    return find_rel(s, nsp, name);
 }
 
 const fl_pgcat_rel *fl_pgcat_snap_rel_by_oid(const fl_pgcat_snap *s, uint32_t oid)

@@ -557,6 +557,9 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
         return FL_OK;
     int32_t loc = f->location;
     size_t na = f->n_args;
+    FL_TRY(fl_pgfunc_bind_relinfo(b, f, name, out, handled, err)); /* pgrelinfo.c */
+    if (*handled)
+        return FL_OK;
     fl_pgcat_snap *s = NULL;
     bool subs = strcmp(name, "generate_subscripts") == 0 && na == 2;
     if (((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) ||

@@ -61,4 +61,18 @@ fl_status fl_pgfunc_bind_relinfo(struct fl_bctx *b, const struct PgQuery__FuncCa
                                  const char *name, struct fl_expr **out, bool *handled,
                                  fl_error *err);
 
+/* A catalog-like relation in FROM built from rows (pgcat_bind.c): binds the
+ * rows of def d (filled by the caller) as an FL_SCAN_ROWS relation named
+ * alias; *out_ri is its index in the block. */
+struct fl_pgcat_def;
+struct fl_pgcat_rows;
+fl_status fl_pgcat_bind_rows(struct fl_bctx *b, const struct fl_pgcat_def *d,
+                             struct fl_pgcat_rows *r, const char *alias, uint32_t *out_ri,
+                             fl_error *err);
+
+/* pg_get_keywords() in FROM (pgkeywords.c; called from tablefunc.c): the
+ * keywords of the SQL parser floe uses (libpg_query's PostgreSQL 15 list). */
+fl_status fl_pgfunc_bind_keywords(struct fl_bctx *b, const struct PgQuery__FuncCall *f,
+                                  const char *alias, uint32_t *out_ri, fl_error *err);
+
 #endif

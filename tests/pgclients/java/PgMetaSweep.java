@@ -29,7 +29,11 @@ public class PgMetaSweep {
     }
 
     // one metadata call: its column set, then the rows `keep` renders (null = row not printed)
-    static void call(String label, Call c, Keep keep) {
+    static void call(String label, Call c, Keep keep) { call(label, c, keep, false); }
+
+    // distinct: rows printed once each (overload counts differ: floe has fewer overloads)
+    @SuppressWarnings("unchecked")
+    static void call(String label, Call c, Keep keep, boolean distinct) {
         out.append("== ").append(label).append('\n');
         try (ResultSet rs = c.run()) {
             ResultSetMetaData md = rs.getMetaData();
@@ -37,14 +41,14 @@ public class PgMetaSweep {
             for (int i = 1; i <= md.getColumnCount(); i++)
                 cols.append(i > 1 ? "," : " ").append(md.getColumnLabel(i)).append(':').append(md.getColumnType(i));
             out.append(cols).append('\n');
-            List<String> rows = new ArrayList<>();
+            Collection<String> rows = distinct ? new TreeSet<>() : new ArrayList<>();
             int n = 0;
             while (rs.next()) {
                 n++;
                 String r = keep == null ? null : keep.row(rs);
                 if (r != null) rows.add(r);
             }
-            Collections.sort(rows);
+            if (!distinct) Collections.sort((List<String>) rows);
             for (String r : rows) out.append("row: ").append(r).append('\n');
             if (keep == null) out.append(n > 0 ? "rows: some\n" : "rows: none\n");
         } catch (SQLException e) {
@@ -87,7 +91,7 @@ public class PgMetaSweep {
             scalar("supportsTransactions", m::supportsTransactions, true);
             scalar("isReadOnly", m::isReadOnly, true);
             scalar("getTransactionIsolation", c::getTransactionIsolation, true);
-            scalar("getSchema", c::getSchema, true);
+            scalar("getSchema", c::getSchema, false); // "public" on PostgreSQL, floe's session namespace on floe
             // catalogs, schemas, table types
             call("getCatalogs", m::getCatalogs, null);
             call("getSchemas()", m::getSchemas, rs -> sales(rs, "TABLE_SCHEM") || "pg_catalog".equals(rs.getString("TABLE_SCHEM")) ? s(rs, "TABLE_SCHEM") : null);
@@ -132,12 +136,13 @@ public class PgMetaSweep {
                 String t = rs.getString("TYPE_NAME");
                 return Set.of("int4", "int8", "text", "numeric", "timestamptz", "bool", "varchar").contains(t) ? t + "|" + s(rs, "DATA_TYPE") : null;
             });
-            call("getUDTs(sales, %)", () -> m.getUDTs(null, "sales", "%", null), null);
-            call("getUDTs(null, %, STRUCT/DISTINCT)", () -> m.getUDTs(null, null, "%", new int[] {Types.STRUCT, Types.DISTINCT}), null);
+            Keep udt = rs -> sales(rs, "TYPE_SCHEM") ? String.join("|", s(rs, "TYPE_NAME"), s(rs, "DATA_TYPE")) : null;
+            call("getUDTs(sales, %)", () -> m.getUDTs(null, "sales", "%", null), udt);
+            call("getUDTs(null, %, STRUCT/DISTINCT)", () -> m.getUDTs(null, null, "%", new int[] {Types.STRUCT, Types.DISTINCT}), udt);
             call("getSuperTables(sales, %)", () -> m.getSuperTables(null, "sales", "%"), null);
             call("getSuperTypes(sales, %)", () -> m.getSuperTypes(null, "sales", "%"), null);
             call("getAttributes(sales, %, %)", () -> m.getAttributes(null, "sales", "%", "%"), null);
-            call("getFunctions(pg_catalog, lower)", () -> m.getFunctions(null, "pg_catalog", "lower"), rs -> s(rs, "FUNCTION_NAME"));
+            call("getFunctions(pg_catalog, lower)", () -> m.getFunctions(null, "pg_catalog", "lower"), rs -> s(rs, "FUNCTION_NAME"), true);
             call("getFunctions(sales, %)", () -> m.getFunctions(null, "sales", "%"), null);
             call("getFunctionColumns(pg_catalog, lower, %)", () -> m.getFunctionColumns(null, "pg_catalog", "lower", "%"), null);
             call("getProcedures(sales, %)", () -> m.getProcedures(null, "sales", "%"), null);

@@ -1,5 +1,5 @@
 """tableau_odbc.py - Tableau's PostgreSQL session through psqlODBC, driven with ctypes over unixODBC
-(libodbc.so.2; no pyodbc needed). Usage: tableau_odbc.py CONNSTR [expected-file]
+(libodbc.so.2; no pyodbc needed). Usage: tableau_odbc.py CONNSTR TRANSCRIPT-FILE
 
 Tableau's connector (github:tableau/connector-plugin-sdk samples/plugins/postgres_odbc: connectionBuilder.js
 sets BOOLSASCHAR=0, LFCONVERSION=0, UseDeclareFetch=1, Fetch=2048; manifest.xml sets CAP_CREATE_TEMP_TABLES,
@@ -11,9 +11,10 @@ PR 199), lists schemas and tables (SQLTables), describes columns (SQLColumns, SQ
 SQLForeignKeys, SQLGetTypeInfo), reads result metadata with `WHERE (1 = 0)` and LIMIT 0 queries, and
 fetches data with psqlODBC's DECLARE "SQL_CUR..." CURSOR WITH HOLD + FETCH 2048 (UseDeclareFetch=1).
 
-Every catalog call prints its result column names and the rows that concern schema sales; the whole
-transcript is compared with the expected file (made against PostgreSQL 15) when one is given. Statement
-errors other than the temp-table probe fail the run. Exit 0 ok, 1 failure."""
+Every call writes a block to the transcript: "== <call>", its result column names and the rows that
+concern schema sales, or "ERROR <sqlstate> <message>". test_pg_client_tableau.sh compares the transcripts
+of floe and PostgreSQL 15 (transcript_diff.py). The temp-table probe's outcome is printed, not compared
+(floe has no temporary tables). Exit 0 when the transcript was written, 1 when the session broke."""
 import ctypes as C
 import sys
 
@@ -116,7 +117,6 @@ def s(v):
 
 
 out = []
-failures = 0
 
 
 def show(label, names, rows, keep=lambda r: True, cols=None):
@@ -129,19 +129,16 @@ def show(label, names, rows, keep=lambda r: True, cols=None):
 
 
 def step(label, f):
-    global failures
     try:
         return f()
     except RuntimeError as e:
         out.append("== " + label)
         out.append("ERROR " + str(e).split(";")[0][:200])
-        print("FAIL %s: %s" % (label, e))
-        failures += 1
+        print("error in %s: %s" % (label, str(e)[:300]))
         return None
 
 
 def main():
-    global failures
     o = Odbc(sys.argv[1])
     # session setup (Tableau's connect; psqlODBC itself sent its ConnSettings)
     for q in ("SET client_min_messages TO WARNING", "SET TIME ZONE 'UTC'", "SELECT 1"):
@@ -161,7 +158,7 @@ def main():
                                                  *s("'TABLE','VIEW'")))
     if r:
         show("SQLTables sales", r[0], r[1], cols=[1, 2, 3])
-    for t in ("orders", "items", "big"):
+    for t in ("orders", "items", "big", "keyed"):
         r = step("SQLColumns " + t, lambda t=t: o.call(odbc.SQLColumns, *s(None), *s("sales"), *s(t), *s("%")))
         if r:
             show("SQLColumns " + t, r[0], r[1], cols=[1, 2, 3, 4, 5, 6, 10, 16])
@@ -194,18 +191,10 @@ def main():
         r = step(q, lambda q=q: o.sql(q))
         if r:
             show(q, r[0], r[1])
-    text = "\n".join(out) + "\n"
-    sys.stdout.write(text)
-    if len(sys.argv) > 2:
-        want = open(sys.argv[2]).read()
-        if want != text:
-            import difflib
-            print("FAIL transcript differs from %s:" % sys.argv[2])
-            sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), text.splitlines(True),
-                                                       "postgres", "this server"))
-            failures += 1
-    print("tableau_odbc: %d failures" % failures)
-    return 1 if failures else 0
+    with open(sys.argv[2], "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("tableau_odbc: %d calls" % sum(1 for x in out if x.startswith("== ")))
+    return 0
 
 
 sys.exit(main())

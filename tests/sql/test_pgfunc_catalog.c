@@ -180,6 +180,12 @@ static void test_stats_tablespaces_keywords(void)
     CHECK(strstr(r, "abort,") == r);
     CHECK(strstr(r, ",absolute,") == NULL);
     q_err(s, "SELECT * FROM pg_get_keywords(1)", "takes no arguments");
+    /* aclexplode in a select list: floe's ACLs are NULL, so no rows (DBeaver's role editor) */
+    CHECK_EQ_STR(q(s, "SELECT relname, (aclexplode(relacl)).grantee FROM pg_class WHERE relacl IS "
+                      "NULL"),
+                 "");
+    q_err(s, "SELECT (aclexplode('{a=r/b}'::text[])).grantee", "supported only over NULL or empty");
+    q_err(s, "SELECT (aclexplode(relacl)).nosuch FROM pg_class", "column \"nosuch\" not found");
     fl_sql_session_close(s);
 }
 

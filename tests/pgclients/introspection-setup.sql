@@ -1,5 +1,5 @@
--- introspection-setup.sql - the objects the introspection client tests (test_pg_client_metasweep.sh,
--- test_pg_client_tableau.sh) browse, on floe and on PostgreSQL 15 alike: the replay schema of
+-- introspection-setup.sql - the objects the introspection client tests (test_pg_client_bitools.sh)
+-- browse, on floe and on PostgreSQL 15 alike: the replay schema of
 -- tests/sql/pgcat/ (sales.orders, sales.items, view sales.big) and a table with a primary key. items.sku
 -- is text here (varchar in the replay): Iceberg strings have no length, so floe reports every string
 -- column as text, and the comparison is about the metadata calls, not that mapping.

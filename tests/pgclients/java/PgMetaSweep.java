@@ -11,7 +11,7 @@
 // Usage: java -cp .:postgresql.jar PgMetaSweep host port db user password
 // Prints a transcript: for each call "== <call>", "cols: LABEL:jdbcType,..." (the result set's column
 // labels and java.sql.Types codes) and the rows that are the same on every server (those about schema
-// sales; for catalog-wide results the presence of a few well-known rows). test_pg_client_metasweep.sh runs
+// sales; for catalog-wide results the presence of a few well-known rows). test_pg_client_bitools.sh runs
 // it against floe and against PostgreSQL 15 and compares the transcripts block by block. A call that
 // throws prints "ERROR [sqlstate] message". Exit status 0 (the comparison is the script's).
 import java.sql.*;

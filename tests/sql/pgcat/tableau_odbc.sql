@@ -10,7 +10,7 @@
 -- unixODBC; extracted with tests/pgclients/capture/pglog-extract.py. psqlODBC sends each query as
 -- BEGIN; DECLARE "SQL_CUR..." CURSOR WITH HOLD FOR <query>; FETCH 2048 IN ...; CLOSE; COMMIT: the
 -- queries are kept here, the cursor and transaction commands are the wire server's and are replayed
--- by tests/interop/test_pg_client_tableau.sh through psqlODBC itself, as is Tableau's temp-table probe
+-- by tests/interop/test_pg_client_bitools.sh through psqlODBC itself, as is Tableau's temp-table probe
 -- (CREATE LOCAL TEMPORARY TABLE "#Tableau_..." ... ON COMMIT PRESERVE ROWS, then DROP TABLE), left out
 -- here because floe has no temporary tables: Tableau then rewrites to subqueries (connector-plugin-sdk
 -- PR 199). Left out until floe runs them: SQLForeignKeys' query (three, one per table), which calls

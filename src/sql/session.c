@@ -17,6 +17,7 @@
 #include "floe/s3.h"
 #include "sql/front.h"
 #include "sql/session_internal.h"
+#include "sql/stmt/txn_block.h"
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
 {
@@ -68,6 +69,8 @@ void fl_sql_session_close(fl_sql_session *s)
         return;
     while (s->open)
         fl_sql_result_close(s->open);
+    fl_txn_block_rollback(s->block); /* an open block is discarded, as a lost connection's */
+    s->block = NULL;
     if (s->own_catalog)
         fl_catalog_close(s->catalog);
     if (s->own_io)
@@ -179,6 +182,24 @@ static fl_status run_explain(fl_sql_result *r, const PgQuery__ExplainStmt *e, fl
     return explain_batches(r, text, err);
 }
 
+/* The catalog statements plan through: the block's while one is open. */
+static fl_catalog *session_catalog(fl_sql_session *s)
+{
+    return s->block ? fl_txn_block_catalog(s->block) : s->catalog;
+}
+
+/* COMMIT, ROLLBACK and ROLLBACK TO: what a failed block still accepts. */
+static bool ends_failure(const fl_sql_parsed *p)
+{
+    const PgQuery__Node *n = p ? p->stmt : NULL;
+    if (!n || n->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT)
+        return false;
+    PgQuery__TransactionStmtKind k = n->transaction_stmt->kind;
+    return k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT ||
+           k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK ||
+           k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO;
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -194,11 +215,20 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for(rc), 6);
         s->last.position = pos;
         fl_sql_result_close(r);
+        if (s->block)
+            fl_txn_block_set_failed(s->block);
         return rc;
+    }
+    if (s->block && fl_txn_block_failed(s->block) && !ends_failure(r->parsed)) {
+        memcpy(s->last.sqlstate, "25P02", 6);
+        fl_sql_result_close(r);
+        return fl_errorf(err, FL_EINVAL,
+                         "current transaction is aborted, commands ignored until end of "
+                         "transaction block");
     }
     fl_planner_ctx *pc = &r->pc;
     pc->arena = &r->arena;
-    pc->catalog = s->catalog;
+    pc->catalog = session_catalog(s);
     pc->io = s->io;
     pc->default_namespace = s->default_namespace;
     pc->time_zone = s->time_zone;
@@ -252,6 +282,8 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     if (rc != FL_OK) {
         fl_session_record_error(s, r, rc, err);
         fl_sql_result_close(r);
+        if (s->block)
+            fl_txn_block_set_failed(s->block);
         return rc;
     }
     if (r->is_command) {
@@ -295,7 +327,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
         pc.arena = &a;
-        pc.catalog = s->catalog;
+        pc.catalog = session_catalog(s);
         pc.io = s->io;
         pc.default_namespace = s->default_namespace;
         pc.time_zone = s->time_zone;

@@ -31,6 +31,7 @@ struct fl_sql_session {
     atomic_int cancel;
     fl_sql_error_info last;
     fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
+    struct fl_txn_block *block; /* the open transaction block (stmt/txn_block.h), NULL = none */
 };
 
 struct fl_sql_result {

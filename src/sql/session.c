@@ -265,6 +265,9 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         s->open->open_prev = r;
     s->open = r;
     rc = fl_session_start_timer(r, err);
+    fl_session_cast_undo undo = {.n = 0};
+    if (rc == FL_OK && pc->param_types)
+        rc = fl_session_param_casts(r->parsed, &r->arena, pc->param_types, nparams, &undo, err);
     const PgQuery__Node *st = r->parsed->stmt;
     if (rc == FL_OK && st && st->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) {
         rc = run_explain(r, st->explain_stmt, err);
@@ -277,6 +280,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         if (rc == FL_OK)
             rc = fl_exec_open(r->plan, &r->xo, &r->exec, err);
     }
+    fl_session_param_casts_undo(&undo);
     if (rc == FL_OK)
         rc = fl_session_finish_reads(r, err);
     if (rc != FL_OK) {
@@ -418,17 +422,24 @@ fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t 
         fl_arena_free(&a);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
+    fl_type *types = nparams ? fl_arena_calloc(&a, nparams, sizeof(fl_type)) : NULL;
+    if (nparams && !types) {
+        fl_arena_free(&a);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
     fl_eval_env env;
     memset(&env, 0, sizeof env);
     env.time_zone = st->s->time_zone;
     env.statement_time_us = now_us();
     for (uint32_t i = 0; i < nparams; i++) {
-        if (params[i].is_null || fl_type_equal(&params[i].type, &st->param_types[i])) {
+        types[i] = st->param_types[i];
+        fl_session_param_scale(&st->param_types[i], &params[i], &types[i]);
+        if (params[i].is_null || fl_type_equal(&params[i].type, &types[i])) {
             cast[i] = params[i];
-            cast[i].type = st->param_types[i];
+            cast[i].type = types[i];
             continue;
         }
-        fl_status rc = fl_cast_value(&params[i], &st->param_types[i], &env, &a, &cast[i], err);
+        fl_status rc = fl_cast_value(&params[i], &types[i], &env, &a, &cast[i], err);
         if (rc != FL_OK) {
             fl_error_prefix(err, "parameter $%u", i + 1);
             memcpy(st->s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
@@ -436,7 +447,7 @@ fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t 
             return rc;
         }
     }
-    fl_status rc = fl_session_run(st->s, st->sql, cast, nparams, st->param_types, out, err);
+    fl_status rc = fl_session_run(st->s, st->sql, cast, nparams, types, out, err);
     /* the result copied the values; var-len bytes must outlive it */
     if (rc == FL_OK && nparams) {
         for (uint32_t i = 0; i < nparams; i++) {

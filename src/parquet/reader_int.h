@@ -101,6 +101,7 @@ struct fl_parquet_reader {
     uint32_t nleaves;
     fl_pq_leaf *leaves;
     uint64_t footer_start; /* file offset of the footer = end of data */
+    uint32_t meta_len;     /* footer length (file size = footer_start + 8 + meta_len) */
 };
 
 /* ---- schema_read.c ---- */

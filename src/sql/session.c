@@ -16,8 +16,21 @@
 
 #include "floe/s3.h"
 #include "sql/front.h"
+#include "sql/cache.h"
 #include "sql/session_internal.h"
 #include "sql/stmt/txn_block.h"
+
+/* metacache hook: the session's FileIO becomes a cache FileIO carrying
+ * opt->cache (or a private cache), so the planner and scans find it
+ * (src/sql/cache.h). */
+static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, fl_error *err)
+{
+    fl_fileio *w = NULL;
+    FL_TRY(fl_sql_cache_wrap_io(opt->cache, s->io, s->own_io, &w, err));
+    s->io = w;
+    s->own_io = true;
+    return FL_OK;
+}
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
 {
@@ -36,6 +49,8 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
         rc = fl_fileio_default(NULL, &s->io, err);
         s->own_io = rc == FL_OK;
     }
+    if (rc == FL_OK)
+        rc = session_cache_io(s, opt, err);
     if (rc == FL_OK && opt->catalog) {
         s->catalog = opt->catalog;
     } else if (rc == FL_OK && opt->catalog_uri) {

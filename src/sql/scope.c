@@ -106,6 +106,8 @@ static int find_in(const fl_scope *s, const char *qual, const char *name, uint32
             continue;
         if (qual && (!c->qual || strcmp(c->qual, qual) != 0))
             continue;
+        if (!qual && c->using_hidden)
+            continue;
         if (found && !qual)
             return 2;
         if (!found)
@@ -113,6 +115,34 @@ static int find_in(const fl_scope *s, const char *qual, const char *name, uint32
         found = 1;
     }
     return found;
+}
+
+fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
+                               fl_expr **out, fl_error *err)
+{
+    uint32_t i = 0;
+    if (b->param_mode && find_in(&b->scope, qual, name, &i) == 0) {
+        /* param mode (bind_apply.c): enclosing blocks' columns are parameters */
+        for (fl_bctx *g = b->parent; g; g = g->parent) {
+            int f = find_in(&g->scope, qual, name, &i);
+            if (f == 2)
+                return fl_front_err(b->pc, err, FL_EINVAL, location, "42702",
+                                    "column reference \"%s\" is ambiguous", name);
+            if (f == 1) {
+                FL_TRY(fl_front_param_ref(g, i, &g->scope.cols[i].type, location, out, err));
+                (*out)->alias = name;
+                return FL_OK;
+            }
+        }
+    }
+    fl_type t;
+    FL_TRY(fl_scope_lookup(b, qual, name, location, &i, &t, err));
+    *out = fl_expr_column(b->a, i, &t);
+    if (!*out)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    (*out)->location = location;
+    (*out)->alias = name;
+    return FL_OK;
 }
 
 fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,

@@ -1290,9 +1290,6 @@ fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_cte *saved = st->ctes;
     if (s->with_clause) {
-        if (s->with_clause->recursive)
-            return fl_front_err(pc, err, FL_EUNSUPPORTED, s->with_clause->location, "0A000",
-                                "WITH RECURSIVE is not supported");
         for (size_t i = 0; i < s->with_clause->n_ctes; i++) {
             const PgQuery__CommonTableExpr *c = s->with_clause->ctes[i]->common_table_expr;
             fl_cte *n = fl_arena_calloc(pc->arena, 1, sizeof *n);
@@ -1300,6 +1297,7 @@ fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
             n->name = c->ctename;
             n->cte = c;
+            n->recursive = s->with_clause->recursive && fl_cte_is_recursive(c);
             n->next = st->ctes;
             st->ctes = n;
         }

@@ -167,6 +167,12 @@ typedef struct fl_cte {
     const char *name;
     const PgQuery__CommonTableExpr *cte;
     struct fl_cte *next;
+    /* WITH RECURSIVE (bind_recursive.c, lateral): the CTE refers to itself;
+     * while its recursive term is planned, references read work */
+    bool recursive;
+    bool in_anchor;
+    fl_recurse_work *work;
+    const fl_schema *work_schema;
 } fl_cte;
 
 typedef struct fl_loaded_table {
@@ -195,7 +201,6 @@ typedef struct fl_front_state {
     const fl_view_frame *views;
     fl_view_parse *view_parses;
     uint32_t nslots; /* apply parameter slots handed out (lateral) */
-    struct fl_rcte *rctes; /* recursive CTEs being planned (bind_recursive.c) */
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
@@ -302,6 +307,12 @@ fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
 typedef uint64_t (*fl_front_mask_fn)(const void *ctx, const fl_expr *e);
 fl_status fl_front_factor_or(fl_arena *a, fl_expr *e, fl_front_mask_fn mask, const void *ctx,
                              fl_expr ***out, uint32_t *nout, fl_error *err);
+
+/* bind_recursive.c (lateral): WITH RECURSIVE */
+bool fl_cte_is_recursive(const PgQuery__CommonTableExpr *c);
+/* a reference to CTE c: the recursive union, or inside its recursive term
+ * the work table */
+fl_status fl_plan_recursive_ref(fl_bctx *b, fl_cte *c, fl_plan **out, fl_error *err);
 
 /* plan_walk.c / bind_apply.c (lateral) */
 fl_status fl_front_number_params(fl_planner_ctx *pc, fl_plan *p, fl_error *err);

@@ -301,8 +301,22 @@ static fl_status bind_cte(fl_bctx *b, const fl_cte *c, const char *alias, uint32
                           fl_error *err)
 {
     fl_plan *p = NULL;
-    /* each reference plans the CTE query again (inlining) */
-    FL_TRY(fl_plan_select(b->pc, NULL, c->cte->ctequery, &p, err));
+    if (c->recursive) {
+        FL_TRY(fl_plan_recursive_ref(b, (fl_cte *)c, &p, err));
+        fl_rel r;
+        memset(&r, 0, sizeof r);
+        r.kind = FL_REL_PLAN;
+        r.alias = alias;
+        r.plan = p;
+        return fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, out_ri, err);
+    }
+    /* each reference plans the CTE query again (inlining); while it is
+     * planned its own name is not the CTE (PostgreSQL: a non-recursive
+     * WITH query does not see itself) */
+    ((fl_cte *)c)->in_anchor = true;
+    fl_status prc = fl_plan_select(b->pc, NULL, c->cte->ctequery, &p, err);
+    ((fl_cte *)c)->in_anchor = false;
+    FL_TRY(prc);
     fl_schema cols = p->schema;
     if (c->cte->n_aliascolnames) {
         if (c->cte->n_aliascolnames > cols.nfields)
@@ -487,7 +501,7 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
     if (!rv->schemaname[0]) {
         fl_front_state *st = fl_front_state_of(pc);
         for (fl_cte *c = st ? st->ctes : NULL; c; c = c->next)
-            if (strcmp(c->name, rv->relname) == 0) {
+            if (strcmp(c->name, rv->relname) == 0 && (c->recursive || !c->in_anchor)) {
                 FL_TRY(bind_cte(b, c, alias, out_ri, err));
                 return apply_alias_cols(b, rv->alias, *out_ri, err);
             }

@@ -249,6 +249,25 @@ static fl_status lateral_join(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree *
     return FL_OK;
 }
 
+/* JOIN ... ON may use only the join's own inputs (PostgreSQL 42P01): in
+ * FROM a, b JOIN c ON a.x = c.x the comma binds looser than JOIN */
+static fl_status on_refs(fl_bctx *b, const fl_expr *e, uint64_t mask, fl_error *err)
+{
+    if (e->kind == FL_EXPR_COLUMN && !(e->column & (FL_REF_OUTER | FL_REF_AGG | FL_REF_WIN)) &&
+        e->column < b->scope.ncols) {
+        const fl_scope_col *c = &b->scope.cols[e->column];
+        if (c->rel < 64 && !(mask & (1ull << c->rel)) &&
+            b->scope.rels[c->rel].kind != FL_REL_VIRTUAL)
+            return fl_front_err(b->pc, err, FL_EINVAL, e->location, "42P01",
+                                "invalid reference to FROM-clause entry for table \"%s\"",
+                                c->qual ? c->qual : "?");
+        return FL_OK;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        FL_TRY(on_refs(b, e->args[i], mask, err));
+    return FL_OK;
+}
+
 static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **out, fl_error *err)
 {
     if (j->is_natural)
@@ -287,11 +306,16 @@ static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **ou
     if (j->n_using_clause)
         FL_TRY(using_conds(b, j, l, r, t, err));
     if (j->quals) {
+        uint32_t before = t->kind == 2 ? t->non : t->nfilters;
         if (t->kind == 2)
             FL_TRY(bind_conjuncts(b, j->quals, &t->on, &t->non, &t->capon, false, err));
         else
             FL_TRY(bind_conjuncts(b, j->quals, &t->filters, &t->nfilters, &t->capfilters, false,
                                   err));
+        fl_expr **v = t->kind == 2 ? t->on : t->filters;
+        uint32_t n = t->kind == 2 ? t->non : t->nfilters;
+        for (uint32_t i = before; i < n; i++)
+            FL_TRY(on_refs(b, v[i], t->mask, err));
     }
     if (j->alias && j->alias->aliasname[0]) {
         /* a join alias requalifies every column below it */
@@ -300,6 +324,52 @@ static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **ou
                 b->scope.cols[c].qual = j->alias->aliasname;
     }
     *out = t;
+    return FL_OK;
+}
+
+/* t TABLESAMPLE BERNOULLI (p) / SYSTEM (p): each row kept with probability
+ * p/100 (SYSTEM samples rows too, not blocks); REPEATABLE (seed) is not
+ * honored: every run draws again (README) */
+static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, fl_jtree **out,
+                              fl_error *err)
+{
+    const char *m = ts->n_method ? fl_front_str(ts->method[ts->n_method - 1]) : NULL;
+    if (!m || (strcmp(m, "bernoulli") != 0 && strcmp(m, "system") != 0))
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, ts->location, "42704",
+                            "tablesample method %s does not exist", m ? m : "?");
+    if (ts->n_args != 1)
+        return fl_front_err(b->pc, err, FL_EINVAL, ts->location, "42601",
+                            "tablesample method %s requires 1 argument, not %zu", m, ts->n_args);
+    if (!ts->relation || ts->relation->node_case != PG_QUERY__NODE__NODE_RANGE_VAR)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, ts->location, "0A000",
+                            "TABLESAMPLE is supported on tables only");
+    FL_TRY(bind_from_item(b, ts->relation, out, err));
+    fl_bctx c;
+    fl_bctx_init(&c, b->pc, NULL);
+    fl_expr *pct, *rnd, *cond;
+    FL_TRY(fl_bind_expr(&c, ts->args[0], &pct, err));
+    fl_type f8 = {.id = FL_TYPE_FLOAT64};
+    if (fl_expr_cast(b->a, pct, &f8, &pct, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, ts->location);
+    pct = fl_front_fold(b->a, pct);
+    if (pct->kind != FL_EXPR_CONST || pct->value.is_null || !(pct->value.v.f64 >= 0) ||
+        pct->value.v.f64 > 100)
+        return fl_front_err(b->pc, err, FL_EINVAL, ts->location, "2202H",
+                            "sample percentage must be between 0 and 100");
+    FL_TRY(fl_expr_call(b->a, "random", NULL, 0, ts->location, &rnd, err));
+    fl_value h;
+    memset(&h, 0, sizeof h);
+    h.type = f8;
+    h.v.f64 = pct->value.v.f64 / 100.0;
+    fl_expr *args[2] = {rnd, fl_expr_const(b->a, &h)};
+    if (!args[1])
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    FL_TRY(fl_expr_call(b->a, "<", args, 2, ts->location, &cond, err));
+    fl_jtree *t = *out;
+    t->filters = fl_front_grow(b->a, t->filters, &t->capfilters, t->nfilters, sizeof(fl_expr *));
+    if (!t->filters)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    t->filters[t->nfilters++] = cond;
     return FL_OK;
 }
 
@@ -325,6 +395,8 @@ static fl_status bind_from_item(fl_bctx *b, const Node *n, fl_jtree **out, fl_er
     }
     case PG_QUERY__NODE__NODE_JOIN_EXPR:
         return join_item(b, n->join_expr, out, err);
+    case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
+        return table_sample(b, n->range_table_sample, out, err);
     default:
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
                             "unsupported FROM item");

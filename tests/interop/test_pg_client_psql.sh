@@ -167,6 +167,10 @@ check_grep "\\d price numeric(12,2)" "$out" '^ *price *\| *numeric\(12,2\) *\|'
 check_grep "\\d qty integer" "$out" '^ *qty *\| *integer *\|'
 check_grep "\\d ts timestamp" "$out" '^ *ts *\| *timestamp without time zone *\|'
 check_grep "\\d ok boolean" "$out" '^ *ok *\| *boolean *\|'
+out=$(pgc_psql -c '\d+ lake.items' 2>&1); rc=$?   # correlated unnest(stxkeys) in FROM (lateral)
+check "\\d+ exit status ($(printf '%s' "$out" | grep -m1 ERROR))" "$rc" "0"
+check_grep "\\d+ title" "$out" 'Table "lake\.items"'
+check_grep "\\d+ storage column" "$out" '^ *id *\| *bigint *\|.*\| *plain *\|'
 out=$(pgc_psql -c '\d' 2>&1)   # default search_path: no pgc tables listed, but no error either
 check_grep "\\d (search_path) runs" "$out" '(Did not find any relations|List of relations)'
 out=$(pgc_psql -c '\d lake.*' 2>&1)

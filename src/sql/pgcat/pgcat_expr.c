@@ -479,6 +479,9 @@ static uint32_t array_elem_oid(fl_bctx *b, const PgQuery__TypeName *tn, const ch
 fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out,
                              bool *handled, fl_error *err)
 {
+    FL_TRY(fl_pgcat_bind_regcast(b, tc, out, handled, err)); /* pgkeys: pgcat_fn.c */
+    if (*handled)
+        return FL_OK;
     const PgQuery__TypeName *tn = tc->type_name;
     const char *n = tn ? type_last_name(tn) : NULL;
     *handled = false;
@@ -583,7 +586,9 @@ static const char *setting(fl_bctx *b, fl_pgcat_snap *s, const char *name)
 fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **out,
                              bool *handled, fl_error *err)
 {
-    *handled = false;
+    FL_TRY(fl_pgcat_bind_catfunc(b, f, out, handled, err)); /* pgkeys: pgcat_fn.c */
+    if (*handled)
+        return FL_OK;
     if (f->over || !f->n_funcname)
         return FL_OK;
     const char *name = fl_front_str(f->funcname[f->n_funcname - 1]);

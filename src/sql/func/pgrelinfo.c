@@ -297,6 +297,38 @@ static fl_status fork_arg(fl_bctx *b, const PgQuery__Node *n, int32_t loc, bool 
                         "and \"init\")");
 }
 
+/* A constant name argument is looked up now, as PostgreSQL resolves a regclass
+ * literal while parsing: an unknown name is an error at its position, a known one
+ * becomes its OID. */
+static fl_status const_name(fl_bctx *b, const fl_pg_oid_map *m, const char *sqlstate,
+                            fl_expr **arg, fl_error *err)
+{
+    fl_expr *a = fl_front_fold(b->a, *arg);
+    if (a->kind != FL_EXPR_CONST || a->value.is_null ||
+        !(a->type.id == FL_TYPE_STRING || fl_is_unknown(&a->type)))
+        return FL_OK;
+    size_t l = a->value.v.bytes.len;
+    const char *p = (const char *)a->value.v.bytes.ptr;
+    for (uint32_t k = 0; k < m->n; k++)
+        for (uint32_t j = 0; j < 2; j++) {
+            const char *nm = m->names[2 * k + j];
+            if (nm && strlen(nm) == l && memcmp(nm, p, l) == 0) {
+                fl_value v;
+                memset(&v, 0, sizeof v);
+                v.type.id = FL_TYPE_INT64;
+                v.v.i64 = m->keys[k];
+                fl_expr *c = fl_expr_const(b->a, &v);
+                if (!c)
+                    return oom(err);
+                c->location = a->location;
+                *arg = c;
+                return FL_OK;
+            }
+        }
+    return fl_front_err(b->pc, err, FL_ENOTFOUND, a->location, sqlstate,
+                        "%s \"%.*s\" does not exist", m->what, (int)(l > 128 ? 128 : l), p);
+}
+
 fl_status fl_pgfunc_bind_relinfo(fl_bctx *b, const PgQuery__FuncCall *f, const char *name,
                                  fl_expr **out, bool *handled, fl_error *err)
 {
@@ -332,7 +364,7 @@ fl_status fl_pgfunc_bind_relinfo(fl_bctx *b, const PgQuery__FuncCall *f, const c
     } else if (na == 2) {
         FL_TRY(fork_arg(b, f->args[1], loc, &zero, err));
     }
-    fl_pg_oid_map *m;
+    fl_pg_oid_map *m = NULL;
     int64_t total;
     if (kind == RI_DBSIZE)
         FL_TRY(db_map(b, &m, err));
@@ -341,6 +373,7 @@ fl_status fl_pgfunc_bind_relinfo(fl_bctx *b, const PgQuery__FuncCall *f, const c
     if (zero)
         for (uint32_t k = 0; k < m->n; k++)
             m->num[k] = 0;
+    FL_TRY(const_name(b, m, kind == RI_DBSIZE ? "3D000" : "42P01", &arg, err));
     const char *fn = kind == RI_VIEWDEF ? "__pg_oid_text" : "__pg_oid_int";
     if (fl_expr_call(b->a, fn, &arg, 1, loc, out, err) != FL_OK)
         return fl_front_err(b->pc, err, FL_ETYPE, loc, "42883",

@@ -16,8 +16,21 @@
 
 #include "floe/s3.h"
 #include "sql/front.h"
+#include "sql/cache.h"
 #include "sql/session_internal.h"
 #include "sql/stmt/txn_block.h"
+
+/* metacache hook: the session's FileIO becomes a cache FileIO carrying
+ * opt->cache (or a private cache), so the planner and scans find it
+ * (src/sql/cache.h). */
+static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, fl_error *err)
+{
+    fl_fileio *w = NULL;
+    FL_TRY(fl_sql_cache_wrap_io(opt->cache, s->io, s->own_io, &w, err));
+    s->io = w;
+    s->own_io = true;
+    return FL_OK;
+}
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
 {
@@ -36,6 +49,8 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
         rc = fl_fileio_default(NULL, &s->io, err);
         s->own_io = rc == FL_OK;
     }
+    if (rc == FL_OK)
+        rc = session_cache_io(s, opt, err);
     if (rc == FL_OK && opt->catalog) {
         s->catalog = opt->catalog;
     } else if (rc == FL_OK && opt->catalog_uri) {
@@ -49,10 +64,11 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
     s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
     s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
+    s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
     atomic_init(&s->cancel, 0);
-    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || (opt->spill_dir && !s->spill_dir)))
+    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc != FL_OK) {
         fl_sql_session_close(s);
@@ -78,6 +94,7 @@ void fl_sql_session_close(fl_sql_session *s)
     free(s->default_namespace);
     free(s->time_zone);
     free(s->spill_dir);
+    free(s->user);
     free(s);
 }
 
@@ -232,6 +249,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     pc->io = s->io;
     pc->default_namespace = s->default_namespace;
     pc->time_zone = s->time_zone;
+    pc->user = s->user;
     pc->statement_time_us = now_us();
     pc->parsed = r->parsed;
     if (nparams && param_types) {
@@ -335,6 +353,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         pc.io = s->io;
         pc.default_namespace = s->default_namespace;
         pc.time_zone = s->time_zone;
+        pc.user = s->user;
         pc.statement_time_us = now_us();
         pc.parsed = p;
         fl_plan *plan = NULL;

@@ -24,6 +24,7 @@ struct fl_sql_session {
     char *default_namespace;
     char *time_zone;
     char *spill_dir;
+    char *user; /* session user: fl_sql_options.user, "floe" when NULL (pgkeys) */
     uint32_t threads;
     uint64_t memory_limit;
     int64_t statement_timeout_ms;

@@ -408,6 +408,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
             pc.io = s->io;
             pc.default_namespace = s->default_namespace;
             pc.time_zone = s->time_zone;
+            pc.user = s->user;
             pc.statement_time_us = now_us();
             pc.parsed = p;
             pc.nparams = maxp;

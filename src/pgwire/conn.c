@@ -56,6 +56,8 @@ bool pgw_read_msg(pgw_conn *c, char *type, pgw_rd *r, bool idle)
         }
         c->in = p;
         c->in_cap = cap;
+        if (cap > c->peak_in)
+            c->peak_in = cap;
     }
     if (body && !pgw_read_full(c, c->in, body, false))
         return false;
@@ -348,12 +350,30 @@ static void message_loop(pgw_conn *c)
     }
 }
 
+/* One line per finished connection: what it cost (the issue's "a slow or
+ * idle client cannot starve others": every figure here is bounded by an
+ * option, see README "Memory per connection"). */
+static void log_connection(const pgw_conn *c)
+{
+    if (c->io.mem || !c->registered)
+        return; /* in-memory runs (tests, fuzzing) and refused startups stay quiet */
+    fprintf(stderr,
+            "floe pgwire: connection %d (user %s) closed: %llu statements, %llu bytes in, "
+            "%llu bytes out, peak input buffer %zu bytes (limit %zu), peak output buffer %zu "
+            "bytes (flush at %zu), session memory limit %llu bytes\n",
+            (int)c->pid, c->user[0] ? c->user : "?", (unsigned long long)c->nqueries,
+            (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, c->peak_in,
+            c->srv->o.max_message_bytes, c->peak_out, c->srv->o.output_buffer_bytes,
+            (unsigned long long)c->srv->o.session_memory_limit);
+}
+
 void pgw_conn_serve(pgw_conn *c)
 {
     c->txn = 'I';
     if (startup(c))
         message_loop(c);
     pgw_flush(c);
+    log_connection(c);
     pgw_close_portals(c, false);
     pgw_free_stmts(c);
     fl_sql_session *s = c->sess;

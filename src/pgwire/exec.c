@@ -113,6 +113,7 @@ bool pgw_run_statement(pgw_conn *c, const char *sql, size_t len)
     memcpy(q, sql, len);
     q[len] = 0;
     pgw_classify(q, k);
+    c->nqueries++;
     bool ok = pgw_run_classified(c, q, k);
     if (!ok && c->txn == 'T')
         c->txn = 'E';

@@ -23,6 +23,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
+#include "sql/session_internal.h"
 
 #define MAX_STMTS 10000
 
@@ -168,7 +169,8 @@ pgw_stmt *pgw_stmt_create(pgw_conn *c, const char *name, const char *q, const ui
             s->nparams = np;
         }
         for (uint32_t i = 0; i < s->nparams; i++)
-            if (s->param_oids[i] == 0 && i < np && s->cls->select)
+            if (s->param_oids[i] == 0 && i < np &&
+                (s->cls->select || fl_sql_stmt_params_typed(s->st)))
                 s->param_oids[i] = fl_pg_type_oid(fl_sql_stmt_param_type(s->st, i));
     }
     if (!name[0])
@@ -324,6 +326,7 @@ static bool portal_open(pgw_conn *c, pgw_portal *p)
     if (!pgw_check_privileges(c, p->stmt->cls))
         return false;
     fl_error err = {0};
+    c->nqueries++;
     fl_status rc = pgw_stmt_run(c, p->stmt, p->params, p->nparams, &p->res, &err);
     if (rc != FL_OK) {
         pgw_send_sql_error(c, rc, &err);

@@ -2,11 +2,13 @@
  * params.c - running a prepared statement with bound values, and SQL-level
  * PREPARE name [(types)] AS stmt / EXECUTE name [(args)].
  *
- * The engine infers parameter types only for queries (fl_sql_prepare plans
- * SELECTs); inside commands (UPDATE ... SET x = x - $1 WHERE id = $2) every
- * $n is text, which breaks comparisons such as bigint = text. For commands,
- * the values are therefore inlined as SQL literals before the text goes to
- * fl_sql_execute: NULL, or '...' (quotes doubled; standard_conforming_strings
+ * The engine types the parameters of queries and of INSERT/UPDATE/DELETE/
+ * MERGE from their context (target columns, comparisons: fl_sql_prepare),
+ * and those statements are bound: fl_sql_stmt_execute casts each value to
+ * its parameter's type. Only a command with a parameter no context types
+ * (e.g. `UPDATE t SET x = $1 || $2`) falls back to inlining the values as
+ * SQL literals before the text goes to fl_sql_execute: NULL, or '...'
+ * (quotes doubled; standard_conforming_strings
  * is on) with ::type when the client declared a type (Parse OIDs, PREPARE's
  * type list, or a binary value's type) - except numeric, which stays untyped
  * so that 38-digit values reach numeric(38,s) columns unrounded. An untyped literal is PostgreSQL's
@@ -22,6 +24,7 @@
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
 #include "sql/lex.h"
+#include "sql/session_internal.h"
 
 /* Text of one non-null value (caller frees). */
 static char *value_text(const fl_value *v)
@@ -116,7 +119,8 @@ char *pgw_inline_params(const char *sql, const fl_value *params, const uint32_t 
 fl_status pgw_stmt_run(pgw_conn *c, pgw_stmt *s, const fl_value *params, uint32_t n,
                        fl_sql_result **out, fl_error *err)
 {
-    if (s->cls->kind == PGW_K_ENGINE && !s->cls->select && n > 0) {
+    if (s->cls->kind == PGW_K_ENGINE && !s->cls->select && n > 0 &&
+        !fl_sql_stmt_params_typed(s->st)) {
         if (n != s->nparams)
             return fl_errorf(err, FL_EINVAL, "statement has %u parameters but %u values were given",
                              s->nparams, n);

@@ -126,6 +126,8 @@ struct pgw_conn {
     void *fmt; /* fl_sql_formatter (src/sql/func.h), for fmt_tz */
     char fmt_tz[64];
     uint64_t bytes_in, bytes_out;
+    size_t peak_in, peak_out; /* largest input / output buffers held (bytes) */
+    uint64_t nqueries;        /* statements run (simple and Execute) */
     char show_buf[64];
 };
 

@@ -44,6 +44,18 @@ static fl_status tls_setup(fl_pgwire *s, fl_error *err)
     return pgw_tls_ctx_new(s->o.tls_cert_file, s->o.tls_key_file, &s->tls, err);
 }
 
+/* Operator memory per connection when none is configured: 80% of RAM
+ * shared by max_connections sessions (at least 64 MiB), so a full server
+ * cannot promise more than the machine has (the engine's own default,
+ * 80% of RAM, is per session). */
+static uint64_t default_session_memory(uint32_t max_connections)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t ram = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (4ull << 30);
+    uint64_t per = ram / 10 * 8 / (max_connections ? max_connections : 1);
+    return per < (64ull << 20) ? (64ull << 20) : per;
+}
+
 fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_error *err)
 {
     *out = NULL;
@@ -69,6 +81,8 @@ fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_err
         s->o.max_message_bytes = 64u << 20;
     if (!s->o.output_buffer_bytes)
         s->o.output_buffer_bytes = 256u << 10;
+    if (!s->o.session_memory_limit)
+        s->o.session_memory_limit = default_session_memory(s->o.max_connections);
     s->tls_cleartext = opt->tls_cleartext;
     s->nslots = s->o.max_connections + PGW_EXTRA_SLOTS;
     s->slots = calloc(s->nslots, sizeof *s->slots);

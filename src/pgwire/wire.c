@@ -137,6 +137,8 @@ static void reserve(pgw_conn *c, size_t n)
     }
     c->out = p;
     c->out_cap = cap;
+    if (cap > c->peak_out)
+        c->peak_out = cap;
 }
 
 uint8_t *pgw_reserve(pgw_conn *c, size_t n)

@@ -370,6 +370,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
                     st->param_types[i].fixed_len = 0;
             }
             st->nparams = pc.nparams;
+            st->params_typed = true;
         }
         if (rc != FL_OK) {
             memcpy(s->last.sqlstate,
@@ -393,11 +394,32 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         }
         if (maxp) {
             st->param_types = fl_arena_calloc(&st->arena, maxp, sizeof(fl_type));
-            if (!st->param_types)
+            pc.param_types = fl_arena_calloc(&a, maxp, sizeof(fl_type));
+            if (!st->param_types || !pc.param_types)
                 rc = fl_errorf(err, FL_ENOMEM, "out of memory");
             for (uint32_t k = 0; rc == FL_OK && k < maxp; k++)
-                st->param_types[k].id = FL_TYPE_STRING;
+                pc.param_types[k] = (fl_type){.id = FL_TYPE_STRING, .fixed_len = -1};
             st->nparams = maxp;
+        }
+        if (rc == FL_OK && maxp) {
+            /* DML: types from target columns and comparisons (planned, not run) */
+            pc.arena = &a;
+            pc.catalog = session_catalog(s);
+            pc.io = s->io;
+            pc.default_namespace = s->default_namespace;
+            pc.time_zone = s->time_zone;
+            pc.user = s->user;
+            pc.statement_time_us = now_us();
+            pc.parsed = p;
+            pc.nparams = maxp;
+            st->params_typed = fl_stmt_infer_params(&pc, p);
+            for (uint32_t k = 0; k < maxp; k++) {
+                st->param_types[k] = pc.param_types[k];
+                if (st->param_types[k].id == FL_TYPE_STRING)
+                    st->param_types[k].fixed_len = 0; /* unknown: text */
+            }
+            memset(&s->last, 0, sizeof s->last); /* inference errors are not reported */
+            memcpy(s->last.sqlstate, "00000", 6);
         }
     }
     fl_planner_ctx_release(&pc);
@@ -409,6 +431,11 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     }
     *out = st;
     return FL_OK;
+}
+
+bool fl_sql_stmt_params_typed(const fl_sql_stmt *st)
+{
+    return st && (st->params_typed || st->nparams == 0);
 }
 
 uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st)

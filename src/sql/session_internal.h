@@ -72,6 +72,7 @@ struct fl_sql_stmt {
     char *sql;
     uint32_t nparams;
     fl_type *param_types;
+    bool params_typed; /* every parameter's type came from its context */
     fl_schema schema;
     fl_arena arena;
 };
@@ -90,6 +91,10 @@ bool fl_session_param_scale(const fl_type *declared, const fl_value *v, fl_type 
 fl_status fl_session_param_casts(const fl_sql_parsed *p, fl_arena *a, const fl_type *types,
                                  uint32_t n, fl_session_cast_undo *u, fl_error *err);
 void fl_session_param_casts_undo(fl_session_cast_undo *u);
+
+/* True when every parameter of st got its type from the statement (queries,
+ * and DML typed by fl_stmt_infer_params); false when some are plain text. */
+bool fl_sql_stmt_params_typed(const fl_sql_stmt *st);
 
 /* session_result.c */
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);

@@ -64,4 +64,10 @@ fl_status fl_stmt_run(fl_stmt_ctx *ctx, fl_stmt_result *out, fl_error *err);
 
 void fl_stmt_result_free(fl_stmt_result *r);
 
+/* Types the $n of an INSERT/UPDATE/DELETE/MERGE from their target columns
+ * and comparisons (stmt_params.c). pc->param_types (pc->nparams entries,
+ * unknown = STRING with fixed_len -1) is updated in place; plans, nothing
+ * runs. True when every parameter got a type. */
+bool fl_stmt_infer_params(fl_planner_ctx *pc, const fl_sql_parsed *p);
+
 #endif

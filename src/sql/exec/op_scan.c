@@ -199,6 +199,11 @@ static void add_scan_stats(fl_plan_stats *ps, const fl_parquet_scan_stats *ss)
 
 static void close_reader(scan_op *o)
 {
+    /* o->raw's vectors point at the types of the closing reader's schema:
+     * the next reader's schema may be a new allocation at the same address,
+     * so init_raw must not take pointer equality for "same schema" */
+    if (o->pq_scan || o->text || o->meta)
+        o->raw_schema = NULL;
     if (o->ice) { /* row groups of the Iceberg task's data file */
         fl_parquet_scan_stats ss;
         fl_ice_task_reader_stats(o->ice, &ss);
@@ -226,7 +231,7 @@ static void close_reader(scan_op *o)
 
 static fl_status init_raw(scan_op *o, const fl_schema *schema, fl_error *err)
 {
-    if (o->raw_inited && o->raw_schema == schema)
+    if (o->raw_inited && o->raw_schema && o->raw_schema == schema)
         return FL_OK;
     if (o->raw_inited)
         fl_batch_destroy(&o->raw);

@@ -75,6 +75,8 @@ int64_t ice_prop_i64(const fl_ice_metadata *m, const char *key, int64_t dflt)
     return *end ? dflt : (int64_t)v;
 }
 
+#define ICE_PAGE_ROWS 8192
+
 void ice_parquet_options(const fl_ice_metadata *m, fl_parquet_write_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -100,8 +102,11 @@ void ice_parquet_options(const fl_ice_metadata *m, fl_parquet_write_options *o)
     o->row_group_bytes = rg > 0 ? (uint64_t)rg : 128ull << 20;
     int64_t pg = ice_prop_i64(m, "write.parquet.page-size-bytes", 1 << 20);
     o->page_bytes = pg > 0 && pg < (1ll << 30) ? (uint32_t)pg : 1u << 20;
-    int64_t pr = ice_prop_i64(m, "write.parquet.page-row-limit", 20000);
-    o->page_rows = pr > 0 && pr < (1ll << 31) ? (uint32_t)pr : 20000;
+    /* Java's default is 20000 rows; 8192 makes a point read through the page
+     * index decompress 2.4x less per column for under 1% more scan work
+     * (bench/PGWIRE.md) */
+    int64_t pr = ice_prop_i64(m, "write.parquet.page-row-limit", ICE_PAGE_ROWS);
+    o->page_rows = pr > 0 && pr < (1ll << 31) ? (uint32_t)pr : ICE_PAGE_ROWS;
     int64_t dict = ice_prop_i64(m, "write.parquet.dict-size-bytes", 2 << 20);
     o->dictionary_max_bytes = dict > 0 && dict < (1ll << 31) ? (uint32_t)dict : 2u << 20;
 }

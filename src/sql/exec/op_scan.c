@@ -17,7 +17,9 @@
  * footer. The exact filter runs on every batch (it only narrows the
  * selection). A scan with a row limit stops claiming morsels once that many
  * rows came out. Counters (files, row groups, pages, bytes, rows, time) go
- * to plan->stats.
+ * to plan->stats. Pruning uses the plan's prune terms plus, at prepare, the
+ * filter's `column op $n` comparisons with the statement's parameter values
+ * (prune_params.c), so prepared point queries prune like literal ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@
 #include "iceberg/manifest_cache.h"
 #include "sql/cache.h"
 #include "sql/exec/exec_internal.h"
+#include "sql/prune_params.h"
 
 typedef struct pq_morsel {
     uint32_t file;
@@ -44,6 +47,8 @@ typedef struct scan_state {
     atomic_uint next;
     atomic_llong produced;
     const char **names; /* PARQUET projection by name */
+    fl_arena arena;     /* prune: parameter terms */
+    fl_predicate prune; /* plan's prune terms + `column op $n` ones (prune_params.c) */
 } scan_state;
 
 static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
@@ -78,6 +83,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
     const fl_plan_scan *s = &n->p->u.scan;
     fl_plan_stats *ps = &n->p->stats;
     int64_t t0 = ex_now_ns();
+    st->prune = fl_prune_with_params(&st->arena, n->p, &n->x->env);
     switch (s->kind) {
     case FL_SCAN_ICEBERG: {
         if (!s->meta)
@@ -92,7 +98,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
                                  .snapshot_id = s->snapshot_id,
                                  .field_ids = s->columns,
                                  .nfield_ids = s->ncolumns,
-                                 .filter = s->prune.nterms ? &s->prune : NULL,
+                                 .filter = st->prune.nterms ? &st->prune : NULL,
                                  .cache = fl_sql_cache_of_io(st->io)};
         fl_status rc = fl_ice_scan_plan_files(st->io, s->meta, &o, &st->ice, err);
         if (rc)
@@ -199,6 +205,11 @@ static void add_scan_stats(fl_plan_stats *ps, const fl_parquet_scan_stats *ss)
 
 static void close_reader(scan_op *o)
 {
+    /* o->raw's vectors point at the types of the closing reader's schema:
+     * the next reader's schema may be a new allocation at the same address,
+     * so init_raw must not take pointer equality for "same schema" */
+    if (o->pq_scan || o->text || o->meta)
+        o->raw_schema = NULL;
     if (o->ice) { /* row groups of the Iceberg task's data file */
         fl_parquet_scan_stats ss;
         fl_ice_task_reader_stats(o->ice, &ss);
@@ -226,7 +237,7 @@ static void close_reader(scan_op *o)
 
 static fl_status init_raw(scan_op *o, const fl_schema *schema, fl_error *err)
 {
-    if (o->raw_inited && o->raw_schema == schema)
+    if (o->raw_inited && o->raw_schema && o->raw_schema == schema)
         return FL_OK;
     if (o->raw_inited)
         fl_batch_destroy(&o->raw);
@@ -284,8 +295,8 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         uint32_t rg = pm.rg >= 0 ? (uint32_t)pm.rg : 0;
         fl_parquet_scan_options so = {.columns = st->names,
                                       .ncolumns = proj_count(s, s->file_schema),
-                                      .predicate = s->prune.nterms ? &s->prune : NULL,
-                                      .filter_rows = s->prune.nterms > 0,
+                                      .predicate = st->prune.nterms ? &st->prune : NULL,
+                                      .filter_rows = st->prune.nterms > 0,
                                       .row_groups = pm.rg >= 0 ? &rg : NULL,
                                       .nrow_groups = pm.rg >= 0 ? 1 : 0};
         fl_status rc = fl_parquet_scan_open(o->pq_reader, &so, &o->pq_scan, err);
@@ -455,6 +466,7 @@ static void scan_destroy(ex_node *n)
     fl_ice_scan_plan_free(st->ice);
     free(st->pq);
     free(st->names);
+    fl_arena_free(&st->arena);
     if (st->own_io)
         fl_fileio_destroy(st->io);
     free(st);
@@ -467,6 +479,7 @@ fl_status ex_scan_node(ex_node *n, fl_error *err)
     scan_state *st = calloc(1, sizeof *st);
     if (!st)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_arena_init(&st->arena, 4096);
     n->state = st;
     n->destroy = scan_destroy;
     n->prepare = scan_prepare;

@@ -209,16 +209,7 @@ static fl_status bind_column(fl_bctx *b, const PgQuery__ColumnRef *cr, fl_expr *
                             "\"*\" is only allowed in a SELECT list or count(*)");
     const char *name = fl_front_str(cr->fields[n - 1]);
     const char *qual = n >= 2 ? fl_front_str(cr->fields[n - 2]) : NULL;
-    uint32_t idx;
-    fl_type t;
-    FL_TRY(fl_scope_lookup(b, qual, name, cr->location, &idx, &t, err));
-    fl_expr *e = fl_expr_column(b->a, idx, &t);
-    if (!e)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    e->location = cr->location;
-    e->alias = name;
-    *out = e;
-    return FL_OK;
+    return fl_scope_lookup_expr(b, qual, name, cr->location, out, err);
 }
 
 static fl_status bind_param(fl_bctx *b, const PgQuery__ParamRef *pr, fl_expr **out, fl_error *err)

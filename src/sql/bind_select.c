@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind_apply.h"
 
 typedef PgQuery__Node Node;
 
@@ -27,6 +27,7 @@ void fl_bctx_init(fl_bctx *b, fl_planner_ctx *pc, fl_bctx *parent)
     b->a = pc->arena;
     b->parent = parent;
     b->scope.parent = parent ? &parent->scope : NULL;
+    b->param_mode = parent && parent->param_children;
 }
 
 fl_status fl_bctx_add_conj(fl_bctx *b, fl_expr *e, fl_error *err)
@@ -122,13 +123,20 @@ static fl_status leaf_for(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err
 static fl_status subquery_rel(fl_bctx *b, const PgQuery__RangeSubselect *rs, fl_jtree **out,
                               fl_error *err)
 {
-    if (rs->lateral)
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "LATERAL subqueries are not supported");
     if (!rs->subquery || rs->subquery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
         return fl_errorf(err, FL_ESYNTAX, "malformed subquery in FROM");
     fl_plan *p;
-    FL_TRY(fl_plan_select_stmt(b->pc, NULL, rs->subquery->select_stmt, &p, err));
+    /* LATERAL sees this block's earlier FROM items; any derived table sees
+     * the enclosing blocks (param mode, bind_apply.c) */
+    fl_bctx *owner = rs->lateral ? b : b->parent;
+    fl_apply_mark m = {0};
+    if (owner)
+        fl_apply_begin(owner, &m);
+    fl_status rc = fl_plan_select_stmt(b->pc, owner, rs->subquery->select_stmt, &p, err);
+    if (owner)
+        fl_apply_end(owner, &m);
+    FL_TRY(rc);
+    bool lateral = rs->lateral && fl_apply_used(b, &m);
     fl_schema cols = p->schema;
     const PgQuery__Alias *al = rs->alias;
     if (al && al->n_colnames) {
@@ -142,6 +150,10 @@ static fl_status subquery_rel(fl_bctx *b, const PgQuery__RangeSubselect *rs, fl_
         for (size_t i = 0; i < al->n_colnames; i++)
             f[i].name = fl_front_str(al->colnames[i]);
         cols.fields = f;
+    }
+    if (lateral) {
+        *out = NULL; /* an apply, not a jtree leaf */
+        return fl_front_lateral(b, p, &m, al ? al->aliasname : NULL, &cols, false, err);
     }
     fl_rel r;
     memset(&r, 0, sizeof r);
@@ -161,7 +173,7 @@ static fl_status using_conds(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jt
         int32_t li = -1, ri = -1;
         for (uint32_t c = 0; c < b->scope.ncols; c++) {
             const fl_scope_col *sc = &b->scope.cols[c];
-            if (!sc->name || strcmp(sc->name, name) != 0)
+            if (!sc->name || strcmp(sc->name, name) != 0 || sc->using_hidden)
                 continue;
             uint64_t bit = 1ull << sc->rel;
             if ((l->mask & bit) && li < 0)
@@ -180,8 +192,13 @@ static fl_status using_conds(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jt
                             fl_expr_column(b->a, (uint32_t)ri, &b->scope.cols[ri].type)};
         if (!args[0] || !args[1])
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_INNER)
-            b->scope.cols[ri].qual = b->scope.cols[ri].qual; /* still reachable qualified */
+        /* one merged column for SELECT * and unqualified names (PostgreSQL);
+         * both copies stay reachable qualified. FULL JOIN keeps the left
+         * copy (PostgreSQL's merged value would be COALESCE(l, r)). */
+        if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT)
+            b->scope.cols[li].using_hidden = true;
+        else
+            b->scope.cols[ri].using_hidden = true;
         fl_expr *eq;
         if (fl_expr_call(b->a, "=", args, 2, -1, &eq, err) != FL_OK)
             return err->code;
@@ -196,6 +213,61 @@ static fl_status using_conds(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jt
     return FL_OK;
 }
 
+static bool const_true(const Node *n)
+{
+    return n && n->node_case == PG_QUERY__NODE__NODE_A_CONST &&
+           n->a_const->val_case == PG_QUERY__A__CONST__VAL_BOOLVAL && n->a_const->boolval &&
+           n->a_const->boolval->boolval;
+}
+
+/* X [INNER|CROSS|LEFT] JOIN LATERAL item: the item became the apply
+ * b->applies[napp]; ON conditions of an inner join filter after it */
+static fl_status lateral_join(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree *l, uint32_t napp,
+                              fl_jtree **out, fl_error *err)
+{
+    if (j->n_using_clause || j->is_natural)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "JOIN LATERAL ... USING is not supported; use ON");
+    if (napp >= b->napplies)
+        return fl_errorf(err, FL_EINVAL, "internal: LATERAL item without an apply");
+    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT) {
+        if (j->quals && !const_true(j->quals))
+            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                                "LEFT JOIN LATERAL supports only ON TRUE; move the condition "
+                                "into the subquery's WHERE");
+        b->applies[napp].type = FL_JOIN_LEFT;
+    } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "only INNER, CROSS and LEFT joins with a LATERAL item are supported");
+    } else if (j->quals) {
+        FL_TRY(bind_conjuncts(b, j->quals, &b->conj, &b->nconj, &b->capconj, false, err));
+    }
+    if (j->alias && j->alias->aliasname[0])
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "an alias on a join with a LATERAL item is not supported");
+    *out = l;
+    return FL_OK;
+}
+
+/* JOIN ... ON may use only the join's own inputs (PostgreSQL 42P01): in
+ * FROM a, b JOIN c ON a.x = c.x the comma binds looser than JOIN */
+static fl_status on_refs(fl_bctx *b, const fl_expr *e, uint64_t mask, fl_error *err)
+{
+    if (e->kind == FL_EXPR_COLUMN && !(e->column & (FL_REF_OUTER | FL_REF_AGG | FL_REF_WIN)) &&
+        e->column < b->scope.ncols) {
+        const fl_scope_col *c = &b->scope.cols[e->column];
+        if (c->rel < 64 && !(mask & (1ull << c->rel)) &&
+            b->scope.rels[c->rel].kind != FL_REL_VIRTUAL)
+            return fl_front_err(b->pc, err, FL_EINVAL, e->location, "42P01",
+                                "invalid reference to FROM-clause entry for table \"%s\"",
+                                c->qual ? c->qual : "?");
+        return FL_OK;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        FL_TRY(on_refs(b, e->args[i], mask, err));
+    return FL_OK;
+}
+
 static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **out, fl_error *err)
 {
     if (j->is_natural)
@@ -203,7 +275,13 @@ static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **ou
                             "NATURAL joins are not supported; use USING or ON");
     fl_jtree *l, *r;
     FL_TRY(bind_from_item(b, j->larg, &l, err));
+    uint32_t napp = b->napplies;
     FL_TRY(bind_from_item(b, j->rarg, &r, err));
+    if (!l)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "a correlated (LATERAL) item on the left of JOIN is not supported");
+    if (!r)
+        return lateral_join(b, j, l, napp, out, err);
     fl_jtree *t;
     switch (j->jointype) {
     case PG_QUERY__JOIN_TYPE__JOIN_INNER:
@@ -228,11 +306,16 @@ static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **ou
     if (j->n_using_clause)
         FL_TRY(using_conds(b, j, l, r, t, err));
     if (j->quals) {
+        uint32_t before = t->kind == 2 ? t->non : t->nfilters;
         if (t->kind == 2)
             FL_TRY(bind_conjuncts(b, j->quals, &t->on, &t->non, &t->capon, false, err));
         else
             FL_TRY(bind_conjuncts(b, j->quals, &t->filters, &t->nfilters, &t->capfilters, false,
                                   err));
+        fl_expr **v = t->kind == 2 ? t->on : t->filters;
+        uint32_t n = t->kind == 2 ? t->non : t->nfilters;
+        for (uint32_t i = before; i < n; i++)
+            FL_TRY(on_refs(b, v[i], t->mask, err));
     }
     if (j->alias && j->alias->aliasname[0]) {
         /* a join alias requalifies every column below it */
@@ -241,6 +324,52 @@ static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **ou
                 b->scope.cols[c].qual = j->alias->aliasname;
     }
     *out = t;
+    return FL_OK;
+}
+
+/* t TABLESAMPLE BERNOULLI (p) / SYSTEM (p): each row kept with probability
+ * p/100 (SYSTEM samples rows too, not blocks); REPEATABLE (seed) is not
+ * honored: every run draws again (README) */
+static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, fl_jtree **out,
+                              fl_error *err)
+{
+    const char *m = ts->n_method ? fl_front_str(ts->method[ts->n_method - 1]) : NULL;
+    if (!m || (strcmp(m, "bernoulli") != 0 && strcmp(m, "system") != 0))
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, ts->location, "42704",
+                            "tablesample method %s does not exist", m ? m : "?");
+    if (ts->n_args != 1)
+        return fl_front_err(b->pc, err, FL_EINVAL, ts->location, "42601",
+                            "tablesample method %s requires 1 argument, not %zu", m, ts->n_args);
+    if (!ts->relation || ts->relation->node_case != PG_QUERY__NODE__NODE_RANGE_VAR)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, ts->location, "0A000",
+                            "TABLESAMPLE is supported on tables only");
+    FL_TRY(bind_from_item(b, ts->relation, out, err));
+    fl_bctx c;
+    fl_bctx_init(&c, b->pc, NULL);
+    fl_expr *pct, *rnd, *cond;
+    FL_TRY(fl_bind_expr(&c, ts->args[0], &pct, err));
+    fl_type f8 = {.id = FL_TYPE_FLOAT64};
+    if (fl_expr_cast(b->a, pct, &f8, &pct, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, ts->location);
+    pct = fl_front_fold(b->a, pct);
+    if (pct->kind != FL_EXPR_CONST || pct->value.is_null || !(pct->value.v.f64 >= 0) ||
+        pct->value.v.f64 > 100)
+        return fl_front_err(b->pc, err, FL_EINVAL, ts->location, "2202H",
+                            "sample percentage must be between 0 and 100");
+    FL_TRY(fl_expr_call(b->a, "random", NULL, 0, ts->location, &rnd, err));
+    fl_value h;
+    memset(&h, 0, sizeof h);
+    h.type = f8;
+    h.v.f64 = pct->value.v.f64 / 100.0;
+    fl_expr *args[2] = {rnd, fl_expr_const(b->a, &h)};
+    if (!args[1])
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    FL_TRY(fl_expr_call(b->a, "<", args, 2, ts->location, &cond, err));
+    fl_jtree *t = *out;
+    t->filters = fl_front_grow(b->a, t->filters, &t->capfilters, t->nfilters, sizeof(fl_expr *));
+    if (!t->filters)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    t->filters[t->nfilters++] = cond;
     return FL_OK;
 }
 
@@ -253,11 +382,21 @@ static fl_status bind_from_item(fl_bctx *b, const Node *n, fl_jtree **out, fl_er
         return leaf_for(b, ri, out, err);
     case PG_QUERY__NODE__NODE_RANGE_SUBSELECT:
         return subquery_rel(b, n->range_subselect, out, err);
-    case PG_QUERY__NODE__NODE_RANGE_FUNCTION:
-        FL_TRY(fl_bind_table_function(b, n->range_function, &ri, err));
+    case PG_QUERY__NODE__NODE_RANGE_FUNCTION: {
+        bool handled = false, lateral = false;
+        FL_TRY(fl_bind_srf(b, n->range_function, &handled, &lateral, &ri, err));
+        if (handled && lateral) {
+            *out = NULL;
+            return FL_OK;
+        }
+        if (!handled)
+            FL_TRY(fl_bind_table_function(b, n->range_function, &ri, err));
         return leaf_for(b, ri, out, err);
+    }
     case PG_QUERY__NODE__NODE_JOIN_EXPR:
         return join_item(b, n->join_expr, out, err);
+    case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
+        return table_sample(b, n->range_table_sample, out, err);
     default:
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
                             "unsupported FROM item");
@@ -273,7 +412,8 @@ fl_status fl_bind_from_where(fl_bctx *b, const PgQuery__SelectStmt *s, fl_error 
     for (size_t i = 0; i < s->n_from_clause; i++) {
         fl_jtree *t;
         FL_TRY(bind_from_item(b, s->from_clause[i], &t, err));
-        FL_TRY(fl_jtree_add(b->a, root, t, err));
+        if (t) /* NULL: a LATERAL item joined by an apply */
+            FL_TRY(fl_jtree_add(b->a, root, t, err));
     }
     if (s->where_clause)
         FL_TRY(bind_conjuncts(b, s->where_clause, &b->conj, &b->nconj, &b->capconj, true, err));
@@ -309,9 +449,11 @@ static fl_status expand_star(fl_bctx *b, const PgQuery__ColumnRef *cr, targets *
     bool any = false;
     for (uint32_t i = 0; i < b->scope.ncols; i++) {
         fl_scope_col *c = &b->scope.cols[i];
-        if (!c->name || b->scope.rels[c->rel].kind == FL_REL_VIRTUAL)
+        if (!c->name) /* hidden (marks, scalar subquery values) */
             continue;
         if (qual && (!c->qual || strcmp(c->qual, qual) != 0))
+            continue;
+        if (!qual && c->using_hidden)
             continue;
         c->used = true;
         fl_expr *e = fl_expr_column(b->a, i, &c->type);
@@ -1220,9 +1362,6 @@ fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_cte *saved = st->ctes;
     if (s->with_clause) {
-        if (s->with_clause->recursive)
-            return fl_front_err(pc, err, FL_EUNSUPPORTED, s->with_clause->location, "0A000",
-                                "WITH RECURSIVE is not supported");
         for (size_t i = 0; i < s->with_clause->n_ctes; i++) {
             const PgQuery__CommonTableExpr *c = s->with_clause->ctes[i]->common_table_expr;
             fl_cte *n = fl_arena_calloc(pc->arena, 1, sizeof *n);
@@ -1230,6 +1369,7 @@ fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
             n->name = c->ctename;
             n->cte = c;
+            n->recursive = s->with_clause->recursive && fl_cte_is_recursive(c);
             n->next = st->ctes;
             st->ctes = n;
         }

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind_apply.h"
 
 bool fl_expr_has_outer(const fl_expr *e)
 {
@@ -194,8 +194,8 @@ static fl_status match_types(fl_bctx *b, fl_expr **outer, fl_expr **inner, int32
     return FL_OK;
 }
 
-fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool negated,
-                          fl_expr **out, fl_error *err)
+static fl_status decorrelate(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool negated,
+                             fl_expr **out, fl_error *err)
 {
     *out = NULL;
     fl_planner_ctx *pc = b->pc;
@@ -260,7 +260,7 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         if (simple)
             FL_TRY(fl_finish_select(s, st, NULL, 0, &sub, err));
         else
-            FL_TRY(fl_plan_select_stmt(pc, NULL, st, &sub, err));
+            FL_TRY(fl_plan_select_stmt(pc, b, st, &sub, err));
         if (is_scalar) {
             if (sub->schema.nfields != 1)
                 return fl_front_err(pc, err, FL_EINVAL, loc, "42601",
@@ -456,4 +456,38 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         FL_TRY(negate(b, ref, &ref, err));
     *out = ref;
     return FL_OK;
+}
+
+/* The forms decorrelation handles first; when it reports the subquery
+ * unsupported (or the subquery reaches this block through parameters,
+ * which a join evaluated once cannot bind), the block's state is rolled
+ * back and the subquery becomes an APPLY (bind_apply.c). */
+fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool negated,
+                          fl_expr **out, fl_error *err)
+{
+    bool direct = sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK;
+    if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK && sl->n_oper_name) {
+        const char *op = fl_front_str(sl->oper_name[sl->n_oper_name - 1]);
+        direct = !op || strcmp(op, "=") != 0;
+    }
+    if (!direct) {
+        uint32_t napp = b->napplies, ncols = b->scope.ncols, nrels = b->scope.nrels;
+        uint32_t nsl = b->nslots;
+        const char *sqlstate = b->pc->error_sqlstate;
+        int32_t pos = b->pc->error_position;
+        fl_status rc = decorrelate(b, sl, top, negated, out, err);
+        bool retry = rc == FL_EUNSUPPORTED ||
+                     (rc == FL_EINVAL && strncmp(err->msg, "internal:", 9) == 0) ||
+                     (rc == FL_OK && b->nslots > nsl);
+        if (!retry)
+            return rc;
+        b->napplies = napp;
+        b->scope.ncols = ncols;
+        b->scope.nrels = nrels;
+        b->nslots = nsl;
+        b->pc->error_sqlstate = sqlstate;
+        b->pc->error_position = pos;
+        fl_error_clear(err);
+    }
+    return fl_bind_sublink_apply(b, sl, top, negated, out, err);
 }

@@ -273,6 +273,11 @@ static void node_line(sb *s, const fl_plan *p, fl_arena *a)
     case FL_PLAN_EMPTY:
         put(s, "Empty");
         break;
+    case FL_PLAN_APPLY: /* lateral's nodes: plan_walk.c */
+    case FL_PLAN_RECURSE:
+    case FL_PLAN_SRF:
+        put(s, "%s", fl_plan_explain_ext(p, a));
+        break;
     }
 }
 

@@ -34,6 +34,9 @@
 #define FL_REF_WIN 0x10000000u
 #define FL_REF_MASK 0x0FFFFFFFu
 #define FL_MAX_RELS 64
+/* Parameter slots of apply nodes are numbered from here while binding and
+ * renumbered past the statement's $n once it is bound (plan_walk.c). */
+#define FL_APPLY_SLOT_BASE 0x01000000u
 
 /* parse.c */
 int32_t fl_front_char_to_byte(const char *text, int32_t char_pos1);
@@ -80,6 +83,7 @@ typedef struct fl_scope_col {
     fl_type type;
     uint32_t rel;
     bool used;
+    bool using_hidden; /* right copy of a JOIN ... USING column: qualified only (lateral) */
 } fl_scope_col;
 
 typedef struct fl_scope fl_scope;
@@ -106,7 +110,23 @@ typedef struct fl_apply {
     uint32_t value_col; /* MARK/LEFT/SINGLE: sub output column that becomes scope col */
     int32_t scope_col;  /* scope column it produces, -1 = none (SEMI/ANTI) */
     bool coalesce_zero; /* count() over no rows is 0, not NULL */
+    /* additive (lateral): a nested-loop APPLY instead of a join when
+     * nparams > 0 or lateral: sub runs per outer row with slots[i] bound to
+     * params[i] (scope form of this block); ncols scope columns from
+     * scope_col on take sub's columns (LATERAL) */
+    fl_expr **params;
+    uint32_t *slots;
+    uint32_t nparams;
+    uint32_t ncols;
+    bool is_apply;
 } fl_apply;
+
+/* a parameter slot a descendant block uses for a column of this block */
+typedef struct fl_slot_ref {
+    uint32_t scope_col; /* UINT32_MAX: expr instead */
+    uint32_t slot;
+    fl_expr *expr;      /* scope form (ANY/ALL test values); NULL = the column */
+} fl_slot_ref;
 
 /* ---- a block being bound ---- */
 
@@ -133,6 +153,13 @@ struct fl_bctx {
     /* joinorder.c: per scope column, a bound on its distinct values from
      * Iceberg column bounds (0 = unknown); NULL until computed */
     double *ndv;
+    /* additive (lateral): in param mode, references to enclosing blocks'
+     * columns bind as parameters (slots registered on the owning block) */
+    bool param_mode;
+    bool param_children; /* blocks bound under this one get param_mode */
+    fl_slot_ref *slots;
+    uint32_t nslots, capslots;
+    uint32_t slots_from; /* slots of the apply being bound start here */
 };
 
 /* front internal state hung off fl_planner_ctx.internal */
@@ -140,6 +167,12 @@ typedef struct fl_cte {
     const char *name;
     const PgQuery__CommonTableExpr *cte;
     struct fl_cte *next;
+    /* WITH RECURSIVE (bind_recursive.c, lateral): the CTE refers to itself;
+     * while its recursive term is planned, references read work */
+    bool recursive;
+    bool in_anchor;
+    fl_recurse_work *work;
+    const fl_schema *work_schema;
 } fl_cte;
 
 typedef struct fl_loaded_table {
@@ -167,6 +200,7 @@ typedef struct fl_front_state {
     void *pgcat; /* pg_catalog snapshot of this statement (src/sql/pgcat), NULL until used */
     const fl_view_frame *views;
     fl_view_parse *view_parses;
+    uint32_t nslots; /* apply parameter slots handed out (lateral) */
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
@@ -187,6 +221,9 @@ fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_s
 /* Resolves [qual.]name; *idx scope column, or FL_REF_OUTER|idx from the parent. */
 fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
                           uint32_t *idx, fl_type *type, fl_error *err);
+/* The same as an expression: a COLUMN, or in param mode a PARAM (lateral). */
+fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
+                               fl_expr **out, fl_error *err);
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
                               fl_error *err);
@@ -270,6 +307,23 @@ fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
 typedef uint64_t (*fl_front_mask_fn)(const void *ctx, const fl_expr *e);
 fl_status fl_front_factor_or(fl_arena *a, fl_expr *e, fl_front_mask_fn mask, const void *ctx,
                              fl_expr ***out, uint32_t *nout, fl_error *err);
+
+/* bind_recursive.c (lateral): WITH RECURSIVE */
+bool fl_cte_is_recursive(const PgQuery__CommonTableExpr *c);
+/* a reference to CTE c: the recursive union, or inside its recursive term
+ * the work table */
+fl_status fl_plan_recursive_ref(fl_bctx *b, fl_cte *c, fl_plan **out, fl_error *err);
+
+/* plan_walk.c / bind_apply.c (lateral) */
+fl_status fl_front_number_params(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
+fl_status fl_front_number_slots(fl_plan *p, uint32_t base, fl_error *err);
+/* joinorder.c's hook: ap was joined as p over the left plan whose scope
+ * map is map; turns p into an APPLY when ap asks for one */
+fl_status fl_front_apply_built(fl_bctx *b, const fl_apply *ap, fl_plan *p, int32_t *map,
+                               fl_error *err);
+/* a parameter standing for column col of ancestor block g, registered on g */
+fl_status fl_front_param_ref(fl_bctx *g, uint32_t col, const fl_type *t, int32_t loc,
+                             fl_expr **out, fl_error *err);
 
 /* explain.c helpers */
 const char *fl_front_join_name(fl_join_type t);

@@ -1000,6 +1000,7 @@ static fl_status apply_join(fl_bctx *b, built *x, const fl_apply *ap, fl_error *
     if (ap->scope_col >= 0)
         x->map[ap->scope_col] =
             ap->type == FL_JOIN_MARK ? (int32_t)nl : (int32_t)(nl + ap->value_col);
+    FL_TRY(fl_front_apply_built(b, ap, p, x->map, err)); /* lateral: APPLY nodes */
     x->plan = p;
     x->est = p->est_rows;
     return FL_OK;

@@ -56,7 +56,24 @@ typedef enum fl_plan_kind {
     FL_PLAN_SETOP,    /* UNION/INTERSECT/EXCEPT [ALL] over nchildren children */
     FL_PLAN_DISTINCT, /* all output columns distinct (SELECT DISTINCT) */
     FL_PLAN_EMPTY,    /* no rows (a WHERE folded to FALSE) */
+    /* additive (lateral): src/sql/exec/op_apply.c runs these */
+    FL_PLAN_APPLY,    /* nested-loop apply: for each row of children[0] (the outer side),
+                       * children[1] runs with the parameters u.apply.slots bound to
+                       * u.apply.params evaluated on that row (LATERAL, correlated
+                       * subqueries that do not decorrelate) */
+    FL_PLAN_RECURSE,  /* WITH RECURSIVE: children[0] the non-recursive term, children[1]
+                       * the recursive term, which reads the previous iteration's rows
+                       * through a ROWS scan of u.recurse.work */
+    FL_PLAN_SRF,      /* leaf: a set-returning function over expressions (unnest,
+                       * generate_series with non-constant arguments) */
 } fl_plan_kind;
+
+/* FL_PLAN_SRF functions */
+typedef enum fl_srf_kind {
+    FL_SRF_UNNEST = 1,  /* unnest(array) -> elements (arrays of the same call zipped) */
+    FL_SRF_SERIES,      /* generate_series(start, stop [, step]) over integers */
+} fl_srf_kind;
+
 
 /* ---- scans ---- */
 
@@ -76,6 +93,14 @@ typedef struct fl_row_source {
     const fl_batch *const *batches;
     uint32_t nbatches;
 } fl_row_source;
+
+/* The work table of a WITH RECURSIVE: the executor points it at each
+ * iteration's rows before running the recursive term (one RECURSE node runs
+ * at a time per plan; `busy` serializes concurrent runs of the same plan). */
+typedef struct fl_recurse_work {
+    fl_row_source rows;
+    atomic_int busy;
+} fl_recurse_work;
 
 typedef struct fl_plan_scan {
     fl_scan_kind kind;
@@ -255,6 +280,29 @@ struct fl_plan {
             fl_setop_type type;
             bool all;
         } setop;
+        struct {
+            /* INNER (LATERAL: outer ++ inner rows), LEFT (outer rows without inner
+             * rows get NULLs), SEMI, ANTI (outer columns only), MARK (outer ++ one
+             * BOOLEAN: children[1] yields one BOOLEAN column c; the mark is TRUE
+             * when some c is TRUE, else NULL when some c is NULL, else FALSE),
+             * SINGLE (outer ++ children[1]'s columns of its only row, NULLs when
+             * none, error 21000 when more than one) */
+            fl_join_type type;
+            fl_expr **params;      /* over children[0]'s columns */
+            const uint32_t *slots; /* parameter index each param is bound to */
+            uint32_t nparams;
+        } apply;
+        struct {
+            bool all;               /* UNION ALL (else UNION: duplicates dropped) */
+            fl_recurse_work *work;  /* read by children[1] (a ROWS scan over work->rows) */
+            int64_t max_iterations; /* error 54001 past it */
+        } recurse;
+        struct {
+            fl_srf_kind fn;
+            fl_expr **args; /* constants or parameters (no columns) */
+            uint32_t nargs;
+            bool ordinality; /* WITH ORDINALITY: a last BIGINT column */
+        } srf;
     } u;
 };
 
@@ -265,5 +313,13 @@ fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_
 /* EXPLAIN text: one line per node, indented; with analyze, the runtime
  * counters too. Arena string. */
 const char *fl_plan_explain(const fl_plan *p, bool analyze, fl_arena *a);
+
+/* plan_walk.c (additive, lateral) */
+/* The EXPLAIN line of an APPLY, RECURSE or SRF node (arena string). */
+const char *fl_plan_explain_ext(const fl_plan *p, fl_arena *a);
+/* Calls fn on every expression slot of p and its descendants (also plans
+ * of FL_EXPR_SUBQUERY expressions); fn may replace *slot. */
+typedef fl_status (*fl_plan_expr_fn)(void *ctx, fl_expr **slot, fl_error *err);
+fl_status fl_plan_walk_exprs(fl_plan *p, fl_plan_expr_fn fn, void *ctx, fl_error *err);
 
 #endif

@@ -44,6 +44,7 @@ fl_status fl_planner_plan_query(fl_planner_ctx *ctx, const PgQuery__Node *query,
         return fl_errorf(err, FL_EINVAL, "not a query (SELECT, VALUES, WITH or a set operation)");
     fl_plan *p;
     FL_TRY(fl_plan_select(ctx, NULL, query, &p, err));
+    FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
     *out = p;
     return FL_OK;
@@ -177,6 +178,7 @@ fl_status fl_planner_plan_dml_source(fl_planner_ctx *ctx, const fl_planner_table
     p = fl_front_project(b->a, p, pe, names, nout);
     if (!p)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
     *out = p;
     return FL_OK;

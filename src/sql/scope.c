@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "floe/ice_view.h"
+#include "sql/cache.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -106,6 +107,8 @@ static int find_in(const fl_scope *s, const char *qual, const char *name, uint32
             continue;
         if (qual && (!c->qual || strcmp(c->qual, qual) != 0))
             continue;
+        if (!qual && c->using_hidden)
+            continue;
         if (found && !qual)
             return 2;
         if (!found)
@@ -113,6 +116,34 @@ static int find_in(const fl_scope *s, const char *qual, const char *name, uint32
         found = 1;
     }
     return found;
+}
+
+fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
+                               fl_expr **out, fl_error *err)
+{
+    uint32_t i = 0;
+    if (b->param_mode && find_in(&b->scope, qual, name, &i) == 0) {
+        /* param mode (bind_apply.c): enclosing blocks' columns are parameters */
+        for (fl_bctx *g = b->parent; g; g = g->parent) {
+            int f = find_in(&g->scope, qual, name, &i);
+            if (f == 2)
+                return fl_front_err(b->pc, err, FL_EINVAL, location, "42702",
+                                    "column reference \"%s\" is ambiguous", name);
+            if (f == 1) {
+                FL_TRY(fl_front_param_ref(g, i, &g->scope.cols[i].type, location, out, err));
+                (*out)->alias = name;
+                return FL_OK;
+            }
+        }
+    }
+    fl_type t;
+    FL_TRY(fl_scope_lookup(b, qual, name, location, &i, &t, err));
+    *out = fl_expr_column(b->a, i, &t);
+    if (!*out)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    (*out)->location = location;
+    (*out)->alias = name;
+    return FL_OK;
 }
 
 fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
@@ -173,7 +204,9 @@ fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_i
     fl_loaded_table *lt = fl_arena_calloc(pc->arena, 1, sizeof *lt);
     if (!lt)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    FL_TRY(fl_ice_table_load(pc->catalog, id, &lt->table, err));
+    /* through the session's read cache (cache.h): the catalog gives the
+     * current metadata location, the parsed metadata comes from the cache */
+    FL_TRY(fl_ice_table_load_cached(pc->catalog, id, fl_sql_cache_of_io(pc->io), &lt->table, err));
     lt->key = key;
     lt->next = st->tables;
     st->tables = lt;
@@ -271,8 +304,22 @@ static fl_status bind_cte(fl_bctx *b, const fl_cte *c, const char *alias, uint32
                           fl_error *err)
 {
     fl_plan *p = NULL;
-    /* each reference plans the CTE query again (inlining) */
-    FL_TRY(fl_plan_select(b->pc, NULL, c->cte->ctequery, &p, err));
+    if (c->recursive) {
+        FL_TRY(fl_plan_recursive_ref(b, (fl_cte *)c, &p, err));
+        fl_rel r;
+        memset(&r, 0, sizeof r);
+        r.kind = FL_REL_PLAN;
+        r.alias = alias;
+        r.plan = p;
+        return fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, out_ri, err);
+    }
+    /* each reference plans the CTE query again (inlining); while it is
+     * planned its own name is not the CTE (PostgreSQL: a non-recursive
+     * WITH query does not see itself) */
+    ((fl_cte *)c)->in_anchor = true;
+    fl_status prc = fl_plan_select(b->pc, NULL, c->cte->ctequery, &p, err);
+    ((fl_cte *)c)->in_anchor = false;
+    FL_TRY(prc);
     fl_schema cols = p->schema;
     if (c->cte->n_aliascolnames) {
         if (c->cte->n_aliascolnames > cols.nfields)
@@ -457,7 +504,7 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
     if (!rv->schemaname[0]) {
         fl_front_state *st = fl_front_state_of(pc);
         for (fl_cte *c = st ? st->ctes : NULL; c; c = c->next)
-            if (strcmp(c->name, rv->relname) == 0) {
+            if (strcmp(c->name, rv->relname) == 0 && (c->recursive || !c->in_anchor)) {
                 FL_TRY(bind_cte(b, c, alias, out_ri, err));
                 return apply_alias_cols(b, rv->alias, *out_ri, err);
             }

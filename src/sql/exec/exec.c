@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sql/exec/exec_internal.h"
+#include "sql/exec/op_apply.h"
 
 int64_t ex_now_ns(void)
 {
@@ -96,6 +97,10 @@ static fl_status init_kind(ex_node *n, fl_error *err)
     case FL_PLAN_SETOP: return ex_setop_node(n, err);
     case FL_PLAN_DISTINCT: return ex_distinct_node(n, err);
     case FL_PLAN_EMPTY: return ex_empty_node(n, err);
+    /* lateral's operators (op_apply.c) */
+    case FL_PLAN_APPLY: return ex_apply_node(n, err);
+    case FL_PLAN_RECURSE: return ex_recurse_node(n, err);
+    case FL_PLAN_SRF: return ex_srf_node(n, err);
     }
     return fl_errorf(err, FL_EUNSUPPORTED, "plan node kind %d", (int)n->p->kind);
 }

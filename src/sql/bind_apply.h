@@ -1,0 +1,39 @@
+/*
+ * bind_apply.h - param-mode binding and APPLY construction (bind_apply.c,
+ * lateral); shared by bind_select.c, bind_subquery.c and bind_srf.c.
+ */
+#ifndef FLOE_SQL_BIND_APPLY_H
+#define FLOE_SQL_BIND_APPLY_H
+
+#include "sql/front.h"
+
+/* State saved around binding a param-mode child of b. */
+typedef struct fl_apply_mark {
+    uint32_t slots_from, nslots;
+    bool param_children;
+} fl_apply_mark;
+
+/* Children bound between begin and end are in param mode; their outer
+ * references register slots on b (or further out). */
+fl_status fl_apply_begin(fl_bctx *b, fl_apply_mark *m);
+void fl_apply_end(fl_bctx *b, const fl_apply_mark *m);
+/* slots were registered on b since m: the child is correlated with b */
+bool fl_apply_used(const fl_bctx *b, const fl_apply_mark *m);
+fl_status fl_apply_params(fl_bctx *b, const fl_apply_mark *m, fl_apply *ap, fl_error *err);
+fl_status fl_apply_add(fl_bctx *b, const fl_apply *ap, fl_error *err);
+
+/* A subquery expression as an APPLY (any form; see bind_apply.c). */
+fl_status fl_bind_sublink_apply(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool negated,
+                                fl_expr **out, fl_error *err);
+/* A correlated FROM item (sub planned between begin and end, cols its
+ * scope columns) joined by an INNER or LEFT apply. */
+fl_status fl_front_lateral(fl_bctx *b, fl_plan *sub, const fl_apply_mark *m, const char *alias,
+                           const fl_schema *cols, bool left, fl_error *err);
+
+/* bind_srf.c: unnest(...) / generate_series(...) in FROM. *handled false:
+ * not one of these (the caller tries fl_bind_table_function). *lateral
+ * true: added as an apply (no jtree leaf), else *rel is a relation. */
+fl_status fl_bind_srf(fl_bctx *b, const PgQuery__RangeFunction *rf, bool *handled, bool *lateral,
+                      uint32_t *rel, fl_error *err);
+
+#endif

@@ -187,8 +187,10 @@ fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, b
     if (parallel && r->n > 1) {
         FL_TRY(ex_parallel_for(x, r->n, link_batch, &lc, err));
     } else {
-        for (uint32_t b = 0; b < r->n; b++)
+        for (uint32_t b = 0; b < r->n; b++) {
+            FL_TRY(ex_check(x, err)); /* cancel / another worker's error */
             FL_TRY(link_batch(&lc, b, err));
+        }
     }
     t->has_null_key = atomic_load(&lc.null_key);
     return FL_OK;

@@ -927,7 +927,8 @@ static fl_status find_sites(fl_bctx *b, const fl_jtree *root, site **out, fl_err
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < b->napplies; i++) {
         const fl_apply *ap = &b->applies[i];
-        if (ap->type != FL_JOIN_SEMI || ap->nkeys == 0 || ap->residual || ap->scope_col >= 0)
+        if (ap->type != FL_JOIN_SEMI || ap->is_apply || ap->nkeys == 0 || ap->residual ||
+            ap->scope_col >= 0)
             continue;
         uint64_t m = 0;
         bool late = false;
@@ -985,7 +986,11 @@ static fl_status apply_join(fl_bctx *b, built *x, const fl_apply *ap, fl_error *
     p->u.join.right_keys = ap->inner_keys;
     p->u.join.null_safe = ns;
     p->u.join.nkeys = ap->nkeys;
-    p->u.join.build_left = false;
+    /* SEMI/ANTI build the smaller side: the left one when the subquery's
+     * rows outnumber it (the executor then marks and emits left rows) */
+    double sub_est = ap->sub->est_rows > 0 ? ap->sub->est_rows : 1000;
+    p->u.join.build_left = (ap->type == FL_JOIN_SEMI || ap->type == FL_JOIN_ANTI) &&
+                           !ap->is_apply && ap->nkeys > 0 && x->est * 2 < sub_est;
     if (ap->residual)
         FL_TRY(remap_ex(b->a, ap->residual, NULL, 0, (int32_t)nl, x->map, b->scope.ncols,
                         &p->u.join.residual, err));

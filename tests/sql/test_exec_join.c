@@ -91,6 +91,10 @@ static void test_join_types(void)
     run_case(&a, FL_JOIN_FULL, true, full);
     run_case(&a, FL_JOIN_SEMI, false, "1|l1;2|l2;2|l2b");
     run_case(&a, FL_JOIN_ANTI, false, "5|l5;NULL|lnull");
+    /* SEMI/ANTI building the left side: left rows marked by the probe, then
+     * emitted matched / unmatched (a NULL left key never matches) */
+    run_case(&a, FL_JOIN_SEMI, true, "1|l1;2|l2;2|l2b");
+    run_case(&a, FL_JOIN_ANTI, true, "5|l5;NULL|lnull");
     /* MARK: the right side has a NULL key, so non-matches are NULL */
     run_case(&a, FL_JOIN_MARK, false, "1|l1|t;2|l2b|t;2|l2|t;5|l5|NULL;NULL|lnull|NULL");
     tt_free(L);
@@ -121,6 +125,14 @@ static void test_mark_single_cross(void)
     fl_plan *an = join_plan(&a, tp_scan(&a, L), e, FL_JOIN_ANTI, false);
     r = tr_run(an, 2);
     CHECK_EQ_INT(r.n, 5);
+    tr_free(&r);
+    an = join_plan(&a, tp_scan(&a, L), e, FL_JOIN_ANTI, true);
+    r = tr_run(an, 2);
+    CHECK_ROWS(r, "1|l1;2|l2;2|l2b;5|l5;NULL|lnull");
+    tr_free(&r);
+    fl_plan *se = join_plan(&a, tp_scan(&a, L), e, FL_JOIN_SEMI, true);
+    r = tr_run(se, 2);
+    CHECK_ROWS(r, "");
     tr_free(&r);
     fl_plan *in = join_plan(&a, tp_scan(&a, L), e, FL_JOIN_INNER, false);
     r = tr_run(in, 2);
@@ -179,6 +191,23 @@ static void test_residual_and_nested_loop(void)
     r = tr_run(an, 2);
     CHECK_ROWS(r, "1|l1;5|l5;NULL|lnull");
     tr_free(&r);
+    /* the same residual with the left side built, and SEMI: pairs failing
+     * the residual do not mark the left row */
+    for (uint32_t th = 1; th <= 3; th += 2) {
+        an = join_plan(&a, tp_scan(&a, L), tp_scan(&a, R), FL_JOIN_ANTI, true);
+        an->u.join.residual = tx_call(&a, &F_GT, &T_BOOL, tx_col(&a, 2, &T_I64), tx_i64(&a, 1));
+        r = tr_run(an, th);
+        CHECK_ROWS(r, "1|l1;5|l5;NULL|lnull");
+        tr_free(&r);
+        for (int bl = 0; bl < 2; bl++) {
+            fl_plan *se = join_plan(&a, tp_scan(&a, L), tp_scan(&a, R), FL_JOIN_SEMI, bl);
+            se->u.join.residual =
+                tx_call(&a, &F_GT, &T_BOOL, tx_col(&a, 2, &T_I64), tx_i64(&a, 1));
+            r = tr_run(se, th);
+            CHECK_ROWS(r, "2|l2;2|l2b");
+            tr_free(&r);
+        }
+    }
     tt_free(L);
     tt_free(R);
     fl_arena_free(&a);

@@ -1,7 +1,7 @@
 /*
  * test_exec_join_spill.c - the grace hash join (op_join_grace.c): with a
  * memory_limit far below the build side, every join type (inner, left,
- * right, full with either build side, semi, anti, mark, single), with NULL
+ * right, full, semi and anti with either build side, mark, single), with NULL
  * keys, null-safe keys, residual conditions and a skewed key (one
  * partition over the budget is split again, down to a partition that holds
  * a single key and cannot be split), returns exactly the rows of the
@@ -129,7 +129,8 @@ static void test_every_type(void)
         {FL_JOIN_LEFT, false, "left"},   {FL_JOIN_LEFT, true, "left build-left"},
         {FL_JOIN_RIGHT, false, "right"}, {FL_JOIN_RIGHT, true, "right build-left"},
         {FL_JOIN_FULL, false, "full"},   {FL_JOIN_FULL, true, "full build-left"},
-        {FL_JOIN_SEMI, false, "semi"},   {FL_JOIN_ANTI, false, "anti"},
+        {FL_JOIN_SEMI, false, "semi"},   {FL_JOIN_SEMI, true, "semi build-left"},
+        {FL_JOIN_ANTI, false, "anti"},   {FL_JOIN_ANTI, true, "anti build-left"},
         {FL_JOIN_MARK, false, "mark"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -157,6 +158,14 @@ static void test_every_type(void)
         char name[64];
         snprintf(name, sizeof name, "residual type %d", (int)rt[i]);
         compare(j, name);
+    }
+    /* SEMI/ANTI with a residual, left side built (R is the big left side) */
+    for (int anti = 0; anti < 2; anti++) {
+        fl_plan *j = join_plan(&a, tp_scan(&a, R), tp_scan(&a, L),
+                               anti ? FL_JOIN_ANTI : FL_JOIN_SEMI, true);
+        j->u.join.residual = tx_call(&a, &F_GT, &T_BOOL, tx_col(&a, 2, &T_I64),
+                                     tx_col(&a, 5, &T_I64));
+        compare(j, anti ? "residual anti build-left" : "residual semi build-left");
     }
     tt_free(L);
     tt_free(R);

@@ -54,6 +54,10 @@ typedef struct join_state {
     ex_exprs *lkeys;
     uint32_t nlocals;
     bool build_outer, probe_outer;
+    /* SEMI/ANTI building the left (outer) side: probe rows only set the
+     * build rows' matched flags; matched (SEMI) / unmatched (ANTI) build
+     * rows are emitted at the end, like a build-outer join's */
+    bool build_semi;
     /* fast key compare: one fixed-width key of this many bytes (0 = generic) */
     uint32_t key_width;
     /* grace */

@@ -25,7 +25,13 @@
  *   MARK             probe columns + TRUE / FALSE / NULL (no match, but a
  *                    NULL key on either side: x IN (subquery) semantics);
  *   SINGLE           LEFT, but more than one match is error 21000.
- * SEMI/ANTI/MARK/SINGLE always build the right side.
+ * MARK/SINGLE always build the right side. SEMI/ANTI build the right side,
+ * or with build_left (the planner's choice when the left side is the
+ * smaller: TPC-H Q21's few late lines against all of lineitem) the left:
+ * the probe sets the matched flags of build rows with a surviving pair
+ * (skipping build rows already matched), and the left rows matched (SEMI)
+ * or not (ANTI) are emitted at the end by the last prober, or per grace
+ * partition by its owner, as a build-outer join's unmatched rows are.
  *
  * Vectorized probe: a probe batch's keys are hashed at once; candidates are
  * found by walking the chains (hash compared first, then the key: raw bytes
@@ -181,8 +187,10 @@ fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, b
     if (parallel && r->n > 1) {
         FL_TRY(ex_parallel_for(x, r->n, link_batch, &lc, err));
     } else {
-        for (uint32_t b = 0; b < r->n; b++)
+        for (uint32_t b = 0; b < r->n; b++) {
+            FL_TRY(ex_check(x, err)); /* cancel / another worker's error */
             FL_TRY(link_batch(&lc, b, err));
+        }
     }
     t->has_null_key = atomic_load(&lc.null_key);
     return FL_OK;
@@ -321,6 +329,11 @@ static bool collect_pairs(join_op *o, bool first_only)
                           : next_cand(o, prow, 0, true);
         }
         while (o->cand && o->npairs < FL_BATCH_CAP) {
+            if (st->build_semi &&
+                atomic_load_explicit(&o->t->matched[o->cand - 1], memory_order_relaxed)) {
+                o->cand = next_cand(o, prow, o->cand, false); /* decided already */
+                continue;
+            }
             o->pp[o->npairs] = prow;
             o->pg[o->npairs] = o->cand - 1;
             o->npairs++;
@@ -543,8 +556,9 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
     return FL_OK;
 }
 
-/* Unmatched build rows of o->t (build-outer): by the last prober of the
- * in-memory table, or by a grace partition's owner. */
+/* Unmatched build rows of o->t (build-outer; matched ones for a build-side
+ * SEMI): by the last prober of the in-memory table, or by a grace
+ * partition's owner. */
 static fl_status emit_build_rows(join_op *o, const fl_batch **out, fl_error *err)
 {
     join_state *st = o->st;
@@ -560,7 +574,8 @@ static fl_status emit_build_rows(join_op *o, const fl_batch **out, fl_error *err
             o->fin_g = (g / FL_BATCH_CAP + 1) * FL_BATCH_CAP;
             continue;
         }
-        if (!atomic_load_explicit(&t->matched[g], memory_order_relaxed))
+        bool m = atomic_load_explicit(&t->matched[g], memory_order_relaxed);
+        if (st->build_semi ? m == (st->type == FL_JOIN_SEMI) : !m)
             o->pg[k++] = (uint32_t)g;
     }
     if (!k)
@@ -658,9 +673,9 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
     *out = NULL;
     fl_join_type t = st->type;
     bool first_only = (t == FL_JOIN_SEMI || t == FL_JOIN_ANTI || t == FL_JOIN_MARK) &&
-                      !n->p->u.join.residual;
-    bool probe_rows = st->probe_outer || t == FL_JOIN_SEMI || t == FL_JOIN_ANTI ||
-                      t == FL_JOIN_MARK;
+                      !n->p->u.join.residual && !st->build_semi;
+    bool probe_rows = st->probe_outer || t == FL_JOIN_MARK ||
+                      ((t == FL_JOIN_SEMI || t == FL_JOIN_ANTI) && !st->build_semi);
     for (;;) {
         FL_TRY(ex_check(n->x, err));
         if (st->grace && !o->part) {
@@ -887,15 +902,19 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     st->null_safe = p->u.join.null_safe;
     bool sym = st->type == FL_JOIN_INNER || st->type == FL_JOIN_LEFT ||
                st->type == FL_JOIN_RIGHT || st->type == FL_JOIN_FULL || st->type == FL_JOIN_CROSS;
-    st->build_left = sym && p->u.join.build_left;
+    bool semi = st->type == FL_JOIN_SEMI || st->type == FL_JOIN_ANTI;
+    st->build_left = (sym || semi) && p->u.join.build_left;
+    st->build_semi = semi && st->build_left;
     st->bi = st->build_left ? 0 : 1;
     st->pi = 1 - st->bi;
     st->nb = n->children[st->bi]->p->schema.nfields;
     st->np = n->children[st->pi]->p->schema.nfields;
     st->bkeys = st->build_left ? p->u.join.left_keys : p->u.join.right_keys;
     st->pkeys = st->build_left ? p->u.join.right_keys : p->u.join.left_keys;
-    st->build_outer = st->build_left ? is_outer_left(st->type) : is_outer_right(st->type);
-    st->probe_outer = st->build_left ? is_outer_right(st->type) : is_outer_left(st->type);
+    st->build_outer = st->build_semi ||
+                      (st->build_left ? is_outer_left(st->type) : is_outer_right(st->type));
+    st->probe_outer = !st->build_semi &&
+                      (st->build_left ? is_outer_right(st->type) : is_outer_left(st->type));
     const fl_schema *bs = &n->children[st->bi]->p->schema;
     const fl_schema *pschema = &n->children[st->pi]->p->schema;
     uint32_t m = st->nb + st->nkeys, pm = st->np + st->nkeys;
@@ -933,7 +952,7 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     if (!(st->wide = ex_schema_of(n->x, ts, m)) || !(st->pwide = ex_schema_of(n->x, pts, pm)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     ex_rows_init(&st->mem.build, st->wide);
-    uint32_t want = st->type == FL_JOIN_SEMI || st->type == FL_JOIN_ANTI ? st->np
+    uint32_t want = semi ? n->children[0]->p->schema.nfields
                     : st->type == FL_JOIN_MARK                           ? st->np + 1
                                                                           : st->nb + st->np;
     if (p->schema.nfields != want)

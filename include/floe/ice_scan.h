@@ -49,13 +49,17 @@
 extern "C" {
 #endif
 
-/* A cache of decoded manifests shared by queries and threads (mutex inside),
- * keyed by manifest path and length, bounded by max_bytes (LRU). */
+/* A cache of decoded immutable files shared by queries and threads (mutex
+ * inside): manifests (by path and length), manifest lists (by path), table
+ * metadata files (by location, fl_ice_table_load_cached) and Parquet footers
+ * of data files read by scan tasks (by path and size); bounded by max_bytes
+ * (LRU). */
 typedef struct fl_ice_manifest_cache fl_ice_manifest_cache;
 fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **out, fl_error *err);
 void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c); /* NULL allowed */
 typedef struct fl_ice_cache_stats {
     uint64_t hits, misses, evictions, bytes;
+    uint64_t entries; /* currently cached */
 } fl_ice_cache_stats;
 void fl_ice_manifest_cache_stats(const fl_ice_manifest_cache *c, fl_ice_cache_stats *out);
 

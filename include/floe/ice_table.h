@@ -159,10 +159,23 @@ typedef struct fl_ice_table {
     fl_ice_metadata meta;          /* in arena */
     bool staged;                   /* created with stage_only and not committed yet */
     fl_arena arena;
+    /* fl_ice_table_load_cached: the cache entry holding the metadata that
+     * meta was loaded from (released by fl_ice_table_free), else NULL. */
+    struct fl_ice_manifest_cache *shared_cache;
+    struct ice_cache_entry *shared;
 } fl_ice_table;
 
 fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,
                             fl_error *err);
+/* fl_ice_table_load through a read cache (ice_scan.h): the catalog is still
+ * asked for the current metadata location every time (commits by anyone are
+ * seen at once), but the metadata file at that location is parsed once and
+ * shared through the cache; the table holds the cache entry until
+ * fl_ice_table_free (meta points into it; it is never modified). cache NULL,
+ * or a catalog that sends metadata itself (REST), = fl_ice_table_load. */
+fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
+                                   struct fl_ice_manifest_cache *cache, fl_ice_table **out,
+                                   fl_error *err);
 /* A table by path: a metadata file, or a table folder (metadata/version-hint.text,
  * else the newest metadata file by version number / mtime). Read-only. */
 fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,

@@ -58,6 +58,17 @@ fl_status fl_parquet_open(fl_file *f, const fl_parquet_read_options *opt, fl_par
                           fl_error *err);
 void fl_parquet_close(fl_parquet_reader *r); /* NULL allowed */
 
+/* Footer sharing (caches): a new reader over f whose decoded footer and
+ * schema belong to base (no footer read or decode). base must outlive the new
+ * reader; f must be the same file (same size). fl_parquet_detach(base) drops
+ * base's borrowed file so a cache can keep base after closing it: a detached
+ * reader is only shared and asked for metadata, never scanned. */
+fl_status fl_parquet_open_shared(const fl_parquet_reader *base, fl_file *f,
+                                 fl_parquet_reader **out, fl_error *err);
+void fl_parquet_detach(fl_parquet_reader *r);
+/* Bytes of memory the reader's decoded footer and schema take. */
+size_t fl_parquet_reader_bytes(const fl_parquet_reader *r);
+
 /* The file's schema as floe types (lives as long as the reader). */
 const fl_schema *fl_parquet_schema(const fl_parquet_reader *r);
 int64_t fl_parquet_num_rows(const fl_parquet_reader *r);

@@ -59,6 +59,9 @@ typedef struct fl_pgwire_options {
     uint32_t session_threads;   /* sql.h options.threads per session; 0 = engine default */
     uint64_t session_memory_limit; /* sql.h options.memory_limit; 0 = engine default */
     bool log_connections;       /* one JSON line per connect/disconnect on stderr */
+    /* Read cache shared by every session (sql.h options.cache); borrowed,
+     * outlives the listener. NULL = each session makes a private one. */
+    struct fl_sql_shared_cache *sql_cache;
 } fl_pgwire_options;
 
 typedef struct fl_pgwire fl_pgwire;

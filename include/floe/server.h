@@ -56,6 +56,9 @@ typedef struct fl_server_options {
     const char *const *static_tokens; /* "TOKEN=PRINCIPAL" */
     uint32_t nstatic_tokens;
     bool log_requests;        /* one JSON line per request on stderr */
+    /* Read cache shared by every SQL session of the HTTP SQL endpoint
+     * (sql.h); borrowed, outlives the server. NULL = one per session. */
+    struct fl_sql_shared_cache *sql_cache;
 } fl_server_options;
 
 typedef struct fl_server fl_server;

@@ -23,6 +23,10 @@
  *   principals (`floe admin principal create`), authenticated with
  *   SCRAM-SHA-256.
  *
+ * SQL read cache: sql-cache-mb (default 256): one fl_sql_shared_cache for
+ * the whole process, given to every pgwire and HTTP SQL session (0 = none
+ * shared: each session keeps a private one).
+ *
  * SIGTERM/SIGINT: stop accepting, let in-flight requests (commits) finish
  * (up to 30 s), exit 0.
  */
@@ -38,6 +42,7 @@
 
 #include "floe/pgwire.h"
 #include "floe/server.h"
+#include "floe/sql.h"
 
 #define MAX_LIST 64
 
@@ -47,6 +52,7 @@ typedef struct serve_cfg {
     const char *ready_file;
     fl_pgwire_options pg;
     bool pg_on;
+    long long sql_cache_mb; /* -1 = default */
     char *owned[256];
     int nowned;
 } serve_cfg;
@@ -121,6 +127,14 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
             c->pg.idle_timeout_s = (uint32_t)x;
         else
             c->pg.max_message_bytes = (size_t)x;
+    } else if (!strcmp(k, "sql-cache-mb")) {
+        long long x = strtoll(v, &end, 10);
+        if (*end || x < 0 || x > (1ll << 30)) {
+            fprintf(stderr, "floe serve: %s: sql-cache-mb must be a non-negative integer, got '%s'\n",
+                    src, v);
+            return -1;
+        }
+        c->sql_cache_mb = x;
     } else if (!strcmp(k, "pg-host"))
         c->pg.host = keep(c, v);
     else if (!strcmp(k, "pg-tls-cert"))
@@ -204,7 +218,7 @@ static const char *const KEYS[] = {"host", "port", "catalog", "warehouse", "pref
                                    "allowed-location", "log-requests", "ready-file",
                                    "pg-port", "pg-host", "pg-tls-cert", "pg-tls-key",
                                    "pg-max-connections", "pg-idle-timeout",
-                                   "pg-max-message-bytes"};
+                                   "pg-max-message-bytes", "sql-cache-mb"};
 
 static int read_env(serve_cfg *c)
 {
@@ -238,7 +252,9 @@ static void usage(FILE *f)
             "--insecure-no-auth disables authentication (local development only).\n"
             "PostgreSQL protocol: --pg-port N (off unless given; 5433 is customary) [--pg-host H]\n"
             "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
-            "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n");
+            "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n"
+            "SQL sessions (pgwire and POST /v1/sql) share one metadata/manifest/footer cache of\n"
+            "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -322,7 +338,9 @@ int fl_cmd_serve(int argc, char **argv)
     c.o.catalog_uri = "sqlite:./warehouse/catalog.db";
     c.o.warehouse = "./warehouse";
     c.o.log_requests = false;
+    c.sql_cache_mb = -1;
     const char *config = NULL;
+    fl_sql_shared_cache *cache = NULL; /* the SQL sessions' read cache */
     int rc = 2;
     if (parse_args(&c, argc, argv, &config)) /* first pass: --config only */
         goto done;
@@ -374,6 +392,13 @@ int fl_cmd_serve(int argc, char **argv)
     fl_server *s = NULL;
     fl_pgwire *pg = NULL;
     fl_error err = {0};
+    size_t cache_mb = c.sql_cache_mb < 0 ? 256 : (size_t)c.sql_cache_mb;
+    if (cache_mb && fl_sql_shared_cache_new(cache_mb << 20, &cache, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: %s\n", err.msg);
+        goto done;
+    }
+    c.o.sql_cache = cache;
+    c.pg.sql_cache = cache;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -429,9 +454,19 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"shutdown\",\"msg\":\"draining\"}\n");
     fl_pgwire_destroy(pg);
     fl_server_destroy(s, 30000);
+    if (cache) {
+        fl_sql_cache_stats cs;
+        fl_sql_shared_cache_stats(cache, &cs);
+        fprintf(stderr,
+                "{\"level\":\"info\",\"event\":\"sql_cache\",\"hits\":%llu,\"misses\":%llu,"
+                "\"bytes\":%llu,\"entries\":%llu}\n",
+                (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+                (unsigned long long)cs.bytes, (unsigned long long)cs.entries);
+    }
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
+    fl_sql_shared_cache_free(cache);
     for (int i = 0; i < c.nowned; i++)
         free(c.owned[i]);
     return rc;

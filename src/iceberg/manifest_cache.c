@@ -1,47 +1,62 @@
 /*
- * manifest_cache.c - a shared cache of decoded manifests (ice_scan.h).
+ * manifest_cache.c - the Iceberg read cache (ice_scan.h
+ * fl_ice_manifest_cache): decoded manifests, manifest lists, table metadata
+ * files and Parquet footers, shared by queries and threads.
  *
- * Key: manifest path + manifest length (a rewritten manifest at the same
- * path has another length; Iceberg never rewrites files in place). Value: the
- * decoded entries in their own arena, charged at the arena's malloc'd bytes.
- * Bounded by max_bytes with LRU eviction; a manifest larger than the whole
- * budget is decoded but not kept.
+ * Keys: (kind, path, length). Every keyed file is immutable in Iceberg
+ * (metadata files, manifest lists and manifests get fresh names on every
+ * commit; data files are never rewritten in place), so an entry is never
+ * stale. Manifests carry their length from the manifest list and Parquet
+ * footers the file size, so a file replaced at the same path by a foreign
+ * writer gets a new key; metadata files and manifest lists use length -1.
+ * Value: the decoded structure in the entry's own arena (Parquet: a detached
+ * reader whose arena holds footer and schema), charged at the bytes malloc'd
+ * for it. Bounded by max_bytes with LRU eviction; an entry larger than the
+ * whole budget is decoded for its caller but not kept.
  *
- * Entries are reference counted so that a plan can keep using the entries
- * of a manifest evicted meanwhile: eviction unlinks the entry and drops the
- * cache's reference; the last holder frees it. One mutex guards the map, the
- * LRU list and reference counts; decoding happens outside the lock (two
- * threads missing on the same manifest both decode it; the second insert
- * keeps the first copy).
+ * Entries are reference counted so that a plan (or a statement's table)
+ * keeps using an entry evicted meanwhile: eviction unlinks the entry and
+ * drops the cache's reference; the last holder frees it. One mutex guards the
+ * map, the LRU list and reference counts; decoding happens outside the lock
+ * (two threads missing on the same file both decode it; the second insert
+ * keeps the first copy and frees its own).
  *
- * Lookup is a linear-probe hash table over XXH3 of the path.
+ * Lookup is a linear-probe hash table over XXH3 of the path mixed with the
+ * kind.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
+#include "floe/ice_manifest.h"
 #include "iceberg/manifest_cache.h"
 
-struct ice_cached_manifest {
+/* Arena block of an entry: small tables' manifests and metadata are a few
+ * KiB, and the default 64 KiB block would be charged (and kept) for each. */
+#define ENTRY_BLOCK (16u << 10)
+
+struct ice_cache_entry {
+    ice_cache_kind kind;
     char *path;
     int64_t length;
     uint64_t hash;
     fl_arena arena;
-    fl_ice_manifest_entry *entries;
-    uint32_t n;
+    const void *value; /* kind's structure: entries, manifest files, metadata, reader */
+    uint32_t n;        /* entries / manifest files */
+    fl_parquet_reader *reader; /* ICE_CACHE_FOOTER: detached, owned */
     size_t bytes;
     uint32_t refs; /* the cache's own reference counts as one while linked */
     bool linked;
-    ice_cached_manifest *prev, *next; /* LRU, most recent at head */
+    ice_cache_entry *prev, *next; /* LRU, most recent at head */
 };
 
 struct fl_ice_manifest_cache {
     pthread_mutex_t mu;
     size_t max_bytes;
-    ice_cached_manifest **slots;
+    ice_cache_entry **slots;
     size_t nslots, count;
-    ice_cached_manifest *head, *tail;
+    ice_cache_entry *head, *tail;
     fl_ice_cache_stats stats;
 };
 
@@ -63,8 +78,9 @@ fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **ou
     return FL_OK;
 }
 
-static void free_entry(ice_cached_manifest *e)
+static void free_entry(ice_cache_entry *e)
 {
+    fl_parquet_close(e->reader);
     fl_arena_free(&e->arena);
     free(e->path);
     free(e);
@@ -74,9 +90,9 @@ void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c)
 {
     if (!c)
         return;
-    ice_cached_manifest *e = c->head;
+    ice_cache_entry *e = c->head;
     while (e) {
-        ice_cached_manifest *nx = e->next;
+        ice_cache_entry *nx = e->next;
         e->linked = false;
         if (--e->refs == 0)
             free_entry(e); /* entries still held by plans are freed by their release */
@@ -92,20 +108,26 @@ void fl_ice_manifest_cache_stats(const fl_ice_manifest_cache *c, fl_ice_cache_st
     fl_ice_manifest_cache *mc = (fl_ice_manifest_cache *)c;
     pthread_mutex_lock(&mc->mu);
     *out = mc->stats;
+    out->entries = mc->count;
     pthread_mutex_unlock(&mc->mu);
 }
 
-static size_t slot_of(const fl_ice_manifest_cache *c, uint64_t h, const char *path, int64_t len,
-                      bool *found)
+static uint64_t key_hash(ice_cache_kind kind, const char *path)
+{
+    return XXH3_64bits_withSeed(path, strlen(path), (uint64_t)kind);
+}
+
+static size_t slot_of(const fl_ice_manifest_cache *c, ice_cache_kind kind, uint64_t h,
+                      const char *path, int64_t len, bool *found)
 {
     size_t mask = c->nslots - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        ice_cached_manifest *e = c->slots[i];
+        ice_cache_entry *e = c->slots[i];
         if (!e) {
             *found = false;
             return i;
         }
-        if (e->hash == h && e->length == len && !strcmp(e->path, path)) {
+        if (e->hash == h && e->kind == kind && e->length == len && !strcmp(e->path, path)) {
             *found = true;
             return i;
         }
@@ -114,25 +136,25 @@ static size_t slot_of(const fl_ice_manifest_cache *c, uint64_t h, const char *pa
 
 /* Removes e from the table and re-inserts the rest of its probe cluster
  * (linear probing without tombstones). */
-static void table_remove(fl_ice_manifest_cache *c, ice_cached_manifest *e)
+static void table_remove(fl_ice_manifest_cache *c, ice_cache_entry *e)
 {
     bool found;
-    size_t i = slot_of(c, e->hash, e->path, e->length, &found);
+    size_t i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
     if (!found)
         return;
     c->slots[i] = NULL;
     c->count--;
     size_t mask = c->nslots - 1;
     for (size_t j = (i + 1) & mask; c->slots[j]; j = (j + 1) & mask) {
-        ice_cached_manifest *x = c->slots[j];
+        ice_cache_entry *x = c->slots[j];
         c->slots[j] = NULL;
         bool f2;
-        size_t k = slot_of(c, x->hash, x->path, x->length, &f2);
+        size_t k = slot_of(c, x->kind, x->hash, x->path, x->length, &f2);
         c->slots[k] = x;
     }
 }
 
-static void lru_unlink(fl_ice_manifest_cache *c, ice_cached_manifest *e)
+static void lru_unlink(fl_ice_manifest_cache *c, ice_cache_entry *e)
 {
     if (e->prev)
         e->prev->next = e->next;
@@ -145,7 +167,7 @@ static void lru_unlink(fl_ice_manifest_cache *c, ice_cached_manifest *e)
     e->prev = e->next = NULL;
 }
 
-static void lru_push(fl_ice_manifest_cache *c, ice_cached_manifest *e)
+static void lru_push(fl_ice_manifest_cache *c, ice_cache_entry *e)
 {
     e->next = c->head;
     e->prev = NULL;
@@ -159,8 +181,8 @@ static void lru_push(fl_ice_manifest_cache *c, ice_cached_manifest *e)
 static void grow_table(fl_ice_manifest_cache *c)
 {
     size_t on = c->nslots;
-    ice_cached_manifest **old = c->slots;
-    ice_cached_manifest **ns = calloc(on * 2, sizeof *ns);
+    ice_cache_entry **old = c->slots;
+    ice_cache_entry **ns = calloc(on * 2, sizeof *ns);
     if (!ns)
         return; /* stays at its size; lookups still work while count < nslots */
     c->slots = ns;
@@ -168,12 +190,13 @@ static void grow_table(fl_ice_manifest_cache *c)
     for (size_t i = 0; i < on; i++)
         if (old[i]) {
             bool f;
-            c->slots[slot_of(c, old[i]->hash, old[i]->path, old[i]->length, &f)] = old[i];
+            c->slots[slot_of(c, old[i]->kind, old[i]->hash, old[i]->path, old[i]->length, &f)] =
+                old[i];
         }
     free(old);
 }
 
-void ice_cache_release(ice_cached_manifest *e, fl_ice_manifest_cache *c)
+void ice_cache_release(ice_cache_entry *e, fl_ice_manifest_cache *c)
 {
     if (!e)
         return;
@@ -189,63 +212,67 @@ void ice_cache_release(ice_cached_manifest *e, fl_ice_manifest_cache *c)
 const fl_ice_manifest_entry *ice_cached_entries(const ice_cached_manifest *e, uint32_t *n)
 {
     *n = e->n;
-    return e->entries;
+    return e->value;
 }
 
-fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
-                        const fl_ice_manifest_file *mf, ice_cached_manifest **out, fl_error *err)
+/* A held (refs++) entry for the key, or NULL after counting a miss. */
+static ice_cache_entry *lookup(fl_ice_manifest_cache *c, ice_cache_kind kind, const char *path,
+                               int64_t len)
 {
-    *out = NULL;
-    uint64_t h = XXH3_64bits(mf->manifest_path, strlen(mf->manifest_path));
-    if (c) {
-        pthread_mutex_lock(&c->mu);
-        bool found;
-        size_t i = slot_of(c, h, mf->manifest_path, mf->manifest_length, &found);
-        if (found) {
-            ice_cached_manifest *e = c->slots[i];
-            e->refs++;
-            lru_unlink(c, e);
-            lru_push(c, e);
-            c->stats.hits++;
-            pthread_mutex_unlock(&c->mu);
-            *out = e;
-            return FL_OK;
-        }
-        c->stats.misses++;
-        pthread_mutex_unlock(&c->mu);
-    }
-    ice_cached_manifest *e = calloc(1, sizeof *e);
-    if (!e || !(e->path = strdup(mf->manifest_path))) {
-        free(e);
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    }
-    e->length = mf->manifest_length;
-    e->hash = h;
-    fl_arena_init(&e->arena, 0);
-    fl_status rc = fl_ice_manifest_read(io, m, mf, &e->arena, &e->entries, &e->n, err);
-    if (rc != FL_OK) {
-        free_entry(e);
-        return rc;
-    }
-    e->bytes = e->arena.total + sizeof *e + strlen(e->path);
-    e->refs = 1; /* the caller's */
-    if (!c || e->bytes > c->max_bytes) {
-        *out = e;
-        return FL_OK;
-    }
+    if (!c)
+        return NULL;
+    uint64_t h = key_hash(kind, path);
     pthread_mutex_lock(&c->mu);
     bool found;
-    size_t i = slot_of(c, h, e->path, e->length, &found);
+    size_t i = slot_of(c, kind, h, path, len, &found);
+    ice_cache_entry *e = found ? c->slots[i] : NULL;
+    if (e) {
+        e->refs++;
+        lru_unlink(c, e);
+        lru_push(c, e);
+        c->stats.hits++;
+    } else {
+        c->stats.misses++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+/* A fresh entry (refs 1: the caller's) or NULL when out of memory. */
+static ice_cache_entry *new_entry(ice_cache_kind kind, const char *path, int64_t len)
+{
+    ice_cache_entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->path = strdup(path))) {
+        free(e);
+        return NULL;
+    }
+    e->kind = kind;
+    e->length = len;
+    e->hash = key_hash(kind, path);
+    e->refs = 1;
+    fl_arena_init(&e->arena, ENTRY_BLOCK);
+    return e;
+}
+
+/* Inserts the caller's entry e (refs 1); returns the entry the caller holds:
+ * e, or an equal one another thread inserted first (then e is freed). */
+static ice_cache_entry *insert(fl_ice_manifest_cache *c, ice_cache_entry *e)
+{
+    e->bytes += e->arena.total + sizeof *e + strlen(e->path) + 1;
+    if (!c || e->bytes > c->max_bytes)
+        return e;
+    pthread_mutex_lock(&c->mu);
+    bool found;
+    size_t i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
     if (found) { /* another thread inserted it meanwhile: use theirs */
-        ice_cached_manifest *x = c->slots[i];
+        ice_cache_entry *x = c->slots[i];
         x->refs++;
         pthread_mutex_unlock(&c->mu);
         free_entry(e);
-        *out = x;
-        return FL_OK;
+        return x;
     }
     while (c->stats.bytes + e->bytes > c->max_bytes && c->tail) {
-        ice_cached_manifest *v = c->tail;
+        ice_cache_entry *v = c->tail;
         lru_unlink(c, v);
         table_remove(c, v);
         v->linked = false;
@@ -256,7 +283,7 @@ fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_me
     }
     if ((c->count + 1) * 2 > c->nslots) {
         grow_table(c);
-        i = slot_of(c, h, e->path, e->length, &found);
+        i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
     }
     c->slots[i] = e;
     c->count++;
@@ -265,6 +292,116 @@ fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_me
     lru_push(c, e);
     c->stats.bytes += e->bytes;
     pthread_mutex_unlock(&c->mu);
+    return e;
+}
+
+static fl_status oom(fl_error *err)
+{
+    return fl_errorf(err, FL_ENOMEM, "out of memory");
+}
+
+fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
+                        const fl_ice_manifest_file *mf, ice_cached_manifest **out, fl_error *err)
+{
+    *out = lookup(c, ICE_CACHE_MANIFEST, mf->manifest_path, mf->manifest_length);
+    if (*out)
+        return FL_OK;
+    ice_cache_entry *e = new_entry(ICE_CACHE_MANIFEST, mf->manifest_path, mf->manifest_length);
+    if (!e)
+        return oom(err);
+    fl_ice_manifest_entry *ents = NULL;
+    fl_status rc = fl_ice_manifest_read(io, m, mf, &e->arena, &ents, &e->n, err);
+    if (rc != FL_OK) {
+        free_entry(e);
+        return rc;
+    }
+    e->value = ents;
+    *out = insert(c, e);
+    return FL_OK;
+}
+
+fl_status ice_cache_get_list(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
+                             const fl_ice_snapshot *s, ice_cache_entry **out,
+                             const fl_ice_manifest_file **files, uint32_t *n, fl_error *err)
+{
+    *out = NULL;
+    /* v1 inline manifest arrays have no list file to key on: decode directly
+     * (cheap: no file read) into a private entry */
+    const char *key = s->manifest_list;
+    ice_cache_entry *e = key ? lookup(c, ICE_CACHE_LIST, key, -1) : NULL;
+    if (!e) {
+        e = new_entry(ICE_CACHE_LIST, key ? key : "", -1);
+        if (!e)
+            return oom(err);
+        fl_ice_manifest_file *mfs = NULL;
+        fl_status rc = fl_ice_snapshot_manifests(io, m, s, &e->arena, &mfs, &e->n, err);
+        if (rc != FL_OK) {
+            free_entry(e);
+            return rc;
+        }
+        e->value = mfs;
+        e = key ? insert(c, e) : insert(NULL, e);
+    }
+    *out = e;
+    *files = e->value;
+    *n = e->n;
+    return FL_OK;
+}
+
+fl_status ice_cache_get_metadata(fl_ice_manifest_cache *c, fl_fileio *io, const char *location,
+                                 ice_cache_entry **out, const fl_ice_metadata **meta,
+                                 fl_error *err)
+{
+    ice_cache_entry *e = lookup(c, ICE_CACHE_METADATA, location, -1);
+    if (!e) {
+        e = new_entry(ICE_CACHE_METADATA, location, -1);
+        fl_ice_metadata *m = e ? fl_arena_calloc(&e->arena, 1, sizeof *m) : NULL;
+        if (!m) {
+            if (e)
+                free_entry(e);
+            return oom(err);
+        }
+        fl_status rc = fl_ice_metadata_read(io, location, &e->arena, m, err);
+        if (rc != FL_OK) {
+            free_entry(e);
+            return rc;
+        }
+        e->value = m;
+        e = insert(c, e);
+    }
+    *out = e;
+    *meta = e->value;
+    return FL_OK;
+}
+
+fl_status ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, ice_cache_entry **out,
+                                 fl_parquet_reader **reader, fl_error *err)
+{
+    *out = NULL;
+    *reader = NULL;
+    if (!c)
+        return fl_parquet_open(f, NULL, reader, err);
+    const char *path = f->path ? f->path : "";
+    ice_cache_entry *e = lookup(c, ICE_CACHE_FOOTER, path, (int64_t)f->size);
+    if (!e) {
+        fl_parquet_reader *base = NULL;
+        FL_TRY(fl_parquet_open(f, NULL, &base, err));
+        e = new_entry(ICE_CACHE_FOOTER, path, (int64_t)f->size);
+        if (!e) {
+            fl_parquet_close(base);
+            return oom(err);
+        }
+        fl_parquet_detach(base);
+        e->reader = base;
+        e->value = base;
+        e->bytes = fl_parquet_reader_bytes(base);
+        e = insert(c, e);
+    }
+    fl_status rc = fl_parquet_open_shared(e->value, f, reader, err);
+    if (rc != FL_OK) {
+        ice_cache_release(e, c);
+        return rc;
+    }
     *out = e;
     return FL_OK;
 }

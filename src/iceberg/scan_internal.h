@@ -128,6 +128,7 @@ typedef struct ice_plan {
     bool lenient_dv;
     bool case_insensitive;
     struct held_list *held; /* cached manifests the plan references */
+    fl_ice_manifest_cache *cache; /* borrowed (options); footers of task readers */
 } ice_plan;
 
 /* Picks the scan schema for opt (see ice_scan.h). */

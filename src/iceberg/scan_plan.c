@@ -450,10 +450,15 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
     }
     ip->name_mapping = fl_ice_map_get(&m->properties, "schema.name-mapping.default");
     ip->lenient_dv = opt && opt->lenient_dv;
-    fl_ice_manifest_file *mfs = NULL;
+    ip->cache = c.cache;
+    const fl_ice_manifest_file *mfs = NULL;
     uint32_t nm = 0;
-    if (rc == FL_OK && p->snapshot)
-        rc = fl_ice_snapshot_manifests(io, m, p->snapshot, &p->arena, &mfs, &nm, err);
+    if (rc == FL_OK && p->snapshot) {
+        ice_cache_entry *le = NULL;
+        rc = ice_cache_get_list(c.cache, io, m, p->snapshot, &le, &mfs, &nm, err);
+        if (rc == FL_OK)
+            rc = hold(&c, le, err);
+    }
     for (uint32_t i = 0; rc == FL_OK && i < nm; i++)
         if (mfs[i].content == FL_ICE_MANIFEST_DELETES) {
             p->metrics.delete_manifests++;

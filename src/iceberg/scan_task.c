@@ -33,6 +33,7 @@
 #include <strings.h>
 
 #include "floe/parquet.h"
+#include "iceberg/manifest_cache.h"
 #include "iceberg/scan_colmap.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
@@ -58,6 +59,7 @@ struct fl_ice_task_reader {
     fl_arena arena;
     fl_file *file;
     fl_parquet_reader *pr;
+    struct ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
     fl_parquet_scan *ps;
     fl_batch pb;
     bool pb_init, extra_init;
@@ -377,7 +379,7 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, ui
     if (rc == FL_OK)
         rc = fl_fileio_open(io, df->file_path, &r->file, err);
     if (rc == FL_OK)
-        rc = fl_parquet_open(r->file, NULL, &r->pr, err);
+        rc = ice_cache_open_parquet(p->cache, r->file, &r->footer, &r->pr, err);
     bool need_pos = r->dels.nranges > 0;
     if (rc == FL_OK)
         rc = map_columns(r, fl_parquet_schema(r->pr), &need_pos, err);
@@ -428,6 +430,7 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
         fl_batch_destroy(&r->extra);
     fl_parquet_scan_close(r->ps);
     fl_parquet_close(r->pr);
+    ice_cache_release(r->footer, r->p->cache);
     fl_file_close(r->file);
     fl_ice_position_set_free(&r->dels);
     for (uint32_t i = 0; i < r->neq; i++)

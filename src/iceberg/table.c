@@ -25,6 +25,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "floe/ice_table.h"
+#include "iceberg/manifest_cache.h"
 
 #define HINT_MAX_BYTES 256
 
@@ -99,6 +100,39 @@ fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_tabl
         fl_ice_table_free(t);
         return rc;
     }
+    *out = t;
+    return FL_OK;
+}
+
+fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
+                                   fl_ice_manifest_cache *cache, fl_ice_table **out,
+                                   fl_error *err)
+{
+    if (!cache || !c || c->ops->load_table_metadata)
+        return fl_ice_table_load(c, id, out, err);
+    if (!id || !out)
+        return fl_errorf(err, FL_EINVAL, "table load: NULL argument");
+    fl_ice_table *t = new_table(c, c->io);
+    if (!t)
+        return oom(err);
+    const char *loc = NULL;
+    const fl_ice_metadata *m = NULL;
+    fl_status rc = copy_ident(id, &t->arena, &t->ident, err);
+    if (rc == FL_OK)
+        rc = c->ops->load_table(c, id, &t->arena, &loc, err);
+    if (rc == FL_OK && !(t->metadata_location = fl_arena_strdup(&t->arena, loc)))
+        rc = oom(err);
+    t->shared_cache = cache;
+    if (rc == FL_OK) {
+        rc = ice_cache_get_metadata(cache, c->io, loc, &t->shared, &m, err);
+        if (rc != FL_OK)
+            fl_error_prefix(err, "table %s", fl_table_ident_str(id, &t->arena));
+    }
+    if (rc != FL_OK) {
+        fl_ice_table_free(t);
+        return rc;
+    }
+    t->meta = *m; /* shallow: arrays and strings stay in the cache entry */
     *out = t;
     return FL_OK;
 }
@@ -288,6 +322,7 @@ void fl_ice_table_free(fl_ice_table *t)
 {
     if (!t)
         return;
+    ice_cache_release(t->shared, t->shared_cache);
     fl_arena_free(&t->arena);
     free(t);
 }

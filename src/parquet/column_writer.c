@@ -23,7 +23,8 @@
  *   (1 byte bit width + RLE/bit-packed hybrid indices) against the chunk's
  *   dictionary page (PLAIN). When the dictionary outgrows
  *   dictionary_max_bytes the current page is flushed and the rest of the
- *   chunk is PLAIN.
+ *   chunk is PLAIN; so is it when the chunk's first page shows that the
+ *   dictionary does not pay (dict_pays: mostly distinct values).
  *
  * Statistics are tracked on the floe values in their type's order (signed
  * integers and decimals, IEEE floats without NaN, unsigned bytes), per page
@@ -989,6 +990,23 @@ static fl_status record_page(fl_pqw_column *c, int64_t offset, int32_t size, fl_
     return FL_OK;
 }
 
+/* After the chunk's first dictionary-encoded page (in c->raw, levels first):
+ * does the dictionary pay? As parquet-mr's isCompressionSatisfying: the
+ * dictionary plus the encoded indices must be smaller than the same values
+ * PLAIN (estimated at the dictionary's average entry size). Columns of
+ * (nearly) unique values - keys, timestamps, names - fail and fall back to
+ * PLAIN for the rest of the chunk, so a reader that needs one page need not
+ * decode a dictionary as large as the whole chunk. */
+static bool dict_pays(const fl_pqw_column *c, size_t levels_len)
+{
+    if (c->dict.count == 0 || c->page_values == 0)
+        return true;
+    uint64_t avg = c->dict.plain.len / c->dict.count;
+    uint64_t plain = avg * (uint64_t)c->page_values;
+    uint64_t encoded = c->raw.len - levels_len;
+    return (uint64_t)c->dict.plain.len + encoded < plain;
+}
+
 static fl_status flush_page(fl_pqw_column *c, fl_error *err)
 {
     if (c->nlevels == 0)
@@ -1060,10 +1078,13 @@ static fl_status flush_page(fl_pqw_column *c, fl_error *err)
     FL_TRY(fl_pqw_append(&c->pages, c->comp.data, c->comp.len, err));
     FL_TRY(record_page(c, offset, (int32_t)(c->hdr.len + c->comp.len), err));
 
-    if (enc == FL_PQ_ENC_RLE_DICTIONARY)
+    if (enc == FL_PQ_ENC_RLE_DICTIONARY) {
         c->n_dict_pages_data++;
-    else
+        if (c->n_dict_pages_data == 1 && c->n_plain_pages == 0 && !dict_pays(c, levels_len))
+            c->dict_on = false; /* the rest of the chunk is PLAIN (page_dict follows below) */
+    } else {
         c->n_plain_pages++;
+    }
     c->chunk_values += c->nlevels;
     c->chunk_nulls += (int64_t)c->nlevels - c->page_values;
     c->chunk_nans += c->page_nans;

@@ -17,7 +17,10 @@
  * uncompressed, followed by the values, compressed only when is_compressed
  * (an empty values section is never handed to the codec). The optional page
  * CRC is CRC-32 of the compressed_page_size bytes after the header.
- * INDEX_PAGEs and unknown page types are skipped.
+ * INDEX_PAGEs and unknown page types are skipped. A dictionary page is
+ * only noted when met; it is decoded when the first dictionary-encoded data
+ * page of the chunk arrives (a chunk that fell back to PLAIN after its first
+ * pages, read through the page index, never decodes it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +88,7 @@ fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int1
     c->pages_read = c->pages_skipped = 0;
     c->in_row = false;
     c->has_dict = false;
+    c->dict_pending = false;
     c->dict_n = 0;
     c->page_off = 0;
     c->pn = c->pp = c->vn = c->vp = 0;
@@ -245,6 +249,18 @@ void fl_pq_col_skip_page(fl_pq_col *c)
     c->vn = c->vp = 0;
 }
 
+/* Decodes the pending dictionary page (c->dict_hdr at c->dict_body_off). */
+static fl_status load_dict(fl_pq_col *c, fl_error *err)
+{
+    const fl_pq_page_header *h = &c->dict_hdr;
+    const uint8_t *body, *data;
+    c->dict_pending = false;
+    FL_TRY(fl_pq_col_bytes(c, c->dict_body_off, (size_t)h->compressed_page_size, &body, err));
+    FL_TRY(decompress(c, body, (size_t)h->compressed_page_size, (size_t)h->uncompressed_page_size,
+                      &data, err));
+    return fl_pq_col_decode_dict(c, h, data, (size_t)h->uncompressed_page_size, err);
+}
+
 static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
 {
     *is_data = false;
@@ -271,6 +287,9 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
              h.uncompressed_page_size, (unsigned long long)max_page);
     FL_CHECK(hl <= avail && (size_t)h.compressed_page_size <= avail - hl, err, FL_ECORRUPT,
              "page of %d bytes runs past the column chunk end", h.compressed_page_size);
+    if (c->dict_pending && (h.type == FL_PQ_DATA_PAGE || h.type == FL_PQ_DATA_PAGE_V2) &&
+        (h.encoding == FL_PQ_ENC_PLAIN_DICTIONARY || h.encoding == FL_PQ_ENC_RLE_DICTIONARY))
+        FL_TRY(load_dict(c, err)); /* before this page's bytes: it may move the window */
     const uint8_t *body;
     FL_TRY(fl_pq_col_bytes(c, c->pos + hl, (size_t)h.compressed_page_size, &body, err));
     c->pos += hl + (uint64_t)h.compressed_page_size;
@@ -282,11 +301,13 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
                  h.crc, crc);
     }
     if (h.type == FL_PQ_DICTIONARY_PAGE) {
-        FL_CHECK(!c->has_dict, err, FL_ECORRUPT, "second dictionary page in a column chunk");
-        const uint8_t *data;
-        FL_TRY(decompress(c, body, (size_t)h.compressed_page_size, (size_t)h.uncompressed_page_size,
-                          &data, err));
-        return fl_pq_col_decode_dict(c, &h, data, (size_t)h.uncompressed_page_size, err);
+        FL_CHECK(!c->has_dict && !c->dict_pending, err, FL_ECORRUPT,
+                 "second dictionary page in a column chunk");
+        c->dict_pending = true; /* decoded by load_dict when a page needs it */
+        c->dict_body_off = c->pos - (uint64_t)h.compressed_page_size;
+        c->dict_hdr = h;
+        c->dict_hdr.statistics_set = false; /* its statistics live in hdr_arena */
+        return FL_OK;
     }
     if (h.type != FL_PQ_DATA_PAGE && h.type != FL_PQ_DATA_PAGE_V2)
         return FL_OK; /* INDEX_PAGE or unknown: skip */

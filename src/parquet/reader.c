@@ -76,6 +76,7 @@ static fl_status open_impl(fl_parquet_reader *r, fl_error *err)
                          (unsigned long long)size);
     }
     r->footer_start = size - 8 - flen;
+    r->meta_len = flen;
     const uint8_t *footer;
     uint8_t *fbuf = NULL;
     if ((size_t)flen + 8 <= tail) {
@@ -133,6 +134,37 @@ void fl_parquet_close(fl_parquet_reader *r)
         return;
     fl_arena_free(&r->arena);
     free(r);
+}
+
+/* A shallow copy of base: meta, schema, nodes and leaves stay in base's
+ * arena; the copy's own arena is empty (nothing is decoded into it). */
+fl_status fl_parquet_open_shared(const fl_parquet_reader *base, fl_file *f,
+                                 fl_parquet_reader **out, fl_error *err)
+{
+    *out = NULL;
+    FL_CHECK(base != NULL && f != NULL, err, FL_EINVAL, "fl_parquet_open_shared: no file");
+    if (f->size != base->footer_start + 8 + (base->meta_len))
+        return fl_errorf(err, FL_ECORRUPT, "%s: file size %llu differs from the cached footer's",
+                         f->path ? f->path : "(parquet)", (unsigned long long)f->size);
+    fl_parquet_reader *r = malloc(sizeof *r);
+    if (!r)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    *r = *base;
+    r->file = f;
+    fl_arena_init(&r->arena, 0);
+    *out = r;
+    return FL_OK;
+}
+
+void fl_parquet_detach(fl_parquet_reader *r)
+{
+    if (r)
+        r->file = NULL;
+}
+
+size_t fl_parquet_reader_bytes(const fl_parquet_reader *r)
+{
+    return sizeof *r + r->arena.total;
 }
 
 const fl_schema *fl_parquet_schema(const fl_parquet_reader *r)

@@ -101,6 +101,7 @@ struct fl_parquet_reader {
     uint32_t nleaves;
     fl_pq_leaf *leaves;
     uint64_t footer_start; /* file offset of the footer = end of data */
+    uint32_t meta_len;     /* footer length (file size = footer_start + 8 + meta_len) */
 };
 
 /* ---- schema_read.c ---- */
@@ -142,6 +143,12 @@ typedef struct fl_pq_col {
     size_t page_cap;
     /* dictionary (floe form) */
     bool has_dict;
+    /* a dictionary page seen but not decoded yet: decoded when the first
+     * dictionary-encoded data page needs it (a scan that reads only PLAIN
+     * pages of a chunk never pays for its dictionary) */
+    bool dict_pending;
+    uint64_t dict_body_off; /* chunk offset of its (compressed) body */
+    fl_pq_page_header dict_hdr;
     uint32_t dict_n;
     uint8_t *dict_fixed; /* dict_n * out_width */
     size_t dict_fixed_cap;

@@ -236,6 +236,8 @@ static bool startup(pgw_conn *c)
     so.warehouse = c->srv->warehouse;
     so.threads = c->srv->o.session_threads;
     so.memory_limit = c->srv->o.session_memory_limit;
+    so.user = c->user; /* the authenticated principal: current_user (pgkeys) */
+    so.cache = c->srv->o.sql_cache; /* metacache: the process-wide read cache */
     fl_sql_session *sess = NULL;
     fl_error err = {0};
     if (fl_sql_session_open(&so, &sess, &err) != FL_OK) {

@@ -313,8 +313,6 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
             if (rc != FL_OK) {
                 pgw_send_sql_error(c, rc, &err);
                 ok = false;
-            } else if (c->txn == 'T') {
-                c->block_dml++;
             }
             fl_sql_result_close(res);
         }

@@ -20,8 +20,7 @@ static bool engine(pgw_conn *c, const char *sql, const pgw_class *k)
         pgw_send_sql_error(c, rc, &err);
         return false;
     }
-    if (k->dml && c->txn == 'T')
-        c->block_dml++;
+    pgw_note_block_ddl(c, k);
     const fl_schema *sch = fl_sql_result_schema(res);
     if (sch->nfields == 0) {
         pgw_send_complete(c, fl_sql_result_tag(res));
@@ -64,7 +63,7 @@ bool pgw_run_classified(pgw_conn *c, const char *sql, const pgw_class *k)
     case PGW_K_COMMIT:
     case PGW_K_ROLLBACK:
     case PGW_K_SAVEPOINT:
-        return pgw_run_txn(c, k);
+        return pgw_run_txn(c, sql, k);
     case PGW_K_SET:
         return pgw_run_set(c, k);
     case PGW_K_SETTXN:

@@ -329,8 +329,7 @@ static bool portal_open(pgw_conn *c, pgw_portal *p)
         pgw_send_sql_error(c, rc, &err);
         return false;
     }
-    if (p->stmt->cls->dml && c->txn == 'T')
-        c->block_dml++;
+    pgw_note_block_ddl(c, p->stmt->cls);
     if (fl_sql_result_schema(p->res)->nfields == 0) {
         snprintf(p->tag, sizeof p->tag, "%s", fl_sql_result_tag(p->res));
         fl_sql_result_close(p->res);

@@ -205,8 +205,7 @@ bool pgw_run_execute(pgw_conn *c, const pgw_class *k)
         pgw_send_sql_error(c, rc, &err);
         return false;
     }
-    if (s->cls->dml && c->txn == 'T')
-        c->block_dml++;
+    pgw_note_block_ddl(c, s->cls);
     bool ok = true;
     if (fl_sql_result_schema(res)->nfields == 0) {
         pgw_send_complete(c, fl_sql_result_tag(res));

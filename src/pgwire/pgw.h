@@ -119,7 +119,6 @@ struct pgw_conn {
     bool in_execute;   /* running an Execute: no RowDescription */
     uint32_t nstmts;
     bool implicit_open;  /* extended messages since the last Sync */
-    uint32_t block_dml;  /* DML committed inside the current explicit block */
     pgw_stmt *stmts;
     pgw_portal *portals;
     pgw_setting settings[PGW_MAX_SETTINGS];
@@ -173,7 +172,7 @@ void pgw_conn_serve(pgw_conn *c); /* whole connection; frees c's contents, not c
 void pgw_server_set_session(fl_pgwire *s, pgw_conn *c, fl_sql_session *sess);
 void pgw_conn_reset_formatter(pgw_conn *c);
 
-/* ---- tls.c: libssl loaded at run time ---- */
+/* ---- tls.c: libssl (linked) ---- */
 fl_status pgw_tls_ctx_new(const char *cert, const char *key, SSL_CTX **out, fl_error *err);
 void pgw_tls_ctx_free(SSL_CTX *ctx);
 SSL *pgw_tls_accept(SSL_CTX *ctx, int fd); /* NULL = handshake failed */
@@ -281,7 +280,9 @@ void pgw_show_describe(pgw_conn *c, const pgw_class *k);
 
 /* ---- txn.c ---- */
 /* Transaction control; sends CommandComplete (or error). */
-bool pgw_run_txn(pgw_conn *c, const pgw_class *k);
+bool pgw_run_txn(pgw_conn *c, const char *sql, const pgw_class *k);
+/* After a statement ran: DDL inside a block gets a NOTICE (it committed at once). */
+void pgw_note_block_ddl(pgw_conn *c, const pgw_class *k);
 /* Ends the implicit transaction at Sync / end of simple query. */
 void pgw_end_implicit(pgw_conn *c);
 void pgw_close_portals(pgw_conn *c, bool keep_hold);

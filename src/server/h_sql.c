@@ -236,6 +236,7 @@ static fl_status execute(sql_query *q)
     o.catalog = q->cat;
     o.io = s->io;
     o.default_namespace = q->ns;
+    o.cache = s->opt.sql_cache; /* shared by every session of the process */
     fl_sql_session *sess = NULL;
     rc = fl_sql_session_open(&o, &sess, &q->err);
     if (rc != FL_OK)

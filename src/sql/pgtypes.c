@@ -66,8 +66,10 @@ static const fl_pg_type_info pg_types[] = {
     {1187, "_interval", -1, 0, 1186, 'A'},
     {1231, "_numeric", -1, 0, 1700, 'A'},
     {1700, "numeric", -1, 1231, 0, 'N'},
+    {2202, "regprocedure", 4, 2207, 0, 'N'},
     {2205, "regclass", 4, 2210, 0, 'N'},
     {2206, "regtype", 4, 2211, 0, 'N'},
+    {2207, "_regprocedure", -1, 0, 2202, 'A'},
     {2210, "_regclass", -1, 0, 2205, 'A'},
     {2211, "_regtype", -1, 0, 2206, 'A'},
     {2249, "record", -1, 2287, 0, 'P'},
@@ -75,6 +77,7 @@ static const fl_pg_type_info pg_types[] = {
     {2277, "anyarray", -1, 0, 0, 'P'},
     {2278, "void", 4, 0, 0, 'P'},
     {2281, "internal", 8, 0, 0, 'P'},
+    {2283, "anyelement", 4, 0, 0, 'P'},
     {2287, "_record", -1, 0, 2249, 'P'},
     {2950, "uuid", 16, 2951, 0, 'U'},
     {2951, "_uuid", -1, 0, 2950, 'A'},
@@ -82,6 +85,8 @@ static const fl_pg_type_info pg_types[] = {
     {3807, "_jsonb", -1, 0, 3802, 'A'},
     {4089, "regnamespace", 4, 4090, 0, 'N'},
     {4090, "_regnamespace", -1, 0, 4089, 'A'},
+    {4096, "regrole", 4, 4097, 0, 'N'},
+    {4097, "_regrole", -1, 0, 4096, 'A'},
 };
 #define NTYPES (sizeof pg_types / sizeof pg_types[0])
 
@@ -184,6 +189,7 @@ static const char *sql_name(uint32_t oid)
     case 1083: return "time without time zone";
     case 1114: return "timestamp without time zone";
     case 1184: return "timestamp with time zone";
+    case 2276: return "\"any\"";
     default: return NULL;
     }
 }

@@ -98,6 +98,7 @@ typedef struct fl_planner_ctx {
     fl_fileio *io;
     const char *default_namespace;
     const char *time_zone;
+    const char *user; /* session user (current_user, pg_roles); NULL = "floe" (pgkeys) */
     int64_t statement_time_us;
     const fl_sql_parsed *parsed; /* for time travel and positions */
     /* Parameters $1..$n: types known in advance (nparam_types) or inferred

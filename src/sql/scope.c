@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "floe/ice_view.h"
+#include "sql/cache.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -203,7 +204,9 @@ fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_i
     fl_loaded_table *lt = fl_arena_calloc(pc->arena, 1, sizeof *lt);
     if (!lt)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    FL_TRY(fl_ice_table_load(pc->catalog, id, &lt->table, err));
+    /* through the session's read cache (cache.h): the catalog gives the
+     * current metadata location, the parsed metadata comes from the cache */
+    FL_TRY(fl_ice_table_load_cached(pc->catalog, id, fl_sql_cache_of_io(pc->io), &lt->table, err));
     lt->key = key;
     lt->next = st->tables;
     st->tables = lt;

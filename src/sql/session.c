@@ -16,7 +16,21 @@
 
 #include "floe/s3.h"
 #include "sql/front.h"
+#include "sql/cache.h"
 #include "sql/session_internal.h"
+#include "sql/stmt/txn_block.h"
+
+/* metacache hook: the session's FileIO becomes a cache FileIO carrying
+ * opt->cache (or a private cache), so the planner and scans find it
+ * (src/sql/cache.h). */
+static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, fl_error *err)
+{
+    fl_fileio *w = NULL;
+    FL_TRY(fl_sql_cache_wrap_io(opt->cache, s->io, s->own_io, &w, err));
+    s->io = w;
+    s->own_io = true;
+    return FL_OK;
+}
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
 {
@@ -35,6 +49,8 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
         rc = fl_fileio_default(NULL, &s->io, err);
         s->own_io = rc == FL_OK;
     }
+    if (rc == FL_OK)
+        rc = session_cache_io(s, opt, err);
     if (rc == FL_OK && opt->catalog) {
         s->catalog = opt->catalog;
     } else if (rc == FL_OK && opt->catalog_uri) {
@@ -48,10 +64,11 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
     s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
     s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
+    s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
     atomic_init(&s->cancel, 0);
-    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || (opt->spill_dir && !s->spill_dir)))
+    if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc != FL_OK) {
         fl_sql_session_close(s);
@@ -68,6 +85,8 @@ void fl_sql_session_close(fl_sql_session *s)
         return;
     while (s->open)
         fl_sql_result_close(s->open);
+    fl_txn_block_rollback(s->block); /* an open block is discarded, as a lost connection's */
+    s->block = NULL;
     if (s->own_catalog)
         fl_catalog_close(s->catalog);
     if (s->own_io)
@@ -75,6 +94,7 @@ void fl_sql_session_close(fl_sql_session *s)
     free(s->default_namespace);
     free(s->time_zone);
     free(s->spill_dir);
+    free(s->user);
     free(s);
 }
 
@@ -179,6 +199,24 @@ static fl_status run_explain(fl_sql_result *r, const PgQuery__ExplainStmt *e, fl
     return explain_batches(r, text, err);
 }
 
+/* The catalog statements plan through: the block's while one is open. */
+static fl_catalog *session_catalog(fl_sql_session *s)
+{
+    return s->block ? fl_txn_block_catalog(s->block) : s->catalog;
+}
+
+/* COMMIT, ROLLBACK and ROLLBACK TO: what a failed block still accepts. */
+static bool ends_failure(const fl_sql_parsed *p)
+{
+    const PgQuery__Node *n = p ? p->stmt : NULL;
+    if (!n || n->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT)
+        return false;
+    PgQuery__TransactionStmtKind k = n->transaction_stmt->kind;
+    return k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT ||
+           k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK ||
+           k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO;
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -194,14 +232,24 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for(rc), 6);
         s->last.position = pos;
         fl_sql_result_close(r);
+        if (s->block)
+            fl_txn_block_set_failed(s->block);
         return rc;
+    }
+    if (s->block && fl_txn_block_failed(s->block) && !ends_failure(r->parsed)) {
+        memcpy(s->last.sqlstate, "25P02", 6);
+        fl_sql_result_close(r);
+        return fl_errorf(err, FL_EINVAL,
+                         "current transaction is aborted, commands ignored until end of "
+                         "transaction block");
     }
     fl_planner_ctx *pc = &r->pc;
     pc->arena = &r->arena;
-    pc->catalog = s->catalog;
+    pc->catalog = session_catalog(s);
     pc->io = s->io;
     pc->default_namespace = s->default_namespace;
     pc->time_zone = s->time_zone;
+    pc->user = s->user;
     pc->statement_time_us = now_us();
     pc->parsed = r->parsed;
     if (nparams && param_types) {
@@ -235,6 +283,9 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         s->open->open_prev = r;
     s->open = r;
     rc = fl_session_start_timer(r, err);
+    fl_session_cast_undo undo = {.n = 0};
+    if (rc == FL_OK && pc->param_types)
+        rc = fl_session_param_casts(r->parsed, &r->arena, pc->param_types, nparams, &undo, err);
     const PgQuery__Node *st = r->parsed->stmt;
     if (rc == FL_OK && st && st->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) {
         rc = run_explain(r, st->explain_stmt, err);
@@ -247,11 +298,14 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         if (rc == FL_OK)
             rc = fl_exec_open(r->plan, &r->xo, &r->exec, err);
     }
+    fl_session_param_casts_undo(&undo);
     if (rc == FL_OK)
         rc = fl_session_finish_reads(r, err);
     if (rc != FL_OK) {
         fl_session_record_error(s, r, rc, err);
         fl_sql_result_close(r);
+        if (s->block)
+            fl_txn_block_set_failed(s->block);
         return rc;
     }
     if (r->is_command) {
@@ -295,10 +349,11 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
         pc.arena = &a;
-        pc.catalog = s->catalog;
+        pc.catalog = session_catalog(s);
         pc.io = s->io;
         pc.default_namespace = s->default_namespace;
         pc.time_zone = s->time_zone;
+        pc.user = s->user;
         pc.statement_time_us = now_us();
         pc.parsed = p;
         fl_plan *plan = NULL;
@@ -386,17 +441,24 @@ fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t 
         fl_arena_free(&a);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
+    fl_type *types = nparams ? fl_arena_calloc(&a, nparams, sizeof(fl_type)) : NULL;
+    if (nparams && !types) {
+        fl_arena_free(&a);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
     fl_eval_env env;
     memset(&env, 0, sizeof env);
     env.time_zone = st->s->time_zone;
     env.statement_time_us = now_us();
     for (uint32_t i = 0; i < nparams; i++) {
-        if (params[i].is_null || fl_type_equal(&params[i].type, &st->param_types[i])) {
+        types[i] = st->param_types[i];
+        fl_session_param_scale(&st->param_types[i], &params[i], &types[i]);
+        if (params[i].is_null || fl_type_equal(&params[i].type, &types[i])) {
             cast[i] = params[i];
-            cast[i].type = st->param_types[i];
+            cast[i].type = types[i];
             continue;
         }
-        fl_status rc = fl_cast_value(&params[i], &st->param_types[i], &env, &a, &cast[i], err);
+        fl_status rc = fl_cast_value(&params[i], &types[i], &env, &a, &cast[i], err);
         if (rc != FL_OK) {
             fl_error_prefix(err, "parameter $%u", i + 1);
             memcpy(st->s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
@@ -404,7 +466,7 @@ fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t 
             return rc;
         }
     }
-    fl_status rc = fl_session_run(st->s, st->sql, cast, nparams, st->param_types, out, err);
+    fl_status rc = fl_session_run(st->s, st->sql, cast, nparams, types, out, err);
     /* the result copied the values; var-len bytes must outlive it */
     if (rc == FL_OK && nparams) {
         for (uint32_t i = 0; i < nparams; i++) {

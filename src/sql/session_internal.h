@@ -24,6 +24,7 @@ struct fl_sql_session {
     char *default_namespace;
     char *time_zone;
     char *spill_dir;
+    char *user; /* session user: fl_sql_options.user, "floe" when NULL (pgkeys) */
     uint32_t threads;
     uint64_t memory_limit;
     int64_t statement_timeout_ms;
@@ -31,6 +32,7 @@ struct fl_sql_session {
     atomic_int cancel;
     fl_sql_error_info last;
     fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
+    struct fl_txn_block *block; /* the open transaction block (stmt/txn_block.h), NULL = none */
 };
 
 struct fl_sql_result {
@@ -73,6 +75,21 @@ struct fl_sql_stmt {
     fl_schema schema;
     fl_arena arena;
 };
+
+/* session_params.c: unconstrained numeric parameters keep their value's scale */
+#define FL_SESSION_MAX_CAST_UNDO 64
+typedef struct fl_session_cast_undo {
+    struct PgQuery__TypeName *tn[FL_SESSION_MAX_CAST_UNDO];
+    uint32_t n;
+} fl_session_cast_undo;
+/* True (with *out = numeric(38, s)) when declared is the default numeric and
+ * v carries another scale. */
+bool fl_session_param_scale(const fl_type *declared, const fl_value *v, fl_type *out);
+/* Gives `$n::numeric` casts (no typmod) of such parameters the typmod of
+ * types[n-1]; undo restores the tree before it is freed. */
+fl_status fl_session_param_casts(const fl_sql_parsed *p, fl_arena *a, const fl_type *types,
+                                 uint32_t n, fl_session_cast_undo *u, fl_error *err);
+void fl_session_param_casts_undo(fl_session_cast_undo *u);
 
 /* session_result.c */
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);

@@ -12,6 +12,7 @@
 
 #include "sql/front.h"
 #include "sql/session_internal.h"
+#include "sql/stmt/txn_block.h"
 
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err)
 {
@@ -30,6 +31,8 @@ fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error
 
 void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, fl_error *err)
 {
+    if (s->block) /* any error ends what a transaction block may still do */
+        fl_txn_block_set_failed(s->block);
     const char *state = NULL;
     if (r && r->pc.error_sqlstate)
         state = r->pc.error_sqlstate;

@@ -24,6 +24,7 @@
 
 #include "floe/parquet.h"
 #include "sql/front.h"
+#include "sql/func/pgfunc.h"
 #if defined(__has_include)
 #if __has_include("floe/text.h")
 #include "floe/text.h"
@@ -381,6 +382,8 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
     const char *alias = rf->alias && rf->alias->aliasname[0] ? rf->alias->aliasname : name;
     if (strcmp(name, "generate_series") == 0)
         return generate_series(b, fc, alias, rf->alias, ri, err);
+    if (strcmp(name, "pg_get_keywords") == 0) /* hook: src/sql/func/pgkeywords.c (pgreplay) */
+        return fl_pgfunc_bind_keywords(b, fc, alias, ri, err);
     if (!pc->io)
         return fl_front_err(pc, err, FL_EINVAL, fc->location, "58000", "no FileIO configured");
     if (strcmp(name, "iceberg_scan") == 0)

@@ -167,6 +167,10 @@ check_grep "\\d price numeric(12,2)" "$out" '^ *price *\| *numeric\(12,2\) *\|'
 check_grep "\\d qty integer" "$out" '^ *qty *\| *integer *\|'
 check_grep "\\d ts timestamp" "$out" '^ *ts *\| *timestamp without time zone *\|'
 check_grep "\\d ok boolean" "$out" '^ *ok *\| *boolean *\|'
+check_grep "\\d Indexes: section" "$out" '^Indexes:$'
+check_grep "\\d primary key index" "$out" '^    "items_pkey" PRIMARY KEY, btree \(id\)$'
+out=$(q -c "SELECT current_user, session_user, user, pg_get_userbyid(d.datdba) IS NOT NULL, (SELECT count(*) FROM pg_roles WHERE rolname = current_user), (SELECT count(*) FROM pg_user WHERE usename = session_user) FROM pg_database d WHERE datname = current_database()")
+check "session user is the login role" "$out" "$PGC_USER|$PGC_USER|$PGC_USER|t|1|1"
 out=$(pgc_psql -c '\d+ lake.items' 2>&1); rc=$?   # correlated unnest(stxkeys) in FROM (lateral)
 check "\\d+ exit status ($(printf '%s' "$out" | grep -m1 ERROR))" "$rc" "0"
 check_grep "\\d+ title" "$out" 'Table "lake\.items"'

@@ -216,7 +216,8 @@ static void test_session_statements(void)
     CHECK_EQ_STR(E.tag, "COMMIT");
     RUN_OK(&E, "ROLLBACK");
     CHECK_EQ_STR(E.tag, "ROLLBACK");
-    RUN_ERR(&E, "SAVEPOINT a", FL_EUNSUPPORTED, "savepoints");
+    RUN_ERR(&E, "SAVEPOINT a", FL_EINVAL, "transaction blocks"); /* outside a block: 25P01 */
+    RUN_ERR(&E, "PREPARE TRANSACTION 'x'", FL_EUNSUPPORTED, "two-phase");
     RUN_ERR(&E, "GRANT SELECT ON sales.orders TO bob", FL_EUNSUPPORTED, "not supported");
 }
 

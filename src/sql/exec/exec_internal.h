@@ -181,6 +181,10 @@ bool ex_type_hashable(const fl_type *t);
 /* A schema of n fields with the given types, in x->arena. */
 fl_schema *ex_schema_of(fl_exec *x, const fl_type *const *types, uint32_t n);
 
+/* ---- bigmem.c ---- */
+/* calloc for large random-access arrays (huge pages when >= 4 MiB); free(). */
+void *ex_calloc_big(size_t n, size_t size);
+
 /* ---- ht.c: hash table of groups (AGG, DISTINCT, SETOP, join-free dedup) ---- */
 typedef struct ex_ht {
     fl_exec *x;
@@ -191,7 +195,7 @@ typedef struct ex_ht {
     uint32_t payload;         /* bytes per group (multiple of 16), 0 = none */
     uint8_t **blocks;         /* payload blocks of FL_BATCH_CAP groups */
     uint32_t nblocks, blocks_cap;
-    uint32_t *slots; /* group + 1; 0 = empty */
+    uint64_t *slots; /* hash's high 32 bits << 32 | (group + 1); 0 = empty */
     uint64_t mask;
     uint32_t ngroups, hashes_cap;
     uint64_t bytes;
@@ -209,6 +213,16 @@ static inline uint8_t *ex_ht_payload(const ex_ht *h, uint32_t g)
  * and !add. *added tells whether it was new. */
 fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv, uint32_t row,
                      uint64_t hv, bool add, uint32_t *gid, bool *added, fl_error *err);
+/* Prefetches the slot a find of hash hv starts at (a hint: the probe loops
+ * hide the slot array's cache misses by prefetching a few rows ahead). */
+static inline void ex_ht_prefetch(const ex_ht *h, uint64_t hv)
+{
+    if (h->slots)
+        __builtin_prefetch(&h->slots[hv & h->mask]);
+}
+#define EX_HT_PREFETCH_AHEAD 16
+/* Sizes the slot array for n groups at once (no rehash while they are added). */
+fl_status ex_ht_reserve(ex_ht *h, uint64_t n, fl_error *err);
 /* Unified views of a group's stored key columns (kv[c] = the vectors). */
 void ex_ht_group_keys(const ex_ht *h, uint32_t g, fl_unified *ku, const fl_vector **kv,
                       uint32_t *row);

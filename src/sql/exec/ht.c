@@ -3,7 +3,10 @@
  * operations, plus ex_parallel_for.
  *
  * Layout: open addressing with linear probing over a power-of-two array of
- * uint32 slots (group id + 1, 0 = empty), kept at most half full. Each group
+ * uint64 slots (the hash's high 32 bits << 32 | group id + 1, 0 = empty),
+ * kept at most half full; the slot index comes from the hash's low bits, so
+ * the tag in the slot rejects most collisions without touching the group's
+ * stored hash or keys (two cache misses each at millions of groups). Each group
  * stores its 64-bit hash (compared before any key), its key values in a
  * dense ex_rows (FLAT columns, FL_BATCH_CAP groups per batch, so group g is
  * batch g / CAP row g % CAP), and a fixed-size payload (aggregate states or
@@ -49,21 +52,25 @@ static fl_status account(ex_ht *h, uint64_t bytes, fl_error *err)
     return h->x ? ex_mem_add(h->x, (int64_t)bytes, "hash table", err) : FL_OK;
 }
 
-static fl_status grow_slots(ex_ht *h, fl_error *err)
+#define TAG_MASK 0xFFFFFFFF00000000ull
+
+static fl_status resize_slots(ex_ht *h, uint64_t n, fl_error *err)
 {
-    uint64_t n = h->slots ? (h->mask + 1) * 2 : 1024;
     if (n > ((uint64_t)1 << 33))
         return fl_errorf(err, FL_ELIMIT, "hash table: too many groups");
-    uint32_t *s = calloc(n, sizeof *s);
+    uint64_t *s = ex_calloc_big(n, sizeof *s);
     if (!s)
         return fl_errorf(err, FL_ENOMEM, "hash table: out of memory for %llu slots",
                          (unsigned long long)n);
     uint64_t mask = n - 1;
     for (uint32_t g = 0; g < h->ngroups; g++) {
-        uint64_t i = h->hashes[g] & mask;
+        uint64_t hv = h->hashes[g];
+        uint64_t i = hv & mask;
+        if (g + EX_HT_PREFETCH_AHEAD < h->ngroups)
+            __builtin_prefetch(&s[h->hashes[g + EX_HT_PREFETCH_AHEAD] & mask], 1);
         while (s[i])
             i = (i + 1) & mask;
-        s[i] = g + 1;
+        s[i] = (hv & TAG_MASK) | (g + 1);
     }
     uint64_t old = h->slots ? (h->mask + 1) * sizeof *s : 0;
     free(h->slots);
@@ -74,6 +81,21 @@ static fl_status grow_slots(ex_ht *h, fl_error *err)
         h->bytes -= old;
     }
     return account(h, n * sizeof *s, err);
+}
+
+static fl_status grow_slots(ex_ht *h, fl_error *err)
+{
+    return resize_slots(h, h->slots ? (h->mask + 1) * 2 : 1024, err);
+}
+
+fl_status ex_ht_reserve(ex_ht *h, uint64_t n, fl_error *err)
+{
+    uint64_t want = 1024;
+    while (want < n * 2 + 2)
+        want *= 2;
+    if (h->slots && h->mask + 1 >= want)
+        return FL_OK;
+    return resize_slots(h, want, err);
 }
 
 static fl_status add_group(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
@@ -161,13 +183,13 @@ fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
         }
         FL_TRY(grow_slots(h, err));
     }
-    uint64_t i = hv & h->mask;
+    uint64_t i = hv & h->mask, tag = hv & TAG_MASK;
     for (;;) {
-        uint32_t s = h->slots[i];
+        uint64_t s = h->slots[i];
         if (!s)
             break;
-        uint32_t g = s - 1;
-        if (h->hashes[g] == hv) {
+        uint32_t g = (uint32_t)s - 1;
+        if ((s & TAG_MASK) == tag && h->hashes[g] == hv) {
             bool eq = true;
             if (h->nkeys) {
                 const fl_batch *b = h->keys.b[g / FL_BATCH_CAP];
@@ -190,7 +212,7 @@ fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
     }
     uint32_t g = h->ngroups;
     FL_TRY(add_group(h, ku, kv, row, hv, err));
-    h->slots[i] = g + 1;
+    h->slots[i] = tag | (g + 1);
     *gid = g;
     *added = true;
     if ((uint64_t)h->ngroups * 2 > h->mask + 1)

@@ -425,6 +425,9 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
         bool added;
+        if (i + EX_HT_PREFETCH_AHEAD < cnt)
+            ex_ht_prefetch(h, l->hashes[sel ? sel->idx[i + EX_HT_PREFETCH_AHEAD]
+                                            : i + EX_HT_PREFETCH_AHEAD]);
         FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
         if (added)
             for (uint32_t a = 0; a < c->naggs; a++)
@@ -797,6 +800,13 @@ static fl_status merge_into(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_
 {
     ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
     uint32_t nk = set_size(c, s);
+    /* at most the sum of the thread tables' groups in this partition: slots
+     * sized once instead of doubling (each doubling rehashes every group) */
+    uint64_t upto = 0;
+    for (uint32_t t = 0; t < c->nlocals; t++)
+        if (c->locals[t].inited)
+            upto += c->locals[t].sets[s].ht.ngroups / c->nparts + 1;
+    FL_TRY(ex_ht_reserve(dst, upto + upto / 8, err));
     for (uint32_t t = 0; t < c->nlocals; t++) {
         agg_local *l = &c->locals[t];
         if (!l->inited)
@@ -806,6 +816,8 @@ static fl_status merge_into(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_
         fl_unified ku[nk ? nk : 1];
         for (uint32_t g = 0; g < src->ngroups; g++) {
             uint64_t hv = src->hashes[g];
+            if (g + EX_HT_PREFETCH_AHEAD < src->ngroups)
+                ex_ht_prefetch(dst, src->hashes[g + EX_HT_PREFETCH_AHEAD]);
             if (part_of(hv, c->nparts) != p)
                 continue;
             uint32_t row, dg;

@@ -166,9 +166,9 @@ fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, b
     while (nb < r->rows * 2)
         nb *= 2;
     t->mask = nb - 1;
-    t->heads = calloc(nb, sizeof *t->heads);
-    t->next = calloc(space ? space : 1, sizeof *t->next);
-    t->hashes = calloc(space ? space : 1, sizeof *t->hashes);
+    t->heads = ex_calloc_big(nb, sizeof *t->heads);
+    t->next = ex_calloc_big(space ? space : 1, sizeof *t->next);
+    t->hashes = ex_calloc_big(space ? space : 1, sizeof *t->hashes);
     if (st->build_outer)
         t->matched = calloc(space ? space : 1, sizeof *t->matched);
     if (!t->heads || !t->next || !t->hashes || (st->build_outer && !t->matched))

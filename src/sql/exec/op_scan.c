@@ -25,6 +25,8 @@
 #include "floe/ice_scan.h"
 #include "floe/parquet.h"
 #include "floe/text.h"
+#include "iceberg/manifest_cache.h"
+#include "sql/cache.h"
 #include "sql/exec/exec_internal.h"
 
 typedef struct pq_morsel {
@@ -49,16 +51,25 @@ static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
     return s->ncolumns ? s->ncolumns : (full ? full->nfields : 0);
 }
 
+/* Opens a Parquet file; its footer comes from the session's read cache when
+ * io carries one (*footer then holds the entry: pq_close_file releases it). */
 static fl_status pq_open_file(fl_fileio *io, const char *path, fl_file **f, fl_parquet_reader **r,
-                              fl_error *err)
+                              ice_cache_entry **footer, fl_error *err)
 {
     FL_TRY(fl_fileio_open(io, path, f, err));
-    fl_status rc = fl_parquet_open(*f, NULL, r, err);
+    fl_status rc = ice_cache_open_parquet(fl_sql_cache_of_io(io), *f, footer, r, err);
     if (rc) {
         fl_file_close(*f);
         *f = NULL;
     }
     return rc;
+}
+
+static void pq_close_file(fl_fileio *io, fl_file *f, fl_parquet_reader *r, ice_cache_entry *footer)
+{
+    fl_parquet_close(r);
+    ice_cache_release(footer, fl_sql_cache_of_io(io));
+    fl_file_close(f);
 }
 
 static fl_status scan_prepare(ex_node *n, fl_error *err)
@@ -81,7 +92,8 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
                                  .snapshot_id = s->snapshot_id,
                                  .field_ids = s->columns,
                                  .nfield_ids = s->ncolumns,
-                                 .filter = s->prune.nterms ? &s->prune : NULL};
+                                 .filter = s->prune.nterms ? &s->prune : NULL,
+                                 .cache = fl_sql_cache_of_io(st->io)};
         fl_status rc = fl_ice_scan_plan_files(st->io, s->meta, &o, &st->ice, err);
         if (rc)
             return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
@@ -121,10 +133,10 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
             if (split) {
                 fl_file *fh = NULL;
                 fl_parquet_reader *r = NULL;
-                FL_TRY(pq_open_file(st->io, s->files[f], &fh, &r, err));
+                ice_cache_entry *fe = NULL;
+                FL_TRY(pq_open_file(st->io, s->files[f], &fh, &r, &fe, err));
                 nrg = fl_parquet_num_row_groups(r);
-                fl_parquet_close(r);
-                fl_file_close(fh);
+                pq_close_file(st->io, fh, r, fe);
             }
             if (cnt + nrg > cap) {
                 cap = (cnt + nrg) * 2;
@@ -163,6 +175,7 @@ typedef struct scan_op {
     fl_ice_task_reader *ice;
     fl_file *pq_file;
     fl_parquet_reader *pq_reader;
+    ice_cache_entry *pq_footer; /* read cache entry of pq_reader's footer, or NULL */
     int64_t pq_file_idx;
     fl_parquet_scan *pq_scan;
     fl_source *text;
@@ -259,12 +272,13 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
     case FL_SCAN_PARQUET: {
         pq_morsel pm = st->pq[m];
         if (o->pq_file_idx != (int64_t)pm.file) {
-            fl_parquet_close(o->pq_reader);
-            fl_file_close(o->pq_file);
+            pq_close_file(st->io, o->pq_file, o->pq_reader, o->pq_footer);
             o->pq_reader = NULL;
             o->pq_file = NULL;
+            o->pq_footer = NULL;
             o->pq_file_idx = -1;
-            FL_TRY(pq_open_file(st->io, s->files[pm.file], &o->pq_file, &o->pq_reader, err));
+            FL_TRY(pq_open_file(st->io, s->files[pm.file], &o->pq_file, &o->pq_reader,
+                                &o->pq_footer, err));
             o->pq_file_idx = pm.file;
         }
         uint32_t rg = pm.rg >= 0 ? (uint32_t)pm.rg : 0;
@@ -408,8 +422,7 @@ static void scan_free(ex_op *op)
 {
     scan_op *o = (scan_op *)op;
     close_reader(o);
-    fl_parquet_close(o->pq_reader);
-    fl_file_close(o->pq_file);
+    pq_close_file(o->st->io, o->pq_file, o->pq_reader, o->pq_footer);
     if (o->raw_inited)
         fl_batch_destroy(&o->raw);
     free(o->proj);

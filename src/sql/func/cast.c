@@ -131,6 +131,18 @@ static fl_status num_out_of_range(cast_ctx *c, uint32_t r)
     return fail(c, r, FL_EOVERFLOW, msg);
 }
 
+/* x as a float4, as PostgreSQL's float8 -> float4: a finite value that
+ * rounds to infinity (overflow) or a non-zero one that rounds to zero
+ * (underflow) is out of range; subnormals such as 1e-45 are kept. */
+static bool float4_fits(double x, float *out)
+{
+    float f = (float)x;
+    *out = f;
+    if (isinf(f) && !isinf(x))
+        return false;
+    return !(f == 0.0f && x != 0.0);
+}
+
 static fl_status put_num(cast_ctx *c, uint32_t r, const numv *n)
 {
     uint8_t *d = c->out->data;
@@ -168,9 +180,10 @@ static fl_status put_num(cast_ctx *c, uint32_t r, const numv *n)
     case FL_TYPE_FLOAT64: {
         double x = n->kind == 'i' ? (double)n->i : n->kind == 'f' ? n->f : dec_to_double(n->d, n->scale);
         if (c->to->id == FL_TYPE_FLOAT32) {
-            if (isfinite(x) && fabs(x) > 3.402823466e38)
+            float f;
+            if (!float4_fits(x, &f))
                 return num_out_of_range(c, r);
-            ((float *)(void *)d)[r] = (float)x;
+            ((float *)(void *)d)[r] = f;
         } else
             ((double *)(void *)d)[r] = x;
         return FL_OK;
@@ -333,10 +346,14 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         double v;
         if (!parse_double(s, n, &v))
             return bad_input(c, r, p, n);
-        if (c->to->id == FL_TYPE_FLOAT32)
-            ((float *)(void *)d)[r] = (float)v;
-        else
+        if (c->to->id == FL_TYPE_FLOAT32) {
+            float f;
+            if (!float4_fits(v, &f))
+                return num_out_of_range(c, r);
+            ((float *)(void *)d)[r] = f;
+        } else {
             ((double *)(void *)d)[r] = v;
+        }
         return FL_OK;
     }
     case FL_TYPE_DECIMAL: {

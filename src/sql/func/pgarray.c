@@ -542,6 +542,24 @@ static fl_status k_expandarray(fl_fn_call *c, fl_error *err)
     return srf_one(c, "_pg_expandarray", 2, err);
 }
 
+/* aclexplode(aclitem[]) in a select list (DBeaver's role editor): floe stores
+ * no privileges (every relacl/nspacl is NULL) and the binder keeps only rows
+ * whose ACL has elements (pgcat_expr.c), so a row reaching the kernel has
+ * an ACL literal floe cannot expand into rows. */
+static fl_status k_aclexplode(fl_fn_call *c, fl_error *err)
+{
+    FOR_ROWS(c->sel, c->nrows, i, {
+        (void)i;
+        return fl_fn_error(c, err, FL_EUNSUPPORTED,
+                           "aclexplode() in a select list is supported only over NULL or empty "
+                           "ACLs (floe stores no privileges)");
+    });
+    strout so;
+    strout_init(&so, c->out);
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 #define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 static const fl_func funcs[] = {
     PA("array_upper", r_arr_dim, k_upper),
@@ -553,6 +571,7 @@ static const fl_func funcs[] = {
     PA("unnest", r_text1, k_unnest),
     PA("_pg_expandarray", r_text1, k_expandarray),
     PA("generate_subscripts", r_arr_dim, k_gen_subscripts),
+    PA("aclexplode", r_text1, k_aclexplode),
     PA("__pg_any", r_any, k_any),
     PA("__pg_all", r_any, k_all),
     {.name = "__pg_array_elem", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_text1,

@@ -699,5 +699,17 @@ static const fl_func funcs[] = {
     PG_N("format", r_format, k_format),
     PG("pg_partition_ancestors", r_oid_oid, k_identity_oid),
     PG("pg_partition_root", r_oid_oid, k_identity_oid),
+    PG("__pg_oid_text", fl_pg_r_oid_text, fl_pg_k_oid_text), /* pgrelinfo.c */
+    PG("__pg_oid_int", fl_pg_r_oid_int, fl_pg_k_oid_int),
+    PG("pg_size_pretty", fl_pg_r_size_pretty, fl_pg_k_size_pretty), /* pgstat.c */
+    PG("pg_tablespace_location", fl_pg_r_oid_text1, fl_pg_k_tablespace_location),
+    PG("pg_stat_get_numscans", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_tuples_returned", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_tuples_fetched", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_tuples_inserted", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_tuples_updated", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_tuples_deleted", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_blocks_fetched", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
+    PG("pg_stat_get_blocks_hit", fl_pg_r_oid_int64, fl_pg_k_zero_counter),
 };
 const fl_func_table fl_funcs_pg = {funcs, sizeof funcs / sizeof funcs[0]};

@@ -38,6 +38,7 @@
 
 #include "floe/pgtypes.h"
 #include "sql/front.h"
+#include "sql/func/registry_list.h"
 
 #define FL_PG_ARRAY_MARK 0x41525259 /* 'ARRY' */
 
@@ -74,6 +75,15 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
 fl_status fl_pgcat_bind_svf(fl_bctx *b, const PgQuery__SQLValueFunction *v, fl_expr **out,
                             bool *handled, fl_error *err);
 
+/* Hooks at the top of fl_pgcat_bind_func / fl_pgcat_bind_cast (pgcat_fn.c):
+ * pg_get_constraintdef, pg_get_indexdef, pg_get_function_result,
+ * pg_get_function_(identity_)arguments, pg_get_userbyid from the snapshot;
+ * x::reg*::text as the object's name; 'name'::regrole. */
+fl_status fl_pgcat_bind_catfunc(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **out,
+                                bool *handled, fl_error *err);
+fl_status fl_pgcat_bind_regcast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out,
+                                bool *handled, fl_error *err);
+
 /* ARRAY(SELECT ...) (pgcat_sublink.c). */
 fl_status fl_pgcat_bind_array_sublink(fl_bctx *b, const PgQuery__SubLink *sl, fl_expr **out,
                                       fl_error *err);
@@ -95,16 +105,31 @@ typedef struct fl_pgcat_nsp {
     const char *name;
 } fl_pgcat_nsp;
 
+/* A table's primary key: its Iceberg schema's identifier-field-ids (CREATE
+ * TABLE ... PRIMARY KEY sets them), shown as PostgreSQL shows a primary key:
+ * a pg_constraint row (contype 'p') and a unique btree index (pg_index, a
+ * pg_class row of relkind 'i' with its own pg_attribute rows). Only keys
+ * whose fields are all top-level columns are shown. */
+typedef struct fl_pgcat_key {
+    uint32_t con_oid;   /* pg_constraint.oid */
+    uint32_t index_rel; /* index into fl_pgcat_snap.rels of the index relation */
+    const char *name;   /* "<table>_pkey" (PostgreSQL's choice, also for the index) */
+    uint32_t ncols;
+    int16_t *attnums;   /* 1-based column numbers, in key order */
+} fl_pgcat_key;
+
 typedef struct fl_pgcat_rel {
     uint32_t oid;
     uint32_t nsp_oid;
     const char *nsp;   /* schema name */
     const char *name;
-    char kind;         /* 'r' table, 'v' view */
+    char kind;         /* 'r' table, 'v' view, 'i' index (of a primary key) */
     bool builtin;      /* a pg_catalog / information_schema relation */
-    const fl_schema *cols; /* NULL until loaded (fl_pgcat_snap_columns) */
+    const fl_schema *cols; /* NULL until loaded (fl_pgcat_snap_columns); indexes: key columns */
     double rows;          /* reltuples; -1 unknown */
     const char *view_sql; /* views: the SQL text */
+    fl_pgcat_key *pk;     /* tables: the primary key, NULL when none (loaded with cols) */
+    uint32_t table_rel;   /* indexes: index into fl_pgcat_snap.rels of the indexed table */
 } fl_pgcat_rel;
 
 typedef struct fl_pgcat_snap {
@@ -113,6 +138,9 @@ typedef struct fl_pgcat_snap {
     fl_pgcat_rel *rels;
     uint32_t nrels;
     bool cols_loaded;
+    uint32_t capn, capr;   /* allocated sizes of nsps / rels */
+    fl_func_sig *sigs;     /* function signatures, NULL until fl_pgcat_snap_sigs */
+    uint32_t nsigs;
     const char *user;      /* session user name */
     const char *database;  /* current_database() */
     const char *schema;    /* current_schema() */
@@ -127,6 +155,17 @@ fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *
 const fl_pgcat_rel *fl_pgcat_snap_find(const fl_pgcat_snap *s, const char *nsp, const char *name);
 const fl_pgcat_rel *fl_pgcat_snap_rel_by_oid(const fl_pgcat_snap *s, uint32_t oid);
 const fl_pgcat_nsp *fl_pgcat_snap_nsp_by_oid(const fl_pgcat_snap *s, uint32_t oid);
+/* The relation whose primary key has constraint OID oid, or NULL. */
+const fl_pgcat_rel *fl_pgcat_snap_rel_by_con(const fl_pgcat_snap *s, uint32_t con_oid);
+/* pg_get_constraintdef / pg_get_indexdef text of rel's primary key (arena):
+ * "PRIMARY KEY (a, b)"; "CREATE UNIQUE INDEX t_pkey ON ns.t USING btree (a, b)"
+ * (the table schema-qualified unless qualify is false and it is on the
+ * search path). */
+const char *fl_pgcat_pk_condef(fl_arena *a, const fl_pgcat_rel *rel);
+const char *fl_pgcat_pk_indexdef(fl_arena *a, const fl_pgcat_snap *s, const fl_pgcat_rel *rel,
+                                 bool pretty);
+/* quote_ident: name, or "name" with doubled quotes when it needs quoting. */
+const char *fl_pgcat_quote_ident(fl_arena *a, const char *name);
 uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b);
 
 /* ---- built-in relation definitions (pgcat_defs.c) ---- */
@@ -178,7 +217,28 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
 fl_status fl_pgcat_fill_info(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
                              fl_pgcat_rows *r, bool *done, fl_error *err);
 
-/* ---- functions floe registers (pg_proc rows) ---- */
+/* Primary keys (pgcat_keys.c): pg_constraint, pg_index; information_schema
+ * table_constraints, check_constraints, key_column_usage,
+ * constraint_column_usage. *done false for other relations. */
+fl_status fl_pgcat_fill_keys_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
+                                fl_pgcat_rows *r, bool *done, fl_error *err);
+fl_status fl_pgcat_fill_keys_info(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
+                                  fl_pgcat_rows *r, bool *done, fl_error *err);
+
+/* ---- functions floe registers (pgcat_proc.c) ---- */
 uint32_t fl_pgcat_proc_oid(const char *name, uint32_t index);
+/* Loads s->sigs (the registry's signatures) once per statement. */
+fl_status fl_pgcat_snap_sigs(fl_pgcat_snap *s, fl_arena *a, fl_error *err);
+uint32_t fl_pgcat_sig_oid(const fl_func_sig *g);
+/* The first signature of name (args NULL) or the one whose argument list
+ * reads args ("text, integer"); NULL when none. Loaded sigs only. */
+const fl_func_sig *fl_pgcat_sig_find(fl_arena *a, const fl_pgcat_snap *s, const char *name,
+                                     const char *args);
+/* pg_get_function_result / pg_get_function_arguments text (arena). */
+const char *fl_pgcat_sig_result(fl_arena *a, const fl_func_sig *g);
+const char *fl_pgcat_sig_args(fl_arena *a, const fl_func_sig *g);
+fl_status fl_pgcat_fill_proc(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err);
+fl_status fl_pgcat_fill_aggregate(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err);
+fl_status fl_pgcat_fill_routines(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err);
 
 #endif

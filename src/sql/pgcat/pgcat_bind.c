@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
 
 fl_status fl_pgcat_fill(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
@@ -46,6 +47,14 @@ fl_status fl_pgcat_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, const cha
     FL_TRY(fl_pgcat_snap_get(pc, &s, err));
     FL_TRY(fl_pgcat_rows_init(&rows, pc->arena, d, err));
     FL_TRY(fl_pgcat_fill(pc, s, d, &rows, err));
+    return fl_pgcat_bind_rows(b, d, &rows, alias, out_ri, err);
+}
+
+fl_status fl_pgcat_bind_rows(fl_bctx *b, const fl_pgcat_def *d, fl_pgcat_rows *r,
+                             const char *alias, uint32_t *out_ri, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    fl_pgcat_rows rows = *r;
     fl_row_source *src = NULL;
     FL_TRY(fl_pgcat_rows_source(&rows, &src, err));
     fl_plan *p = fl_plan_new(pc->arena, FL_PLAN_SCAN, 0, rows.schema.nfields);
@@ -68,11 +77,11 @@ fl_status fl_pgcat_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, const cha
     sc->ncolumns = rows.schema.nfields;
     sc->limit = -1;
     p->est_rows = rows.nrows ? rows.nrows : 1;
-    fl_rel r;
-    memset(&r, 0, sizeof r);
-    r.kind = FL_REL_PLAN;
-    r.alias = alias;
-    r.plan = p;
-    r.name = sc->name;
-    return fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, out_ri, err);
+    fl_rel rel;
+    memset(&rel, 0, sizeof rel);
+    rel.kind = FL_REL_PLAN;
+    rel.alias = alias;
+    rel.plan = p;
+    rel.name = sc->name;
+    return fl_scope_add_rel(b->a, &b->scope, &rel, &p->schema, out_ri, err);
 }

@@ -152,9 +152,43 @@ static fl_status subscript(fl_bctx *b, fl_expr *arr, const PgQuery__AIndices *ix
 }
 
 /* (rec).x / (rec).n of _pg_expandarray's record "{x,n}". */
+/* type.scale of aclexplode()'s record (grantor oid, grantee oid, privilege_type text,
+ * is_grantable bool); _pg_expandarray's (x, n) records carry the element OID there. */
+#define ACL_RECORD (-1034)
+
+static fl_status acl_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
+                           fl_error *err)
+{
+    static const char *const names[] = {"grantor", "grantee", "privilege_type", "is_grantable"};
+    static const fl_type_id types[] = {FL_TYPE_INT64, FL_TYPE_INT64, FL_TYPE_STRING,
+                                       FL_TYPE_BOOLEAN};
+    int idx = 0;
+    for (int k = 0; k < 4 && !idx; k++)
+        if (strcmp(field, names[k]) == 0)
+            idx = k + 1;
+    if (!idx)
+        return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
+                            "column \"%s\" not found in data type record", field);
+    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
+    if (!args[1])
+        return oom(err);
+    fl_type i32 = {.id = FL_TYPE_INT32};
+    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    fl_expr *e;
+    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
+    fl_type et = {.id = types[idx - 1]};
+    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    *out = e;
+    return FL_OK;
+}
+
 static fl_status record_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
                               fl_error *err)
 {
+    if (rec->type.scale == ACL_RECORD)
+        return acl_field(b, rec, field, out, err);
     int idx = strcmp(field, "x") == 0 ? 1 : strcmp(field, "n") == 0 ? 2 : 0;
     if (!idx)
         return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
@@ -445,6 +479,9 @@ static uint32_t array_elem_oid(fl_bctx *b, const PgQuery__TypeName *tn, const ch
 fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out,
                              bool *handled, fl_error *err)
 {
+    FL_TRY(fl_pgcat_bind_regcast(b, tc, out, handled, err)); /* pgkeys: pgcat_fn.c */
+    if (*handled)
+        return FL_OK;
     const PgQuery__TypeName *tn = tc->type_name;
     const char *n = tn ? type_last_name(tn) : NULL;
     *handled = false;
@@ -549,7 +586,9 @@ static const char *setting(fl_bctx *b, fl_pgcat_snap *s, const char *name)
 fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **out,
                              bool *handled, fl_error *err)
 {
-    *handled = false;
+    FL_TRY(fl_pgcat_bind_catfunc(b, f, out, handled, err)); /* pgkeys: pgcat_fn.c */
+    if (*handled)
+        return FL_OK;
     if (f->over || !f->n_funcname)
         return FL_OK;
     const char *name = fl_front_str(f->funcname[f->n_funcname - 1]);
@@ -557,10 +596,14 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
         return FL_OK;
     int32_t loc = f->location;
     size_t na = f->n_args;
+    FL_TRY(fl_pgfunc_bind_relinfo(b, f, name, out, handled, err)); /* pgrelinfo.c */
+    if (*handled)
+        return FL_OK;
     fl_pgcat_snap *s = NULL;
     bool subs = strcmp(name, "generate_subscripts") == 0 && na == 2;
+    bool acl = strcmp(name, "aclexplode") == 0 && na == 1;
     if (((strcmp(name, "unnest") == 0 || strcmp(name, "_pg_expandarray") == 0) && na == 1) ||
-        subs) {
+        subs || acl) {
         *handled = true;
         fl_expr *a;
         FL_TRY(fl_bind_expr(b, f->args[0], &a, err));
@@ -585,6 +628,12 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
         uint32_t elem = fl_pg_is_array_text(&a->type) ? (uint32_t)a->type.scale : FL_PG_OID_TEXT;
         fl_expr *e;
         FL_TRY(call(b, name, &a, 1, loc, &e, err));
+        if (acl) {
+            fl_type rt = {.id = FL_TYPE_STRING, .precision = FL_PG_RECORD_MARK,
+                          .scale = ACL_RECORD};
+            *out = retype(b->a, e, &rt);
+            return *out ? FL_OK : oom(err);
+        }
         if (name[0] == '_') {
             fl_type rt = {.id = FL_TYPE_STRING, .precision = FL_PG_RECORD_MARK,
                           .scale = (int32_t)elem};

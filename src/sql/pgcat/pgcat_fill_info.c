@@ -32,6 +32,8 @@ static fl_status fill_tables(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
 {
     for (uint32_t i = 0; i < s->nrels; i++) {
         const fl_pgcat_rel *rel = &s->rels[i];
+        if (rel->kind == 'i')
+            continue;
         FL_TRY(fl_pgcat_rows_add(r, err));
         fl_pgcat_set_str(r, "table_catalog", s->database);
         fl_pgcat_set_str(r, "table_schema", rel->nsp);
@@ -109,7 +111,7 @@ static fl_status fill_columns(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
 {
     for (uint32_t i = 0; i < s->nrels; i++) {
         const fl_pgcat_rel *rel = &s->rels[i];
-        for (uint32_t c = 0; rel->cols && c < rel->cols->nfields; c++) {
+        for (uint32_t c = 0; rel->kind != 'i' && rel->cols && c < rel->cols->nfields; c++) {
             const fl_field *f = &rel->cols->fields[c];
             FL_TRY(fl_pgcat_rows_add(r, err));
             fl_pgcat_set_str(r, "table_catalog", s->database);
@@ -131,39 +133,12 @@ static fl_status fill_columns(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
     return FL_OK;
 }
 
-static fl_status fill_routines(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
-{
-    const char *prev = NULL;
-    uint32_t ord = 0;
-    for (uint32_t i = 0;; i++) {
-        const fl_func *f = fl_func_at(i);
-        if (!f)
-            break;
-        if (!(f->name[0] >= 'a' && f->name[0] <= 'z'))
-            continue;
-        ord = prev && strcmp(prev, f->name) == 0 ? ord + 1 : 0;
-        prev = f->name;
-        FL_TRY(fl_pgcat_rows_add(r, err));
-        const char *spec = fl_arena_sprintf(r->a, "%s_%u", f->name,
-                                            fl_pgcat_proc_oid(f->name, ord));
-        fl_pgcat_set_str(r, "specific_catalog", s->database);
-        fl_pgcat_set_str(r, "specific_schema", "pg_catalog");
-        fl_pgcat_set_str(r, "specific_name", spec);
-        fl_pgcat_set_str(r, "routine_catalog", s->database);
-        fl_pgcat_set_str(r, "routine_schema", "pg_catalog");
-        fl_pgcat_set_str(r, "routine_name", f->name);
-        fl_pgcat_set_str(r, "routine_type", "FUNCTION");
-        fl_pgcat_set_str(r, "data_type", "anyelement");
-        fl_pgcat_set_str(r, "routine_body", "EXTERNAL");
-        fl_pgcat_set_str(r, "external_language", "INTERNAL");
-        fl_pgcat_set_str(r, "is_deterministic", f->deterministic ? "YES" : "NO");
-    }
-    return FL_OK;
-}
-
 fl_status fl_pgcat_fill_info(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_def *d,
                              fl_pgcat_rows *r, bool *done, fl_error *err)
 {
+    FL_TRY(fl_pgcat_fill_keys_info(pc, s, d, r, done, err));
+    if (*done)
+        return FL_OK;
     *done = true;
     if (is(d, "schemata"))
         return fill_schemata(s, r, err);
@@ -178,7 +153,7 @@ fl_status fl_pgcat_fill_info(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgca
         return fill_columns(s, r, err);
     }
     if (is(d, "routines"))
-        return fill_routines(s, r, err);
+        return fl_pgcat_fill_routines(s, r, err);
     if (is(d, "character_sets")) {
         FL_TRY(fl_pgcat_rows_add(r, err));
         fl_pgcat_set_str(r, "character_set_name", "UTF8");

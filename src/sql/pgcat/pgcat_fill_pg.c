@@ -43,7 +43,8 @@ static fl_status fill_class(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
         fl_pgcat_set_str(r, "relname", rel->name);
         fl_pgcat_set_int(r, "relnamespace", rel->nsp_oid);
         fl_pgcat_set_int(r, "relowner", ROLE_OID);
-        fl_pgcat_set_int(r, "relam", rel->kind == 'r' ? 2 : 0);
+        fl_pgcat_set_int(r, "relam", rel->kind == 'r' ? 2 : rel->kind == 'i' ? 403 : 0);
+        fl_pgcat_set_bool(r, "relhasindex", rel->pk != NULL);
         fl_pgcat_set_float(r, "reltuples", rel->rows);
         fl_pgcat_set_str(r, "relpersistence", "p");
         char k[2] = {rel->kind, 0};
@@ -121,65 +122,6 @@ static fl_status fill_type(fl_pgcat_rows *r, fl_error *err)
         fl_pgcat_set_str(r, "typstorage", t->typlen > 0 ? "p" : "x");
         fl_pgcat_set_int(r, "typtypmod", -1);
         fl_pgcat_set_int(r, "typcollation", t->category == 'S' ? 100 : 0);
-    }
-    return FL_OK;
-}
-
-static bool ident_name(const char *s)
-{
-    if (!s || !((*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
-}
-
-uint32_t fl_pgcat_proc_oid(const char *name, uint32_t index)
-{
-    char ix[16];
-    snprintf(ix, sizeof ix, "%u", index);
-    return 8000 + fl_pgcat_hash_oid("p:", name, ix) % 8000; /* below 16384: built in */
-}
-
-static fl_status add_proc(fl_pgcat_rows *r, uint32_t oid, const char *name, char kind,
-                          uint32_t rettype, fl_error *err)
-{
-    FL_TRY(fl_pgcat_rows_add(r, err));
-    fl_pgcat_set_int(r, "oid", oid);
-    fl_pgcat_set_str(r, "proname", name);
-    fl_pgcat_set_int(r, "pronamespace", 11);
-    fl_pgcat_set_int(r, "proowner", ROLE_OID);
-    fl_pgcat_set_int(r, "prolang", 12); /* internal */
-    fl_pgcat_set_float(r, "procost", 1);
-    char k[2] = {kind, 0};
-    fl_pgcat_set_str(r, "prokind", fl_arena_strdup(r->a, k));
-    fl_pgcat_set_bool(r, "proisstrict", true);
-    fl_pgcat_set_str(r, "provolatile", "i");
-    fl_pgcat_set_str(r, "proparallel", "s");
-    fl_pgcat_set_int(r, "prorettype", rettype);
-    fl_pgcat_set_str(r, "proargtypes", "");
-    fl_pgcat_set_str(r, "prosrc", name);
-    return FL_OK;
-}
-
-static fl_status fill_proc(fl_pgcat_rows *r, fl_error *err)
-{
-    FL_TRY(add_proc(r, OID_ARRAY_IN, "array_in", 'f', 2277, err));
-    FL_TRY(add_proc(r, OID_ARRAY_RECV, "array_recv", 'f', 2277, err));
-    const char *prev = NULL;
-    uint32_t ord = 0;
-    for (uint32_t i = 0;; i++) {
-        const fl_func *f = fl_func_at(i);
-        if (!f)
-            break;
-        if (!ident_name(f->name) || strncmp(f->name, "__", 2) == 0 || strcmp(f->name, "array_in") == 0 ||
-            strcmp(f->name, "array_recv") == 0)
-            continue;
-        ord = prev && strcmp(prev, f->name) == 0 ? ord + 1 : 0;
-        prev = f->name;
-        char kind = f->kind == FL_FUNC_AGGREGATE ? 'a' : f->kind == FL_FUNC_WINDOW ? 'w' : 'f';
-        FL_TRY(add_proc(r, fl_pgcat_proc_oid(f->name, ord), f->name, kind, 2276, err));
     }
     return FL_OK;
 }
@@ -349,6 +291,10 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
                            fl_pgcat_rows *r, bool *done, fl_error *err)
 {
     *done = true;
+    FL_TRY(fl_pgcat_fill_keys_pg(pc, s, d, r, done, err));
+    if (*done)
+        return FL_OK;
+    *done = true;
     if (is(d, "pg_namespace"))
         return fill_namespace(s, r, err);
     if (is(d, "pg_class")) {
@@ -362,7 +308,9 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
     if (is(d, "pg_type"))
         return fill_type(r, err);
     if (is(d, "pg_proc"))
-        return fill_proc(r, err);
+        return fl_pgcat_fill_proc(s, r, err);
+    if (is(d, "pg_aggregate"))
+        return fl_pgcat_fill_aggregate(s, r, err);
     if (is(d, "pg_roles") || is(d, "pg_user") || is(d, "pg_authid") || is(d, "pg_shadow"))
         return fill_roles(s, d, r, err);
     if (is(d, "pg_database"))

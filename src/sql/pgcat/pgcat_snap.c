@@ -9,6 +9,7 @@
  * front end's per-statement state, so a query joining pg_class three times
  * lists the catalog once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,6 @@ uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b)
 typedef struct builder {
     fl_arena *a;
     fl_pgcat_snap *s;
-    uint32_t capn, capr;
 } builder;
 
 static bool oid_used(const fl_pgcat_snap *s, uint32_t oid)
@@ -51,7 +51,7 @@ static bool oid_used(const fl_pgcat_snap *s, uint32_t oid)
         if (s->nsps[i].oid == oid)
             return true;
     for (uint32_t i = 0; i < s->nrels; i++)
-        if (s->rels[i].oid == oid)
+        if (s->rels[i].oid == oid || (s->rels[i].pk && s->rels[i].pk->con_oid == oid))
             return true;
     return false;
 }
@@ -66,7 +66,7 @@ static uint32_t unique_oid(const fl_pgcat_snap *s, uint32_t oid)
 static fl_status add_nsp(builder *bd, const char *name, uint32_t oid, fl_error *err)
 {
     fl_pgcat_snap *s = bd->s;
-    s->nsps = fl_front_grow(bd->a, s->nsps, &bd->capn, s->nnsps, sizeof(fl_pgcat_nsp));
+    s->nsps = fl_front_grow(bd->a, s->nsps, &s->capn, s->nnsps, sizeof(fl_pgcat_nsp));
     if (!s->nsps)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     if (!oid)
@@ -83,7 +83,7 @@ static fl_status add_rel(builder *bd, const fl_pgcat_nsp *ns, const char *name, 
     fl_pgcat_snap *s = bd->s;
     if (s->nrels >= MAX_RELS)
         return fl_errorf(err, FL_ELIMIT, "pg_catalog: more than %d relations", MAX_RELS);
-    s->rels = fl_front_grow(bd->a, s->rels, &bd->capr, s->nrels, sizeof(fl_pgcat_rel));
+    s->rels = fl_front_grow(bd->a, s->rels, &s->capr, s->nrels, sizeof(fl_pgcat_rel));
     if (!s->rels)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_pgcat_rel *r = &s->rels[s->nrels];
@@ -196,12 +196,36 @@ fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *e
     fl_pgcat_snap *s = fl_arena_calloc(pc->arena, 1, sizeof *s);
     if (!s)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    s->user = "floe";
+    s->user = pc->user && pc->user[0] ? pc->user : "floe";
     s->database = pc->catalog && pc->catalog->name ? pc->catalog->name : "floe";
     s->schema = pc->default_namespace ? pc->default_namespace : "default";
     FL_TRY(build(pc, s, err));
     st->pgcat = s;
     *out = s;
+    return FL_OK;
+}
+
+/* r->pk from the schema's identifier fields (attnums in their order); none
+ * when one of them is not a top-level column. */
+static fl_status key_of(fl_arena *a, fl_pgcat_rel *r, const fl_ice_schema *sch, fl_error *err)
+{
+    uint32_t n = sch->nidentifier;
+    if (n > 32) /* PostgreSQL's INDEX_MAX_KEYS */
+        return FL_OK;
+    fl_pgcat_key *k = fl_arena_calloc(a, 1, sizeof *k);
+    int16_t *nums = fl_arena_calloc(a, n + 1, sizeof *nums);
+    if (!k || !nums)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t c = 0; c < sch->schema.nfields && !nums[i]; c++)
+            if (sch->schema.fields[c].field_id == sch->identifier_field_ids[i])
+                nums[i] = (int16_t)(c + 1);
+        if (!nums[i])
+            return FL_OK; /* a nested identifier field: PostgreSQL has no such key */
+    }
+    k->ncols = n;
+    k->attnums = nums;
+    r->pk = k;
     return FL_OK;
 }
 
@@ -215,6 +239,8 @@ static fl_status load_cols(fl_planner_ctx *pc, fl_pgcat_rel *r, fl_error *err)
         FL_TRY(fl_front_load_table(pc, &id, &t, err));
         const fl_ice_schema *sch = fl_ice_metadata_schema(&t->meta, t->meta.current_schema_id);
         r->cols = sch ? &sch->schema : NULL;
+        if (sch && sch->nidentifier)
+            FL_TRY(key_of(pc->arena, r, sch, err));
         for (uint32_t i = 0; i < t->meta.nsnapshots; i++)
             if (t->meta.snapshots[i].snapshot_id == t->meta.current_snapshot_id) {
                 const char *tr = fl_ice_map_get(&t->meta.snapshots[i].summary, "total-records");
@@ -242,6 +268,63 @@ static fl_status load_cols(fl_planner_ctx *pc, fl_pgcat_rel *r, fl_error *err)
     return FL_OK;
 }
 
+/* "<table>_pkey", as PostgreSQL's ChooseRelationName: truncated to 63
+ * bytes (whole UTF-8 characters), and a digit appended while a relation of
+ * that name exists in the schema. */
+static const char *key_name(fl_arena *a, const fl_pgcat_snap *s, const fl_pgcat_rel *r)
+{
+    for (int pass = 0; pass < 100; pass++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, pass ? "_pkey%d" : "_pkey", pass);
+        size_t sl = strlen(suffix), nl = strlen(r->name);
+        if (nl + sl > 63) {
+            nl = 63 - sl;
+            while (nl && ((unsigned char)r->name[nl] & 0xc0) == 0x80)
+                nl--;
+        }
+        const char *nm = fl_arena_sprintf(a, "%.*s%s", (int)nl, r->name, suffix);
+        if (!nm || !fl_pgcat_snap_find(s, r->nsp, nm))
+            return nm;
+    }
+    return NULL;
+}
+
+/* The index relation of every loaded primary key (after all tables, in
+ * relation order, so OIDs are the same in every statement), and the
+ * constraint OIDs. */
+static fl_status add_keys(fl_arena *a, fl_pgcat_snap *s, fl_error *err)
+{
+    builder bd = {.a = a, .s = s};
+    uint32_t n = s->nrels;
+    for (uint32_t i = 0; i < n; i++) {
+        fl_pgcat_key *k = s->rels[i].pk;
+        if (!k)
+            continue;
+        const fl_pgcat_rel *t = &s->rels[i];
+        k->name = key_name(a, s, t);
+        fl_schema *cols = fl_arena_calloc(a, 1, sizeof *cols);
+        fl_field *fs = fl_arena_calloc(a, k->ncols + 1, sizeof *fs);
+        if (!k->name || !cols || !fs)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        for (uint32_t c = 0; c < k->ncols; c++) {
+            fs[c] = t->cols->fields[k->attnums[c] - 1];
+            fs[c].nullable = true; /* index attributes are never attnotnull */
+        }
+        cols->fields = fs;
+        cols->nfields = k->ncols;
+        fl_pgcat_nsp ns = {.oid = t->nsp_oid, .name = t->nsp};
+        FL_TRY(add_rel(&bd, &ns, k->name, 'i', unique_oid(s, fl_pgcat_hash_oid("i:", ns.name, k->name)),
+                       false, err));
+        fl_pgcat_rel *ix = &s->rels[s->nrels - 1];
+        ix->cols = cols;
+        ix->rows = 0;
+        ix->table_rel = i;
+        k->index_rel = s->nrels - 1;
+        k->con_oid = unique_oid(s, fl_pgcat_hash_oid("c:", ns.name, k->name));
+    }
+    return FL_OK;
+}
+
 fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err)
 {
     if (s->cols_loaded)
@@ -264,10 +347,11 @@ fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *
         memset(&e2, 0, sizeof e2);
         /* a table whose metadata cannot be read shows no columns rather than
          * failing every introspection query */
-        (void)load_cols(pc, r, &e2);
+        if (load_cols(pc, r, &e2) != FL_OK)
+            r->pk = NULL;
     }
     s->cols_loaded = true;
-    return FL_OK;
+    return add_keys(pc->arena, s, err);
 }
 
 const fl_pgcat_rel *fl_pgcat_snap_find(const fl_pgcat_snap *s, const char *nsp, const char *name)
@@ -282,6 +366,14 @@ const fl_pgcat_rel *fl_pgcat_snap_rel_by_oid(const fl_pgcat_snap *s, uint32_t oi
 {
     for (uint32_t i = 0; i < s->nrels; i++)
         if (s->rels[i].oid == oid)
+            return &s->rels[i];
+    return NULL;
+}
+
+const fl_pgcat_rel *fl_pgcat_snap_rel_by_con(const fl_pgcat_snap *s, uint32_t con_oid)
+{
+    for (uint32_t i = 0; i < s->nrels; i++)
+        if (s->rels[i].pk && s->rels[i].pk->con_oid == con_oid)
             return &s->rels[i];
     return NULL;
 }

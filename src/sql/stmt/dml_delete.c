@@ -41,7 +41,7 @@ static fl_status delete_all(fl_stmt_ctx *c, const fl_planner_table *pt, int64_t 
     if (rc == FL_OK) {
         fl_ice_txn *xx = x;
         x = NULL;
-        rc = stmt_commit(c, xx, pt->name, out, err);
+        rc = stmt_commit_dml(c, xx, &pt->ident, pt->name, out, err);
     }
     fl_ice_txn_abort(x);
     return rc;
@@ -100,7 +100,7 @@ fl_status stmt_delete(fl_stmt_ctx *c, const PgQuery__DeleteStmt *s, fl_stmt_resu
         if (rc == FL_OK) {
             fl_ice_txn *xx = x;
             x = NULL;
-            rc = stmt_commit(c, xx, pt.name, out, err);
+            rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
         }
     }
     fl_ice_txn_abort(x);

@@ -159,7 +159,7 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
     if (rc == FL_OK && iw.rows) {
         fl_ice_txn *xx = x;
         x = NULL;
-        rc = stmt_commit(c, xx, pt.name, out, err);
+        rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
     }
     fl_ice_txn_abort(x);
     FL_TRY(rc);

@@ -357,13 +357,11 @@ fl_status stmt_merge(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, fl_stmt_result
                        pt.name);
     }
     if (rc == FL_OK && (ids.nfiles || nfiles)) {
-        rc = stmt_apply_deletes(x, &ids, any_update, err);
-        if (rc == FL_OK && nfiles)
-            rc = fl_ice_txn_append(x, files, nfiles, err);
+        rc = stmt_delete_and_append(x, &ids, any_update, files, nfiles, err);
         if (rc == FL_OK) {
             fl_ice_txn *xx = x;
             x = NULL;
-            rc = stmt_commit(c, xx, pt.name, out, err);
+            rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
         }
     }
     fl_ice_txn_abort(x);

@@ -11,10 +11,9 @@
  * Iceberg data writer, the row ids are collected. Then the old rows are
  * deleted (fl_ice_delete_positions with write.update.mode: position deletes
  * or copy-on-write) and the new files appended, in one transaction, so
- * readers see either the old or the new table. The transaction records the
- * delete and the append as two snapshots committed by one catalog swap (the
- * table's history shows both; no reader ever sees the intermediate one as
- * current).
+ * readers see either the old or the new table. The delete and the new files
+ * are ONE snapshot (a row delta "overwrite", stmt_delete_and_append in
+ * txn_fuse.c), as Java's RowDelta writes for Spark's UPDATE.
  *
  * A target row that joins several FROM rows is an error (SQLSTATE 21000)
  * rather than an arbitrary pick. Tag "UPDATE n".
@@ -185,13 +184,11 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
                        pt.name);
     }
     if (rc == FL_OK && u.ids.nrows) {
-        rc = stmt_apply_deletes(x, &u.ids, true, err);
-        if (rc == FL_OK && nfiles)
-            rc = fl_ice_txn_append(x, files, nfiles, err);
+        rc = stmt_delete_and_append(x, &u.ids, true, files, nfiles, err);
         if (rc == FL_OK) {
             fl_ice_txn *xx = x;
             x = NULL;
-            rc = stmt_commit(c, xx, pt.name, out, err);
+            rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
         }
     }
     fl_ice_txn_abort(x);

@@ -35,28 +35,6 @@ bool fl_stmt_is_command(const fl_sql_parsed *p)
     }
 }
 
-static fl_status transaction(const PgQuery__TransactionStmt *t, fl_stmt_result *out,
-                             fl_error *err)
-{
-    switch (t->kind) {
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
-        stmt_tag(out, "BEGIN");
-        return FL_OK;
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
-        stmt_tag(out, "COMMIT");
-        return FL_OK;
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
-        /* every statement already committed on its own; nothing to undo */
-        stmt_tag(out, "ROLLBACK");
-        return FL_OK;
-    default:
-        return fl_errorf(err, FL_EUNSUPPORTED,
-                         "savepoints and two-phase commit are not supported (each statement "
-                         "commits on its own)");
-    }
-}
-
 static const char *node_name(PgQuery__Node__NodeCase k)
 {
     const ProtobufCFieldDescriptor *f =
@@ -95,7 +73,7 @@ static fl_status dispatch(fl_stmt_ctx *c, const PgQuery__Node *n, fl_stmt_result
     case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT:
         return stmt_show(c, n->variable_show_stmt, out, err);
     case PG_QUERY__NODE__NODE_TRANSACTION_STMT:
-        return transaction(n->transaction_stmt, out, err);
+        return stmt_transaction(c, n->transaction_stmt, out, err);
     case PG_QUERY__NODE__NODE_VIEW_STMT:
         return stmt_view(c, n->view_stmt, out, err);
     default:
@@ -112,10 +90,16 @@ fl_status fl_stmt_run(fl_stmt_ctx *ctx, fl_stmt_result *out, fl_error *err)
         return fl_errorf(err, FL_EINVAL, "statement: no parsed statement");
     const fl_sql_parsed *p = ctx->planner->parsed;
     fl_status rc;
-    if (p->execute)
-        rc = stmt_execute(ctx, p->execute, out, err);
-    else if (p->stmt)
-        rc = dispatch(ctx, p->stmt, out, err);
+    if (p->execute) {
+        rc = stmt_check_read_only(ctx, NULL, err);
+        if (rc == FL_OK)
+            rc = stmt_execute(ctx, p->execute, out, err);
+    }
+    else if (p->stmt) {
+        rc = stmt_check_read_only(ctx, p->stmt, err);
+        if (rc == FL_OK)
+            rc = dispatch(ctx, p->stmt, out, err);
+    }
     else
         rc = fl_errorf(err, FL_EINVAL, "statement: empty statement");
     if (rc != FL_OK) {

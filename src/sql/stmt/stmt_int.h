@@ -141,6 +141,9 @@ void stmt_rowids_free(stmt_rowids *r);
 
 /* fl_ice_delete_positions of the collected ids (nothing when empty). */
 fl_status stmt_apply_deletes(fl_ice_txn *x, stmt_rowids *ids, bool for_update, fl_error *err);
+/* The deletes of ids and the new data files as ONE snapshot (txn_fuse.c). */
+fl_status stmt_delete_and_append(fl_ice_txn *x, stmt_rowids *ids, bool for_update,
+                                 fl_ice_data_file *files, uint32_t nfiles, fl_error *err);
 
 /* Runs plan, hands each batch to fn (live rows per b->sel). */
 typedef fl_status (*stmt_batch_fn)(void *ctx, const fl_batch *b, fl_error *err);
@@ -154,6 +157,18 @@ fl_status stmt_write_batch(fl_ice_data_writer *w, const fl_batch *b, uint32_t nc
 /* Commits x (freed), records the snapshot and table in out. */
 fl_status stmt_commit(fl_stmt_ctx *c, fl_ice_txn *x, const char *table, fl_stmt_result *out,
                       fl_error *err);
+/* DML: commits x like stmt_commit outside a transaction block; inside one
+ * hands x to the block (txn_block.h: staged, committed at COMMIT). x is
+ * consumed either way; out gets the (staged) snapshot id. */
+fl_status stmt_commit_dml(fl_stmt_ctx *c, fl_ice_txn *x, const fl_table_ident *id,
+                          const char *table, fl_stmt_result *out, fl_error *err);
+/* BEGIN/START, COMMIT/END, ROLLBACK/ABORT, SAVEPOINT, RELEASE, ROLLBACK TO
+ * (txn_stmt.c). */
+fl_status stmt_transaction(fl_stmt_ctx *c, const PgQuery__TransactionStmt *t,
+                           fl_stmt_result *out, fl_error *err);
+/* FL_EINVAL with SQLSTATE 25006 when a read-only block runs a statement
+ * that writes (n is the statement node). */
+fl_status stmt_check_read_only(fl_stmt_ctx *c, const PgQuery__Node *n, fl_error *err);
 
 /* Index of the column named name in s (exact, then case-insensitive); -1. */
 int32_t stmt_find_column(const fl_schema *s, const char *name);

@@ -161,7 +161,7 @@ static struct kent *kset_find(kset *s, const uint8_t *k, size_t n, uint64_t h)
         struct kent *e = &s->e[i];
         if (!e->key)
             return e;
-        if (e->h == h && e->len == n && memcmp(e->key, k, n) == 0)
+        if (e->h == h && e->len == n && (n == 0 || memcmp(e->key, k, n) == 0))
             return e;
     }
 }

@@ -36,4 +36,10 @@ fl_status fl_front_lateral(fl_bctx *b, fl_plan *sub, const fl_apply_mark *m, con
 fl_status fl_bind_srf(fl_bctx *b, const PgQuery__RangeFunction *rf, bool *handled, bool *lateral,
                       uint32_t *rel, fl_error *err);
 
+/* Set-returning calls in s's select list (unnest, generate_series,
+ * generate_subscripts, (information_schema._pg_expandarray(a)).x / .n)
+ * become one lockstep SRF applied over the block; fl_bind_expr then binds
+ * those nodes to its columns (b->srfs). */
+fl_status fl_bind_select_srfs(fl_bctx *b, const PgQuery__SelectStmt *s, fl_error *err);
+
 #endif

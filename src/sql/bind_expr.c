@@ -1010,6 +1010,11 @@ fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
 {
     if (!n)
         return fl_errorf(err, FL_EINVAL, "missing expression");
+    for (uint32_t i = 0; i < b->nsrfs; i++) /* select-list SRFs (bind_srf.c) */
+        if (b->srfs[i].node == n) {
+            *out = b->srfs[i].expr;
+            return FL_OK;
+        }
     switch (n->node_case) {
     case PG_QUERY__NODE__NODE_A_CONST:
         return bind_const(b, n->a_const, out, err);
@@ -1150,15 +1155,32 @@ const char *fl_front_node_name(const PgQuery__Node *n)
             return "int4";
         return s ? s : "?column?";
     }
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: { /* (f(x)).name */
+        const PgQuery__AIndirection *ai = n->a_indirection;
+        const char *s = ai->n_indirection ? fl_front_str(ai->indirection[ai->n_indirection - 1])
+                                          : NULL;
+        return s ? s : fl_front_node_name(ai->arg);
+    }
+    case PG_QUERY__NODE__NODE_SUB_LINK:
+        if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK &&
+            n->sub_link->subselect &&
+            n->sub_link->subselect->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
+            /* (SELECT x ...) is named after its single target, as PostgreSQL does */
+            const PgQuery__SelectStmt *st = n->sub_link->subselect->select_stmt;
+            if (st->n_target_list == 1 &&
+                st->target_list[0]->node_case == PG_QUERY__NODE__NODE_RES_TARGET) {
+                const PgQuery__ResTarget *rt = st->target_list[0]->res_target;
+                return rt->name && rt->name[0] ? rt->name : fl_front_node_name(rt->val);
+            }
+        }
+        return n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK ? "exists"
+                                                                                     : "?column?";
     case PG_QUERY__NODE__NODE_CASE_EXPR:
         return "case";
     case PG_QUERY__NODE__NODE_COALESCE_EXPR:
         return "coalesce";
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
         return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
-    case PG_QUERY__NODE__NODE_SUB_LINK:
-        return n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK ? "exists"
-                                                                                     : "?column?";
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
         switch (n->sqlvalue_function->op) {
         case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE:

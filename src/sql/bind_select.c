@@ -1065,6 +1065,7 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
     b->stmt = s;
     targets t = {0};
     b->allow_agg = b->allow_win = true;
+    FL_TRY(fl_bind_select_srfs(b, s, err));
     FL_TRY(bind_targets(b, s, &t, err));
     fl_expr **gk = NULL;
     uint32_t ngk = 0, capgk = 0;
@@ -1090,6 +1091,10 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
                             "SELECT DISTINCT ON is not supported");
     bool agg = b->naggs > 0 || s->n_group_clause > 0 || having;
+    if (agg && b->nsrfs)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "set-returning functions in the select list of an aggregating query "
+                            "are not supported");
 
     fl_plan *p;
     int32_t *map;

@@ -160,6 +160,12 @@ struct fl_bctx {
     fl_slot_ref *slots;
     uint32_t nslots, capslots;
     uint32_t slots_from; /* slots of the apply being bound start here */
+    /* select-list set-returning calls (bind_srf.c): node -> scope-form value */
+    struct fl_srf_ref {
+        const PgQuery__Node *node;
+        fl_expr *expr;
+    } *srfs;
+    uint32_t nsrfs;
 };
 
 /* front internal state hung off fl_planner_ctx.internal */

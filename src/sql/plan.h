@@ -72,7 +72,16 @@ typedef enum fl_plan_kind {
 typedef enum fl_srf_kind {
     FL_SRF_UNNEST = 1,  /* unnest(array) -> elements (arrays of the same call zipped) */
     FL_SRF_SERIES,      /* generate_series(start, stop [, step]) over integers */
+    FL_SRF_SUBSCRIPTS,  /* generate_subscripts(array, dim): lower .. upper */
+    FL_SRF_POSITIONS,   /* 1 .. cardinality(array) (_pg_expandarray's n) */
 } fl_srf_kind;
+
+/* One set-returning call of a select list (lockstep form of FL_PLAN_SRF). */
+typedef struct fl_srf_stream {
+    fl_srf_kind fn;
+    fl_expr **args;
+    uint32_t nargs;
+} fl_srf_stream;
 
 
 /* ---- scans ---- */
@@ -302,6 +311,11 @@ struct fl_plan {
             fl_expr **args; /* constants or parameters (no columns) */
             uint32_t nargs;
             bool ordinality; /* WITH ORDINALITY: a last BIGINT column */
+            /* lockstep form (set-returning functions of a select list,
+             * PostgreSQL's ProjectSet): nstreams > 0, output column i is
+             * streams[i]; rows = the longest stream, shorter ones NULL-padded */
+            const fl_srf_stream *streams;
+            uint32_t nstreams;
         } srf;
     } u;
 };

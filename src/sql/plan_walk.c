@@ -75,7 +75,10 @@ fl_status fl_plan_walk_exprs(fl_plan *p, fl_plan_expr_fn fn, void *ctx, fl_error
         }
         return FL_OK;
     case FL_PLAN_APPLY: return walk_arr(p->u.apply.params, p->u.apply.nparams, fn, ctx, err);
-    case FL_PLAN_SRF: return walk_arr(p->u.srf.args, p->u.srf.nargs, fn, ctx, err);
+    case FL_PLAN_SRF:
+        for (uint32_t i = 0; i < p->u.srf.nstreams; i++)
+            FL_TRY(walk_arr(p->u.srf.streams[i].args, p->u.srf.streams[i].nargs, fn, ctx, err));
+        return walk_arr(p->u.srf.args, p->u.srf.nargs, fn, ctx, err);
     case FL_PLAN_LIMIT:
     case FL_PLAN_SETOP:
     case FL_PLAN_DISTINCT:
@@ -100,6 +103,21 @@ const char *fl_plan_explain_ext(const fl_plan *p, fl_arena *a)
     case FL_PLAN_RECURSE:
         return fl_arena_sprintf(a, "RecursiveUnion%s", p->u.recurse.all ? " ALL" : "");
     case FL_PLAN_SRF: {
+        if (p->u.srf.nstreams) {
+            const char *s = "ProjectSet [";
+            static const char *const nm[] = {"?", "unnest", "generate_series",
+                                             "generate_subscripts", "positions"};
+            for (uint32_t i = 0; s && i < p->u.srf.nstreams; i++) {
+                const fl_srf_stream *st = &p->u.srf.streams[i];
+                s = fl_arena_sprintf(a, "%s%s%s(", s, i ? ", " : "", nm[st->fn <= 4 ? st->fn : 0]);
+                for (uint32_t k = 0; s && k < st->nargs; k++) {
+                    const char *e = fl_expr_to_string(st->args[k], a);
+                    s = fl_arena_sprintf(a, "%s%s%s", s, k ? ", " : "", e ? e : "?");
+                }
+                s = s ? fl_arena_sprintf(a, "%s)", s) : NULL;
+            }
+            return s ? fl_arena_sprintf(a, "%s]", s) : "ProjectSet";
+        }
         const char *s = fl_arena_sprintf(a, "Function %s(",
                                          p->u.srf.fn == FL_SRF_UNNEST ? "unnest"
                                                                       : "generate_series");

@@ -161,7 +161,7 @@ static struct kent *kset_find(kset *s, const uint8_t *k, size_t n, uint64_t h)
         struct kent *e = &s->e[i];
         if (!e->key)
             return e;
-        if (e->h == h && e->len == n && memcmp(e->key, k, n) == 0)
+        if (e->h == h && e->len == n && (n == 0 || memcmp(e->key, k, n) == 0))
             return e;
     }
 }
@@ -375,11 +375,157 @@ static fl_status unnest_text(fl_exec *x, const fl_vector *v, ex_rows *rows, fl_v
     return rc;
 }
 
+/* elements of array argument v (LIST or PostgreSQL array text) appended to
+ * out (element type, or STRING for text); *count their number, *lower the
+ * lower bound (int2vector text: 0) */
+static fl_status array_elems(const fl_vector *v, fl_vector *out, int64_t *count, int64_t *lower,
+                             fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    *count = 0;
+    *lower = 1;
+    if (!fl_unified_is_valid(&u, 0))
+        return FL_OK;
+    uint32_t r = fl_unified_row(&u, 0);
+    if (v->type->id == FL_TYPE_LIST) {
+        int64_t s = u.base->offsets[r], e = u.base->offsets[r + 1];
+        for (int64_t i = s; out && i < e; i++)
+            FL_TRY(fl_vector_append_from(out, &u.base->children[0], (uint32_t)i, err));
+        *count = e - s;
+        return FL_OK;
+    }
+    size_t n;
+    const uint8_t *p = fl_vector_bytes(u.base, r, &n);
+    size_t pos = 0;
+    while (pos < n && p[pos] == ' ')
+        pos++;
+    if (pos < n && p[pos] == '[') {
+        while (pos < n && p[pos] != '=')
+            pos++;
+        pos++;
+    }
+    bool braces = pos < n && p[pos] == '{';
+    if (braces)
+        pos++;
+    else if (pos < n)
+        *lower = 0; /* int2vector / oidvector "1 2 3" */
+    keybuf buf = {0};
+    fl_status rc = FL_OK;
+    bool isnull;
+    while (!rc && text_elem(p, n, &pos, braces, &buf, &isnull, err, &rc)) {
+        ++*count;
+        if (out)
+            rc = isnull ? fl_vector_append_null(out, err)
+                        : fl_vector_append_bytes(out, buf.p ? buf.p : (const uint8_t *)"", buf.n,
+                                                 err);
+    }
+    free(buf.p);
+    return rc;
+}
+
+static fl_status append_int(fl_vector *out, int64_t v, fl_error *err)
+{
+    if (out->type->id == FL_TYPE_INT32) {
+        int32_t x = (int32_t)v;
+        return fl_vector_append_fixed(out, &x, err);
+    }
+    return fl_vector_append_fixed(out, &v, err);
+}
+
+/* one stream of the lockstep form into out (its column type) */
+static fl_status stream_gen(ex_thread *th, const fl_eval_env *env, const fl_srf_stream *st,
+                            fl_vector *out, fl_error *err)
+{
+    fl_vector argv[3];
+    const fl_vector *args[3];
+    uint32_t na = st->nargs < 3 ? st->nargs : 3, done = 0;
+    fl_status rc = FL_OK;
+    for (; !rc && done < na; done++)
+        rc = srf_arg(th, env, st->args[done], &argv[done], &args[done], err);
+    if (!rc && st->fn == FL_SRF_SERIES) {
+        int64_t v[3] = {0, 0, 1};
+        bool null = false;
+        for (uint32_t i = 0; i < na; i++)
+            int_of(args[i], &null, &v[i]);
+        if (!null && v[2] == 0)
+            rc = fl_errorf(err, FL_EINVAL, "step size cannot equal zero (SQLSTATE 22023)");
+        int64_t cnt = 0;
+        for (__int128 c = v[0]; !rc && !null && (v[2] > 0 ? c <= v[1] : c >= v[1]); c += v[2]) {
+            if (out->type->id == FL_TYPE_INT32 && (c > INT32_MAX || c < INT32_MIN))
+                break;
+            rc = append_int(out, (int64_t)c, err);
+            if (!rc && (++cnt & 4095) == 0)
+                rc = ex_check(th->x, err);
+        }
+    } else if (!rc) {
+        int64_t count, lower;
+        bool elems = st->fn == FL_SRF_UNNEST;
+        rc = array_elems(args[0], elems ? out : NULL, &count, &lower, err);
+        if (!rc && st->fn == FL_SRF_SUBSCRIPTS) {
+            bool null = false;
+            int64_t dim = 1;
+            if (na > 1)
+                int_of(args[1], &null, &dim);
+            for (int64_t i = 0; !rc && !null && dim == 1 && i < count; i++)
+                rc = append_int(out, lower + i, err);
+        } else if (!rc && st->fn == FL_SRF_POSITIONS) {
+            for (int64_t i = 0; !rc && i < count; i++)
+                rc = append_int(out, i + 1, err);
+        }
+    }
+    for (uint32_t i = 0; i < done; i++)
+        if (args[i] == &argv[i])
+            fl_vector_destroy(&argv[i]);
+    return rc;
+}
+
+/* lockstep form: every stream materialized, then zipped */
+static fl_status streams_generate(ex_thread *th, const fl_eval_env *env, fl_exec *x,
+                                  const fl_plan *p, ex_rows *rows, fl_error *err)
+{
+    uint32_t ns = p->u.srf.nstreams;
+    fl_vector *vals = calloc(ns, sizeof *vals);
+    fl_vector *cols = calloc(ns, sizeof *cols);
+    fl_status rc = vals && cols ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t inited = 0;
+    for (; !rc && inited < ns; inited++) {
+        rc = fl_vector_init(&vals[inited], &p->schema.fields[inited].type, err);
+        if (!rc)
+            rc = fl_vector_init(&cols[inited], &p->schema.fields[inited].type, err);
+    }
+    uint32_t maxlen = 0;
+    for (uint32_t i = 0; !rc && i < ns; i++) {
+        rc = stream_gen(th, env, &p->u.srf.streams[i], &vals[i], err);
+        if (!rc && vals[i].len > maxlen)
+            maxlen = vals[i].len;
+    }
+    uint32_t n = 0;
+    for (uint32_t r = 0; !rc && r < maxlen; r++) {
+        for (uint32_t i = 0; !rc && i < ns; i++)
+            rc = r < vals[i].len ? fl_vector_append_from(&cols[i], &vals[i], r, err)
+                                 : fl_vector_append_null(&cols[i], err);
+        if (!rc && ++n == FL_BATCH_CAP)
+            rc = flush_rows(x, rows, cols, ns, &n, err);
+    }
+    if (!rc)
+        rc = flush_rows(x, rows, cols, ns, &n, err);
+    for (uint32_t i = 0; i < inited; i++) {
+        fl_vector_destroy(&vals[i]);
+        fl_vector_destroy(&cols[i]);
+    }
+    free(vals);
+    free(cols);
+    return rc;
+}
+
 /* Generates the rows of an SRF plan into rows (schema = p->schema); th->st
  * evaluates with env; memory is accounted to x when not NULL. */
 static fl_status srf_generate(ex_thread *th, const fl_eval_env *env, fl_exec *x, const fl_plan *p,
                               ex_rows *rows, fl_error *err)
 {
+    if (p->u.srf.nstreams)
+        return streams_generate(th, env, x, p, rows, err);
     uint32_t nargs = p->u.srf.nargs, ncols = p->schema.nfields;
     fl_vector *argv = calloc(nargs ? nargs : 1, sizeof *argv);
     const fl_vector **args = calloc(nargs ? nargs : 1, sizeof *args);
@@ -475,7 +621,8 @@ static fl_status srf_prepare(ex_node *n, fl_error *err)
 
 fl_status ex_srf_node(ex_node *n, fl_error *err)
 {
-    if (n->p->u.srf.fn != FL_SRF_UNNEST && n->p->u.srf.fn != FL_SRF_SERIES)
+    if (!n->p->u.srf.nstreams && n->p->u.srf.fn != FL_SRF_UNNEST &&
+        n->p->u.srf.fn != FL_SRF_SERIES)
         return fl_errorf(err, FL_EINVAL, "SRF node with an unknown function");
     n->prepare = srf_prepare;
     n->open = ex_open_rows;

@@ -571,6 +571,7 @@ static const char *setting(fl_bctx *b, fl_pgcat_snap *s, const char *name)
         {"lc_ctype", "C.UTF-8"},             {"max_connections", "100"},
         {"block_size", "8192"},              {"application_name", ""},
         {"extra_float_digits", "1"},         {"is_superuser", "on"},
+        {"max_index_keys", "32"},
     };
     if (strcasecmp(name, "timezone") == 0 || strcasecmp(name, "time_zone") == 0)
         return b->pc->time_zone ? b->pc->time_zone : "UTC";

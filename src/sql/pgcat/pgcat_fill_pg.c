@@ -213,6 +213,7 @@ static fl_status fill_settings(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_pgcat_ro
         {"lc_ctype", "C.UTF-8", "string"},
         {"max_connections", "100", "integer"},
         {"block_size", "8192", "integer"},
+        {"max_index_keys", "32", "integer"},
     };
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
         FL_TRY(fl_pgcat_rows_add(r, err));

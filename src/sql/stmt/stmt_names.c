@@ -37,6 +37,13 @@ fl_status stmt_ident_rv(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, fl_table_id
     fl_arena *a = c->planner->arena;
     if (!rv || !nz(rv->relname))
         return fl_errorf(err, FL_EINVAL, "missing table name");
+    /* Every floe table is an Iceberg table in the catalog: creating a
+     * permanent one for TEMP would leak it to every other session. */
+    if (rv->relpersistence && strcmp(rv->relpersistence, "t") == 0) {
+        stmt_set_position(c, rv->location);
+        stmt_set_sqlstate(c, "0A000");
+        return fl_errorf(err, FL_EUNSUPPORTED, "temporary tables are not supported");
+    }
     const char **lv = fl_arena_calloc(a, 2, sizeof *lv);
     if (!lv)
         return fl_errorf(err, FL_ENOMEM, "out of memory");

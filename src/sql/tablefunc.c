@@ -289,7 +289,7 @@ static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const ch
 #endif
 
 static fl_status series_arg(fl_bctx *b, const PgQuery__FuncCall *fc, size_t i, int64_t *out,
-                             bool *is_null, fl_error *err)
+                             bool *is_null, bool *is64, fl_error *err)
 {
     fl_bctx c;
     fl_bctx_init(&c, b->pc, NULL);
@@ -308,6 +308,7 @@ static fl_status series_arg(fl_bctx *b, const PgQuery__FuncCall *fc, size_t i, i
     }
     if (e->kind == FL_EXPR_CONST && e->type.id == FL_TYPE_INT64) {
         *out = e->value.v.i64;
+        *is64 = true;
         return FL_OK;
     }
     return fl_front_err(b->pc, err, FL_EUNSUPPORTED, fc->location, "0A000",
@@ -323,9 +324,9 @@ static fl_status generate_series(fl_bctx *b, const PgQuery__FuncCall *fc, const 
         return fl_front_err(pc, err, FL_ENOTFOUND, fc->location, "42883",
                             "generate_series() takes (start, stop [, step])");
     int64_t v[3] = {0, 0, 1};
-    bool any_null = false;
+    bool any_null = false, is64 = false; /* integer arguments give an integer column */
     for (size_t i = 0; i < fc->n_args; i++)
-        FL_TRY(series_arg(b, fc, i, &v[i], &any_null, err));
+        FL_TRY(series_arg(b, fc, i, &v[i], &any_null, &is64, err));
     if (any_null) { /* PostgreSQL: a NULL argument gives no rows */
         v[0] = 1;
         v[1] = 0;
@@ -343,7 +344,7 @@ static fl_status generate_series(fl_bctx *b, const PgQuery__FuncCall *fc, const 
                       : al && al->aliasname && al->aliasname[0] ? al->aliasname
                                                                 : "generate_series";
     p->schema.fields[0].name = fl_arena_strdup(b->a, col);
-    p->schema.fields[0].type.id = FL_TYPE_INT64;
+    p->schema.fields[0].type.id = is64 ? FL_TYPE_INT64 : FL_TYPE_INT32;
     p->schema.fields[0].nullable = false;
     p->schema.fields[0].field_id = 1;
     p->u.scan.kind = FL_SCAN_SERIES;

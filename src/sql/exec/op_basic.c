@@ -283,8 +283,8 @@ fl_status ex_limit_node(ex_node *n, fl_error *err)
 /* ---- SCAN of kind SERIES: generate_series(start, stop, step) ----
  *
  * No state but an atomic row cursor: every worker claims FL_BATCH_CAP row
- * numbers at a time and writes start + i * step into its own batch (BIGINT,
- * no NULLs), so a series of any length costs one batch per thread. The
+ * numbers at a time and writes start + i * step into its own batch (INTEGER or
+ * BIGINT like its arguments, no NULLs), so a series of any length costs one batch per thread. The
  * scan's exact filter (if the planner pushed one) narrows the selection;
  * the row limit stops the cursor early. Cancellation is checked per morsel. */
 
@@ -323,11 +323,15 @@ static fl_status series_next(ex_op *op, const fl_batch **out, fl_error *err)
         fl_batch_reset(&o->b);
         fl_vector *v = &o->b.cols[0];
         FL_TRY(fl_vector_reserve(v, cnt, err));
-        int64_t *d = (int64_t *)(void *)v->data;
-        /* start + i * step cannot overflow: every value lies in [start, stop] */
+        /* start + i * step cannot overflow: every value lies in [start, stop],
+         * which also fits INTEGER when the arguments did */
         int64_t x = (int64_t)((__int128)sc->series_start + (__int128)i0 * sc->series_step);
+        bool narrow = v->type->id == FL_TYPE_INT32;
         for (uint32_t i = 0; i < cnt; i++) {
-            d[i] = x;
+            if (narrow)
+                ((int32_t *)(void *)v->data)[i] = (int32_t)x;
+            else
+                ((int64_t *)(void *)v->data)[i] = x;
             if (i + 1 < cnt)
                 x += sc->series_step;
         }
@@ -377,8 +381,12 @@ static void series_destroy(ex_node *n)
 fl_status ex_series_node(ex_node *n, fl_error *err)
 {
     const fl_plan_scan *sc = &n->p->u.scan;
-    if (n->p->schema.nfields != 1 || n->p->schema.fields[0].type.id != FL_TYPE_INT64)
-        return fl_errorf(err, FL_EINVAL, "generate_series scan must output one BIGINT column");
+    fl_type_id t = n->p->schema.nfields == 1 ? n->p->schema.fields[0].type.id : (fl_type_id)0;
+    bool fits32 = sc->series_start >= INT32_MIN && sc->series_start <= INT32_MAX &&
+                  sc->series_stop >= INT32_MIN && sc->series_stop <= INT32_MAX;
+    if (t != FL_TYPE_INT64 && !(t == FL_TYPE_INT32 && fits32))
+        return fl_errorf(err, FL_EINVAL,
+                         "generate_series scan must output one BIGINT (or INTEGER) column");
     if (sc->series_step == 0)
         return fl_errorf(err, FL_EINVAL, "step size cannot equal zero");
     series_state *st = calloc(1, sizeof *st);

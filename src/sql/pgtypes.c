@@ -73,6 +73,7 @@ static const fl_pg_type_info pg_types[] = {
     {2210, "_regclass", -1, 0, 2205, 'A'},
     {2211, "_regtype", -1, 0, 2206, 'A'},
     {2249, "record", -1, 2287, 0, 'P'},
+    {2275, "cstring", -2, 0, 0, 'P'},
     {2276, "any", 4, 0, 0, 'P'},
     {2277, "anyarray", -1, 0, 0, 'P'},
     {2278, "void", 4, 0, 0, 'P'},

@@ -31,7 +31,7 @@ else
 fi
 
 mkdir -p "$tmp/spill"
-q="SELECT count(*), sum(c), min(c), max(c), sum(k), sum(mg) FROM (SELECT (generate_series * 7919) % $n AS k, count(*) AS c, max(generate_series) AS mg FROM generate_series(1, $n) GROUP BY 1) q"
+q="SELECT count(*), sum(c), min(c), max(c), sum(k), sum(mg) FROM (SELECT (generate_series::bigint * 7919) % $n AS k, count(*) AS c, max(generate_series) AS mg FROM generate_series(1, $n) GROUP BY 1) q"
 start=$(date +%s.%N)
 out="$(TMPDIR="$tmp/spill" /usr/bin/time -o "$tmp/time" -f '%M %e %U %S' "$floe" sql --no-catalog --format csv --memory-limit "$limit" -c "$q" 2>"$tmp/err")"
 rc=$?

@@ -217,6 +217,21 @@ static bool ends_failure(const fl_sql_parsed *p)
            k == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO;
 }
 
+/* The planner context of one statement in session s (other fields are left
+ * as the caller set them). */
+static void planner_ctx_init(fl_sql_session *s, fl_arena *a, const fl_sql_parsed *p,
+                             fl_planner_ctx *pc)
+{
+    pc->arena = a;
+    pc->catalog = session_catalog(s);
+    pc->io = s->io;
+    pc->default_namespace = s->default_namespace;
+    pc->time_zone = s->time_zone;
+    pc->user = s->user;
+    pc->statement_time_us = now_us();
+    pc->parsed = p;
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -244,14 +259,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
                          "transaction block");
     }
     fl_planner_ctx *pc = &r->pc;
-    pc->arena = &r->arena;
-    pc->catalog = session_catalog(s);
-    pc->io = s->io;
-    pc->default_namespace = s->default_namespace;
-    pc->time_zone = s->time_zone;
-    pc->user = s->user;
-    pc->statement_time_us = now_us();
-    pc->parsed = r->parsed;
+    planner_ctx_init(s, &r->arena, r->parsed, pc);
     if (nparams && param_types) {
         pc->param_types = fl_arena_calloc(&r->arena, nparams, sizeof(fl_type));
         if (!pc->param_types) {
@@ -348,14 +356,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         memcpy(s->last.sqlstate, "42601", 6);
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
-        pc.arena = &a;
-        pc.catalog = session_catalog(s);
-        pc.io = s->io;
-        pc.default_namespace = s->default_namespace;
-        pc.time_zone = s->time_zone;
-        pc.user = s->user;
-        pc.statement_time_us = now_us();
-        pc.parsed = p;
+        planner_ctx_init(s, &a, p, &pc);
         fl_plan *plan = NULL;
         rc = fl_planner_plan_query(&pc, p->stmt, &plan, err);
         if (rc == FL_OK)
@@ -403,14 +404,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         }
         if (rc == FL_OK && maxp) {
             /* DML: types from target columns and comparisons (planned, not run) */
-            pc.arena = &a;
-            pc.catalog = session_catalog(s);
-            pc.io = s->io;
-            pc.default_namespace = s->default_namespace;
-            pc.time_zone = s->time_zone;
-            pc.user = s->user;
-            pc.statement_time_us = now_us();
-            pc.parsed = p;
+            planner_ctx_init(s, &a, p, &pc);
             pc.nparams = maxp;
             st->params_typed = fl_stmt_infer_params(&pc, p);
             for (uint32_t k = 0; k < maxp; k++) {

@@ -151,10 +151,27 @@ static fl_status subscript(fl_bctx *b, fl_expr *arr, const PgQuery__AIndices *ix
     return FL_OK;
 }
 
-/* (rec).x / (rec).n of _pg_expandarray's record "{x,n}". */
 /* type.scale of aclexplode()'s record (grantor oid, grantee oid, privilege_type text,
  * is_grantable bool); _pg_expandarray's (x, n) records carry the element OID there. */
 #define ACL_RECORD (-1034)
+
+/* Field idx (1-based) of a record kept as array text "{a,b,...}", cast to et. */
+static fl_status record_item(fl_bctx *b, fl_expr *rec, int idx, fl_type et, fl_expr **out,
+                             fl_error *err)
+{
+    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
+    if (!args[1])
+        return oom(err);
+    fl_type i32 = {.id = FL_TYPE_INT32};
+    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    fl_expr *e;
+    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
+    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, rec->location);
+    *out = e;
+    return FL_OK;
+}
 
 static fl_status acl_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
                            fl_error *err)
@@ -169,21 +186,10 @@ static fl_status acl_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr 
     if (!idx)
         return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
                             "column \"%s\" not found in data type record", field);
-    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
-    if (!args[1])
-        return oom(err);
-    fl_type i32 = {.id = FL_TYPE_INT32};
-    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
-        return fl_front_err_at(b->pc, err, rec->location);
-    fl_expr *e;
-    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
-    fl_type et = {.id = types[idx - 1]};
-    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
-        return fl_front_err_at(b->pc, err, rec->location);
-    *out = e;
-    return FL_OK;
+    return record_item(b, rec, idx, (fl_type){.id = types[idx - 1]}, out, err);
 }
 
+/* (rec).x / (rec).n of _pg_expandarray's record "{x,n}", or an aclexplode() field. */
 static fl_status record_field(fl_bctx *b, fl_expr *rec, const char *field, fl_expr **out,
                               fl_error *err)
 {
@@ -193,17 +199,10 @@ static fl_status record_field(fl_bctx *b, fl_expr *rec, const char *field, fl_ex
     if (!idx)
         return fl_front_err(b->pc, err, FL_ENOTFOUND, rec->location, "42703",
                             "column \"%s\" not found in data type record", field);
-    fl_expr *args[2] = {rec, const_int(b->a, idx, rec->location)};
-    if (!args[1])
-        return oom(err);
-    fl_type i32 = {.id = FL_TYPE_INT32};
-    if (fl_expr_cast(b->a, args[1], &i32, &args[1], err) != FL_OK)
-        return fl_front_err_at(b->pc, err, rec->location);
+    fl_type et = idx == 2 ? (fl_type){.id = FL_TYPE_INT32}
+                          : fl_pgcat_type_for_oid((uint32_t)rec->type.scale);
     fl_expr *e;
-    FL_TRY(call(b, "__pg_subscript", args, 2, rec->location, &e, err));
-    fl_type et = idx == 2 ? i32 : fl_pgcat_type_for_oid((uint32_t)rec->type.scale);
-    if (et.id != FL_TYPE_STRING && fl_expr_cast(b->a, e, &et, &e, err) != FL_OK)
-        return fl_front_err_at(b->pc, err, rec->location);
+    FL_TRY(record_item(b, rec, idx, et, &e, err));
     *out = fl_front_fold(b->a, e);
     return FL_OK;
 }

@@ -28,8 +28,8 @@
  * Slices (scan_task.h): a reader may read only row groups [first, first+n)
  * of the file; positions then start at the first row group's start row (the
  * sum of num_rows of the row groups before it in the footer) and a seek to
- * another slice reopens only the Parquet scan, keeping file, footer and
- * decoded deletes.
+ * another slice restarts the Parquet scan on the new row groups, keeping
+ * file, footer, decoded deletes and the scan's column buffers.
  *
  * Ownership: the reader owns its file, Parquet reader/scan, batches and
  * delete state; it borrows the plan (which must outlive it) and io.
@@ -43,6 +43,7 @@
 #include "iceberg/scan_colmap.h"
 #include "iceberg/scan_task.h"
 #include "parquet/parquet_meta.h"
+#include "parquet/reader_int.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
 
@@ -71,8 +72,7 @@ struct fl_ice_task_reader {
     fl_parquet_scan *ps;
     fl_parquet_scan_options so; /* projection + pushed predicate (arena), reused per slice */
     uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
-    uint32_t *rgs;               /* row-group list of the slice (malloc'd) */
-    fl_parquet_scan_stats acc;   /* stats of earlier slices' Parquet scans */
+    uint32_t *rgs, rgs_cap;      /* row-group list of the slice (malloc'd) */
     fl_batch pb;
     bool pb_init, extra_init;
     uint32_t nout, nread;
@@ -360,43 +360,34 @@ static int64_t rg_start_row(const fl_parquet_reader *pr, uint32_t g)
     return at;
 }
 
-/* (Re)opens the Parquet scan over the current slice; positions restart at
- * the slice's first row. The scan's schema is a new allocation, so pb is
- * rebuilt on it. */
+/* Points the Parquet scan at the current slice (opens it the first time;
+ * later slices restart the same scan, keeping its column buffers, batch
+ * and cumulative statistics); positions restart at the slice's first row. */
 static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
 {
-    if (r->ps) {
-        fl_parquet_scan_stats ss;
-        fl_parquet_scan_get_stats(r->ps, &ss);
-        r->acc.row_groups_total += ss.row_groups_total;
-        r->acc.row_groups_pruned += ss.row_groups_pruned;
-        r->acc.pages_total += ss.pages_total;
-        r->acc.pages_pruned += ss.pages_pruned;
-        r->acc.rows_produced += ss.rows_produced;
-        r->acc.bytes_read += ss.bytes_read;
-    }
-    if (r->pb_init)
-        fl_batch_destroy(&r->pb);
-    r->pb_init = false;
-    fl_parquet_scan_close(r->ps);
-    r->ps = NULL;
     uint32_t nrg = fl_parquet_num_row_groups(r->pr);
-    fl_parquet_scan_options so = r->so;
     if (r->rg_count) {
         FL_CHECK(r->rg_first < nrg && r->rg_count <= nrg - r->rg_first, err, FL_EINVAL,
                  "row groups %u..%u of a file with %u", r->rg_first,
                  r->rg_first + r->rg_count - 1, nrg);
-        free(r->rgs);
-        r->rgs = malloc(r->rg_count * sizeof *r->rgs);
-        FL_CHECK(r->rgs != NULL, err, FL_ENOMEM, "out of memory");
+        if (r->rg_count > r->rgs_cap) {
+            uint32_t *nr = realloc(r->rgs, r->rg_count * sizeof *nr);
+            FL_CHECK(nr != NULL, err, FL_ENOMEM, "out of memory");
+            r->rgs = nr;
+            r->rgs_cap = r->rg_count;
+        }
         for (uint32_t i = 0; i < r->rg_count; i++)
             r->rgs[i] = r->rg_first + i;
-        so.row_groups = r->rgs;
-        so.nrow_groups = r->rg_count;
     }
+    const uint32_t *list = r->rg_count ? r->rgs : NULL;
     r->pos = r->rg_count ? rg_start_row(r->pr, r->rg_first) : 0;
     r->del_cursor = 0;
     r->done = false;
+    if (r->ps)
+        return fl_pq_scan_restart(r->ps, list, r->rg_count, err);
+    fl_parquet_scan_options so = r->so;
+    so.row_groups = list;
+    so.nrow_groups = r->rg_count;
     FL_TRY(fl_parquet_scan_open(r->pr, &so, &r->ps, err));
     FL_TRY(fl_batch_init(&r->pb, fl_parquet_scan_schema(r->ps), err));
     r->pb_init = true;
@@ -536,19 +527,8 @@ fl_status ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32
 void fl_ice_task_reader_stats(const fl_ice_task_reader *r, fl_parquet_scan_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (!r)
-        return;
-    *out = r->acc;
-    if (r->ps) {
-        fl_parquet_scan_stats ss;
-        fl_parquet_scan_get_stats(r->ps, &ss);
-        out->row_groups_total += ss.row_groups_total;
-        out->row_groups_pruned += ss.row_groups_pruned;
-        out->pages_total += ss.pages_total;
-        out->pages_pruned += ss.pages_pruned;
-        out->rows_produced += ss.rows_produced;
-        out->bytes_read += ss.bytes_read;
-    }
+    if (r && r->ps) /* cumulative over the slices read (one restarted scan) */
+        fl_parquet_scan_get_stats(r->ps, out);
 }
 
 void fl_ice_task_reader_close(fl_ice_task_reader *r)

@@ -445,6 +445,30 @@ void fl_parquet_scan_close(fl_parquet_scan *s)
     free(s);
 }
 
+fl_status fl_pq_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n, fl_error *err)
+{
+    if (s->in_rg)
+        close_rg(s);
+    uint32_t total = s->r->meta.nrow_groups;
+    if (!rgs)
+        n = total;
+    for (uint32_t i = 0; rgs && i < n; i++)
+        FL_CHECK(rgs[i] < total, err, FL_EINVAL, "row group %u out of range (file has %u)",
+                 rgs[i], total);
+    if (n > s->nrgs) {
+        uint32_t *nr = realloc(s->rgs, n * sizeof *nr);
+        if (!nr)
+            return oom(err);
+        s->rgs = nr;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        s->rgs[i] = rgs ? rgs[i] : i;
+    s->nrgs = n;
+    s->rg_pos = 0;
+    s->stats.row_groups_total += n;
+    return FL_OK;
+}
+
 /* ---- row groups: pruning and ranges ---- */
 
 static fl_status add_range(fl_parquet_scan *s, int64_t a, int64_t b, fl_error *err)

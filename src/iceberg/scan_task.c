@@ -584,9 +584,46 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
     return FL_OK;
 }
 
-/* Keeps the rows of sel that satisfy term t on column v. Integer columns
- * compared with a literal take a tight typed loop; everything else goes
- * through fl_value comparison. Returns the new count. */
+static inline bool cmp_keep(fl_cmp_op op, int c)
+{
+    switch (op) {
+    case FL_CMP_EQ: return c == 0;
+    case FL_CMP_NE: return c != 0;
+    case FL_CMP_LT: return c < 0;
+    case FL_CMP_LE: return c <= 0;
+    case FL_CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+/* The typed loop: X(br) reads base row br into `x`, C computes c (-1/0/1)
+ * from x and lit; NaN-like special cases go through SPECIAL (true = decided,
+ * keep in `keep`). Null rows never satisfy a comparison. */
+#define TYPED_LOOP(DECL, READ, CMP)                                                                \
+    do {                                                                                           \
+        for (uint32_t j = 0; j < live; j++) {                                                      \
+            uint32_t row = sel[j];                                                                 \
+            if (!fl_unified_is_valid(&u, row))                                                     \
+                continue;                                                                          \
+            uint32_t br = fl_unified_row(&u, row);                                                 \
+            DECL;                                                                                  \
+            READ;                                                                                  \
+            int c;                                                                                 \
+            CMP;                                                                                   \
+            sel[k] = row;                                                                          \
+            k += cmp_keep(op, c);                                                                  \
+        }                                                                                          \
+    } while (0)
+
+#define CMP3(a, b) ((a) > (b)) - ((a) < (b))
+
+/* Keeps the rows of sel that satisfy term t on column v. Comparisons of
+ * integer, date/time, decimal (unscaled 128-bit, the literal already cast to
+ * the column's scale at resolve time), float/double (IEEE: NaN fails every
+ * comparison but <>, as ice_term_holds) and string/binary (bytewise, then
+ * length, as fl_value_compare) columns with a literal of the column's type
+ * take tight typed loops; everything else goes through fl_value comparison.
+ * Returns the new count. */
 static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel, uint32_t live)
 {
     fl_unified u;
@@ -595,39 +632,56 @@ static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel
     bool i64 = id == FL_TYPE_INT64 || id == FL_TYPE_TIMESTAMP || id == FL_TYPE_TIMESTAMPTZ ||
                id == FL_TYPE_TIMESTAMP_NS || id == FL_TYPE_TIMESTAMPTZ_NS || id == FL_TYPE_TIME;
     bool i32 = id == FL_TYPE_INT32 || id == FL_TYPE_DATE;
-    bool cmp = t->op == FL_CMP_EQ || t->op == FL_CMP_NE || t->op == FL_CMP_LT ||
-               t->op == FL_CMP_LE || t->op == FL_CMP_GT || t->op == FL_CMP_GE;
+    fl_cmp_op op = t->op;
+    bool cmp = op == FL_CMP_EQ || op == FL_CMP_NE || op == FL_CMP_LT || op == FL_CMP_LE ||
+               op == FL_CMP_GT || op == FL_CMP_GE;
+    bool same = t->value.type.id == id;
     uint32_t k = 0;
+    const uint8_t *data = u.base->data;
     if ((i64 || i32) && cmp && !t->value.is_null) {
         int64_t lit = i64 ? t->value.v.i64 : t->value.v.i32;
-        const uint8_t *data = u.base->data;
-        for (uint32_t j = 0; j < live; j++) {
-            uint32_t row = sel[j];
-            if (!fl_unified_is_valid(&u, row))
-                continue;
-            uint32_t br = fl_unified_row(&u, row);
-            int64_t x;
-            if (i64) {
-                memcpy(&x, data + 8 * (size_t)br, 8);
-            } else {
-                int32_t y;
-                memcpy(&y, data + 4 * (size_t)br, 4);
-                x = y;
-            }
-            bool keep;
-            switch (t->op) {
-            case FL_CMP_EQ: keep = x == lit; break;
-            case FL_CMP_NE: keep = x != lit; break;
-            case FL_CMP_LT: keep = x < lit; break;
-            case FL_CMP_LE: keep = x <= lit; break;
-            case FL_CMP_GT: keep = x > lit; break;
-            default: keep = x >= lit; break;
-            }
-            sel[k] = row;
-            k += keep;
-        }
+        if (i64)
+            TYPED_LOOP(int64_t x, memcpy(&x, data + 8 * (size_t)br, 8), c = CMP3(x, lit));
+        else
+            TYPED_LOOP(int32_t x, memcpy(&x, data + 4 * (size_t)br, 4), c = CMP3(x, lit));
         return k;
     }
+    if (cmp && same && !t->value.is_null && id == FL_TYPE_DECIMAL &&
+        t->value.type.scale == v->type->scale) {
+        fl_i128 lit = t->value.v.dec;
+        TYPED_LOOP(fl_i128 x, memcpy(&x, data + 16 * (size_t)br, 16), c = CMP3(x, lit));
+        return k;
+    }
+    if (cmp && same && !t->value.is_null && (id == FL_TYPE_FLOAT64 || id == FL_TYPE_FLOAT32)) {
+        double lit = id == FL_TYPE_FLOAT64 ? t->value.v.f64 : t->value.v.f32;
+        if (lit != lit)
+            goto generic; /* NaN literal */
+        if (id == FL_TYPE_FLOAT64)
+            TYPED_LOOP(double x, memcpy(&x, data + 8 * (size_t)br, 8),
+                       c = x != x ? (op == FL_CMP_NE ? 1 : 2) : CMP3(x, lit);
+                       if (c == 2) continue);
+        else
+            TYPED_LOOP(float x, memcpy(&x, data + 4 * (size_t)br, 4),
+                       c = x != x ? (op == FL_CMP_NE ? 1 : 2) : CMP3((double)x, lit);
+                       if (c == 2) continue);
+        return k;
+    }
+    if (cmp && same && !t->value.is_null && (id == FL_TYPE_STRING || id == FL_TYPE_BINARY)) {
+        const uint8_t *lp = t->value.v.bytes.ptr;
+        size_t ll = t->value.v.bytes.len;
+        const int64_t *off = u.base->offsets;
+        const uint8_t *heap = u.base->heap;
+        TYPED_LOOP(size_t xl; const uint8_t * xp,
+                   xp = heap + off[br];
+                   xl = (size_t)(off[br + 1] - off[br]),
+                   {
+                       size_t n = xl < ll ? xl : ll;
+                       int m = n ? memcmp(xp, lp, n) : 0;
+                       c = m ? (m < 0 ? -1 : 1) : CMP3(xl, ll);
+                   });
+        return k;
+    }
+generic:;
     fl_value val;
     for (uint32_t j = 0; j < live; j++) {
         ice_unified_value(&u, v->type, sel[j], &val);
@@ -636,6 +690,9 @@ static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel
     }
     return k;
 }
+
+#undef TYPED_LOOP
+#undef CMP3
 
 /* Filters sel (count *live rows of the batch) by deletes and residual. */
 static uint32_t apply_deletes_and_filter(fl_ice_task_reader *r, uint32_t n, uint32_t *sel)

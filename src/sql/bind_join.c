@@ -172,36 +172,40 @@ static const char *item_alias(const Node *n)
     }
 }
 
-/* SELECT * FROM r WHERE AND(v), planned in param mode under b; *used: it
- * refers to b's columns (a LATERAL item) */
-static fl_status derived(fl_bctx *b, const Node *r, const Node **v, uint32_t nv, fl_plan **out,
-                         const char ***quals, fl_apply_mark *m, bool *used, fl_error *err)
+/* a `*` (qual NULL) or `qual.*` select-list entry */
+static Node *star_target(fl_arena *a, const char *qual)
 {
-    fl_arena *a = b->a;
-    PgQuery__SelectStmt *st = fl_arena_alloc(a, sizeof *st);
     PgQuery__ResTarget *rt = fl_arena_alloc(a, sizeof *rt);
     PgQuery__ColumnRef *cr = fl_arena_alloc(a, sizeof *cr);
     PgQuery__AStar *as = fl_arena_alloc(a, sizeof *as);
-    Node *nodes = fl_arena_calloc(a, 3, sizeof *nodes);
-    Node **lists = fl_arena_calloc(a, 3, sizeof *lists);
-    if (!st || !rt || !cr || !as || !nodes || !lists)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    PgQuery__SelectStmt si = PG_QUERY__SELECT_STMT__INIT;
+    PgQuery__String *qs = fl_arena_alloc(a, sizeof *qs);
+    Node *nodes = fl_arena_calloc(a, 4, sizeof *nodes);
+    Node **fields = fl_arena_calloc(a, 2, sizeof *fields);
+    if (!rt || !cr || !as || !qs || !nodes || !fields)
+        return NULL;
     PgQuery__ResTarget ri = PG_QUERY__RES_TARGET__INIT;
     PgQuery__ColumnRef ci = PG_QUERY__COLUMN_REF__INIT;
     PgQuery__AStar ai = PG_QUERY__A__STAR__INIT;
+    PgQuery__String si = PG_QUERY__STRING__INIT;
     Node ni = PG_QUERY__NODE__INIT;
-    *st = si;
     *rt = ri;
     *cr = ci;
     *as = ai;
-    for (int i = 0; i < 3; i++)
+    *qs = si;
+    for (int i = 0; i < 4; i++)
         nodes[i] = ni;
+    size_t nf = 0;
+    if (qual) {
+        qs->sval = (char *)qual;
+        nodes[3].node_case = PG_QUERY__NODE__NODE_STRING;
+        nodes[3].string = qs;
+        fields[nf++] = &nodes[3];
+    }
     nodes[0].node_case = PG_QUERY__NODE__NODE_A_STAR;
     nodes[0].a_star = as;
-    lists[0] = &nodes[0];
-    cr->n_fields = 1;
-    cr->fields = &lists[0];
+    fields[nf++] = &nodes[0];
+    cr->n_fields = nf;
+    cr->fields = fields;
     cr->location = -1;
     nodes[1].node_case = PG_QUERY__NODE__NODE_COLUMN_REF;
     nodes[1].column_ref = cr;
@@ -209,12 +213,33 @@ static fl_status derived(fl_bctx *b, const Node *r, const Node **v, uint32_t nv,
     rt->location = -1;
     nodes[2].node_case = PG_QUERY__NODE__NODE_RES_TARGET;
     nodes[2].res_target = rt;
-    lists[1] = &nodes[2];
-    lists[2] = (Node *)r;
-    st->n_target_list = 1;
-    st->target_list = &lists[1];
+    return &nodes[2];
+}
+
+/* SELECT <stars> FROM r WHERE AND(v), planned in param mode under b, where
+ * stars is `*` (nquals 0) or `q1.*, q2.*` (the sides of a join, in that
+ * order). *used: it refers to b's columns (a LATERAL item). *quals: the
+ * qualifier of each output column (from the block's scope), or NULL. */
+static fl_status derived(fl_bctx *b, const Node *r, const char *const *stars, uint32_t nstars,
+                         const Node **v, uint32_t nv, fl_plan **out, const char ***quals,
+                         fl_apply_mark *m, bool *used, fl_error *err)
+{
+    fl_arena *a = b->a;
+    PgQuery__SelectStmt *st = fl_arena_alloc(a, sizeof *st);
+    Node **targets = fl_arena_calloc(a, nstars + 1, sizeof *targets);
+    Node **from = fl_arena_calloc(a, 1, sizeof *from);
+    if (!st || !targets || !from)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    PgQuery__SelectStmt si = PG_QUERY__SELECT_STMT__INIT;
+    *st = si;
+    for (uint32_t i = 0; i < (nstars ? nstars : 1); i++)
+        if (!(targets[i] = star_target(a, nstars ? stars[i] : NULL)))
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    from[0] = (Node *)r;
+    st->n_target_list = nstars ? nstars : 1;
+    st->target_list = targets;
     st->n_from_clause = 1;
-    st->from_clause = &lists[2];
+    st->from_clause = from;
     st->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
     st->op = PG_QUERY__SET_OPERATION__SETOP_NONE;
     if (nv && !(st->where_clause = and_node(a, v, nv)))
@@ -236,16 +261,27 @@ static fl_status derived(fl_bctx *b, const Node *r, const Node **v, uint32_t nv,
     *quals = fl_arena_calloc(a, nf + 1, sizeof **quals);
     if (!*quals)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < c->scope.ncols; i++) {
-        const fl_scope_col *sc = &c->scope.cols[i];
-        if (!sc->name || sc->using_hidden)
-            continue;
-        if (k < nf)
-            (*quals)[k] = sc->qual;
-        k++;
-    }
+    for (uint32_t s = 0; s < (nstars ? nstars : 1); s++)
+        for (uint32_t i = 0; i < c->scope.ncols; i++) {
+            const fl_scope_col *sc = &c->scope.cols[i];
+            if (!sc->name || sc->using_hidden ||
+                (nstars && (!sc->qual || strcmp(sc->qual, stars[s]) != 0)))
+                continue;
+            if (k < nf)
+                (*quals)[k] = sc->qual;
+            k++;
+        }
     if (k != nf)
         *quals = NULL;
+    return FL_OK;
+}
+
+static fl_status requalify(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jtree *t)
+{
+    if (j->alias && j->alias->aliasname[0])
+        for (uint32_t c = 0; c < b->scope.ncols; c++)
+            if (t->mask & (1ull << b->scope.cols[c].rel))
+                b->scope.cols[c].qual = j->alias->aliasname;
     return FL_OK;
 }
 
@@ -259,13 +295,58 @@ static void set_quals(fl_bctx *b, uint32_t first, uint32_t n, const char *alias,
         b->scope.cols[first + i].qual = quals[i];
 }
 
-static fl_status requalify(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jtree *t)
+/* The whole join as a derived table, planned as its own block where it is
+ * at the top (so the rules above apply inside): `SELECT l.*, r.* FROM r
+ * LEFT JOIN l ON q` for l RIGHT JOIN r ON q (the sides need distinct
+ * qualifiers), `SELECT * FROM l <join> r ON q` otherwise; its columns keep
+ * their qualifiers. For joins with subqueries in ON below an outer join and
+ * for RIGHT joins. */
+static fl_status wrap_join(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **out, fl_error *err)
 {
-    if (j->alias && j->alias->aliasname[0])
-        for (uint32_t c = 0; c < b->scope.ncols; c++)
-            if (t->mask & (1ull << b->scope.cols[c].rel))
-                b->scope.cols[c].qual = j->alias->aliasname;
-    return FL_OK;
+    bool swap = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT;
+    const char *stars[2] = {item_alias(j->larg), item_alias(j->rarg)};
+    uint32_t nstars = 0;
+    if (stars[0] && stars[1] && strcmp(stars[0], stars[1]) != 0)
+        nstars = 2;
+    else if (swap)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "a subquery in the ON condition of a RIGHT JOIN needs tables or "
+                            "aliased items with distinct names on both sides");
+    PgQuery__JoinExpr *nj = fl_arena_alloc(b->a, sizeof *nj);
+    Node *jn = fl_arena_alloc(b->a, sizeof *jn);
+    if (!nj || !jn)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    *nj = *j;
+    nj->alias = NULL;
+    if (swap) {
+        nj->jointype = PG_QUERY__JOIN_TYPE__JOIN_LEFT;
+        nj->larg = j->rarg;
+        nj->rarg = j->larg;
+    }
+    Node ni = PG_QUERY__NODE__INIT;
+    *jn = ni;
+    jn->node_case = PG_QUERY__NODE__NODE_JOIN_EXPR;
+    jn->join_expr = nj;
+    fl_plan *p = NULL;
+    const char **quals = NULL;
+    fl_apply_mark m;
+    bool used = false;
+    FL_TRY(derived(b, jn, stars, nstars, NULL, 0, &p, &quals, &m, &used, err));
+    if (used) {
+        b->nslots = m.nslots;
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                            "a join whose ON subqueries refer to other FROM items is not "
+                            "supported here");
+    }
+    fl_rel rel;
+    memset(&rel, 0, sizeof rel);
+    rel.kind = FL_REL_PLAN;
+    rel.alias = j->alias && j->alias->aliasname[0] ? j->alias->aliasname : NULL;
+    rel.plan = p;
+    uint32_t ri;
+    FL_TRY(fl_scope_add_rel(b->a, &b->scope, &rel, &p->schema, &ri, err));
+    set_quals(b, b->scope.rels[ri].first, p->schema.nfields, rel.alias, quals);
+    return fl_bind_leaf(b, ri, out, err);
 }
 
 /* LEFT JOIN LATERAL (subquery) x ON <not TRUE> */
@@ -318,7 +399,7 @@ static fl_status left_join_sublink(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jt
     const char **quals = NULL;
     fl_apply_mark m;
     bool used = false;
-    FL_TRY(derived(b, r, s, ns, &p, &quals, &m, &used, err));
+    FL_TRY(derived(b, r, NULL, 0, s, ns, &p, &quals, &m, &used, err));
     if (used) {
         /* q's subqueries refer to l: the whole condition goes inside */
         b->nslots = m.nslots;
@@ -326,7 +407,7 @@ static fl_status left_join_sublink(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jt
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
                                 "a correlated subquery in the ON condition of a LEFT JOIN inside "
                                 "another outer join is not supported");
-        FL_TRY(derived(b, r, v, nv, &p, &quals, &m, &used, err));
+        FL_TRY(derived(b, r, NULL, 0, v, nv, &p, &quals, &m, &used, err));
         nrest = 0;
     }
     if (used) {
@@ -493,16 +574,18 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
     } else if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL) {
         lctx = rctx = FL_JCTX_NULLABLE;
     }
+    bool on_sub = has_sublink(j->quals);
+    if ((j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT &&
+         (on_sub || tree_has_on_sublink(j->larg))) ||
+        (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT && ctx != FL_JCTX_TOP &&
+         (on_sub || tree_has_on_sublink(j->rarg) || lateral_on(j))) ||
+        (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_INNER && ctx == FL_JCTX_NULLABLE && on_sub))
+        return wrap_join(b, j, out, err);
     fl_jtree *l, *r;
     FL_TRY(fl_bind_from_item(b, j->larg, lctx, &l, err));
-    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT && ctx != FL_JCTX_NULLABLE && l &&
-        (has_sublink(j->quals) || tree_has_on_sublink(j->rarg) || lateral_on(j)))
+    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT && l &&
+        (on_sub || tree_has_on_sublink(j->rarg) || lateral_on(j)))
         return left_join_sublink(b, j, l, ctx, out, err);
-    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT && ctx != FL_JCTX_NULLABLE && l &&
-        (has_sublink(j->quals) || tree_has_on_sublink(j->larg)))
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "subqueries in the ON condition of a RIGHT JOIN are not supported; "
-                            "write it as a LEFT JOIN");
     uint32_t napp = b->napplies;
     FL_TRY(fl_bind_from_item(b, j->rarg, rctx, &r, err));
     if (!l)

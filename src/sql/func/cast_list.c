@@ -29,7 +29,8 @@ typedef struct elems {
 
 static fl_status malformed(const uint8_t *p, size_t n, const char *why, fl_error *err)
 {
-    return fl_errorf(err, FL_ETYPE, "malformed array literal: \"%.*s\" (%s)",
+    /* "invalid input syntax" makes it SQLSTATE 22P02, as in PostgreSQL */
+    return fl_errorf(err, FL_ETYPE, "malformed array literal: \"%.*s\" (invalid input syntax: %s)",
                      (int)(n > 200 ? 200 : n), (const char *)p, why);
 }
 

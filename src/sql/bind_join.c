@@ -264,7 +264,8 @@ static fl_status derived(fl_bctx *b, const Node *r, const char *const *stars, ui
     for (uint32_t s = 0; s < (nstars ? nstars : 1); s++)
         for (uint32_t i = 0; i < c->scope.ncols; i++) {
             const fl_scope_col *sc = &c->scope.cols[i];
-            if (!sc->name || sc->using_hidden ||
+            /* `*` leaves out the right copies of USING columns, `t.*` not */
+            if (!sc->name || (!nstars && sc->using_hidden) ||
                 (nstars && (!sc->qual || strcmp(sc->qual, stars[s]) != 0)))
                 continue;
             if (k < nf)
@@ -301,17 +302,36 @@ static void set_quals(fl_bctx *b, uint32_t first, uint32_t n, const char *alias,
  * qualifiers), `SELECT * FROM l <join> r ON q` otherwise; its columns keep
  * their qualifiers. For joins with subqueries in ON below an outer join and
  * for RIGHT joins. */
+/* the qualifiers of n's columns in `SELECT *` order: n's alias, or for an
+ * unaliased join those of its sides; false when one has none */
+static bool leaf_aliases(const Node *n, const char **v, uint32_t *nv, uint32_t cap)
+{
+    const char *a = item_alias(n);
+    if (!a && n->node_case == PG_QUERY__NODE__NODE_JOIN_EXPR)
+        return leaf_aliases(n->join_expr->larg, v, nv, cap) &&
+               leaf_aliases(n->join_expr->rarg, v, nv, cap);
+    if (!a || *nv >= cap)
+        return false;
+    for (uint32_t i = 0; i < *nv; i++)
+        if (strcmp(v[i], a) == 0)
+            return false;
+    v[(*nv)++] = a;
+    return true;
+}
+
 static fl_status wrap_join(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **out, fl_error *err)
 {
     bool swap = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT;
-    const char *stars[2] = {item_alias(j->larg), item_alias(j->rarg)};
+    const char *stars[FL_MAX_RELS];
     uint32_t nstars = 0;
-    if (stars[0] && stars[1] && strcmp(stars[0], stars[1]) != 0)
-        nstars = 2;
-    else if (swap)
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "a subquery in the ON condition of a RIGHT JOIN needs tables or "
-                            "aliased items with distinct names on both sides");
+    if (!leaf_aliases(j->larg, stars, &nstars, FL_MAX_RELS) ||
+        !leaf_aliases(j->rarg, stars, &nstars, FL_MAX_RELS)) {
+        nstars = 0;
+        if (swap)
+            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
+                                "a subquery in the ON condition of a RIGHT JOIN needs tables or "
+                                "aliased items with distinct names on both sides");
+    }
     PgQuery__JoinExpr *nj = fl_arena_alloc(b->a, sizeof *nj);
     Node *jn = fl_arena_alloc(b->a, sizeof *jn);
     if (!nj || !jn)

@@ -22,13 +22,19 @@
  *                                    else, at the top of the block, to
  *                                    l LEFT JOIN LATERAL (SELECT * FROM r
  *                                    WHERE q) ON TRUE (an APPLY per distinct
- *                                    values of l's columns that q uses).
- * Not supported (0A000): a correlated subquery in the ON of a LEFT JOIN
- * below another outer join, of RIGHT or FULL joins, or of a join on the
- * nullable side of an outer join (uncorrelated scalar subqueries work
- * everywhere); the right side of such a LEFT JOIN must be a table, a
- * subquery, a function or an aliased join (its columns keep one qualifier).
- * RIGHT/FULL JOIN LATERAL: PostgreSQL's 42P10 / 0A000 errors.
+ *                                    values of l's columns that q uses);
+ *   l RIGHT JOIN r ON q, and joins   the whole join becomes a derived table
+ *   with such ON conditions below    planned as its own block, where the
+ *   an outer join (or aliased)       rules above apply: (SELECT l.*, r.*
+ *                                    FROM r LEFT JOIN l ON q) for RIGHT
+ *                                    (the sides need qualifiers: tables,
+ *                                    aliased items, joins of those), the
+ *                                    join itself otherwise; its columns
+ *                                    keep their qualifiers.
+ * Not supported (0A000): subqueries (other than uncorrelated scalar ones) in
+ * the ON of a FULL JOIN; ON subqueries referring to FROM items outside the
+ * join (PostgreSQL allows that only through LATERAL).
+ * RIGHT/FULL JOIN LATERAL: PostgreSQL's 42P10 error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +173,9 @@ static const char *item_alias(const Node *n)
         return n->join_expr->alias && n->join_expr->alias->aliasname[0]
                    ? n->join_expr->alias->aliasname
                    : NULL;
+    case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
+        return n->range_table_sample->relation ? item_alias(n->range_table_sample->relation)
+                                               : NULL;
     default:
         return NULL;
     }
@@ -597,7 +606,8 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
     bool on_sub = has_sublink(j->quals);
     if ((j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT &&
          (on_sub || tree_has_on_sublink(j->larg))) ||
-        (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT && ctx != FL_JCTX_TOP &&
+        (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT &&
+         (ctx != FL_JCTX_TOP || (j->alias && j->alias->aliasname[0])) &&
          (on_sub || tree_has_on_sublink(j->rarg) || lateral_on(j))) ||
         (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_INNER && ctx == FL_JCTX_NULLABLE && on_sub))
         return wrap_join(b, j, out, err);

@@ -114,6 +114,10 @@ int64_t txn_now_ms(void);
 /* Deletes each path (errors ignored: cleanup is best effort). */
 void txn_delete_paths(fl_fileio *io, const txn_paths *p);
 
+/* Writes buf as a new file at path (FL_EEXIST when it exists; txn_commit.c). */
+fl_status txn_write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
+                         fl_error *err);
+
 /* "<location>/metadata/<name>" in a (write.metadata.path when set). */
 const char *txn_metadata_dir(const fl_ice_metadata *m, fl_arena *a);
 

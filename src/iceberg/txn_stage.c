@@ -127,20 +127,6 @@ void fl_ice_txn_truncate(fl_ice_txn *x, fl_ice_txn_mark m)
     x->view_valid = false;
 }
 
-/* Writes buf to path (must not exist). */
-static fl_status write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
-                            fl_error *err)
-{
-    fl_output *o = NULL;
-    FL_TRY(fl_fileio_create(io, path, 0, &o, err));
-    fl_status rc = fl_output_write(o, buf, len, err);
-    if (rc != FL_OK) {
-        fl_output_abort(o);
-        return rc;
-    }
-    return fl_output_close(o, err);
-}
-
 /* Applies at's updates to base, writes the metadata file and copies the
  * result into a. */
 static fl_status write_preview(fl_ice_txn *x, txn_attempt *at, const char *base_location,
@@ -162,7 +148,7 @@ static fl_status write_preview(fl_ice_txn *x, txn_attempt *at, const char *base_
     FL_TRY(fl_ice_metadata_write(&final, 0, &json, &len, err));
     fl_status rc = on_file(ctx, loc, err);
     if (rc == FL_OK)
-        rc = write_file(x->t->io, loc, json, len, err);
+        rc = txn_write_file(x->t->io, loc, json, len, err);
     free(json);
     FL_TRY(rc);
     if (txn_metadata_copy(&final, a, &out->meta) != FL_OK ||

@@ -18,6 +18,28 @@
 #include "floe/sql.h"
 #include "test.h"
 
+/* A one-thread session over the SQLite catalog <dir>/cat.db with warehouse
+ * <dir>/wh (created on first use). default_namespace and user may be NULL.
+ * NULL (after a failed CHECK) when it cannot be opened. */
+static inline fl_sql_session *sqlt_open_sqlite(const char *dir, const char *default_namespace,
+                                               const char *user)
+{
+    char uri[512], wh[512];
+    snprintf(uri, sizeof uri, "sqlite:%s/cat.db", dir);
+    snprintf(wh, sizeof wh, "%s/wh", dir);
+    fl_sql_options o;
+    memset(&o, 0, sizeof o);
+    o.catalog_uri = uri;
+    o.warehouse = wh;
+    o.threads = 1;
+    o.default_namespace = default_namespace;
+    o.user = user;
+    fl_sql_session *s = NULL;
+    fl_error err;
+    CHECK_OK(fl_sql_session_open(&o, &s, &err), &err);
+    return s;
+}
+
 /* Appends one row of b to out at *len. */
 static inline void sqlt_render_row(const fl_batch *b, uint32_t row, const char *row_end, char *out,
                                    size_t cap, size_t *len)

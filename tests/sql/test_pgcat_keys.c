@@ -25,20 +25,7 @@ static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, 
 
 static fl_sql_session *open_session(const char *user)
 {
-    char uri[512], wh[512];
-    snprintf(uri, sizeof uri, "sqlite:%s/cat.db", g_dir);
-    snprintf(wh, sizeof wh, "%s/wh", g_dir);
-    fl_sql_options o;
-    memset(&o, 0, sizeof o);
-    o.catalog_uri = uri;
-    o.warehouse = wh;
-    o.threads = 1;
-    o.default_namespace = "lake";
-    o.user = user;
-    fl_sql_session *s = NULL;
-    fl_error err;
-    CHECK_OK(fl_sql_session_open(&o, &s, &err), &err);
-    return s;
+    return sqlt_open_sqlite(g_dir, "lake", user);
 }
 
 static char *q(fl_sql_session *s, const char *sql)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/exec/agg_hash.h"
 #include "sql/exec/exec_internal.h"
 
 typedef struct agg_def {
@@ -88,6 +89,8 @@ typedef struct agg_local {
     uint64_t *hashes;
     uint32_t *gids;
     void **states;
+    uint8_t **bases; /* per row: its group's payload (update_aggs) */
+    agg_hash_scratch hsc; /* dictionary-entry hashes of key columns */
 } agg_local;
 
 typedef struct agg_core {
@@ -313,6 +316,8 @@ static void local_free(agg_core *c, agg_local *l)
     free(l->hashes);
     free(l->gids);
     free(l->states);
+    free(l->bases);
+    agg_hash_scratch_free(&l->hsc);
     memset(l, 0, sizeof *l);
 }
 
@@ -349,8 +354,9 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     l->hashes = malloc(FL_BATCH_CAP * sizeof *l->hashes);
     l->gids = malloc(FL_BATCH_CAP * sizeof *l->gids);
     l->states = malloc(FL_BATCH_CAP * sizeof *l->states);
+    l->bases = malloc(FL_BATCH_CAP * sizeof *l->bases);
     l->scratch_cap = FL_BATCH_CAP;
-    if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states)
+    if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states || !l->bases)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     l->keys.e = c->keys;
     l->keys.n = c->nkeys;
@@ -387,7 +393,10 @@ static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
     void **st = realloc(l->states, (size_t)nrows * sizeof *st);
     if (st)
         l->states = st;
-    if (!h || !g || !st)
+    uint8_t **bs = realloc(l->bases, (size_t)nrows * sizeof *bs);
+    if (bs)
+        l->bases = bs;
+    if (!h || !g || !st || !bs)
         return fl_errorf(err, FL_ENOMEM, "aggregate: out of memory for a batch of %u rows", nrows);
     l->scratch_cap = nrows;
     return FL_OK;
@@ -401,13 +410,7 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
                             fl_error *err)
 {
     uint32_t cnt = sel ? sel->count : nrows;
-    if (nk == 0) {
-        for (uint32_t i = 0; i < cnt; i++)
-            l->hashes[sel ? sel->idx[i] : i] = 0;
-    } else {
-        for (uint32_t k = 0; k < nk; k++)
-            FL_TRY(ex_hash_vec(kv[k], sel, nrows, l->hashes, k == 0, err));
-    }
+    FL_TRY(agg_hash_keys(kv, nk, sel, nrows, l->hashes, &l->hsc, err));
     fl_unified ku[nk ? nk : 1];
     for (uint32_t k = 0; k < nk; k++)
         fl_vector_unify(kv[k], &ku[k]);
@@ -451,6 +454,7 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
                              const fl_batch *b, const fl_vector *const *kv, uint32_t nk,
                              const fl_sel *base, bool side_ok, fl_error *err)
 {
+    bool have_bases = false;
     for (uint32_t a = 0; a < c->naggs; a++) {
         agg_def *d = &c->aggs[a];
         if (d->side && !side_ok)
@@ -477,8 +481,20 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
             FL_TRY(ex_rows_append(c->x, &ls->side[a], cols, b->nrows, sel, err));
             continue;
         }
-        for (uint32_t i = 0; i < cnt; i++)
-            l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+        if (sel == base) {
+            /* the payload of each row's group, found once for every aggregate without FILTER */
+            if (!have_bases) {
+                for (uint32_t i = 0; i < cnt; i++)
+                    l->bases[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]);
+                have_bases = true;
+            }
+            uint32_t off = c->off[a];
+            for (uint32_t i = 0; i < cnt; i++)
+                l->states[i] = l->bases[i] + off;
+        } else {
+            for (uint32_t i = 0; i < cnt; i++)
+                l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+        }
         FL_TRY(d->ops->update(l->states, l->args[a].ptrs, d->nargs, sel, b->nrows, err));
     }
     return FL_OK;
@@ -679,11 +695,12 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, e
                     usel.idx[usel.count++] = r;
             fl_unified ku[nk ? nk : 1];
             const fl_vector *kv[nk ? nk : 1];
-            for (uint32_t k = 0; k < nk && !rc; k++) {
+            for (uint32_t k = 0; k < nk; k++) {
                 kv[k] = &b.cols[k];
                 fl_vector_unify(kv[k], &ku[k]);
-                rc = ex_hash_vec(kv[k], NULL, b.nrows, hs, k == 0, err);
             }
+            if (!rc)
+                rc = agg_hash_keys(kv, nk, NULL, b.nrows, hs, NULL, err);
             for (uint32_t i = 0; !rc && i < usel.count; i++) {
                 uint32_t r = usel.idx[i];
                 bool added;
@@ -768,8 +785,11 @@ static fl_status feed_side_part(agg_core *c, uint32_t p, ex_ht *dst, ex_rows *si
                     rc = fl_errorf(err, FL_EINVAL, "side batch of %u rows", b->nrows);
                     break;
                 }
-                for (uint32_t k = 0; k < nk && !rc; k++)
-                    rc = ex_hash_vec(&b->cols[k], NULL, b->nrows, hs, k == 0, err);
+                const fl_vector *kv[nk ? nk : 1];
+                for (uint32_t k = 0; k < nk; k++)
+                    kv[k] = &b->cols[k];
+                if (!rc)
+                    rc = agg_hash_keys(kv, nk, NULL, b->nrows, hs, NULL, err);
                 if (!rc)
                     rc = ex_sel_reserve(&sel, b->nrows, err);
                 sel.count = 0;
@@ -993,11 +1013,12 @@ static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex
             const fl_batch *b = all->b[bi];
             fl_unified ku[ss->nfields ? ss->nfields : 1];
             const fl_vector *kv[ss->nfields ? ss->nfields : 1];
-            for (uint32_t k = 0; k < ss->nfields && !rc; k++) {
+            for (uint32_t k = 0; k < ss->nfields; k++) {
                 kv[k] = &b->cols[k];
                 fl_vector_unify(kv[k], &ku[k]);
-                rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
             }
+            if (!rc)
+                rc = agg_hash_keys(kv, ss->nfields, NULL, b->nrows, hs, NULL, err);
             for (uint32_t r = 0; !rc && r < b->nrows; r++) {
                 uint32_t g;
                 bool added;
@@ -1038,11 +1059,12 @@ static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex
         const fl_batch *b = src->b[bi];
         fl_unified ku[nk ? nk : 1];
         const fl_vector *kv[nk ? nk : 1];
-        for (uint32_t k = 0; k < nk && !rc; k++) {
+        for (uint32_t k = 0; k < nk; k++) {
             kv[k] = &b->cols[k];
             fl_vector_unify(kv[k], &ku[k]);
-            rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
         }
+        if (!rc)
+            rc = agg_hash_keys(kv, nk, NULL, b->nrows, hs, NULL, err);
         for (uint32_t r = 0; !rc && r < b->nrows; r++) {
             uint64_t hv = nk ? hs[r] : 0;
             ex_ht *h = single ? single : &c->final[s * c->nparts + part_of(hv, c->nparts)];

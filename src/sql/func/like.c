@@ -24,15 +24,80 @@
 #include "sql/func/func_internal.h"
 
 enum { T_ANY1 = 256, T_ANYN = 257 };
-enum { K_EXACT, K_PREFIX, K_SUFFIX, K_CONTAINS, K_GENERAL };
+enum { K_EXACT, K_PREFIX, K_SUFFIX, K_CONTAINS, K_MULTI, K_GENERAL };
+#define LIKE_MAX_SEGS 8
 
 typedef struct like_pat {
     uint16_t *tok;
     uint32_t ntok;
     int kind;
-    uint8_t *lit; /* literal for exact/prefix/suffix/contains */
+    uint8_t *lit; /* literal for exact/prefix/suffix/contains; K_MULTI: every segment, concatenated */
     uint32_t nlit;
+    /* K_MULTI ('a%b', '%a%b%', 'a%b%c'...: literals between '%', no '_'):
+     * segment k is lit[seg[k] .. seg[k + 1]); lead / trail: the pattern
+     * starts / ends with '%' */
+    uint32_t nseg;
+    uint32_t seg[LIKE_MAX_SEGS + 1];
+    bool lead, trail;
 } like_pat;
+
+/* Literal segments separated by '%' (no '_'): K_MULTI, matched with memmem
+ * leftmost-first, which is exact when '%' is the only wildcard. */
+static void classify_multi(like_pat *lp, const uint16_t *tok, uint32_t nt, uint8_t *lit, bool lead, bool trail)
+{
+    uint32_t nseg = 0, nl = 0;
+    bool in_seg = false;
+    for (uint32_t k = 0; k < nt; k++) {
+        if (tok[k] == T_ANY1)
+            return;
+        if (tok[k] == T_ANYN) {
+            in_seg = false;
+            continue;
+        }
+        if (!in_seg) {
+            if (nseg == LIKE_MAX_SEGS)
+                return;
+            lp->seg[nseg++] = nl;
+            in_seg = true;
+        }
+        lit[nl++] = (uint8_t)tok[k];
+    }
+    lp->seg[nseg] = nl;
+    lp->nseg = nseg;
+    lp->lit = lit;
+    lp->nlit = nl;
+    lp->lead = lead;
+    lp->trail = trail;
+    lp->kind = K_MULTI;
+}
+
+static bool like_multi(const like_pat *lp, const uint8_t *s, size_t n)
+{
+    size_t lo = 0, hi = n;
+    uint32_t first = 0, last = lp->nseg;
+    if (!lp->lead) {
+        size_t l = lp->seg[1] - lp->seg[0];
+        if (n < l || memcmp(s, lp->lit, l) != 0)
+            return false;
+        lo = l;
+        first = 1;
+    }
+    if (!lp->trail && last > first) {
+        size_t l = lp->seg[last] - lp->seg[last - 1];
+        if (hi - lo < l || memcmp(s + n - l, lp->lit + lp->seg[last - 1], l) != 0)
+            return false;
+        hi = n - l;
+        last--;
+    }
+    for (uint32_t k = first; k < last; k++) {
+        size_t l = lp->seg[k + 1] - lp->seg[k];
+        const uint8_t *p = memmem(s + lo, hi - lo, lp->lit + lp->seg[k], l);
+        if (!p)
+            return false;
+        lo = (size_t)(p - s) + l;
+    }
+    return true;
+}
 
 /* Compiles pattern p into lp using scratch buffers from malloc (caller frees tok/lit). */
 static bool like_compile(const uint8_t *p, size_t n, like_pat *lp, uint16_t *tok, uint8_t *lit)
@@ -65,6 +130,8 @@ static bool like_compile(const uint8_t *p, size_t n, like_pat *lp, uint16_t *tok
         if (tok[k] >= 256)
             simple = false;
     lp->kind = K_GENERAL;
+    if (!simple)
+        classify_multi(lp, tok, nt, lit, lead, trail);
     if (simple) {
         lp->lit = lit;
         lp->nlit = hi - lo;
@@ -112,6 +179,7 @@ static bool like_match(const like_pat *lp, const uint8_t *s, size_t n)
     case K_PREFIX: return n >= lp->nlit && memcmp(s, lp->lit, lp->nlit) == 0;
     case K_SUFFIX: return n >= lp->nlit && memcmp(s + n - lp->nlit, lp->lit, lp->nlit) == 0;
     case K_CONTAINS: return lp->nlit == 0 || memmem(s, n, lp->lit, lp->nlit) != NULL;
+    case K_MULTI: return like_multi(lp, s, n);
     default: return like_general(lp->tok, lp->ntok, s, n);
     }
 }

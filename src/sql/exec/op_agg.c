@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "sql/exec/agg_hash.h"
+#include "sql/exec/agg_pack.h"
 #include "sql/exec/exec_internal.h"
 
 typedef struct agg_def {
@@ -54,6 +55,7 @@ typedef struct agg_def {
 
 typedef struct agg_local_set {
     ex_ht ht;
+    agg_pack pack; /* packed-key cache of ht's groups (few groups) */
     ex_rows *side; /* per aggregate (side ones only) */
 } agg_local_set;
 
@@ -284,6 +286,7 @@ static void local_free(agg_core *c, agg_local *l)
         agg_local_set *ls = &l->sets[s];
         destroy_states(c, &ls->ht);
         ex_ht_free(&ls->ht);
+        agg_pack_free(&ls->pack);
         if (ls->side) {
             for (uint32_t a = 0; a < c->naggs; a++)
                 ex_rows_free(c->x, &ls->side[a]);
@@ -405,6 +408,45 @@ static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
 /* Groups of the rows sel of b in table h (keys kv); gids[row]. Without add
  * (spilling), rows of unknown groups go to l->missing, the others to
  * l->found. */
+/* group_rows through the packed-key cache pk: rows whose packed key is
+ * cached get their group at once; the others are hashed and found (or
+ * added) in h, and their groups cached. */
+static fl_status group_rows_packed(agg_local *l, ex_ht *h, agg_pack *pk, const fl_vector *const *kv,
+                                   uint32_t nk, const fl_sel *sel, uint32_t nrows, agg_core *c,
+                                   fl_error *err)
+{
+    FL_TRY(agg_pack_rows(pk, kv, sel, nrows, err));
+    FL_TRY(ex_sel_reserve(&l->missing, nrows, err));
+    uint32_t cnt = sel ? sel->count : nrows, m = 0;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = sel ? sel->idx[i] : i;
+        uint32_t g = pk->ok[row] ? agg_pack_find(pk, row) : UINT32_MAX;
+        if (g != UINT32_MAX)
+            l->gids[row] = g;
+        else
+            l->missing.idx[m++] = row;
+    }
+    l->missing.count = m;
+    if (!m)
+        return FL_OK;
+    FL_TRY(agg_hash_keys(kv, nk, &l->missing, nrows, l->hashes, &l->hsc, err));
+    fl_unified ku[nk];
+    for (uint32_t k = 0; k < nk; k++)
+        fl_vector_unify(kv[k], &ku[k]);
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t row = l->missing.idx[i], g;
+        bool added;
+        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], true, &g, &added, err));
+        if (added)
+            for (uint32_t a = 0; a < c->naggs; a++)
+                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+        l->gids[row] = g;
+        if (!pk->off && pk->ok[row])
+            FL_TRY(agg_pack_add(pk, row, g, err));
+    }
+    return FL_OK;
+}
+
 static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
                             const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
                             fl_error *err)
@@ -625,7 +667,12 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
                             c->budget))
             l->spilling = true;
         if (!l->spilling) {
-            FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
+            if (nk > 0 && !ls->pack.planned)
+                agg_pack_plan(&ls->pack, c->set_kschema[s]);
+            if (nk > 0 && !ls->pack.off)
+                FL_TRY(group_rows_packed(l, &ls->ht, &ls->pack, kv, nk, b->sel, b->nrows, c, err));
+            else
+                FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
             FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, true, err));
             continue;
         }
@@ -927,6 +974,7 @@ static fl_status core_merge(agg_core *c, fl_error *err)
             for (uint32_t s = 0; s < ns; s++) {
                 c->final[s] = l->sets[s].ht;
                 memset(&l->sets[s].ht, 0, sizeof l->sets[s].ht);
+                agg_pack_free(&l->sets[s].pack); /* its group ids were the moved table's */
                 ex_ht_init(&l->sets[s].ht, c->x, c->set_kschema[s], c->payload);
             }
         }
@@ -941,6 +989,7 @@ static fl_status core_merge(agg_core *c, fl_error *err)
                 for (uint32_t s = 0; s < ns; s++) {
                     destroy_states(c, &c->locals[t].sets[s].ht);
                     ex_ht_free(&c->locals[t].sets[s].ht);
+                    agg_pack_free(&c->locals[t].sets[s].pack);
                     ex_ht_init(&c->locals[t].sets[s].ht, c->x, c->set_kschema[s], c->payload);
                 }
     }

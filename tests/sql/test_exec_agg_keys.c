@@ -156,6 +156,54 @@ static void test_decimal_sums(void)
            want);
 }
 
+static void test_pack_cache_edges(void)
+{
+    /* one key column where even values pack (short) and odd ones do not (long):
+     * the same groups must be found from both paths, batch after batch */
+    long long cnt[100] = {0}, sum[100] = {0};
+    for (int i = 1; i <= 20000; i++) {
+        int g = (i % 50) * 2 + (i % 2);
+        cnt[g]++;
+        sum[g] += i;
+    }
+    long long total = 0, groups = 0;
+    for (int g = 0; g < 100; g++)
+        if (cnt[g]) {
+            groups++;
+            total += cnt[g];
+        }
+    char want[256];
+    snprintf(want, sizeof want, "%lld|%lld;", groups, total);
+    expect("SELECT count(*), sum(c) FROM (SELECT k, count(*) AS c FROM (SELECT (i % 50)::text || "
+           "CASE WHEN i % 2 = 0 THEN '' ELSE repeat('z', 20) END AS k FROM generate_series(1, 20000) g(i)) t "
+           "GROUP BY k) u",
+           want);
+    /* per group: every group's count and sum, in key order */
+    char want2[8192];
+    size_t o = 0;
+    for (int r = 0; r < 50; r++)
+        for (int odd = 0; odd < 2; odd++) {
+            int g = r * 2 + odd;
+            if (cnt[g])
+                APPEND(want2, o, "%d|%d|%lld|%lld;", r, odd, cnt[g], sum[g]);
+        }
+    expect("SELECT CAST(left(k, strpos(k || 'z', 'z') - 1) AS int) AS r, CASE WHEN k LIKE '%z' THEN 1 ELSE 0 END, "
+           "count(*), sum(v) FROM (SELECT (i % 50)::text || CASE WHEN i % 2 = 0 THEN '' ELSE repeat('z', 20) END AS k, "
+           "i AS v FROM generate_series(1, 20000) g(i)) t GROUP BY k ORDER BY 1, 2",
+           want2);
+    /* more groups than the cache holds (it turns itself off mid-batch): int and string keys */
+    long long n = 3000, s1 = 0;
+    for (long long i = 1; i <= 9000; i++)
+        s1 += i;
+    snprintf(want, sizeof want, "%lld|9000|%lld;", n, s1);
+    expect("SELECT count(*), sum(c), sum(s) FROM (SELECT i % 3000 AS k, count(*) AS c, sum(i) AS s "
+           "FROM generate_series(1, 9000) g(i) GROUP BY k) t",
+           want);
+    expect("SELECT count(*), sum(c), sum(s) FROM (SELECT (i % 3000)::text AS k, true AS b, count(*) AS c, sum(i) AS s "
+           "FROM generate_series(1, 9000) g(i) GROUP BY k, b) t",
+           want);
+}
+
 static void test_spilled_groups(void)
 {
     fl_sql_options opt = {.threads = 2, .memory_limit = 3u << 20};
@@ -189,6 +237,7 @@ int main(void)
     TEST_RUN(test_null_and_multi_keys);
     TEST_RUN(test_long_and_typed_keys);
     TEST_RUN(test_decimal_sums);
+    TEST_RUN(test_pack_cache_edges);
     TEST_RUN(test_spilled_groups);
     fl_sql_session_close(sess);
     return TEST_EXIT();

@@ -140,6 +140,54 @@ static void test_like_segments(void)
     CHECK_EQ_STR(eval_rows(E_call("~~", E_col(&t3, 0), E_lit("%Customer%Complaints%")), &t3), "t|f|t");
     CHECK_EQ_STR(eval_rows(E_call("~~", E_col(&t3, 0), E_lit("Customer%Complaints")), &t3), "f|f|t");
     tb_free(&t3);
+    /* the next segment starts right after the previous one's match (long subjects: SSE2 blocks) */
+    tbatch t4 = {0};
+    tb_col(&t4, 0, "text",
+           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxabbaxxxxxxxxxxxxxxxxxxxx|xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxabaxxxxxxxxxxxxxxxxxxxxx");
+    CHECK_EQ_STR(eval_rows(E_call("~~", E_col(&t4, 0), E_lit("%ab%ba%")), &t4), "t|f");
+    CHECK_EQ_STR(eval_rows(E_call("~~", E_col(&t4, 0), E_lit("%xxxxab%baxx%")), &t4), "t|f");
+    tb_free(&t4);
+}
+
+/* subjects longer than the 16-byte compare blocks: matches at every offset,
+ * near misses (first and last byte right, middle wrong), matches in the tail */
+static void test_like_long(void)
+{
+    static const char *pats[] = {"%abba%", "%aab%bba%", "%ab%ab%ab%", "b%abab", "%bbbb%", "%ba%"};
+    enum { NS = 48 };
+    char subj[NS][96];
+    uint32_t seed = 12345;
+    for (int i = 0; i < NS; i++) {
+        int len = 16 + (i * 7) % 70;
+        for (int j = 0; j < len; j++) {
+            seed = seed * 1103515245u + 12345u;
+            subj[i][j] = (seed >> 16) % 3 == 0 ? 'b' : 'a';
+        }
+        subj[i][len] = 0;
+    }
+    char rows[NS * 100];
+    size_t o = 0;
+    for (int i = 0; i < NS; i++)
+        o += (size_t)snprintf(rows + o, sizeof rows - o, "%s%s", i ? "|" : "", subj[i]);
+    tbatch tb = {0};
+    tb_col(&tb, 0, "text", rows);
+    CHECK_EQ_INT(tb.b.nrows, NS);
+    int hits = 0;
+    for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++) {
+        char want[NS * 3];
+        size_t w = 0;
+        for (int i = 0; i < NS; i++) {
+            bool m = ref_like(pats[k], subj[i]);
+            hits += m;
+            w += (size_t)snprintf(want + w, sizeof want - w, "%s%s", i ? "|" : "", m ? "t" : "f");
+        }
+        const char *got = eval_rows(E_call("~~", E_col(&tb, 0), E_lit(pats[k])), &tb);
+        if (strcmp(got, want) != 0)
+            fprintf(stderr, "pattern %s\n got  %s\n want %s\n", pats[k], got, want);
+        CHECK_EQ_STR(got, want);
+    }
+    CHECK(hits > 20 && hits < (int)(NS * sizeof pats / sizeof pats[0]) - 20); /* both outcomes occur */
+    tb_free(&tb);
 }
 
 int main(void)
@@ -149,6 +197,7 @@ int main(void)
     TEST_RUN(test_dec_scales);
     TEST_RUN(test_dec_overflow);
     TEST_RUN(test_like_segments);
+    TEST_RUN(test_like_long);
     fl_arena_free(&T_arena);
     return TEST_EXIT();
 }

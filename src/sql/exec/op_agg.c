@@ -447,6 +447,15 @@ static fl_status group_rows_packed(agg_local *l, ex_ht *h, agg_pack *pk, const f
     return FL_OK;
 }
 
+/* Rows a and b of the key columns are equal (NULLs equal each other). */
+static bool same_keys(const fl_unified *ku, uint32_t nk, const fl_vector *const *kv, uint32_t a, uint32_t b)
+{
+    for (uint32_t k = 0; k < nk; k++)
+        if (!ex_value_eq(&ku[k], a, &ku[k], b, kv[k]->type))
+            return false;
+    return true;
+}
+
 static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
                             const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
                             fl_error *err)
@@ -466,6 +475,7 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
             l->missing.idx[l->missing.count++] = sel ? sel->idx[i] : i;
         return FL_OK;
     }
+    uint32_t prev = UINT32_MAX; /* previous row, when it has a group */
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
@@ -473,7 +483,15 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
         if (i + EX_HT_PREFETCH_AHEAD < cnt)
             ex_ht_prefetch(h, l->hashes[sel ? sel->idx[i + EX_HT_PREFETCH_AHEAD]
                                             : i + EX_HT_PREFETCH_AHEAD]);
+        /* runs of one key (input clustered by the key: lineitem by l_orderkey)
+         * take the previous row's group without probing */
+        if (add && prev != UINT32_MAX && l->hashes[row] == l->hashes[prev] && same_keys(ku, nk, kv, row, prev)) {
+            l->gids[row] = l->gids[prev];
+            prev = row;
+            continue;
+        }
         FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
+        prev = row;
         if (added)
             for (uint32_t a = 0; a < c->naggs; a++)
                 c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);

@@ -206,6 +206,32 @@ static void test_pack_cache_edges(void)
            want);
 }
 
+static void test_clustered_runs(void)
+{
+    /* runs of equal keys (i / 7), NULL runs, and runs crossing batch ends */
+    long long nulls = 0, nn = 0, groups = 0, sumk = 0;
+    long long last = -1;
+    for (int i = 0; i < 25000; i++) {
+        int k = i / 7;
+        if (k % 3 == 0)
+            nulls++;
+        else {
+            nn++;
+            if (k != last) {
+                groups++;
+                sumk += k;
+                last = k;
+            }
+        }
+    }
+    char want[256];
+    snprintf(want, sizeof want, "%lld|%lld|%lld|%lld;", groups + 1, nulls, nn, sumk);
+    expect("SELECT count(*), max(CASE WHEN k IS NULL THEN c END), sum(CASE WHEN k IS NOT NULL THEN c END), sum(k) "
+           "FROM (SELECT k, count(*) AS c FROM (SELECT CASE WHEN (i / 7) % 3 = 0 THEN NULL ELSE i / 7 END AS k "
+           "FROM generate_series(0, 24999) g(i)) t GROUP BY k) u",
+           want);
+}
+
 int main(void)
 {
     fl_error err;
@@ -219,6 +245,7 @@ int main(void)
     TEST_RUN(test_long_and_typed_keys);
     TEST_RUN(test_decimal_sums);
     TEST_RUN(test_pack_cache_edges);
+    TEST_RUN(test_clustered_runs);
     fl_sql_session_close(sess);
     return TEST_EXIT();
 }

@@ -23,9 +23,10 @@
  *   k is not among S's values removes exactly the groups no outer row can
  *   match and leaves every other group's rows untouched (k is traced through
  *   plain column references, filters, inner joins and the preserved side of
- *   outer joins only). So every join type works (INNER, LEFT, SINGLE, SEMI,
- *   ANTI, MARK): matched groups are unchanged and unmatched ones never
- *   mattered.
+ *   outer joins only). So INNER, LEFT, SINGLE, SEMI and ANTI (NOT EXISTS)
+ *   joins give the same rows: matched groups are unchanged and unmatched
+ *   ones never mattered. Not MARK (x IN (subquery)): a NULL group key makes
+ *   "no match" NULL instead of FALSE, and the semi join would drop it.
  *
  * OWNERSHIP
  *   Cloned nodes and the new joins live in pc->arena; the clone shares the
@@ -255,22 +256,24 @@ static fl_status insert_semi(fl_arena *a, fl_plan **slot, uint32_t col, const ca
     return FL_OK;
 }
 
-/* Tries every key of join j whose right side is a grouped aggregate. */
-static fl_status push_at(fl_planner_ctx *pc, fl_plan *j, fl_error *err)
+/* Tries every key of join j whose side `inner` (0 or 1) is a grouped
+ * aggregate, the other side being the outer one; true when one was pushed. */
+static fl_status push_side(fl_planner_ctx *pc, fl_plan *j, uint32_t inner, bool *done,
+                           fl_error *err)
 {
     fl_join_type t = j->u.join.type;
-    if (j->nchildren != 2 || j->u.join.nkeys == 0 || t == FL_JOIN_RIGHT || t == FL_JOIN_FULL ||
-        t == FL_JOIN_CROSS)
-        return FL_OK;
+    uint32_t outer = 1 - inner;
     for (uint32_t i = 0; i < j->u.join.nkeys; i++) {
         if (!plain_key(j, i))
             continue;
+        fl_expr *ik = inner ? j->u.join.right_keys[i] : j->u.join.left_keys[i];
+        fl_expr *ok = inner ? j->u.join.left_keys[i] : j->u.join.right_keys[i];
         uint32_t kcol;
-        fl_plan *agg = agg_of(j->children[1], j->u.join.right_keys[i]->column, &kcol);
+        fl_plan *agg = agg_of(j->children[inner], ik->column, &kcol);
         if (!agg)
             continue;
         cand best = {0};
-        trace_outer(j->children[0], j->u.join.left_keys[i]->column, &best, 0);
+        trace_outer(j->children[outer], ok->column, &best, 0);
         fl_plan *in = agg->children[0];
         if (!best.node || best.est * 4 > in->est_rows ||
             !fl_type_equal(&best.node->schema.fields[best.col].type,
@@ -287,13 +290,30 @@ static fl_status push_at(fl_planner_ctx *pc, fl_plan *j, fl_error *err)
         (*slot)->est_rows = fmax(1, (*slot)->est_rows * kept);
         if (best.est < agg->est_rows)
             agg->est_rows = fmax(1, best.est);
-        if ((t == FL_JOIN_LEFT || t == FL_JOIN_SEMI || t == FL_JOIN_ANTI) &&
-            j->children[1]->kind == FL_PLAN_PROJECT && j->children[1]->children[0] == agg)
-            j->children[1]->est_rows = agg->est_rows;
-        if (t == FL_JOIN_LEFT)
+        fl_plan *top = j->children[inner];
+        if (top->kind == FL_PLAN_PROJECT && top->children[0] == agg)
+            top->est_rows = agg->est_rows;
+        if (t == FL_JOIN_LEFT && inner == 1)
             j->u.join.build_left = j->children[0]->est_rows * 2 < j->children[1]->est_rows;
+        *done = true;
         return FL_OK; /* one key is enough */
     }
+    return FL_OK;
+}
+
+static fl_status push_at(fl_planner_ctx *pc, fl_plan *j, fl_error *err)
+{
+    fl_join_type t = j->u.join.type;
+    /* MARK: a NULL group key on the aggregate side turns FALSE into NULL,
+     * and the semi join would drop that group */
+    if (j->nchildren != 2 || j->u.join.nkeys == 0 || t == FL_JOIN_RIGHT || t == FL_JOIN_FULL ||
+        t == FL_JOIN_CROSS || t == FL_JOIN_MARK)
+        return FL_OK;
+    bool done = false;
+    FL_TRY(push_side(pc, j, 1, &done, err));
+    /* an inner join is symmetric: the aggregate may be its left input */
+    if (!done && t == FL_JOIN_INNER)
+        FL_TRY(push_side(pc, j, 0, &done, err));
     return FL_OK;
 }
 

@@ -16,16 +16,27 @@
 #define JG_BITS 6
 #define JG_MAX_LEVEL 5  /* bits 63..34; the table's buckets use the low bits */
 
+/* One build row's hash-table entry, indexed by its row id g (batch *
+ * FL_BATCH_CAP + row). Walking a chain reads only entries: the key (packed)
+ * or the full hash (generic) sits next to the link. */
+typedef struct join_ent {
+    uint64_t key;  /* the packed key (join_table.packed) or the row's 64-bit hash */
+    uint32_t next; /* next row id + 1 in the bucket's chain; 0 = end */
+    uint32_t pad;
+} join_ent;
+
 typedef struct join_table {
     ex_rows build;    /* wide rows: build columns then evaluated key columns */
-    uint64_t *hashes; /* per build row id g = batch * FL_BATCH_CAP + row */
-    uint32_t *next;   /* row id + 1 */
-    atomic_uint *heads; /* bucket -> first row id + 1 (filled in parallel) */
+    join_ent *ents;   /* per build row id */
+    /* bucket -> (32 tag bits: one bit per chained row's hash) << 32 | first
+     * row id + 1; a probe whose tag bit is clear skips the chain unread */
+    _Atomic uint64_t *heads;
     uint64_t mask;
+    bool packed; /* keys compared as one uint64 (JK_* of join_state.pack) */
     atomic_uchar *matched; /* per build row id, for build-side outer joins */
     bool has_null_key;     /* a build row with a NULL (non null-safe) key */
     uint64_t nbuild;
-    uint64_t bytes; /* accounted for heads/next/hashes/matched */
+    uint64_t bytes; /* accounted for heads/ents/matched */
 } join_table;
 
 /* One grace partition: its build rows (wide layout) and probe rows (probe
@@ -60,6 +71,11 @@ typedef struct join_state {
     bool build_semi;
     /* fast key compare: one fixed-width key of this many bytes (0 = generic) */
     uint32_t key_width;
+    /* packed keys: JK_ONE = one 4/8-byte integer-like key (always packed);
+     * JK_TWO = two such keys, packed as two int32 halves when every build
+     * key value fits in an int32 (decided per table); JK_NONE = generic */
+    enum { JK_NONE, JK_ONE, JK_TWO } pack;
+    uint8_t kw[2]; /* the packed keys' widths (4 or 8) */
     /* grace */
     uint64_t budget;        /* bytes of build rows a thread may hold */
     atomic_int spilling;

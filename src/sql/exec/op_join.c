@@ -95,8 +95,9 @@ static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_e
     for (uint32_t k = 0; k < st->nkeys; k++)
         cols[st->nb + k] = ke->ptrs[k];
     ex_rows *loc = &st->locals[th->tid];
-    FL_TRY(ex_rows_append(n->x, loc, cols, b->nrows, b->sel, err));
-    if (st->nkeys && loc->bytes > st->budget) {
+    join_mem *lm = &st->lmem[th->tid];
+    FL_TRY(ex_jrows_append(n->x, lm, loc, cols, b->nrows, b->sel, err));
+    if (st->nkeys && lm->bytes > st->budget) {
         atomic_store(&st->spilling, 1);
         fl_batch w = {.schema = st->wide, .ncols = m, .nrows = 0};
         return ex_grace_build_route(n, th, &w, err); /* moves this thread's rows out */
@@ -106,7 +107,8 @@ static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_e
 
 void ex_join_table_free(fl_exec *x, join_table *t)
 {
-    ex_rows_free(x, &t->build);
+    ex_jrows_free(x, &t->build);
+    ex_jmem_free(x, &t->mem);
     free(t->ents);
     free(t->heads);
     free(t->matched);
@@ -290,7 +292,8 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
     st->nlocals = n->x->threads;
     st->locals = calloc(st->nlocals, sizeof *st->locals);
     st->lkeys = calloc(st->nlocals, sizeof *st->lkeys);
-    if (!st->locals || !st->lkeys)
+    st->lmem = calloc(st->nlocals, sizeof *st->lmem);
+    if (!st->locals || !st->lkeys || !st->lmem)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t t = 0; t < st->nlocals; t++)
         ex_rows_init(&st->locals[t], st->wide);
@@ -305,8 +308,10 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
         return FL_OK;
     }
     int64_t t0 = ex_now_ns();
-    for (uint32_t t = 0; t < st->nlocals; t++)
+    for (uint32_t t = 0; t < st->nlocals; t++) {
         FL_TRY(ex_rows_concat(&st->mem.build, &st->locals[t], err));
+        FL_TRY(ex_jmem_move(&st->mem.mem, &st->lmem[t], err));
+    }
     FL_TRY(ex_join_build_table(n->x, st, &st->mem, true, err));
     st->any_build = st->mem.nbuild > 0;
     st->any_null_key = st->mem.has_null_key;
@@ -1043,10 +1048,13 @@ static void join_destroy(ex_node *n)
     if (!st)
         return;
     for (uint32_t t = 0; st->locals && t < st->nlocals; t++) {
-        ex_rows_free(n->x, &st->locals[t]);
+        ex_jrows_free(n->x, &st->locals[t]);
+        if (st->lmem)
+            ex_jmem_free(n->x, &st->lmem[t]);
         ex_exprs_free(&st->lkeys[t]);
     }
     free(st->locals);
+    free(st->lmem);
     free(st->lkeys);
     ex_join_table_free(n->x, &st->mem);
     ex_grace_destroy(n);

@@ -90,6 +90,12 @@ static void test_defaults_and_arrays(void)
     RUN_OK(&E, "UPDATE df SET v = DEFAULT WHERE id = 4");
     RUN_OK(&E, "SELECT id, v, tags FROM df ORDER BY id NULLS LAST, v");
     CHECK_EQ_STR(E.rows, "1|NULL|{1,2}\n4|NULL|NULL\nNULL|2|{3,NULL}\nNULL|NULL|NULL\n");
+    /* PostgreSQL: cardinality('{}') = 0, array_length('{}', 1) IS NULL */
+    RUN_OK(&E, "SELECT id, cardinality(tags), array_length(tags, 1), array_upper(tags, 1), "
+               "array_length(tags, 2) FROM df WHERE id IS NOT NULL ORDER BY id");
+    CHECK_EQ_STR(E.rows, "1|2|2|2|NULL\n4|NULL|NULL|NULL|NULL\n");
+    RUN_OK(&E, "SELECT cardinality(ARRAY[]::int[]), array_length(ARRAY[]::int[], 1)");
+    CHECK_EQ_STR(E.rows, "0|NULL\n");
     RUN_OK(&E, "SELECT u FROM df, unnest(tags) AS x(u) ORDER BY u NULLS LAST");
     CHECK_EQ_STR(E.rows, "1\n2\n3\nNULL\n");
     RUN_ERR(&E, "INSERT INTO df VALUES (5, 5, '{1,x}')", FL_ETYPE, "integer");

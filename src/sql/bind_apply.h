@@ -40,6 +40,8 @@ fl_status fl_bind_from_item(fl_bctx *b, const PgQuery__Node *n, int ctx, fl_jtre
                             fl_error *err);
 fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree **out,
                        fl_error *err);
+/* n holds a subquery (a SubLink anywhere in it) */
+bool fl_front_has_sublink(const PgQuery__Node *n);
 fl_status fl_bind_leaf(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err);
 /* conjuncts of n bound into *out; subqueries allowed (WHERE) or not (ON) */
 fl_status fl_bind_conjuncts(fl_bctx *b, const PgQuery__Node *n, fl_expr ***out, uint32_t *nout,

@@ -50,6 +50,14 @@ static void find_sublink(const ProtobufCMessage *m, void *ud)
         *(bool *)ud = true;
 }
 
+bool fl_front_has_sublink(const PgQuery__Node *n)
+{
+    bool found = false;
+    if (n)
+        fl_front_walk((const ProtobufCMessage *)n, find_sublink, &found);
+    return found;
+}
+
 static bool has_sublink(const Node *n)
 {
     bool found = false;

@@ -1062,9 +1062,72 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
 
 /* ---- VALUES, set operations, WITH ---- */
 
+/* VALUES rows holding subqueries (`INSERT INTO t VALUES (1, EXISTS (...))`):
+ * a VALUES row is bound without a FROM, where a subquery that becomes a
+ * join has nothing to join, so such lists are planned as SELECT <row>
+ * UNION ALL SELECT <row> ... (columns named column1...; the same types as
+ * the set operation's common types) */
+static fl_status values_as_selects(fl_planner_ctx *pc, const PgQuery__SelectStmt *s,
+                                   fl_plan **out, fl_error *err)
+{
+    fl_arena *a = pc->arena;
+    PgQuery__SelectStmt *cur = NULL;
+    for (size_t r = 0; r < s->n_values_lists; r++) {
+        const PgQuery__List *l = s->values_lists[r]->list;
+        PgQuery__SelectStmt *row = fl_arena_alloc(a, sizeof *row);
+        Node **tl = fl_arena_calloc(a, l->n_items + 1, sizeof *tl);
+        if (!row || !tl)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        PgQuery__SelectStmt si = PG_QUERY__SELECT_STMT__INIT;
+        *row = si;
+        for (size_t c = 0; c < l->n_items; c++) {
+            PgQuery__ResTarget *rt = fl_arena_alloc(a, sizeof *rt);
+            Node *n = fl_arena_alloc(a, sizeof *n);
+            if (!rt || !n)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            PgQuery__ResTarget ri = PG_QUERY__RES_TARGET__INIT;
+            Node ni = PG_QUERY__NODE__INIT;
+            *rt = ri;
+            *n = ni;
+            rt->name = fl_arena_sprintf(a, "column%zu", c + 1);
+            rt->val = l->items[c];
+            rt->location = -1;
+            n->node_case = PG_QUERY__NODE__NODE_RES_TARGET;
+            n->res_target = rt;
+            tl[c] = n;
+        }
+        row->n_target_list = l->n_items;
+        row->target_list = tl;
+        row->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+        row->op = PG_QUERY__SET_OPERATION__SETOP_NONE;
+        if (!cur) {
+            cur = row;
+            continue;
+        }
+        PgQuery__SelectStmt *u = fl_arena_alloc(a, sizeof *u);
+        if (!u)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        *u = si;
+        u->op = PG_QUERY__SET_OPERATION__SETOP_UNION;
+        u->all = true;
+        u->larg = cur;
+        u->rarg = row;
+        u->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+        cur = u;
+    }
+    FL_TRY(fl_plan_select_stmt(pc, NULL, cur, out, err));
+    fl_bctx lb;
+    fl_bctx_init(&lb, pc, NULL);
+    FL_TRY(order_outputs(&lb, s, out, err));
+    return add_limit(&lb, s, out, err);
+}
+
 static fl_status values_plan(fl_planner_ctx *pc, const PgQuery__SelectStmt *s, fl_plan **out,
                              fl_error *err)
 {
+    for (size_t r = 0; r < s->n_values_lists; r++)
+        if (fl_front_has_sublink(s->values_lists[r]))
+            return values_as_selects(pc, s, out, err);
     fl_bctx b;
     fl_bctx_init(&b, pc, NULL);
     uint32_t nrows = (uint32_t)s->n_values_lists;

@@ -90,6 +90,12 @@ static void test_defaults_and_arrays(void)
     RUN_OK(&E, "UPDATE df SET v = DEFAULT WHERE id = 4");
     RUN_OK(&E, "SELECT id, v, tags FROM df ORDER BY id NULLS LAST, v");
     CHECK_EQ_STR(E.rows, "1|NULL|{1,2}\n4|NULL|NULL\nNULL|2|{3,NULL}\nNULL|NULL|NULL\n");
+    /* PostgreSQL: cardinality('{}') = 0, array_length('{}', 1) IS NULL */
+    RUN_OK(&E, "SELECT id, cardinality(tags), array_length(tags, 1), array_upper(tags, 1), "
+               "array_length(tags, 2) FROM df WHERE id IS NOT NULL ORDER BY id");
+    CHECK_EQ_STR(E.rows, "1|2|2|2|NULL\n4|NULL|NULL|NULL|NULL\n");
+    RUN_OK(&E, "SELECT cardinality(ARRAY[]::int[]), array_length(ARRAY[]::int[], 1)");
+    CHECK_EQ_STR(E.rows, "0|NULL\n");
     RUN_OK(&E, "SELECT u FROM df, unnest(tags) AS x(u) ORDER BY u NULLS LAST");
     CHECK_EQ_STR(E.rows, "1\n2\n3\nNULL\n");
     RUN_ERR(&E, "INSERT INTO df VALUES (5, 5, '{1,x}')", FL_ETYPE, "integer");
@@ -114,6 +120,17 @@ static void test_join_on_subqueries(void)
     RUN_OK(&E, "SELECT ja.x, s.y FROM ja LEFT JOIN LATERAL (SELECT * FROM jb WHERE jb.x >= ja.x) s "
                "ON s.y < 30 ORDER BY 1, 2");
     CHECK_EQ_STR(E.rows, "1|10\n1|20\n2|20\n3|NULL\n");
+    /* RIGHT JOIN with a subquery in ON (PostgreSQL's rows) */
+    RUN_OK(&E, "SELECT ja.x, jb.x FROM ja RIGHT JOIN jb ON ja.x = jb.x AND "
+               "EXISTS (SELECT 1 FROM jb j2 WHERE j2.x = ja.x + 1) ORDER BY jb.x");
+    CHECK_EQ_STR(E.rows, "1|1\nNULL|2\nNULL|4\n");
+    /* subqueries in VALUES rows (planned as SELECT ... UNION ALL SELECT ...) */
+    RUN_OK(&E, "INSERT INTO ja VALUES (7, CASE WHEN EXISTS (SELECT 1 FROM jb WHERE jb.x = 4) "
+               "THEN 70 END), (8, (SELECT max(y) FROM jb)) RETURNING *");
+    /* (UNION ALL branches may arrive in either order) */
+    CHECK(strcmp(E.rows, "7|70\n8|40\n") == 0 || strcmp(E.rows, "8|40\n7|70\n") == 0);
+    RUN_OK(&E, "SELECT x, y FROM ja WHERE x >= 7 ORDER BY x");
+    CHECK_EQ_STR(E.rows, "7|70\n8|40\n");
     RUN_ERR(&E, "SELECT * FROM ja RIGHT JOIN LATERAL (SELECT ja.x) s ON true", FL_EINVAL,
             "invalid reference to FROM-clause entry for table \"ja\"");
     sqlstate_is("42P10");

@@ -3,7 +3,8 @@
  * values in PostgreSQL's text form ("{a,b,\"c d\",NULL}"; int2vector and
  * oidvector as "1 2 3"), typed STRING with an element-type mark
  * (src/sql/pgcat/pgcat.h). Functions: array_to_string, array_upper,
- * array_lower, array_length, cardinality, and the binder's internal helpers
+ * array_lower, array_length, cardinality (these four also over list
+ * columns: the element count from the list offsets), and the binder's internal helpers
  * for ARRAY[...] (__pg_array), subscripts x[i] (__pg_subscript, 1-based,
  * 0-based for int2vector/oidvector as in PostgreSQL) and x op ANY/ALL(arr)
  * (__pg_any / __pg_all with op '=' or '<>', comparing the element text
@@ -122,13 +123,33 @@ static bool r_arr_dim(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     return true;
 }
 
+/* array_upper/lower/length also over list columns */
+static bool r_arr_dim_list(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n == 2 && a[0].id == FL_TYPE_LIST && (fl_is_integer(&a[1]) || fl_is_unknown(&a[1]))) {
+        at[0] = a[0];
+        at[1] = fl_mk(FL_TYPE_INT32);
+        *r = fl_mk(FL_TYPE_INT32);
+        return true;
+    }
+    return r_arr_dim(a, n, r, at);
+}
+
 static bool r_cardinality(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
-    if (n != 1 || !fl_is_string(&a[0]))
+    if (n != 1 || !(fl_is_string(&a[0]) || a[0].id == FL_TYPE_LIST))
         return false;
     at[0] = a[0];
     *r = fl_mk(FL_TYPE_INT32);
     return true;
+}
+
+/* elements of row i of a LIST argument (list columns of tables) */
+static int32_t list_len(const fl_unified *u, uint32_t i)
+{
+    uint32_t row = fl_unified_row(u, i);
+    const int64_t *o = u->base->offsets;
+    return o ? (int32_t)(o[row + 1] - o[row]) : 0;
 }
 
 static bool r_to_string(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
@@ -187,12 +208,13 @@ static fl_status k_dim(fl_fn_call *c, fl_error *err, int which)
     fl_vector_unify(c->args[0], &u);
     if (c->nargs > 1)
         fl_vector_unify(c->args[1], &d);
+    bool list = c->args[0]->type->id == FL_TYPE_LIST;
     FOR_ROWS(c->sel, c->nrows, i, {
-        size_t l;
-        const uint8_t *p = ubytes(&u, i, &l);
+        size_t l = 0;
+        const uint8_t *p = list ? NULL : ubytes(&u, i, &l);
         int32_t dim = c->nargs > 1 ? UV(d, int32_t, i) : 1;
-        int32_t cnt = count_elems(p, l);
-        bool vec = l && p[0] != '{' && p[0] != '[';
+        int32_t cnt = list ? list_len(&u, i) : count_elems(p, l);
+        bool vec = !list && l && p[0] != '{' && p[0] != '[';
         if (dim != 1 || cnt == 0) {
             FL_TRY(fl_out_null(c->out, i, err));
             continue;
@@ -219,10 +241,11 @@ static fl_status k_cardinality(fl_fn_call *c, fl_error *err)
 {
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
+    bool list = c->args[0]->type->id == FL_TYPE_LIST;
     FOR_ROWS(c->sel, c->nrows, i, {
-        size_t l;
-        const uint8_t *p = ubytes(&u, i, &l);
-        OUTV(c->out, int32_t)[i] = count_elems(p, l);
+        size_t l = 0;
+        const uint8_t *p = list ? NULL : ubytes(&u, i, &l);
+        OUTV(c->out, int32_t)[i] = list ? list_len(&u, i) : count_elems(p, l);
     });
     (void)err;
     return FL_OK;
@@ -562,9 +585,9 @@ static fl_status k_aclexplode(fl_fn_call *c, fl_error *err)
 
 #define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 static const fl_func funcs[] = {
-    PA("array_upper", r_arr_dim, k_upper),
-    PA("array_lower", r_arr_dim, k_lower),
-    PA("array_length", r_arr_dim, k_length),
+    PA("array_upper", r_arr_dim_list, k_upper),
+    PA("array_lower", r_arr_dim_list, k_lower),
+    PA("array_length", r_arr_dim_list, k_length),
     PA("cardinality", r_cardinality, k_cardinality),
     PA("array_to_string", r_to_string, k_to_string),
     PA("__pg_subscript", r_subscript, k_subscript),

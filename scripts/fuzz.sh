@@ -31,14 +31,31 @@ done
 # column/offset index, bloom filter and data page as fuzz inputs.
 seeds=$BUILD/fuzz-seeds
 rm -rf "$seeds"
-if [ -x "$BUILD/parquet_test_fuzz_replay" ] && [ -d "$SHARED/fixtures" ]; then
+case " $targets " in *" fuzz_parquet_"*) want_pq=1 ;; *) want_pq=0 ;; esac
+if [ $want_pq = 1 ] && [ -x "$BUILD/parquet_test_fuzz_replay" ] && [ -d "$SHARED/fixtures" ]; then
   FLOE_SHARED=$SHARED FLOE_SRC=$(pwd) FLOE_FUZZ_SEED_DIR=$seeds \
     "$BUILD/parquet_test_fuzz_replay" 2>&1 | grep -E 'seeds written' || true
 fi
+# The Iceberg/Avro/Puffin targets start from the fixture tables' own files
+# (metadata JSON, manifest lists and manifests, Puffin files; at most 64 KiB
+# each, libFuzzer's -max_len).
+fixture_seeds() {  # subdir find-pattern
+  [ -d "$SHARED/fixtures/iceberg" ] || return 0
+  mkdir -p "$seeds/$1"
+  find "$SHARED/fixtures/iceberg" -name "$2" -size -65k -print0 2>/dev/null |
+    xargs -0 -r cp -t "$seeds/$1" --backup=numbered 2>/dev/null
+  true
+}
+fixture_seeds metadata '*.metadata.json'
+fixture_seeds avro '*.avro'
+fixture_seeds puffin '*.puffin'
 seed_for() {  # target -> seed subdirectory
   case $1 in
     fuzz_parquet_footer) echo footer ;;
     fuzz_parquet_encodings) echo encodings ;;
+    fuzz_iceberg_metadata) echo metadata ;;
+    fuzz_iceberg_manifest|fuzz_avro_container) echo avro ;;
+    fuzz_puffin_dv) echo puffin ;;
     *) echo "" ;;
   esac
 }

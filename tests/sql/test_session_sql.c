@@ -109,6 +109,19 @@ static void test_grouping_sets(void)
            "NULL|3;a|2;b|1;");
 }
 
+/* Numeric text with more significant digits than int128 holds is numeric
+ * field overflow (fuzz_cast found signed overflow in the digit loop). The
+ * sqlstate and the in-range answers are PostgreSQL 15's. */
+static void test_numeric_text_overflow(void)
+{
+    expect_fail("SELECT '1111111111111111111111111111111111111111112'::numeric(5,5)", "22003");
+    expect_fail("SELECT '111111111111111111111111111111111111111111.5'::numeric(38,0)", "22003");
+    expect_fail("SELECT '-99999999999999999999999999999999999999999'::numeric(38,0)", "22003");
+    expect("SELECT '0.0000000000000000000000000000000000000000012'::numeric(5,5)", "0.00000;");
+    expect("SELECT '12345678901234567890123456789012345678'::numeric(38,0)",
+           "12345678901234567890123456789012345678;");
+}
+
 static void test_params(void)
 {
     fl_error err;
@@ -150,6 +163,7 @@ int main(void)
     TEST_RUN(test_ordering);
     TEST_RUN(test_grouping_sets);
     TEST_RUN(test_params);
+    TEST_RUN(test_numeric_text_overflow);
     fl_sql_session_close(sess);
     return TEST_EXIT();
 }

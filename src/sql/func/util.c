@@ -139,6 +139,17 @@ size_t dec_format(fl_i128 v, int32_t s, char *buf, size_t cap)
     return o;
 }
 
+/* v = v * 10 + d over digits [0, n); false when that leaves int128 (up to
+ * 40 significant digits are kept, int128 holds 38: such a value fits no
+ * decimal precision anyway). */
+static bool dec_digits(const char *dig, int n, fl_i128 *v)
+{
+    for (int k = 0; k < n; k++)
+        if (__builtin_mul_overflow(*v, 10, v) || __builtin_add_overflow(*v, dig[k] - '0', v))
+            return false;
+    return true;
+}
+
 bool dec_parse(const char *s, size_t len, int32_t p, int32_t scale, fl_i128 *out, bool *ovf)
 {
     size_t i = 0;
@@ -206,14 +217,20 @@ bool dec_parse(const char *s, size_t len, int32_t p, int32_t scale, fl_i128 *out
             keep = 0;
         } else
             keep = nd - (int)drop;
-        for (int k = 0; k < keep; k++)
-            v = v * 10 + (dig[k] - '0');
-        if (drop <= nd && keep < nd && dig[keep] >= '5')
-            v += 1;
+        if (!dec_digits(dig, keep, &v)) {
+            *ovf = true;
+            return true;
+        }
+        if (drop <= nd && keep < nd && dig[keep] >= '5' && __builtin_add_overflow(v, 1, &v)) {
+            *ovf = true;
+            return true;
+        }
         shift = 0;
     } else {
-        for (int k = 0; k < nd; k++)
-            v = v * 10 + (dig[k] - '0');
+        if (!dec_digits(dig, nd, &v)) {
+            *ovf = true;
+            return true;
+        }
         if (shift > 38 && v != 0) {
             *ovf = true;
             return true;

@@ -159,8 +159,40 @@ static fl_status isum_combine(void *d, const void *s, fl_error *err)
 }
 POD_SERDE(isum, isum_st)
 
+/* sum_final when no state is empty and out is FLAT without NULLs: values
+ * written in place after one reserve (millions of groups in TPC-H Q18). */
+static fl_status sum_final_bulk(void *const *st, uint32_t n, const fl_type *res, fl_vector *out, fl_error *err)
+{
+    FL_TRY(fl_vector_reserve(out, out->len + n, err));
+    if (res->id == FL_TYPE_INT64) {
+        int64_t *o = (int64_t *)(void *)out->data + out->len;
+        for (uint32_t i = 0; i < n; i++) {
+            const isum_st *s = st[i];
+            if (s->sum > INT64_MAX || s->sum < INT64_MIN)
+                return ovf(err, "bigint");
+            o[i] = (int64_t)s->sum;
+        }
+    } else {
+        uint8_t *o = out->data + (size_t)out->len * 16;
+        for (uint32_t i = 0; i < n; i++) {
+            const isum_st *s = st[i];
+            if (!dec_fits(s->sum, res->precision))
+                return ovf(err, "numeric sum");
+            memcpy(o + (size_t)i * 16, &s->sum, 16);
+        }
+    }
+    out->len += n;
+    return FL_OK;
+}
+
 static fl_status sum_final(void *const *st, uint32_t n, const fl_type *res, fl_vector *out, fl_error *err)
 {
+    bool empty = false;
+    for (uint32_t i = 0; i < n && !empty; i++)
+        empty = ((const isum_st *)st[i])->n == 0;
+    if (!empty && out->encoding == FL_VEC_FLAT && !out->validity &&
+        (res->id == FL_TYPE_INT64 || res->id == FL_TYPE_DECIMAL))
+        return sum_final_bulk(st, n, res, out, err);
     for (uint32_t i = 0; i < n; i++) {
         const isum_st *s = st[i];
         if (!s->n) {

@@ -312,7 +312,6 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
         FL_TRY(ex_rows_concat(&st->mem.build, &st->locals[t], err));
         FL_TRY(ex_jmem_move(&st->mem.mem, &st->lmem[t], err));
     }
-    if (getenv("JPDBG")) fprintf(stderr, "join build rows=%llu chunkbytes=%llu chunks=%u batches=%u cols=%u\n", (unsigned long long)st->mem.build.rows, (unsigned long long)st->mem.mem.bytes, st->mem.mem.n, st->mem.build.n, st->nb);
     FL_TRY(ex_join_build_table(n->x, st, &st->mem, true, err));
     st->any_build = st->mem.nbuild > 0;
     st->any_null_key = st->mem.has_null_key;

@@ -721,7 +721,10 @@ static fl_status join_two(fl_bctx *b, built *l, built *r, fl_expr **conds, bool 
     p->u.join.nkeys = nk;
     if (nres && fl_front_and(b->a, res, nres, &p->u.join.residual) != FL_OK)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    p->u.join.build_left = false;
+    /* outer joins keep their sides; the hash table goes on the smaller one
+     * (the executor emits a built preserved side's unmatched rows at the end) */
+    p->u.join.build_left = (jt == FL_JOIN_LEFT || jt == FL_JOIN_RIGHT || jt == FL_JOIN_FULL) &&
+                           nk > 0 && l->est < r->est;
     bool connected;
     p->est_rows = join_est(b, l, r, conds, n, &connected);
     if (jt == FL_JOIN_LEFT && p->est_rows < l->est)
@@ -986,10 +989,11 @@ static fl_status apply_join(fl_bctx *b, built *x, const fl_apply *ap, fl_error *
     p->u.join.right_keys = ap->inner_keys;
     p->u.join.null_safe = ns;
     p->u.join.nkeys = ap->nkeys;
-    /* SEMI/ANTI build the smaller side: the left one when the subquery's
+    /* SEMI/ANTI/LEFT build the smaller side: the left one when the subquery's
      * rows outnumber it (the executor then marks and emits left rows) */
     double sub_est = ap->sub->est_rows > 0 ? ap->sub->est_rows : 1000;
-    p->u.join.build_left = (ap->type == FL_JOIN_SEMI || ap->type == FL_JOIN_ANTI) &&
+    p->u.join.build_left = (ap->type == FL_JOIN_SEMI || ap->type == FL_JOIN_ANTI ||
+                            ap->type == FL_JOIN_LEFT) &&
                            !ap->is_apply && ap->nkeys > 0 && x->est * 2 < sub_est;
     if (ap->residual)
         FL_TRY(remap_ex(b->a, ap->residual, NULL, 0, (int32_t)nl, x->map, b->scope.ncols,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sql/front.h"
+#include "sql/prune_cols.h"
 
 fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_t ncols)
 {
@@ -46,6 +47,8 @@ fl_status fl_planner_plan_query(fl_planner_ctx *ctx, const PgQuery__Node *query,
     FL_TRY(fl_plan_select(ctx, NULL, query, &p, err));
     FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
+    FL_TRY(fl_push_semijoins(ctx, p, err));
+    FL_TRY(fl_prune_columns(ctx, p, err));
     *out = p;
     return FL_OK;
 }
@@ -180,6 +183,8 @@ fl_status fl_planner_plan_dml_source(fl_planner_ctx *ctx, const fl_planner_table
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
+    FL_TRY(fl_push_semijoins(ctx, p, err));
+    FL_TRY(fl_prune_columns(ctx, p, err));
     *out = p;
     return FL_OK;
 }

@@ -232,6 +232,14 @@ static void node_line(sb *s, const fl_plan *p, fl_arena *a)
             put(s, " residual=%s", ex(p->u.join.residual, a));
         if (p->u.join.nkeys)
             put(s, " build=%s", p->u.join.build_left ? "left" : "right");
+        if (p->u.join.out_cols) {
+            /* the pruned output list (prune_cols.c), by name */
+            put(s, " out=[");
+            for (uint32_t i = 0; i < p->schema.nfields; i++)
+                put(s, "%s%s", i ? ", " : "",
+                    p->schema.fields[i].name ? p->schema.fields[i].name : "?");
+            put(s, "]");
+        }
         break;
     }
     case FL_PLAN_SORT:

@@ -270,6 +270,14 @@ struct fl_plan {
             uint32_t nkeys;
             fl_expr *residual; /* extra condition over left ++ right columns; NULL = none */
             bool build_left;   /* hash table on the left child (planner's choice by size) */
+            /* Output list (additive, planperf/joinperf): NULL = every column
+             * (left ++ right; left only for SEMI/ANTI; left + mark for MARK);
+             * else the join outputs only these indexes into that full list,
+             * in this order, and p->schema has nout_cols fields. Keys and
+             * residual still refer to the full left ++ right columns. Set by
+             * the planner only when fl_exec_join_out_cols() is linked. */
+            const uint32_t *out_cols;
+            uint32_t nout_cols;
         } join;
         struct {
             fl_sort_key *keys;
@@ -327,6 +335,11 @@ fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_
 /* EXPLAIN text: one line per node, indented; with analyze, the runtime
  * counters too. Arena string. */
 const char *fl_plan_explain(const fl_plan *p, bool analyze, fl_arena *a);
+
+/* Defined (returning true) by the executor's JOIN when it honours
+ * u.join.out_cols; a weak reference, so the planner (prune_cols.c) asks
+ * before using the field and works with either executor. */
+bool fl_exec_join_out_cols(void) __attribute__((weak));
 
 /* plan_walk.c (additive, lateral) */
 /* The EXPLAIN line of an APPLY, RECURSE or SRF node (arena string). */

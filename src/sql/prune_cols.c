@@ -354,6 +354,41 @@ static fl_status prune_window(pctx *c, fl_plan *p, const bool *need, int32_t **m
     return FL_OK;
 }
 
+/* When the executor honours u.join.out_cols, the join outputs only what its
+ * parent reads (no PROJECT above, no copy of dead key columns). p's schema
+ * is already the full new output; *map goes from old output columns. */
+static fl_status join_out_list(pctx *c, fl_plan *p, const bool *need, uint32_t n, int32_t **map,
+                               fl_error *err)
+{
+    if (!fl_exec_join_out_cols || !fl_exec_join_out_cols())
+        return FL_OK;
+    uint32_t full = p->schema.nfields, k = 0;
+    for (uint32_t j = 0; j < n; j++)
+        k += need[j];
+    if (k == 0 || k >= full)
+        return FL_OK;
+    uint32_t *oc = fl_arena_alloc(c->a, k * sizeof *oc);
+    int32_t *m = fl_arena_alloc(c->a, (n + 1) * sizeof *m);
+    fl_field *f = fl_arena_calloc(c->a, k + 1, sizeof *f);
+    if (!oc || !m || !f)
+        return oom(err);
+    uint32_t o = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        m[j] = -1;
+        if (!need[j])
+            continue;
+        oc[o] = (uint32_t)(*map)[j];
+        f[o] = p->schema.fields[oc[o]];
+        m[j] = (int32_t)o++;
+    }
+    p->u.join.out_cols = oc;
+    p->u.join.nout_cols = k;
+    p->schema.fields = f;
+    p->schema.nfields = k;
+    *map = m;
+    return FL_OK;
+}
+
 static fl_status prune_join(pctx *c, fl_plan *p, const bool *need, int32_t **map, fl_error *err)
 {
     fl_join_type t = p->u.join.type;
@@ -404,7 +439,7 @@ static fl_status prune_join(pctx *c, fl_plan *p, const bool *need, int32_t **map
     }
     FL_TRY(set_fields(c, p, p->schema.fields, n, m, nn, err));
     *map = m;
-    return FL_OK;
+    return join_out_list(c, p, need, n, map, err);
 }
 
 /* Nodes whose every input column matters: prune children as roots. */
@@ -432,7 +467,7 @@ static fl_status prune(pctx *c, fl_plan *p, const bool *need, int32_t **map, fl_
     case FL_PLAN_SORT: return prune_pass(c, p, need, map, err);
     case FL_PLAN_WINDOW: return prune_window(c, p, need, map, err);
     case FL_PLAN_JOIN:
-        if (p->nchildren == 2)
+        if (p->nchildren == 2 && !p->u.join.out_cols)
             return prune_join(c, p, need, map, err);
         return prune_all_kids(c, p, map, err);
     default: return prune_all_kids(c, p, map, err);

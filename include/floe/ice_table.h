@@ -305,6 +305,57 @@ fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint
 fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err);
 void fl_ice_txn_abort(fl_ice_txn *x); /* deletes files it wrote; NULL allowed */
 
+/* ---- 2b. staging: transactions spanning several statements ------------------
+ * A SQL transaction block (BEGIN ... COMMIT) records each statement in its
+ * own txn, moves the statement's operations into one combined txn per table
+ * (fl_ice_txn_adopt) and, after each statement, builds a *preview* of the
+ * combined txn: the operations built exactly as a commit attempt would, the
+ * resulting metadata written to a private metadata file that no catalog
+ * points at (fl_ice_txn_preview). Marks let a savepoint drop the operations
+ * recorded after it (fl_ice_txn_truncate). */
+
+/* Number of operations recorded in x. */
+uint32_t fl_ice_txn_nops(const fl_ice_txn *x);
+/* Begins a txn on t that validates from where `like` began (its branch and
+ * the snapshot/schema/spec/sort order it started from), for a combined txn
+ * whose first statement read an older version of t. */
+fl_status fl_ice_txn_begin_like(fl_ice_table *t, const fl_ice_txn *like, fl_ice_txn **out,
+                                fl_error *err);
+/* Moves from's operations (with their snapshot ids) and owned files to the
+ * end of x, and takes from in every case: x frees it when x is freed (the
+ * operation states live in from's arena); on failure from is aborted. from
+ * must not have been committed (a statement's txn, recorded only). */
+fl_status fl_ice_txn_adopt(fl_ice_txn *x, fl_ice_txn *from, fl_error *err);
+
+/* A position in x's history: operations, owned files and adopted txns. */
+typedef struct fl_ice_txn_mark {
+    uint32_t nops, nowned, nadopted;
+} fl_ice_txn_mark;
+fl_ice_txn_mark fl_ice_txn_get_mark(const fl_ice_txn *x);
+/* Drops what x recorded after m: later operations (deleting the files they
+ * wrote), later owned files (deleted) and later adopted txns (freed). */
+void fl_ice_txn_truncate(fl_ice_txn *x, fl_ice_txn_mark m);
+
+/* Called with each file a preview writes, before writing it: the caller
+ * deletes them once the preview is not needed (fl_fileio_remove). */
+typedef fl_status (*fl_ice_file_fn)(void *ctx, const char *path, fl_error *err);
+typedef struct fl_ice_preview {
+    const char *location; /* the private metadata file; NULL = nothing changed */
+    fl_ice_metadata meta; /* the previewed metadata (valid when location is set) */
+    int64_t snapshot_id;  /* the newest snapshot built, -1 = none */
+} fl_ice_preview;
+/* Builds operations from_op.. of x on top of base (whose metadata file is
+ * base_location: the table's committed metadata or an earlier preview) and,
+ * when they changed anything, writes the result as
+ * "<metadata dir>/floe-staged-<uuid>.metadata.json". out's strings and
+ * metadata live in a (caller's arena). Nothing is committed: the operations'
+ * new-file manifests are written once and reused by the real commit, the
+ * other files (manifest lists, merged manifests, the metadata file) go
+ * through on_file. */
+fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metadata *base,
+                             const char *base_location, fl_ice_file_fn on_file, void *ctx,
+                             fl_arena *a, fl_ice_preview *out, fl_error *err);
+
 /* Deletes files under the table location that no metadata file, snapshot,
  * manifest list or manifest reaches and that are older than older_than_ms
  * (default now - 3 days). dry_run lists without deleting. fn (may be NULL)
@@ -377,6 +428,14 @@ typedef struct fl_ice_file_positions {
  * copy-on-write, per write.delete.mode (or write.update.mode when for_update). */
 fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
                                   bool for_update, fl_error *err);
+
+/* Deletes the rows at positions d (as fl_ice_delete_positions) and adds
+ * files in the same snapshot (a row delta "overwrite", as Java's RowDelta
+ * for UPDATE/MERGE). With no positions the files are a plain append. */
+fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
+                                         uint32_t n, bool for_update,
+                                         const fl_ice_data_file *files, uint32_t nfiles,
+                                         fl_error *err);
 
 /* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
  * and appends the files in one snapshot (operation "overwrite"). */

@@ -119,6 +119,10 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
 uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st);
 /* Parameter type as inferred from context (FL_TYPE_STRING when unknown). */
 const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i);
+/* True when every parameter of st got its type from the statement (queries,
+ * and DML whose parameters the planner typed); false when some are plain
+ * text (their types are only FL_TYPE_STRING guesses). */
+bool fl_sql_stmt_params_typed(const fl_sql_stmt *st);
 /* Result columns (zero fields for statements without rows). */
 const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st);
 /* Runs with one value per parameter (params[i].type is the bound value's

@@ -21,6 +21,9 @@
  * added, else "overwrite") with the filter as conflict filter, so
  * serializable validation sees what was read.
  *
+ * fl_ice_delete_positions_append adds the caller's new files to that same
+ * row delta (UPDATE/MERGE: one snapshot, as Java's RowDelta).
+ *
  * Compaction (fl_ice_rewrite_data_files) reads the chosen files with their
  * deletes applied and writes them again at write.target-file-size-bytes,
  * committed as "replace"; delete files scoped to one rewritten file
@@ -447,11 +450,10 @@ fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
     return delete_where(x, filter, files, n, true, NULL, err);
 }
 
-fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
-                                  bool for_update, fl_error *err)
+static fl_status delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
+                                  bool for_update, const fl_ice_data_file *adds, uint32_t nadds,
+                                  fl_error *err)
 {
-    if (!n)
-        return FL_OK;
     fl_ice_scan_plan *p = NULL;
     FL_TRY(plan(x, NULL, false, &p, err));
     targets ts = {0};
@@ -487,10 +489,26 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
                                ts.t[i].file->file_path);
     }
     if (rc == FL_OK)
-        rc = apply(x, &ts, NULL, 0, NULL, for_update, false, err);
+        rc = apply(x, &ts, adds, nadds, NULL, for_update, false, err);
     targets_free(&ts);
     fl_ice_scan_plan_free(p);
     return rc;
+}
+
+fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
+                                  bool for_update, fl_error *err)
+{
+    return n ? delete_positions(x, d, n, for_update, NULL, 0, err) : FL_OK;
+}
+
+fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
+                                         uint32_t n, bool for_update,
+                                         const fl_ice_data_file *files, uint32_t nfiles,
+                                         fl_error *err)
+{
+    if (!n)
+        return nfiles ? fl_ice_txn_append(x, files, nfiles, err) : FL_OK;
+    return delete_positions(x, d, n, for_update, files, nfiles, err);
 }
 
 fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,

@@ -25,6 +25,12 @@
  * nothing, so the pruning predicate is handed to the Parquet scan only when
  * the task has no position deletes / DV and _pos is not read.
  *
+ * Slices (scan_task.h): a reader may read only row groups [first, first+n)
+ * of the file; positions then start at the first row group's start row (the
+ * sum of num_rows of the row groups before it in the footer) and a seek to
+ * another slice reopens only the Parquet scan, keeping file, footer and
+ * decoded deletes.
+ *
  * Ownership: the reader owns its file, Parquet reader/scan, batches and
  * delete state; it borrows the plan (which must outlive it) and io.
  */
@@ -35,6 +41,8 @@
 #include "floe/parquet.h"
 #include "iceberg/manifest_cache.h"
 #include "iceberg/scan_colmap.h"
+#include "iceberg/scan_task.h"
+#include "parquet/parquet_meta.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
 
@@ -61,6 +69,10 @@ struct fl_ice_task_reader {
     fl_parquet_reader *pr;
     struct ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
     fl_parquet_scan *ps;
+    fl_parquet_scan_options so; /* projection + pushed predicate (arena), reused per slice */
+    uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
+    uint32_t *rgs;               /* row-group list of the slice (malloc'd) */
+    fl_parquet_scan_stats acc;   /* stats of earlier slices' Parquet scans */
     fl_batch pb;
     bool pb_init, extra_init;
     uint32_t nout, nread;
@@ -332,14 +344,68 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
             so.nfield_ids = 0;
         }
     }
+    r->so = so;
+    return FL_OK;
+}
+
+/* First row (file position) of row group g: the row counts of the row
+ * groups before it, in footer order (Iceberg positions count rows in file
+ * order, Parquet row groups are stored in footer order). */
+static int64_t rg_start_row(const fl_parquet_reader *pr, uint32_t g)
+{
+    const fl_pq_file_meta *m = fl_parquet_footer(pr);
+    int64_t at = 0;
+    for (uint32_t i = 0; i < g && i < m->nrow_groups; i++)
+        at += m->row_groups[i].num_rows;
+    return at;
+}
+
+/* (Re)opens the Parquet scan over the current slice; positions restart at
+ * the slice's first row. The scan's schema is a new allocation, so pb is
+ * rebuilt on it. */
+static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
+{
+    if (r->ps) {
+        fl_parquet_scan_stats ss;
+        fl_parquet_scan_get_stats(r->ps, &ss);
+        r->acc.row_groups_total += ss.row_groups_total;
+        r->acc.row_groups_pruned += ss.row_groups_pruned;
+        r->acc.pages_total += ss.pages_total;
+        r->acc.pages_pruned += ss.pages_pruned;
+        r->acc.rows_produced += ss.rows_produced;
+        r->acc.bytes_read += ss.bytes_read;
+    }
+    if (r->pb_init)
+        fl_batch_destroy(&r->pb);
+    r->pb_init = false;
+    fl_parquet_scan_close(r->ps);
+    r->ps = NULL;
+    uint32_t nrg = fl_parquet_num_row_groups(r->pr);
+    fl_parquet_scan_options so = r->so;
+    if (r->rg_count) {
+        FL_CHECK(r->rg_first < nrg && r->rg_count <= nrg - r->rg_first, err, FL_EINVAL,
+                 "row groups %u..%u of a file with %u", r->rg_first,
+                 r->rg_first + r->rg_count - 1, nrg);
+        free(r->rgs);
+        r->rgs = malloc(r->rg_count * sizeof *r->rgs);
+        FL_CHECK(r->rgs != NULL, err, FL_ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < r->rg_count; i++)
+            r->rgs[i] = r->rg_first + i;
+        so.row_groups = r->rgs;
+        so.nrow_groups = r->rg_count;
+    }
+    r->pos = r->rg_count ? rg_start_row(r->pr, r->rg_first) : 0;
+    r->del_cursor = 0;
+    r->done = false;
     FL_TRY(fl_parquet_scan_open(r->pr, &so, &r->ps, err));
     FL_TRY(fl_batch_init(&r->pb, fl_parquet_scan_schema(r->ps), err));
     r->pb_init = true;
     return FL_OK;
 }
 
-fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
-                                  fl_ice_task_reader **out, fl_error *err)
+fl_status ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+                                    uint32_t rg_first, uint32_t rg_count,
+                                    fl_ice_task_reader **out, fl_error *err)
 {
     *out = NULL;
     const ice_plan *p = (const ice_plan *)pub;
@@ -351,6 +417,8 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, ui
     fl_arena_init(&r->arena, 0);
     r->p = p;
     r->task = &pub->tasks[task];
+    r->rg_first = rg_first;
+    r->rg_count = rg_count;
     const fl_ice_data_file *df = r->task->file;
     fl_status rc = FL_OK;
     r->nout = pub->schema.nfields;
@@ -383,6 +451,8 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, ui
     bool need_pos = r->dels.nranges > 0;
     if (rc == FL_OK)
         rc = map_columns(r, fl_parquet_schema(r->pr), &need_pos, err);
+    if (rc == FL_OK)
+        rc = open_slice_scan(r, err);
     /* hidden columns live in their own batch */
     if (rc == FL_OK) {
         r->extra_schema.nfields = r->nread - r->nout;
@@ -413,11 +483,72 @@ fail:
     return rc;
 }
 
+fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+                                  fl_ice_task_reader **out, fl_error *err)
+{
+    return ice_task_reader_open_slice(io, pub, task, 0, 0, out, err);
+}
+
+fl_status ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
+                               fl_error *err)
+{
+    r->rg_first = rg_first;
+    r->rg_count = rg_count;
+    fl_status rc = open_slice_scan(r, err);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "%s", r->task->file->file_path);
+    return FL_OK;
+}
+
+const fl_ice_scan_task *ice_task_reader_task(const fl_ice_task_reader *r)
+{
+    return r->task;
+}
+
+fl_status ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+                              uint32_t *nrg, fl_error *err)
+{
+    *nrg = 1;
+    if (task >= pub->ntasks)
+        return fl_errorf(err, FL_EINVAL, "task %u of %u", task, pub->ntasks);
+    const fl_ice_data_file *df = pub->tasks[task].file;
+    /* one split offset = one row group: no need to read the footer; files
+     * other than Parquet fail later, when the task is read */
+    if (!df || df->nsplit_offsets == 1 || strcasecmp(df->file_format, "PARQUET") != 0)
+        return FL_OK;
+    const ice_plan *p = (const ice_plan *)pub;
+    fl_file *f = NULL;
+    fl_parquet_reader *pr = NULL;
+    struct ice_cache_entry *footer = NULL;
+    fl_status rc = fl_fileio_open(io, df->file_path, &f, err);
+    if (rc == FL_OK)
+        rc = ice_cache_open_parquet(p->cache, f, &footer, &pr, err);
+    if (rc == FL_OK)
+        *nrg = fl_parquet_num_row_groups(pr);
+    fl_parquet_close(pr);
+    ice_cache_release(footer, p->cache);
+    fl_file_close(f);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "%s", df->file_path);
+    return FL_OK;
+}
+
 void fl_ice_task_reader_stats(const fl_ice_task_reader *r, fl_parquet_scan_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (r && r->ps)
-        fl_parquet_scan_get_stats(r->ps, out);
+    if (!r)
+        return;
+    *out = r->acc;
+    if (r->ps) {
+        fl_parquet_scan_stats ss;
+        fl_parquet_scan_get_stats(r->ps, &ss);
+        out->row_groups_total += ss.row_groups_total;
+        out->row_groups_pruned += ss.row_groups_pruned;
+        out->pages_total += ss.pages_total;
+        out->pages_pruned += ss.pages_pruned;
+        out->rows_produced += ss.rows_produced;
+        out->bytes_read += ss.bytes_read;
+    }
 }
 
 void fl_ice_task_reader_close(fl_ice_task_reader *r)
@@ -429,6 +560,7 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
     if (r->extra_init)
         fl_batch_destroy(&r->extra);
     fl_parquet_scan_close(r->ps);
+    free(r->rgs);
     fl_parquet_close(r->pr);
     ice_cache_release(r->footer, r->p->cache);
     fl_file_close(r->file);

@@ -513,6 +513,9 @@ fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err)
 
 void txn_free(fl_ice_txn *x)
 {
+    for (uint32_t i = 0; i < x->nadopted; i++)
+        txn_free(x->adopted[i]);
+    free(x->adopted);
     fl_arena_free(&x->view_arena);
     fl_arena_free(&x->arena);
     free(x);

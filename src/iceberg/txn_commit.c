@@ -142,8 +142,8 @@ static int64_t next_version(const fl_ice_metadata *base, const char *base_locati
     return (int64_t)base->nmetadata_log + 1;
 }
 
-static fl_status write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
-                            fl_error *err)
+fl_status txn_write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
+                         fl_error *err)
 {
     fl_output *o = NULL;
     FL_TRY(fl_fileio_create(io, path, 0, &o, err));
@@ -180,7 +180,7 @@ static fl_status run_attempt(fl_ice_txn *x, txn_attempt *at, attempt_result *res
     const char *loc = NULL;
     FL_TRY(c->ops->new_metadata_path(c, &t->ident, res->final.location, base_loc,
                                      next_version(at->base, base_loc), &at->arena, &loc, err));
-    fl_status rc = write_file(t->io, loc, res->json, res->json_len, err);
+    fl_status rc = txn_write_file(t->io, loc, res->json, res->json_len, err);
     if (rc == FL_EEXIST) {
         res->cas_conflict = true; /* another writer took this version */
         return fl_errorf(err, FL_ECONFLICT, "commit: metadata file %s already exists", loc);

@@ -72,6 +72,10 @@ struct fl_ice_txn {
     txn_op *ops;
     uint32_t nops, capops;
     txn_paths owned; /* files registered with fl_ice_txn_own_file() */
+    /* txns whose operations fl_ice_txn_adopt moved here (their arenas hold
+     * the operation states): malloc'd array, freed with x (txn_stage.c) */
+    fl_ice_txn **adopted;
+    uint32_t nadopted, capadopted;
     /* the view returned by fl_ice_txn_metadata() */
     fl_arena view_arena;
     fl_ice_metadata view;
@@ -83,7 +87,7 @@ fl_status txn_metadata_copy(const fl_ice_metadata *m, fl_arena *a, fl_ice_metada
 /* Deep copy of one update's payload into a. */
 fl_status txn_update_copy(const fl_ice_update *in, fl_arena *a, fl_ice_update *out);
 
-/* Frees x and its arenas (no file deletion). */
+/* Frees x, its arenas and the txns it adopted (no file deletion). */
 void txn_free(fl_ice_txn *x);
 
 /* Adds an operation (state copied by the caller into x->arena). */
@@ -109,6 +113,10 @@ int64_t txn_now_ms(void);
 
 /* Deletes each path (errors ignored: cleanup is best effort). */
 void txn_delete_paths(fl_fileio *io, const txn_paths *p);
+
+/* Writes buf as a new file at path (FL_EEXIST when it exists; txn_commit.c). */
+fl_status txn_write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
+                         fl_error *err);
 
 /* "<location>/metadata/<name>" in a (write.metadata.path when set). */
 const char *txn_metadata_dir(const fl_ice_metadata *m, fl_arena *a);

@@ -23,7 +23,6 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/session_internal.h"
 
 #define MAX_STMTS 10000
 

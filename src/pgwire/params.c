@@ -24,7 +24,6 @@
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
 #include "sql/lex.h"
-#include "sql/session_internal.h"
 
 /* Text of one non-null value (caller frees). */
 static char *value_text(const fl_value *v)

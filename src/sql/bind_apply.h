@@ -30,6 +30,21 @@ fl_status fl_bind_sublink_apply(fl_bctx *b, const PgQuery__SubLink *sl, bool top
 fl_status fl_front_lateral(fl_bctx *b, fl_plan *sub, const fl_apply_mark *m, const char *alias,
                            const fl_schema *cols, bool left, fl_error *err);
 
+/* FROM items (bind_select.c) and joins (bind_join.c), bound in a join
+ * context: only inner joins above (TOP), on the preserved side of an outer
+ * join, or on its nullable side */
+#define FL_JCTX_TOP 0
+#define FL_JCTX_PRESERVED 1
+#define FL_JCTX_NULLABLE 2
+fl_status fl_bind_from_item(fl_bctx *b, const PgQuery__Node *n, int ctx, fl_jtree **out,
+                            fl_error *err);
+fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree **out,
+                       fl_error *err);
+fl_status fl_bind_leaf(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err);
+/* conjuncts of n bound into *out; subqueries allowed (WHERE) or not (ON) */
+fl_status fl_bind_conjuncts(fl_bctx *b, const PgQuery__Node *n, fl_expr ***out, uint32_t *nout,
+                            uint32_t *cap, bool allow_sublink, fl_error *err);
+
 /* bind_srf.c: unnest(...) / generate_series(...) in FROM. *handled false:
  * not one of these (the caller tries fl_bind_table_function). *lateral
  * true: added as an apply (no jtree leaf), else *rel is a relation. */

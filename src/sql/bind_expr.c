@@ -277,6 +277,39 @@ static fl_status retry_unknown_as_text(fl_bctx *b, const char *name, fl_expr *co
     return fl_expr_call(b->a, name, copy, n, loc, out, &e2);
 }
 
+static bool zoned(const fl_type *t)
+{
+    return t->id == FL_TYPE_TIMESTAMPTZ || t->id == FL_TYPE_TIMESTAMPTZ_NS;
+}
+
+/* A literal cast into or out of a zoned type (`ts >= '2024-02-09'` with ts
+ * TIMESTAMPTZ) is not constant for fl_front_fold (it reads the session
+ * zone); PostgreSQL converts such literals once, at parse time, in the
+ * session's zone. Folding it here with the statement's zone makes it a
+ * constant that scans use for partition/metrics pruning. */
+static fl_expr *fold_zoned(fl_bctx *b, fl_expr *e)
+{
+    if (!e || e->kind != FL_EXPR_CAST || e->nargs != 1 || e->lenient ||
+        e->args[0]->kind != FL_EXPR_CONST || zoned(&e->type) == zoned(&e->args[0]->type))
+        return e;
+    fl_eval_env env;
+    memset(&env, 0, sizeof env);
+    env.time_zone = b->pc->time_zone;
+    env.statement_time_us = b->pc->statement_time_us;
+    fl_value v;
+    fl_error ferr;
+    if (fl_cast_value(&e->args[0]->value, &e->type, &env, b->a, &v, &ferr) != FL_OK)
+        return e; /* fails at run time, with the expression's message */
+    fl_expr *c = fl_expr_const(b->a, &v);
+    if (!c)
+        return e;
+    c->type = e->type;
+    c->value.type = e->type;
+    c->location = e->location;
+    c->alias = e->alias;
+    return c;
+}
+
 static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, int32_t loc,
                       fl_expr **out, fl_error *err)
 {
@@ -292,6 +325,9 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         (!norig || retry_unknown_as_text(b, name, orig, norig, loc, out) != FL_OK))
         return fl_front_err_at(b->pc, err, loc);
     (*out)->location = loc;
+    if ((*out)->kind == FL_EXPR_CALL)
+        for (uint32_t i = 0; i < (*out)->nargs; i++)
+            (*out)->args[i] = fold_zoned(b, (*out)->args[i]);
     *out = fl_front_fold(b->a, *out);
     return FL_OK;
 }
@@ -344,7 +380,7 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         infer_param(b, v[i], &(fl_expr){.type = t});
         if (fl_expr_cast(b->a, v[i], &t, &v[i], err) != FL_OK)
             return fl_front_err_at(b->pc, err, v[i]->location >= 0 ? v[i]->location : loc);
-        v[i] = fl_front_fold(b->a, v[i]);
+        v[i] = fl_front_fold(b->a, fold_zoned(b, v[i]));
     }
     return FL_OK;
 }

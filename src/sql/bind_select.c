@@ -62,13 +62,13 @@ fl_status fl_bind_bool(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
 
 /* ---- FROM ---- */
 
-static fl_status bind_conjuncts(fl_bctx *b, const Node *n, fl_expr ***out, uint32_t *nout,
-                                uint32_t *cap, bool allow_sublink, fl_error *err)
+fl_status fl_bind_conjuncts(fl_bctx *b, const Node *n, fl_expr ***out, uint32_t *nout,
+                            uint32_t *cap, bool allow_sublink, fl_error *err)
 {
     if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR &&
         n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {
         for (size_t i = 0; i < n->bool_expr->n_args; i++)
-            FL_TRY(bind_conjuncts(b, n->bool_expr->args[i], out, nout, cap, allow_sublink, err));
+            FL_TRY(fl_bind_conjuncts(b, n->bool_expr->args[i], out, nout, cap, allow_sublink, err));
         return FL_OK;
     }
     fl_expr *e = NULL;
@@ -107,9 +107,8 @@ static fl_status bind_conjuncts(fl_bctx *b, const Node *n, fl_expr ***out, uint3
     return FL_OK;
 }
 
-static fl_status bind_from_item(fl_bctx *b, const Node *n, fl_jtree **out, fl_error *err);
 
-static fl_status leaf_for(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err)
+fl_status fl_bind_leaf(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err)
 {
     fl_jtree *t = fl_jtree_new(b->a, 0);
     if (!t)
@@ -162,176 +161,14 @@ static fl_status subquery_rel(fl_bctx *b, const PgQuery__RangeSubselect *rs, fl_
     r.plan = p;
     uint32_t ri;
     FL_TRY(fl_scope_add_rel(b->a, &b->scope, &r, &cols, &ri, err));
-    return leaf_for(b, ri, out, err);
-}
-
-static fl_status using_conds(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jtree *l,
-                             const fl_jtree *r, fl_jtree *t, fl_error *err)
-{
-    for (size_t i = 0; i < j->n_using_clause; i++) {
-        const char *name = fl_front_str(j->using_clause[i]);
-        int32_t li = -1, ri = -1;
-        for (uint32_t c = 0; c < b->scope.ncols; c++) {
-            const fl_scope_col *sc = &b->scope.cols[c];
-            if (!sc->name || strcmp(sc->name, name) != 0 || sc->using_hidden)
-                continue;
-            uint64_t bit = 1ull << sc->rel;
-            if ((l->mask & bit) && li < 0)
-                li = (int32_t)c;
-            else if ((r->mask & bit) && ri < 0)
-                ri = (int32_t)c;
-        }
-        if (li < 0 || ri < 0)
-            return fl_front_err(b->pc, err, FL_ENOTFOUND, -1, "42703",
-                                "column \"%s\" specified in USING clause does not exist in %s "
-                                "table",
-                                name, li < 0 ? "left" : "right");
-        b->scope.cols[li].used = b->scope.cols[ri].used = true;
-        /* the right copy is hidden from SELECT * and unqualified names */
-        fl_expr *args[2] = {fl_expr_column(b->a, (uint32_t)li, &b->scope.cols[li].type),
-                            fl_expr_column(b->a, (uint32_t)ri, &b->scope.cols[ri].type)};
-        if (!args[0] || !args[1])
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
-        /* one merged column for SELECT * and unqualified names (PostgreSQL);
-         * both copies stay reachable qualified. FULL JOIN keeps the left
-         * copy (PostgreSQL's merged value would be COALESCE(l, r)). */
-        if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT)
-            b->scope.cols[li].using_hidden = true;
-        else
-            b->scope.cols[ri].using_hidden = true;
-        fl_expr *eq;
-        if (fl_expr_call(b->a, "=", args, 2, -1, &eq, err) != FL_OK)
-            return err->code;
-        fl_expr ***arr = t->kind == 2 ? &t->on : &t->filters;
-        uint32_t *n = t->kind == 2 ? &t->non : &t->nfilters;
-        uint32_t *cap = t->kind == 2 ? &t->capon : &t->capfilters;
-        *arr = fl_front_grow(b->a, *arr, cap, *n, sizeof(fl_expr *));
-        if (!*arr)
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
-        (*arr)[(*n)++] = eq;
-    }
-    return FL_OK;
-}
-
-static bool const_true(const Node *n)
-{
-    return n && n->node_case == PG_QUERY__NODE__NODE_A_CONST &&
-           n->a_const->val_case == PG_QUERY__A__CONST__VAL_BOOLVAL && n->a_const->boolval &&
-           n->a_const->boolval->boolval;
-}
-
-/* X [INNER|CROSS|LEFT] JOIN LATERAL item: the item became the apply
- * b->applies[napp]; ON conditions of an inner join filter after it */
-static fl_status lateral_join(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree *l, uint32_t napp,
-                              fl_jtree **out, fl_error *err)
-{
-    if (j->n_using_clause || j->is_natural)
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "JOIN LATERAL ... USING is not supported; use ON");
-    if (napp >= b->napplies)
-        return fl_errorf(err, FL_EINVAL, "internal: LATERAL item without an apply");
-    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT) {
-        if (j->quals && !const_true(j->quals))
-            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                                "LEFT JOIN LATERAL supports only ON TRUE; move the condition "
-                                "into the subquery's WHERE");
-        b->applies[napp].type = FL_JOIN_LEFT;
-    } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "only INNER, CROSS and LEFT joins with a LATERAL item are supported");
-    } else if (j->quals) {
-        FL_TRY(bind_conjuncts(b, j->quals, &b->conj, &b->nconj, &b->capconj, false, err));
-    }
-    if (j->alias && j->alias->aliasname[0])
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "an alias on a join with a LATERAL item is not supported");
-    *out = l;
-    return FL_OK;
-}
-
-/* JOIN ... ON may use only the join's own inputs (PostgreSQL 42P01): in
- * FROM a, b JOIN c ON a.x = c.x the comma binds looser than JOIN */
-static fl_status on_refs(fl_bctx *b, const fl_expr *e, uint64_t mask, fl_error *err)
-{
-    if (e->kind == FL_EXPR_COLUMN && !(e->column & (FL_REF_OUTER | FL_REF_AGG | FL_REF_WIN)) &&
-        e->column < b->scope.ncols) {
-        const fl_scope_col *c = &b->scope.cols[e->column];
-        if (c->rel < 64 && !(mask & (1ull << c->rel)) &&
-            b->scope.rels[c->rel].kind != FL_REL_VIRTUAL)
-            return fl_front_err(b->pc, err, FL_EINVAL, e->location, "42P01",
-                                "invalid reference to FROM-clause entry for table \"%s\"",
-                                c->qual ? c->qual : "?");
-        return FL_OK;
-    }
-    for (uint32_t i = 0; i < e->nargs; i++)
-        FL_TRY(on_refs(b, e->args[i], mask, err));
-    return FL_OK;
-}
-
-static fl_status join_item(fl_bctx *b, const PgQuery__JoinExpr *j, fl_jtree **out, fl_error *err)
-{
-    if (j->is_natural)
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "NATURAL joins are not supported; use USING or ON");
-    fl_jtree *l, *r;
-    FL_TRY(bind_from_item(b, j->larg, &l, err));
-    uint32_t napp = b->napplies;
-    FL_TRY(bind_from_item(b, j->rarg, &r, err));
-    if (!l)
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "a correlated (LATERAL) item on the left of JOIN is not supported");
-    if (!r)
-        return lateral_join(b, j, l, napp, out, err);
-    fl_jtree *t;
-    switch (j->jointype) {
-    case PG_QUERY__JOIN_TYPE__JOIN_INNER:
-        t = fl_jtree_new(b->a, 1);
-        break;
-    case PG_QUERY__JOIN_TYPE__JOIN_LEFT:
-    case PG_QUERY__JOIN_TYPE__JOIN_RIGHT:
-    case PG_QUERY__JOIN_TYPE__JOIN_FULL:
-        t = fl_jtree_new(b->a, 2);
-        if (t)
-            t->jtype = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT    ? FL_JOIN_LEFT
-                       : j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT ? FL_JOIN_RIGHT
-                                                                        : FL_JOIN_FULL;
-        break;
-    default:
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000", "unsupported join type");
-    }
-    if (!t)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    FL_TRY(fl_jtree_add(b->a, t, l, err));
-    FL_TRY(fl_jtree_add(b->a, t, r, err));
-    if (j->n_using_clause)
-        FL_TRY(using_conds(b, j, l, r, t, err));
-    if (j->quals) {
-        uint32_t before = t->kind == 2 ? t->non : t->nfilters;
-        if (t->kind == 2)
-            FL_TRY(bind_conjuncts(b, j->quals, &t->on, &t->non, &t->capon, false, err));
-        else
-            FL_TRY(bind_conjuncts(b, j->quals, &t->filters, &t->nfilters, &t->capfilters, false,
-                                  err));
-        fl_expr **v = t->kind == 2 ? t->on : t->filters;
-        uint32_t n = t->kind == 2 ? t->non : t->nfilters;
-        for (uint32_t i = before; i < n; i++)
-            FL_TRY(on_refs(b, v[i], t->mask, err));
-    }
-    if (j->alias && j->alias->aliasname[0]) {
-        /* a join alias requalifies every column below it */
-        for (uint32_t c = 0; c < b->scope.ncols; c++)
-            if (t->mask & (1ull << b->scope.cols[c].rel))
-                b->scope.cols[c].qual = j->alias->aliasname;
-    }
-    *out = t;
-    return FL_OK;
+    return fl_bind_leaf(b, ri, out, err);
 }
 
 /* t TABLESAMPLE BERNOULLI (p) / SYSTEM (p): each row kept with probability
  * p/100 (SYSTEM samples rows too, not blocks); REPEATABLE (seed) is not
  * honored: every run draws again (README) */
-static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, fl_jtree **out,
-                              fl_error *err)
+static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, int ctx,
+                              fl_jtree **out, fl_error *err)
 {
     const char *m = ts->n_method ? fl_front_str(ts->method[ts->n_method - 1]) : NULL;
     if (!m || (strcmp(m, "bernoulli") != 0 && strcmp(m, "system") != 0))
@@ -343,7 +180,7 @@ static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, f
     if (!ts->relation || ts->relation->node_case != PG_QUERY__NODE__NODE_RANGE_VAR)
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, ts->location, "0A000",
                             "TABLESAMPLE is supported on tables only");
-    FL_TRY(bind_from_item(b, ts->relation, out, err));
+    FL_TRY(fl_bind_from_item(b, ts->relation, ctx, out, err));
     fl_bctx c;
     fl_bctx_init(&c, b->pc, NULL);
     fl_expr *pct, *rnd, *cond;
@@ -373,13 +210,13 @@ static fl_status table_sample(fl_bctx *b, const PgQuery__RangeTableSample *ts, f
     return FL_OK;
 }
 
-static fl_status bind_from_item(fl_bctx *b, const Node *n, fl_jtree **out, fl_error *err)
+fl_status fl_bind_from_item(fl_bctx *b, const Node *n, int ctx, fl_jtree **out, fl_error *err)
 {
     uint32_t ri;
     switch (n->node_case) {
     case PG_QUERY__NODE__NODE_RANGE_VAR:
         FL_TRY(fl_bind_table(b, n->range_var, &ri, err));
-        return leaf_for(b, ri, out, err);
+        return fl_bind_leaf(b, ri, out, err);
     case PG_QUERY__NODE__NODE_RANGE_SUBSELECT:
         return subquery_rel(b, n->range_subselect, out, err);
     case PG_QUERY__NODE__NODE_RANGE_FUNCTION: {
@@ -391,12 +228,12 @@ static fl_status bind_from_item(fl_bctx *b, const Node *n, fl_jtree **out, fl_er
         }
         if (!handled)
             FL_TRY(fl_bind_table_function(b, n->range_function, &ri, err));
-        return leaf_for(b, ri, out, err);
+        return fl_bind_leaf(b, ri, out, err);
     }
     case PG_QUERY__NODE__NODE_JOIN_EXPR:
-        return join_item(b, n->join_expr, out, err);
+        return fl_bind_join(b, n->join_expr, ctx, out, err);
     case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
-        return table_sample(b, n->range_table_sample, out, err);
+        return table_sample(b, n->range_table_sample, ctx, out, err);
     default:
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
                             "unsupported FROM item");
@@ -411,12 +248,12 @@ fl_status fl_bind_from_where(fl_bctx *b, const PgQuery__SelectStmt *s, fl_error 
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->n_from_clause; i++) {
         fl_jtree *t;
-        FL_TRY(bind_from_item(b, s->from_clause[i], &t, err));
+        FL_TRY(fl_bind_from_item(b, s->from_clause[i], FL_JCTX_TOP, &t, err));
         if (t) /* NULL: a LATERAL item joined by an apply */
             FL_TRY(fl_jtree_add(b->a, root, t, err));
     }
     if (s->where_clause)
-        FL_TRY(bind_conjuncts(b, s->where_clause, &b->conj, &b->nconj, &b->capconj, true, err));
+        FL_TRY(fl_bind_conjuncts(b, s->where_clause, &b->conj, &b->nconj, &b->capconj, true, err));
     return FL_OK;
 }
 

@@ -233,6 +233,9 @@ fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, i
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
                               fl_error *err);
+/* after a table load failed with FL_ENOTFOUND: FL_EIO naming the metadata
+ * file (SQLSTATE 58P01) when the catalog has the table, else err->code */
+fl_status fl_front_missing_metadata(fl_planner_ctx *pc, const fl_table_ident *id, fl_error *err);
 fl_status fl_front_snapshot(fl_planner_ctx *pc, const fl_ice_metadata *m, int32_t location,
                             int64_t *snapshot_id, const fl_ice_schema **schema, fl_error *err);
 fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *rel,

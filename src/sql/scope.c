@@ -189,6 +189,24 @@ fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_
 
 /* ---- tables ---- */
 
+/* The load said "not found": either the catalog has no such table (the
+ * caller's 42P01) or the catalog names a metadata file that is gone, which
+ * is an I/O error naming the file (SQLSTATE 58P01), not a missing relation. */
+fl_status fl_front_missing_metadata(fl_planner_ctx *pc, const fl_table_ident *id, fl_error *err)
+{
+    const char *loc = NULL;
+    fl_error e2;
+    memset(&e2, 0, sizeof e2);
+    if (!pc->catalog || !pc->catalog->ops->load_table ||
+        pc->catalog->ops->load_table(pc->catalog, id, pc->arena, &loc, &e2) != FL_OK || !loc)
+        return err->code;
+    char orig[FL_ERROR_MSG_MAX];
+    snprintf(orig, sizeof orig, "%s", err->msg);
+    pc->error_sqlstate = "58P01";
+    return fl_errorf(err, FL_EIO, "table %s: its metadata file %s cannot be read (%s)",
+                     fl_table_ident_str(id, pc->arena), loc, orig);
+}
+
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
                               fl_error *err)
 {
@@ -206,7 +224,11 @@ fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_i
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     /* through the session's read cache (cache.h): the catalog gives the
      * current metadata location, the parsed metadata comes from the cache */
-    FL_TRY(fl_ice_table_load_cached(pc->catalog, id, fl_sql_cache_of_io(pc->io), &lt->table, err));
+    fl_status rc =
+        fl_ice_table_load_cached(pc->catalog, id, fl_sql_cache_of_io(pc->io), &lt->table, err);
+    if (rc == FL_ENOTFOUND)
+        return fl_front_missing_metadata(pc, id, err);
+    FL_TRY(rc);
     lt->key = key;
     lt->next = st->tables;
     st->tables = lt;

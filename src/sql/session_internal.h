@@ -92,10 +92,6 @@ fl_status fl_session_param_casts(const fl_sql_parsed *p, fl_arena *a, const fl_t
                                  uint32_t n, fl_session_cast_undo *u, fl_error *err);
 void fl_session_param_casts_undo(fl_session_cast_undo *u);
 
-/* True when every parameter of st got its type from the statement (queries,
- * and DML typed by fl_stmt_infer_params); false when some are plain text. */
-bool fl_sql_stmt_params_typed(const fl_sql_stmt *st);
-
 /* session_result.c */
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);
 void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, fl_error *err);

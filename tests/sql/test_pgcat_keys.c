@@ -13,59 +13,19 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
+#include "sql_test_util.h"
 #include "test.h"
 
 static char g_dir[256];
 
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
-    fl_sql_result *r = NULL;
-    out[0] = 0;
-    fl_status rc = fl_sql_execute(s, sql, &r, err);
-    if (rc != FL_OK)
-        return rc;
-    size_t len = 0;
-    for (;;) {
-        const fl_batch *b;
-        bool eof;
-        rc = fl_sql_result_next(r, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        for (uint32_t row = 0; row < b->nrows; row++) {
-            for (uint32_t c = 0; c < b->ncols; c++) {
-                char v[512];
-                fl_unified u;
-                fl_vector_unify(&b->cols[c], &u);
-                if (!fl_unified_is_valid(&u, row))
-                    snprintf(v, sizeof v, "NULL");
-                else
-                    fl_sql_format_value(&b->cols[c], row, "UTC", v, sizeof v);
-                len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", c ? "|" : "",
-                                        v);
-            }
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "\n");
-        }
-    }
-    fl_sql_result_close(r);
-    return rc;
+    return sqlt_run(s, sql, "\n", out, cap, err);
 }
 
 static fl_sql_session *open_session(const char *user)
 {
-    char uri[512], wh[512];
-    snprintf(uri, sizeof uri, "sqlite:%s/cat.db", g_dir);
-    snprintf(wh, sizeof wh, "%s/wh", g_dir);
-    fl_sql_options o;
-    memset(&o, 0, sizeof o);
-    o.catalog_uri = uri;
-    o.warehouse = wh;
-    o.threads = 1;
-    o.default_namespace = "lake";
-    o.user = user;
-    fl_sql_session *s = NULL;
-    fl_error err;
-    CHECK_OK(fl_sql_session_open(&o, &s, &err), &err);
-    return s;
+    return sqlt_open_sqlite(g_dir, "lake", user);
 }
 
 static char *q(fl_sql_session *s, const char *sql)

@@ -16,58 +16,19 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
+#include "sql_test_util.h"
 #include "test.h"
 
 static char g_dir[256];
 
-/* Runs sql; every row as "a|b|c\n" into out (NULL as "NULL"). */
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
-    fl_sql_result *r = NULL;
-    out[0] = 0;
-    fl_status rc = fl_sql_execute(s, sql, &r, err);
-    if (rc != FL_OK)
-        return rc;
-    size_t len = 0;
-    for (;;) {
-        const fl_batch *b;
-        bool eof;
-        rc = fl_sql_result_next(r, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        for (uint32_t row = 0; row < b->nrows; row++) {
-            for (uint32_t c = 0; c < b->ncols; c++) {
-                char v[512];
-                fl_unified u;
-                fl_vector_unify(&b->cols[c], &u);
-                if (!fl_unified_is_valid(&u, row))
-                    snprintf(v, sizeof v, "NULL");
-                else
-                    fl_sql_format_value(&b->cols[c], row, "UTC", v, sizeof v);
-                len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", c ? "|" : "",
-                                        v);
-            }
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "\n");
-        }
-    }
-    fl_sql_result_close(r);
-    return rc;
+    return sqlt_run(s, sql, "\n", out, cap, err);
 }
 
 static fl_sql_session *open_session(void)
 {
-    char uri[512], wh[512];
-    snprintf(uri, sizeof uri, "sqlite:%s/cat.db", g_dir);
-    snprintf(wh, sizeof wh, "%s/wh", g_dir);
-    fl_sql_options o;
-    memset(&o, 0, sizeof o);
-    o.catalog_uri = uri;
-    o.warehouse = wh;
-    o.threads = 1;
-    fl_sql_session *s = NULL;
-    fl_error err;
-    CHECK_OK(fl_sql_session_open(&o, &s, &err), &err);
-    return s;
+    return sqlt_open_sqlite(g_dir, NULL, NULL);
 }
 
 static char *q(fl_sql_session *s, const char *sql)
@@ -257,6 +218,21 @@ static void test_jdbc_answers(void)
                       "pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON t.typnamespace = "
                       "n.oid WHERE t.oid = 1700"),
                  "t|pg_catalog|numeric\n");
+    /* getUDTs: every table and view has a row type (typtype 'c', typrelid =
+     * its pg_class row, which points back with reltype) and an array type */
+    CHECK_EQ_STR(q(s, "SELECT c.relname, t.typname, t.typtype, c.reltype = t.oid, a.typname, "
+                      "a.typelem = t.oid, a.typcategory, t.typnamespace = n.oid FROM pg_class c "
+                      "JOIN pg_type t ON t.typrelid = c.oid JOIN pg_type a ON a.oid = t.typarray "
+                      "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'sales' "
+                      "ORDER BY 1"),
+                 "big|big|c|t|_big|t|A|t\nitems|items|c|t|_items|t|A|t\n"
+                 "orders|orders|c|t|_orders|t|A|t\n");
+    CHECK_EQ_STR(q(s, "SELECT n.nspname, t.typname, CASE WHEN t.typtype = 'c' THEN 2002 ELSE "
+                      "2001 END FROM pg_catalog.pg_type t, pg_catalog.pg_namespace n WHERE "
+                      "t.typnamespace = n.oid AND n.nspname != 'pg_catalog' AND n.nspname != "
+                      "'pg_toast' AND t.typtype IN ('c', 'd') AND n.nspname LIKE 'sales' "
+                      "ORDER BY 2"),
+                 "sales|big|2002\nsales|items|2002\nsales|orders|2002\n");
     fl_sql_session_close(s);
 }
 

@@ -172,6 +172,58 @@ static fl_status add_group(ex_ht *h, const fl_unified *ku, const fl_vector *cons
     return FL_OK;
 }
 
+/* Row ra of a equals row rb of the stored (FLAT) key column b; NULLs are
+ * equal to each other. Integer, date/time, decimal and string keys are
+ * compared inline; floats (NaN, -0.0) and the rest through ex_value_eq. */
+static inline bool key_eq(const fl_unified *a, uint32_t ra, const fl_vector *b, uint32_t rb, const fl_type *t)
+{
+    bool va = fl_unified_is_valid(a, ra), vb = fl_vector_is_valid(b, rb);
+    if (!va || !vb)
+        return va == vb;
+    const fl_vector *ab = a->base;
+    uint32_t xa = fl_unified_row(a, ra);
+    switch (t->id) {
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: {
+        int32_t x, y;
+        memcpy(&x, ab->data + (size_t)xa * 4, 4);
+        memcpy(&y, b->data + (size_t)rb * 4, 4);
+        return x == y;
+    }
+    case FL_TYPE_INT64:
+    case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMPTZ:
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: {
+        int64_t x, y;
+        memcpy(&x, ab->data + (size_t)xa * 8, 8);
+        memcpy(&y, b->data + (size_t)rb * 8, 8);
+        return x == y;
+    }
+    case FL_TYPE_DECIMAL:
+    case FL_TYPE_UUID: return memcmp(ab->data + (size_t)xa * 16, b->data + (size_t)rb * 16, 16) == 0;
+    case FL_TYPE_STRING:
+    case FL_TYPE_BINARY: {
+        int64_t la = ab->offsets[xa + 1] - ab->offsets[xa], lb = b->offsets[rb + 1] - b->offsets[rb];
+        if (la != lb)
+            return false;
+        const uint8_t *pa = ab->heap + ab->offsets[xa], *pb = b->heap + b->offsets[rb];
+        if (la <= 8) {
+            for (int64_t i = 0; i < la; i++)
+                if (pa[i] != pb[i])
+                    return false;
+            return true;
+        }
+        return memcmp(pa, pb, (size_t)la) == 0;
+    }
+    default: {
+        fl_unified su = {.base = b};
+        return ex_value_eq(a, ra, &su, rb, t);
+    }
+    }
+}
+
 fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv, uint32_t row,
                      uint64_t hv, bool add, uint32_t *gid, bool *added, fl_error *err)
 {
@@ -194,10 +246,8 @@ fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
             if (h->nkeys) {
                 const fl_batch *b = h->keys.b[g / FL_BATCH_CAP];
                 uint32_t r = g % FL_BATCH_CAP;
-                for (uint32_t c = 0; c < h->nkeys && eq; c++) {
-                    fl_unified su = {.base = &b->cols[c]};
-                    eq = ex_value_eq(&ku[c], row, &su, r, &h->kschema->fields[c].type);
-                }
+                for (uint32_t c = 0; c < h->nkeys && eq; c++)
+                    eq = key_eq(&ku[c], row, &b->cols[c], r, &h->kschema->fields[c].type);
             }
             if (eq) {
                 *gid = g;

@@ -16,16 +16,38 @@
 #define JG_BITS 6
 #define JG_MAX_LEVEL 5  /* bits 63..34; the table's buckets use the low bits */
 
+/* Chunk arena of a join's build rows (join_rows.c). */
+typedef struct join_mem {
+    uint8_t **chunks;
+    uint32_t n, cap;
+    uint8_t *cur;  /* free space of the last chunk */
+    size_t left;
+    size_t next;   /* size of the next chunk */
+    uint64_t bytes; /* chunk bytes, counted in fl_exec.mem_used */
+} join_mem;
+
+/* One build row's hash-table entry, indexed by its row id g (batch *
+ * FL_BATCH_CAP + row). Walking a chain reads only entries: the key (packed)
+ * or the full hash (generic) sits next to the link. */
+typedef struct join_ent {
+    uint64_t key;  /* the packed key (join_table.packed) or the row's 64-bit hash */
+    uint32_t next; /* next row id + 1 in the bucket's chain; 0 = end */
+    uint32_t pad;
+} join_ent;
+
 typedef struct join_table {
     ex_rows build;    /* wide rows: build columns then evaluated key columns */
-    uint64_t *hashes; /* per build row id g = batch * FL_BATCH_CAP + row */
-    uint32_t *next;   /* row id + 1 */
-    atomic_uint *heads; /* bucket -> first row id + 1 (filled in parallel) */
+    join_mem mem;     /* build's column buffers (ex_jrows_*) */
+    join_ent *ents;   /* per build row id */
+    /* bucket -> (32 tag bits: one bit per chained row's hash) << 32 | first
+     * row id + 1; a probe whose tag bit is clear skips the chain unread */
+    _Atomic uint64_t *heads;
     uint64_t mask;
+    bool packed; /* keys compared as one uint64 (JK_* of join_state.pack) */
     atomic_uchar *matched; /* per build row id, for build-side outer joins */
     bool has_null_key;     /* a build row with a NULL (non null-safe) key */
     uint64_t nbuild;
-    uint64_t bytes; /* accounted for heads/next/hashes/matched */
+    uint64_t bytes; /* accounted for heads/ents/matched */
 } join_table;
 
 /* One grace partition: its build rows (wide layout) and probe rows (probe
@@ -51,6 +73,7 @@ typedef struct join_state {
     bool any_build, any_null_key; /* over the whole build side (MARK) */
     atomic_int probers;     /* in-memory ops still probing */
     ex_rows *locals;
+    join_mem *lmem; /* per thread: the locals' buffers */
     ex_exprs *lkeys;
     uint32_t nlocals;
     bool build_outer, probe_outer;
@@ -60,6 +83,11 @@ typedef struct join_state {
     bool build_semi;
     /* fast key compare: one fixed-width key of this many bytes (0 = generic) */
     uint32_t key_width;
+    /* packed keys: JK_ONE = one 4/8-byte integer-like key (always packed);
+     * JK_TWO = two such keys, packed as two int32 halves when every build
+     * key value fits in an int32 (decided per table); JK_NONE = generic */
+    enum { JK_NONE, JK_ONE, JK_TWO } pack;
+    uint8_t kw[2]; /* the packed keys' widths (4 or 8) */
     /* grace */
     uint64_t budget;        /* bytes of build rows a thread may hold */
     atomic_int spilling;
@@ -84,6 +112,16 @@ bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row);
 fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, bool parallel,
                               fl_error *err);
 void ex_join_table_free(fl_exec *x, join_table *t);
+
+/* join_rows.c */
+/* Appends the live rows of cols (nrows rows, sel) to r, buffers from m. */
+fl_status ex_jrows_append(fl_exec *x, join_mem *m, ex_rows *r, const fl_vector *const *cols,
+                          uint32_t nrows, const fl_sel *sel, fl_error *err);
+/* Frees r's batches (detaching the arena's buffers first); not the arena. */
+void ex_jrows_free(fl_exec *x, ex_rows *r);
+void ex_jmem_free(fl_exec *x, join_mem *m);
+/* Moves src's chunks to dst (src is empty afterwards). */
+fl_status ex_jmem_move(join_mem *dst, join_mem *src, fl_error *err);
 
 /* op_join_grace.c */
 /* Build side: moves thread tid's in-memory rows to partitions (once) and

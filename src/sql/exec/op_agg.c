@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/exec/agg_hash.h"
+#include "sql/exec/agg_pack.h"
 #include "sql/exec/exec_internal.h"
 
 typedef struct agg_def {
@@ -53,6 +55,7 @@ typedef struct agg_def {
 
 typedef struct agg_local_set {
     ex_ht ht;
+    agg_pack pack; /* packed-key cache of ht's groups (few groups) */
     ex_rows *side; /* per aggregate (side ones only) */
 } agg_local_set;
 
@@ -88,6 +91,8 @@ typedef struct agg_local {
     uint64_t *hashes;
     uint32_t *gids;
     void **states;
+    uint8_t **bases; /* per row: its group's payload (update_aggs) */
+    agg_hash_scratch hsc; /* dictionary-entry hashes of key columns */
 } agg_local;
 
 typedef struct agg_core {
@@ -281,6 +286,7 @@ static void local_free(agg_core *c, agg_local *l)
         agg_local_set *ls = &l->sets[s];
         destroy_states(c, &ls->ht);
         ex_ht_free(&ls->ht);
+        agg_pack_free(&ls->pack);
         if (ls->side) {
             for (uint32_t a = 0; a < c->naggs; a++)
                 ex_rows_free(c->x, &ls->side[a]);
@@ -313,6 +319,8 @@ static void local_free(agg_core *c, agg_local *l)
     free(l->hashes);
     free(l->gids);
     free(l->states);
+    free(l->bases);
+    agg_hash_scratch_free(&l->hsc);
     memset(l, 0, sizeof *l);
 }
 
@@ -349,8 +357,9 @@ static fl_status local_init(agg_core *c, agg_local *l, fl_error *err)
     l->hashes = malloc(FL_BATCH_CAP * sizeof *l->hashes);
     l->gids = malloc(FL_BATCH_CAP * sizeof *l->gids);
     l->states = malloc(FL_BATCH_CAP * sizeof *l->states);
+    l->bases = malloc(FL_BATCH_CAP * sizeof *l->bases);
     l->scratch_cap = FL_BATCH_CAP;
-    if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states)
+    if (!l->sets || !l->args || !l->orders || !l->hashes || !l->gids || !l->states || !l->bases)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     l->keys.e = c->keys;
     l->keys.n = c->nkeys;
@@ -387,7 +396,10 @@ static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
     void **st = realloc(l->states, (size_t)nrows * sizeof *st);
     if (st)
         l->states = st;
-    if (!h || !g || !st)
+    uint8_t **bs = realloc(l->bases, (size_t)nrows * sizeof *bs);
+    if (bs)
+        l->bases = bs;
+    if (!h || !g || !st || !bs)
         return fl_errorf(err, FL_ENOMEM, "aggregate: out of memory for a batch of %u rows", nrows);
     l->scratch_cap = nrows;
     return FL_OK;
@@ -396,18 +408,60 @@ static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
 /* Groups of the rows sel of b in table h (keys kv); gids[row]. Without add
  * (spilling), rows of unknown groups go to l->missing, the others to
  * l->found. */
+/* group_rows through the packed-key cache pk: rows whose packed key is
+ * cached get their group at once; the others are hashed and found (or
+ * added) in h, and their groups cached. */
+static fl_status group_rows_packed(agg_local *l, ex_ht *h, agg_pack *pk, const fl_vector *const *kv,
+                                   uint32_t nk, const fl_sel *sel, uint32_t nrows, agg_core *c,
+                                   fl_error *err)
+{
+    FL_TRY(agg_pack_rows(pk, kv, sel, nrows, err));
+    FL_TRY(ex_sel_reserve(&l->missing, nrows, err));
+    uint32_t cnt = sel ? sel->count : nrows, m = 0;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = sel ? sel->idx[i] : i;
+        uint32_t g = pk->ok[row] ? agg_pack_find(pk, row) : UINT32_MAX;
+        if (g != UINT32_MAX)
+            l->gids[row] = g;
+        else
+            l->missing.idx[m++] = row;
+    }
+    l->missing.count = m;
+    if (!m)
+        return FL_OK;
+    FL_TRY(agg_hash_keys(kv, nk, &l->missing, nrows, l->hashes, &l->hsc, err));
+    fl_unified ku[nk];
+    for (uint32_t k = 0; k < nk; k++)
+        fl_vector_unify(kv[k], &ku[k]);
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t row = l->missing.idx[i], g;
+        bool added;
+        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], true, &g, &added, err));
+        if (added)
+            for (uint32_t a = 0; a < c->naggs; a++)
+                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+        l->gids[row] = g;
+        if (!pk->off && pk->ok[row])
+            FL_TRY(agg_pack_add(pk, row, g, err));
+    }
+    return FL_OK;
+}
+
+/* Rows a and b of the key columns are equal (NULLs equal each other). */
+static bool same_keys(const fl_unified *ku, uint32_t nk, const fl_vector *const *kv, uint32_t a, uint32_t b)
+{
+    for (uint32_t k = 0; k < nk; k++)
+        if (!ex_value_eq(&ku[k], a, &ku[k], b, kv[k]->type))
+            return false;
+    return true;
+}
+
 static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
                             const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
                             fl_error *err)
 {
     uint32_t cnt = sel ? sel->count : nrows;
-    if (nk == 0) {
-        for (uint32_t i = 0; i < cnt; i++)
-            l->hashes[sel ? sel->idx[i] : i] = 0;
-    } else {
-        for (uint32_t k = 0; k < nk; k++)
-            FL_TRY(ex_hash_vec(kv[k], sel, nrows, l->hashes, k == 0, err));
-    }
+    FL_TRY(agg_hash_keys(kv, nk, sel, nrows, l->hashes, &l->hsc, err));
     fl_unified ku[nk ? nk : 1];
     for (uint32_t k = 0; k < nk; k++)
         fl_vector_unify(kv[k], &ku[k]);
@@ -421,6 +475,7 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
             l->missing.idx[l->missing.count++] = sel ? sel->idx[i] : i;
         return FL_OK;
     }
+    uint32_t prev = UINT32_MAX; /* previous row, when it has a group */
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
@@ -428,7 +483,15 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
         if (i + EX_HT_PREFETCH_AHEAD < cnt)
             ex_ht_prefetch(h, l->hashes[sel ? sel->idx[i + EX_HT_PREFETCH_AHEAD]
                                             : i + EX_HT_PREFETCH_AHEAD]);
+        /* runs of one key (input clustered by the key: lineitem by l_orderkey)
+         * take the previous row's group without probing */
+        if (add && prev != UINT32_MAX && l->hashes[row] == l->hashes[prev] && same_keys(ku, nk, kv, row, prev)) {
+            l->gids[row] = l->gids[prev];
+            prev = row;
+            continue;
+        }
         FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
+        prev = row;
         if (added)
             for (uint32_t a = 0; a < c->naggs; a++)
                 c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
@@ -451,6 +514,7 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
                              const fl_batch *b, const fl_vector *const *kv, uint32_t nk,
                              const fl_sel *base, bool side_ok, fl_error *err)
 {
+    bool have_bases = false;
     for (uint32_t a = 0; a < c->naggs; a++) {
         agg_def *d = &c->aggs[a];
         if (d->side && !side_ok)
@@ -477,8 +541,20 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
             FL_TRY(ex_rows_append(c->x, &ls->side[a], cols, b->nrows, sel, err));
             continue;
         }
-        for (uint32_t i = 0; i < cnt; i++)
-            l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+        if (sel == base) {
+            /* the payload of each row's group, found once for every aggregate without FILTER */
+            if (!have_bases) {
+                for (uint32_t i = 0; i < cnt; i++)
+                    l->bases[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]);
+                have_bases = true;
+            }
+            uint32_t off = c->off[a];
+            for (uint32_t i = 0; i < cnt; i++)
+                l->states[i] = l->bases[i] + off;
+        } else {
+            for (uint32_t i = 0; i < cnt; i++)
+                l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+        }
         FL_TRY(d->ops->update(l->states, l->args[a].ptrs, d->nargs, sel, b->nrows, err));
     }
     return FL_OK;
@@ -609,7 +685,12 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
                             c->budget))
             l->spilling = true;
         if (!l->spilling) {
-            FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
+            if (nk > 0 && !ls->pack.planned)
+                agg_pack_plan(&ls->pack, c->set_kschema[s]);
+            if (nk > 0 && !ls->pack.off)
+                FL_TRY(group_rows_packed(l, &ls->ht, &ls->pack, kv, nk, b->sel, b->nrows, c, err));
+            else
+                FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
             FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, true, err));
             continue;
         }
@@ -679,11 +760,12 @@ static fl_status feed_spilled(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, e
                     usel.idx[usel.count++] = r;
             fl_unified ku[nk ? nk : 1];
             const fl_vector *kv[nk ? nk : 1];
-            for (uint32_t k = 0; k < nk && !rc; k++) {
+            for (uint32_t k = 0; k < nk; k++) {
                 kv[k] = &b.cols[k];
                 fl_vector_unify(kv[k], &ku[k]);
-                rc = ex_hash_vec(kv[k], NULL, b.nrows, hs, k == 0, err);
             }
+            if (!rc)
+                rc = agg_hash_keys(kv, nk, NULL, b.nrows, hs, NULL, err);
             for (uint32_t i = 0; !rc && i < usel.count; i++) {
                 uint32_t r = usel.idx[i];
                 bool added;
@@ -768,8 +850,11 @@ static fl_status feed_side_part(agg_core *c, uint32_t p, ex_ht *dst, ex_rows *si
                     rc = fl_errorf(err, FL_EINVAL, "side batch of %u rows", b->nrows);
                     break;
                 }
-                for (uint32_t k = 0; k < nk && !rc; k++)
-                    rc = ex_hash_vec(&b->cols[k], NULL, b->nrows, hs, k == 0, err);
+                const fl_vector *kv[nk ? nk : 1];
+                for (uint32_t k = 0; k < nk; k++)
+                    kv[k] = &b->cols[k];
+                if (!rc)
+                    rc = agg_hash_keys(kv, nk, NULL, b->nrows, hs, NULL, err);
                 if (!rc)
                     rc = ex_sel_reserve(&sel, b->nrows, err);
                 sel.count = 0;
@@ -907,6 +992,7 @@ static fl_status core_merge(agg_core *c, fl_error *err)
             for (uint32_t s = 0; s < ns; s++) {
                 c->final[s] = l->sets[s].ht;
                 memset(&l->sets[s].ht, 0, sizeof l->sets[s].ht);
+                agg_pack_free(&l->sets[s].pack); /* its group ids were the moved table's */
                 ex_ht_init(&l->sets[s].ht, c->x, c->set_kschema[s], c->payload);
             }
         }
@@ -921,6 +1007,7 @@ static fl_status core_merge(agg_core *c, fl_error *err)
                 for (uint32_t s = 0; s < ns; s++) {
                     destroy_states(c, &c->locals[t].sets[s].ht);
                     ex_ht_free(&c->locals[t].sets[s].ht);
+                    agg_pack_free(&c->locals[t].sets[s].pack);
                     ex_ht_init(&c->locals[t].sets[s].ht, c->x, c->set_kschema[s], c->payload);
                 }
     }
@@ -993,11 +1080,12 @@ static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex
             const fl_batch *b = all->b[bi];
             fl_unified ku[ss->nfields ? ss->nfields : 1];
             const fl_vector *kv[ss->nfields ? ss->nfields : 1];
-            for (uint32_t k = 0; k < ss->nfields && !rc; k++) {
+            for (uint32_t k = 0; k < ss->nfields; k++) {
                 kv[k] = &b->cols[k];
                 fl_vector_unify(kv[k], &ku[k]);
-                rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
             }
+            if (!rc)
+                rc = agg_hash_keys(kv, ss->nfields, NULL, b->nrows, hs, NULL, err);
             for (uint32_t r = 0; !rc && r < b->nrows; r++) {
                 uint32_t g;
                 bool added;
@@ -1038,11 +1126,12 @@ static fl_status feed_rows(agg_core *c, uint32_t s, uint32_t a, ex_rows *all, ex
         const fl_batch *b = src->b[bi];
         fl_unified ku[nk ? nk : 1];
         const fl_vector *kv[nk ? nk : 1];
-        for (uint32_t k = 0; k < nk && !rc; k++) {
+        for (uint32_t k = 0; k < nk; k++) {
             kv[k] = &b->cols[k];
             fl_vector_unify(kv[k], &ku[k]);
-            rc = ex_hash_vec(kv[k], NULL, b->nrows, hs, k == 0, err);
         }
+        if (!rc)
+            rc = agg_hash_keys(kv, nk, NULL, b->nrows, hs, NULL, err);
         for (uint32_t r = 0; !rc && r < b->nrows; r++) {
             uint64_t hv = nk ? hs[r] : 0;
             ex_ht *h = single ? single : &c->final[s * c->nparts + part_of(hv, c->nparts)];

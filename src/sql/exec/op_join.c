@@ -95,8 +95,9 @@ static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_e
     for (uint32_t k = 0; k < st->nkeys; k++)
         cols[st->nb + k] = ke->ptrs[k];
     ex_rows *loc = &st->locals[th->tid];
-    FL_TRY(ex_rows_append(n->x, loc, cols, b->nrows, b->sel, err));
-    if (st->nkeys && loc->bytes > st->budget) {
+    join_mem *lm = &st->lmem[th->tid];
+    FL_TRY(ex_jrows_append(n->x, lm, loc, cols, b->nrows, b->sel, err));
+    if (st->nkeys && lm->bytes > st->budget) {
         atomic_store(&st->spilling, 1);
         fl_batch w = {.schema = st->wide, .ncols = m, .nrows = 0};
         return ex_grace_build_route(n, th, &w, err); /* moves this thread's rows out */
@@ -106,9 +107,9 @@ static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_e
 
 void ex_join_table_free(fl_exec *x, join_table *t)
 {
-    ex_rows_free(x, &t->build);
-    free(t->hashes);
-    free(t->next);
+    ex_jrows_free(x, &t->build);
+    ex_jmem_free(x, &t->mem);
+    free(t->ents);
     free(t->heads);
     free(t->matched);
     if (x && t->bytes)
@@ -116,6 +117,75 @@ void ex_join_table_free(fl_exec *x, join_table *t)
     const fl_schema *s = t->build.schema;
     memset(t, 0, sizeof *t);
     t->build.schema = s;
+}
+
+/* ---- hashing and packed keys ---- */
+
+/* Hash of a packed key: a multiply-xorshift mix (every input bit reaches
+ * the low bits the buckets use). */
+static inline uint64_t pk_hash(uint64_t k)
+{
+    k ^= k >> 32;
+    k *= 0xd6e8feb86659fd93ull;
+    k ^= k >> 32;
+    k *= 0xd6e8feb86659fd93ull;
+    k ^= k >> 32;
+    return k;
+}
+
+/* The bucket's tag bit for hash h: 5 bits from the top of h times an odd
+ * constant, so they depend on bits the bucket index does not use (and on the
+ * grace partition's fixed high bits only together with the rest). */
+static inline uint64_t tag_bit(uint64_t h)
+{
+    return (uint64_t)1 << (32 + ((h * 0x9E3779B97F4A7C15ull) >> 59));
+}
+
+static inline int64_t key_int(const uint8_t *data, uint32_t row, uint32_t w)
+{
+    if (w == 8) {
+        int64_t v;
+        memcpy(&v, data + (size_t)row * 8, 8);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, data + (size_t)row * 4, 4);
+    return v;
+}
+
+/* Packs the keys of a valid (non-NULL) row into *out; false when a JK_TWO
+ * value does not fit in an int32 (it cannot equal any key of a packed table). */
+static inline bool pack_row(const join_state *st, const fl_unified *ku, uint32_t row,
+                            uint64_t *out)
+{
+    int64_t a = key_int(ku[0].base->data, fl_unified_row(&ku[0], row), st->kw[0]);
+    if (st->pack == JK_ONE) {
+        *out = (uint64_t)a;
+        return true;
+    }
+    int64_t b = key_int(ku[1].base->data, fl_unified_row(&ku[1], row), st->kw[1]);
+    if (a < INT32_MIN || a > INT32_MAX || b < INT32_MIN || b > INT32_MAX)
+        return false;
+    *out = (uint64_t)(uint32_t)a | (uint64_t)(uint32_t)b << 32;
+    return true;
+}
+
+/* JK_TWO: every valid build key fits in an int32 (then the table is packed). */
+static bool build_keys_fit(const join_state *st, const join_table *t)
+{
+    for (uint32_t b = 0; b < t->build.n; b++) {
+        const fl_batch *bt = t->build.b[b];
+        for (uint32_t k = 0; k < 2; k++) {
+            const fl_vector *v = &bt->cols[st->nb + k];
+            if (st->kw[k] != 8)
+                continue;
+            const int64_t *d = (const int64_t *)v->data;
+            for (uint32_t i = 0; i < bt->nrows; i++)
+                if ((d[i] < INT32_MIN || d[i] > INT32_MAX) && fl_vector_is_valid(v, i))
+                    return false;
+        }
+    }
+    return true;
 }
 
 /* Links the rows of build batch i into the table (any thread: buckets are
@@ -132,29 +202,43 @@ static fl_status link_batch(void *ctx, uint32_t b, fl_error *err)
     const join_state *st = lc->st;
     join_table *t = lc->t;
     const fl_batch *bt = t->build.b[b];
-    uint64_t *h = t->hashes + (uint64_t)b * FL_BATCH_CAP;
+    join_ent *e = t->ents + (uint64_t)b * FL_BATCH_CAP;
+    uint64_t h[FL_BATCH_CAP];
     fl_unified ku[st->nkeys ? st->nkeys : 1];
-    for (uint32_t k = 0; k < st->nkeys; k++) {
-        FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
+    for (uint32_t k = 0; k < st->nkeys; k++)
         fl_vector_unify(&bt->cols[st->nb + k], &ku[k]);
-    }
+    if (!t->packed)
+        for (uint32_t k = 0; k < st->nkeys; k++)
+            FL_TRY(ex_hash_vec(&bt->cols[st->nb + k], NULL, bt->nrows, h, k == 0, err));
     bool maybe_null = false;
     for (uint32_t k = 0; k < st->nkeys; k++)
         maybe_null |= bt->cols[st->nb + k].validity != NULL;
     for (uint32_t i = 0; i < bt->nrows; i++) {
-        uint32_t g = b * FL_BATCH_CAP + i;
-        if (st->nkeys == 0) {
-            h[i] = 0;
-        } else if (maybe_null && ex_join_key_null(st, ku, i)) {
+        if (maybe_null && ex_join_key_null(st, ku, i)) {
             atomic_store_explicit(&lc->null_key, true, memory_order_relaxed);
             continue;
         }
-        atomic_uint *head = &t->heads[h[i] & t->mask];
-        uint32_t old = atomic_load_explicit(head, memory_order_relaxed);
-        do
-            t->next[g] = old;
-        while (!atomic_compare_exchange_weak_explicit(head, &old, g + 1, memory_order_relaxed,
-                                                      memory_order_relaxed));
+        if (t->packed) {
+            uint64_t pk = 0;
+            (void)pack_row(st, ku, i, &pk); /* fits: checked by build_keys_fit */
+            e[i].key = pk;
+            h[i] = pk_hash(pk);
+        } else {
+            e[i].key = h[i];
+        }
+    }
+    for (uint32_t i = 0; i < bt->nrows; i++) {
+        if (maybe_null && ex_join_key_null(st, ku, i))
+            continue;
+        uint32_t g = b * FL_BATCH_CAP + i;
+        _Atomic uint64_t *head = &t->heads[h[i] & t->mask];
+        uint64_t tag = tag_bit(h[i]);
+        uint64_t old = atomic_load_explicit(head, memory_order_relaxed), nw;
+        do {
+            e[i].next = (uint32_t)old;
+            nw = (old | tag) >> 32 << 32 | (g + 1);
+        } while (!atomic_compare_exchange_weak_explicit(head, &old, nw, memory_order_relaxed,
+                                                        memory_order_relaxed));
     }
     return FL_OK;
 }
@@ -172,16 +256,21 @@ fl_status ex_join_build_table(fl_exec *x, const join_state *st, join_table *t, b
     while (nb < r->rows * 2)
         nb *= 2;
     t->mask = nb - 1;
-    t->heads = ex_calloc_big(nb, sizeof *t->heads);
-    t->next = ex_calloc_big(space ? space : 1, sizeof *t->next);
-    t->hashes = ex_calloc_big(space ? space : 1, sizeof *t->hashes);
+    t->packed = st->pack == JK_ONE || (st->pack == JK_TWO && build_keys_fit(st, t));
     if (st->build_outer)
         t->matched = calloc(space ? space : 1, sizeof *t->matched);
-    if (!t->heads || !t->next || !t->hashes || (st->build_outer && !t->matched))
+    if (st->nkeys) {
+        t->heads = ex_calloc_big(nb, sizeof *t->heads);
+        t->ents = ex_calloc_big(space ? space : 1, sizeof *t->ents);
+    }
+    if ((st->nkeys && (!t->heads || !t->ents)) || (st->build_outer && !t->matched))
         return fl_errorf(err, FL_ENOMEM, "hash join: out of memory for %llu build rows",
                          (unsigned long long)r->rows);
-    t->bytes = nb * 4 + space * 13;
+    t->bytes = (st->nkeys ? nb * sizeof *t->heads + space * sizeof *t->ents : 0) +
+               (st->build_outer ? space : 0);
     FL_TRY(ex_mem_add(x, (int64_t)t->bytes, "hash join", err));
+    if (!st->nkeys)
+        return FL_OK; /* nested loop: rows are walked by id */
     link_ctx lc = {.st = st, .t = t};
     atomic_init(&lc.null_key, false);
     if (parallel && r->n > 1) {
@@ -203,7 +292,8 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
     st->nlocals = n->x->threads;
     st->locals = calloc(st->nlocals, sizeof *st->locals);
     st->lkeys = calloc(st->nlocals, sizeof *st->lkeys);
-    if (!st->locals || !st->lkeys)
+    st->lmem = calloc(st->nlocals, sizeof *st->lmem);
+    if (!st->locals || !st->lkeys || !st->lmem)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t t = 0; t < st->nlocals; t++)
         ex_rows_init(&st->locals[t], st->wide);
@@ -218,8 +308,10 @@ static fl_status join_prepare(ex_node *n, fl_error *err)
         return FL_OK;
     }
     int64_t t0 = ex_now_ns();
-    for (uint32_t t = 0; t < st->nlocals; t++)
+    for (uint32_t t = 0; t < st->nlocals; t++) {
         FL_TRY(ex_rows_concat(&st->mem.build, &st->locals[t], err));
+        FL_TRY(ex_jmem_move(&st->mem.mem, &st->lmem[t], err));
+    }
     FL_TRY(ex_join_build_table(n->x, st, &st->mem, true, err));
     st->any_build = st->mem.nbuild > 0;
     st->any_null_key = st->mem.has_null_key;
@@ -241,7 +333,10 @@ typedef struct join_op {
     const uint32_t *kidx; /* its row mapping (NULL = identity) */
     bool key_nulls;       /* a probe key vector of this batch may hold NULLs */
     uint64_t *ph;         /* probe hashes by row */
-    uint32_t rows_cap;    /* rows of ph, pmatch and urows */
+    uint64_t *pk;         /* packed probe keys by row (packed tables) */
+    uint32_t *first;      /* first matching build row id + 1 by probe row (find_first) */
+    uint8_t *pskip;       /* probe row that matches nothing (NULL or unpackable key) */
+    uint32_t rows_cap;    /* rows of ph, pk, first, pskip, pmatch and urows */
     uint32_t *urows;      /* unmatched probe rows */
     uint32_t pos;         /* index into the probe selection */
     uint32_t cand; /* next candidate build row id + 1 for the current probe row; 0 = start */
@@ -264,12 +359,12 @@ typedef struct join_op {
     bool grace_done;
 } join_op;
 
+/* Full key comparison of probe row prow with build row g (generic tables:
+ * the hashes are equal already). */
 static bool keys_match(join_op *o, uint32_t prow, uint32_t g)
 {
     join_state *st = o->st;
     const join_table *t = o->t;
-    if (t->hashes[g] != o->ph[prow])
-        return false;
     const fl_batch *bb = t->build.b[g / FL_BATCH_CAP];
     uint32_t br = g % FL_BATCH_CAP;
     if (o->kraw) {
@@ -277,8 +372,6 @@ static bool keys_match(join_op *o, uint32_t prow, uint32_t g)
         uint32_t w = st->key_width;
         uint32_t pr = o->kidx ? o->kidx[prow] : prow;
         const fl_vector *bv = &bb->cols[st->nb];
-        if (bv->validity && !fl_bitmap_get(bv->validity, br))
-            return false;
         return memcmp(o->kraw + (size_t)pr * w, bv->data + (size_t)br * w, w) == 0;
     }
     for (uint32_t k = 0; k < st->nkeys; k++) {
@@ -289,7 +382,24 @@ static bool keys_match(join_op *o, uint32_t prow, uint32_t g)
     return true;
 }
 
-/* Next candidate of the current probe row after cursor (row id + 1; 0 = none). */
+/* First matching row id + 1 at or after chain position c (row id + 1; 0 = end). */
+static inline uint32_t walk(join_op *o, uint32_t prow, uint32_t c)
+{
+    const join_ent *e = o->t->ents;
+    if (o->t->packed) {
+        uint64_t k = o->pk[prow];
+        while (c && e[c - 1].key != k)
+            c = e[c - 1].next;
+        return c;
+    }
+    uint64_t h = o->ph[prow];
+    while (c && !(e[c - 1].key == h && keys_match(o, prow, c - 1)))
+        c = e[c - 1].next;
+    return c;
+}
+
+/* Next candidate of the current probe row after cursor `after` (row id +
+ * 1; 0 = none); start: the first one (found by find_first for hash joins). */
 static uint32_t next_cand(join_op *o, uint32_t prow, uint32_t after, bool start)
 {
     join_state *st = o->st;
@@ -306,11 +416,45 @@ static uint32_t next_cand(join_op *o, uint32_t prow, uint32_t after, bool start)
         }
         return 0;
     }
-    uint32_t c = start ? atomic_load_explicit(&t->heads[o->ph[prow] & t->mask], memory_order_relaxed)
-                     : t->next[after - 1];
-    while (c && !keys_match(o, prow, c - 1))
-        c = t->next[c - 1];
-    return c;
+    if (start)
+        return o->first[prow];
+    return walk(o, prow, t->ents[after - 1].next);
+}
+
+/* For every live row of the probe batch: the first matching build row id +
+ * 1 (0 = none) in o->first. Three passes over the batch so that the
+ * memory accesses of different rows overlap instead of waiting one after
+ * the other: every row's bucket head prefetched; heads read (a clear tag
+ * bit ends the row there) and the chains' first entries prefetched; chains
+ * walked. A batch's 2048 lines fit in L2 between the passes. */
+static void find_first(join_op *o, const fl_batch *b)
+{
+    const join_table *t = o->t;
+    uint32_t cnt = fl_batch_live_rows(b);
+    const uint32_t *sel = b->sel ? b->sel->idx : NULL;
+    const uint64_t *ph = o->ph;
+    uint32_t *first = o->first;
+    if (t->nbuild == 0 || o->st->nkeys == 0)
+        return;
+    for (uint32_t i = 0; i < cnt; i++)
+        __builtin_prefetch(&t->heads[ph[sel ? sel[i] : i] & t->mask]);
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t r = sel ? sel[i] : i;
+        if (o->pskip[r]) {
+            first[r] = 0;
+            continue;
+        }
+        uint64_t hd = atomic_load_explicit(&t->heads[ph[r] & t->mask], memory_order_relaxed);
+        uint32_t c = hd & tag_bit(ph[r]) ? (uint32_t)hd : 0;
+        first[r] = c;
+        if (c)
+            __builtin_prefetch(&t->ents[c - 1]);
+    }
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t r = sel ? sel[i] : i;
+        if (first[r])
+            first[r] = walk(o, r, first[r]);
+    }
 }
 
 /* Fills pairs from the current probe batch; true when the batch is done. */
@@ -324,9 +468,7 @@ static bool collect_pairs(join_op *o, bool first_only)
         uint32_t prow = b->sel ? b->sel->idx[o->pos] : o->pos;
         if (!o->row_started) {
             o->row_started = true;
-            o->cand = (o->key_nulls && ex_join_key_null(st, o->ku, prow))
-                          ? 0
-                          : next_cand(o, prow, 0, true);
+            o->cand = st->nkeys && o->pskip[prow] ? 0 : next_cand(o, prow, 0, true);
         }
         while (o->cand && o->npairs < FL_BATCH_CAP) {
             if (st->build_semi &&
@@ -609,7 +751,8 @@ static fl_status probe_input(join_op *o, const fl_batch **b, fl_error *err)
     return FL_OK;
 }
 
-/* Hashes the keys of probe batch b and prepares the key views. */
+/* Hashes (or packs) the keys of probe batch b, prepares the key views and
+ * finds every live row's first match. */
 static fl_status probe_begin(join_op *o, const fl_batch *b, fl_error *err)
 {
     join_state *st = o->st;
@@ -622,13 +765,31 @@ static fl_status probe_begin(join_op *o, const fl_batch *b, fl_error *err)
         for (uint32_t k = 0; k < st->nkeys; k++)
             kv[k] = o->keys.ptrs[k];
     }
-    for (uint32_t k = 0; k < st->nkeys; k++) {
-        FL_TRY(ex_hash_vec(kv[k], b->sel, b->nrows, o->ph, k == 0, err));
+    for (uint32_t k = 0; k < st->nkeys; k++)
         fl_vector_unify(kv[k], &o->ku[k]);
-    }
     o->key_nulls = false;
     for (uint32_t k = 0; k < st->nkeys; k++)
         o->key_nulls |= o->ku[k].validity || o->ku[k].base->validity;
+    uint32_t cnt = fl_batch_live_rows(b);
+    const uint32_t *sel = b->sel ? b->sel->idx : NULL;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t r = sel ? sel[i] : i;
+        o->pskip[r] = o->key_nulls && ex_join_key_null(st, o->ku, r);
+    }
+    if (o->t->packed) {
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t r = sel ? sel[i] : i;
+            if (o->pskip[r])
+                continue;
+            if (pack_row(st, o->ku, r, &o->pk[r]))
+                o->ph[r] = pk_hash(o->pk[r]);
+            else
+                o->pskip[r] = 1;
+        }
+    } else {
+        for (uint32_t k = 0; k < st->nkeys; k++)
+            FL_TRY(ex_hash_vec(kv[k], b->sel, b->nrows, o->ph, k == 0, err));
+    }
     o->kraw = NULL;
     o->kidx = NULL;
     if (st->key_width && !o->ku[0].constant && !o->ku[0].validity &&
@@ -636,6 +797,7 @@ static fl_status probe_begin(join_op *o, const fl_batch *b, fl_error *err)
         o->kraw = o->ku[0].base->data;
         o->kidx = o->ku[0].idx;
     }
+    find_first(o, b);
     return FL_OK;
 }
 
@@ -735,7 +897,16 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
                 uint32_t *ur = realloc(o->urows, (size_t)b->nrows * sizeof *ur);
                 if (ur)
                     o->urows = ur;
-                if (!ph || !pm || !ur)
+                uint64_t *pk = realloc(o->pk, (size_t)b->nrows * sizeof *pk);
+                if (pk)
+                    o->pk = pk;
+                uint32_t *fi = realloc(o->first, (size_t)b->nrows * sizeof *fi);
+                if (fi)
+                    o->first = fi;
+                uint8_t *sk = realloc(o->pskip, b->nrows);
+                if (sk)
+                    o->pskip = sk;
+                if (!ph || !pm || !ur || !pk || !fi || !sk)
                     return fl_errorf(err, FL_ENOMEM, "join: out of memory for a probe batch");
                 o->rows_cap = b->nrows;
             }
@@ -780,6 +951,9 @@ static void join_op_free(ex_op *op)
     free(o->ph);
     free(o->pmatch);
     free(o->urows);
+    free(o->pk);
+    free(o->first);
+    free(o->pskip);
     free(o->pp);
     free(o->pg);
     fl_batch_destroy(&o->pairs);
@@ -819,10 +993,15 @@ static fl_status join_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
     o->ph = calloc(FL_BATCH_CAP, sizeof *o->ph);
     o->pmatch = calloc(FL_BATCH_CAP, 1);
     o->urows = calloc(FL_BATCH_CAP, sizeof *o->urows);
+    o->pk = calloc(FL_BATCH_CAP, sizeof *o->pk);
+    o->first = calloc(FL_BATCH_CAP, sizeof *o->first);
+    o->pskip = calloc(FL_BATCH_CAP, 1);
     o->rows_cap = FL_BATCH_CAP;
     o->pp = calloc(FL_BATCH_CAP, sizeof *o->pp);
     o->pg = calloc(FL_BATCH_CAP, sizeof *o->pg);
-    fl_status rc = o->ph && o->pmatch && o->pp && o->pg && o->urows ? FL_OK
+    fl_status rc = o->ph && o->pmatch && o->pp && o->pg && o->urows && o->pk && o->first &&
+                            o->pskip
+                        ? FL_OK
                                                        : fl_errorf(err, FL_ENOMEM, "out of memory");
     /* the pairs batch has the join's left ++ right layout */
     const fl_schema *ls = &n->children[0]->p->schema, *rs = &n->children[1]->p->schema;
@@ -869,14 +1048,34 @@ static void join_destroy(ex_node *n)
     if (!st)
         return;
     for (uint32_t t = 0; st->locals && t < st->nlocals; t++) {
-        ex_rows_free(n->x, &st->locals[t]);
+        ex_jrows_free(n->x, &st->locals[t]);
+        if (st->lmem)
+            ex_jmem_free(n->x, &st->lmem[t]);
         ex_exprs_free(&st->lkeys[t]);
     }
     free(st->locals);
+    free(st->lmem);
     free(st->lkeys);
     ex_join_table_free(n->x, &st->mem);
     ex_grace_destroy(n);
     free(st);
+}
+
+/* Width of an integer-like key whose raw bytes compare as its value (4
+ * or 8), 0 for other types. */
+static uint32_t int_key_width(const fl_type *t)
+{
+    switch (t->id) {
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: return 4;
+    case FL_TYPE_INT64:
+    case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMPTZ:
+    case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: return 8;
+    default: return 0;
+    }
 }
 
 fl_status ex_join_node(ex_node *n, fl_error *err)
@@ -948,6 +1147,17 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
         default:
             break;
         }
+    }
+    st->pack = JK_NONE;
+    if (st->nkeys == 1 || st->nkeys == 2) {
+        bool ok = true;
+        for (uint32_t k = 0; k < st->nkeys; k++) {
+            uint32_t w = int_key_width(&st->bkeys[k]->type);
+            ok &= w != 0 && !(st->null_safe && st->null_safe[k]);
+            st->kw[k] = (uint8_t)w;
+        }
+        if (ok)
+            st->pack = st->nkeys == 1 ? JK_ONE : JK_TWO;
     }
     if (!(st->wide = ex_schema_of(n->x, ts, m)) || !(st->pwide = ex_schema_of(n->x, pts, pm)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");

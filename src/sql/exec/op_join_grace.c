@@ -192,7 +192,8 @@ static fl_status flush_locals(ex_node *n, uint32_t tid, fl_error *err)
     for (uint32_t i = 0; i < r->n; i++)
         FL_TRY(route(n, r->b[i], st->nb, 0, st->stage + (size_t)tid * JG_FANOUT, st->top,
                      st->top_mu, false, err));
-    ex_rows_free(n->x, r);
+    ex_jrows_free(n->x, r);
+    ex_jmem_free(n->x, &st->lmem[tid]);
     return FL_OK;
 }
 
@@ -339,7 +340,10 @@ static fl_status load(ex_node *n, grace_part *p, join_table *t, fl_error *err)
         bool eof;
         if ((rc = ex_spill_read(&p->b, &rb, &eof, err)) != FL_OK || eof)
             break;
-        if ((rc = ex_rows_append_batch(n->x, &t->build, &rb, err)) != FL_OK)
+        const fl_vector *cols[rb.ncols ? rb.ncols : 1];
+        for (uint32_t c = 0; c < rb.ncols; c++)
+            cols[c] = &rb.cols[c];
+        if ((rc = ex_jrows_append(n->x, &t->mem, &t->build, cols, rb.nrows, rb.sel, err)) != FL_OK)
             break;
     }
     fl_batch_destroy(&rb);

@@ -4,7 +4,14 @@
  * Morsels (claimed through one atomic cursor per scan node):
  *   ICEBERG       one scan task (a data file with its deletes) from
  *                 fl_ice_scan_plan_files, planned at prepare with the prune
- *                 predicate (partition + metrics pruning);
+ *                 predicate (partition + metrics pruning); when there are
+ *                 fewer tasks than ICE_SPLIT_PER_THREAD x threads, one row
+ *                 group of a task (split planning, iceberg/scan_task.h: the
+ *                 footers are read at prepare through the shared cache), so
+ *                 a table written as one big file still spreads over the
+ *                 threads. A thread keeps its task reader (file, footer,
+ *                 decoded deletes) while consecutive morsels it claims
+ *                 belong to the same task and only seeks to the next slice;
  *   PARQUET       one row group when there are few files (so a single big
  *                 file still spreads over the threads), else one file; the
  *                 Parquet reader prunes row groups and pages with the
@@ -28,6 +35,7 @@
 #include "floe/parquet.h"
 #include "floe/text.h"
 #include "iceberg/manifest_cache.h"
+#include "iceberg/scan_task.h"
 #include "sql/cache.h"
 #include "sql/exec/exec_internal.h"
 #include "sql/prune_params.h"
@@ -37,10 +45,21 @@ typedef struct pq_morsel {
     int32_t rg; /* -1 = every row group of the file */
 } pq_morsel;
 
+/* An Iceberg morsel: row groups [rg_first, rg_first + rg_count) of a task
+ * (rg_count 0 = the whole data file). */
+typedef struct ice_morsel {
+    uint32_t task;
+    uint32_t rg_first, rg_count;
+} ice_morsel;
+
+/* Split tasks into row groups while tasks < this many per thread. */
+#define ICE_SPLIT_PER_THREAD 4
+
 typedef struct scan_state {
     fl_fileio *io;
     bool own_io;
     fl_ice_scan_plan *ice;
+    ice_morsel *im; /* ICEBERG morsels */
     pq_morsel *pq;
     uint32_t npq;
     uint32_t nmorsels;
@@ -77,6 +96,39 @@ static void pq_close_file(fl_fileio *io, fl_file *f, fl_parquet_reader *r, ice_c
     fl_file_close(f);
 }
 
+/* One morsel per task, or with few tasks and several threads one per row
+ * group (split planning: the footer of each file is read here, through the
+ * shared cache, and reused by the task readers). */
+static fl_status plan_ice_morsels(scan_state *st, uint32_t threads, fl_error *err)
+{
+    const fl_ice_scan_plan *p = st->ice;
+    bool split = threads > 1 && p->ntasks < threads * ICE_SPLIT_PER_THREAD;
+    uint32_t cap = p->ntasks, cnt = 0;
+    st->im = calloc(cap ? cap : 1, sizeof *st->im);
+    if (!st->im)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t t = 0; t < p->ntasks; t++) {
+        uint32_t nrg = 1;
+        if (split)
+            FL_TRY(ice_task_row_groups(st->io, p, t, &nrg, err));
+        if (nrg == 0)
+            nrg = 1; /* a file without row groups: one (empty) morsel */
+        if (nrg > UINT32_MAX / 2 - cnt)
+            return fl_errorf(err, FL_EINVAL, "too many row groups to plan");
+        if (cnt + nrg > cap) {
+            cap = (cnt + nrg) * 2;
+            ice_morsel *m2 = realloc(st->im, cap * sizeof *m2);
+            if (!m2)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            st->im = m2;
+        }
+        for (uint32_t g = 0; g < nrg; g++)
+            st->im[cnt++] = nrg > 1 ? (ice_morsel){t, g, 1} : (ice_morsel){t, 0, 0};
+    }
+    st->nmorsels = cnt;
+    return FL_OK;
+}
+
 static fl_status scan_prepare(ex_node *n, fl_error *err)
 {
     scan_state *st = n->state;
@@ -103,7 +155,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
         fl_status rc = fl_ice_scan_plan_files(st->io, s->meta, &o, &st->ice, err);
         if (rc)
             return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
-        st->nmorsels = st->ice->ntasks;
+        FL_TRY(plan_ice_morsels(st, n->x->threads, err));
         const fl_ice_scan_metrics *m = &st->ice->metrics;
         atomic_fetch_add(&ps->files_total, (long long)m->files_total);
         atomic_fetch_add(&ps->files_pruned,
@@ -178,7 +230,8 @@ typedef struct scan_op {
     const fl_plan_scan *s;
     bool active;
     /* readers (one kind active at a time) */
-    fl_ice_task_reader *ice;
+    fl_ice_task_reader *ice;          /* kept open across morsels of its task */
+    fl_parquet_scan_stats ice_rep;    /* ice's stats already added to the plan */
     fl_file *pq_file;
     fl_parquet_reader *pq_reader;
     ice_cache_entry *pq_footer; /* read cache entry of pq_reader's footer, or NULL */
@@ -203,20 +256,43 @@ static void add_scan_stats(fl_plan_stats *ps, const fl_parquet_scan_stats *ss)
     atomic_fetch_add(&ps->bytes_read, (long long)ss->bytes_read);
 }
 
-static void close_reader(scan_op *o)
+/* Adds what the task reader counted since the last report to the plan. */
+static void report_ice_stats(scan_op *o)
+{
+    if (!o->ice)
+        return;
+    fl_parquet_scan_stats ss, d;
+    fl_ice_task_reader_stats(o->ice, &ss);
+    memset(&d, 0, sizeof d);
+    d.row_groups_total = ss.row_groups_total - o->ice_rep.row_groups_total;
+    d.row_groups_pruned = ss.row_groups_pruned - o->ice_rep.row_groups_pruned;
+    d.pages_pruned = ss.pages_pruned - o->ice_rep.pages_pruned;
+    d.bytes_read = ss.bytes_read - o->ice_rep.bytes_read;
+    add_scan_stats(&o->base.node->p->stats, &d);
+    o->ice_rep = ss;
+}
+
+static void close_ice(scan_op *o)
+{
+    report_ice_stats(o);
+    fl_ice_task_reader_close(o->ice);
+    o->ice = NULL;
+    memset(&o->ice_rep, 0, sizeof o->ice_rep);
+}
+
+/* Ends the active morsel; keep_ice keeps the Iceberg task reader open for
+ * a next slice of the same task (its stats are reported now). */
+static void close_reader(scan_op *o, bool keep_ice)
 {
     /* o->raw's vectors point at the types of the closing reader's schema:
      * the next reader's schema may be a new allocation at the same address,
      * so init_raw must not take pointer equality for "same schema" */
     if (o->pq_scan || o->text || o->meta)
         o->raw_schema = NULL;
-    if (o->ice) { /* row groups of the Iceberg task's data file */
-        fl_parquet_scan_stats ss;
-        fl_ice_task_reader_stats(o->ice, &ss);
-        add_scan_stats(&o->base.node->p->stats, &ss);
-    }
-    fl_ice_task_reader_close(o->ice);
-    o->ice = NULL;
+    if (keep_ice)
+        report_ice_stats(o);
+    else
+        close_ice(o);
     if (o->pq_scan) {
         fl_parquet_scan_stats ss;
         fl_parquet_scan_get_stats(o->pq_scan, &ss);
@@ -273,13 +349,21 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
     scan_state *st = o->st;
     const fl_plan_scan *s = o->s;
     switch (s->kind) {
-    case FL_SCAN_ICEBERG:
-        FL_TRY(fl_ice_task_reader_open(st->io, st->ice, m, &o->ice, err));
+    case FL_SCAN_ICEBERG: {
+        ice_morsel im = st->im[m];
+        if (o->ice && ice_task_reader_task(o->ice) == &st->ice->tasks[im.task]) {
+            FL_TRY(ice_task_reader_seek(o->ice, im.rg_first, im.rg_count, err));
+        } else {
+            close_ice(o);
+            FL_TRY(ice_task_reader_open_slice(st->io, st->ice, im.task, im.rg_first, im.rg_count,
+                                              &o->ice, err));
+        }
         FL_TRY(init_raw(o, &st->ice->schema, err));
-        if (st->ice->tasks[m].file)
+        if (st->ice->tasks[im.task].file && im.rg_first == 0) /* once per file */
             atomic_fetch_add(&o->base.node->p->stats.bytes_read,
-                             (long long)st->ice->tasks[m].file->file_size_in_bytes);
+                             (long long)st->ice->tasks[im.task].file->file_size_in_bytes);
         break;
+    }
     case FL_SCAN_PARQUET: {
         pq_morsel pm = st->pq[m];
         if (o->pq_file_idx != (int64_t)pm.file) {
@@ -380,7 +464,7 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
                     return FL_OK;
                 fl_status rc = open_morsel(o, m, err);
                 if (rc) {
-                    close_reader(o);
+                    close_reader(o, false);
                     return rc;
                 }
             }
@@ -389,7 +473,7 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
             if (rc)
                 return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
             if (eof) {
-                close_reader(o);
+                close_reader(o, true);
                 continue;
             }
         }
@@ -432,7 +516,7 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
 static void scan_free(ex_op *op)
 {
     scan_op *o = (scan_op *)op;
-    close_reader(o);
+    close_reader(o, false);
     pq_close_file(o->st->io, o->pq_file, o->pq_reader, o->pq_footer);
     if (o->raw_inited)
         fl_batch_destroy(&o->raw);
@@ -464,6 +548,7 @@ static void scan_destroy(ex_node *n)
     if (!st)
         return;
     fl_ice_scan_plan_free(st->ice);
+    free(st->im);
     free(st->pq);
     free(st->names);
     fl_arena_free(&st->arena);

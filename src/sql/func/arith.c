@@ -201,86 +201,230 @@ static inline fl_i128 ldec(const fl_unified *u, uint32_t i)
     return x;
 }
 
+/* What one decimal operation needs per row, computed once per batch. */
+typedef struct dec_plan {
+    int op;
+    int32_t sa, sb, s, p;
+    int32_t ka, kb;  /* ADD/SUB/MOD: scale-up of each side to s (MOD: may be < 0) */
+    bool simple;     /* ADD/SUB: ka, kb >= 0 */
+    fl_i128 ma, mb;  /* 10^ka, 10^kb when simple */
+    int32_t k;       /* MUL: s - (sa + sb) (<= 0); DIV: s + sb - sa */
+    /* int64 fast path (ADD/SUB/MUL): operands and result in int64 range */
+    bool fast;
+    int64_t ma64, mb64; /* ADD/SUB: 10^ka, 10^kb */
+    int64_t div64;      /* MUL: 10^-k (1 = no rescale) */
+    int64_t lim64;      /* 10^p when p <= 18, else 0: every int64 fits */
+} dec_plan;
+
+enum { DEC_OK = 0, DEC_OVF, DEC_DIV0 };
+
+/* One row in 128-bit arithmetic: the general path (and the exact error). */
+static int dec_row(const dec_plan *pl, fl_i128 x, fl_i128 y, fl_i128 *out)
+{
+    fl_i128 r;
+    switch (pl->op) {
+    case OP_ADD:
+    case OP_SUB:
+        if (pl->simple) {
+            if (pl->ka && __builtin_mul_overflow(x, pl->ma, &x))
+                return DEC_OVF;
+            if (pl->kb && __builtin_mul_overflow(y, pl->mb, &y))
+                return DEC_OVF;
+        } else if (!dec_rescale(x, pl->ka, &x) || !dec_rescale(y, pl->kb, &y))
+            return DEC_OVF;
+        if (pl->op == OP_ADD ? __builtin_add_overflow(x, y, &r) : __builtin_sub_overflow(x, y, &r))
+            return DEC_OVF;
+        break;
+    case OP_MUL:
+        if (__builtin_mul_overflow(x, y, &r))
+            return DEC_OVF;
+        if (pl->k)
+            dec_rescale(r, pl->k, &r);
+        break;
+    case OP_DIV:
+        /* x/10^sa / (y/10^sb) = r/10^s  =>  r = x * 10^(s + sb - sa) / y */
+        if (y == 0)
+            return DEC_DIV0;
+        if (pl->k >= 0) {
+            if (!dec_rescale(x, pl->k, &x))
+                return DEC_OVF;
+        } else if (!dec_rescale(y, -pl->k, &y))
+            return DEC_OVF;
+        r = dec_div_round(x, y);
+        break;
+    default:
+        if (y == 0)
+            return DEC_DIV0;
+        if (!dec_rescale(x, pl->ka, &x) || !dec_rescale(y, pl->kb, &y))
+            return DEC_OVF;
+        *out = x % y;
+        return DEC_OK;
+    }
+    if (!dec_fits(r, pl->p))
+        return DEC_OVF;
+    *out = r;
+    return DEC_OK;
+}
+
+static void dec_plan_init(dec_plan *pl, int op, const fl_fn_call *c)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->op = op;
+    pl->sa = c->args[0]->type->scale;
+    pl->sb = c->args[1]->type->scale;
+    pl->s = c->out->type->scale;
+    pl->p = c->out->type->precision;
+    pl->ka = pl->s - pl->sa;
+    pl->kb = pl->s - pl->sb;
+    pl->simple = pl->ka >= 0 && pl->kb >= 0;
+    pl->ma = pl->simple ? fl_pow10_i128[pl->ka] : 1;
+    pl->mb = pl->simple ? fl_pow10_i128[pl->kb] : 1;
+    pl->k = op == OP_MUL ? pl->s - (pl->sa + pl->sb) : pl->s + pl->sb - pl->sa;
+    pl->lim64 = pl->p <= 18 ? (int64_t)fl_pow10_i128[pl->p] : 0;
+    if ((op == OP_ADD || op == OP_SUB) && pl->simple && pl->ka <= 18 && pl->kb <= 18) {
+        pl->fast = true;
+        pl->ma64 = (int64_t)pl->ma;
+        pl->mb64 = (int64_t)pl->mb;
+    } else if (op == OP_MUL && pl->k <= 0 && pl->k >= -18) {
+        pl->fast = true;
+        pl->div64 = (int64_t)fl_pow10_i128[-pl->k];
+    }
+}
+
+/* r / d rounded half away from zero (d > 0, |r| any int64). */
+static inline int64_t div_round64(int64_t r, int64_t d)
+{
+    int64_t q = r / d, m = r % d;
+    int64_t am = m < 0 ? -m : m;
+    if (am >= d - am)
+        q += r < 0 ? -1 : 1;
+    return q;
+}
+
+/* The int64 path of one row: false when an operand or an intermediate
+ * leaves int64 (or the result its precision): then dec_row decides. The
+ * plan's fields come as values so that stores to the output cannot make
+ * the compiler reload them. */
+static inline __attribute__((always_inline)) bool dec_fast(int op, int64_t ma, int64_t mb, int64_t div, int64_t lim,
+                                                          fl_i128 X, fl_i128 Y, fl_i128 *out)
+{
+    int64_t x = (int64_t)X, y = (int64_t)Y, r;
+    if ((fl_i128)x != X || (fl_i128)y != Y)
+        return false;
+    if (op == OP_MUL) {
+        if (__builtin_mul_overflow(x, y, &r))
+            return false;
+        if (div > 1)
+            r = div_round64(r, div);
+    } else {
+        if (__builtin_mul_overflow(x, ma, &x) || __builtin_mul_overflow(y, mb, &y))
+            return false;
+        if (op == OP_ADD ? __builtin_add_overflow(x, y, &r) : __builtin_sub_overflow(x, y, &r))
+            return false;
+    }
+    if (lim && (r >= lim || r <= -lim))
+        return false;
+    *out = r;
+    return true;
+}
+
+static inline fl_i128 ld16(const uint8_t *p)
+{
+    fl_i128 x;
+    memcpy(&x, p, 16);
+    return x;
+}
+
+enum { SRC_CONST, SRC_FLAT, SRC_IDX };
+
+static inline int src_kind(const fl_unified *u)
+{
+    return u->constant ? SRC_CONST : u->idx ? SRC_IDX : SRC_FLAT;
+}
+
+/* Typed loop of one fast operation, specialized (always inlined with
+ * constant ka / kb) by how each side is read: CONSTANT (loaded once), FLAT,
+ * or through an index map. */
+static inline __attribute__((always_inline)) int dec_fast_loop(const dec_plan *pl, int op, const fl_unified *ua,
+                                                              const fl_unified *ub, int ka, int kb,
+                                                              const fl_sel *sel, uint32_t n, fl_i128 *o)
+{
+    const uint8_t *da = ua->base->data, *db = ub->base->data;
+    const uint32_t *ia = ua->idx, *ib = ub->idx;
+    const int64_t ma = pl->ma64, mb = pl->mb64, div = pl->div64, lim = pl->lim64;
+    const fl_i128 xa = ka == SRC_CONST ? ld16(da) : 0, xb = kb == SRC_CONST ? ld16(db) : 0;
+    FOR_ROWS(sel, n, i, {
+        fl_i128 X = ka == SRC_CONST ? xa : ld16(da + (size_t)(ka == SRC_IDX ? ia[i] : i) * 16);
+        fl_i128 Y = kb == SRC_CONST ? xb : ld16(db + (size_t)(kb == SRC_IDX ? ib[i] : i) * 16);
+        if (!dec_fast(op, ma, mb, div, lim, X, Y, &o[i])) {
+            int rc = dec_row(pl, X, Y, &o[i]);
+            if (rc)
+                return rc;
+        }
+    });
+    return DEC_OK;
+}
+
+#define DEC_CASE(KA, KB)                                                                           \
+    case KA * 3 + KB: return dec_fast_loop(pl, op, ua, ub, KA, KB, sel, n, o)
+
+static inline __attribute__((always_inline)) int dec_fast_op(const dec_plan *pl, int op, const fl_unified *ua,
+                                                            const fl_unified *ub, const fl_sel *sel, uint32_t n,
+                                                            fl_i128 *o)
+{
+    switch (src_kind(ua) * 3 + src_kind(ub)) {
+        DEC_CASE(SRC_CONST, SRC_CONST);
+        DEC_CASE(SRC_CONST, SRC_FLAT);
+        DEC_CASE(SRC_CONST, SRC_IDX);
+        DEC_CASE(SRC_FLAT, SRC_CONST);
+        DEC_CASE(SRC_FLAT, SRC_FLAT);
+        DEC_CASE(SRC_FLAT, SRC_IDX);
+        DEC_CASE(SRC_IDX, SRC_CONST);
+        DEC_CASE(SRC_IDX, SRC_FLAT);
+    default: return dec_fast_loop(pl, op, ua, ub, SRC_IDX, SRC_IDX, sel, n, o);
+    }
+}
+
+static int dec_fast_add(const dec_plan *pl, const fl_unified *ua, const fl_unified *ub, const fl_sel *sel,
+                        uint32_t n, fl_i128 *o)
+{
+    return dec_fast_op(pl, OP_ADD, ua, ub, sel, n, o);
+}
+static int dec_fast_sub(const dec_plan *pl, const fl_unified *ua, const fl_unified *ub, const fl_sel *sel,
+                        uint32_t n, fl_i128 *o)
+{
+    return dec_fast_op(pl, OP_SUB, ua, ub, sel, n, o);
+}
+static int dec_fast_mul(const dec_plan *pl, const fl_unified *ua, const fl_unified *ub, const fl_sel *sel,
+                        uint32_t n, fl_i128 *o)
+{
+    return dec_fast_op(pl, OP_MUL, ua, ub, sel, n, o);
+}
+
 static fl_status dec_kernel(fl_fn_call *c, int op, const fl_unified *ua, const fl_unified *ub, fl_error *err)
 {
-    fl_vector *out = c->out;
-    const fl_sel *sel = c->sel;
-    uint32_t n = c->nrows;
-    int32_t sa = c->args[0]->type->scale, sb = c->args[1]->type->scale;
-    int32_t s = out->type->scale, p = out->type->precision;
-    fl_i128 *o = OUTV(out, fl_i128);
-    switch (op) {
-    case OP_ADD:
-    case OP_SUB: {
-        /* align both to the result scale (s >= sa, sb unless capped) */
-        int32_t ka = s - sa, kb = s - sb;
-        bool simple = ka >= 0 && kb >= 0;
-        fl_i128 ma = simple ? fl_pow10_i128[ka] : 1, mb = simple ? fl_pow10_i128[kb] : 1;
-        FOR_ROWS(c->sel, n, i, {
-            fl_i128 x = ldec(ua, i), y = ldec(ub, i), r;
-            if (simple) {
-                if (ka && __builtin_mul_overflow(x, ma, &x))
-                    return num_ovf(c, err);
-                if (kb && __builtin_mul_overflow(y, mb, &y))
-                    return num_ovf(c, err);
-            } else if (!dec_rescale(x, ka, &x) || !dec_rescale(y, kb, &y))
-                return num_ovf(c, err);
-            if (op == OP_ADD ? __builtin_add_overflow(x, y, &r) : __builtin_sub_overflow(x, y, &r))
-                return num_ovf(c, err);
-            if (!dec_fits(r, p))
-                return num_ovf(c, err);
-            o[i] = r;
+    dec_plan pl;
+    dec_plan_init(&pl, op, c);
+    fl_i128 *o = OUTV(c->out, fl_i128);
+    int rc = DEC_OK;
+    if (pl.fast) {
+        switch (op) {
+        case OP_ADD: rc = dec_fast_add(&pl, ua, ub, c->sel, c->nrows, o); break;
+        case OP_SUB: rc = dec_fast_sub(&pl, ua, ub, c->sel, c->nrows, o); break;
+        default: rc = dec_fast_mul(&pl, ua, ub, c->sel, c->nrows, o); break;
+        }
+    } else {
+        FOR_ROWS(c->sel, c->nrows, i, {
+            rc = dec_row(&pl, ldec(ua, i), ldec(ub, i), &o[i]);
+            if (rc)
+                break;
         });
-        return FL_OK;
     }
-    case OP_MUL: {
-        int32_t k = s - (sa + sb); /* <= 0 */
-        FOR_ROWS(sel, n, i, {
-            fl_i128 r;
-            if (__builtin_mul_overflow(ldec(ua, i), ldec(ub, i), &r))
-                return num_ovf(c, err);
-            if (k)
-                dec_rescale(r, k, &r);
-            if (!dec_fits(r, p))
-                return num_ovf(c, err);
-            o[i] = r;
-        });
-        return FL_OK;
-    }
-    case OP_DIV: {
-        /* x/10^sa / (y/10^sb) = r/10^s  =>  r = x * 10^(s + sb - sa) / y */
-        int32_t k = s + sb - sa;
-        FOR_ROWS(sel, n, i, {
-            fl_i128 x = ldec(ua, i), y = ldec(ub, i), r;
-            if (y == 0)
-                return div_zero(c, err);
-            if (k >= 0) {
-                if (!dec_rescale(x, k, &x))
-                    return num_ovf(c, err);
-                r = dec_div_round(x, y);
-            } else {
-                if (!dec_rescale(y, -k, &y))
-                    return num_ovf(c, err);
-                r = dec_div_round(x, y);
-            }
-            if (!dec_fits(r, p))
-                return num_ovf(c, err);
-            o[i] = r;
-        });
-        return FL_OK;
-    }
-    default: {
-        FOR_ROWS(sel, n, i, {
-            fl_i128 x = ldec(ua, i), y = ldec(ub, i);
-            if (y == 0)
-                return div_zero(c, err);
-            if (!dec_rescale(x, s - sa, &x) || !dec_rescale(y, s - sb, &y))
-                return num_ovf(c, err);
-            o[i] = x % y;
-        });
-        return FL_OK;
-    }
-    }
+    if (rc == DEC_DIV0)
+        return div_zero(c, err);
+    if (rc)
+        return num_ovf(c, err);
+    return FL_OK;
 }
 
 static fl_status arith(fl_fn_call *c, int op, fl_error *err)

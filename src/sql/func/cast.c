@@ -52,8 +52,10 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
     }
     if (to->id == FL_TYPE_STRING)
         return true; /* everything has a text form */
-    if (from->id == FL_TYPE_STRING)
-        return !fl_type_is_nested(to);
+    if (from->id == FL_TYPE_STRING) /* lists: PostgreSQL array text (cast_list.c) */
+        return !fl_type_is_nested(to) ||
+               (to->id == FL_TYPE_LIST && to->nchildren == 1 &&
+                !fl_type_is_nested(&to->children[0].type));
     if (fn && tn)
         return true;
     if ((from->id == FL_TYPE_BOOLEAN && fl_is_integer(to)) || (fl_is_integer(from) && to->id == FL_TYPE_BOOLEAN))
@@ -642,6 +644,8 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             (void)sel;
             return FL_OK;
         }
+        if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST)
+            return fl_cast_text_to_list(in, sel, nrows, to, lenient, tz, out, err);
         return fl_errorf(err, FL_EUNSUPPORTED, "cast to a nested type is not supported");
     }
     if (from->id == FL_TYPE_STRING) {

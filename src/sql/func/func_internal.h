@@ -229,4 +229,9 @@ fl_type fl_int_as_dec(const fl_type *t);
 void *fl_eval_state_aux(fl_eval_state *st, const void *key, size_t size, void (*cleanup)(void *),
                         fl_error *err);
 
+/* text (PostgreSQL array syntax) -> LIST of a scalar type (cast_list.c) */
+fl_status fl_cast_text_to_list(const fl_vector *in, const fl_sel *sel, uint32_t nrows,
+                               const fl_type *to, bool lenient, const fl_tz *tz, fl_vector *out,
+                               fl_error *err);
+
 #endif

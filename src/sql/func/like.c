@@ -20,19 +20,122 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sql/func/func_internal.h"
 
 enum { T_ANY1 = 256, T_ANYN = 257 };
-enum { K_EXACT, K_PREFIX, K_SUFFIX, K_CONTAINS, K_GENERAL };
+enum { K_EXACT, K_PREFIX, K_SUFFIX, K_CONTAINS, K_MULTI, K_GENERAL };
+#define LIKE_MAX_SEGS 8
 
 typedef struct like_pat {
     uint16_t *tok;
     uint32_t ntok;
     int kind;
-    uint8_t *lit; /* literal for exact/prefix/suffix/contains */
+    uint8_t *lit; /* literal for exact/prefix/suffix/contains; K_MULTI: every segment, concatenated */
     uint32_t nlit;
+    /* K_MULTI ('a%b', '%a%b%', 'a%b%c'...: literals between '%', no '_'):
+     * segment k is lit[seg[k] .. seg[k + 1]); lead / trail: the pattern
+     * starts / ends with '%' */
+    uint32_t nseg;
+    uint32_t seg[LIKE_MAX_SEGS + 1];
+    bool lead, trail;
 } like_pat;
+
+/* Finds the literal nd (m bytes) in s (n bytes); NULL when absent. glibc's
+ * memmem builds a 256-entry shift table on every call, which dominates on
+ * short subjects (TPC-H comments are 20-80 bytes); this compares the
+ * needle's first and last bytes at 16 positions at once (SSE2), then the
+ * middle only where both match, and scans the tail one position at a time. */
+static const uint8_t *find_lit(const uint8_t *s, size_t n, const uint8_t *nd, size_t m)
+{
+    if (m == 0)
+        return s;
+    if (n < m)
+        return NULL;
+    if (m == 1)
+        return memchr(s, nd[0], n);
+    size_t last = n - m; /* last start position */
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i f = _mm_set1_epi8((char)nd[0]), l = _mm_set1_epi8((char)nd[m - 1]);
+    for (; i + 16 <= last + 1; i += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + m - 1));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
+        while (mask) {
+            unsigned bit = (unsigned)__builtin_ctz(mask);
+            if (memcmp(s + i + bit + 1, nd + 1, m - 2) == 0)
+                return s + i + bit;
+            mask &= mask - 1;
+        }
+    }
+#endif
+    for (; i <= last; i++)
+        if (s[i] == nd[0] && s[i + m - 1] == nd[m - 1] && memcmp(s + i + 1, nd + 1, m - 2) == 0)
+            return s + i;
+    return NULL;
+}
+
+/* Literal segments separated by '%' (no '_'): K_MULTI, matched with find_lit
+ * leftmost-first, which is exact when '%' is the only wildcard. */
+static void classify_multi(like_pat *lp, const uint16_t *tok, uint32_t nt, uint8_t *lit, bool lead, bool trail)
+{
+    uint32_t nseg = 0, nl = 0;
+    bool in_seg = false;
+    for (uint32_t k = 0; k < nt; k++) {
+        if (tok[k] == T_ANY1)
+            return;
+        if (tok[k] == T_ANYN) {
+            in_seg = false;
+            continue;
+        }
+        if (!in_seg) {
+            if (nseg == LIKE_MAX_SEGS)
+                return;
+            lp->seg[nseg++] = nl;
+            in_seg = true;
+        }
+        lit[nl++] = (uint8_t)tok[k];
+    }
+    lp->seg[nseg] = nl;
+    lp->nseg = nseg;
+    lp->lit = lit;
+    lp->nlit = nl;
+    lp->lead = lead;
+    lp->trail = trail;
+    lp->kind = K_MULTI;
+}
+
+static bool like_multi(const like_pat *lp, const uint8_t *s, size_t n)
+{
+    size_t lo = 0, hi = n;
+    uint32_t first = 0, last = lp->nseg;
+    if (!lp->lead) {
+        size_t l = lp->seg[1] - lp->seg[0];
+        if (n < l || memcmp(s, lp->lit, l) != 0)
+            return false;
+        lo = l;
+        first = 1;
+    }
+    if (!lp->trail && last > first) {
+        size_t l = lp->seg[last] - lp->seg[last - 1];
+        if (hi - lo < l || memcmp(s + n - l, lp->lit + lp->seg[last - 1], l) != 0)
+            return false;
+        hi = n - l;
+        last--;
+    }
+    for (uint32_t k = first; k < last; k++) {
+        size_t l = lp->seg[k + 1] - lp->seg[k];
+        const uint8_t *p = find_lit(s + lo, hi - lo, lp->lit + lp->seg[k], l);
+        if (!p)
+            return false;
+        lo = (size_t)(p - s) + l;
+    }
+    return true;
+}
 
 /* Compiles pattern p into lp using scratch buffers from malloc (caller frees tok/lit). */
 static bool like_compile(const uint8_t *p, size_t n, like_pat *lp, uint16_t *tok, uint8_t *lit)
@@ -65,6 +168,8 @@ static bool like_compile(const uint8_t *p, size_t n, like_pat *lp, uint16_t *tok
         if (tok[k] >= 256)
             simple = false;
     lp->kind = K_GENERAL;
+    if (!simple)
+        classify_multi(lp, tok, nt, lit, lead, trail);
     if (simple) {
         lp->lit = lit;
         lp->nlit = hi - lo;
@@ -111,7 +216,8 @@ static bool like_match(const like_pat *lp, const uint8_t *s, size_t n)
     case K_EXACT: return n == lp->nlit && memcmp(s, lp->lit, n) == 0;
     case K_PREFIX: return n >= lp->nlit && memcmp(s, lp->lit, lp->nlit) == 0;
     case K_SUFFIX: return n >= lp->nlit && memcmp(s + n - lp->nlit, lp->lit, lp->nlit) == 0;
-    case K_CONTAINS: return lp->nlit == 0 || memmem(s, n, lp->lit, lp->nlit) != NULL;
+    case K_CONTAINS: return lp->nlit == 0 || find_lit(s, n, lp->lit, lp->nlit) != NULL;
+    case K_MULTI: return like_multi(lp, s, n);
     default: return like_general(lp->tok, lp->ntok, s, n);
     }
 }

@@ -113,51 +113,26 @@ static bool r_text_text(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     return true;
 }
 
-static bool r_none_bool(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+/* f() -> T: one resolver per result type (resolve has no context argument) */
+static bool r_none(uint32_t n, fl_type *r, fl_type_id id)
 {
-    (void)a;
-    (void)at;
     if (n)
         return false;
-    *r = fl_mk(FL_TYPE_BOOLEAN);
+    *r = fl_mk(id);
     return true;
 }
-static bool r_none_int32(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
-{
-    (void)a;
-    (void)at;
-    if (n)
-        return false;
-    *r = fl_mk(FL_TYPE_INT32);
-    return true;
-}
-static bool r_none_int64(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
-{
-    (void)a;
-    (void)at;
-    if (n)
-        return false;
-    *r = fl_mk(FL_TYPE_INT64);
-    return true;
-}
-static bool r_none_tstz(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
-{
-    (void)a;
-    (void)at;
-    if (n)
-        return false;
-    *r = fl_mk(FL_TYPE_TIMESTAMPTZ);
-    return true;
-}
-static bool r_none_text(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
-{
-    (void)a;
-    (void)at;
-    if (n)
-        return false;
-    *r = fl_mk(FL_TYPE_STRING);
-    return true;
-}
+#define R_NONE(fn, id)                                                                             \
+    static bool fn(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)                          \
+    {                                                                                              \
+        (void)a;                                                                                   \
+        (void)at;                                                                                  \
+        return r_none(n, r, id);                                                                   \
+    }
+R_NONE(r_none_bool, FL_TYPE_BOOLEAN)
+R_NONE(r_none_int32, FL_TYPE_INT32)
+R_NONE(r_none_int64, FL_TYPE_INT64)
+R_NONE(r_none_tstz, FL_TYPE_TIMESTAMPTZ)
+R_NONE(r_none_text, FL_TYPE_STRING)
 
 /* ---- kernels ---- */
 

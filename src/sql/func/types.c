@@ -127,10 +127,22 @@ bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out)
             out->id = FL_TYPE_FLOAT64;
         return true;
     }
-    if (fl_type_equal(a, b) && !fl_type_is_nested(a)) {
-        *out = *a;
+    if (fl_type_equal(a, b)) {
+        *out = *a; /* nested: the children are a's (borrowed) */
         if (a->id == FL_TYPE_STRING)
             out->fixed_len = 0;
+        return true;
+    }
+    /* a list and text (ARRAY[...] is PostgreSQL array text): the list
+     * (text -> list casts parse the array syntax, cast_list.c) */
+    if (a->id == FL_TYPE_LIST && b->id == FL_TYPE_STRING &&
+        fl_cast_allowed(b, a, false)) {
+        *out = *a;
+        return true;
+    }
+    if (b->id == FL_TYPE_LIST && a->id == FL_TYPE_STRING &&
+        fl_cast_allowed(a, b, false)) {
+        *out = *b;
         return true;
     }
     if (fl_is_temporal(a) && fl_is_temporal(b) && a->id != FL_TYPE_TIME && b->id != FL_TYPE_TIME) {

@@ -130,6 +130,9 @@ typedef struct fl_pgcat_rel {
     const char *view_sql; /* views: the SQL text */
     fl_pgcat_key *pk;     /* tables: the primary key, NULL when none (loaded with cols) */
     uint32_t table_rel;   /* indexes: index into fl_pgcat_snap.rels of the indexed table */
+    /* user tables and views: their row type (pg_type typtype 'c', typrelid =
+     * oid, pg_class.reltype) and its array type "_name"; 0 for the others */
+    uint32_t type_oid, array_type_oid;
 } fl_pgcat_rel;
 
 typedef struct fl_pgcat_snap {
@@ -171,6 +174,22 @@ const char *fl_pgcat_pk_indexdef(fl_arena *a, const fl_pgcat_snap *s, const fl_p
 /* quote_ident: name, or "name" with doubled quotes when it needs quoting. */
 const char *fl_pgcat_quote_ident(fl_arena *a, const char *name);
 uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b);
+
+/* ---- run-time settings (pgcat_settings.c): pg_settings, current_setting ---- */
+
+typedef struct fl_pgcat_setting {
+    const char *name;    /* PostgreSQL's spelling ("DateStyle"); lookups ignore case */
+    const char *value;   /* NULL = the session's: TimeZone, search_path */
+    const char *vartype; /* pg_settings.vartype */
+} fl_pgcat_setting;
+
+/* The table (static storage), *n entries. */
+const fl_pgcat_setting *fl_pgcat_settings(size_t *n);
+/* The setting named name (case-insensitive; "time_zone" = TimeZone), or NULL. */
+const fl_pgcat_setting *fl_pgcat_setting_find(const char *name);
+/* st's value for a session with this time zone (NULL = UTC) and schema. */
+const char *fl_pgcat_setting_value(const fl_pgcat_setting *st, const char *time_zone,
+                                   const char *schema);
 
 /* ---- built-in relation definitions (pgcat_defs.c) ---- */
 

@@ -560,26 +560,8 @@ static fl_status schemas_array(fl_bctx *b, bool implicit, int32_t loc, fl_expr *
 
 static const char *setting(fl_bctx *b, fl_pgcat_snap *s, const char *name)
 {
-    static const char *const kv[][2] = {
-        {"server_version", "15.0"},          {"server_version_num", "150000"},
-        {"server_encoding", "UTF8"},         {"client_encoding", "UTF8"},
-        {"datestyle", "ISO, MDY"},           {"intervalstyle", "postgres"},
-        {"integer_datetimes", "on"},         {"standard_conforming_strings", "on"},
-        {"max_identifier_length", "63"},     {"transaction_isolation", "read committed"},
-        {"default_transaction_read_only", "off"}, {"lc_collate", "C.UTF-8"},
-        {"lc_ctype", "C.UTF-8"},             {"max_connections", "100"},
-        {"block_size", "8192"},              {"application_name", ""},
-        {"extra_float_digits", "1"},         {"is_superuser", "on"},
-        {"max_index_keys", "32"},
-    };
-    if (strcasecmp(name, "timezone") == 0 || strcasecmp(name, "time_zone") == 0)
-        return b->pc->time_zone ? b->pc->time_zone : "UTC";
-    if (strcasecmp(name, "search_path") == 0)
-        return s->schema;
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
-        if (strcasecmp(kv[i][0], name) == 0)
-            return kv[i][1];
-    return NULL;
+    const fl_pgcat_setting *st = fl_pgcat_setting_find(name);
+    return st ? fl_pgcat_setting_value(st, b->pc->time_zone, s->schema) : NULL;
 }
 
 

@@ -1,7 +1,8 @@
 /*
  * pgcat_fill_pg.c - the rows of the pg_catalog relations that have content
  * in floe: namespaces, relations and their attributes (Iceberg namespaces,
- * tables, views, columns), types (pgtypes.h), functions (the function
+ * tables, views, columns), types (pgtypes.h, plus each user table's and
+ * view's row type and its array type, as PostgreSQL has), functions (the function
  * registry), the database, the session's role, access methods, tablespaces,
  * settings, and the pg_tables/pg_views convenience views. Relations with no
  * counterpart in a lakehouse (indexes, constraints, triggers, rules,
@@ -42,6 +43,7 @@ static fl_status fill_class(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
         fl_pgcat_set_int(r, "oid", rel->oid);
         fl_pgcat_set_str(r, "relname", rel->name);
         fl_pgcat_set_int(r, "relnamespace", rel->nsp_oid);
+        fl_pgcat_set_int(r, "reltype", rel->type_oid);
         fl_pgcat_set_int(r, "relowner", ROLE_OID);
         fl_pgcat_set_int(r, "relam", rel->kind == 'r' ? 2 : rel->kind == 'i' ? 403 : 0);
         fl_pgcat_set_bool(r, "relhasindex", rel->pk != NULL);
@@ -90,8 +92,44 @@ static char typtype_of(const fl_pg_type_info *t)
     return t->category == 'P' ? 'p' : 'b';
 }
 
-static fl_status fill_type(fl_pgcat_rows *r, fl_error *err)
+/* The row type of a user table or view (typtype 'c', as PostgreSQL creates
+ * for every relation) and its array type. */
+static fl_status fill_row_types(const fl_pgcat_rel *rel, fl_pgcat_rows *r, fl_error *err)
 {
+    const char *arr_name = fl_arena_sprintf(r->a, "_%s", rel->name);
+    if (!arr_name)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        FL_TRY(fl_pgcat_rows_add(r, err));
+        fl_pgcat_set_int(r, "oid", k ? rel->array_type_oid : rel->type_oid);
+        fl_pgcat_set_str(r, "typname", k ? arr_name : rel->name);
+        fl_pgcat_set_int(r, "typnamespace", rel->nsp_oid);
+        fl_pgcat_set_int(r, "typowner", ROLE_OID);
+        fl_pgcat_set_int(r, "typlen", -1);
+        fl_pgcat_set_bool(r, "typbyval", false);
+        fl_pgcat_set_str(r, "typtype", k ? "b" : "c");
+        fl_pgcat_set_str(r, "typcategory", k ? "A" : "C");
+        fl_pgcat_set_bool(r, "typisdefined", true);
+        fl_pgcat_set_str(r, "typdelim", ",");
+        fl_pgcat_set_int(r, "typrelid", k ? 0 : rel->oid);
+        fl_pgcat_set_int(r, "typelem", k ? rel->type_oid : 0);
+        fl_pgcat_set_int(r, "typarray", k ? 0 : rel->array_type_oid);
+        if (k) {
+            fl_pgcat_set_int(r, "typinput", OID_ARRAY_IN);
+            fl_pgcat_set_int(r, "typreceive", OID_ARRAY_RECV);
+        }
+        fl_pgcat_set_str(r, "typalign", "d");
+        fl_pgcat_set_str(r, "typstorage", "x");
+        fl_pgcat_set_int(r, "typtypmod", -1);
+    }
+    return FL_OK;
+}
+
+static fl_status fill_type(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
+{
+    for (uint32_t i = 0; i < s->nrels; i++)
+        if (s->rels[i].type_oid)
+            FL_TRY(fill_row_types(&s->rels[i], r, err));
     uint32_t n = 0;
     const fl_pg_type_info *ts = fl_pg_types(&n);
     for (uint32_t i = 0; i < n; i++) {
@@ -195,35 +233,18 @@ static fl_status fill_tablespace(fl_pgcat_rows *r, fl_error *err)
 static fl_status fill_settings(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_pgcat_rows *r,
                                fl_error *err)
 {
-    const char *kv[][3] = {
-        {"server_version", "15.0", "string"},
-        {"server_version_num", "150000", "integer"},
-        {"server_encoding", "UTF8", "string"},
-        {"client_encoding", "UTF8", "string"},
-        {"DateStyle", "ISO, MDY", "string"},
-        {"IntervalStyle", "postgres", "enum"},
-        {"TimeZone", pc->time_zone ? pc->time_zone : "UTC", "string"},
-        {"integer_datetimes", "on", "bool"},
-        {"standard_conforming_strings", "on", "bool"},
-        {"max_identifier_length", "63", "integer"},
-        {"search_path", s->schema, "string"},
-        {"transaction_isolation", "read committed", "enum"},
-        {"default_transaction_read_only", "off", "bool"},
-        {"lc_collate", "C.UTF-8", "string"},
-        {"lc_ctype", "C.UTF-8", "string"},
-        {"max_connections", "100", "integer"},
-        {"block_size", "8192", "integer"},
-        {"max_index_keys", "32", "integer"},
-    };
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+    size_t n;
+    const fl_pgcat_setting *st = fl_pgcat_settings(&n);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = fl_pgcat_setting_value(&st[i], pc->time_zone, s->schema);
         FL_TRY(fl_pgcat_rows_add(r, err));
-        fl_pgcat_set_str(r, "name", kv[i][0]);
-        fl_pgcat_set_str(r, "setting", kv[i][1]);
-        fl_pgcat_set_str(r, "vartype", kv[i][2]);
+        fl_pgcat_set_str(r, "name", st[i].name);
+        fl_pgcat_set_str(r, "setting", v);
+        fl_pgcat_set_str(r, "vartype", st[i].vartype);
         fl_pgcat_set_str(r, "context", "user");
         fl_pgcat_set_str(r, "source", "default");
-        fl_pgcat_set_str(r, "boot_val", kv[i][1]);
-        fl_pgcat_set_str(r, "reset_val", kv[i][1]);
+        fl_pgcat_set_str(r, "boot_val", v);
+        fl_pgcat_set_str(r, "reset_val", v);
         fl_pgcat_set_bool(r, "pending_restart", false);
     }
     return FL_OK;
@@ -307,7 +328,7 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
         return fill_attribute(s, r, err);
     }
     if (is(d, "pg_type"))
-        return fill_type(r, err);
+        return fill_type(s, r, err);
     if (is(d, "pg_proc"))
         return fl_pgcat_fill_proc(s, r, err);
     if (is(d, "pg_aggregate"))

@@ -53,7 +53,9 @@ static bool oid_used(const fl_pgcat_snap *s, uint32_t oid)
         if (s->nsps[i].oid == oid)
             return true;
     for (uint32_t i = 0; i < s->nrels; i++)
-        if (s->rels[i].oid == oid || (s->rels[i].pk && s->rels[i].pk->con_oid == oid))
+        if (s->rels[i].oid == oid || s->rels[i].type_oid == oid ||
+            s->rels[i].array_type_oid == oid ||
+            (s->rels[i].pk && s->rels[i].pk->con_oid == oid))
             return true;
     return false;
 }
@@ -100,6 +102,10 @@ static fl_status add_rel(builder *bd, const fl_pgcat_nsp *ns, const char *name, 
     r->builtin = builtin;
     r->rows = -1;
     s->nrels++;
+    if (!builtin && (kind == 'r' || kind == 'v')) {
+        r->type_oid = unique_oid(s, fl_pgcat_hash_oid("c:", ns->name, name));
+        r->array_type_oid = unique_oid(s, fl_pgcat_hash_oid("a:", ns->name, name));
+    }
     return FL_OK;
 }
 

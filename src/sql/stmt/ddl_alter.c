@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/front.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/stmt_opts.h"
 
@@ -188,6 +189,8 @@ static fl_status load(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, bool missing_
 {
     FL_TRY(stmt_ident_rv(c, rv, id, err));
     fl_status rc = fl_ice_table_load(c->planner->catalog, id, t, err);
+    if (rc == FL_ENOTFOUND)
+        rc = fl_front_missing_metadata(c->planner, id, err); /* FL_EIO: the file is gone */
     if (rc == FL_ENOTFOUND && missing_ok) {
         fl_error_clear(err);
         *t = NULL;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/front.h"
 #include "sql/stmt/stmt_int.h"
 
 static fl_status ns_of_node(fl_stmt_ctx *c, const PgQuery__Node *n, fl_namespace *out,
@@ -94,6 +95,15 @@ static fl_status drop_table_ident(fl_stmt_ctx *c, const fl_table_ident *id, bool
     *dropped = false;
     fl_ice_table *t = NULL;
     fl_status rc = fl_ice_table_load(cat, id, &t, err);
+    if (rc == FL_ENOTFOUND && fl_front_missing_metadata(c->planner, id, err) == FL_EIO) {
+        /* the catalog names a metadata file that is gone: drop the entry
+         * (nothing reachable to purge), so a broken table can be removed */
+        fl_error_clear(err);
+        c->planner->error_sqlstate = NULL;
+        FL_TRY(fl_ice_table_drop(cat, id, false, err));
+        *dropped = true;
+        return FL_OK;
+    }
     if (rc == FL_ENOTFOUND) {
         if (missing_ok) {
             fl_error_clear(err);

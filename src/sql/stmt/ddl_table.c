@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/pgcat/pgcat.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/stmt_opts.h"
 
@@ -321,11 +322,36 @@ static fl_status ctas_batch(void *vctx, const fl_batch *b, fl_error *err)
 
 /* The table's column types for a query column: untyped literals become
  * strings; everything else keeps its (Iceberg) type. */
-static void table_type(const fl_type *in, fl_type *out)
+/* The column type CREATE TABLE AS stores for a query column: ARRAY[...]
+ * values (PostgreSQL array text, src/sql/pgcat) become a list of their
+ * element type, as PostgreSQL's int[] columns; the rows are converted by
+ * the text -> list cast (cast_list.c). */
+static fl_status table_type(fl_arena *a, const fl_type *in, fl_type *out, fl_error *err)
 {
     *out = *in;
+    if (fl_pg_is_array_text(in)) {
+        fl_type et = fl_pgcat_type_for_oid((uint32_t)in->scale);
+        if (!fl_type_is_nested(&et) && !fl_pg_is_array_text(&et)) {
+            fl_field *el = fl_arena_calloc(a, 1, sizeof *el);
+            if (!el)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            el->name = "element";
+            el->type = et;
+            if (el->type.id == FL_TYPE_STRING)
+                el->type.fixed_len = 0;
+            el->nullable = true;
+            memset(out, 0, sizeof *out);
+            out->id = FL_TYPE_LIST;
+            out->nchildren = 1;
+            out->children = el;
+            return FL_OK;
+        }
+        out->precision = 0;
+        out->scale = 0;
+    }
     if (out->id != FL_TYPE_FIXED && out->id != FL_TYPE_UUID)
         out->fixed_len = 0;
+    return FL_OK;
 }
 
 static fl_status ctas_schema(fl_stmt_ctx *c, const fl_plan *plan, const PgQuery__IntoClause *into,
@@ -347,7 +373,7 @@ static fl_status ctas_schema(fl_stmt_ctx *c, const fl_plan *plan, const PgQuery_
         if (!f->name || !*f->name)
             f->name = fl_arena_sprintf(a, "_col%u", i);
         f->nullable = true;
-        table_type(&plan->schema.fields[i].type, &f->type);
+        FL_TRY(table_type(a, &plan->schema.fields[i].type, &f->type, err));
     }
     return check_unique(c, s, err);
 }

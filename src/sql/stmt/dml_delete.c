@@ -21,11 +21,14 @@
 typedef struct del_collect {
     stmt_rowids ids;
     uint32_t file_col, pos_col;
+    stmt_returning ret;
+    fl_arena *a;
 } del_collect;
 
 static fl_status del_batch(void *vctx, const fl_batch *b, fl_error *err)
 {
     del_collect *d = vctx;
+    FL_TRY(stmt_returning_add(&d->ret, d->a, b, err));
     return stmt_rowids_add_batch(&d->ids, b, d->file_col, d->pos_col, err);
 }
 
@@ -60,14 +63,12 @@ fl_status stmt_delete(fl_stmt_ctx *c, const PgQuery__DeleteStmt *s, fl_stmt_resu
 {
     FL_TRY(stmt_need_catalog(c, "DELETE", err));
     fl_arena *a = c->planner->arena;
-    if (s->n_returning_list)
-        return fl_errorf(err, FL_EUNSUPPORTED, "DELETE ... RETURNING is not supported");
     if (s->with_clause)
         return fl_errorf(err, FL_EUNSUPPORTED, "WITH before DELETE is not supported");
     fl_planner_table pt;
     FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
     int64_t deleted = 0;
-    if (!s->where_clause && !s->n_using_clause) {
+    if (!s->where_clause && !s->n_using_clause && !s->n_returning_list) {
         FL_TRY(delete_all(c, &pt, &deleted, out, err));
         stmt_tag(out, "DELETE %lld", (long long)deleted);
         out->rows_affected = deleted;
@@ -77,16 +78,33 @@ fl_status stmt_delete(fl_stmt_ctx *c, const PgQuery__DeleteStmt *s, fl_stmt_resu
     PgQuery__Node *one = stmt_mk_int(a, 1);
     if (!one)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    PgQuery__Node *targets[1] = {one};
+    PgQuery__Node *one_target[1] = {one};
+    PgQuery__Node *const *targets = one_target;
+    uint32_t ntargets = 1;
+    del_collect d;
+    memset(&d, 0, sizeof d);
+    d.a = a;
+    if (s->n_returning_list) {
+        /* the deleted row's values: RETURNING is the source's target list */
+        const fl_ice_schema *ws = fl_ice_metadata_schema(pt.meta, pt.meta->current_schema_id);
+        if (!ws)
+            return fl_errorf(err, FL_ECORRUPT, "%s: no current schema", pt.name);
+        FL_TRY(stmt_returning_expand(c, s->returning_list, s->n_returning_list, &ws->schema,
+                                     alias ? alias : s->relation->relname, &d.ret, err));
+        targets = d.ret.nodes;
+        ntargets = d.ret.n;
+    }
     fl_plan *plan = NULL;
     FL_TRY(fl_planner_plan_dml_source(c->planner, &pt, alias, s->using_clause,
-                                      (uint32_t)s->n_using_clause, s->where_clause, targets, 1,
-                                      true, &plan, err));
+                                      (uint32_t)s->n_using_clause, s->where_clause, targets,
+                                      ntargets, true, &plan, err));
     uint32_t nc = plan->schema.nfields;
-    if (nc < 2)
+    if (nc < 2 || nc != ntargets + 2)
         return fl_errorf(err, FL_EINVAL, "internal: DML source plan has no row ids");
-    del_collect d = {.file_col = nc - 2, .pos_col = nc - 1};
-    memset(&d.ids, 0, sizeof d.ids);
+    d.file_col = nc - 2;
+    d.pos_col = nc - 1;
+    d.ret.first = 0;
+    d.ret.plan = plan;
     fl_ice_txn *x = NULL;
     fl_status rc = stmt_run_plan(c, plan, del_batch, &d, err);
     if (rc == FL_OK) {
@@ -105,6 +123,9 @@ fl_status stmt_delete(fl_stmt_ctx *c, const PgQuery__DeleteStmt *s, fl_stmt_resu
     }
     fl_ice_txn_abort(x);
     stmt_rowids_free(&d.ids);
+    if (rc == FL_OK)
+        rc = stmt_returning_finish(&d.ret, a, out, err);
+    stmt_returning_free(&d.ret);
     FL_TRY(rc);
     stmt_tag(out, "DELETE %lld", (long long)deleted);
     out->rows_affected = deleted;

@@ -21,12 +21,15 @@ typedef struct ins_write {
     fl_ice_data_writer *w;
     uint32_t ncols;
     int64_t rows;
+    stmt_returning ret;
+    fl_arena *a;
 } ins_write;
 
 static fl_status ins_batch(void *vctx, const fl_batch *b, fl_error *err)
 {
     ins_write *iw = vctx;
-    return stmt_write_batch(iw->w, b, iw->ncols, &iw->rows, err);
+    FL_TRY(stmt_write_batch(iw->w, b, iw->ncols, &iw->rows, err));
+    return stmt_returning_add(&iw->ret, iw->a, b, err);
 }
 
 /* Index of the table column named name (exact, then case-insensitive). */
@@ -105,6 +108,76 @@ fl_status stmt_columns_of(fl_arena *a, const fl_schema *ws, fl_type **types, con
     return FL_OK;
 }
 
+/* INSERT ... DEFAULT VALUES: one row of no columns (every column NULL:
+ * floe columns have no defaults) */
+static fl_status default_values(fl_arena *a, fl_plan **out, fl_error *err)
+{
+    fl_plan *p = fl_plan_new(a, FL_PLAN_VALUES, 0, 0);
+    fl_expr ***rows = fl_arena_calloc(a, 1, sizeof(fl_expr **));
+    if (!p || !rows)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    p->u.values.rows = rows;
+    p->u.values.nrows = 1;
+    p->est_rows = 1;
+    *out = p;
+    return FL_OK;
+}
+
+/* VALUES (..., DEFAULT, ...): the source with each DEFAULT replaced by NULL
+ * (columns have no default expressions), in arena copies (the parse tree
+ * itself is never changed) */
+static fl_status values_defaults(fl_arena *a, const PgQuery__Node *q, const PgQuery__Node **out,
+                                 fl_error *err)
+{
+    *out = q;
+    if (q->node_case != PG_QUERY__NODE__NODE_SELECT_STMT || !q->select_stmt->n_values_lists)
+        return FL_OK;
+    const PgQuery__SelectStmt *s = q->select_stmt;
+    bool any = false;
+    for (size_t r = 0; r < s->n_values_lists; r++) {
+        const PgQuery__Node *l = s->values_lists[r];
+        if (l->node_case != PG_QUERY__NODE__NODE_LIST)
+            continue;
+        for (size_t k = 0; k < l->list->n_items; k++)
+            any |= l->list->items[k]->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT;
+    }
+    if (!any)
+        return FL_OK;
+    PgQuery__Node *nq = fl_arena_alloc(a, sizeof *nq);
+    PgQuery__SelectStmt *ns = fl_arena_alloc(a, sizeof *ns);
+    PgQuery__Node **lists = fl_arena_calloc(a, s->n_values_lists, sizeof *lists);
+    if (!nq || !ns || !lists)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    *nq = *q;
+    *ns = *s;
+    nq->select_stmt = ns;
+    ns->values_lists = lists;
+    for (size_t r = 0; r < s->n_values_lists; r++) {
+        const PgQuery__Node *l = s->values_lists[r];
+        lists[r] = (PgQuery__Node *)l;
+        if (l->node_case != PG_QUERY__NODE__NODE_LIST)
+            continue;
+        PgQuery__Node *nl = fl_arena_alloc(a, sizeof *nl);
+        PgQuery__List *li = fl_arena_alloc(a, sizeof *li);
+        PgQuery__Node **items = fl_arena_calloc(a, l->list->n_items + 1, sizeof *items);
+        if (!nl || !li || !items)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        *nl = *l;
+        *li = *l->list;
+        nl->list = li;
+        li->items = items;
+        for (size_t k = 0; k < l->list->n_items; k++) {
+            items[k] = l->list->items[k];
+            if (items[k]->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT &&
+                !(items[k] = stmt_mk_null(a)))
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+        lists[r] = nl;
+    }
+    *out = nq;
+    return FL_OK;
+}
+
 fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_result *out,
                       fl_error *err)
 {
@@ -113,19 +186,25 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
     if (s->on_conflict_clause)
         return fl_errorf(err, FL_EUNSUPPORTED,
                          "INSERT ... ON CONFLICT is not supported (use MERGE INTO for upserts)");
-    if (s->n_returning_list)
-        return fl_errorf(err, FL_EUNSUPPORTED, "INSERT ... RETURNING is not supported");
     if (s->with_clause)
         return fl_errorf(err, FL_EUNSUPPORTED,
                          "WITH before INSERT is not supported (put the WITH inside the SELECT)");
-    if (!s->select_stmt)
-        return fl_errorf(err, FL_EUNSUPPORTED, "INSERT ... DEFAULT VALUES is not supported");
     fl_planner_table pt;
     FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
     fl_plan *plan = NULL;
-    FL_TRY(fl_planner_plan_query(c->planner, s->select_stmt, &plan, err));
+    if (s->select_stmt) {
+        const PgQuery__Node *src;
+        FL_TRY(values_defaults(a, s->select_stmt, &src, err));
+        FL_TRY(fl_planner_plan_query(c->planner, src, &plan, err));
+    } else {
+        FL_TRY(default_values(a, &plan, err));
+    }
     fl_ice_txn *x = NULL;
     ins_write iw = {0};
+    iw.a = a;
+    const char *qual = s->relation->alias && s->relation->alias->aliasname[0]
+                           ? s->relation->alias->aliasname
+                           : s->relation->relname;
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
     fl_status rc = fl_ice_txn_begin(pt.table, &x, err);
@@ -145,6 +224,12 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
             rc = map_columns(c, s, ws, pt.name, plan->schema.nfields, src, err);
         if (rc == FL_OK)
             rc = stmt_project_cast(c, plan, src, types, names, required, ws->nfields, &proj, err);
+        if (rc == FL_OK && s->n_returning_list) {
+            rc = stmt_returning_expand(c, s->returning_list, s->n_returning_list, ws, qual,
+                                       &iw.ret, err);
+            if (rc == FL_OK)
+                rc = stmt_returning_project(c, proj, qual, &iw.ret, &proj, err);
+        }
         if (rc == FL_OK)
             rc = stmt_run_plan(c, proj, ins_batch, &iw, err);
         if (rc == FL_OK) {
@@ -162,6 +247,9 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
         rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
     }
     fl_ice_txn_abort(x);
+    if (rc == FL_OK)
+        rc = stmt_returning_finish(&iw.ret, a, out, err);
+    stmt_returning_free(&iw.ret);
     FL_TRY(rc);
     stmt_tag(out, "INSERT 0 %lld", (long long)iw.rows);
     out->rows_affected = iw.rows;

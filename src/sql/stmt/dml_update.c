@@ -85,12 +85,15 @@ typedef struct upd_write {
     uint32_t ncols;
     int64_t rows;
     stmt_rowids ids;
+    stmt_returning ret;
+    fl_arena *a;
 } upd_write;
 
 static fl_status upd_batch(void *vctx, const fl_batch *b, fl_error *err)
 {
     upd_write *u = vctx;
     FL_TRY(stmt_write_batch(u->w, b, u->ncols, &u->rows, err));
+    FL_TRY(stmt_returning_add(&u->ret, u->a, b, err));
     return stmt_rowids_add_batch(&u->ids, b, u->ncols, u->ncols + 1, err);
 }
 
@@ -129,8 +132,6 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
 {
     FL_TRY(stmt_need_catalog(c, "UPDATE", err));
     fl_arena *a = c->planner->arena;
-    if (s->n_returning_list)
-        return fl_errorf(err, FL_EUNSUPPORTED, "UPDATE ... RETURNING is not supported");
     if (s->with_clause)
         return fl_errorf(err, FL_EUNSUPPORTED, "WITH before UPDATE is not supported");
     fl_planner_table pt;
@@ -139,6 +140,8 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
     fl_ice_txn *x = NULL;
     upd_write u;
     memset(&u, 0, sizeof u);
+    u.a = a;
+    const char *qual = alias ? alias : s->relation->relname;
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
     fl_status rc = fl_ice_txn_begin(pt.table, &x, err);
@@ -163,6 +166,12 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
             {
             uint32_t zero = 0;
             rc = stmt_project_blocks(c, plan, &zero, 1, ws, &proj, err);
+        }
+        if (rc == FL_OK && s->n_returning_list) {
+            rc = stmt_returning_expand(c, s->returning_list, s->n_returning_list, ws, qual,
+                                       &u.ret, err);
+            if (rc == FL_OK)
+                rc = stmt_returning_project(c, proj, qual, &u.ret, &proj, err);
         }
         if (rc == FL_OK)
             rc = stmt_run_plan(c, proj, upd_batch, &u, err);
@@ -194,6 +203,9 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
     fl_ice_txn_abort(x);
     int64_t n = (int64_t)u.ids.nrows;
     stmt_rowids_free(&u.ids);
+    if (rc == FL_OK)
+        rc = stmt_returning_finish(&u.ret, a, out, err);
+    stmt_returning_free(&u.ret);
     FL_TRY(rc);
     stmt_tag(out, "UPDATE %lld", (long long)n);
     out->rows_affected = n;

@@ -40,6 +40,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "sql/front.h"
 #include "sql/stmt/stmt_int.h"
 
 /* ---- argument values ---- */
@@ -370,6 +371,8 @@ fl_status stmt_execute(fl_stmt_ctx *c, const fl_execute_stmt *s, fl_stmt_result 
     FL_TRY(stmt_ident_text(c, s->table, &id, err));
     mctx m = {c, s, NULL, NULL, out, fl_table_ident_str(&id, c->planner->arena)};
     fl_status rc = fl_ice_table_load(c->planner->catalog, &id, &m.t, err);
+    if (rc == FL_ENOTFOUND)
+        rc = fl_front_missing_metadata(c->planner, &id, err); /* FL_EIO: the file is gone */
     if (rc == FL_ENOTFOUND) {
         stmt_set_sqlstate(c, "42P01");
         return fl_errorf(err, FL_ENOTFOUND, "relation \"%s\" does not exist", m.name);

@@ -117,6 +117,29 @@ fl_status stmt_set_targets(fl_stmt_ctx *c, const fl_schema *ws, const char *qual
                            const char *table, PgQuery__Node *const *set, size_t nset,
                            PgQuery__Node **exprs, fl_error *err);
 
+/* INSERT/UPDATE/DELETE ... RETURNING (dml_returning.c) */
+typedef struct stmt_returning {
+    PgQuery__Node **nodes; /* expressions (arena), `*` expanded */
+    const char **names;
+    uint32_t n;            /* 0 = no RETURNING */
+    uint32_t first;        /* first RETURNING column of the plan's batches */
+    const fl_plan *plan;   /* the plan producing them */
+    fl_schema schema;      /* of batch (arena) */
+    fl_batch *batch;       /* malloc'd until handed to the result */
+} stmt_returning;
+fl_status stmt_returning_expand(fl_stmt_ctx *c, PgQuery__Node *const *list, size_t n,
+                                const fl_schema *ws, const char *qualifier, stmt_returning *r,
+                                fl_error *err);
+/* PROJECT over plan: its columns, then the RETURNING list bound over them */
+fl_status stmt_returning_project(fl_stmt_ctx *c, fl_plan *plan, const char *qualifier,
+                                 stmt_returning *r, fl_plan **out, fl_error *err);
+/* copies b's live rows of the RETURNING columns */
+fl_status stmt_returning_add(stmt_returning *r, fl_arena *a, const fl_batch *b, fl_error *err);
+/* after the commit: the rows become out's result */
+fl_status stmt_returning_finish(stmt_returning *r, fl_arena *a, fl_stmt_result *out,
+                                fl_error *err);
+void stmt_returning_free(stmt_returning *r);
+
 /* Row ids collected from _file/_pos columns: per data file, positions
  * (malloc'd; stmt_rowids_free). */
 typedef struct stmt_rowids {

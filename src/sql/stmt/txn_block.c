@@ -2,13 +2,13 @@
  * txn_block.c - staged Iceberg commits of a transaction block (design in
  * txn_block.h).
  *
- * This file works on the transaction internals (iceberg/txn_internal.h):
- * it moves recorded operations from a statement's txn into the table's
- * combined txn, and runs their build step against a base metadata without
- * swapping any catalog pointer (a *preview*). A preview is exactly a commit
- * attempt minus steps 2-3 of txn_commit.c (no catalog swap): the metadata
- * is written to a private file "<metadata dir>/floe-staged-<uuid>.metadata.json"
- * that only this session's wrapping catalog (txn_catalog.c) answers.
+ * It uses the staging API of ice_table.h ("2b. staging"): a statement's
+ * txn is adopted by the table's combined txn (fl_ice_txn_adopt), and the
+ * combined txn's new operations are built against a base metadata without
+ * swapping any catalog pointer (fl_ice_txn_preview: a commit attempt minus
+ * the catalog swap): the metadata is written to a private file
+ * "<metadata dir>/floe-staged-<uuid>.metadata.json" that only this
+ * session's wrapping catalog (txn_catalog.c) answers.
  *
  * Previews are incremental: statement k's new operations are built on top
  * of preview k-1 (the earlier operations' snapshots are part of that base,
@@ -19,31 +19,32 @@
  * files (manifest lists, merged manifests) and metadata file are listed in
  * the block and deleted when it ends, never referenced by a real commit.
  *
- * Ownership: everything here is malloc'd or in arenas the block owns.
+ * Savepoints record a fl_ice_txn_mark per staged table; ROLLBACK TO
+ * truncates the combined txn to it (fl_ice_txn_truncate).
+ *
+ * Ownership: everything here is malloc'd or in arenas the block owns; the
+ * statement txns belong to the combined txn that adopted them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "iceberg/txn_internal.h"
 #include "sql/stmt/txn_block.h"
 
 typedef struct blk_table {
     char *key;          /* "ns.t" (malloc) */
     fl_ice_table *real; /* loaded from the inner catalog */
-    fl_ice_txn *x;      /* the combined txn on real */
-    fl_ice_txn **stmts; /* statement txns whose op states x uses (malloc'd array) */
-    uint32_t nstmts, capstmts;
-    uint32_t nbuilt;  /* ops of x built into prev */
-    fl_arena parena;  /* prev lives here */
+    fl_ice_txn *x;      /* the combined txn on real (owns the statement txns) */
+    uint32_t nbuilt;    /* ops of x built into prev */
+    fl_arena parena;    /* prev and prev_loc live here */
     fl_ice_metadata prev;
-    char *prev_loc; /* malloc; NULL = no preview yet */
+    const char *prev_loc; /* NULL = no preview yet */
 } blk_table;
 
 typedef struct blk_savepoint {
     char *name;
     uint32_t ntables;
-    uint32_t *nops, *nowned, *nstmts; /* per table, malloc'd */
+    fl_ice_txn_mark *marks; /* per table, malloc'd */
 } blk_savepoint;
 
 struct fl_txn_block {
@@ -140,8 +141,9 @@ const char *fl_txn_block_preview(const fl_txn_block *b, const fl_table_ident *id
 
 /* ---- files ---- */
 
-static fl_status note_file(fl_txn_block *b, const char *path, fl_error *err)
+static fl_status note_file(void *ctx, const char *path, fl_error *err)
 {
+    fl_txn_block *b = ctx;
     if (!grow((void **)&b->files, &b->capfiles, b->nfiles, sizeof *b->files))
         return oom(err);
     if (!(b->files[b->nfiles] = strdup(path)))
@@ -162,19 +164,6 @@ static void delete_files(fl_txn_block *b)
     b->nfiles = b->capfiles = 0;
 }
 
-static fl_status write_file(fl_fileio *io, const char *path, const char *buf, size_t len,
-                            fl_error *err)
-{
-    fl_output *o = NULL;
-    FL_TRY(fl_fileio_create(io, path, 0, &o, err));
-    fl_status rc = fl_output_write(o, buf, len, err);
-    if (rc != FL_OK) {
-        fl_output_abort(o);
-        return rc;
-    }
-    return fl_output_close(o, err);
-}
-
 /* ---- previews ---- */
 
 /* Builds ops nbuilt.. of bt->x on top of the previous preview (or the
@@ -182,63 +171,25 @@ static fl_status write_file(fl_fileio *io, const char *path, const char *buf, si
  * newest snapshot built (-1: none). */
 static fl_status preview(fl_txn_block *b, blk_table *bt, int64_t *snap, fl_error *err)
 {
-    fl_ice_txn *x = bt->x;
     const fl_ice_metadata *base = bt->prev_loc ? &bt->prev : &bt->real->meta;
     const char *base_loc = bt->prev_loc ? bt->prev_loc : bt->real->metadata_location;
-    txn_attempt at = {.base = base, .cur = *base, .number = 0, .now_ms = txn_now_ms()};
-    fl_arena_init(&at.arena, 0);
-    fl_status rc = FL_OK;
-    for (uint32_t i = bt->nbuilt; i < x->nops && rc == FL_OK; i++) {
-        rc = x->ops[i].vt->build(x, &x->ops[i], &at, err);
-        if (rc != FL_OK)
-            fl_error_prefix(err, "%s", x->ops[i].vt->name);
-    }
-    /* attempt files exist now whatever happens next: delete them with the block */
-    for (uint32_t i = 0; i < at.files.n && rc == FL_OK; i++)
-        rc = note_file(b, at.files.v[i], err);
-    *snap = at.last_snapshot_id ? at.last_snapshot_id : -1;
-    if (rc != FL_OK || at.nupdates == 0) {
-        if (rc == FL_OK)
-            bt->nbuilt = x->nops;
-        fl_arena_free(&at.arena);
-        return rc;
-    }
-    fl_ice_metadata final;
-    char *json = NULL;
-    size_t len = 0;
-    char uuid[37];
-    fl_ice_uuid4(uuid);
-    const char *dir = txn_metadata_dir(base, &at.arena);
-    const char *loc = dir ? fl_arena_sprintf(&at.arena, "%s/floe-staged-%s.metadata.json", dir,
-                                             uuid)
-                          : NULL;
-    rc = loc ? fl_ice_metadata_apply(base, base_loc, at.updates, at.nupdates, at.now_ms,
-                                     &at.arena, &final, err)
-             : oom(err);
-    if (rc == FL_OK)
-        rc = fl_ice_metadata_write(&final, 0, &json, &len, err);
-    if (rc == FL_OK)
-        rc = note_file(b, loc, err);
-    if (rc == FL_OK)
-        rc = write_file(bt->real->io, loc, json, len, err);
-    free(json);
     fl_arena na;
     fl_arena_init(&na, 0);
-    fl_ice_metadata copy;
-    char *nloc = NULL;
-    if (rc == FL_OK && (txn_metadata_copy(&final, &na, &copy) != FL_OK || !(nloc = strdup(loc))))
-        rc = oom(err);
-    fl_arena_free(&at.arena);
-    if (rc != FL_OK) {
+    fl_ice_preview pv;
+    fl_status rc =
+        fl_ice_txn_preview(bt->x, bt->nbuilt, base, base_loc, note_file, b, &na, &pv, err);
+    *snap = pv.snapshot_id;
+    if (rc != FL_OK || !pv.location) {
+        if (rc == FL_OK)
+            bt->nbuilt = fl_ice_txn_nops(bt->x);
         fl_arena_free(&na);
-        return fl_error_prefix(err, "staging the transaction's changes");
+        return rc;
     }
     fl_arena_free(&bt->parena);
     bt->parena = na;
-    bt->prev = copy;
-    free(bt->prev_loc);
-    bt->prev_loc = nloc;
-    bt->nbuilt = x->nops;
+    bt->prev = pv.meta;
+    bt->prev_loc = pv.location;
+    bt->nbuilt = fl_ice_txn_nops(bt->x);
     return FL_OK;
 }
 
@@ -248,7 +199,6 @@ static void reset_preview(blk_table *bt)
     fl_arena_free(&bt->parena);
     fl_arena_init(&bt->parena, 0);
     memset(&bt->prev, 0, sizeof bt->prev);
-    free(bt->prev_loc);
     bt->prev_loc = NULL;
     bt->nbuilt = 0;
 }
@@ -266,61 +216,20 @@ static fl_status new_table(fl_txn_block *b, fl_catalog *inner, const fl_table_id
         return oom(err);
     }
     fl_arena_init(&bt->parena, 0);
+    /* validation starts where the first statement read the table */
     fl_status rc = fl_ice_table_load(inner, id, &bt->real, err);
     if (rc == FL_OK)
-        rc = fl_ice_txn_begin(bt->real, &bt->x, err);
-    if (rc == FL_OK && strcmp(sx->branch, "main") != 0)
-        rc = fl_ice_txn_set_branch(bt->x, sx->branch, err);
+        rc = fl_ice_txn_begin_like(bt->real, sx, &bt->x, err);
     if (rc != FL_OK) {
-        fl_ice_txn_abort(bt->x);
         fl_ice_table_free(bt->real);
         fl_arena_free(&bt->parena);
         free(bt->key);
         free(bt);
         return rc;
     }
-    /* validation starts where the first statement read the table */
-    bt->x->start_snapshot_id = sx->start_snapshot_id;
-    bt->x->start_last_column_id = sx->start_last_column_id;
-    bt->x->start_schema_id = sx->start_schema_id;
-    bt->x->start_last_partition_id = sx->start_last_partition_id;
-    bt->x->start_spec_id = sx->start_spec_id;
-    bt->x->start_order_id = sx->start_order_id;
     b->t[b->nt++] = bt;
     *out = bt;
     return FL_OK;
-}
-
-/* Moves sx's files and operations into bt->x (sx stays alive in bt->stmts:
- * the operation states live in its arena). */
-static fl_status adopt(blk_table *bt, fl_ice_txn *sx, fl_error *err)
-{
-    if (!grow((void **)&bt->stmts, &bt->capstmts, bt->nstmts, sizeof *bt->stmts)) {
-        fl_ice_txn_abort(sx);
-        return oom(err);
-    }
-    bt->stmts[bt->nstmts++] = sx;
-    fl_ice_txn *x = bt->x;
-    for (uint32_t i = 0; i < sx->owned.n; i++)
-        if (!txn_paths_push(&x->owned, &x->arena, sx->owned.v[i])) {
-            fl_ice_txn_abort(sx); /* deletes what x does not own yet */
-            bt->stmts[--bt->nstmts] = NULL;
-            return oom(err);
-        }
-    sx->owned.n = 0;
-    uint32_t moved = 0;
-    fl_status rc = FL_OK;
-    for (; moved < sx->nops && rc == FL_OK; moved++) {
-        txn_op *op = &sx->ops[moved], *nop = NULL;
-        rc = txn_add_op(x, op->vt, op->state, &nop, err);
-        if (rc == FL_OK) {
-            nop->snapshot_id = op->snapshot_id;
-            nop->owned = op->owned;
-            op->owned.n = 0;
-        }
-    }
-    sx->nops = 0; /* the ops not moved (only after a failure) own nothing yet */
-    return rc;
 }
 
 fl_status fl_txn_block_stage(fl_txn_block *b, fl_catalog *inner, const fl_table_ident *id,
@@ -332,7 +241,7 @@ fl_status fl_txn_block_stage(fl_txn_block *b, fl_catalog *inner, const fl_table_
         b->failed = true;
         return fl_errorf(err, FL_EINVAL, "cannot write in a read-only transaction");
     }
-    if (sx->nops == 0) {
+    if (fl_ice_txn_nops(sx) == 0) {
         fl_ice_txn_abort(sx);
         return FL_OK;
     }
@@ -349,7 +258,7 @@ fl_status fl_txn_block_stage(fl_txn_block *b, fl_catalog *inner, const fl_table_
         b->failed = true;
         return rc;
     }
-    rc = adopt(bt, sx, err);
+    rc = fl_ice_txn_adopt(bt->x, sx, err);
     if (rc == FL_OK)
         rc = preview(b, bt, snapshot_id, err);
     if (rc != FL_OK)
@@ -362,13 +271,9 @@ fl_status fl_txn_block_stage(fl_txn_block *b, fl_catalog *inner, const fl_table_
 static void free_table(blk_table *bt, bool abort_x)
 {
     if (abort_x)
-        fl_ice_txn_abort(bt->x);
-    for (uint32_t i = 0; i < bt->nstmts; i++)
-        txn_free(bt->stmts[i]); /* owns no files any more; its table is gone */
-    free(bt->stmts);
+        fl_ice_txn_abort(bt->x); /* frees the statement txns it adopted */
     fl_ice_table_free(bt->real);
     fl_arena_free(&bt->parena);
-    free(bt->prev_loc);
     free(bt->key);
     free(bt);
 }
@@ -376,9 +281,7 @@ static void free_table(blk_table *bt, bool abort_x)
 static void free_savepoint(blk_savepoint *sp)
 {
     free(sp->name);
-    free(sp->nops);
-    free(sp->nowned);
-    free(sp->nstmts);
+    free(sp->marks);
 }
 
 static void free_block(fl_txn_block *b)
@@ -453,18 +356,13 @@ fl_status fl_txn_block_savepoint(fl_txn_block *b, const char *name, fl_error *er
         return oom(err);
     blk_savepoint sp = {.name = strdup(name ? name : ""), .ntables = b->nt};
     uint32_t n = b->nt ? b->nt : 1;
-    sp.nops = calloc(n, sizeof *sp.nops);
-    sp.nowned = calloc(n, sizeof *sp.nowned);
-    sp.nstmts = calloc(n, sizeof *sp.nstmts);
-    if (!sp.name || !sp.nops || !sp.nowned || !sp.nstmts) {
+    sp.marks = calloc(n, sizeof *sp.marks);
+    if (!sp.name || !sp.marks) {
         free_savepoint(&sp);
         return oom(err);
     }
-    for (uint32_t i = 0; i < b->nt; i++) {
-        sp.nops[i] = b->t[i]->x->nops;
-        sp.nowned[i] = b->t[i]->x->owned.n;
-        sp.nstmts[i] = b->t[i]->nstmts;
-    }
+    for (uint32_t i = 0; i < b->nt; i++)
+        sp.marks[i] = fl_ice_txn_get_mark(b->t[i]->x);
     b->sp[b->nsp++] = sp;
     return FL_OK;
 }
@@ -485,27 +383,6 @@ fl_status fl_txn_block_release(fl_txn_block *b, const char *name, fl_error *err)
     return FL_OK;
 }
 
-/* Drops the operations, owned files and statements of bt after the counts. */
-static void truncate_table(fl_txn_block *b, blk_table *bt, uint32_t nops, uint32_t nowned,
-                           uint32_t nstmts)
-{
-    fl_ice_txn *x = bt->x;
-    fl_fileio *io = b->inner->io;
-    for (uint32_t i = nops; i < x->nops; i++)
-        txn_delete_paths(io, &x->ops[i].owned);
-    x->nops = nops;
-    for (uint32_t i = nowned; i < x->owned.n; i++) {
-        fl_error e = {0};
-        fl_fileio_remove(io, x->owned.v[i], &e);
-    }
-    x->owned.n = nowned;
-    x->view_valid = false;
-    for (uint32_t i = nstmts; i < bt->nstmts; i++)
-        txn_free(bt->stmts[i]);
-    bt->nstmts = nstmts;
-    reset_preview(bt);
-}
-
 fl_status fl_txn_block_rollback_to(fl_txn_block *b, const char *name, fl_error *err)
 {
     int32_t k = find_sp(b, name ? name : "");
@@ -517,11 +394,13 @@ fl_status fl_txn_block_rollback_to(fl_txn_block *b, const char *name, fl_error *
     fl_status rc = FL_OK;
     for (uint32_t i = 0; i < b->nt; i++) {
         blk_table *bt = b->t[i];
-        if (bt->x->nops == sp->nops[i] && bt->nstmts == sp->nstmts[i])
+        fl_ice_txn_mark now = fl_ice_txn_get_mark(bt->x);
+        if (!memcmp(&now, &sp->marks[i], sizeof now))
             continue;
-        truncate_table(b, bt, sp->nops[i], sp->nowned[i], sp->nstmts[i]);
+        fl_ice_txn_truncate(bt->x, sp->marks[i]);
+        reset_preview(bt);
         int64_t snap;
-        if (rc == FL_OK && bt->x->nops)
+        if (rc == FL_OK && fl_ice_txn_nops(bt->x))
             rc = preview(b, bt, &snap, err);
     }
     /* the savepoint stays (PostgreSQL keeps it after ROLLBACK TO); later ones go */

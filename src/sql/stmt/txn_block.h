@@ -12,7 +12,7 @@
  *   snapshot ids and files stay where they are: the statement txn is kept
  *   alive until the block ends). After each statement the block builds a
  *   *preview*: the new operations are built exactly as a commit attempt
- *   would (iceberg/txn_internal.h), against the previous preview, and the
+ *   would (fl_ice_txn_preview, ice_table.h), against the previous preview, and the
  *   resulting metadata is written as a private metadata file that no
  *   catalog points at. The session plans every later statement of the block
  *   through a wrapping catalog (txn_catalog.c) whose load_table answers that

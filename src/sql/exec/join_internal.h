@@ -88,6 +88,14 @@ typedef struct join_state {
      * key value fits in an int32 (decided per table); JK_NONE = generic */
     enum { JK_NONE, JK_ONE, JK_TWO } pack;
     uint8_t kw[2]; /* the packed keys' widths (4 or 8) */
+    /* output list (plan u.join.out_cols; NULL = the full layout): the join
+     * works in its full layout (left ++ right; left for SEMI/ANTI; probe +
+     * mark for MARK) and hands out a view of these columns */
+    const uint32_t *outc;
+    uint32_t nout;
+    const fl_schema *full; /* the full layout */
+    bool *oneed;           /* per full output column: filled (in the list) */
+    bool *gneed;           /* per pairs (left ++ right) column: gathered */
     /* grace */
     uint64_t budget;        /* bytes of build rows a thread may hold */
     atomic_int spilling;

@@ -68,6 +68,12 @@ bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row)
     return false;
 }
 
+/* The executor honours plan u.join.out_cols (plan.h asks before using it). */
+bool fl_exec_join_out_cols(void)
+{
+    return true;
+}
+
 /* ---- build ---- */
 
 static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)
@@ -349,6 +355,7 @@ typedef struct join_op {
     fl_batch out; /* probe-outer / mark / build-outer output */
     fl_batch view;
     fl_sel vsel;
+    fl_batch outv; /* out_cols view (cols shallow copies; only the array is owned) */
     bool finishing, finished;
     uint64_t fin_g; /* build-outer emission cursor */
     /* grace: the partition being processed, its table and probe batches */
@@ -580,6 +587,8 @@ static fl_status gather_pairs(join_op *o, fl_error *err)
         bool left = c < nl;
         bool from_build = left == st->build_left;
         uint32_t sc = left ? c : c - nl;
+        if (!st->gneed[c])
+            continue; /* neither output nor read by the residual */
         if (from_build)
             FL_TRY(append_build(o->t, v, sc, o->pg, o->npairs, err));
         else
@@ -647,7 +656,7 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
         if (!k)
             return FL_OK;
         o->view = *b;
-        o->view.schema = &o->base.node->p->schema;
+        o->view.schema = st->full;
         o->view.ncols = st->np;
         o->view.sel = &o->vsel;
         *out = &o->view;
@@ -688,6 +697,8 @@ static fl_status emit_probe_rows(join_op *o, const fl_batch **out, fl_error *err
         fl_vector *v = &o->out.cols[c];
         bool left = c < nl;
         bool from_build = left == st->build_left;
+        if (!st->oneed[c])
+            continue;
         if (from_build)
             FL_TRY(ex_vec_append_nulls(v, k, err));
         else
@@ -727,6 +738,8 @@ static fl_status emit_build_rows(join_op *o, const fl_batch **out, fl_error *err
         fl_vector *v = &o->out.cols[c];
         bool left = c < nl;
         bool from_build = left == st->build_left;
+        if (!st->oneed[c])
+            continue;
         if (from_build)
             FL_TRY(append_build(t, v, left ? c : c - nl, o->pg, k, err));
         else
@@ -827,6 +840,19 @@ static fl_status grace_next_part(join_op *o, bool *more, fl_error *err)
     return FL_OK;
 }
 
+/* The join's output: full, or (out_cols) a view of the listed columns. */
+static const fl_batch *project_out(join_op *o, const fl_batch *full)
+{
+    const join_state *st = o->st;
+    if (!st->outc)
+        return full;
+    for (uint32_t i = 0; i < st->nout; i++)
+        o->outv.cols[i] = full->cols[st->outc[i]]; /* shallow: full's vectors own */
+    o->outv.nrows = full->nrows;
+    o->outv.sel = full->sel;
+    return &o->outv;
+}
+
 static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
 {
     join_op *o = (join_op *)op;
@@ -850,6 +876,7 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
             if (!o->finished) {
                 FL_TRY(emit_build_rows(o, out, err));
                 if (*out) {
+                    *out = project_out(o, *out);
                     ex_stats_out(n, *out);
                     return FL_OK;
                 }
@@ -926,6 +953,7 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
         if (*out) {
             if (done && !probe_rows)
                 o->pb = NULL;
+            *out = project_out(o, *out);
             ex_stats_out(n, *out);
             return FL_OK;
         }
@@ -936,6 +964,7 @@ static fl_status join_next(ex_op *op, const fl_batch **out, fl_error *err)
                 FL_TRY(emit_probe_rows(o, out, err));
             o->pb = NULL;
             if (*out) {
+                *out = project_out(o, *out);
                 ex_stats_out(n, *out);
                 return FL_OK;
             }
@@ -962,6 +991,7 @@ static void join_op_free(ex_op *op)
         memset(o->out.cols, 0, o->st->np * sizeof *o->out.cols);
     }
     fl_batch_destroy(&o->out);
+    free(o->outv.cols);
     ex_sel_free(&o->psel);
     ex_sel_free(&o->vsel);
     if (o->part)
@@ -1017,7 +1047,17 @@ static fl_status join_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
     if (!rc)
         rc = fl_batch_init(&o->pairs, ps, err);
     if (!rc)
-        rc = fl_batch_init(&o->out, &n->p->schema, err);
+        rc = fl_batch_init(&o->out, st->type == FL_JOIN_MARK || st->type == FL_JOIN_SEMI ||
+                                            st->type == FL_JOIN_ANTI
+                                        ? st->full
+                                        : ps,
+                           err);
+    if (!rc && st->outc) {
+        o->outv.schema = &n->p->schema;
+        o->outv.ncols = st->nout;
+        if (!(o->outv.cols = calloc(st->nout ? st->nout : 1, sizeof *o->outv.cols)))
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
     if (!rc && st->type == FL_JOIN_MARK)
         for (uint32_t c = 0; c < st->np; c++) {
             fl_vector_destroy(&o->out.cols[c]);
@@ -1055,10 +1095,65 @@ static void join_destroy(ex_node *n)
     }
     free(st->locals);
     free(st->lmem);
+    free(st->oneed);
+    free(st->gneed);
     free(st->lkeys);
     ex_join_table_free(n->x, &st->mem);
     ex_grace_destroy(n);
     free(st);
+}
+
+/* Marks the left ++ right columns e reads in need. */
+static void expr_cols(const fl_expr *e, bool *need, uint32_t n)
+{
+    if (!e)
+        return;
+    if (e->kind == FL_EXPR_COLUMN && e->column < n)
+        need[e->column] = true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        expr_cols(e->args[i], need, n);
+}
+
+/* The output list and which columns the join fills: want = columns of the
+ * full layout. */
+static fl_status out_layout(ex_node *n, join_state *st, uint32_t want, fl_error *err)
+{
+    const fl_plan *p = n->p;
+    fl_join_type t = st->type;
+    const fl_schema *ls = &n->children[0]->p->schema, *rs = &n->children[1]->p->schema;
+    uint32_t npairs = ls->nfields + rs->nfields;
+    st->outc = p->u.join.out_cols;
+    st->nout = st->outc ? p->u.join.nout_cols : want;
+    if (p->schema.nfields != st->nout)
+        return fl_errorf(err, FL_EINVAL, "JOIN output has %u columns, expected %u",
+                         p->schema.nfields, st->nout);
+    st->oneed = calloc(want ? want : 1, 1);
+    st->gneed = calloc(npairs ? npairs : 1, 1);
+    if (!st->oneed || !st->gneed)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < st->nout; i++) {
+        uint32_t c = st->outc ? st->outc[i] : i;
+        if (c >= want)
+            return fl_errorf(err, FL_EINVAL, "JOIN output column %u is out of range (%u)", c,
+                             want);
+        st->oneed[c] = true;
+    }
+    bool pair_output = t == FL_JOIN_INNER || t == FL_JOIN_LEFT || t == FL_JOIN_RIGHT ||
+                       t == FL_JOIN_FULL || t == FL_JOIN_CROSS || t == FL_JOIN_SINGLE;
+    if (pair_output)
+        memcpy(st->gneed, st->oneed, npairs);
+    expr_cols(p->u.join.residual, st->gneed, npairs);
+    /* the full layout's schema: the pairs' for pair joins, else left (+ mark) */
+    uint32_t m = want;
+    const fl_type *ts[m ? m : 1];
+    static const fl_type bool_type = {.id = FL_TYPE_BOOLEAN};
+    for (uint32_t c = 0; c < m; c++)
+        ts[c] = c < ls->nfields ? &ls->fields[c].type
+                : t == FL_JOIN_MARK ? &bool_type
+                                    : &rs->fields[c - ls->nfields].type;
+    if (!(st->full = ex_schema_of(n->x, ts, m)))
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    return FL_OK;
 }
 
 /* Width of an integer-like key whose raw bytes compare as its value (4
@@ -1165,8 +1260,5 @@ fl_status ex_join_node(ex_node *n, fl_error *err)
     uint32_t want = semi ? n->children[0]->p->schema.nfields
                     : st->type == FL_JOIN_MARK                           ? st->np + 1
                                                                           : st->nb + st->np;
-    if (p->schema.nfields != want)
-        return fl_errorf(err, FL_EINVAL, "JOIN output has %u columns, expected %u",
-                         p->schema.nfields, want);
-    return FL_OK;
+    return out_layout(n, st, want, err);
 }

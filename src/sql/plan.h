@@ -275,7 +275,7 @@ struct fl_plan {
              * else the join outputs only these indexes into that full list,
              * in this order, and p->schema has nout_cols fields. Keys and
              * residual still refer to the full left ++ right columns. Set by
-             * the planner only when fl_exec_join_out_cols() is linked. */
+             * the planner's column pruning (prune_cols.c). */
             const uint32_t *out_cols;
             uint32_t nout_cols;
         } join;
@@ -335,11 +335,6 @@ fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_
 /* EXPLAIN text: one line per node, indented; with analyze, the runtime
  * counters too. Arena string. */
 const char *fl_plan_explain(const fl_plan *p, bool analyze, fl_arena *a);
-
-/* Defined (returning true) by the executor's JOIN when it honours
- * u.join.out_cols; a weak reference, so the planner (prune_cols.c) asks
- * before using the field and works with either executor. */
-bool fl_exec_join_out_cols(void) __attribute__((weak));
 
 /* plan_walk.c (additive, lateral) */
 /* The EXPLAIN line of an APPLY, RECURSE or SRF node (arena string). */

@@ -47,6 +47,7 @@ fl_status fl_planner_plan_query(fl_planner_ctx *ctx, const PgQuery__Node *query,
     FL_TRY(fl_plan_select(ctx, NULL, query, &p, err));
     FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
+    FL_TRY(fl_reuse_scalar_subqueries(ctx, p, err));
     FL_TRY(fl_push_semijoins(ctx, p, err));
     FL_TRY(fl_prune_columns(ctx, p, err));
     *out = p;
@@ -183,6 +184,7 @@ fl_status fl_planner_plan_dml_source(fl_planner_ctx *ctx, const fl_planner_table
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
+    FL_TRY(fl_reuse_scalar_subqueries(ctx, p, err));
     FL_TRY(fl_push_semijoins(ctx, p, err));
     FL_TRY(fl_prune_columns(ctx, p, err));
     *out = p;

@@ -15,6 +15,8 @@
  *       the executor, op_basic.c) above a JOIN's, SORT's or WINDOW's child
  *       that outputs more than the operator and its ancestors read, so the
  *       materializing operator never copies a dead column.
+ *   A JOIN itself outputs only the columns its parent reads (u.join.out_cols,
+ *   which op_join.c honours: it neither copies nor gathers the others).
  *   The root keeps its columns (DML reads _file/_pos, MERGE binds over them).
  *
  * HOW
@@ -354,14 +356,12 @@ static fl_status prune_window(pctx *c, fl_plan *p, const bool *need, int32_t **m
     return FL_OK;
 }
 
-/* When the executor honours u.join.out_cols, the join outputs only what its
- * parent reads (no PROJECT above, no copy of dead key columns). p's schema
- * is already the full new output; *map goes from old output columns. */
+/* The join outputs only what its parent reads (u.join.out_cols: no PROJECT
+ * above, no copy of dead key columns). p's schema is already the full new
+ * output; *map goes from old output columns. */
 static fl_status join_out_list(pctx *c, fl_plan *p, const bool *need, uint32_t n, int32_t **map,
                                fl_error *err)
 {
-    if (!fl_exec_join_out_cols || !fl_exec_join_out_cols())
-        return FL_OK;
     uint32_t full = p->schema.nfields, k = 0;
     for (uint32_t j = 0; j < n; j++)
         k += need[j];

@@ -12,7 +12,9 @@
  *     the same for an aggregate derived table on either side of an inner
  *     join, NOT EXISTS over a grouped subquery, and an IN (MARK) subquery
  *     that must not be rewritten (a NULL group key decides its NULL answer);
- *   - window, sort and aggregate inputs keep exactly what they read.
+ *   - window, sort and aggregate inputs keep exactly what they read;
+ *   - Q15's `x = (SELECT max(x) FROM same view)` computes the view once
+ *     (a WINDOW max over it), ties and NULLs as PostgreSQL answers them.
  */
 #include "sql/stmt_test_util.h"
 
@@ -134,6 +136,37 @@ static void test_window_sort_inputs(void)
     CHECK_EQ_STR(E.rows, "bob\n");
 }
 
+static void test_scalar_subquery_reuse(void)
+{
+    /* Q15's shape: a view filtered by its own maximum, ties and NULLs included */
+    RUN_OK(&E, "CREATE TABLE rev (sk int, amt int)");
+    RUN_OK(&E, "INSERT INTO rev VALUES (1, 5), (1, 5), (2, 10), (3, 7), (3, 2), (4, NULL), "
+               "(NULL, 10)");
+    const char *q = "WITH r AS (SELECT sk, sum(amt) AS total FROM rev GROUP BY sk) "
+                    "SELECT c.name, r.sk, r.total FROM cust c, r WHERE c.ck = r.sk "
+                    "AND r.total = (SELECT max(total) FROM r) ORDER BY 2";
+    char sql[1024];
+    snprintf(sql, sizeof sql, "EXPLAIN %s", q);
+    RUN_OK(&E, sql);
+    CHECK(strstr(E.rows, "Window [max(total)") != NULL);
+    CHECK(strstr(E.rows, "subquery") == NULL);
+    if (test_case_failed_)
+        fprintf(stderr, "%s", E.rows);
+    RUN_OK(&E, q);
+    CHECK_EQ_STR(E.rows, "ann|1|10\nbob|2|10\n");
+    /* min, and a view whose values are all NULL: no rows */
+    RUN_OK(&E, "WITH r AS (SELECT sk, sum(amt) AS total FROM rev GROUP BY sk) "
+               "SELECT sk FROM r WHERE total = (SELECT min(total) FROM r) ORDER BY 1");
+    CHECK_EQ_STR(E.rows, "3\n");
+    RUN_OK(&E, "WITH r AS (SELECT sk, max(amt) AS m FROM rev WHERE amt IS NULL GROUP BY sk) "
+               "SELECT sk FROM r WHERE m = (SELECT max(m) FROM r)");
+    CHECK_EQ_STR(E.rows, "");
+    /* a different input is not rewritten */
+    RUN_OK(&E, "EXPLAIN WITH r AS (SELECT sk, sum(amt) AS total FROM rev GROUP BY sk) "
+               "SELECT sk FROM r WHERE total = (SELECT max(total) FROM r WHERE sk > 1)");
+    CHECK(strstr(E.rows, "Window") == NULL);
+}
+
 int main(void)
 {
     if (stmt_env_open(&E) != 0) {
@@ -145,6 +178,7 @@ int main(void)
     TEST_RUN(test_derived_aggregate);
     TEST_RUN(test_filter_column_dropped);
     TEST_RUN(test_window_sort_inputs);
+    TEST_RUN(test_scalar_subquery_reuse);
     stmt_env_close(&E);
     return TEST_EXIT();
 }

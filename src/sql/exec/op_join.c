@@ -68,12 +68,6 @@ bool ex_join_key_null(const join_state *st, const fl_unified *ku, uint32_t row)
     return false;
 }
 
-/* The executor honours plan u.join.out_cols (plan.h asks before using it). */
-bool fl_exec_join_out_cols(void)
-{
-    return true;
-}
-
 /* ---- build ---- */
 
 static fl_status build_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_error *err)

@@ -87,6 +87,12 @@ static void test_interval_arith(void)
     CHECK_EQ_STR(T(E_typed("interval", "90 minutes")), "01:30:00");
     CHECK_EQ_STR(T(E_typed("interval", "P1Y2M10DT2H30M")), "1 year 2 mons 10 days 02:30:00");
     CHECK_EQ_STR(T(E_typed("interval", "1.5 days")), "1 day 12:00:00");
+    /* hours are not a time of day: PostgreSQL prints and re-reads any number of them */
+    CHECK_EQ_STR(T(E_typed("interval", "25:00:00")), "25:00:00");
+    CHECK_EQ_STR(T(E_typed("interval", "1000:00:00")), "1000:00:00");
+    CHECK_EQ_STR(T(E_typed("interval", "10362215:06:02")), "10362215:06:02");
+    CHECK_EQ_STR(T(E_typed("interval", "-100:30:15.5")), "-100:30:15.5");
+    CHECK_EQ_STR(T(E_typed("interval", "1 day 02:03")), "1 day 02:03:00");
     /* INTERVAL '90' DAY: typmod field mask DAY */
     fl_type iv;
     int32_t mod = 1 << 3;

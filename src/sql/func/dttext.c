@@ -415,6 +415,34 @@ static bool add_unit(fl_interval *iv, double v, const char *u, size_t ul)
     return true;
 }
 
+/* An interval's h:mm[:ss[.f]] field at s (hd characters before the ':'). The hours are
+ * not a time of day: 25 or 10362215 ('10362215:06:02', as PostgreSQL prints long
+ * intervals) are parsed here and the rest as a time of hour 00, so every interval
+ * re-parses from its text. */
+static bool parse_iv_time(const char *s, size_t hd, size_t n, int64_t *us, size_t *used)
+{
+    int64_t h = 0;
+    for (size_t k = 0; k < hd; k++) {
+        if (!isdigit((unsigned char)s[k]) || h > (INT64_MAX / 3600000000LL) / 10)
+            return false;
+        h = h * 10 + (s[k] - '0');
+    }
+    char tmp[64] = "00";
+    size_t rest = n - hd;
+    if (rest >= sizeof tmp - 2)
+        rest = sizeof tmp - 3;
+    memcpy(tmp + 2, s + hd, rest);
+    int64_t part;
+    size_t u;
+    if (!parse_time_prefix(tmp, rest + 2, &part, &u) || u < 3)
+        return false;
+    if (h > (INT64_MAX - part) / 3600000000LL)
+        return false;
+    *us = h * 3600000000LL + part;
+    *used = hd + (u - 2);
+    return true;
+}
+
 bool parse_interval(const char *s, size_t n, int32_t mask, fl_interval *out)
 {
     memset(out, 0, sizeof *out);
@@ -493,10 +521,8 @@ bool parse_interval(const char *s, size_t n, int32_t mask, fl_interval *out)
             bool neg = s[i] == '-';
             int64_t us;
             size_t used;
-            if (!parse_time_prefix(s + ds, n - ds, &us, &used)) {
-                /* allow hours beyond 24: hh:mm[:ss] */
+            if (!parse_iv_time(s + ds, j - ds, n - ds, &us, &used))
                 return false;
-            }
             out->micros += neg ? -us : us;
             i = ds + used;
             any = true;

@@ -290,6 +290,10 @@ static void test_functions(void)
     CHECK_EQ_STR(q(s, "SELECT ARRAY['a', 'b c', NULL], array_to_string('{x,\"y z\",NULL}'::text[], "
                       "'-'), array_length('{1,2,3}'::int4[], 1), ('{10,20}'::int2[])[2] + 1"),
                  "{a,\"b c\",NULL}|x-y z|3|21\n");
+    /* array_in skips white space around the braces */
+    CHECK_EQ_STR(q(s, "SELECT cardinality(' {1,2} '::int[]), (' {1,2}'::int[])[2], cast(' {a} ' AS "
+                      "text[])"),
+                 "2|2|{a}\n");
     CHECK_EQ_STR(q(s, "SELECT 'x' = ANY('{x,y}'::text[]), 'z' = ANY('{x,y}'::text[]), "
                       "'z' <> ALL('{x,y}'::text[]), 'z' = ANY('{x,NULL}'::text[]), 3 = ANY(ARRAY[1, "
                       "2, 3])"),

@@ -501,11 +501,19 @@ fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **
             const uint8_t *p = arg->value.v.bytes.ptr;
             size_t l = arg->value.v.bytes.len;
             bool vec = elem == FL_PG_OID_INT2 || elem == FL_PG_OID_OID;
-            if (!(l && (p[0] == '{' || p[0] == '[')) && !vec)
+            size_t ws = 0; /* PostgreSQL's array_in skips leading white space */
+            while (ws < l && (p[ws] == ' ' || p[ws] == '\t' || p[ws] == '\n' || p[ws] == '\r'))
+                ws++;
+            if (!(ws < l && (p[ws] == '{' || p[ws] == '[')) && !vec)
                 return fl_front_err(b->pc, err, FL_ESYNTAX, tc->location, "22P02",
                                     "malformed array literal: \"%.*s\" (array value must start "
                                     "with \"{\")",
                                     (int)(l > 64 ? 64 : l), (const char *)p);
+            while (l > ws && (p[l - 1] == ' ' || p[l - 1] == '\t' || p[l - 1] == '\n' ||
+                              p[l - 1] == '\r'))
+                l--;
+            arg->value.v.bytes.ptr = p + ws; /* the bound constant is this statement's own */
+            arg->value.v.bytes.len = l - ws;
         }
         *out = retype(b->a, arg, &t);
         return *out ? FL_OK : oom(err);

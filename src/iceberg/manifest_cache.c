@@ -281,10 +281,11 @@ static ice_cache_entry *insert(fl_ice_manifest_cache *c, ice_cache_entry *e)
         if (--v->refs == 0)
             free_entry(v);
     }
-    if ((c->count + 1) * 2 > c->nslots) {
+    if ((c->count + 1) * 2 > c->nslots)
         grow_table(c);
-        i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
-    }
+    /* Evictions re-pack probe clusters, so the slot found before them may
+     * now hold a moved entry or sit past a freed gap: probe again. */
+    i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
     c->slots[i] = e;
     c->count++;
     e->refs++;

@@ -141,6 +141,11 @@ typedef struct fl_pq_col {
     /* decompressed page */
     uint8_t *page;
     size_t page_cap;
+    /* ZSTD_DCtx reused for every ZSTD page of this reader (created on the first
+     * one, freed by fl_pq_col_free): ZSTD_decompress() mallocs and frees a
+     * ~160 KiB context per call, past malloc's mmap threshold, so every page
+     * paid ~40 fresh page faults */
+    void *zstd;
     /* dictionary (floe form) */
     bool has_dict;
     /* a dictionary page seen but not decoded yet: decoded when the first

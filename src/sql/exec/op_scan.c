@@ -460,8 +460,14 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
                 if (s->limit >= 0 && atomic_load(&o->st->produced) >= s->limit)
                     return FL_OK;
                 unsigned m = atomic_fetch_add(&o->st->next, 1);
-                if (m >= o->st->nmorsels)
+                if (m >= o->st->nmorsels) {
+                    /* no morsel left: free the kept task reader's buffers now
+                     * (column windows, pages, dictionaries: MBs) so later scans
+                     * of the statement reuse that memory instead of faulting
+                     * in fresh pages */
+                    close_ice(o);
                     return FL_OK;
+                }
                 fl_status rc = open_morsel(o, m, err);
                 if (rc) {
                     close_reader(o, false);

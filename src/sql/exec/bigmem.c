@@ -5,8 +5,7 @@
  * Why: a hash table of millions of entries is touched at random, so with
  * 4 KiB pages every first touch is a page fault and most probes miss the
  * TLB; perf on TPC-H Q18 (1.5M groups) showed the faults and the rehash's
- * stalls as a quarter of the query. Arrays of at least 2 MiB (one huge page:
- * the partitioned aggregate tables of Q18 are 2 MiB each) are aligned to
+ * stalls as a quarter of the query. Arrays of at least 4 MiB are aligned to
  * 2 MiB and advised MADV_HUGEPAGE (transparent huge pages in "madvise" mode,
  * Debian's default), then zeroed: one fault per 2 MiB and far fewer TLB
  * misses. Where huge pages are unavailable madvise fails and this is a

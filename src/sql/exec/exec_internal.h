@@ -182,7 +182,7 @@ bool ex_type_hashable(const fl_type *t);
 fl_schema *ex_schema_of(fl_exec *x, const fl_type *const *types, uint32_t n);
 
 /* ---- bigmem.c ---- */
-/* calloc for large random-access arrays (huge pages when >= 2 MiB); free(). */
+/* calloc for large random-access arrays (huge pages when >= 4 MiB); free(). */
 void *ex_calloc_big(size_t n, size_t size);
 
 /* ---- ht.c: hash table of groups (AGG, DISTINCT, SETOP, join-free dedup) ---- */

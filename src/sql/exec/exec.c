@@ -424,6 +424,13 @@ fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out,
         x->memory_limit = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 10 * 8
                                                : (uint64_t)4 << 30;
     }
+    /* at least 512 KiB of memory_limit per thread: each thread's fixed
+     * working set (an aggregate table's first payload block, key batch and
+     * slots: ~100 KiB per operator) alone passed a tiny limit with many
+     * threads ("SET memory_limit='1MB'" on 8 threads failed a 1000-group
+     * GROUP BY that fits on 2) */
+    if (x->threads > 1 && x->memory_limit / x->threads < ((uint64_t)512 << 10))
+        x->threads = x->memory_limit >= ((uint64_t)1 << 20) ? (uint32_t)(x->memory_limit >> 19) : 1;
     pthread_mutex_init(&x->mu, NULL);
     fl_arena_init(&x->arena, 0);
     fl_status rc = ex_node_build(x, plan, &x->root, err);

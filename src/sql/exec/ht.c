@@ -88,8 +88,27 @@ static fl_status grow_slots(ex_ht *h, fl_error *err)
     return resize_slots(h, h->slots ? (h->mask + 1) * 2 : 1024, err);
 }
 
+static fl_status reserve_hashes(ex_ht *h, uint64_t n, fl_error *err)
+{
+    if (n <= h->hashes_cap)
+        return FL_OK;
+    if (n >= UINT32_MAX - 1)
+        return fl_errorf(err, FL_ELIMIT, "hash table: more than 4 billion groups");
+    uint64_t *nh = realloc(h->hashes, (size_t)n * sizeof *nh);
+    if (!nh)
+        return fl_errorf(err, FL_ENOMEM, "hash table: out of memory");
+    h->hashes = nh;
+    FL_TRY(account(h, (n - h->hashes_cap) * 8, err));
+    h->hashes_cap = (uint32_t)n;
+    return FL_OK;
+}
+
+/* Sizes slots and the per-group hash array for n groups (no rehash or
+ * realloc copy while they are added). */
 fl_status ex_ht_reserve(ex_ht *h, uint64_t n, fl_error *err)
 {
+    if (n > 1024)
+        FL_TRY(reserve_hashes(h, n, err));
     uint64_t want = 1024;
     while (want < n * 2 + 2)
         want *= 2;
@@ -105,15 +124,8 @@ static fl_status add_group(ex_ht *h, const fl_unified *ku, const fl_vector *cons
     uint32_t g = h->ngroups;
     if (g == UINT32_MAX - 1)
         return fl_errorf(err, FL_ELIMIT, "hash table: more than 4 billion groups");
-    if (g == h->hashes_cap) {
-        uint32_t ncap = h->hashes_cap ? h->hashes_cap * 2 : 1024;
-        uint64_t *nh = realloc(h->hashes, (size_t)ncap * sizeof *nh);
-        if (!nh)
-            return fl_errorf(err, FL_ENOMEM, "hash table: out of memory");
-        FL_TRY(account(h, (uint64_t)(ncap - h->hashes_cap) * 8, err));
-        h->hashes = nh;
-        h->hashes_cap = ncap;
-    }
+    if (g == h->hashes_cap)
+        FL_TRY(reserve_hashes(h, h->hashes_cap ? (uint64_t)h->hashes_cap * 2 : 1024, err));
     if (h->payload && g / FL_BATCH_CAP == h->nblocks) {
         if (h->nblocks == h->blocks_cap) {
             uint32_t ncap = h->blocks_cap ? h->blocks_cap * 2 : 16;
@@ -155,6 +167,11 @@ static fl_status add_group(ex_ht *h, const fl_unified *ku, const fl_vector *cons
                 return rc;
             }
             k->b[k->n++] = b;
+            /* key columns (offsets of strings) sized for the whole batch at once
+             * (growing them by doubling copied every key several times) */
+            for (uint32_t c = 0; c < h->nkeys; c++)
+                if (!fl_type_is_nested(b->cols[c].type))
+                    FL_TRY(fl_vector_reserve(&b->cols[c], FL_BATCH_CAP, err));
             uint64_t est = (uint64_t)FL_BATCH_CAP * 16 * h->nkeys;
             k->bytes += est;
             FL_TRY(account(h, 0, err));

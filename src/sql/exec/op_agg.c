@@ -54,7 +54,10 @@ typedef struct agg_def {
 } agg_def;
 
 typedef struct agg_local_set {
-    ex_ht ht;
+    ex_ht ht;      /* the table while unpartitioned (npt == 0) */
+    ex_ht *pt;     /* partitioned: npt tables by part_of(hash, npt) (split_set) */
+    uint32_t npt;
+    bool nosplit;  /* splitting would pass the memory limit: stays whole */
     agg_pack pack; /* packed-key cache of ht's groups (few groups) */
     ex_rows *side; /* per aggregate (side ones only) */
 } agg_local_set;
@@ -69,6 +72,17 @@ static uint32_t part_of(uint64_t h, uint32_t nparts)
     return (uint32_t)((h >> 40) & (nparts - 1));
 }
 
+/* Radix-partitioned thread tables. With several threads, a thread table
+ * that passes PART_SPLIT_GROUPS groups is split into c->local_parts tables
+ * by part_of(hash) (the merge's partitions), so merging partition p takes
+ * one thread's table p over as it is and inserts only the other threads'
+ * table p groups - no pass over every group per partition, and half the
+ * inserts with two threads (TPC-H Q18: 1.5M groups). Group ids of a
+ * partitioned set are part << PART_GID_BITS | id in that part's table. */
+#define PART_SPLIT_GROUPS 32768
+#define PART_GID_BITS 26
+#define PART_GID_MASK ((1u << PART_GID_BITS) - 1)
+
 
 typedef struct agg_local {
     bool inited;
@@ -78,6 +92,7 @@ typedef struct agg_local {
      * combines in-memory groups and spilled rows of a partition anyway) */
     uint64_t probed, hits;
     bool no_probe;
+    uint64_t rows_in; /* live input rows aggregated by this thread */
     ex_spill *parts;  /* SPILL_PARTS files, opened lazily */
     ex_rows *pbuf;    /* per partition: rows waiting to be written */
     fl_vector *fvec;  /* per aggregate: FILTER result as BOOLEAN (spilling) */
@@ -112,6 +127,8 @@ typedef struct agg_core {
     agg_local *locals;             /* per thread */
     uint32_t nlocals;
     uint32_t nparts;
+    uint32_t local_parts; /* thread tables split into this many past PART_SPLIT_GROUPS; <= 1: never */
+    bool movable;         /* no aggregate state owns memory: states move by memcpy */
     ex_ht *final; /* nsets * nparts */
     bool merged;
     bool can_spill;
@@ -216,6 +233,17 @@ static fl_status core_init(agg_core *c, fl_exec *x, ex_node *n, fl_error *err)
     c->spill_parts = SPILL_PARTS_MAX;
     while (c->spill_parts > 16 && c->spill_parts * x->threads > 512)
         c->spill_parts /= 2;
+    c->movable = true;
+    for (uint32_t a = 0; a < c->naggs; a++)
+        c->movable &= c->aggs[a].ops->destroy == NULL;
+    /* split thread tables (several threads, one grouping set, states that
+     * move by memcpy): threads * 4 parts, at most 64 and spill_parts (so a
+     * spill partition lies in one part) */
+    c->local_parts = 1;
+    if (x->threads > 1 && c->nsets <= 1 && c->nkeys > 0 && c->movable)
+        while (c->local_parts < 64 && c->local_parts < x->threads * 4 &&
+               c->local_parts < c->spill_parts)
+            c->local_parts *= 2;
     c->arg_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->arg_col);
     c->filter_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->filter_col);
     c->order_col = calloc(c->naggs ? c->naggs : 1, sizeof *c->order_col);
@@ -278,13 +306,138 @@ static void destroy_states(agg_core *c, ex_ht *h)
     }
 }
 
+/* ---- a thread's table of one grouping set, whole or partitioned ---- */
+
+static inline uint8_t *set_payload(const agg_local_set *ls, uint32_t gid)
+{
+    if (!ls->npt)
+        return ex_ht_payload(&ls->ht, gid);
+    return ex_ht_payload(&ls->pt[gid >> PART_GID_BITS], gid & PART_GID_MASK);
+}
+
+static inline void set_prefetch(const agg_local_set *ls, uint64_t hv)
+{
+    ex_ht_prefetch(ls->npt ? &ls->pt[part_of(hv, ls->npt)] : &ls->ht, hv);
+}
+
+static uint64_t set_bytes(const agg_local_set *ls)
+{
+    uint64_t n = ls->ht.bytes + ls->ht.keys.bytes;
+    for (uint32_t p = 0; p < ls->npt; p++)
+        n += ls->pt[p].bytes + ls->pt[p].keys.bytes;
+    return n;
+}
+
+static uint64_t set_groups(const agg_local_set *ls)
+{
+    uint64_t n = ls->ht.ngroups;
+    for (uint32_t p = 0; p < ls->npt; p++)
+        n += ls->pt[p].ngroups;
+    return n;
+}
+
+/* ex_ht_find on the set's table (the part of hv when partitioned). */
+static fl_status set_find(agg_local_set *ls, const fl_unified *ku, const fl_vector *const *kv,
+                          uint32_t row, uint64_t hv, bool add, uint32_t *gid, bool *added,
+                          fl_error *err)
+{
+    if (!ls->npt)
+        return ex_ht_find(&ls->ht, ku, kv, row, hv, add, gid, added, err);
+    uint32_t p = part_of(hv, ls->npt), g;
+    FL_TRY(ex_ht_find(&ls->pt[p], ku, kv, row, hv, add, &g, added, err));
+    if (g == UINT32_MAX) {
+        *gid = UINT32_MAX;
+        return FL_OK;
+    }
+    if (g >= PART_GID_MASK)
+        return fl_errorf(err, FL_ELIMIT, "aggregate: more than %u groups in one hash partition",
+                         PART_GID_MASK - 1);
+    *gid = p << PART_GID_BITS | g;
+    return FL_OK;
+}
+
+/* Destroys the states of every table of the set and frees the tables; the
+ * set is left empty and unpartitioned (ls->ht initialized). */
+static void set_reset(agg_core *c, agg_local_set *ls, uint32_t s)
+{
+    destroy_states(c, &ls->ht);
+    ex_ht_free(&ls->ht);
+    for (uint32_t p = 0; p < ls->npt; p++) {
+        destroy_states(c, &ls->pt[p]);
+        ex_ht_free(&ls->pt[p]);
+    }
+    free(ls->pt);
+    ls->pt = NULL;
+    ls->npt = 0;
+    agg_pack_free(&ls->pack); /* its group ids were the freed tables' */
+    ex_ht_init(&ls->ht, c->x, c->set_kschema[s], c->payload);
+}
+
+/* Splits the set's table into c->local_parts tables by part_of(hash):
+ * groups re-inserted by their stored hashes, states moved by memcpy
+ * (c->movable). The packed-key cache is switched off (its ids change; it
+ * is off past AGG_PACK_MAX groups anyway). */
+/* The groups each split table is sized for: twice the thread's groups
+ * now, spread over the parts. Sizing from the groups per input row so far
+ * times the planner's input rows was tried: right for input clustered by
+ * the key (Q18: 4 rows per order), but the ratio falls as groups fill up
+ * when input is unordered (Q13: 4x too many slots, +20% CPU from zeroing
+ * and sparser probes), so each part doubles as it grows instead. */
+static uint64_t predict_groups(const agg_core *c, const agg_local *l, uint64_t groups)
+{
+    (void)c;
+    (void)l;
+    return groups * 2;
+}
+
+static fl_status split_set(agg_core *c, agg_local *l, agg_local_set *ls, uint32_t s, fl_error *err)
+{
+    uint32_t np = c->local_parts;
+    ex_ht *src = &ls->ht;
+    ex_ht *pt = calloc(np, sizeof *pt);
+    if (!pt)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t p = 0; p < np; p++)
+        ex_ht_init(&pt[p], c->x, c->set_kschema[s], c->payload);
+    fl_status rc = FL_OK;
+    uint64_t want = predict_groups(c, l, src->ngroups);
+    for (uint32_t p = 0; !rc && p < np; p++)
+        rc = ex_ht_reserve(&pt[p], want / np + 64, err);
+    fl_unified ku[src->nkeys ? src->nkeys : 1];
+    for (uint32_t g = 0; !rc && g < src->ngroups; g++) {
+        uint64_t hv = src->hashes[g];
+        uint32_t row, dg, p = part_of(hv, np);
+        bool added;
+        ex_ht_group_keys(src, g, ku, NULL, &row);
+        rc = ex_ht_find(&pt[p], ku, NULL, row, hv, true, &dg, &added, err);
+        if (!rc && !added)
+            rc = fl_errorf(err, FL_EINVAL, "aggregate: duplicate group %u while partitioning", g);
+        if (!rc && c->payload)
+            memcpy(ex_ht_payload(&pt[p], dg), ex_ht_payload(src, g), c->payload);
+    }
+    if (rc) { /* states were copied, not moved: the source keeps them */
+        for (uint32_t p = 0; p < np; p++)
+            ex_ht_free(&pt[p]);
+        free(pt);
+        return rc;
+    }
+    ex_ht_free(src); /* states moved: nothing to destroy */
+    ex_ht_init(src, c->x, c->set_kschema[s], c->payload);
+    ls->pt = pt;
+    ls->npt = np;
+    agg_pack_free(&ls->pack);
+    ls->pack.planned = true;
+    ls->pack.off = true;
+    return FL_OK;
+}
+
 static void local_free(agg_core *c, agg_local *l)
 {
     if (!l->inited)
         return;
     for (uint32_t s = 0; s < nsets_eff(c); s++) {
         agg_local_set *ls = &l->sets[s];
-        destroy_states(c, &ls->ht);
+        set_reset(c, ls, s);
         ex_ht_free(&ls->ht);
         agg_pack_free(&ls->pack);
         if (ls->side) {
@@ -411,7 +564,7 @@ static fl_status ensure_rows(agg_local *l, uint32_t nrows, fl_error *err)
 /* group_rows through the packed-key cache pk: rows whose packed key is
  * cached get their group at once; the others are hashed and found (or
  * added) in h, and their groups cached. */
-static fl_status group_rows_packed(agg_local *l, ex_ht *h, agg_pack *pk, const fl_vector *const *kv,
+static fl_status group_rows_packed(agg_local *l, agg_local_set *ls, agg_pack *pk, const fl_vector *const *kv,
                                    uint32_t nk, const fl_sel *sel, uint32_t nrows, agg_core *c,
                                    fl_error *err)
 {
@@ -436,10 +589,10 @@ static fl_status group_rows_packed(agg_local *l, ex_ht *h, agg_pack *pk, const f
     for (uint32_t i = 0; i < m; i++) {
         uint32_t row = l->missing.idx[i], g;
         bool added;
-        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], true, &g, &added, err));
+        FL_TRY(set_find(ls, ku, kv, row, l->hashes[row], true, &g, &added, err));
         if (added)
             for (uint32_t a = 0; a < c->naggs; a++)
-                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
+                c->aggs[a].ops->init(set_payload(ls, g) + c->off[a]);
         l->gids[row] = g;
         if (!pk->off && pk->ok[row])
             FL_TRY(agg_pack_add(pk, row, g, err));
@@ -456,7 +609,53 @@ static bool same_keys(const fl_unified *ku, uint32_t nk, const fl_vector *const 
     return true;
 }
 
-static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, uint32_t nk,
+/* group_rows adding groups: a row continuing a run of one key (input
+ * clustered by the key: lineitem by l_orderkey, 4 rows per order) takes
+ * the previous row's group without probing; the rows that probe are listed
+ * first so the slot of the probe EX_HT_PREFETCH_AHEAD probes ahead is
+ * prefetched (counting rows instead, runs shrank the distance to a few
+ * probes and the slot loads missed: a third of Q18's aggregate). */
+static fl_status group_rows_add(agg_local *l, agg_local_set *ls, const fl_unified *ku,
+                                const fl_vector *const *kv, uint32_t nk, const fl_sel *sel,
+                                uint32_t cnt, agg_core *c, fl_error *err)
+{
+    FL_TRY(ex_sel_reserve(&l->scratch, cnt ? cnt : 1, err));
+    uint32_t *pr = l->scratch.idx, np = 0;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = sel ? sel->idx[i] : i;
+        if (i == 0 || l->hashes[row] != l->hashes[sel ? sel->idx[i - 1] : i - 1])
+            pr[np++] = row;
+    }
+    for (uint32_t j = 0; j < np && j < EX_HT_PREFETCH_AHEAD; j++)
+        set_prefetch(ls, l->hashes[pr[j]]);
+    uint32_t prev = UINT32_MAX, j = 0; /* previous row; probes passed */
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t row = sel ? sel->idx[i] : i;
+        if (prev != UINT32_MAX && l->hashes[row] == l->hashes[prev]) {
+            if (same_keys(ku, nk, kv, row, prev)) {
+                l->gids[row] = l->gids[prev];
+                prev = row;
+                continue;
+            }
+        } else {
+            /* row is pr[j] */
+            if (j + EX_HT_PREFETCH_AHEAD < np)
+                set_prefetch(ls, l->hashes[pr[j + EX_HT_PREFETCH_AHEAD]]);
+            j++;
+        }
+        uint32_t g;
+        bool added;
+        FL_TRY(set_find(ls, ku, kv, row, l->hashes[row], true, &g, &added, err));
+        prev = row;
+        if (added)
+            for (uint32_t a = 0; a < c->naggs; a++)
+                c->aggs[a].ops->init(set_payload(ls, g) + c->off[a]);
+        l->gids[row] = g;
+    }
+    return FL_OK;
+}
+
+static fl_status group_rows(agg_local *l, agg_local_set *ls, const fl_vector *const *kv, uint32_t nk,
                             const fl_sel *sel, uint32_t nrows, agg_core *c, bool add,
                             fl_error *err)
 {
@@ -475,33 +674,22 @@ static fl_status group_rows(agg_local *l, ex_ht *h, const fl_vector *const *kv, 
             l->missing.idx[l->missing.count++] = sel ? sel->idx[i] : i;
         return FL_OK;
     }
-    uint32_t prev = UINT32_MAX; /* previous row, when it has a group */
+    if (add)
+        return group_rows_add(l, ls, ku, kv, nk, sel, cnt, c, err);
+    /* spilling: probe only; rows of groups not in memory go to l->missing */
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t row = sel ? sel->idx[i] : i;
         uint32_t g;
         bool added;
         if (i + EX_HT_PREFETCH_AHEAD < cnt)
-            ex_ht_prefetch(h, l->hashes[sel ? sel->idx[i + EX_HT_PREFETCH_AHEAD]
+            set_prefetch(ls, l->hashes[sel ? sel->idx[i + EX_HT_PREFETCH_AHEAD]
                                             : i + EX_HT_PREFETCH_AHEAD]);
-        /* runs of one key (input clustered by the key: lineitem by l_orderkey)
-         * take the previous row's group without probing */
-        if (add && prev != UINT32_MAX && l->hashes[row] == l->hashes[prev] && same_keys(ku, nk, kv, row, prev)) {
-            l->gids[row] = l->gids[prev];
-            prev = row;
+        FL_TRY(set_find(ls, ku, kv, row, l->hashes[row], false, &g, &added, err));
+        if (g == UINT32_MAX) {
+            l->missing.idx[l->missing.count++] = row;
             continue;
         }
-        FL_TRY(ex_ht_find(h, ku, kv, row, l->hashes[row], add, &g, &added, err));
-        prev = row;
-        if (added)
-            for (uint32_t a = 0; a < c->naggs; a++)
-                c->aggs[a].ops->init(ex_ht_payload(h, g) + c->off[a]);
-        if (!add) {
-            if (g == UINT32_MAX) {
-                l->missing.idx[l->missing.count++] = row;
-                continue;
-            }
-            l->found.idx[l->found.count++] = row;
-        }
+        l->found.idx[l->found.count++] = row;
         l->gids[row] = g;
     }
     return FL_OK;
@@ -545,7 +733,7 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
             /* the payload of each row's group, found once for every aggregate without FILTER */
             if (!have_bases) {
                 for (uint32_t i = 0; i < cnt; i++)
-                    l->bases[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]);
+                    l->bases[i] = set_payload(ls, l->gids[sel ? sel->idx[i] : i]);
                 have_bases = true;
             }
             uint32_t off = c->off[a];
@@ -553,7 +741,7 @@ static fl_status update_aggs(agg_core *c, agg_local *l, ex_thread *th, agg_local
                 l->states[i] = l->bases[i] + off;
         } else {
             for (uint32_t i = 0; i < cnt; i++)
-                l->states[i] = ex_ht_payload(&ls->ht, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
+                l->states[i] = set_payload(ls, l->gids[sel ? sel->idx[i] : i]) + c->off[a];
         }
         FL_TRY(d->ops->update(l->states, l->args[a].ptrs, d->nargs, sel, b->nrows, err));
     }
@@ -671,6 +859,7 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
     if (!l->inited)
         FL_TRY(local_init(c, l, err));
     FL_TRY(ensure_rows(l, b->nrows, err));
+    l->rows_in += b->sel ? b->sel->count : b->nrows;
     FL_TRY(ex_exprs_eval(th, &l->keys, b, b->sel, err));
     for (uint32_t a = 0; a < c->naggs; a++)
         FL_TRY(ex_exprs_eval(th, &l->args[a], b, b->sel, err));
@@ -681,20 +870,32 @@ static fl_status core_consume(void *ctx, ex_thread *th, const fl_batch *b, fl_er
             kv[i] = l->keys.ptrs[set_key(c, s, i)];
         agg_local_set *ls = &l->sets[s];
         if (!l->spilling && c->can_spill && nk > 0 &&
-            ex_spill_wanted(c->x, ls->ht.bytes + ls->ht.keys.bytes + side_bytes(c, ls),
-                            c->budget))
+            ex_spill_wanted(c->x, set_bytes(ls) + side_bytes(c, ls), c->budget))
             l->spilling = true;
+        if (!l->spilling && c->local_parts > 1 && !ls->npt && !ls->nosplit &&
+            ls->ht.ngroups >= PART_SPLIT_GROUPS) {
+            /* the split holds both copies for a moment: not when that
+             * would spill, and a limit hit while splitting keeps it whole */
+            if (ex_spill_wanted(c->x, 2 * set_bytes(ls) + side_bytes(c, ls), c->budget))
+                ls->nosplit = true;
+            else {
+                fl_status rc = split_set(c, l, ls, s, err);
+                if (rc != FL_OK && rc != FL_ELIMIT)
+                    return rc;
+                ls->nosplit = rc == FL_ELIMIT;
+            }
+        }
         if (!l->spilling) {
             if (nk > 0 && !ls->pack.planned)
                 agg_pack_plan(&ls->pack, c->set_kschema[s]);
             if (nk > 0 && !ls->pack.off)
-                FL_TRY(group_rows_packed(l, &ls->ht, &ls->pack, kv, nk, b->sel, b->nrows, c, err));
+                FL_TRY(group_rows_packed(l, ls, &ls->pack, kv, nk, b->sel, b->nrows, c, err));
             else
-                FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, true, err));
+                FL_TRY(group_rows(l, ls, kv, nk, b->sel, b->nrows, c, true, err));
             FL_TRY(update_aggs(c, l, th, ls, b, kv, nk, b->sel, true, err));
             continue;
         }
-        FL_TRY(group_rows(l, &ls->ht, kv, nk, b->sel, b->nrows, c, false, err));
+        FL_TRY(group_rows(l, ls, kv, nk, b->sel, b->nrows, c, false, err));
         if (!l->no_probe) {
             l->probed += l->found.count + l->missing.count;
             l->hits += l->found.count;
@@ -883,33 +1084,65 @@ static fl_status feed_side_part(agg_core *c, uint32_t p, ex_ht *dst, ex_rows *si
  * disjoint, so several can be merged at once. */
 static fl_status merge_into(agg_core *c, uint32_t s, uint32_t p, ex_ht *dst, fl_error *err)
 {
-    ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
     uint32_t nk = set_size(c, s);
+    /* thread tables split into exactly these partitions: the largest part
+     * p is taken over as dst, the others are inserted into it */
+    uint32_t taken = UINT32_MAX;
+    for (uint32_t t = 0; t < c->nlocals; t++) {
+        agg_local_set *ls = c->locals[t].inited ? &c->locals[t].sets[s] : NULL;
+        if (ls && ls->npt == c->nparts &&
+            (taken == UINT32_MAX || ls->pt[p].ngroups > c->locals[taken].sets[s].pt[p].ngroups))
+            taken = t;
+    }
+    if (taken != UINT32_MAX) {
+        agg_local_set *ls = &c->locals[taken].sets[s];
+        *dst = ls->pt[p];
+        ex_ht_init(&ls->pt[p], c->x, c->set_kschema[s], c->payload);
+    } else {
+        ex_ht_init(dst, c->x, c->set_kschema[s], c->payload);
+    }
     /* at most the sum of the thread tables' groups in this partition: slots
      * sized once instead of doubling (each doubling rehashes every group) */
-    uint64_t upto = 0;
-    for (uint32_t t = 0; t < c->nlocals; t++)
-        if (c->locals[t].inited)
-            upto += c->locals[t].sets[s].ht.ngroups / c->nparts + 1;
+    uint64_t upto = dst->ngroups;
+    for (uint32_t t = 0; t < c->nlocals; t++) {
+        const agg_local_set *ls = c->locals[t].inited ? &c->locals[t].sets[s] : NULL;
+        if (ls && ls->npt)
+            upto += ls->pt[p & (ls->npt - 1)].ngroups / (c->nparts / ls->npt) + 1;
+        else if (ls)
+            upto += ls->ht.ngroups / c->nparts + 1;
+    }
     FL_TRY(ex_ht_reserve(dst, upto + upto / 8, err));
     for (uint32_t t = 0; t < c->nlocals; t++) {
         agg_local *l = &c->locals[t];
-        if (!l->inited)
+        if (!l->inited || t == taken)
             continue;
         FL_TRY(ex_check(c->x, err));
-        ex_ht *src = &l->sets[s].ht;
+        agg_local_set *ls = &l->sets[s];
+        /* partitioned sources hold part p in pt[p] (nparts == npt) or, for
+         * the spill's finer partitions, within pt[p % npt] */
+        ex_ht *src = ls->npt ? &ls->pt[p & (ls->npt - 1)] : &ls->ht;
+        bool all = ls->npt ? ls->npt == c->nparts : c->nparts == 1;
         fl_unified ku[nk ? nk : 1];
         for (uint32_t g = 0; g < src->ngroups; g++) {
             uint64_t hv = src->hashes[g];
-            if (g + EX_HT_PREFETCH_AHEAD < src->ngroups)
+            if (g + EX_HT_PREFETCH_AHEAD < src->ngroups) {
                 ex_ht_prefetch(dst, src->hashes[g + EX_HT_PREFETCH_AHEAD]);
-            if (part_of(hv, c->nparts) != p)
+                if (all && src->payload)
+                    __builtin_prefetch(ex_ht_payload(src, g + EX_HT_PREFETCH_AHEAD));
+            }
+            if (!all && part_of(hv, c->nparts) != p)
                 continue;
             uint32_t row, dg;
             bool added;
             ex_ht_group_keys(src, g, ku, NULL, &row);
             FL_TRY(ex_ht_find(dst, ku, NULL, row, hv, true, &dg, &added, err));
             uint8_t *dp = ex_ht_payload(dst, dg), *sp = ex_ht_payload(src, g);
+            if (added && c->movable) {
+                /* a new group: its states move (nothing owned, nothing to reset) */
+                if (c->payload)
+                    memcpy(dp, sp, c->payload);
+                continue;
+            }
             for (uint32_t a = 0; a < c->naggs; a++) {
                 const fl_agg_ops *ops = c->aggs[a].ops;
                 if (added) {
@@ -958,10 +1191,13 @@ static fl_status core_merge(agg_core *c, fl_error *err)
     for (uint32_t t = 0; t < c->nlocals; t++)
         used += c->locals[t].inited;
     uint64_t groups = 0;
+    bool parted = false; /* some thread table is split (into c->local_parts) */
     for (uint32_t t = 0; t < c->nlocals; t++)
         if (c->locals[t].inited)
-            for (uint32_t s = 0; s < ns; s++)
-                groups += c->locals[t].sets[s].ht.ngroups;
+            for (uint32_t s = 0; s < ns; s++) {
+                groups += set_groups(&c->locals[t].sets[s]);
+                parted |= c->locals[t].sets[s].npt > 0;
+            }
     bool spilled = false;
     for (uint32_t t = 0; t < c->nlocals; t++) {
         agg_local *l = &c->locals[t];
@@ -977,13 +1213,15 @@ static fl_status core_merge(agg_core *c, fl_error *err)
         c->spilled = true;
         return FL_OK;
     }
-    if (used > 1)
+    if (parted)
+        c->nparts = c->local_parts;
+    else if (used > 1)
         while (c->nparts < 64 && c->nparts < c->x->threads * 4 && groups / c->nparts > 4096)
             c->nparts *= 2;
     c->final = calloc((size_t)ns * c->nparts, sizeof *c->final);
     if (!c->final)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    if (used <= 1) {
+    if (used <= 1 && !parted) {
         /* one table: take it over */
         for (uint32_t t = 0; t < c->nlocals; t++) {
             agg_local *l = &c->locals[t];
@@ -1004,12 +1242,8 @@ static fl_status core_merge(agg_core *c, fl_error *err)
         FL_TRY(ex_parallel_for(c->x, ns * c->nparts, merge_part, &m, err));
         for (uint32_t t = 0; t < c->nlocals; t++)
             if (c->locals[t].inited)
-                for (uint32_t s = 0; s < ns; s++) {
-                    destroy_states(c, &c->locals[t].sets[s].ht);
-                    ex_ht_free(&c->locals[t].sets[s].ht);
-                    agg_pack_free(&c->locals[t].sets[s].pack);
-                    ex_ht_init(&c->locals[t].sets[s].ht, c->x, c->set_kschema[s], c->payload);
-                }
+                for (uint32_t s = 0; s < ns; s++)
+                    set_reset(c, &c->locals[t].sets[s], s);
     }
     /* no keys: one group even without input */
     for (uint32_t s = 0; s < ns; s++) {

@@ -17,8 +17,8 @@
 #   MODE=asan REPEAT=20 scripts/tsan.sh     # the same tests in build-asan
 #                                           # (ASan+UBSan), CPUS forced too
 #
-# Environment: JOBS (build, default 2), NICE (default 10), TIMEOUT per test
-# in seconds (default 900).
+# Environment: JOBS (build, default 2), NICE (default 10). Each test keeps
+# its ctest TIMEOUT property (300 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODE=${MODE:-tsan}
@@ -26,15 +26,17 @@ CPUS=${CPUS:-4}
 REPEAT=${REPEAT:-1}
 JOBS=${JOBS:-2}
 NICE=${NICE:-10}
-TIMEOUT=${TIMEOUT:-900}
 # Everything that starts threads: the executor's morsel workers (scan, join
 # build, aggregate, sort, spill, window, cancel), the shared read cache,
 # sessions and statements, the REST server, pgwire, catalog and commit
-# concurrency. Left out by default: test_exec_spill_ops (minutes under
-# TSan), and iceberg/test_concurrency and test_crash, which race forked
-# processes, not threads (nothing for TSan to see; under its slowdown the
-# commit retries of test_concurrency give up) - run those with MODE=asan.
-DEFAULT_TESTS='sql/test_cache_shared|sql/test_exec_(basic|agg_keys|scan|scan_split|join|join_keys|join_plan|join_spill|window|spill)$|sql/test_session_(basic|cancel|sql|params)|sql/test_stmt_(txn|ddl|dml)|sql/test_slt|sql/test_pgcat_replay|server/test_server|pgwire/test_|catalog/test_(sqlite|fs|e2e|table|rest_http)|iceberg/test_(manifest_cache|txn)'
+# concurrency. Left out by default: sql/test_exec_spill_ops,
+# sql/test_exec_join_spill and sql/test_pgcat_replay (past the tests' 300 s
+# ctest limit under TSan on the loaded 2-core machine; join_spill ran 300 s
+# with 4 threads and pgcat_replay 463 s, both without a report), and
+# iceberg/test_concurrency and test_crash, which race forked processes, not
+# threads (nothing for TSan to see; under its slowdown the commit retries of
+# test_concurrency give up) - run those with MODE=asan.
+DEFAULT_TESTS='sql/test_cache_shared|sql/test_exec_(basic|agg_keys|scan|scan_split|join|join_keys|join_plan|window|spill)$|sql/test_session_(basic|cancel|sql|params)|sql/test_stmt_(txn|ddl|dml)|sql/test_slt|server/test_server|pgwire/test_|catalog/test_(sqlite|fs|e2e|table|rest_http)|iceberg/test_(manifest_cache|txn)'
 TESTS=${TESTS:-$DEFAULT_TESTS}
 
 if [ "$MODE" = asan ]; then
@@ -64,7 +66,7 @@ export FLOE_FAKE_CPUS=$CPUS LD_PRELOAD=$shim
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 history_size=4 log_path=$outabs/tsan ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1 ${UBSAN_OPTIONS:-}"
-(cd "$BUILD" && nice -n "$NICE" ctest --output-on-failure --timeout "$TIMEOUT" \
+(cd "$BUILD" && nice -n "$NICE" ctest --output-on-failure \
    --repeat until-fail:"$REPEAT" -R "$TESTS")
 rc=$?
 unset LD_PRELOAD

@@ -168,7 +168,7 @@ static void test_release_after_cache_free(void)
     unlink(p);
 }
 
-enum { HAMMER_THREADS = 4, HAMMER_FILES = 12, HAMMER_GETS = 600 };
+enum { HAMMER_THREADS = 4, HAMMER_FILES = 12, HAMMER_GETS = 300 };
 
 typedef struct hammer {
     fl_ice_manifest_cache *c;

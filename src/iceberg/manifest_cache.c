@@ -17,14 +17,21 @@
  * Entries are reference counted so that a plan (or a statement's table)
  * keeps using an entry evicted meanwhile: eviction unlinks the entry and
  * drops the cache's reference; the last holder frees it. One mutex guards the
- * map, the LRU list and reference counts; decoding happens outside the lock
- * (two threads missing on the same file both decode it; the second insert
- * keeps the first copy and frees its own).
+ * map and the LRU list; decoding happens outside the lock (two threads
+ * missing on the same file both decode it; the second insert keeps the first
+ * copy and frees its own). The reference count is atomic: references are
+ * taken under the mutex (lookup, insert), so an entry found in the table is
+ * linked and holds the cache's reference (refs >= 1 before the increment),
+ * but they are dropped without it. ice_cache_release therefore never touches
+ * the cache, so a holder may release after the cache itself was freed (a
+ * table or plan outliving a session's private cache): freeing the cache drops
+ * only the cache's own references.
  *
  * Lookup is a linear-probe hash table over XXH3 of the path mixed with the
  * kind.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -46,7 +53,7 @@ struct ice_cache_entry {
     uint32_t n;        /* entries / manifest files */
     fl_parquet_reader *reader; /* ICE_CACHE_FOOTER: detached, owned */
     size_t bytes;
-    uint32_t refs; /* the cache's own reference counts as one while linked */
+    _Atomic uint32_t refs; /* the cache's own reference counts as one while linked */
     bool linked;
     ice_cache_entry *prev, *next; /* LRU, most recent at head */
 };
@@ -94,7 +101,7 @@ void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c)
     while (e) {
         ice_cache_entry *nx = e->next;
         e->linked = false;
-        if (--e->refs == 0)
+        if (atomic_fetch_sub(&e->refs, 1) == 1)
             free_entry(e); /* entries still held by plans are freed by their release */
         e = nx;
     }
@@ -196,16 +203,13 @@ static void grow_table(fl_ice_manifest_cache *c)
     free(old);
 }
 
+/* Drops one reference without the cache's lock (see the header comment):
+ * the last one frees e. The count reaches 0 only once e is unlinked, and an
+ * unlinked entry cannot be found, so nobody takes a new reference after. */
 void ice_cache_release(ice_cache_entry *e, fl_ice_manifest_cache *c)
 {
-    if (!e)
-        return;
-    if (c)
-        pthread_mutex_lock(&c->mu);
-    bool last = --e->refs == 0;
-    if (c)
-        pthread_mutex_unlock(&c->mu);
-    if (last)
+    (void)c;
+    if (e && atomic_fetch_sub(&e->refs, 1) == 1)
         free_entry(e);
 }
 
@@ -249,7 +253,7 @@ static ice_cache_entry *new_entry(ice_cache_kind kind, const char *path, int64_t
     e->kind = kind;
     e->length = len;
     e->hash = key_hash(kind, path);
-    e->refs = 1;
+    atomic_init(&e->refs, 1);
     fl_arena_init(&e->arena, ENTRY_BLOCK);
     return e;
 }
@@ -278,11 +282,16 @@ static ice_cache_entry *insert(fl_ice_manifest_cache *c, ice_cache_entry *e)
         v->linked = false;
         c->stats.bytes -= v->bytes;
         c->stats.evictions++;
-        if (--v->refs == 0)
+        if (atomic_fetch_sub(&v->refs, 1) == 1)
             free_entry(v);
     }
     if ((c->count + 1) * 2 > c->nslots)
         grow_table(c);
+    if (c->count + 2 > c->nslots) { /* growth failed (out of memory) and the table is
+                                     * full: slot_of needs one empty slot to stop */
+        pthread_mutex_unlock(&c->mu);
+        return e;
+    }
     /* Evictions re-pack probe clusters, so the slot found before them may
      * now hold a moved entry or sit past a freed gap: probe again. */
     i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);

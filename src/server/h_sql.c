@@ -86,7 +86,13 @@ struct sql_query {
     json_t *params; /* owned reference; NULL = plain execute */
     bool arrow;
     fl_catalog *cat;
-    fl_sql_session *sess; /* set under owner->mu */
+    /* Set (under owner->mu) by the statement thread, cleared by it (under
+     * owner->mu) before it closes the session; read for cancellation under
+     * owner->mu (handlers, monitor) or under the stream's lock (on_abort,
+     * which cannot take owner->mu: the monitor holds owner->mu while taking
+     * stream locks). Atomic for that last reader; the session it sees is
+     * closed only after fl_server_stream_end, which waits for the stream lock. */
+    fl_sql_session *_Atomic sess;
     fl_sql_stmt *stmt;
     fl_sql_result *res;
     fl_server_stream *stream;
@@ -101,6 +107,13 @@ struct sql_query {
 
 /* ---- small helpers ---- */
 
+/* Marks q cancelled and cancels its running statement, if any. */
+static void cancel_query(sql_query *q)
+{
+    atomic_store(&q->cancelled, true);
+    fl_sql_session_cancel(atomic_load(&q->sess)); /* NULL-safe */
+}
+
 static void set_sqlstate(sql_query *q, const char *st)
 {
     snprintf(q->sqlstate, sizeof q->sqlstate, "%s", st && *st ? st : "XX000");
@@ -111,8 +124,9 @@ static void take_error(sql_query *q, fl_status rc)
 {
     q->rc = rc;
     fl_sql_error_info info = {{0}, 0};
-    if (q->sess)
-        fl_sql_last_error(q->sess, &info);
+    fl_sql_session *sess = atomic_load(&q->sess); /* this thread's own */
+    if (sess)
+        fl_sql_last_error(sess, &info);
     if (rc == FL_ECANCELED) {
         set_sqlstate(q, "57014");
     } else if (info.sqlstate[0] && strcmp(info.sqlstate, "XX000") &&
@@ -242,7 +256,7 @@ static fl_status execute(sql_query *q)
     if (rc != FL_OK)
         return rc;
     pthread_mutex_lock(&q->owner->mu);
-    q->sess = sess;
+    atomic_store(&q->sess, sess);
     pthread_mutex_unlock(&q->owner->mu);
     if (atomic_load(&q->cancelled))
         return fl_errorf(&q->err, FL_ECANCELED, "canceling statement due to user request");
@@ -355,7 +369,7 @@ static void stream_rows(sql_query *q)
     if (q->arrow) {
         rc = fl_arrow_ipc_schema(sc, &buf, &q->err);
     } else {
-        const char *tz = fl_sql_get(q->sess, "time_zone");
+        const char *tz = fl_sql_get(atomic_load(&q->sess), "time_zone");
         rc = fl_sql_formatter_new(tz ? tz : "UTC", &fmt, &q->err);
         names = rc == FL_OK ? unique_names(sc, &a) : NULL;
         if (rc == FL_OK && !names)
@@ -430,8 +444,7 @@ static void *query_thread(void *arg)
             *pp = q->next;
             break;
         }
-    fl_sql_session *sess = q->sess;
-    q->sess = NULL;
+    fl_sql_session *sess = atomic_exchange(&q->sess, NULL);
     pthread_mutex_unlock(&o->mu);
     if (q->stream)
         fl_server_stream_end(q->stream, !q->arrow || q->rc == FL_OK);
@@ -451,10 +464,7 @@ static void *query_thread(void *arg)
  * stream's lock while q is alive. */
 static void on_abort(void *ud)
 {
-    sql_query *q = ud;
-    atomic_store(&q->cancelled, true);
-    if (q->sess)
-        fl_sql_session_cancel(q->sess);
+    cancel_query(ud);
 }
 
 /* Polls streaming connections for disconnected clients. */
@@ -465,11 +475,8 @@ static void *monitor_thread(void *arg)
     while (!o->stopping) {
         for (sql_query *q = o->queries; q; q = q->next)
             if (q->ph == Q_STREAM && q->stream && !atomic_load(&q->cancelled) &&
-                fl_server_stream_gone(q->stream)) {
-                atomic_store(&q->cancelled, true);
-                if (q->sess)
-                    fl_sql_session_cancel(q->sess);
-            }
+                fl_server_stream_gone(q->stream))
+                cancel_query(q);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100 * 1000 * 1000;
@@ -656,11 +663,8 @@ static void h_sql_cancel(fl_server_request *r, void *ctx)
     while (q && strcmp(q->id, id ? id : ""))
         q = q->next;
     bool allowed = q && (who->admin || who->anonymous || !strcmp(q->principal, who->name));
-    if (allowed) {
-        atomic_store(&q->cancelled, true);
-        if (q->sess)
-            fl_sql_session_cancel(q->sess);
-    }
+    if (allowed)
+        cancel_query(q);
     pthread_mutex_unlock(&o->mu);
     if (!q)
         fl_server_respond_error(r, 404, "NoSuchQueryException", "no running statement %s",
@@ -692,11 +696,8 @@ void srv_sql_free(fl_server *s)
         return;
     pthread_mutex_lock(&o->mu);
     o->stopping = true;
-    for (sql_query *q = o->queries; q; q = q->next) {
-        atomic_store(&q->cancelled, true);
-        if (q->sess)
-            fl_sql_session_cancel(q->sess);
-    }
+    for (sql_query *q = o->queries; q; q = q->next)
+        cancel_query(q);
     pthread_cond_broadcast(&o->cv);
     while (o->nthreads > 0)
         pthread_cond_wait(&o->cv, &o->mu);

@@ -61,6 +61,9 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
         if (rc != FL_OK)
             fl_error_prefix(err, "catalog %s", opt->catalog_uri);
     }
+    if (rc == FL_OK && s->catalog)
+        rc = fl_session_temp_new(s->catalog, s->catalog->io ? s->catalog->io : s->io,
+                                 opt->spill_dir, &s->temp, err);
     s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
     s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
     s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
@@ -87,6 +90,8 @@ void fl_sql_session_close(fl_sql_session *s)
         fl_sql_result_close(s->open);
     fl_txn_block_rollback(s->block); /* an open block is discarded, as a lost connection's */
     s->block = NULL;
+    fl_session_temp_free(s->temp); /* drops every temporary table, removes its files */
+    s->temp = NULL;
     if (s->own_catalog)
         fl_catalog_close(s->catalog);
     if (s->own_io)
@@ -200,9 +205,14 @@ static fl_status run_explain(fl_sql_result *r, const PgQuery__ExplainStmt *e, fl
 }
 
 /* The catalog statements plan through: the block's while one is open. */
+fl_catalog *fl_session_base_catalog(fl_sql_session *s)
+{
+    return s->temp ? fl_session_temp_catalog(s->temp) : s->catalog;
+}
+
 static fl_catalog *session_catalog(fl_sql_session *s)
 {
-    return s->block ? fl_txn_block_catalog(s->block) : s->catalog;
+    return s->block ? fl_txn_block_catalog(s->block) : fl_session_base_catalog(s);
 }
 
 /* COMMIT, ROLLBACK and ROLLBACK TO: what a failed block still accepts. */
@@ -232,6 +242,28 @@ static void planner_ctx_init(fl_sql_session *s, fl_arena *a, const fl_sql_parsed
     pc->parsed = p;
 }
 
+/* A transaction ended with this statement (autocommit, or the block's
+ * COMMIT/ROLLBACK): ON COMMIT actions of temporary tables. rc is the
+ * statement's status (a failure ends its transaction as a rollback);
+ * returns it, or the first ON COMMIT failure of a successful statement. */
+static fl_status temp_end_xact(fl_sql_session *s, fl_sql_result *r, bool had_block,
+                               fl_status rc, fl_error *err)
+{
+    if (!fl_session_temp_count(s->temp) || s->block)
+        return rc;
+    bool rolled_back = rc != FL_OK;
+    if (had_block && rc == FL_OK)
+        rolled_back = strcmp(r->sr.tag, "ROLLBACK") == 0;
+    fl_error e2;
+    fl_error_clear(&e2);
+    fl_status trc = fl_session_temp_end_xact(s->temp, rolled_back, &e2);
+    if (rc != FL_OK || trc == FL_OK)
+        return rc;
+    if (err)
+        *err = e2;
+    return trc;
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -257,6 +289,13 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         return fl_errorf(err, FL_EINVAL,
                          "current transaction is aborted, commands ignored until end of "
                          "transaction block");
+    }
+    bool had_block = s->block != NULL;
+    rc = fl_session_temp_rewrite(s->temp, r->parsed, had_block, &r->arena, &r->temp_undo, err);
+    if (rc != FL_OK) {
+        fl_session_record_error(s, r, rc, err);
+        fl_sql_result_close(r);
+        return rc;
     }
     fl_planner_ctx *pc = &r->pc;
     planner_ctx_init(s, &r->arena, r->parsed, pc);
@@ -309,6 +348,8 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     fl_session_param_casts_undo(&undo);
     if (rc == FL_OK)
         rc = fl_session_finish_reads(r, err);
+    if (rc == FL_OK || !s->block)
+        rc = temp_end_xact(s, r, had_block, rc, err);
     if (rc != FL_OK) {
         fl_session_record_error(s, r, rc, err);
         fl_sql_result_close(r);
@@ -352,9 +393,14 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     memcpy(s->last.sqlstate, "00000", 6);
     fl_planner_ctx pc;
     memset(&pc, 0, sizeof pc);
+    fl_temp_undo undo = {.n = 0};
     if (rc != FL_OK) {
         memcpy(s->last.sqlstate, "42601", 6);
         s->last.position = pos;
+    } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
+               (rc = fl_session_temp_rewrite(s->temp, p, s->block != NULL, &a, &undo, err)) !=
+                   FL_OK) {
+        memcpy(s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
         planner_ctx_init(s, &a, p, &pc);
         fl_plan *plan = NULL;
@@ -417,6 +463,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         }
     }
     fl_planner_ctx_release(&pc);
+    fl_session_temp_undo(&undo);
     fl_sql_parsed_free(p);
     fl_arena_free(&a);
     if (rc != FL_OK) {

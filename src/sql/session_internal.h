@@ -13,6 +13,7 @@
 #include "floe/sql.h"
 #include "sql/exec.h"
 #include "sql/planner.h"
+#include "sql/session_temp.h"
 #include "sql/stmt.h"
 
 struct fl_sql_session {
@@ -33,6 +34,7 @@ struct fl_sql_session {
     fl_sql_error_info last;
     fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
     struct fl_txn_block *block; /* the open transaction block (stmt/txn_block.h), NULL = none */
+    fl_session_temp *temp;      /* temporary tables (session_temp.h); NULL = none possible */
 };
 
 struct fl_sql_result {
@@ -43,6 +45,7 @@ struct fl_sql_result {
     fl_planner_ctx pc;
     fl_exec_options xo;
     fl_value *params;
+    fl_temp_undo temp_undo; /* parse-tree rewrite for temporary tables, undone at close */
     /* a query */
     fl_plan *plan;
     fl_exec *exec;
@@ -98,6 +101,9 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
 fl_status fl_session_start_timer(fl_sql_result *r, fl_error *err);
 fl_status fl_session_finish_reads(fl_sql_result *r, fl_error *err);
 /* session.c */
+/* The catalog statements and blocks start from: the temporary-table
+ * overlay when the session has one, else the session's catalog. */
+fl_catalog *fl_session_base_catalog(fl_sql_session *s);
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err);

@@ -275,6 +275,7 @@ void fl_sql_result_close(fl_sql_result *r)
     if (r->compact_init)
         fl_batch_destroy(&r->compact);
     fl_planner_ctx_release(&r->pc);
+    fl_session_temp_undo(&r->temp_undo);
     fl_sql_parsed_free(r->parsed);
     fl_arena_free(&r->arena);
     pthread_mutex_destroy(&r->mu);

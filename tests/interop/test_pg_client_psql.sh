@@ -187,6 +187,31 @@ check_grep "\\df lower finds pg_catalog.lower(text)" "$out" '^ *pg_catalog *\| *
 out=$(pgc_psql -c '\l' 2>&1); rc=$?
 check "\\l exit status ($(printf '%s' "$out" | head -3 | tr '\n' ' '))" "$rc" "0"
 
+# ---- temporary tables: one psql session creates, fills and describes one
+# (\dt and \d find it in pg_temp_N), a permanent table of the same name is
+# shadowed; the next session sees neither the rows nor the table
+out=$(pgc_psql -X -A -F '|' <<'EOF' 2>&1
+CREATE TABLE lake.tmpdemo (k int);
+INSERT INTO lake.tmpdemo VALUES (1);
+SET search_path TO lake;
+CREATE TEMP TABLE tmpdemo (a int, note text) ON COMMIT PRESERVE ROWS;
+INSERT INTO tmpdemo VALUES (7, 'temp');
+SELECT a, note FROM tmpdemo;
+SELECT k FROM lake.tmpdemo;
+\dt
+\d tmpdemo
+EOF
+)
+check_grep "temp: insert" "$out" '^INSERT 0 1$'
+check_grep "temp: shadows permanent" "$out" '^7\|temp$'
+check_grep "temp: qualified permanent" "$out" '^1$'
+check_grep "temp: \\dt lists it in pg_temp_N" "$out" '^pg_temp_[0-9]+\|tmpdemo\|table\|'
+check_grep "temp: \\d title" "$out" '^Table "pg_temp_[0-9]+\.tmpdemo"$'
+check_grep "temp: \\d column note" "$out" '^note\|text\|'
+out=$(q -c "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE relname = 'tmpdemo' AND nspname LIKE 'pg_temp%'" -c "SET search_path TO lake" -c "SELECT k FROM tmpdemo" -c "DROP TABLE lake.tmpdemo")
+check_grep "temp: next session has no temporary table" "$out" '^0$'
+check_grep "temp: next session resolves to lake's table" "$out" '^1$'
+
 # ---- errors: SQLSTATE, and the session stays usable
 out=$(psql -X -A -t -v VERBOSITY=verbose <<'EOF' 2>&1
 SELECT * FROM lake.no_such_table;

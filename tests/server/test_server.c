@@ -242,10 +242,10 @@ out:
 }
 
 #define CLIENTS 16
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define APPENDS 10 /* sanitizer builds: 160 appends, same checks */
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define APPENDS 10
 #endif
 #endif

@@ -19,12 +19,17 @@
  * creates the table staged (nothing recorded), writes the rows and commits
  * once: the table appears with its data atomically, or not at all. The tag
  * is PostgreSQL's "SELECT n".
+ *
+ * Temporary tables (CREATE TEMP TABLE, rewritten to pg_temp_N.t by
+ * session_temp_rewrite.c) take their location from the session's private
+ * folder (session_temp.h); the overlay catalog records them.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "sql/pgcat/pgcat.h"
+#include "sql/session_internal.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/stmt_opts.h"
 
@@ -233,6 +238,19 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
     bool qualified = (rv->schemaname && *rv->schemaname) || (rv->catalogname && *rv->catalogname);
     if (!qualified)
         FL_TRY(stmt_ensure_namespace(c, &id->ns, err));
+    /* a temporary table (session_temp.h: pg_temp_N after the rewrite) lives
+     * in the session's private folder */
+    const char *location = o->location, *temp_loc = NULL;
+    FL_TRY(fl_session_temp_location(c->session ? c->session->temp : NULL, id, c->planner->arena,
+                                    &temp_loc, err));
+    if (temp_loc && location) {
+        stmt_set_sqlstate(c, "0A000");
+        return fl_errorf(err, FL_EUNSUPPORTED,
+                         "a temporary table cannot have a location (it is private to the "
+                         "session)");
+    }
+    if (temp_loc)
+        location = temp_loc;
     fl_ice_map props = {o->nprops, o->props};
     fl_ice_create_options co = {.schema = s,
                                 .identifier_fields = idents,
@@ -242,7 +260,7 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
                                 .sort_by = o->sorts,
                                 .nsort_by = o->nsorts,
                                 .properties = &props,
-                                .location = o->location,
+                                .location = location,
                                 .stage_only = staged};
     fl_status rc = fl_ice_table_create(cat, id, &co, out, err);
     const char *name = fl_table_ident_str(id, c->planner->arena);

@@ -65,7 +65,7 @@ fl_status stmt_transaction(fl_stmt_ctx *c, const PgQuery__TransactionStmt *t,
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
         if (!s->block)
-            FL_TRY(fl_txn_block_open(s->catalog, read_only_option(t), &s->block, err));
+            FL_TRY(fl_txn_block_open(fl_session_base_catalog(s), read_only_option(t), &s->block, err));
         stmt_tag(out, "BEGIN");
         return FL_OK;
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT: {
@@ -144,7 +144,7 @@ fl_status stmt_commit_dml(fl_stmt_ctx *c, fl_ice_txn *x, const fl_table_ident *i
     if (!b)
         return stmt_commit(c, x, table, out, err);
     int64_t snap = -1;
-    fl_status rc = fl_txn_block_stage(b, c->session->catalog, id, x, &snap, err);
+    fl_status rc = fl_txn_block_stage(b, fl_session_base_catalog(c->session), id, x, &snap, err);
     if (rc == FL_ECONFLICT)
         stmt_set_sqlstate(c, "40001");
     if (rc != FL_OK)

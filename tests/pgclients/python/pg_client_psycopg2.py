@@ -256,6 +256,52 @@ with section('pandas.read_sql on the DBAPI connection and through SQLAlchemy'):
 
     cur.execute("DROP TABLE lake.py_copy")
     check("drop", cur.statusmessage, "DROP TABLE")
+
+# ---- temporary tables as dbt and BI tools use them: private to the connection,
+# shadowing a permanent table of the same name, gone when the connection closes
+with section('temporary tables'):
+    cur.execute("CREATE TABLE lake.py_tmp (k int)")
+    cur.execute("INSERT INTO lake.py_tmp VALUES (1)")
+    ct = connect()
+    ct.autocommit = True
+    tc = ct.cursor()
+    tc.execute("SET search_path TO lake")
+    tc.execute("CREATE TEMPORARY TABLE py_tmp AS SELECT id, name FROM lake.py_t WHERE id < 3")
+    check("temp ctas status", tc.statusmessage, "SELECT 2")
+    tc.execute("SELECT id, name FROM py_tmp ORDER BY id")
+    check("temp shadows permanent", tc.fetchall(), [(1, "alpha"), (2, "bêta 'quoted' \\ back")])
+    tc.execute("SELECT k FROM lake.py_tmp")
+    check("qualified name is the permanent table", tc.fetchall(), [(1,)])
+    tc.execute("CREATE TEMP TABLE py_stage (id int, v text) ON COMMIT DELETE ROWS")
+    ct.autocommit = False
+    tc.execute("INSERT INTO py_stage VALUES (%s, %s), (%s, %s)", (1, "a", 2, "b"))
+    tc.execute("SELECT count(*) FROM py_stage")
+    check("temp rows inside the transaction", tc.fetchone(), (2,))
+    ct.commit()
+    tc.execute("SELECT count(*) FROM py_stage")
+    check("ON COMMIT DELETE ROWS", tc.fetchone(), (0,))
+    ct.rollback()
+    ct.autocommit = True
+    tc.execute("SELECT c.relname, c.relpersistence FROM pg_class c JOIN pg_namespace n "
+               "ON n.oid = c.relnamespace WHERE n.nspname LIKE 'pg_temp%%' ORDER BY 1")
+    check("pg_class temp rows", tc.fetchall(), [("py_stage", "t"), ("py_tmp", "t")])
+    # another connection sees only the permanent table
+    cur.execute("SELECT k FROM lake.py_tmp")
+    check("other connection: permanent", cur.fetchall(), [(1,)])
+    ct.close()
+    c5 = connect()
+    c5.autocommit = True
+    k5 = c5.cursor()
+    import time
+    for _ in range(100):  # the server ends the closed session asynchronously
+        k5.execute("SELECT count(*) FROM pg_class WHERE relname IN ('py_stage', 'py_tmp')")
+        n5 = k5.fetchone()
+        if n5 == (1,):
+            break
+        time.sleep(0.05)
+    check("temp tables gone with the connection", n5, (1,))
+    c5.close()
+    cur.execute("DROP TABLE lake.py_tmp")
     conn.close()
     conn2.close()
 if failures:

@@ -14,7 +14,7 @@ fetches data with psqlODBC's DECLARE "SQL_CUR..." CURSOR WITH HOLD + FETCH 2048 
 Every call writes a block to the transcript: "== <call>", its result column names and the rows that
 concern schema sales, or "ERROR <sqlstate> <message>". test_pg_client_bitools.sh compares the transcripts
 of floe and PostgreSQL 15 (transcript_diff.py). The temp-table probe's outcome is printed, not compared
-(floe has no temporary tables). Exit 0 when the transcript was written, 1 when the session broke."""
+(floe has had temporary tables since round 5; the probe is still only printed). Exit 0 when the transcript was written, 1 when the session broke."""
 import ctypes as C
 import sys
 

@@ -316,6 +316,7 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
     if (n == 2) {
         infer_param(b, args[0], args[1]);
         infer_param(b, args[1], args[0]);
+        FL_TRY(fl_bind_numeric_args(b, name, args, n, err)); /* bind_numeric.c */
     }
     fl_expr *orig[8];
     uint32_t norig = n <= 8 ? n : 0; /* fl_expr_call may replace args[i] with casts */
@@ -325,6 +326,7 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         (!norig || retry_unknown_as_text(b, name, orig, norig, loc, out) != FL_OK))
         return fl_front_err_at(b->pc, err, loc);
     (*out)->location = loc;
+    fl_bind_numeric_div(name, orig, norig, *out);
     if ((*out)->kind == FL_EXPR_CALL)
         for (uint32_t i = 0; i < (*out)->nargs; i++)
             (*out)->args[i] = fold_zoned(b, (*out)->args[i]);
@@ -893,7 +895,22 @@ static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *na
     memset(&ac, 0, sizeof ac);
     b->in_agg = true;
     fl_status rc = FL_OK;
-    if (!f->agg_star) {
+    /* count([DISTINCT] (a, b, ...)): a row value is never NULL, so it counts
+     * every row (count(*)); DISTINCT compares the row's fields */
+    bool row_count = !f->agg_star && strcmp(name, "count") == 0 && f->n_args == 1 &&
+                     f->args[0]->node_case == PG_QUERY__NODE__NODE_ROW_EXPR &&
+                     f->args[0]->row_expr->n_args > 0;
+    if (row_count) {
+        const PgQuery__RowExpr *re = f->args[0]->row_expr;
+        rc = bind_args(b, re->args, re->n_args, &ac.args, err);
+        ac.nargs = (uint32_t)re->n_args;
+        fl_type text;
+        memset(&text, 0, sizeof text);
+        text.id = FL_TYPE_STRING;
+        for (uint32_t i = 0; rc == FL_OK && i < ac.nargs; i++)
+            if (is_unknown(&ac.args[i]->type))
+                rc = fl_expr_cast(b->a, ac.args[i], &text, &ac.args[i], err);
+    } else if (!f->agg_star) {
         rc = bind_args(b, f->args, f->n_args, &ac.args, err);
         ac.nargs = (uint32_t)f->n_args;
     }
@@ -924,9 +941,11 @@ static fl_status bind_agg(fl_bctx *b, const PgQuery__FuncCall *f, const char *na
     for (uint32_t i = 0; i < ac.nargs && i < 16; i++)
         types[i] = ac.args[i]->type;
     fl_func_binding fb;
-    if (fl_func_resolve(name, FL_FUNC_AGGREGATE, types, ac.nargs, &fb, err) != FL_OK)
+    if (fl_func_resolve(name, FL_FUNC_AGGREGATE, types, row_count ? 0 : ac.nargs, &fb, err) !=
+        FL_OK)
         return fl_front_err_at(b->pc, err, f->location);
-    FL_TRY(cast_args(b, ac.args, ac.nargs, &fb, err));
+    if (!row_count)
+        FL_TRY(cast_args(b, ac.args, ac.nargs, &fb, err));
     ac.fn = fb.fn;
     ac.ops = fb.agg;
     ac.result = fb.result;

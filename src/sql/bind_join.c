@@ -505,19 +505,22 @@ static fl_status using_conds(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jt
                                 "column \"%s\" specified in USING clause does not exist in %s "
                                 "table",
                                 name, li < 0 ? "left" : "right");
-        b->scope.cols[li].used = b->scope.cols[ri].used = true;
-        /* the right copy is hidden from SELECT * and unqualified names */
-        fl_expr *args[2] = {fl_expr_column(b->a, (uint32_t)li, &b->scope.cols[li].type),
-                            fl_expr_column(b->a, (uint32_t)ri, &b->scope.cols[ri].type)};
-        if (!args[0] || !args[1])
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        /* the sides' merged columns when they are FULL JOIN ... USING results */
+        fl_expr *args[2];
+        FL_TRY(fl_scope_col_expr(b, (uint32_t)li, -1, &args[0], err));
+        FL_TRY(fl_scope_col_expr(b, (uint32_t)ri, -1, &args[1], err));
         /* one merged column for SELECT * and unqualified names (PostgreSQL);
-         * both copies stay reachable qualified. FULL JOIN keeps the left
-         * copy (PostgreSQL's merged value would be COALESCE(l, r)). */
-        if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT)
+         * both copies stay reachable qualified. FULL JOIN: the left copy
+         * stands for COALESCE(l, r) (fl_scope_col_expr), as PostgreSQL's. */
+        if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT) {
             b->scope.cols[li].using_hidden = true;
-        else
+        } else {
             b->scope.cols[ri].using_hidden = true;
+            if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL) {
+                b->scope.cols[li].using_merged = true;
+                b->scope.cols[li].using_partner = (uint32_t)ri;
+            }
+        }
         fl_expr *eq;
         if (fl_expr_call(b->a, "=", args, 2, -1, &eq, err) != FL_OK)
             return err->code;

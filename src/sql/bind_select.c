@@ -293,9 +293,14 @@ static fl_status expand_star(fl_bctx *b, const PgQuery__ColumnRef *cr, targets *
         if (!qual && c->using_hidden)
             continue;
         c->used = true;
-        fl_expr *e = fl_expr_column(b->a, i, &c->type);
-        if (!e)
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        fl_expr *e;
+        if (!qual && c->using_merged) {
+            FL_TRY(fl_scope_col_expr(b, i, cr->location, &e, err));
+        } else {
+            e = fl_expr_column(b->a, i, &c->type);
+            if (!e)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
         e->alias = c->name;
         FL_TRY(add_target(b, t, e, c->name, err));
         any = true;
@@ -705,6 +710,19 @@ static fl_status add_limit(fl_bctx *b, const PgQuery__SelectStmt *s, fl_plan **p
     return FL_OK;
 }
 
+/* A SORT key over a list column orders by __list_sort_key(list) (pgarray.c:
+ * PostgreSQL's element-wise array order as bytes); other keys as they are. */
+static fl_status sort_key_expr(fl_bctx *b, fl_expr **e, fl_error *err)
+{
+    if ((*e)->type.id != FL_TYPE_LIST)
+        return FL_OK;
+    fl_expr *args[1] = {*e};
+    if (fl_expr_call(b->a, "__list_sort_key", args, 1, (*e)->location, e, err) != FL_OK)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, args[0]->location, "0A000",
+                            "ORDER BY a list of this element type is not supported");
+    return FL_OK;
+}
+
 /* ORDER BY over the output columns of `p` (set operations, VALUES) */
 static fl_status order_outputs(fl_bctx *b, const PgQuery__SelectStmt *s, fl_plan **p,
                                fl_error *err)
@@ -736,6 +754,7 @@ static fl_status order_outputs(fl_bctx *b, const PgQuery__SelectStmt *s, fl_plan
         keys[i].expr = fl_expr_column(b->a, (uint32_t)k, &(*p)->schema.fields[k].type);
         if (!keys[i].expr)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
+        FL_TRY(sort_key_expr(b, &keys[i].expr, err));
         keys[i].desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
         keys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
                                   ? keys[i].desc
@@ -1030,6 +1049,7 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
             keys[i].expr = fl_expr_column(b->a, col, &p->schema.fields[col].type);
             if (!keys[i].expr)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
+            FL_TRY(sort_key_expr(b, &keys[i].expr, err));
             keys[i].desc = ok[i].desc;
             keys[i].nulls_first = ok[i].nulls_first;
         }

@@ -84,6 +84,10 @@ typedef struct fl_scope_col {
     uint32_t rel;
     bool used;
     bool using_hidden; /* right copy of a JOIN ... USING column: qualified only (lateral) */
+    /* left copy of a FULL JOIN ... USING column: unqualified, it is
+     * COALESCE(this, cols[using_partner]) (PostgreSQL's merged column) */
+    bool using_merged;
+    uint32_t using_partner;
 } fl_scope_col;
 
 typedef struct fl_scope fl_scope;
@@ -228,6 +232,14 @@ fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_s
 fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
                           uint32_t *idx, fl_type *type, fl_error *err);
 /* The same as an expression: a COLUMN, or in param mode a PARAM (lateral). */
+/* scope column i as an expression: a column reference, or for a merged
+ * FULL JOIN ... USING column COALESCE(left, right) (fl_scope_col) */
+fl_status fl_scope_col_expr(fl_bctx *b, uint32_t i, int32_t location, fl_expr **out, fl_error *err);
+/* bind_numeric.c: integer literals beside a DECIMAL in + - * % become
+ * DECIMAL(digits,0); a division of two constants gets PostgreSQL's scale */
+fl_status fl_bind_numeric_args(fl_bctx *b, const char *op, fl_expr **args, uint32_t n,
+                               fl_error *err);
+void fl_bind_numeric_div(const char *op, fl_expr *const *orig, uint32_t n, fl_expr *call);
 fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
                                fl_expr **out, fl_error *err);
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);

@@ -118,6 +118,34 @@ static int find_in(const fl_scope *s, const char *qual, const char *name, uint32
     return found;
 }
 
+fl_status fl_scope_col_expr(fl_bctx *b, uint32_t i, int32_t location, fl_expr **out, fl_error *err)
+{
+    fl_scope_col *c = &b->scope.cols[i];
+    c->used = true;
+    fl_expr *l = fl_expr_column(b->a, i, &c->type);
+    if (!l)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    l->location = location;
+    l->alias = c->name;
+    if (!c->using_merged || c->using_partner >= b->scope.ncols) {
+        *out = l;
+        return FL_OK;
+    }
+    fl_expr *r;
+    FL_TRY(fl_scope_col_expr(b, c->using_partner, location, &r, err));
+    if (fl_front_coerce(b->a, &l, &r, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, location);
+    fl_expr *e = fl_expr_new(b->a, FL_EXPR_COALESCE, &l->type, 2);
+    if (!e)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    e->args[0] = l;
+    e->args[1] = r;
+    e->location = location;
+    e->alias = c->name;
+    *out = e;
+    return FL_OK;
+}
+
 fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
                                fl_expr **out, fl_error *err)
 {
@@ -138,6 +166,11 @@ fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, i
     }
     fl_type t;
     FL_TRY(fl_scope_lookup(b, qual, name, location, &i, &t, err));
+    if (!qual && !(i & FL_REF_OUTER) && b->scope.cols[i].using_merged) {
+        FL_TRY(fl_scope_col_expr(b, i, location, out, err));
+        (*out)->alias = name;
+        return FL_OK;
+    }
     *out = fl_expr_column(b->a, i, &t);
     if (!*out)
         return fl_errorf(err, FL_ENOMEM, "out of memory");

@@ -12,6 +12,7 @@
  * element is treated as one opaque element.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -583,6 +584,176 @@ static fl_status k_aclexplode(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+
+/* ---- __list_sort_key(list) -> binary: ORDER BY a list column ----
+ * PostgreSQL orders arrays element by element (array_cmp): the first
+ * differing element decides, a NULL element is greater than any value, and
+ * a list that is a prefix of another is smaller. The key is a byte string
+ * whose bytewise order is that order, so SORT compares it as BINARY:
+ * per element 0x02 + the element's order-preserving bytes, or 0x03 for a
+ * NULL element; 0x01 ends the list (smaller than both markers).
+ *   integers, dates, times, timestamps: big-endian with the sign bit flipped
+ *   floats: IEEE bits, all flipped when negative, else the sign bit (-0 = 0)
+ *   decimals: 16 bytes big-endian, sign flipped (one scale per column)
+ *   text, binary: the bytes with 0x00 written 0x00 0xFF, then 0x00 0x00
+ *   lists: this encoding, recursively */
+
+typedef struct keybuf {
+    uint8_t *p;
+    size_t n, cap;
+} keybuf;
+
+static fl_status kb_put(keybuf *k, const void *src, size_t len, fl_error *err)
+{
+    if (k->n + len > k->cap) {
+        size_t cap = k->cap ? k->cap : 64;
+        while (cap < k->n + len)
+            cap *= 2;
+        uint8_t *q = realloc(k->p, cap);
+        if (!q)
+            return fl_errorf(err, FL_ENOMEM, "out of memory for a list sort key");
+        k->p = q;
+        k->cap = cap;
+    }
+    memcpy(k->p + k->n, src, len);
+    k->n += len;
+    return FL_OK;
+}
+
+static fl_status kb_be(keybuf *k, uint64_t v, int bytes, fl_error *err)
+{
+    uint8_t b[8];
+    for (int i = 0; i < bytes; i++)
+        b[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+    return kb_put(k, b, (size_t)bytes, err);
+}
+
+static bool key_type_ok(const fl_type *t)
+{
+    switch (t->id) {
+    case FL_TYPE_INT32: case FL_TYPE_INT64: case FL_TYPE_DATE: case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP: case FL_TYPE_TIMESTAMPTZ: case FL_TYPE_TIMESTAMP_NS:
+    case FL_TYPE_TIMESTAMPTZ_NS: case FL_TYPE_FLOAT32: case FL_TYPE_FLOAT64:
+    case FL_TYPE_DECIMAL: case FL_TYPE_STRING: case FL_TYPE_BINARY:
+        return true;
+    case FL_TYPE_LIST:
+        return t->nchildren == 1 && t->children && key_type_ok(&t->children[0].type);
+    default:
+        return false;
+    }
+}
+
+static fl_status key_list(keybuf *k, const fl_vector *lv, uint32_t row, int depth, fl_error *err);
+
+static fl_status key_elem(keybuf *k, const fl_vector *v, uint32_t j, int depth, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    uint8_t m = fl_unified_is_valid(&u, j) ? 0x02 : 0x03;
+    FL_TRY(kb_put(k, &m, 1, err));
+    if (m == 0x03)
+        return FL_OK;
+    uint32_t r = fl_unified_row(&u, j);
+    const uint8_t *d = u.base->data;
+    switch (v->type->id) {
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE: {
+        int32_t x;
+        memcpy(&x, d + (size_t)r * 4, 4);
+        return kb_be(k, (uint32_t)x ^ 0x80000000u, 4, err);
+    }
+    case FL_TYPE_FLOAT32:
+    case FL_TYPE_FLOAT64: {
+        double x;
+        if (v->type->id == FL_TYPE_FLOAT32) {
+            float f;
+            memcpy(&f, d + (size_t)r * 4, 4);
+            x = f;
+        } else {
+            memcpy(&x, d + (size_t)r * 8, 8);
+        }
+        if (x == 0)
+            x = 0; /* -0 sorts as 0 */
+        uint64_t bits;
+        memcpy(&bits, &x, 8);
+        bits = bits >> 63 ? ~bits : bits ^ (1ull << 63);
+        return kb_be(k, bits, 8, err);
+    }
+    case FL_TYPE_DECIMAL: {
+        fl_i128 x;
+        memcpy(&x, d + (size_t)r * 16, 16);
+        unsigned __int128 ux = (unsigned __int128)x ^ ((unsigned __int128)1 << 127);
+        FL_TRY(kb_be(k, (uint64_t)(ux >> 64), 8, err));
+        return kb_be(k, (uint64_t)ux, 8, err);
+    }
+    case FL_TYPE_STRING:
+    case FL_TYPE_BINARY: {
+        size_t len;
+        const uint8_t *p = fl_vector_bytes(u.base, r, &len);
+        static const uint8_t esc[2] = {0x00, 0xFF}, end[2] = {0x00, 0x00};
+        size_t from = 0;
+        for (size_t i = 0; i < len; i++)
+            if (p[i] == 0) {
+                FL_TRY(kb_put(k, p + from, i - from, err));
+                FL_TRY(kb_put(k, esc, 2, err));
+                from = i + 1;
+            }
+        FL_TRY(kb_put(k, p + from, len - from, err));
+        return kb_put(k, end, 2, err);
+    }
+    case FL_TYPE_LIST:
+        return key_list(k, u.base, r, depth + 1, err);
+    default: { /* INT64, TIME, TIMESTAMP* */
+        int64_t x;
+        memcpy(&x, d + (size_t)r * 8, 8);
+        return kb_be(k, (uint64_t)x ^ (1ull << 63), 8, err);
+    }
+    }
+}
+
+/* row `row` of the FLAT list vector lv */
+static fl_status key_list(keybuf *k, const fl_vector *lv, uint32_t row, int depth, fl_error *err)
+{
+    if (depth > 32)
+        return fl_errorf(err, FL_ELIMIT, "ORDER BY a list nested more than 32 levels deep");
+    const fl_vector *ch = lv->children;
+    for (int64_t j = lv->offsets[row]; ch && j < lv->offsets[row + 1]; j++)
+        FL_TRY(key_elem(k, ch, (uint32_t)j, depth, err));
+    static const uint8_t end = 0x01;
+    return kb_put(k, &end, 1, err);
+}
+
+static bool r_list_key(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 1 || a[0].id != FL_TYPE_LIST || !key_type_ok(&a[0]))
+        return false;
+    at[0] = a[0];
+    *r = fl_mk(FL_TYPE_BINARY);
+    return true;
+}
+
+static fl_status k_list_key(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init(&so, c->out);
+    keybuf k = {NULL, 0, 0};
+    fl_status rc = FL_OK;
+    FOR_ROWS(c->sel, c->nrows, i, {
+        if (rc == FL_OK) {
+            k.n = 0;
+            rc = key_list(&k, u.base, fl_unified_row(&u, i), 0, err);
+            if (rc == FL_OK)
+                rc = strout_put(&so, i, k.p ? k.p : (const uint8_t *)"", k.n, err);
+        }
+    });
+    free(k.p);
+    FL_TRY(rc);
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 #define PA(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 static const fl_func funcs[] = {
     PA("array_upper", r_arr_dim_list, k_upper),
@@ -597,6 +768,7 @@ static const fl_func funcs[] = {
     PA("aclexplode", r_text1, k_aclexplode),
     PA("__pg_any", r_any, k_any),
     PA("__pg_all", r_any, k_all),
+    PA("__list_sort_key", r_list_key, k_list_key),
     {.name = "__pg_array_elem", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_text1,
      .kernel = k_array_elem, .handles_nulls = true},
     {.name = "__pg_array_braces", .kind = FL_FUNC_SCALAR, .deterministic = true,

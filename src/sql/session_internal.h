@@ -70,7 +70,8 @@ struct fl_sql_result {
     char tag[64];
     fl_sql_table_read *reads;
     uint32_t nreads;
-    /* statement_timeout watchdog */
+    /* statement_timeout watchdog (timeout_ms: the statement's, fixed at start) */
+    int64_t timeout_ms;
     pthread_t timer;
     bool timer_running;
     pthread_mutex_t mu;

@@ -97,8 +97,21 @@ void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
  * memory_limit ("1GB"), threads, time_zone (alias TimeZone), search_path
  * (default namespace), statement_timeout (ms), spill_dir. */
 fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
-/* Current value as text; NULL when unknown. Session-owned string. */
+/* Current value as text; NULL when unknown. Session-owned string.
+ * Since round 5 every PostgreSQL setting floe reports (DateStyle,
+ * server_version, is_superuser... : src/sql/session_settings.h, the one
+ * list behind SHOW, pg_settings and current_setting) is known here too;
+ * FIXED ones refuse fl_sql_set; names with a dot are custom settings.
+ * value NULL = RESET. */
 const char *fl_sql_get(fl_sql_session *s, const char *name);
+/* Sets a setting's session default: its value now and what RESET restores
+ * (a server's per-connection values: application_name from the startup
+ * packet, is_superuser, session_authorization, max_connections; FIXED
+ * settings are allowed here). */
+fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *value,
+                             fl_error *err);
+/* RESET ALL: every settable setting but search_path and spill_dir. */
+fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err);
 
 /* Asks the running statement to stop: it returns FL_ECANCELED soon (at the
  * next batch boundary). Thread-safe; a no-op when nothing runs. */

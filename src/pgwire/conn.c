@@ -248,21 +248,15 @@ static bool startup(pgw_conn *c)
         return false;
     }
     pgw_server_set_session(c->srv, c, sess);
-    pgw_settings_defaults(c);
     pgw_setting_put(c, "application_name", app);
     pgw_setting_put(c, "session_authorization", c->user);
     pgw_setting_put(c, "is_superuser", c->who.admin ? "on" : "off");
-    static const char *const REPORTED[] = {
-        "application_name", "client_encoding",  "DateStyle",          "integer_datetimes",
-        "IntervalStyle",    "is_superuser",     "server_encoding",    "server_version",
-        "session_authorization", "standard_conforming_strings", "TimeZone"};
+    char maxc[16];
+    snprintf(maxc, sizeof maxc, "%u", c->srv->o.max_connections);
+    pgw_setting_put(c, "max_connections", maxc);
     if (opts)
         apply_options(c, opts);
-    for (size_t i = 0; i < sizeof REPORTED / sizeof *REPORTED; i++) {
-        const char *v = !strcmp(REPORTED[i], "TimeZone") ? fl_sql_get(c->sess, "time_zone")
-                                                          : pgw_setting_get(c, REPORTED[i]);
-        pgw_send_status(c, REPORTED[i], v ? v : "");
-    }
+    pgw_report_all(c);
     pgw_begin(c, 'K');
     pgw_put_i32(c, c->pid);
     pgw_put_i32(c, c->secret);
@@ -382,7 +376,6 @@ void pgw_conn_serve(pgw_conn *c)
         pgw_server_unregister(c->srv, c);
     fl_sql_session_close(s);
     fl_sql_formatter_free(c->fmt);
-    pgw_settings_free(c);
     pgw_tls_close(c->io.ssl);
     free(c->in);
     free(c->out);

@@ -85,10 +85,6 @@ typedef struct pgw_portal { /* a Bind portal or a DECLAREd cursor */
     struct pgw_portal *next;
 } pgw_portal;
 
-typedef struct pgw_setting {
-    char *name, *value;
-} pgw_setting;
-
 typedef struct pgw_io {
     int fd;
     SSL *ssl;
@@ -98,7 +94,6 @@ typedef struct pgw_io {
     void *sink_ctx;
 } pgw_io;
 
-#define PGW_MAX_SETTINGS 64
 
 struct pgw_conn {
     fl_pgwire *srv;
@@ -121,8 +116,6 @@ struct pgw_conn {
     bool implicit_open;  /* extended messages since the last Sync */
     pgw_stmt *stmts;
     pgw_portal *portals;
-    pgw_setting settings[PGW_MAX_SETTINGS];
-    uint32_t nsettings;
     void *fmt; /* fl_sql_formatter (src/sql/func.h), for fmt_tz */
     char fmt_tz[64];
     uint64_t bytes_in, bytes_out;
@@ -266,10 +259,12 @@ void pgw_classify(const char *sql, pgw_class *out);
 bool pgw_check_privileges(pgw_conn *c, const pgw_class *k);
 
 /* ---- settings.c ---- */
+/* Settings live in the SQL session (src/sql/session_settings.h):
+ * get = SHOW's text, put = a session default (RESET returns to it). */
 const char *pgw_setting_get(pgw_conn *c, const char *name);
 void pgw_setting_put(pgw_conn *c, const char *name, const char *value);
-void pgw_settings_defaults(pgw_conn *c);
-void pgw_settings_free(pgw_conn *c);
+/* ParameterStatus of every reported (GUC_REPORT) setting: at startup. */
+void pgw_report_all(pgw_conn *c);
 /* SET/SHOW/RESET/DISCARD... run by the wire layer; sends the response
  * (rows for SHOW when describe_only false). Returns false on error (sent). */
 bool pgw_run_set(pgw_conn *c, const pgw_class *k);

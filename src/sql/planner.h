@@ -99,6 +99,9 @@ typedef struct fl_planner_ctx {
     const char *default_namespace;
     const char *time_zone;
     const char *user; /* session user (current_user, pg_roles); NULL = "floe" (pgkeys) */
+    /* the session whose settings pg_settings / current_setting() / set_config()
+     * read and write (session_settings.h); NULL = built-in values (pgcompat) */
+    struct fl_sql_session *session;
     int64_t statement_time_us;
     const fl_sql_parsed *parsed; /* for time travel and positions */
     /* Parameters $1..$n: types known in advance (nparam_types) or inferred

@@ -61,6 +61,8 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
         if (rc != FL_OK)
             fl_error_prefix(err, "catalog %s", opt->catalog_uri);
     }
+    if (rc == FL_OK)
+        rc = fl_session_settings_init(s, err);
     if (rc == FL_OK && s->catalog)
         rc = fl_session_temp_new(s->catalog, s->catalog->io ? s->catalog->io : s->io,
                                  opt->spill_dir, &s->temp, err);
@@ -100,6 +102,7 @@ void fl_sql_session_close(fl_sql_session *s)
     free(s->time_zone);
     free(s->spill_dir);
     free(s->user);
+    fl_session_settings_free(s);
     free(s);
 }
 
@@ -238,6 +241,7 @@ static void planner_ctx_init(fl_sql_session *s, fl_arena *a, const fl_sql_parsed
     pc->default_namespace = s->default_namespace;
     pc->time_zone = s->time_zone;
     pc->user = s->user;
+    pc->session = s;
     pc->statement_time_us = now_us();
     pc->parsed = p;
 }

@@ -13,6 +13,7 @@
 #include "floe/sql.h"
 #include "sql/exec.h"
 #include "sql/planner.h"
+#include "sql/session_settings.h"
 #include "sql/session_temp.h"
 #include "sql/stmt.h"
 
@@ -35,6 +36,14 @@ struct fl_sql_session {
     fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
     struct fl_txn_block *block; /* the open transaction block (stmt/txn_block.h), NULL = none */
     fl_session_temp *temp;      /* temporary tables (session_temp.h); NULL = none possible */
+    /* settings (session_settings.h): per entry of fl_sql_setting_defs, the
+     * SET value and the value RESET restores (malloc'd; NULL = the next
+     * one / built-in), custom dotted settings, the last SET's SQLSTATE */
+    char **set_cur, **set_reset;
+    char **custom_names, **custom_vals;
+    uint32_t ncustom, capcustom;
+    char set_state[6];
+    char showbuf[64];
 };
 
 struct fl_sql_result {
@@ -61,7 +70,8 @@ struct fl_sql_result {
     char tag[64];
     fl_sql_table_read *reads;
     uint32_t nreads;
-    /* statement_timeout watchdog */
+    /* statement_timeout watchdog (timeout_ms: the statement's, fixed at start) */
+    int64_t timeout_ms;
     pthread_t timer;
     bool timer_running;
     pthread_mutex_t mu;

@@ -77,7 +77,7 @@ static void *timer_main(void *arg)
     fl_sql_result *r = arg;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
-    int64_t ms = r->s->statement_timeout_ms;
+    int64_t ms = r->timeout_ms; /* copied before the thread started (a SET may change the session's) */
     deadline.tv_sec += ms / 1000;
     deadline.tv_nsec += (ms % 1000) * 1000000;
     if (deadline.tv_nsec >= 1000000000) {
@@ -98,7 +98,8 @@ static void *timer_main(void *arg)
 
 fl_status fl_session_start_timer(fl_sql_result *r, fl_error *err)
 {
-    if (r->s->statement_timeout_ms <= 0)
+    r->timeout_ms = r->s->statement_timeout_ms;
+    if (r->timeout_ms <= 0)
         return FL_OK;
     if (pthread_create(&r->timer, NULL, timer_main, r) != 0)
         return fl_errorf(err, FL_EIO, "cannot start the statement_timeout timer");

@@ -175,21 +175,14 @@ const char *fl_pgcat_pk_indexdef(fl_arena *a, const fl_pgcat_snap *s, const fl_p
 const char *fl_pgcat_quote_ident(fl_arena *a, const char *name);
 uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b);
 
-/* ---- run-time settings (pgcat_settings.c): pg_settings, current_setting ---- */
+/* ---- run-time settings (pgcat_settings.c): pg_settings, current_setting ----
+ * (the one list: src/sql/session_settings.h) */
 
-typedef struct fl_pgcat_setting {
-    const char *name;    /* PostgreSQL's spelling ("DateStyle"); lookups ignore case */
-    const char *value;   /* NULL = the session's: TimeZone, search_path */
-    const char *vartype; /* pg_settings.vartype */
-} fl_pgcat_setting;
-
-/* The table (static storage), *n entries. */
-const fl_pgcat_setting *fl_pgcat_settings(size_t *n);
-/* The setting named name (case-insensitive; "time_zone" = TimeZone), or NULL. */
-const fl_pgcat_setting *fl_pgcat_setting_find(const char *name);
-/* st's value for a session with this time zone (NULL = UTC) and schema. */
-const char *fl_pgcat_setting_value(const fl_pgcat_setting *st, const char *time_zone,
-                                   const char *schema);
+/* The value current_setting() / SHOW give; NULL for an unknown name. */
+const char *fl_pgcat_setting_show(const fl_planner_ctx *pc, const char *name);
+struct fl_pgcat_rows;
+/* The rows of pg_settings. */
+fl_status fl_pgcat_fill_settings(fl_planner_ctx *pc, struct fl_pgcat_rows *r, fl_error *err);
 
 /* ---- built-in relation definitions (pgcat_defs.c) ---- */
 

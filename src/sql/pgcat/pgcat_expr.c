@@ -25,6 +25,7 @@
 
 #include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
+#include "sql/session_settings.h"
 
 static fl_status oom(fl_error *err)
 {
@@ -566,10 +567,45 @@ static fl_status schemas_array(fl_bctx *b, bool implicit, int32_t loc, fl_expr *
     return *out ? FL_OK : oom(err);
 }
 
-static const char *setting(fl_bctx *b, fl_pgcat_snap *s, const char *name)
+static const char *setting(fl_bctx *b, const char *name)
 {
-    const fl_pgcat_setting *st = fl_pgcat_setting_find(name);
-    return st ? fl_pgcat_setting_value(st, b->pc->time_zone, s->schema) : NULL;
+    const char *v = fl_pgcat_setting_show(b->pc, name);
+    return v ? fl_arena_strdup(b->a, v) : NULL;
+}
+
+/* set_config(name, value, is_local) with constant arguments: the SET is
+ * made while the statement is planned (so also when it is prepared) and
+ * the new value is the call's constant result; is_local is treated as
+ * SET LOCAL is (a session-wide SET: src/sql/stmt/session_stmt.c). */
+static fl_status set_config(fl_bctx *b, const PgQuery__FuncCall *f, int32_t loc, fl_expr **out,
+                            fl_error *err)
+{
+    fl_expr *a[3];
+    for (int i = 0; i < 3; i++)
+        FL_TRY(fl_bind_expr(b, f->args[i], &a[i], err));
+    if (a[0]->kind != FL_EXPR_CONST || a[0]->value.is_null || a[0]->type.id != FL_TYPE_STRING ||
+        a[1]->kind != FL_EXPR_CONST || (!a[1]->value.is_null && a[1]->type.id != FL_TYPE_STRING))
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, loc, "0A000",
+                            "set_config() needs a constant name and value");
+    if (!b->pc->session)
+        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, loc, "0A000",
+                            "set_config() needs a SQL session");
+    char *nm = fl_arena_strndup(b->a, (const char *)a[0]->value.v.bytes.ptr,
+                                a[0]->value.v.bytes.len);
+    char *val = a[1]->value.is_null ? NULL
+                                    : fl_arena_strndup(b->a, (const char *)a[1]->value.v.bytes.ptr,
+                                                       a[1]->value.v.bytes.len);
+    if (!nm || (!a[1]->value.is_null && !val))
+        return oom(err);
+    fl_status rc = fl_sql_set(b->pc->session, nm, val ? val : "", err);
+    if (rc != FL_OK) {
+        char msg[FL_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return fl_front_err(b->pc, err, rc, loc, fl_sql_set_sqlstate(b->pc->session), "%s", msg);
+    }
+    const char *v = setting(b, nm);
+    *out = const_str(b->a, v ? v : "", loc);
+    return *out ? FL_OK : oom(err);
 }
 
 
@@ -657,6 +693,9 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, loc, "0A000",
                                 "current_schemas() needs a constant boolean argument");
         return schemas_array(b, !a->value.is_null && a->value.v.b, loc, out, err);
+    } else if (strcmp(name, "set_config") == 0 && na == 3) {
+        *handled = true;
+        return set_config(b, f, loc, out, err);
     } else if (strcmp(name, "current_setting") == 0 && (na == 1 || na == 2)) {
         *handled = true;
         fl_expr *a, *m = NULL;
@@ -671,7 +710,7 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
                                     a->value.v.bytes.len);
         if (!nm)
             return oom(err);
-        const char *v = setting(b, s, nm);
+        const char *v = setting(b, nm);
         bool missing_ok = m && m->kind == FL_EXPR_CONST && !m->value.is_null &&
                           m->type.id == FL_TYPE_BOOLEAN && m->value.v.b;
         if (!v && !missing_ok)

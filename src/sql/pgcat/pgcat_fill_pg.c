@@ -232,26 +232,6 @@ static fl_status fill_tablespace(fl_pgcat_rows *r, fl_error *err)
     return FL_OK;
 }
 
-static fl_status fill_settings(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_pgcat_rows *r,
-                               fl_error *err)
-{
-    size_t n;
-    const fl_pgcat_setting *st = fl_pgcat_settings(&n);
-    for (size_t i = 0; i < n; i++) {
-        const char *v = fl_pgcat_setting_value(&st[i], pc->time_zone, s->schema);
-        FL_TRY(fl_pgcat_rows_add(r, err));
-        fl_pgcat_set_str(r, "name", st[i].name);
-        fl_pgcat_set_str(r, "setting", v);
-        fl_pgcat_set_str(r, "vartype", st[i].vartype);
-        fl_pgcat_set_str(r, "context", "user");
-        fl_pgcat_set_str(r, "source", "default");
-        fl_pgcat_set_str(r, "boot_val", v);
-        fl_pgcat_set_str(r, "reset_val", v);
-        fl_pgcat_set_bool(r, "pending_restart", false);
-    }
-    return FL_OK;
-}
-
 static fl_status fill_tables_views(fl_pgcat_snap *s, bool views, fl_pgcat_rows *r, fl_error *err)
 {
     for (uint32_t i = 0; i < s->nrels; i++) {
@@ -344,7 +324,7 @@ fl_status fl_pgcat_fill_pg(fl_planner_ctx *pc, fl_pgcat_snap *s, const fl_pgcat_
     if (is(d, "pg_tablespace"))
         return fill_tablespace(r, err);
     if (is(d, "pg_settings"))
-        return fill_settings(pc, s, r, err);
+        return fl_pgcat_fill_settings(pc, r, err);
     if (is(d, "pg_tables"))
         return fill_tables_views(s, false, r, err);
     if (is(d, "pg_views")) {

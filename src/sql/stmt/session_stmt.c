@@ -12,16 +12,16 @@
  * cannot be RESET then. RESET ALL resets those with defaults. SET TRANSACTION / SET SESSION CHARACTERISTICS are accepted
  * and ignored (tag "SET"). SHOW name returns one row with one text column
  * named after the setting; SHOW ALL returns (name, setting) rows.
- * Unknown settings are SQLSTATE 42704.
+ * Unknown settings are SQLSTATE 42704. The settings, their values as SHOW
+ * prints them and RESET ALL come from the one list in
+ * src/sql/session_settings.h (pgcompat, round 5).
  */
 #include <string.h>
 #include <strings.h>
 
+#include "sql/session_settings.h"
 #include "sql/stmt/stmt_int.h"
 
-static const char *const KNOWN[] = {"memory_limit", "threads",     "time_zone",
-                                    "search_path",  "statement_timeout", "spill_dir"};
-#define NKNOWN (sizeof KNOWN / sizeof KNOWN[0])
 
 static fl_status need_session(fl_stmt_ctx *c, const char *what, fl_error *err)
 {
@@ -79,8 +79,8 @@ static fl_status set_one(fl_stmt_ctx *c, const char *name, const char *value, fl
         return fl_errorf(err, FL_EUNSUPPORTED, "RESET %s is not supported (SET it instead)",
                          name);
     }
-    if (rc == FL_ENOTFOUND)
-        stmt_set_sqlstate(c, "42704");
+    if (rc != FL_OK) /* 42704 unknown, 22023 bad value, 55P02 fixed (session_settings.h) */
+        stmt_set_sqlstate(c, fl_sql_set_sqlstate(c->session));
     return rc;
 }
 
@@ -104,9 +104,7 @@ fl_status stmt_set(fl_stmt_ctx *c, const PgQuery__VariableSetStmt *s, fl_stmt_re
         return FL_OK;
     case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET_ALL:
         FL_TRY(need_session(c, "RESET ALL", err));
-        for (size_t i = 0; i < NKNOWN; i++)
-            if (default_of(KNOWN[i]))
-                FL_TRY(set_one(c, KNOWN[i], NULL, err));
+        FL_TRY(fl_sql_reset_all(c->session, err));
         stmt_tag(out, "RESET");
         return FL_OK;
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI:
@@ -123,20 +121,30 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
 {
     FL_TRY(need_session(c, "SHOW", err));
     fl_arena *a = c->planner->arena;
-    if (!strcmp(s->name, "all")) {
-        const char **cells = fl_arena_calloc(a, 2 * NKNOWN, sizeof *cells);
+    if (!strcmp(s->name, "all")) { /* the one settings list (session_settings.h) */
+        size_t nd;
+        const fl_setting_def *d = fl_sql_setting_defs(&nd);
+        const char *cn, *cv;
+        uint32_t nc = 0;
+        while (fl_sql_setting_custom(c->session, nc, &cn, &cv))
+            nc++;
+        const char **cells = fl_arena_calloc(a, 2 * (nd + nc) + 1, sizeof *cells);
         if (!cells)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        for (size_t i = 0; i < NKNOWN; i++) {
-            cells[2 * i] = KNOWN[i];
-            cells[2 * i + 1] = fl_sql_get(c->session, KNOWN[i]);
+        for (size_t i = 0; i < nd; i++) {
+            cells[2 * i] = d[i].name;
+            cells[2 * i + 1] = fl_arena_strdup(a, fl_sql_setting_show(c->session, d[i].name));
+        }
+        for (uint32_t i = 0; i < nc && fl_sql_setting_custom(c->session, i, &cn, &cv); i++) {
+            cells[2 * (nd + i)] = cn;
+            cells[2 * (nd + i) + 1] = cv;
         }
         static const char *const names[] = {"name", "setting"};
-        FL_TRY(stmt_result_strings(c, out, names, 2, cells, NKNOWN, err));
+        FL_TRY(stmt_result_strings(c, out, names, 2, cells, (uint32_t)(nd + nc), err));
         stmt_tag(out, "SHOW");
         return FL_OK;
     }
-    const char *v = fl_sql_get(c->session, s->name);
+    const char *v = fl_sql_setting_show(c->session, s->name);
     if (!v) {
         stmt_set_sqlstate(c, "42704");
         return fl_errorf(err, FL_ENOTFOUND, "unrecognized configuration parameter \"%s\"",

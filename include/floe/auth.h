@@ -172,6 +172,23 @@ fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds,
 fl_status fl_auth_grant_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
                              fl_error *err);
 
+/* ---- per-role resource ceilings (floe admin limits; docs/security.md) ----
+ * A role may set ceilings for the sessions of the principals holding it.
+ * For a principal, each field is the largest value among its roles that set
+ * it (0 = none of its roles sets it: the server's default applies). The
+ * admin role has none. */
+typedef struct fl_auth_limits {
+    uint64_t max_memory_limit;         /* bytes: SET memory_limit may not exceed it */
+    uint64_t max_statement_timeout_ms; /* SET statement_timeout may not exceed it (nor be 0) */
+    uint64_t statement_timeout_ms;     /* the sessions' default statement_timeout */
+    uint32_t max_statements;           /* statements one principal runs at once, all front ends */
+} fl_auth_limits;
+/* Sets (replaces) a role's ceilings; an all-zero l removes them. FL_ENOTFOUND. */
+fl_status fl_auth_role_limits_set(fl_auth *a, const char *role, const fl_auth_limits *l,
+                                  fl_error *err);
+fl_status fl_auth_limits_for(fl_auth *a, const fl_principal *p, fl_auth_limits *out,
+                             fl_error *err);
+
 /* Appends an audit record. outcome is e.g. "ok", "denied", "conflict",
  * "error"; detail may be NULL. Never fails the caller: I/O errors are
  * reported once on stderr. */

@@ -69,6 +69,26 @@ typedef struct fl_sql_options {
     struct fl_sql_shared_cache *cache;
     /* Who runs the statements: current_user/session_user; NULL = "floe". */
     const char *user;
+    /* Authorization (docs/security.md). NULL = an embedded, single-user
+     * session: no checks (whoever runs the process owns its files). Set:
+     * every object a statement touches (tables, views and what they read,
+     * metadata tables, time-travel targets, table functions and their files,
+     * procedures, namespaces, the catalog) is authorized with
+     * fl_auth_authorize for `principal` (copied at open; required with auth)
+     * before it is read or changed, and what cannot be decided is refused
+     * (SQLSTATE 42501). Borrowed for the session's life. */
+    struct fl_auth *auth;
+    const struct fl_principal *principal;
+    /* The operator's ceilings for this session (a server's, per role: see
+     * fl_auth_limits_for). 0 = no ceiling. SET memory_limit and SET
+     * statement_timeout past a ceiling are refused with 42501;
+     * statement_timeout_ms is the session's default statement_timeout
+     * (0 = none). spill_dir_fixed: SET spill_dir is refused (55P02); spill
+     * files go only where options.spill_dir says. */
+    uint64_t max_memory_limit;
+    uint64_t max_statement_timeout_ms;
+    uint64_t statement_timeout_ms;
+    bool spill_dir_fixed;
 } fl_sql_options;
 
 /* A cache shared by every session of a process (thread-safe, mutex inside):
@@ -168,6 +188,26 @@ typedef struct fl_sql_table_read {
 } fl_sql_table_read;
 uint32_t fl_sql_result_nreads(const fl_sql_result *r);
 const fl_sql_table_read *fl_sql_result_read(const fl_sql_result *r, uint32_t i);
+
+/* The engine's record of what this statement touched and with which
+ * privilege, as the authorizer was asked (also without auth). Complete once
+ * fl_sql_execute / fl_sql_stmt_execute returned: for DDL and DML that is
+ * after the commit; a query's objects are all resolved at planning. */
+typedef enum fl_sql_object_kind {
+    FL_SQL_OBJ_CATALOG = 1,   /* object "" */
+    FL_SQL_OBJ_NAMESPACE = 2, /* object "a.b" */
+    FL_SQL_OBJ_TABLE = 3,     /* object "a.b.t" (a table or a view: one securable) */
+    FL_SQL_OBJ_FILES = 4,     /* object = a path or glob a table function read */
+} fl_sql_object_kind;
+typedef struct fl_sql_access {
+    fl_sql_object_kind kind;
+    uint32_t privilege;       /* one fl_privilege (auth.h) */
+    const char *object;
+    const char *as_principal; /* whose rights were checked: the invoker, or a
+                               * view's definer; NULL without auth */
+} fl_sql_access;
+uint32_t fl_sql_result_naccess(const fl_sql_result *r);
+const fl_sql_access *fl_sql_result_access(const fl_sql_result *r, uint32_t i);
 
 /* EXPLAIN ANALYZE-style text of the statement's plan with runtime counters
  * so far (rows, time, files and row groups pruned per scan). Result-owned. */

@@ -124,6 +124,14 @@ fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *se
 fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv,
                             const fl_namespace *ns, const char *object, fl_error *err);
 
+/* May p see the securable in listings (information_schema, pg_catalog,
+ * REST listings)? A table: p holds any privilege on it. A namespace: any
+ * privilege on it or an enclosing one, or on anything inside it (so the
+ * path to a granted table is visible). The catalog: always. A principal
+ * that no longer exists sees nothing. */
+fl_status fl_auth_visible(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
+                          const char *object, bool *visible, fl_error *err);
+
 /* SCRAM-SHA-256 (RFC 5802/7677) verifier of a principal, for the Postgres
  * wire server: the stored secret hash is PBKDF2-HMAC-SHA256 in exactly the
  * form SCRAM needs (SaltedPassword -> StoredKey, ServerKey), as PostgreSQL

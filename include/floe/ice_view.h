@@ -29,6 +29,16 @@
 extern "C" {
 #endif
 
+/* Whose rights a view's query runs with (docs/security.md), in the summary
+ * of each view version: FL_ICE_VIEW_DEFINER names the principal that wrote
+ * the version (a definer view, as PostgreSQL's and Trino's default), set by
+ * floe itself (SQL CREATE VIEW; the REST server overwrites whatever a
+ * client sent with the authenticated principal). FL_ICE_VIEW_SECURITY =
+ * "invoker" makes it an invoker view. A version with neither runs with the
+ * invoker's rights, which never grant more than the reader holds. */
+#define FL_ICE_VIEW_DEFINER "floe.definer"
+#define FL_ICE_VIEW_SECURITY "floe.security"
+
 typedef struct fl_ice_view_representation {
     const char *type;    /* "sql"; other types are kept as raw JSON */
     const char *sql;     /* type "sql" */

@@ -385,3 +385,27 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
     fl_arena_free(&ar);
     return rc;
 }
+
+fl_status fl_auth_visible(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
+                          const char *object, bool *visible, fl_error *err)
+{
+    *visible = false;
+    if (!p)
+        return fl_errorf(err, FL_EINVAL, "visible: no principal");
+    if ((!ns || ns->nlevels == 0) && object)
+        return fl_errorf(err, FL_EINVAL, "visible: a table needs a namespace");
+    if (p->anonymous) {
+        *visible = a->anonymous;
+        return FL_OK;
+    }
+    pthread_mutex_lock(&a->lock);
+    int64_t age = mono_ms() - p->checked_ms;
+    bool fresh = p->checked_ms > 0 && age >= 0 && age < FL_AUTH_RECHECK_MS && a->have_snap;
+    fl_status rc = fresh ? FL_OK : auth_refresh_locked(a, err);
+    const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, p->name) : NULL;
+    if (pr)
+        *visible = pr->admin || (ns && ns->nlevels == 0 && !object) || !ns ||
+                   auth_snapshot_visible(&a->snap, pr, ns, object);
+    pthread_mutex_unlock(&a->lock);
+    return rc;
+}

@@ -150,6 +150,11 @@ bool auth_snapshot_role_exists(const auth_snapshot *sn, const char *role);
 bool auth_snapshot_allows(const auth_snapshot *sn, const auth_pr *pr, fl_privilege priv,
                           const fl_namespace *ns, const char *object);
 
+/* May pr see (ns, object) in listings: a grant of any privilege covering
+ * it, or, for a namespace, a grant on anything inside it? */
+bool auth_snapshot_visible(const auth_snapshot *sn, const auth_pr *pr, const fl_namespace *ns,
+                           const char *object);
+
 /* Securable encoding in the store: kind "catalog" | "namespace" | "table";
  * namespace levels joined by 0x1F ('' for the catalog); object '' if none. */
 #define AUTH_LEVEL_SEP '\x1f'

@@ -260,3 +260,29 @@ bool auth_snapshot_allows(const auth_snapshot *sn, const auth_pr *pr, fl_privile
     }
     return false;
 }
+
+/* Is g on ns itself or on something inside it (a namespace below, or a
+ * table in ns or below)? */
+static bool inside(const auth_grant *g, const fl_namespace *ns)
+{
+    uint32_t nl = ns ? ns->nlevels : 0;
+    if (g->kind == AUTH_SEC_CATALOG || g->nlevels < nl)
+        return false;
+    for (uint32_t i = 0; i < nl; i++)
+        if (strcmp(g->levels[i], ns->levels[i]) != 0)
+            return false;
+    return true;
+}
+
+bool auth_snapshot_visible(const auth_snapshot *sn, const auth_pr *pr, const fl_namespace *ns,
+                           const char *object)
+{
+    for (uint32_t i = 0; i < sn->ngrants; i++) {
+        const auth_grant *g = &sn->grants[i];
+        if (!holds_role(pr, g->role))
+            continue;
+        if (covers(g, ns, object) || (!object && inside(g, ns)))
+            return true;
+    }
+    return false;
+}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/authz/authz.h"
 #include "sql/front.h"
 #include "sql/prune_cols.h"
 
@@ -66,7 +67,7 @@ static fl_status ident_of(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv, fl_t
 }
 
 fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
-                                   fl_planner_table *out, fl_error *err)
+                                   uint32_t privs, fl_planner_table *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!ctx->catalog)
@@ -74,6 +75,15 @@ fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar 
                             "relation \"%s\" does not exist (no catalog is configured)",
                             rv->relname);
     FL_TRY(ident_of(ctx, rv, &out->ident, err));
+    static const fl_privilege order[] = {FL_PRIV_READ, FL_PRIV_WRITE, FL_PRIV_CREATE,
+                                         FL_PRIV_DROP};
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        if (privs & (uint32_t)order[i])
+            FL_TRY(fl_sql_authz_table(ctx, order[i], &out->ident, rv->location, err));
+    if (!privs) /* every use of a table needs some privilege: refuse, never guess */
+        return fl_front_err(ctx, err, FL_EFORBIDDEN, rv->location, "42501",
+                            "permission denied: no privilege requested for %s",
+                            fl_table_ident_str(&out->ident, ctx->arena));
     fl_status rc = fl_front_load_table(ctx, &out->ident, &out->table, err);
     if (rc == FL_ENOTFOUND)
         return fl_front_err(ctx, err, rc, rv->location, "42P01", "relation \"%s\" does not exist",

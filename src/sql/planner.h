@@ -102,6 +102,9 @@ typedef struct fl_planner_ctx {
     /* the session whose settings pg_settings / current_setting() / set_config()
      * read and write (session_settings.h); NULL = built-in values (pgcompat) */
     struct fl_sql_session *session;
+    /* the session's authorizer (sql/authz/authz.h); NULL = no checks and no
+     * record (planner tests without a session) */
+    struct fl_sql_authz *authz;
     int64_t statement_time_us;
     const fl_sql_parsed *parsed; /* for time travel and positions */
     /* Parameters $1..$n: types known in advance (nparam_types) or inferred
@@ -131,8 +134,11 @@ typedef struct fl_planner_table {
     int64_t snapshot_id;
 } fl_planner_table;
 
+/* privs: the fl_privilege bits (auth.h) this use of the table needs
+ * (INSERT: WRITE; UPDATE, DELETE, MERGE: READ | WRITE), each authorized
+ * (sql/authz/authz.h) before the table is loaded. */
 fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
-                                   fl_planner_table *out, fl_error *err);
+                                   uint32_t privs, fl_planner_table *out, fl_error *err);
 
 /* Plans the row source of a DML statement: SELECT <targets> FROM <table>
  * [alias] [USING/FROM others] WHERE <where>, where targets are parse-tree

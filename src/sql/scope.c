@@ -13,6 +13,7 @@
 
 #include "floe/ice_view.h"
 #include "sql/cache.h"
+#include "sql/authz/authz.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -541,7 +542,18 @@ static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_tab
         return fl_front_err(pc, err, FL_EUNSUPPORTED, rv->location, "0A000",
                             "view \"%s\" has no SQL representation", name);
     fl_plan *p = NULL;
-    FL_TRY(plan_view(b, name, sql, view_namespace(ver, id, b->a), rv->location, &p, err));
+    /* whose rights the view's query runs with (ice_view.h) */
+    const char *definer = fl_ice_map_get(&ver->summary, FL_ICE_VIEW_DEFINER);
+    const char *security = fl_ice_map_get(&ver->summary, FL_ICE_VIEW_SECURITY);
+    if (security && !strcasecmp(security, "invoker"))
+        definer = NULL;
+    const fl_principal *saved = NULL;
+    if (definer)
+        FL_TRY(fl_sql_authz_push_definer(pc, definer, rv->location, &saved, err));
+    fl_status prc = plan_view(b, name, sql, view_namespace(ver, id, b->a), rv->location, &p, err);
+    if (definer)
+        fl_sql_authz_pop(pc, saved);
+    FL_TRY(prc);
     view_column_names(&vm, ver, p, b->a);
     fl_rel r;
     memset(&r, 0, sizeof r);
@@ -590,6 +602,9 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
                                   &id.ns, err));
     }
     id.name = base;
+    /* a table and a view are one securable: READ before anything is loaded,
+     * so a refusal never says whether the object exists */
+    FL_TRY(fl_sql_authz_table(pc, FL_PRIV_READ, &id, rv->location, err));
     fl_ice_table *t = NULL;
     fl_status rc = fl_front_load_table(pc, &id, &t, err);
     if (rc == FL_ENOTFOUND && !metatable) {

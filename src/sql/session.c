@@ -15,8 +15,9 @@
 #include <time.h>
 
 #include "floe/s3.h"
-#include "sql/front.h"
+#include "sql/authz/authz.h"
 #include "sql/cache.h"
+#include "sql/front.h"
 #include "sql/session_internal.h"
 #include "sql/stmt/txn_block.h"
 
@@ -63,9 +64,15 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     }
     if (rc == FL_OK)
         rc = fl_session_settings_init(s, err);
+    if (rc == FL_OK)
+        rc = fl_sql_authz_new(opt->auth, opt->principal, NULL, &s->authz, err);
     if (rc == FL_OK && s->catalog)
-        rc = fl_session_temp_new(s->catalog, s->catalog->io ? s->catalog->io : s->io,
+        rc = fl_sql_authz_guard_new(s->catalog, s->authz, &s->guard, err);
+    if (rc == FL_OK && s->guard)
+        rc = fl_session_temp_new(s->guard, s->catalog->io ? s->catalog->io : s->io,
                                  opt->spill_dir, &s->temp, err);
+    if (rc == FL_OK && s->temp)
+        fl_sql_authz_set_temp(s->authz, s->temp);
     s->default_namespace = strdup(opt->default_namespace ? opt->default_namespace : "default");
     s->time_zone = strdup(opt->time_zone ? opt->time_zone : "UTC");
     s->spill_dir = opt->spill_dir ? strdup(opt->spill_dir) : NULL;
@@ -94,6 +101,8 @@ void fl_sql_session_close(fl_sql_session *s)
     s->block = NULL;
     fl_session_temp_free(s->temp); /* drops every temporary table, removes its files */
     s->temp = NULL;
+    fl_sql_authz_guard_free(s->guard);
+    fl_sql_authz_free(s->authz);
     if (s->own_catalog)
         fl_catalog_close(s->catalog);
     if (s->own_io)
@@ -210,7 +219,7 @@ static fl_status run_explain(fl_sql_result *r, const PgQuery__ExplainStmt *e, fl
 /* The catalog statements plan through: the block's while one is open. */
 fl_catalog *fl_session_base_catalog(fl_sql_session *s)
 {
-    return s->temp ? fl_session_temp_catalog(s->temp) : s->catalog;
+    return s->temp ? fl_session_temp_catalog(s->temp) : s->guard;
 }
 
 static fl_catalog *session_catalog(fl_sql_session *s)
@@ -242,6 +251,7 @@ static void planner_ctx_init(fl_sql_session *s, fl_arena *a, const fl_sql_parsed
     pc->time_zone = s->time_zone;
     pc->user = s->user;
     pc->session = s;
+    pc->authz = s->authz;
     pc->statement_time_us = now_us();
     pc->parsed = p;
 }
@@ -295,6 +305,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
                          "transaction block");
     }
     bool had_block = s->block != NULL;
+    r->access_mark = fl_sql_authz_begin(s->authz, had_block);
     rc = fl_session_temp_rewrite(s->temp, r->parsed, had_block, &r->arena, &r->temp_undo, err);
     if (rc != FL_OK) {
         fl_session_record_error(s, r, rc, err);
@@ -352,6 +363,10 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     fl_session_param_casts_undo(&undo);
     if (rc == FL_OK)
         rc = fl_session_finish_reads(r, err);
+    if (rc == FL_OK)
+        rc = fl_sql_authz_copy(s->authz, r->access_mark, &r->arena, &r->access, &r->naccess, err);
+    if (had_block && !s->block)
+        fl_sql_authz_end_block(s->authz); /* COMMIT or ROLLBACK: the block's decisions end */
     if (rc == FL_OK || !s->block)
         rc = temp_end_xact(s, r, had_block, rc, err);
     if (rc != FL_OK) {
@@ -398,6 +413,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     fl_planner_ctx pc;
     memset(&pc, 0, sizeof pc);
     fl_temp_undo undo = {.n = 0};
+    fl_sql_authz_begin(s->authz, s->block != NULL);
     if (rc != FL_OK) {
         memcpy(s->last.sqlstate, "42601", 6);
         s->last.position = pos;

@@ -18,8 +18,14 @@
 #include "sql/stmt.h"
 
 struct fl_sql_session {
-    fl_catalog *catalog;
+    fl_catalog *catalog; /* the catalog as opened (or borrowed) */
     bool own_catalog;
+    /* authorization (sql/authz/authz.h): the decisions of the running
+     * statement, and the guard wrapping catalog that lets only decided
+     * operations through; statements plan through guard (under the
+     * temporary-table overlay and the transaction block) */
+    struct fl_sql_authz *authz;
+    fl_catalog *guard;
     fl_fileio *io;
     bool own_io;
     /* settings (strings malloc'd) */
@@ -70,6 +76,10 @@ struct fl_sql_result {
     char tag[64];
     fl_sql_table_read *reads;
     uint32_t nreads;
+    /* the engine's record of what the statement touched (authz.h) */
+    uint32_t access_mark;
+    fl_sql_access *access;
+    uint32_t naccess;
     /* statement_timeout watchdog (timeout_ms: the statement's, fixed at start) */
     int64_t timeout_ms;
     pthread_t timer;

@@ -153,6 +153,16 @@ const fl_sql_table_read *fl_sql_result_read(const fl_sql_result *r, uint32_t i)
     return r && i < r->nreads ? &r->reads[i] : NULL;
 }
 
+uint32_t fl_sql_result_naccess(const fl_sql_result *r)
+{
+    return r ? r->naccess : 0;
+}
+
+const fl_sql_access *fl_sql_result_access(const fl_sql_result *r, uint32_t i)
+{
+    return r && i < r->naccess ? &r->access[i] : NULL;
+}
+
 /* ---- rows ---- */
 
 const fl_schema *fl_sql_result_schema(const fl_sql_result *r)

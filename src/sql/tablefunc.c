@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "floe/parquet.h"
+#include "sql/authz/authz.h"
 #include "sql/front.h"
 #include "sql/func/pgfunc.h"
 #if defined(__has_include)
@@ -135,7 +136,10 @@ static fl_status string_arg(fl_bctx *b, const PgQuery__FuncCall *fc, const char 
         return fl_front_err(b->pc, err, FL_EINVAL, fc->location, "22023",
                             "%s() path must be a string literal", fname);
     *out = fl_arena_strndup(b->a, (const char *)e->value.v.bytes.ptr, e->value.v.bytes.len);
-    return *out ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (!*out)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    /* paths are outside the grant model (authz.h): before anything is listed or opened */
+    return fl_sql_authz_files(b->pc, *out, fc->location, err);
 }
 
 static fl_status iceberg_scan(fl_bctx *b, const PgQuery__FuncCall *fc, const char *alias,

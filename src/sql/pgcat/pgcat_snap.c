@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "floe/ice_view.h"
+#include "sql/authz/authz.h"
 #include "sql/pgcat/pgcat.h"
 
 #define OID_FIRST 16384u
@@ -45,6 +46,7 @@ static const fl_pgcat_rel *find_rel(const fl_pgcat_snap *s, const char *nsp, con
 typedef struct builder {
     fl_arena *a;
     fl_pgcat_snap *s;
+    fl_planner_ctx *pc; /* whose listing: only what the principal may see (authz.h) */
 } builder;
 
 static bool oid_used(const fl_pgcat_snap *s, uint32_t oid)
@@ -133,6 +135,8 @@ static fl_status add_rels_of(builder *bd, fl_catalog *c, uint32_t nsi, const fl_
         if (n > 1)
             qsort(names, n, sizeof *names, cmp_str);
         for (uint32_t i = 0; i < n; i++) {
+            if (!fl_sql_authz_visible(bd->pc, ns, names[i]))
+                continue;
             fl_pgcat_nsp nsp = bd->s->nsps[nsi];
             FL_TRY(add_rel(bd, &nsp, names[i], pass == 0 ? 'r' : 'v', 0, false, err));
         }
@@ -150,6 +154,8 @@ static fl_status walk(builder *bd, fl_catalog *c, const fl_namespace *parent, in
 {
     fl_namespace *kids = NULL;
     uint32_t n = 0;
+    if (!fl_sql_authz_visible(bd->pc, parent, NULL))
+        return FL_OK;
     FL_TRY(c->ops->list_namespaces(c, parent, bd->a, &kids, &n, err));
     named_ns *sorted = fl_arena_calloc(bd->a, n + 1, sizeof *sorted);
     if (!sorted)
@@ -163,6 +169,8 @@ static fl_status walk(builder *bd, fl_catalog *c, const fl_namespace *parent, in
     if (n > 1)
         qsort(sorted, n, sizeof *sorted, cmp_str); /* name is the first member */
     for (uint32_t i = 0; i < n; i++) {
+        if (!fl_sql_authz_visible(bd->pc, sorted[i].ns, NULL))
+            continue; /* nothing in or above it is granted: not shown, not walked */
         uint32_t nsi = bd->s->nnsps;
         FL_TRY(add_nsp(bd, sorted[i].name, 0, err));
         FL_TRY(add_rels_of(bd, c, nsi, sorted[i].ns, err));
@@ -174,7 +182,7 @@ static fl_status walk(builder *bd, fl_catalog *c, const fl_namespace *parent, in
 
 static fl_status build(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err)
 {
-    builder bd = {.a = pc->arena, .s = s};
+    builder bd = {.a = pc->arena, .s = s, .pc = pc};
     FL_TRY(add_nsp(&bd, "pg_catalog", 11, err));
     FL_TRY(add_nsp(&bd, "information_schema", 13000, err));
     uint32_t nd = 0;

@@ -188,6 +188,8 @@ static fl_status load(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, bool missing_
                       fl_table_ident *id, fl_ice_table **t, fl_error *err)
 {
     FL_TRY(stmt_ident_rv(c, rv, id, err));
+    /* every ALTER TABLE action commits a change to the table */
+    FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_WRITE, id, rv->location, err));
     fl_status rc = fl_ice_table_load(c->planner->catalog, id, t, err);
     if (rc == FL_ENOTFOUND)
         rc = fl_front_missing_metadata(c->planner, id, err); /* FL_EIO: the file is gone */
@@ -246,6 +248,10 @@ fl_status stmt_rename(fl_stmt_ctx *c, const PgQuery__RenameStmt *s, fl_stmt_resu
         FL_TRY(stmt_ident_rv(c, s->relation, &from, err));
         to.ns = from.ns;
         to.name = s->newname;
+        /* a rename drops the old name and creates the new one */
+        FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_DROP, &from, s->relation->location, err));
+        FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &to.ns, s->relation->location,
+                                      err));
         fl_status rc = cat->ops->rename_table(cat, &from, &to, err);
         if (rc == FL_ENOTFOUND && s->missing_ok) {
             fl_error_clear(err);

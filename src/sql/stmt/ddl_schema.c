@@ -69,11 +69,20 @@ fl_status stmt_create_schema(fl_stmt_ctx *c, const PgQuery__CreateSchemaStmt *s,
     fl_namespace ns;
     FL_TRY(fl_namespace_parse(s->schemaname, c->planner->arena, &ns, err));
     fl_catalog *cat = c->planner->catalog;
-    /* parents first */
-    if (ns.nlevels > 1) {
-        fl_namespace parent = {ns.nlevels - 1, ns.levels};
-        FL_TRY(stmt_ensure_namespace(c, &parent, err));
+    if (!strncmp(ns.levels[0], "pg_", 3)) {
+        /* as PostgreSQL: pg_ names are the system's (pg_temp_N is a session's
+         * private namespace, which no shared namespace may shadow) */
+        stmt_set_sqlstate(c, "42939");
+        return fl_errorf(err, FL_EINVAL,
+                         "unacceptable schema name \"%s\": the prefix \"pg_\" is reserved for "
+                         "system schemas",
+                         s->schemaname);
     }
+    fl_namespace parent = {ns.nlevels - 1, ns.levels};
+    FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &parent, -1, err));
+    /* parents first */
+    if (ns.nlevels > 1)
+        FL_TRY(stmt_ensure_namespace(c, &parent, err));
     fl_status rc = cat->ops->create_namespace(cat, &ns, NULL, err);
     if (rc == FL_EEXIST && s->if_not_exists) {
         fl_error_clear(err);
@@ -131,6 +140,7 @@ static fl_status drop_schema(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_erro
         fl_namespace ns;
         FL_TRY(ns_of_node(c, s->objects[i], &ns, err));
         const char *name = fl_namespace_str(&ns, a);
+        FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_DROP, &ns, -1, err));
         fl_ice_map props;
         fl_status rc = cat->ops->load_namespace(cat, &ns, a, &props, err);
         if (rc == FL_ENOTFOUND) {
@@ -179,6 +189,7 @@ fl_status stmt_drop(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_stmt_result *
         for (size_t i = 0; i < s->n_objects; i++) {
             fl_table_ident id;
             FL_TRY(ident_of_node(c, s->objects[i], &id, err));
+            FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_DROP, &id, -1, err));
             bool dropped;
             FL_TRY(drop_table_ident(c, &id, s->missing_ok, &dropped, err));
         }
@@ -189,6 +200,7 @@ fl_status stmt_drop(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_stmt_result *
         for (size_t i = 0; i < s->n_objects; i++) {
             fl_table_ident id;
             FL_TRY(ident_of_node(c, s->objects[i], &id, err));
+            FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_DROP, &id, -1, err));
             FL_TRY(stmt_drop_view(c, &id, s->missing_ok, err));
         }
         stmt_tag(out, "DROP VIEW");

@@ -287,6 +287,7 @@ fl_status stmt_create_table(fl_stmt_ctx *c, const PgQuery__CreateStmt *s, fl_stm
                          "WITH (partitioning = ARRAY['col', 'day(ts)', ...]))");
     fl_table_ident id;
     FL_TRY(stmt_ident_rv(c, s->relation, &id, err));
+    FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &id.ns, s->relation->location, err));
     if (s->if_not_exists && table_exists(c, &id)) {
         stmt_tag(out, "CREATE TABLE");
         return FL_OK;
@@ -407,6 +408,7 @@ fl_status stmt_ctas(fl_stmt_ctx *c, const PgQuery__CreateTableAsStmt *s, fl_stmt
         return fl_errorf(err, FL_EINVAL, "CREATE TABLE AS: missing table name");
     fl_table_ident id;
     FL_TRY(stmt_ident_rv(c, into->rel, &id, err));
+    FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &id.ns, into->rel->location, err));
     if (s->if_not_exists && table_exists(c, &id)) {
         stmt_tag(out, "SELECT 0");
         return FL_OK;

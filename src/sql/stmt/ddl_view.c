@@ -121,13 +121,31 @@ static fl_status write_metadata(fl_stmt_ctx *c, const fl_ice_view_metadata *m, i
     return rc;
 }
 
+/* The version's summary: the engine, and whose rights the view runs with
+ * (ice_view.h): the creating principal, or "invoker" when declared so.
+ * Without authorization there is no principal to record: invoker rights. */
+static fl_ice_map version_summary(fl_stmt_ctx *c, bool invoker, fl_ice_kv *kv)
+{
+    uint32_t n = 0;
+    kv[n].key = "engine-name";
+    kv[n++].value = "floe";
+    if (invoker) {
+        kv[n].key = FL_ICE_VIEW_SECURITY;
+        kv[n++].value = "invoker";
+    } else if (fl_sql_authz_enabled(c->planner->authz)) {
+        kv[n].key = FL_ICE_VIEW_DEFINER;
+        kv[n++].value = fl_sql_authz_invoker(c->planner->authz);
+    }
+    return (fl_ice_map){n, kv};
+}
+
 static fl_status build(fl_stmt_ctx *c, const fl_ice_view_metadata *base, const char *location,
-                       const fl_ice_schema *schema, const char *sql, fl_ice_view_metadata *out,
-                       fl_error *err)
+                       const fl_ice_schema *schema, const char *sql, bool invoker,
+                       fl_ice_view_metadata *out, fl_error *err)
 {
     fl_arena *a = c->planner->arena;
     fl_ice_view_representation *rep = fl_arena_calloc(a, 1, sizeof *rep);
-    fl_ice_kv *kv = fl_arena_calloc(a, 1, sizeof *kv);
+    fl_ice_kv *kv = fl_arena_calloc(a, 2, sizeof *kv);
     fl_ice_view_version *v = fl_arena_calloc(a, 1, sizeof *v);
     fl_namespace ns;
     const char *d = c->planner->default_namespace;
@@ -137,12 +155,10 @@ static fl_status build(fl_stmt_ctx *c, const fl_ice_view_metadata *base, const c
     rep->type = "sql";
     rep->sql = sql;
     rep->dialect = "floe";
-    kv->key = "engine-name";
-    kv->value = "floe";
     v->version_id = 1;
     v->schema_id = -1;
     v->timestamp_ms = stmt_now_ms();
-    v->summary = (fl_ice_map){1, kv};
+    v->summary = version_summary(c, invoker, kv);
     v->nrepresentations = 1;
     v->representations = rep;
     v->ndefault_namespace = ns.nlevels;
@@ -165,15 +181,17 @@ static fl_status build(fl_stmt_ctx *c, const fl_ice_view_metadata *base, const c
 }
 
 static fl_status replace(fl_stmt_ctx *c, const fl_table_ident *id, const fl_ice_schema *schema,
-                         const char *sql, fl_error *err)
+                         const char *sql, bool invoker, fl_error *err)
 {
+    /* replacing a view's query changes what it shows: WRITE on the view */
+    FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_WRITE, id, -1, err));
     fl_catalog *cat = c->planner->catalog;
     fl_arena *a = c->planner->arena;
     const char *old = NULL;
     FL_TRY(cat->ops->load_view(cat, id, a, &old, err));
     fl_ice_view_metadata base, m;
     FL_TRY(fl_ice_view_metadata_read(c->planner->io, old, a, &base, err));
-    FL_TRY(build(c, &base, base.location, schema, sql, &m, err));
+    FL_TRY(build(c, &base, base.location, schema, sql, invoker, &m, err));
     const char *path;
     FL_TRY(write_metadata(c, &m, (int)base.nversion_log + 1, &path, err));
     fl_status rc = cat->ops->commit_view(cat, id, old, path, err);
@@ -184,6 +202,28 @@ static fl_status replace(fl_stmt_ctx *c, const fl_table_ident *id, const fl_ice_
     return rc;
 }
 
+/* WITH (security_invoker = true | false), PostgreSQL's spelling. */
+static fl_status view_options(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, bool *invoker,
+                              fl_error *err)
+{
+    for (size_t i = 0; i < s->n_options; i++) {
+        const PgQuery__Node *o = s->options[i];
+        if (o->node_case != PG_QUERY__NODE__NODE_DEF_ELEM ||
+            strcasecmp(o->def_elem->defname, "security_invoker") != 0)
+            return fl_errorf(err, FL_EUNSUPPORTED,
+                             "CREATE VIEW: the only WITH option supported is security_invoker");
+        const char *v = o->def_elem->arg ? stmt_node_text(c->planner->arena, o->def_elem->arg)
+                                         : "true";
+        if (v && (!strcasecmp(v, "true") || !strcasecmp(v, "on") || !strcmp(v, "1")))
+            *invoker = true;
+        else if (v && (!strcasecmp(v, "false") || !strcasecmp(v, "off") || !strcmp(v, "0")))
+            *invoker = false;
+        else
+            return fl_errorf(err, FL_EINVAL, "CREATE VIEW: security_invoker must be a boolean");
+    }
+    return FL_OK;
+}
+
 fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
                     fl_error *err)
 {
@@ -192,10 +232,13 @@ fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *
     fl_arena *a = c->planner->arena;
     if (!cat->ops->create_view || !cat->ops->load_view || !cat->ops->commit_view)
         return fl_errorf(err, FL_EUNSUPPORTED, "CREATE VIEW: this catalog does not store views");
-    if (s->n_options || s->with_check_option > PG_QUERY__VIEW_CHECK_OPTION__NO_CHECK_OPTION)
-        return fl_errorf(err, FL_EUNSUPPORTED, "CREATE VIEW: WITH options are not supported");
+    if (s->with_check_option > PG_QUERY__VIEW_CHECK_OPTION__NO_CHECK_OPTION)
+        return fl_errorf(err, FL_EUNSUPPORTED, "CREATE VIEW: WITH CHECK OPTION is not supported");
+    bool invoker = false;
+    FL_TRY(view_options(c, s, &invoker, err));
     fl_table_ident id;
     FL_TRY(stmt_ident_rv(c, s->view, &id, err));
+    FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &id.ns, s->view->location, err));
     const char *text = c->planner->parsed->text;
     int32_t off = text ? query_offset(text) : -1;
     if (off < 0)
@@ -213,7 +256,7 @@ fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *
         FL_TRY(stmt_ensure_namespace(c, &id.ns, err));
     const char *location = fl_catalog_default_location(cat, &id, a);
     fl_ice_view_metadata m;
-    FL_TRY(build(c, NULL, location, &schema, sql, &m, err));
+    FL_TRY(build(c, NULL, location, &schema, sql, invoker, &m, err));
     const char *path;
     FL_TRY(write_metadata(c, &m, 0, &path, err));
     fl_status rc = cat->ops->create_view(cat, &id, path, err);
@@ -223,7 +266,7 @@ fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *
     }
     if (rc == FL_EEXIST && s->replace) {
         fl_error_clear(err);
-        rc = replace(c, &id, &schema, sql, err);
+        rc = replace(c, &id, &schema, sql, invoker, err);
     } else if (rc == FL_EEXIST) {
         stmt_set_sqlstate(c, "42P07");
         return fl_errorf(err, FL_EEXIST, "relation \"%s\" already exists",

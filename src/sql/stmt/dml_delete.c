@@ -66,7 +66,7 @@ fl_status stmt_delete(fl_stmt_ctx *c, const PgQuery__DeleteStmt *s, fl_stmt_resu
     if (s->with_clause)
         return fl_errorf(err, FL_EUNSUPPORTED, "WITH before DELETE is not supported");
     fl_planner_table pt;
-    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
+    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, FL_PRIV_READ | FL_PRIV_WRITE, &pt, err));
     int64_t deleted = 0;
     if (!s->where_clause && !s->n_using_clause && !s->n_returning_list) {
         FL_TRY(delete_all(c, &pt, &deleted, out, err));
@@ -141,7 +141,7 @@ fl_status stmt_truncate(fl_stmt_ctx *c, const PgQuery__TruncateStmt *s, fl_stmt_
         if (n->node_case != PG_QUERY__NODE__NODE_RANGE_VAR)
             return fl_errorf(err, FL_EINVAL, "TRUNCATE: unexpected relation");
         fl_planner_table pt;
-        FL_TRY(fl_planner_resolve_table(c->planner, n->range_var, &pt, err));
+        FL_TRY(fl_planner_resolve_table(c->planner, n->range_var, FL_PRIV_WRITE, &pt, err));
         int64_t deleted;
         FL_TRY(delete_all(c, &pt, &deleted, out, err));
         out->rows_affected += deleted;

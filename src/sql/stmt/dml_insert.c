@@ -190,7 +190,9 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
         return fl_errorf(err, FL_EUNSUPPORTED,
                          "WITH before INSERT is not supported (put the WITH inside the SELECT)");
     fl_planner_table pt;
-    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
+    /* INSERT writes; RETURNING also reads the rows back */
+    uint32_t privs = FL_PRIV_WRITE | (s->n_returning_list ? FL_PRIV_READ : 0u);
+    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, privs, &pt, err));
     fl_plan *plan = NULL;
     if (s->select_stmt) {
         const PgQuery__Node *src;

@@ -296,7 +296,7 @@ fl_status stmt_merge(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, fl_stmt_result
         if (s->merge_when_clauses[i]->node_case != PG_QUERY__NODE__NODE_MERGE_WHEN_CLAUSE)
             return fl_errorf(err, FL_EINVAL, "MERGE: unexpected WHEN clause");
     fl_planner_table pt;
-    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
+    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, FL_PRIV_READ | FL_PRIV_WRITE, &pt, err));
     const char *alias = s->relation->alias ? s->relation->alias->aliasname : NULL;
     const char *qual = alias ? alias : s->relation->relname;
     fl_ice_txn *x = NULL;

@@ -135,7 +135,7 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
     if (s->with_clause)
         return fl_errorf(err, FL_EUNSUPPORTED, "WITH before UPDATE is not supported");
     fl_planner_table pt;
-    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, &pt, err));
+    FL_TRY(fl_planner_resolve_table(c->planner, s->relation, FL_PRIV_READ | FL_PRIV_WRITE, &pt, err));
     const char *alias = s->relation->alias ? s->relation->alias->aliasname : NULL;
     fl_ice_txn *x = NULL;
     upd_write u;

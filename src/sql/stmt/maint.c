@@ -369,6 +369,8 @@ fl_status stmt_execute(fl_stmt_ctx *c, const fl_execute_stmt *s, fl_stmt_result 
         return fl_errorf(err, FL_EINVAL, "%s does not take a WHERE clause", proc);
     fl_table_ident id;
     FL_TRY(stmt_ident_text(c, s->table, &id, err));
+    /* every procedure changes the table (its snapshots, files or layout) */
+    FL_TRY(fl_sql_authz_table(c->planner, FL_PRIV_WRITE, &id, s->location, err));
     mctx m = {c, s, NULL, NULL, out, fl_table_ident_str(&id, c->planner->arena)};
     fl_status rc = fl_ice_table_load(c->planner->catalog, &id, &m.t, err);
     if (rc == FL_ENOTFOUND)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "floe/ice_table.h"
+#include "sql/authz/authz.h"
 #include "sql/exec.h"
 #include "sql/planner.h"
 #include "sql/stmt.h"

@@ -84,6 +84,15 @@ fl_status stmt_ensure_namespace(fl_stmt_ctx *c, const fl_namespace *ns, fl_error
         fl_namespace part = {n, ns->levels};
         fl_error e2;
         fl_error_clear(&e2);
+        /* a level the principal can see and that exists needs nothing; a
+         * missing one needs CREATE on its parent (authz.h) */
+        fl_ice_map props;
+        if (fl_sql_authz_visible(c->planner, &part, NULL) && cat->ops->load_namespace &&
+            cat->ops->load_namespace(cat, &part, c->planner->arena, &props, &e2) == FL_OK)
+            continue;
+        fl_error_clear(&e2);
+        fl_namespace parent = {n - 1, ns->levels};
+        FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &parent, -1, err));
         fl_status rc = cat->ops->create_namespace(cat, &part, NULL, &e2);
         if (rc != FL_OK && rc != FL_EEXIST) {
             if (err)

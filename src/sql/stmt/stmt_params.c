@@ -42,7 +42,7 @@ static void preset(infer_ctx *x, const PgQuery__Node *val, int32_t col)
 static fl_status target_table(infer_ctx *x, const PgQuery__RangeVar *rv, fl_planner_table *pt,
                               fl_error *err)
 {
-    FL_TRY(fl_planner_resolve_table(x->pc, rv, pt, err));
+    FL_TRY(fl_planner_resolve_table(x->pc, rv, FL_PRIV_WRITE, pt, err));
     const fl_ice_schema *s = fl_ice_metadata_current_schema(pt->meta);
     if (!s)
         return fl_errorf(err, FL_ECORRUPT, "table %s has no current schema", pt->name);

@@ -127,8 +127,8 @@ fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv
 /* May p see the securable in listings (information_schema, pg_catalog,
  * REST listings)? A table: p holds any privilege on it. A namespace: any
  * privilege on it or an enclosing one, or on anything inside it (so the
- * path to a granted table is visible). The catalog: always. A principal
- * that no longer exists sees nothing. */
+ * path to a granted table is visible). The catalog (ns NULL or 0 levels):
+ * any grant at all. A principal that no longer exists sees nothing. */
 fl_status fl_auth_visible(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
                           const char *object, bool *visible, fl_error *err);
 

@@ -133,6 +133,12 @@ fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *va
 /* RESET ALL: every settable setting but search_path and spill_dir. */
 fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err);
 
+/* A file the embedding front end made for this session (pgwire's COPY FROM
+ * STDIN spool), which table functions may then read whatever the
+ * principal's grants: only this exact path, until the next call (NULL
+ * clears). Not reachable from SQL. */
+fl_status fl_sql_session_allow_file(fl_sql_session *s, const char *path, fl_error *err);
+
 /* Asks the running statement to stop: it returns FL_ECANCELED soon (at the
  * next batch boundary). Thread-safe; a no-op when nothing runs. */
 void fl_sql_session_cancel(fl_sql_session *s);

@@ -404,8 +404,7 @@ fl_status fl_auth_visible(fl_auth *a, const fl_principal *p, const fl_namespace 
     fl_status rc = fresh ? FL_OK : auth_refresh_locked(a, err);
     const auth_pr *pr = rc == FL_OK ? auth_snapshot_find(&a->snap, p->name) : NULL;
     if (pr)
-        *visible = pr->admin || (ns && ns->nlevels == 0 && !object) || !ns ||
-                   auth_snapshot_visible(&a->snap, pr, ns, object);
+        *visible = pr->admin || auth_snapshot_visible(&a->snap, pr, ns, object);
     pthread_mutex_unlock(&a->lock);
     return rc;
 }

@@ -2,16 +2,9 @@
  * classify.c - what one SQL statement is, from libpg_query's JSON parse
  * tree: the statements the wire layer runs itself (transaction control,
  * SET/SHOW/RESET of protocol settings, DISCARD, LISTEN, DEALLOCATE,
- * cursors, COPY) and, for everything else, the tables it touches with the
- * privilege each needs (privs.c checks them before the engine runs it, so
- * a write is refused before anything commits).
- *
- * Tables: every {"RangeVar": ...} in the tree is read (minus CTE names);
- * the target relation of INSERT/UPDATE/DELETE/MERGE/TRUNCATE/ALTER is
- * written; CREATE TABLE/VIEW/AS need CREATE on the namespace, DROP and
- * RENAME need DROP on the object, CREATE SCHEMA needs CREATE on the catalog.
- * Table functions (read_parquet(path) ...) read files outside the grant
- * model: they are marked (ns "*") and only admins may use them.
+ * cursors, COPY); everything else goes to the engine. Privileges are not
+ * decided here: the engine authorizes every object a statement touches
+ * (src/sql/authz), the same for every front end.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -28,86 +21,6 @@ static const char *sv(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static void add_target(pgw_class *k, const char *ns, const char *name, int priv)
-{
-    for (uint32_t i = 0; i < k->ntargets; i++)
-        if (k->targets[i].priv == priv && !strcmp(k->targets[i].ns, ns ? ns : "") &&
-            !strcmp(k->targets[i].name, name ? name : ""))
-            return;
-    if (k->ntargets >= PGW_MAX_TARGETS) {
-        k->too_many_targets = true;
-        return;
-    }
-    pgw_target *t = &k->targets[k->ntargets++];
-    snprintf(t->ns, sizeof t->ns, "%s", ns ? ns : "");
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
-    t->priv = priv;
-}
-
-static void add_rel(pgw_class *k, json_t *rv, int priv)
-{
-    if (!json_is_object(rv))
-        return;
-    add_target(k, sv(rv, "schemaname"), sv(rv, "relname"), priv);
-}
-
-static bool is_cte(json_t *ctes, const char *name)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(ctes, i, v)
-    {
-        if (!strcmp(json_string_value(v), name))
-            return true;
-    }
-    return false;
-}
-
-static void collect_ctes(json_t *n, json_t *out, int depth)
-{
-    if (depth > 200)
-        return;
-    if (json_is_object(n)) {
-        const char *key;
-        json_t *v;
-        json_object_foreach(n, key, v)
-        {
-            if (!strcmp(key, "CommonTableExpr") && sv(v, "ctename"))
-                json_array_append_new(out, json_string(sv(v, "ctename")));
-            collect_ctes(v, out, depth + 1);
-        }
-    } else if (json_is_array(n)) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(n, i, v) collect_ctes(v, out, depth + 1);
-    }
-}
-
-static void collect_reads(pgw_class *k, json_t *n, json_t *ctes, int depth)
-{
-    if (depth > 200)
-        return;
-    if (json_is_object(n)) {
-        const char *key;
-        json_t *v;
-        json_object_foreach(n, key, v)
-        {
-            if (!strcmp(key, "RangeVar") && json_is_object(v)) {
-                const char *s = sv(v, "schemaname"), *r = sv(v, "relname");
-                if (r && !(s == NULL && is_cte(ctes, r)))
-                    add_target(k, s, r, FL_PRIV_READ);
-            } else if (!strcmp(key, "RangeFunction")) {
-                add_target(k, "*", "table function", FL_PRIV_READ);
-            }
-            collect_reads(k, v, ctes, depth + 1);
-        }
-    } else if (json_is_array(n)) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(n, i, v) collect_reads(k, v, ctes, depth + 1);
-    }
 }
 
 /* A_Const / TypeCast / String value as text. */
@@ -189,7 +102,7 @@ static void txn_stmt(pgw_class *k, json_t *s)
         }
 }
 
-static void copy_stmt(pgw_class *k, json_t *s, json_t *ctes)
+static void copy_stmt(pgw_class *k, json_t *s)
 {
     k->kind = PGW_K_COPY;
     k->copy_from = json_is_true(json_object_get(s, "is_from"));
@@ -202,9 +115,6 @@ static void copy_stmt(pgw_class *k, json_t *s, json_t *ctes)
         const char *ns = sv(rel, "schemaname"), *n = sv(rel, "relname");
         snprintf(k->copy_table, sizeof k->copy_table, "%s%s%s", ns ? ns : "", ns ? "." : "",
                  n ? n : "");
-        add_rel(k, rel, k->copy_from ? FL_PRIV_WRITE : FL_PRIV_READ);
-    } else {
-        collect_reads(k, json_object_get(s, "query"), ctes, 0);
     }
     if (sv(s, "filename") || json_is_true(json_object_get(s, "is_program")))
         k->binary = true; /* marks "file/program", refused by copy.c */
@@ -247,10 +157,8 @@ static void copy_stmt(pgw_class *k, json_t *s, json_t *ctes)
     }
 }
 
-static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *root)
+static void classify_node(pgw_class *k, const char *type, json_t *s)
 {
-    json_t *ctes = json_array();
-    collect_ctes(root, ctes, 0);
     if (!strcmp(type, "TransactionStmt"))
         txn_stmt(k, s);
     else if (!strcmp(type, "VariableSetStmt"))
@@ -280,7 +188,6 @@ static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *roo
         k->binary = (o & 0x1) != 0;
         k->backward = (o & 0x2) != 0; /* SCROLL */
         k->hold = (o & 0x20) != 0;
-        collect_reads(k, json_object_get(s, "query"), ctes, 0);
         snprintf(k->tag, sizeof k->tag, "DECLARE CURSOR");
     } else if (!strcmp(type, "FetchStmt")) {
         k->kind = PGW_K_FETCH;
@@ -345,59 +252,17 @@ static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *roo
             used += l + 1;
         }
     } else if (!strcmp(type, "CopyStmt")) {
-        copy_stmt(k, s, ctes);
+        copy_stmt(k, s);
     } else {
         k->kind = PGW_K_ENGINE;
         k->select = !strcmp(type, "SelectStmt") || !strcmp(type, "ExplainStmt");
-        json_t *rel = json_object_get(s, "relation");
-        if (!strcmp(type, "InsertStmt") || !strcmp(type, "UpdateStmt") ||
-            !strcmp(type, "DeleteStmt") || !strcmp(type, "MergeStmt") ||
-            !strcmp(type, "AlterTableStmt")) {
-            k->dml = true;
-            add_rel(k, rel, FL_PRIV_WRITE);
-        } else if (!strcmp(type, "TruncateStmt")) {
-            k->dml = true;
-            size_t i;
-            json_t *r;
-            json_array_foreach(json_object_get(s, "relations"), i, r)
-                add_rel(k, json_object_get(r, "RangeVar"), FL_PRIV_WRITE);
-        } else if (!strcmp(type, "CreateStmt") || !strcmp(type, "ViewStmt") ||
-                   !strcmp(type, "CreateTableAsStmt")) {
-            k->ddl = true;
-            json_t *r = rel ? rel : json_object_get(s, "view");
-            if (!r)
-                r = json_object_get(json_object_get(s, "into"), "rel");
-            add_target(k, sv(r, "schemaname") ? sv(r, "schemaname") : "", "",
-                       FL_PRIV_CREATE);
-        } else if (!strcmp(type, "RenameStmt")) {
-            k->ddl = true;
-            add_rel(k, rel, FL_PRIV_DROP);
-        } else if (!strcmp(type, "CreateSchemaStmt")) {
-            k->ddl = true;
-            add_target(k, "*catalog", "", FL_PRIV_CREATE);
-        } else if (!strcmp(type, "DropStmt")) {
-            k->ddl = true;
-            size_t i;
-            json_t *o;
-            json_array_foreach(json_object_get(s, "objects"), i, o)
-            {
-                json_t *items = json_object_get(json_object_get(o, "List"), "items");
-                size_t n = json_array_size(items);
-                const char *name = n ? sv(json_object_get(json_array_get(items, n - 1), "String"),
-                                          "sval")
-                                     : NULL;
-                const char *ns = n > 1 ? sv(json_object_get(json_array_get(items, n - 2),
-                                                            "String"), "sval")
-                                       : NULL;
-                if (!n) /* DROP SCHEMA x: objects are bare Strings */
-                    add_target(k, sv(json_object_get(o, "String"), "sval"), "", FL_PRIV_DROP);
-                else
-                    add_target(k, ns, name, FL_PRIV_DROP);
-            }
-        }
-        collect_reads(k, s, ctes, 0);
+        k->dml = !strcmp(type, "InsertStmt") || !strcmp(type, "UpdateStmt") ||
+                 !strcmp(type, "DeleteStmt") || !strcmp(type, "MergeStmt") ||
+                 !strcmp(type, "AlterTableStmt") || !strcmp(type, "TruncateStmt");
+        k->ddl = !strcmp(type, "CreateStmt") || !strcmp(type, "ViewStmt") ||
+                 !strcmp(type, "CreateTableAsStmt") || !strcmp(type, "RenameStmt") ||
+                 !strcmp(type, "CreateSchemaStmt") || !strcmp(type, "DropStmt");
     }
-    json_decref(ctes);
 }
 
 void pgw_classify(const char *sql, pgw_class *out)
@@ -411,6 +276,8 @@ void pgw_classify(const char *sql, pgw_class *out)
     }
     json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);
     pg_query_free_parse_result(r);
+    if (!root)
+        return; /* too deep for the JSON reader: the engine runs it (and reports why) */
     json_t *stmts = json_object_get(root, "stmts");
     if (!json_array_size(stmts)) {
         out->kind = PGW_K_EMPTY;
@@ -424,7 +291,7 @@ void pgw_classify(const char *sql, pgw_class *out)
             body = json_object_iter_value(it);
         }
         if (type)
-            classify_node(out, type, body, st);
+            classify_node(out, type, body);
     }
     json_decref(root);
 }

@@ -239,6 +239,10 @@ static bool startup(pgw_conn *c)
     so.threads = c->srv->o.session_threads;
     so.memory_limit = c->srv->o.session_memory_limit;
     so.user = c->user; /* the authenticated principal: current_user (pgkeys) */
+    /* the engine authorizes every statement (sql/authz); trust mode
+     * (--pg-trust) is development only: no checks */
+    so.auth = c->who.anonymous ? NULL : c->srv->auth;
+    so.principal = &c->who;
     so.cache = c->srv->o.sql_cache; /* metacache: the process-wide read cache */
     fl_sql_session *sess = NULL;
     fl_error err = {0};

@@ -322,8 +322,6 @@ static bool portal_open(pgw_conn *c, pgw_portal *p)
                                                "ignored until end of transaction block");
         return false;
     }
-    if (!pgw_check_privileges(c, p->stmt->cls))
-        return false;
     fl_error err = {0};
     c->nqueries++;
     fl_status rc = pgw_stmt_run(c, p->stmt, p->params, p->nparams, &p->res, &err);

@@ -221,12 +221,6 @@ enum {
 };
 #define PGW_MAX_ARGS 64
 
-#define PGW_MAX_TARGETS 32
-typedef struct pgw_target {
-    char ns[128], name[128]; /* ns "" = the default namespace */
-    int priv;                /* fl_privilege */
-} pgw_target;
-
 typedef struct pgw_class pgw_class;
 struct pgw_class {
     int kind;
@@ -242,9 +236,6 @@ struct pgw_class {
     char copy_delim, copy_quote, copy_escape;
     char copy_null[32];
     bool dml, ddl, select;
-    pgw_target targets[PGW_MAX_TARGETS];
-    uint32_t ntargets;
-    bool too_many_targets;
     uint32_t oids[PGW_MAX_ARGS]; /* PREPARE's declared types */
     uint32_t nargs;              /* PREPARE types / EXECUTE arguments */
     bool arg_null[PGW_MAX_ARGS], bad_arg;
@@ -253,10 +244,6 @@ struct pgw_class {
 };
 /* Classifies one statement. Parse errors: kind ENGINE (the engine reports them). */
 void pgw_classify(const char *sql, pgw_class *out);
-
-/* ---- privs.c ---- */
-/* Checks the targets against the principal's grants; false = 42501 sent. */
-bool pgw_check_privileges(pgw_conn *c, const pgw_class *k);
 
 /* ---- settings.c ---- */
 /* Settings live in the SQL session (src/sql/session_settings.h):

@@ -33,6 +33,48 @@ bool srv_authorize(fl_server_request *r, fl_privilege priv, const fl_namespace *
     return false;
 }
 
+static bool visible(fl_server_request *r, const fl_namespace *ns, const char *object)
+{
+    if (r->principal.anonymous || !r->srv->auth)
+        return true;
+    bool v = false;
+    fl_error err = {0};
+    /* cannot be decided: not shown */
+    return fl_auth_visible(r->srv->auth, &r->principal, ns, object, &v, &err) == FL_OK && v;
+}
+
+bool srv_authorize_listing(fl_server_request *r, const fl_namespace *ns)
+{
+    if (visible(r, ns && ns->nlevels ? ns : NULL, NULL))
+        return true;
+    const char *target = ns && ns->nlevels ? fl_namespace_str(ns, &r->arena) : "the catalog";
+    fl_server_respond_error(r, 403, "ForbiddenException",
+                            "principal '%s' lacks privilege to list %s%s%s: it holds no privilege "
+                            "on, above or inside it",
+                            r->principal.name, ns && ns->nlevels ? "namespace '" : "",
+                            target ? target : "?", ns && ns->nlevels ? "'" : "");
+    return false;
+}
+
+uint32_t srv_filter_visible(fl_server_request *r, const fl_namespace *ns, const char **names,
+                            uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (visible(r, ns, names[i]))
+            names[k++] = names[i];
+    return k;
+}
+
+uint32_t srv_filter_visible_ns(fl_server_request *r, fl_namespace *kids, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (visible(r, &kids[i], NULL))
+            kids[k++] = kids[i];
+    return k;
+}
+
 void srv_audit(fl_server_request *r, const char *action, const char *target, const char *outcome,
                const char *detail)
 {

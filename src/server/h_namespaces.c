@@ -101,7 +101,7 @@ static void h_list(fl_server_request *r, void *ctx)
         parent.nlevels = n;
         parent.levels = lv;
     }
-    if (!srv_authorize(r, FL_PRIV_READ, parent.nlevels ? &parent : NULL, NULL))
+    if (!srv_authorize_listing(r, parent.nlevels ? &parent : NULL))
         return;
     if (parent.nlevels && !load_ns(r, &parent, NULL))
         return;
@@ -114,6 +114,7 @@ static void h_list(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
     }
+    n = srv_filter_visible_ns(r, kids, n);
     const char **keys = fl_arena_calloc(&r->arena, n + 1, sizeof *keys);
     for (uint32_t i = 0; keys && i < n; i++) {
         /* key = levels joined by 0x1F, then the index after a NUL */

@@ -82,6 +82,7 @@ struct sql_query {
     srv_sql *owner;
     char id[65];
     char principal[FL_PRINCIPAL_NAME_MAX];
+    fl_principal who; /* the engine authorizes each statement as who (sql/authz) */
     char *sql, *ns;
     json_t *params; /* owned reference; NULL = plain execute */
     bool arrow;
@@ -251,6 +252,10 @@ static fl_status execute(sql_query *q)
     o.io = s->io;
     o.default_namespace = q->ns;
     o.cache = s->opt.sql_cache; /* shared by every session of the process */
+    o.user = q->who.name;
+    /* --insecure-no-auth (anonymous) is development only: no checks */
+    o.auth = q->who.anonymous ? NULL : s->auth;
+    o.principal = &q->who;
     fl_sql_session *sess = NULL;
     rc = fl_sql_session_open(&o, &sess, &q->err);
     if (rc != FL_OK)
@@ -612,21 +617,8 @@ static void h_sql_post(fl_server_request *r, void *ctx)
     q->arrow = wants_arrow(r);
     const fl_principal *who = fl_server_req_principal(r);
     snprintf(q->principal, sizeof q->principal, "%s", who->name);
+    q->who = *who;
     if (!parse_request(r, q)) {
-        query_free(q);
-        return;
-    }
-    fl_error err = {0};
-    int32_t pos = 0;
-    fl_status rc = srv_sql_authorize(o->srv->auth, who, q->sql, q->ns, &err, &pos);
-    if (rc != FL_OK) {
-        const char *st = rc == FL_EFORBIDDEN   ? "42501"
-                         : rc == FL_ESYNTAX    ? "42601"
-                         : rc == FL_ENOTFOUND  ? "3F000"
-                                               : fl_sql_sqlstate_for(rc);
-        if (rc == FL_EFORBIDDEN)
-            srv_audit(r, "sql", q->sql, "denied", err.msg);
-        respond_sql_error(r, http_status_for(st), err.msg, st, pos, NULL);
         query_free(q);
         return;
     }
@@ -639,6 +631,8 @@ static void h_sql_post(fl_server_request *r, void *ctx)
     while (q->ph == Q_STARTING)
         pthread_cond_wait(&o->cv, &o->mu);
     if (q->ph == Q_FAILED) {
+        if (!strcmp(q->sqlstate, "42501"))
+            srv_audit(r, "sql", q->sql, "denied", q->err.msg);
         int status = http_status_for(q->sqlstate);
         respond_sql_error(r, status, q->err.msg, q->sqlstate, q->position, q->id);
         q->ph = Q_ABANDON;

@@ -122,7 +122,7 @@ static void h_list(fl_server_request *r, void *ctx)
 {
     (void)ctx;
     fl_namespace ns;
-    if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
+    if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize_listing(r, &ns) ||
         !srv_ns_must_exist(r, &ns))
         return;
     fl_catalog *c = srv_cat(r);
@@ -134,6 +134,7 @@ static void h_list(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
     }
+    n = srv_filter_visible(r, &ns, names, n);
     uint32_t start, count;
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))

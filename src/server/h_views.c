@@ -56,8 +56,31 @@ static void respond_view(fl_server_request *r, const char *loc, const fl_ice_vie
     srv_respond_json(r, 200, j);
 }
 
-static fl_status parse_version(json_t *o, const char *path, fl_arena *a, fl_ice_view_version **out,
+/* Whose rights the version runs with (ice_view.h): the authenticated
+ * principal who sent it, whatever the client wrote; development mode
+ * (anonymous) records nobody, which means invoker rights. */
+static fl_status stamp_definer(fl_ice_view_version *v, const fl_principal *who, fl_arena *a,
                                fl_error *err)
+{
+    fl_ice_kv *kv = fl_arena_calloc(a, v->summary.n + 1, sizeof *kv);
+    if (!kv)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->summary.n; i++)
+        if (strcmp(v->summary.items[i].key, FL_ICE_VIEW_DEFINER) != 0)
+            kv[n++] = v->summary.items[i];
+    if (who && !who->anonymous) {
+        kv[n].key = FL_ICE_VIEW_DEFINER;
+        kv[n++].value = fl_arena_strdup(a, who->name);
+        if (!kv[n - 1].value)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    v->summary = (fl_ice_map){n, kv};
+    return FL_OK;
+}
+
+static fl_status parse_version(json_t *o, const char *path, fl_arena *a, const fl_principal *who,
+                               fl_ice_view_version **out, fl_error *err)
 {
     if (!json_is_object(o))
         return BAD("%s: %s", path, o ? "must be an object" : "missing");
@@ -72,11 +95,14 @@ static fl_status parse_version(json_t *o, const char *path, fl_arena *a, fl_ice_
     json_decref(copy);
     if (rc != FL_OK && rc != FL_ENOMEM)
         err->code = rc = FL_EINVAL;
+    if (rc == FL_OK)
+        rc = stamp_definer(v, who, a, err);
     *out = v;
     return rc;
 }
 
-static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a, fl_ice_view_update *u,
+static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a,
+                                   const fl_principal *who, fl_ice_view_update *u,
                                    fl_error *err)
 {
     memset(u, 0, sizeof *u);
@@ -87,7 +113,7 @@ static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a, fl_
         fl_ice_view_version *v;
         u->kind = FL_ICE_VIEW_UPD_ADD_VERSION;
         FL_TRY(parse_version(json_object_get(o, "view-version"),
-                             fl_arena_sprintf(a, "%s.view-version", path), a, &v, err));
+                             fl_arena_sprintf(a, "%s.view-version", path), a, who, &v, err));
         u->version = v;
         return FL_OK;
     }
@@ -153,7 +179,7 @@ static void h_list(fl_server_request *r, void *ctx)
 {
     (void)ctx;
     fl_namespace ns;
-    if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
+    if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize_listing(r, &ns) ||
         !srv_ns_must_exist(r, &ns))
         return;
     fl_catalog *c = srv_cat(r);
@@ -165,6 +191,7 @@ static void h_list(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
     }
+    n = srv_filter_visible(r, &ns, names, n);
     uint32_t start, count;
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
@@ -205,7 +232,8 @@ static void h_create(fl_server_request *r, void *ctx)
         rc = err.code = FL_EINVAL;
     fl_ice_view_version *v = NULL;
     if (rc == FL_OK)
-        rc = parse_version(json_object_get(b, "view-version"), "view-version", &r->arena, &v, &err);
+        rc = parse_version(json_object_get(b, "view-version"), "view-version", &r->arena,
+                           &r->principal, &v, &err);
     fl_ice_map props = {0};
     json_t *jp = json_object_get(b, "properties");
     if (rc == FL_OK && jp && json_is_object(jp)) {
@@ -338,6 +366,22 @@ static void h_drop(fl_server_request *r, void *ctx)
     }
 }
 
+/* Making an older version current again runs its SQL with its definer's
+ * rights: only that definer or an admin may do so. Versions added by this
+ * request carry the requester as definer. */
+static bool current_version_allowed(fl_server_request *r, const fl_ice_view_metadata *cur,
+                                    const fl_ice_view_metadata *m)
+{
+    if (m->current_version_id == cur->current_version_id || r->principal.admin)
+        return true;
+    const fl_ice_view_version *v = fl_ice_view_current_version(m);
+    const char *d = v ? fl_ice_map_get(&v->summary, FL_ICE_VIEW_DEFINER) : NULL;
+    const char *sec = v ? fl_ice_map_get(&v->summary, FL_ICE_VIEW_SECURITY) : NULL;
+    if (!d || (sec && !strcasecmp(sec, "invoker")))
+        return true; /* invoker rights: never more than the reader holds */
+    return !strcmp(d, r->principal.name);
+}
+
 static void h_replace(fl_server_request *r, void *ctx)
 {
     (void)ctx;
@@ -365,7 +409,8 @@ static void h_replace(fl_server_request *r, void *ctx)
     for (size_t i = 0; rc == FL_OK && i < nu; i++) {
         char path[48];
         snprintf(path, sizeof path, "updates[%zu]", i);
-        rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &u[i], &err);
+        rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i],
+                               &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
             rc = srv_location_check(r->srv, u[i].location, &err);
     }
@@ -397,6 +442,13 @@ static void h_replace(fl_server_request *r, void *ctx)
         }
         rc = fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed,
                                         &err);
+        if (rc == FL_OK && !current_version_allowed(r, &cur, &m)) {
+            srv_audit(r, "replace-view", target, "denied", "older version of another definer");
+            fl_server_respond_error(r, 403, "ForbiddenException",
+                                    "the view's new current version was defined by another "
+                                    "principal: only an admin may make it current again");
+            break;
+        }
         if (rc == FL_OK && !changed) {
             respond_view(r, loc, &cur);
             break;

@@ -196,6 +196,13 @@ const char *srv_ns_dotted(const fl_namespace *ns, fl_arena *a);
 /* Authorizes priv on the securable; responds 403 and returns false when denied. */
 bool srv_authorize(fl_server_request *r, fl_privilege priv, const fl_namespace *ns,
                    const char *object);
+/* Listings show only what the principal may see (fl_auth_visible): the
+ * listing itself needs some privilege on, above or inside ns (else 403),
+ * and the entries are filtered in place (returns how many stay). */
+bool srv_authorize_listing(fl_server_request *r, const fl_namespace *ns);
+uint32_t srv_filter_visible(fl_server_request *r, const fl_namespace *ns, const char **names,
+                            uint32_t n);
+uint32_t srv_filter_visible_ns(fl_server_request *r, fl_namespace *kids, uint32_t n);
 void srv_audit(fl_server_request *r, const char *action, const char *target, const char *outcome,
                const char *detail);
 

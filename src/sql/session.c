@@ -115,6 +115,11 @@ void fl_sql_session_close(fl_sql_session *s)
     free(s);
 }
 
+fl_status fl_sql_session_allow_file(fl_sql_session *s, const char *path, fl_error *err)
+{
+    return fl_sql_authz_allow_file(s->authz, path, err);
+}
+
 void fl_sql_session_cancel(fl_sql_session *s)
 {
     if (s)

@@ -105,7 +105,7 @@ const setProps = { requirements: [], updates: [{ action: 'set-properties', updat
 // Each row: the advertised endpoint it covers, needed privileges, and
 // build(ctx) -> { method, path, body } after setting fixtures up as admin.
 const ENDPOINTS = [
-  { ep: 'GET /v1/{prefix}/namespaces', needs: ['read'], ok: [200],
+  { ep: 'GET /v1/{prefix}/namespaces', needs: ['read'], listing: true, ok: [200],
     build: async () => ({ method: 'GET', path: '/v1/namespaces' }) },
   { ep: 'POST /v1/{prefix}/namespaces', needs: ['create'], ok: [200], mutation: true,
     build: async () => ({ method: 'POST', path: '/v1/namespaces', body: { namespace: [fresh('sn')], properties: {} } }) },
@@ -117,7 +117,7 @@ const ENDPOINTS = [
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'DELETE', path: `/v1/namespaces/${n}` }; } },
   { ep: 'POST /v1/{prefix}/namespaces/{namespace}/properties', needs: ['write'], ok: [200], mutation: true,
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'POST', path: `/v1/namespaces/${n}/properties`, body: { updates: { a: 'b' }, removals: [] } }; } },
-  { ep: 'GET /v1/{prefix}/namespaces/{namespace}/tables', needs: ['read'], ok: [200],
+  { ep: 'GET /v1/{prefix}/namespaces/{namespace}/tables', needs: ['read'], listing: true, ok: [200],
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'GET', path: `/v1/namespaces/${n}/tables` }; } },
   { ep: 'POST /v1/{prefix}/namespaces/{namespace}/tables', needs: ['create'], ok: [200], mutation: true,
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'POST', path: `/v1/namespaces/${n}/tables`, body: { name: 't', schema: SCHEMA } }; } },
@@ -152,7 +152,7 @@ const ENDPOINTS = [
       return { method: 'POST', path: '/v1/transactions/commit', body: { 'table-changes': [
         { identifier: { namespace: [n], name: 't' }, ...setProps }, { identifier: { namespace: [n], name: 'u' }, ...setProps }] } };
     } },
-  { ep: 'GET /v1/{prefix}/namespaces/{namespace}/views', needs: ['read'], ok: [200],
+  { ep: 'GET /v1/{prefix}/namespaces/{namespace}/views', needs: ['read'], listing: true, ok: [200],
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'GET', path: `/v1/namespaces/${n}/views` }; } },
   { ep: 'POST /v1/{prefix}/namespaces/{namespace}/views', needs: ['create'], ok: [200], mutation: true,
     build: async () => { const n = fresh('sn'); await mkNs(n); return { method: 'POST', path: `/v1/namespaces/${n}/views`, body: viewBody(n, 'v') }; } },
@@ -220,7 +220,9 @@ let cells = 0;
 for (const e of rows) {
   const who = { ...PRINCIPALS, admin: null };
   for (const [name, privs] of Object.entries(who)) {
-    const allowed = privs === null || e.needs.every((n) => privs.includes(n));
+    // listings show what the principal may see: any privilege covering an
+    // entry shows it (the grants here are on the catalog: everything)
+    const allowed = privs === null || (e.listing ? privs.length > 0 : e.needs.every((n) => privs.includes(n)));
     const req = await e.build();
     const r = await http(req.method, req.path, tokens[name], req.body);
     cells++;
@@ -259,16 +261,17 @@ console.log(`matrix: ${rows.length} endpoints x ${Object.keys(PRINCIPALS).length
     ['GET', '/v1/namespaces/hier_a%1Fkid/tables/t', undefined, 200],
     ['GET', '/v1/namespaces/hier_a/tables', undefined, 200],
     ['GET', '/v1/namespaces/hier_b/tables/t', undefined, 403],
-    ['GET', '/v1/namespaces', undefined, 403],
+    ['GET', '/v1/namespaces', undefined, 200, (j) => JSON.stringify(j.namespaces) === '[["hier_a"]]'],
     ['POST', '/v1/namespaces/hier_a/tables/t', setProps, 200],
     ['POST', '/v1/namespaces/hier_a/tables/u', setProps, 403],
     ['POST', '/v1/namespaces/hier_b/tables/t', setProps, 403],
     ['DELETE', '/v1/namespaces/hier_a/tables/t', undefined, 403],
     ['POST', '/v1/namespaces/hier_a/tables', { name: 'new', schema: SCHEMA }, 403],
   ];
-  for (const [m, p, b, want] of cases) {
+  for (const [m, p, b, want, body] of cases) {
     const r = await http(m, p, T, b);
     expect(r.status === want, `hierarchy ${m} ${p}: want ${want}, got ${r.status} ${r.text.slice(0, 200)}`);
+    if (body) expect(r.json && body(r.json), `hierarchy ${m} ${p}: listing shows only what p_hier may see: ${r.text.slice(0, 200)}`);
   }
   // revoking through the CLI while the server runs takes effect at once
   admin('revoke', 'r_hier', 'read', 'namespace', 'hier_a');

@@ -39,6 +39,7 @@ struct fl_sql_authz {
     fl_principal invoker;
     const fl_principal *as; /* effective: &invoker or a definer (statement arena) */
     const struct fl_session_temp *temp;
+    char *allowed_file; /* fl_sql_session_allow_file */
     rec *recs;
     uint32_t n, cap;
 };
@@ -85,6 +86,7 @@ void fl_sql_authz_free(fl_sql_authz *z)
         return;
     clear(z);
     free(z->recs);
+    free(z->allowed_file);
     free(z);
 }
 
@@ -342,8 +344,10 @@ fl_status fl_sql_authz_files(fl_planner_ctx *pc, const char *path, int32_t locat
     fl_sql_authz *z = pc->authz;
     if (!z)
         return FL_OK;
-    /* Paths are outside the grant model: only an admin may name files. */
-    if (z->auth && !fl_sql_authz_is_admin(z))
+    /* Paths are outside the grant model: only an admin may name files,
+     * besides the one file the front end made for this session. */
+    bool front_end_file = z->allowed_file && path && !strcmp(path, z->allowed_file);
+    if (z->auth && !front_end_file && !fl_sql_authz_is_admin(z))
         return fl_front_err(pc, err, FL_EFORBIDDEN, location, "42501",
                             "permission denied for files '%s': table functions reading files "
                             "need the admin role",
@@ -352,6 +356,16 @@ fl_status fl_sql_authz_files(fl_planner_ctx *pc, const char *path, int32_t locat
     if (!k)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     return record(z, FL_SQL_OBJ_FILES, FL_PRIV_READ, k, path ? path : "", err);
+}
+
+fl_status fl_sql_authz_allow_file(fl_sql_authz *z, const char *path, fl_error *err)
+{
+    char *cp = path ? strdup(path) : NULL;
+    if (path && !cp)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    free(z->allowed_file);
+    z->allowed_file = cp;
+    return FL_OK;
 }
 
 bool fl_sql_authz_visible(fl_planner_ctx *pc, const fl_namespace *ns, const char *table)

@@ -82,7 +82,9 @@ fl_status fl_sql_authz_table(fl_planner_ctx *pc, fl_privilege priv, const fl_tab
 /* ns NULL or 0 levels: the catalog. */
 fl_status fl_sql_authz_namespace(fl_planner_ctx *pc, fl_privilege priv, const fl_namespace *ns,
                                  int32_t location, fl_error *err);
-/* A table function reading path (or glob): the admin role. */
+/* A table function reading path (or glob): the admin role, or the one
+ * file the front end allowed (fl_sql_session_allow_file). */
+fl_status fl_sql_authz_allow_file(fl_sql_authz *z, const char *path, fl_error *err);
 fl_status fl_sql_authz_files(fl_planner_ctx *pc, const char *path, int32_t location,
                              fl_error *err);
 /* For listings (pg_catalog, information_schema, SHOW): may the effective

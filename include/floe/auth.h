@@ -180,6 +180,43 @@ fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds,
 fl_status fl_auth_grant_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
                              fl_error *err);
 
+/* ---- row filters and column masks (floe admin policy; docs/security.md) ----
+ * A policy belongs to a role and one table. A row filter is a boolean SQL
+ * expression over the table's columns: the principals holding the role see
+ * only rows where it is true (the filters of all their roles together, as
+ * AND). A column mask is an SQL expression over the table's columns that
+ * replaces one column's values (for example left(email, 2) || '...'). The
+ * engine applies them wherever the table is read (views, time travel,
+ * subqueries, CTAS and DML sources) and refuses what it cannot apply:
+ * metadata tables of such a table, changes other than INSERT under masks
+ * only, and a column masked by two roles of one principal. Admins have
+ * no policies. */
+typedef enum fl_auth_policy_kind {
+    FL_POLICY_ROW_FILTER = 1,
+    FL_POLICY_COLUMN_MASK = 2,
+} fl_auth_policy_kind;
+typedef struct fl_auth_policy {
+    fl_auth_policy_kind kind;
+    const char *role;
+    const char *column;     /* masks; NULL for filters */
+    const char *expression; /* SQL text */
+} fl_auth_policy;
+/* Sets (replaces) or, expression NULL, removes a role's policy on table
+ * ns.object (column: masks only). FL_ENOTFOUND for an unknown role or a
+ * policy to remove that is not there. */
+fl_status fl_auth_policy_set(fl_auth *a, const char *role, fl_auth_policy_kind kind,
+                             const fl_namespace *ns, const char *object, const char *column,
+                             const char *expression, fl_error *err);
+/* The policies of p's roles on table ns.object, into ar (none for admins
+ * and anonymous principals). A principal that no longer exists:
+ * FL_EFORBIDDEN. */
+fl_status fl_auth_policies_for(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
+                               const char *object, fl_arena *ar, fl_auth_policy **out,
+                               uint32_t *n, fl_error *err);
+/* One line per policy, "role row-filter|column-mask ns.table [column] expression". */
+fl_status fl_auth_policy_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
+                              fl_error *err);
+
 /* ---- per-role resource ceilings (floe admin limits; docs/security.md) ----
  * A role may set ceilings for the sessions of the principals holding it.
  * For a principal, each field is the largest value among its roles that set

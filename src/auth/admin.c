@@ -7,7 +7,7 @@
  * and invalidates every cached snapshot), then checks existence and writes.
  * Secrets are generated and hashed (PBKDF2) before the lock is taken.
  * Cascades: dropping a principal deletes its role memberships; dropping a
- * role deletes its memberships and grants. A principal's token generation
+ * role deletes its memberships, grants and policies (policy.c). A principal's token generation
  * is set to the new version on create and rotate, so tokens minted before
  * (including for a dropped principal of the same name) stop verifying.
  * Granting twice is a no-op; revoking what was not granted is FL_ENOTFOUND.
@@ -23,9 +23,7 @@
 
 #include "auth/auth_internal.h"
 
-typedef fl_status (*mut_fn)(auth_store *s, void *ctx, int64_t version, fl_error *err);
-
-static fl_status mutate(fl_auth *a, mut_fn fn, void *ctx, fl_error *err)
+fl_status auth_mutate(fl_auth *a, auth_mut_fn fn, void *ctx, fl_error *err)
 {
     if (!a->store)
         return fl_errorf(err, FL_EINVAL, "auth: no store configured");
@@ -128,7 +126,7 @@ static fl_status do_drop(auth_store *s, void *ctx, int64_t v, fl_error *err)
 }
 
 static fl_status with_secret(fl_auth *a, const char *name, bool admin, char *secret_out, size_t cap,
-                             mut_fn fn, fl_error *err)
+                             auth_mut_fn fn, fl_error *err)
 {
     if (!auth_name_valid(name))
         return fl_errorf(err, FL_EINVAL,
@@ -139,7 +137,7 @@ static fl_status with_secret(fl_auth *a, const char *name, bool admin, char *sec
     fl_status rc = auth_verifier_make(secret_out, verifier, sizeof verifier, err);
     pr_ctx c = {name, verifier, admin};
     if (rc == FL_OK)
-        rc = mutate(a, fn, &c, err);
+        rc = auth_mutate(a, fn, &c, err);
     if (rc != FL_OK)
         OPENSSL_cleanse(secret_out, cap);
     return rc;
@@ -160,7 +158,7 @@ fl_status fl_auth_principal_rotate(fl_auth *a, const char *name, char *secret_ou
 fl_status fl_auth_principal_drop(fl_auth *a, const char *name, fl_error *err)
 {
     pr_ctx c = {name, NULL, false};
-    return mutate(a, do_drop, &c, err);
+    return auth_mutate(a, do_drop, &c, err);
 }
 
 /* ---- roles ---- */
@@ -182,6 +180,7 @@ static fl_status do_role_drop(auth_store *s, void *ctx, int64_t v, fl_error *err
     const char *p[1] = {ctx};
     uint64_t n = 0;
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_grants WHERE role = ?", p, 1, NULL, err));
+    FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_policies WHERE role = ?", p, 1, NULL, err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_principal_roles WHERE role = ?", p, 1, NULL,
                             err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_roles WHERE name = ?", p, 1, &n, err));
@@ -199,7 +198,7 @@ static fl_status check_role_name(const char *role, fl_error *err)
 fl_status fl_auth_role_create(fl_auth *a, const char *role, fl_error *err)
 {
     FL_TRY(check_role_name(role, err));
-    return mutate(a, do_role_create, (void *)role, err);
+    return auth_mutate(a, do_role_create, (void *)role, err);
 }
 
 fl_status fl_auth_role_drop(fl_auth *a, const char *role, fl_error *err)
@@ -207,7 +206,7 @@ fl_status fl_auth_role_drop(fl_auth *a, const char *role, fl_error *err)
     FL_TRY(check_role_name(role, err));
     if (!strcmp(role, "admin"))
         return fl_errorf(err, FL_EINVAL, "the built-in role 'admin' cannot be dropped");
-    return mutate(a, do_role_drop, (void *)role, err);
+    return auth_mutate(a, do_role_drop, (void *)role, err);
 }
 
 typedef struct assign_ctx {
@@ -243,7 +242,7 @@ fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *rol
     if (!auth_name_valid(principal))
         return fl_errorf(err, FL_EINVAL, "bad principal name '%.128s'", principal ? principal : "");
     assign_ctx c = {principal, role, assign};
-    return mutate(a, do_assign, &c, err);
+    return auth_mutate(a, do_assign, &c, err);
 }
 
 /* ---- grants ---- */
@@ -298,7 +297,7 @@ fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const f
         grant_ctx c = {role,   fl_privilege_name(priv), auth_sec_kind_name(kind),
                        joined, object ? object : "",    ds ? ds : "?",
                        grant};
-        rc = mutate(a, do_grant, &c, err);
+        rc = auth_mutate(a, do_grant, &c, err);
     }
     fl_arena_free(&ar);
     return rc;

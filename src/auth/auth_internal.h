@@ -110,6 +110,12 @@ fl_status auth_store_bump(auth_store *s, int64_t *v, fl_error *err);
 fl_status auth_store_exec1(auth_store *s, const char *sql, const char *const *p, uint32_t n,
                            uint64_t *changes, fl_error *err);
 
+/* ---- mutations (admin.c) ---- */
+
+/* Runs fn in one write transaction that first bumps the version counter. */
+typedef fl_status (*auth_mut_fn)(auth_store *s, void *ctx, int64_t version, fl_error *err);
+fl_status auth_mutate(fl_auth *a, auth_mut_fn fn, void *ctx, fl_error *err);
+
 /* ---- snapshot (snapshot.c) ---- */
 
 typedef struct auth_grant {
@@ -132,20 +138,34 @@ typedef struct auth_pr {
     const char **roles;
 } auth_pr;
 
+/* A row filter or column mask of a role on one table (policy.c). */
+typedef struct auth_policy {
+    const char *role;
+    int kind;           /* FL_POLICY_* */
+    const char *ns;     /* levels joined by 0x1F */
+    const char *object; /* table name */
+    const char *column; /* masks; "" for filters */
+    const char *expression;
+} auth_policy;
+
 typedef struct auth_snapshot {
     fl_arena arena; /* owns everything below */
     int64_t version;
-    uint32_t nprincipals, nroles, ngrants;
+    uint32_t nprincipals, nroles, ngrants, npolicies;
     auth_pr *principals; /* sorted by name */
     const char **roles;
     auth_grant *grants;
+    auth_policy *policies;
 } auth_snapshot;
 
+/* Reads the policies into sn (policy.c; inside auth_snapshot_load's transaction). */
+fl_status auth_policies_load(auth_store *s, auth_snapshot *sn, fl_error *err);
 /* Loads everything in one read transaction. */
 fl_status auth_snapshot_load(auth_store *s, auth_snapshot *out, fl_error *err);
 void auth_snapshot_free(auth_snapshot *sn);
 const auth_pr *auth_snapshot_find(const auth_snapshot *sn, const char *name);
 bool auth_snapshot_role_exists(const auth_snapshot *sn, const char *role);
+bool auth_holds_role(const auth_pr *pr, const char *role);
 /* Does pr hold priv on (ns, object)? (Admin is checked by the caller.) */
 bool auth_snapshot_allows(const auth_snapshot *sn, const auth_pr *pr, fl_privilege priv,
                           const fl_namespace *ns, const char *object);

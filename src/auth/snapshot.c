@@ -215,6 +215,8 @@ fl_status auth_snapshot_load(auth_store *s, auth_snapshot *out, fl_error *err)
     if (rc == FL_OK)
         rc = load_grants(s, out, err);
     if (rc == FL_OK)
+        rc = auth_policies_load(s, out, err);
+    if (rc == FL_OK)
         rc = s->commit(s, err);
     if (rc != FL_OK) {
         s->rollback(s);
@@ -229,7 +231,7 @@ void auth_snapshot_free(auth_snapshot *sn)
     memset(sn, 0, sizeof *sn);
 }
 
-static bool holds_role(const auth_pr *pr, const char *role)
+bool auth_holds_role(const auth_pr *pr, const char *role)
 {
     for (uint32_t i = 0; i < pr->nroles; i++)
         if (!strcmp(pr->roles[i], role))
@@ -255,7 +257,7 @@ bool auth_snapshot_allows(const auth_snapshot *sn, const auth_pr *pr, fl_privile
 {
     for (uint32_t i = 0; i < sn->ngrants; i++) {
         const auth_grant *g = &sn->grants[i];
-        if (g->priv == priv && holds_role(pr, g->role) && covers(g, ns, object))
+        if (g->priv == priv && auth_holds_role(pr, g->role) && covers(g, ns, object))
             return true;
     }
     return false;
@@ -279,7 +281,7 @@ bool auth_snapshot_visible(const auth_snapshot *sn, const auth_pr *pr, const fl_
 {
     for (uint32_t i = 0; i < sn->ngrants; i++) {
         const auth_grant *g = &sn->grants[i];
-        if (!holds_role(pr, g->role))
+        if (!auth_holds_role(pr, g->role))
             continue;
         if (covers(g, ns, object) || (!object && inside(g, ns)))
             return true;

@@ -40,6 +40,10 @@ static const char *const DDL[] = {
     "CREATE TABLE IF NOT EXISTS floe_auth_grants(role VARCHAR(128) NOT NULL, privilege "
     "VARCHAR(16) NOT NULL, kind VARCHAR(10) NOT NULL, namespace VARCHAR(1000) NOT NULL, "
     "object VARCHAR(255) NOT NULL, PRIMARY KEY (role, privilege, kind, namespace, object))",
+    "CREATE TABLE IF NOT EXISTS floe_auth_policies(role VARCHAR(128) NOT NULL, kind VARCHAR(16) "
+    "NOT NULL, namespace VARCHAR(1000) NOT NULL, object VARCHAR(255) NOT NULL, column_name "
+    "VARCHAR(255) NOT NULL, expression VARCHAR(4000) NOT NULL, PRIMARY KEY (role, kind, "
+    "namespace, object, column_name))",
 };
 
 #define Q_META_INS "INSERT INTO floe_auth_meta(name, value) VALUES (?, ?) ON CONFLICT DO NOTHING"

@@ -48,6 +48,10 @@ static void usage(FILE *out)
                  "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
                  "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
                  "  grants                                     list every grant\n"
+                 "  policy row-filter ROLE NS.T EXPR           rows ROLE's principals see\n"
+                 "  policy mask ROLE NS.T COLUMN EXPR          the values they see in COLUMN\n"
+                 "  policy drop row-filter ROLE NS.T | drop mask ROLE NS.T COLUMN\n"
+                 "  policies                                   list every row filter and mask\n"
                  "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
                  "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
                  "holds all of them everywhere). A grant on a namespace covers its child\n"
@@ -321,6 +325,57 @@ static int cmd_grants(admin_ctx *c)
     return 0;
 }
 
+/* policy row-filter ROLE NS.T EXPR | policy mask ROLE NS.T COLUMN EXPR |
+ * policy drop row-filter ROLE NS.T | policy drop mask ROLE NS.T COLUMN */
+static int cmd_policy(admin_ctx *c)
+{
+    const char **pos = c->args.pos;
+    int np = c->args.npos;
+    bool drop = np >= 2 && !strcmp(pos[1], "drop");
+    int k = drop ? 2 : 1; /* the kind word */
+    if (np <= k + 2) {
+        usage(stderr);
+        return 2;
+    }
+    bool mask = !strcmp(pos[k], "mask");
+    if (!mask && strcmp(pos[k], "row-filter") != 0) {
+        usage(stderr);
+        return 2;
+    }
+    int want = k + 3 + (mask ? 1 : 0) + (drop ? 0 : 1);
+    if (np != want) {
+        usage(stderr);
+        return 2;
+    }
+    fl_table_ident id;
+    if (fl_table_ident_parse(pos[k + 2], &c->arena, &id, &c->err) != FL_OK)
+        return fail(&c->err);
+    if (id.ns.nlevels == 0) {
+        fprintf(stderr, "floe admin: table '%s' needs a namespace (NS.TABLE)\n", pos[k + 2]);
+        return 2;
+    }
+    const char *column = mask ? pos[k + 3] : NULL;
+    const char *expr = drop ? NULL : pos[np - 1];
+    fl_status rc = fl_auth_policy_set(c->auth, pos[k + 1],
+                                      mask ? FL_POLICY_COLUMN_MASK : FL_POLICY_ROW_FILTER, &id.ns,
+                                      id.name, column, expr, &c->err);
+    const char *target = fl_arena_sprintf(&c->arena, "%s %s %s%s%s", pos[k + 1], pos[k],
+                                          pos[k + 2], column ? " " : "", column ? column : "");
+    audit(c, drop ? "admin.policy.drop" : "admin.policy.set", target, rc);
+    return rc == FL_OK ? 0 : fail(&c->err);
+}
+
+static int cmd_policies(admin_ctx *c)
+{
+    const char **lines = NULL;
+    uint32_t n = 0;
+    if (fl_auth_policy_list(c->auth, &c->arena, &lines, &n, &c->err) != FL_OK)
+        return fail(&c->err);
+    for (uint32_t i = 0; i < n; i++)
+        printf("%s\n", lines[i]);
+    return 0;
+}
+
 static int cmd_token(admin_ctx *c)
 {
     if (c->args.npos != 2) {
@@ -363,6 +418,10 @@ static int dispatch(admin_ctx *c)
         return cmd_grants(c);
     if (!strcmp(cmd, "token"))
         return cmd_token(c);
+    if (!strcmp(cmd, "policy"))
+        return cmd_policy(c);
+    if (!strcmp(cmd, "policies") && np == 1)
+        return cmd_policies(c);
     fprintf(stderr, "floe admin: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

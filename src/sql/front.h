@@ -209,6 +209,7 @@ typedef struct fl_front_state {
     fl_loaded_table *tables;
     void *pgcat; /* pg_catalog snapshot of this statement (src/sql/pgcat), NULL until used */
     const fl_view_frame *views;
+    const fl_view_frame *policies; /* tables whose policy query is being bound (authz/policy.c) */
     fl_view_parse *view_parses;
     uint32_t nslots; /* apply parameter slots handed out (lateral) */
 } fl_front_state;

@@ -66,6 +66,31 @@ static fl_status ident_of(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv, fl_t
     return FL_OK;
 }
 
+/* Changes through row filters and column masks (authz/policy.c): INSERT
+ * under masks only; nothing else is decided (which rows may an UPDATE
+ * touch, what may it write into a masked column?), so it is refused. */
+static fl_status check_policies(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv, uint32_t privs,
+                                const fl_table_ident *id, fl_error *err)
+{
+    if (!(privs & FL_PRIV_WRITE))
+        return FL_OK;
+    fl_auth_policy *pol = NULL;
+    uint32_t npol = 0;
+    FL_TRY(fl_sql_authz_policies(ctx, id, rv->location, &pol, &npol, err));
+    bool insert_only = !(privs & FL_PRIV_READ);
+    if (!npol || (insert_only && !fl_sql_policy_has(pol, npol, FL_POLICY_ROW_FILTER)))
+        return FL_OK;
+    return fl_front_err(ctx, err, FL_EFORBIDDEN, rv->location, "42501",
+                        "permission denied for table %s: %s apply to it, so only %s",
+                        fl_table_ident_str(id, ctx->arena),
+                        fl_sql_policy_has(pol, npol, FL_POLICY_ROW_FILTER)
+                            ? "row filters"
+                            : "column masks",
+                        fl_sql_policy_has(pol, npol, FL_POLICY_ROW_FILTER)
+                            ? "reads are allowed"
+                            : "reads and INSERT are allowed");
+}
+
 fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
                                    uint32_t privs, fl_planner_table *out, fl_error *err)
 {
@@ -84,6 +109,7 @@ fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar 
         return fl_front_err(ctx, err, FL_EFORBIDDEN, rv->location, "42501",
                             "permission denied: no privilege requested for %s",
                             fl_table_ident_str(&out->ident, ctx->arena));
+    FL_TRY(check_policies(ctx, rv, privs, &out->ident, err));
     fl_status rc = fl_front_load_table(ctx, &out->ident, &out->table, err);
     if (rc == FL_ENOTFOUND)
         return fl_front_err(ctx, err, rc, rv->location, "42P01", "relation \"%s\" does not exist",

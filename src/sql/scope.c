@@ -513,6 +513,83 @@ static fl_status plan_view(fl_bctx *b, const char *name, const char *sql, const 
     return rc;
 }
 
+/* Binds table id through the effective principal's row filters and column
+ * masks (sql/authz/policy.c), if it has any: *applied tells. The query's own
+ * reference to id is bound raw (a frame marks it). */
+static fl_status bind_policies(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_table_ident *id,
+                               const fl_schema *cols, int64_t sid, const char *metatable,
+                               const char *alias, uint32_t *out_ri, bool *applied, fl_error *err)
+{
+    fl_planner_ctx *pc = b->pc;
+    *applied = false;
+    if (!fl_sql_authz_enabled(pc->authz))
+        return FL_OK;
+    fl_front_state *st = fl_front_state_of(pc);
+    if (!st)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    const char *name = fl_table_ident_str(id, b->a);
+    for (const fl_view_frame *f = st->policies; f; f = f->prev)
+        if (!strcmp(f->name, name))
+            return FL_OK; /* the policy query's own read */
+    fl_auth_policy *pol = NULL;
+    uint32_t npol = 0;
+    FL_TRY(fl_sql_authz_policies(pc, id, rv->location, &pol, &npol, err));
+    if (!npol)
+        return FL_OK;
+    if (metatable) /* files, bounds and partitions would show what the policies hide */
+        return fl_front_err(pc, err, FL_EFORBIDDEN, rv->location, "42501",
+                            "permission denied for %s$%s: row filters or column masks apply to "
+                            "%s, so its metadata tables are not available",
+                            name, metatable, name);
+    const char *sql = NULL;
+    FL_TRY(fl_sql_policy_query(pc, id, cols, sid, pol, npol, rv->location, &sql, err));
+    fl_view_parse *vp = fl_arena_calloc(b->a, 1, sizeof *vp);
+    if (!vp)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    int32_t pos = 0;
+    fl_status rc = fl_sql_parse(sql, b->a, &vp->parsed, &pos, err);
+    if (rc != FL_OK)
+        return fl_front_err(pc, err, FL_EFORBIDDEN, rv->location, "42501",
+                            "permission denied for table %s: its row filters or column masks do "
+                            "not parse (%s)",
+                            name, err->msg);
+    vp->next = st->view_parses;
+    st->view_parses = vp;
+    fl_view_frame fr = {name, st->policies, st->policies ? st->policies->depth + 1 : 1};
+    const fl_sql_parsed *saved_parsed = pc->parsed;
+    fl_cte *saved_ctes = st->ctes;
+    pc->parsed = vp->parsed;
+    st->ctes = NULL;
+    st->policies = &fr;
+    fl_plan *p = NULL;
+    rc = fl_plan_select(pc, NULL, vp->parsed->stmt, &p, err);
+    pc->parsed = saved_parsed;
+    st->ctes = saved_ctes;
+    st->policies = fr.prev;
+    if (rc != FL_OK) {
+        pc->error_position = 0; /* positions in the policy text mean nothing to the user */
+        pc->error_sqlstate = "42501";
+        return fl_errorf(err, FL_EFORBIDDEN,
+                         "permission denied for table %s: its row filters or column masks "
+                         "cannot be applied (%s)",
+                         name, err->msg);
+    }
+    for (uint32_t k = 0; k < cols->nfields && k < p->schema.nfields; k++)
+        if (!fl_type_equal(&p->schema.fields[k].type, &cols->fields[k].type))
+            return fl_front_err(pc, err, FL_EFORBIDDEN, rv->location, "42501",
+                                "permission denied for table %s: the mask of column \"%s\" does "
+                                "not keep its type",
+                                name, cols->fields[k].name);
+    fl_rel r;
+    memset(&r, 0, sizeof r);
+    r.kind = FL_REL_PLAN;
+    r.alias = alias;
+    r.plan = p;
+    FL_TRY(fl_scope_add_rel(b->a, &b->scope, &r, &p->schema, out_ri, err));
+    *applied = true;
+    return apply_alias_cols(b, rv->alias, *out_ri, err);
+}
+
 /* *found = false when id names no view (then nothing is bound). */
 static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_table_ident *id,
                            const char *alias, uint32_t *out_ri, bool *found, fl_error *err)
@@ -621,6 +698,10 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
     int64_t sid = -1;
     const fl_ice_schema *sch = NULL;
     FL_TRY(fl_front_snapshot(pc, &t->meta, rv->location, &sid, &sch, err));
+    bool filtered = false;
+    FL_TRY(bind_policies(b, rv, &id, &sch->schema, sid, metatable, alias, out_ri, &filtered, err));
+    if (filtered)
+        return FL_OK;
     fl_rel r;
     memset(&r, 0, sizeof r);
     r.kind = FL_REL_TABLE;

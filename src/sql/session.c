@@ -283,6 +283,17 @@ static fl_status temp_end_xact(fl_sql_session *s, fl_sql_result *r, bool had_blo
     return trc;
 }
 
+/* The block's whole record (it accumulated since BEGIN), audited as its COMMIT. */
+static void audit_block(fl_sql_session *s, fl_sql_result *r, const char *sql)
+{
+    fl_sql_access *all = NULL;
+    uint32_t n = 0;
+    fl_error e;
+    fl_error_clear(&e);
+    if (fl_sql_authz_copy(s->authz, 0, &r->arena, &all, &n, &e) == FL_OK)
+        fl_sql_authz_audit(s->authz, all, n, "COMMIT", sql);
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -370,8 +381,13 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         rc = fl_session_finish_reads(r, err);
     if (rc == FL_OK)
         rc = fl_sql_authz_copy(s->authz, r->access_mark, &r->arena, &r->access, &r->naccess, err);
-    if (had_block && !s->block)
-        fl_sql_authz_end_block(s->authz); /* COMMIT or ROLLBACK: the block's decisions end */
+    if (had_block && !s->block) {
+        /* COMMIT or ROLLBACK: what the block changed is audited once, at
+         * its COMMIT; then the block's decisions end */
+        if (rc == FL_OK && !strcmp(r->sr.tag, "COMMIT"))
+            audit_block(s, r, sql);
+        fl_sql_authz_end_block(s->authz);
+    }
     if (rc == FL_OK || !s->block)
         rc = temp_end_xact(s, r, had_block, rc, err);
     if (rc != FL_OK) {
@@ -384,6 +400,8 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     if (r->is_command) {
         r->schema = r->sr.schema;
         snprintf(r->tag, sizeof r->tag, "%s", r->sr.tag);
+        if (!had_block && !s->block) /* inside a block: audited at COMMIT */
+            fl_sql_authz_audit(s->authz, r->access, r->naccess, r->tag, sql);
     } else {
         r->schema = r->plan->schema;
     }

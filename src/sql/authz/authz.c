@@ -106,6 +106,16 @@ void fl_sql_authz_end_block(fl_sql_authz *z)
         clear(z);
 }
 
+fl_auth *fl_sql_authz_auth(const fl_sql_authz *z)
+{
+    return z ? z->auth : NULL;
+}
+
+bool fl_sql_authz_is_temp(const fl_sql_authz *z, const fl_namespace *ns)
+{
+    return z && z->temp && ns && ns->nlevels == 1 && fl_session_temp_is_ns(z->temp, ns);
+}
+
 bool fl_sql_authz_enabled(const fl_sql_authz *z)
 {
     return z && z->auth;
@@ -157,6 +167,32 @@ fl_status fl_sql_authz_copy(const fl_sql_authz *z, uint32_t mark, fl_arena *a,
     *out = v;
     *n = k;
     return FL_OK;
+}
+
+void fl_sql_authz_audit(const fl_sql_authz *z, const fl_sql_access *acc, uint32_t n,
+                        const char *tag, const char *sql)
+{
+    if (!z || !z->auth)
+        return;
+    char target[1024];
+    size_t len = 0;
+    target[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = acc[i].privilege;
+        if (p != FL_PRIV_WRITE && p != FL_PRIV_CREATE && p != FL_PRIV_DROP)
+            continue;
+        int w = snprintf(target + len, sizeof target - len, "%s%s %s", len ? ", " : "",
+                         fl_privilege_name((fl_privilege)p),
+                         acc[i].object[0] ? acc[i].object : "catalog");
+        if (w < 0 || (size_t)w >= sizeof target - len)
+            break;
+        len += (size_t)w;
+    }
+    if (!len)
+        return; /* nothing changed: reads are not audited */
+    char action[80];
+    snprintf(action, sizeof action, "sql %s", tag && *tag ? tag : "?");
+    fl_auth_audit(z->auth, &z->invoker, action, target, "ok", NULL, sql);
 }
 
 /* ---- keys ---- */

@@ -67,6 +67,12 @@ void fl_sql_authz_end_block(fl_sql_authz *z);
 fl_status fl_sql_authz_copy(const fl_sql_authz *z, uint32_t mark, fl_arena *a,
                             fl_sql_access **out, uint32_t *n, fl_error *err);
 
+/* Audit (auth.h's log) of a statement that succeeded: one record when it
+ * changed something (a decision for WRITE, CREATE or DROP), with the
+ * command tag, the objects changed and the statement text. */
+void fl_sql_authz_audit(const fl_sql_authz *z, const fl_sql_access *acc, uint32_t n,
+                        const char *tag, const char *sql);
+
 bool fl_sql_authz_enabled(const fl_sql_authz *z);
 /* Name of the invoker ("floe" without auth). */
 const char *fl_sql_authz_invoker(const fl_sql_authz *z);
@@ -98,6 +104,24 @@ bool fl_sql_authz_visible(fl_planner_ctx *pc, const fl_namespace *ns, const char
 fl_status fl_sql_authz_push_definer(fl_planner_ctx *pc, const char *definer, int32_t location,
                                     const fl_principal **saved, fl_error *err);
 void fl_sql_authz_pop(fl_planner_ctx *pc, const fl_principal *saved);
+
+/* The fl_auth (NULL without checks); is ns the session's temporary namespace? */
+fl_auth *fl_sql_authz_auth(const fl_sql_authz *z);
+bool fl_sql_authz_is_temp(const fl_sql_authz *z, const fl_namespace *ns);
+
+/* ---- row filters and column masks (policy.c) ---- */
+
+/* The effective principal's policies on table id, in pc's arena (none
+ * without auth, for admins and for temporary tables). A store that cannot
+ * answer is 42501. */
+fl_status fl_sql_authz_policies(fl_planner_ctx *pc, const fl_table_ident *id, int32_t location,
+                                fl_auth_policy **out, uint32_t *n, fl_error *err);
+/* The query that reads table id (columns cols, at snapshot_id; -1 = an
+ * empty table) through the policies; 42501 for masks that cannot apply. */
+fl_status fl_sql_policy_query(fl_planner_ctx *pc, const fl_table_ident *id, const fl_schema *cols,
+                              int64_t snapshot_id, const fl_auth_policy *pol, uint32_t npol,
+                              int32_t location, const char **sql, fl_error *err);
+bool fl_sql_policy_has(const fl_auth_policy *pol, uint32_t npol, fl_auth_policy_kind kind);
 
 /* ---- the guard (guard.c) ----
  * Wraps inner (borrowed) so that every operation needs a covering record

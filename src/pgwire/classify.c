@@ -102,6 +102,35 @@ static void txn_stmt(pgw_class *k, json_t *s)
         }
 }
 
+/* Appends "x" (quotes doubled) and a dot after it when more follows. */
+static size_t put_ident(char *out, size_t cap, size_t o, const char *x, bool dot)
+{
+    if (!x || !*x)
+        return o;
+    if (o + 1 < cap)
+        out[o++] = '"';
+    for (; *x && o + 3 < cap; x++) {
+        if (*x == '"')
+            out[o++] = '"';
+        out[o++] = *x;
+    }
+    if (o + 1 < cap)
+        out[o++] = '"';
+    if (dot && o + 1 < cap)
+        out[o++] = '.';
+    out[o < cap ? o : cap - 1] = '\0';
+    return o;
+}
+
+static void quote_name(char *out, size_t cap, const char *cat, const char *sch, const char *rel)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    o = put_ident(out, cap, o, cat, true);
+    o = put_ident(out, cap, o, sch, true);
+    put_ident(out, cap, o, rel, false);
+}
+
 static void copy_stmt(pgw_class *k, json_t *s)
 {
     k->kind = PGW_K_COPY;
@@ -111,11 +140,9 @@ static void copy_stmt(pgw_class *k, json_t *s)
     k->copy_escape = 0;
     snprintf(k->copy_null, sizeof k->copy_null, "%s", "\x01");
     json_t *rel = json_object_get(s, "relation");
-    if (rel) {
-        const char *ns = sv(rel, "schemaname"), *n = sv(rel, "relname");
-        snprintf(k->copy_table, sizeof k->copy_table, "%s%s%s", ns ? ns : "", ns ? "." : "",
-                 n ? n : "");
-    }
+    if (rel) /* quoted, so the engine reads exactly the object named (a.b.t included) */
+        quote_name(k->copy_table, sizeof k->copy_table, sv(rel, "catalogname"),
+                   sv(rel, "schemaname"), sv(rel, "relname"));
     if (sv(s, "filename") || json_is_true(json_object_get(s, "is_program")))
         k->binary = true; /* marks "file/program", refused by copy.c */
     size_t i, len = 0;

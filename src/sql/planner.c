@@ -55,13 +55,39 @@ fl_status fl_planner_plan_query(fl_planner_ctx *ctx, const PgQuery__Node *query,
     return FL_OK;
 }
 
+fl_status fl_planner_rv_namespace(const fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
+                                  fl_arena *a, fl_namespace *out, fl_error *err)
+{
+    bool has_cat = rv->catalogname && rv->catalogname[0];
+    bool has_sch = rv->schemaname && rv->schemaname[0];
+    if (!has_cat && !has_sch) {
+        const char *d = ctx->default_namespace && ctx->default_namespace[0]
+                            ? ctx->default_namespace
+                            : "default";
+        return fl_namespace_parse(d, a, out, err);
+    }
+    if (!has_cat)
+        return fl_namespace_parse(rv->schemaname, a, out, err);
+    fl_namespace c, s = {0, NULL};
+    FL_TRY(fl_namespace_parse(rv->catalogname, a, &c, err));
+    if (has_sch)
+        FL_TRY(fl_namespace_parse(rv->schemaname, a, &s, err));
+    const char **lv = fl_arena_calloc(a, c.nlevels + s.nlevels + 1, sizeof *lv);
+    if (!lv)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < c.nlevels; i++)
+        lv[i] = c.levels[i];
+    for (uint32_t i = 0; i < s.nlevels; i++)
+        lv[c.nlevels + i] = s.levels[i];
+    out->levels = lv;
+    out->nlevels = c.nlevels + s.nlevels;
+    return FL_OK;
+}
+
 static fl_status ident_of(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv, fl_table_ident *id,
                           fl_error *err)
 {
-    FL_TRY(fl_namespace_parse(rv->schemaname[0] ? rv->schemaname
-                              : ctx->default_namespace ? ctx->default_namespace
-                                                       : "default",
-                              ctx->arena, &id->ns, err));
+    FL_TRY(fl_planner_rv_namespace(ctx, rv, ctx->arena, &id->ns, err));
     id->name = rv->relname;
     return FL_OK;
 }

@@ -137,6 +137,13 @@ typedef struct fl_planner_table {
 /* privs: the fl_privilege bits (auth.h) this use of the table needs
  * (INSERT: WRITE; UPDATE, DELETE, MERGE: READ | WRITE), each authorized
  * (sql/authz/authz.h) before the table is loaded. */
+/* The namespace a RangeVar names, the same for every statement kind (the
+ * binder, DML targets, DDL): catalogname.schemaname levels when both are
+ * given (a.b.t), schemaname's levels (a quoted "a.b" is two levels, as
+ * fl_namespace_parse reads it), else the default namespace. */
+fl_status fl_planner_rv_namespace(const fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
+                                  fl_arena *a, fl_namespace *out, fl_error *err);
+
 fl_status fl_planner_resolve_table(fl_planner_ctx *ctx, const PgQuery__RangeVar *rv,
                                    uint32_t privs, fl_planner_table *out, fl_error *err);
 

@@ -672,12 +672,7 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
         metatable = dollar + 1;
     }
     fl_table_ident id;
-    if (rv->schemaname[0]) {
-        FL_TRY(fl_namespace_parse(rv->schemaname, b->a, &id.ns, err));
-    } else {
-        FL_TRY(fl_namespace_parse(pc->default_namespace ? pc->default_namespace : "default", b->a,
-                                  &id.ns, err));
-    }
+    FL_TRY(fl_planner_rv_namespace(pc, rv, b->a, &id.ns, err));
     id.name = base;
     /* a table and a view are one securable: READ before anything is loaded,
      * so a refusal never says whether the object exists */

@@ -44,25 +44,8 @@ fl_status stmt_ident_rv(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, fl_table_id
         stmt_set_sqlstate(c, "0A000");
         return fl_errorf(err, FL_EUNSUPPORTED, "temporary tables are not supported");
     }
-    const char **lv = fl_arena_calloc(a, 2, sizeof *lv);
-    if (!lv)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    uint32_t n = 0;
-    if (nz(rv->catalogname))
-        lv[n++] = rv->catalogname;
-    if (nz(rv->schemaname))
-        lv[n++] = rv->schemaname;
-    if (!n) {
-        const char *d = c->planner->default_namespace;
-        if (!nz(d))
-            d = "default";
-        fl_namespace ns;
-        FL_TRY(fl_namespace_parse(d, a, &ns, err));
-        out->ns = ns;
-    } else {
-        out->ns.levels = lv;
-        out->ns.nlevels = n;
-    }
+    /* one reading of a.b.t for every statement kind (planner.h) */
+    FL_TRY(fl_planner_rv_namespace(c->planner, rv, a, &out->ns, err));
     out->name = rv->relname;
     return FL_OK;
 }

@@ -70,8 +70,8 @@ int main(void)
     r = PQexec(pg, sql);
     int ntables = PQresultStatus(r) == PGRES_TUPLES_OK ? atoi(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
-    if (ntables != 5) {
-        fprintf(stderr, "expected 5 floe_auth_ tables in %s, found %d\n", schema, ntables);
+    if (ntables != 6) {
+        fprintf(stderr, "expected 6 floe_auth_ tables in %s, found %d\n", schema, ntables);
         test_failures_++;
     }
     snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", schema);

@@ -227,6 +227,18 @@ static const fl_ice_snapshot *find_snapshot(const fl_ice_metadata *before,
     return s || !before ? s : fl_ice_metadata_snapshot(before, id);
 }
 
+/* A list or manifest that does not exist names no file (the REST spec lets
+ * a client commit one before writing it). Its path was checked to lie
+ * inside the table, and whatever is written there later can still aim only
+ * the deleters, which keep to the table's prefix themselves. */
+static fl_status not_found_ok(fl_status rc, fl_error *err)
+{
+    if (rc != FL_ENOTFOUND)
+        return rc;
+    fl_error_clear(err);
+    return FL_OK;
+}
+
 static fl_status check_snapshot(fl_fileio *io, const fl_ice_metadata *before,
                                 const fl_ice_metadata *after, const fl_ice_snapshot *s, fl_arena *a,
                                 fl_error *err)
@@ -234,18 +246,18 @@ static fl_status check_snapshot(fl_fileio *io, const fl_ice_metadata *before,
     FL_TRY(inside(after, s->manifest_list, "manifest list", err));
     fl_ice_manifest_file *mf = NULL, *pmf = NULL;
     uint32_t n = 0, pn = 0;
-    FL_TRY(fl_ice_snapshot_manifests(io, after, s, a, &mf, &n, err));
+    FL_TRY(not_found_ok(fl_ice_snapshot_manifests(io, after, s, a, &mf, &n, err), err));
     const fl_ice_snapshot *parent =
         s->has_parent ? find_snapshot(before, after, s->parent_snapshot_id) : NULL;
     if (parent)
-        FL_TRY(fl_ice_snapshot_manifests(io, after, parent, a, &pmf, &pn, err));
+        FL_TRY(not_found_ok(fl_ice_snapshot_manifests(io, after, parent, a, &pmf, &pn, err), err));
     for (uint32_t i = 0; i < n; i++) {
         if (!mf[i].manifest_path || listed(pmf, pn, mf[i].manifest_path))
             continue;
         FL_TRY(inside(after, mf[i].manifest_path, "manifest", err));
         fl_ice_manifest_entry *e = NULL;
         uint32_t ne = 0;
-        FL_TRY(fl_ice_manifest_read(io, after, &mf[i], a, &e, &ne, err));
+        FL_TRY(not_found_ok(fl_ice_manifest_read(io, after, &mf[i], a, &e, &ne, err), err));
         for (uint32_t k = 0; k < ne; k++)
             if (!fl_location_within(e[k].file.file_path, after->location))
                 return fl_errorf(err, FL_EFORBIDDEN,

@@ -116,9 +116,9 @@ static void test_create_rules(void)
     CHECK_EQ_INT(create(&e, "db", "x", above, NULL, NULL, false, NULL, &err), FL_EFORBIDDEN);
     CHECK_EQ_INT(create(&e, "db", "x", tloc, NULL, NULL, true, NULL, &err), FL_EFORBIDDEN);
     /* write.*.path must lie inside the table's own location */
-    CHECK_EQ_INT(create(&e, "db", "x", NULL, "write.data.path", path(&e, "outside"), false, NULL,
-                        &err),
-                 FL_EFORBIDDEN);
+    CHECK_EQ_INT(
+        create(&e, "db", "x", NULL, "write.data.path", path(&e, "outside"), false, NULL, &err),
+        FL_EFORBIDDEN);
     CHECK(strstr(err.msg, "write.data.path") != NULL);
     CHECK_EQ_INT(create(&e, "db", "x", NULL, "write.object-storage.path", tloc, false, NULL, &err),
                  FL_EFORBIDDEN);
@@ -329,8 +329,8 @@ static void test_deleters(void)
     const char *loose = fl_arena_sprintf(&e.a, "%s/db/t/loose.parquet", e.wh);
     write_text(notes, "operator notes");
     write_text(loose, "not in data/ or metadata/");
-    foreign fs[] = {{fp[0], {0}}, {fp[1], {0}}, {fp[2], {0}}, {np, {0}}, {side, {0}},
-                    {notes, {0}}, {loose, {0}}, {e.db, {0}}};
+    foreign fs[] = {{fp[0], {0}}, {fp[1], {0}}, {fp[2], {0}}, {np, {0}},
+                    {side, {0}},  {notes, {0}}, {loose, {0}}, {e.db, {0}}};
     int nfs = (int)(sizeof fs / sizeof *fs);
     /* t commits a snapshot naming its own file and the three foreign ones
      * (as a crafted client manifest would), then removes them again */
@@ -365,9 +365,9 @@ static void test_deleters(void)
     const char *orphan = fl_arena_sprintf(&e.a, "%s/db/t/data/orphan.parquet", e.wh);
     write_text(orphan, "left by a killed writer");
     uint64_t count = 0;
-    CHECK_OK(fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, false, NULL, NULL, &count,
-                                        &err),
-             &err);
+    CHECK_OK(
+        fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, false, NULL, NULL, &count, &err),
+        &err);
     CHECK(access(orphan, F_OK) != 0);
     check_intact(fs, nfs);
     CHECK(access(mp, F_OK) == 0);
@@ -406,9 +406,9 @@ static void test_orphans_refused(void)
     fl_ice_table *t = NULL;
     CHECK_OK(fl_ice_table_load(e.cat, &id, &t, &err), &err);
     uint64_t count = 0;
-    CHECK_EQ_INT(fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, false, NULL, NULL,
-                                            &count, &err),
-                 FL_EFORBIDDEN);
+    CHECK_EQ_INT(
+        fl_ice_remove_orphan_files(t, txn_now_ms_test() + 60000, false, NULL, NULL, &count, &err),
+        FL_EFORBIDDEN);
     CHECK(strstr(err.msg, "warehouse root") != NULL);
     CHECK(access(e.db, F_OK) == 0);
     fl_ice_table_free(t);

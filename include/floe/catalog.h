@@ -129,11 +129,10 @@ typedef struct fl_catalog_ops {
                             const char ***names, uint32_t *n, fl_error *err);
     fl_status (*load_view)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
                            const char **metadata_location, fl_error *err);
-    fl_status (*create_view)(fl_catalog *c, const fl_table_ident *id,
-                             const char *metadata_location, fl_error *err);
-    fl_status (*commit_view)(fl_catalog *c, const fl_table_ident *id,
-                             const char *expected_location, const char *new_location,
+    fl_status (*create_view)(fl_catalog *c, const fl_table_ident *id, const char *metadata_location,
                              fl_error *err);
+    fl_status (*commit_view)(fl_catalog *c, const fl_table_ident *id, const char *expected_location,
+                             const char *new_location, fl_error *err);
     fl_status (*drop_view)(fl_catalog *c, const fl_table_ident *id, fl_error *err);
     fl_status (*rename_view)(fl_catalog *c, const fl_table_ident *from, const fl_table_ident *to,
                              fl_error *err);
@@ -172,11 +171,28 @@ typedef struct fl_catalog_ops {
                                   fl_error *err);
 } fl_catalog_ops;
 
+/* Storage confinement beyond the warehouse (see "Storage confinement" below):
+ * more roots an operator allows table locations under (another bucket), and
+ * files no location may contain or lie inside (an auth store, an audit log).
+ * Borrowed by the catalogs it is attached to; must outlive them. */
+typedef struct fl_location_policy {
+    const char *const *allowed;
+    uint32_t nallowed;
+    const char *const *protected_paths;
+    uint32_t nprotected;
+} fl_location_policy;
+
 struct fl_catalog {
     const fl_catalog_ops *ops;
     const char *name;      /* catalog_name column; "floe" by default */
     const char *warehouse; /* root under which default table locations go */
     fl_fileio *io;         /* FileIO for metadata and data under the warehouse (borrowed) */
+    /* The catalog's own database file (absolute; SQLite), which no table may
+     * contain, or NULL. Set by the implementation. */
+    const char *db_file;
+    /* Extra roots and protected files (borrowed, NULL = the warehouse only).
+     * Set by whoever opened the catalog (floe serve: allowed-location). */
+    const fl_location_policy *confine;
 };
 
 /* SQLite catalog in db_path (created with the JDBC layout if absent; busy
@@ -232,9 +248,49 @@ fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const c
 
 void fl_catalog_close(fl_catalog *c); /* NULL allowed */
 
-/* The default location of a new table: <warehouse>/<ns levels joined by '/'>/<name>
- * (Java's JDBC catalog uses <warehouse>/<ns>/<name> too). */
+/* The default location of a new table or view: <warehouse>/<folders>, one
+ * folder per namespace level and one for the name, each level
+ * percent-encoded so that distinct identifiers get distinct folders:
+ * ASCII letters, digits, '-', '_', '.' (except as the first character) and
+ * non-ASCII UTF-8 bytes are kept, every other byte is %XX ('/', '%', '~',
+ * a leading '.'). Tables and child namespaces share their parent's folder,
+ * so one of the two is marked: the first namespace level and tables inside
+ * a namespace are plain ("wh/db/orders", Java's JDBC layout), nested
+ * namespace levels and tables without a namespace start with '~'
+ * ("wh/a/~b/t" for a.b.t, "wh/~t" for t), which the encoding never emits.
+ * So a table folder never equals or contains another identifier's folder.
+ * Tables keep the location stored in their metadata; only new ones use this. */
 const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a);
+
+/* ---- Storage confinement (src/catalog/location.c) -------------------------
+ * Locations are compared in a normal form: "file://" and "file:" dropped,
+ * "s3a://" and "s3n://" read as "s3://", trailing '/' ignored.
+ *
+ * fl_location_within: loc equals root or lies under it ("/w/t" is within
+ * "/w" and "/w/t", not within "/wx"). */
+bool fl_location_within(const char *loc, const char *root);
+/* Syntax and roots: no control character or backslash, no '.', '..' or
+ * empty segment, and within the warehouse or one of the allowed roots
+ * (equal to a root is fine here). FL_EFORBIDDEN naming loc otherwise,
+ * FL_EINVAL when empty. warehouse NULL or "" and no allowed root: only the
+ * syntax is checked. */
+fl_status fl_location_check_roots(const char *warehouse, const char *const *allowed,
+                                  uint32_t nallowed, const char *loc, fl_error *err);
+/* A table or view location of catalog c: fl_location_check_roots with the
+ * catalog's warehouse and c->confine's roots, and not a root itself, and
+ * neither containing nor inside c->db_file (with its -wal, -shm and
+ * -journal files) or a protected path. The overlap with other tables needs
+ * their metadata: fl_ice_location_check (ice_table.h) adds it. */
+fl_status fl_catalog_location_check(const fl_catalog *c, const char *loc, fl_error *err);
+/* True when path is one of the files fl_catalog_location_check protects
+ * (deleters never remove these, whatever a manifest says). */
+bool fl_catalog_path_protected(const fl_catalog *c, const char *path);
+
+/* Creates path (if absent) readable by its owner only (0600) and removes
+ * group/other permissions from it and from its -wal, -shm and -journal
+ * siblings when they exist: database files that hold secrets (the catalog
+ * database holds the token-signing key). */
+fl_status fl_catalog_private_file(const char *path, fl_error *err);
 
 #ifdef __cplusplus
 }

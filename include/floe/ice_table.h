@@ -205,14 +205,63 @@ typedef struct fl_ice_create_options {
     const fl_ice_map *properties; /* "format-version" selects 1/2/3 (default 2) */
     const char *location;         /* NULL = fl_catalog_default_location() */
     bool stage_only;              /* CTAS: nothing recorded until the first commit */
+    /* The caller made location for this table alone, outside the warehouse
+     * (a session's temporary table): not checked by fl_ice_location_check.
+     * Never set it for a location a user chose. */
+    bool private_location;
 } fl_ice_create_options;
 
 fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
                               const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err);
 
 /* Drops the table from the catalog; purge also deletes every file reachable
- * from its metadata (data, deletes, manifests, lists, metadata files). */
+ * from its metadata (data, deletes, manifests, lists, metadata files) that
+ * lies under the table's own location (fl_ice_table_drop_ex counts the
+ * others, which are left). */
 fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
+typedef struct fl_ice_drop_result {
+    uint64_t files_deleted;
+    uint64_t files_outside; /* referenced, but outside the table's prefix: kept */
+} fl_ice_drop_result;
+fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool purge,
+                               fl_ice_drop_result *result, fl_error *err);
+
+/* ---- Storage confinement (src/iceberg/confine.c; docs/security.md) -------
+ * Every path that reaches the catalog (SQL, REST, CLI) checks locations here.
+ *
+ * A table or view location loc for identifier self in catalog c:
+ * fl_catalog_location_check (warehouse or allowed roots, not a root, not
+ * over the catalog database), then neither inside nor containing the
+ * location of any other table or view of c. Cost: the namespaces are listed
+ * recursively and every table's (view's) metadata file is read once, so
+ * O(tables) reads; paid at create, register and location changes only.
+ * A table whose metadata cannot be read is skipped (its location is
+ * unknown). Catalogs whose server writes metadata (REST) are not checked
+ * here: their server checks. FL_EFORBIDDEN naming both locations. */
+fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const char *loc,
+                                fl_error *err);
+/* write.data.path, write.metadata.path, write.object-storage.path and
+ * write.folder-storage.path, when set, must lie inside m->location
+ * (FL_EFORBIDDEN naming the property). */
+fl_status fl_ice_write_paths_check(const fl_ice_metadata *m, fl_error *err);
+/* The files the snapshots of after that before lacks bring in: each new
+ * snapshot's manifest list, every manifest in it that its parent snapshot
+ * does not list, and every data/delete file those manifests name, must lie
+ * inside after->location (FL_EFORBIDDEN naming the file). Reads the new
+ * manifest lists and manifests through io. before NULL = a new table. */
+fl_status fl_ice_new_files_check(fl_fileio *io, const fl_ice_metadata *before,
+                                 const fl_ice_metadata *after, fl_error *err);
+/* A metadata change (a commit): when the location differs from base's (or
+ * base is NULL), fl_ice_location_check; when the location or a write.*.path
+ * property differs, fl_ice_write_paths_check. Values a table already had
+ * are not re-checked (tables made before these rules keep working). */
+fl_status fl_ice_change_check(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *base,
+                              const fl_ice_metadata *after, fl_error *err);
+/* Register: the metadata file must lie inside its table's location m, and
+ * that location must pass fl_ice_location_check for id. */
+fl_status fl_ice_register_check(fl_catalog *c, const fl_table_ident *id,
+                                const char *metadata_location, const fl_ice_metadata *m,
+                                fl_error *err);
 
 /* Parses one partition/sort field of the syntax above against schema s. */
 fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s, fl_arena *a,
@@ -296,6 +345,7 @@ fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const 
 typedef struct fl_ice_expire_result {
     uint64_t snapshots_expired;
     uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
+    uint64_t files_outside; /* unreachable, but outside the table's prefix: kept */
 } fl_ice_expire_result;
 fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
                                       fl_ice_expire_result *result, fl_error *err);
@@ -359,7 +409,13 @@ fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metad
 /* Deletes files under the table location that no metadata file, snapshot,
  * manifest list or manifest reaches and that are older than older_than_ms
  * (default now - 3 days). dry_run lists without deleting. fn (may be NULL)
- * sees every orphan path. */
+ * sees every orphan path. Confined (orphans.c): only <location>/data/ and
+ * <location>/metadata/ (and write.data.path / write.metadata.path inside the
+ * location) are listed, only names Iceberg writers produce are candidates,
+ * and files of other tables nested there or protected by the catalog are
+ * never touched; FL_EFORBIDDEN when the table's location itself fails
+ * fl_catalog_location_check (outside the warehouse, a root, over the
+ * catalog database). */
 fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
                                      void (*fn)(void *ctx, const char *path), void *ctx,
                                      uint64_t *count, fl_error *err);

@@ -10,6 +10,10 @@
  * gives one consistent snapshot. Statements are prepared on first use and
  * kept in a small cache keyed by their text, reset after each use so no read
  * transaction outlives a call.
+ *
+ * The file holds the token-signing key in clear: it is created 0600 and an
+ * existing one loses group/other permissions (fl_catalog_private_file, also
+ * for its -wal/-shm/-journal files) before SQLite opens it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "auth/auth_internal.h"
+#include "floe/catalog.h"
 
 #define BUSY_TIMEOUT_MS 30000
 #define NCACHE 48
@@ -184,6 +189,10 @@ fl_status auth_store_sqlite_open(const char *path, auth_store **out, fl_error *e
     snprintf(s->what, wl, "sqlite auth store %s", path);
     s->base =
         (auth_store){lite_exec, lite_begin, lite_commit, lite_rollback, lite_close, false, s->what};
+    if (fl_catalog_private_file(path, err) != FL_OK) {
+        lite_close(&s->base);
+        return FL_EIO;
+    }
     int rc = sqlite3_open_v2(
         path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {

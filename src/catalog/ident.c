@@ -171,27 +171,53 @@ const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a)
     return join_levels(id->ns.levels, id->ns.nlevels, id->name, a);
 }
 
+/* Percent-encodes one identifier level into buf (room for 3 bytes per
+ * input byte + 2); marked levels start with '~' (catalog.h). Returns the
+ * length written. */
+static size_t put_folder(char *buf, const char *l, bool marked)
+{
+    static const char HEX[] = "0123456789ABCDEF";
+    size_t o = 0;
+    if (marked)
+        buf[o++] = '~';
+    for (const unsigned char *p = (const unsigned char *)l; *p; p++) {
+        bool keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p >= 0x80 ||
+                    (*p == '.' && p != (const unsigned char *)l);
+        if (keep) {
+            buf[o++] = (char)*p;
+        } else {
+            buf[o++] = '%';
+            buf[o++] = HEX[*p >> 4];
+            buf[o++] = HEX[*p & 15];
+        }
+    }
+    return o;
+}
+
 const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a)
 {
     const char *wh = c->warehouse ? c->warehouse : "";
     size_t wl = strlen(wh);
     while (wl > 1 && wh[wl - 1] == '/')
         wl--;
-    size_t cap = wl + strlen(id->name) + 2;
+    size_t cap = wl + 3 * strlen(id->name) + 4;
     for (uint32_t i = 0; i < id->ns.nlevels; i++)
-        cap += strlen(id->ns.levels[i]) + 1;
+        cap += 3 * strlen(id->ns.levels[i]) + 2;
     char *buf = fl_arena_alloc(a, cap);
     if (!buf)
         return NULL;
-    size_t o = 0;
     memcpy(buf, wh, wl);
-    o = wl;
+    size_t o = wl;
     for (uint32_t i = 0; i <= id->ns.nlevels; i++) {
-        const char *l = i < id->ns.nlevels ? id->ns.levels[i] : id->name;
+        bool table = i == id->ns.nlevels;
+        const char *l = table ? id->name : id->ns.levels[i];
+        /* nested namespace levels and tables without a namespace carry the
+         * mark: they share a parent folder with plain siblings */
+        bool marked = table ? id->ns.nlevels == 0 : i > 0;
         if (o && buf[o - 1] != '/')
             buf[o++] = '/';
-        memcpy(buf + o, l, strlen(l));
-        o += strlen(l);
+        o += put_folder(buf + o, l, marked);
     }
     buf[o] = '\0';
     return buf;

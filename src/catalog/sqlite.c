@@ -11,8 +11,13 @@
  *
  * Schema creation runs inside BEGIN IMMEDIATE too, so several processes
  * opening a fresh file at once create the tables exactly once.
+ *
+ * The database file is created 0600 (fl_catalog_private_file: it also holds
+ * the auth store, whose token-signing key is in clear) and its absolute path
+ * is the catalog's db_file, which no table location may contain.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,7 @@ typedef struct sqlite_conn {
     sqlite3 *db;
     int timeout_ms;
     char *path;
+    char *abs_path; /* realpath of path: the catalog's db_file */
     sqlite3_stmt *stmts[Q_COUNT];
     sqlite3_stmt *begin, *commit, *rollback;
 } sqlite_conn;
@@ -150,6 +156,7 @@ static void lite_close(sql_catalog *c)
     sqlite3_finalize(s->rollback);
     sqlite3_close(s->db);
     free(s->path);
+    free(s->abs_path);
     free(s);
     c->conn = NULL;
 }
@@ -263,11 +270,17 @@ fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
     if (rc == FL_OK && !s->path)
         rc = fl_errorf(err, FL_ENOMEM, "sqlite catalog: out of memory");
     if (rc == FL_OK)
+        rc = fl_catalog_private_file(db_path, err);
+    if (rc == FL_OK)
         rc = lite_connect(s, db_path, &c->v1, err);
+    char abs[PATH_MAX];
+    if (rc == FL_OK && realpath(db_path, abs) && !(s->abs_path = strdup(abs)))
+        rc = fl_errorf(err, FL_ENOMEM, "sqlite catalog: out of memory");
     if (rc != FL_OK) {
         c->base.ops->close(&c->base);
         return rc;
     }
+    c->base.db_file = s->abs_path;
     *out = &c->base;
     return FL_OK;
 }

@@ -20,6 +20,13 @@
  * ids and the location and returns the metadata; a staged create is the
  * server's stage-create, recorded by the first commit (assert-create).
  *
+ * Confinement: before anything is written (or staged), the location must
+ * pass fl_ice_location_check (inside the warehouse, not a root, not over the
+ * catalog database, no overlap with another table or view) and the
+ * write.*.path properties must lie inside it; opt->private_location (a
+ * session's temporary table) skips the location rule only. REST catalogs
+ * leave both to their server.
+ *
  * Ownership: *out is freed with fl_ice_table_free (its arena holds everything).
  */
 #include <stdlib.h>
@@ -150,6 +157,10 @@ fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
     fl_ice_uuid4(uuid);
     if (rc == FL_OK)
         rc = ice_new_table_metadata(opt, location, uuid, now_ms(), &t->arena, &t->meta, err);
+    if (rc == FL_OK && !opt->private_location)
+        rc = fl_ice_location_check(c, id, t->meta.location, err);
+    if (rc == FL_OK)
+        rc = fl_ice_write_paths_check(&t->meta, err);
     if (rc == FL_OK && opt->stage_only) {
         t->staged = true;
         *out = t;

@@ -20,10 +20,16 @@
  * those manifests that no remaining manifest lists as live (ADDED/EXISTING);
  * statistics files dropped with their snapshots. Deletion failures are not
  * errors (the files are orphans, see fl_ice_remove_orphan_files).
+ *
+ * Confinement: a manifest may name files anywhere (a client wrote it), so a
+ * file is deleted only when ice_owned_has() accepts it (under the table's
+ * own location, not another nested table's, not protected by the catalog);
+ * the others are counted in files_outside and left.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "iceberg/confine_int.h"
 #include "iceberg/produce_internal.h"
 
 typedef struct expire_state {
@@ -158,10 +164,21 @@ static int cmp_mf(const void *x, const void *y)
                   ((const fl_ice_manifest_file *)y)->manifest_path);
 }
 
-static bool remove_file(fl_fileio *io, const char *path)
+typedef struct remover {
+    fl_fileio *io;
+    ice_owned own;
+    fl_ice_expire_result *res;
+} remover;
+
+/* Deletes path when it is the table's; true when it was deleted. */
+static bool remove_file(remover *rm, const char *path)
 {
+    if (!ice_owned_has(&rm->own, path)) {
+        rm->res->files_outside++;
+        return false;
+    }
     fl_error e = {0};
-    return fl_fileio_remove(io, path, &e) == FL_OK;
+    return fl_fileio_remove(rm->io, path, &e) == FL_OK;
 }
 
 static fl_status expire_after(fl_ice_txn *x, txn_op *op, const fl_ice_metadata *before,
@@ -270,10 +287,13 @@ static fl_status expire_after(fl_ice_txn *x, txn_op *op, const fl_ice_metadata *
     }
     if (ngone > 1)
         qsort(gone, ngone, sizeof *gone, cmp_gone);
+    remover rm = {.io = io, .res = &res};
+    if (rc == FL_OK && (ngone || ncands || cand_lists.p.n || before->nstatistics))
+        rc = ice_owned_init(x->t, &a, &rm.own, err);
     for (uint32_t i = 0; i < ngone && rc == FL_OK; i++) {
         if (i && strcmp(gone[i].path, gone[i - 1].path) == 0)
             continue;
-        if (remove_file(io, gone[i].path)) {
+        if (remove_file(&rm, gone[i].path)) {
             if (gone[i].content == FL_ICE_CONTENT_DATA)
                 res.data_files_deleted++;
             else
@@ -283,17 +303,17 @@ static fl_status expire_after(fl_ice_txn *x, txn_op *op, const fl_ice_metadata *
     if (rc == FL_OK) {
         for (uint32_t i = 0; i < ncands; i++)
             if (cands[i].manifest_path)
-                res.manifests_deleted += remove_file(io, cands[i].manifest_path);
+                res.manifests_deleted += remove_file(&rm, cands[i].manifest_path);
         ps_seal(&cand_lists);
         for (uint32_t i = 0; i < cand_lists.p.n; i++)
-            res.manifest_lists_deleted += remove_file(io, cand_lists.p.v[i]);
+            res.manifest_lists_deleted += remove_file(&rm, cand_lists.p.v[i]);
         for (uint32_t i = 0; i < before->nstatistics; i++) {
             bool still = false;
             for (uint32_t j = 0; j < after->nstatistics && !still; j++)
                 still = strcmp(after->statistics[j].statistics_path,
                                before->statistics[i].statistics_path) == 0;
             if (!still)
-                remove_file(io, before->statistics[i].statistics_path);
+                remove_file(&rm, before->statistics[i].statistics_path);
         }
     }
     fl_arena_free(&a);

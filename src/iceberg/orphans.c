@@ -16,11 +16,26 @@
  * reports no modification time, so ages come from stat() for local paths;
  * a non-local file is deleted only when older_than_ms is at or after the
  * time of the call (the caller vouches that nothing is in flight).
+ *
+ * Confinement (docs/security.md): whatever is not reachable is deleted, so
+ * what may be listed is kept narrow. The table's location must pass
+ * fl_catalog_location_check (inside the warehouse, not a root, not over the
+ * catalog database; FL_EFORBIDDEN otherwise), so a table pointed at
+ * "/some/dir" or the warehouse root never gets its folder emptied. Only the
+ * folders floe's and Iceberg's writers write to are listed:
+ * <location>/data/, <location>/metadata/, and write.data.path /
+ * write.metadata.path when they lie inside the location. A listed file is
+ * a candidate only when its name ends like a file those writers produce
+ * (.parquet, .avro, .orc, .puffin, .stats, .metadata.json[.gz]) and
+ * ice_owned_has() accepts it (not under another table or view nested in
+ * this one, not a file the catalog protects). Anything else is never
+ * touched, however old.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "iceberg/confine_int.h"
 #include "iceberg/produce_internal.h"
 
 typedef struct orphan_ctx {
@@ -127,10 +142,85 @@ static bool old_enough(const char *path, int64_t older_than_ms, int64_t now)
     return older_than_ms >= now;
 }
 
-static bool is_hint(const char *p)
+static bool ends_with(const char *s, const char *suffix)
 {
-    size_t n = strlen(p);
-    return n >= 18 && strcmp(p + n - 18, "version-hint.text") == 0;
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* Names the table's writers produce (data, deletes, manifests, lists,
+ * statistics, metadata files); version-hint.text is never a candidate. */
+static bool writer_name(const char *p)
+{
+    static const char *const SUFFIXES[] = {
+        ".parquet", ".avro", ".orc", ".puffin", ".stats", ".metadata.json", ".metadata.json.gz"};
+    for (size_t i = 0; i < sizeof SUFFIXES / sizeof *SUFFIXES; i++)
+        if (ends_with(p, SUFFIXES[i]))
+            return true;
+    return false;
+}
+
+/* The folders to list: data/ and metadata/ under the location, plus the
+ * write.*.path folders inside it that those do not cover. */
+static uint32_t list_roots(const fl_ice_table *t, fl_arena *a, const char *out[4])
+{
+    const char *loc = t->meta.location;
+    size_t n = strlen(loc);
+    while (n > 1 && loc[n - 1] == '/')
+        n--;
+    uint32_t k = 0;
+    out[k++] = fl_arena_sprintf(a, "%.*s/data", (int)n, loc);
+    out[k++] = fl_arena_sprintf(a, "%.*s/metadata", (int)n, loc);
+    const char *props[] = {"write.data.path", "write.metadata.path"};
+    for (uint32_t i = 0; i < 2; i++) {
+        const char *v = fl_ice_map_get(&t->meta.properties, props[i]);
+        if (!v || !fl_location_within(v, loc) || fl_location_within(loc, v))
+            continue;
+        bool covered = false;
+        for (uint32_t j = 0; j < k && !covered; j++)
+            covered = out[j] && fl_location_within(v, out[j]);
+        if (!covered)
+            out[k++] = v;
+    }
+    return k;
+}
+
+static fl_status list_all(fl_ice_table *t, fl_arena *a, orphan_ctx *oc, fl_error *err)
+{
+    const char *roots[4];
+    uint32_t n = list_roots(t, a, roots);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!roots[i])
+            return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
+        size_t l = strlen(roots[i]);
+        while (l > 1 && roots[i][l - 1] == '/')
+            l--;
+        const char *prefix = fl_arena_sprintf(a, "%.*s/", (int)l, roots[i]);
+        if (!prefix)
+            return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
+        fl_status rc = t->io->ops->list(t->io, prefix, on_listed, oc, err);
+        if (rc == FL_ENOTFOUND) { /* no such folder: nothing to list */
+            fl_error_clear(err);
+            continue;
+        }
+        FL_TRY(rc);
+        if (oc->oom)
+            return fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
+    }
+    return FL_OK;
+}
+
+/* The table's own location must be a confined one before anything under it
+ * is listed for deletion. */
+static fl_status check_location(const fl_ice_table *t, fl_error *err)
+{
+    const fl_catalog *c = t->catalog;
+    if (!c || c->ops->create_table_metadata || c->ops->commit_updates)
+        return FL_OK; /* opened by path (the caller named it), or the server's rules */
+    fl_status rc = fl_catalog_location_check(c, t->meta.location, err);
+    if (rc != FL_OK)
+        fl_error_prefix(err, "remove orphan files of %s refused", t->ident.name);
+    return rc;
 }
 
 fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
@@ -141,6 +231,7 @@ fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, boo
         *count = 0;
     if (!t || !t->meta.location)
         return fl_errorf(err, FL_EINVAL, "orphans: no table");
+    FL_TRY(check_location(t, err));
     int64_t now = txn_now_ms();
     if (older_than_ms < 0)
         older_than_ms = now - 3LL * 24 * 3600 * 1000;
@@ -166,22 +257,19 @@ fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, boo
             rc = reach_metadata(t->io, &old, true, &reach, &seen, &a, err);
     }
     orphan_ctx oc = {.a = &a};
+    ice_owned own;
+    if (rc == FL_OK)
+        rc = ice_owned_init(t, &a, &own, err);
     if (rc == FL_OK) {
         prod_sort_paths(reach.v, reach.n);
-        size_t n = strlen(t->meta.location);
-        while (n > 1 && t->meta.location[n - 1] == '/')
-            n--;
-        const char *prefix = fl_arena_sprintf(&a, "%.*s/", (int)n, t->meta.location);
-        rc = prefix ? t->io->ops->list(t->io, prefix, on_listed, &oc, err)
-                    : fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
-        if (rc == FL_OK && oc.oom)
-            rc = fl_errorf(err, FL_ENOMEM, "orphans: out of memory");
+        rc = list_all(t, &a, &oc, err);
     }
     uint64_t nfound = 0;
     for (uint32_t i = 0; rc == FL_OK && i < oc.listed.n; i++) {
         const char *p = oc.listed.v[i];
         const char *np = norm(&a, p);
-        if (!np || prod_has_path(reach.v, reach.n, np) || is_hint(np))
+        if (!np || prod_has_path(reach.v, reach.n, np) || !writer_name(np) ||
+            !ice_owned_has(&own, p))
             continue;
         if (!old_enough(p, older_than_ms, now))
             continue;

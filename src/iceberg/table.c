@@ -336,6 +336,8 @@ fl_status fl_ice_table_register(fl_catalog *c, const fl_table_ident *id,
     fl_arena_init(&a, 0);
     fl_ice_metadata m;
     fl_status rc = fl_ice_metadata_read(c->io, metadata_location, &a, &m, err);
+    if (rc == FL_OK) /* confinement: the file inside its location, no overlap */
+        rc = fl_ice_register_check(c, id, metadata_location, &m, err);
     fl_arena_free(&a);
     if (rc != FL_OK)
         return fl_error_prefix(err, "register table %s", id->name);

@@ -15,12 +15,20 @@
  * files are deleted, data first and metadata last; missing files are
  * fine. Delete failures do not stop the sweep; the first one is returned
  * with the count of files left behind.
+ *
+ * Confinement: metadata may name files anywhere (a client-written manifest,
+ * a registered metadata file's log), so only files ice_owned_has() accepts
+ * are deleted: under the table's own location, not under another table or
+ * view nested there, not a file the catalog protects. The rest is left and
+ * counted (fl_ice_drop_result.files_outside). The scope is computed before
+ * the catalog entry goes, so a failure to list the catalog changes nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "floe/ice_manifest.h"
 #include "floe/ice_table.h"
+#include "iceberg/confine_int.h"
 
 enum { K_DATA, K_MANIFEST, K_LIST, K_META, K_COUNT }; /* deletion order */
 
@@ -167,14 +175,20 @@ static fl_status collect_all(const fl_ice_table *t, path_set *s, fl_error *err)
     return add(s, K_META, t->metadata_location, err);
 }
 
-static fl_status delete_all(fl_fileio *io, const path_set *s, const char *name, fl_error *err)
+static fl_status delete_all(fl_fileio *io, const path_set *s, const ice_owned *own,
+                            const char *name, fl_ice_drop_result *res, fl_error *err)
 {
     fl_status first = FL_OK;
     size_t failed = 0;
     fl_error e;
     for (int k = 0; k < K_COUNT; k++)
         for (size_t i = 0; i < s->n[k]; i++) {
+            if (!ice_owned_has(own, s->v[k][i])) {
+                res->files_outside++;
+                continue;
+            }
             fl_status rc = fl_fileio_remove(io, s->v[k][i], &e);
+            res->files_deleted += rc == FL_OK;
             if (rc == FL_OK || rc == FL_ENOTFOUND)
                 continue;
             if (failed++ == 0) {
@@ -194,7 +208,8 @@ static bool gc_enabled(const fl_ice_metadata *m)
     return !v || strcmp(v, "false") != 0;
 }
 
-static fl_status purge(fl_catalog *c, const fl_table_ident *id, fl_ice_table *t, fl_error *err)
+static fl_status purge(fl_catalog *c, const fl_table_ident *id, fl_ice_table *t,
+                       fl_ice_drop_result *res, fl_error *err)
 {
     const char *name = fl_table_ident_str(id, &t->arena);
     if (!gc_enabled(&t->meta))
@@ -208,13 +223,26 @@ static fl_status purge(fl_catalog *c, const fl_table_ident *id, fl_ice_table *t,
     if (rc != FL_OK)
         return fl_error_prefix(err, "purge of table %s (nothing changed)", name);
     dedupe(&s);
+    ice_owned own;
+    rc = ice_owned_init(t, &t->arena, &own, err);
+    if (rc != FL_OK)
+        return fl_error_prefix(err, "purge of table %s (nothing changed)", name);
     FL_TRY(c->ops->drop_table(c, id, err));
-    return delete_all(t->io, &s, name, err);
+    return delete_all(t->io, &s, &own, name, res, err);
 }
 
 fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge_files,
                             fl_error *err)
 {
+    return fl_ice_table_drop_ex(c, id, purge_files, NULL, err);
+}
+
+fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool purge_files,
+                               fl_ice_drop_result *result, fl_error *err)
+{
+    fl_ice_drop_result scratch;
+    fl_ice_drop_result *res = result ? result : &scratch;
+    memset(res, 0, sizeof *res);
     if (!c || !id)
         return fl_errorf(err, FL_EINVAL, "table drop: NULL argument");
     if (c->ops->drop_table_purge) /* the server deletes the files (REST purgeRequested) */
@@ -223,7 +251,7 @@ fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge_
         return c->ops->drop_table(c, id, err);
     fl_ice_table *t;
     FL_TRY(fl_ice_table_load(c, id, &t, err));
-    fl_status rc = purge(c, id, t, err);
+    fl_status rc = purge(c, id, t, res, err);
     fl_ice_table_free(t);
     return rc;
 }

@@ -176,6 +176,10 @@ static fl_status run_attempt(fl_ice_txn *x, txn_attempt *at, attempt_result *res
     const char *base_loc = t->staged ? NULL : t->metadata_location;
     FL_TRY(fl_ice_metadata_apply(at->base, base_loc, at->updates, at->nupdates, at->now_ms,
                                  &at->arena, &res->final, err));
+    /* confinement: a staged table's location was checked when it was made
+     * (and may be a private one), its properties are checked here */
+    FL_TRY(t->staged ? fl_ice_write_paths_check(&res->final, err)
+                     : fl_ice_change_check(c, &t->ident, at->base, &res->final, err));
     FL_TRY(fl_ice_metadata_write(&res->final, 0, &res->json, &res->json_len, err));
     const char *loc = NULL;
     FL_TRY(c->ops->new_metadata_path(c, &t->ident, res->final.location, base_loc,
@@ -213,14 +217,17 @@ static bool in_log(const fl_ice_metadata *m, const char *path)
     return false;
 }
 
-static void delete_old_metadata(fl_fileio *io, const fl_ice_metadata *base,
+static void delete_old_metadata(const fl_catalog *c, fl_fileio *io, const fl_ice_metadata *base,
                                 const fl_ice_metadata *final)
 {
     if (!txn_prop_bool(final, "write.metadata.delete-after-commit.enabled", false))
         return;
     for (uint32_t i = 0; i < base->nmetadata_log; i++) {
         const char *p = base->metadata_log[i].metadata_file;
-        if (!in_log(final, p)) {
+        /* a metadata log may name anything (a registered file): only files
+         * under the table's own location are ours to delete */
+        if (!in_log(final, p) && fl_location_within(p, final->location) &&
+            !fl_location_within(final->location, p) && !fl_catalog_path_protected(c, p)) {
             fl_error e = {0};
             fl_fileio_remove(io, p, &e);
         }
@@ -257,7 +264,7 @@ static fl_status finish(fl_ice_txn *x, txn_attempt *at, attempt_result *res, int
         if (x->ops[i].vt->after_commit)
             rc = x->ops[i].vt->after_commit(x, &x->ops[i], at->base, &res->final, err);
     if (!res->server_side) /* a server keeps its own metadata files */
-        delete_old_metadata(t->io, at->base, &res->final);
+        delete_old_metadata(t->catalog, t->io, at->base, &res->final);
     if (snapshot_id) {
         const fl_ice_snapshot *h = txn_branch_head(x, &res->final);
         *snapshot_id = at->last_snapshot_id ? at->last_snapshot_id : h ? h->snapshot_id : -1;

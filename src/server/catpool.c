@@ -24,6 +24,7 @@ fl_status srv_catpool_init(fl_server *s, uint32_t n, fl_error *err)
     for (uint32_t i = 0; i < n; i++) {
         fl_catalog *c = NULL;
         FL_TRY(fl_catalog_open_uri(s->catalog_uri, s->catalog_name, s->warehouse, s->io, &c, err));
+        srv_confine(s, c);
         p->free[p->nfree++] = c;
         p->total++;
     }

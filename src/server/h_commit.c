@@ -9,8 +9,14 @@
  *   2. check the requirements against it (fl_ice_requirements_check): stale
  *      -> 409 CommitFailedException, except a pure append that lost its race
  *      to main, which is rebased onto the new head (rebase.c);
- *   3. apply the updates (fl_ice_metadata_apply: 400 when invalid), check the
- *      table location stays inside the warehouse (403);
+ *   3. apply the updates (fl_ice_metadata_apply: 400 when invalid), check
+ *      confinement (403): the table location stays inside the warehouse; a
+ *      new location overlaps no other table (fl_ice_change_check);
+ *      write.*.path properties lie inside it; every file a new snapshot
+ *      brings in (manifest list, manifests not in its parent, their data and
+ *      delete files, statistics files) lies inside it, so a later purge or
+ *      expiry cannot be aimed elsewhere (fl_ice_new_files_check: reads the
+ *      new lists and manifests; 400 when they cannot be read);
  *   4. write the new metadata file (exclusive create), then compare-and-swap
  *      the catalog pointer. If the swap loses (someone committed between 1
  *      and 4), the written file is deleted and the loop starts over at 1, so
@@ -125,6 +131,11 @@ fl_status srv_commit_prepare(fl_server_request *r, fl_catalog *c, const fl_table
         out->meta.location = fl_catalog_default_location(&tmp, id, a);
     }
     FL_TRY(srv_location_check(r->srv, out->meta.location, err));
+    FL_TRY(fl_ice_change_check(c, id, base, &out->meta, err));
+    rc = fl_ice_new_files_check(c->io, base, &out->meta, err);
+    if (rc != FL_OK && rc != FL_EFORBIDDEN && rc != FL_ENOMEM)
+        rc = FL_EINVAL; /* a manifest list or manifest the commit names cannot be read */
+    FL_TRY(rc);
     rc = srv_write_metadata(c, id, &out->meta, loc, a, &out->new_location, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "writing metadata") == FL_OK ? FL_EIO : FL_EIO;

@@ -246,6 +246,7 @@ static fl_status execute(sql_query *q)
                                        &q->cat, &q->err);
     if (rc != FL_OK)
         return rc;
+    srv_confine(s, q->cat); /* SQL is confined as REST is */
     fl_sql_options o;
     memset(&o, 0, sizeof o);
     o.catalog = q->cat;

@@ -10,6 +10,12 @@
  *   POST   /v1/{prefix}/namespaces/{namespace}/register          LoadTableResult
  *   POST   ... /tables/{table}/metrics                           204 (recorded)
  *
+ * Confinement (src/iceberg/confine.c): a created table's location must be
+ * inside the warehouse (or an allowed root), not a root, not over the
+ * catalog database, and overlap no other table or view; register also
+ * needs the metadata file inside the location it declares (so another
+ * table's metadata cannot be registered). Refusals are 403 and audited.
+ *
  * LoadTableResult bodies are assembled as text around the metadata JSON that
  * fl_ice_metadata_write() produces (no second JSON tree on the hot load
  * path). The ETag is a hash of the metadata location and the snapshots
@@ -208,8 +214,10 @@ static void h_create(fl_server_request *r, void *ctx)
     fl_ice_metadata m;
     fl_status rc = srv_new_table_metadata(r->srv, &id, b, &r->arena, &m, &err);
     json_decref(b);
+    if (rc == FL_OK) /* confinement: roots, no overlap, write.*.path inside */
+        rc = srv_object_location_check(c, &id, m.location, &err);
     if (rc == FL_OK)
-        rc = srv_location_check(r->srv, m.location, &err);
+        rc = fl_ice_write_paths_check(&m, &err);
     if (rc != FL_OK) {
         srv_audit(r, "create-table", target, rc == FL_EFORBIDDEN ? "denied" : "error", err.msg);
         srv_respond_status(r, rc, &err, NULL);
@@ -454,7 +462,17 @@ static void h_register(fl_server_request *r, void *ctx)
     }
     if (rc == FL_OK)
         rc = srv_location_check(r->srv, m.location, &err);
+    /* the metadata file inside the location it declares, and that location
+     * no other table's (registering another table's metadata would let this
+     * principal read or purge that table) */
+    if (rc == FL_OK)
+        rc = fl_ice_register_check(c, &id, mloc, &m, &err);
+    if (rc == FL_OK)
+        rc = fl_ice_write_paths_check(&m, &err);
     if (rc != FL_OK) {
+        const char *target =
+            fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
+        srv_audit(r, "register-table", target, rc == FL_EFORBIDDEN ? "denied" : "error", err.msg);
         srv_respond_status(r, rc == FL_EFORBIDDEN ? rc : FL_EINVAL, &err, NULL);
         return;
     }

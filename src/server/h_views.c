@@ -257,7 +257,7 @@ static void h_create(fl_server_request *r, void *ctx)
             fl_catalog tmp = {.warehouse = r->srv->warehouse};
             loc = fl_catalog_default_location(&tmp, &id, &r->arena);
         }
-        rc = srv_location_check(r->srv, loc, &err);
+        rc = srv_object_location_check(srv_cat(r), &id, loc, &err);
     }
     json_decref(b);
     if (rc != FL_OK) {
@@ -412,7 +412,7 @@ static void h_replace(fl_server_request *r, void *ctx)
         rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i],
                                &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
-            rc = srv_location_check(r->srv, u[i].location, &err);
+            rc = srv_object_location_check(srv_cat(r), &id, u[i].location, &err);
     }
     json_decref(b);
     if (rc != FL_OK) {

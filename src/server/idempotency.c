@@ -47,6 +47,8 @@ struct srv_idem {
 
 static fl_status open_sqlite(srv_idem *d, const char *path, fl_error *err)
 {
+    /* normally the catalog's own database: private (0600), as it holds secrets */
+    FL_TRY(fl_catalog_private_file(path, err));
     if (sqlite3_open_v2(path, &d->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK)
         return fl_errorf(err, FL_EIO, "idempotency store %s: %s", path, sqlite3_errmsg(d->lite));

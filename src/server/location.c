@@ -1,82 +1,83 @@
 /*
- * location.c - table and view locations must stay inside the warehouse.
+ * location.c - the server's side of storage confinement (docs/security.md,
+ * "Storage confinement"; the rules live in src/catalog/location.c and
+ * src/iceberg/confine.c, shared with the SQL engine and the CLI).
  *
- * A location (create's "location", set-location, register's metadata file,
- * a view's location) is accepted when, after dropping a "file:" scheme
- * prefix of local paths, it starts with the warehouse root or one of the
- * roots allowed by configuration (allowed_locations, e.g. another bucket)
- * followed by '/' or the end, and no path segment is "." or "..". Empty
- * segments ("a//b") are refused too, because object stores treat them as
- * distinct keys. Everything else is FL_EFORBIDDEN (HTTP 403).
+ * The server's policy: table and view locations inside the warehouse or a
+ * configured allowed-location root, and no location over the catalog
+ * database (known to the SQLite catalog itself), the auth store or the
+ * audit log. Every catalog handle the server opens (the pool, and the
+ * handles of /v1/sql statements) carries that policy, so SQL run through the
+ * server is confined exactly as REST requests are. Refusals are
+ * FL_EFORBIDDEN (HTTP 403).
  */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "server/server_internal.h"
-
-static const char *strip_file(const char *s)
-{
-    if (!strncmp(s, "file://", 7))
-        return s + 7;
-    if (!strncmp(s, "file:", 5))
-        return s + 5;
-    return s;
-}
-
-static bool under(const char *loc, const char *root)
-{
-    root = strip_file(root);
-    size_t n = strlen(root);
-    while (n > 1 && root[n - 1] == '/')
-        n--;
-    if (strncmp(loc, root, n) != 0)
-        return false;
-    return loc[n] == '\0' || loc[n] == '/';
-}
-
-static bool clean_segments(const char *loc)
-{
-    const char *p = strstr(loc, "://");
-    p = p ? p + 3 : loc;
-    if (*p == '/')
-        p++;
-    while (*p) {
-        const char *e = strchr(p, '/');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == 0 && e && e[1] != '\0')
-            return false;
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-            return false;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return true;
-}
 
 fl_status srv_location_check_roots(const char *warehouse, const char *const *allowed,
                                    uint32_t nallowed, const char *loc, fl_error *err)
 {
-    if (!loc || !*loc)
-        return fl_errorf(err, FL_EINVAL, "empty location");
-    for (const char *c = loc; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == '\\')
-            return fl_errorf(err, FL_EFORBIDDEN, "location '%.200s' contains a control character or backslash", loc);
-    const char *l = strip_file(loc);
-    if (!clean_segments(l))
-        return fl_errorf(err, FL_EFORBIDDEN,
-                         "location '%.200s' has a '.', '..' or empty path segment", loc);
-    if (warehouse && under(l, warehouse))
-        return FL_OK;
-    for (uint32_t i = 0; i < nallowed; i++)
-        if (under(l, allowed[i]))
-            return FL_OK;
-    return fl_errorf(err, FL_EFORBIDDEN,
-                     "location '%.200s' is outside the warehouse '%.200s' and the allowed locations",
-                     loc, warehouse ? warehouse : "");
+    return fl_location_check_roots(warehouse, allowed, nallowed, loc, err);
 }
 
 fl_status srv_location_check(const fl_server *s, const char *loc, fl_error *err)
 {
-    return srv_location_check_roots(s->warehouse, (const char *const *)s->allowed, s->nallowed,
-                                    loc, err);
+    return srv_location_check_roots(s->warehouse, (const char *const *)s->allowed, s->nallowed, loc,
+                                    err);
+}
+
+fl_status srv_object_location_check(fl_catalog *c, const fl_table_ident *id, const char *loc,
+                                    fl_error *err)
+{
+    return fl_ice_location_check(c, id, loc, err);
+}
+
+void srv_confine(const fl_server *s, fl_catalog *c)
+{
+    if (c)
+        c->confine = &s->confine;
+}
+
+/* An absolute copy of a local file path (the file may not exist yet). */
+static char *absolute(const char *path)
+{
+    if (!strncmp(path, "sqlite:", 7))
+        path += 7;
+    if (!strncmp(path, "//", 2)) /* sqlite:///abs/path */
+        path += 2;
+    if (strstr(path, "://"))
+        return NULL; /* not a local file (PostgreSQL) */
+    char buf[PATH_MAX];
+    if (realpath(path, buf))
+        return strdup(buf);
+    if (path[0] == '/')
+        return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", cwd, path);
+    return out;
+}
+
+fl_status srv_confine_init(fl_server *s, fl_error *err)
+{
+    (void)err;
+    const char *store = s->opt.auth_store_uri ? s->opt.auth_store_uri : s->catalog_uri;
+    uint32_t n = 0;
+    if (store && !strncmp(store, "sqlite:", 7) && (s->protect[n] = absolute(store)))
+        n++;
+    if (s->opt.audit_log_path && *s->opt.audit_log_path &&
+        (s->protect[n] = absolute(s->opt.audit_log_path)))
+        n++;
+    s->confine = (fl_location_policy){(const char *const *)s->allowed, s->nallowed,
+                                      (const char *const *)s->protect, n};
+    return FL_OK;
 }

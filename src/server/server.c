@@ -77,7 +77,9 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
             if ((s->allowed[i] = strdup(opt->allowed_locations[i])))
                 s->nallowed++;
     }
-    fl_status rc = fl_fileio_default(NULL, &s->io, err);
+    fl_status rc = srv_confine_init(s, err);
+    if (rc == FL_OK)
+        rc = fl_fileio_default(NULL, &s->io, err);
     if (rc == FL_OK) {
         s->opt.static_tokens = opt->static_tokens;
         rc = open_auth(s, err);
@@ -132,8 +134,8 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     for (uint32_t i = 0; i < s->nallowed; i++)
         free(s->allowed[i]);
     free(s->allowed);
-    free(s->host), free(s->catalog_uri), free(s->catalog_name), free(s->warehouse),
-        free(s->prefix);
+    free(s->protect[0]), free(s->protect[1]);
+    free(s->host), free(s->catalog_uri), free(s->catalog_name), free(s->warehouse), free(s->prefix);
     free(s->metrics);
     pthread_mutex_destroy(&s->streams_mu);
     free(s);

@@ -107,6 +107,10 @@ struct fl_server {
     char *host, *catalog_uri, *catalog_name, *warehouse, *prefix;
     char **allowed;
     uint32_t nallowed;
+    /* storage confinement of every catalog handle the server opens: the
+     * allowed roots above, and the auth store / audit log files */
+    char *protect[2];
+    fl_location_policy confine;
     fl_fileio *io;
     fl_auth *auth;
     srv_catpool pool;
@@ -208,10 +212,19 @@ void srv_audit(fl_server_request *r, const char *action, const char *target, con
 
 /* ---- locations (location.c) ---- */
 /* FL_OK when loc is under the warehouse or an allowed root and has no ".."
- * segment; FL_EFORBIDDEN otherwise. */
+ * segment; FL_EFORBIDDEN otherwise (fl_location_check_roots). For
+ * namespace locations and register targets before they are read. */
 fl_status srv_location_check(const fl_server *s, const char *loc, fl_error *err);
 fl_status srv_location_check_roots(const char *warehouse, const char *const *allowed,
                                    uint32_t nallowed, const char *loc, fl_error *err);
+/* A table or view location (create, register, set-location): the full rule
+ * of fl_ice_location_check on catalog c, which carries the server's policy. */
+fl_status srv_object_location_check(fl_catalog *c, const fl_table_ident *id, const char *loc,
+                                    fl_error *err);
+/* Attaches the server's confinement policy to a catalog handle it opened. */
+void srv_confine(const fl_server *s, fl_catalog *c);
+/* Fills s->confine from the options (allowed roots, auth store, audit log). */
+fl_status srv_confine_init(fl_server *s, fl_error *err);
 
 /* ---- idempotency (idempotency.c) ---- */
 fl_status srv_idem_open(fl_server *s, fl_error *err);

@@ -4,6 +4,8 @@
  * hint: newest by version), load/register through catalogs, refresh after
  * another process commits, a failed refresh keeps the handle.
  */
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,12 +138,30 @@ static void test_catalog_load_refresh(void)
     CHECK_OK(c->ops->create_namespace(c, &ns, NULL, &err), &err);
     fl_table_ident id;
     CHECK_OK(fl_table_ident_parse("mydb.mytable", &a, &id, &err), &err);
-    const char *v6 = fx("equality_deletes/warehouse/mydb/mytable/metadata/v6.metadata.json");
-    const char *v7 = fx("equality_deletes/warehouse/mydb/mytable/metadata/v7.metadata.json");
+    /* The fixture's location is relative to the duckdb-iceberg root and lies
+     * outside this catalog's warehouse: register from that root, with the
+     * fixtures allowed as an operator would allow another bucket. */
+    char cwd[1024], froot[PATH_MAX], cmd_root[1200];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(cmd_root, sizeof cmd_root, "%s/../..", g_fix);
+    CHECK(realpath(cmd_root, froot) != NULL);
+    CHECK(chdir(froot) == 0);
+    const char *allowed[] = {froot};
+    fl_location_policy pol = {allowed, 1, NULL, 0};
+    c->confine = &pol;
+    const char *v6 =
+        "data/persistent/equality_deletes/warehouse/mydb/mytable/metadata/v6.metadata.json";
+    const char *v7 =
+        "data/persistent/equality_deletes/warehouse/mydb/mytable/metadata/v7.metadata.json";
     char v6c[1024], v7c[1024];
     snprintf(v6c, sizeof v6c, "%s", v6);
     snprintf(v7c, sizeof v7c, "%s", v7);
     fl_ice_table *t = NULL;
+    /* without the allowed root, the registration is refused */
+    c->confine = NULL;
+    CHECK_EQ_INT(fl_ice_table_register(c, &id, v6c, NULL, &err), FL_EFORBIDDEN);
+    CHECK(strstr(err.msg, "outside the warehouse") != NULL);
+    c->confine = &pol;
     CHECK_OK(fl_ice_table_register(c, &id, v6c, &t, &err), &err);
     CHECK_EQ_INT(fl_ice_table_register(c, &id, v6c, NULL, &err), FL_EEXIST);
     fl_table_ident bad;
@@ -174,6 +194,7 @@ out:
     fl_ice_table_free(t);
     fl_catalog_close(c);
     fl_arena_free(&a);
+    CHECK(chdir(cwd) == 0);
 }
 
 /* Refresh of a path-opened table re-resolves the folder. */
@@ -247,17 +268,27 @@ static void test_drop_purge(void)
     char *js;
     size_t len;
     CHECK_OK(fl_ice_metadata_write(&m, 0, &js, &len, &err), &err);
+    /* a metadata file outside the location it declares cannot be registered */
     FILE *f = fopen("nogc.metadata.json", "w");
     CHECK(f && fwrite(js, 1, len, f) == len);
     if (f)
         fclose(f);
+    CHECK_EQ_INT(fl_ice_table_register(c, &id, "nogc.metadata.json", NULL, &err), FL_EFORBIDDEN);
+    CHECK(strstr(err.msg, "not inside the table location") != NULL);
+    char nogc[700];
+    snprintf(nogc, sizeof nogc, "%s/metadata/nogc.metadata.json", rel);
+    f = fopen(nogc, "w");
+    CHECK(f && fwrite(js, 1, len, f) == len);
+    if (f)
+        fclose(f);
     free(js);
-    CHECK_OK(fl_ice_table_register(c, &id, "nogc.metadata.json", NULL, &err), &err);
+    CHECK_OK(fl_ice_table_register(c, &id, nogc, NULL, &err), &err);
     CHECK_EQ_INT(fl_ice_table_drop(c, &id, true, &err), FL_EINVAL);
     CHECK(strstr(err.msg, "gc.enabled") != NULL);
     const char *loc;
     CHECK_OK(c->ops->load_table(c, &id, &a, &loc, &err), &err);
     CHECK_OK(c->ops->drop_table(c, &id, &err), &err);
+    CHECK(remove(nogc) == 0);
 
     CHECK_OK(fl_ice_table_register(c, &id, v7, NULL, &err), &err);
     CHECK_OK(fl_ice_table_drop(c, &id, true, &err), &err);

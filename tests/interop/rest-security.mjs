@@ -131,7 +131,10 @@ const ENDPOINTS = [
     build: async () => { const n = fresh('sn'); await mkNs(n); await mkTable(n, 't'); return { method: 'DELETE', path: `/v1/namespaces/${n}/tables/t` }; } },
   { ep: 'POST /v1/{prefix}/namespaces/{namespace}/register', needs: ['create'], ok: [200], mutation: true,
     build: async () => {
+      // a dropped (not purged) table's metadata: registering a live table's
+      // metadata under a second name is refused (storage confinement)
       const n = fresh('sn'); await mkNs(n); const t = await mkTable(n, 't');
+      await mustOk(await http('DELETE', `/v1/namespaces/${n}/tables/t`, AT), `drop ${n}.t`);
       return { method: 'POST', path: `/v1/namespaces/${n}/register`, body: { name: 't2', 'metadata-location': t['metadata-location'] } };
     } },
   { ep: 'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics', needs: ['read'], ok: [204, 200],

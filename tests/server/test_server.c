@@ -12,7 +12,12 @@
  *     head's manifests: no append lost, none duplicated;
  *   - idempotency: the same Idempotency-Key replays the first response;
  *   - limits: body over max -> 413, JSON too deep -> 400, '..' in a location -> 403;
- *   - location checks as a pure function.
+ *   - location checks as a pure function;
+ *   - storage confinement: creates at the warehouse root, over catalog.db,
+ *     over another table, write.*.path outside, set-location onto another
+ *     table, register of another table's metadata, and commits whose
+ *     manifest list, manifest or data file lies outside the table -> 403
+ *     with nothing changed; a purge leaves a foreign file a manifest names.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -359,6 +364,180 @@ static void test_limits(void)
     free(r.body);
 }
 
+/* ---- storage confinement ---- */
+
+/* Commits one add-snapshot to table path tpath (db.<name>) whose manifest
+ * list goes to list_dir, manifest to man_dir and whose one data file is
+ * data (NULL = defaults inside the table). Returns the HTTP status. */
+static long crafted_append(const char *name, const char *list_dir, const char *man_dir,
+                           const char *data, char **body_out)
+{
+    char tpath[200];
+    snprintf(tpath, sizeof tpath, "/v1/namespaces/db/tables/%s", name);
+    resp r = http("GET", tpath, NULL, NULL);
+    json_t *j = json_loads(r.body ? r.body : "", 0, NULL);
+    free(r.body);
+    const char *loc = json_string_value(json_object_get(j, "metadata-location"));
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err = {0};
+    fl_ice_metadata m;
+    long status = -1;
+    if (!loc || fl_ice_metadata_read(g_io, loc, &a, &m, &err) != FL_OK)
+        goto out;
+    int64_t sid = fl_ice_new_snapshot_id();
+    char uuid[37];
+    fl_ice_uuid4(uuid);
+    const char *md = man_dir ? man_dir : fl_arena_sprintf(&a, "%s/metadata", m.location);
+    const char *ld = list_dir ? list_dir : fl_arena_sprintf(&a, "%s/metadata", m.location);
+    const char *mpath = fl_arena_sprintf(&a, "%s/%s-m0.avro", md, uuid);
+    const char *lpath = fl_arena_sprintf(&a, "%s/snap-%" PRId64 "-1-%s.avro", ld, sid, uuid);
+    fl_ice_manifest_writer *w = NULL;
+    if (fl_ice_manifest_writer_open(g_io, mpath, &m, 0, FL_ICE_MANIFEST_DATA, 2, sid, &w, &err))
+        goto out;
+    fl_ice_manifest_entry e;
+    memset(&e, 0, sizeof e);
+    e.status = FL_ICE_STATUS_ADDED;
+    e.snapshot_id = sid;
+    e.sequence_number = e.file_sequence_number = FL_ICE_UNASSIGNED_SEQ;
+    e.file.content = FL_ICE_CONTENT_DATA;
+    e.file.file_path = data ? data : fl_arena_sprintf(&a, "%s/data/%s.parquet", m.location, uuid);
+    e.file.file_format = "PARQUET";
+    e.file.record_count = 1;
+    e.file.file_size_in_bytes = 100;
+    fl_ice_manifest_file list[1];
+    if (fl_ice_manifest_writer_add(w, &e, &err) != FL_OK ||
+        fl_ice_manifest_writer_close(w, &a, &list[0], &err) != FL_OK)
+        goto out;
+    fl_ice_manifest_list_info info = {2, sid, false, 0, m.last_sequence_number + 1, 0};
+    if (fl_ice_manifest_list_write(g_io, lpath, &info, list, 1, NULL, &err) != FL_OK)
+        goto out;
+    char *body = fl_arena_sprintf(
+        &a,
+        "{\"requirements\":[],\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":{"
+        "\"snapshot-id\":%" PRId64 ",\"sequence-number\":%" PRId64 ",\"timestamp-ms\":%" PRId64
+        ",\"manifest-list\":\"%s\",\"summary\":{\"operation\":\"append\"},\"schema-id\":0}},"
+        "{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\","
+        "\"snapshot-id\":%" PRId64 "}]}",
+        sid, m.last_sequence_number + 1, srv_now_ms(), lpath, sid);
+    r = http("POST", tpath, body, NULL);
+    status = r.status;
+    if (body_out)
+        *body_out = r.body;
+    else
+        free(r.body);
+out:
+    if (status == -1)
+        fprintf(stderr, "crafted append: %s\n", err.msg);
+    json_decref(j);
+    fl_arena_free(&a);
+    return status;
+}
+
+static long post(const char *path, const char *body, char **out)
+{
+    resp r = http("POST", path, body, NULL);
+    if (out)
+        *out = r.body;
+    else
+        free(r.body);
+    return r.status;
+}
+
+#define SCHEMA_JSON                                                                                \
+    "\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\",\"type\":\"long\","     \
+    "\"required\":false}]}"
+
+static void test_confinement(void)
+{
+    char b[2048], *out = NULL;
+    const char *tables = "/v1/namespaces/db/tables";
+    /* table locations: the warehouse root, over catalog.db, over db.t */
+    snprintf(b, sizeof b, "{\"name\":\"c1\",\"location\":\"%s\"," SCHEMA_JSON "}", g_dir);
+    CHECK_EQ_INT(post(tables, b, &out), 403);
+    CHECK(out && strstr(out, "warehouse root"));
+    free(out);
+    snprintf(b, sizeof b, "{\"name\":\"c1\",\"location\":\"%s/catalog.db\"," SCHEMA_JSON "}",
+             g_dir);
+    CHECK_EQ_INT(post(tables, b, NULL), 403);
+    snprintf(b, sizeof b, "{\"name\":\"c1\",\"location\":\"%s/db/t/data/sub\"," SCHEMA_JSON "}",
+             g_dir);
+    CHECK_EQ_INT(post(tables, b, &out), 403);
+    CHECK(out && strstr(out, "overlaps"));
+    free(out);
+    snprintf(b, sizeof b, "{\"name\":\"c1\",\"location\":\"%s/db\"," SCHEMA_JSON "}", g_dir);
+    CHECK_EQ_INT(post(tables, b, NULL), 403);
+    snprintf(b, sizeof b,
+             "{\"name\":\"c1\",\"properties\":{\"write.data.path\":\"/tmp\"}," SCHEMA_JSON "}");
+    CHECK_EQ_INT(post(tables, b, &out), 403);
+    CHECK(out && strstr(out, "write.data.path"));
+    free(out);
+    /* a second table to aim at */
+    snprintf(b, sizeof b, "{\"name\":\"c2\"," SCHEMA_JSON "}");
+    CHECK_EQ_INT(post(tables, b, &out), 200);
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    free(out);
+    char c2meta[1024];
+    snprintf(c2meta, sizeof c2meta, "%s",
+             json_string_value(json_object_get(j, "metadata-location")) ?: "");
+    json_decref(j);
+    /* set-location onto db.t, write.metadata.path outside */
+    snprintf(b, sizeof b,
+             "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":"
+             "\"%s/db/t\"}]}",
+             g_dir);
+    CHECK_EQ_INT(post("/v1/namespaces/db/tables/c2", b, &out), 403);
+    CHECK(out && strstr(out, "overlaps"));
+    free(out);
+    snprintf(b, sizeof b,
+             "{\"requirements\":[],\"updates\":[{\"action\":\"set-properties\",\"updates\":{"
+             "\"write.metadata.path\":\"%s/db/t/metadata\"}}]}",
+             g_dir);
+    CHECK_EQ_INT(post("/v1/namespaces/db/tables/c2", b, NULL), 403);
+    /* register another table's metadata under a new name */
+    snprintf(b, sizeof b, "{\"name\":\"steal\",\"metadata-location\":\"%s\"}", c2meta);
+    CHECK_EQ_INT(post("/v1/namespaces/db/register", b, &out), 403);
+    CHECK(out && strstr(out, "overlaps"));
+    free(out);
+    /* crafted commits: data file, manifest or manifest list outside c2 */
+    char victim[400], other[400];
+    snprintf(victim, sizeof victim, "%s/db/t/data/victim.parquet", g_dir);
+    snprintf(other, sizeof other, "%s/db/t/metadata", g_dir);
+    char mk[600];
+    snprintf(mk, sizeof mk, "mkdir -p '%s/db/t/data'", g_dir);
+    CHECK(system(mk) == 0);
+    FILE *f = fopen(victim, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("another table's data", f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(crafted_append("c2", NULL, NULL, victim, &out), 403);
+    CHECK(out && strstr(out, "victim.parquet"));
+    free(out);
+    CHECK_EQ_INT(crafted_append("c2", NULL, other, NULL, &out), 403);
+    CHECK(out && strstr(out, "manifest"));
+    free(out);
+    CHECK_EQ_INT(crafted_append("c2", other, NULL, NULL, &out), 403);
+    CHECK(out && strstr(out, "manifest list"));
+    free(out);
+    /* nothing landed: c2 still has no snapshot; a clean append works */
+    resp r = http("GET", "/v1/namespaces/db/tables/c2", NULL, NULL);
+    CHECK(r.body && strstr(r.body, "\"snapshots\":[]"));
+    free(r.body);
+    CHECK_EQ_INT(crafted_append("c2", NULL, NULL, NULL, NULL), 200);
+    /* purge of c2 never deletes the victim file */
+    r = http("DELETE", "/v1/namespaces/db/tables/c2?purgeRequested=true", NULL, NULL);
+    CHECK_EQ_INT(r.status, 204);
+    free(r.body);
+    CHECK(access(victim, F_OK) == 0);
+    /* default locations of new tables map names to distinct folders */
+    snprintf(b, sizeof b, "{\"name\":\"x/y\"," SCHEMA_JSON "}");
+    CHECK_EQ_INT(post(tables, b, &out), 200);
+    CHECK(out && strstr(out, "/db/x%2Fy\""));
+    free(out);
+}
+
 static void test_location_rules(void)
 {
     fl_error err = {0};
@@ -403,6 +582,7 @@ int main(void)
     TEST_RUN(test_idempotency);
     TEST_RUN(test_limits);
     TEST_RUN(test_location_rules);
+    TEST_RUN(test_confinement);
     fl_server_destroy(s, 5000);
     fl_fileio_destroy(g_io);
     char cmd[400];

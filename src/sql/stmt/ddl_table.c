@@ -261,7 +261,10 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
                                 .nsort_by = o->nsorts,
                                 .properties = &props,
                                 .location = location,
-                                .stage_only = staged};
+                                .stage_only = staged,
+                                /* a user's location is confined (fl_ice_location_check);
+                                 * the session's own temporary folder is not */
+                                .private_location = temp_loc != NULL};
     fl_status rc = fl_ice_table_create(cat, id, &co, out, err);
     const char *name = fl_table_ident_str(id, c->planner->arena);
     if (rc == FL_EEXIST) {

@@ -255,6 +255,8 @@ fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *
     if (!qualified)
         FL_TRY(stmt_ensure_namespace(c, &id.ns, err));
     const char *location = fl_catalog_default_location(cat, &id, a);
+    /* storage confinement: no other table's or view's folder */
+    FL_TRY(fl_ice_location_check(cat, &id, location, err));
     fl_ice_view_metadata m;
     FL_TRY(build(c, NULL, location, &schema, sql, invoker, &m, err));
     const char *path;

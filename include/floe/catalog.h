@@ -193,6 +193,12 @@ struct fl_catalog {
     /* Extra roots and protected files (borrowed, NULL = the warehouse only).
      * Set by whoever opened the catalog (floe serve: allowed-location). */
     const fl_location_policy *confine;
+    /* The same catalog without the per-session wrappers that restrict what
+     * may be listed or loaded (the SQL engine's authorization guard): the
+     * location overlap check (fl_ice_location_check) walks every table and
+     * view through it, the ones the principal may not see included, and
+     * names none of them in its errors. NULL = this catalog. */
+    fl_catalog *unrestricted;
 };
 
 /* SQLite catalog in db_path (created with the JDBC layout if absent; busy

@@ -140,10 +140,12 @@ static fl_status on_overlap(void *ctx, const fl_table_ident *id, const char *oth
         return FL_OK;
     if (!fl_location_within(o->loc, other) && !fl_location_within(other, o->loc))
         return FL_OK;
+    /* the other object is not named: the caller may not know it exists */
+    (void)other;
     return fl_errorf(err, FL_EFORBIDDEN,
-                     "location '%.200s' overlaps '%.200s', the location of %.200s (a table's "
-                     "folder must not contain or lie inside another table's or view's)",
-                     o->loc, other, fl_table_ident_str(id, o->a));
+                     "location '%.200s' overlaps the location of another table or view (a "
+                     "table's folder must not contain or lie inside another table's or view's)",
+                     o->loc);
 }
 
 fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const char *loc,
@@ -158,7 +160,9 @@ fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const
     fl_arena_init(&a, 0);
     overlap_ctx o = {self, loc, &a};
     fl_namespace top = {0, NULL};
-    fl_status rc = walk(c, &top, 0, &a, on_overlap, &o, err);
+    /* every table and view, also those the caller may not see (catalog.h) */
+    fl_catalog *all = c->unrestricted ? c->unrestricted : c;
+    fl_status rc = walk(all, &top, 0, &a, on_overlap, &o, err);
     fl_arena_free(&a);
     return rc;
 }
@@ -366,7 +370,8 @@ fl_status ice_owned_init(const fl_ice_table *t, fl_arena *a, ice_owned *o, fl_er
         return FL_OK;
     nested_ctx x = {.o = o, .self = &t->ident, .a = a};
     fl_namespace top = {0, NULL};
-    FL_TRY(walk(t->catalog, &top, 0, a, on_nested, &x, err));
+    fl_catalog *all = t->catalog->unrestricted ? t->catalog->unrestricted : t->catalog;
+    FL_TRY(walk(all, &top, 0, a, on_nested, &x, err));
     o->foreign = x.v;
     o->nforeign = x.n;
     return FL_OK;

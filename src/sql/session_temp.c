@@ -514,6 +514,7 @@ fl_status fl_session_temp_new(fl_catalog *inner, fl_fileio *io, const char *dir_
     w->base.ops = &w->ops;
     w->base.name = inner->name;
     w->base.warehouse = inner->warehouse;
+    w->base.unrestricted = inner->unrestricted ? inner->unrestricted : inner;
     w->base.io = inner->io;
     w->base.db_file = inner->db_file; /* confinement applies through the overlay */
     w->base.confine = inner->confine;

@@ -295,6 +295,9 @@ fl_status fl_sql_authz_guard_new(fl_catalog *inner, fl_sql_authz *z, fl_catalog 
     g->base.ops = &g->ops;
     g->base.name = inner->name;
     g->base.warehouse = inner->warehouse;
+    g->base.db_file = inner->db_file; /* confinement applies through the wrapper */
+    g->base.confine = inner->confine;
+    g->base.unrestricted = inner->unrestricted ? inner->unrestricted : inner;
     g->base.io = inner->io;
     g->inner = inner;
     g->z = z;

@@ -255,6 +255,9 @@ fl_status fl_txn_catalog_new(fl_catalog *inner, fl_txn_block *b, fl_catalog **ou
     w->base.ops = &w->ops;
     w->base.name = inner->name;
     w->base.warehouse = inner->warehouse;
+    w->base.db_file = inner->db_file; /* confinement applies through the wrapper */
+    w->base.confine = inner->confine;
+    w->base.unrestricted = inner->unrestricted ? inner->unrestricted : inner;
     w->base.io = inner->io;
     w->inner = inner;
     w->block = b;

@@ -234,6 +234,8 @@ static void h_create(fl_server_request *r, void *ctx)
     if (rc == FL_OK)
         rc = parse_version(json_object_get(b, "view-version"), "view-version", &r->arena,
                            &r->principal, &v, &err);
+    if (rc == FL_OK)
+        rc = srv_view_reads_check(r, v, &err);
     fl_ice_map props = {0};
     json_t *jp = json_object_get(b, "properties");
     if (rc == FL_OK && jp && json_is_object(jp)) {
@@ -411,6 +413,8 @@ static void h_replace(fl_server_request *r, void *ctx)
         snprintf(path, sizeof path, "updates[%zu]", i);
         rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i],
                                &err);
+        if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_ADD_VERSION)
+            rc = srv_view_reads_check(r, u[i].version, &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
             rc = srv_object_location_check(srv_cat(r), &id, u[i].location, &err);
     }

@@ -204,6 +204,11 @@ bool srv_authorize(fl_server_request *r, fl_privilege priv, const fl_namespace *
  * listing itself needs some privilege on, above or inside ns (else 403),
  * and the entries are filtered in place (returns how many stay). */
 bool srv_authorize_listing(fl_server_request *r, const fl_namespace *ns);
+/* A definer view's SQL must plan as the sender (view_check.c): FL_EFORBIDDEN
+ * when the engine refuses it; SQL floe cannot bind passes. */
+struct fl_ice_view_version;
+fl_status srv_view_reads_check(fl_server_request *r, const struct fl_ice_view_version *v,
+                               fl_error *err);
 uint32_t srv_filter_visible(fl_server_request *r, const fl_namespace *ns, const char **names,
                             uint32_t n);
 uint32_t srv_filter_visible_ns(fl_server_request *r, fl_namespace *kids, uint32_t n);

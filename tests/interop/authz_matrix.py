@@ -483,7 +483,14 @@ def rest(method, path, tok, body=None):
         return e.code, e.read().decode()
 
 
+# creating a definer view over what the sender cannot read is refused at once ...
 st, body = rest('POST', '/v1/namespaces/pub/views', vt, view_body)
+if st != 403 or 'definer' not in str(body):
+    fail(f'REST view over secret.t by {VIEWMAKER} (no read on it): want 403, got {st} {str(body)[:200]}')
+# ... and one whose definer loses the right afterwards reads nothing, for anyone
+admin_cli('grant', 'r_viewmaker', 'read', 'table', 'secret.t')
+st, body = rest('POST', '/v1/namespaces/pub/views', vt, view_body)
+admin_cli('revoke', 'r_viewmaker', 'read', 'table', 'secret.t')
 if st != 200:
     raise SystemExit(f'REST view create: {st} {body}')
 summary = body['metadata']['versions'][0]['summary']

@@ -158,8 +158,9 @@ static fl_status parse_header(fl_avro_reader *r, hdr *h, fl_error *err)
             break;
         }
         for (int64_t i = 0; i < count && !rc; i++) {
-            const uint8_t *k, *v;
-            size_t kl, vl;
+            /* initialized: gcc -O3 cannot see that hdr_bytes sets them on success */
+            const uint8_t *k = NULL, *v = NULL;
+            size_t kl = 0, vl = 0;
             if ((rc = hdr_bytes(h, &k, &kl, r->lim.max_block_bytes, err)) ||
                 (rc = hdr_bytes(h, &v, &vl, r->lim.max_block_bytes, err)))
                 break;

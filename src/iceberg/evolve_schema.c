@@ -223,7 +223,7 @@ fl_status ice_evolve_drop_column(const fl_ice_metadata *m, const char *path, fl_
 {
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     for (uint32_t i = 0; i < out->schema.nidentifier; i++)
         if (field_has_id(f, out->schema.identifier_field_ids[i]))
@@ -247,7 +247,7 @@ fl_status ice_evolve_rename_column(const fl_ice_metadata *m, const char *path, c
                          new_name ? new_name : "");
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     if (!strcmp(f->name, new_name))
         return FL_OK;
@@ -280,7 +280,7 @@ fl_status ice_evolve_update_type(const fl_ice_metadata *m, const char *path, con
 {
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     char from[64], to[64];
     fl_type_format(&f->type, from, sizeof from);
@@ -315,7 +315,7 @@ fl_status ice_evolve_make_optional(const fl_ice_metadata *m, const char *path, f
 {
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     for (uint32_t i = 0; i < out->schema.nidentifier; i++)
         if (out->schema.identifier_field_ids[i] == f->field_id)
@@ -333,7 +333,7 @@ fl_status ice_evolve_set_default(const fl_ice_metadata *m, const char *path,
         return fl_errorf(err, FL_EINVAL, "column '%s': default values need format version 3", path);
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     if (fl_type_is_nested(&f->type) && write_default && strcmp(write_default, "null") != 0)
         return fl_errorf(err, FL_EINVAL, "column '%s': nested columns take no default", path);
@@ -351,7 +351,7 @@ fl_status ice_evolve_move_column(const fl_ice_metadata *m, const char *path, con
 {
     FL_TRY(clone_current(m, a, out, err));
     fl_field *f;
-    slot sl;
+    slot sl = {0};
     FL_TRY(locate(out, path, &f, &sl, err));
     if (!first && after) {
         const fl_field *self = ice_find_path(&out->schema.schema, after, NULL);
@@ -368,7 +368,7 @@ fl_status ice_evolve_move_column(const fl_ice_metadata *m, const char *path, con
         if (!after)
             return fl_errorf(err, FL_EINVAL, "move column '%s': first or after a column", path);
         fl_field *ref;
-        slot rs;
+        slot rs = {0};
         *sl.n = n - 1; /* search the live entries only */
         fl_status rc = locate(out, after, &ref, &rs, err);
         *sl.n = n;

@@ -297,7 +297,7 @@ static fl_status read_metric_map(rd *r, mcur *c, const fl_avro_schema *t, uint8_
                 FL_TRY(metric_kv(r, c, &kp, kind, what, err));
                 continue;
             }
-            fl_avro_value k;
+            fl_avro_value k = {0};
             FL_TRY(mc_prim(c, &(fl_avro_schema){.type = FL_AVRO_STRING}, &k, err));
             char buf[16];
             size_t kl = k.u.bytes.len < sizeof buf - 1 ? k.u.bytes.len : sizeof buf - 1;

@@ -70,7 +70,7 @@ static inline uint64_t unzigzag64(uint64_t u)
 static fl_status delta_header(const uint8_t *buf, size_t len, delta_hdr *h, fl_error *err)
 {
     size_t pos = 0;
-    uint64_t bs, nm, total, first;
+    uint64_t bs = 0, nm = 0, total = 0, first = 0;
     FL_TRY(get_uvarint(buf, len, &pos, &bs, "block size", err));
     FL_TRY(get_uvarint(buf, len, &pos, &nm, "miniblock count", err));
     FL_TRY(get_uvarint(buf, len, &pos, &total, "value count", err));
@@ -133,7 +133,7 @@ fl_status fl_pq_delta_count(const uint8_t *buf, size_t len, uint32_t *count, fl_
         }                                                                                          \
         uint##BITS##_t tmp[CHUNK];                                                                 \
         while (left > 0) {                                                                         \
-            uint64_t md;                                                                           \
+            uint64_t md = 0;                                                                        \
             FL_TRY(get_uvarint(buf, len, &pos, &md, "min delta", err));                            \
             const uint##BITS##_t min_delta = (uint##BITS##_t)unzigzag64(md);                       \
             if (len - pos < h.nminis)                                                              \

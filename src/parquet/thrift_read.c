@@ -449,8 +449,8 @@ static fl_status tr_skip(fl_tr *r, uint8_t t, bool elem, int depth)
     }
     case FL_TT_LIST:
     case FL_TT_SET: {
-        uint8_t et;
-        uint32_t n;
+        uint8_t et = 0;
+        uint32_t n = 0;
         FL_TRY(tr_list_header(r, &et, &n));
         for (uint32_t i = 0; i < n; i++)
             FL_TRY(tr_skip(r, et, true, depth + 1));

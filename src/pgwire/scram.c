@@ -158,7 +158,7 @@ bool pgw_scram_client_final(pgw_scram *x, const char *msg, size_t len, char *out
 {
     if (memchr(msg, 0, len))
         return false;
-    size_t cl, rl, pl;
+    size_t cl = 0, rl = 0, pl = 0;
     const char *cb = attr(msg, len, 'c', &cl);
     const char *r = attr(msg, len, 'r', &rl);
     const char *p = attr(msg, len, 'p', &pl);

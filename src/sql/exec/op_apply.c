@@ -438,7 +438,7 @@ static fl_status stream_gen(ex_thread *th, const fl_eval_env *env, const fl_srf_
                             fl_vector *out, fl_error *err)
 {
     fl_vector argv[3];
-    const fl_vector *args[3];
+    const fl_vector *args[3] = {NULL, NULL, NULL};
     uint32_t na = st->nargs < 3 ? st->nargs : 3, done = 0;
     fl_status rc = FL_OK;
     for (; !rc && done < na; done++)

@@ -207,7 +207,7 @@ static fl_status build_targets(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, cons
         const PgQuery__MergeWhenClause *w = s->merge_when_clauses[i]->merge_when_clause;
         if (w->matched != want)
             continue;
-        int act;
+        int act = 0;
         FL_TRY(action_of(w, &act, err));
         ncl++;
         nvals += act == ACT_UPDATE || act == ACT_INSERT;

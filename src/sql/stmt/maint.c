@@ -265,7 +265,7 @@ static fl_status expire(mctx *m, fl_error *err)
                          "expire_snapshots: give retention_threshold or older_than, not both");
     int64_t older = -1;
     if (rt) {
-        int64_t d;
+        int64_t d = 0;
         FL_TRY(parse_duration_ms(rt, &d, err));
         older = stmt_now_ms() - d;
     } else if (ot)

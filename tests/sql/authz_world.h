@@ -155,6 +155,9 @@ typedef struct aw_pass {
     const char *own;     /* own namespace (one level) */
     uint32_t privs;      /* privileges the principal holds on own */
     bool nothing_writes; /* reader: not even own may change */
+    /* data of own that the principal's row filters and column masks hide
+     * (NULL-terminated; NULL = none) */
+    const char *const *hidden;
 } aw_pass;
 
 /* What the generator knows about the statement it wrote. */
@@ -453,6 +456,22 @@ static inline fl_status aw_make_views(aw_world *w)
     return rc;
 }
 
+/* reader's row filter and column mask (AW_READER_HIDDEN) */
+static inline fl_status aw_make_policies(aw_world *w)
+{
+    const char *lv[1] = {"pub"};
+    fl_namespace ns = {1, lv};
+    fl_error err;
+    fl_status rc = fl_auth_policy_set(w->auth, "r_reader", FL_POLICY_COLUMN_MASK, &ns, "t1", "b",
+                                      "'***'", &err);
+    if (rc == FL_OK)
+        rc = fl_auth_policy_set(w->auth, "r_reader", FL_POLICY_ROW_FILTER, &ns, "t2", NULL,
+                                "x % 10 <> 1", &err);
+    if (rc != FL_OK)
+        aw_fail(w, "policies: %s", err.msg);
+    return rc;
+}
+
 static inline fl_status aw_make_principals(aw_world *w)
 {
     FL_TRY(aw_principal(w, "reader", "r_reader", &w->reader));
@@ -562,6 +581,7 @@ static inline fl_status aw_open(aw_world *w)
     FL_TRY(aw_session(w, NULL, &w->admin));
     FL_TRY(aw_make_tables(w));
     FL_TRY(aw_make_principals(w));
+    FL_TRY(aw_make_policies(w));
     FL_TRY(aw_make_views(w));
     char db[400];
     snprintf(db, sizeof db, "%s/catalog.db", w->wh);
@@ -1328,6 +1348,10 @@ static inline void aw_tpl_meta(aw_gen *ag)
     AW_PUT(ag, "SELECT * FROM ");
     aw_ref(ag, o, suffix, &q);
     ag->st->must_refuse = aw_read_must_refuse(ag, o, q);
+    /* policies apply to the table: its metadata tables would show what they hide */
+    if (ag->pass->hidden && (q || (ag->search && !strcmp(ag->search, "pub"))) &&
+        !strcmp(o->ns, "pub") && (!strcmp(o->name, "t1") || !strcmp(o->name, "t2")))
+        ag->st->must_refuse = true;
 }
 
 static inline void aw_tpl_files(aw_gen *ag)
@@ -1600,10 +1624,18 @@ static inline const char *aw_marker_in(const char *text)
  * cell or as the qualifier of one ("secret", "secret.t3": listings). NULL
  * when none. Statements echoing the session's own settings (SHOW
  * search_path) are not checked for names. */
+static inline const char *aw_hidden_in(const aw_run *r, const char *text)
+{
+    for (const char *const *h = r->pass->hidden; h && *h; h++)
+        if (strstr(text, *h))
+            return *h;
+    return NULL;
+}
+
 static inline const char *aw_leak_in(const aw_run *r, const char *cell, bool names)
 {
     const char *m = aw_marker_in(cell);
-    if (m)
+    if (m || (m = aw_hidden_in(r, cell)))
         return m;
     for (size_t i = 0; i < AW_NNS; i++) {
         const char *ns = AW_NAMESPACES[i];
@@ -1669,6 +1701,8 @@ static inline void aw_check_failure(aw_run *r, const char *sql, const aw_stmt *s
     const char *m = aw_marker_in(msg);
     if (m && (strcmp(m, "hush") || !strstr(sql, "hush")))
         aw_report(r, sql, "error message holds the marker \"%s\": %s", m, msg);
+    if ((m = aw_hidden_in(r, msg)))
+        aw_report(r, sql, "error message shows \"%s\", which a policy hides: %s", m, msg);
     bool aborted = !strcmp(info->sqlstate, "25P02");
     if (st->must_refuse && strcmp(info->sqlstate, "42501") && !(aborted && r->block_failed))
         aw_report(r, sql, "must be refused with 42501, failed with %s: %s", info->sqlstate, msg);
@@ -1774,8 +1808,12 @@ static inline void aw_run_close(aw_run *r)
     r->s = NULL;
 }
 
-static const aw_pass AW_READER = {"reader", "pub", FL_PRIV_READ, true};
-static const aw_pass AW_SANDBOXER = {
-    "sandboxer", "sandbox", FL_PRIV_READ | FL_PRIV_WRITE | FL_PRIV_CREATE | FL_PRIV_DROP, false};
+/* reader's policies (aw_make_policies) mask pub.t1.b ("pub-a", "pub-b")
+ * and filter out pub.t2's rows x = 1 and 11 ("pub-x") */
+static const char *const AW_READER_HIDDEN[] = {"pub-a", "pub-b", "pub-x", NULL};
+static const aw_pass AW_READER = {"reader", "pub", FL_PRIV_READ, true, AW_READER_HIDDEN};
+static const aw_pass AW_SANDBOXER = {"sandboxer", "sandbox",
+                                     FL_PRIV_READ | FL_PRIV_WRITE | FL_PRIV_CREATE | FL_PRIV_DROP,
+                                     false, NULL};
 
 #endif

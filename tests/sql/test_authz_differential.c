@@ -141,6 +141,13 @@ static void test_directed_reader(void)
     expect_state(s, "SELECT * FROM pg_hush", "42501"); /* search_path = secret */
     expect_state(s, "SELECT * FROM hush", "42501");
     expect_state(s, "SELECT * FROM \"t3$snapshots\"", "42501");
+    /* reader's policies: a mask on pub.t1.b, a row filter on pub.t2 */
+    run_sql(s, "SELECT DISTINCT b FROM pub.t1", state, out, sizeof out);
+    CHECK_EQ_STR(out, "***\n");
+    run_sql(s, "SELECT count(*) FROM pub.t2 FOR VERSION AS OF 'main'", state, out, sizeof out);
+    CHECK_EQ_STR(out, "2\n");
+    expect_state(s, "SELECT * FROM pub.\"t1$files\"", "42501");
+    expect_state(s, "SELECT * FROM pub.t1 WHERE CAST(b AS int) > 0", "22P02");
     run_sql(s, "WITH hush AS (SELECT 1 AS k) SELECT k FROM hush", state, out, sizeof out);
     CHECK_EQ_STR(out, "1\n"); /* a CTE shadows the name: nothing of secret is touched */
     run_sql(s, "SELECT k FROM pub.v_audit", state, out, sizeof out);

@@ -1400,7 +1400,10 @@ static inline void aw_tpl_session(aw_gen *ag)
         AW_PUT(ag, "%s", aw_pick(ag, 2) ? "COMMIT" : "ROLLBACK");
         ag->st->is_block = true;
     } else if (t == 8) {
-        AW_PUT(ag, "SHOW search_path");
+        static const char *const who[] = {"SHOW search_path", "SET ROLE admin",
+                                          "SET SESSION AUTHORIZATION 'auditor'",
+                                          "SET floe.principal = 'admin'"};
+        AW_PUT(ag, "%s", who[aw_pick(ag, 4)]);
     } else if (t == 9) {
         AW_PUT(ag, "SELECT current_schemas(true), current_user, current_setting('search_path')");
     } else if (t == 10) {

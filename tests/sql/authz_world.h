@@ -168,6 +168,7 @@ typedef struct aw_stmt {
     bool is_block;         /* BEGIN / COMMIT / ROLLBACK */
     const char *kind;      /* template name, for reports */
     const char *search_to; /* SET search_path: the namespace it sets */
+    bool prepared;         /* run through fl_sql_prepare + fl_sql_stmt_execute */
 } aw_stmt;
 
 typedef struct aw_gen {
@@ -1458,6 +1459,7 @@ static inline void aw_statement(aw_gen *ag, aw_stmt *st)
     st->search_to = NULL;
     st->kind = "?";
     st->sql[0] = '\0';
+    st->prepared = aw_pick(ag, 6) == 0;
     ag->st = st;
     ag->subq = 0;
     ag->g.out = st->sql;
@@ -1756,12 +1758,23 @@ static inline void aw_run_stmt(aw_run *r, const aw_stmt *st)
     fl_error err;
     fl_error_clear(&err);
     fl_sql_result *res = NULL;
-    fl_status rc = fl_sql_execute(r->s, sql, &res, &err);
+    fl_sql_stmt *ps = NULL;
+    fl_status rc;
+    if (st->prepared) { /* the extended protocol's path: prepare, then execute */
+        rc = fl_sql_prepare(r->s, sql, &ps, &err);
+        if (rc == FL_OK && fl_sql_stmt_nparams(ps) == 0)
+            rc = fl_sql_stmt_execute(ps, NULL, 0, &res, &err);
+        else if (rc == FL_OK)
+            rc = fl_sql_execute(r->s, sql, &res, &err);
+    } else {
+        rc = fl_sql_execute(r->s, sql, &res, &err);
+    }
     if (rc == FL_OK) {
         aw_check_records(r, sql, res);
         rc = aw_drain(r, sql, res, &err);
     }
     fl_sql_result_close(res);
+    fl_sql_stmt_close(ps);
     r->statements++;
     snprintf(r->last_state, sizeof r->last_state, "00000");
     snprintf(r->last_msg, sizeof r->last_msg, "%.200s", rc == FL_OK ? "" : err.msg);

@@ -207,6 +207,24 @@ static void test_found_reader(void)
     fl_sql_session_close(s);
 }
 
+/* Engine faults the fuzzer ran into (UBSan), as the embedded owner. */
+static void test_found_engine(void)
+{
+    if (!g_ready)
+        return;
+    char state[8], out[256];
+    /* a string vector without a heap (only '' and NULL) read by IN (...):
+     * NULL + 0 in fl_vector_bytes (include/floe/vector.h) */
+    run_sql(g_world.admin, "SELECT v IN ('a', 'b') FROM (VALUES ('')) AS t(v)", state, out,
+            sizeof out);
+    CHECK_EQ_STR(out, "f\n");
+    run_sql(g_world.admin,
+            "SELECT count(*) FROM pub.t3 WHERE substring(v FROM CAST(NULL AS int) FOR 3) IN ('a', "
+            "'b')",
+            state, out, sizeof out);
+    CHECK_EQ_STR(out, "0\n");
+}
+
 static void run_pass(const aw_pass *pass, const fl_principal *p, uint64_t seed0, uint64_t count)
 {
     static char sql[65536];
@@ -234,10 +252,11 @@ static void run_pass(const aw_pass *pass, const fl_principal *p, uint64_t seed0,
             aw_state_take(&g_world, pass->own, &r.base);
         }
         aw_statement(&r.ag, &st);
+        if (verbose)
+            fprintf(stderr, "[%llu] %s: %s\n", (unsigned long long)seed, st.kind, sql);
         aw_run_stmt(&r, &st);
         if (verbose)
-            fprintf(stderr, "[%llu] %s: %s\n  -> %s %s\n", (unsigned long long)seed, st.kind, sql,
-                    r.last_state, r.last_msg);
+            fprintf(stderr, "  -> %s %s\n", r.last_state, r.last_msg);
     }
     fprintf(stderr,
             "authz differential (%s): %llu statements, %llu ok, %llu failed (%llu with 42501), "
@@ -278,6 +297,7 @@ int main(void)
     TEST_RUN(test_world);
     TEST_RUN(test_directed_reader);
     TEST_RUN(test_found_reader);
+    TEST_RUN(test_found_engine);
     TEST_RUN(test_reader);
     TEST_RUN(test_sandboxer);
     aw_close(&g_world);

@@ -521,6 +521,39 @@ static inline fl_status aw_make_tables(aw_world *w)
     return FL_OK;
 }
 
+static inline bool aw_is_world_obj(const char *ns, const char *name)
+{
+    for (uint32_t i = 0; i < AW_NOBJS; i++)
+        if (!strcmp(AW_OBJS[i].ns, ns) && !strcmp(AW_OBJS[i].name, name))
+            return true;
+    return false;
+}
+
+/* Drops the tables (pass 0) and views (pass 1) of own that aw_open did not
+ * make: a renamed table keeps its folder, which a new table of the old name
+ * may not overlap. */
+static inline void aw_drop_strays(aw_world *w, const char *own)
+{
+    fl_namespace ns = {1, &own};
+    for (int pass = 0; pass < 2; pass++) {
+        fl_arena a;
+        fl_arena_init(&a, 0);
+        fl_error err;
+        const char **names = NULL;
+        uint32_t n = 0;
+        fl_status rc = pass ? w->cat->ops->list_views(w->cat, &ns, &a, &names, &n, &err)
+                            : w->cat->ops->list_tables(w->cat, &ns, &a, &names, &n, &err);
+        for (uint32_t i = 0; rc == FL_OK && i < n; i++) {
+            if (aw_is_world_obj(own, names[i]))
+                continue;
+            char sql[512];
+            snprintf(sql, sizeof sql, "DROP %s %s.\"%s\"", pass ? "VIEW" : "TABLE", own, names[i]);
+            aw_exec(w, w->admin, sql);
+        }
+        fl_arena_free(&a);
+    }
+}
+
 /* Puts namespace own's tables and views back as aw_open made them, where a
  * pass dropped, renamed or altered them (the sandbox pass may). */
 static inline fl_status aw_restore(aw_world *w, const char *own)
@@ -528,6 +561,7 @@ static inline fl_status aw_restore(aw_world *w, const char *own)
     char sql[512], q[256];
     snprintf(sql, sizeof sql, "CREATE SCHEMA IF NOT EXISTS \"%s\"", own);
     FL_TRY(aw_exec(w, w->admin, sql));
+    aw_drop_strays(w, own);
     for (uint32_t i = 0; i < AW_NOBJS; i++) {
         const aw_obj *o = &AW_OBJS[i];
         if (strcmp(o->ns, own) != 0 || strstr(o->name, "nosuch"))

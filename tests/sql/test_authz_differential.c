@@ -247,7 +247,10 @@ static void run_pass(const aw_pass *pass, const fl_principal *p, uint64_t seed0,
         r.ag.g.rng = seed * 0x9E3779B97F4A7C15ULL | 1;
         if (!pass->nothing_writes && i % 50 == 49 && !r.in_block) {
             /* what the pass dropped or altered in its namespace comes back */
-            CHECK(aw_restore(&g_world, pass->own) == FL_OK);
+            if (aw_restore(&g_world, pass->own) != FL_OK) {
+                fprintf(stderr, "restore: %s\n", g_world.err);
+                CHECK(0);
+            }
             aw_state_free(&r.base);
             aw_state_take(&g_world, pass->own, &r.base);
         }

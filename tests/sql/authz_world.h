@@ -1110,81 +1110,67 @@ static inline void aw_values(aw_gen *ag, int shape)
     AW_PUT(ag, "VALUES %s", v[shape]);
 }
 
-static inline void aw_tpl_dml(aw_gen *ag)
+/* INSERT INTO o ...: returns the namespace the target resolves to. */
+static inline const char *aw_dml_insert(aw_gen *ag, const aw_obj *o, uint32_t t)
 {
-    const aw_obj *o = aw_pick_obj(ag, -1, false, false);
-    const char *k = aw_kcol(o->shape), *v = aw_vcol(o->shape);
-    uint32_t t = aw_pick(ag, 10);
-    uint32_t need = FL_PRIV_WRITE;
-    ag->st->kind = "dml";
+    AW_PUT(ag, "INSERT INTO ");
+    const char *ns = aw_target(ag, o);
     if (t == 0) {
-        AW_PUT(ag, "INSERT INTO ");
-        const char *ns = aw_target(ag, o);
         AW_PUT(ag, " ");
         aw_values(ag, o->shape);
-        ag->st->must_refuse = aw_write_must_refuse(ag, ns, need);
-        return;
+        return ns;
     }
-    const char *ns = NULL;
-    ag->subq++;
-    switch (t) {
-    case 1:
-    case 2:
-        AW_PUT(ag, "INSERT INTO ");
-        ns = aw_target(ag, o);
-        AW_PUT(ag, " SELECT * FROM (");
-        aw_shaped(ag, o->shape);
-        AW_PUT(ag, ") AS s%s", t == 2 ? " RETURNING *" : "");
-        break;
-    case 3:
-        AW_PUT(ag, "UPDATE ");
-        ns = aw_target(ag, o);
+    AW_PUT(ag, " SELECT * FROM (");
+    aw_shaped(ag, o->shape);
+    AW_PUT(ag, ") AS s%s", t == 2 ? " RETURNING *" : "");
+    return ns;
+}
+
+/* UPDATE, DELETE, MERGE, TRUNCATE of o, most with a source. */
+static inline const char *aw_dml_change(aw_gen *ag, const aw_obj *o, uint32_t t)
+{
+    static const char *const verbs[] = {"UPDATE ",     "UPDATE ",   "DELETE FROM ", "DELETE FROM ",
+                                        "MERGE INTO ", "TRUNCATE ", "UPDATE "};
+    const char *k = aw_kcol(o->shape), *v = aw_vcol(o->shape);
+    AW_PUT(ag, "%s", verbs[t]);
+    const char *ns = aw_target(ag, o);
+    if (t == 0) {
         AW_PUT(ag, " SET %s = 'u' WHERE %s = 1", v, k);
-        need |= FL_PRIV_READ;
-        break;
-    case 4:
-        AW_PUT(ag, "UPDATE ");
-        ns = aw_target(ag, o);
+        return ns;
+    }
+    if (t == 3 || t == 5)
+        return ns;
+    if (t == 1)
         AW_PUT(ag, " AS t SET %s = s.v FROM (", v);
-        aw_kv_source(ag);
-        AW_PUT(ag, ") AS s(k, v) WHERE t.%s = s.k", k);
-        break;
-    case 5:
-        AW_PUT(ag, "DELETE FROM ");
-        ns = aw_target(ag, o);
+    else if (t == 2)
         AW_PUT(ag, " WHERE %s IN (SELECT k FROM (", k);
-        aw_kv_source(ag);
-        AW_PUT(ag, ") AS s(k, v))");
-        break;
-    case 6:
-        AW_PUT(ag, "DELETE FROM ");
-        ns = aw_target(ag, o);
-        break;
-    case 7:
-        AW_PUT(ag, "MERGE INTO ");
-        ns = aw_target(ag, o);
+    else if (t == 4)
         AW_PUT(ag, " AS t USING (");
-        aw_kv_source(ag);
+    else
+        AW_PUT(ag, " SET %s = (SELECT max(v) FROM (", v);
+    aw_kv_source(ag);
+    if (t == 1)
+        AW_PUT(ag, ") AS s(k, v) WHERE t.%s = s.k", k);
+    else if (t == 4)
         AW_PUT(ag,
                ") AS s(k, v) ON t.%s = s.k WHEN MATCHED THEN UPDATE SET %s = s.v WHEN NOT "
                "MATCHED THEN INSERT (%s, %s) VALUES (s.k, s.v)",
                k, v, k, v);
-        break;
-    case 8:
-        AW_PUT(ag, "TRUNCATE %s", aw_pick(ag, 2) ? "TABLE " : "");
-        ns = aw_target(ag, o);
-        break;
-    default:
-        AW_PUT(ag, "UPDATE ");
-        ns = aw_target(ag, o);
-        AW_PUT(ag, " SET %s = (SELECT max(v) FROM (", v);
-        aw_kv_source(ag);
+    else
         AW_PUT(ag, ") AS s(k, v))");
-        break;
-    }
+    return ns;
+}
+
+static inline void aw_tpl_dml(aw_gen *ag)
+{
+    const aw_obj *o = aw_pick_obj(ag, -1, false, false);
+    uint32_t t = aw_pick(ag, 10);
+    ag->st->kind = "dml";
+    ag->subq++;
+    const char *ns = t < 3 ? aw_dml_insert(ag, o, t) : aw_dml_change(ag, o, t - 3);
     ag->subq--;
     /* a source the pass may not read fails first, with 42501 too */
-    ag->st->must_refuse = aw_write_must_refuse(ag, ns, need);
+    ag->st->must_refuse = aw_write_must_refuse(ag, ns, FL_PRIV_WRITE);
 }
 
 static inline void aw_tpl_alter(aw_gen *ag)

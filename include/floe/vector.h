@@ -166,7 +166,8 @@ fl_status fl_vector_append_nulls(fl_vector *v, uint32_t n, fl_error *err);
 static inline const uint8_t *fl_vector_bytes(const fl_vector *v, uint32_t row, size_t *len)
 {
     *len = (size_t)(v->offsets[row + 1] - v->offsets[row]);
-    return v->heap + v->offsets[row];
+    /* no heap yet: every value so far is empty or NULL (NULL + 0 is undefined) */
+    return v->heap ? v->heap + v->offsets[row] : (const uint8_t *)"";
 }
 
 /* Unified view: base is FLAT; row i of v is base row idx(i). For FLAT,

@@ -21,6 +21,10 @@
  * buffer it consumes bytes (0 once exhausted, which always picks the
  * simplest production, so generation terminates); with a seed it uses
  * xorshift64*. Depth is bounded.
+ *
+ * A caller may draw the base-table FROM items itself (table_hook: real
+ * tables of a catalog, tests/sql/authz_world.h) and leave out the CTEs
+ * (no_tables); with neither set the output is as it always was.
  */
 #ifndef FLOE_TESTS_SQLGEN_H
 #define FLOE_TESTS_SQLGEN_H
@@ -48,7 +52,16 @@ typedef struct sg_col {
     sg_type t;
 } sg_col;
 
-typedef struct sg_gen {
+typedef struct sg_gen sg_gen;
+
+/* Optional FROM items of the caller's choosing (tests/sql/authz_world.h
+ * draws them from real tables): called for a base-table item of shape
+ * shape (0 = t1, 1 = t2, 2 = t3) with its alias number; returns 1 when it
+ * wrote "<item> AS q<alias>" exposing exactly that shape's columns, 0 to
+ * let the generator write "t<shape+1> AS q<alias>". */
+typedef int (*sg_table_hook)(sg_gen *g, int shape, int alias);
+
+struct sg_gen {
     const uint8_t *data;
     size_t len, pos;
     uint64_t rng; /* 0 = byte mode */
@@ -61,7 +74,10 @@ typedef struct sg_gen {
     int grouped; /* aggregates allowed in the current expression context */
     int no_subq;  /* no subqueries (JOIN ... ON) */
     int window_ok;
-} sg_gen;
+    sg_table_hook table_hook; /* NULL: t1, t2, t3 only */
+    void *hook_ctx;           /* for the hook */
+    int no_tables;            /* leave out the SQLGEN_TABLES CTEs (names resolve in the catalog) */
+};
 
 static inline uint32_t sg_pick(sg_gen *g, uint32_t n)
 {
@@ -524,7 +540,8 @@ static void sg_table(sg_gen *g)
         return;
     }
     int t = (int)sg_pick(g, 3);
-    sg_put(g, "%s AS q%d", tabs[t].name, alias);
+    if (!g->table_hook || !g->table_hook(g, t, alias))
+        sg_put(g, "%s AS q%d", tabs[t].name, alias);
     for (int i = 0; i < tabs[t].n && g->nscope < 64; i++) {
         snprintf(g->scope[g->nscope].name, sizeof g->scope[0].name, "q%d.%s", alias,
                  tabs[t].cols[i]);
@@ -731,7 +748,8 @@ static inline void sqlgen_statement(sg_gen *g, char *out, size_t cap)
     g->window_ok = 0;
     g->alias_seq = 0;
     out[0] = 0;
-    sg_put(g, "%s ", SQLGEN_TABLES);
+    if (!g->no_tables)
+        sg_put(g, "%s ", SQLGEN_TABLES);
     uint32_t ncols = 1 + sg_pick(g, 3);
     sg_type ts[3];
     for (uint32_t i = 0; i < ncols; i++)

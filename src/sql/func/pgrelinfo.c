@@ -325,6 +325,14 @@ static fl_status const_name(fl_bctx *b, const fl_pg_oid_map *m, const char *sqls
                 return FL_OK;
             }
         }
+    if (!strcmp(sqlstate, "42P01")) { /* 42501 where the principal may not look */
+        fl_pgcat_snap *s = NULL;
+        const char *text = fl_arena_strndup(b->a, p, l > 128 ? 128 : l);
+        if (!text)
+            return oom(err);
+        FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));
+        return fl_pgcat_no_relation(b->pc, s, text, a->location, err);
+    }
     return fl_front_err(b->pc, err, FL_ENOTFOUND, a->location, sqlstate,
                         "%s \"%.*s\" does not exist", m->what, (int)(l > 128 ? 128 : l), p);
 }

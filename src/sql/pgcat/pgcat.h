@@ -148,14 +148,23 @@ typedef struct fl_pgcat_snap {
     const char *user;      /* session user name */
     const char *database;  /* current_database() */
     const char *schema;    /* current_schema() */
+    const char *as;        /* whose listing: the effective principal (NULL: no auth) */
 } fl_pgcat_snap;
 
-/* The statement's snapshot (built once per statement, cached in the
- * planner context). */
+/* The statement's snapshot as the effective principal may see it (built
+ * once per statement and principal, cached in the planner context: a
+ * definer view's query sees its definer's listing, the rest of the
+ * statement the invoker's). */
 fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *err);
 /* Loads every relation's columns (tables: current schema; views: current
  * version's schema). Unreadable tables keep cols NULL (no columns). */
 fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err);
+/* A relation name (text as written, "ns.name" or "name") that s does not
+ * hold: 42P01, or 42501 when its namespace (the current schema for a bare
+ * name) is one the effective principal may not see, whether it exists or
+ * not (as the binder refuses FROM secret.nosuch, authz.h). */
+fl_status fl_pgcat_no_relation(fl_planner_ctx *pc, const fl_pgcat_snap *s, const char *text,
+                               int32_t loc, fl_error *err);
 /* A relation by schema (NULL = any) and name. Index relations exist once
  * columns are loaded: a name containing "_pkey" that is not found loads
  * them (fl_pgcat_snap_columns) and looks again. */

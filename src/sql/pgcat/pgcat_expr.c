@@ -352,8 +352,7 @@ static fl_status lookup_reg(fl_bctx *b, const char *type, const char *text, int3
         if (!r && !nsp)
             r = fl_pgcat_snap_find(s, s->schema, name);
         if (!r)
-            return fl_front_err(b->pc, err, FL_ENOTFOUND, loc, "42P01",
-                                "relation \"%s\" does not exist", text);
+            return fl_pgcat_no_relation(b->pc, s, text, loc, err);
         *oid = r->oid;
         return FL_OK;
     }

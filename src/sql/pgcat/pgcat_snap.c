@@ -7,7 +7,10 @@
  * relation that shows them (pg_attribute, information_schema.columns...) is
  * used. Everything is in the planner arena; the snapshot hangs off the
  * front end's per-statement state, so a query joining pg_class three times
- * lists the catalog once.
+ * lists the catalog once. It lists only what the effective principal may
+ * see, so it is kept for that principal only: a definer view reading
+ * pg_catalog gets its definer's snapshot, which the invoker's own
+ * references in the statement must not reuse (nor the reverse).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,21 +208,38 @@ fl_status fl_pgcat_snap_get(fl_planner_ctx *pc, fl_pgcat_snap **out, fl_error *e
     fl_front_state *st = fl_front_state_of(pc);
     if (!st)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    if (st->pgcat) {
-        *out = st->pgcat;
+    const fl_principal *as = fl_sql_authz_effective(pc->authz);
+    fl_pgcat_snap *c = st->pgcat;
+    if (c && (as ? c->as && !strcmp(c->as, as->name) : !c->as)) {
+        *out = c;
         return FL_OK;
     }
     fl_pgcat_snap *s = fl_arena_calloc(pc->arena, 1, sizeof *s);
-    if (!s)
+    if (!s || (as && !(s->as = fl_arena_strdup(pc->arena, as->name))))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     s->pc = pc;
     s->user = pc->user && pc->user[0] ? pc->user : "floe";
     s->database = pc->catalog && pc->catalog->name ? pc->catalog->name : "floe";
     s->schema = pc->default_namespace ? pc->default_namespace : "default";
     FL_TRY(build(pc, s, err));
-    st->pgcat = s;
+    st->pgcat = s; /* replaces another principal's: theirs stays valid in the arena */
     *out = s;
     return FL_OK;
+}
+
+fl_status fl_pgcat_no_relation(fl_planner_ctx *pc, const fl_pgcat_snap *s, const char *text,
+                               int32_t loc, fl_error *err)
+{
+    fl_table_ident id;
+    fl_error e;
+    bool parsed = fl_table_ident_parse(text, pc->arena, &id, &e) == FL_OK;
+    if (parsed && !id.ns.nlevels)
+        parsed = fl_namespace_parse(s->schema, pc->arena, &id.ns, &e) == FL_OK;
+    if (parsed && fl_sql_authz_enabled(pc->authz) && !fl_sql_authz_visible(pc, &id.ns, NULL))
+        return fl_front_err(pc, err, FL_EFORBIDDEN, loc, "42501", "permission denied for schema %s",
+                            fl_namespace_str(&id.ns, pc->arena));
+    return fl_front_err(pc, err, FL_ENOTFOUND, loc, "42P01", "relation \"%s\" does not exist",
+                        text);
 }
 
 /* r->pk from the schema's identifier fields (attnums in their order); none

@@ -280,7 +280,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     int32_t pos = 0;
     fl_status rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for(rc), 6);
+        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
         s->last.position = pos;
         fl_sql_result_close(r);
         if (s->block)
@@ -399,7 +399,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     memset(&pc, 0, sizeof pc);
     fl_temp_undo undo = {.n = 0};
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, "42601", 6);
+        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
                (rc = fl_session_temp_rewrite(s->temp, p, s->block != NULL, &a, &undo, err)) !=

@@ -61,6 +61,9 @@ typedef struct fl_fn_call {
     fl_vector *out;         /* initialized with expr->type; kernel reserves nrows rows */
     fl_eval_state *state;   /* per-thread scratch */
     const fl_eval_env *env;
+    /* Bytes of string results out may hold: what the statement's
+     * memory_limit has left (0 = only the 1 GB cap); strout_init_call. */
+    size_t out_budget;
 } fl_fn_call;
 
 typedef fl_status (*fl_scalar_kernel)(fl_fn_call *call, fl_error *err);

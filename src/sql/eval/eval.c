@@ -303,6 +303,16 @@ static fl_status eval_args(fl_eval_state *st, node_st *ns, const fl_expr *e, con
     return FL_OK;
 }
 
+/* What a kernel's string results may grow to: memory_limit's headroom plus
+ * what this node's previous batch held (its vector is reused). */
+static size_t out_budget(const fl_eval_state *st, const node_st *ns)
+{
+    if (!st->env.available || !st->env.exec_ctx)
+        return 0;
+    uint64_t b = st->env.available(st->env.exec_ctx) + (uint64_t)ns->charged;
+    return b > FL_SQL_MAX_VALUE_BYTES ? FL_SQL_MAX_VALUE_BYTES : (size_t)(b ? b : 1);
+}
+
 static fl_status eval_call(fl_eval_state *st, node_st *ns, const fl_expr *e, const fl_batch *in,
                            const fl_sel *sel, uint32_t nrows, fl_error *err)
 {
@@ -350,6 +360,7 @@ static fl_status eval_call(fl_eval_state *st, node_st *ns, const fl_expr *e, con
         .out = &ns->out,
         .state = st,
         .env = &st->env,
+        .out_budget = out_budget(st, ns),
     };
     FL_TRY(e->fn->kernel(&call, err));
     if (all_const && e->nargs > 0 && e->fn->deterministic) {
@@ -864,11 +875,11 @@ static fl_status eval_in(fl_eval_state *st, node_st *ns, const fl_expr *e, const
  * nested children (a batch's fixed-width data is bounded by its rows). */
 static int64_t vec_bytes(const fl_vector *v, int depth)
 {
-    int64_t b = (int64_t)v->heap_cap;
+    int64_t b = (int64_t)v->heap_len; /* resident: realloc'd capacity is untouched */
     for (uint32_t c = 0; depth < 8 && c < v->nchildren; c++) {
         const fl_vector *ch = &v->children[c];
         size_t w = ch->type ? fl_type_width(ch->type) : 0;
-        b += (int64_t)ch->cap * (int64_t)(w ? w : 8) + vec_bytes(ch, depth + 1);
+        b += (int64_t)ch->len * (int64_t)(w ? w : 8) + vec_bytes(ch, depth + 1);
     }
     return b;
 }

@@ -409,6 +409,13 @@ static fl_status charge_eval(void *exec_ctx, int64_t bytes, fl_error *err)
     return ex_mem_add(exec_ctx, bytes, "expression results", err);
 }
 
+static uint64_t available_eval(void *exec_ctx)
+{
+    fl_exec *x = exec_ctx;
+    long long used = atomic_load(&x->mem_used);
+    return used < 0 || (uint64_t)used >= x->memory_limit ? 0 : x->memory_limit - (uint64_t)used;
+}
+
 /* ---- the public API ---- */
 
 fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out, fl_error *err)
@@ -427,6 +434,7 @@ fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out,
         x->env.run_subquery = run_subquery;
         x->env.exec_ctx = x;
         x->env.charge = charge_eval;
+        x->env.available = available_eval;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     x->threads = x->opt.threads ? x->opt.threads : (uint32_t)(cpus > 0 ? cpus : 1);

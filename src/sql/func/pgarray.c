@@ -263,7 +263,7 @@ static fl_status k_to_string(fl_fn_call *c, fl_error *err)
     if (c->nargs > 2)
         fl_vector_unify(c->args[2], &ns);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l, sl, nl = 0;
@@ -306,7 +306,7 @@ static fl_status k_subscript(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &u);
     fl_vector_unify(c->args[1], &x);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l;
@@ -403,7 +403,7 @@ static fl_status k_array(fl_fn_call *c, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t cap = 3;
         for (uint32_t k = 0; k < c->nargs; k++) {
@@ -456,7 +456,7 @@ static fl_status k_array_md(fl_fn_call *c, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t cap = 2;
         int32_t dim = -1;
@@ -512,7 +512,7 @@ static fl_status k_array_elem(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         if (!uvalid(&u, i)) {
             FL_TRY(strout_put(&so, i, "NULL", 4, err));
@@ -546,7 +546,7 @@ static fl_status k_braces(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l = 0;
         const uint8_t *p = uvalid(&u, i) ? ubytes(&u, i, &l) : NULL;
@@ -573,7 +573,7 @@ static fl_status srf_one(fl_fn_call *c, const char *fn, int mode, fl_error *err)
     strout so;
     bool str = fl_type_is_varlen(c->out->type);
     if (str)
-        strout_init(&so, c->out);
+        strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l;
@@ -635,7 +635,7 @@ static fl_status k_aclexplode(fl_fn_call *c, fl_error *err)
                            "ACLs (floe stores no privileges)");
     });
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     strout_finish(&so, c->nrows);
     return FL_OK;
 }
@@ -793,7 +793,7 @@ static fl_status k_list_key(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     keybuf k = {NULL, 0, 0};
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {

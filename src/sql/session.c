@@ -72,6 +72,7 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
+    fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
     if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");

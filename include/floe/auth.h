@@ -188,6 +188,11 @@ fl_status fl_auth_role_limits_set(fl_auth *a, const char *role, const fl_auth_li
                                   fl_error *err);
 fl_status fl_auth_limits_for(fl_auth *a, const fl_principal *p, fl_auth_limits *out,
                              fl_error *err);
+/* One line per role with ceilings, "role max_memory_limit=1GB
+ * statement_timeout=30s max_statement_timeout=10min max_statements=4"
+ * (unset fields left out), sorted, for `floe admin limits`. */
+fl_status fl_auth_role_limits_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
+                                   fl_error *err);
 
 /* Appends an audit record. outcome is e.g. "ok", "denied", "conflict",
  * "error"; detail may be NULL. Never fails the caller: I/O errors are

@@ -11,6 +11,7 @@
  * is set to the new version on create and rotate, so tokens minted before
  * (including for a dropped principal of the same name) stop verifying.
  * Granting twice is a no-op; revoking what was not granted is FL_ENOTFOUND.
+ * Dropping a role also deletes its resource ceilings (limits.c).
  * The built-in role "admin" cannot be dropped or given grants.
  */
 #include <inttypes.h>
@@ -43,6 +44,11 @@ static fl_status mutate(fl_auth *a, mut_fn fn, void *ctx, fl_error *err)
         s->rollback(s);
     pthread_mutex_unlock(&a->lock);
     return rc;
+}
+
+fl_status auth_mutate(fl_auth *a, auth_mut_fn fn, void *ctx, fl_error *err)
+{
+    return mutate(a, fn, ctx, err);
 }
 
 /* Does `SELECT 1 FROM table WHERE name = ?` find a row? */
@@ -182,6 +188,8 @@ static fl_status do_role_drop(auth_store *s, void *ctx, int64_t v, fl_error *err
     const char *p[1] = {ctx};
     uint64_t n = 0;
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_grants WHERE role = ?", p, 1, NULL, err));
+    FL_TRY(
+        auth_store_exec1(s, "DELETE FROM floe_auth_role_limits WHERE role = ?", p, 1, NULL, err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_principal_roles WHERE role = ?", p, 1, NULL,
                             err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_roles WHERE name = ?", p, 1, &n, err));

@@ -11,6 +11,8 @@
  *   snapshot.c   an in-memory copy of principals, roles and grants, reloaded
  *                when the store's version counter moves; grant resolution
  *   admin.c      principal / role / grant mutations and listings
+ *   limits.c     per-role resource ceilings (floe_auth_role_limits)
+ *   throttle.c   failed-login / token-request rate limiting (memory only)
  *   statics.c    static bearer tokens
  *   audit.c      the JSON-lines audit log
  *   auth.c       fl_auth itself: open/close, token issue, authenticate,
@@ -132,6 +134,11 @@ typedef struct auth_pr {
     const char **roles;
 } auth_pr;
 
+typedef struct auth_role_limits {
+    const char *role;
+    fl_auth_limits l;
+} auth_role_limits;
+
 typedef struct auth_snapshot {
     fl_arena arena; /* owns everything below */
     int64_t version;
@@ -139,7 +146,17 @@ typedef struct auth_snapshot {
     auth_pr *principals; /* sorted by name */
     const char **roles;
     auth_grant *grants;
+    auth_role_limits *limits; /* limits.c */
+    uint32_t nlimits;
 } auth_snapshot;
+
+/* limits.c: reads floe_auth_role_limits into sn (inside the load's read
+ * transaction). */
+fl_status auth_limits_load(auth_store *s, auth_snapshot *sn, fl_error *err);
+/* admin.c: runs fn inside one write transaction that first bumps the
+ * version counter (every mutation does). */
+typedef fl_status (*auth_mut_fn)(auth_store *s, void *ctx, int64_t version, fl_error *err);
+fl_status auth_mutate(fl_auth *a, auth_mut_fn fn, void *ctx, fl_error *err);
 
 /* Loads everything in one read transaction. */
 fl_status auth_snapshot_load(auth_store *s, auth_snapshot *out, fl_error *err);

@@ -212,7 +212,13 @@ struct fl_auth {
     int audit_fd; /* -1 = none */
     char *audit_path;
     bool audit_reported;
+    /* failed-login throttling (throttle.c) */
+    struct auth_throttle *throttle;
 };
+
+/* throttle.c: created at open, freed at close */
+fl_status auth_throttle_new(fl_auth *a, uint32_t max_failures, uint32_t window_s, fl_error *err);
+void auth_throttle_free(fl_auth *a);
 
 /* With a->lock held: reloads a->snap when the store's version moved. */
 fl_status auth_refresh_locked(fl_auth *a, fl_error *err);

@@ -20,7 +20,9 @@
 
 #include <stdint.h>
 
+#include "floe/auth.h"
 #include "floe/error.h"
+#include "floe/sql.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +45,25 @@ fl_status fl_admission_enter(fl_admission *a, fl_admit_kind kind, const char *pr
 void fl_admission_leave(fl_admission *a, fl_admit_kind kind, const char *principal);
 /* What is counted now (tests, metrics). */
 uint32_t fl_admission_count(fl_admission *a, fl_admit_kind kind, const char *principal);
+
+/* A server's limits for principals whose roles set none (docs/security.md,
+ * "Resource limits"). 0 = none, except max_memory_limit: 0 = the session's
+ * own memory_limit (the server's per-session budget) is the ceiling. */
+typedef struct fl_limit_defaults {
+    uint64_t statement_timeout_ms;     /* the sessions' default statement_timeout */
+    uint64_t max_statement_timeout_ms; /* the largest they may SET */
+    uint64_t max_memory_limit;         /* the largest memory_limit they may SET */
+    uint32_t max_statements;           /* statements at once per principal */
+} fl_limit_defaults;
+
+/* Fills o's max_memory_limit, max_statement_timeout_ms,
+ * statement_timeout_ms and spill_dir_fixed (o->memory_limit already set)
+ * for principal p: each from p's roles (fl_auth_limits_for) or else from d.
+ * Admins and anonymous principals (auth off) get only the default
+ * statement_timeout (they may SET anything) and no max_statements.
+ * *max_statements: the admission limit for p. a NULL: defaults only. */
+fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p, const fl_limit_defaults *d,
+                                fl_sql_options *o, uint32_t *max_statements, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -103,6 +103,29 @@ void fl_admission_leave(fl_admission *a, fl_admit_kind kind, const char *princip
     pthread_mutex_unlock(&a->mu);
 }
 
+fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p, const fl_limit_defaults *d,
+                                fl_sql_options *o, uint32_t *max_statements, fl_error *err)
+{
+    fl_auth_limits l;
+    memset(&l, 0, sizeof l);
+    *max_statements = 0;
+    o->statement_timeout_ms = d->statement_timeout_ms;
+    o->spill_dir_fixed = true; /* spill files go where the operator configured */
+    if (!p || p->admin || p->anonymous)
+        return FL_OK;
+    if (a)
+        FL_TRY(fl_auth_limits_for(a, p, &l, err));
+    o->max_memory_limit = l.max_memory_limit    ? l.max_memory_limit
+                          : d->max_memory_limit ? d->max_memory_limit
+                                                : o->memory_limit;
+    o->max_statement_timeout_ms =
+        l.max_statement_timeout_ms ? l.max_statement_timeout_ms : d->max_statement_timeout_ms;
+    if (l.statement_timeout_ms)
+        o->statement_timeout_ms = l.statement_timeout_ms;
+    *max_statements = l.max_statements ? l.max_statements : d->max_statements;
+    return FL_OK;
+}
+
 uint32_t fl_admission_count(fl_admission *a, fl_admit_kind kind, const char *principal)
 {
     if (!a || !principal)

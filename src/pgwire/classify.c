@@ -23,6 +23,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
+#include "sql/depth.h"
 
 static const char *sv(json_t *o, const char *k)
 {
@@ -404,13 +405,24 @@ void pgw_classify(const char *sql, pgw_class *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = PGW_K_ENGINE;
-    PgQueryParseResult r = pg_query_parse(sql);
+    /* on a stack sized for the statement (src/sql/depth.h); what cannot be
+     * parsed or loaded goes to the engine, which reports the error (54001
+     * for a statement nested too deeply): never skipped silently */
+    PgQueryParseResult r;
+    if (!fl_sql_pgq_parse_json(sql, &r)) {
+        out->too_deep = true;
+        return;
+    }
     if (r.error || !r.parse_tree) {
         pg_query_free_parse_result(r);
         return;
     }
     json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);
     pg_query_free_parse_result(r);
+    if (!root) { /* deeper than jansson loads (2048 levels) */
+        out->too_deep = true;
+        return;
+    }
     json_t *stmts = json_object_get(root, "stmts");
     if (!json_array_size(stmts)) {
         out->kind = PGW_K_EMPTY;

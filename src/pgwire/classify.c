@@ -401,6 +401,16 @@ static void classify_node(pgw_class *k, const char *type, json_t *s, json_t *roo
     json_decref(ctes);
 }
 
+/* Not classified: nested too deeply to load. The engine's own verdict
+ * (54001 with a position) when it refuses the statement too. */
+static void too_deep(const char *sql, pgw_class *out)
+{
+    out->too_deep = true;
+    fl_error e = {0};
+    if (fl_sql_depth_check(sql, &out->deep_pos, &e) != FL_OK)
+        snprintf(out->deep_msg, sizeof out->deep_msg, "%.255s", e.msg);
+}
+
 void pgw_classify(const char *sql, pgw_class *out)
 {
     memset(out, 0, sizeof *out);
@@ -410,7 +420,7 @@ void pgw_classify(const char *sql, pgw_class *out)
      * for a statement nested too deeply): never skipped silently */
     PgQueryParseResult r;
     if (!fl_sql_pgq_parse_json(sql, &r)) {
-        out->too_deep = true;
+        too_deep(sql, out);
         return;
     }
     if (r.error || !r.parse_tree) {
@@ -420,7 +430,7 @@ void pgw_classify(const char *sql, pgw_class *out)
     json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);
     pg_query_free_parse_result(r);
     if (!root) { /* deeper than jansson loads (2048 levels) */
-        out->too_deep = true;
+        too_deep(sql, out);
         return;
     }
     json_t *stmts = json_object_get(root, "stmts");

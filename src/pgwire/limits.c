@@ -180,6 +180,29 @@ void pgw_limits_make_room(fl_pgwire *s)
     shutdown(s->slots[oldest].conn->io.fd, SHUT_RDWR);
 }
 
+uint32_t pgw_limits_free_slot(fl_pgwire *s)
+{
+    for (int tries = 0;; tries++) {
+        bool evicting = false;
+        for (uint32_t i = 0; i < s->nslots; i++) {
+            if (!s->slots[i].conn)
+                return i;
+            evicting |= s->slots[i].evicted;
+        }
+        if (!evicting || tries == 5 || s->stopping)
+            return s->nslots;
+        /* an evicted connection's thread is on its way out (conn_main signals idle) */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&s->idle, &s->lock, &ts);
+    }
+}
+
 /* ---- sessions and statements ---- */
 
 bool pgw_limits_session(pgw_conn *c, fl_sql_options *so)

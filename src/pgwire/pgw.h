@@ -175,6 +175,9 @@ void pgw_limits_leave(pgw_conn *c);
 /* Evicts the oldest unauthenticated connection when max_startup are
  * waiting (s->lock held). */
 void pgw_limits_make_room(fl_pgwire *s);
+/* A free slot (s->lock held), waiting a little for evicted connections to
+ * leave when there is none; s->nslots = none. */
+uint32_t pgw_limits_free_slot(fl_pgwire *s);
 
 /* ---- wire.c: transport, framing, output building ---- */
 /* Reads exactly n bytes; idle: apply the idle timeout while waiting. */
@@ -298,6 +301,8 @@ struct pgw_class {
     uint32_t ntargets;
     bool too_many_targets;
     bool too_deep; /* not classified: nested too deeply (the engine refuses it, 54001) */
+    char deep_msg[256]; /* then the engine's error, with its 1-based position */
+    int32_t deep_pos;
     uint32_t oids[PGW_MAX_ARGS]; /* PREPARE's declared types */
     uint32_t nargs;              /* PREPARE types / EXECUTE arguments */
     bool arg_null[PGW_MAX_ARGS], bad_arg;

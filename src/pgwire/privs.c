@@ -42,8 +42,11 @@ bool pgw_check_privileges(pgw_conn *c, const pgw_class *k)
     if (c->who.anonymous || c->who.admin || !c->srv->auth)
         return true;
     if (k->too_deep) { /* its tables are unknown; the engine refuses it anyway (54001) */
-        pgw_send_error(c, "ERROR", "54001", 0,
-                       "statement too complex: nesting too deep to check its privileges");
+        if (k->deep_msg[0])
+            pgw_send_error(c, "ERROR", "54001", k->deep_pos, "%s", k->deep_msg);
+        else
+            pgw_send_error(c, "ERROR", "54001", 0,
+                           "statement too complex: nesting too deep to check its privileges");
         return false;
     }
     if (k->too_many_targets) {

@@ -154,9 +154,7 @@ static void accept_one(fl_pgwire *s, int fd)
     pgw_limits_accept(c); /* peer address, the startup+authentication deadline */
     pthread_mutex_lock(&s->lock);
     pgw_limits_make_room(s); /* the oldest unauthenticated one goes past max_startup */
-    uint32_t i = 0;
-    while (i < s->nslots && s->slots[i].conn)
-        i++;
+    uint32_t i = pgw_limits_free_slot(s);
     if (i == s->nslots || s->stopping) {
         pthread_mutex_unlock(&s->lock);
         close(fd);

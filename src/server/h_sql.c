@@ -153,7 +153,8 @@ static int http_status_for(const char *sqlstate)
     if (!strncmp(sqlstate, "42", 2) || !strncmp(sqlstate, "22", 2) ||
         !strncmp(sqlstate, "23", 2) || !strncmp(sqlstate, "0A", 2) ||
         !strncmp(sqlstate, "2B", 2) || !strncmp(sqlstate, "3D", 2) ||
-        !strncmp(sqlstate, "0L", 2) || !strncmp(sqlstate, "21", 2))
+        !strncmp(sqlstate, "0L", 2) || !strncmp(sqlstate, "21", 2) ||
+        !strncmp(sqlstate, "54", 2)) /* program limits: too complex, too large */
         return 400;
     return 500;
 }
@@ -655,7 +656,7 @@ static void h_sql_post(fl_server_request *r, void *ctx)
         const char *st = rc == FL_EFORBIDDEN   ? "42501"
                          : rc == FL_ESYNTAX    ? "42601"
                          : rc == FL_ENOTFOUND  ? "3F000"
-                                               : fl_sql_sqlstate_for(rc);
+                                               : fl_sql_sqlstate_for_error(&err);
         if (rc == FL_EFORBIDDEN)
             srv_audit(r, "sql", q->sql, "denied", err.msg);
         respond_sql_error(r, http_status_for(st), err.msg, st, pos, NULL);

@@ -342,6 +342,40 @@ fl_status fl_sql_pgq_parse(const char *sql, const char *text, uint64_t ntokens,
     return rc;
 }
 
+static uint64_t count_tokens(const char *sql);
+
+fl_status fl_sql_depth_check(const char *sql, int32_t *error_position, fl_error *err)
+{
+    if (error_position)
+        *error_position = 0;
+    uint64_t ntokens = count_tokens(sql);
+    if (ntokens > FL_SQL_MAX_TOKENS) {
+        char what[96];
+        snprintf(what, sizeof what, "%llu tokens (at most %llu)", (unsigned long long)ntokens,
+                 (unsigned long long)FL_SQL_MAX_TOKENS);
+        return too_complex(sql, -1, error_position, err, what);
+    }
+    parse_job j = {sql, {{0, NULL}, NULL, NULL}};
+    FL_TRY(fl_sql_on_stack(parse_stack(ntokens), parse_main, &j, err));
+    fl_status rc = FL_OK;
+    if (j.r.error && parser_stack_error(j.r.error->message)) {
+        rc = parse_error(sql, j.r.error, error_position, err);
+    } else if (!j.r.error) {
+        uint32_t depth;
+        int32_t loc;
+        const uint8_t *data = (const uint8_t *)j.r.parse_tree.data;
+        rc = fl_pgq_depth(&pg_query__parse_result__descriptor, data, j.r.parse_tree.len,
+                          FL_SQL_MAX_DEPTH, &depth, &loc, err);
+        if (rc == FL_OK && depth > FL_SQL_MAX_DEPTH) {
+            char what[64];
+            snprintf(what, sizeof what, "nesting deeper than %u levels", FL_SQL_MAX_DEPTH);
+            rc = too_complex(sql, loc, error_position, err, what);
+        }
+    }
+    pg_query_free_protobuf_parse_result(j.r);
+    return rc;
+}
+
 /* ---- pgwire's JSON parse ---- */
 
 typedef struct json_job {

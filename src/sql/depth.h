@@ -91,6 +91,11 @@ fl_status fl_sql_pgq_parse(const char *sql, const char *text, uint64_t ntokens,
  * to free) when sql is too big to parse safely. For pgwire's classifier. */
 bool fl_sql_pgq_parse_json(const char *sql, PgQueryParseResult *out);
 
+/* Whether sql is nested too deeply for the engine, without unpacking it:
+ * FL_ELIMIT (54001, position as fl_sql_pgq_parse) or FL_OK (also for
+ * statements that do not parse: the engine reports those). */
+fl_status fl_sql_depth_check(const char *sql, int32_t *error_position, fl_error *err);
+
 /* Nesting depth of the packed message buf (type d), measured without
  * recursion, up to limit + 1. When the depth passes limit, *location is
  * the byte offset ("location" field) of the first message past it, or of

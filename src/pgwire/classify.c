@@ -427,6 +427,13 @@ void pgw_classify(const char *sql, pgw_class *out)
         pg_query_free_parse_result(r);
         return;
     }
+    fl_error e = {0};
+    if (fl_sql_json_depth_check(sql, r.parse_tree, &out->deep_pos, &e) != FL_OK) {
+        out->too_deep = true; /* surely too deep: no need to load it */
+        snprintf(out->deep_msg, sizeof out->deep_msg, "%.255s", e.msg);
+        pg_query_free_parse_result(r);
+        return;
+    }
     json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);
     pg_query_free_parse_result(r);
     if (!root) { /* deeper than jansson loads (2048 levels) */

@@ -17,7 +17,10 @@
  *      parsed on the calling thread; larger ones on a helper thread whose
  *      stack is sized from the token count (FL_SQL_STACK_PER_TOKEN), so the
  *      caller's stack size never matters. Past FL_SQL_MAX_TOKENS the
- *      statement is refused before libpg_query sees it.
+ *      statement is refused before libpg_query sees it. Its protobuf output
+ *      takes time quadratic in the nesting (11 s for a 100,000-term sum),
+ *      so statements of more than FL_SQL_PRESCREEN_TOKENS are parsed to
+ *      JSON first (linear) and refused when that tree is surely too deep.
  *   2. The packed protobuf tree is measured iteratively (an explicit stack
  *      of message descriptors, no recursion); deeper than FL_SQL_MAX_DEPTH
  *      levels is refused with SQLSTATE 54001 naming the position of the
@@ -71,6 +74,9 @@ struct fl_planner_ctx;
  * 1 GiB at most). */
 #define FL_SQL_STACK_PER_TOKEN 768u
 #define FL_SQL_MAX_TOKENS ((uint64_t)1 << 20)
+/* Statements of more tokens are pre-screened by their JSON parse tree
+ * (depth.c: libpg_query's protobuf output is quadratic in the nesting). */
+#define FL_SQL_PRESCREEN_TOKENS 4096u
 /* Jobs needing at most this much stack run on the calling thread. */
 #define FL_SQL_INLINE_STACK ((size_t)1 << 20)
 
@@ -90,6 +96,12 @@ fl_status fl_sql_pgq_parse(const char *sql, const char *text, uint64_t ntokens,
 /* pg_query_parse (JSON) on a stack big enough for sql; false (and nothing
  * to free) when sql is too big to parse safely. For pgwire's classifier. */
 bool fl_sql_pgq_parse_json(const char *sql, PgQueryParseResult *out);
+
+/* Whether libpg_query's JSON tree of sql is surely nested too deeply
+ * (deeper than twice the limit: JSON adds an array per repeated field):
+ * FL_ELIMIT (54001 with a position near that point) or FL_OK. */
+fl_status fl_sql_json_depth_check(const char *sql, const char *json, int32_t *error_position,
+                                  fl_error *err);
 
 /* Whether sql is nested too deeply for the engine, without unpacking it:
  * FL_ELIMIT (54001, position as fl_sql_pgq_parse) or FL_OK (also for

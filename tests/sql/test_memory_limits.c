@@ -203,6 +203,21 @@ static void test_value_caps(void)
     fl_vector_destroy(&v);
 }
 
+/* Found by fuzz_sql_parse: a fill of stray UTF-8 continuation bytes made
+ * lpad/rpad loop forever at plan time (constant folding, where no timeout
+ * reaches). */
+static void test_pad_fill_of_no_character(void)
+{
+    fl_sql_session *s = open_limited();
+    if (!s)
+        return;
+    char st[6], out[256];
+    CHECK(run(s, "SELECT lpad(',1', 6, '\xb8'), rpad('ab', 4, '\x80\x80')", st, out, sizeof out) ==
+          FL_OK);
+    CHECK_EQ_STR(out, ",1|ab;");
+    fl_sql_session_close(s);
+}
+
 static void test_peak_rss(void)
 {
     struct rusage ru;
@@ -221,6 +236,7 @@ int main(void)
     TEST_RUN(test_array_nesting);
     TEST_RUN(test_expression_growth);
     TEST_RUN(test_recursive_and_cross);
+    TEST_RUN(test_pad_fill_of_no_character);
     TEST_RUN(test_peak_rss);
     return TEST_EXIT();
 }

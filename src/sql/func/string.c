@@ -515,13 +515,15 @@ static fl_status pad_kernel(fl_fn_call *c, bool left, fl_error *err)
         if (len > (1 << 26))
             return fl_fn_error(c, err, FL_ELIMIT, "requested length too large");
         int64_t chars = (int64_t)fl_utf8_len(s, n);
-        if (chars >= len || fn == 0) {
+        /* a fill of no whole character (empty, or stray continuation bytes)
+         * pads nothing, as an empty one: the loop below would never end */
+        size_t fchars = fl_utf8_len(f, fn);
+        if (chars >= len || fn == 0 || fchars == 0) {
             size_t e = char_off(s, n, chars >= len ? len : chars);
             FL_TRY(strout_put(&so, i, s, e, err));
             continue;
         }
         int64_t need = len - chars;
-        size_t fchars = fl_utf8_len(f, fn);
         uint8_t *dst;
         FL_TRY(strout_reserve(&so, n + (size_t)need * 4, &dst, err));
         size_t o = 0;

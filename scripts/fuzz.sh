@@ -73,11 +73,13 @@ for t in $targets; do
   [ -n "$s" ] && [ -d "fuzz/regress/$s" ] && extra+=("fuzz/regress/$s")
   [ -d "fuzz/seeds/$t" ] && extra+=("fuzz/seeds/$t")
   [ "$t" = fuzz_sql_parse ] && extra+=("tests/sql/tpch")
+  dict=()
+  [ -f "fuzz/$t.dict" ] && dict+=("-dict=fuzz/$t.dict")
   echo "== $t for ${FUZZ_SECONDS}s (corpus $corpus, $(ls "$corpus" | wc -l) files)"
   log=$BUILD/$t.log
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$bin" -max_total_time="$FUZZ_SECONDS" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="fuzz/crash-$t-" -print_final_stats=1 "$corpus" "${extra[@]}" >"$log" 2>&1
+    -artifact_prefix="fuzz/crash-$t-" -print_final_stats=1 "${dict[@]}" "$corpus" "${extra[@]}" >"$log" 2>&1
   rc=$?
   execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
   rate=$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}')

@@ -93,6 +93,11 @@ typedef struct fl_auth_options {
      * anonymous principal with every privilege. Must be asked for
      * explicitly (floe serve --insecure-no-auth). */
     bool allow_anonymous;
+    /* Failed-login throttling (fl_auth_login_allowed): failures per client
+     * id within login_window_s before it is locked out; 0 = 5 and 60 s.
+     * A client address gets four times as many. */
+    uint32_t login_max_failures;
+    uint32_t login_window_s;
 } fl_auth_options;
 
 typedef struct fl_auth fl_auth;
@@ -233,6 +238,34 @@ fl_status fl_auth_role_limits_set(fl_auth *a, const char *role, const fl_auth_li
                                   fl_error *err);
 fl_status fl_auth_limits_for(fl_auth *a, const fl_principal *p, fl_auth_limits *out,
                              fl_error *err);
+/* One line per role with ceilings, "role max_memory_limit=1GB
+ * statement_timeout=30s max_statement_timeout=10min max_statements=4"
+ * (unset fields left out), sorted, for `floe admin limits`. */
+fl_status fl_auth_role_limits_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
+                                   fl_error *err);
+
+/* ---- logins: throttling and audit (throttle.c; docs/security.md, "Login
+ * audit and throttling") ----
+ * Every login attempt (a pgwire password exchange, a /v1/oauth/tokens
+ * request) asks fl_auth_login_allowed first and reports its outcome with
+ * fl_auth_login_record. Failures are counted per client id and per client
+ * address (memory only, per fl_auth; share one fl_auth between front ends
+ * to share the counts); after login_max_failures failures of a client id
+ * within login_window_s (an address: 4x as many) further attempts are
+ * refused for a lockout that doubles with every further failure (1 s, 2 s,
+ * 4 s ... at most 300 s), without checking any secret (no PBKDF2 is run):
+ * FL_ELIMIT with *retry_after_s. A success clears the client id's count.
+ * NULL id or address: that key is not counted. */
+fl_status fl_auth_login_allowed(fl_auth *a, const char *client_id, const char *client_addr,
+                                int *retry_after_s, fl_error *err);
+void fl_auth_login_record(fl_auth *a, const char *client_id, const char *client_addr, bool ok);
+/* One audit record per login attempt: principal = the client id presented
+ * (also when it does not exist), action = action ("pg.login",
+ * "oauth.token"), target = the endpoint, outcome "ok" / "denied" /
+ * "throttled", detail "client=<address>[; <why>]". */
+void fl_auth_audit_login(fl_auth *a, const char *action, const char *client_id,
+                         const char *endpoint, const char *client_addr, const char *outcome,
+                         const char *why);
 
 /* Appends an audit record. outcome is e.g. "ok", "denied", "conflict",
  * "error"; detail may be NULL. Never fails the caller: I/O errors are

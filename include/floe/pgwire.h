@@ -10,6 +10,12 @@
  *   describes the state machine, the limits and what is not supported.
  *
  * LIMITS
+ *   Connections that have not authenticated yet are bounded separately
+ *   (max_startup, oldest closed first) and must authenticate within
+ *   auth_timeout_s, so silent clients never take the slots of sessions;
+ *   of max_connections, reserved_connections are for admin principals, and
+ *   one principal holds at most max_sessions_per_principal; a statement
+ *   whose client went away is cancelled within a poll interval (100 ms).
  *   max_connections bounds concurrent sessions (the next client gets SQLSTATE
  *   53300); idle_timeout_s closes a connection that sends nothing for that
  *   long between messages; max_message_bytes bounds one incoming message (a
@@ -62,6 +68,18 @@ typedef struct fl_pgwire_options {
     /* Read cache shared by every session (sql.h options.cache); borrowed,
      * outlives the listener. NULL = each session makes a private one. */
     struct fl_sql_shared_cache *sql_cache;
+    /* ---- limits (docs/security.md, "Resource limits") ---- */
+    uint32_t auth_timeout_s;             /* startup + authentication within; 0 = 10 */
+    uint32_t max_startup;                /* connections not yet authenticated; 0 = 64 (past it the
+                                          * oldest is closed to make room) */
+    uint32_t reserved_connections;       /* of max_connections, for admin principals; 0 = 3 */
+    uint32_t max_sessions_per_principal; /* 0 = max_connections / 2 (admins: no cap) */
+    /* Defaults for principals whose roles set no limits (borrowed; NULL =
+     * none but memory: the session memory limit is the ceiling). */
+    const struct fl_limit_defaults *limits;
+    /* Running statements per principal, shared with /v1/sql (borrowed;
+     * NULL = the listener keeps its own). */
+    struct fl_admission *admission;
 } fl_pgwire_options;
 
 typedef struct fl_pgwire fl_pgwire;

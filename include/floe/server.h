@@ -59,6 +59,18 @@ typedef struct fl_server_options {
     /* Read cache shared by every SQL session of the HTTP SQL endpoint
      * (sql.h); borrowed, outlives the server. NULL = one per session. */
     struct fl_sql_shared_cache *sql_cache;
+    /* ---- limits (docs/security.md, "Resource limits") ---- */
+    unsigned max_connections;        /* HTTP connections; 0 = 4096 */
+    unsigned max_connections_per_ip; /* 0 = 64 */
+    unsigned connection_timeout_s;   /* idle connection closed after; 0 = 30 */
+    /* POST /v1/sql sessions: operator memory (0 = 80% of RAM / 64, at least
+     * 64 MiB) and the defaults for principals whose roles set no limits */
+    uint64_t sql_memory_limit;
+    struct fl_limit_defaults *sql_limits; /* borrowed; NULL = none */
+    /* Running statements per principal, shared with pgwire (borrowed; NULL =
+     * the server keeps its own). */
+    struct fl_admission *admission;
+    uint32_t login_max_failures, login_window_s; /* fl_auth_options */
 } fl_server_options;
 
 typedef struct fl_server fl_server;
@@ -78,6 +90,10 @@ int fl_server_port(const fl_server *s);
 /* Graceful stop: no new connections, waits (up to drain_ms) for in-flight
  * requests to finish, then frees everything. NULL allowed. */
 void fl_server_destroy(fl_server *s, int drain_ms);
+
+/* The server's auth (NULL with --insecure-no-auth and no store): shared
+ * with the Postgres wire server so both count failed logins together. */
+struct fl_auth *fl_server_auth(fl_server *s);
 
 /* ---- request accessors (inside a handler) ---- */
 const char *fl_server_req_method(const fl_server_request *r);

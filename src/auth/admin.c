@@ -11,6 +11,7 @@
  * is set to the new version on create and rotate, so tokens minted before
  * (including for a dropped principal of the same name) stop verifying.
  * Granting twice is a no-op; revoking what was not granted is FL_ENOTFOUND.
+ * Dropping a role also deletes its resource ceilings (limits.c).
  * The built-in role "admin" cannot be dropped or given grants.
  */
 #include <inttypes.h>
@@ -181,6 +182,8 @@ static fl_status do_role_drop(auth_store *s, void *ctx, int64_t v, fl_error *err
     uint64_t n = 0;
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_grants WHERE role = ?", p, 1, NULL, err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_policies WHERE role = ?", p, 1, NULL, err));
+    FL_TRY(
+        auth_store_exec1(s, "DELETE FROM floe_auth_role_limits WHERE role = ?", p, 1, NULL, err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_principal_roles WHERE role = ?", p, 1, NULL,
                             err));
     FL_TRY(auth_store_exec1(s, "DELETE FROM floe_auth_roles WHERE name = ?", p, 1, &n, err));

@@ -132,6 +132,8 @@ fl_status fl_auth_open(const fl_auth_options *opt, fl_auth **out, fl_error *err)
         rc = check_statics_exist(a, err);
     if (rc == FL_OK)
         rc = auth_audit_open(a, opt->audit_log_path, err);
+    if (rc == FL_OK)
+        rc = auth_throttle_new(a, opt->login_max_failures, opt->login_window_s, err);
     if (rc != FL_OK) {
         fl_auth_close(a);
         return rc;
@@ -151,6 +153,7 @@ void fl_auth_close(fl_auth *a)
     if (a->audit_fd >= 0)
         close(a->audit_fd);
     free(a->audit_path);
+    auth_throttle_free(a);
     free(a->statics);
     OPENSSL_cleanse(a->key, sizeof a->key);
     pthread_mutex_destroy(&a->lock);

@@ -11,6 +11,8 @@
  *   snapshot.c   an in-memory copy of principals, roles and grants, reloaded
  *                when the store's version counter moves; grant resolution
  *   admin.c      principal / role / grant mutations and listings
+ *   limits.c     per-role resource ceilings (floe_auth_role_limits)
+ *   throttle.c   failed-login / token-request rate limiting (memory only)
  *   statics.c    static bearer tokens
  *   audit.c      the JSON-lines audit log
  *   auth.c       fl_auth itself: open/close, token issue, authenticate,
@@ -147,6 +149,10 @@ typedef struct auth_policy {
     const char *column; /* masks; "" for filters */
     const char *expression;
 } auth_policy;
+typedef struct auth_role_limits {
+    const char *role;
+    fl_auth_limits l;
+} auth_role_limits;
 
 typedef struct auth_snapshot {
     fl_arena arena; /* owns everything below */
@@ -156,10 +162,17 @@ typedef struct auth_snapshot {
     const char **roles;
     auth_grant *grants;
     auth_policy *policies;
+    auth_role_limits *limits; /* limits.c */
+    uint32_t nlimits;
 } auth_snapshot;
 
 /* Reads the policies into sn (policy.c; inside auth_snapshot_load's transaction). */
 fl_status auth_policies_load(auth_store *s, auth_snapshot *sn, fl_error *err);
+
+/* limits.c: reads floe_auth_role_limits into sn (inside the load's read
+ * transaction). */
+fl_status auth_limits_load(auth_store *s, auth_snapshot *sn, fl_error *err);
+
 /* Loads everything in one read transaction. */
 fl_status auth_snapshot_load(auth_store *s, auth_snapshot *out, fl_error *err);
 void auth_snapshot_free(auth_snapshot *sn);
@@ -220,7 +233,13 @@ struct fl_auth {
     int audit_fd; /* -1 = none */
     char *audit_path;
     bool audit_reported;
+    /* failed-login throttling (throttle.c) */
+    struct auth_throttle *throttle;
 };
+
+/* throttle.c: created at open, freed at close */
+fl_status auth_throttle_new(fl_auth *a, uint32_t max_failures, uint32_t window_s, fl_error *err);
+void auth_throttle_free(fl_auth *a);
 
 /* With a->lock held: reloads a->snap when the store's version moved. */
 fl_status auth_refresh_locked(fl_auth *a, fl_error *err);

@@ -217,6 +217,8 @@ fl_status auth_snapshot_load(auth_store *s, auth_snapshot *out, fl_error *err)
     if (rc == FL_OK)
         rc = auth_policies_load(s, out, err);
     if (rc == FL_OK)
+        rc = auth_limits_load(s, out, err);
+    if (rc == FL_OK)
         rc = s->commit(s, err);
     if (rc != FL_OK) {
         s->rollback(s);

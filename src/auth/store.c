@@ -11,6 +11,8 @@
  *   floe_auth_roles(name PK)             'admin' always present
  *   floe_auth_principal_roles(principal, role)  PK both
  *   floe_auth_grants(role, privilege, kind, namespace, object)  PK all five
+ *   floe_auth_role_limits(role PK, max_memory_limit, max_statement_timeout_ms,
+ *                         statement_timeout_ms, max_statements)  0 = unset
  *
  * Every mutation bumps 'version' first thing in its write transaction
  * (auth_store_bump): the row lock serializes mutations across servers on
@@ -44,6 +46,9 @@ static const char *const DDL[] = {
     "NOT NULL, namespace VARCHAR(1000) NOT NULL, object VARCHAR(255) NOT NULL, column_name "
     "VARCHAR(255) NOT NULL, expression VARCHAR(4000) NOT NULL, PRIMARY KEY (role, kind, "
     "namespace, object, column_name))",
+    "CREATE TABLE IF NOT EXISTS floe_auth_role_limits(role VARCHAR(128) NOT NULL PRIMARY KEY, "
+    "max_memory_limit BIGINT NOT NULL, max_statement_timeout_ms BIGINT NOT NULL, "
+    "statement_timeout_ms BIGINT NOT NULL, max_statements BIGINT NOT NULL)",
 };
 
 #define Q_META_INS "INSERT INTO floe_auth_meta(name, value) VALUES (?, ?) ON CONFLICT DO NOTHING"

@@ -10,6 +10,9 @@
  *   floe admin role assign|unassign PRINCIPAL ROLE
  *   floe admin grant|revoke ROLE PRIV[,PRIV...] [catalog | namespace NS | table NS.T]
  *   floe admin grants
+ *   floe admin limits [ROLE [--memory-limit SIZE] [--statement-timeout T]
+ *                     [--max-statement-timeout T] [--max-statements N] | ROLE --clear]
+ *                                                 per-role ceilings (replaced as a whole)
  *   floe admin token PRINCIPAL [--ttl SECONDS]   a bearer token (debugging, tests)
  *
  * Options anywhere: --catalog URI (default $FLOE_CATALOG, else
@@ -25,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/units.h"
 #include "floe/auth.h"
 #include "floe/catalog.h"
 
@@ -32,7 +36,8 @@
 
 typedef struct admin_args {
     const char *catalog, *audit, *name, *ttl;
-    bool admin;
+    const char *mem, *timeout, *max_timeout, *max_statements; /* limits */
+    bool admin, clear;
     const char *pos[MAXPOS];
     int npos;
 } admin_args;
@@ -52,10 +57,20 @@ static void usage(FILE *out)
                  "  policy mask ROLE NS.T COLUMN EXPR          the values they see in COLUMN\n"
                  "  policy drop row-filter ROLE NS.T | drop mask ROLE NS.T COLUMN\n"
                  "  policies                                   list every row filter and mask\n"
+                 "  limits                                     list every role's limits\n"
+                 "  limits ROLE [--memory-limit SIZE] [--statement-timeout T]\n"
+                 "              [--max-statement-timeout T] [--max-statements N]\n"
+                 "                                             set a role's limits (all of them)\n"
+                 "  limits ROLE --clear                        remove a role's limits\n"
                  "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
                  "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
                  "holds all of them everywhere). A grant on a namespace covers its child\n"
                  "namespaces and all their tables and views.\n"
+                 "limits: --memory-limit is the largest memory_limit a session may SET (e.g.\n"
+                 "1GB), --statement-timeout the sessions' default (30s, 5m), --max-statement-\n"
+                 "timeout the largest they may SET, --max-statements how many statements one\n"
+                 "principal runs at once over pgwire and /v1/sql together. A principal gets the\n"
+                 "largest value among its roles; admins get none.\n"
                  "--catalog defaults to $FLOE_CATALOG, else sqlite:./warehouse/catalog.db;\n"
                  "--audit-log to $FLOE_AUDIT_LOG.\n");
 }
@@ -71,11 +86,15 @@ static int parse_args(int argc, char **argv, admin_args *a)
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        const char **slot = !strcmp(s, "--catalog")     ? &a->catalog
-                            : !strcmp(s, "--audit-log") ? &a->audit
-                            : !strcmp(s, "--name")      ? &a->name
-                            : !strcmp(s, "--ttl")       ? &a->ttl
-                                                        : NULL;
+        const char **slot = !strcmp(s, "--catalog")                 ? &a->catalog
+                            : !strcmp(s, "--audit-log")             ? &a->audit
+                            : !strcmp(s, "--name")                  ? &a->name
+                            : !strcmp(s, "--ttl")                   ? &a->ttl
+                            : !strcmp(s, "--memory-limit")          ? &a->mem
+                            : !strcmp(s, "--statement-timeout")     ? &a->timeout
+                            : !strcmp(s, "--max-statement-timeout") ? &a->max_timeout
+                            : !strcmp(s, "--max-statements")        ? &a->max_statements
+                                                                    : NULL;
         if (slot) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "floe admin: %s needs a value\n", s);
@@ -84,6 +103,8 @@ static int parse_args(int argc, char **argv, admin_args *a)
             *slot = argv[++i];
         } else if (!strcmp(s, "--admin")) {
             a->admin = true;
+        } else if (!strcmp(s, "--clear")) {
+            a->clear = true;
         } else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             usage(stdout);
             return -1;
@@ -376,6 +397,72 @@ static int cmd_policies(admin_ctx *c)
     return 0;
 }
 
+static int list_limits(admin_ctx *c, const char *only)
+{
+    const char **lines = NULL;
+    uint32_t n = 0;
+    if (fl_auth_role_limits_list(c->auth, &c->arena, &lines, &n, &c->err) != FL_OK)
+        return fail(&c->err);
+    size_t ol = only ? strlen(only) : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!only || (!strncmp(lines[i], only, ol) && (lines[i][ol] == ' ' || !lines[i][ol])))
+            printf("%s\n", lines[i]);
+    return 0;
+}
+
+/* The four limit options into l; 2 on a bad value. */
+static int parse_limits(const admin_args *a, fl_auth_limits *l, bool *any)
+{
+    memset(l, 0, sizeof *l);
+    *any = a->mem || a->timeout || a->max_timeout || a->max_statements;
+    if (a->mem && !cli_parse_size(a->mem, &l->max_memory_limit)) {
+        fprintf(stderr, "floe admin: --memory-limit takes a size such as 512MB or 2GB\n");
+        return 2;
+    }
+    if ((a->timeout && !cli_parse_ms(a->timeout, &l->statement_timeout_ms)) ||
+        (a->max_timeout && !cli_parse_ms(a->max_timeout, &l->max_statement_timeout_ms))) {
+        fprintf(stderr, "floe admin: timeouts take a duration such as 30s, 10m or 500ms\n");
+        return 2;
+    }
+    if (a->max_statements) {
+        char *end = NULL;
+        long v = strtol(a->max_statements, &end, 10);
+        if (end == a->max_statements || *end || v < 0 || v > 100000) {
+            fprintf(stderr, "floe admin: --max-statements takes a count (0 = no limit)\n");
+            return 2;
+        }
+        l->max_statements = (uint32_t)v;
+    }
+    return 0;
+}
+
+static int cmd_limits(admin_ctx *c)
+{
+    if (c->args.npos == 1)
+        return list_limits(c, NULL);
+    if (c->args.npos != 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *role = c->args.pos[1];
+    fl_auth_limits l;
+    bool any;
+    int r = parse_limits(&c->args, &l, &any);
+    if (r)
+        return r;
+    if (!any && !c->args.clear)
+        return list_limits(c, role);
+    if (any && c->args.clear) {
+        fprintf(stderr, "floe admin: --clear takes no limit options\n");
+        return 2;
+    }
+    fl_status rc = fl_auth_role_limits_set(c->auth, role, &l, &c->err);
+    audit(c, c->args.clear ? "admin.limits.clear" : "admin.limits", role, rc);
+    if (rc != FL_OK)
+        return fail(&c->err);
+    return c->args.clear ? 0 : list_limits(c, role);
+}
+
 static int cmd_token(admin_ctx *c)
 {
     if (c->args.npos != 2) {
@@ -422,6 +509,8 @@ static int dispatch(admin_ctx *c)
         return cmd_policy(c);
     if (!strcmp(cmd, "policies") && np == 1)
         return cmd_policies(c);
+    if (!strcmp(cmd, "limits"))
+        return cmd_limits(c);
     fprintf(stderr, "floe admin: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

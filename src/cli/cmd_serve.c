@@ -27,6 +27,22 @@
  * the whole process, given to every pgwire and HTTP SQL session (0 = none
  * shared: each session keeps a private one).
  *
+ * Limits (docs/security.md, "Resource limits"; a role's limits from `floe
+ * admin limits` win over these): statement-timeout (5min: every session's
+ * default statement_timeout; 0 = none), max-statement-timeout (none: the
+ * largest a session may SET), max-memory-limit (the session's memory limit:
+ * the largest memory_limit a session may SET), max-statements (16: per
+ * principal at once, pgwire and /v1/sql together), pg-auth-timeout (10 s),
+ * pg-max-startup (64 connections still authenticating), pg-reserved-
+ * connections (3, for admin principals), pg-max-sessions-per-principal
+ * (pg-max-connections / 2), http-max-connections (4096),
+ * http-max-connections-per-ip (64), http-connection-timeout (30 s),
+ * login-max-failures (5 per client id, 4x per address) and login-window
+ * (60 s) of the failed-login throttle. Durations take ms/s/m/h suffixes (a
+ * bare number is ms for the statement timeouts, seconds for the others),
+ * sizes kB/MB/GB. The pgwire listener shares the REST server's auth (one
+ * throttle) and its running-statement counts.
+ *
  * SIGTERM/SIGINT: stop accepting, let in-flight requests (commits) finish
  * (up to 30 s), exit 0.
  */
@@ -40,6 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/units.h"
+#include "floe/admission.h"
 #include "floe/pgwire.h"
 #include "floe/server.h"
 #include "floe/sql.h"
@@ -52,6 +70,7 @@ typedef struct serve_cfg {
     const char *ready_file;
     fl_pgwire_options pg;
     bool pg_on;
+    fl_limit_defaults limits; /* both front ends' defaults */
     long long sql_cache_mb; /* -1 = default */
     char *owned[256];
     int nowned;
@@ -83,8 +102,79 @@ static int add_list(serve_cfg *c, const char **arr, uint32_t *n, const char *v)
     return 0;
 }
 
+/* The limit keys; 1 = not one of them, -1 = a bad value. */
+static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src)
+{
+    static const char *const ms_keys[] = {"statement-timeout", "max-statement-timeout"};
+    static const char *const s_keys[] = {"pg-auth-timeout", "http-connection-timeout",
+                                         "login-window"};
+    static const char *const n_keys[] = {"max-statements", "pg-max-startup",
+                                         "pg-reserved-connections",
+                                         "pg-max-sessions-per-principal", "http-max-connections",
+                                         "http-max-connections-per-ip", "login-max-failures"};
+    uint64_t x = 0;
+    bool ok = true;
+    for (size_t i = 0; i < 2; i++)
+        if (!strcmp(k, ms_keys[i])) {
+            ok = cli_parse_ms(v, &x);
+            if (ok && i == 0)
+                c->limits.statement_timeout_ms = x;
+            if (ok && i == 1)
+                c->limits.max_statement_timeout_ms = x;
+            goto out;
+        }
+    for (size_t i = 0; i < 3; i++)
+        if (!strcmp(k, s_keys[i])) {
+            char *end = NULL;
+            double d = strtod(v, &end);
+            ok = end != v && d >= 0 && d <= 86400 && (!*end || !strcmp(end, "s"));
+            if (!ok && cli_parse_ms(v, &x)) { /* with a unit */
+                ok = true;
+                d = (double)x / 1000;
+            }
+            unsigned secs = (unsigned)(d + 0.999);
+            if (ok && i == 0)
+                c->pg.auth_timeout_s = secs;
+            if (ok && i == 1)
+                c->o.connection_timeout_s = secs;
+            if (ok && i == 2)
+                c->o.login_window_s = secs;
+            goto out;
+        }
+    for (size_t i = 0; i < 7; i++)
+        if (!strcmp(k, n_keys[i])) {
+            char *end = NULL;
+            long long n = strtoll(v, &end, 10);
+            ok = end != v && !*end && n >= 0 && n <= 1000000;
+            uint32_t u = (uint32_t)n;
+            if (ok) {
+                uint32_t *slot[] = {&c->limits.max_statements,
+                                    &c->pg.max_startup,
+                                    &c->pg.reserved_connections,
+                                    &c->pg.max_sessions_per_principal,
+                                    (uint32_t *)&c->o.max_connections,
+                                    (uint32_t *)&c->o.max_connections_per_ip,
+                                    &c->o.login_max_failures};
+                *slot[i] = u;
+            }
+            goto out;
+        }
+    if (!strcmp(k, "max-memory-limit")) {
+        ok = cli_parse_size(v, &c->limits.max_memory_limit);
+        goto out;
+    }
+    return 1;
+out:
+    if (!ok)
+        fprintf(stderr, "floe serve: %s: bad value '%s' for %s\n", src, v, k);
+    return ok ? 0 : -1;
+}
+
 static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
 {
+    int lr = set_limit(c, k, v, src);
+    if (lr <= 0)
+        return lr;
     fl_server_options *o = &c->o;
     char *end;
     if (!strcmp(k, "host"))
@@ -218,7 +308,13 @@ static const char *const KEYS[] = {"host", "port", "catalog", "warehouse", "pref
                                    "allowed-location", "log-requests", "ready-file",
                                    "pg-port", "pg-host", "pg-tls-cert", "pg-tls-key",
                                    "pg-max-connections", "pg-idle-timeout",
-                                   "pg-max-message-bytes", "sql-cache-mb"};
+                                   "pg-max-message-bytes", "sql-cache-mb",
+                                   "statement-timeout", "max-statement-timeout",
+                                   "max-memory-limit", "max-statements", "pg-auth-timeout",
+                                   "pg-max-startup", "pg-reserved-connections",
+                                   "pg-max-sessions-per-principal", "http-max-connections",
+                                   "http-max-connections-per-ip", "http-connection-timeout",
+                                   "login-max-failures", "login-window"};
 
 static int read_env(serve_cfg *c)
 {
@@ -254,7 +350,13 @@ static void usage(FILE *f)
             "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
             "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n"
             "SQL sessions (pgwire and POST /v1/sql) share one metadata/manifest/footer cache of\n"
-            "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n");
+            "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n"
+            "Limits (roles' `floe admin limits` win): --statement-timeout T (5min; 0 = none)\n"
+            "  --max-statement-timeout T --max-memory-limit SIZE --max-statements N (16 per\n"
+            "  principal) --pg-auth-timeout S (10) --pg-max-startup N (64)\n"
+            "  --pg-reserved-connections N (3, admins) --pg-max-sessions-per-principal N\n"
+            "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
+            "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -339,6 +441,9 @@ int fl_cmd_serve(int argc, char **argv)
     c.o.warehouse = "./warehouse";
     c.o.log_requests = false;
     c.sql_cache_mb = -1;
+    c.limits.statement_timeout_ms = 5 * 60 * 1000; /* documented default */
+    c.limits.max_statements = 16;
+    fl_admission *adm = NULL; /* running statements per principal, both front ends */
     const char *config = NULL;
     fl_sql_shared_cache *cache = NULL; /* the SQL sessions' read cache */
     int rc = 2;
@@ -399,6 +504,14 @@ int fl_cmd_serve(int argc, char **argv)
     }
     c.o.sql_cache = cache;
     c.pg.sql_cache = cache;
+    if (fl_admission_new(&adm, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: %s\n", err.msg);
+        goto done;
+    }
+    c.o.admission = adm;
+    c.pg.admission = adm;
+    c.o.sql_limits = &c.limits;
+    c.pg.limits = &c.limits;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -416,6 +529,7 @@ int fl_cmd_serve(int argc, char **argv)
         c.pg.warehouse = c.o.warehouse;
         c.pg.auth_store_uri = c.o.auth_store_uri;
         c.pg.audit_log_path = c.o.audit_log_path;
+        c.pg.auth = fl_server_auth(s); /* one fl_auth: one failed-login throttle */
         if (!c.pg.host)
             c.pg.host = c.o.host;
         if (c.pg.trust)
@@ -466,6 +580,7 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
+    fl_admission_free(adm);
     fl_sql_shared_cache_free(cache);
     for (int i = 0; i < c.nowned; i++)
         free(c.owned[i]);

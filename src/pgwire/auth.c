@@ -14,6 +14,11 @@
  * answer (28P01 after the proof) does not reveal whether the name exists.
  * Any failure sends 28P01 "password authentication failed for user" and the
  * caller closes the connection.
+ *
+ * Every attempt is audited (pg.login, the user name, the client address,
+ * ok / denied / throttled) and counted by the auth store's throttle
+ * (src/auth/throttle.c): a user name or client address with too many
+ * recent failures is refused with 28000 before any exchange starts.
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,8 +42,23 @@ static bool fail(pgw_conn *c)
     pgw_send_error(c, "FATAL", "28P01", 0, "password authentication failed for user \"%s\"",
                    c->user);
     pgw_flush(c);
-    fl_auth_audit(c->srv->auth, NULL, "pg.login", c->user, "denied", NULL, NULL);
+    fl_auth_login_record(c->srv->auth, c->user, c->peer_ip, false);
+    fl_auth_audit_login(c->srv->auth, "pg.login", c->user, "pgwire", c->peer, "denied",
+                        "authentication failed");
     return false;
+}
+
+/* Too many recent failures for this user or address: refused unheard. */
+static bool throttled(pgw_conn *c)
+{
+    int retry = 0;
+    fl_error err = {0};
+    if (fl_auth_login_allowed(c->srv->auth, c->user, c->peer_ip, &retry, &err) == FL_OK)
+        return false;
+    pgw_send_error(c, "FATAL", "28000", 0, "%s", err.msg);
+    pgw_flush(c);
+    fl_auth_audit_login(c->srv->auth, "pg.login", c->user, "pgwire", c->peer, "throttled", err.msg);
+    return true;
 }
 
 static bool scram(pgw_conn *c)
@@ -113,6 +133,8 @@ bool pgw_authenticate(pgw_conn *c, bool tls)
         pgw_send_error(c, "FATAL", "28000", 0, "no authentication store is configured");
         pgw_flush(c);
         return false;
+    } else if (throttled(c)) {
+        return false;
     } else if (tls && c->srv->tls_cleartext) {
         if (!cleartext(c))
             return false;
@@ -120,7 +142,9 @@ bool pgw_authenticate(pgw_conn *c, bool tls)
         return false;
     }
     auth_request(c, 0, NULL, 0);
-    if (c->srv->auth)
-        fl_auth_audit(c->srv->auth, &c->who, "pg.login", c->user, "ok", NULL, NULL);
+    if (c->srv->auth && !c->srv->o.trust) {
+        fl_auth_login_record(c->srv->auth, c->user, c->peer_ip, true);
+        fl_auth_audit_login(c->srv->auth, "pg.login", c->user, "pgwire", c->peer, "ok", NULL);
+    }
     return true;
 }

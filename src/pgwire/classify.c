@@ -16,6 +16,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
+#include "sql/depth.h"
 
 static const char *sv(json_t *o, const char *k)
 {
@@ -296,9 +297,20 @@ void pgw_classify(const char *sql, pgw_class *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = PGW_K_ENGINE;
-    PgQueryParseResult r = pg_query_parse(sql);
+    /* on a stack sized for the statement (src/sql/depth.h); what cannot be
+     * parsed or loaded goes to the engine, which reports the error (54001
+     * for a statement nested too deeply): never skipped silently */
+    PgQueryParseResult r;
+    if (!fl_sql_pgq_parse_json(sql, &r))
+        return;
     if (r.error || !r.parse_tree) {
         pg_query_free_parse_result(r);
+        return;
+    }
+    fl_error e = {0};
+    int32_t pos = 0;
+    if (fl_sql_json_depth_check(sql, r.parse_tree, &pos, &e) != FL_OK) {
+        pg_query_free_parse_result(r); /* surely too deep: no need to load it */
         return;
     }
     json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);

@@ -185,6 +185,25 @@ static void apply_options(pgw_conn *c, const char *opts)
     }
 }
 
+/* Counts the authenticated connection against the slots (server.c). */
+static bool register_session(pgw_conn *c)
+{
+    pgw_reg why = pgw_server_register(c->srv, c);
+    if (why == PGW_REG_OK) {
+        pgw_limits_authenticated(c);
+        return true;
+    }
+    if (why == PGW_REG_RESERVED)
+        pgw_send_error(c, "FATAL", "53300", 0,
+                       "remaining connection slots are reserved for admin principals");
+    else if (why == PGW_REG_PRINCIPAL)
+        pgw_send_error(c, "FATAL", "53300", 0, "too many connections for principal \"%s\"",
+                       c->who.name);
+    else
+        pgw_send_error(c, "FATAL", "53300", 0, "sorry, too many clients already");
+    return false;
+}
+
 static bool startup(pgw_conn *c)
 {
     size_t blen = 0;
@@ -223,12 +242,8 @@ static bool startup(pgw_conn *c)
     }
     if (!c->database[0])
         snprintf(c->database, sizeof c->database, "%s", c->user);
-    if (!pgw_server_register(c->srv, c)) {
-        pgw_send_error(c, "FATAL", "53300", 0, "sorry, too many clients already");
-        free(body);
-        return false;
-    }
-    if (!pgw_authenticate(c, c->io.ssl != NULL)) {
+    /* authenticated first, then counted: who it is decides (limits.c) */
+    if (!pgw_authenticate(c, c->io.ssl != NULL) || !register_session(c)) {
         free(body);
         return false;
     }
@@ -238,6 +253,10 @@ static bool startup(pgw_conn *c)
     so.warehouse = c->srv->warehouse;
     so.threads = c->srv->o.session_threads;
     so.memory_limit = c->srv->o.session_memory_limit;
+    if (!pgw_limits_session(c, &so)) { /* ceilings, default statement_timeout */
+        free(body);
+        return false;
+    }
     so.user = c->user; /* the authenticated principal: current_user (pgkeys) */
     /* the engine authorizes every statement (sql/authz); trust mode
      * (--pg-trust) is development only: no checks */
@@ -306,22 +325,47 @@ static void simple_query(pgw_conn *c, pgw_rd *r)
     pgw_send_ready(c);
 }
 
+/* A message that may run a statement, within the principal's limit of
+ * running statements (limits.c); refused: 53300 and the protocol goes on. */
+static void run_admitted(pgw_conn *c, char type, pgw_rd *r)
+{
+    bool skipping = type != 'Q' && c->skip_to_sync;
+    if (!skipping && !pgw_limits_enter(c)) {
+        if (type == 'Q') {
+            pgw_end_implicit(c);
+            pgw_send_ready(c);
+        } else {
+            c->skip_to_sync = true;
+            if (c->txn == 'T')
+                c->txn = 'E';
+        }
+        return;
+    }
+    if (type == 'Q') {
+        c->skip_to_sync = false;
+        simple_query(c, r);
+    } else {
+        pgw_ext_message(c, type, r);
+    }
+    if (!skipping)
+        pgw_limits_leave(c);
+}
+
 static void message_loop(pgw_conn *c)
 {
     for (;;) {
         char type;
         pgw_rd r;
+        atomic_store(&c->busy, false); /* waiting: a hang-up is seen by the read */
         if (!pgw_read_msg(c, &type, &r, true))
             return;
+        atomic_store(&c->busy, true);
         switch (type) {
         case 'Q':
-            c->skip_to_sync = false;
-            simple_query(c, &r);
-            break;
         case 'P':
         case 'B':
         case 'D':
-        case 'E':
+        case 'E': run_admitted(c, type, &r); break;
         case 'C':
         case 'S':
         case 'H':

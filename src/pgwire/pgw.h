@@ -10,12 +10,14 @@
 #define FLOE_PGW_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <openssl/ssl.h>
 
+#include "floe/admission.h"
 #include "floe/auth.h"
 #include "floe/pgwire.h"
 #include "floe/sql.h"
@@ -25,7 +27,9 @@ typedef struct pgw_conn pgw_conn;
 
 typedef struct pgw_slot {
     pgw_conn *conn; /* NULL = free (a thread exists while set) */
-    bool active;    /* counted against max_connections (after startup) */
+    bool active;    /* counted against max_connections (after authentication) */
+    int64_t since_ms; /* accepted at (monotonic): the oldest unauthenticated goes first */
+    bool evicted;     /* shut down to make room (limits.c) */
 } pgw_slot;
 
 struct fl_pgwire {
@@ -45,11 +49,27 @@ struct fl_pgwire {
     uint32_t nthreads;    /* live connection threads (incl. rejecting ones) */
     int32_t next_pid;
     bool stopping;
+    /* limits.c */
+    fl_admission *admission;
+    bool own_admission;
+    fl_limit_defaults limits;
+    pthread_t monitor;
+    bool monitor_running;
+    pthread_cond_t monitor_cv; /* wakes the monitor to stop */
+    uint64_t cancelled_gone;   /* statements cancelled because their client went away */
 };
 
 #define PGW_EXTRA_SLOTS 16 /* threads that may exist beyond the limit to say 53300 or cancel */
-/* Counts c against max_connections (pid/secret assigned). false = full. */
-bool pgw_server_register(fl_pgwire *s, pgw_conn *c);
+/* Counts the authenticated c against max_connections, the admin
+ * reservation and its principal's session cap (pid/secret assigned).
+ * Returns 0, or the SQLSTATE-53300 reason it was refused for. */
+typedef enum {
+    PGW_REG_OK = 0,
+    PGW_REG_FULL,
+    PGW_REG_RESERVED,
+    PGW_REG_PRINCIPAL,
+} pgw_reg;
+pgw_reg pgw_server_register(fl_pgwire *s, pgw_conn *c);
 void pgw_server_unregister(fl_pgwire *s, pgw_conn *c);
 /* CancelRequest: cancels the session of the matching connection. */
 void pgw_server_cancel(fl_pgwire *s, int32_t pid, int32_t secret);
@@ -122,7 +142,42 @@ struct pgw_conn {
     size_t peak_in, peak_out; /* largest input / output buffers held (bytes) */
     uint64_t nqueries;        /* statements run (simple and Execute) */
     char show_buf[64];
+    /* limits.c */
+    char peer[80]; /* client "ip:port" (audit, throttling) */
+    char peer_ip[64];
+    int64_t auth_deadline_ms; /* monotonic; 0 = authenticated (no deadline) */
+    _Atomic bool busy;        /* a message is being worked on (not waiting for one) */
+    _Atomic bool gone;        /* the monitor saw the client go; the statement was cancelled */
+    int64_t gone_ms;
+    uint32_t max_statements; /* the principal's admission limit (0 = none) */
 };
+
+/* ---- limits.c: pre-auth deadline, session limits, admission, monitor ---- */
+int64_t pgw_now_ms(void);
+/* Defaults, admission registry, monitor thread (create / listen / destroy). */
+fl_status pgw_limits_init(fl_pgwire *s, fl_error *err);
+void pgw_limits_start(fl_pgwire *s);
+void pgw_limits_free(fl_pgwire *s);
+/* At accept: peer address, the startup+auth deadline (and socket timeouts
+ * that bound a TLS handshake too). */
+void pgw_limits_accept(pgw_conn *c);
+/* After authentication: no deadline any more. */
+void pgw_limits_authenticated(pgw_conn *c);
+/* poll() timeout for the next read (ms, -1 = expired). */
+int pgw_read_timeout_ms(pgw_conn *c, bool idle);
+/* The session's memory limit, ceilings and default timeout for c->who;
+ * c->max_statements. false = error sent. */
+bool pgw_limits_session(pgw_conn *c, fl_sql_options *so);
+/* Around a message that may run a statement: false = refused (53300 sent,
+ * the caller handles the protocol state). */
+bool pgw_limits_enter(pgw_conn *c);
+void pgw_limits_leave(pgw_conn *c);
+/* Evicts the oldest unauthenticated connection when max_startup are
+ * waiting (s->lock held). */
+void pgw_limits_make_room(fl_pgwire *s);
+/* A free slot (s->lock held), waiting a little for evicted connections to
+ * leave when there is none; s->nslots = none. */
+uint32_t pgw_limits_free_slot(fl_pgwire *s);
 
 /* ---- wire.c: transport, framing, output building ---- */
 /* Reads exactly n bytes; idle: apply the idle timeout while waiting. */

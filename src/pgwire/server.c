@@ -3,12 +3,15 @@
  * thread, one detached thread per connection, the connection limit and the
  * cancel registry.
  *
- * Slots: max_connections + PGW_EXTRA_SLOTS entries. The accept thread puts
- * every new connection in a free slot before starting its thread (no free
- * slot: the socket is closed at once), so the number of threads is bounded.
- * After the startup packet a connection becomes "active" (counted against
- * max_connections; the next one gets 53300 too_many_connections); a
- * CancelRequest never becomes active. Everything in slots, the conns'
+ * Slots: max_connections + max_startup + PGW_EXTRA_SLOTS entries. The
+ * accept thread puts every new connection in a free slot before starting
+ * its thread (no free slot: the socket is closed at once), so the number of
+ * threads is bounded. Unauthenticated connections are bounded by
+ * max_startup: past it the oldest is shut down to make room (limits.c).
+ * Once authenticated a connection becomes "active" (counted against
+ * max_connections, the admin reservation and its principal's cap; the next
+ * one gets 53300 too_many_connections); a CancelRequest never becomes
+ * active. Everything in slots, the conns'
  * sess pointers and pid/secret is guarded by s->lock: a cancel runs
  * fl_sql_session_cancel() under the lock, and a connection clears its sess
  * pointer under the lock before closing the session, so the session a
@@ -84,11 +87,11 @@ fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_err
     if (!s->o.session_memory_limit)
         s->o.session_memory_limit = default_session_memory(s->o.max_connections);
     s->tls_cleartext = opt->tls_cleartext;
-    s->nslots = s->o.max_connections + PGW_EXTRA_SLOTS;
+    fl_status rc = pgw_limits_init(s, err); /* max_startup and the other limits' defaults */
+    s->nslots = s->o.max_connections + s->o.max_startup + PGW_EXTRA_SLOTS;
     s->slots = calloc(s->nslots, sizeof *s->slots);
     s->next_pid = 1000 + (int32_t)(getpid() % 1000) * 10;
-    fl_status rc = FL_OK;
-    if (!s->host || !s->slots)
+    if (rc == FL_OK && (!s->host || !s->slots))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc == FL_OK) {
         fl_pgwire_options t = *opt;
@@ -148,17 +151,17 @@ static void accept_one(fl_pgwire *s, int fd)
     }
     c->srv = s;
     c->io.fd = fd;
+    pgw_limits_accept(c); /* peer address, the startup+authentication deadline */
     pthread_mutex_lock(&s->lock);
-    uint32_t i = 0;
-    while (i < s->nslots && s->slots[i].conn)
-        i++;
+    pgw_limits_make_room(s); /* the oldest unauthenticated one goes past max_startup */
+    uint32_t i = pgw_limits_free_slot(s);
     if (i == s->nslots || s->stopping) {
         pthread_mutex_unlock(&s->lock);
         close(fd);
         free(c);
         return;
     }
-    s->slots[i].conn = c;
+    s->slots[i] = (pgw_slot){.conn = c, .since_ms = pgw_now_ms()};
     c->slot = i;
     s->nthreads++;
     pthread_mutex_unlock(&s->lock);
@@ -235,6 +238,7 @@ fl_status fl_pgwire_listen(fl_pgwire *s, fl_error *err)
         return fl_errorf(err, FL_EIO, "pgwire: cannot start the accept thread");
     }
     s->accepting = true;
+    pgw_limits_start(s); /* cancels statements whose client went away */
     return FL_OK;
 }
 
@@ -243,13 +247,23 @@ int fl_pgwire_port(const fl_pgwire *s)
     return s ? s->port : 0;
 }
 
-bool pgw_server_register(fl_pgwire *s, pgw_conn *c)
+pgw_reg pgw_server_register(fl_pgwire *s, pgw_conn *c)
 {
+    bool admin = c->who.admin || c->who.anonymous;
     pthread_mutex_lock(&s->lock);
-    uint32_t active = 0;
-    for (uint32_t i = 0; i < s->nslots; i++)
+    uint32_t active = 0, mine = 0;
+    for (uint32_t i = 0; i < s->nslots; i++) {
         active += s->slots[i].active;
-    bool ok = active < s->o.max_connections && !s->stopping;
+        mine += s->slots[i].active && !strcmp(s->slots[i].conn->who.name, c->who.name);
+    }
+    pgw_reg why = PGW_REG_OK;
+    if (active >= s->o.max_connections || s->stopping)
+        why = PGW_REG_FULL;
+    else if (!admin && active >= s->o.max_connections - s->o.reserved_connections)
+        why = PGW_REG_RESERVED; /* the last slots are kept for admins */
+    else if (!admin && mine >= s->o.max_sessions_per_principal)
+        why = PGW_REG_PRINCIPAL;
+    bool ok = why == PGW_REG_OK;
     if (ok) {
         s->slots[c->slot].active = true;
         c->pid = s->next_pid++;
@@ -259,7 +273,7 @@ bool pgw_server_register(fl_pgwire *s, pgw_conn *c)
         c->registered = true;
     }
     pthread_mutex_unlock(&s->lock);
-    return ok;
+    return why;
 }
 
 void pgw_server_unregister(fl_pgwire *s, pgw_conn *c)
@@ -310,9 +324,10 @@ void fl_pgwire_run_memory(fl_pgwire *s, const uint8_t *in, size_t len, fl_pgwire
         free(c);
         return;
     }
-    s->slots[i].conn = c;
+    s->slots[i] = (pgw_slot){.conn = c};
     c->slot = i;
     pthread_mutex_unlock(&s->lock);
+    pgw_limits_accept(c);
     pgw_conn_serve(c);
     pthread_mutex_lock(&s->lock);
     s->slots[i].conn = NULL;
@@ -345,6 +360,7 @@ void fl_pgwire_destroy(fl_pgwire *s)
     while (s->nthreads > 0)
         pthread_cond_wait(&s->idle, &s->lock);
     pthread_mutex_unlock(&s->lock);
+    pgw_limits_free(s);
     if (s->own_auth)
         fl_auth_close(s->auth);
     pgw_tls_ctx_free(s->tls);

@@ -42,7 +42,9 @@ static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
     for (;;) {
         if (!(io->ssl && pgw_tls_pending(io->ssl) > 0)) {
             struct pollfd pfd = {.fd = io->fd, .events = POLLIN};
-            int timeout = idle ? (int)c->srv->o.idle_timeout_s * 1000 : 600000;
+            int timeout = pgw_read_timeout_ms(c, idle); /* before auth: what is left of it */
+            if (timeout < 0)
+                return -1;
             int pr = poll(&pfd, 1, timeout);
             if (pr < 0 && errno == EINTR)
                 continue;

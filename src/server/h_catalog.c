@@ -115,10 +115,34 @@ static void h_oauth_tokens(fl_server_request *r, void *ctx)
                     "is needed");
         return;
     }
+    /* throttled before any secret is checked (no PBKDF2); every request is
+     * audited with the client's address (src/auth/throttle.c) */
+    fl_auth *a = r->srv->auth;
+    char addr[80], ip[80];
+    srv_client_addr(r, addr, sizeof addr);
+    srv_client_ip(r, ip, sizeof ip);
+    int retry = 0;
+    fl_error err = {0};
+    if (fl_auth_login_allowed(a, id, ip, &retry, &err) != FL_OK) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", retry);
+        fl_server_response_header(r, "Retry-After", ra);
+        fl_auth_audit_login(a, "oauth.token", id, "/v1/oauth/tokens", addr, "throttled", err.msg);
+        oauth_error(r, 429, "slow_down", err.msg);
+        return;
+    }
     char *token = NULL;
     int expires = 0;
-    fl_error err = {0};
-    fl_status rc = fl_auth_token_issue(r->srv->auth, id, secret, &token, &expires, &err);
+    fl_status rc = fl_auth_token_issue(a, id, secret, &token, &expires, &err);
+    if (rc == FL_EUNAUTHENTICATED || rc == FL_OK)
+        fl_auth_login_record(a, id, ip, rc == FL_OK);
+    fl_auth_audit_login(a, "oauth.token", id, "/v1/oauth/tokens", addr,
+                        rc == FL_OK                 ? "ok"
+                        : rc == FL_EUNAUTHENTICATED ? "denied"
+                                                    : "error",
+                        rc == FL_OK                 ? NULL
+                        : rc == FL_EUNAUTHENTICATED ? "bad credentials"
+                                                    : err.msg);
     if (rc == FL_EUNAUTHENTICATED) {
         oauth_error(r, 401, "invalid_client", "invalid client credentials");
         return;

@@ -28,8 +28,8 @@
  *     silently partial one.
  * Errors before any row (syntax, binding, permission, DML failures) are an
  * HTTP error status with {"error": {"message", "type", "code", "sqlstate",
- * "position"}}: 400 (SQL errors), 403 (42501: a grant is missing, checked
- * before anything runs, h_sql_authz.c), 404 (42P01 undefined table), 409
+ * "position"}}: 400 (SQL errors), 403 (42501: a grant is missing, decided
+ * inside the engine before anything runs), 404 (42P01 undefined table), 409
  * (cancelled, serialization failures), 503 (too many statements), 500.
  *
  * THREADS: each statement runs on its own thread with its own catalog
@@ -55,7 +55,7 @@
 #include "server/h_sql.h"
 #include "server/server_internal.h"
 
-#define SQL_MAX_RUNNING 64
+#define SQL_MAX_RUNNING SRV_SQL_MAX_RUNNING
 
 typedef enum {
     Q_STARTING = 0, /* the thread is executing */
@@ -103,6 +103,8 @@ struct sql_query {
     fl_error err;
     char sqlstate[6];
     int32_t position;
+    fl_sql_options lim; /* limits.c: memory_limit, ceilings, statement_timeout */
+    bool admitted;      /* counted in the server's fl_admission */
     sql_query *next;
 };
 
@@ -152,7 +154,8 @@ static int http_status_for(const char *sqlstate)
     if (!strncmp(sqlstate, "42", 2) || !strncmp(sqlstate, "22", 2) ||
         !strncmp(sqlstate, "23", 2) || !strncmp(sqlstate, "0A", 2) ||
         !strncmp(sqlstate, "2B", 2) || !strncmp(sqlstate, "3D", 2) ||
-        !strncmp(sqlstate, "0L", 2) || !strncmp(sqlstate, "21", 2))
+        !strncmp(sqlstate, "0L", 2) || !strncmp(sqlstate, "21", 2) ||
+        !strncmp(sqlstate, "54", 2)) /* program limits: too complex, too large */
         return 400;
     return 500;
 }
@@ -164,6 +167,8 @@ static void respond_sql_error(fl_server_request *r, int status, const char *msg,
                           status == 403   ? "ForbiddenException"
                           : status == 404 ? "NoSuchTableException"
                           : status == 409 ? "QueryCanceledException"
+                          : status == 429 ? "TooManyRequestsException"
+                          : status == 401 ? "NotAuthorizedException"
                           : status >= 500 ? "ServerError"
                                           : "BadRequestException",
                           "code", status, "sqlstate", sqlstate);
@@ -200,6 +205,8 @@ static void random_id(char out[65])
 
 static void query_free(sql_query *q)
 {
+    if (q->admitted)
+        fl_admission_leave(q->owner->srv->admission, FL_ADMIT_STATEMENT, q->principal);
     if (q->params)
         json_decref(q->params);
     free(q->sql);
@@ -257,6 +264,11 @@ static fl_status execute(sql_query *q)
     /* --insecure-no-auth (anonymous) is development only: no checks */
     o.auth = q->who.anonymous ? NULL : s->auth;
     o.principal = &q->who;
+    o.memory_limit = q->lim.memory_limit; /* the principal's limits (limits.c) */
+    o.max_memory_limit = q->lim.max_memory_limit;
+    o.max_statement_timeout_ms = q->lim.max_statement_timeout_ms;
+    o.statement_timeout_ms = q->lim.statement_timeout_ms;
+    o.spill_dir_fixed = q->lim.spill_dir_fixed;
     fl_sql_session *sess = NULL;
     rc = fl_sql_session_open(&o, &sess, &q->err);
     if (rc != FL_OK)
@@ -606,6 +618,27 @@ static bool start_query(fl_server_request *r, srv_sql *o, sql_query *q)
     return true;
 }
 
+/* The principal's session limits and its running-statement cap (429 when
+ * it already runs that many, whatever the other principals do); false =
+ * responded. */
+static bool admit(fl_server_request *r, srv_sql *o, const fl_principal *who, sql_query *q)
+{
+    uint32_t max = 0;
+    fl_error err = {0};
+    if (srv_sql_limits(o->srv, who, &q->lim, &max, &err) != FL_OK) {
+        respond_sql_error(r, 401, err.msg, "28000", 0, NULL);
+        return false;
+    }
+    if (fl_admission_enter(o->srv->admission, FL_ADMIT_STATEMENT, q->principal, max, &err) !=
+        FL_OK) {
+        fl_server_response_header(r, "Retry-After", "1");
+        respond_sql_error(r, 429, err.msg, "53300", 0, NULL);
+        return false;
+    }
+    q->admitted = true;
+    return true;
+}
+
 static void h_sql_post(fl_server_request *r, void *ctx)
 {
     srv_sql *o = ctx;
@@ -623,14 +656,32 @@ static void h_sql_post(fl_server_request *r, void *ctx)
         query_free(q);
         return;
     }
+    if (!admit(r, o, who, q)) {
+        query_free(q);
+        return;
+    }
     if (!start_query(r, o, q)) {
         query_free(q);
         return;
     }
-    /* wait for fl_sql_execute() on the statement thread */
+    /* wait for fl_sql_execute() on the statement thread; a client that goes
+     * away meanwhile (DDL, DML, a long plan) cancels it, as during streaming */
     pthread_mutex_lock(&o->mu);
-    while (q->ph == Q_STARTING)
-        pthread_cond_wait(&o->cv, &o->mu);
+    while (q->ph == Q_STARTING) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&o->cv, &o->mu, &ts);
+        if (q->ph == Q_STARTING && !atomic_load(&q->cancelled) && srv_req_gone(r)) {
+            srv_log("info", "sql", "query %s: client disconnected before the result; cancelled",
+                    q->id);
+            cancel_query(q);
+        }
+    }
     if (q->ph == Q_FAILED) {
         if (!strcmp(q->sqlstate, "42501"))
             srv_audit(r, "sql", q->sql, "denied", q->err.msg);

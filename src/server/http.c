@@ -20,6 +20,13 @@
  * Streamed responses (stream.c) are sent from a content-reader callback,
  * never gzipped; the daemon allows suspend/resume for them.
  *
+ * Slow clients (limits, docs/security.md): at most max_connections
+ * connections (4096), max_connections_per_ip from one address (64; more
+ * are refused at accept), and a connection idle for connection_timeout_s
+ * (30 s) is closed, so a crowd of slow or silent clients from one place
+ * cannot use up what the others need. Handler threads get an explicit
+ * 8 MiB stack (they parse SQL for authorization).
+ *
  * Graceful stop: fl_server_destroy() stops accepting (MHD_quiesce_daemon),
  * waits until no request is inside srv_dispatch() (so a commit that began
  * always finishes and its response is sent), then stops the daemon.
@@ -238,9 +245,11 @@ fl_status fl_server_start_listening(fl_server *s, fl_error *err)
         flags, (uint16_t)s->opt.port, NULL, NULL, on_request, s, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)s->opt.threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_UNESCAPE_CALLBACK, identity_unescape, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)120, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        s->opt.connection_timeout_s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)4096, MHD_OPTION_END);
+        s->opt.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opt.max_connections_per_ip,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_THREAD_STACK_SIZE,
+        (size_t)(8u << 20), MHD_OPTION_END);
     if (!s->daemon)
         return fl_errorf(err, FL_EIO, "cannot listen on %s:%d (address in use or not permitted)",
                          s->host, s->opt.port);

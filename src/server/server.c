@@ -26,6 +26,8 @@ static fl_status open_auth(fl_server *s, fl_error *err)
     ao.audit_log_path = s->opt.audit_log_path;
     ao.static_tokens = s->opt.static_tokens;
     ao.nstatic_tokens = s->opt.nstatic_tokens;
+    ao.login_max_failures = s->opt.login_max_failures;
+    ao.login_window_s = s->opt.login_window_s;
     fl_status rc = fl_auth_open(&ao, &s->auth, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "auth store %s", ao.store_uri);
@@ -80,6 +82,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
     fl_status rc = srv_confine_init(s, err);
     if (rc == FL_OK)
         rc = fl_fileio_default(NULL, &s->io, err);
+    if (rc == FL_OK)
+        rc = srv_limits_init(s, err);
     if (rc == FL_OK) {
         s->opt.static_tokens = opt->static_tokens;
         rc = open_auth(s, err);
@@ -124,6 +128,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
         return;
     srv_http_stop(s, drain_ms);
     srv_sql_free(s);
+    srv_limits_free(s);
     if (s->pool.free)
         srv_catpool_free(s);
     srv_idem_close(s->idem);

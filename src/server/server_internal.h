@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "floe/admission.h"
 #include "floe/auth.h"
 #include "floe/catalog.h"
 #include "floe/ice_table.h"
@@ -102,6 +103,20 @@ void srv_stripe_unlock(srv_cache *c, uint32_t stripe);
 bool srv_cache_get(srv_cache *c, const char *key, char **body, size_t *len);
 void srv_cache_put(srv_cache *c, const char *key, const char *body, size_t len);
 
+/* limits.c (docs/security.md, "Resource limits") */
+#define SRV_SQL_MAX_RUNNING 64 /* POST /v1/sql statements at once, all principals */
+fl_status srv_limits_init(struct fl_server *s, fl_error *err);
+void srv_limits_free(struct fl_server *s);
+/* "ip:port" / "ip" of the request's client ("unknown" when not known). */
+const char *srv_client_addr(const struct fl_server_request *r, char *buf, size_t cap);
+const char *srv_client_ip(const struct fl_server_request *r, char *buf, size_t cap);
+/* The client closed or reset the request's connection (poll POLLRDHUP). */
+bool srv_req_gone(const struct fl_server_request *r);
+/* A /v1/sql session's memory_limit, ceilings and default statement_timeout
+ * for who; *max_statements its admission limit. */
+fl_status srv_sql_limits(struct fl_server *s, const fl_principal *who, fl_sql_options *o,
+                         uint32_t *max_statements, fl_error *err);
+
 struct fl_server {
     fl_server_options opt;
     char *host, *catalog_uri, *catalog_name, *warehouse, *prefix;
@@ -127,6 +142,10 @@ struct fl_server {
     pthread_mutex_t streams_mu;
     struct fl_server_stream *streams;
     struct srv_sql *sql;
+    /* limits.c */
+    fl_admission *admission;
+    bool own_admission;
+    fl_limit_defaults sql_limits;
 };
 
 struct fl_server_request {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/depth.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -1061,7 +1062,7 @@ static fl_status bind_svf(fl_bctx *b, const PgQuery__SQLValueFunction *v, fl_exp
     return call(b, name, NULL, 0, v->location, out, err);
 }
 
-fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err)
+static fl_status bind_node(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err)
 {
     if (!n)
         return fl_errorf(err, FL_EINVAL, "missing expression");
@@ -1183,6 +1184,16 @@ fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
                             "unsupported expression (%s)", fd ? fd->name : "unknown node");
     }
     }
+}
+
+/* Every expression level is counted (depth.h): the parse tree was bounded,
+ * but views and rewrites bind more than one tree per statement. */
+fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err)
+{
+    FL_TRY(fl_depth_enter(b->pc, (const ProtobufCMessage *)n, 1, err));
+    fl_status rc = bind_node(b, n, out, err);
+    fl_depth_leave(b->pc, 1);
+    return rc;
 }
 
 const char *fl_front_node_name(const PgQuery__Node *n)

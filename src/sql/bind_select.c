@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sql/bind_apply.h"
+#include "sql/depth.h"
 
 typedef PgQuery__Node Node;
 
@@ -1279,8 +1280,8 @@ static fl_status setop_plan(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__
     return add_limit(&lb, s, out, err);
 }
 
-fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__SelectStmt *s,
-                              fl_plan **out, fl_error *err)
+static fl_status plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__SelectStmt *s,
+                                  fl_plan **out, fl_error *err)
 {
     fl_front_state *st = fl_front_state_of(pc);
     if (!st)
@@ -1323,6 +1324,17 @@ fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery
         }
     }
     st->ctes = saved;
+    return rc;
+}
+
+/* Query blocks count as levels too (depth.h): set operations, subqueries,
+ * CTEs and views recurse through here. */
+fl_status fl_plan_select_stmt(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__SelectStmt *s,
+                              fl_plan **out, fl_error *err)
+{
+    FL_TRY(fl_depth_enter(pc, (const ProtobufCMessage *)s, FL_SQL_BLOCK_WEIGHT, err));
+    fl_status rc = plan_select_stmt(pc, parent, s, out, err);
+    fl_depth_leave(pc, FL_SQL_BLOCK_WEIGHT);
     return rc;
 }
 

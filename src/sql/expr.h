@@ -119,6 +119,12 @@ typedef struct fl_eval_env {
     fl_status (*run_subquery)(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_value *out,
                               fl_error *err);
     void *exec_ctx;
+    /* Charges (bytes > 0) or releases (< 0) evaluation memory against the
+     * statement's memory_limit (set by the executor; NULL = not counted):
+     * the result vectors an fl_eval_state keeps (limits, issue 14). */
+    fl_status (*charge)(void *exec_ctx, int64_t bytes, fl_error *err);
+    /* Bytes memory_limit has left (with charge; a snapshot). */
+    uint64_t (*available)(void *exec_ctx);
 } fl_eval_env;
 
 /* Per-thread evaluation state for one or more expression trees. */

@@ -61,6 +61,9 @@ typedef struct fl_fn_call {
     fl_vector *out;         /* initialized with expr->type; kernel reserves nrows rows */
     fl_eval_state *state;   /* per-thread scratch */
     const fl_eval_env *env;
+    /* Bytes of string results out may hold: what the statement's
+     * memory_limit has left (0 = only the 1 GB cap); strout_init_call. */
+    size_t out_budget;
 } fl_fn_call;
 
 typedef fl_status (*fl_scalar_kernel)(fl_fn_call *call, fl_error *err);
@@ -182,6 +185,10 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
  * order), as PostgreSQL's interval. scale holds PostgreSQL's interval field
  * mask from the typmod (INTERVAL '90' DAY: 1 << 3), 0 = none. Intervals exist
  * only inside the engine (never in Iceberg tables). */
+/* One value (a string, an array's text) holds at most 1 GiB, as a
+ * PostgreSQL field; one batch's string results at most as much (54000). */
+#define FL_SQL_MAX_VALUE_BYTES ((size_t)1 << 30)
+
 #define FL_SQL_INTERVAL_MARK 0x494e5456 /* 'INTV' */
 static inline bool fl_type_is_interval(const fl_type *t)
 {

@@ -15,7 +15,9 @@
  *   - ALTER TABLE t EXECUTE proc [(args)] [WHERE cond]: parsed entirely here
  *     (fl_execute_stmt); libpg_query never sees it.
  * The rest is parsed by pg_query_parse_protobuf() and unpacked with
- * protobuf-c (pg_query__parse_result__unpack), owned by the fl_sql_parsed.
+ * protobuf-c (pg_query__parse_result__unpack), owned by the fl_sql_parsed;
+ * both through depth.h, which bounds the tree's nesting (54001) and runs
+ * them on a stack big enough for the statement.
  */
 #include <ctype.h>
 #include <pg_query.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/depth.h"
 #include "sql/front.h"
 #include "sql/lex.h"
 #include "sql/planner.h"
@@ -437,19 +440,9 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     FL_TRY(find_travel(sql, text, &tk, a, tv, &ntv, error_position, err));
     FL_TRY(find_arrays(sql, text, &tk, a, p, error_position, err));
 
-    PgQueryProtobufParseResult r = pg_query_parse_protobuf(text);
-    if (r.error) {
-        int32_t cp = r.error->cursorpos;
-        int32_t off = cp > 0 ? fl_front_char_to_byte(sql, cp) : 0;
-        fl_status rc = syntax_at(sql, off, error_position, err, r.error->message);
-        pg_query_free_protobuf_parse_result(r);
-        return rc;
-    }
-    PgQuery__ParseResult *tree = pg_query__parse_result__unpack(
-        NULL, r.parse_tree.len, (const uint8_t *)r.parse_tree.data);
-    pg_query_free_protobuf_parse_result(r);
-    if (!tree)
-        return fl_errorf(err, FL_ECORRUPT, "libpg_query returned an unreadable parse tree");
+    /* nesting bounded, libpg_query and unpack on a big enough stack (depth.h) */
+    PgQuery__ParseResult *tree = NULL;
+    FL_TRY(fl_sql_pgq_parse(sql, text, tk.n, &tree, error_position, err));
     if (tree->n_stmts != 1) {
         size_t n = tree->n_stmts;
         int32_t loc = n > 1 ? tree->stmts[1]->stmt_location : 0;

@@ -117,6 +117,9 @@ typedef struct fl_planner_ctx {
     int32_t error_position; /* 1-based character offset of the last bind error */
     const char *error_sqlstate; /* SQLSTATE of the last bind error, NULL = derive from status */
     void *internal;             /* planner-private state (table cache, CTEs) */
+    /* the binder's recursion depth (expressions, query blocks, views):
+     * bounded by FL_SQL_MAX_DEPTH (src/sql/depth.h) */
+    uint32_t depth;
 } fl_planner_ctx;
 
 /* Plans a query statement (SELECT, VALUES, set operations, WITH; also the

@@ -79,6 +79,7 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
+    fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
     if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -306,7 +307,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     int32_t pos = 0;
     fl_status rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for(rc), 6);
+        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
         s->last.position = pos;
         fl_sql_result_close(r);
         if (s->block)
@@ -438,7 +439,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     fl_temp_undo undo = {.n = 0};
     fl_sql_authz_begin(s->authz, s->block != NULL);
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, "42601", 6);
+        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
                (rc = fl_session_temp_rewrite(s->temp, p, s->block != NULL, &a, &undo, err)) !=

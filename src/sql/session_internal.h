@@ -50,6 +50,12 @@ struct fl_sql_session {
     uint32_t ncustom, capcustom;
     char set_state[6];
     char showbuf[64];
+    /* the operator's ceilings and the opening values RESET restores
+     * (session_limits.c) */
+    uint64_t max_memory_limit, max_statement_timeout_ms;
+    uint64_t open_memory_limit;
+    int64_t open_statement_timeout_ms;
+    bool spill_dir_fixed;
 };
 
 struct fl_sql_result {
@@ -114,6 +120,13 @@ bool fl_session_param_scale(const fl_type *declared, const fl_value *v, fl_type 
 fl_status fl_session_param_casts(const fl_sql_parsed *p, fl_arena *a, const fl_type *types,
                                  uint32_t n, fl_session_cast_undo *u, fl_error *err);
 void fl_session_param_casts_undo(fl_session_cast_undo *u);
+
+/* session_limits.c: ceilings (fl_sql_options.max_*), 42501 past them */
+void fl_session_limits_open(fl_sql_session *s, const fl_sql_options *o);
+bool fl_session_has_limits(const fl_sql_session *s);
+fl_status fl_session_check_memory_limit(const fl_sql_session *s, uint64_t v, fl_error *err);
+fl_status fl_session_check_statement_timeout(const fl_sql_session *s, int64_t ms, fl_error *err);
+fl_status fl_session_check_spill_dir(const fl_sql_session *s, fl_error *err);
 
 /* session_result.c */
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);

@@ -82,8 +82,43 @@ static fl_status set_str(char **slot, const char *v, fl_error *err)
     return FL_OK;
 }
 
+/* memory_limit / statement_timeout / spill_dir within the operator's
+ * ceilings (session_limits.c); RESET goes back to the opening value when
+ * the session has ceilings or a default timeout. *done when handled. */
+static fl_status limited_set(fl_sql_session *s, const char *name, const char *value, bool *done,
+                             fl_error *err)
+{
+    *done = true;
+    if (!strcasecmp(name, "spill_dir") && s->spill_dir_fixed) {
+        memcpy(s->set_state, "55P02", 6);
+        return fl_session_check_spill_dir(s, err);
+    }
+    if (!strcasecmp(name, "memory_limit") && (value || fl_session_has_limits(s))) {
+        uint64_t v = s->open_memory_limit;
+        if (value)
+            FL_TRY(parse_bytes(value, &v, err));
+        FL_TRY(fl_session_check_memory_limit(s, v, err));
+        s->memory_limit = v;
+        return FL_OK;
+    }
+    if (!strcasecmp(name, "statement_timeout") && (value || fl_session_has_limits(s))) {
+        int64_t v = s->open_statement_timeout_ms;
+        if (value)
+            FL_TRY(parse_ms(value, &v, err));
+        FL_TRY(fl_session_check_statement_timeout(s, v, err));
+        s->statement_timeout_ms = v;
+        return FL_OK;
+    }
+    *done = false;
+    return FL_OK;
+}
+
 static fl_status engine_set(fl_sql_session *s, const char *name, const char *value, fl_error *err)
 {
+    bool done;
+    fl_status lrc = limited_set(s, name, value, &done, err);
+    if (done)
+        return lrc;
     if (!value) { /* RESET: the built-in default (not the session's open options) */
         if (!strcasecmp(name, "memory_limit") || !strcasecmp(name, "threads")) {
             value = "0";
@@ -286,8 +321,12 @@ static fl_status set_any(fl_sql_session *s, const char *name, const char *value,
     }
     if (d->flags & FL_SET_ENGINE) {
         fl_status rc = engine_set(s, d->name, value, err);
-        if (rc != FL_OK)
-            memcpy(s->set_state, rc == FL_ENOTFOUND ? "42704" : "22023", 6);
+        if (rc != FL_OK && !s->set_state[0])
+            memcpy(s->set_state,
+                   rc == FL_ENOTFOUND    ? "42704"
+                   : rc == FL_EFORBIDDEN ? "42501" /* past a ceiling */
+                                         : "22023",
+                   6);
         return rc;
     }
     if ((d->flags & FL_SET_FIXED) && !as_default) {

@@ -547,4 +547,88 @@ static inline void suite_audit_check(int min_lines)
     CHECK_EQ_INT(weird, 1);
 }
 
+/* Per-role ceilings (limits.c): max over the principal's roles, none for
+ * admins, every mutation seen by another fl_auth on the same store at once
+ * (the version counter), removed by an all-zero set and by dropping the
+ * role; bad requests refused. */
+static void suite_limits(void)
+{
+    fl_auth *a = suite_open(), *b = suite_open();
+    CHECK(a && b);
+    if (!a || !b) {
+        fl_auth_close(a);
+        fl_auth_close(b);
+        return;
+    }
+    fl_error err;
+    char sec[64];
+    const char *prs[] = {"lim_one", "lim_two", "lim_none"};
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(fl_auth_principal_create(a, prs[i], false, sec, sizeof sec, &err), &err);
+    CHECK_OK(fl_auth_principal_create(a, "lim_admin", true, sec, sizeof sec, &err), &err);
+    CHECK_OK(fl_auth_role_create(a, "lim_r1", &err), &err);
+    CHECK_OK(fl_auth_role_create(a, "lim_r2", &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lim_one", "lim_r1", true, &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lim_two", "lim_r1", true, &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lim_two", "lim_r2", true, &err), &err);
+    CHECK_OK(fl_auth_role_assign(a, "lim_admin", "lim_r1", true, &err), &err);
+    fl_auth_limits r1 = {(uint64_t)1 << 30, 600000, 30000, 4};
+    fl_auth_limits r2 = {(uint64_t)2 << 30, 300000, 0, 2};
+    CHECK_OK(fl_auth_role_limits_set(a, "lim_r1", &r1, &err), &err);
+    CHECK_OK(fl_auth_role_limits_set(a, "lim_r2", &r2, &err), &err);
+    /* refused */
+    CHECK(fl_auth_role_limits_set(a, "lim_nope", &r1, &err) == FL_ENOTFOUND);
+    CHECK(fl_auth_role_limits_set(a, "admin", &r1, &err) == FL_EINVAL);
+    fl_auth_limits bad = {0, 1000, 5000, 0};
+    CHECK(fl_auth_role_limits_set(a, "lim_r1", &bad, &err) == FL_EINVAL);
+    /* read through the other instance: the version moved */
+    fl_principal p;
+    fl_auth_limits l;
+    CHECK_OK(fl_auth_principal_get(b, "lim_one", &p, &err), &err);
+    CHECK_OK(fl_auth_limits_for(b, &p, &l, &err), &err);
+    CHECK(l.max_memory_limit == r1.max_memory_limit && l.max_statement_timeout_ms == 600000 &&
+          l.statement_timeout_ms == 30000 && l.max_statements == 4);
+    CHECK_OK(fl_auth_principal_get(b, "lim_two", &p, &err), &err);
+    CHECK_OK(fl_auth_limits_for(b, &p, &l, &err), &err);
+    CHECK(l.max_memory_limit == r2.max_memory_limit && l.max_statement_timeout_ms == 600000 &&
+          l.statement_timeout_ms == 30000 && l.max_statements == 4);
+    CHECK_OK(fl_auth_principal_get(b, "lim_none", &p, &err), &err);
+    CHECK_OK(fl_auth_limits_for(b, &p, &l, &err), &err);
+    CHECK(!l.max_memory_limit && !l.max_statement_timeout_ms && !l.statement_timeout_ms &&
+          !l.max_statements);
+    CHECK_OK(fl_auth_principal_get(b, "lim_admin", &p, &err), &err);
+    CHECK_OK(fl_auth_limits_for(b, &p, &l, &err), &err);
+    CHECK(!l.max_memory_limit && !l.max_statements);
+    /* listing */
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    const char **lines;
+    uint32_t n;
+    CHECK_OK(fl_auth_role_limits_list(b, &ar, &lines, &n, &err), &err);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_STR(lines[0], "lim_r1 max_memory_limit=1GB statement_timeout=30s "
+                               "max_statement_timeout=10min max_statements=4");
+        CHECK_EQ_STR(lines[1], "lim_r2 max_memory_limit=2GB max_statement_timeout=5min "
+                               "max_statements=2");
+    }
+    /* all zero removes; dropping a role removes its row too */
+    fl_auth_limits zero = {0, 0, 0, 0};
+    CHECK_OK(fl_auth_role_limits_set(a, "lim_r2", &zero, &err), &err);
+    CHECK_OK(fl_auth_role_drop(a, "lim_r1", &err), &err);
+    CHECK_OK(fl_auth_role_create(a, "lim_r1", &err), &err);
+    CHECK_OK(fl_auth_role_limits_list(b, &ar, &lines, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    CHECK_OK(fl_auth_principal_get(b, "lim_two", &p, &err), &err);
+    CHECK_OK(fl_auth_limits_for(b, &p, &l, &err), &err);
+    CHECK(!l.max_memory_limit && !l.max_statements);
+    /* a dropped principal has no limits to give */
+    CHECK_OK(fl_auth_principal_get(b, "lim_one", &p, &err), &err);
+    CHECK_OK(fl_auth_principal_drop(a, "lim_one", &err), &err);
+    CHECK(fl_auth_limits_for(b, &p, &l, &err) == FL_EUNAUTHENTICATED);
+    fl_arena_free(&ar);
+    fl_auth_close(a);
+    fl_auth_close(b);
+}
+
 #endif

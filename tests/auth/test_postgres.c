@@ -31,6 +31,10 @@ static void test_linearize(void)
 {
     suite_linearize();
 }
+static void test_limits(void)
+{
+    suite_limits();
+}
 
 int main(void)
 {
@@ -62,6 +66,7 @@ int main(void)
     TEST_RUN(test_grants);
     TEST_RUN(test_concurrency);
     TEST_RUN(test_linearize);
+    TEST_RUN(test_limits);
     /* the store's tables landed in the run's schema */
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM information_schema.tables WHERE table_schema = '%s' AND "
@@ -70,8 +75,10 @@ int main(void)
     r = PQexec(pg, sql);
     int ntables = PQresultStatus(r) == PGRES_TUPLES_OK ? atoi(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
-    if (ntables != 6) {
-        fprintf(stderr, "expected 6 floe_auth_ tables in %s, found %d\n", schema, ntables);
+    if (ntables != 7) {
+        fprintf(stderr,
+                "expected 7 floe_auth_ tables (with floe_auth_policies and floe_auth_role_limits) in %s, found %d\n",
+                schema, ntables);
         test_failures_++;
     }
     snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", schema);

@@ -35,6 +35,10 @@ static void test_linearize(void)
 {
     suite_linearize();
 }
+static void test_limits(void)
+{
+    suite_limits();
+}
 static void test_audit(void)
 {
     suite_audit_check(6 * 300);
@@ -124,6 +128,7 @@ int main(void)
     TEST_RUN(test_grants);
     TEST_RUN(test_concurrency);
     TEST_RUN(test_linearize);
+    TEST_RUN(test_limits);
     TEST_RUN(test_audit);
     TEST_RUN(test_store_contents);
     int rc = TEST_EXIT();

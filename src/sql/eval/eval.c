@@ -35,6 +35,7 @@ typedef struct node_st {
     uint32_t nargv;
     void *aux;
     void (*aux_free)(void *);
+    int64_t charged; /* bytes of out charged to the statement (env.charge) */
 } node_st;
 
 struct fl_eval_state {
@@ -84,6 +85,11 @@ void fl_eval_state_free(fl_eval_state *st)
 {
     if (!st)
         return;
+    int64_t charged = 0;
+    for (uint32_t i = 0; i < st->cap; i++)
+        charged += st->slots[i] ? st->slots[i]->charged : 0;
+    if (charged && st->env.charge && st->env.exec_ctx)
+        (void)st->env.charge(st->env.exec_ctx, -charged, NULL);
     for (uint32_t i = 0; i < st->cap; i++)
         node_free(st->slots[i]);
     free(st->slots);
@@ -297,6 +303,16 @@ static fl_status eval_args(fl_eval_state *st, node_st *ns, const fl_expr *e, con
     return FL_OK;
 }
 
+/* What a kernel's string results may grow to: memory_limit's headroom plus
+ * what this node's previous batch held (its vector is reused). */
+static size_t out_budget(const fl_eval_state *st, const node_st *ns)
+{
+    if (!st->env.available || !st->env.exec_ctx)
+        return 0;
+    uint64_t b = st->env.available(st->env.exec_ctx) + (uint64_t)ns->charged;
+    return b > FL_SQL_MAX_VALUE_BYTES ? FL_SQL_MAX_VALUE_BYTES : (size_t)(b ? b : 1);
+}
+
 static fl_status eval_call(fl_eval_state *st, node_st *ns, const fl_expr *e, const fl_batch *in,
                            const fl_sel *sel, uint32_t nrows, fl_error *err)
 {
@@ -344,6 +360,7 @@ static fl_status eval_call(fl_eval_state *st, node_st *ns, const fl_expr *e, con
         .out = &ns->out,
         .state = st,
         .env = &st->env,
+        .out_budget = out_budget(st, ns),
     };
     FL_TRY(e->fn->kernel(&call, err));
     if (all_const && e->nargs > 0 && e->fn->deterministic) {
@@ -854,21 +871,37 @@ static fl_status eval_in(fl_eval_state *st, node_st *ns, const fl_expr *e, const
     return FL_OK;
 }
 
-static fl_status eval_node(fl_eval_state *st, const fl_expr *e, const fl_batch *in, const fl_sel *sel,
-                           uint32_t nrows, const fl_vector **res, node_st **owner, fl_error *err)
+/* Bytes a result vector holds that grow with its values: string heaps and
+ * nested children (a batch's fixed-width data is bounded by its rows). */
+static int64_t vec_bytes(const fl_vector *v, int depth)
 {
-    if (e->kind == FL_EXPR_COLUMN) {
-        if (e->column >= in->ncols)
-            return fl_errorf(err, FL_EINVAL, "column #%u out of range (input has %u columns)", e->column, in->ncols);
-        *res = &in->cols[e->column];
-        *owner = NULL;
-        return FL_OK;
+    int64_t b = (int64_t)v->heap_len; /* resident: realloc'd capacity is untouched */
+    for (uint32_t c = 0; depth < 8 && c < v->nchildren; c++) {
+        const fl_vector *ch = &v->children[c];
+        size_t w = ch->type ? fl_type_width(ch->type) : 0;
+        b += (int64_t)ch->len * (int64_t)(w ? w : 8) + vec_bytes(ch, depth + 1);
     }
-    node_st *ns = node_get(st, e, err);
-    if (!ns)
-        return FL_ENOMEM;
-    *owner = ns;
-    *res = &ns->out;
+    return b;
+}
+
+/* Charges what a node's result grew by (releases what it shrank by) to the
+ * statement's memory_limit: without this, ARRAY[...], repeat(), || and
+ * friends could build gigabytes per batch that no operator counts. */
+static fl_status charge_out(fl_eval_state *st, node_st *ns, fl_error *err)
+{
+    if (!st->env.charge || !st->env.exec_ctx || !ns->out_init)
+        return FL_OK;
+    int64_t now = vec_bytes(&ns->out, 0), delta = now - ns->charged;
+    if (delta == 0)
+        return FL_OK;
+    ns->charged = now;
+    return st->env.charge(st->env.exec_ctx, delta, err);
+}
+
+static fl_status eval_kind(fl_eval_state *st, node_st *ns, const fl_expr *e, const fl_batch *in,
+                           const fl_sel *sel, uint32_t nrows, const fl_vector **res,
+                           node_st **owner, fl_error *err)
+{
     switch (e->kind) {
     case FL_EXPR_CONST: return make_const(ns, e, &e->value, nrows, err);
     case FL_EXPR_PARAM: return eval_param(st, ns, e, nrows, err);
@@ -886,6 +919,27 @@ static fl_status eval_node(fl_eval_state *st, const fl_expr *e, const fl_batch *
     case FL_EXPR_IN_LIST: return eval_in(st, ns, e, in, sel, nrows, err);
     default: return fl_errorf(err, FL_EUNSUPPORTED, "expression kind %d", (int)e->kind);
     }
+}
+
+static fl_status eval_node(fl_eval_state *st, const fl_expr *e, const fl_batch *in,
+                           const fl_sel *sel, uint32_t nrows, const fl_vector **res,
+                           node_st **owner, fl_error *err)
+{
+    if (e->kind == FL_EXPR_COLUMN) {
+        if (e->column >= in->ncols)
+            return fl_errorf(err, FL_EINVAL, "column #%u out of range (input has %u columns)",
+                             e->column, in->ncols);
+        *res = &in->cols[e->column];
+        *owner = NULL;
+        return FL_OK;
+    }
+    node_st *ns = node_get(st, e, err);
+    if (!ns)
+        return FL_ENOMEM;
+    *owner = ns;
+    *res = &ns->out;
+    FL_TRY(eval_kind(st, ns, e, in, sel, nrows, res, owner, err));
+    return charge_out(st, ns, err);
 }
 
 /* ---- public entry points ---- */

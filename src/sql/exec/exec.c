@@ -277,8 +277,13 @@ static fl_status run_workers(ex_node *child, uint32_t nthreads, ex_consume_fn co
     if (!rc && nthreads == 1) {
         worker_main(&ws[0]);
     } else if (!rc) {
+        /* an explicit stack: workers evaluate expressions as deep as the
+         * front end allows (src/sql/depth.h), whatever the default is */
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setstacksize(&at, (size_t)8 << 20);
         for (uint32_t i = 0; i < nthreads; i++) {
-            if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0) {
+            if (pthread_create(&ws[i].tid, &at, worker_main, &ws[i]) != 0) {
                 fl_error e;
                 fl_errorf(&e, FL_EIO, "cannot start a worker thread");
                 ex_fail(x, &e);
@@ -286,6 +291,7 @@ static fl_status run_workers(ex_node *child, uint32_t nthreads, ex_consume_fn co
             }
             ws[i].started = true;
         }
+        pthread_attr_destroy(&at);
         for (uint32_t i = 0; i < nthreads; i++)
             if (ws[i].started)
                 pthread_join(ws[i].tid, NULL);
@@ -396,6 +402,20 @@ static fl_status run_subquery(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_
     return rc;
 }
 
+/* Evaluation memory (strings built by functions, per node and thread)
+ * counts against memory_limit like operator state. */
+static fl_status charge_eval(void *exec_ctx, int64_t bytes, fl_error *err)
+{
+    return ex_mem_add(exec_ctx, bytes, "expression results", err);
+}
+
+static uint64_t available_eval(void *exec_ctx)
+{
+    fl_exec *x = exec_ctx;
+    long long used = atomic_load(&x->mem_used);
+    return used < 0 || (uint64_t)used >= x->memory_limit ? 0 : x->memory_limit - (uint64_t)used;
+}
+
 /* ---- the public API ---- */
 
 fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out, fl_error *err)
@@ -413,6 +433,8 @@ fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out,
     if (!x->env.run_subquery) {
         x->env.run_subquery = run_subquery;
         x->env.exec_ctx = x;
+        x->env.charge = charge_eval;
+        x->env.available = available_eval;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     x->threads = x->opt.threads ? x->opt.threads : (uint32_t)(cpus > 0 ? cpus : 1);

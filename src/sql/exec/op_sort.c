@@ -256,9 +256,7 @@ typedef struct sort_state {
     uint32_t *pos;   /* next row of each run's batch */
     uint32_t *heap;  /* run indexes, min-heap by current row */
     uint32_t hn;
-    ex_rows view;    /* view.b[i] = &cur[i], for comparisons */
-    fl_batch outb;
-    bool outb_inited;
+    ex_rows view; /* view.b[i] = &cur[i], for comparisons */
     uint64_t skip;
     pthread_mutex_t mu;
     bool mu_inited;
@@ -436,27 +434,28 @@ static fl_status merge_setup(ex_node *n, sort_state *st, fl_error *err)
     }
     for (uint32_t i = st->hn; i-- > 0;)
         sift_down(st, n, i);
-    FL_TRY(fl_batch_init(&st->outb, &n->p->schema, err));
-    st->outb_inited = true;
     st->skip = n->p->u.sort.offset > 0 ? (uint64_t)n->p->u.sort.offset : 0;
     pthread_mutex_init(&st->mu, NULL);
     st->mu_inited = true;
     return FL_OK;
 }
 
-static fl_status merge_fill(ex_node *n, sort_state *st, fl_error *err)
+/* Fills the caller's batch: several threads may pull the merge at once (a
+ * parallel consumer above the SORT), and a batch shared between them was
+ * reset by one thread while another still read it (rows were lost). */
+static fl_status merge_fill(ex_node *n, sort_state *st, fl_batch *outb, fl_error *err)
 {
-    fl_batch_reset(&st->outb);
-    while (st->hn && st->outb.nrows < FL_BATCH_CAP) {
+    fl_batch_reset(outb);
+    while (st->hn && outb->nrows < FL_BATCH_CAP) {
         FL_TRY(ex_check(n->x, err));
         uint32_t i = st->heap[0];
         if (st->skip) {
             st->skip--;
         } else {
             for (uint32_t c = 0; c < st->nchild; c++)
-                FL_TRY(ex_vec_append_rows(&st->outb.cols[c], &st->cur[i].cols[c], &st->pos[i], 1,
-                                          err));
-            st->outb.nrows++;
+                FL_TRY(
+                    ex_vec_append_rows(&outb->cols[c], &st->cur[i].cols[c], &st->pos[i], 1, err));
+            outb->nrows++;
         }
         if (++st->pos[i] >= st->cur[i].nrows) {
             bool eof;
@@ -473,19 +472,21 @@ static fl_status merge_fill(ex_node *n, sort_state *st, fl_error *err)
 
 typedef struct merge_op {
     ex_op base;
+    fl_batch outb; /* this thread's output batch */
 } merge_op;
 
 static fl_status merge_next(ex_op *op, const fl_batch **out, fl_error *err)
 {
     ex_node *n = op->node;
     sort_state *st = n->state;
+    merge_op *o = (merge_op *)op;
     *out = NULL;
     pthread_mutex_lock(&st->mu);
-    fl_status rc = merge_fill(n, st, err);
+    fl_status rc = merge_fill(n, st, &o->outb, err);
     pthread_mutex_unlock(&st->mu);
     FL_TRY(rc);
-    if (st->outb.nrows) {
-        *out = &st->outb;
+    if (o->outb.nrows) {
+        *out = &o->outb;
         ex_stats_out(n, *out);
     }
     return FL_OK;
@@ -493,6 +494,7 @@ static fl_status merge_next(ex_op *op, const fl_batch **out, fl_error *err)
 
 static void merge_free(ex_op *op)
 {
+    fl_batch_destroy(&((merge_op *)op)->outb);
     free(op);
 }
 
@@ -504,6 +506,11 @@ static fl_status sort_open(ex_node *n, ex_thread *th, ex_op **out, fl_error *err
     merge_op *o = calloc(1, sizeof *o);
     if (!o)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc = fl_batch_init(&o->outb, &n->p->schema, err);
+    if (rc != FL_OK) {
+        free(o);
+        return rc;
+    }
     o->base.next = merge_next;
     o->base.free = merge_free;
     *out = &o->base;
@@ -604,8 +611,6 @@ static void sort_destroy(ex_node *n)
     free(st->pos);
     free(st->heap);
     free(st->view.b);
-    if (st->outb_inited)
-        fl_batch_destroy(&st->outb);
     if (st->mu_inited)
         pthread_mutex_destroy(&st->mu);
     free(st->locals);

@@ -757,6 +757,11 @@ typedef struct sbuf_st {
 } sbuf_st;
 static fl_status sb_append(sbuf_st *b, const uint8_t *p, size_t n, fl_error *err)
 {
+    if (b->len + n > FL_SQL_MAX_VALUE_BYTES) /* the result is one value (limits, issue 14) */
+        return fl_errorf(err, FL_ELIMIT,
+                         "value too large: an aggregate's result would hold %zu "
+                         "bytes (a value may hold at most 1 GB)",
+                         b->len + n);
     if (b->len + n > b->cap) {
         size_t nc = (b->len + n) * 2 + 32;
         uint8_t *np = realloc(b->p, nc);

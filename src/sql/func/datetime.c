@@ -1174,7 +1174,7 @@ static fl_status k_to_char(fl_fn_call *c, fl_error *err)
     if (fl_type_is_interval(xt))
         return fl_fn_error(c, err, FL_EUNSUPPORTED, "to_char(interval, text) is not supported");
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)

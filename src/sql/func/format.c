@@ -329,6 +329,10 @@ const char *fl_sql_sqlstate_for_error(const fl_error *e)
     if (!e)
         return "XX000";
     const char *m = e->msg;
+    if (e->code == FL_ELIMIT && strstr(m, "statement too complex: "))
+        return "54001"; /* src/sql/depth.h */
+    if (e->code == FL_ELIMIT && strstr(m, "memory limit ") && strstr(m, " exceeded"))
+        return "53200"; /* out_of_memory: the statement's memory_limit */
     if (strstr(m, "division by zero"))
         return "22012";
     if (strstr(m, "invalid input syntax"))

@@ -58,14 +58,24 @@ static inline bool uvalid(const fl_unified *u, uint32_t i)
 typedef struct strout {
     fl_vector *v;
     uint32_t next; /* first row whose offset[row+1] is not yet written */
+    size_t limit;  /* bytes the heap may reach: memory_limit left, at most 1 GB */
 } strout;
 
 static inline void strout_init(strout *s, fl_vector *v)
 {
     s->v = v;
     s->next = 0;
+    s->limit = FL_SQL_MAX_VALUE_BYTES;
     v->offsets[0] = 0;
     v->heap_len = 0;
+}
+/* A kernel's output (c->out), bounded by what the statement's memory_limit
+ * has left, so a batch of results cannot outgrow it before it is charged. */
+static inline void strout_init_call(strout *s, const fl_fn_call *c)
+{
+    strout_init(s, c->out);
+    if (c->out_budget && c->out_budget < s->limit)
+        s->limit = c->out_budget;
 }
 static inline void strout_fill(strout *s, uint32_t upto)
 {

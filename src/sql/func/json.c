@@ -123,7 +123,7 @@ static fl_status arrow(fl_fn_call *c, bool as_text, fl_error *err)
     fl_vector_unify(c->args[1], &ku);
     bool by_index = c->args[1]->type->id == FL_TYPE_INT32;
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -159,7 +159,7 @@ static fl_status path_kernel(fl_fn_call *c, bool as_text, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -245,7 +245,7 @@ static fl_status jextract(fl_fn_call *c, bool scalar, fl_error *err)
     fl_vector_unify(c->args[0], &ju);
     fl_vector_unify(c->args[1], &pu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -296,7 +296,7 @@ static fl_status k_jtype(fl_fn_call *c, fl_error *err)
     fl_unified ju;
     fl_vector_unify(c->args[0], &ju);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&ju, i, &n);

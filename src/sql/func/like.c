@@ -383,7 +383,7 @@ static fl_status k_like_escape(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &pu);
     fl_vector_unify(c->args[1], &eu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t pn, en;
         const uint8_t *p = ubytes(&pu, i, &pn), *e = ubytes(&eu, i, &en);
@@ -665,7 +665,7 @@ static fl_status k_re_replace(fl_fn_call *c, fl_error *err)
     if (has_f)
         fl_vector_unify(c->args[3], &fu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         const pcre2_code *code;
         bool g;
@@ -745,7 +745,7 @@ static fl_status k_re_extract(fl_fn_call *c, fl_error *err)
     if (c->nargs == 3)
         fl_vector_unify(c->args[2], &gu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         const pcre2_code *code;
         bool g;

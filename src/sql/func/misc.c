@@ -53,7 +53,7 @@ static fl_status k_nullif(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[1], &b);
     strout so;
     if (fl_type_is_varlen(c->out->type))
-        strout_init(&so, c->out);
+        strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -77,7 +77,7 @@ static fl_status extreme(fl_fn_call *c, int sign, fl_error *err)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
     if (fl_type_is_varlen(c->out->type))
-        strout_init(&so, c->out);
+        strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -108,7 +108,7 @@ static fl_status k_ifnull(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[1], &b);
     strout so;
     if (fl_type_is_varlen(c->out->type))
-        strout_init(&so, c->out);
+        strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -139,7 +139,7 @@ static fl_status digest(fl_fn_call *c, const EVP_MD *md, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     static const char hx[] = "0123456789abcdef";
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
@@ -224,7 +224,7 @@ static fl_status k_typeof(fl_fn_call *c, fl_error *err)
     char b[128];
     fl_sql_type_name(c->args[0]->type, b, sizeof b);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, { FL_TRY(strout_put(&so, i, b, strlen(b), err)); });
     strout_finish(&so, c->nrows);
     return FL_OK;

@@ -8,8 +8,11 @@
  * for ARRAY[...] (__pg_array), subscripts x[i] (__pg_subscript, 1-based,
  * 0-based for int2vector/oidvector as in PostgreSQL) and x op ANY/ALL(arr)
  * (__pg_any / __pg_all with op '=' or '<>', comparing the element text
- * with the left operand's text form). One dimension only: a nested array
- * element is treated as one opaque element.
+ * with the left operand's text form). ARRAY[ARRAY[...], ...] builds a
+ * multidimensional array's text ({{1,2},{3,4}}: __pg_array_md, sub-arrays
+ * copied, never re-quoted, so nesting grows the text linearly); the other
+ * functions see one dimension only: a nested array element is treated as
+ * one opaque element.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,7 +263,7 @@ static fl_status k_to_string(fl_fn_call *c, fl_error *err)
     if (c->nargs > 2)
         fl_vector_unify(c->args[2], &ns);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l, sl, nl = 0;
@@ -303,7 +306,7 @@ static fl_status k_subscript(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &u);
     fl_vector_unify(c->args[1], &x);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l;
@@ -400,7 +403,7 @@ static fl_status k_array(fl_fn_call *c, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t cap = 3;
         for (uint32_t k = 0; k < c->nargs; k++) {
@@ -441,6 +444,59 @@ static fl_status k_array(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+/* ARRAY[sub-array, ...]: each sub-array's text goes in as it is; they must
+ * have the same number of elements (PostgreSQL: matching dimensions; only
+ * the outer dimension is compared here). A NULL sub-array is an error too
+ * unless every one is NULL or empty (then the result is '{}'). */
+static fl_status k_array_md(fl_fn_call *c, fl_error *err)
+{
+    fl_unified u[64];
+    if (c->nargs > 64)
+        return fl_fn_error(c, err, FL_ELIMIT, "ARRAY[...] with more than 64 elements");
+    for (uint32_t k = 0; k < c->nargs; k++)
+        fl_vector_unify(c->args[k], &u[k]);
+    strout so;
+    strout_init_call(&so, c);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t cap = 2;
+        int32_t dim = -1;
+        bool empty = true, mismatch = false;
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            size_t l = 0;
+            const uint8_t *p = uvalid(&u[k], i) ? ubytes(&u[k], i, &l) : NULL;
+            int32_t d = p ? count_elems(p, l) : 0;
+            cap += l + 1;
+            empty = empty && d == 0;
+            mismatch = mismatch || (dim >= 0 && d != dim) || (k > 0 && d == 0 && dim > 0);
+            dim = d;
+        }
+        if (mismatch)
+            return fl_fn_error(c, err, FL_EINVAL,
+                               "multidimensional arrays must have array expressions with matching "
+                               "dimensions (SQLSTATE 2202E)");
+        if (empty) {
+            FL_TRY(strout_put(&so, i, "{}", 2, err));
+            continue;
+        }
+        uint8_t *dst;
+        FL_TRY(strout_reserve(&so, cap, &dst, err));
+        size_t o = 0;
+        dst[o++] = '{';
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            size_t l;
+            const uint8_t *p = ubytes(&u[k], i, &l);
+            if (k)
+                dst[o++] = ',';
+            memcpy(dst + o, p, l);
+            o += l;
+        }
+        dst[o++] = '}';
+        strout_commit(&so, i, o);
+    });
+    strout_finish(&so, c->nrows);
+    return FL_OK;
+}
+
 static bool r_text1(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
     if (n != 1 || fl_type_is_nested(&a[0]))
@@ -456,7 +512,7 @@ static fl_status k_array_elem(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         if (!uvalid(&u, i)) {
             FL_TRY(strout_put(&so, i, "NULL", 4, err));
@@ -490,7 +546,7 @@ static fl_status k_braces(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l = 0;
         const uint8_t *p = uvalid(&u, i) ? ubytes(&u, i, &l) : NULL;
@@ -517,7 +573,7 @@ static fl_status srf_one(fl_fn_call *c, const char *fn, int mode, fl_error *err)
     strout so;
     bool str = fl_type_is_varlen(c->out->type);
     if (str)
-        strout_init(&so, c->out);
+        strout_init_call(&so, c);
     char elem[MAX_ELEM];
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l;
@@ -579,7 +635,7 @@ static fl_status k_aclexplode(fl_fn_call *c, fl_error *err)
                            "ACLs (floe stores no privileges)");
     });
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     strout_finish(&so, c->nrows);
     return FL_OK;
 }
@@ -737,7 +793,7 @@ static fl_status k_list_key(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     keybuf k = {NULL, 0, 0};
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
@@ -769,11 +825,29 @@ static const fl_func funcs[] = {
     PA("__pg_any", r_any, k_any),
     PA("__pg_all", r_any, k_all),
     PA("__list_sort_key", r_list_key, k_list_key),
-    {.name = "__pg_array_elem", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_text1,
-     .kernel = k_array_elem, .handles_nulls = true},
-    {.name = "__pg_array_braces", .kind = FL_FUNC_SCALAR, .deterministic = true,
-     .resolve = r_text1, .kernel = k_braces, .handles_nulls = true},
-    {.name = "__pg_array", .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r_array,
-     .kernel = k_array, .handles_nulls = true},
+    {.name = "__pg_array_elem",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = true,
+     .resolve = r_text1,
+     .kernel = k_array_elem,
+     .handles_nulls = true},
+    {.name = "__pg_array_braces",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = true,
+     .resolve = r_text1,
+     .kernel = k_braces,
+     .handles_nulls = true},
+    {.name = "__pg_array",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = true,
+     .resolve = r_array,
+     .kernel = k_array,
+     .handles_nulls = true},
+    {.name = "__pg_array_md",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = true,
+     .resolve = r_array,
+     .kernel = k_array_md,
+     .handles_nulls = true},
 };
 const fl_func_table fl_funcs_pgarray = {funcs, sizeof funcs / sizeof funcs[0]};

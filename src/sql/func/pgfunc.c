@@ -139,7 +139,7 @@ R_NONE(r_none_text, FL_TYPE_STRING)
 static fl_status put_const_str(fl_fn_call *c, const char *s, fl_error *err)
 {
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     size_t l = strlen(s);
     FOR_ROWS(c->sel, c->nrows, i, { FL_TRY(strout_put(&so, i, s, l, err)); });
     strout_finish(&so, c->nrows);
@@ -158,7 +158,7 @@ static fl_status k_format_type(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &o);
     fl_vector_unify(c->args[1], &m);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         char buf[128];
         if (!uvalid(&o, i)) {
@@ -187,7 +187,7 @@ static fl_status k_userbyid(fl_fn_call *c, fl_error *err)
     fl_unified o;
     fl_vector_unify(c->args[0], &o);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         char buf[64];
         int64_t oid = UV(o, int64_t, i);
@@ -216,7 +216,7 @@ static fl_status k_false(fl_fn_call *c, fl_error *err)
 static fl_status k_null(fl_fn_call *c, fl_error *err)
 {
     strout so; /* every function using k_null returns text */
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, { FL_TRY(fl_out_null(c->out, i, err)); });
     strout_finish(&so, c->nrows);
     return FL_OK;
@@ -227,7 +227,7 @@ static fl_status k_encoding(fl_fn_call *c, fl_error *err)
     fl_unified e;
     fl_vector_unify(c->args[0], &e);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         int32_t v = UV(e, int32_t, i);
         const char *s = v == 6 ? "UTF8" : v == 0 ? "SQL_ASCII" : "";
@@ -310,7 +310,7 @@ static fl_status k_quote_ident(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l;
         const uint8_t *p = ubytes(&u, i, &l);
@@ -485,7 +485,7 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t cap = 3;
         for (uint32_t k = 0; k < c->nargs; k++) {
@@ -556,7 +556,7 @@ static fl_status k_format(fl_fn_call *c, fl_error *err)
     for (uint32_t k = 0; k < c->nargs; k++)
         fl_vector_unify(c->args[k], &u[k]);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         if (!uvalid(&u[0], i)) {
             FL_TRY(fl_out_null(c->out, i, err));

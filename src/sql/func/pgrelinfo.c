@@ -109,7 +109,7 @@ fl_status fl_pg_k_oid_text(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &u);
     bool text = c->args[0]->type->id == FL_TYPE_STRING;
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         int64_t k = m ? find(m, &u, text, i) : -1;
         if (k < 0 && text)

@@ -65,7 +65,7 @@ fl_status fl_pg_k_size_pretty(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         char buf[64];
         size_t l = size_pretty(UV(u, int64_t, i), buf, sizeof buf);
@@ -105,7 +105,7 @@ fl_status fl_pg_k_tablespace_location(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         int64_t oid = UV(u, int64_t, i);
         if (oid != 1663 && oid != 1664)

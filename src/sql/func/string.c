@@ -91,7 +91,7 @@ static fl_status case_kernel(fl_fn_call *c, bool upper, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&u, i, &n);
@@ -109,7 +109,7 @@ static fl_status k_initcap(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&u, i, &n);
@@ -143,7 +143,7 @@ static fl_status k_reverse(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&u, i, &n);
@@ -180,7 +180,7 @@ static fl_status k_substr(fl_fn_call *c, fl_error *err)
     if (c->nargs == 3)
         fl_vector_unify(c->args[2], &lu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&su, i, &n);
@@ -219,7 +219,7 @@ static fl_status leftright(fl_fn_call *c, bool left, fl_error *err)
     fl_vector_unify(c->args[0], &su);
     fl_vector_unify(c->args[1], &nu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&su, i, &n);
@@ -248,7 +248,7 @@ static fl_status k_repeat(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[0], &su);
     fl_vector_unify(c->args[1], &nu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *s = ubytes(&su, i, &n);
@@ -335,7 +335,7 @@ static fl_status k_replace(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[1], &fu);
     fl_vector_unify(c->args[2], &tu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n, fn, tn;
         const uint8_t *s = ubytes(&su, i, &n), *f = ubytes(&fu, i, &fn), *t = ubytes(&tu, i, &tn);
@@ -374,7 +374,7 @@ static fl_status k_translate(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[1], &fu);
     fl_vector_unify(c->args[2], &tu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n, fn, tn;
         const uint8_t *s = ubytes(&su, i, &n), *f = ubytes(&fu, i, &fn), *t = ubytes(&tu, i, &tn);
@@ -448,7 +448,7 @@ static fl_status trim_kernel(fl_fn_call *c, bool lead, bool trail, fl_error *err
     if (c->nargs == 2)
         fl_vector_unify(c->args[1], &cu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n, cn = 1;
         const uint8_t *s = ubytes(&su, i, &n), *set = (const uint8_t *)" ";
@@ -503,7 +503,7 @@ static fl_status pad_kernel(fl_fn_call *c, bool left, fl_error *err)
     if (c->nargs == 3)
         fl_vector_unify(c->args[2], &fu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n, fn = 1;
         const uint8_t *s = ubytes(&su, i, &n), *f = (const uint8_t *)" ";
@@ -515,13 +515,15 @@ static fl_status pad_kernel(fl_fn_call *c, bool left, fl_error *err)
         if (len > (1 << 26))
             return fl_fn_error(c, err, FL_ELIMIT, "requested length too large");
         int64_t chars = (int64_t)fl_utf8_len(s, n);
-        if (chars >= len || fn == 0) {
+        /* a fill of no whole character (empty, or stray continuation bytes)
+         * pads nothing, as an empty one: the loop below would never end */
+        size_t fchars = fl_utf8_len(f, fn);
+        if (chars >= len || fn == 0 || fchars == 0) {
             size_t e = char_off(s, n, chars >= len ? len : chars);
             FL_TRY(strout_put(&so, i, s, e, err));
             continue;
         }
         int64_t need = len - chars;
-        size_t fchars = fl_utf8_len(f, fn);
         uint8_t *dst;
         FL_TRY(strout_reserve(&so, n + (size_t)need * 4, &dst, err));
         size_t o = 0;
@@ -563,7 +565,7 @@ static fl_status k_split(fl_fn_call *c, fl_error *err)
     fl_vector_unify(c->args[1], &du);
     fl_vector_unify(c->args[2], &nu);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n, dn;
         const uint8_t *s = ubytes(&su, i, &n), *d = ubytes(&du, i, &dn);
@@ -654,7 +656,7 @@ static fl_status concat_kernel(fl_fn_call *c, bool ws, fl_error *err)
         fl_vector_unify(c->args[k], &u[k]);
     bool strict = !c->expr->fn->handles_nulls;
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     fl_status rc = FL_OK;
     FOR_ROWS(c->sel, c->nrows, i, {
         if (rc != FL_OK)
@@ -739,7 +741,7 @@ static fl_status k_chr(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         int32_t cp = UV(u, int32_t, i);
         if (cp <= 0 || !utf8proc_codepoint_valid(cp))

@@ -59,6 +59,20 @@ const fl_i128 fl_pow10_i128[39] = {
 
 fl_status strout_reserve(strout *s, size_t len, uint8_t **dst, fl_error *err)
 {
+    /* no value and no batch of values grows past 1 GiB (limits, issue 14) */
+    if (len > FL_SQL_MAX_VALUE_BYTES)
+        return fl_errorf(err, FL_ELIMIT,
+                         "value too large: %zu bytes (a value may hold at most 1 GB)", len);
+    if (s->v->heap_len + len > s->limit && s->limit < FL_SQL_MAX_VALUE_BYTES)
+        return fl_errorf(err, FL_ELIMIT,
+                         "expression results: memory limit exceeded (one batch of results would "
+                         "hold %zu bytes, %zu are left); raise memory_limit",
+                         s->v->heap_len + len, s->limit);
+    if (s->v->heap_len + len > FL_SQL_MAX_VALUE_BYTES)
+        return fl_errorf(err, FL_ELIMIT,
+                         "values too large: one batch of results would hold %zu bytes (at most "
+                         "1 GB)",
+                         s->v->heap_len + len);
     if (s->v->heap_cap - s->v->heap_len < len || !s->v->heap)
         FL_TRY(fl_vector_reserve_heap(s->v, len ? len : 1, err));
     *dst = s->v->heap + s->v->heap_len;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/depth.h"
 #include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
 #include "sql/session_settings.h"
@@ -114,14 +115,27 @@ static fl_status bind_array(fl_bctx *b, const PgQuery__AArrayExpr *x, fl_expr **
     if (!args)
         return oom(err);
     uint32_t elem = FL_PG_OID_TEXT;
+    bool nested = false; /* ARRAY[ARRAY[...], ...]: a multidimensional array */
     for (uint32_t i = 0; i < n; i++) {
         FL_TRY(fl_bind_expr(b, x->elements[i], &args[i], err));
-        if (i == 0 && !(args[i]->type.id == FL_TYPE_STRING && args[i]->type.fixed_len == -1))
+        if (i == 0 && fl_pg_is_array_text(&args[i]->type)) {
+            nested = true;
+            elem = (uint32_t)args[i]->type.scale;
+        } else if (i == 0 &&
+                   !(args[i]->type.id == FL_TYPE_STRING && args[i]->type.fixed_len == -1)) {
             elem = fl_pg_type_oid(&args[i]->type);
+        }
+        bool unknown = args[i]->type.id == FL_TYPE_STRING && args[i]->type.fixed_len == -1;
+        if (nested && !fl_pg_is_array_text(&args[i]->type) && !unknown)
+            return fl_front_err(b->pc, err, FL_ETYPE,
+                                fl_pgq_location((const ProtobufCMessage *)x->elements[i]), "42804",
+                                "the elements of a multidimensional ARRAY[...] must be arrays");
         FL_TRY(to_text(b, args[i], &args[i], err));
     }
+    /* sub-arrays go in as they are ({{1,2},{3,4}}, as PostgreSQL), not quoted
+     * as strings: quoting escaped every level again, so n levels took 2^n bytes */
     fl_expr *e;
-    FL_TRY(call(b, "__pg_array", args, n, x->location, &e, err));
+    FL_TRY(call(b, nested ? "__pg_array_md" : "__pg_array", args, n, x->location, &e, err));
     fl_type t = array_of(elem);
     *out = retype(b->a, fl_front_fold(b->a, e), &t);
     return *out ? FL_OK : oom(err);

@@ -110,7 +110,7 @@ static fl_status k_lookup(fl_fn_call *c, fl_error *err)
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
     strout so;
-    strout_init(&so, c->out);
+    strout_init_call(&so, c);
     FOR_ROWS(c->sel, c->nrows, i, {
         int64_t key = UV(u, int64_t, i);
         const char *s = find(t, key);

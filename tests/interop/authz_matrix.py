@@ -277,6 +277,18 @@ def corpus():
     add('SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN (\'pg_catalog\', '
         '\'information_schema\') ORDER BY 1, 2', ['ok'], visible=True)
     add("SELECT schema_name FROM information_schema.schemata ORDER BY 1", ['ok'], visible=True)
+    # the privilege functions answer what the authorizer would (pgprivs.c)
+    add("SELECT c.relname, has_table_privilege(c.oid, 'SELECT') AS r, has_table_privilege(c.oid, "
+        "'INSERT, UPDATE') AS w FROM pg_class c JOIN pg_namespace n ON c.relnamespace = n.oid WHERE "
+        "n.nspname = 'pub' AND c.relname IN ('p', 'q') ORDER BY 1", ['ok'],
+        expect=lambda who: [[t, norm(holds(who, ('read', ['pub'], t))),
+                             norm(holds(who, ('write', ['pub'], t)))]
+                            for t in ('p', 'q') if visible_table(who, ['pub'], t)])
+    add("SELECT n.nspname, has_schema_privilege(n.oid, 'USAGE') AS u, has_schema_privilege(n.oid, "
+        "'CREATE') AS c FROM pg_namespace n WHERE n.nspname IN ('pub', 'sandbox', 'secret') ORDER BY 1",
+        ['ok'], expect=lambda who: [[ns, 'true', norm(holds(who, ('create', [ns], None)))]
+                                    for ns in ('pub', 'sandbox', 'secret')
+                                    if visible_ns(who, [ns])])
     add('SELECT current_user', ['ok'])
     add('SHOW search_path', ['ok'], kind='change')  # a fresh HTTP session starts in pub
     add("SET statement_timeout = '5min'", ['ok'], kind='change')
@@ -609,6 +621,8 @@ for principal in order:
                 fail(f'[{principal}] {e["sql"]}: pgwire rows {pg.rows} != HTTP rows {http.rows}')
         if e.get('visible') and pg and pg.ok and principal != 'admin':
             check_visible(principal, e['sql'], pg.rows)
+        if e.get('expect') and pg and pg.ok and pg.rows != e['expect'](principal):
+            fail(f'[{principal}] {e["sql"]}: rows {pg.rows}, the grants say {e["expect"](principal)}')
     after = protected_state(principal)
     for k, v in before.items():
         if after.get(k) != v:

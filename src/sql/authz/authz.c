@@ -374,6 +374,17 @@ fl_status fl_sql_authz_namespace(fl_planner_ctx *pc, fl_privilege priv, const fl
     return record(z, catalog ? FL_SQL_OBJ_CATALOG : FL_SQL_OBJ_NAMESPACE, priv, k, shown, err);
 }
 
+bool fl_sql_authz_holds(fl_planner_ctx *pc, fl_privilege priv, const fl_namespace *ns,
+                        const char *table)
+{
+    fl_sql_authz *z = pc->authz;
+    if (!z || !z->auth || temp_namespace(z, ns))
+        return true;
+    fl_error e;
+    fl_error_clear(&e);
+    return fl_auth_authorize(z->auth, z->as, priv, ns, table, &e) == FL_OK;
+}
+
 fl_status fl_sql_authz_files(fl_planner_ctx *pc, const char *path, int32_t location,
                              fl_error *err)
 {

@@ -93,6 +93,11 @@ fl_status fl_sql_authz_namespace(fl_planner_ctx *pc, fl_privilege priv, const fl
 fl_status fl_sql_authz_allow_file(fl_sql_authz *z, const char *path, fl_error *err);
 fl_status fl_sql_authz_files(fl_planner_ctx *pc, const char *path, int32_t location,
                              fl_error *err);
+/* Does the effective principal hold priv on (ns, table)? Asked without a
+ * record (has_table_privilege and friends answer questions, they touch
+ * nothing); true without auth; false when it cannot be decided. */
+bool fl_sql_authz_holds(fl_planner_ctx *pc, fl_privilege priv, const fl_namespace *ns,
+                        const char *table);
 /* For listings (pg_catalog, information_schema, SHOW): may the effective
  * principal see this namespace (a grant on it, above it or inside it) or
  * table (any grant covering it)? Visible objects are recorded as listed,

@@ -35,6 +35,22 @@ typedef struct fl_pg_oid_map {
     const char *what;
 } fl_pg_oid_map;
 
+/* Maps of the statement's catalog snapshot (pgrelinfo.c): n entries
+ * allocated (m->n counts the used ones), what names the object kind in
+ * errors; sort before lookups. A constant name argument is replaced by its
+ * OID, or is an error (sqlstate; 42501 where the principal may not look). */
+struct fl_bctx;
+struct fl_expr;
+struct PgQuery__FuncCall;
+fl_pg_oid_map *fl_pg_oid_map_new(fl_arena *a, uint32_t n, const char *what);
+void fl_pg_oid_map_sort(fl_pg_oid_map *m);
+fl_status fl_pg_oid_map_const_name(struct fl_bctx *b, const fl_pg_oid_map *m, const char *sqlstate,
+                                   struct fl_expr **arg, fl_error *err);
+/* has_table_privilege / has_schema_privilege by the authorizer (pgprivs.c). */
+fl_status fl_pgfunc_bind_privilege(struct fl_bctx *b, const struct PgQuery__FuncCall *f,
+                                   const char *name, struct fl_expr **out, bool *handled,
+                                   fl_error *err);
+
 /* The registry entries of __pg_oid_text / __pg_oid_int (pgrelinfo.c). */
 struct fl_fn_call;
 bool fl_pg_r_oid_text(const fl_type *a, uint32_t n, fl_type *r, fl_type *at);

@@ -150,7 +150,7 @@ static fl_status oom(fl_error *err)
     return fl_errorf(err, FL_ENOMEM, "out of memory");
 }
 
-static fl_pg_oid_map *map_new(fl_arena *a, uint32_t cap, const char *what)
+fl_pg_oid_map *fl_pg_oid_map_new(fl_arena *a, uint32_t cap, const char *what)
 {
     fl_pg_oid_map *m = fl_arena_calloc(a, 1, sizeof *m);
     if (!m)
@@ -165,7 +165,7 @@ static fl_pg_oid_map *map_new(fl_arena *a, uint32_t cap, const char *what)
 }
 
 /* Sorts the entries by key (insertion sort: catalogs are small, entries arrive nearly sorted). */
-static void map_sort(fl_pg_oid_map *m)
+void fl_pg_oid_map_sort(fl_pg_oid_map *m)
 {
     for (uint32_t i = 1; i < m->n; i++)
         for (uint32_t j = i; j > 0 && m->keys[j - 1] > m->keys[j]; j--) {
@@ -220,7 +220,7 @@ static fl_status rel_map(fl_bctx *b, ri_kind kind, fl_pg_oid_map **out, int64_t 
     FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));
     if (kind == RI_VIEWDEF)
         FL_TRY(fl_pgcat_snap_columns(b->pc, s, err)); /* loads the views' SQL */
-    fl_pg_oid_map *m = map_new(b->a, s->nrels, "relation");
+    fl_pg_oid_map *m = fl_pg_oid_map_new(b->a, s->nrels, "relation");
     if (!m)
         return oom(err);
     *total = 0;
@@ -245,7 +245,7 @@ static fl_status rel_map(fl_bctx *b, ri_kind kind, fl_pg_oid_map **out, int64_t 
         m->has_num[k] = ok;
         *total += bytes;
     }
-    map_sort(m);
+    fl_pg_oid_map_sort(m);
     *out = m;
     return FL_OK;
 }
@@ -257,7 +257,7 @@ static fl_status db_map(fl_bctx *b, fl_pg_oid_map **out, fl_error *err)
     int64_t total;
     FL_TRY(fl_pgcat_snap_get(b->pc, &s, err));
     FL_TRY(rel_map(b, RI_DBSIZE, &rels, &total, err));
-    fl_pg_oid_map *m = map_new(b->a, 1, "database");
+    fl_pg_oid_map *m = fl_pg_oid_map_new(b->a, 1, "database");
     if (!m)
         return oom(err);
     m->n = 1;
@@ -300,7 +300,7 @@ static fl_status fork_arg(fl_bctx *b, const PgQuery__Node *n, int32_t loc, bool 
 /* A constant name argument is looked up now, as PostgreSQL resolves a regclass
  * literal while parsing: an unknown name is an error at its position, a known one
  * becomes its OID. */
-static fl_status const_name(fl_bctx *b, const fl_pg_oid_map *m, const char *sqlstate,
+fl_status fl_pg_oid_map_const_name(fl_bctx *b, const fl_pg_oid_map *m, const char *sqlstate,
                             fl_expr **arg, fl_error *err)
 {
     fl_expr *a = fl_front_fold(b->a, *arg);
@@ -381,7 +381,7 @@ fl_status fl_pgfunc_bind_relinfo(fl_bctx *b, const PgQuery__FuncCall *f, const c
     if (zero)
         for (uint32_t k = 0; k < m->n; k++)
             m->num[k] = 0;
-    FL_TRY(const_name(b, m, kind == RI_DBSIZE ? "3D000" : "42P01", &arg, err));
+    FL_TRY(fl_pg_oid_map_const_name(b, m, kind == RI_DBSIZE ? "3D000" : "42P01", &arg, err));
     const char *fn = kind == RI_VIEWDEF ? "__pg_oid_text" : "__pg_oid_int";
     if (fl_expr_call(b->a, fn, &arg, 1, loc, out, err) != FL_OK)
         return fl_front_err(b->pc, err, FL_ETYPE, loc, "42883",

@@ -638,6 +638,9 @@ fl_status fl_pgcat_bind_func(fl_bctx *b, const PgQuery__FuncCall *f, fl_expr **o
     FL_TRY(fl_pgfunc_bind_relinfo(b, f, name, out, handled, err)); /* pgrelinfo.c */
     if (*handled)
         return FL_OK;
+    FL_TRY(fl_pgfunc_bind_privilege(b, f, name, out, handled, err)); /* pgprivs.c */
+    if (*handled)
+        return FL_OK;
     fl_pgcat_snap *s = NULL;
     bool subs = strcmp(name, "generate_subscripts") == 0 && na == 2;
     bool acl = strcmp(name, "aclexplode") == 0 && na == 1;

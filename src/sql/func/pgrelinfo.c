@@ -32,6 +32,7 @@
  *
  * Memory: the maps live in the plan arena (freed with the statement).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,19 +43,66 @@
 
 /* ---- kernels ---- */
 
+static int64_t find_name(const fl_pg_oid_map *m, const uint8_t *p, size_t l)
+{
+    for (uint32_t k = 0; k < m->n; k++)
+        for (uint32_t j = 0; j < 2; j++) {
+            const char *nm = m->names[2 * k + j];
+            if (nm && strlen(nm) == l && memcmp(nm, p, l) == 0)
+                return k;
+        }
+    return -1;
+}
+
+/* A name as regclass reads it: "a"."b" or a.b, quotes removed (doubled ones
+ * kept once), unquoted parts lower-cased; 0 when it does not read. */
+static size_t identifier_text(const uint8_t *p, size_t l, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < l;) {
+        if (p[i] == '"') {
+            for (i++; i < l; i++) {
+                if (p[i] == '"' && i + 1 < l && p[i + 1] == '"')
+                    i++;
+                else if (p[i] == '"')
+                    break;
+                if (o + 1 >= cap)
+                    return 0;
+                out[o++] = (char)p[i];
+            }
+            if (i >= l)
+                return 0; /* an unterminated quote */
+            i++;
+        } else {
+            for (; i < l && p[i] != '.'; i++) {
+                if (o + 1 >= cap)
+                    return 0;
+                out[o++] = (char)tolower(p[i]);
+            }
+        }
+        if (i < l && p[i] == '.') {
+            if (o + 1 >= cap)
+                return 0;
+            out[o++] = '.';
+            i++;
+        } else if (i < l) {
+            return 0;
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
 /* Index of the map entry for row i of u (an INT64 OID or a STRING name); -1 when absent. */
 static int64_t find(const fl_pg_oid_map *m, const fl_unified *u, bool text, uint32_t i)
 {
     if (text) {
         size_t l;
         const uint8_t *p = ubytes(u, i, &l);
-        for (uint32_t k = 0; k < m->n; k++)
-            for (uint32_t j = 0; j < 2; j++) {
-                const char *nm = m->names[2 * k + j];
-                if (nm && strlen(nm) == l && memcmp(nm, p, l) == 0)
-                    return k;
-            }
-        return -1;
+        int64_t k = find_name(m, p, l);
+        char id[512];
+        size_t n = k < 0 ? identifier_text(p, l, id, sizeof id) : 0;
+        return n ? find_name(m, (const uint8_t *)id, n) : k;
     }
     int64_t oid = UV(*u, int64_t, i);
     uint32_t lo = 0, hi = m->n; /* keys are sorted */

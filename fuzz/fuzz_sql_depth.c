@@ -1,6 +1,6 @@
 /*
  * fuzz_sql_depth.c - deep nesting through the SQL front end (issue 14,
- * "resource limits that hold"; src/sql/depth.h).
+ * "resource limits that hold"; src/sql/parse/depth.h).
  *
  * The input is a small program that builds one statement, so short inputs
  * reach any depth: bytes 0-1 are a repeat count n (little endian, at most
@@ -27,7 +27,7 @@
 
 #include "floe/sql.h"
 #include "pgwire/pgw.h"
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 
 #define MAX_REPEAT 12000
 #define MAX_SQL (1u << 20)

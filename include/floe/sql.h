@@ -119,7 +119,7 @@ void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
 fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
 /* Current value as text; NULL when unknown. Session-owned string.
  * Since round 5 every PostgreSQL setting floe reports (DateStyle,
- * server_version, is_superuser... : src/sql/session_settings.h, the one
+ * server_version, is_superuser... : src/sql/session/session_settings.h, the one
  * list behind SHOW, pg_settings and current_setting) is known here too;
  * FIXED ones refuse fl_sql_set; names with a dot are custom settings.
  * value NULL = RESET. */

@@ -16,7 +16,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 
 static const char *sv(json_t *o, const char *k)
 {
@@ -297,7 +297,7 @@ void pgw_classify(const char *sql, pgw_class *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = PGW_K_ENGINE;
-    /* on a stack sized for the statement (src/sql/depth.h); what cannot be
+    /* on a stack sized for the statement (src/sql/parse/depth.h); what cannot be
      * parsed or loaded goes to the engine, which reports the error (54001
      * for a statement nested too deeply): never skipped silently */
     PgQueryParseResult r;

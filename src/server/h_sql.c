@@ -21,7 +21,7 @@
  *     or {"$error": {"query_id", "message", "sqlstate", "position"}} when the
  *     statement failed after rows started (or was cancelled: 57014).
  *   application/vnd.apache.arrow.stream: an Arrow IPC stream (Schema, one
- *     RecordBatch per engine batch, end-of-stream; src/sql/arrow_ipc.c).
+ *     RecordBatch per engine batch, end-of-stream; src/sql/session/arrow_ipc.c).
  *     There is no place for receipts or a late error in it: a failure
  *     after the schema was sent cuts the chunked body short (no
  *     terminating chunk), so readers see a truncated stream, never a

@@ -8,7 +8,7 @@
 
 #include "floe/auth.h"
 #include "floe/sql.h"
-#include "sql/arrow_ipc.h"
+#include "sql/session/arrow_ipc.h"
 #include "sql/func.h"
 
 /* Appends one JSON object per live row of b ({"col": value, ...}\n) to out.

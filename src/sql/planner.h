@@ -118,7 +118,7 @@ typedef struct fl_planner_ctx {
     const char *error_sqlstate; /* SQLSTATE of the last bind error, NULL = derive from status */
     void *internal;             /* planner-private state (table cache, CTEs) */
     /* the binder's recursion depth (expressions, query blocks, views):
-     * bounded by FL_SQL_MAX_DEPTH (src/sql/depth.h) */
+     * bounded by FL_SQL_MAX_DEPTH (src/sql/parse/depth.h) */
     uint32_t depth;
 } fl_planner_ctx;
 

@@ -1,5 +1,5 @@
 /*
- * test_cache_shared.c - fl_sql_shared_cache (sql.h, src/sql/cache.c) and the
+ * test_cache_shared.c - fl_sql_shared_cache (sql.h, src/sql/session/cache.c) and the
  * Iceberg read cache under it (src/iceberg/manifest_cache.c):
  *   - a second identical query is served from the cache (hits grow, misses
  *     do not) and answers the same;

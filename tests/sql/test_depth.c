@@ -1,5 +1,5 @@
 /*
- * test_depth.c - bounded recursion (src/sql/depth.h): deep statements of
+ * test_depth.c - bounded recursion (src/sql/parse/depth.h): deep statements of
  * every shape get a clear 54001 error with a position, never a crash;
  * statements just under the limit run on a thread with a 4 MiB stack (half
  * of what every floe thread that runs statements gets), also under ASan;
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 #include "sql/sql_test_util.h"
 
 /* ---- statement generators: n levels of one shape ---- */

@@ -1,6 +1,6 @@
 /*
  * test_plan_prune.c - the planner's rewrites after optimization
- * (src/sql/prune_cols.c, semijoin_push.c, joinorder.c's outer-join build
+ * (src/sql/plan/prune_cols.c, semijoin_push.c, joinorder.c's outer-join build
  * side) seen through EXPLAIN and answers over real Iceberg tables:
  *   - a column only a scan filter reads is dropped right above the scan
  *     (TPC-H Q13's o_comment), and join keys nobody reads above a join are

@@ -1,14 +1,14 @@
 /*
  * test_session_limits.c - the operator's ceilings on a session
  * (fl_sql_options.max_memory_limit, max_statement_timeout_ms,
- * statement_timeout_ms, spill_dir_fixed; src/sql/session_limits.c):
+ * statement_timeout_ms, spill_dir_fixed; src/sql/session/session_limits.c):
  * the session starts within them, SET / set_config / RESET / SET ... TO
  * DEFAULT / fl_sql_set_default past a ceiling are refused with 42501 and a
  * message naming it, RESET goes back to the opening value, the default
  * statement_timeout stops a long query (57014), spill_dir cannot move
  * (55P02); a session without ceilings behaves as before.
  */
-#include "sql/session_settings.h"
+#include "sql/session/session_settings.h"
 #include "sql/sql_test_util.h"
 
 static fl_sql_session *open_with(uint64_t max_mem, uint64_t max_to, uint64_t to, bool fixed)

@@ -5,7 +5,7 @@
  * inlining), inside and outside a transaction block; unconstrained
  * `$1::numeric` keeps the bound value's scale (text and decimal values).
  */
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt_test_util.h"
 
 static stmt_env E;

@@ -21,7 +21,7 @@
 
 #include "sql/authz/authz.h"
 #include "sql/front.h"
-#include "sql/session_temp.h"
+#include "sql/session/session_temp.h"
 
 #define SEP_LEVEL '\x1f'
 #define SEP_TABLE '\x1e'

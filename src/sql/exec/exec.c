@@ -278,7 +278,7 @@ static fl_status run_workers(ex_node *child, uint32_t nthreads, ex_consume_fn co
         worker_main(&ws[0]);
     } else if (!rc) {
         /* an explicit stack: workers evaluate expressions as deep as the
-         * front end allows (src/sql/depth.h), whatever the default is */
+         * front end allows (src/sql/parse/depth.h), whatever the default is */
         pthread_attr_t at;
         pthread_attr_init(&at);
         pthread_attr_setstacksize(&at, (size_t)8 << 20);

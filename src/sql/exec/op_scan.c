@@ -36,9 +36,9 @@
 #include "floe/text.h"
 #include "iceberg/manifest_cache.h"
 #include "iceberg/scan_task.h"
-#include "sql/cache.h"
+#include "sql/session/cache.h"
 #include "sql/exec/exec_internal.h"
-#include "sql/prune_params.h"
+#include "sql/plan/prune_params.h"
 
 typedef struct pq_morsel {
     uint32_t file;

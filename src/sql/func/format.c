@@ -330,7 +330,7 @@ const char *fl_sql_sqlstate_for_error(const fl_error *e)
         return "XX000";
     const char *m = e->msg;
     if (e->code == FL_ELIMIT && strstr(m, "statement too complex: "))
-        return "54001"; /* src/sql/depth.h */
+        return "54001"; /* src/sql/parse/depth.h */
     if (e->code == FL_ELIMIT && strstr(m, "memory limit ") && strstr(m, " exceeded"))
         return "53200"; /* out_of_memory: the statement's memory_limit */
     if (strstr(m, "division by zero"))

@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 #include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
-#include "sql/session_settings.h"
+#include "sql/session/session_settings.h"
 
 static fl_status oom(fl_error *err)
 {

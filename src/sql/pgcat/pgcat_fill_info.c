@@ -38,7 +38,7 @@ static fl_status fill_tables(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
         fl_pgcat_set_str(r, "table_catalog", s->database);
         fl_pgcat_set_str(r, "table_schema", rel->nsp);
         fl_pgcat_set_str(r, "table_name", rel->name);
-        bool temp = strncmp(rel->nsp, "pg_temp_", 8) == 0; /* src/sql/session_temp.h */
+        bool temp = strncmp(rel->nsp, "pg_temp_", 8) == 0; /* src/sql/session/session_temp.h */
         fl_pgcat_set_str(r, "table_type",
                          rel->kind == 'v' ? "VIEW" : temp ? "LOCAL TEMPORARY" : "BASE TABLE");
         fl_pgcat_set_str(r, "is_insertable_into", rel->kind == 'r' && !rel->builtin ? "YES" : "NO");

@@ -48,7 +48,7 @@ static fl_status fill_class(fl_pgcat_snap *s, fl_pgcat_rows *r, fl_error *err)
         fl_pgcat_set_int(r, "relam", rel->kind == 'r' ? 2 : rel->kind == 'i' ? 403 : 0);
         fl_pgcat_set_bool(r, "relhasindex", rel->pk != NULL);
         fl_pgcat_set_float(r, "reltuples", rel->rows);
-        /* temporary tables live in pg_temp_N (src/sql/session_temp.h) */
+        /* temporary tables live in pg_temp_N (src/sql/session/session_temp.h) */
         fl_pgcat_set_str(r, "relpersistence",
                          strncmp(rel->nsp, "pg_temp_", 8) == 0 ? "t" : "p");
         char k[2] = {rel->kind, 0};

@@ -29,7 +29,7 @@
 #include <strings.h>
 
 #include "sql/pgcat/pgcat.h"
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/stmt_opts.h"
 

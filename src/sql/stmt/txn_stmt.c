@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/txn_block.h"
 

@@ -22,7 +22,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/stmt_int.h"
 
 static bool is_default_numeric(const fl_type *t)

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql/bind_apply.h"
+#include "sql/bind/bind_apply.h"
 #include "sql/pgcat/pgcat.h"
 
 static bool all_const(fl_expr **args, uint32_t n)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"
 

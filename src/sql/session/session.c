@@ -16,14 +16,14 @@
 
 #include "floe/s3.h"
 #include "sql/authz/authz.h"
-#include "sql/cache.h"
+#include "sql/session/cache.h"
 #include "sql/front.h"
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/txn_block.h"
 
 /* metacache hook: the session's FileIO becomes a cache FileIO carrying
  * opt->cache (or a private cache), so the planner and scans find it
- * (src/sql/cache.h). */
+ * (src/sql/session/cache.h). */
 static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, fl_error *err)
 {
     fl_fileio *w = NULL;

@@ -18,7 +18,7 @@
 
 #include "floe/ice_table.h"
 #include "floe/predicate.h"
-#include "sql/session_temp.h"
+#include "sql/session/session_temp.h"
 
 static fl_status empty_table(fl_session_temp *t, fl_temp_table *e, fl_error *err)
 {

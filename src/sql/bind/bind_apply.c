@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/bind_apply.h"
+#include "sql/bind/bind_apply.h"
 
 fl_status fl_front_param_ref(fl_bctx *g, uint32_t col, const fl_type *t, int32_t loc,
                              fl_expr **out, fl_error *err)

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "sql/front.h"
-#include "sql/prune_cols.h"
+#include "sql/plan/prune_cols.h"
 
 /* ---- the outer side: where do x's values come from? ---- */
 

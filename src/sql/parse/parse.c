@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 #include "sql/front.h"
-#include "sql/lex.h"
+#include "sql/parse/lex.h"
 #include "sql/planner.h"
 
 #define MAX_TRAVEL 64

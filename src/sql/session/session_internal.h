@@ -13,8 +13,8 @@
 #include "floe/sql.h"
 #include "sql/exec.h"
 #include "sql/planner.h"
-#include "sql/session_settings.h"
-#include "sql/session_temp.h"
+#include "sql/session/session_settings.h"
+#include "sql/session/session_temp.h"
 #include "sql/stmt.h"
 
 struct fl_sql_session {

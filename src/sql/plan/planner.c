@@ -10,7 +10,7 @@
 
 #include "sql/authz/authz.h"
 #include "sql/front.h"
-#include "sql/prune_cols.h"
+#include "sql/plan/prune_cols.h"
 
 fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_t ncols)
 {

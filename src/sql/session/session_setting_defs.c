@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 
 #define E FL_SET_ENGINE
 #define R FL_SET_REPORT

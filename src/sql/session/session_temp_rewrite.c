@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "sql/front.h"
-#include "sql/session_temp.h"
+#include "sql/session/session_temp.h"
 
 typedef struct rw {
     fl_session_temp *t;

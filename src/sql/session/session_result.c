@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "sql/front.h"
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/txn_block.h"
 
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err)

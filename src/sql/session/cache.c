@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/cache.h"
+#include "sql/session/cache.h"
 
 struct fl_sql_shared_cache {
     fl_ice_manifest_cache *ice;

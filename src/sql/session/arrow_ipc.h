@@ -2,7 +2,7 @@
  * arrow_ipc.h - an Arrow IPC *stream* writer (Columnar.rst, "IPC Streaming
  * Format") over floe batches, used by the HTTP SQL endpoint
  * (Accept: application/vnd.apache.arrow.stream). Implementation:
- * src/sql/arrow_ipc.c (flatbuffers encoded by hand, no library).
+ * src/sql/session/arrow_ipc.c (flatbuffers encoded by hand, no library).
  *
  * A stream is: one Schema message, zero or more RecordBatch messages, the
  * end-of-stream marker. Each function appends complete messages to an

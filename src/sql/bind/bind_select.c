@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/bind_apply.h"
-#include "sql/depth.h"
+#include "sql/bind/bind_apply.h"
+#include "sql/parse/depth.h"
 
 typedef PgQuery__Node Node;
 

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/bind_apply.h"
+#include "sql/bind/bind_apply.h"
 
 typedef PgQuery__Node Node;
 

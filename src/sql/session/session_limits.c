@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 
 void fl_session_limits_open(fl_sql_session *s, const fl_sql_options *o)
 {

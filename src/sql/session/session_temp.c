@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "floe/ice_table.h"
-#include "sql/session_temp.h"
+#include "sql/session/session_temp.h"
 
 struct fl_session_temp {
     fl_catalog base; /* first: the catalog handed out */

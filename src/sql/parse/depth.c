@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/depth.h"
+#include "sql/parse/depth.h"
 #include "sql/front.h"
-#include "sql/lex.h"
+#include "sql/parse/lex.h"
 #include "sql/planner.h"
 
 #define TOO_COMPLEX "statement too complex"

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "floe/ice_view.h"
-#include "sql/cache.h"
+#include "sql/session/cache.h"
 #include "sql/authz/authz.h"
 #include "sql/front.h"
 #include "sql/pgcat/pgcat.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/bind_apply.h"
+#include "sql/bind/bind_apply.h"
 
 bool fl_expr_has_outer(const fl_expr *e)
 {

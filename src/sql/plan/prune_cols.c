@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "sql/front.h"
-#include "sql/prune_cols.h"
+#include "sql/plan/prune_cols.h"
 
 typedef struct pctx {
     fl_arena *a;

@@ -19,7 +19,7 @@
 #include "floe/predicate.h"
 #include "sql/func.h"
 #include "sql/plan.h"
-#include "sql/prune_params.h"
+#include "sql/plan/prune_params.h"
 
 typedef struct cmp_map {
     const char *op;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/session_internal.h"
+#include "sql/session/session_internal.h"
 
 static fl_status parse_bytes(const char *v, uint64_t *out, fl_error *err)
 {

@@ -18,6 +18,8 @@
 #ifndef FLOE_ADMISSION_H
 #define FLOE_ADMISSION_H
 
+#include "floe/export.h"
+
 #include <stdint.h>
 
 #include "floe/auth.h"
@@ -35,16 +37,16 @@ typedef enum fl_admit_kind {
 
 typedef struct fl_admission fl_admission;
 
-fl_status fl_admission_new(fl_admission **out, fl_error *err);
-void fl_admission_free(fl_admission *a); /* NULL allowed */
+FL_API fl_status fl_admission_new(fl_admission **out, fl_error *err);
+FL_API void fl_admission_free(fl_admission *a); /* NULL allowed */
 
 /* Counts one more for principal; FL_ELIMIT (nothing counted) when max > 0
  * are counted already. a NULL: always admitted. */
-fl_status fl_admission_enter(fl_admission *a, fl_admit_kind kind, const char *principal,
+FL_API fl_status fl_admission_enter(fl_admission *a, fl_admit_kind kind, const char *principal,
                              uint32_t max, fl_error *err);
-void fl_admission_leave(fl_admission *a, fl_admit_kind kind, const char *principal);
+FL_API void fl_admission_leave(fl_admission *a, fl_admit_kind kind, const char *principal);
 /* What is counted now (tests, metrics). */
-uint32_t fl_admission_count(fl_admission *a, fl_admit_kind kind, const char *principal);
+FL_API uint32_t fl_admission_count(fl_admission *a, fl_admit_kind kind, const char *principal);
 
 /* A server's limits for principals whose roles set none (docs/security.md,
  * "Resource limits"). 0 = none, except max_memory_limit: 0 = the session's
@@ -62,7 +64,7 @@ typedef struct fl_limit_defaults {
  * Admins and anonymous principals (auth off) get only the default
  * statement_timeout (they may SET anything) and no max_statements.
  * *max_statements: the admission limit for p. a NULL: defaults only. */
-fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p, const fl_limit_defaults *d,
+FL_API fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p, const fl_limit_defaults *d,
                                 fl_sql_options *o, uint32_t *max_statements, fl_error *err);
 
 #ifdef __cplusplus

@@ -13,6 +13,8 @@
 #ifndef FLOE_ARENA_H
 #define FLOE_ARENA_H
 
+#include "floe/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,26 +32,26 @@ typedef struct fl_arena {
 } fl_arena;
 
 /* Initializes an empty arena. block_size 0 picks a default (64 KiB). */
-void fl_arena_init(fl_arena *a, size_t block_size);
+FL_API void fl_arena_init(fl_arena *a, size_t block_size);
 
 /* Returns size bytes aligned to 16, or NULL when out of memory or over limit. */
-void *fl_arena_alloc(fl_arena *a, size_t size);
+FL_API void *fl_arena_alloc(fl_arena *a, size_t size);
 
 /* Like fl_arena_alloc but zero-filled. */
-void *fl_arena_calloc(fl_arena *a, size_t n, size_t size);
+FL_API void *fl_arena_calloc(fl_arena *a, size_t n, size_t size);
 
 /* Copies len bytes of s into the arena and NUL-terminates the copy. */
-char *fl_arena_strndup(fl_arena *a, const char *s, size_t len);
-char *fl_arena_strdup(fl_arena *a, const char *s);
+FL_API char *fl_arena_strndup(fl_arena *a, const char *s, size_t len);
+FL_API char *fl_arena_strdup(fl_arena *a, const char *s);
 
 /* printf into the arena. */
-char *fl_arena_sprintf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+FL_API char *fl_arena_sprintf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Frees everything but the first block, which is kept for reuse. */
-void fl_arena_reset(fl_arena *a);
+FL_API void fl_arena_reset(fl_arena *a);
 
 /* Frees every block. The arena may be reused after fl_arena_init(). */
-void fl_arena_free(fl_arena *a);
+FL_API void fl_arena_free(fl_arena *a);
 
 #ifdef __cplusplus
 }

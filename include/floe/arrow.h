@@ -17,6 +17,8 @@
 #ifndef FLOE_ARROW_H
 #define FLOE_ARROW_H
 
+#include "floe/export.h"
+
 #include <stdint.h>
 
 #include "floe/error.h"
@@ -61,11 +63,11 @@ struct ArrowArray {
 #endif /* ARROW_C_DATA_INTERFACE */
 
 /* Exports the schema of a batch as a struct ("+s") ArrowSchema. */
-fl_status fl_arrow_export_schema(const fl_schema *schema, struct ArrowSchema *out, fl_error *err);
+FL_API fl_status fl_arrow_export_schema(const fl_schema *schema, struct ArrowSchema *out, fl_error *err);
 
 /* Exports a batch as a struct ArrowArray (selection applied: selected rows
  * are compacted first). Moves buffers out of b. */
-fl_status fl_arrow_export_batch(fl_batch *b, struct ArrowArray *out, fl_error *err);
+FL_API fl_status fl_arrow_export_batch(fl_batch *b, struct ArrowArray *out, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@
 #ifndef FLOE_SQL_ARROW_IPC_H
 #define FLOE_SQL_ARROW_IPC_H
 
+#include "floe/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,15 +35,15 @@ typedef struct fl_ipc_buf {
     size_t len, cap;
 } fl_ipc_buf;
 
-void fl_ipc_buf_free(fl_ipc_buf *b);
+FL_API void fl_ipc_buf_free(fl_ipc_buf *b);
 
 /* Appends the Schema message for schema. */
-fl_status fl_arrow_ipc_schema(const fl_schema *schema, fl_ipc_buf *out, fl_error *err);
+FL_API fl_status fl_arrow_ipc_schema(const fl_schema *schema, fl_ipc_buf *out, fl_error *err);
 /* Appends one RecordBatch message with the live rows of b (selection applied,
  * any vector encoding). */
-fl_status fl_arrow_ipc_batch(const fl_schema *schema, const fl_batch *b, fl_ipc_buf *out,
+FL_API fl_status fl_arrow_ipc_batch(const fl_schema *schema, const fl_batch *b, fl_ipc_buf *out,
                              fl_error *err);
 /* Appends the end-of-stream marker (0xFFFFFFFF 0x00000000). */
-fl_status fl_arrow_ipc_eos(fl_ipc_buf *out, fl_error *err);
+FL_API fl_status fl_arrow_ipc_eos(fl_ipc_buf *out, fl_error *err);
 
 #endif

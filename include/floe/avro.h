@@ -29,6 +29,8 @@
 #ifndef FLOE_AVRO_H
 #define FLOE_AVRO_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -138,28 +140,28 @@ struct fl_avro_schema {
 
 /* Parses schema JSON text into a tree in arena a. Errors name the JSON path
  * ("field 'x': unknown type 'foo'"). */
-fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len, fl_avro_schema **out,
+FL_API fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len, fl_avro_schema **out,
                                fl_error *err);
 
 /* Writes the schema back as compact JSON with every attribute kept in order.
  * Named types are written once; later references are names (short names when
  * the namespace matches the enclosing one). Returns a NUL-terminated string
  * in arena a, or NULL when out of memory. */
-char *fl_avro_schema_to_json(fl_arena *a, const fl_avro_schema *s);
+FL_API char *fl_avro_schema_to_json(fl_arena *a, const fl_avro_schema *s);
 
 /* Parsing Canonical Form (Avro spec) in arena a; NULL when out of memory. */
-char *fl_avro_schema_canonical(fl_arena *a, const fl_avro_schema *s);
+FL_API char *fl_avro_schema_canonical(fl_arena *a, const fl_avro_schema *s);
 
 /* CRC-64-AVRO (Rabin) fingerprint of bytes; of a schema, fingerprint its
  * canonical form. */
-uint64_t fl_avro_crc64(const void *buf, size_t len);
+FL_API uint64_t fl_avro_crc64(const void *buf, size_t len);
 
 /* CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form; 0 when
  * out of memory. */
-uint64_t fl_avro_schema_fingerprint(const fl_avro_schema *s);
+FL_API uint64_t fl_avro_schema_fingerprint(const fl_avro_schema *s);
 
 /* Short name of a type: "null", "record", ... */
-const char *fl_avro_type_name(fl_avro_type t);
+FL_API const char *fl_avro_type_name(fl_avro_type t);
 
 /* True for record, enum and fixed. */
 static inline bool fl_avro_schema_is_named(const fl_avro_schema *s)
@@ -168,7 +170,7 @@ static inline bool fl_avro_schema_is_named(const fl_avro_schema *s)
 }
 
 /* Index of a union's "null" branch, or -1. */
-int fl_avro_union_null_branch(const fl_avro_schema *s);
+FL_API int fl_avro_union_null_branch(const fl_avro_schema *s);
 
 /* ---------------------------------------------------------------- values */
 
@@ -210,12 +212,12 @@ typedef struct fl_avro_limits {
 /* Decodes one datum of schema s from buf[*pos..len), advancing *pos. Strings
  * and bytes are copied into arena a. base_offset is added to byte offsets in
  * error messages (the file offset of buf[0]). limits may be NULL. */
-fl_status fl_avro_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf, size_t len,
+FL_API fl_status fl_avro_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf, size_t len,
                          size_t *pos, uint64_t base_offset, const fl_avro_limits *limits,
                          fl_avro_value *out, fl_error *err);
 
 /* Skips one datum of schema s without building a value. */
-fl_status fl_avro_skip(const fl_avro_schema *s, const uint8_t *buf, size_t len, size_t *pos,
+FL_API fl_status fl_avro_skip(const fl_avro_schema *s, const uint8_t *buf, size_t len, size_t *pos,
                        uint64_t base_offset, const fl_avro_limits *limits, fl_error *err);
 
 /* A growable byte buffer (malloc'd; free with fl_avro_buf_free). */
@@ -223,24 +225,24 @@ typedef struct fl_avro_buf {
     uint8_t *data;
     size_t len, cap;
 } fl_avro_buf;
-fl_status fl_avro_buf_append(fl_avro_buf *b, const void *p, size_t n, fl_error *err);
-void fl_avro_buf_free(fl_avro_buf *b);
+FL_API fl_status fl_avro_buf_append(fl_avro_buf *b, const void *p, size_t n, fl_error *err);
+FL_API void fl_avro_buf_free(fl_avro_buf *b);
 
 /* Appends the binary encoding of v (which must conform to s) to out. For a
  * union schema, v->branch picks the branch; when it is -1 the first branch
  * whose type matches v->type (and, for named types, v->schema) is used. */
-fl_status fl_avro_encode(const fl_avro_schema *s, const fl_avro_value *v, fl_avro_buf *out,
+FL_API fl_status fl_avro_encode(const fl_avro_schema *s, const fl_avro_value *v, fl_avro_buf *out,
                          fl_error *err);
 
-void fl_avro_write_long(fl_avro_buf *out, int64_t v, fl_error *err);
+FL_API void fl_avro_write_long(fl_avro_buf *out, int64_t v, fl_error *err);
 
 /* Value constructors for building records by hand (arena-allocated). */
-void fl_avro_value_null(fl_avro_value *v);
-void fl_avro_value_long(fl_avro_value *v, fl_avro_type t, int64_t x); /* INT or LONG */
-void fl_avro_value_bytes(fl_avro_value *v, fl_avro_type t, const void *p, size_t len);
+FL_API void fl_avro_value_null(fl_avro_value *v);
+FL_API void fl_avro_value_long(fl_avro_value *v, fl_avro_type t, int64_t x); /* INT or LONG */
+FL_API void fl_avro_value_bytes(fl_avro_value *v, fl_avro_type t, const void *p, size_t len);
 
 /* Looks up a record field by name; NULL when absent or null. */
-const fl_avro_value *fl_avro_value_field(const fl_avro_value *rec, const char *name);
+FL_API const fl_avro_value *fl_avro_value_field(const fl_avro_value *rec, const char *name);
 
 /* JSON rendering, the format of the fixture *.expected.jsonl files: physical
  * values, longs as exact JSON integers, float/double as shortest round-trip
@@ -248,7 +250,7 @@ const fl_avro_value *fl_avro_value_field(const fl_avro_value *rec, const char *n
  * bytes/fixed as {"$bytes":"<hex>"}, enums as the symbol string, maps as
  * objects, unions as the bare branch value, records as objects in field
  * order. Appends to out (not NUL-terminated). */
-fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_error *err);
+FL_API fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_error *err);
 
 /* Like fl_avro_value_to_json; with FL_AVRO_JSON_LOGICAL, values of logical
  * types are rendered decoded: date "2024-01-31", time "12:00:00.000",
@@ -257,22 +259,22 @@ fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out, fl_err
  * the physical form is kept), uuid in fixed[16] as its 8-4-4-4-12 string,
  * duration as {"months":m,"days":d,"millis":ms}. */
 #define FL_AVRO_JSON_LOGICAL 1u
-fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
+FL_API fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
                                    fl_error *err);
 
 /* The inverse: JSON text of one datum (that format, also accepting plain
  * strings for bytes/fixed and {"branch": value} wrapped unions) to a value
  * of schema s in arena a. */
-fl_status fl_avro_value_from_json(fl_arena *a, const fl_avro_schema *s, const char *json,
+FL_API fl_status fl_avro_value_from_json(fl_arena *a, const fl_avro_schema *s, const char *json,
                                   size_t len, fl_avro_value *out, fl_error *err);
 
 /* Avro single-object encoding: 0xC3 0x01, the 8-byte little-endian
  * fingerprint of the schema, then the datum. Decoding checks the marker and
  * that the fingerprint is the schema's (FL_ETYPE otherwise), and that the
  * datum fills the buffer exactly. */
-fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
+FL_API fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
                                        size_t len, fl_avro_value *out, fl_error *err);
-fl_status fl_avro_single_object_encode(const fl_avro_schema *s, const fl_avro_value *v,
+FL_API fl_status fl_avro_single_object_encode(const fl_avro_schema *s, const fl_avro_value *v,
                                        fl_avro_buf *out, fl_error *err);
 
 /* ---------------------------------------------------- schema resolution */
@@ -284,14 +286,14 @@ typedef struct fl_avro_resolver fl_avro_resolver;
  * carry one, else by name, then by reader aliases; missing reader fields take
  * their default, or null when the field is an optional union). Fails when
  * the schemas can never match (e.g. record vs int). Lives in arena a. */
-fl_status fl_avro_resolver_new(fl_arena *a, const fl_avro_schema *w, const fl_avro_schema *r,
+FL_API fl_status fl_avro_resolver_new(fl_arena *a, const fl_avro_schema *w, const fl_avro_schema *r,
                                fl_avro_resolver **out, fl_error *err);
 
 /* Converts a value decoded with the writer schema to the reader schema.
  * Promotions: int->long/float/double, long->float/double, float->double,
  * string<->bytes. A writer union branch the reader cannot take is an error
  * at that datum. */
-fl_status fl_avro_resolve(fl_arena *a, const fl_avro_resolver *rs, const fl_avro_value *in,
+FL_API fl_status fl_avro_resolve(fl_arena *a, const fl_avro_resolver *rs, const fl_avro_value *in,
                           fl_avro_value *out, fl_error *err);
 
 /* ------------------------------------------------ object container files */
@@ -307,31 +309,31 @@ typedef struct fl_avro_reader fl_avro_reader;
 /* Opens a container file: reads the header (magic, metadata, sync marker),
  * parses avro.schema, checks avro.codec. The reader does not own f. limits
  * may be NULL. */
-fl_status fl_avro_reader_open(fl_file *f, const fl_avro_limits *limits, fl_avro_reader **out,
+FL_API fl_status fl_avro_reader_open(fl_file *f, const fl_avro_limits *limits, fl_avro_reader **out,
                               fl_error *err);
-void fl_avro_reader_close(fl_avro_reader *r); /* NULL allowed */
+FL_API void fl_avro_reader_close(fl_avro_reader *r); /* NULL allowed */
 
-const fl_avro_schema *fl_avro_reader_schema(const fl_avro_reader *r);
-const char *fl_avro_reader_schema_json(const fl_avro_reader *r, size_t *len); /* as stored */
-const char *fl_avro_reader_codec(const fl_avro_reader *r);                    /* "null" if absent */
-const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r);                  /* 16 bytes */
-size_t fl_avro_reader_meta_count(const fl_avro_reader *r);
-const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i); /* file order */
+FL_API const fl_avro_schema *fl_avro_reader_schema(const fl_avro_reader *r);
+FL_API const char *fl_avro_reader_schema_json(const fl_avro_reader *r, size_t *len); /* as stored */
+FL_API const char *fl_avro_reader_codec(const fl_avro_reader *r);                    /* "null" if absent */
+FL_API const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r);                  /* 16 bytes */
+FL_API size_t fl_avro_reader_meta_count(const fl_avro_reader *r);
+FL_API const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i); /* file order */
 /* Value of metadata key, or NULL. */
-const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
-uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
+FL_API const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
+FL_API uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
 
 /* Makes fl_avro_reader_next return records resolved to reader schema rs
  * (see fl_avro_resolver_new: Iceberg field-id matching, defaults,
  * promotions) instead of the writer's shape. rs must outlive the reader.
  * Fails when the writer schema can never be read as rs. */
-fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
+FL_API fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
                                            fl_error *err);
 
 /* Decodes the next record into arena a (values stay valid as long as a).
  * Returns FL_OK with *done=false and *out filled, or FL_OK with *done=true
  * at the end of the file. */
-fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out, bool *done,
+FL_API fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out, bool *done,
                               fl_error *err);
 
 /* Block-level access: loads the next block (decompressed, CRC checked).
@@ -342,12 +344,12 @@ typedef struct fl_avro_block_info {
     uint64_t compressed; /* size field of the block */
     uint64_t uncompressed;
 } fl_avro_block_info;
-fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done,
+FL_API fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done,
                                     fl_error *err);
 /* The decompressed bytes of the block loaded by the last
  * fl_avro_reader_next_block (valid until the next block is loaded), for
  * callers that decode records themselves (Iceberg manifests). */
-const uint8_t *fl_avro_reader_block_data(const fl_avro_reader *r, size_t *len);
+FL_API const uint8_t *fl_avro_reader_block_data(const fl_avro_reader *r, size_t *len);
 
 typedef struct fl_avro_writer fl_avro_writer;
 
@@ -365,20 +367,20 @@ typedef struct fl_avro_writer_options {
  * as given (it must parse). The writer takes ownership of out: it closes it
  * in fl_avro_writer_close or aborts it in fl_avro_writer_abort / on failure
  * of fl_avro_writer_open. */
-fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t schema_len,
+FL_API fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t schema_len,
                               const fl_avro_writer_options *opts, fl_avro_writer **w,
                               fl_error *err);
-const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w);
-fl_status fl_avro_writer_append(fl_avro_writer *w, const fl_avro_value *v, fl_error *err);
+FL_API const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w);
+FL_API fl_status fl_avro_writer_append(fl_avro_writer *w, const fl_avro_value *v, fl_error *err);
 /* Appends one already-encoded datum. */
-fl_status fl_avro_writer_append_raw(fl_avro_writer *w, const void *datum, size_t len,
+FL_API fl_status fl_avro_writer_append_raw(fl_avro_writer *w, const void *datum, size_t len,
                                     fl_error *err);
 /* Flushes, closes (commits) the output and frees w (also on failure). */
-fl_status fl_avro_writer_close(fl_avro_writer *w, fl_error *err);
-void fl_avro_writer_abort(fl_avro_writer *w); /* NULL allowed */
+FL_API fl_status fl_avro_writer_close(fl_avro_writer *w, fl_error *err);
+FL_API void fl_avro_writer_abort(fl_avro_writer *w); /* NULL allowed */
 
 /* Codec name -> supported? (null, deflate, snappy, zstandard; bzip2 if loadable) */
-bool fl_avro_codec_supported(const char *name);
+FL_API bool fl_avro_codec_supported(const char *name);
 
 #ifdef __cplusplus
 }

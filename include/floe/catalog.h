@@ -38,6 +38,8 @@
 #ifndef FLOE_CATALOG_H
 #define FLOE_CATALOG_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -62,11 +64,11 @@ typedef struct fl_table_ident {
 
 /* Parses "a.b.t" into namespace [a, b] and name t (levels in a). Quoting:
  * a level may be written "x.y" in double quotes to contain dots. */
-fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out, fl_error *err);
-fl_status fl_namespace_parse(const char *s, fl_arena *a, fl_namespace *out, fl_error *err);
+FL_API fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out, fl_error *err);
+FL_API fl_status fl_namespace_parse(const char *s, fl_arena *a, fl_namespace *out, fl_error *err);
 /* "a.b.t" / "a.b" (arena string). */
-const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a);
-const char *fl_namespace_str(const fl_namespace *ns, fl_arena *a);
+FL_API const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a);
+FL_API const char *fl_namespace_str(const fl_namespace *ns, fl_arena *a);
 
 typedef struct fl_catalog fl_catalog;
 struct fl_ice_requirement; /* ice_table.h */
@@ -203,18 +205,18 @@ struct fl_catalog {
 
 /* SQLite catalog in db_path (created with the JDBC layout if absent; busy
  * timeout set so concurrent processes wait rather than fail). */
-fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
+FL_API fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
                                  const char *warehouse, fl_fileio *io, fl_catalog **out,
                                  fl_error *err);
 /* Changes how long a SQLite catalog waits for another process's write lock
  * before failing with FL_EIO (default 30000 ms). FL_EINVAL for other catalogs. */
-fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *c, int timeout_ms, fl_error *err);
+FL_API fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *c, int timeout_ms, fl_error *err);
 /* PostgreSQL catalog; conninfo is a libpq connection string or URI. */
-fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_name,
+FL_API fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_name,
                                    const char *warehouse, fl_fileio *io, fl_catalog **out,
                                    fl_error *err);
 /* Filesystem catalog rooted at warehouse. */
-fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out, fl_error *err);
+FL_API fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out, fl_error *err);
 
 /* Iceberg REST catalog client (src/catalog/rest*.c; README there).
  * Every string is copied; NULL/0 fields take the defaults. */
@@ -240,7 +242,7 @@ typedef struct fl_rest_options {
  * s3.access-key-id, s3.secret-access-key, s3.session-token,
  * s3.path-style-access, client.region) the catalog makes its own S3-routing
  * FileIO from them and c->io is that one (owned by the catalog). */
-fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *catalog_name,
+FL_API fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *catalog_name,
                                fl_fileio *io, fl_catalog **out, fl_error *err);
 
 /* Opens a catalog from a URI: "sqlite:PATH", "postgresql://..." / "postgres://...",
@@ -249,10 +251,10 @@ fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *catalog_n
  * (fl_rest_options; percent-encoded) and the environment FLOE_REST_CREDENTIAL /
  * FLOE_REST_TOKEN when the URI has none. For REST the warehouse argument is
  * the location root of new tables (NULL = the server chooses). */
-fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
+FL_API fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
                               fl_fileio *io, fl_catalog **out, fl_error *err);
 
-void fl_catalog_close(fl_catalog *c); /* NULL allowed */
+FL_API void fl_catalog_close(fl_catalog *c); /* NULL allowed */
 
 /* The default location of a new table or view: <warehouse>/<folders>, one
  * folder per namespace level and one for the name, each level
@@ -266,7 +268,7 @@ void fl_catalog_close(fl_catalog *c); /* NULL allowed */
  * ("wh/a/~b/t" for a.b.t, "wh/~t" for t), which the encoding never emits.
  * So a table folder never equals or contains another identifier's folder.
  * Tables keep the location stored in their metadata; only new ones use this. */
-const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a);
+FL_API const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a);
 
 /* ---- Storage confinement (src/catalog/location.c) -------------------------
  * Locations are compared in a normal form: "file://" and "file:" dropped,
@@ -274,29 +276,29 @@ const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_iden
  *
  * fl_location_within: loc equals root or lies under it ("/w/t" is within
  * "/w" and "/w/t", not within "/wx"). */
-bool fl_location_within(const char *loc, const char *root);
+FL_API bool fl_location_within(const char *loc, const char *root);
 /* Syntax and roots: no control character or backslash, no '.', '..' or
  * empty segment, and within the warehouse or one of the allowed roots
  * (equal to a root is fine here). FL_EFORBIDDEN naming loc otherwise,
  * FL_EINVAL when empty. warehouse NULL or "" and no allowed root: only the
  * syntax is checked. */
-fl_status fl_location_check_roots(const char *warehouse, const char *const *allowed,
+FL_API fl_status fl_location_check_roots(const char *warehouse, const char *const *allowed,
                                   uint32_t nallowed, const char *loc, fl_error *err);
 /* A table or view location of catalog c: fl_location_check_roots with the
  * catalog's warehouse and c->confine's roots, and not a root itself, and
  * neither containing nor inside c->db_file (with its -wal, -shm and
  * -journal files) or a protected path. The overlap with other tables needs
  * their metadata: fl_ice_location_check (ice_table.h) adds it. */
-fl_status fl_catalog_location_check(const fl_catalog *c, const char *loc, fl_error *err);
+FL_API fl_status fl_catalog_location_check(const fl_catalog *c, const char *loc, fl_error *err);
 /* True when path is one of the files fl_catalog_location_check protects
  * (deleters never remove these, whatever a manifest says). */
-bool fl_catalog_path_protected(const fl_catalog *c, const char *path);
+FL_API bool fl_catalog_path_protected(const fl_catalog *c, const char *path);
 
 /* Creates path (if absent) readable by its owner only (0600) and removes
  * group/other permissions from it and from its -wal, -shm and -journal
  * siblings when they exist: database files that hold secrets (the catalog
  * database holds the token-signing key). */
-fl_status fl_catalog_private_file(const char *path, fl_error *err);
+FL_API fl_status fl_catalog_private_file(const char *path, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #ifndef FLOE_ERROR_H
 #define FLOE_ERROR_H
 
+#include "floe/export.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -50,19 +52,19 @@ typedef struct fl_error {
 } fl_error;
 
 /* Resets e to "no error". e may be NULL. */
-void fl_error_clear(fl_error *e);
+FL_API void fl_error_clear(fl_error *e);
 
 /* Records code and a printf-style message in e (which may be NULL) and returns
  * code, so callers can write: return fl_errorf(err, FL_ECORRUPT, "..."); */
-fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
+FL_API fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Prepends "<context>: " to the message already in e and returns e->code.
  * Used while an error propagates outwards to add the file or column name. */
-fl_status fl_error_prefix(fl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+FL_API fl_status fl_error_prefix(fl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Static name of a status, e.g. "corrupt input". Never NULL. */
-const char *fl_status_name(fl_status code);
+FL_API const char *fl_status_name(fl_status code);
 
 /* Early-exit helpers: keep error paths to one line. */
 #define FL_TRY(expr)                                                                               \

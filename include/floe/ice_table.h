@@ -39,6 +39,8 @@
 #ifndef FLOE_ICE_TABLE_H
 #define FLOE_ICE_TABLE_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -130,7 +132,7 @@ typedef struct fl_ice_requirement {
 
 /* FL_ECONFLICT naming the first requirement that base (NULL = no table yet)
  * does not meet. */
-fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_requirement *r,
+FL_API fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_requirement *r,
                                     uint32_t n, fl_error *err);
 
 /* Applies updates to base (NULL for a new table: the updates must build one)
@@ -140,14 +142,14 @@ fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_re
  * into the metadata log. now_ms stamps last-updated-ms and log entries.
  * Invalid updates (unknown ids, a snapshot whose sequence number is not
  * above last-sequence-number, a v3 downgrade...) are FL_EINVAL naming the update. */
-fl_status fl_ice_metadata_apply(const fl_ice_metadata *base, const char *base_location,
+FL_API fl_status fl_ice_metadata_apply(const fl_ice_metadata *base, const char *base_location,
                                 const fl_ice_update *u, uint32_t n, int64_t now_ms, fl_arena *a,
                                 fl_ice_metadata *out, fl_error *err);
 
 /* A random v4 UUID string ("xxxxxxxx-xxxx-4xxx-...") into buf[37]. */
-void fl_ice_uuid4(char buf[37]);
+FL_API void fl_ice_uuid4(char buf[37]);
 /* A new positive random 63-bit snapshot id. */
-int64_t fl_ice_new_snapshot_id(void);
+FL_API int64_t fl_ice_new_snapshot_id(void);
 
 /* ---- tables ----------------------------------------------------------------- */
 
@@ -165,7 +167,7 @@ typedef struct fl_ice_table {
     struct fl_ice_cache_entry *shared;
 } fl_ice_table;
 
-fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,
+FL_API fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,
                             fl_error *err);
 /* fl_ice_table_load through a read cache (ice_scan.h): the catalog is still
  * asked for the current metadata location every time (commits by anyone are
@@ -173,19 +175,19 @@ fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_tabl
  * shared through the cache; the table holds the cache entry until
  * fl_ice_table_free (meta points into it; it is never modified). cache NULL,
  * or a catalog that sends metadata itself (REST), = fl_ice_table_load. */
-fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
+FL_API fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
                                    struct fl_ice_manifest_cache *cache, fl_ice_table **out,
                                    fl_error *err);
 /* A table by path: a metadata file, or a table folder (metadata/version-hint.text,
  * else the newest metadata file by version number / mtime). Read-only. */
-fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,
+FL_API fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,
                                  fl_error *err);
 /* Re-reads the current metadata from the catalog. */
-fl_status fl_ice_table_refresh(fl_ice_table *t, fl_error *err);
-void fl_ice_table_free(fl_ice_table *t); /* NULL allowed */
+FL_API fl_status fl_ice_table_refresh(fl_ice_table *t, fl_error *err);
+FL_API void fl_ice_table_free(fl_ice_table *t); /* NULL allowed */
 
 /* Registers an existing metadata file under id (FL_EEXIST when taken). */
-fl_status fl_ice_table_register(fl_catalog *c, const fl_table_ident *id,
+FL_API fl_status fl_ice_table_register(fl_catalog *c, const fl_table_ident *id,
                                 const char *metadata_location, fl_ice_table **out, fl_error *err);
 
 typedef struct fl_ice_create_options {
@@ -211,19 +213,19 @@ typedef struct fl_ice_create_options {
     bool private_location;
 } fl_ice_create_options;
 
-fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
+FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
                               const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err);
 
 /* Drops the table from the catalog; purge also deletes every file reachable
  * from its metadata (data, deletes, manifests, lists, metadata files) that
  * lies under the table's own location (fl_ice_table_drop_ex counts the
  * others, which are left). */
-fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
+FL_API fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
 typedef struct fl_ice_drop_result {
     uint64_t files_deleted;
     uint64_t files_outside; /* referenced, but outside the table's prefix: kept */
 } fl_ice_drop_result;
-fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool purge,
+FL_API fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool purge,
                                fl_ice_drop_result *result, fl_error *err);
 
 /* ---- Storage confinement (src/iceberg/confine.c; docs/security.md) -------
@@ -238,62 +240,62 @@ fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool pur
  * A table whose metadata cannot be read is skipped (its location is
  * unknown). Catalogs whose server writes metadata (REST) are not checked
  * here: their server checks. FL_EFORBIDDEN naming both locations. */
-fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const char *loc,
+FL_API fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const char *loc,
                                 fl_error *err);
 /* write.data.path, write.metadata.path, write.object-storage.path and
  * write.folder-storage.path, when set, must lie inside m->location
  * (FL_EFORBIDDEN naming the property). */
-fl_status fl_ice_write_paths_check(const fl_ice_metadata *m, fl_error *err);
+FL_API fl_status fl_ice_write_paths_check(const fl_ice_metadata *m, fl_error *err);
 /* The files the snapshots of after that before lacks bring in: each new
  * snapshot's manifest list, every manifest in it that its parent snapshot
  * does not list, and every data/delete file those manifests name, must lie
  * inside after->location (FL_EFORBIDDEN naming the file). Reads the new
  * manifest lists and manifests through io. before NULL = a new table. */
-fl_status fl_ice_new_files_check(fl_fileio *io, const fl_ice_metadata *before,
+FL_API fl_status fl_ice_new_files_check(fl_fileio *io, const fl_ice_metadata *before,
                                  const fl_ice_metadata *after, fl_error *err);
 /* A metadata change (a commit): when the location differs from base's (or
  * base is NULL), fl_ice_location_check; when the location or a write.*.path
  * property differs, fl_ice_write_paths_check. Values a table already had
  * are not re-checked (tables made before these rules keep working). */
-fl_status fl_ice_change_check(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *base,
+FL_API fl_status fl_ice_change_check(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *base,
                               const fl_ice_metadata *after, fl_error *err);
 /* Register: the metadata file must lie inside its table's location m, and
  * that location must pass fl_ice_location_check for id. */
-fl_status fl_ice_register_check(fl_catalog *c, const fl_table_ident *id,
+FL_API fl_status fl_ice_register_check(fl_catalog *c, const fl_table_ident *id,
                                 const char *metadata_location, const fl_ice_metadata *m,
                                 fl_error *err);
 
 /* Parses one partition/sort field of the syntax above against schema s. */
-fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s, fl_arena *a,
+FL_API fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s, fl_arena *a,
                                        fl_ice_partition_field *out, fl_error *err);
-fl_status fl_ice_parse_sort_field(const char *text, const fl_ice_schema *s, fl_arena *a,
+FL_API fl_status fl_ice_parse_sort_field(const char *text, const fl_ice_schema *s, fl_arena *a,
                                   fl_ice_sort_field *out, fl_error *err);
 
 /* ---- 2. transactions -------------------------------------------------------- */
 
 typedef struct fl_ice_txn fl_ice_txn;
 
-fl_status fl_ice_txn_begin(fl_ice_table *t, fl_ice_txn **out, fl_error *err);
+FL_API fl_status fl_ice_txn_begin(fl_ice_table *t, fl_ice_txn **out, fl_error *err);
 /* Commit to a branch instead of main (created from main's head if absent). */
-fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err);
+FL_API fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err);
 /* The metadata as the txn's own changes so far see it (for writers that need
  * the current schema/spec inside a txn). Valid until the next txn call. */
-const fl_ice_metadata *fl_ice_txn_metadata(const fl_ice_txn *x);
+FL_API const fl_ice_metadata *fl_ice_txn_metadata(const fl_ice_txn *x);
 /* The txn's arena: data-file structs handed to it may live here. */
-fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
+FL_API fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
 /* Registers a file the caller wrote for this txn (e.g. a data file): it is
  * deleted when the txn aborts or its commit fails for good, never after a
  * successful commit. The path is copied. */
-fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
+FL_API fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
 /* Adds raw metadata updates (schema/spec/sort/properties changes built by
  * the evolution helpers below, or by a REST request). */
-fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n, fl_error *err);
+FL_API fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n, fl_error *err);
 
 /* Appends data files (snapshot operation "append"). Fast append writes one
  * new manifest; with commit.manifest-merge.enabled=true (the default) small
  * manifests are merged up to commit.manifest.target-size-bytes once there
  * are commit.manifest.min-count-to-merge of them. */
-fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n,
+FL_API fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n,
                             fl_error *err);
 
 /* The general row-level change: add data and delete files, remove data and
@@ -313,28 +315,28 @@ typedef struct fl_ice_row_delta {
     uint32_t nremove_deletes;
     const fl_predicate *conflict_filter;
 } fl_ice_row_delta;
-fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_error *err);
+FL_API fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_error *err);
 
 /* Metadata-only delete: removes every data file all of whose rows match
  * filter (strict evaluation). *partial receives the number of files that
  * match only partly (those need a row-level delete; see fl_ice_delete_where). */
-fl_status fl_ice_txn_delete_files_where(fl_ice_txn *x, const fl_predicate *filter,
+FL_API fl_status fl_ice_txn_delete_files_where(fl_ice_txn *x, const fl_predicate *filter,
                                         uint64_t *removed, uint64_t *partial, fl_error *err);
 
 /* Rewrites the current snapshot's manifests into ones of about
  * commit.manifest.target-size-bytes, clustered by partition (operation "replace"). */
-fl_status fl_ice_txn_rewrite_manifests(fl_ice_txn *x, fl_error *err);
+FL_API fl_status fl_ice_txn_rewrite_manifests(fl_ice_txn *x, fl_error *err);
 
 /* Snapshot management (no new snapshot). */
-fl_status fl_ice_txn_set_current_snapshot(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
+FL_API fl_status fl_ice_txn_set_current_snapshot(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
 /* Rollback: snapshot_id must be an ancestor of the current snapshot. */
-fl_status fl_ice_txn_rollback_to(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
+FL_API fl_status fl_ice_txn_rollback_to(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
 /* The last ancestor snapshot committed at or before timestamp_ms. */
-fl_status fl_ice_txn_rollback_to_time(fl_ice_txn *x, int64_t timestamp_ms, fl_error *err);
-fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag, int64_t snapshot_id,
+FL_API fl_status fl_ice_txn_rollback_to_time(fl_ice_txn *x, int64_t timestamp_ms, fl_error *err);
+FL_API fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag, int64_t snapshot_id,
                                 fl_error *err); /* snapshot_id -1 = current */
-fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err);
-fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const char *const *remove,
+FL_API fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err);
+FL_API fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const char *const *remove,
                                     uint32_t nremove, fl_error *err);
 
 /* Expires snapshots older than older_than_ms (-1 = history.expire.max-snapshot-age-ms)
@@ -347,13 +349,13 @@ typedef struct fl_ice_expire_result {
     uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
     uint64_t files_outside; /* unreachable, but outside the table's prefix: kept */
 } fl_ice_expire_result;
-fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
+FL_API fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
                                       fl_ice_expire_result *result, fl_error *err);
 
 /* Commits; on success *snapshot_id (may be NULL) gets the new snapshot id (or
  * the current one when the txn made none) and the table is refreshed. Frees x. */
-fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err);
-void fl_ice_txn_abort(fl_ice_txn *x); /* deletes files it wrote; NULL allowed */
+FL_API fl_status fl_ice_txn_commit(fl_ice_txn *x, int64_t *snapshot_id, fl_error *err);
+FL_API void fl_ice_txn_abort(fl_ice_txn *x); /* deletes files it wrote; NULL allowed */
 
 /* ---- 2b. staging: transactions spanning several statements ------------------
  * A SQL transaction block (BEGIN ... COMMIT) records each statement in its
@@ -365,26 +367,26 @@ void fl_ice_txn_abort(fl_ice_txn *x); /* deletes files it wrote; NULL allowed */
  * recorded after it (fl_ice_txn_truncate). */
 
 /* Number of operations recorded in x. */
-uint32_t fl_ice_txn_nops(const fl_ice_txn *x);
+FL_API uint32_t fl_ice_txn_nops(const fl_ice_txn *x);
 /* Begins a txn on t that validates from where `like` began (its branch and
  * the snapshot/schema/spec/sort order it started from), for a combined txn
  * whose first statement read an older version of t. */
-fl_status fl_ice_txn_begin_like(fl_ice_table *t, const fl_ice_txn *like, fl_ice_txn **out,
+FL_API fl_status fl_ice_txn_begin_like(fl_ice_table *t, const fl_ice_txn *like, fl_ice_txn **out,
                                 fl_error *err);
 /* Moves from's operations (with their snapshot ids) and owned files to the
  * end of x, and takes from in every case: x frees it when x is freed (the
  * operation states live in from's arena); on failure from is aborted. from
  * must not have been committed (a statement's txn, recorded only). */
-fl_status fl_ice_txn_adopt(fl_ice_txn *x, fl_ice_txn *from, fl_error *err);
+FL_API fl_status fl_ice_txn_adopt(fl_ice_txn *x, fl_ice_txn *from, fl_error *err);
 
 /* A position in x's history: operations, owned files and adopted txns. */
 typedef struct fl_ice_txn_mark {
     uint32_t nops, nowned, nadopted;
 } fl_ice_txn_mark;
-fl_ice_txn_mark fl_ice_txn_get_mark(const fl_ice_txn *x);
+FL_API fl_ice_txn_mark fl_ice_txn_get_mark(const fl_ice_txn *x);
 /* Drops what x recorded after m: later operations (deleting the files they
  * wrote), later owned files (deleted) and later adopted txns (freed). */
-void fl_ice_txn_truncate(fl_ice_txn *x, fl_ice_txn_mark m);
+FL_API void fl_ice_txn_truncate(fl_ice_txn *x, fl_ice_txn_mark m);
 
 /* Called with each file a preview writes, before writing it: the caller
  * deletes them once the preview is not needed (fl_fileio_remove). */
@@ -402,7 +404,7 @@ typedef struct fl_ice_preview {
  * new-file manifests are written once and reused by the real commit, the
  * other files (manifest lists, merged manifests, the metadata file) go
  * through on_file. */
-fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metadata *base,
+FL_API fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metadata *base,
                              const char *base_location, fl_ice_file_fn on_file, void *ctx,
                              fl_arena *a, fl_ice_preview *out, fl_error *err);
 
@@ -416,7 +418,7 @@ fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metad
  * never touched; FL_EFORBIDDEN when the table's location itself fails
  * fl_catalog_location_check (outside the warehouse, a root, over the
  * catalog database). */
-fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
+FL_API fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
                                      void (*fn)(void *ctx, const char *path), void *ctx,
                                      uint64_t *count, fl_error *err);
 
@@ -426,26 +428,26 @@ fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, boo
  * last-column-id + 1. Type changes must be spec promotions (int->long,
  * float->double, decimal(P,S)->decimal(P',S) with P'>P, and v3
  * date->timestamp). initial_default/write_default are JSON text or NULL. */
-fl_status fl_ice_txn_add_column(fl_ice_txn *x, const char *parent, const char *name,
+FL_API fl_status fl_ice_txn_add_column(fl_ice_txn *x, const char *parent, const char *name,
                                 const fl_type *type, bool nullable, const char *doc,
                                 const char *initial_default, fl_error *err);
-fl_status fl_ice_txn_drop_column(fl_ice_txn *x, const char *path, fl_error *err);
-fl_status fl_ice_txn_rename_column(fl_ice_txn *x, const char *path, const char *new_name,
+FL_API fl_status fl_ice_txn_drop_column(fl_ice_txn *x, const char *path, fl_error *err);
+FL_API fl_status fl_ice_txn_rename_column(fl_ice_txn *x, const char *path, const char *new_name,
                                    fl_error *err);
-fl_status fl_ice_txn_update_column_type(fl_ice_txn *x, const char *path, const fl_type *type,
+FL_API fl_status fl_ice_txn_update_column_type(fl_ice_txn *x, const char *path, const fl_type *type,
                                         fl_error *err);
-fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_error *err);
-fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path, const char *write_default,
+FL_API fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_error *err);
+FL_API fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path, const char *write_default,
                                         fl_error *err);
 /* Moves path first (after NULL, first=true) or after another column of the same struct. */
-fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after, bool first,
+FL_API fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after, bool first,
                                  fl_error *err);
-fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *paths, uint32_t n,
+FL_API fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *paths, uint32_t n,
                                            fl_error *err);
 /* Partition evolution: a new default spec with the field added/removed. */
-fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_error *err);
-fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text, fl_error *err);
-fl_status fl_ice_txn_set_sort_order(fl_ice_txn *x, const char *const *sort_by, uint32_t n,
+FL_API fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_error *err);
+FL_API fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text, fl_error *err);
+FL_API fl_status fl_ice_txn_set_sort_order(fl_ice_txn *x, const char *const *sort_by, uint32_t n,
                                     fl_error *err);
 
 /* ---- 3. writers ------------------------------------------------------------- */
@@ -457,21 +459,21 @@ typedef struct fl_ice_data_writer fl_ice_data_writer;
  * default spec's partition values and sorted by the default sort order
  * (within each file), rolling at write.target-file-size-bytes. Codec from
  * write.parquet.compression-codec (default zstd). */
-fl_status fl_ice_data_writer_open(fl_ice_txn *x, fl_ice_data_writer **out, fl_error *err);
-fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch *b, fl_error *err);
+FL_API fl_status fl_ice_data_writer_open(fl_ice_txn *x, fl_ice_data_writer **out, fl_error *err);
+FL_API fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch *b, fl_error *err);
 /* The schema batches must match (the table schema as fl_schema: columns by
  * position, shapes equal; names and nested field ids may differ). */
-const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w);
+FL_API const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w);
 /* Finishes every open file; *files (in the txn arena) lists them. Frees w. */
-fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files, uint32_t *n,
+FL_API fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files, uint32_t *n,
                                    fl_error *err);
-void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its files; NULL allowed */
+FL_API void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its files; NULL allowed */
 
 /* Row-level delete of rows matching filter, committed by the txn:
  * whole-file matches are removed from metadata; partly matching files get
  * position delete files (write.delete.mode=merge-on-read, the default) or
  * are rewritten without the rows (copy-on-write). *deleted gets the row count. */
-fl_status fl_ice_delete_where(fl_ice_txn *x, const fl_predicate *filter, int64_t *deleted,
+FL_API fl_status fl_ice_delete_where(fl_ice_txn *x, const fl_predicate *filter, int64_t *deleted,
                               fl_error *err);
 
 /* Row positions to delete, by data file (sorted positions). */
@@ -482,26 +484,26 @@ typedef struct fl_ice_file_positions {
 } fl_ice_file_positions;
 /* Deletes those rows as merge-on-read (position delete files) or
  * copy-on-write, per write.delete.mode (or write.update.mode when for_update). */
-fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
+FL_API fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
                                   bool for_update, fl_error *err);
 
 /* Deletes the rows at positions d (as fl_ice_delete_positions) and adds
  * files in the same snapshot (a row delta "overwrite", as Java's RowDelta
  * for UPDATE/MERGE). With no positions the files are a plain append. */
-fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
+FL_API fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
                                          uint32_t n, bool for_update,
                                          const fl_ice_data_file *files, uint32_t nfiles,
                                          fl_error *err);
 
 /* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
  * and appends the files in one snapshot (operation "overwrite"). */
-fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
+FL_API fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
                                  const fl_ice_data_file *files, uint32_t n, fl_error *err);
 
 /* Compaction: rewrites the data files of the current snapshot (those
  * smaller than target_bytes / have deletes, all when force) into files of
  * write.target-file-size-bytes with deletes applied (operation "replace"). */
-fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
+FL_API fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
                                     fl_error *err);
 
 #ifdef __cplusplus

@@ -26,6 +26,8 @@
 #ifndef FLOE_ICEBERG_H
 #define FLOE_ICEBERG_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,7 +58,7 @@ typedef struct fl_ice_map {
 } fl_ice_map;
 
 /* Returns the value for key, or NULL. */
-const char *fl_ice_map_get(const fl_ice_map *m, const char *key);
+FL_API const char *fl_ice_map_get(const fl_ice_map *m, const char *key);
 
 /* Per-field data of an Iceberg schema that fl_field has no slot for. */
 typedef struct fl_ice_field_extra {
@@ -77,7 +79,7 @@ typedef struct fl_ice_schema {
 } fl_ice_schema;
 
 /* The extras of field_id, or NULL. */
-const fl_ice_field_extra *fl_ice_schema_extra(const fl_ice_schema *s, int32_t field_id);
+FL_API const fl_ice_field_extra *fl_ice_schema_extra(const fl_ice_schema *s, int32_t field_id);
 
 typedef struct fl_ice_partition_field {
     const char *name;
@@ -230,42 +232,42 @@ typedef struct fl_ice_metadata {
  * bytes) into *out, allocating from arena a. name (may be NULL) prefixes error
  * messages. FL_ECORRUPT / FL_ESYNTAX for malformed input, FL_EUNSUPPORTED for
  * a format-version above FL_ICE_MAX_FORMAT_VERSION. */
-fl_status fl_ice_metadata_parse(const uint8_t *buf, size_t len, const char *name, fl_arena *a,
+FL_API fl_status fl_ice_metadata_parse(const uint8_t *buf, size_t len, const char *name, fl_arena *a,
                                 fl_ice_metadata *out, fl_error *err);
 
 /* Reads path through io (at most FL_ICE_METADATA_MAX_BYTES) and parses it;
  * errors are prefixed with the path. */
 #define FL_ICE_METADATA_MAX_BYTES (256u << 20)
-fl_status fl_ice_metadata_read(fl_fileio *io, const char *path, fl_arena *a, fl_ice_metadata *out,
+FL_API fl_status fl_ice_metadata_read(fl_fileio *io, const char *path, fl_arena *a, fl_ice_metadata *out,
                                fl_error *err);
 
 /* Serializes m as JSON in Java's key order. format_version 0 writes m's own
  * version; 1, 2 or 3 writes that version's fields (v1 adds the deprecated
  * "schema" and "partition-spec"). *out is malloc'd (caller frees), NUL-terminated,
  * *out_len excludes the NUL. */
-fl_status fl_ice_metadata_write(const fl_ice_metadata *m, int format_version, char **out,
+FL_API fl_status fl_ice_metadata_write(const fl_ice_metadata *m, int format_version, char **out,
                                 size_t *out_len, fl_error *err);
 
 /* Deep structural equality (used by round-trip tests). */
-bool fl_ice_metadata_equal(const fl_ice_metadata *a, const fl_ice_metadata *b);
+FL_API bool fl_ice_metadata_equal(const fl_ice_metadata *a, const fl_ice_metadata *b);
 
 /* Lookups; NULL when absent. */
-const fl_ice_schema *fl_ice_metadata_schema(const fl_ice_metadata *m, int32_t schema_id);
-const fl_ice_schema *fl_ice_metadata_current_schema(const fl_ice_metadata *m);
-const fl_ice_partition_spec *fl_ice_metadata_spec(const fl_ice_metadata *m, int32_t spec_id);
-const fl_ice_snapshot *fl_ice_metadata_snapshot(const fl_ice_metadata *m, int64_t snapshot_id);
-const fl_ice_snapshot *fl_ice_metadata_current_snapshot(const fl_ice_metadata *m);
-const fl_ice_ref *fl_ice_metadata_ref(const fl_ice_metadata *m, const char *name);
+FL_API const fl_ice_schema *fl_ice_metadata_schema(const fl_ice_metadata *m, int32_t schema_id);
+FL_API const fl_ice_schema *fl_ice_metadata_current_schema(const fl_ice_metadata *m);
+FL_API const fl_ice_partition_spec *fl_ice_metadata_spec(const fl_ice_metadata *m, int32_t spec_id);
+FL_API const fl_ice_snapshot *fl_ice_metadata_snapshot(const fl_ice_metadata *m, int64_t snapshot_id);
+FL_API const fl_ice_snapshot *fl_ice_metadata_current_snapshot(const fl_ice_metadata *m);
+FL_API const fl_ice_ref *fl_ice_metadata_ref(const fl_ice_metadata *m, const char *name);
 
 /* Iceberg schema <-> floe schema. to_fl deep-copies into a and fails with
  * FL_EUNSUPPORTED naming the first field whose type floe cannot represent.
  * from_fl wraps an fl_schema (copied into a) with no identifier fields or defaults. */
-fl_status fl_ice_schema_to_fl(const fl_ice_schema *s, fl_arena *a, fl_schema *out, fl_error *err);
-fl_status fl_ice_schema_from_fl(const fl_schema *s, int32_t schema_id, fl_arena *a,
+FL_API fl_status fl_ice_schema_to_fl(const fl_ice_schema *s, fl_arena *a, fl_schema *out, fl_error *err);
+FL_API fl_status fl_ice_schema_from_fl(const fl_schema *s, int32_t schema_id, fl_arena *a,
                                 fl_ice_schema *out, fl_error *err);
 
 /* Parses one schema JSON object (a struct type with optional schema-id) into *out. */
-fl_status fl_ice_schema_parse_json(const char *json, size_t len, fl_arena *a, fl_ice_schema *out,
+FL_API fl_status fl_ice_schema_parse_json(const char *json, size_t len, fl_arena *a, fl_ice_schema *out,
                                    fl_error *err);
 
 /* ---- Partition transforms ------------------------------------------------ */
@@ -290,45 +292,45 @@ typedef struct fl_ice_transform {
 /* Parses "identity", "bucket[16]", "truncate[4]", "year", ... (case-insensitive,
  * spaces around the parameter allowed). Unrecognized names give
  * FL_ICE_TRANSFORM_UNKNOWN; a malformed or non-positive parameter is FL_ECORRUPT. */
-fl_status fl_ice_transform_parse(const char *s, fl_ice_transform *out, fl_error *err);
+FL_API fl_status fl_ice_transform_parse(const char *s, fl_ice_transform *out, fl_error *err);
 
 /* Canonical spelling into buf ("bucket[16]"); returns the length needed. */
-size_t fl_ice_transform_format(const fl_ice_transform *t, char *buf, size_t cap);
+FL_API size_t fl_ice_transform_format(const fl_ice_transform *t, char *buf, size_t cap);
 
 /* Result type of t applied to source type src; FL_ETYPE when t does not apply to src. */
-fl_status fl_ice_transform_result_type(const fl_ice_transform *t, const fl_type *src, fl_type *out,
+FL_API fl_status fl_ice_transform_result_type(const fl_ice_transform *t, const fl_type *src, fl_type *out,
                                        fl_error *err);
 
 /* Applies t to in (a scalar of in->type). out's type is the result type. Byte
  * results (truncate of string/binary, identity) point into in's bytes. Null
  * in gives null out; void gives null out. */
-fl_status fl_ice_transform_apply(const fl_ice_transform *t, const fl_value *in, fl_value *out,
+FL_API fl_status fl_ice_transform_apply(const fl_ice_transform *t, const fl_value *in, fl_value *out,
                                  fl_error *err);
 
 /* Murmur3 x86 32-bit, seed 0. */
-int32_t fl_ice_murmur3_32(const uint8_t *data, size_t len);
+FL_API int32_t fl_ice_murmur3_32(const uint8_t *data, size_t len);
 
 /* The bucket hash of a value per the spec's hashing rules (FL_ETYPE for
  * boolean/float/double/nested). */
-fl_status fl_ice_bucket_hash(const fl_value *v, int32_t *hash, fl_error *err);
+FL_API fl_status fl_ice_bucket_hash(const fl_value *v, int32_t *hash, fl_error *err);
 
 /* ---- Single-value binary serialization (spec Appendix D) ----------------- */
 
 /* Serializes a non-null scalar. Bytes go into buf (cap >= 16 suffices for all
  * fixed-width types and decimals); for STRING/BINARY/FIXED the bytes are the
  * value's own, so *out points at them. *out_len gets the length. */
-fl_status fl_ice_value_to_bytes(const fl_value *v, uint8_t *buf, size_t cap, const uint8_t **out,
+FL_API fl_status fl_ice_value_to_bytes(const fl_value *v, uint8_t *buf, size_t cap, const uint8_t **out,
                                 size_t *out_len, fl_error *err);
 
 /* Parses bytes as a value of type t. STRING/BINARY/FIXED results point into
  * buf. Accepts the promoted-type lengths of the spec (4-byte long bounds,
  * 4-byte double bounds, 4-byte date bounds for timestamps). */
-fl_status fl_ice_value_from_bytes(const fl_type *t, const uint8_t *buf, size_t len, fl_value *out,
+FL_API fl_status fl_ice_value_from_bytes(const fl_type *t, const uint8_t *buf, size_t len, fl_value *out,
                                   fl_error *err);
 
 /* Minimal big-endian two's complement of v (Java BigInteger.toByteArray());
  * writes 1..16 bytes into buf[16], returns the count. */
-size_t fl_ice_decimal_to_be_bytes(fl_i128 v, uint8_t buf[16]);
+FL_API size_t fl_ice_decimal_to_be_bytes(fl_i128 v, uint8_t buf[16]);
 
 /* ---- metadata file names (src/iceberg/metadata_name.c) ---- */
 
@@ -342,12 +344,12 @@ typedef struct fl_ice_metadata_version {
 
 /* True when name (the last path component) looks like a table metadata file:
  * *.metadata.json, *.metadata.json.gz or *.gz.metadata.json. */
-bool fl_ice_is_metadata_name(const char *name);
+FL_API bool fl_ice_is_metadata_name(const char *name);
 
 /* Version of a metadata file name ("v7.metadata.json", "00003-<uuid>.metadata.json",
  * "v3.2.metadata.json"); nparts 0 when it has none ("vfinal.metadata.json"). */
-fl_ice_metadata_version fl_ice_metadata_version_of(const char *name);
-int fl_ice_metadata_version_cmp(const fl_ice_metadata_version *a, const fl_ice_metadata_version *b);
+FL_API fl_ice_metadata_version fl_ice_metadata_version_of(const char *name);
+FL_API int fl_ice_metadata_version_cmp(const fl_ice_metadata_version *a, const fl_ice_metadata_version *b);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,8 @@
 #ifndef FLOE_IO_H
 #define FLOE_IO_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,7 +85,7 @@ struct fl_fileio {
 
 /* The local-filesystem FileIO. Paths are plain paths or file:// URIs.
  * Returns NULL only when out of memory. Free with fl_fileio_destroy(). */
-fl_fileio *fl_fileio_local(void);
+FL_API fl_fileio *fl_fileio_local(void);
 
 static inline fl_status fl_fileio_open(fl_fileio *io, const char *path, fl_file **out,
                                        fl_error *err)
@@ -99,18 +101,18 @@ static inline fl_status fl_fileio_remove(fl_fileio *io, const char *path, fl_err
 {
     return io->ops->remove(io, path, err);
 }
-void fl_fileio_destroy(fl_fileio *io); /* NULL is allowed */
+FL_API void fl_fileio_destroy(fl_fileio *io); /* NULL is allowed */
 
 static inline fl_status fl_file_read_at(fl_file *f, uint64_t off, void *buf, size_t len,
                                         fl_error *err)
 {
     return f->ops->read_at(f, off, buf, len, err);
 }
-void fl_file_close(fl_file *f); /* NULL is allowed */
+FL_API void fl_file_close(fl_file *f); /* NULL is allowed */
 
 /* A read-only file over a caller-owned memory buffer (fuzzing, tests, cached
  * footers). The buffer must outlive the file. */
-fl_status fl_file_from_memory(const void *data, size_t len, const char *name, fl_file **out,
+FL_API fl_status fl_file_from_memory(const void *data, size_t len, const char *name, fl_file **out,
                               fl_error *err);
 
 static inline fl_status fl_output_write(fl_output *o, const void *buf, size_t len, fl_error *err)
@@ -121,13 +123,13 @@ static inline fl_status fl_output_close(fl_output *o, fl_error *err)
 {
     return o->ops->close(o, err);
 }
-void fl_output_abort(fl_output *o); /* NULL is allowed */
+FL_API void fl_output_abort(fl_output *o); /* NULL is allowed */
 
 /* An output that collects bytes in memory (tests, fuzzing, manifests before
  * upload). On a successful fl_output_close(), *result receives a malloc'd
  * buffer holding everything written (the caller frees it) and *result_len its
  * length; abort leaves them untouched. */
-fl_status fl_output_memory(const char *name, uint8_t **result, size_t *result_len, fl_output **out,
+FL_API fl_status fl_output_memory(const char *name, uint8_t **result, size_t *result_len, fl_output **out,
                            fl_error *err);
 
 #ifdef __cplusplus

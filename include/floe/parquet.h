@@ -20,6 +20,8 @@
 #ifndef FLOE_PARQUET_H
 #define FLOE_PARQUET_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,27 +56,27 @@ typedef struct fl_parquet_read_options {
     uint64_t max_page_size; /* refuse pages larger than this (0 = 1 GiB default) */
 } fl_parquet_read_options;
 
-fl_status fl_parquet_open(fl_file *f, const fl_parquet_read_options *opt, fl_parquet_reader **out,
+FL_API fl_status fl_parquet_open(fl_file *f, const fl_parquet_read_options *opt, fl_parquet_reader **out,
                           fl_error *err);
-void fl_parquet_close(fl_parquet_reader *r); /* NULL allowed */
+FL_API void fl_parquet_close(fl_parquet_reader *r); /* NULL allowed */
 
 /* Footer sharing (caches): a new reader over f whose decoded footer and
  * schema belong to base (no footer read or decode). base must outlive the new
  * reader; f must be the same file (same size). fl_parquet_detach(base) drops
  * base's borrowed file so a cache can keep base after closing it: a detached
  * reader is only shared and asked for metadata, never scanned. */
-fl_status fl_parquet_open_shared(const fl_parquet_reader *base, fl_file *f,
+FL_API fl_status fl_parquet_open_shared(const fl_parquet_reader *base, fl_file *f,
                                  fl_parquet_reader **out, fl_error *err);
-void fl_parquet_detach(fl_parquet_reader *r);
+FL_API void fl_parquet_detach(fl_parquet_reader *r);
 /* Bytes of memory the reader's decoded footer and schema take. */
-size_t fl_parquet_reader_bytes(const fl_parquet_reader *r);
+FL_API size_t fl_parquet_reader_bytes(const fl_parquet_reader *r);
 
 /* The file's schema as floe types (lives as long as the reader). */
-const fl_schema *fl_parquet_schema(const fl_parquet_reader *r);
-int64_t fl_parquet_num_rows(const fl_parquet_reader *r);
-uint32_t fl_parquet_num_row_groups(const fl_parquet_reader *r);
+FL_API const fl_schema *fl_parquet_schema(const fl_parquet_reader *r);
+FL_API int64_t fl_parquet_num_rows(const fl_parquet_reader *r);
+FL_API uint32_t fl_parquet_num_row_groups(const fl_parquet_reader *r);
 /* The decoded footer (struct fl_pq_file_meta, src/parquet/parquet_meta.h). */
-const struct fl_pq_file_meta *fl_parquet_footer(const fl_parquet_reader *r);
+FL_API const struct fl_pq_file_meta *fl_parquet_footer(const fl_parquet_reader *r);
 
 typedef struct fl_parquet_scan_options {
     const char *const *columns; /* top-level names to project; NULL with ncolumns 0 = all */
@@ -96,22 +98,22 @@ typedef struct fl_parquet_scan_stats {
     uint64_t bytes_read; /* through FileIO, by this scan */
 } fl_parquet_scan_stats;
 
-fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_options *opt,
+FL_API fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_options *opt,
                                fl_parquet_scan **out, fl_error *err);
 /* The projected schema, in projection order. Initialize batches with it. */
-const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
+FL_API const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
 /* Restarts scan s over row groups rgs[0..n) (NULL = every row group of
  * the file), keeping its projection, predicate, column buffers (windows,
  * page and dictionary buffers) and statistics, which keep counting. Split
  * scans (one morsel per row group) move a scan from slice to slice without
  * reallocating multi-MB buffers for every row group. */
-fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n,
+FL_API fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n,
                                   fl_error *err);
 /* Fills b (initialized with fl_batch_init on the scan schema; reset here)
  * with the next rows. Sets *eof and leaves b empty when there are no more. */
-fl_status fl_parquet_scan_next(fl_parquet_scan *s, fl_batch *b, bool *eof, fl_error *err);
-void fl_parquet_scan_get_stats(const fl_parquet_scan *s, fl_parquet_scan_stats *out);
-void fl_parquet_scan_close(fl_parquet_scan *s); /* NULL allowed */
+FL_API fl_status fl_parquet_scan_next(fl_parquet_scan *s, fl_batch *b, bool *eof, fl_error *err);
+FL_API void fl_parquet_scan_get_stats(const fl_parquet_scan *s, fl_parquet_scan_stats *out);
+FL_API void fl_parquet_scan_close(fl_parquet_scan *s); /* NULL allowed */
 
 /* ---- writer ---- */
 
@@ -144,11 +146,11 @@ typedef struct fl_parquet_write_options {
     const char *created_by; /* NULL = "floe version X (build Y)" */
 } fl_parquet_write_options;
 
-fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
+FL_API fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
                                  const fl_parquet_write_options *opt, fl_parquet_writer **w,
                                  fl_error *err);
 /* Appends the live rows of b (its selection applied). */
-fl_status fl_parquet_writer_write(fl_parquet_writer *w, const fl_batch *b, fl_error *err);
+FL_API fl_status fl_parquet_writer_write(fl_parquet_writer *w, const fl_batch *b, fl_error *err);
 
 /* Per-column facts of a written file, for Iceberg data-file metrics. */
 typedef struct fl_parquet_column_result {
@@ -173,10 +175,10 @@ typedef struct fl_parquet_file_result {
 } fl_parquet_file_result;
 
 /* Flushes, writes the footer, frees w. result may be NULL. */
-fl_status fl_parquet_writer_close(fl_parquet_writer *w, fl_parquet_file_result *result,
+FL_API fl_status fl_parquet_writer_close(fl_parquet_writer *w, fl_parquet_file_result *result,
                                   fl_error *err);
-void fl_parquet_writer_abort(fl_parquet_writer *w); /* frees w, NULL allowed */
-void fl_parquet_file_result_free(fl_parquet_file_result *r);
+FL_API void fl_parquet_writer_abort(fl_parquet_writer *w); /* frees w, NULL allowed */
+FL_API void fl_parquet_file_result_free(fl_parquet_file_result *r);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,8 @@
 #ifndef FLOE_PGTYPES_H
 #define FLOE_PGTYPES_H
 
+#include "floe/export.h"
+
 #include <stdint.h>
 
 #include "floe/types.h"
@@ -76,21 +78,21 @@ typedef struct fl_pg_type_info {
 } fl_pg_type_info;
 
 /* The PostgreSQL type for a floe type (see the table above). */
-uint32_t fl_pg_type_oid(const fl_type *t);
+FL_API uint32_t fl_pg_type_oid(const fl_type *t);
 /* atttypmod / RowDescription typmod: numeric (p<<16 | s) + 4; else -1. */
-int32_t fl_pg_type_typmod(const fl_type *t);
+FL_API int32_t fl_pg_type_typmod(const fl_type *t);
 /* RowDescription "data type size": typlen of the OID. */
-int16_t fl_pg_type_len(const fl_type *t);
+FL_API int16_t fl_pg_type_len(const fl_type *t);
 /* format_type(oid, typmod) spelling: "integer", "numeric(10,2)",
  * "timestamp with time zone", "text[]". Writes at most cap bytes (NUL
  * included); returns the length needed. */
-size_t fl_pg_type_format(uint32_t oid, int32_t typmod, char *buf, size_t cap);
+FL_API size_t fl_pg_type_format(uint32_t oid, int32_t typmod, char *buf, size_t cap);
 
 /* The built-in types floe reports in pg_type, in OID order; *n gets the count. */
-const fl_pg_type_info *fl_pg_types(uint32_t *n);
+FL_API const fl_pg_type_info *fl_pg_types(uint32_t *n);
 /* Lookup by OID or by typname; NULL when unknown. */
-const fl_pg_type_info *fl_pg_type_by_oid(uint32_t oid);
-const fl_pg_type_info *fl_pg_type_by_name(const char *typname);
+FL_API const fl_pg_type_info *fl_pg_type_by_oid(uint32_t oid);
+FL_API const fl_pg_type_info *fl_pg_type_by_name(const char *typname);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,8 @@
 #ifndef FLOE_PGWIRE_H
 #define FLOE_PGWIRE_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,12 +87,12 @@ typedef struct fl_pgwire_options {
 typedef struct fl_pgwire fl_pgwire;
 
 /* Validates options, loads TLS material, opens auth. Does not listen yet. */
-fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_error *err);
+FL_API fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_error *err);
 /* Binds, listens and starts the accept thread. */
-fl_status fl_pgwire_listen(fl_pgwire *s, fl_error *err);
-int fl_pgwire_port(const fl_pgwire *s);
+FL_API fl_status fl_pgwire_listen(fl_pgwire *s, fl_error *err);
+FL_API int fl_pgwire_port(const fl_pgwire *s);
 /* Stops accepting, cancels and closes every connection, frees s. NULL allowed. */
-void fl_pgwire_destroy(fl_pgwire *s);
+FL_API void fl_pgwire_destroy(fl_pgwire *s);
 
 /* Runs one whole connection over an in-memory client stream (tests, fuzzing):
  * in/len are the bytes the client sends (from the startup packet on; TLS is
@@ -98,7 +100,7 @@ void fl_pgwire_destroy(fl_pgwire *s);
  * NULL) in order. Returns when the input is exhausted or the connection
  * ends. */
 typedef void (*fl_pgwire_sink)(void *ctx, const uint8_t *bytes, size_t len);
-void fl_pgwire_run_memory(fl_pgwire *s, const uint8_t *in, size_t len, fl_pgwire_sink sink,
+FL_API void fl_pgwire_run_memory(fl_pgwire *s, const uint8_t *in, size_t len, fl_pgwire_sink sink,
                           void *ctx);
 
 #ifdef __cplusplus

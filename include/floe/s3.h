@@ -26,6 +26,8 @@
 #ifndef FLOE_S3_H
 #define FLOE_S3_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,19 +53,19 @@ typedef struct fl_s3_config {
 /* Fills cfg from the environment and AWS config files; strings point into
  * storage (a caller-owned buffer of FL_S3_CONFIG_STORAGE bytes). */
 #define FL_S3_CONFIG_STORAGE 4096
-fl_status fl_s3_config_from_env(fl_s3_config *cfg, char *storage, fl_error *err);
+FL_API fl_status fl_s3_config_from_env(fl_s3_config *cfg, char *storage, fl_error *err);
 
-fl_status fl_fileio_s3(const fl_s3_config *cfg, fl_fileio **out, fl_error *err);
+FL_API fl_status fl_fileio_s3(const fl_s3_config *cfg, fl_fileio **out, fl_error *err);
 
 /* Routes "s3://", "s3a://", "s3n://" paths to S3 (created lazily from the
  * environment, or from s3 when non-NULL) and everything else to local disk. */
-fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_error *err);
+FL_API fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_error *err);
 
 /* Removes many objects: on the S3 FileIO (or the S3 side of a default
  * FileIO) with DeleteObjects, up to 1000 keys of one bucket per request;
  * other paths (and other FileIOs) one remove() at a time. Keys that do not
  * exist are not an error. Stops at the first failure. */
-fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n, fl_error *err);
+FL_API fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n, fl_error *err);
 
 /* A FileIO that rewrites path prefixes before delegating to inner (borrowed):
  * used to read tables whose metadata names locations that moved (fixtures,
@@ -72,7 +74,7 @@ typedef struct fl_path_mapping {
     const char *from;
     const char *to;
 } fl_path_mapping;
-fl_status fl_fileio_remap(fl_fileio *inner, const fl_path_mapping *maps, uint32_t n,
+FL_API fl_status fl_fileio_remap(fl_fileio *inner, const fl_path_mapping *maps, uint32_t n,
                           fl_fileio **out, fl_error *err);
 
 #ifdef __cplusplus

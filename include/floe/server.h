@@ -23,6 +23,8 @@
 #ifndef FLOE_SERVER_H
 #define FLOE_SERVER_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,39 +80,39 @@ typedef struct fl_server_request fl_server_request;
 typedef void (*fl_server_handler)(fl_server_request *r, void *ctx);
 
 /* Opens the catalog pool and auth, registers the built-in routes. Does not listen yet. */
-fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_error *err);
+FL_API fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_error *err);
 /* Adds a route (method "GET"/"POST"/...; pattern as above). flags: FL_ROUTE_MUTATION
  * marks a mutation (Idempotency-Key, audit), FL_ROUTE_PUBLIC needs no authentication. */
 #define FL_ROUTE_MUTATION 1u
 #define FL_ROUTE_PUBLIC 2u
-fl_status fl_server_route_add(fl_server *s, const char *method, const char *pattern,
+FL_API fl_status fl_server_route_add(fl_server *s, const char *method, const char *pattern,
                               fl_server_handler h, void *ctx, unsigned flags, fl_error *err);
-fl_status fl_server_start_listening(fl_server *s, fl_error *err);
-int fl_server_port(const fl_server *s);
+FL_API fl_status fl_server_start_listening(fl_server *s, fl_error *err);
+FL_API int fl_server_port(const fl_server *s);
 /* Graceful stop: no new connections, waits (up to drain_ms) for in-flight
  * requests to finish, then frees everything. NULL allowed. */
-void fl_server_destroy(fl_server *s, int drain_ms);
+FL_API void fl_server_destroy(fl_server *s, int drain_ms);
 
 /* The server's auth (NULL with --insecure-no-auth and no store): shared
  * with the Postgres wire server so both count failed logins together. */
-struct fl_auth *fl_server_auth(fl_server *s);
+FL_API struct fl_auth *fl_server_auth(fl_server *s);
 
 /* ---- request accessors (inside a handler) ---- */
-const char *fl_server_req_method(const fl_server_request *r);
-const char *fl_server_req_path(const fl_server_request *r);
-const char *fl_server_req_param(const fl_server_request *r, const char *name); /* decoded */
-const char *fl_server_req_query(const fl_server_request *r, const char *name); /* decoded */
-const char *fl_server_req_header(const fl_server_request *r, const char *name);
-const char *fl_server_req_body(const fl_server_request *r, size_t *len);
-const fl_principal *fl_server_req_principal(const fl_server_request *r);
-fl_arena *fl_server_req_arena(fl_server_request *r);
+FL_API const char *fl_server_req_method(const fl_server_request *r);
+FL_API const char *fl_server_req_path(const fl_server_request *r);
+FL_API const char *fl_server_req_param(const fl_server_request *r, const char *name); /* decoded */
+FL_API const char *fl_server_req_query(const fl_server_request *r, const char *name); /* decoded */
+FL_API const char *fl_server_req_header(const fl_server_request *r, const char *name);
+FL_API const char *fl_server_req_body(const fl_server_request *r, size_t *len);
+FL_API const fl_principal *fl_server_req_principal(const fl_server_request *r);
+FL_API fl_arena *fl_server_req_arena(fl_server_request *r);
 
 /* ---- responses: exactly one per handler ---- */
 /* body is copied; content_type NULL = application/json. */
-void fl_server_respond(fl_server_request *r, int status, const char *content_type,
+FL_API void fl_server_respond(fl_server_request *r, int status, const char *content_type,
                        const char *body, size_t len);
 /* The spec's ErrorModel: {"error": {"message", "type", "code"}}. */
-void fl_server_respond_error(fl_server_request *r, int status, const char *type,
+FL_API void fl_server_respond_error(fl_server_request *r, int status, const char *type,
                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- extra response headers and streamed responses ----
@@ -128,21 +130,21 @@ void fl_server_respond_error(fl_server_request *r, int status, const char *type,
  * fl_server_stream_end(); never after fl_server_stream_end() returned.
  * Returns NULL (after responding 500) when out of memory. */
 typedef struct fl_server_stream fl_server_stream;
-void fl_server_response_header(fl_server_request *r, const char *name, const char *value);
-fl_server_stream *fl_server_respond_stream(fl_server_request *r, int status,
+FL_API void fl_server_response_header(fl_server_request *r, const char *name, const char *value);
+FL_API fl_server_stream *fl_server_respond_stream(fl_server_request *r, int status,
                                            const char *content_type,
                                            void (*on_abort)(void *ud), void *ud);
 /* Queues len bytes (copied); blocks while more than 4 MiB wait unsent.
  * false: the client is gone or the server stops (stop producing). */
-bool fl_server_stream_write(fl_server_stream *st, const void *data, size_t len);
+FL_API bool fl_server_stream_write(fl_server_stream *st, const void *data, size_t len);
 /* True when the stream was aborted or the peer closed the connection
  * (checked with poll(POLLRDHUP) on the socket, so a client that went away
  * while nothing was being written is noticed). */
-bool fl_server_stream_gone(fl_server_stream *st);
+FL_API bool fl_server_stream_gone(fl_server_stream *st);
 /* Ends the body: ok = normally (final chunk), else the connection is
  * closed without the final chunk so the client sees a truncated body. The
  * handle must not be used afterwards. */
-void fl_server_stream_end(fl_server_stream *st, bool ok);
+FL_API void fl_server_stream_end(fl_server_stream *st, bool ok);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,8 @@
 #ifndef FLOE_SQL_H
 #define FLOE_SQL_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,91 +101,91 @@ typedef struct fl_sql_options {
  * statement, so commits by other processes are seen at once. Bounded by
  * max_bytes (LRU). Freed by its creator after every session using it. */
 typedef struct fl_sql_shared_cache fl_sql_shared_cache;
-fl_status fl_sql_shared_cache_new(size_t max_bytes, fl_sql_shared_cache **out, fl_error *err);
-void fl_sql_shared_cache_free(fl_sql_shared_cache *c); /* NULL allowed */
+FL_API fl_status fl_sql_shared_cache_new(size_t max_bytes, fl_sql_shared_cache **out, fl_error *err);
+FL_API void fl_sql_shared_cache_free(fl_sql_shared_cache *c); /* NULL allowed */
 typedef struct fl_sql_cache_stats {
     uint64_t hits, misses, bytes, entries;
 } fl_sql_cache_stats;
-void fl_sql_shared_cache_stats(const fl_sql_shared_cache *c, fl_sql_cache_stats *out);
+FL_API void fl_sql_shared_cache_stats(const fl_sql_shared_cache *c, fl_sql_cache_stats *out);
 
 typedef struct fl_sql_session fl_sql_session;
 typedef struct fl_sql_result fl_sql_result;
 typedef struct fl_sql_stmt fl_sql_stmt;
 
-fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err);
-void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
+FL_API fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err);
+FL_API void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
 
 /* SET name = value / SHOW name, also reachable from SQL. Known names:
  * memory_limit ("1GB"), threads, time_zone (alias TimeZone), search_path
  * (default namespace), statement_timeout (ms), spill_dir. */
-fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
+FL_API fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
 /* Current value as text; NULL when unknown. Session-owned string.
  * Since round 5 every PostgreSQL setting floe reports (DateStyle,
  * server_version, is_superuser... : include/floe/sql_settings.h, the one
  * list behind SHOW, pg_settings and current_setting) is known here too;
  * FIXED ones refuse fl_sql_set; names with a dot are custom settings.
  * value NULL = RESET. */
-const char *fl_sql_get(fl_sql_session *s, const char *name);
+FL_API const char *fl_sql_get(fl_sql_session *s, const char *name);
 /* Sets a setting's session default: its value now and what RESET restores
  * (a server's per-connection values: application_name from the startup
  * packet, is_superuser, session_authorization, max_connections; FIXED
  * settings are allowed here). */
-fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *value,
+FL_API fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *value,
                              fl_error *err);
 /* RESET ALL: every settable setting but search_path and spill_dir. */
-fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err);
+FL_API fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err);
 
 /* A file the embedding front end made for this session (pgwire's COPY FROM
  * STDIN spool), which table functions may then read whatever the
  * principal's grants: only this exact path, until the next call (NULL
  * clears). Not reachable from SQL. */
-fl_status fl_sql_session_allow_file(fl_sql_session *s, const char *path, fl_error *err);
+FL_API fl_status fl_sql_session_allow_file(fl_sql_session *s, const char *path, fl_error *err);
 
 /* Asks the running statement to stop: it returns FL_ECANCELED soon (at the
  * next batch boundary). Thread-safe; a no-op when nothing runs. */
-void fl_sql_session_cancel(fl_sql_session *s);
+FL_API void fl_sql_session_cancel(fl_sql_session *s);
 
 /* Splits a script into statements (semicolons outside quotes, comments and
  * dollar quotes). *starts and *lens are malloc'd arrays of byte offsets/lengths
  * into sql (caller frees both). */
-fl_status fl_sql_split(const char *sql, uint32_t **starts, uint32_t **lens, uint32_t *n,
+FL_API fl_status fl_sql_split(const char *sql, uint32_t **starts, uint32_t **lens, uint32_t *n,
                        fl_error *err);
 
 /* Parses, plans and starts exactly one statement (a trailing semicolon is
  * allowed). */
-fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out, fl_error *err);
+FL_API fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out, fl_error *err);
 
 /* Prepared statements with $1..$n parameters (extended query protocol). */
-fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, fl_error *err);
-uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st);
+FL_API fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, fl_error *err);
+FL_API uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st);
 /* Parameter type as inferred from context (FL_TYPE_STRING when unknown). */
-const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i);
+FL_API const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i);
 /* True when every parameter of st got its type from the statement (queries,
  * and DML whose parameters the planner typed); false when some are plain
  * text (their types are only FL_TYPE_STRING guesses). */
-bool fl_sql_stmt_params_typed(const fl_sql_stmt *st);
+FL_API bool fl_sql_stmt_params_typed(const fl_sql_stmt *st);
 /* Result columns (zero fields for statements without rows). */
-const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st);
+FL_API const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st);
 /* Runs with one value per parameter (params[i].type is the bound value's
  * type; it is cast to the parameter's type). */
-fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t nparams,
+FL_API fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t nparams,
                               fl_sql_result **out, fl_error *err);
-void fl_sql_stmt_close(fl_sql_stmt *st); /* NULL allowed */
+FL_API void fl_sql_stmt_close(fl_sql_stmt *st); /* NULL allowed */
 
 /* ---- results ---- */
 
 /* Result columns; nfields == 0 for DDL/DML. */
-const fl_schema *fl_sql_result_schema(const fl_sql_result *r);
+FL_API const fl_schema *fl_sql_result_schema(const fl_sql_result *r);
 
 /* Next batch of rows. batch->sel is NULL (every row is live); vectors may be
  * in any encoding (read them through fl_vector_unify()). At the end *eof is
  * set and *batch is NULL. */
-fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof, fl_error *err);
+FL_API fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof, fl_error *err);
 
 /* PostgreSQL command tag: "SELECT 42", "INSERT 0 3", "DELETE 7", "UPDATE 2",
  * "MERGE 5", "CREATE TABLE", "SET"... Complete after eof (SELECT counts). */
-const char *fl_sql_result_tag(const fl_sql_result *r);
-int64_t fl_sql_result_rows_affected(const fl_sql_result *r);
+FL_API const char *fl_sql_result_tag(const fl_sql_result *r);
+FL_API int64_t fl_sql_result_rows_affected(const fl_sql_result *r);
 
 /* Answer receipts: the Iceberg snapshots this statement read (and, for
  * DML, the snapshot it committed). */
@@ -192,8 +194,8 @@ typedef struct fl_sql_table_read {
     int64_t snapshot_id; /* -1 for an empty table */
     bool written;        /* the snapshot this statement committed */
 } fl_sql_table_read;
-uint32_t fl_sql_result_nreads(const fl_sql_result *r);
-const fl_sql_table_read *fl_sql_result_read(const fl_sql_result *r, uint32_t i);
+FL_API uint32_t fl_sql_result_nreads(const fl_sql_result *r);
+FL_API const fl_sql_table_read *fl_sql_result_read(const fl_sql_result *r, uint32_t i);
 
 /* The engine's record of what this statement touched and with which
  * privilege, as the authorizer was asked (also without auth). Complete once
@@ -212,24 +214,30 @@ typedef struct fl_sql_access {
     const char *as_principal; /* whose rights were checked: the invoker, or a
                                * view's definer; NULL without auth */
 } fl_sql_access;
-uint32_t fl_sql_result_naccess(const fl_sql_result *r);
-const fl_sql_access *fl_sql_result_access(const fl_sql_result *r, uint32_t i);
+FL_API uint32_t fl_sql_result_naccess(const fl_sql_result *r);
+FL_API const fl_sql_access *fl_sql_result_access(const fl_sql_result *r, uint32_t i);
 
 /* EXPLAIN ANALYZE-style text of the statement's plan with runtime counters
  * so far (rows, time, files and row groups pruned per scan). Result-owned. */
-const char *fl_sql_result_profile(fl_sql_result *r);
+FL_API const char *fl_sql_result_profile(fl_sql_result *r);
 
-void fl_sql_result_close(fl_sql_result *r); /* NULL allowed */
+FL_API void fl_sql_result_close(fl_sql_result *r); /* NULL allowed */
 
 /* ---- error details for the last failure on this session ---- */
 typedef struct fl_sql_error_info {
     char sqlstate[6];  /* e.g. "42703" undefined column, "22012" division by zero */
     int32_t position;  /* 1-based character offset in the statement text; 0 = none */
 } fl_sql_error_info;
-void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
+FL_API void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
 
 /* Maps a status to a default SQLSTATE ("XX000" when nothing better fits). */
-const char *fl_sql_sqlstate_for(fl_status code);
+FL_API const char *fl_sql_sqlstate_for(fl_status code);
+
+/* SQLSTATE for an error from the expression layer, from its status and
+ * message: "22012" division by zero, "22003" out of range, "22P02" invalid
+ * input syntax, "22007" bad datetime, "2201B" bad regex, "42883" undefined
+ * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
+FL_API const char *fl_sql_sqlstate_for_error(const fl_error *e);
 
 /* libpg_query's JSON parse tree of sql (PostgreSQL's grammar, without floe's
  * lakehouse syntax), parsed on a stack sized for the text; *json is
@@ -237,21 +245,21 @@ const char *fl_sql_sqlstate_for(fl_status code);
  * FL_ELIMIT when it is nested too deeply to load safely (the engine then
  * reports 54001 with a position). For front ends that look at a statement
  * before running it (pgwire's classifier). */
-fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *err);
+FL_API fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *err);
 
 /* Renders one value as PostgreSQL's text output format (1.50, 2024-01-02
  * 03:04:05.123456+00, t/f, \x0a0b for bytea, ...) into buf (NUL-terminated,
  * truncated at cap); returns the length needed. tz names the session time
  * zone for TIMESTAMPTZ. Shared by the shell, CSV/JSON output and pgwire. */
-size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf, size_t cap);
+FL_API size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf, size_t cap);
 
 /* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
  * reads the zone file on every timestamptz call): for printing many rows. */
 typedef struct fl_sql_formatter fl_sql_formatter;
-fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
-size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
+FL_API fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
+FL_API size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
                               size_t cap);
-void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
+FL_API void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
 
 /*
  * INTERVAL: types.h has no interval type, so the SQL layer represents one as
@@ -268,7 +276,7 @@ static inline bool fl_type_is_interval(const fl_type *t)
 
 /* SQL spelling of a type for messages and pg catalogs: "integer", "bigint",
  * "numeric(15,2)", "text", "timestamp with time zone", ... */
-const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap);
+FL_API const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
 #ifndef FLOE_SQL_LEX_H
 #define FLOE_SQL_LEX_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,11 +36,11 @@ typedef struct fl_tok {
 
 /* Next token at or after *pos (skipping whitespace and comments); advances
  * *pos past it. */
-fl_tok fl_lex_next(const char *s, size_t n, size_t *pos);
+FL_API fl_tok fl_lex_next(const char *s, size_t n, size_t *pos);
 
 /* Case-insensitive compare of an IDENT token with a keyword. */
-bool fl_tok_is(const char *s, const fl_tok *t, const char *kw);
+FL_API bool fl_tok_is(const char *s, const fl_tok *t, const char *kw);
 /* PUNCT token equal to c. */
-bool fl_tok_punct(const char *s, const fl_tok *t, char c);
+FL_API bool fl_tok_punct(const char *s, const fl_tok *t, char c);
 
 #endif

@@ -26,6 +26,8 @@
 #ifndef FLOE_SQL_SESSION_SETTINGS_H
 #define FLOE_SQL_SESSION_SETTINGS_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,28 +49,28 @@ typedef struct fl_setting_def {
 } fl_setting_def;
 
 /* The list, in pg_settings order (by name, case-insensitively). */
-const fl_setting_def *fl_sql_setting_defs(size_t *n);
+FL_API const fl_setting_def *fl_sql_setting_defs(size_t *n);
 /* The setting called name (case-insensitive; "time_zone" = TimeZone), or NULL. */
-const fl_setting_def *fl_sql_setting_def(const char *name);
+FL_API const fl_setting_def *fl_sql_setting_def(const char *name);
 
 /* The value as SHOW and current_setting() print it (statement_timeout "5s",
  * as PostgreSQL); NULL for an unknown name (a custom name never set).
  * s NULL: the built-in value. Session-owned string, valid until the next
  * call on s. */
-const char *fl_sql_setting_show(fl_sql_session *s, const char *name);
+FL_API const char *fl_sql_setting_show(fl_sql_session *s, const char *name);
 /* pg_settings.setting: base units (statement_timeout in ms). */
-const char *fl_sql_setting_raw(fl_sql_session *s, const char *name);
+FL_API const char *fl_sql_setting_raw(fl_sql_session *s, const char *name);
 /* What RESET restores (pg_settings.reset_val). */
-const char *fl_sql_setting_reset_val(fl_sql_session *s, const char *name);
+FL_API const char *fl_sql_setting_reset_val(fl_sql_session *s, const char *name);
 /* Custom (dotted) settings set in the session: false past the end. */
-bool fl_sql_setting_custom(const fl_sql_session *s, uint32_t i, const char **name,
+FL_API bool fl_sql_setting_custom(const fl_sql_session *s, uint32_t i, const char **name,
                            const char **value);
 /* SQLSTATE of the last failed fl_sql_set / fl_sql_set_default on s
  * ("42704" unknown, "22023" bad value, "55P02" cannot be changed). */
-const char *fl_sql_set_sqlstate(const fl_sql_session *s);
+FL_API const char *fl_sql_set_sqlstate(const fl_sql_session *s);
 
 /* session.c: per-session storage (session_settings.c) */
-fl_status fl_session_settings_init(fl_sql_session *s, fl_error *err);
-void fl_session_settings_free(fl_sql_session *s);
+FL_API fl_status fl_session_settings_init(fl_sql_session *s, fl_error *err);
+FL_API void fl_session_settings_free(fl_sql_session *s);
 
 #endif

@@ -56,6 +56,8 @@
 #ifndef FLOE_TEXT_H
 #define FLOE_TEXT_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,36 +74,36 @@ extern "C" {
 
 /* ---- values ---- */
 
-bool fl_parse_bool(const char *s, size_t n, bool *out);
-bool fl_parse_int64(const char *s, size_t n, int64_t *out);
-bool fl_parse_double(const char *s, size_t n, double *out);
+FL_API bool fl_parse_bool(const char *s, size_t n, bool *out);
+FL_API bool fl_parse_int64(const char *s, size_t n, int64_t *out);
+FL_API bool fl_parse_double(const char *s, size_t n, double *out);
 /* Returns FL_OK, FL_ESYNTAX or FL_EOVERFLOW (more than precision digits). */
-fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out);
-bool fl_parse_date(const char *s, size_t n, int32_t *days);
-bool fl_parse_time(const char *s, size_t n, int64_t *micros);
+FL_API fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out);
+FL_API bool fl_parse_date(const char *s, size_t n, int32_t *days);
+FL_API bool fl_parse_time(const char *s, size_t n, int64_t *micros);
 /* digits: 6 for micros, 9 for nanos. *had_zone tells whether an offset/Z was given. */
-bool fl_parse_timestamp(const char *s, size_t n, int digits, int64_t *out, bool *had_zone);
-bool fl_parse_uuid(const char *s, size_t n, uint8_t out[16]);
+FL_API bool fl_parse_timestamp(const char *s, size_t n, int digits, int64_t *out, bool *had_zone);
+FL_API bool fl_parse_uuid(const char *s, size_t n, uint8_t out[16]);
 /* "\x<hex>" -> bytes into out (cap >= n/2); returns false if not that form. */
-bool fl_parse_hex_bytes(const char *s, size_t n, uint8_t *out, size_t *out_len);
+FL_API bool fl_parse_hex_bytes(const char *s, size_t n, uint8_t *out, size_t *out_len);
 
 /* Parses text as a value of primitive type t and appends it to v (FLAT).
  * Errors (FL_ESYNTAX / FL_EOVERFLOW) name the text but not the location;
  * callers prefix line and column. */
-fl_status fl_parse_append(fl_vector *v, const char *s, size_t n, fl_error *err);
+FL_API fl_status fl_parse_append(fl_vector *v, const char *s, size_t n, fl_error *err);
 
 /* Parses text into a scalar of primitive type t; bytes are copied into a. */
-fl_status fl_parse_value(const fl_type *t, const char *s, size_t n, fl_arena *a, fl_value *out,
+FL_API fl_status fl_parse_value(const fl_type *t, const char *s, size_t n, fl_arena *a, fl_value *out,
                          fl_error *err);
 
 /* Parses one type spec (see above) starting at *p, advancing *p past it.
  * Nested field ids are assigned from *next_id (incremented). */
-fl_status fl_parse_type_spec(const char **p, fl_arena *a, int32_t *next_id, fl_type *out,
+FL_API fl_status fl_parse_type_spec(const char **p, fl_arena *a, int32_t *next_id, fl_type *out,
                              fl_error *err);
 
 /* Parses "name:type,name:type,..." into a schema with field ids 1..n for
  * the top-level columns, then nested ids after them. */
-fl_status fl_parse_schema_spec(const char *spec, fl_arena *a, fl_schema *out, fl_error *err);
+FL_API fl_status fl_parse_schema_spec(const char *spec, fl_arena *a, fl_schema *out, fl_error *err);
 
 
 /* ---- row sources ---- */
@@ -117,15 +119,15 @@ typedef struct fl_source_options {
     bool verify_crc;         /* Parquet */
 } fl_source_options;
 
-const fl_schema *fl_source_schema(const fl_source *s);
+FL_API const fl_schema *fl_source_schema(const fl_source *s);
 /* Fills b (reset first) with up to FL_BATCH_CAP rows; *eof when none are left. */
-fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err);
-void fl_source_close(fl_source *s);
+FL_API fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err);
+FL_API void fl_source_close(fl_source *s);
 
 /* Format-specific constructors. */
-fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_source **out,
+FL_API fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_source **out,
                              fl_error *err);
-fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, fl_source **out,
+FL_API fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, fl_source **out,
                                fl_error *err);
 
 /* The vtable a source implements. */

@@ -34,6 +34,8 @@
 #ifndef FLOE_TYPES_H
 #define FLOE_TYPES_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,7 +100,7 @@ typedef struct fl_schema {
 
 /* Bytes per value in a vector's data buffer for fixed-width types; 0 for
  * STRING, BINARY and nested types. */
-size_t fl_type_width(const fl_type *t);
+FL_API size_t fl_type_width(const fl_type *t);
 
 /* True for STRING and BINARY (offsets + heap). */
 static inline bool fl_type_is_varlen(const fl_type *t)
@@ -112,22 +114,22 @@ static inline bool fl_type_is_nested(const fl_type *t)
 
 /* Iceberg spelling: "int", "decimal(10,2)", "fixed[16]", "struct<...>". Writes
  * at most cap bytes (NUL included); returns the length it needed. */
-size_t fl_type_format(const fl_type *t, char *buf, size_t cap);
+FL_API size_t fl_type_format(const fl_type *t, char *buf, size_t cap);
 
 /* Parses the Iceberg primitive spelling ("long", "decimal(9,2)", "fixed[3]",
  * "timestamptz_ns"). Returns false when s is not a primitive type name. */
-bool fl_type_parse_primitive(const char *s, fl_type *out);
+FL_API bool fl_type_parse_primitive(const char *s, fl_type *out);
 
-bool fl_type_equal(const fl_type *a, const fl_type *b);
+FL_API bool fl_type_equal(const fl_type *a, const fl_type *b);
 
 /* Deep copies (names, children) into arena a. Return FL_ENOMEM on failure. */
-fl_status fl_type_copy(fl_arena *a, const fl_type *src, fl_type *dst);
-fl_status fl_schema_copy(fl_arena *a, const fl_schema *src, fl_schema *dst);
+FL_API fl_status fl_type_copy(fl_arena *a, const fl_type *src, fl_type *dst);
+FL_API fl_status fl_schema_copy(fl_arena *a, const fl_schema *src, fl_schema *dst);
 
 /* Finds a top-level field by exact name or by field id; NULL if absent.
  * fl_schema_find_id searches nested fields too. */
-const fl_field *fl_schema_find_name(const fl_schema *s, const char *name);
-const fl_field *fl_schema_find_id(const fl_schema *s, int32_t field_id);
+FL_API const fl_field *fl_schema_find_name(const fl_schema *s, const char *name);
+FL_API const fl_field *fl_schema_find_id(const fl_schema *s, int32_t field_id);
 
 /*
  * fl_value - one scalar: literals in predicates, statistics, partition values.
@@ -154,7 +156,7 @@ typedef struct fl_value {
 /* Three-way comparison of two non-null values of the same type, in the
  * order Iceberg and Parquet use for statistics: signed for numbers, unsigned
  * lexicographic bytes for STRING/BINARY/FIXED/UUID. NaN sorts above +inf. */
-int fl_value_compare(const fl_value *a, const fl_value *b);
+FL_API int fl_value_compare(const fl_value *a, const fl_value *b);
 
 #ifdef __cplusplus
 }

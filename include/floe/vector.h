@@ -54,6 +54,8 @@
 #ifndef FLOE_VECTOR_H
 #define FLOE_VECTOR_H
 
+#include "floe/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,23 +116,23 @@ typedef struct fl_batch {
 
 /* Initializes an empty FLAT vector of type t, with child vectors for nested
  * types. No memory is allocated until a reserve. */
-fl_status fl_vector_init(fl_vector *v, const fl_type *t, fl_error *err);
+FL_API fl_status fl_vector_init(fl_vector *v, const fl_type *t, fl_error *err);
 
 /* Frees every buffer and child. v may be NULL or zeroed. */
-void fl_vector_destroy(fl_vector *v);
+FL_API void fl_vector_destroy(fl_vector *v);
 
 /* Forgets all values (len = 0, FLAT, heap_len = 0, validity dropped), keeping
  * capacity; children are reset too. */
-void fl_vector_reset(fl_vector *v);
+FL_API void fl_vector_reset(fl_vector *v);
 
 /* Ensures room for rows rows (data, validity if present, offsets). */
-fl_status fl_vector_reserve(fl_vector *v, uint32_t rows, fl_error *err);
+FL_API fl_status fl_vector_reserve(fl_vector *v, uint32_t rows, fl_error *err);
 
 /* Ensures heap room for bytes more bytes beyond heap_len. */
-fl_status fl_vector_reserve_heap(fl_vector *v, size_t bytes, fl_error *err);
+FL_API fl_status fl_vector_reserve_heap(fl_vector *v, size_t bytes, fl_error *err);
 
 /* Allocates the validity bitmap (all valid) if absent, for cap rows. */
-fl_status fl_vector_ensure_validity(fl_vector *v, fl_error *err);
+FL_API fl_status fl_vector_ensure_validity(fl_vector *v, fl_error *err);
 
 static inline bool fl_vector_is_valid(const fl_vector *v, uint32_t row)
 {
@@ -151,16 +153,16 @@ static inline void fl_bitmap_set(uint8_t *bits, uint32_t i, bool on)
 /* Appending builders, for code that is not in a hot loop (CSV, JSON, tests).
  * Each grows the vector as needed and bumps len. Nested values are built by
  * appending to children and then calling fl_vector_append_nested(). */
-fl_status fl_vector_append_null(fl_vector *v, fl_error *err);
-fl_status fl_vector_append_fixed(fl_vector *v, const void *value, fl_error *err); /* width bytes */
-fl_status fl_vector_append_bytes(fl_vector *v, const void *bytes, size_t len, fl_error *err);
+FL_API fl_status fl_vector_append_null(fl_vector *v, fl_error *err);
+FL_API fl_status fl_vector_append_fixed(fl_vector *v, const void *value, fl_error *err); /* width bytes */
+FL_API fl_status fl_vector_append_bytes(fl_vector *v, const void *bytes, size_t len, fl_error *err);
 /* STRUCT: children already hold the row; LIST/MAP: children grew to child_len. */
-fl_status fl_vector_append_nested(fl_vector *v, int64_t child_len, fl_error *err);
+FL_API fl_status fl_vector_append_nested(fl_vector *v, int64_t child_len, fl_error *err);
 
 /* Bulk builders for hot paths (one capacity check per call): n values of
  * width bytes each, all valid; n nulls. FLAT vectors only. */
-fl_status fl_vector_append_fixed_n(fl_vector *v, const void *values, uint32_t n, fl_error *err);
-fl_status fl_vector_append_nulls(fl_vector *v, uint32_t n, fl_error *err);
+FL_API fl_status fl_vector_append_fixed_n(fl_vector *v, const void *values, uint32_t n, fl_error *err);
+FL_API fl_status fl_vector_append_nulls(fl_vector *v, uint32_t n, fl_error *err);
 
 /* STRING/BINARY value of a FLAT vector row. */
 static inline const uint8_t *fl_vector_bytes(const fl_vector *v, uint32_t row, size_t *len)
@@ -190,21 +192,21 @@ static inline bool fl_unified_is_valid(const fl_unified *u, uint32_t i)
         return false;
     return fl_vector_is_valid(u->base, fl_unified_row(u, i));
 }
-void fl_vector_unify(const fl_vector *v, fl_unified *out);
+FL_API void fl_vector_unify(const fl_vector *v, fl_unified *out);
 
 /* Converts any encoding to FLAT in place. */
-fl_status fl_vector_flatten(fl_vector *v, fl_error *err);
+FL_API fl_status fl_vector_flatten(fl_vector *v, fl_error *err);
 
 /* Copies row src_row of src (any encoding) to the end of dst (FLAT, same type). */
-fl_status fl_vector_append_from(fl_vector *dst, const fl_vector *src, uint32_t src_row,
+FL_API fl_status fl_vector_append_from(fl_vector *dst, const fl_vector *src, uint32_t src_row,
                                 fl_error *err);
 
 /* ---- batches ---- */
 
 /* Initializes a batch with one empty vector per schema field. */
-fl_status fl_batch_init(fl_batch *b, const fl_schema *schema, fl_error *err);
-void fl_batch_destroy(fl_batch *b);
-void fl_batch_reset(fl_batch *b); /* resets every column, nrows = 0, sel = NULL */
+FL_API fl_status fl_batch_init(fl_batch *b, const fl_schema *schema, fl_error *err);
+FL_API void fl_batch_destroy(fl_batch *b);
+FL_API void fl_batch_reset(fl_batch *b); /* resets every column, nrows = 0, sel = NULL */
 
 /* Number of live rows (sel->count, or nrows). */
 static inline uint32_t fl_batch_live_rows(const fl_batch *b)

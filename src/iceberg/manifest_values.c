@@ -41,7 +41,7 @@ fl_status mv_long(const fl_avro_value *v, const char *what, int64_t *out, fl_err
 
 fl_status mv_int(const fl_avro_value *v, const char *what, int32_t *out, fl_error *err)
 {
-    int64_t x;
+    int64_t x = 0;
     FL_TRY(mv_long(v, what, &x, err));
     if (x < INT32_MIN || x > INT32_MAX)
         return fl_errorf(err, FL_ECORRUPT, "field '%s': value %lld out of int range", what,

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog/catalog_internal.h"
+#include "floe/catalog.h"
 
 /* The scheme class and the path part of loc. */
 typedef struct loc_parts {

@@ -1241,7 +1241,7 @@ static const uint8_t DPH2_T[] = {0, I_, I_, I_, I_, I_, I_, BO, S_};
 
 static fl_status tr_enc(fl_tr *r, uint8_t t, fl_pq_encoding *e)
 {
-    int32_t v;
+    int32_t v = 0;
     FL_TRY(fl_tr_i32(r, t, &v));
     if (v < 0)
         return fl_tr_fail(r, FL_ECORRUPT, "invalid encoding %d", v);

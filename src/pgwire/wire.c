@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
 {

@@ -182,11 +182,6 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
 
 /* INTERVAL (FL_SQL_INTERVAL_MARK, fl_type_is_interval): floe/sql.h. */
 
-/* SQLSTATE for an error from the expression layer, from its status and
- * message: "22012" division by zero, "22003" out of range, "22P02" invalid
- * input syntax, "22007" bad datetime, "2201B" bad regex, "42883" undefined
- * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
-const char *fl_sql_sqlstate_for_error(const fl_error *e);
 
 /* fl_sql_formatter_*: floe/sql.h. */
 

@@ -10,8 +10,8 @@
  * Floating point: the shortest repr is found by trying %.{1..17}g until the
  * text parses back to the same bits (9 digits suffice for float32).
  *
- * Dates use Howard Hinnant's days_from_civil / civil_from_days algorithms
- * (proleptic Gregorian, exact for every int32 day count).
+ * Dates go through floe/calendar.h (proleptic Gregorian, exact for every
+ * int32 day count).
  */
 #include "cli/output.h"
 
@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "floe/calendar.h"
 
 /* ---- strbuf ---- */
 
@@ -189,30 +191,6 @@ void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
     snprintf(buf, cap, "%s", out);
 }
 
-int32_t fl_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return (int32_t)(era * 146097 + (int64_t)doe - 719468);
-}
-
-void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const unsigned doe = (unsigned)(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t yy = (int64_t)yoe + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
 static int format_ymd(int64_t days, char *buf, size_t cap)
 {
     int64_t y;
@@ -228,14 +206,6 @@ void fl_format_date(int32_t days, char *buf, size_t cap)
     format_ymd(days, buf, cap);
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
 void fl_format_time(int64_t micros, char *buf, size_t cap)
 {
     /* TIME is 0..86400e6; print anything else too rather than crash */
@@ -249,9 +219,9 @@ void fl_format_time(int64_t micros, char *buf, size_t cap)
 void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t cap)
 {
     int64_t per_sec = digits == 9 ? 1000000000 : digits == 3 ? 1000 : 1000000;
-    int64_t secs = floor_div(units, per_sec);
+    int64_t secs = fl_floor_div(units, per_sec);
     int64_t frac = units - secs * per_sec;
-    int64_t days = floor_div(secs, 86400);
+    int64_t days = fl_floor_div(secs, 86400);
     int64_t sod = secs - days * 86400;
     int n = format_ymd(days, buf, cap);
     if (n < 0 || (size_t)n >= cap)

@@ -79,9 +79,7 @@ void fl_format_time(int64_t micros, char *buf, size_t cap);
 void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t cap);
 void fl_format_uuid(const uint8_t b[16], char *buf, size_t cap);
 
-/* Days since 1970-01-01 <-> proleptic Gregorian civil date. */
-int32_t fl_days_from_civil(int64_t y, unsigned m, unsigned d);
-void fl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+/* Days since 1970-01-01 <-> civil dates: floe/calendar.h. */
 
 /* ---- values ---- */
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "iceberg/metatable_int.h"
 
 struct fl_ice_metatable {
@@ -142,25 +143,11 @@ fl_status mt_bin(fl_vector *v, const uint8_t *p, size_t n, fl_error *err)
 
 /* ---- human strings (Java's Transform.toHumanString) ---- */
 
-static void civil(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
 static int fmt_date(char *buf, size_t cap, int64_t days)
 {
     int64_t y;
     unsigned m, d;
-    civil(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "iceberg/write_internal.h"
 
 void ice_vector_value(const fl_vector *v, uint32_t row, fl_value *out)
@@ -127,20 +128,6 @@ const char *ice_data_dir(const fl_ice_metadata *m, fl_arena *a)
 
 /* ---- human strings ---- */
 
-static void civil(int64_t z, int64_t *y, unsigned *mo, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *mo = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*mo <= 2);
-}
-
 static int64_t fdiv(int64_t a, int64_t b)
 {
     return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
@@ -150,7 +137,7 @@ static void fmt_date(int64_t days, char *buf, size_t cap)
 {
     int64_t y;
     unsigned m, d;
-    civil(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
 

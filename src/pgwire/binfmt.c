@@ -26,12 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
 #include "sql/func.h"
-
-#define PG_EPOCH_DAYS 10957                  /* 1970-01-01 .. 2000-01-01 */
-#define PG_EPOCH_US 946684800000000LL        /* same, in microseconds */
 
 void pgw_buf_put(pgw_buf *b, const void *p, size_t n)
 {
@@ -182,21 +180,19 @@ bool pgw_bin_encode(const fl_vector *v, uint32_t row, pgw_buf *b)
         pgw_numeric_encode(x, t->scale, b);
         return true;
     }
-    case FL_TYPE_DATE:
-        be32(b, (uint32_t)(((const int32_t *)d)[r] - PG_EPOCH_DAYS));
-        return true;
+    case FL_TYPE_DATE: be32(b, (uint32_t)(((const int32_t *)d)[r] - FL_PG_EPOCH_DAYS)); return true;
     case FL_TYPE_TIME:
         be64(b, (uint64_t)((const int64_t *)d)[r]);
         return true;
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMPTZ:
-        be64(b, (uint64_t)(((const int64_t *)d)[r] - PG_EPOCH_US));
+        be64(b, (uint64_t)(((const int64_t *)d)[r] - FL_PG_EPOCH_US));
         return true;
     case FL_TYPE_TIMESTAMP_NS:
     case FL_TYPE_TIMESTAMPTZ_NS: {
         int64_t ns = ((const int64_t *)d)[r];
         int64_t us = ns / 1000 - (ns % 1000 < 0 ? 1 : 0);
-        be64(b, (uint64_t)(us - PG_EPOCH_US));
+        be64(b, (uint64_t)(us - FL_PG_EPOCH_US));
         return true;
     }
     case FL_TYPE_UUID:

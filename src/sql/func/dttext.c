@@ -64,7 +64,7 @@ static size_t rd_num(const char *s, size_t n, size_t maxd, int64_t *v)
 
 static bool valid_ymd(int64_t y, int64_t m, int64_t d)
 {
-    return m >= 1 && m <= 12 && d >= 1 && d <= (int64_t)days_in_month(y, (unsigned)m) &&
+    return m >= 1 && m <= 12 && d >= 1 && d <= (int64_t)fl_days_in_month(y, (unsigned)m) &&
            y >= -4713 && y <= 5874897;
 }
 
@@ -165,7 +165,7 @@ static bool parse_date_prefix(const char *s, size_t n, int64_t *days, size_t *us
         i = j + 2;
     if (!valid_ymd(y, m, d))
         return false;
-    *days = days_from_civil(y, (unsigned)m, (unsigned)d);
+    *days = fl_days_from_civil(y, (unsigned)m, (unsigned)d);
     *used = i;
     return true;
 }
@@ -351,10 +351,10 @@ bool parse_timestamp(const char *s, size_t n, ts_parsed *out)
     if (bc) {
         int64_t y;
         unsigned m, d;
-        civil_from_days(days, &y, &m, &d);
+        fl_civil_from_days(days, &y, &m, &d);
         if (y < 1)
             return false;
-        days = days_from_civil(1 - y, m, d);
+        days = fl_days_from_civil(1 - y, m, d);
     }
     out->local_us = days * US_PER_DAY + tus;
     return true;
@@ -638,7 +638,7 @@ static int fmt_ymd(int64_t days, char *b, bool *bc)
 {
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     *bc = y <= 0;
     if (*bc)
         y = 1 - y;

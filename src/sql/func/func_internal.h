@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/error.h"
 #include "floe/types.h"
 #include "floe/vector.h"
@@ -123,10 +124,7 @@ bool dec_parse(const char *s, size_t len, int32_t p, int32_t scale, fl_i128 *out
 double dec_to_double(fl_i128 v, int32_t s);
 
 /* ---- dates and times ---- */
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
-void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
-bool is_leap(int64_t y);
-unsigned days_in_month(int64_t y, unsigned m);
+/* civil calendar: fl_days_from_civil, fl_civil_from_days, ... (floe/calendar.h) */
 #define US_PER_DAY 86400000000LL
 #define US_PER_SEC 1000000LL
 static inline int64_t floordiv64(int64_t a, int64_t b)

@@ -2,7 +2,8 @@
  * csv.c - CSV row source (format rules in include/floe/text.h); used by
  * `floe load`/`floe convert` and the SQL engine's read_csv scans.
  *
- * The file is read through a 1 MiB buffer and split into records by a small
+ * The file is read through FileIO (text/input.h: 1 MiB ranged reads, so S3
+ * and the fault-injecting FileIO serve it too) and split into records by a small
  * state machine (unquoted / quoted / quote-seen), so quoted fields may hold
  * delimiters, doubled quotes and newlines. One record's field bytes are kept
  * in one growable buffer with start offsets per field.
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "floe/text.h"
+#include "text/input.h"
 
 /* Growable byte buffer for one record's field bytes (malloc'd, freed on close). */
 typedef struct csv_bytes {
@@ -68,12 +70,9 @@ typedef struct csv_record {
 
 typedef struct csv_source {
     fl_source base;
-    FILE *f;
+    text_input in;
     char *path;
     char delim;
-    unsigned char *buf;
-    size_t buf_len, buf_pos;
-    bool file_eof;
     uint64_t line; /* current line number (1-based) */
     /* the record being read */
     csv_bytes field_bytes;
@@ -90,28 +89,16 @@ typedef struct csv_source {
     uint32_t nsample, sample_pos;
 } csv_source;
 
-enum { CSV_BUF = 1 << 20 };
-
 static int csv_getc(csv_source *s)
 {
-    if (s->buf_pos == s->buf_len) {
-        if (s->file_eof)
-            return EOF;
-        s->buf_len = fread(s->buf, 1, CSV_BUF, s->f);
-        s->buf_pos = 0;
-        if (s->buf_len == 0) {
-            s->file_eof = true;
-            return EOF;
-        }
-    }
-    return s->buf[s->buf_pos++];
+    return text_input_getc(&s->in);
 }
 
 static int csv_peek(csv_source *s)
 {
-    int c = csv_getc(s);
+    int c = text_input_getc(&s->in);
     if (c != EOF)
-        s->buf_pos--;
+        s->in.pos--;
     return c;
 }
 
@@ -150,7 +137,7 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
 }
 
 /* Reads one record. *eof when the file has no more records. */
-static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
+static fl_status parse_record(csv_source *s, bool *eof, fl_error *err)
 {
     bytes_clear(&s->field_bytes);
     s->nfields = 0;
@@ -220,6 +207,16 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
                              s->path, (unsigned long long)s->rec_line, s->nfields + 1);
         FL_TRY(push_byte(s, c, err));
     }
+}
+
+/* parse_record, where a failed read (seen by the parser as end of file)
+ * wins over whatever the parser made of the truncated input. */
+static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
+{
+    fl_status rc = parse_record(s, eof, err);
+    if (s->in.failed)
+        return fl_errorf(err, s->in.err.code, "%s", s->in.err.msg);
+    return rc;
 }
 
 static fl_status save_record(csv_source *s, csv_record *r, fl_error *err)
@@ -325,12 +322,10 @@ static void free_record(csv_record *r)
 static void csv_close(fl_source *base)
 {
     csv_source *s = (csv_source *)base;
-    if (s->f)
-        fclose(s->f);
+    text_input_close(&s->in);
     for (uint32_t i = 0; i < s->nsample; i++)
         free_record(&s->sample[i]);
     free(s->sample);
-    free(s->buf);
     free(s->starts);
     free(s->quoted);
     free(s->path);
@@ -404,21 +399,17 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
     s->line = 1;
     fl_arena_init(&s->arena, 0);
     s->path = strdup(path);
-    s->buf = malloc(CSV_BUF);
     size_t pl = strlen(path);
     s->delim = opt && opt->delimiter                        ? opt->delimiter
                : (pl > 4 && !strcmp(path + pl - 4, ".tsv")) ? '\t'
                                                             : ',';
     fl_status rc = FL_OK;
-    if (!s->path || !s->buf) {
+    if (!s->path) {
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
         goto fail;
     }
-    s->f = fopen(path, "rb");
-    if (!s->f) {
-        rc = fl_errorf(err, FL_ENOTFOUND, "%s: %s", path, strerror(errno));
+    if ((rc = text_input_open(&s->in, opt ? opt->io : NULL, path, err)) != FL_OK)
         goto fail;
-    }
     bool end;
     if (csv_peek(s) == 0xEF) { /* UTF-8 byte order mark */
         int b1 = csv_getc(s), b2 = csv_getc(s), b3 = csv_getc(s);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "floe/text.h"
+#include "text/input.h"
 
 /* Shortest "%g" spelling of d that reads back to the same double (JSON
  * numbers are finite). */
@@ -42,7 +43,7 @@ struct itype {
 
 typedef struct jsonl_source {
     fl_source base;
-    FILE *f;
+    text_input in;
     char *path;
     char *line;
     size_t line_cap;
@@ -368,19 +369,21 @@ static fl_status decode(fl_vector *v, json_t *j, int depth, bool strict, fl_erro
 
 /* ---- source ---- */
 
+/* Longest accepted line (the bound on the line buffer). */
+#define JSONL_LINE_MAX ((size_t)1 << 30)
+
 static fl_status read_doc(jsonl_source *s, json_t **doc, fl_error *err)
 {
     *doc = NULL;
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&s->line, &s->line_cap, s->f);
-        if (n < 0) {
-            if (ferror(s->f))
-                return fl_errorf(err, FL_EIO, "%s: read error: %s", s->path, strerror(errno));
+        char *text;
+        size_t len;
+        bool got;
+        FL_TRY(text_input_line(&s->in, &s->line, &s->line_cap, JSONL_LINE_MAX, &text, &len, &got,
+                               err));
+        if (!got)
             return FL_OK;
-        }
         s->lineno++;
-        size_t len = (size_t)n;
         while (len && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r' ||
                        s->line[len - 1] == ' ' || s->line[len - 1] == '\t'))
             len--;
@@ -449,8 +452,7 @@ static fl_status jsonl_next(fl_source *base, fl_batch *b, bool *eof, fl_error *e
 static void jsonl_close(fl_source *base)
 {
     jsonl_source *s = (jsonl_source *)base;
-    if (s->f)
-        fclose(s->f);
+    text_input_close(&s->in);
     for (uint32_t i = s->sample_pos; i < s->nsample; i++)
         json_decref(s->sample[i]);
     free(s->sample);
@@ -505,11 +507,8 @@ fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, f
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
         goto fail;
     }
-    s->f = fopen(path, "rb");
-    if (!s->f) {
-        rc = fl_errorf(err, FL_ENOTFOUND, "%s: %s", path, strerror(errno));
+    if ((rc = text_input_open(&s->in, opt ? opt->io : NULL, path, err)) != FL_OK)
         goto fail;
-    }
     if (opt && opt->schema) {
         if ((rc = fl_schema_copy(&s->arena, opt->schema, &s->schema)) != FL_OK)
             goto fail;

@@ -16,49 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/buf.h"
 #include "floe/text.h"
 #include "text/input.h"
-
-/* Growable byte buffer for one record's field bytes (malloc'd, freed on close). */
-typedef struct csv_bytes {
-    char *data;
-    size_t len, cap;
-} csv_bytes;
-
-static fl_status bytes_reserve(csv_bytes *sb, size_t extra, fl_error *err)
-{
-    if (sb->len + extra + 1 <= sb->cap)
-        return FL_OK;
-    size_t ncap = sb->cap ? sb->cap : 256;
-    while (ncap < sb->len + extra + 1) {
-        if (ncap > SIZE_MAX / 2)
-            return fl_errorf(err, FL_ENOMEM, "CSV record too large");
-        ncap *= 2;
-    }
-    char *nd = realloc(sb->data, ncap);
-    if (!nd)
-        return fl_errorf(err, FL_ENOMEM, "out of memory (%zu bytes)", ncap);
-    sb->data = nd;
-    sb->cap = ncap;
-    return FL_OK;
-}
-
-static fl_status bytes_append(csv_bytes *sb, const void *s, size_t n, fl_error *err)
-{
-    FL_TRY(bytes_reserve(sb, n, err));
-    if (n)
-        memcpy(sb->data + sb->len, s, n);
-    sb->len += n;
-    sb->data[sb->len] = '\0';
-    return FL_OK;
-}
-
-static void bytes_clear(csv_bytes *sb)
-{
-    sb->len = 0;
-    if (sb->data)
-        sb->data[0] = '\0';
-}
 
 typedef struct csv_record {
     char *bytes;     /* all field bytes, each field NUL-terminated */
@@ -75,7 +35,7 @@ typedef struct csv_source {
     char delim;
     uint64_t line; /* current line number (1-based) */
     /* the record being read */
-    csv_bytes field_bytes;
+    fl_buf field_bytes; /* one record's field bytes (freed on close) */
     size_t *starts;
     uint8_t *quoted;
     uint32_t nfields, fields_cap;
@@ -105,9 +65,9 @@ static int csv_peek(csv_source *s)
 /* Appends one byte to the current field (the hot path of the reader). */
 static inline fl_status push_byte(csv_source *s, int c, fl_error *err)
 {
-    csv_bytes *sb = &s->field_bytes;
+    fl_buf *sb = &s->field_bytes;
     if (sb->len + 2 > sb->cap)
-        FL_TRY(bytes_reserve(sb, 1, err));
+        FL_TRY(fl_buf_reserve(sb, 1, err));
     sb->data[sb->len++] = (char)c;
     return FL_OK;
 }
@@ -129,7 +89,7 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
         s->quoted = nq;
         s->fields_cap = ncap;
     }
-    FL_TRY(bytes_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
+    FL_TRY(fl_buf_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
     s->quoted[s->nfields] = quoted;
     s->nfields++;
     s->starts[s->nfields] = s->field_bytes.len;
@@ -139,12 +99,12 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
 /* Reads one record. *eof when the file has no more records. */
 static fl_status parse_record(csv_source *s, bool *eof, fl_error *err)
 {
-    bytes_clear(&s->field_bytes);
+    fl_buf_reset(&s->field_bytes);
     s->nfields = 0;
     if (!s->starts) {
         FL_TRY(end_field(s, false, err)); /* allocates arrays */
         s->nfields = 0;
-        bytes_clear(&s->field_bytes);
+        fl_buf_reset(&s->field_bytes);
     }
     s->starts[0] = 0;
     *eof = false;
@@ -175,7 +135,7 @@ static fl_status parse_record(csv_source *s, bool *eof, fl_error *err)
             if (c == '"') {
                 if (csv_peek(s) == '"') {
                     csv_getc(s);
-                    FL_TRY(bytes_append(&s->field_bytes, "\"", 1, err));
+                    FL_TRY(fl_buf_append(&s->field_bytes, "\"", 1, err));
                 } else {
                     in_quotes = false;
                 }
@@ -329,7 +289,7 @@ static void csv_close(fl_source *base)
     free(s->starts);
     free(s->quoted);
     free(s->path);
-    free(s->field_bytes.data);
+    fl_buf_free(&s->field_bytes);
     fl_arena_free(&s->arena);
     free(s);
 }

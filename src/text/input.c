@@ -37,25 +37,9 @@ void text_input_fill(text_input *in)
     in->len = n;
 }
 
-static fl_status grow(char **scratch, size_t *cap, size_t need, fl_error *err)
+fl_status text_input_line(text_input *in, fl_buf *line, bool *got, fl_error *err)
 {
-    if (need <= *cap)
-        return FL_OK;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    char *p = realloc(*scratch, c);
-    if (!p)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    *scratch = p;
-    *cap = c;
-    return FL_OK;
-}
-
-fl_status text_input_line(text_input *in, char **scratch, size_t *cap, size_t max, char **line,
-                          size_t *len, bool *got, fl_error *err)
-{
-    size_t n = 0;
+    fl_buf_reset(line);
     *got = false;
     for (;;) {
         if (in->pos == in->len) {
@@ -63,29 +47,19 @@ fl_status text_input_line(text_input *in, char **scratch, size_t *cap, size_t ma
             if (in->failed)
                 return fl_errorf(err, in->err.code, "%s", in->err.msg);
             if (in->len == 0)
-                break;
+                return FL_OK;
         }
         const unsigned char *s = in->buf + in->pos;
         size_t avail = in->len - in->pos;
         const unsigned char *nl = memchr(s, '\n', avail);
         size_t take = nl ? (size_t)(nl - s) : avail;
-        if (n + take > max)
-            return fl_errorf(err, FL_ELIMIT, "%s: a line is longer than %zu bytes", in->f->path,
-                             max);
-        FL_TRY(grow(scratch, cap, n + take + 1, err));
-        memcpy(*scratch + n, s, take);
-        n += take;
+        if (fl_buf_append(line, s, take, err) != FL_OK)
+            return fl_error_prefix(err, "%s: line too long", in->f->path);
         in->pos += take + (nl != NULL);
         *got = true;
         if (nl)
-            break;
+            return FL_OK;
     }
-    if (*got) {
-        (*scratch)[n] = '\0';
-        *line = *scratch;
-        *len = n;
-    }
-    return FL_OK;
 }
 
 void text_input_close(text_input *in)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "floe/buf.h"
 #include "floe/error.h"
 #include "floe/io.h"
 
@@ -53,11 +54,10 @@ static inline int text_input_getc(text_input *in)
     return in->buf[in->pos++];
 }
 
-/* The next line without its '\n' (a final line may lack one): *line points
- * into *scratch (grown with realloc, owned by the caller). *got false at end
- * of file. Fails on a read error or when a line exceeds max bytes. */
-fl_status text_input_line(text_input *in, char **scratch, size_t *cap, size_t max, char **line,
-                          size_t *len, bool *got, fl_error *err);
+/* The next line, without its '\n' (a final line may lack one), into line
+ * (reset first; its ceiling bounds the line: FL_ELIMIT beyond it). *got
+ * false at end of file. Fails on a read error. */
+fl_status text_input_line(text_input *in, fl_buf *line, bool *got, fl_error *err);
 
 void text_input_close(text_input *in);
 

@@ -45,8 +45,7 @@ typedef struct jsonl_source {
     fl_source base;
     text_input in;
     char *path;
-    char *line;
-    size_t line_cap;
+    fl_buf line; /* the current line; its ceiling bounds a line */
     uint64_t lineno;
     fl_arena arena;
     fl_schema schema;
@@ -376,21 +375,19 @@ static fl_status read_doc(jsonl_source *s, json_t **doc, fl_error *err)
 {
     *doc = NULL;
     for (;;) {
-        char *text;
-        size_t len;
         bool got;
-        FL_TRY(text_input_line(&s->in, &s->line, &s->line_cap, JSONL_LINE_MAX, &text, &len, &got,
-                               err));
+        FL_TRY(text_input_line(&s->in, &s->line, &got, err));
         if (!got)
             return FL_OK;
         s->lineno++;
-        while (len && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r' ||
-                       s->line[len - 1] == ' ' || s->line[len - 1] == '\t'))
+        const char *text = s->line.data;
+        size_t len = s->line.len;
+        while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
             len--;
         if (len == 0)
             continue;
         json_error_t je;
-        json_t *j = json_loadb(s->line, len, 0, &je);
+        json_t *j = json_loadb(text, len, 0, &je);
         if (!j)
             return fl_errorf(err, FL_ESYNTAX, "%s: line %llu, column %d: %s", s->path,
                              (unsigned long long)s->lineno, je.column, je.text);
@@ -457,7 +454,7 @@ static void jsonl_close(fl_source *base)
         json_decref(s->sample[i]);
     free(s->sample);
     free(s->sample_line);
-    free(s->line);
+    fl_buf_free(&s->line);
     free(s->path);
     fl_arena_free(&s->arena);
     free(s);
@@ -501,6 +498,7 @@ fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, f
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     s->base.ops = &jsonl_ops;
     fl_arena_init(&s->arena, 0);
+    fl_buf_init(&s->line, JSONL_LINE_MAX);
     s->path = strdup(path);
     fl_status rc = FL_OK;
     if (!s->path) {

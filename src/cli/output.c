@@ -23,64 +23,6 @@
 
 #include "floe/calendar.h"
 
-/* ---- strbuf ---- */
-
-fl_status fl_strbuf_reserve(fl_strbuf *sb, size_t extra, fl_error *err)
-{
-    if (sb->len + extra + 1 <= sb->cap)
-        return FL_OK;
-    size_t ncap = sb->cap ? sb->cap : 256;
-    while (ncap < sb->len + extra + 1) {
-        if (ncap > SIZE_MAX / 2)
-            return fl_errorf(err, FL_ENOMEM, "string buffer too large");
-        ncap *= 2;
-    }
-    char *nd = realloc(sb->data, ncap);
-    if (!nd)
-        return fl_errorf(err, FL_ENOMEM, "out of memory (%zu bytes)", ncap);
-    sb->data = nd;
-    sb->cap = ncap;
-    return FL_OK;
-}
-
-fl_status fl_strbuf_append(fl_strbuf *sb, const void *s, size_t n, fl_error *err)
-{
-    FL_TRY(fl_strbuf_reserve(sb, n, err));
-    if (n)
-        memcpy(sb->data + sb->len, s, n);
-    sb->len += n;
-    sb->data[sb->len] = '\0';
-    return FL_OK;
-}
-
-fl_status fl_strbuf_puts(fl_strbuf *sb, const char *s, fl_error *err)
-{
-    return fl_strbuf_append(sb, s, strlen(s), err);
-}
-
-fl_status fl_strbuf_printf(fl_strbuf *sb, fl_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return fl_errorf(err, FL_EINVAL, "bad format");
-    FL_TRY(fl_strbuf_reserve(sb, (size_t)n, err));
-    va_start(ap, fmt);
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb->len += (size_t)n;
-    return FL_OK;
-}
-
-void fl_strbuf_free(fl_strbuf *sb)
-{
-    free(sb->data);
-    sb->data = NULL;
-    sb->len = sb->cap = 0;
-}
-
 /* ---- scalars ---- */
 
 /* Shortest round-trip digits, laid out as JavaScript's Number#toString does:
@@ -238,11 +180,11 @@ void fl_format_uuid(const uint8_t b[16], char *buf, size_t cap)
 }
 
 /* Appends \x<hex>; inside JSON strings (json) the backslash is escaped. */
-static fl_status append_hex(fl_strbuf *sb, const uint8_t *p, size_t n, bool json, fl_error *err)
+static fl_status append_hex(fl_buf *sb, const uint8_t *p, size_t n, bool json, fl_error *err)
 {
     static const char hx[] = "0123456789abcdef";
     size_t head = json ? 3 : 2;
-    FL_TRY(fl_strbuf_reserve(sb, head + 2 * n, err));
+    FL_TRY(fl_buf_reserve(sb, head + 2 * n, err));
     char *o = sb->data + sb->len;
     *o++ = '\\';
     if (json)
@@ -290,9 +232,9 @@ static size_t utf8_seq(const uint8_t *s, size_t n)
     return len;
 }
 
-fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *err)
+fl_status fl_json_string(fl_buf *sb, const uint8_t *s, size_t len, fl_error *err)
 {
-    FL_TRY(fl_strbuf_reserve(sb, len + 2, err));
+    FL_TRY(fl_buf_reserve(sb, len + 2, err));
     sb->data[sb->len++] = '"';
     size_t i = 0;
     while (i < len) {
@@ -301,7 +243,7 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
         while (run < len && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
             run++;
         if (run > i) {
-            FL_TRY(fl_strbuf_append(sb, s + i, run - i, err));
+            FL_TRY(fl_buf_append(sb, s + i, run - i, err));
             i = run;
             continue;
         }
@@ -310,7 +252,7 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
         if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
-            FL_TRY(fl_strbuf_append(sb, esc, 2, err));
+            FL_TRY(fl_buf_append(sb, esc, 2, err));
             i++;
         } else if (c < 0x20) {
             const char *named = c == '\n'   ? "\\n"
@@ -320,24 +262,24 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
                                 : c == '\f' ? "\\f"
                                             : NULL;
             if (named) {
-                FL_TRY(fl_strbuf_puts(sb, named, err));
+                FL_TRY(fl_buf_puts(sb, named, err));
             } else {
                 snprintf(esc, sizeof esc, "\\u%04x", c);
-                FL_TRY(fl_strbuf_puts(sb, esc, err));
+                FL_TRY(fl_buf_puts(sb, esc, err));
             }
             i++;
         } else {
             size_t k = utf8_seq(s + i, len - i);
             if (k == 0) {
-                FL_TRY(fl_strbuf_puts(sb, "\xEF\xBF\xBD", err)); /* U+FFFD */
+                FL_TRY(fl_buf_puts(sb, "\xEF\xBF\xBD", err)); /* U+FFFD */
                 i++;
             } else {
-                FL_TRY(fl_strbuf_append(sb, s + i, k, err));
+                FL_TRY(fl_buf_append(sb, s + i, k, err));
                 i += k;
             }
         }
     }
-    return fl_strbuf_append(sb, "\"", 1, err);
+    return fl_buf_append(sb, "\"", 1, err);
 }
 
 /* ---- vectors ---- */
@@ -373,9 +315,9 @@ static bool resolve(const fl_vector *v, uint32_t row, const fl_vector **base, ui
     return false;
 }
 
-static fl_status fmt_json_flat(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err);
+static fl_status fmt_json_flat(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err);
 
-fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_error *err)
+fl_status fl_format_json(fl_buf *sb, const fl_vector *v, uint32_t row, fl_error *err)
 {
     const fl_vector *b;
     uint32_t br;
@@ -383,24 +325,24 @@ fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_err
     if (!resolve(v, row, &b, &br, &dict_null))
         return fl_errorf(err, FL_ECORRUPT, "dictionary index out of range at row %u", row);
     if (dict_null)
-        return fl_strbuf_puts(sb, "null", err);
+        return fl_buf_puts(sb, "null", err);
     return fmt_json_flat(sb, b, br, err);
 }
 
-static fl_status fmt_nested_json(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err)
+static fl_status fmt_nested_json(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err)
 {
     const fl_type *t = v->type;
     if (t->id == FL_TYPE_STRUCT) {
-        FL_TRY(fl_strbuf_append(sb, "{", 1, err));
+        FL_TRY(fl_buf_append(sb, "{", 1, err));
         for (uint32_t i = 0; i < t->nchildren && i < v->nchildren; i++) {
             if (i)
-                FL_TRY(fl_strbuf_append(sb, ",", 1, err));
+                FL_TRY(fl_buf_append(sb, ",", 1, err));
             const char *name = t->children[i].name ? t->children[i].name : "";
             FL_TRY(fl_json_string(sb, (const uint8_t *)name, strlen(name), err));
-            FL_TRY(fl_strbuf_append(sb, ":", 1, err));
+            FL_TRY(fl_buf_append(sb, ":", 1, err));
             FL_TRY(fl_format_json(sb, &v->children[i], r, err));
         }
-        return fl_strbuf_append(sb, "}", 1, err);
+        return fl_buf_append(sb, "}", 1, err);
     }
     int64_t lo = v->offsets[r], hi = v->offsets[r + 1];
     uint32_t need = t->id == FL_TYPE_MAP ? 2 : 1;
@@ -411,41 +353,41 @@ static fl_status fmt_nested_json(fl_strbuf *sb, const fl_vector *v, uint32_t r, 
         return fl_errorf(err, FL_ECORRUPT,
                          "row %u: offsets %" PRId64 "..%" PRId64 " outside the child vector", r, lo,
                          hi);
-    FL_TRY(fl_strbuf_append(sb, "[", 1, err));
+    FL_TRY(fl_buf_append(sb, "[", 1, err));
     for (int64_t j = lo; j < hi; j++) {
         if (j > lo)
-            FL_TRY(fl_strbuf_append(sb, ",", 1, err));
+            FL_TRY(fl_buf_append(sb, ",", 1, err));
         if (t->id == FL_TYPE_LIST) {
             FL_TRY(fl_format_json(sb, &v->children[0], (uint32_t)j, err));
         } else {
-            FL_TRY(fl_strbuf_puts(sb, "{\"key\":", err));
+            FL_TRY(fl_buf_puts(sb, "{\"key\":", err));
             FL_TRY(fl_format_json(sb, &v->children[0], (uint32_t)j, err));
-            FL_TRY(fl_strbuf_puts(sb, ",\"value\":", err));
+            FL_TRY(fl_buf_puts(sb, ",\"value\":", err));
             FL_TRY(fl_format_json(sb, &v->children[1], (uint32_t)j, err));
-            FL_TRY(fl_strbuf_append(sb, "}", 1, err));
+            FL_TRY(fl_buf_append(sb, "}", 1, err));
         }
     }
-    return fl_strbuf_append(sb, "]", 1, err);
+    return fl_buf_append(sb, "]", 1, err);
 }
 
 /* Formats a non-null primitive of a flat vector. json selects quoting. */
-static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bool json,
+static fl_status fmt_primitive(fl_buf *sb, const fl_vector *v, uint32_t r, bool json,
                                fl_error *err)
 {
     const fl_type *t = v->type;
     char buf[96];
     const char *q = json ? "\"" : "";
     switch (t->id) {
-    case FL_TYPE_BOOLEAN: return fl_strbuf_puts(sb, v->data[r] ? "true" : "false", err);
+    case FL_TYPE_BOOLEAN: return fl_buf_puts(sb, v->data[r] ? "true" : "false", err);
     case FL_TYPE_INT32: {
         int32_t x;
         memcpy(&x, v->data + (size_t)r * 4, 4);
-        return fl_strbuf_printf(sb, err, "%" PRId32, x);
+        return fl_buf_appendf(sb, err, "%" PRId32, x);
     }
     case FL_TYPE_INT64: {
         int64_t x;
         memcpy(&x, v->data + (size_t)r * 8, 8);
-        return fl_strbuf_printf(sb, err, "%s%" PRId64 "%s", q, x, q);
+        return fl_buf_appendf(sb, err, "%s%" PRId64 "%s", q, x, q);
     }
     case FL_TYPE_FLOAT32:
     case FL_TYPE_FLOAT64: {
@@ -460,7 +402,7 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
             fl_format_double(d, buf, sizeof buf);
         }
         bool special = isnan(d) || isinf(d);
-        return fl_strbuf_printf(sb, err, "%s%s%s", special ? q : "", buf, special ? q : "");
+        return fl_buf_appendf(sb, err, "%s%s%s", special ? q : "", buf, special ? q : "");
     }
     case FL_TYPE_DECIMAL: {
         fl_i128 x;
@@ -495,36 +437,36 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
     case FL_TYPE_FIXED: {
         size_t w = (size_t)t->fixed_len;
         if (json)
-            FL_TRY(fl_strbuf_append(sb, "\"", 1, err));
+            FL_TRY(fl_buf_append(sb, "\"", 1, err));
         FL_TRY(append_hex(sb, v->data + (size_t)r * w, w, json, err));
-        return json ? fl_strbuf_append(sb, "\"", 1, err) : FL_OK;
+        return json ? fl_buf_append(sb, "\"", 1, err) : FL_OK;
     }
     case FL_TYPE_STRING:
     case FL_TYPE_BINARY: {
         size_t n;
         const uint8_t *p = fl_vector_bytes(v, r, &n);
         if (t->id == FL_TYPE_STRING)
-            return json ? fl_json_string(sb, p, n, err) : fl_strbuf_append(sb, p, n, err);
+            return json ? fl_json_string(sb, p, n, err) : fl_buf_append(sb, p, n, err);
         if (json)
-            FL_TRY(fl_strbuf_append(sb, "\"", 1, err));
+            FL_TRY(fl_buf_append(sb, "\"", 1, err));
         FL_TRY(append_hex(sb, p, n, json, err));
-        return json ? fl_strbuf_append(sb, "\"", 1, err) : FL_OK;
+        return json ? fl_buf_append(sb, "\"", 1, err) : FL_OK;
     }
     default: return fl_errorf(err, FL_EUNSUPPORTED, "cannot format type id %d", (int)t->id);
     }
-    return fl_strbuf_printf(sb, err, "%s%s%s", q, buf, q);
+    return fl_buf_appendf(sb, err, "%s%s%s", q, buf, q);
 }
 
-static fl_status fmt_json_flat(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err)
+static fl_status fmt_json_flat(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err)
 {
     if (!fl_vector_is_valid(v, r))
-        return fl_strbuf_puts(sb, "null", err);
+        return fl_buf_puts(sb, "null", err);
     if (fl_type_is_nested(v->type))
         return fmt_nested_json(sb, v, r, err);
     return fmt_primitive(sb, v, r, true, err);
 }
 
-fl_status fl_format_text(fl_strbuf *sb, const fl_vector *v, uint32_t row, bool *is_null,
+fl_status fl_format_text(fl_buf *sb, const fl_vector *v, uint32_t row, bool *is_null,
                          fl_error *err)
 {
     const fl_vector *b;
@@ -576,10 +518,10 @@ bool fl_vector_row_value(const fl_vector *v, uint32_t row, fl_value *out)
     return true;
 }
 
-fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err)
+fl_status fl_format_scalar(fl_buf *sb, const fl_value *val, fl_error *err)
 {
     if (val->is_null)
-        return fl_strbuf_puts(sb, "NULL", err);
+        return fl_buf_puts(sb, "NULL", err);
     /* Build a one-row flat view on the stack and reuse the vector formatter. */
     uint8_t data[16] = {0};
     int64_t offs[2] = {0, 0};
@@ -644,8 +586,8 @@ struct fl_row_printer {
     const fl_schema *schema;
     bool header;
     uint64_t rows;
-    fl_strbuf line;
-    fl_strbuf cell;
+    fl_buf line;
+    fl_buf cell;
     /* table mode: cells of the first rows, buffered to size the columns */
     char **cells; /* ncols * buffered, NULL = null */
     uint32_t buffered;
@@ -712,8 +654,8 @@ void fl_row_printer_free(fl_row_printer *p)
         free(p->cells);
     }
     free(p->widths);
-    fl_strbuf_free(&p->line);
-    fl_strbuf_free(&p->cell);
+    fl_buf_free(&p->line);
+    fl_buf_free(&p->cell);
     free(p);
 }
 
@@ -833,7 +775,7 @@ static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t 
         table_flush_sample(p);
     for (uint32_t c = 0; c < nc; c++) {
         bool is_null;
-        fl_strbuf_clear(&p->cell);
+        fl_buf_reset(&p->cell);
         FL_TRY(fl_format_text(&p->cell, &b->cols[c], row, &is_null, err));
         char *s = NULL;
         if (!is_null) {
@@ -857,12 +799,12 @@ static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t 
 
 static fl_status print_row_csv(fl_row_printer *p, const fl_batch *b, uint32_t row, fl_error *err)
 {
-    fl_strbuf_clear(&p->line);
+    fl_buf_reset(&p->line);
     for (uint32_t c = 0; c < p->schema->nfields; c++) {
         bool is_null;
         if (c)
-            FL_TRY(fl_strbuf_append(&p->line, ",", 1, err));
-        fl_strbuf_clear(&p->cell);
+            FL_TRY(fl_buf_append(&p->line, ",", 1, err));
+        fl_buf_reset(&p->cell);
         FL_TRY(fl_format_text(&p->cell, &b->cols[c], row, &is_null, err));
         if (is_null)
             continue;
@@ -871,35 +813,35 @@ static fl_status print_row_csv(fl_row_printer *p, const fl_batch *b, uint32_t ro
                      memchr(s, '"', p->cell.len) || memchr(s, '\n', p->cell.len) ||
                      memchr(s, '\r', p->cell.len);
         if (!quote) {
-            FL_TRY(fl_strbuf_append(&p->line, s, p->cell.len, err));
+            FL_TRY(fl_buf_append(&p->line, s, p->cell.len, err));
             continue;
         }
-        FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
+        FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
         for (size_t i = 0; i < p->cell.len; i++) {
             if (s[i] == '"')
-                FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
-            FL_TRY(fl_strbuf_append(&p->line, s + i, 1, err));
+                FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
+            FL_TRY(fl_buf_append(&p->line, s + i, 1, err));
         }
-        FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
+        FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
     }
-    FL_TRY(fl_strbuf_append(&p->line, "\n", 1, err));
+    FL_TRY(fl_buf_append(&p->line, "\n", 1, err));
     fwrite(p->line.data, 1, p->line.len, p->out);
     return FL_OK;
 }
 
 static fl_status print_row_json(fl_row_printer *p, const fl_batch *b, uint32_t row, fl_error *err)
 {
-    fl_strbuf_clear(&p->line);
-    FL_TRY(fl_strbuf_append(&p->line, "{", 1, err));
+    fl_buf_reset(&p->line);
+    FL_TRY(fl_buf_append(&p->line, "{", 1, err));
     for (uint32_t c = 0; c < p->schema->nfields; c++) {
         const char *n = p->schema->fields[c].name ? p->schema->fields[c].name : "";
         if (c)
-            FL_TRY(fl_strbuf_append(&p->line, ",", 1, err));
+            FL_TRY(fl_buf_append(&p->line, ",", 1, err));
         FL_TRY(fl_json_string(&p->line, (const uint8_t *)n, strlen(n), err));
-        FL_TRY(fl_strbuf_append(&p->line, ":", 1, err));
+        FL_TRY(fl_buf_append(&p->line, ":", 1, err));
         FL_TRY(fl_format_json(&p->line, &b->cols[c], row, err));
     }
-    FL_TRY(fl_strbuf_append(&p->line, "}\n", 2, err));
+    FL_TRY(fl_buf_append(&p->line, "}\n", 2, err));
     fwrite(p->line.data, 1, p->line.len, p->out);
     return FL_OK;
 }

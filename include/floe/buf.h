@@ -5,7 +5,8 @@
  * JSON and CSV text, encoded pages, record bytes. Growth is geometric
  * (starting at 256 bytes, doubling), so appends are amortized O(1). After any
  * successful append data[len] is '\0', so text can be used as a C string
- * (binary content may hold NULs of its own).
+ * (binary content may hold NULs of its own). data and bytes name the same
+ * pointer, as char * for text and uint8_t * for binary encoders.
  *
  * The ceiling: max > 0 bounds len. An append or reserve that would take len
  * past max fails with FL_ELIMIT and a message naming the ceiling, and leaves
@@ -30,7 +31,10 @@ extern "C" {
 #endif
 
 typedef struct fl_buf {
-    char *data; /* NULL until the first reserve; NUL-terminated after any append */
+    union {
+        char *data;     /* text view; NULL until the first reserve, NUL-terminated after appends */
+        uint8_t *bytes; /* the same bytes, for binary content */
+    };
     size_t len; /* bytes in use */
     size_t cap; /* bytes allocated (always > len once allocated: room for the NUL) */
     size_t max; /* ceiling on len; 0 = none */

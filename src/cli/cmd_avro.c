@@ -515,7 +515,7 @@ static int cmd_cat(int argc, char **argv)
             if (fmt == FMT_CSV) {
                 if (c)
                     putchar(',');
-                csv_field(stdout, line.data ? line.data : (const uint8_t *)"", line.len);
+                csv_field(stdout, line.bytes ? line.bytes : (const uint8_t *)"", line.len);
             } else if (!table_add(&t, line.data ? (const char *)line.data : "", line.len)) {
                 rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
                 break;

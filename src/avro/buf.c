@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "avro/avro_internal.h"
+#include "floe/format.h"
 
 bool avro_buf_put(fl_avro_buf *b, const void *p, size_t n)
 {
@@ -106,11 +107,7 @@ bool avro_buf_double(fl_avro_buf *b, double d)
         return avro_buf_puts(b, "\"NaN\"");
     if (isinf(d))
         return avro_buf_puts(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-        if (strtod(tmp, NULL) == d)
-            break;
-    }
+    fl_format_double_g(d, tmp, sizeof tmp - 2);
     /* make it read back as a JSON real, not an integer */
     if (!strpbrk(tmp, ".eEn"))
         strcat(tmp, ".0");

@@ -23,6 +23,7 @@
 
 #include "avro/avro_internal.h"
 #include "floe/calendar.h"
+#include "floe/format.h"
 
 static bool hex_bytes(fl_avro_buf *b, const uint8_t *p, size_t n)
 {
@@ -86,13 +87,12 @@ static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
 {
     const fl_avro_schema *s = v->schema;
     char t[96], tm[48];
-    int64_t x, y, secs, frac;
-    unsigned mo, d;
+    int64_t x, secs, frac;
     int digits;
     switch (s->logical) {
     case FL_AVRO_LOGICAL_DATE:
-        fl_civil_from_days(v->u.i, &y, &mo, &d);
-        snprintf(t, sizeof t, "\"%04lld-%02u-%02u\"", (long long)y, mo, d);
+        fl_format_iso_date(v->u.i, tm, sizeof tm);
+        snprintf(t, sizeof t, "\"%s\"", tm);
         break;
     case FL_AVRO_LOGICAL_TIME_MILLIS:
     case FL_AVRO_LOGICAL_TIME_MICROS: {
@@ -124,9 +124,10 @@ static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
         secs = fl_floor_div(v->u.l, unit);
         frac = v->u.l - secs * unit;
         int64_t days = fl_floor_div(secs, 86400);
-        fl_civil_from_days(days, &y, &mo, &d);
+        char date[32];
+        fl_format_iso_date(days, date, sizeof date);
         fmt_time(tm, sizeof tm, secs - days * 86400, frac, digits);
-        snprintf(t, sizeof t, "\"%04lld-%02u-%02uT%s%s\"", (long long)y, mo, d, tm, utc ? "Z" : "");
+        snprintf(t, sizeof t, "\"%sT%s%s\"", date, tm, utc ? "Z" : "");
         break;
     }
     case FL_AVRO_LOGICAL_DECIMAL:

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "floe/calendar.h"
+#include "floe/format.h"
 
 /* ---- scalars ---- */
 
@@ -29,23 +30,12 @@
  * positional for 1e-7 < |x| < 1e21, else d.ddde+N. */
 static void format_shortest(double d, bool f32, char *buf, size_t cap)
 {
-    char e[64];
-    int maxp = f32 ? 9 : 17;
-    for (int p = 1; p <= maxp; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (f32 ? strtof(e, NULL) == (float)d : strtod(e, NULL) == d)
-            break;
-    }
-    bool neg = e[0] == '-';
-    const char *s = e + neg;
-    char digits[32];
-    int k = 0;
-    for (; *s && *s != 'e' && k < 31; s++)
-        if (*s != '.')
-            digits[k++] = *s;
-    int n = (*s == 'e' ? atoi(s + 1) : 0) + 1; /* value = 0.digits * 10^n */
-    while (k > 1 && digits[k - 1] == '0')
-        k--;
+    fl_digits sd;
+    fl_shortest_digits(d, f32, &sd);
+    bool neg = sd.neg;
+    const char *digits = sd.d;
+    int k = sd.n;
+    int n = sd.exp10 + 1; /* value = 0.digits * 10^n */
     char out[80];
     size_t o = 0;
     if (neg)
@@ -133,19 +123,9 @@ void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
     snprintf(buf, cap, "%s", out);
 }
 
-static int format_ymd(int64_t days, char *buf, size_t cap)
-{
-    int64_t y;
-    unsigned m, d;
-    fl_civil_from_days(days, &y, &m, &d);
-    if (y < 0)
-        return snprintf(buf, cap, "-%04" PRId64 "-%02u-%02u", -y, m, d);
-    return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
-}
-
 void fl_format_date(int32_t days, char *buf, size_t cap)
 {
-    format_ymd(days, buf, cap);
+    fl_format_iso_date(days, buf, cap);
 }
 
 void fl_format_time(int64_t micros, char *buf, size_t cap)
@@ -165,7 +145,7 @@ void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t c
     int64_t frac = units - secs * per_sec;
     int64_t days = fl_floor_div(secs, 86400);
     int64_t sod = secs - days * 86400;
-    int n = format_ymd(days, buf, cap);
+    int n = fl_format_iso_date(days, buf, cap);
     if (n < 0 || (size_t)n >= cap)
         return;
     snprintf(buf + n, cap - (size_t)n, " %02d:%02d:%02d.%0*" PRId64 "%s", (int)(sod / 3600),

@@ -14,19 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/format.h"
 #include "floe/text.h"
 #include "text/input.h"
-
-/* Shortest "%g" spelling of d that reads back to the same double (JSON
- * numbers are finite). */
-static void format_real(double d, char *buf, size_t cap)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            return;
-    }
-}
 
 enum { K_NULL = 1, K_BOOL = 2, K_INT = 4, K_REAL = 8, K_STR = 16, K_OBJ = 32, K_ARR = 64 };
 enum { S_DATE = 1, S_TS = 2, S_TSTZ = 4 };
@@ -330,7 +320,7 @@ static fl_status decode_primitive(fl_vector *v, json_t *j, fl_error *err)
             float f = (float)json_real_value(j);
             return fl_vector_append_fixed(v, &f, err);
         }
-        format_real(json_real_value(j), buf, sizeof buf);
+        fl_format_double_g(json_real_value(j), buf, sizeof buf);
         if (t->id == FL_TYPE_DECIMAL || t->id == FL_TYPE_STRING)
             return fl_parse_append(v, buf, strlen(buf), err);
         break;

@@ -1165,7 +1165,7 @@ static size_t to_char_ts(int64_t us, int32_t off, const uint8_t *fmt, size_t fl,
             n += (size_t)sprintf(o + n, "%02d", abs(off) / 60 % 60);
             i += 3;
         } else if (IS("OF")) {
-            n += format_offset(off, o + n, 16);
+            n += fl_pg_format_offset(off, o + n, 16);
             i += 2;
         } else {
             o[n++] = s[0];

@@ -29,7 +29,6 @@
 #include "floe/calendar.h"
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 void pgw_buf_put(pgw_buf *b, const void *p, size_t n)
 {

@@ -13,7 +13,6 @@
 #include "floe/calendar.h"
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 static uint64_t rd(const uint8_t *p, int n)
 {

@@ -49,7 +49,7 @@ static void pq_fuzz_roundtrips(uint8_t param, const uint8_t *p, size_t len)
         }
         pq_fuzz_enc_check(fl_pq_rle_encode(v, n, bw, &b, &err) == FL_OK);
         fl_pq_rle_decoder d;
-        fl_pq_rle_init(&d, b.data, b.len, bw);
+        fl_pq_rle_init(&d, b.bytes, b.len, bw);
         pq_fuzz_enc_check(fl_pq_rle_get(&d, o, n, &err) == FL_OK);
         pq_fuzz_enc_check(n == 0 || memcmp(v, o, (size_t)n * 4) == 0);
         free(v);
@@ -62,13 +62,13 @@ static void pq_fuzz_roundtrips(uint8_t param, const uint8_t *p, size_t len)
         memcpy(v, p, (size_t)n * 8);
         pq_fuzz_enc_check(fl_pq_delta_encode_i64(v, n, &b, &err) == FL_OK);
         size_t used = 0;
-        pq_fuzz_enc_check(fl_pq_delta_decode_i64(b.data, b.len, o, n, &used, &err) == FL_OK);
+        pq_fuzz_enc_check(fl_pq_delta_decode_i64(b.bytes, b.len, o, n, &used, &err) == FL_OK);
         pq_fuzz_enc_check(used == b.len && (n == 0 || memcmp(v, o, (size_t)n * 8) == 0));
         int32_t *v32 = (int32_t *)v, *o32 = (int32_t *)o;
         uint32_t n32 = (uint32_t)(len / 4) < 2 * n ? (uint32_t)(len / 4) : 2 * n;
         b.len = 0;
         pq_fuzz_enc_check(fl_pq_delta_encode_i32(v32, n32, &b, &err) == FL_OK);
-        pq_fuzz_enc_check(fl_pq_delta_decode_i32(b.data, b.len, o32, n32, &used, &err) == FL_OK);
+        pq_fuzz_enc_check(fl_pq_delta_decode_i32(b.bytes, b.len, o32, n32, &used, &err) == FL_OK);
         pq_fuzz_enc_check(used == b.len && (n32 == 0 || memcmp(v32, o32, (size_t)n32 * 4) == 0));
         free(v);
         free(o);
@@ -99,9 +99,9 @@ static void pq_fuzz_roundtrips(uint8_t param, const uint8_t *p, size_t len)
                            : enc == 1 ? fl_pq_dlba_encode(&src, 0, src.len, &b, &err)
                                       : fl_pq_dba_encode(&src, 0, src.len, &b, &err);
             pq_fuzz_enc_check(st == FL_OK);
-            st = enc == 0   ? fl_pq_plain_decode_bytes(b.data, b.len, nn, &dst, NULL, &err)
-                 : enc == 1 ? fl_pq_dlba_decode(b.data, b.len, nn, &dst, NULL, &err)
-                            : fl_pq_dba_decode(b.data, b.len, nn, &dst, &err);
+            st = enc == 0   ? fl_pq_plain_decode_bytes(b.bytes, b.len, nn, &dst, NULL, &err)
+                 : enc == 1 ? fl_pq_dlba_decode(b.bytes, b.len, nn, &dst, NULL, &err)
+                            : fl_pq_dba_decode(b.bytes, b.len, nn, &dst, &err);
             pq_fuzz_enc_check(st == FL_OK && dst.len == nn);
             uint32_t j = 0;
             for (uint32_t r = 0; r < src.len; r++) {
@@ -122,13 +122,13 @@ static void pq_fuzz_roundtrips(uint8_t param, const uint8_t *p, size_t len)
         uint32_t n = (uint32_t)(len / w);
         uint8_t *o = malloc((size_t)n * w + 1);
         pq_fuzz_enc_check(fl_pq_bss_encode(p, n, w, &b, &err) == FL_OK);
-        pq_fuzz_enc_check(fl_pq_bss_decode(b.data, b.len, n, w, o, &err) == FL_OK);
+        pq_fuzz_enc_check(fl_pq_bss_decode(b.bytes, b.len, n, w, o, &err) == FL_OK);
         pq_fuzz_enc_check(n == 0 || memcmp(o, p, (size_t)n * w) == 0);
         free(o);
         break;
     }
     }
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static int pq_fuzz_encodings_one(const uint8_t *data, size_t size)

@@ -35,13 +35,13 @@ static void pq_fuzz_meta_fixpoint(const fl_pq_file_meta *m)
         fl_arena ar;
         fl_arena_init(&ar, 0);
         fl_pq_file_meta m2;
-        pq_fuzz_check(fl_pq_decode_file_meta(a.data, a.len, &ar, &m2, &err) == FL_OK);
+        pq_fuzz_check(fl_pq_decode_file_meta(a.bytes, a.len, &ar, &m2, &err) == FL_OK);
         pq_fuzz_check(fl_pq_encode_file_meta(&m2, &b, &err) == FL_OK);
         pq_fuzz_check(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
         fl_arena_free(&ar);
     }
-    fl_pq_buf_free(&a);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&a);
+    fl_buf_free(&b);
 }
 
 static void pq_fuzz_header_fixpoint(const fl_pq_page_header *h)
@@ -53,14 +53,14 @@ static void pq_fuzz_header_fixpoint(const fl_pq_page_header *h)
         fl_arena_init(&ar, 0);
         fl_pq_page_header h2;
         size_t used = 0;
-        pq_fuzz_check(fl_pq_decode_page_header(a.data, a.len, &ar, &h2, &used, &err) == FL_OK);
+        pq_fuzz_check(fl_pq_decode_page_header(a.bytes, a.len, &ar, &h2, &used, &err) == FL_OK);
         pq_fuzz_check(used == a.len);
         pq_fuzz_check(fl_pq_encode_page_header(&h2, &b, &err) == FL_OK);
         pq_fuzz_check(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
         fl_arena_free(&ar);
     }
-    fl_pq_buf_free(&a);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&a);
+    fl_buf_free(&b);
 }
 
 static int pq_fuzz_footer_one(const uint8_t *data, size_t size)
@@ -93,18 +93,18 @@ static int pq_fuzz_footer_one(const uint8_t *data, size_t size)
         fl_pq_buf b = {0};
         pq_fuzz_check(fl_pq_encode_column_index(&ci, &b, &err) == FL_OK);
         fl_pq_column_index ci2;
-        pq_fuzz_check(fl_pq_decode_column_index(b.data, b.len, &a, &ci2, &err) == FL_OK);
+        pq_fuzz_check(fl_pq_decode_column_index(b.bytes, b.len, &a, &ci2, &err) == FL_OK);
         pq_fuzz_check(ci2.npages == ci.npages);
-        fl_pq_buf_free(&b);
+        fl_buf_free(&b);
     }
     fl_pq_offset_index oi;
     if (fl_pq_decode_offset_index(data, size, &a, &oi, &err) == FL_OK) {
         fl_pq_buf b = {0};
         pq_fuzz_check(fl_pq_encode_offset_index(&oi, &b, &err) == FL_OK);
         fl_pq_offset_index oi2;
-        pq_fuzz_check(fl_pq_decode_offset_index(b.data, b.len, &a, &oi2, &err) == FL_OK);
+        pq_fuzz_check(fl_pq_decode_offset_index(b.bytes, b.len, &a, &oi2, &err) == FL_OK);
         pq_fuzz_check(oi2.npages == oi.npages);
-        fl_pq_buf_free(&b);
+        fl_buf_free(&b);
     }
     fl_arena_free(&a);
 

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "floe/arena.h"
+#include "floe/buf.h"
 #include "floe/error.h"
 #include "floe/io.h"
 
@@ -220,11 +221,9 @@ FL_API fl_status fl_avro_decode(fl_arena *a, const fl_avro_schema *s, const uint
 FL_API fl_status fl_avro_skip(const fl_avro_schema *s, const uint8_t *buf, size_t len, size_t *pos,
                        uint64_t base_offset, const fl_avro_limits *limits, fl_error *err);
 
-/* A growable byte buffer (malloc'd; free with fl_avro_buf_free). */
-typedef struct fl_avro_buf {
-    uint8_t *data;
-    size_t len, cap;
-} fl_avro_buf;
+/* The Avro encoder's and JSON writers' buffer is fl_buf (floe/buf.h; binary
+ * content through .bytes); fl_avro_buf_free() is fl_buf_free(). */
+typedef fl_buf fl_avro_buf;
 FL_API fl_status fl_avro_buf_append(fl_avro_buf *b, const void *p, size_t n, fl_error *err);
 FL_API void fl_avro_buf_free(fl_avro_buf *b);
 

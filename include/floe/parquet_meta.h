@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "floe/arena.h"
+#include "floe/buf.h"
 #include "floe/error.h"
 #include "floe/types.h"
 
@@ -356,13 +357,7 @@ FL_API fl_status fl_pq_parse_tail(const uint8_t tail[8], uint64_t file_size, uin
 
 /* ---- Thrift compact protocol, encode (thrift_write.c) ----
  * Each encoder appends to a growable byte buffer. */
-typedef struct fl_pq_buf {
-    uint8_t *data; /* malloc'd, owned by the buffer */
-    size_t len, cap;
-} fl_pq_buf;
-
-FL_API fl_status fl_pq_buf_reserve(fl_pq_buf *b, size_t extra, fl_error *err);
-FL_API void fl_pq_buf_free(fl_pq_buf *b);
+typedef fl_buf fl_pq_buf; /* floe/buf.h; encoders write through .bytes */
 
 FL_API fl_status fl_pq_encode_file_meta(const fl_pq_file_meta *m, fl_pq_buf *out, fl_error *err);
 FL_API fl_status fl_pq_encode_page_header(const fl_pq_page_header *h, fl_pq_buf *out, fl_error *err);

@@ -29,7 +29,8 @@
  *
  * ---- row sources (csv.c, jsonl.c, source.c) ----
  * CSV and JSON lines files seen as a schema plus a stream of batches. Files
- * are local paths read with stdio.
+ * are read through FileIO (fl_source_options.io; NULL = the local
+ * filesystem), front to back in 1 MiB ranged reads.
  *
  * CSV (RFC 4180): the first record is the header. Fields may be quoted with
  * '"' (doubled inside); an empty unquoted field is null, "" is an empty
@@ -50,8 +51,9 @@
  * A value that does not fit the chosen type later in the file is an error
  * naming the file, line and column.
  *
- * Ownership: a source owns its schema (arena) and file handles; batches it
- * fills are the caller's (fl_batch_init on fl_source_schema()).
+ * Ownership: a source owns its schema (arena) and file handles; it borrows
+ * opt->io, which must outlive it; batches it fills are the caller's
+ * (fl_batch_init on fl_source_schema()).
  */
 #ifndef FLOE_TEXT_H
 #define FLOE_TEXT_H
@@ -64,6 +66,7 @@
 
 #include "floe/arena.h"
 #include "floe/error.h"
+#include "floe/io.h"
 #include "floe/parquet.h"
 #include "floe/types.h"
 #include "floe/vector.h"
@@ -117,6 +120,7 @@ typedef struct fl_source_options {
     char delimiter;          /* CSV; 0 = ',' (tab for .tsv) */
     bool no_header;          /* CSV: the first record is data (columns named column1..) */
     bool verify_crc;         /* Parquet */
+    fl_fileio *io;           /* CSV/JSONL: read through it (borrowed); NULL = local files */
 } fl_source_options;
 
 FL_API const fl_schema *fl_source_schema(const fl_source *s);

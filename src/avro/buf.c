@@ -1,6 +1,6 @@
 /*
- * buf.c - the growable byte buffer used by the Avro encoder and the JSON
- * writers, zigzag varints (Avro spec "Binary Encoding": int and long are
+ * buf.c - appends to the Avro encoder's and JSON writers' buffer (fl_buf),
+ * zigzag varints (Avro spec "Binary Encoding": int and long are
  * zigzag-encoded variable-length integers, 7 bits per byte, low group first,
  * high bit = more bytes follow), JSON string escaping and shortest
  * round-trip double formatting.
@@ -11,28 +11,11 @@
 #include <string.h>
 
 #include "avro/avro_internal.h"
+#include "floe/format.h"
 
 bool avro_buf_put(fl_avro_buf *b, const void *p, size_t n)
 {
-    if (n > SIZE_MAX - b->len)
-        return false;
-    if (b->len + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n) {
-            if (nc > SIZE_MAX / 2)
-                return false;
-            nc *= 2;
-        }
-        uint8_t *d = realloc(b->data, nc);
-        if (!d)
-            return false;
-        b->data = d;
-        b->cap = nc;
-    }
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return true;
+    return fl_buf_append(b, p, n, NULL) == FL_OK;
 }
 
 bool avro_buf_puts(fl_avro_buf *b, const char *s)
@@ -46,14 +29,12 @@ bool avro_buf_putc(fl_avro_buf *b, char c)
 
 fl_status fl_avro_buf_append(fl_avro_buf *b, const void *p, size_t n, fl_error *err)
 {
-    return avro_buf_put(b, p, n) ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    return fl_buf_append(b, p, n, err);
 }
 
 void fl_avro_buf_free(fl_avro_buf *b)
 {
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
+    fl_buf_free(b);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
@@ -126,11 +107,7 @@ bool avro_buf_double(fl_avro_buf *b, double d)
         return avro_buf_puts(b, "\"NaN\"");
     if (isinf(d))
         return avro_buf_puts(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-        if (strtod(tmp, NULL) == d)
-            break;
-    }
+    fl_format_double_g(d, tmp, sizeof tmp - 2);
     /* make it read back as a JSON real, not an integer */
     if (!strpbrk(tmp, ".eEn"))
         strcat(tmp, ".0");

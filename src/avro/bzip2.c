@@ -84,28 +84,16 @@ fl_status avro_bzip2_compress(const uint8_t *src, size_t src_len, fl_avro_buf *o
     }
     size_t cap = src_len + src_len / 100 + 600, start = out->len;
     fl_status rc = FL_OK;
-    if (!avro_buf_put(out, NULL, 0) || cap > SIZE_MAX - out->len) {
-        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-    } else {
-        /* reserve cap bytes */
-        uint8_t *nd = out->cap - out->len >= cap ? out->data : realloc(out->data, out->len + cap);
-        if (!nd) {
-            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-        } else {
-            if (nd != out->data || out->cap - out->len < cap) {
-                out->data = nd;
-                out->cap = out->len + cap;
-            }
-            st.next_in = (char *)src;
-            st.avail_in = (unsigned)src_len;
-            st.next_out = (char *)out->data + start;
-            st.avail_out = (unsigned)cap;
-            int r = BZ2_bzCompress(&st, BZ_FINISH);
-            if (r != BZ_STREAM_END)
-                rc = fl_errorf(err, FL_EIO, "bzip2: compression failed (code %d)", r);
-            else
-                out->len = start + (cap - st.avail_out);
-        }
+    if ((rc = fl_buf_reserve(out, cap, err)) == FL_OK) {
+        st.next_in = (char *)src;
+        st.avail_in = (unsigned)src_len;
+        st.next_out = out->data + start;
+        st.avail_out = (unsigned)cap;
+        int r = BZ2_bzCompress(&st, BZ_FINISH);
+        if (r != BZ_STREAM_END)
+            rc = fl_errorf(err, FL_EIO, "bzip2: compression failed (code %d)", r);
+        else
+            out->len = start + (cap - st.avail_out);
     }
     BZ2_bzCompressEnd(&st);
     return rc;

@@ -668,7 +668,7 @@ const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w)
 static fl_status compress_block(fl_avro_writer *w, fl_error *err)
 {
     fl_avro_buf *t = &w->tmp;
-    const uint8_t *src = w->block.data;
+    const uint8_t *src = w->block.bytes;
     size_t n = w->block.len;
     t->len = 0;
     if (w->codec == C_BZIP2)
@@ -681,11 +681,11 @@ static fl_status compress_block(fl_avro_writer *w, fl_error *err)
         uint8_t *nd = realloc(t->data, bound);
         if (!nd)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        t->data = nd;
+        t->bytes = nd;
         t->cap = bound;
     }
     size_t clen;
-    FL_TRY(fl_compress(c, w->level, src, n, t->data, t->cap - 4, &clen, err));
+    FL_TRY(fl_compress(c, w->level, src, n, t->bytes, t->cap - 4, &clen, err));
     t->len = clen;
     if (w->codec == C_SNAPPY) {
         uint32_t crc = fl_crc32(0, src, n);
@@ -701,11 +701,11 @@ static fl_status flush_block(fl_avro_writer *w, fl_error *err)
 {
     if (w->nrecords == 0)
         return FL_OK;
-    const uint8_t *data = w->block.data;
+    const uint8_t *data = w->block.bytes;
     size_t len = w->block.len;
     if (w->codec != C_NULL) {
         FL_TRY(compress_block(w, err));
-        data = w->tmp.data;
+        data = w->tmp.bytes;
         len = w->tmp.len;
     }
     fl_avro_buf h = {0};

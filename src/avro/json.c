@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "avro/avro_internal.h"
+#include "floe/calendar.h"
+#include "floe/format.h"
 
 static bool hex_bytes(fl_avro_buf *b, const uint8_t *p, size_t n)
 {
@@ -34,26 +36,6 @@ static bool hex_bytes(fl_avro_buf *b, const uint8_t *p, size_t n)
             return false;
     }
     return avro_buf_puts(b, "\"}");
-}
-
-/* Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's
- * civil_from_days). */
-static void civil(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-static int64_t floordiv(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
 /* "HH:MM:SS" + fraction of `digits` digits; t in units of 10^-digits s within a day (or beyond). */
@@ -105,12 +87,12 @@ static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
 {
     const fl_avro_schema *s = v->schema;
     char t[96], tm[48];
-    int64_t x, y, secs, frac;
-    int mo, d, digits;
+    int64_t x, secs, frac;
+    int digits;
     switch (s->logical) {
     case FL_AVRO_LOGICAL_DATE:
-        civil(v->u.i, &y, &mo, &d);
-        snprintf(t, sizeof t, "\"%04lld-%02d-%02d\"", (long long)y, mo, d);
+        fl_format_iso_date(v->u.i, tm, sizeof tm);
+        snprintf(t, sizeof t, "\"%s\"", tm);
         break;
     case FL_AVRO_LOGICAL_TIME_MILLIS:
     case FL_AVRO_LOGICAL_TIME_MICROS: {
@@ -139,12 +121,13 @@ static int logical_json(const fl_avro_value *v, fl_avro_buf *b)
         digits = unit == 1000 ? 3 : unit == 1000000 ? 6 : 9;
         bool utc = l == FL_AVRO_LOGICAL_TIMESTAMP_MILLIS || l == FL_AVRO_LOGICAL_TIMESTAMP_MICROS ||
                    l == FL_AVRO_LOGICAL_TIMESTAMP_NANOS;
-        secs = floordiv(v->u.l, unit);
+        secs = fl_floor_div(v->u.l, unit);
         frac = v->u.l - secs * unit;
-        int64_t days = floordiv(secs, 86400);
-        civil(days, &y, &mo, &d);
+        int64_t days = fl_floor_div(secs, 86400);
+        char date[32];
+        fl_format_iso_date(days, date, sizeof date);
         fmt_time(tm, sizeof tm, secs - days * 86400, frac, digits);
-        snprintf(t, sizeof t, "\"%04lld-%02d-%02dT%s%s\"", (long long)y, mo, d, tm, utc ? "Z" : "");
+        snprintf(t, sizeof t, "\"%sT%s%s\"", date, tm, utc ? "Z" : "");
         break;
     }
     case FL_AVRO_LOGICAL_DECIMAL:

@@ -69,10 +69,10 @@ static bool buf_puts(fl_avro_buf *b, const char *s)
 /* Appends s[0..n) as a JSON string literal (the CLI's escaping, output.h). */
 static bool buf_json_str(fl_avro_buf *b, const char *s, size_t n)
 {
-    fl_strbuf sb = {0};
+    fl_buf sb = {0};
     bool ok = fl_json_string(&sb, (const uint8_t *)s, n, NULL) == FL_OK &&
               buf_put(b, sb.data, sb.len);
-    fl_strbuf_free(&sb);
+    fl_buf_free(&sb);
     return ok;
 }
 
@@ -536,7 +536,7 @@ static int cmd_cat(int argc, char **argv)
             if (fmt == FMT_CSV) {
                 if (c)
                     putchar(',');
-                csv_field(stdout, line.data ? line.data : (const uint8_t *)"", line.len);
+                csv_field(stdout, line.bytes ? line.bytes : (const uint8_t *)"", line.len);
             } else if (!table_add(&t, line.data ? (const char *)line.data : "", line.len)) {
                 rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
                 break;

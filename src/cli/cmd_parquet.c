@@ -382,13 +382,13 @@ static void print_stats(const fl_pq_schema_element *leaf, fl_pq_column_order ord
     };
     printf("      statistics:");
     fl_value mn, mx;
-    fl_strbuf sb = {0};
+    fl_buf sb = {0};
     fl_error err;
     if (fl_pq_stats_bounds(&info, st, &mn, &mx)) {
-        fl_strbuf_puts(&sb, "", &err);
+        fl_buf_puts(&sb, "", &err);
         if (fl_format_scalar(&sb, &mn, &err) == FL_OK)
             printf(" min %s,", sb.data);
-        fl_strbuf_clear(&sb);
+        fl_buf_reset(&sb);
         if (fl_format_scalar(&sb, &mx, &err) == FL_OK)
             printf(" max %s,", sb.data);
     } else {
@@ -405,7 +405,7 @@ static void print_stats(const fl_pq_schema_element *leaf, fl_pq_column_order ord
         if (!lo.ptr && !hi.ptr)
             printf(" no min/max,");
     }
-    fl_strbuf_free(&sb);
+    fl_buf_free(&sb);
     if (st->null_count_set)
         printf(" nulls %" PRId64, st->null_count);
     else

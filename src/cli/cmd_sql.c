@@ -657,7 +657,7 @@ static void line_loop(shell *sh, bool tty)
     if (tty)
         printf("floe %s SQL shell. End statements with ';', \\? for help, \\q to quit.\n",
                FLOE_VERSION);
-    fl_strbuf buf = {0};
+    fl_buf buf = {0};
     fl_error err;
     int line_no = 0, buf_line = 0;
     for (;;) {
@@ -688,8 +688,8 @@ static void line_loop(shell *sh, bool tty)
         if (buf.len == 0)
             buf_line = line_no - 1;
         fl_error_clear(&err);
-        if ((buf.len && fl_strbuf_puts(&buf, "\n", &err) != FL_OK) ||
-            fl_strbuf_puts(&buf, line, &err) != FL_OK) {
+        if ((buf.len && fl_buf_puts(&buf, "\n", &err) != FL_OK) ||
+            fl_buf_puts(&buf, line, &err) != FL_OK) {
             fprintf(stderr, "floe sql: out of memory\n");
             free(line);
             break;
@@ -702,13 +702,13 @@ static void line_loop(shell *sh, bool tty)
             add_history(buf.data);
 #endif
         fl_status rc = run_script_at(sh, buf.data, buf_line);
-        fl_strbuf_clear(&buf);
+        fl_buf_reset(&buf);
         if (rc != FL_OK && !tty && !sh->keep_going)
             break;
     }
     if (!tty && buf.len && sh->failures == 0) /* a last statement without ';' */
         run_script_at(sh, buf.data, buf_line);
-    fl_strbuf_free(&buf);
+    fl_buf_free(&buf);
 #ifdef FLOE_HAVE_LIBEDIT
     if (tty && hist)
         write_history(hist);

@@ -289,7 +289,7 @@ static void csv_field(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
-static fl_status json_value(fl_strbuf *sb, const fl_vector *v, uint32_t i, cellbuf *cb,
+static fl_status json_value(fl_buf *sb, const fl_vector *v, uint32_t i, cellbuf *cb,
                             const char *tz, fl_error *err)
 {
     size_t len = 0;
@@ -298,33 +298,33 @@ static fl_status json_value(fl_strbuf *sb, const fl_vector *v, uint32_t i, cellb
         fl_unified u;
         fl_vector_unify(v, &u);
         if (!fl_unified_is_valid(&u, i))
-            return fl_strbuf_puts(sb, "null", err);
+            return fl_buf_puts(sb, "null", err);
         return fl_format_json(sb, v, i, err);
     }
     const char *s = NULL;
     FL_TRY(cell_text(cb, v, i, tz, &s, &len, err));
     if (!s)
-        return fl_strbuf_puts(sb, "null", err);
+        return fl_buf_puts(sb, "null", err);
     if (t->id == FL_TYPE_BOOLEAN)
-        return fl_strbuf_puts(sb, (s[0] == 't' || s[0] == 'T') ? "true" : "false", err);
+        return fl_buf_puts(sb, (s[0] == 't' || s[0] == 'T') ? "true" : "false", err);
     if (is_numeric(t) && len > 0 && strspn(s, "-+.0123456789eE") == len && s[len - 1] != '.')
-        return fl_strbuf_append(sb, s, len, err);
+        return fl_buf_append(sb, s, len, err);
     return fl_json_string(sb, (const uint8_t *)s, len, err);
 }
 
-static fl_status json_row(fl_strbuf *sb, const fl_batch *b, uint32_t i, cellbuf *cb, const char *tz,
+static fl_status json_row(fl_buf *sb, const fl_batch *b, uint32_t i, cellbuf *cb, const char *tz,
                           fl_error *err)
 {
-    FL_TRY(fl_strbuf_puts(sb, "{", err));
+    FL_TRY(fl_buf_puts(sb, "{", err));
     for (uint32_t c = 0; c < b->ncols; c++) {
         if (c)
-            FL_TRY(fl_strbuf_puts(sb, ",", err));
+            FL_TRY(fl_buf_puts(sb, ",", err));
         const char *n = b->schema->fields[c].name;
         FL_TRY(fl_json_string(sb, (const uint8_t *)n, strlen(n), err));
-        FL_TRY(fl_strbuf_puts(sb, ":", err));
+        FL_TRY(fl_buf_puts(sb, ":", err));
         FL_TRY(json_value(sb, &b->cols[c], i, cb, tz, err));
     }
-    return fl_strbuf_puts(sb, "}", err);
+    return fl_buf_puts(sb, "}", err);
 }
 
 /* ---- Parquet ---- */
@@ -363,7 +363,7 @@ static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *r
 /* ---- driver ---- */
 
 static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schema *schema,
-                            tprinter *t, cellbuf *cb, fl_strbuf *sb, uint64_t *rows, fl_error *err)
+                            tprinter *t, cellbuf *cb, fl_buf *sb, uint64_t *rows, fl_error *err)
 {
     FILE *f = o->out;
     if (o->format == FL_SQLOUT_CSV && o->header) {
@@ -401,7 +401,7 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
                 fputc('\n', f);
                 continue;
             }
-            fl_strbuf_clear(sb);
+            fl_buf_reset(sb);
             FL_TRY(json_row(sb, b, i, cb, o->tz, err));
             if (o->format == FL_SQLOUT_JSON)
                 fputs(*rows ? ",\n" : "\n", f);
@@ -441,7 +441,7 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
     tprinter t = {.o = o, .schema = schema, .ncols = schema->nfields};
     fl_arena_init(&t.arena, 0);
     cellbuf cb = {0};
-    fl_strbuf sb = {0};
+    fl_buf sb = {0};
     fl_status rc = FL_OK;
     t.width = calloc(schema->nfields + 1, sizeof *t.width);
     t.right = calloc(schema->nfields + 1, sizeof *t.right);
@@ -458,7 +458,7 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
     free(t.rows);
     fl_arena_free(&t.arena);
     free(cb.buf);
-    fl_strbuf_free(&sb);
+    fl_buf_free(&sb);
     fflush(o->out);
     return rc;
 }

@@ -10,8 +10,8 @@
  * Floating point: the shortest repr is found by trying %.{1..17}g until the
  * text parses back to the same bits (9 digits suffice for float32).
  *
- * Dates use Howard Hinnant's days_from_civil / civil_from_days algorithms
- * (proleptic Gregorian, exact for every int32 day count).
+ * Dates go through floe/calendar.h (proleptic Gregorian, exact for every
+ * int32 day count).
  */
 #include "cli/output.h"
 
@@ -21,63 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- strbuf ---- */
-
-fl_status fl_strbuf_reserve(fl_strbuf *sb, size_t extra, fl_error *err)
-{
-    if (sb->len + extra + 1 <= sb->cap)
-        return FL_OK;
-    size_t ncap = sb->cap ? sb->cap : 256;
-    while (ncap < sb->len + extra + 1) {
-        if (ncap > SIZE_MAX / 2)
-            return fl_errorf(err, FL_ENOMEM, "string buffer too large");
-        ncap *= 2;
-    }
-    char *nd = realloc(sb->data, ncap);
-    if (!nd)
-        return fl_errorf(err, FL_ENOMEM, "out of memory (%zu bytes)", ncap);
-    sb->data = nd;
-    sb->cap = ncap;
-    return FL_OK;
-}
-
-fl_status fl_strbuf_append(fl_strbuf *sb, const void *s, size_t n, fl_error *err)
-{
-    FL_TRY(fl_strbuf_reserve(sb, n, err));
-    if (n)
-        memcpy(sb->data + sb->len, s, n);
-    sb->len += n;
-    sb->data[sb->len] = '\0';
-    return FL_OK;
-}
-
-fl_status fl_strbuf_puts(fl_strbuf *sb, const char *s, fl_error *err)
-{
-    return fl_strbuf_append(sb, s, strlen(s), err);
-}
-
-fl_status fl_strbuf_printf(fl_strbuf *sb, fl_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return fl_errorf(err, FL_EINVAL, "bad format");
-    FL_TRY(fl_strbuf_reserve(sb, (size_t)n, err));
-    va_start(ap, fmt);
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb->len += (size_t)n;
-    return FL_OK;
-}
-
-void fl_strbuf_free(fl_strbuf *sb)
-{
-    free(sb->data);
-    sb->data = NULL;
-    sb->len = sb->cap = 0;
-}
+#include "floe/calendar.h"
+#include "floe/format.h"
 
 /* ---- scalars ---- */
 
@@ -85,23 +30,12 @@ void fl_strbuf_free(fl_strbuf *sb)
  * positional for 1e-7 < |x| < 1e21, else d.ddde+N. */
 static void format_shortest(double d, bool f32, char *buf, size_t cap)
 {
-    char e[64];
-    int maxp = f32 ? 9 : 17;
-    for (int p = 1; p <= maxp; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (f32 ? strtof(e, NULL) == (float)d : strtod(e, NULL) == d)
-            break;
-    }
-    bool neg = e[0] == '-';
-    const char *s = e + neg;
-    char digits[32];
-    int k = 0;
-    for (; *s && *s != 'e' && k < 31; s++)
-        if (*s != '.')
-            digits[k++] = *s;
-    int n = (*s == 'e' ? atoi(s + 1) : 0) + 1; /* value = 0.digits * 10^n */
-    while (k > 1 && digits[k - 1] == '0')
-        k--;
+    fl_digits sd;
+    fl_shortest_digits(d, f32, &sd);
+    bool neg = sd.neg;
+    const char *digits = sd.d;
+    int k = sd.n;
+    int n = sd.exp10 + 1; /* value = 0.digits * 10^n */
     char out[80];
     size_t o = 0;
     if (neg)
@@ -189,51 +123,9 @@ void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
     snprintf(buf, cap, "%s", out);
 }
 
-int32_t fl_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return (int32_t)(era * 146097 + (int64_t)doe - 719468);
-}
-
-void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const unsigned doe = (unsigned)(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t yy = (int64_t)yoe + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
-static int format_ymd(int64_t days, char *buf, size_t cap)
-{
-    int64_t y;
-    unsigned m, d;
-    fl_civil_from_days(days, &y, &m, &d);
-    if (y < 0)
-        return snprintf(buf, cap, "-%04" PRId64 "-%02u-%02u", -y, m, d);
-    return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
-}
-
 void fl_format_date(int32_t days, char *buf, size_t cap)
 {
-    format_ymd(days, buf, cap);
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
+    fl_format_iso_date(days, buf, cap);
 }
 
 void fl_format_time(int64_t micros, char *buf, size_t cap)
@@ -249,11 +141,11 @@ void fl_format_time(int64_t micros, char *buf, size_t cap)
 void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t cap)
 {
     int64_t per_sec = digits == 9 ? 1000000000 : digits == 3 ? 1000 : 1000000;
-    int64_t secs = floor_div(units, per_sec);
+    int64_t secs = fl_floor_div(units, per_sec);
     int64_t frac = units - secs * per_sec;
-    int64_t days = floor_div(secs, 86400);
+    int64_t days = fl_floor_div(secs, 86400);
     int64_t sod = secs - days * 86400;
-    int n = format_ymd(days, buf, cap);
+    int n = fl_format_iso_date(days, buf, cap);
     if (n < 0 || (size_t)n >= cap)
         return;
     snprintf(buf + n, cap - (size_t)n, " %02d:%02d:%02d.%0*" PRId64 "%s", (int)(sod / 3600),
@@ -268,11 +160,11 @@ void fl_format_uuid(const uint8_t b[16], char *buf, size_t cap)
 }
 
 /* Appends \x<hex>; inside JSON strings (json) the backslash is escaped. */
-static fl_status append_hex(fl_strbuf *sb, const uint8_t *p, size_t n, bool json, fl_error *err)
+static fl_status append_hex(fl_buf *sb, const uint8_t *p, size_t n, bool json, fl_error *err)
 {
     static const char hx[] = "0123456789abcdef";
     size_t head = json ? 3 : 2;
-    FL_TRY(fl_strbuf_reserve(sb, head + 2 * n, err));
+    FL_TRY(fl_buf_reserve(sb, head + 2 * n, err));
     char *o = sb->data + sb->len;
     *o++ = '\\';
     if (json)
@@ -320,9 +212,9 @@ static size_t utf8_seq(const uint8_t *s, size_t n)
     return len;
 }
 
-fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *err)
+fl_status fl_json_string(fl_buf *sb, const uint8_t *s, size_t len, fl_error *err)
 {
-    FL_TRY(fl_strbuf_reserve(sb, len + 2, err));
+    FL_TRY(fl_buf_reserve(sb, len + 2, err));
     sb->data[sb->len++] = '"';
     size_t i = 0;
     while (i < len) {
@@ -331,7 +223,7 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
         while (run < len && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
             run++;
         if (run > i) {
-            FL_TRY(fl_strbuf_append(sb, s + i, run - i, err));
+            FL_TRY(fl_buf_append(sb, s + i, run - i, err));
             i = run;
             continue;
         }
@@ -340,7 +232,7 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
         if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
-            FL_TRY(fl_strbuf_append(sb, esc, 2, err));
+            FL_TRY(fl_buf_append(sb, esc, 2, err));
             i++;
         } else if (c < 0x20) {
             const char *named = c == '\n'   ? "\\n"
@@ -350,24 +242,24 @@ fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *
                                 : c == '\f' ? "\\f"
                                             : NULL;
             if (named) {
-                FL_TRY(fl_strbuf_puts(sb, named, err));
+                FL_TRY(fl_buf_puts(sb, named, err));
             } else {
                 snprintf(esc, sizeof esc, "\\u%04x", c);
-                FL_TRY(fl_strbuf_puts(sb, esc, err));
+                FL_TRY(fl_buf_puts(sb, esc, err));
             }
             i++;
         } else {
             size_t k = utf8_seq(s + i, len - i);
             if (k == 0) {
-                FL_TRY(fl_strbuf_puts(sb, "\xEF\xBF\xBD", err)); /* U+FFFD */
+                FL_TRY(fl_buf_puts(sb, "\xEF\xBF\xBD", err)); /* U+FFFD */
                 i++;
             } else {
-                FL_TRY(fl_strbuf_append(sb, s + i, k, err));
+                FL_TRY(fl_buf_append(sb, s + i, k, err));
                 i += k;
             }
         }
     }
-    return fl_strbuf_append(sb, "\"", 1, err);
+    return fl_buf_append(sb, "\"", 1, err);
 }
 
 /* ---- vectors ---- */
@@ -403,9 +295,9 @@ static bool resolve(const fl_vector *v, uint32_t row, const fl_vector **base, ui
     return false;
 }
 
-static fl_status fmt_json_flat(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err);
+static fl_status fmt_json_flat(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err);
 
-fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_error *err)
+fl_status fl_format_json(fl_buf *sb, const fl_vector *v, uint32_t row, fl_error *err)
 {
     const fl_vector *b;
     uint32_t br;
@@ -413,24 +305,24 @@ fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_err
     if (!resolve(v, row, &b, &br, &dict_null))
         return fl_errorf(err, FL_ECORRUPT, "dictionary index out of range at row %u", row);
     if (dict_null)
-        return fl_strbuf_puts(sb, "null", err);
+        return fl_buf_puts(sb, "null", err);
     return fmt_json_flat(sb, b, br, err);
 }
 
-static fl_status fmt_nested_json(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err)
+static fl_status fmt_nested_json(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err)
 {
     const fl_type *t = v->type;
     if (t->id == FL_TYPE_STRUCT) {
-        FL_TRY(fl_strbuf_append(sb, "{", 1, err));
+        FL_TRY(fl_buf_append(sb, "{", 1, err));
         for (uint32_t i = 0; i < t->nchildren && i < v->nchildren; i++) {
             if (i)
-                FL_TRY(fl_strbuf_append(sb, ",", 1, err));
+                FL_TRY(fl_buf_append(sb, ",", 1, err));
             const char *name = t->children[i].name ? t->children[i].name : "";
             FL_TRY(fl_json_string(sb, (const uint8_t *)name, strlen(name), err));
-            FL_TRY(fl_strbuf_append(sb, ":", 1, err));
+            FL_TRY(fl_buf_append(sb, ":", 1, err));
             FL_TRY(fl_format_json(sb, &v->children[i], r, err));
         }
-        return fl_strbuf_append(sb, "}", 1, err);
+        return fl_buf_append(sb, "}", 1, err);
     }
     int64_t lo = v->offsets[r], hi = v->offsets[r + 1];
     uint32_t need = t->id == FL_TYPE_MAP ? 2 : 1;
@@ -441,41 +333,41 @@ static fl_status fmt_nested_json(fl_strbuf *sb, const fl_vector *v, uint32_t r, 
         return fl_errorf(err, FL_ECORRUPT,
                          "row %u: offsets %" PRId64 "..%" PRId64 " outside the child vector", r, lo,
                          hi);
-    FL_TRY(fl_strbuf_append(sb, "[", 1, err));
+    FL_TRY(fl_buf_append(sb, "[", 1, err));
     for (int64_t j = lo; j < hi; j++) {
         if (j > lo)
-            FL_TRY(fl_strbuf_append(sb, ",", 1, err));
+            FL_TRY(fl_buf_append(sb, ",", 1, err));
         if (t->id == FL_TYPE_LIST) {
             FL_TRY(fl_format_json(sb, &v->children[0], (uint32_t)j, err));
         } else {
-            FL_TRY(fl_strbuf_puts(sb, "{\"key\":", err));
+            FL_TRY(fl_buf_puts(sb, "{\"key\":", err));
             FL_TRY(fl_format_json(sb, &v->children[0], (uint32_t)j, err));
-            FL_TRY(fl_strbuf_puts(sb, ",\"value\":", err));
+            FL_TRY(fl_buf_puts(sb, ",\"value\":", err));
             FL_TRY(fl_format_json(sb, &v->children[1], (uint32_t)j, err));
-            FL_TRY(fl_strbuf_append(sb, "}", 1, err));
+            FL_TRY(fl_buf_append(sb, "}", 1, err));
         }
     }
-    return fl_strbuf_append(sb, "]", 1, err);
+    return fl_buf_append(sb, "]", 1, err);
 }
 
 /* Formats a non-null primitive of a flat vector. json selects quoting. */
-static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bool json,
+static fl_status fmt_primitive(fl_buf *sb, const fl_vector *v, uint32_t r, bool json,
                                fl_error *err)
 {
     const fl_type *t = v->type;
     char buf[96];
     const char *q = json ? "\"" : "";
     switch (t->id) {
-    case FL_TYPE_BOOLEAN: return fl_strbuf_puts(sb, v->data[r] ? "true" : "false", err);
+    case FL_TYPE_BOOLEAN: return fl_buf_puts(sb, v->data[r] ? "true" : "false", err);
     case FL_TYPE_INT32: {
         int32_t x;
         memcpy(&x, v->data + (size_t)r * 4, 4);
-        return fl_strbuf_printf(sb, err, "%" PRId32, x);
+        return fl_buf_appendf(sb, err, "%" PRId32, x);
     }
     case FL_TYPE_INT64: {
         int64_t x;
         memcpy(&x, v->data + (size_t)r * 8, 8);
-        return fl_strbuf_printf(sb, err, "%s%" PRId64 "%s", q, x, q);
+        return fl_buf_appendf(sb, err, "%s%" PRId64 "%s", q, x, q);
     }
     case FL_TYPE_FLOAT32:
     case FL_TYPE_FLOAT64: {
@@ -490,7 +382,7 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
             fl_format_double(d, buf, sizeof buf);
         }
         bool special = isnan(d) || isinf(d);
-        return fl_strbuf_printf(sb, err, "%s%s%s", special ? q : "", buf, special ? q : "");
+        return fl_buf_appendf(sb, err, "%s%s%s", special ? q : "", buf, special ? q : "");
     }
     case FL_TYPE_DECIMAL: {
         fl_i128 x;
@@ -525,36 +417,36 @@ static fl_status fmt_primitive(fl_strbuf *sb, const fl_vector *v, uint32_t r, bo
     case FL_TYPE_FIXED: {
         size_t w = (size_t)t->fixed_len;
         if (json)
-            FL_TRY(fl_strbuf_append(sb, "\"", 1, err));
+            FL_TRY(fl_buf_append(sb, "\"", 1, err));
         FL_TRY(append_hex(sb, v->data + (size_t)r * w, w, json, err));
-        return json ? fl_strbuf_append(sb, "\"", 1, err) : FL_OK;
+        return json ? fl_buf_append(sb, "\"", 1, err) : FL_OK;
     }
     case FL_TYPE_STRING:
     case FL_TYPE_BINARY: {
         size_t n;
         const uint8_t *p = fl_vector_bytes(v, r, &n);
         if (t->id == FL_TYPE_STRING)
-            return json ? fl_json_string(sb, p, n, err) : fl_strbuf_append(sb, p, n, err);
+            return json ? fl_json_string(sb, p, n, err) : fl_buf_append(sb, p, n, err);
         if (json)
-            FL_TRY(fl_strbuf_append(sb, "\"", 1, err));
+            FL_TRY(fl_buf_append(sb, "\"", 1, err));
         FL_TRY(append_hex(sb, p, n, json, err));
-        return json ? fl_strbuf_append(sb, "\"", 1, err) : FL_OK;
+        return json ? fl_buf_append(sb, "\"", 1, err) : FL_OK;
     }
     default: return fl_errorf(err, FL_EUNSUPPORTED, "cannot format type id %d", (int)t->id);
     }
-    return fl_strbuf_printf(sb, err, "%s%s%s", q, buf, q);
+    return fl_buf_appendf(sb, err, "%s%s%s", q, buf, q);
 }
 
-static fl_status fmt_json_flat(fl_strbuf *sb, const fl_vector *v, uint32_t r, fl_error *err)
+static fl_status fmt_json_flat(fl_buf *sb, const fl_vector *v, uint32_t r, fl_error *err)
 {
     if (!fl_vector_is_valid(v, r))
-        return fl_strbuf_puts(sb, "null", err);
+        return fl_buf_puts(sb, "null", err);
     if (fl_type_is_nested(v->type))
         return fmt_nested_json(sb, v, r, err);
     return fmt_primitive(sb, v, r, true, err);
 }
 
-fl_status fl_format_text(fl_strbuf *sb, const fl_vector *v, uint32_t row, bool *is_null,
+fl_status fl_format_text(fl_buf *sb, const fl_vector *v, uint32_t row, bool *is_null,
                          fl_error *err)
 {
     const fl_vector *b;
@@ -606,10 +498,10 @@ bool fl_vector_row_value(const fl_vector *v, uint32_t row, fl_value *out)
     return true;
 }
 
-fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err)
+fl_status fl_format_scalar(fl_buf *sb, const fl_value *val, fl_error *err)
 {
     if (val->is_null)
-        return fl_strbuf_puts(sb, "NULL", err);
+        return fl_buf_puts(sb, "NULL", err);
     /* Build a one-row flat view on the stack and reuse the vector formatter. */
     uint8_t data[16] = {0};
     int64_t offs[2] = {0, 0};
@@ -674,8 +566,8 @@ struct fl_row_printer {
     const fl_schema *schema;
     bool header;
     uint64_t rows;
-    fl_strbuf line;
-    fl_strbuf cell;
+    fl_buf line;
+    fl_buf cell;
     /* table mode: cells of the first rows, buffered to size the columns */
     char **cells; /* ncols * buffered, NULL = null */
     uint32_t buffered;
@@ -742,8 +634,8 @@ void fl_row_printer_free(fl_row_printer *p)
         free(p->cells);
     }
     free(p->widths);
-    fl_strbuf_free(&p->line);
-    fl_strbuf_free(&p->cell);
+    fl_buf_free(&p->line);
+    fl_buf_free(&p->cell);
     free(p);
 }
 
@@ -863,7 +755,7 @@ static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t 
         table_flush_sample(p);
     for (uint32_t c = 0; c < nc; c++) {
         bool is_null;
-        fl_strbuf_clear(&p->cell);
+        fl_buf_reset(&p->cell);
         FL_TRY(fl_format_text(&p->cell, &b->cols[c], row, &is_null, err));
         char *s = NULL;
         if (!is_null) {
@@ -887,12 +779,12 @@ static fl_status print_row_table(fl_row_printer *p, const fl_batch *b, uint32_t 
 
 static fl_status print_row_csv(fl_row_printer *p, const fl_batch *b, uint32_t row, fl_error *err)
 {
-    fl_strbuf_clear(&p->line);
+    fl_buf_reset(&p->line);
     for (uint32_t c = 0; c < p->schema->nfields; c++) {
         bool is_null;
         if (c)
-            FL_TRY(fl_strbuf_append(&p->line, ",", 1, err));
-        fl_strbuf_clear(&p->cell);
+            FL_TRY(fl_buf_append(&p->line, ",", 1, err));
+        fl_buf_reset(&p->cell);
         FL_TRY(fl_format_text(&p->cell, &b->cols[c], row, &is_null, err));
         if (is_null)
             continue;
@@ -901,35 +793,35 @@ static fl_status print_row_csv(fl_row_printer *p, const fl_batch *b, uint32_t ro
                      memchr(s, '"', p->cell.len) || memchr(s, '\n', p->cell.len) ||
                      memchr(s, '\r', p->cell.len);
         if (!quote) {
-            FL_TRY(fl_strbuf_append(&p->line, s, p->cell.len, err));
+            FL_TRY(fl_buf_append(&p->line, s, p->cell.len, err));
             continue;
         }
-        FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
+        FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
         for (size_t i = 0; i < p->cell.len; i++) {
             if (s[i] == '"')
-                FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
-            FL_TRY(fl_strbuf_append(&p->line, s + i, 1, err));
+                FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
+            FL_TRY(fl_buf_append(&p->line, s + i, 1, err));
         }
-        FL_TRY(fl_strbuf_append(&p->line, "\"", 1, err));
+        FL_TRY(fl_buf_append(&p->line, "\"", 1, err));
     }
-    FL_TRY(fl_strbuf_append(&p->line, "\n", 1, err));
+    FL_TRY(fl_buf_append(&p->line, "\n", 1, err));
     fwrite(p->line.data, 1, p->line.len, p->out);
     return FL_OK;
 }
 
 static fl_status print_row_json(fl_row_printer *p, const fl_batch *b, uint32_t row, fl_error *err)
 {
-    fl_strbuf_clear(&p->line);
-    FL_TRY(fl_strbuf_append(&p->line, "{", 1, err));
+    fl_buf_reset(&p->line);
+    FL_TRY(fl_buf_append(&p->line, "{", 1, err));
     for (uint32_t c = 0; c < p->schema->nfields; c++) {
         const char *n = p->schema->fields[c].name ? p->schema->fields[c].name : "";
         if (c)
-            FL_TRY(fl_strbuf_append(&p->line, ",", 1, err));
+            FL_TRY(fl_buf_append(&p->line, ",", 1, err));
         FL_TRY(fl_json_string(&p->line, (const uint8_t *)n, strlen(n), err));
-        FL_TRY(fl_strbuf_append(&p->line, ":", 1, err));
+        FL_TRY(fl_buf_append(&p->line, ":", 1, err));
         FL_TRY(fl_format_json(&p->line, &b->cols[c], row, err));
     }
-    FL_TRY(fl_strbuf_append(&p->line, "}\n", 2, err));
+    FL_TRY(fl_buf_append(&p->line, "}\n", 2, err));
     fwrite(p->line.data, 1, p->line.len, p->out);
     return FL_OK;
 }

@@ -31,7 +31,7 @@
  * Table: columns padded to the widest cell among the first 1000 rows (cells
  * longer than 60 columns are cut with "..."), then later rows reuse those widths.
  *
- * Ownership: a fl_strbuf owns its malloc'd bytes (fl_strbuf_free). A
+ * Ownership: an fl_buf owns its malloc'd bytes (fl_buf_free). A
  * fl_row_printer borrows its FILE and schema.
  */
 #ifndef FLOE_CLI_OUTPUT_H
@@ -42,29 +42,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "floe/buf.h"
 #include "floe/error.h"
 #include "floe/types.h"
 #include "floe/vector.h"
 
-/* ---- growable string ---- */
-
-typedef struct fl_strbuf {
-    char *data; /* NUL-terminated when len > 0 or after any append */
-    size_t len, cap;
-} fl_strbuf;
-
-fl_status fl_strbuf_reserve(fl_strbuf *sb, size_t extra, fl_error *err);
-fl_status fl_strbuf_append(fl_strbuf *sb, const void *s, size_t n, fl_error *err);
-fl_status fl_strbuf_puts(fl_strbuf *sb, const char *s, fl_error *err);
-fl_status fl_strbuf_printf(fl_strbuf *sb, fl_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static inline void fl_strbuf_clear(fl_strbuf *sb)
-{
-    sb->len = 0;
-    if (sb->data)
-        sb->data[0] = '\0';
-}
-void fl_strbuf_free(fl_strbuf *sb);
+/* Growable strings are fl_buf (floe/buf.h). */
 
 /* ---- scalar pieces (no allocation; buf must hold at least 64 bytes) ---- */
 
@@ -79,25 +62,23 @@ void fl_format_time(int64_t micros, char *buf, size_t cap);
 void fl_format_timestamp(int64_t units, int digits, bool tz, char *buf, size_t cap);
 void fl_format_uuid(const uint8_t b[16], char *buf, size_t cap);
 
-/* Days since 1970-01-01 <-> proleptic Gregorian civil date. */
-int32_t fl_days_from_civil(int64_t y, unsigned m, unsigned d);
-void fl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+/* Days since 1970-01-01 <-> civil dates: floe/calendar.h. */
 
 /* ---- values ---- */
 
 /* Appends row `row` of vector v (any encoding, any type) in JSON form. */
-fl_status fl_format_json(fl_strbuf *sb, const fl_vector *v, uint32_t row, fl_error *err);
+fl_status fl_format_json(fl_buf *sb, const fl_vector *v, uint32_t row, fl_error *err);
 /* Appends the text (table/CSV) form; null appends nothing and sets *is_null. */
-fl_status fl_format_text(fl_strbuf *sb, const fl_vector *v, uint32_t row, bool *is_null,
+fl_status fl_format_text(fl_buf *sb, const fl_vector *v, uint32_t row, bool *is_null,
                          fl_error *err);
 /* Reads row `row` of a primitive vector (any encoding) as a scalar; byte
  * payloads point into the vector. Returns false for nested types or a
  * corrupt dictionary index. */
 bool fl_vector_row_value(const fl_vector *v, uint32_t row, fl_value *out);
 /* A scalar (statistics bound, literal) in text form; NULL values print "NULL". */
-fl_status fl_format_scalar(fl_strbuf *sb, const fl_value *val, fl_error *err);
+fl_status fl_format_scalar(fl_buf *sb, const fl_value *val, fl_error *err);
 /* Appends s (len bytes) as a JSON string literal with quotes. */
-fl_status fl_json_string(fl_strbuf *sb, const uint8_t *s, size_t len, fl_error *err);
+fl_status fl_json_string(fl_buf *sb, const uint8_t *s, size_t len, fl_error *err);
 
 /* ---- batches ---- */
 

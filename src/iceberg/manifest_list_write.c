@@ -160,7 +160,7 @@ fl_status fl_ice_manifest_list_write(fl_fileio *io, const char *path,
     free(schema);
     if (rc)
         return fl_error_prefix(err, "manifest list %s", path);
-    ice_enc e = {{0}, false};
+    ice_enc e = {.oom = false};
     int64_t next = info->first_row_id;
     for (uint32_t i = 0; i < n && rc == FL_OK; i++) {
         e.b.len = 0;

@@ -304,7 +304,7 @@ static void put_count(sb *s, bool v1, const char *name, const char *type, const 
 
 char *ice_manifest_entry_schema(int fv, const ice_part_layout *pl, fl_error *err)
 {
-    sb s = {{0}, false};
+    sb s = {.oom = false};
     put(&s, "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[");
     put_req(&s, "status", "\"int\"", NULL, 0, true);
     put(&s,
@@ -377,7 +377,7 @@ char *ice_manifest_entry_schema(int fv, const ice_part_layout *pl, fl_error *err
 
 char *ice_manifest_list_schema(int fv, fl_error *err)
 {
-    sb s = {{0}, false};
+    sb s = {.oom = false};
     bool v1 = fv == 1;
     put(&s, "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[");
     put_req(&s, "manifest_path", "\"string\"", "Location URI with FS scheme", 500, true);

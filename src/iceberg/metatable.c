@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/format.h"
 #include "iceberg/metatable_int.h"
 
 struct fl_ice_metatable {
@@ -142,28 +143,6 @@ fl_status mt_bin(fl_vector *v, const uint8_t *p, size_t n, fl_error *err)
 
 /* ---- human strings (Java's Transform.toHumanString) ---- */
 
-static void civil(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
-static int fmt_date(char *buf, size_t cap, int64_t days)
-{
-    int64_t y;
-    unsigned m, d;
-    civil(days, &y, &m, &d);
-    return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
-}
-
 static void fmt_i128(fl_i128 v, int32_t scale, char *buf, size_t cap)
 {
     char tmp[64];
@@ -199,7 +178,7 @@ void mt_human(const fl_value *v, char *buf, size_t cap)
     case FL_TYPE_FLOAT32: snprintf(buf, cap, "%.9g", (double)v->v.f32); break;
     case FL_TYPE_FLOAT64: snprintf(buf, cap, "%.17g", v->v.f64); break;
     case FL_TYPE_DECIMAL: fmt_i128(v->v.dec, v->type.scale, buf, cap); break;
-    case FL_TYPE_DATE: fmt_date(buf, cap, v->v.i32); break;
+    case FL_TYPE_DATE: fl_format_iso_date(v->v.i32, buf, cap); break;
     case FL_TYPE_TIME:
         x = v->v.i64;
         snprintf(buf, cap, "%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%06" PRId64, x / 3600000000,
@@ -214,7 +193,7 @@ void mt_human(const fl_value *v, char *buf, size_t cap)
         x = v->v.i64;
         int64_t days = x / (86400 * unit) - (x % (86400 * unit) < 0);
         int64_t rem = x - days * 86400 * unit;
-        int n = fmt_date(buf, cap, days);
+        int n = fl_format_iso_date(days, buf, cap);
         if (n > 0 && (size_t)n < cap)
             snprintf(
                 buf + n, cap - (size_t)n,

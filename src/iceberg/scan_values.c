@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "iceberg/scan_internal.h"
 
 bool ice_unified_value(const fl_unified *u, const fl_type *t, uint32_t row, fl_value *out)
@@ -72,16 +73,6 @@ bool ice_vec_value(const fl_vector *v, uint32_t row, fl_value *out)
 
 /* ---- civil dates ---- */
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
 static bool digits(const char *s, int n, int64_t *out)
 {
     int64_t v = 0;
@@ -107,7 +98,7 @@ static bool parse_date(const char *s, int64_t *days, const char **end)
     if (n < 4 || !digits(s, n, &y) || s[n] != '-' || !digits(s + n + 1, 2, &mo) ||
         s[n + 3] != '-' || !digits(s + n + 4, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > 31)
         return false;
-    *days = days_from_civil(neg ? -y : y, (unsigned)mo, (unsigned)d);
+    *days = fl_days_from_civil(neg ? -y : y, (unsigned)mo, (unsigned)d);
     *end = s + n + 6;
     return true;
 }

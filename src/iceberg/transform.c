@@ -21,17 +21,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/iceberg.h"
 
 #define US_PER_DAY INT64_C(86400000000)
 #define US_PER_HOUR INT64_C(3600000000)
 #define NS_PER_US INT64_C(1000)
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 /* ---- murmur3 ------------------------------------------------------------- */
 
@@ -95,7 +90,7 @@ fl_status fl_ice_bucket_hash(const fl_value *v, int32_t *hash, fl_error *err)
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMPTZ: *hash = hash_long(v->v.i64); return FL_OK;
     case FL_TYPE_TIMESTAMP_NS:
-    case FL_TYPE_TIMESTAMPTZ_NS: *hash = hash_long(floor_div(v->v.i64, NS_PER_US)); return FL_OK;
+    case FL_TYPE_TIMESTAMPTZ_NS: *hash = hash_long(fl_floor_div(v->v.i64, NS_PER_US)); return FL_OK;
     case FL_TYPE_DECIMAL: {
         size_t n = fl_ice_decimal_to_be_bytes(v->v.dec, dec);
         *hash = fl_ice_murmur3_32(dec, n);
@@ -259,27 +254,13 @@ fl_status fl_ice_transform_result_type(const fl_ice_transform *t, const fl_type 
 
 /* ---- application --------------------------------------------------------- */
 
-/* Civil year and month (1..12) of a day count since 1970-01-01 (H. Hinnant's
- * days_from_civil inverse, valid for the whole int32/int64-day range used). */
-static void civil_from_days(int64_t z, int64_t *y, int *m)
-{
-    z += 719468;
-    int64_t era = floor_div(z, 146097);
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
 /* Days since the epoch of a date or timestamp value. */
 static int64_t value_days(const fl_value *in)
 {
     if (in->type.id == FL_TYPE_DATE)
         return in->v.i32;
-    int64_t us = is_ns(in->type.id) ? floor_div(in->v.i64, NS_PER_US) : in->v.i64;
-    return floor_div(us, US_PER_DAY);
+    int64_t us = is_ns(in->type.id) ? fl_floor_div(in->v.i64, NS_PER_US) : in->v.i64;
+    return fl_floor_div(us, US_PER_DAY);
 }
 
 static fl_status set_i32(fl_value *out, fl_type_id id, int64_t v, const char *what, fl_error *err)
@@ -296,19 +277,19 @@ static fl_status apply_time(const fl_ice_transform *t, const fl_value *in, fl_va
                             fl_error *err)
 {
     int64_t days = value_days(in), y;
-    int m;
+    unsigned m, d;
     switch (t->kind) {
     case FL_ICE_TRANSFORM_DAY: return set_i32(out, FL_TYPE_DATE, days, "day", err);
     case FL_ICE_TRANSFORM_HOUR: {
-        int64_t us = is_ns(in->type.id) ? floor_div(in->v.i64, NS_PER_US) : in->v.i64;
-        return set_i32(out, FL_TYPE_INT32, floor_div(us, US_PER_HOUR), "hour", err);
+        int64_t us = is_ns(in->type.id) ? fl_floor_div(in->v.i64, NS_PER_US) : in->v.i64;
+        return set_i32(out, FL_TYPE_INT32, fl_floor_div(us, US_PER_HOUR), "hour", err);
     }
     case FL_ICE_TRANSFORM_YEAR:
-        civil_from_days(days, &y, &m);
+        fl_civil_from_days(days, &y, &m, &d);
         return set_i32(out, FL_TYPE_INT32, y - 1970, "year", err);
     default:
-        civil_from_days(days, &y, &m);
-        return set_i32(out, FL_TYPE_INT32, (y - 1970) * 12 + (m - 1), "month", err);
+        fl_civil_from_days(days, &y, &m, &d);
+        return set_i32(out, FL_TYPE_INT32, (y - 1970) * 12 + ((int64_t)m - 1), "month", err);
     }
 }
 

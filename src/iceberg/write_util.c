@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/format.h"
 #include "iceberg/write_internal.h"
 
 void ice_vector_value(const fl_vector *v, uint32_t row, fl_value *out)
@@ -127,31 +128,9 @@ const char *ice_data_dir(const fl_ice_metadata *m, fl_arena *a)
 
 /* ---- human strings ---- */
 
-static void civil(int64_t z, int64_t *y, unsigned *mo, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *mo = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*mo <= 2);
-}
-
 static int64_t fdiv(int64_t a, int64_t b)
 {
     return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
-static void fmt_date(int64_t days, char *buf, size_t cap)
-{
-    int64_t y;
-    unsigned m, d;
-    civil(days, &y, &m, &d);
-    snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
 
 static void fmt_ts(int64_t v, int64_t per_sec, bool tz, char *buf, size_t cap)
@@ -159,7 +138,7 @@ static void fmt_ts(int64_t v, int64_t per_sec, bool tz, char *buf, size_t cap)
     int64_t secs = fdiv(v, per_sec), frac = v - secs * per_sec;
     int64_t days = fdiv(secs, 86400), sod = secs - days * 86400;
     char date[32];
-    fmt_date(days, date, sizeof date);
+    fl_format_iso_date(days, date, sizeof date);
     int n = snprintf(buf, cap, "%sT%02d:%02d:%02d", date, (int)(sod / 3600), (int)(sod / 60 % 60),
                      (int)(sod % 60));
     if (frac && n > 0 && (size_t)n < cap)
@@ -219,10 +198,12 @@ static const char *human(const fl_ice_transform *t, const fl_value *v, fl_arena 
         int64_t y = fdiv(v->v.i32, 12), mo = v->v.i32 - y * 12;
         return fl_arena_sprintf(a, "%04" PRId64 "-%02d", 1970 + y, (int)mo + 1);
     }
-    case FL_ICE_TRANSFORM_DAY: fmt_date(v->v.i32, buf, sizeof buf); return fl_arena_strdup(a, buf);
+    case FL_ICE_TRANSFORM_DAY:
+        fl_format_iso_date(v->v.i32, buf, sizeof buf);
+        return fl_arena_strdup(a, buf);
     case FL_ICE_TRANSFORM_HOUR: {
         int64_t days = fdiv(v->v.i32, 24);
-        fmt_date(days, buf, sizeof buf);
+        fl_format_iso_date(days, buf, sizeof buf);
         return fl_arena_sprintf(a, "%s-%02d", buf, (int)(v->v.i32 - days * 24));
     }
     default: break;
@@ -234,7 +215,7 @@ static const char *human(const fl_ice_transform *t, const fl_value *v, fl_arena 
     case FL_TYPE_FLOAT32: return fl_arena_sprintf(a, "%.9g", (double)v->v.f32);
     case FL_TYPE_FLOAT64: return fl_arena_sprintf(a, "%.17g", v->v.f64);
     case FL_TYPE_DECIMAL: fmt_decimal(v->v.dec, v->type.scale, buf, sizeof buf); break;
-    case FL_TYPE_DATE: fmt_date(v->v.i32, buf, sizeof buf); break;
+    case FL_TYPE_DATE: fl_format_iso_date(v->v.i32, buf, sizeof buf); break;
     case FL_TYPE_TIME: {
         int64_t s = v->v.i64 / 1000000, us = v->v.i64 % 1000000;
         snprintf(buf, sizeof buf, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60),

@@ -193,7 +193,7 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
             s3_sb_free(&s);
             return fl_errorf(err, FL_ENOMEM, "%s: out of memory", prefix);
         }
-        fl_status rc = fn(ctx, s.p, p->sizes[i]);
+        fl_status rc = fn(ctx, s.buf.data, p->sizes[i]);
         s3_sb_free(&s);
         FL_TRY(rc);
     }
@@ -287,7 +287,7 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory", where);
     }
     char md5[25];
-    s3_md5_base64(body.p, body.len, md5);
+    s3_md5_base64(body.buf.data, body.buf.len, md5);
     s3_kv q[1] = {{"delete", ""}};
     s3_kv hs[1] = {{"content-md5", md5}};
     s3_request rq = {.method = "POST",
@@ -296,8 +296,8 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
                      .nquery = 1,
                      .headers = hs,
                      .nheaders = 1,
-                     .body = body.p,
-                     .body_len = body.len,
+                     .body = body.buf.data,
+                     .body_len = body.buf.len,
                      .max_body = S3_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, where, &r, err);

@@ -218,7 +218,8 @@ fl_status s3_client_url(const s3_client *c, const char *bucket, const char *key,
 {
     s3_sb h = {0}, p = {0}, u = {0};
     target(c, bucket, key, &h, &p);
-    s3_sb_printf(&u, "%s://%s%s", c->scheme, h.p ? h.p : "", p.p ? p.p : "");
+    s3_sb_printf(&u, "%s://%s%s", c->scheme, h.buf.data ? h.buf.data : "",
+                 p.buf.data ? p.buf.data : "");
     if (h.oom || p.oom || u.oom) {
         s3_sb_free(&h);
         s3_sb_free(&p);
@@ -226,8 +227,8 @@ fl_status s3_client_url(const s3_client *c, const char *bucket, const char *key,
         return fl_errorf(err, FL_ENOMEM, "S3: out of memory");
     }
     s3_sb_free(&p);
-    *url = u.p;
-    *host = h.p;
+    *url = u.buf.data;
+    *host = h.buf.data;
     return FL_OK;
 }
 
@@ -264,7 +265,7 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
     size_t max = !is_2xx(status)   ? ERROR_BODY_MAX
                  : x->rq->max_body ? x->rq->max_body
                                    : DEFAULT_BODY_MAX;
-    if (len > max - x->body.len) {
+    if (len > max - x->body.buf.len) {
         if (!is_2xx(status))
             return len; /* keep the head of a long error body */
         x->overflow = true;
@@ -316,7 +317,7 @@ static struct curl_slist *add_header(struct curl_slist *l, bool *oom, const char
 {
     s3_sb s = {0};
     s3_sb_printf(&s, "%s: %s", k, v);
-    struct curl_slist *n = s.oom ? NULL : curl_slist_append(l, s.p);
+    struct curl_slist *n = s.oom ? NULL : curl_slist_append(l, s.buf.data);
     s3_sb_free(&s);
     if (!n) {
         *oom = true;
@@ -474,7 +475,7 @@ static fl_status attempt(s3_client *c, const s3_request *rq, const char *url, co
     reset_response(resp);
     struct curl_slist *hdrs = NULL;
     FL_TRY(build_headers(c, rq, host, cpath, hash, &hdrs, err));
-    xfer x = {pool_get(c), rq, resp, {0}, false};
+    xfer x = {.h = pool_get(c), .rq = rq, .resp = resp, .overflow = false};
     if (!x.h) {
         curl_slist_free_all(hdrs);
         return fl_errorf(err, FL_ENOMEM, "%s: curl_easy_init failed", path);
@@ -484,8 +485,8 @@ static fl_status attempt(s3_client *c, const s3_request *rq, const char *url, co
     curl_easy_getinfo(x.h, CURLINFO_RESPONSE_CODE, &resp->status);
     pool_put(c, x.h, cc == CURLE_OK);
     curl_slist_free_all(hdrs);
-    resp->body = x.body.p;
-    resp->body_len = x.body.len;
+    resp->body = x.body.buf.data;
+    resp->body_len = x.body.buf.len;
     if (x.body.oom)
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory reading the response", path);
     resp->overflow = x.overflow;
@@ -511,7 +512,8 @@ fl_status s3_send(s3_client *c, const s3_request *rq, const char *path, s3_respo
     resp->content_length = -1;
     s3_sb host = {0}, cpath = {0}, url = {0};
     target(c, rq->bucket, rq->key, &host, &cpath);
-    s3_sb_printf(&url, "%s://%s%s", c->scheme, host.p ? host.p : "", cpath.p ? cpath.p : "");
+    s3_sb_printf(&url, "%s://%s%s", c->scheme, host.buf.data ? host.buf.data : "",
+                 cpath.buf.data ? cpath.buf.data : "");
     if (rq->nquery) {
         s3_sb_putn(&url, "?", 1);
         s3_canonical_query(&url, rq->query, rq->nquery);
@@ -528,7 +530,8 @@ fl_status s3_send(s3_client *c, const s3_request *rq, const char *path, s3_respo
     for (unsigned i = 0; rc == FL_OK; i++) {
         bool retry = false;
         resp->attempts = i + 1;
-        rc = attempt(c, rq, url.p, host.p, cpath.p, hash, path, resp, &retry, err);
+        rc = attempt(c, rq, url.buf.data, host.buf.data, cpath.buf.data, hash, path, resp, &retry,
+                     err);
         bool failed = rc != FL_OK || !is_2xx(resp->status);
         if (!failed || !retry || i >= c->max_retries)
             break;

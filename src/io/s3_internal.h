@@ -20,14 +20,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "floe/buf.h"
 #include "floe/s3.h"
 
 /* ---- growable string (s3_util.c) ----
  * Appends never fail visibly: an allocation failure sets oom and later
  * appends are ignored, so callers check once at the end. Free with sb_free. */
+/* An fl_buf (text, NUL-terminated when non-NULL) whose appends cannot fail:
+ * a failed growth sets oom, later appends are dropped. */
 typedef struct s3_sb {
-    char *p; /* NUL-terminated when non-NULL */
-    size_t len, cap;
+    fl_buf buf;
     bool oom;
 } s3_sb;
 

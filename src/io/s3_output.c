@@ -370,8 +370,8 @@ static fl_status complete(s3_output *o, fl_error *err)
                      .nquery = 1,
                      .headers = hs,
                      .nheaders = cond ? 1 : 0,
-                     .body = body.p,
-                     .body_len = body.len};
+                     .body = body.buf.data,
+                     .body_len = body.buf.len};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
     char want[48] = "";

@@ -16,37 +16,10 @@
 
 #include "io/s3_internal.h"
 
-static bool sb_reserve(s3_sb *s, size_t extra)
-{
-    if (s->oom)
-        return false;
-    if (extra > SIZE_MAX / 2 - s->len) {
-        s->oom = true;
-        return false;
-    }
-    if (s->len + extra + 1 <= s->cap)
-        return true;
-    size_t nc = s->cap ? s->cap : 64;
-    while (nc < s->len + extra + 1)
-        nc *= 2;
-    char *np = realloc(s->p, nc);
-    if (!np) {
-        s->oom = true;
-        return false;
-    }
-    s->p = np;
-    s->cap = nc;
-    return true;
-}
-
 void s3_sb_putn(s3_sb *s, const char *p, size_t n)
 {
-    if (!sb_reserve(s, n))
-        return;
-    if (n)
-        memcpy(s->p + s->len, p, n);
-    s->len += n;
-    s->p[s->len] = '\0';
+    if (!s->oom && fl_buf_append(&s->buf, p, n, NULL) != FL_OK)
+        s->oom = true;
 }
 
 void s3_sb_puts(s3_sb *s, const char *p)
@@ -56,24 +29,26 @@ void s3_sb_puts(s3_sb *s, const char *p)
 
 void s3_sb_printf(s3_sb *s, const char *fmt, ...)
 {
+    if (s->oom)
+        return;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0 || !sb_reserve(s, (size_t)n)) {
+    if (n < 0 || fl_buf_reserve(&s->buf, (size_t)n, NULL) != FL_OK) {
         s->oom = true;
         return;
     }
     va_start(ap, fmt);
-    vsnprintf(s->p + s->len, (size_t)n + 1, fmt, ap);
+    vsnprintf(s->buf.data + s->buf.len, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    s->len += (size_t)n;
+    s->buf.len += (size_t)n;
 }
 
 void s3_sb_free(s3_sb *s)
 {
-    free(s->p);
-    memset(s, 0, sizeof *s);
+    fl_buf_free(&s->buf);
+    s->oom = false;
 }
 
 static bool unreserved(unsigned char c)
@@ -85,9 +60,11 @@ static bool unreserved(unsigned char c)
 void s3_uri_encode(s3_sb *s, const char *p, size_t n, bool keep_slash)
 {
     static const char hex[] = "0123456789ABCDEF";
-    if (!sb_reserve(s, n * 3))
+    if (s->oom || n > SIZE_MAX / 3 || fl_buf_reserve(&s->buf, n * 3, NULL) != FL_OK) {
+        s->oom = true;
         return;
-    char *o = s->p + s->len;
+    }
+    char *o = s->buf.data + s->buf.len;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         if (unreserved(c) || (keep_slash && c == '/')) {
@@ -98,8 +75,8 @@ void s3_uri_encode(s3_sb *s, const char *p, size_t n, bool keep_slash)
             *o++ = hex[c & 15];
         }
     }
-    s->len = (size_t)(o - s->p);
-    s->p[s->len] = '\0';
+    s->buf.len = (size_t)(o - s->buf.data);
+    s->buf.data[s->buf.len] = '\0';
 }
 
 void s3_xml_escape(s3_sb *s, const char *p)

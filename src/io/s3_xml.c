@@ -152,7 +152,7 @@ static fl_status text_run(xml_state *x)
                 x->pos++;
             s3_sb_putn(&x->text, x->s + start, x->pos - start);
         }
-        if (x->text.len > S3_XML_MAX_TEXT)
+        if (x->text.buf.len > S3_XML_MAX_TEXT)
             return fl_errorf(x->err, FL_ELIMIT,
                              "XML response: element text over %zu bytes at byte %zu",
                              S3_XML_MAX_TEXT, x->pos);
@@ -223,9 +223,9 @@ static fl_status open_tag(xml_state *x)
         x->had_child[x->depth - 1] = true;
     x->had_child[x->depth] = false;
     x->depth++;
-    x->text.len = 0;
-    if (x->text.p)
-        x->text.p[0] = '\0';
+    x->text.buf.len = 0;
+    if (x->text.buf.data)
+        x->text.buf.data[0] = '\0';
     FL_TRY(x->fn(x->ctx, S3_XML_OPEN, x->depth, name, NULL, 0));
     if (!self_closing)
         return FL_OK;
@@ -249,12 +249,12 @@ static fl_status close_tag(xml_state *x)
     x->depth--;
     x->root_done = x->depth == 0;
     bool leaf = !x->had_child[x->depth];
-    const char *t = leaf && x->text.p ? x->text.p : "";
-    size_t tl = leaf ? x->text.len : 0;
+    const char *t = leaf && x->text.buf.data ? x->text.buf.data : "";
+    size_t tl = leaf ? x->text.buf.len : 0;
     fl_status rc = x->fn(x->ctx, S3_XML_CLOSE, x->depth + 1, name, t, tl);
-    x->text.len = 0;
-    if (x->text.p)
-        x->text.p[0] = '\0';
+    x->text.buf.len = 0;
+    if (x->text.buf.data)
+        x->text.buf.data[0] = '\0';
     return rc;
 }
 
@@ -276,7 +276,7 @@ static fl_status markup(xml_state *x)
         if (memchr(x->s + start, '\0', x->pos - 3 - start))
             return bad(x, "NUL byte in CDATA");
         s3_sb_putn(&x->text, x->s + start, x->pos - 3 - start);
-        if (x->text.len > S3_XML_MAX_TEXT)
+        if (x->text.buf.len > S3_XML_MAX_TEXT)
             return fl_errorf(x->err, FL_ELIMIT, "XML response: element text over %zu bytes",
                              S3_XML_MAX_TEXT);
         return FL_OK;

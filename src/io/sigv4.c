@@ -42,7 +42,7 @@ static char *encode_dup(const char *s)
         s3_sb_free(&sb);
         return NULL;
     }
-    return sb.p;
+    return sb.buf.data;
 }
 
 void s3_canonical_query(s3_sb *out, const s3_kv *q, size_t n)
@@ -120,7 +120,7 @@ static void build_canonical(const s3_sign_req *r, const s3_kv *hs, s3_sb *cr, s3
         s3_sb_puts(signed_names, hs[i].k);
     }
     s3_sb_putn(cr, "\n", 1);
-    s3_sb_puts(cr, signed_names->p ? signed_names->p : "");
+    s3_sb_puts(cr, signed_names->buf.data ? signed_names->buf.data : "");
     s3_sb_putn(cr, "\n", 1);
     s3_sb_puts(cr, r->payload_hash);
 }
@@ -162,21 +162,22 @@ fl_status s3_sigv4_sign(const s3_sign_req *r, s3_sb *canonical, s3_sb *string_to
     s3_sb cr = {0}, names = {0}, sts = {0}, auth = {0};
     build_canonical(r, hs, &cr, &names);
     char cr_hash[65];
-    s3_sha256_hex(cr.p ? cr.p : "", cr.len, cr_hash);
+    s3_sha256_hex(cr.buf.data ? cr.buf.data : "", cr.buf.len, cr_hash);
     s3_sb_printf(&sts, "AWS4-HMAC-SHA256\n%s\n%.8s/%s/%s/aws4_request\n%s", r->amz_date,
                  r->amz_date, r->region, r->service, cr_hash);
     char sig[65] = "";
     if (!sts.oom)
-        signature_hex(r, sts.p, sts.len, sig);
+        signature_hex(r, sts.buf.data, sts.buf.len, sig);
     s3_sb_printf(&auth,
                  "AWS4-HMAC-SHA256 Credential=%s/%.8s/%s/%s/aws4_request, SignedHeaders=%s, "
                  "Signature=%s",
-                 r->access_key_id, r->amz_date, r->region, r->service, names.p ? names.p : "", sig);
+                 r->access_key_id, r->amz_date, r->region, r->service,
+                 names.buf.data ? names.buf.data : "", sig);
     bool oom = cr.oom || names.oom || sts.oom || auth.oom || !sig[0];
     if (!oom && canonical)
-        s3_sb_putn(canonical, cr.p, cr.len);
+        s3_sb_putn(canonical, cr.buf.data, cr.buf.len);
     if (!oom && string_to_sign)
-        s3_sb_putn(string_to_sign, sts.p, sts.len);
+        s3_sb_putn(string_to_sign, sts.buf.data, sts.buf.len);
     s3_sb_free(&cr);
     s3_sb_free(&names);
     s3_sb_free(&sts);
@@ -184,6 +185,6 @@ fl_status s3_sigv4_sign(const s3_sign_req *r, s3_sb *canonical, s3_sb *string_to
         s3_sb_free(&auth);
         return fl_errorf(err, FL_ENOMEM, "sigv4: out of memory");
     }
-    *authorization = auth.p;
+    *authorization = auth.buf.data;
     return FL_OK;
 }

@@ -138,12 +138,12 @@ fl_status fl_pq_bloom_serialize(const fl_pq_bloom *b, fl_pq_buf *out, fl_error *
         out->len = start;
         return fl_tw_status(&w);
     }
-    fl_status st = fl_pq_buf_reserve(out, bytes, err);
+    fl_status st = fl_buf_reserve(out, bytes, err);
     if (st != FL_OK) {
         out->len = start;
         return st;
     }
-    uint8_t *p = out->data + out->len;
+    uint8_t *p = out->bytes + out->len;
     for (size_t i = 0; i < (size_t)b->nblocks * 8; i++) {
         uint32_t x = b->blocks[i];
         p[4 * i] = (uint8_t)x;

@@ -73,8 +73,8 @@ fl_status fl_pqw_column_init(fl_pqw_column *c, const fl_pqw_leaf *leaf, const fl
 
 void fl_pqw_minmax_free(fl_pqw_minmax *mm)
 {
-    fl_pq_buf_free(&mm->minb);
-    fl_pq_buf_free(&mm->maxb);
+    fl_buf_free(&mm->minb);
+    fl_buf_free(&mm->maxb);
     mm->has = false;
 }
 
@@ -88,12 +88,12 @@ void fl_pqw_column_free(fl_pqw_column *c)
     free(c->pos);
     free(c->pagev);
     free(c->hashes);
-    fl_pq_buf_free(&c->plain);
-    fl_pq_buf_free(&c->pages);
-    fl_pq_buf_free(&c->gather);
-    fl_pq_buf_free(&c->raw);
-    fl_pq_buf_free(&c->comp);
-    fl_pq_buf_free(&c->hdr);
+    fl_buf_free(&c->plain);
+    fl_buf_free(&c->pages);
+    fl_buf_free(&c->gather);
+    fl_buf_free(&c->raw);
+    fl_buf_free(&c->comp);
+    fl_buf_free(&c->hdr);
     fl_pqw_minmax_free(&c->page_mm);
     fl_pqw_minmax_free(&c->chunk_mm);
     fl_pqw_minmax_free(&c->file_mm);
@@ -335,11 +335,11 @@ fl_status fl_pqw_minmax_merge(const fl_pqw_leaf *leaf, fl_pqw_minmax *dst, const
     fl_pqw_vkind k = leaf->vkind;
     if (is_bytes_kind(k)) {
         if (!dst->has ||
-            cmp_bytes(src->minb.data, src->minb.len, dst->minb.data, dst->minb.len) < 0)
-            FL_TRY(set_bytes(&dst->minb, src->minb.data, src->minb.len, err));
+            cmp_bytes(src->minb.bytes, src->minb.len, dst->minb.bytes, dst->minb.len) < 0)
+            FL_TRY(set_bytes(&dst->minb, src->minb.bytes, src->minb.len, err));
         if (!dst->has ||
-            cmp_bytes(src->maxb.data, src->maxb.len, dst->maxb.data, dst->maxb.len) > 0)
-            FL_TRY(set_bytes(&dst->maxb, src->maxb.data, src->maxb.len, err));
+            cmp_bytes(src->maxb.bytes, src->maxb.len, dst->maxb.bytes, dst->maxb.len) > 0)
+            FL_TRY(set_bytes(&dst->maxb, src->maxb.bytes, src->maxb.len, err));
         dst->has = true;
         return FL_OK;
     }
@@ -401,9 +401,9 @@ void fl_pqw_minmax_values(const fl_pqw_leaf *leaf, const fl_pqw_minmax *mm, fl_v
         break;
     case FL_PQW_V_FLBA:
     case FL_PQW_V_BYTES:
-        min->v.bytes.ptr = mm->minb.data;
+        min->v.bytes.ptr = mm->minb.bytes;
         min->v.bytes.len = mm->minb.len;
-        max->v.bytes.ptr = mm->maxb.data;
+        max->v.bytes.ptr = mm->maxb.bytes;
         max->v.bytes.len = mm->maxb.len;
         break;
     default:
@@ -519,7 +519,7 @@ static fl_status stat_to_arena(const fl_pqw_column *c, const fl_value *v, fl_are
             out->len = (uint32_t)b.len;
         }
     }
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
     return rc;
 }
 
@@ -551,14 +551,14 @@ fl_status fl_pqw_minmax_bytes(const fl_pqw_column *c, const fl_pqw_minmax *mm, u
     /* min: a prefix is a lower bound */
     size_t n = mm->minb.len;
     if (n > limit) {
-        n = utf8 ? utf8_floor(mm->minb.data, limit) : limit;
+        n = utf8 ? utf8_floor(mm->minb.bytes, limit) : limit;
         *min_exact = false;
     }
-    FL_TRY(bytes_to_arena(mm->minb.data, n, a, min, err));
+    FL_TRY(bytes_to_arena(mm->minb.bytes, n, a, min, err));
     /* max: a prefix rounded up */
     n = mm->maxb.len;
     if (n > limit) {
-        size_t cut = utf8 ? utf8_floor(mm->maxb.data, limit) : limit;
+        size_t cut = utf8 ? utf8_floor(mm->maxb.bytes, limit) : limit;
         uint8_t tmp[STATS_LIMIT > INDEX_LIMIT ? STATS_LIMIT : INDEX_LIMIT];
         memcpy(tmp, mm->maxb.data, cut);
         size_t r = cut ? round_up_max(tmp, cut, utf8) : 0;
@@ -567,7 +567,7 @@ fl_status fl_pqw_minmax_bytes(const fl_pqw_column *c, const fl_pqw_minmax *mm, u
             return bytes_to_arena(tmp, r, a, max, err);
         }
     }
-    return bytes_to_arena(mm->maxb.data, mm->maxb.len, a, max, err);
+    return bytes_to_arena(mm->maxb.bytes, mm->maxb.len, a, max, err);
 }
 
 /* ---------------------------------------------------------------- values */
@@ -618,8 +618,8 @@ static fl_status gather(fl_pqw_column *c, fl_error *err)
     uint32_t n = c->npos;
     const uint32_t *pos = c->pos;
     c->gather.len = 0;
-    FL_TRY(fl_pq_buf_reserve(&c->gather, (size_t)n * (l->width ? l->width : 1), err));
-    uint8_t *out = c->gather.data;
+    FL_TRY(fl_buf_reserve(&c->gather, (size_t)n * (l->width ? l->width : 1), err));
+    uint8_t *out = c->gather.bytes;
     const uint8_t *src = b->data;
     switch (l->vkind) {
     case FL_PQW_V_BOOL:
@@ -698,7 +698,7 @@ static fl_status stats_segment(fl_pqw_column *c, fl_error *err)
 {
     const fl_pqw_leaf *l = c->leaf;
     uint32_t n = c->npos;
-    const uint8_t *g = c->gather.data;
+    const uint8_t *g = c->gather.bytes;
     switch (l->vkind) {
     case FL_PQW_V_BOOL: MM_LOOP(uint8_t, b, g, n); break;
     case FL_PQW_V_I32: MM_LOOP(int32_t, i32, g, n); break;
@@ -737,8 +737,8 @@ static fl_status stats_segment(fl_pqw_column *c, fl_error *err)
         }
         fl_pqw_minmax seg = {0};
         seg.has = true;
-        seg.minb.data = (uint8_t *)g + (size_t)lo * w, seg.minb.len = w;
-        seg.maxb.data = (uint8_t *)g + (size_t)hi * w, seg.maxb.len = w;
+        seg.minb.bytes = (uint8_t *)g + (size_t)lo * w, seg.minb.len = w;
+        seg.maxb.bytes = (uint8_t *)g + (size_t)hi * w, seg.maxb.len = w;
         FL_TRY(fl_pqw_minmax_merge(l, &c->page_mm, &seg, err));
         break;
     }
@@ -756,8 +756,8 @@ static fl_status stats_segment(fl_pqw_column *c, fl_error *err)
         }
         fl_pqw_minmax seg = {0};
         seg.has = true;
-        seg.minb.data = (uint8_t *)lo, seg.minb.len = lol;
-        seg.maxb.data = (uint8_t *)hi, seg.maxb.len = hil;
+        seg.minb.bytes = (uint8_t *)lo, seg.minb.len = lol;
+        seg.maxb.bytes = (uint8_t *)hi, seg.maxb.len = hil;
         FL_TRY(fl_pqw_minmax_merge(l, &c->page_mm, &seg, err));
         break;
     }
@@ -811,7 +811,7 @@ static fl_status encode_segment(fl_pqw_column *c, fl_error *err)
                 FL_TRY(fl_pqw_dict_insert(&c->dict, p, (uint32_t)len, &idx[i], err));
             }
         } else {
-            FL_TRY(fl_pqw_dict_insert_fixed_n(&c->dict, c->gather.data, n, idx, err));
+            FL_TRY(fl_pqw_dict_insert_fixed_n(&c->dict, c->gather.bytes, n, idx, err));
         }
         c->nidx += n;
         return FL_OK;
@@ -822,8 +822,8 @@ static fl_status encode_segment(fl_pqw_column *c, fl_error *err)
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++)
         total += 4 + (size_t)(b->offsets[c->pos[i] + 1] - b->offsets[c->pos[i]]);
-    FL_TRY(fl_pq_buf_reserve(&c->plain, total, err));
-    uint8_t *o = c->plain.data + c->plain.len;
+    FL_TRY(fl_buf_reserve(&c->plain, total, err));
+    uint8_t *o = c->plain.bytes + c->plain.len;
     for (uint32_t i = 0; i < n; i++) {
         size_t len;
         const uint8_t *p = fl_vector_bytes(b, c->pos[i], &len);
@@ -909,8 +909,8 @@ static fl_status encode_levels(fl_pqw_column *c, const uint32_t *lv, int16_t max
 static fl_status pack_bools(fl_pqw_column *c, fl_error *err)
 {
     size_t n = c->plain.len, nb = (n + 7) / 8;
-    FL_TRY(fl_pq_buf_reserve(&c->raw, nb, err));
-    uint8_t *o = c->raw.data + c->raw.len;
+    FL_TRY(fl_buf_reserve(&c->raw, nb, err));
+    uint8_t *o = c->raw.bytes + c->raw.len;
     memset(o, 0, nb);
     for (size_t i = 0; i < n; i++)
         o[i >> 3] |= (uint8_t)(c->plain.data[i] << (i & 7));
@@ -926,10 +926,10 @@ static fl_status compress_into(fl_pqw_column *c, const uint8_t *src, size_t len,
     if (o->codec == FL_CODEC_NONE)
         return fl_pqw_append(dst, src, len, err);
     size_t bound = fl_compress_bound(o->codec, len);
-    FL_TRY(fl_pq_buf_reserve(dst, bound, err));
+    FL_TRY(fl_buf_reserve(dst, bound, err));
     size_t out_len = 0;
     fl_status rc =
-        fl_compress(o->codec, o->level, src, len, dst->data + dst->len, bound, &out_len, err);
+        fl_compress(o->codec, o->level, src, len, dst->bytes + dst->len, bound, &out_len, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "column '%s'", c->leaf->path);
     dst->len += out_len;
@@ -1041,9 +1041,9 @@ static fl_status flush_page(fl_pqw_column *c, fl_error *err)
     c->comp.len = 0;
     if (v2) {
         FL_TRY(fl_pqw_append(&c->comp, c->raw.data, levels_len, err));
-        FL_TRY(compress_into(c, c->raw.data + levels_len, c->raw.len - levels_len, &c->comp, err));
+        FL_TRY(compress_into(c, c->raw.bytes + levels_len, c->raw.len - levels_len, &c->comp, err));
     } else {
-        FL_TRY(compress_into(c, c->raw.data, c->raw.len, &c->comp, err));
+        FL_TRY(compress_into(c, c->raw.bytes, c->raw.len, &c->comp, err));
     }
     if (c->comp.len > INT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "column '%s': page of %zu bytes", l->path, c->comp.len);
@@ -1055,7 +1055,7 @@ static fl_status flush_page(fl_pqw_column *c, fl_error *err)
     h.compressed_page_size = (int32_t)c->comp.len;
     if (o->crc) {
         h.crc_set = true;
-        h.crc = fl_crc32(0, c->comp.data, c->comp.len);
+        h.crc = fl_crc32(0, c->comp.bytes, c->comp.len);
     }
     h.num_values = (int32_t)c->nlevels;
     h.encoding = enc;
@@ -1164,7 +1164,7 @@ fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page,
     if (c->n_dict_pages_data == 0)
         return FL_OK;
     c->comp.len = 0;
-    FL_TRY(compress_into(c, c->dict.plain.data, c->dict.plain.len, &c->comp, err));
+    FL_TRY(compress_into(c, c->dict.plain.bytes, c->dict.plain.len, &c->comp, err));
     if (c->dict.plain.len > INT32_MAX || c->comp.len > INT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "column '%s': dictionary page too large", c->leaf->path);
     fl_pq_page_header h;
@@ -1174,7 +1174,7 @@ fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page,
     h.compressed_page_size = (int32_t)c->comp.len;
     if (c->opt->crc) {
         h.crc_set = true;
-        h.crc = fl_crc32(0, c->comp.data, c->comp.len);
+        h.crc = fl_crc32(0, c->comp.bytes, c->comp.len);
     }
     h.num_values = (int32_t)c->dict.count;
     h.encoding = FL_PQ_ENC_PLAIN;

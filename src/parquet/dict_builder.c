@@ -44,7 +44,7 @@ void fl_pqw_dict_free(fl_pqw_dict *d)
     free(d->slots);
     free(d->starts);
     free(d->hashes);
-    fl_pq_buf_free(&d->plain);
+    fl_buf_free(&d->plain);
     memset(d, 0, sizeof *d);
 }
 
@@ -52,9 +52,9 @@ static inline const uint8_t *entry(const fl_pqw_dict *d, uint32_t i, uint32_t *l
 {
     if (d->width) {
         *len = d->width;
-        return d->plain.data + (size_t)i * d->width;
+        return d->plain.bytes + (size_t)i * d->width;
     }
-    const uint8_t *p = d->plain.data + d->starts[i];
+    const uint8_t *p = d->plain.bytes + d->starts[i];
     uint32_t l;
     memcpy(&l, p, 4);
     *len = l;
@@ -134,7 +134,7 @@ fl_status fl_pqw_dict_insert_fixed_n(fl_pqw_dict *d, const uint8_t *values, uint
                 break;
             }
             uint32_t i = s - 1;
-            if (d->hashes[i] == h && eq_fixed(d->plain.data + (size_t)i * w, v, w)) {
+            if (d->hashes[i] == h && eq_fixed(d->plain.bytes + (size_t)i * w, v, w)) {
                 index[k] = i;
                 break;
             }

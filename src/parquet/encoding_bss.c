@@ -68,8 +68,8 @@ fl_status fl_pq_bss_encode(const uint8_t *values, uint32_t n, size_t width, fl_p
         return fl_errorf(err, FL_EINVAL, "BYTE_STREAM_SPLIT: %u values of %zu bytes overflow", n,
                          width);
     size_t total = (size_t)n * width;
-    FL_TRY(fl_pq_buf_reserve(out, total, err));
-    uint8_t *o = out->data + out->len;
+    FL_TRY(fl_buf_reserve(out, total, err));
+    uint8_t *o = out->bytes + out->len;
     if (width == 4) {
         for (uint32_t i = 0; i < n; i++) {
             const uint8_t *v = values + (size_t)i * 4;

@@ -300,8 +300,8 @@ fl_status fl_pq_plain_encode_bytes(const fl_vector *src, uint32_t from, uint32_t
                 return fl_errorf(err, FL_EINVAL, "PLAIN byte arrays: row %u is %zu bytes", r, rl);
             total += 4 + rl;
         }
-    FL_TRY(fl_pq_buf_reserve(out, total, err));
-    uint8_t *p = out->data + out->len;
+    FL_TRY(fl_buf_reserve(out, total, err));
+    uint8_t *p = out->bytes + out->len;
     for (uint32_t r = from; r < from + n; r++) {
         if (!fl_vector_is_valid(src, r))
             continue;
@@ -329,7 +329,7 @@ fl_status fl_pq_dlba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_
     fl_status st = fl_pq_delta_encode_i32(lens, c, out, err);
     free(lens);
     if (st == FL_OK)
-        st = fl_pq_buf_reserve(out, sum, err);
+        st = fl_buf_reserve(out, sum, err);
     if (st != FL_OK) {
         out->len = start;
         return st;
@@ -386,7 +386,7 @@ fl_status fl_pq_dba_encode(const fl_vector *src, uint32_t from, uint32_t n, fl_p
     if (st == FL_OK)
         st = fl_pq_delta_encode_i32(suf, c, out, err);
     if (st == FL_OK)
-        st = fl_pq_buf_reserve(out, sufsum, err);
+        st = fl_buf_reserve(out, sufsum, err);
     if (st == FL_OK) {
         uint32_t i = 0;
         for (uint32_t r = from; r < from + n; r++) {

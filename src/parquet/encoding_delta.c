@@ -221,8 +221,8 @@ static fl_status delta_encode(const int32_t *v32, const int64_t *v64, uint32_t n
 {
     /* worst case: header 4 varints + per block (varint + widths + 128 values * 8 bytes) */
     size_t blocks = n ? ((size_t)n - 1 + ENC_BLOCK - 1) / ENC_BLOCK : 0;
-    FL_TRY(fl_pq_buf_reserve(out, 40 + blocks * (10 + ENC_MINIS + ENC_BLOCK * 8), err));
-    uint8_t *p = out->data + out->len;
+    FL_TRY(fl_buf_reserve(out, 40 + blocks * (10 + ENC_MINIS + ENC_BLOCK * 8), err));
+    uint8_t *p = out->bytes + out->len;
 #define VAL(i) (v32 ? (int64_t)v32[i] : v64[i])
     put_uvarint(&p, ENC_BLOCK);
     put_uvarint(&p, ENC_MINIS);
@@ -263,7 +263,7 @@ static fl_status delta_encode(const int32_t *v32, const int64_t *v64, uint32_t n
         }
     }
 #undef VAL
-    out->len = (size_t)(p - out->data);
+    out->len = (size_t)(p - out->bytes);
     return FL_OK;
 }
 

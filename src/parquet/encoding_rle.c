@@ -420,7 +420,7 @@ fl_status fl_pq_rle_get_u16(fl_pq_rle_decoder *d, uint16_t *out, uint32_t n, fl_
 
 static fl_status put_varint(fl_pq_buf *out, uint64_t v, fl_error *err)
 {
-    FL_TRY(fl_pq_buf_reserve(out, 10, err));
+    FL_TRY(fl_buf_reserve(out, 10, err));
     while (v >= 0x80) {
         out->data[out->len++] = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -439,14 +439,14 @@ static fl_status rle_put_literal(const uint32_t *v, uint32_t n, int bw, fl_pq_bu
         uint32_t chunk = n < RLE_MAX_RUN ? n : RLE_MAX_RUN;
         uint32_t groups = (chunk + 7) / 8;
         FL_TRY(put_varint(out, (uint64_t)groups << 1 | 1, err));
-        FL_TRY(fl_pq_buf_reserve(out, (size_t)groups * (size_t)bw, err));
+        FL_TRY(fl_buf_reserve(out, (size_t)groups * (size_t)bw, err));
         uint32_t full = chunk / 8;
-        fl_pq_pack32(v, (size_t)full * 8, bw, out->data + out->len);
+        fl_pq_pack32(v, (size_t)full * 8, bw, out->bytes + out->len);
         out->len += (size_t)full * (size_t)bw;
         if (chunk % 8) {
             uint32_t tmp[8] = {0};
             memcpy(tmp, v + (size_t)full * 8, (chunk % 8) * sizeof *tmp);
-            fl_pq_pack32(tmp, 8, bw, out->data + out->len);
+            fl_pq_pack32(tmp, 8, bw, out->bytes + out->len);
             out->len += (size_t)bw;
         }
         v += chunk;
@@ -461,7 +461,7 @@ static fl_status rle_put_run(uint32_t value, uint32_t count, int bw, fl_pq_buf *
     while (count > 0) {
         uint32_t chunk = count < RLE_MAX_RUN ? count : RLE_MAX_RUN;
         FL_TRY(put_varint(out, (uint64_t)chunk << 1, err));
-        FL_TRY(fl_pq_buf_reserve(out, vb, err));
+        FL_TRY(fl_buf_reserve(out, vb, err));
         for (size_t i = 0; i < vb; i++)
             out->data[out->len++] = (uint8_t)(value >> (8 * i));
         count -= chunk;
@@ -567,8 +567,8 @@ fl_status fl_pq_plain_decode_bool(const uint8_t *buf, size_t len, uint32_t bit_o
 fl_status fl_pq_plain_encode_bool(const uint8_t *values, uint32_t n, fl_pq_buf *out, fl_error *err)
 {
     size_t nb = ((size_t)n + 7) / 8;
-    FL_TRY(fl_pq_buf_reserve(out, nb, err));
-    uint8_t *o = out->data + out->len;
+    FL_TRY(fl_buf_reserve(out, nb, err));
+    uint8_t *o = out->bytes + out->len;
     memset(o, 0, nb);
     for (uint32_t i = 0; i < n; i++)
         o[i >> 3] |= (uint8_t)((values[i] != 0) << (i & 7));

@@ -648,7 +648,7 @@ fl_status fl_pq_value_to_stat(const fl_pq_leaf_info *leaf, const fl_value *v, fl
         return fl_errorf(err, FL_ETYPE,
                          "statistics: a value of type %d cannot be stored in physical type %d",
                          (int)v->type.id, leaf ? (int)leaf->physical : -1);
-    FL_TRY(fl_pq_buf_reserve(out, n, err));
+    FL_TRY(fl_buf_reserve(out, n, err));
     if (n)
         memcpy(out->data + out->len, p, n);
     out->len += n;

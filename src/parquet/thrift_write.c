@@ -11,7 +11,7 @@
  * The fl_tw writer records the first failure (out of memory, nesting too
  * deep) and turns later writes into no-ops, so encoders check once at the end.
  * Ownership: fl_pq_buf.data is malloc'd and owned by the buffer
- * (fl_pq_buf_free releases it).
+ * (fl_buf_free releases it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,31 +21,6 @@
 /* ------------------------------------------------------------------------ */
 /* fl_pq_buf                                                                 */
 /* ------------------------------------------------------------------------ */
-
-fl_status fl_pq_buf_reserve(fl_pq_buf *b, size_t extra, fl_error *err)
-{
-    if (extra <= b->cap - b->len && b->data)
-        return FL_OK; /* (data is never left NULL, so data + len is always valid) */
-    if (extra > SIZE_MAX / 2 - b->len)
-        return fl_errorf(err, FL_ENOMEM, "buffer of %zu + %zu bytes is too large", b->len, extra);
-    size_t need = b->len + extra;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < need)
-        cap *= 2;
-    uint8_t *p = realloc(b->data, cap);
-    if (!p)
-        return fl_errorf(err, FL_ENOMEM, "out of memory growing a buffer to %zu bytes", cap);
-    b->data = p;
-    b->cap = cap;
-    return FL_OK;
-}
-
-void fl_pq_buf_free(fl_pq_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* fl_tw primitives                                                          */
@@ -64,12 +39,12 @@ static uint8_t *tw_room(fl_tw *w, size_t n)
 {
     if (w->st != FL_OK)
         return NULL;
-    fl_status st = fl_pq_buf_reserve(w->out, n, w->err);
+    fl_status st = fl_buf_reserve(w->out, n, w->err);
     if (st != FL_OK) {
         w->st = st;
         return NULL;
     }
-    uint8_t *p = w->out->data + w->out->len;
+    uint8_t *p = w->out->bytes + w->out->len;
     w->out->len += n;
     return p;
 }

@@ -702,8 +702,8 @@ static void writer_free(fl_parquet_writer *w)
     free(w->cols);
     free(w->rgs);
     free(w->extras);
-    fl_pq_buf_free(&w->dictbuf);
-    fl_pq_buf_free(&w->buf);
+    fl_buf_free(&w->dictbuf);
+    fl_buf_free(&w->buf);
     fl_arena_free(&w->arena);
     free(w);
 }

@@ -34,7 +34,7 @@
 static inline fl_status fl_pqw_append(fl_pq_buf *b, const void *p, size_t n, fl_error *err)
 {
     if (b->cap - b->len < n)
-        FL_TRY(fl_pq_buf_reserve(b, n, err));
+        FL_TRY(fl_buf_reserve(b, n, err));
     if (n)
         memcpy(b->data + b->len, p, n);
     b->len += n;

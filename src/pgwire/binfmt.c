@@ -26,37 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
 
-#define PG_EPOCH_DAYS 10957                  /* 1970-01-01 .. 2000-01-01 */
-#define PG_EPOCH_US 946684800000000LL        /* same, in microseconds */
-
 void pgw_buf_put(pgw_buf *b, const void *p, size_t n)
 {
-    if (b->oom)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *q = realloc(b->p, cap);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, p, n);
-    b->len += n;
+    if (!b->oom && fl_buf_append(&b->buf, p, n, NULL) != FL_OK)
+        b->oom = true;
 }
 
 void pgw_buf_free(pgw_buf *b)
 {
-    free(b->p);
-    memset(b, 0, sizeof *b);
+    fl_buf_free(&b->buf);
+    b->oom = false;
 }
 
 static void be16(pgw_buf *b, uint16_t v)
@@ -181,21 +164,19 @@ bool pgw_bin_encode(const fl_vector *v, uint32_t row, pgw_buf *b)
         pgw_numeric_encode(x, t->scale, b);
         return true;
     }
-    case FL_TYPE_DATE:
-        be32(b, (uint32_t)(((const int32_t *)d)[r] - PG_EPOCH_DAYS));
-        return true;
+    case FL_TYPE_DATE: be32(b, (uint32_t)(((const int32_t *)d)[r] - FL_PG_EPOCH_DAYS)); return true;
     case FL_TYPE_TIME:
         be64(b, (uint64_t)((const int64_t *)d)[r]);
         return true;
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMPTZ:
-        be64(b, (uint64_t)(((const int64_t *)d)[r] - PG_EPOCH_US));
+        be64(b, (uint64_t)(((const int64_t *)d)[r] - FL_PG_EPOCH_US));
         return true;
     case FL_TYPE_TIMESTAMP_NS:
     case FL_TYPE_TIMESTAMPTZ_NS: {
         int64_t ns = ((const int64_t *)d)[r];
         int64_t us = ns / 1000 - (ns % 1000 < 0 ? 1 : 0);
-        be64(b, (uint64_t)(us - PG_EPOCH_US));
+        be64(b, (uint64_t)(us - FL_PG_EPOCH_US));
         return true;
     }
     case FL_TYPE_UUID:
@@ -266,17 +247,17 @@ static bool encode_array(const fl_vector *base, uint32_t r, pgw_buf *b)
             be32(b, 0xffffffffu);
             continue;
         }
-        size_t at = b->len;
+        size_t at = b->buf.len;
         be32(b, 0);
         if (!pgw_bin_encode(child, (uint32_t)i, b))
             return false;
         if (b->oom)
             return false;
-        uint32_t len = (uint32_t)(b->len - at - 4);
-        b->p[at] = (uint8_t)(len >> 24);
-        b->p[at + 1] = (uint8_t)(len >> 16);
-        b->p[at + 2] = (uint8_t)(len >> 8);
-        b->p[at + 3] = (uint8_t)len;
+        uint32_t len = (uint32_t)(b->buf.len - at - 4);
+        b->buf.bytes[at] = (uint8_t)(len >> 24);
+        b->buf.bytes[at + 1] = (uint8_t)(len >> 16);
+        b->buf.bytes[at + 2] = (uint8_t)(len >> 8);
+        b->buf.bytes[at + 3] = (uint8_t)len;
     }
     return !b->oom;
 }

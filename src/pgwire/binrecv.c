@@ -10,11 +10,9 @@
  */
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-
-#define PG_EPOCH_DAYS 10957
-#define PG_EPOCH_US 946684800000000LL
 
 static uint64_t rd(const uint8_t *p, int n)
 {
@@ -154,7 +152,7 @@ bool pgw_bin_decode(uint32_t oid, const uint8_t *in, size_t n, fl_arena *a, fl_v
         out->type.id = FL_TYPE_DATE;
         if (!need(n, 4, "date", err))
             return false;
-        out->v.i32 = (int32_t)(uint32_t)rd(in, 4) + PG_EPOCH_DAYS;
+        out->v.i32 = (int32_t)(uint32_t)rd(in, 4) + FL_PG_EPOCH_DAYS;
         return true;
     case FL_PG_OID_TIME:
         out->type.id = FL_TYPE_TIME;
@@ -167,7 +165,7 @@ bool pgw_bin_decode(uint32_t oid, const uint8_t *in, size_t n, fl_arena *a, fl_v
         out->type.id = oid == FL_PG_OID_TIMESTAMP ? FL_TYPE_TIMESTAMP : FL_TYPE_TIMESTAMPTZ;
         if (!need(n, 8, "timestamp", err))
             return false;
-        out->v.i64 = (int64_t)rd(in, 8) + PG_EPOCH_US;
+        out->v.i64 = (int64_t)rd(in, 8) + FL_PG_EPOCH_US;
         return true;
     case FL_PG_OID_UUID:
         out->type.id = FL_TYPE_UUID;

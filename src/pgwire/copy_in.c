@@ -39,26 +39,27 @@ static void end_field(cin *s)
 {
     if (s->skip_header) { /* the header line's fields are dropped */
         s->nfields_row++;
-        s->field.len = 0;
+        s->field.buf.len = 0;
         s->quoted = false;
         return;
     }
     if (s->nfields_row++)
         fputc(',', s->out);
-    bool is_null = !s->quoted && s->field.len == s->nulllen &&
-                   (s->nulllen == 0 || !memcmp(s->field.p, s->null, s->nulllen));
-    if (!s->csv && s->field.len == 2 && !s->quoted && s->field.p[0] == '\\' && s->field.p[1] == 'N')
+    bool is_null = !s->quoted && s->field.buf.len == s->nulllen &&
+                   (s->nulllen == 0 || !memcmp(s->field.buf.bytes, s->null, s->nulllen));
+    if (!s->csv && s->field.buf.len == 2 && !s->quoted && s->field.buf.bytes[0] == '\\' &&
+        s->field.buf.bytes[1] == 'N')
         is_null = true;
     if (!is_null) {
         fputc('"', s->out);
-        for (size_t i = 0; i < s->field.len; i++) {
-            if (s->field.p[i] == '"')
+        for (size_t i = 0; i < s->field.buf.len; i++) {
+            if (s->field.buf.bytes[i] == '"')
                 fputc('"', s->out);
-            fputc(s->field.p[i], s->out);
+            fputc(s->field.buf.bytes[i], s->out);
         }
         fputc('"', s->out);
     }
-    s->field.len = 0;
+    s->field.buf.len = 0;
     s->quoted = false;
 }
 
@@ -66,12 +67,12 @@ static void end_row(cin *s)
 {
     if (s->skip_header) {
         s->skip_header = false;
-    } else if (s->nfields_row || s->field.len || s->quoted) {
+    } else if (s->nfields_row || s->field.buf.len || s->quoted) {
         end_field(s);
         fputc('\n', s->out);
         s->rows++;
     }
-    s->field.len = 0;
+    s->field.buf.len = 0;
     s->quoted = false;
     s->nfields_row = 0;
     s->at_line_start = true;
@@ -79,7 +80,7 @@ static void end_row(cin *s)
 
 static void add(cin *s, char ch)
 {
-    if (s->field.len >= s->limit) {
+    if (s->field.buf.len >= s->limit) {
         s->too_big = true;
         return;
     }
@@ -95,10 +96,10 @@ static void feed_text(cin *s, const uint8_t *p, size_t n)
             s->esc = false;
             char o = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch == 'r' ? '\r' : ch == 'b' ? '\b'
                      : ch == 'f' ? '\f' : ch == 'v' ? '\v' : ch;
-            if (ch == 'N' && s->field.len == 0) {
+            if (ch == 'N' && s->field.buf.len == 0) {
                 add(s, '\\');
                 add(s, 'N');
-            } else if (ch == '.' && s->at_line_start && s->field.len == 0 && !s->nfields_row) {
+            } else if (ch == '.' && s->at_line_start && s->field.buf.len == 0 && !s->nfields_row) {
                 s->end_marker = true;
             } else {
                 add(s, o);
@@ -223,7 +224,7 @@ static bool receive(pgw_conn *c, cin *s)
         } else if (type == 'c') {
             if (s->too_big)
                 return false;
-            if (!s->end_marker && (s->field.len || s->nfields_row || s->quoted))
+            if (!s->end_marker && (s->field.buf.len || s->nfields_row || s->quoted))
                 end_row(s);
             return true;
         } else if (type == 'f') {
@@ -297,16 +298,18 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
     pgw_buf_free(&s.field);
     if (ok && s.rows > 0) {
         size_t n = strlen(k->copy_table) + strlen(k->copy_cols) + strlen(path) +
-                   strlen((char *)spec.p) + 128;
+                   strlen((char *)spec.buf.bytes) + 128;
         char *ins = malloc(n);
         fl_sql_result *res = NULL;
         if (!ins) {
             pgw_send_error(c, "ERROR", "53200", 0, "out of memory");
             ok = false;
         } else {
-            snprintf(ins, n, "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => false, "
-                             "columns => '%s')", k->copy_table, k->copy_cols[0] ? "(" : "",
-                     k->copy_cols, k->copy_cols[0] ? ")" : "", path, (char *)spec.p);
+            snprintf(ins, n,
+                     "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => false, "
+                     "columns => '%s')",
+                     k->copy_table, k->copy_cols[0] ? "(" : "", k->copy_cols,
+                     k->copy_cols[0] ? ")" : "", path, (char *)spec.buf.bytes);
             /* the spool is the wire layer's own file, not the user's: the
              * engine lets this session read exactly it (sql.h) */
             rc = fl_sql_session_allow_file(c->sess, path, &err);

@@ -92,7 +92,7 @@ static bool stream(pgw_conn *c, fl_sql_result *res, const copy_fmt *f, int64_t *
         }
         pgw_buf_put(&line, "\n", 1);
         pgw_begin(c, 'd');
-        pgw_put(c, line.p, line.len);
+        pgw_put(c, line.buf.bytes, line.buf.len);
         pgw_end(c);
     }
     pgw_conn_reset_formatter(c);
@@ -109,7 +109,7 @@ static bool stream(pgw_conn *c, fl_sql_result *res, const copy_fmt *f, int64_t *
         if (eof || !b)
             break;
         for (uint32_t r = 0; r < b->nrows && ok; r++) {
-            line.len = 0;
+            line.buf.len = 0;
             for (uint32_t i = 0; i < b->ncols; i++) {
                 if (i)
                     pgw_buf_put(&line, &f->delim, 1);
@@ -136,7 +136,7 @@ static bool stream(pgw_conn *c, fl_sql_result *res, const copy_fmt *f, int64_t *
             if (line.oom)
                 ok = false;
             pgw_begin(c, 'd');
-            pgw_put(c, line.p, line.len);
+            pgw_put(c, line.buf.bytes, line.buf.len);
             pgw_end(c);
             (*rows)++;
         }

@@ -112,7 +112,7 @@ char *pgw_inline_params(const char *sql, const fl_value *params, const uint32_t 
         pgw_buf_free(&b);
         return NULL;
     }
-    return (char *)b.p;
+    return (char *)b.buf.bytes;
 }
 
 fl_status pgw_stmt_run(pgw_conn *c, pgw_stmt *s, const fl_value *params, uint32_t n,

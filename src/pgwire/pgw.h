@@ -19,6 +19,7 @@
 
 #include "floe/admission.h"
 #include "floe/auth.h"
+#include "floe/buf.h"
 #include "floe/pgwire.h"
 #include "floe/sql.h"
 
@@ -342,9 +343,10 @@ int pgw_send_rows(pgw_conn *c, pgw_portal *p, int64_t max, bool count_only);
 void pgw_send_rows_tag(pgw_conn *c, pgw_portal *p, const char *verb);
 
 /* ---- binfmt.c: binary send/recv of values ---- */
+/* An fl_buf whose appends cannot fail: a failed growth sets oom, later puts
+ * are dropped, and the caller checks oom once at the end. */
 typedef struct pgw_buf {
-    uint8_t *p;
-    size_t len, cap;
+    fl_buf buf;
     bool oom;
 } pgw_buf;
 void pgw_buf_put(pgw_buf *b, const void *p, size_t n);

@@ -77,13 +77,13 @@ static void put_text(pgw_conn *c, const fl_vector *v, uint32_t row)
 
 static void put_binary(pgw_conn *c, const fl_vector *v, uint32_t row, pgw_buf *tmp)
 {
-    tmp->len = 0;
+    tmp->buf.len = 0;
     if (!pgw_bin_encode(v, row, tmp) || tmp->oom) {
         pgw_put_i32(c, -1);
         return;
     }
-    pgw_put_i32(c, (int32_t)tmp->len);
-    pgw_put(c, tmp->p, tmp->len);
+    pgw_put_i32(c, (int32_t)tmp->buf.len);
+    pgw_put(c, tmp->buf.bytes, tmp->buf.len);
 }
 
 static void send_row(pgw_conn *c, const fl_batch *b, const fl_unified *u, uint32_t row,

@@ -2,7 +2,8 @@
  * csv.c - CSV row source (format rules in include/floe/text.h); used by
  * `floe load`/`floe convert` and the SQL engine's read_csv scans.
  *
- * The file is read through a 1 MiB buffer and split into records by a small
+ * The file is read through FileIO (text/input.h: 1 MiB ranged reads, so S3
+ * and the fault-injecting FileIO serve it too) and split into records by a small
  * state machine (unquoted / quoted / quote-seen), so quoted fields may hold
  * delimiters, doubled quotes and newlines. One record's field bytes are kept
  * in one growable buffer with start offsets per field.
@@ -15,48 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/buf.h"
 #include "floe/text.h"
-
-/* Growable byte buffer for one record's field bytes (malloc'd, freed on close). */
-typedef struct csv_bytes {
-    char *data;
-    size_t len, cap;
-} csv_bytes;
-
-static fl_status bytes_reserve(csv_bytes *sb, size_t extra, fl_error *err)
-{
-    if (sb->len + extra + 1 <= sb->cap)
-        return FL_OK;
-    size_t ncap = sb->cap ? sb->cap : 256;
-    while (ncap < sb->len + extra + 1) {
-        if (ncap > SIZE_MAX / 2)
-            return fl_errorf(err, FL_ENOMEM, "CSV record too large");
-        ncap *= 2;
-    }
-    char *nd = realloc(sb->data, ncap);
-    if (!nd)
-        return fl_errorf(err, FL_ENOMEM, "out of memory (%zu bytes)", ncap);
-    sb->data = nd;
-    sb->cap = ncap;
-    return FL_OK;
-}
-
-static fl_status bytes_append(csv_bytes *sb, const void *s, size_t n, fl_error *err)
-{
-    FL_TRY(bytes_reserve(sb, n, err));
-    if (n)
-        memcpy(sb->data + sb->len, s, n);
-    sb->len += n;
-    sb->data[sb->len] = '\0';
-    return FL_OK;
-}
-
-static void bytes_clear(csv_bytes *sb)
-{
-    sb->len = 0;
-    if (sb->data)
-        sb->data[0] = '\0';
-}
+#include "text/input.h"
 
 typedef struct csv_record {
     char *bytes;     /* all field bytes, each field NUL-terminated */
@@ -68,15 +30,12 @@ typedef struct csv_record {
 
 typedef struct csv_source {
     fl_source base;
-    FILE *f;
+    text_input in;
     char *path;
     char delim;
-    unsigned char *buf;
-    size_t buf_len, buf_pos;
-    bool file_eof;
     uint64_t line; /* current line number (1-based) */
     /* the record being read */
-    csv_bytes field_bytes;
+    fl_buf field_bytes; /* one record's field bytes (freed on close) */
     size_t *starts;
     uint8_t *quoted;
     uint32_t nfields, fields_cap;
@@ -90,37 +49,25 @@ typedef struct csv_source {
     uint32_t nsample, sample_pos;
 } csv_source;
 
-enum { CSV_BUF = 1 << 20 };
-
 static int csv_getc(csv_source *s)
 {
-    if (s->buf_pos == s->buf_len) {
-        if (s->file_eof)
-            return EOF;
-        s->buf_len = fread(s->buf, 1, CSV_BUF, s->f);
-        s->buf_pos = 0;
-        if (s->buf_len == 0) {
-            s->file_eof = true;
-            return EOF;
-        }
-    }
-    return s->buf[s->buf_pos++];
+    return text_input_getc(&s->in);
 }
 
 static int csv_peek(csv_source *s)
 {
-    int c = csv_getc(s);
+    int c = text_input_getc(&s->in);
     if (c != EOF)
-        s->buf_pos--;
+        s->in.pos--;
     return c;
 }
 
 /* Appends one byte to the current field (the hot path of the reader). */
 static inline fl_status push_byte(csv_source *s, int c, fl_error *err)
 {
-    csv_bytes *sb = &s->field_bytes;
+    fl_buf *sb = &s->field_bytes;
     if (sb->len + 2 > sb->cap)
-        FL_TRY(bytes_reserve(sb, 1, err));
+        FL_TRY(fl_buf_reserve(sb, 1, err));
     sb->data[sb->len++] = (char)c;
     return FL_OK;
 }
@@ -142,7 +89,7 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
         s->quoted = nq;
         s->fields_cap = ncap;
     }
-    FL_TRY(bytes_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
+    FL_TRY(fl_buf_append(&s->field_bytes, "", 1, err)); /* NUL terminator */
     s->quoted[s->nfields] = quoted;
     s->nfields++;
     s->starts[s->nfields] = s->field_bytes.len;
@@ -150,14 +97,14 @@ static fl_status end_field(csv_source *s, bool quoted, fl_error *err)
 }
 
 /* Reads one record. *eof when the file has no more records. */
-static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
+static fl_status parse_record(csv_source *s, bool *eof, fl_error *err)
 {
-    bytes_clear(&s->field_bytes);
+    fl_buf_reset(&s->field_bytes);
     s->nfields = 0;
     if (!s->starts) {
         FL_TRY(end_field(s, false, err)); /* allocates arrays */
         s->nfields = 0;
-        bytes_clear(&s->field_bytes);
+        fl_buf_reset(&s->field_bytes);
     }
     s->starts[0] = 0;
     *eof = false;
@@ -188,7 +135,7 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
             if (c == '"') {
                 if (csv_peek(s) == '"') {
                     csv_getc(s);
-                    FL_TRY(bytes_append(&s->field_bytes, "\"", 1, err));
+                    FL_TRY(fl_buf_append(&s->field_bytes, "\"", 1, err));
                 } else {
                     in_quotes = false;
                 }
@@ -220,6 +167,16 @@ static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
                              s->path, (unsigned long long)s->rec_line, s->nfields + 1);
         FL_TRY(push_byte(s, c, err));
     }
+}
+
+/* parse_record, where a failed read (seen by the parser as end of file)
+ * wins over whatever the parser made of the truncated input. */
+static fl_status read_record(csv_source *s, bool *eof, fl_error *err)
+{
+    fl_status rc = parse_record(s, eof, err);
+    if (s->in.failed)
+        return fl_errorf(err, s->in.err.code, "%s", s->in.err.msg);
+    return rc;
 }
 
 static fl_status save_record(csv_source *s, csv_record *r, fl_error *err)
@@ -325,16 +282,14 @@ static void free_record(csv_record *r)
 static void csv_close(fl_source *base)
 {
     csv_source *s = (csv_source *)base;
-    if (s->f)
-        fclose(s->f);
+    text_input_close(&s->in);
     for (uint32_t i = 0; i < s->nsample; i++)
         free_record(&s->sample[i]);
     free(s->sample);
-    free(s->buf);
     free(s->starts);
     free(s->quoted);
     free(s->path);
-    free(s->field_bytes.data);
+    fl_buf_free(&s->field_bytes);
     fl_arena_free(&s->arena);
     free(s);
 }
@@ -404,21 +359,17 @@ fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_
     s->line = 1;
     fl_arena_init(&s->arena, 0);
     s->path = strdup(path);
-    s->buf = malloc(CSV_BUF);
     size_t pl = strlen(path);
     s->delim = opt && opt->delimiter                        ? opt->delimiter
                : (pl > 4 && !strcmp(path + pl - 4, ".tsv")) ? '\t'
                                                             : ',';
     fl_status rc = FL_OK;
-    if (!s->path || !s->buf) {
+    if (!s->path) {
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
         goto fail;
     }
-    s->f = fopen(path, "rb");
-    if (!s->f) {
-        rc = fl_errorf(err, FL_ENOTFOUND, "%s: %s", path, strerror(errno));
+    if ((rc = text_input_open(&s->in, opt ? opt->io : NULL, path, err)) != FL_OK)
         goto fail;
-    }
     bool end;
     if (csv_peek(s) == 0xEF) { /* UTF-8 byte order mark */
         int b1 = csv_getc(s), b2 = csv_getc(s), b3 = csv_getc(s);

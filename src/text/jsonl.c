@@ -14,18 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/format.h"
 #include "floe/text.h"
-
-/* Shortest "%g" spelling of d that reads back to the same double (JSON
- * numbers are finite). */
-static void format_real(double d, char *buf, size_t cap)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            return;
-    }
-}
+#include "text/input.h"
 
 enum { K_NULL = 1, K_BOOL = 2, K_INT = 4, K_REAL = 8, K_STR = 16, K_OBJ = 32, K_ARR = 64 };
 enum { S_DATE = 1, S_TS = 2, S_TSTZ = 4 };
@@ -42,10 +33,9 @@ struct itype {
 
 typedef struct jsonl_source {
     fl_source base;
-    FILE *f;
+    text_input in;
     char *path;
-    char *line;
-    size_t line_cap;
+    fl_buf line; /* the current line; its ceiling bounds a line */
     uint64_t lineno;
     fl_arena arena;
     fl_schema schema;
@@ -330,7 +320,7 @@ static fl_status decode_primitive(fl_vector *v, json_t *j, fl_error *err)
             float f = (float)json_real_value(j);
             return fl_vector_append_fixed(v, &f, err);
         }
-        format_real(json_real_value(j), buf, sizeof buf);
+        fl_format_double_g(json_real_value(j), buf, sizeof buf);
         if (t->id == FL_TYPE_DECIMAL || t->id == FL_TYPE_STRING)
             return fl_parse_append(v, buf, strlen(buf), err);
         break;
@@ -368,26 +358,26 @@ static fl_status decode(fl_vector *v, json_t *j, int depth, bool strict, fl_erro
 
 /* ---- source ---- */
 
+/* Longest accepted line (the bound on the line buffer). */
+#define JSONL_LINE_MAX ((size_t)1 << 30)
+
 static fl_status read_doc(jsonl_source *s, json_t **doc, fl_error *err)
 {
     *doc = NULL;
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&s->line, &s->line_cap, s->f);
-        if (n < 0) {
-            if (ferror(s->f))
-                return fl_errorf(err, FL_EIO, "%s: read error: %s", s->path, strerror(errno));
+        bool got;
+        FL_TRY(text_input_line(&s->in, &s->line, &got, err));
+        if (!got)
             return FL_OK;
-        }
         s->lineno++;
-        size_t len = (size_t)n;
-        while (len && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r' ||
-                       s->line[len - 1] == ' ' || s->line[len - 1] == '\t'))
+        const char *text = s->line.data;
+        size_t len = s->line.len;
+        while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
             len--;
         if (len == 0)
             continue;
         json_error_t je;
-        json_t *j = json_loadb(s->line, len, 0, &je);
+        json_t *j = json_loadb(text, len, 0, &je);
         if (!j)
             return fl_errorf(err, FL_ESYNTAX, "%s: line %llu, column %d: %s", s->path,
                              (unsigned long long)s->lineno, je.column, je.text);
@@ -449,13 +439,12 @@ static fl_status jsonl_next(fl_source *base, fl_batch *b, bool *eof, fl_error *e
 static void jsonl_close(fl_source *base)
 {
     jsonl_source *s = (jsonl_source *)base;
-    if (s->f)
-        fclose(s->f);
+    text_input_close(&s->in);
     for (uint32_t i = s->sample_pos; i < s->nsample; i++)
         json_decref(s->sample[i]);
     free(s->sample);
     free(s->sample_line);
-    free(s->line);
+    fl_buf_free(&s->line);
     free(s->path);
     fl_arena_free(&s->arena);
     free(s);
@@ -499,17 +488,15 @@ fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, f
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     s->base.ops = &jsonl_ops;
     fl_arena_init(&s->arena, 0);
+    fl_buf_init(&s->line, JSONL_LINE_MAX);
     s->path = strdup(path);
     fl_status rc = FL_OK;
     if (!s->path) {
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
         goto fail;
     }
-    s->f = fopen(path, "rb");
-    if (!s->f) {
-        rc = fl_errorf(err, FL_ENOTFOUND, "%s: %s", path, strerror(errno));
+    if ((rc = text_input_open(&s->in, opt ? opt->io : NULL, path, err)) != FL_OK)
         goto fail;
-    }
     if (opt && opt->schema) {
         if ((rc = fl_schema_copy(&s->arena, opt->schema, &s->schema)) != FL_OK)
             goto fail;

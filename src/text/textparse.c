@@ -14,18 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
- * days_from_civil). */
-static int32_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return (int32_t)(era * 146097 + (int64_t)doe - 719468);
-}
+#include "floe/calendar.h"
 
 static bool ieq(const char *s, size_t n, const char *lit)
 {
@@ -197,13 +186,9 @@ static size_t parse_ymd(const char *s, size_t n, int64_t *days)
         return 0;
     if (neg)
         y = -y;
-    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+    if (m < 1 || m > 12 || d < 1 || d > (int64_t)fl_days_in_month(y, (unsigned)m))
         return 0;
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (m == 2 && d == 29 && !leap)
-        return 0;
-    *days = days_from_civil(y, (unsigned)m, (unsigned)d);
+    *days = (int32_t)fl_days_from_civil(y, (unsigned)m, (unsigned)d);
     return i + 6;
 }
 

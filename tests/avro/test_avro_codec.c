@@ -43,13 +43,13 @@ static void test_varints(void)
         CHECK(avro_buf_long(&b, vals[i]));
         size_t pos = 0;
         int64_t got;
-        CHECK_EQ_INT(avro_read_long(b.data, b.len, &pos, &got), 0);
+        CHECK_EQ_INT(avro_read_long(b.bytes, b.len, &pos, &got), 0);
         CHECK_EQ_INT(got, vals[i]);
         CHECK_EQ_INT(pos, b.len);
         /* every proper prefix is "truncated" */
         for (size_t cut = 0; cut < b.len; cut++) {
             pos = 0;
-            CHECK_EQ_INT(avro_read_long(b.data, cut, &pos, &got), -1);
+            CHECK_EQ_INT(avro_read_long(b.bytes, cut, &pos, &got), -1);
         }
         fl_avro_buf_free(&b);
     }
@@ -164,7 +164,8 @@ static void test_decode_edges(void)
     for (int i = 0; i < 500; i++)
         avro_buf_long(&deep, 1);
     size_t pos = 0;
-    CHECK_EQ_INT(fl_avro_decode(&a, node, deep.data, deep.len, &pos, 0, NULL, &v, &err), FL_ELIMIT);
+    CHECK_EQ_INT(fl_avro_decode(&a, node, deep.bytes, deep.len, &pos, 0, NULL, &v, &err),
+                 FL_ELIMIT);
     fl_avro_buf_free(&deep);
     /* float/double little-endian, NaN preserved */
     const uint8_t dbl[] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
@@ -429,7 +430,7 @@ static fl_avro_value resolve_json(fl_arena *a, const char *wschema, const char *
         rc = fl_avro_encode(w, &v, &b, err);
     size_t pos = 0;
     if (!rc)
-        rc = fl_avro_decode(a, w, b.data, b.len, &pos, 0, NULL, &v, err);
+        rc = fl_avro_decode(a, w, b.bytes, b.len, &pos, 0, NULL, &v, err);
     fl_avro_buf_free(&b);
     if (!rc)
         rc = fl_avro_resolve(a, res, &v, &out, err);

@@ -10,9 +10,9 @@
 
 static char *fmt_json(const fl_vector *v, uint32_t row)
 {
-    static fl_strbuf sb;
+    static fl_buf sb;
     static fl_error err;
-    fl_strbuf_clear(&sb);
+    fl_buf_reset(&sb);
     if (fl_format_json(&sb, v, row, &err) != FL_OK)
         return err.msg;
     return sb.data;
@@ -98,12 +98,12 @@ static void test_scalars(void)
 
 static void test_json_strings(void)
 {
-    fl_strbuf sb = {0};
+    fl_buf sb = {0};
     fl_error err;
     const char in[] = "a\"b\\c\n\x01\xc3\xa9\xff";
     CHECK_OK(fl_json_string(&sb, (const uint8_t *)in, sizeof in - 1, &err), &err);
     CHECK_EQ_STR(sb.data, "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\xef\xbf\xbd\"");
-    fl_strbuf_free(&sb);
+    fl_buf_free(&sb);
 }
 
 static void test_vectors_json(void)

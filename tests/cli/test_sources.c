@@ -24,7 +24,7 @@ static char *write_tmp(const char *name, const char *content)
 /* Reads all rows of src as JSON lines into one string (caller frees). */
 static char *drain(fl_source *src, fl_error *err, fl_status *rc_out)
 {
-    fl_strbuf out = {0};
+    fl_buf out = {0};
     fl_batch b;
     fl_status rc = fl_batch_init(&b, src->schema, err);
     while (rc == FL_OK) {
@@ -34,16 +34,16 @@ static char *drain(fl_source *src, fl_error *err, fl_status *rc_out)
             break;
         for (uint32_t r = 0; r < b.nrows; r++) {
             for (uint32_t c = 0; c < b.ncols; c++) {
-                fl_strbuf_puts(&out, c ? "," : "", err);
+                fl_buf_puts(&out, c ? "," : "", err);
                 fl_format_json(&out, &b.cols[c], r, err);
             }
-            fl_strbuf_puts(&out, "\n", err);
+            fl_buf_puts(&out, "\n", err);
         }
     }
     fl_batch_destroy(&b);
     *rc_out = rc;
     if (!out.data)
-        fl_strbuf_puts(&out, "", err);
+        fl_buf_puts(&out, "", err);
     return out.data;
 }
 
@@ -206,12 +206,12 @@ static void test_edges(void)
     p = write_tmp("empty.csv", "");
     CHECK(fl_csv_source_open(p, NULL, &src, &err) == FL_ESYNTAX && strstr(err.msg, "empty file"));
     /* a JSON key first seen after the inference sample is an error, not silently dropped */
-    fl_strbuf doc = {0};
+    fl_buf doc = {0};
     for (int i = 0; i < FL_INFER_ROWS; i++)
-        fl_strbuf_printf(&doc, &err, "{\"a\":%d}\n", i);
-    fl_strbuf_puts(&doc, "{\"a\":1,\"late\":2}\n", &err);
+        fl_buf_appendf(&doc, &err, "{\"a\":%d}\n", i);
+    fl_buf_puts(&doc, "{\"a\":1,\"late\":2}\n", &err);
     p = write_tmp("late.jsonl", doc.data);
-    fl_strbuf_free(&doc);
+    fl_buf_free(&doc);
     CHECK_OK(fl_jsonl_source_open(p, NULL, &src, &err), &err);
     out = drain(src, &err, &rc);
     free(out);

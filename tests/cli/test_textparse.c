@@ -140,10 +140,10 @@ static void test_append(void)
     CHECK(strstr(err.msg, "does not fit decimal(5,1)") != NULL);
     CHECK(fl_parse_append(&v, S("x"), &err) == FL_ESYNTAX);
     CHECK_EQ_INT(v.len, 1);
-    fl_strbuf sb = {0};
+    fl_buf sb = {0};
     CHECK_OK(fl_format_json(&sb, &v, 0, &err), &err);
     CHECK_EQ_STR(sb.data, "\"12.3\"");
-    fl_strbuf_free(&sb);
+    fl_buf_free(&sb);
     fl_vector_destroy(&v);
 }
 

@@ -15,7 +15,8 @@
 #    local read; writes tables through the library (io_test_s3_table: SQLite
 #    catalog, and a filesystem catalog raced by two threads) and reads them
 #    with the CLI; then `floe load` / `floe table cat|delete|count|drop
-#    --purge` with the warehouse on S3, for a SQLite and an fs:s3:// catalog.
+#    --purge` with the warehouse on S3, for a SQLite and an fs:s3:// catalog;
+# 5. read_csv / read_json over objects on S3 (a glob lists through FileIO).
 # Exit 77 (skip) when node_modules or the test binary is missing. The server
 # is killed on exit.
 set -uo pipefail
@@ -115,6 +116,19 @@ if [ -d "$bunnies" ] && "$FLOE_BIN" table --help >/dev/null 2>&1; then
 else
   echo "skip reading a fixture table from S3: no fixtures or no 'floe table'"
 fi
+
+# --- read_csv / read_json straight from S3 (src/text reads through the session's FileIO) ---
+mkdir -p "$work/text"
+printf 'id,name\n1,a\n2,"b,c"\n' > "$work/text/t1.csv"
+printf 'id,name\n3,d\n' > "$work/text/t2.csv"
+printf '{"k": 1, "s": "p"}\n{"k": 2, "s": "q"}\n' > "$work/text/d.jsonl"
+check "upload text files with aws4" "3" "$(node "$here/s3-put-tree.mjs" --endpoint="$endpoint" "$work/text" s3://floe-test/text)"
+(cd "$work" && "$FLOE_BIN" sql --format csv -c "SELECT count(*), sum(id), max(name) FROM read_csv('s3://floe-test/text/*.csv')") > "$work/text.out" 2>&1
+check "read_csv from S3 over a glob" "3,6,d" "$(tail -n +2 "$work/text.out")"
+(cd "$work" && "$FLOE_BIN" sql --format csv -c "SELECT name FROM read_csv('s3://floe-test/text/t1.csv') WHERE id = 2") > "$work/text.out" 2>&1
+check "read_csv from S3: a quoted field" "b,c" "$(tail -n +2 "$work/text.out" | tr -d '"')"
+(cd "$work" && "$FLOE_BIN" sql --format csv -c "SELECT s FROM read_json('s3://floe-test/text/d.jsonl') j WHERE j.k = 2") > "$work/text.out" 2>&1
+check "read_json from S3" "q" "$(tail -n +2 "$work/text.out")"
 
 # --- Iceberg tables written to S3 through the library (SQLite and filesystem catalogs) ---
 if [ -x "$FLOE_BUILD/io_test_s3_table" ]; then

@@ -120,14 +120,14 @@ static void test_limits(void)
     for (int i = 0; i < S3_XML_MAX_DEPTH; i++)
         s3_sb_puts(&s, "</a>");
     s3_sb_puts(&s, "</ListBucketResult>");
-    check_list_fails(s.p, FL_ELIMIT, "nesting deeper");
+    check_list_fails(s.buf.data, FL_ELIMIT, "nesting deeper");
     s3_sb_free(&s);
     /* a name over 255 bytes */
     s3_sb_puts(&s, "<ListBucketResult><");
     for (int i = 0; i < 300; i++)
         s3_sb_puts(&s, "n");
     s3_sb_puts(&s, "/></ListBucketResult>");
-    check_list_fails(s.p, FL_ELIMIT, "tag name over");
+    check_list_fails(s.buf.data, FL_ELIMIT, "tag name over");
     s3_sb_free(&s);
     /* element text over 1 MiB, through plain text and through entities */
     for (int pass = 0; pass < 2; pass++) {
@@ -137,7 +137,7 @@ static void test_limits(void)
                                   "amp;&amp;&amp;&amp;"
                                 : "0123456789abcdef");
         s3_sb_puts(&s, "</Key></Contents></ListBucketResult>");
-        check_list_fails(s.p, FL_ELIMIT, "element text over");
+        check_list_fails(s.buf.data, FL_ELIMIT, "element text over");
         s3_sb_free(&s);
     }
     /* input over the 64 MiB cap is refused before reading */
@@ -155,7 +155,7 @@ static void test_many_keys(void)
     s3_sb_puts(&s, "</ListBucketResult>");
     s3_list_page p;
     fl_error err;
-    CHECK_OK(s3_xml_parse_list(s.p, s.len, &p, &err), &err);
+    CHECK_OK(s3_xml_parse_list(s.buf.data, s.buf.len, &p, &err), &err);
     CHECK_EQ_INT(p.n, 5000);
     if (p.n == 5000) {
         CHECK_EQ_STR(p.keys[4999], "k/04999");
@@ -183,7 +183,7 @@ static void test_error_doc(void)
     for (int i = 0; i < 2000; i++)
         s3_sb_puts(&s, "m");
     s3_sb_puts(&s, "</Message></Error>");
-    CHECK(s3_xml_parse_error(s.p, s.len, &e));
+    CHECK(s3_xml_parse_error(s.buf.data, s.buf.len, &e));
     CHECK_EQ_INT(strlen(e.message), sizeof e.message - 1);
     s3_sb_free(&s);
 }

@@ -72,8 +72,8 @@ static void test_suite_vectors(void)
 
     s3_sb uri = {0};
     s3_uri_encode(&uri, "/\xE1\x88\xB4", 4, true);
-    CHECK_EQ_STR(uri.p, "/%E1%88%B4");
-    r = suite_req("GET", uri.p, NULL, 0, h);
+    CHECK_EQ_STR(uri.buf.data, "/%E1%88%B4");
+    r = suite_req("GET", uri.buf.data, NULL, 0, h);
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85");
     s3_sb_free(&uri);
@@ -92,11 +92,13 @@ static void test_s3_get_object(void)
     char *auth = NULL;
     fl_error err;
     CHECK_OK(s3_sigv4_sign(&r, &cr, &sts, &auth, &err), &err);
-    CHECK_EQ_STR(cr.p, "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
-                       "x-amz-content-sha256:" EMPTY_SHA "\nx-amz-date:20130524T000000Z\n\n"
-                       "host;range;x-amz-content-sha256;x-amz-date\n" EMPTY_SHA);
-    CHECK_EQ_STR(sts.p, "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
-                        "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
+    CHECK_EQ_STR(cr.buf.data,
+                 "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
+                 "x-amz-content-sha256:" EMPTY_SHA "\nx-amz-date:20130524T000000Z\n\n"
+                 "host;range;x-amz-content-sha256;x-amz-date\n" EMPTY_SHA);
+    CHECK_EQ_STR(sts.buf.data,
+                 "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
+                 "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
     CHECK_EQ_STR(auth,
                  "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/"
                  "aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
@@ -115,14 +117,14 @@ static void test_s3_put_object(void)
     s3_sb uri = {0};
     s3_sb_puts(&uri, "/");
     s3_uri_encode(&uri, "test$file.text", 14, true);
-    CHECK_EQ_STR(uri.p, "/test%24file.text");
+    CHECK_EQ_STR(uri.buf.data, "/test%24file.text");
     s3_kv h[5] = {{"date", "Fri, 24 May 2013 00:00:00 GMT"},
                   {"host", "examplebucket.s3.amazonaws.com"},
                   {"x-amz-date", "20130524T000000Z"},
                   {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
                   {"x-amz-content-sha256", hash}};
-    s3_sign_req r = {"PUT",       uri.p, NULL,  0,        h, 5, hash, "20130524T000000Z",
-                     "us-east-1", "s3",  S3_ID, S3_SECRET};
+    s3_sign_req r = {"PUT", uri.buf.data,       NULL,        0,    h,     5,
+                     hash,  "20130524T000000Z", "us-east-1", "s3", S3_ID, S3_SECRET};
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
     s3_sb_free(&uri);
@@ -154,7 +156,7 @@ static void check_enc(const char *in, bool slash, const char *want)
 {
     s3_sb s = {0};
     s3_uri_encode(&s, in, strlen(in), slash);
-    CHECK_EQ_STR(s.p ? s.p : "", want);
+    CHECK_EQ_STR(s.buf.data ? s.buf.data : "", want);
     s3_sb_free(&s);
 }
 
@@ -175,16 +177,16 @@ static void test_canonical_query(void)
     s3_sb s = {0};
     s3_kv up[1] = {{"uploads", NULL}};
     s3_canonical_query(&s, up, 1);
-    CHECK_EQ_STR(s.p, "uploads=");
+    CHECK_EQ_STR(s.buf.data, "uploads=");
     s3_sb_free(&s);
     s3_kv q[3] = {{"uploadId", "a/b+c=="}, {"partNumber", "2"}, {"prefix", "x y"}};
     s3_canonical_query(&s, q, 3);
-    CHECK_EQ_STR(s.p, "partNumber=2&prefix=x%20y&uploadId=a%2Fb%2Bc%3D%3D");
+    CHECK_EQ_STR(s.buf.data, "partNumber=2&prefix=x%20y&uploadId=a%2Fb%2Bc%3D%3D");
     s3_sb_free(&s);
     /* same name twice: sorted by value; uppercase sorts before lowercase */
     s3_kv d[3] = {{"b", "2"}, {"a", "1"}, {"A", "0"}};
     s3_canonical_query(&s, d, 3);
-    CHECK_EQ_STR(s.p, "A=0&a=1&b=2");
+    CHECK_EQ_STR(s.buf.data, "A=0&a=1&b=2");
     s3_sb_free(&s);
 }
 

@@ -92,21 +92,21 @@ static void test_serialize_parse(void)
     /* header: numBytes i32, then the three one-member unions */
     CHECK_EQ_INT(buf.data[0], 0x15);
     size_t used = 0;
-    CHECK_OK(fl_pq_bloom_parse(buf.data, buf.len, &c, &used, &err), &err);
+    CHECK_OK(fl_pq_bloom_parse(buf.bytes, buf.len, &c, &used, &err), &err);
     CHECK_EQ_INT(used, buf.len);
     CHECK_EQ_INT(c.nblocks, b.nblocks);
     CHECK(memcmp(c.blocks, b.blocks, bytes) == 0);
     fl_pq_bloom_free(&c);
     /* truncation anywhere fails */
     for (size_t cut = 0; cut < buf.len; cut += cut < 40 ? 1 : 97) {
-        CHECK(fl_pq_bloom_parse(buf.data, cut, &c, &used, &err) != FL_OK);
+        CHECK(fl_pq_bloom_parse(buf.bytes, cut, &c, &used, &err) != FL_OK);
         CHECK(c.blocks == NULL);
     }
     /* bit flips in the header never crash */
     for (size_t i = 0; i < 12; i++)
         for (int bit = 0; bit < 8; bit++) {
             buf.data[i] ^= (uint8_t)(1 << bit);
-            if (fl_pq_bloom_parse(buf.data, buf.len, &c, &used, &err) == FL_OK)
+            if (fl_pq_bloom_parse(buf.bytes, buf.len, &c, &used, &err) == FL_OK)
                 fl_pq_bloom_free(&c);
             buf.data[i] ^= (uint8_t)(1 << bit);
         }
@@ -128,14 +128,14 @@ static void test_serialize_parse(void)
     fl_tw_struct_end(&w);
     for (int i = 0; i < 32; i++)
         fl_tw_byte(&w, 0);
-    CHECK_EQ_INT(fl_pq_bloom_parse(h.data, h.len, &c, &used, &err), FL_EUNSUPPORTED);
+    CHECK_EQ_INT(fl_pq_bloom_parse(h.bytes, h.len, &c, &used, &err), FL_EUNSUPPORTED);
     h.data[1] = 0x22; /* numBytes 17 */
     CHECK_EQ_INT(h.data[7], 0x2c);
     h.data[7] = 0x1c; /* hash member back to 1 = XXHASH */
-    CHECK_EQ_INT(fl_pq_bloom_parse(h.data, h.len, &c, &used, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_bloom_parse(h.bytes, h.len, &c, &used, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "invalid bitset size 17") != NULL);
-    fl_pq_buf_free(&h);
-    fl_pq_buf_free(&buf);
+    fl_buf_free(&h);
+    fl_buf_free(&buf);
     fl_pq_bloom_free(&b);
 }
 

@@ -36,7 +36,7 @@ static void test_spec_rle_example(void)
     fl_error err = {0};
     CHECK_OK(fl_pq_rle_encode(v, 8, 3, &b, &err), &err);
     CHECK_EQ_INT(b.len, 4);
-    CHECK(b.len == 4 && bytes_equal(b.data, want, 4));
+    CHECK(b.len == 4 && bytes_equal(b.bytes, want, 4));
     fl_pq_rle_decoder d;
     uint32_t out[8];
     fl_pq_rle_init(&d, want, sizeof want, 3);
@@ -53,7 +53,7 @@ static void test_spec_rle_example(void)
         many[i] = 5;
     CHECK_OK(fl_pq_rle_encode(many, 100, 3, &b2, &err), &err);
     const uint8_t want2[] = {0xc8, 0x01, 0x05};
-    CHECK(b2.len == 3 && bytes_equal(b2.data, want2, 3));
+    CHECK(b2.len == 3 && bytes_equal(b2.bytes, want2, 3));
     /* width 0: runs with no value bytes */
     fl_pq_rle_init(&d, (const uint8_t *)"\x10", 1, 0);
     uint32_t z[8];
@@ -67,8 +67,8 @@ static void test_spec_rle_example(void)
     /* values wider than the bit width are rejected by the encoder */
     uint32_t wide = 8;
     CHECK_EQ_INT(fl_pq_rle_encode(&wide, 1, 3, &b2, &err), FL_EINVAL);
-    fl_pq_buf_free(&b);
-    fl_pq_buf_free(&b2);
+    fl_buf_free(&b);
+    fl_buf_free(&b2);
 }
 
 static void test_spec_bitpacked_legacy(void)
@@ -99,7 +99,7 @@ static void test_spec_delta_examples(void)
     const uint8_t want1[] = {0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00};
     fl_pq_buf b = {0};
     CHECK_OK(fl_pq_delta_encode_i32(v1, 5, &b, &err), &err);
-    CHECK(b.len == sizeof want1 && bytes_equal(b.data, want1, sizeof want1));
+    CHECK(b.len == sizeof want1 && bytes_equal(b.bytes, want1, sizeof want1));
     int32_t o[8];
     size_t used = 0;
     CHECK_OK(fl_pq_delta_decode_i32(want1, sizeof want1, o, 5, &used, &err), &err);
@@ -114,7 +114,7 @@ static void test_spec_delta_examples(void)
                              0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     b.len = 0;
     CHECK_OK(fl_pq_delta_encode_i64(v2, 8, &b, &err), &err);
-    CHECK(b.len == sizeof want2 && bytes_equal(b.data, want2, sizeof want2));
+    CHECK(b.len == sizeof want2 && bytes_equal(b.bytes, want2, sizeof want2));
     int64_t o2[8];
     CHECK_OK(fl_pq_delta_decode_i64(want2, sizeof want2, o2, 8, &used, &err), &err);
     CHECK_EQ_INT(used, sizeof want2);
@@ -137,7 +137,7 @@ static void test_spec_delta_examples(void)
     const uint8_t wide[] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 33, 0, 0, 0};
     CHECK_EQ_INT(fl_pq_delta_decode_i32(wide, sizeof wide, o, 2, &used, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "bit width 33") != NULL);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static fl_type STRING_T = {.id = FL_TYPE_STRING};
@@ -181,11 +181,11 @@ static void test_spec_byte_arrays(void)
     CHECK(b.len > tl && memcmp(b.data + b.len - tl, tail, tl) == 0);
     int32_t lens[4];
     size_t used = 0;
-    CHECK_OK(fl_pq_delta_decode_i32(b.data, b.len, lens, 4, &used, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i32(b.bytes, b.len, lens, 4, &used, &err), &err);
     CHECK_EQ_INT(used, b.len - tl);
     CHECK(lens[0] == 5 && lens[1] == 5 && lens[2] == 6 && lens[3] == 6);
     fl_vector_init(&dst, &STRING_T, &err);
-    CHECK_OK(fl_pq_dlba_decode(b.data, b.len, 4, &dst, &used, &err), &err);
+    CHECK_OK(fl_pq_dlba_decode(b.bytes, b.len, 4, &dst, &used, &err), &err);
     CHECK_EQ_INT(used, b.len);
     check_vec_strings(&dst, 0, hw, 4);
     fl_vector_destroy(&src);
@@ -199,15 +199,15 @@ static void test_spec_byte_arrays(void)
     CHECK(b.len > tl && memcmp(b.data + b.len - tl, sfx, tl) == 0);
     int32_t pre[4], suf[4];
     size_t u1 = 0, u2 = 0;
-    CHECK_OK(fl_pq_delta_decode_i32(b.data, b.len, pre, 4, &u1, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i32(b.bytes, b.len, pre, 4, &u1, &err), &err);
     CHECK(pre[0] == 0 && pre[1] == 2 && pre[2] == 0 && pre[3] == 3);
-    CHECK_OK(fl_pq_delta_decode_i32(b.data + u1, b.len - u1, suf, 4, &u2, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i32(b.bytes + u1, b.len - u1, suf, 4, &u2, &err), &err);
     CHECK(suf[0] == 4 && suf[1] == 2 && suf[2] == 6 && suf[3] == 5);
     fl_vector_reset(&dst);
-    CHECK_OK(fl_pq_dba_decode(b.data, b.len, 4, &dst, &err), &err);
+    CHECK_OK(fl_pq_dba_decode(b.bytes, b.len, 4, &dst, &err), &err);
     check_vec_strings(&dst, 0, ax, 4);
     /* appends after existing rows */
-    CHECK_OK(fl_pq_dba_decode(b.data, b.len, 4, &dst, &err), &err);
+    CHECK_OK(fl_pq_dba_decode(b.bytes, b.len, 4, &dst, &err), &err);
     check_vec_strings(&dst, 4, ax, 4);
 
     /* PLAIN */
@@ -216,7 +216,7 @@ static void test_spec_byte_arrays(void)
     const uint8_t want[] = {4, 0, 0,   0,   'a', 'x', 'l', 'e', 6,   0,
                             0, 0, 'b', 'a', 'b', 'b', 'l', 'e', 8,   0,
                             0, 0, 'b', 'a', 'b', 'y', 'h', 'o', 'o', 'd'};
-    CHECK(b.len == sizeof want && bytes_equal(b.data, want, sizeof want));
+    CHECK(b.len == sizeof want && bytes_equal(b.bytes, want, sizeof want));
     fl_vector_reset(&dst);
     CHECK_OK(fl_pq_plain_decode_bytes(want, sizeof want, 3, &dst, &used, &err), &err);
     CHECK_EQ_INT(used, sizeof want);
@@ -227,7 +227,7 @@ static void test_spec_byte_arrays(void)
     CHECK(strstr(err.msg, "value 2") || strstr(err.msg, "array 2"));
     fl_vector_destroy(&src);
     fl_vector_destroy(&dst);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void test_spec_bss_example(void)
@@ -237,7 +237,7 @@ static void test_spec_bss_example(void)
     fl_pq_buf b = {0};
     fl_error err = {0};
     CHECK_OK(fl_pq_bss_encode(vals, 3, 4, &b, &err), &err);
-    CHECK(b.len == 12 && bytes_equal(b.data, enc, 12));
+    CHECK(b.len == 12 && bytes_equal(b.bytes, enc, 12));
     uint8_t out[12];
     CHECK_OK(fl_pq_bss_decode(enc, 12, 3, 4, out, &err), &err);
     CHECK(bytes_equal(out, vals, 12));
@@ -251,7 +251,7 @@ static void test_spec_bss_example(void)
     CHECK_EQ_INT(out[1], 0xCC);
     CHECK_EQ_INT(fl_pq_bss_decode(enc, 11, 2, 4, out, &err), FL_ECORRUPT);
     CHECK_EQ_INT(fl_pq_bss_decode(enc, 12, 4, 4, out, &err), FL_ECORRUPT);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 /* ---- random round trips ---- */
@@ -290,7 +290,7 @@ static void test_rle_roundtrip(void)
                 CHECK_OK(fl_pq_rle_encode(v, n, bw, &b, &err), &err);
                 /* decode in uneven pieces */
                 fl_pq_rle_decoder d;
-                fl_pq_rle_init(&d, b.data, b.len, bw);
+                fl_pq_rle_init(&d, b.bytes, b.len, bw);
                 uint32_t got = 0, step = 1;
                 while (got < n) {
                     uint32_t k = n - got < step ? n - got : step;
@@ -307,7 +307,7 @@ static void test_rle_roundtrip(void)
                     CHECK(0);
                 }
                 if (bw <= 16) {
-                    fl_pq_rle_init(&d, b.data, b.len, bw);
+                    fl_pq_rle_init(&d, b.bytes, b.len, bw);
                     CHECK_OK(fl_pq_rle_get_u16(&d, o16, n, &err), &err);
                     for (uint32_t i = 0; i < n; i++)
                         if (o16[i] != v[i]) {
@@ -318,7 +318,7 @@ static void test_rle_roundtrip(void)
                 /* truncations: error, or exactly the same values */
                 if (n > 0 && n <= 100 && bw % 5 == 1) {
                     for (size_t cut = 0; cut < b.len; cut++) {
-                        fl_pq_rle_init(&d, b.data, cut, bw);
+                        fl_pq_rle_init(&d, b.bytes, cut, bw);
                         memset(o, 0xee, (size_t)n * 4);
                         if (fl_pq_rle_get(&d, o, n, &err) == FL_OK)
                             CHECK(memcmp(o, v, (size_t)n * 4) == 0);
@@ -340,13 +340,13 @@ static void test_rle_roundtrip(void)
     CHECK_OK(fl_pq_rle_encode(v, 40, 2, &b, &err), &err);
     CHECK(b.len < 8);
     fl_pq_rle_decoder d;
-    fl_pq_rle_init(&d, b.data, b.len, 2);
+    fl_pq_rle_init(&d, b.bytes, b.len, 2);
     CHECK_OK(fl_pq_rle_get(&d, o, 40, &err), &err);
     CHECK(memcmp(o, v, 40 * 4) == 0);
     free(v);
     free(o);
     free(o16);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void test_rle_corrupt(void)
@@ -423,7 +423,7 @@ static void test_delta_roundtrip(void)
             b.len = 0;
             CHECK_OK(fl_pq_delta_encode_i64(v, n, &b, &err), &err);
             size_t used = 0;
-            CHECK_OK(fl_pq_delta_decode_i64(b.data, b.len, o, n, &used, &err), &err);
+            CHECK_OK(fl_pq_delta_decode_i64(b.bytes, b.len, o, n, &used, &err), &err);
             CHECK_EQ_INT(used, b.len);
             if (memcmp(o, v, (size_t)n * 8) != 0) {
                 fprintf(stderr, "delta64 mismatch n %u pattern %d\n", n, pat);
@@ -431,7 +431,7 @@ static void test_delta_roundtrip(void)
             }
             /* partial decode still reports the full length */
             if (n > 2) {
-                CHECK_OK(fl_pq_delta_decode_i64(b.data, b.len, o, n / 2, &used, &err), &err);
+                CHECK_OK(fl_pq_delta_decode_i64(b.bytes, b.len, o, n / 2, &used, &err), &err);
                 CHECK_EQ_INT(used, b.len);
                 CHECK(memcmp(o, v, (size_t)(n / 2) * 8) == 0);
             }
@@ -439,7 +439,7 @@ static void test_delta_roundtrip(void)
                 v32[i] = pat == 2 ? ((i & 1) ? INT32_MAX : INT32_MIN) : (int32_t)v[i];
             b.len = 0;
             CHECK_OK(fl_pq_delta_encode_i32(v32, n, &b, &err), &err);
-            CHECK_OK(fl_pq_delta_decode_i32(b.data, b.len, o32, n, &used, &err), &err);
+            CHECK_OK(fl_pq_delta_decode_i32(b.bytes, b.len, o32, n, &used, &err), &err);
             CHECK_EQ_INT(used, b.len);
             if (memcmp(o32, v32, (size_t)n * 4) != 0) {
                 fprintf(stderr, "delta32 mismatch n %u pattern %d\n", n, pat);
@@ -450,14 +450,14 @@ static void test_delta_roundtrip(void)
             if (n > 0 && n <= 257) {
                 for (size_t cut = 0; cut < b.len; cut++) {
                     memset(o32, 0x5a, (size_t)n * 4);
-                    if (fl_pq_delta_decode_i32(b.data, cut, o32, n, &used, &err) == FL_OK) {
+                    if (fl_pq_delta_decode_i32(b.bytes, cut, o32, n, &used, &err) == FL_OK) {
                         CHECK(memcmp(o32, v32, (size_t)n * 4) == 0);
                         CHECK(used <= cut);
                     }
                 }
                 for (size_t i = 0; i < b.len; i += 3) {
                     b.data[i] ^= (uint8_t)(1u << (i % 8));
-                    (void)fl_pq_delta_decode_i32(b.data, b.len, o32, n, &used, &err);
+                    (void)fl_pq_delta_decode_i32(b.bytes, b.len, o32, n, &used, &err);
                     b.data[i] ^= (uint8_t)(1u << (i % 8));
                 }
             }
@@ -467,21 +467,21 @@ static void test_delta_roundtrip(void)
     size_t used = 1;
     b.len = 0;
     CHECK_OK(fl_pq_delta_encode_i32(v32, 0, &b, &err), &err);
-    CHECK_OK(fl_pq_delta_decode_i32(b.data, b.len, o32, 0, &used, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i32(b.bytes, b.len, o32, 0, &used, &err), &err);
     CHECK_EQ_INT(used, b.len);
-    CHECK_OK(fl_pq_delta_decode_i32(b.data, 0, o32, 0, &used, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i32(b.bytes, 0, o32, 0, &used, &err), &err);
     CHECK_EQ_INT(used, 0);
     /* 64-bit miniblock widths: consecutive INT64_MIN/INT64_MAX */
     int64_t ext[3] = {INT64_MIN, INT64_MAX, INT64_MIN};
     b.len = 0;
     CHECK_OK(fl_pq_delta_encode_i64(ext, 3, &b, &err), &err);
-    CHECK_OK(fl_pq_delta_decode_i64(b.data, b.len, o, 3, &used, &err), &err);
+    CHECK_OK(fl_pq_delta_decode_i64(b.bytes, b.len, o, 3, &used, &err), &err);
     CHECK(o[0] == INT64_MIN && o[1] == INT64_MAX && o[2] == INT64_MIN);
     free(v);
     free(o);
     free(v32);
     free(o32);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void random_strings(const char **s, char *pool, int n, int nulls, int shared)
@@ -527,9 +527,9 @@ static void test_bytes_roundtrip(void)
                 CHECK_OK(st, &err);
                 fl_vector_reset(&dst);
                 size_t used = 0;
-                st = enc == 0   ? fl_pq_plain_decode_bytes(b.data, b.len, nn, &dst, &used, &err)
-                     : enc == 1 ? fl_pq_dlba_decode(b.data, b.len, nn, &dst, &used, &err)
-                                : fl_pq_dba_decode(b.data, b.len, nn, &dst, &err);
+                st = enc == 0   ? fl_pq_plain_decode_bytes(b.bytes, b.len, nn, &dst, &used, &err)
+                     : enc == 1 ? fl_pq_dlba_decode(b.bytes, b.len, nn, &dst, &used, &err)
+                                : fl_pq_dba_decode(b.bytes, b.len, nn, &dst, &err);
                 CHECK_OK(st, &err);
                 if (enc < 2)
                     CHECK_EQ_INT(used, b.len);
@@ -538,9 +538,10 @@ static void test_bytes_roundtrip(void)
                 if (n > 0 && n <= 129) {
                     for (size_t cut = 0; cut < b.len; cut += 1 + cut / 16) {
                         fl_vector_reset(&dst);
-                        st = enc == 0 ? fl_pq_plain_decode_bytes(b.data, cut, nn, &dst, &used, &err)
-                             : enc == 1 ? fl_pq_dlba_decode(b.data, cut, nn, &dst, &used, &err)
-                                        : fl_pq_dba_decode(b.data, cut, nn, &dst, &err);
+                        st = enc == 0
+                                 ? fl_pq_plain_decode_bytes(b.bytes, cut, nn, &dst, &used, &err)
+                             : enc == 1 ? fl_pq_dlba_decode(b.bytes, cut, nn, &dst, &used, &err)
+                                        : fl_pq_dba_decode(b.bytes, cut, nn, &dst, &err);
                         if (st == FL_OK)
                             check_vec_strings(&dst, 0, s, n);
                         else
@@ -550,9 +551,9 @@ static void test_bytes_roundtrip(void)
                         fl_vector_reset(&dst);
                         b.data[i] ^= 0x41;
                         (void)(enc == 0
-                                   ? fl_pq_plain_decode_bytes(b.data, b.len, nn, &dst, &used, &err)
-                               : enc == 1 ? fl_pq_dlba_decode(b.data, b.len, nn, &dst, &used, &err)
-                                          : fl_pq_dba_decode(b.data, b.len, nn, &dst, &err));
+                                   ? fl_pq_plain_decode_bytes(b.bytes, b.len, nn, &dst, &used, &err)
+                               : enc == 1 ? fl_pq_dlba_decode(b.bytes, b.len, nn, &dst, &used, &err)
+                                          : fl_pq_dba_decode(b.bytes, b.len, nn, &dst, &err));
                         b.data[i] ^= 0x41;
                     }
                 }
@@ -565,7 +566,7 @@ static void test_bytes_roundtrip(void)
                 for (int i = 5; i < 10; i++)
                     sub += s[i] != NULL;
                 fl_vector_reset(&dst);
-                CHECK_OK(fl_pq_dba_decode(b.data, b.len, sub, &dst, &err), &err);
+                CHECK_OK(fl_pq_dba_decode(b.bytes, b.len, sub, &dst, &err), &err);
                 check_vec_strings(&dst, 0, s + 5, 5);
             }
             fl_vector_destroy(&src);
@@ -577,30 +578,30 @@ static void test_bytes_roundtrip(void)
     int32_t pre[2] = {0, 5}, suf[2] = {2, 1};
     CHECK_OK(fl_pq_delta_encode_i32(pre, 2, &p, &err), &err);
     CHECK_OK(fl_pq_delta_encode_i32(suf, 2, &p, &err), &err);
-    CHECK_OK(fl_pq_buf_reserve(&p, 3, &err), &err);
+    CHECK_OK(fl_buf_reserve(&p, 3, &err), &err);
     memcpy(p.data + p.len, "abc", 3);
     p.len += 3;
     fl_vector dst;
     fl_vector_init(&dst, &STRING_T, &err);
-    CHECK_EQ_INT(fl_pq_dba_decode(p.data, p.len, 2, &dst, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_dba_decode(p.bytes, p.len, 2, &dst, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "prefix length 5") != NULL);
     /* first prefix must be 0 too */
     p.len = 0;
     pre[0] = 1;
     CHECK_OK(fl_pq_delta_encode_i32(pre, 2, &p, &err), &err);
     CHECK_OK(fl_pq_delta_encode_i32(suf, 2, &p, &err), &err);
-    CHECK_OK(fl_pq_buf_reserve(&p, 3, &err), &err);
+    CHECK_OK(fl_buf_reserve(&p, 3, &err), &err);
     memcpy(p.data + p.len, "abc", 3);
     p.len += 3;
-    CHECK_EQ_INT(fl_pq_dba_decode(p.data, p.len, 2, &dst, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_dba_decode(p.bytes, p.len, 2, &dst, &err), FL_ECORRUPT);
     /* negative lengths */
     p.len = 0;
     int32_t neg[2] = {3, -1};
     CHECK_OK(fl_pq_delta_encode_i32(neg, 2, &p, &err), &err);
-    CHECK_OK(fl_pq_buf_reserve(&p, 3, &err), &err);
+    CHECK_OK(fl_buf_reserve(&p, 3, &err), &err);
     memcpy(p.data + p.len, "abc", 3);
     p.len += 3;
-    CHECK_EQ_INT(fl_pq_dlba_decode(p.data, p.len, 2, &dst, NULL, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_dlba_decode(p.bytes, p.len, 2, &dst, NULL, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "negative length") != NULL);
     /* quadratic expansion is capped */
     p.len = 0;
@@ -612,16 +613,16 @@ static void test_bytes_roundtrip(void)
     }
     CHECK_OK(fl_pq_delta_encode_i32(qp, QN, &p, &err), &err);
     CHECK_OK(fl_pq_delta_encode_i32(qs, QN, &p, &err), &err);
-    CHECK_OK(fl_pq_buf_reserve(&p, QN, &err), &err);
+    CHECK_OK(fl_buf_reserve(&p, QN, &err), &err);
     memset(p.data + p.len, 'x', QN);
     p.len += QN;
-    CHECK_EQ_INT(fl_pq_dba_decode(p.data, p.len, QN, &dst, &err), FL_ELIMIT);
+    CHECK_EQ_INT(fl_pq_dba_decode(p.bytes, p.len, QN, &dst, &err), FL_ELIMIT);
     CHECK_EQ_INT(dst.len, 0);
     free(qp);
     free(qs);
     fl_vector_destroy(&dst);
-    fl_pq_buf_free(&p);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&p);
+    fl_buf_free(&b);
     free(s);
     free(pool);
 }
@@ -642,16 +643,16 @@ static void test_bss_roundtrip(void)
             b.len = 0;
             CHECK_OK(fl_pq_bss_encode(v, n, w, &b, &err), &err);
             CHECK_EQ_INT(b.len, n * w);
-            CHECK_OK(fl_pq_bss_decode(b.data, b.len, n, w, o, &err), &err);
+            CHECK_OK(fl_pq_bss_decode(b.bytes, b.len, n, w, o, &err), &err);
             CHECK(memcmp(o, v, n * w) == 0);
             if (n > 1)
-                CHECK_EQ_INT(fl_pq_bss_decode(b.data, b.len - 1, n, w, o, &err), FL_ECORRUPT);
+                CHECK_EQ_INT(fl_pq_bss_decode(b.bytes, b.len - 1, n, w, o, &err), FL_ECORRUPT);
         }
     }
     CHECK_EQ_INT(fl_pq_bss_decode(v, 8, 1, 0, o, &err), FL_ECORRUPT);
     free(v);
     free(o);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void test_plain_bool(void)
@@ -665,16 +666,16 @@ static void test_plain_bool(void)
     CHECK_EQ_INT(b.len, 38);
     for (uint32_t off = 0; off < 20; off++) {
         uint32_t n = 300 - off;
-        CHECK_OK(fl_pq_plain_decode_bool(b.data, b.len, off, n, o, &err), &err);
+        CHECK_OK(fl_pq_plain_decode_bool(b.bytes, b.len, off, n, o, &err), &err);
         CHECK(memcmp(o, v + off, n) == 0);
     }
-    CHECK_EQ_INT(fl_pq_plain_decode_bool(b.data, 37, 0, 300, o, &err), FL_ECORRUPT);
-    CHECK_OK(fl_pq_plain_decode_bool(b.data, 37, 0, 296, o, &err), &err);
+    CHECK_EQ_INT(fl_pq_plain_decode_bool(b.bytes, 37, 0, 300, o, &err), FL_ECORRUPT);
+    CHECK_OK(fl_pq_plain_decode_bool(b.bytes, 37, 0, 296, o, &err), &err);
     /* spec: bits LSB first */
     const uint8_t byte = 0x05;
     CHECK_OK(fl_pq_plain_decode_bool(&byte, 1, 0, 4, o, &err), &err);
     CHECK(o[0] == 1 && o[1] == 0 && o[2] == 1 && o[3] == 0);
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void test_bitpack_kernels(void)

@@ -289,7 +289,7 @@ static void test_value_plain_roundtrip(void)
     /* type mismatch */
     v = VI32(3);
     CHECK(!fl_pq_value_plain(&l, &v, scratch, &p, &n));
-    fl_pq_buf_free(&b);
+    fl_buf_free(&b);
 }
 
 static void test_bounds_choice(void)

@@ -367,10 +367,10 @@ static void test_hostile(void)
         fl_tw_struct_end(&w);
         CHECK_OK(fl_tw_status(&w), &err);
         size_t before = a.total;
-        CHECK_EQ_INT(fl_pq_decode_file_meta(amp.data, amp.len, &a, &m, &err), FL_ELIMIT);
+        CHECK_EQ_INT(fl_pq_decode_file_meta(amp.bytes, amp.len, &a, &m, &err), FL_ELIMIT);
         CHECK(strstr(err.msg, "row_groups[0].columns") != NULL);
         CHECK(a.total - before < ((size_t)128 << 20));
-        fl_pq_buf_free(&amp);
+        fl_buf_free(&amp);
     }
 
     /* tail parsing */
@@ -430,7 +430,7 @@ static void test_unknown_logical_and_order(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_pq_file_meta m;
-    CHECK_OK(fl_pq_decode_file_meta(buf.data, buf.len, &a, &m, &err), &err);
+    CHECK_OK(fl_pq_decode_file_meta(buf.bytes, buf.len, &a, &m, &err), &err);
     CHECK_EQ_INT(m.version, 2);
     CHECK_EQ_INT(m.nschema, 2);
     CHECK_EQ_INT(m.schema[0].num_children, 1);
@@ -441,7 +441,7 @@ static void test_unknown_logical_and_order(void)
     CHECK_EQ_INT(m.column_orders[1], FL_PQ_ORDER_IEEE754);
     CHECK_EQ_INT(m.column_orders[2], FL_PQ_ORDER_TYPE_DEFINED);
     fl_arena_free(&a);
-    fl_pq_buf_free(&buf);
+    fl_buf_free(&buf);
 }
 
 /* ---- encode -> decode round trips ---- */
@@ -627,7 +627,7 @@ static void test_roundtrip_file_meta(void)
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_pq_file_meta d;
-    CHECK_OK(fl_pq_decode_file_meta(buf.data, buf.len, &a, &d, &err), &err);
+    CHECK_OK(fl_pq_decode_file_meta(buf.bytes, buf.len, &a, &d, &err), &err);
     CHECK(meta_eq(&m, &d));
     /* spot checks on fields the comparison treats generically */
     CHECK_EQ_INT(d.schema[1].logical.decimal_precision, 38);
@@ -647,19 +647,19 @@ static void test_roundtrip_file_meta(void)
      * truncations always fail */
     for (size_t cut = 0; cut < buf.len; cut++) {
         fl_arena_reset(&a);
-        CHECK(fl_pq_decode_file_meta(buf.data, cut, &a, &d, &err) != FL_OK);
+        CHECK(fl_pq_decode_file_meta(buf.bytes, cut, &a, &d, &err) != FL_OK);
     }
     for (size_t i = 0; i < buf.len; i++) {
         for (int bit = 0; bit < 8; bit++) {
             fl_arena_reset(&a);
             buf.data[i] ^= (uint8_t)(1u << bit);
-            (void)fl_pq_decode_file_meta(buf.data, buf.len, &a, &d, &err);
+            (void)fl_pq_decode_file_meta(buf.bytes, buf.len, &a, &d, &err);
             buf.data[i] ^= (uint8_t)(1u << bit);
         }
     }
     fl_arena_free(&a);
-    fl_pq_buf_free(&buf);
-    fl_pq_buf_free(&buf2);
+    fl_buf_free(&buf);
+    fl_buf_free(&buf2);
 }
 
 static void test_roundtrip_page_headers(void)
@@ -717,7 +717,7 @@ static void test_roundtrip_page_headers(void)
     for (int i = 0; i < 5; i++) {
         fl_pq_page_header d;
         size_t used = 0;
-        CHECK_OK(fl_pq_decode_page_header(buf.data + pos, buf.len - pos, &a, &d, &used, &err),
+        CHECK_OK(fl_pq_decode_page_header(buf.bytes + pos, buf.len - pos, &a, &d, &used, &err),
                  &err);
         pos += used;
         CHECK_EQ_INT(pos, ends[i]);
@@ -729,11 +729,11 @@ static void test_roundtrip_page_headers(void)
     fl_pq_buf b2 = {0};
     CHECK_OK(fl_pq_encode_page_header(&bad, &b2, &err), &err);
     fl_pq_page_header d;
-    CHECK_EQ_INT(fl_pq_decode_page_header(b2.data, b2.len, &a, &d, NULL, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_decode_page_header(b2.bytes, b2.len, &a, &d, NULL, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "level bytes") != NULL);
     fl_arena_free(&a);
-    fl_pq_buf_free(&buf);
-    fl_pq_buf_free(&b2);
+    fl_buf_free(&buf);
+    fl_buf_free(&b2);
 }
 
 static void test_roundtrip_indexes(void)
@@ -767,8 +767,8 @@ static void test_roundtrip_indexes(void)
     fl_arena_init(&a, 0);
     fl_pq_column_index dci;
     fl_pq_offset_index doi;
-    CHECK_OK(fl_pq_decode_column_index(buf.data, buf.len, &a, &dci, &err), &err);
-    CHECK_OK(fl_pq_decode_offset_index(buf2.data, buf2.len, &a, &doi, &err), &err);
+    CHECK_OK(fl_pq_decode_column_index(buf.bytes, buf.len, &a, &dci, &err), &err);
+    CHECK_OK(fl_pq_decode_offset_index(buf2.bytes, buf2.len, &a, &doi, &err), &err);
     CHECK_EQ_INT(dci.npages, NP);
     CHECK_EQ_INT(dci.boundary_order, FL_PQ_ASCENDING);
     CHECK(dci.null_counts != NULL);
@@ -786,12 +786,12 @@ static void test_roundtrip_indexes(void)
     ci.null_counts = NULL;
     buf.len = 0;
     CHECK_OK(fl_pq_encode_column_index(&ci, &buf, &err), &err);
-    CHECK_OK(fl_pq_decode_column_index(buf.data, buf.len, &a, &dci, &err), &err);
+    CHECK_OK(fl_pq_decode_column_index(buf.bytes, buf.len, &a, &dci, &err), &err);
     CHECK(dci.null_counts == NULL);
     for (size_t cut = 0; cut < buf.len; cut++)
-        CHECK(fl_pq_decode_column_index(buf.data, cut, &a, &dci, &err) != FL_OK);
+        CHECK(fl_pq_decode_column_index(buf.bytes, cut, &a, &dci, &err) != FL_OK);
     for (size_t cut = 0; cut < buf2.len; cut++)
-        CHECK(fl_pq_decode_offset_index(buf2.data, cut, &a, &doi, &err) != FL_OK);
+        CHECK(fl_pq_decode_offset_index(buf2.bytes, cut, &a, &doi, &err) != FL_OK);
     /* mismatched list lengths */
     ci.npages = NP;
     fl_pq_buf b3 = {0};
@@ -807,12 +807,12 @@ static void test_roundtrip_indexes(void)
     fl_tw_binary(&w, "a", 1);
     fl_tw_f_i32(&w, 4, 0);
     fl_tw_struct_end(&w);
-    CHECK_EQ_INT(fl_pq_decode_column_index(b3.data, b3.len, &a, &dci, &err), FL_ECORRUPT);
+    CHECK_EQ_INT(fl_pq_decode_column_index(b3.bytes, b3.len, &a, &dci, &err), FL_ECORRUPT);
     CHECK(strstr(err.msg, "disagree") != NULL);
     fl_arena_free(&a);
-    fl_pq_buf_free(&buf);
-    fl_pq_buf_free(&buf2);
-    fl_pq_buf_free(&b3);
+    fl_buf_free(&buf);
+    fl_buf_free(&buf2);
+    fl_buf_free(&b3);
 }
 
 /* ---- fixtures ---- */
@@ -956,12 +956,12 @@ static void check_file(const char *path, fixture_counts *cnt)
         if (!m.encryption_algorithm_set) {
             CHECK_OK(fl_pq_encode_file_meta(&m, &buf, &err), &err);
             fl_pq_file_meta m2;
-            CHECK_OK(fl_pq_decode_file_meta(buf.data, buf.len, &a, &m2, &err), &err);
+            CHECK_OK(fl_pq_decode_file_meta(buf.bytes, buf.len, &a, &m2, &err), &err);
             if (!meta_eq(&m, &m2))
                 fprintf(stderr, "%s: re-encoded footer differs\n", name);
             CHECK(meta_eq(&m, &m2));
         }
-        fl_pq_buf_free(&buf);
+        fl_buf_free(&buf);
         if (!bad && !encrypted && !strstr(path, "malformed"))
             check_pages(name, file, flen, &m, &a, cnt);
     }

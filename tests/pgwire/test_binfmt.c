@@ -25,10 +25,10 @@ static int hexcmp(const pgw_buf *b, const char *hex)
         want[n++] = (uint8_t)v;
         p += 2;
     }
-    if (n != b->len || memcmp(want, b->p, n) != 0) {
+    if (n != b->buf.len || memcmp(want, b->buf.bytes, n) != 0) {
         fprintf(stderr, "  got:  ");
-        for (size_t i = 0; i < b->len; i++)
-            fprintf(stderr, "%02x", b->p[i]);
+        for (size_t i = 0; i < b->buf.len; i++)
+            fprintf(stderr, "%02x", b->buf.bytes[i]);
         fprintf(stderr, "\n  want: %s\n", hex);
         return 1;
     }
@@ -59,7 +59,7 @@ static void numeric(fl_i128 u, int32_t scale, const char *hex)
     fl_i128 back = 0;
     int32_t sc = -1;
     fl_error err = {0};
-    CHECK(pgw_numeric_decode(b.p, b.len, &back, &sc, &err));
+    CHECK(pgw_numeric_decode(b.buf.bytes, b.buf.len, &back, &sc, &err));
     CHECK(back == u);
     CHECK_EQ_INT(sc, scale);
     pgw_buf_free(&b);
@@ -144,7 +144,7 @@ static void test_interval_and_array(void)
     fl_value back;
     fl_arena a;
     fl_arena_init(&a, 0);
-    CHECK(pgw_bin_decode(1186, b.p, b.len, &a, &back, &err));
+    CHECK(pgw_bin_decode(1186, b.buf.bytes, b.buf.len, &a, &back, &err));
     CHECK(fl_type_is_interval(&back.type) && !memcmp(back.v.bytes.ptr, raw, 16));
     fl_arena_free(&a);
     fl_vector_destroy(&v);
@@ -158,11 +158,11 @@ static void test_interval_and_array(void)
     fl_vector_append_fixed(&v.children[0], &three, &err);
     CHECK_OK(fl_vector_append_nested(&v, 3, &err), &err);
     CHECK_OK(fl_vector_append_nested(&v, 3, &err), &err);
-    b.len = 0;
+    b.buf.len = 0;
     CHECK(pgw_bin_encode(&v, 0, &b));
     CHECK(hexcmp(&b, "00000001 00000001 00000017 00000003 00000001 "
                      "00000004 00000001 ffffffff 00000004 00000003") == 0);
-    b.len = 0;
+    b.buf.len = 0;
     CHECK(pgw_bin_encode(&v, 1, &b));
     CHECK(hexcmp(&b, "00000000 00000000 00000017") == 0);
     pgw_buf_free(&b);

@@ -252,6 +252,7 @@ static fl_status text_function(fl_bctx *b, const PgQuery__FuncCall *fc, const ch
     bool header = true;
     FL_TRY(text_options(b, fc, name, &so, &header, err));
     so.no_header = csv && !header;
+    so.io = pc->io;
     const char **files = NULL;
     uint32_t n = 0;
     FL_TRY(expand(pc, path, fc->location, &files, &n, err));

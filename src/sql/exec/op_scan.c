@@ -391,7 +391,8 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
     case FL_SCAN_JSON: {
         fl_source_options so = {.schema = s->file_schema,
                                 .delimiter = s->csv_delim,
-                                .no_header = s->kind == FL_SCAN_CSV && !s->csv_header};
+                                .no_header = s->kind == FL_SCAN_CSV && !s->csv_header,
+                                .io = st->io};
         if (s->kind == FL_SCAN_CSV)
             FL_TRY(fl_csv_source_open(s->files[m], &so, &o->text, err));
         else

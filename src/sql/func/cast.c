@@ -207,7 +207,7 @@ static fl_status put_num(cast_ctx *c, uint32_t r, const numv *n)
             }
             /* through the shortest decimal text: 0.1::float8::numeric = 0.1 */
             char b[64];
-            size_t l = format_double(n->f, b, sizeof b);
+            size_t l = fl_pg_format_double(n->f, b, sizeof b);
             bool ovf;
             if (!dec_parse(b, l, c->to->precision, s, &x, &ovf) || ovf)
                 return num_out_of_range(c, r);
@@ -320,7 +320,7 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
     switch (c->to->id) {
     case FL_TYPE_BOOLEAN: {
         bool b;
-        if (!parse_bool(s, n, &b))
+        if (!fl_pg_parse_bool(s, n, &b))
             return bad_input(c, r, p, n);
         d[r] = b;
         return FL_OK;
@@ -370,14 +370,14 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
     }
     case FL_TYPE_DATE: {
         int32_t v;
-        if (!parse_date(s, n, &v))
+        if (!fl_pg_parse_date(s, n, &v))
             return bad_input(c, r, p, n);
         ((int32_t *)(void *)d)[r] = v;
         return FL_OK;
     }
     case FL_TYPE_TIME: {
         int64_t v;
-        if (!parse_time(s, n, &v))
+        if (!fl_pg_parse_time(s, n, &v))
             return bad_input(c, r, p, n);
         ((int64_t *)(void *)d)[r] = v;
         return FL_OK;
@@ -387,7 +387,7 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
     case FL_TYPE_TIMESTAMPTZ:
     case FL_TYPE_TIMESTAMPTZ_NS: {
         ts_parsed tp;
-        if (!parse_timestamp(s, n, &tp))
+        if (!fl_pg_parse_timestamp(s, n, &tp))
             return bad_input(c, r, p, n);
         int64_t us = tp.local_us;
         if (c->to->id == FL_TYPE_TIMESTAMPTZ || c->to->id == FL_TYPE_TIMESTAMPTZ_NS) {
@@ -415,14 +415,14 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         return FL_OK;
     }
     case FL_TYPE_UUID: {
-        if (!parse_uuid(s, n, d + (size_t)r * 16))
+        if (!fl_pg_parse_uuid(s, n, d + (size_t)r * 16))
             return bad_input(c, r, p, n);
         return FL_OK;
     }
     case FL_TYPE_FIXED: {
         if (fl_type_is_interval(c->to)) {
             fl_interval iv;
-            if (!parse_interval(s, n, c->to->scale, &iv))
+            if (!fl_pg_parse_interval(s, n, c->to->scale, &iv))
                 return bad_input(c, r, p, n);
             memcpy(d + (size_t)r * 16, &iv, 16);
             return FL_OK;

@@ -67,16 +67,16 @@ static bool add_months(int64_t us, int32_t months, int64_t *out)
     int64_t days = floordiv64(us, US_PER_DAY), t = floormod64(us, US_PER_DAY);
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     int64_t mm = (int64_t)y * 12 + (m - 1) + months;
     y = floordiv64(mm, 12);
     m = (unsigned)floormod64(mm, 12) + 1;
     if (y < -4713 || y > 294276)
         return false;
-    unsigned dim = days_in_month(y, m);
+    unsigned dim = fl_days_in_month(y, m);
     if (d > dim)
         d = dim;
-    *out = days_from_civil(y, m, d) * US_PER_DAY + t;
+    *out = fl_days_from_civil(y, m, d) * US_PER_DAY + t;
     return true;
 }
 
@@ -419,14 +419,14 @@ static int64_t iso_week(int64_t days, int64_t *iso_year)
 {
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     int dow = (int)floormod64(days + 3, 7); /* Monday = 0 */
     int64_t thursday = days - dow + 3;
     int64_t ty;
     unsigned tm, td;
-    civil_from_days(thursday, &ty, &tm, &td);
+    fl_civil_from_days(thursday, &ty, &tm, &td);
     *iso_year = ty;
-    return (thursday - days_from_civil(ty, 1, 1)) / 7 + 1;
+    return (thursday - fl_days_from_civil(ty, 1, 1)) / 7 + 1;
 }
 
 /* Field of a local timestamp, scaled by 10^6 (micro-units). ok=false when the field is unsupported. */
@@ -435,7 +435,7 @@ static fl_i128 ts_field(field_t f, int64_t us, int32_t tz_off, bool *ok)
     int64_t days = floordiv64(us, US_PER_DAY), t = floormod64(us, US_PER_DAY);
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     const fl_i128 M = 1000000;
     *ok = true;
     switch (f) {
@@ -453,7 +453,7 @@ static fl_i128 ts_field(field_t f, int64_t us, int32_t tz_off, bool *ok)
     case F_MILLENNIUM: return (fl_i128)(y > 0 ? (y + 999) / 1000 : -((999 - (y - 1)) / 1000)) * M;
     case F_DOW: return (fl_i128)floormod64(days + 4, 7) * M;
     case F_ISODOW: return (fl_i128)(floormod64(days + 3, 7) + 1) * M;
-    case F_DOY: return (fl_i128)(days - days_from_civil(y, 1, 1) + 1) * M;
+    case F_DOY: return (fl_i128)(days - fl_days_from_civil(y, 1, 1) + 1) * M;
     case F_WEEK: {
         int64_t iy;
         return (fl_i128)iso_week(days, &iy) * M;
@@ -596,7 +596,7 @@ static bool trunc_us(field_t f, int64_t us, int64_t *out)
     int64_t days = floordiv64(us, US_PER_DAY), t = floormod64(us, US_PER_DAY);
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     switch (f) {
     case F_MICROSECONDS: *out = us; return true;
     case F_MILLISECONDS: *out = us - floormod64(us, 1000); return true;
@@ -605,12 +605,22 @@ static bool trunc_us(field_t f, int64_t us, int64_t *out)
     case F_HOUR: *out = us - floormod64(us, 3600 * US_PER_SEC); return true;
     case F_DAY: *out = us - t; return true;
     case F_WEEK: *out = (days - floormod64(days + 3, 7)) * US_PER_DAY; return true;
-    case F_MONTH: *out = days_from_civil(y, m, 1) * US_PER_DAY; return true;
-    case F_QUARTER: *out = days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * US_PER_DAY; return true;
-    case F_YEAR: *out = days_from_civil(y, 1, 1) * US_PER_DAY; return true;
-    case F_DECADE: *out = days_from_civil(floordiv64(y, 10) * 10, 1, 1) * US_PER_DAY; return true;
-    case F_CENTURY: *out = days_from_civil(y > 0 ? (y - 1) / 100 * 100 + 1 : -(((-y) / 100) * 100) - 99, 1, 1) * US_PER_DAY; return true;
-    case F_MILLENNIUM: *out = days_from_civil(y > 0 ? (y - 1) / 1000 * 1000 + 1 : -(((-y) / 1000) * 1000) - 999, 1, 1) * US_PER_DAY; return true;
+    case F_MONTH: *out = fl_days_from_civil(y, m, 1) * US_PER_DAY; return true;
+    case F_QUARTER: *out = fl_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * US_PER_DAY; return true;
+    case F_YEAR: *out = fl_days_from_civil(y, 1, 1) * US_PER_DAY; return true;
+    case F_DECADE:
+        *out = fl_days_from_civil(floordiv64(y, 10) * 10, 1, 1) * US_PER_DAY;
+        return true;
+    case F_CENTURY:
+        *out =
+            fl_days_from_civil(y > 0 ? (y - 1) / 100 * 100 + 1 : -(((-y) / 100) * 100) - 99, 1, 1) *
+            US_PER_DAY;
+        return true;
+    case F_MILLENNIUM:
+        *out = fl_days_from_civil(y > 0 ? (y - 1) / 1000 * 1000 + 1 : -(((-y) / 1000) * 1000) - 999,
+                                  1, 1) *
+               US_PER_DAY;
+        return true;
     default: return false;
     }
 }
@@ -714,8 +724,8 @@ static fl_status k_date_diff(fl_fn_call *c, fl_error *err)
         int64_t r;
         int64_t yx, yy;
         unsigned mx, my, dx, dy;
-        civil_from_days(floordiv64(x, US_PER_DAY), &yx, &mx, &dx);
-        civil_from_days(floordiv64(y, US_PER_DAY), &yy, &my, &dy);
+        fl_civil_from_days(floordiv64(x, US_PER_DAY), &yx, &mx, &dx);
+        fl_civil_from_days(floordiv64(y, US_PER_DAY), &yy, &my, &dy);
         switch (f) {
         case F_YEAR: r = yy - yx; break;
         case F_QUARTER: r = (yy * 4 + (my - 1) / 3) - (yx * 4 + (mx - 1) / 3); break;
@@ -753,8 +763,8 @@ static fl_interval age_of(int64_t a, int64_t b)
     }
     int64_t ya, yb;
     unsigned ma, mb, da, db;
-    civil_from_days(floordiv64(a, US_PER_DAY), &ya, &ma, &da);
-    civil_from_days(floordiv64(b, US_PER_DAY), &yb, &mb, &db);
+    fl_civil_from_days(floordiv64(a, US_PER_DAY), &ya, &ma, &da);
+    fl_civil_from_days(floordiv64(b, US_PER_DAY), &yb, &mb, &db);
     int64_t ta = floormod64(a, US_PER_DAY), tb = floormod64(b, US_PER_DAY);
     int64_t us = ta - tb, days = (int64_t)da - db, months = (int64_t)ma - mb, years = ya - yb;
     if (us < 0) {
@@ -763,7 +773,7 @@ static fl_interval age_of(int64_t a, int64_t b)
     }
     if (days < 0) {
         /* borrow the length of the earlier date's month (PostgreSQL timestamp_age) */
-        days += days_in_month(yb, mb);
+        days += fl_days_in_month(yb, mb);
         months--;
     }
     if (months < 0) {
@@ -885,9 +895,10 @@ static fl_status k_make_date(fl_fn_call *c, fl_error *err)
     FOR_ROWS(c->sel, c->nrows, i, {
         int32_t yy = UV(y, int32_t, i), mm = UV(m, int32_t, i), dd = UV(d, int32_t, i);
         if (yy == 0 || mm < 1 || mm > 12 || dd < 1 || yy < -4713 || yy > 5874897 ||
-            dd > (int32_t)days_in_month(yy < 0 ? yy + 1 : yy, (unsigned)mm))
+            dd > (int32_t)fl_days_in_month(yy < 0 ? yy + 1 : yy, (unsigned)mm))
             return fl_fn_error(c, err, FL_EINVAL, "date field value out of range: %d-%02d-%02d", yy, mm, dd);
-        OUTV(c->out, int32_t)[i] = (int32_t)days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd);
+        OUTV(c->out, int32_t)
+        [i] = (int32_t)fl_days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd);
     });
     return FL_OK;
 }
@@ -915,11 +926,13 @@ static fl_status k_make_ts(fl_fn_call *c, fl_error *err)
         int32_t yy = UV(u[0], int32_t, i), mm = UV(u[1], int32_t, i), dd = UV(u[2], int32_t, i);
         int32_t hh = UV(u[3], int32_t, i), mi = UV(u[4], int32_t, i);
         double ss = UV(u[5], double, i);
-        if (yy == 0 || mm < 1 || mm > 12 || dd < 1 || dd > (int32_t)days_in_month(yy, (unsigned)mm) || hh < 0 ||
-            hh > 24 || mi < 0 || mi > 59 || !(ss >= 0 && ss <= 60))
+        if (yy == 0 || mm < 1 || mm > 12 || dd < 1 ||
+            dd > (int32_t)fl_days_in_month(yy, (unsigned)mm) || hh < 0 || hh > 24 || mi < 0 ||
+            mi > 59 || !(ss >= 0 && ss <= 60))
             return fl_fn_error(c, err, FL_EINVAL, "date/time field value out of range");
-        int64_t us = days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd) * US_PER_DAY +
-                     ((int64_t)hh * 3600 + mi * 60) * US_PER_SEC + llround(ss * 1e6);
+        int64_t us =
+            fl_days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd) * US_PER_DAY +
+            ((int64_t)hh * 3600 + mi * 60) * US_PER_SEC + llround(ss * 1e6);
         OUTV(c->out, int64_t)[i] = us;
     });
     return FL_OK;
@@ -1044,7 +1057,7 @@ static size_t to_char_ts(int64_t us, int32_t off, const uint8_t *fmt, size_t fl,
     int64_t days = floordiv64(us, US_PER_DAY), t = floormod64(us, US_PER_DAY);
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     int hh = (int)(t / (3600 * US_PER_SEC)), mi = (int)(t / (60 * US_PER_SEC) % 60), ss = (int)(t / US_PER_SEC % 60);
     int frac = (int)(t % US_PER_SEC);
     int dow = (int)floormod64(days + 4, 7);
@@ -1122,7 +1135,8 @@ static size_t to_char_ts(int64_t us, int32_t off, const uint8_t *fmt, size_t fl,
             n += put_name(o + n, DAYS[dow], caps, 3, false, 0);
             i += 2;
         } else if (ISC("DDD")) {
-            n += (size_t)sprintf(o + n, fm ? "%lld" : "%03lld", (long long)(days - days_from_civil(y, 1, 1) + 1));
+            n += (size_t)sprintf(o + n, fm ? "%lld" : "%03lld",
+                                 (long long)(days - fl_days_from_civil(y, 1, 1) + 1));
             i += 3;
         } else if (ISC("DD")) {
             n += (size_t)sprintf(o + n, fm ? "%u" : "%02u", d);
@@ -1135,7 +1149,8 @@ static size_t to_char_ts(int64_t us, int32_t off, const uint8_t *fmt, size_t fl,
             n += (size_t)sprintf(o + n, fm ? "%lld" : "%02lld", (long long)iso_week(days, &iy));
             i += 2;
         } else if (ISC("WW")) {
-            n += (size_t)sprintf(o + n, fm ? "%lld" : "%02lld", (long long)((days - days_from_civil(y, 1, 1)) / 7 + 1));
+            n += (size_t)sprintf(o + n, fm ? "%lld" : "%02lld",
+                                 (long long)((days - fl_days_from_civil(y, 1, 1)) / 7 + 1));
             i += 2;
         } else if (ISC("D")) {
             n += (size_t)sprintf(o + n, "%d", dow + 1);
@@ -1150,7 +1165,7 @@ static size_t to_char_ts(int64_t us, int32_t off, const uint8_t *fmt, size_t fl,
             n += (size_t)sprintf(o + n, "%02d", abs(off) / 60 % 60);
             i += 3;
         } else if (IS("OF")) {
-            n += format_offset(off, o + n, 16);
+            n += fl_pg_format_offset(off, o + n, 16);
             i += 2;
         } else {
             o[n++] = s[0];

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "floe/format.h"
 #include "sql/func/func_internal.h"
 
 static bool is_sp(char c)
@@ -64,7 +65,7 @@ static size_t rd_num(const char *s, size_t n, size_t maxd, int64_t *v)
 
 static bool valid_ymd(int64_t y, int64_t m, int64_t d)
 {
-    return m >= 1 && m <= 12 && d >= 1 && d <= (int64_t)days_in_month(y, (unsigned)m) &&
+    return m >= 1 && m <= 12 && d >= 1 && d <= (int64_t)fl_days_in_month(y, (unsigned)m) &&
            y >= -4713 && y <= 5874897;
 }
 
@@ -165,12 +166,12 @@ static bool parse_date_prefix(const char *s, size_t n, int64_t *days, size_t *us
         i = j + 2;
     if (!valid_ymd(y, m, d))
         return false;
-    *days = days_from_civil(y, (unsigned)m, (unsigned)d);
+    *days = fl_days_from_civil(y, (unsigned)m, (unsigned)d);
     *used = i;
     return true;
 }
 
-bool parse_date(const char *s, size_t n, int32_t *days)
+bool fl_pg_parse_date(const char *s, size_t n, int32_t *days)
 {
     trim(&s, &n);
     if (ieq(s, n, "epoch")) {
@@ -184,7 +185,7 @@ bool parse_date(const char *s, size_t n, int32_t *days)
     /* PostgreSQL accepts a trailing time (ignored) on date input */
     if (used < n) {
         ts_parsed tp;
-        if (!parse_timestamp(s, n, &tp))
+        if (!fl_pg_parse_timestamp(s, n, &tp))
             return false;
         d = floordiv64(tp.local_us, US_PER_DAY);
     }
@@ -249,7 +250,7 @@ static bool parse_time_prefix(const char *s, size_t n, int64_t *us, size_t *used
     return true;
 }
 
-bool parse_time(const char *s, size_t n, int64_t *us)
+bool fl_pg_parse_time(const char *s, size_t n, int64_t *us)
 {
     trim(&s, &n);
     size_t used;
@@ -313,7 +314,7 @@ static bool parse_zone(const char *s, size_t n, ts_parsed *out)
     return true;
 }
 
-bool parse_timestamp(const char *s, size_t n, ts_parsed *out)
+bool fl_pg_parse_timestamp(const char *s, size_t n, ts_parsed *out)
 {
     memset(out, 0, sizeof *out);
     trim(&s, &n);
@@ -351,10 +352,10 @@ bool parse_timestamp(const char *s, size_t n, ts_parsed *out)
     if (bc) {
         int64_t y;
         unsigned m, d;
-        civil_from_days(days, &y, &m, &d);
+        fl_civil_from_days(days, &y, &m, &d);
         if (y < 1)
             return false;
-        days = days_from_civil(1 - y, m, d);
+        days = fl_days_from_civil(1 - y, m, d);
     }
     out->local_us = days * US_PER_DAY + tus;
     return true;
@@ -443,7 +444,7 @@ static bool parse_iv_time(const char *s, size_t hd, size_t n, int64_t *us, size_
     return true;
 }
 
-bool parse_interval(const char *s, size_t n, int32_t mask, fl_interval *out)
+bool fl_pg_parse_interval(const char *s, size_t n, int32_t mask, fl_interval *out)
 {
     memset(out, 0, sizeof *out);
     trim(&s, &n);
@@ -567,7 +568,7 @@ bool parse_interval(const char *s, size_t n, int32_t mask, fl_interval *out)
     return true;
 }
 
-bool parse_uuid(const char *s, size_t n, uint8_t out[16])
+bool fl_pg_parse_uuid(const char *s, size_t n, uint8_t out[16])
 {
     trim(&s, &n);
     if (n >= 2 && s[0] == '{' && s[n - 1] == '}')
@@ -597,7 +598,7 @@ bool parse_uuid(const char *s, size_t n, uint8_t out[16])
     return nib == 32;
 }
 
-bool parse_bool(const char *s, size_t n, bool *out)
+bool fl_pg_parse_bool(const char *s, size_t n, bool *out)
 {
     trim(&s, &n);
     if (n == 0)
@@ -638,14 +639,14 @@ static int fmt_ymd(int64_t days, char *b, bool *bc)
 {
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    fl_civil_from_days(days, &y, &m, &d);
     *bc = y <= 0;
     if (*bc)
         y = 1 - y;
     return snprintf(b, 32, "%04lld-%02u-%02u", (long long)y, m, d);
 }
 
-size_t format_date(int32_t days, char *buf, size_t cap)
+size_t fl_pg_format_date(int32_t days, char *buf, size_t cap)
 {
     char b[48];
     bool bc;
@@ -672,14 +673,14 @@ static int fmt_hms(int64_t us, char *b, size_t cap)
     return n;
 }
 
-size_t format_time(int64_t us, char *buf, size_t cap)
+size_t fl_pg_format_time(int64_t us, char *buf, size_t cap)
 {
     char b[48];
     int n = fmt_hms(us, b, sizeof b);
     return put(buf, cap, b, (size_t)n);
 }
 
-size_t format_timestamp(int64_t us, char *buf, size_t cap)
+size_t fl_pg_format_timestamp(int64_t us, char *buf, size_t cap)
 {
     char b[64];
     bool bc;
@@ -692,7 +693,7 @@ size_t format_timestamp(int64_t us, char *buf, size_t cap)
     return put(buf, cap, b, (size_t)n);
 }
 
-size_t format_offset(int32_t off, char *buf, size_t cap)
+size_t fl_pg_format_offset(int32_t off, char *buf, size_t cap)
 {
     char b[24];
     char sign = off < 0 ? '-' : '+';
@@ -707,7 +708,7 @@ size_t format_offset(int32_t off, char *buf, size_t cap)
     return put(buf, cap, b, (size_t)n);
 }
 
-size_t format_interval(const fl_interval *iv, char *buf, size_t cap)
+size_t fl_pg_format_interval(const fl_interval *iv, char *buf, size_t cap)
 {
     /* PostgreSQL "postgres" IntervalStyle: after a negative field, positive ones get '+' */
     char b[128];
@@ -746,7 +747,7 @@ size_t format_interval(const fl_interval *iv, char *buf, size_t cap)
     return put(buf, cap, b, (size_t)n);
 }
 
-static size_t format_shortest(double d, int maxprec, int dig, bool is_float, char *buf, size_t cap)
+static size_t format_shortest(double d, int dig, bool is_float, char *buf, size_t cap)
 {
     char b[64];
     if (isnan(d))
@@ -755,26 +756,11 @@ static size_t format_shortest(double d, int maxprec, int dig, bool is_float, cha
         return d > 0 ? put(buf, cap, "Infinity", 8) : put(buf, cap, "-Infinity", 9);
     if (d == 0)
         return signbit(d) ? put(buf, cap, "-0", 2) : put(buf, cap, "0", 1);
-    char e[64];
-    int p;
-    for (p = 1; p <= maxprec; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (is_float ? strtof(e, NULL) == (float)d : strtod(e, NULL) == d)
-            break;
-    }
-    /* e = "-d.ddde+XX": digits and exponent */
-    char digits[32];
-    int nd = 0;
-    const char *q = e;
-    bool neg = *q == '-';
-    if (neg)
-        q++;
-    for (; *q && *q != 'e'; q++)
-        if (*q != '.')
-            digits[nd++] = *q;
-    int exp = atoi(q + 1);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
+    fl_digits sd;
+    fl_shortest_digits(d, is_float, &sd);
+    const char *digits = sd.d;
+    int nd = sd.n, exp = sd.exp10;
+    bool neg = sd.neg;
     int n = 0;
     if (neg)
         b[n++] = '-';
@@ -805,12 +791,12 @@ static size_t format_shortest(double d, int maxprec, int dig, bool is_float, cha
     return put(buf, cap, b, (size_t)n);
 }
 
-size_t format_double(double d, char *buf, size_t cap)
+size_t fl_pg_format_double(double d, char *buf, size_t cap)
 {
-    return format_shortest(d, 17, DBL_DIG, false, buf, cap);
+    return format_shortest(d, DBL_DIG, false, buf, cap);
 }
 
-size_t format_float(float f, char *buf, size_t cap)
+size_t fl_pg_format_float(float f, char *buf, size_t cap)
 {
-    return format_shortest((double)f, 9, FLT_DIG, true, buf, cap);
+    return format_shortest((double)f, FLT_DIG, true, buf, cap);
 }

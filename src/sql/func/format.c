@@ -93,26 +93,36 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
     case FL_TYPE_INT64:
         n = (size_t)snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)(const void *)d)[row]);
         break;
-    case FL_TYPE_FLOAT32: n = format_float(((const float *)(const void *)d)[row], b, sizeof b); break;
-    case FL_TYPE_FLOAT64: n = format_double(((const double *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_FLOAT32:
+        n = fl_pg_format_float(((const float *)(const void *)d)[row], b, sizeof b);
+        break;
+    case FL_TYPE_FLOAT64:
+        n = fl_pg_format_double(((const double *)(const void *)d)[row], b, sizeof b);
+        break;
     case FL_TYPE_DECIMAL: {
         fl_i128 x;
         memcpy(&x, d + (size_t)row * 16, 16);
         n = dec_format(x, t->scale, b, sizeof b);
         break;
     }
-    case FL_TYPE_DATE: n = format_date(((const int32_t *)(const void *)d)[row], b, sizeof b); break;
-    case FL_TYPE_TIME: n = format_time(((const int64_t *)(const void *)d)[row], b, sizeof b); break;
-    case FL_TYPE_TIMESTAMP: n = format_timestamp(((const int64_t *)(const void *)d)[row], b, sizeof b); break;
+    case FL_TYPE_DATE:
+        n = fl_pg_format_date(((const int32_t *)(const void *)d)[row], b, sizeof b);
+        break;
+    case FL_TYPE_TIME:
+        n = fl_pg_format_time(((const int64_t *)(const void *)d)[row], b, sizeof b);
+        break;
+    case FL_TYPE_TIMESTAMP:
+        n = fl_pg_format_timestamp(((const int64_t *)(const void *)d)[row], b, sizeof b);
+        break;
     case FL_TYPE_TIMESTAMPTZ: {
         int64_t us = ((const int64_t *)(const void *)d)[row];
         int32_t off = fl_tz_offset_utc(tz, floordiv64(us, US_PER_SEC));
         int64_t local = us + (int64_t)off * US_PER_SEC;
-        n = format_timestamp(local, b, sizeof b);
+        n = fl_pg_format_timestamp(local, b, sizeof b);
         bool bc = n > 3 && memcmp(b + n - 3, " BC", 3) == 0;
         if (bc)
             n -= 3;
-        n += format_offset(off, b + n, sizeof b - n);
+        n += fl_pg_format_offset(off, b + n, sizeof b - n);
         if (bc)
             n += (size_t)snprintf(b + n, sizeof b - n, " BC");
         break;
@@ -127,7 +137,7 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
             us += (int64_t)off * US_PER_SEC;
         }
         int64_t frac = floormod64(us, US_PER_SEC) * 1000 + rem;
-        n = format_timestamp(us - floormod64(us, US_PER_SEC), b, sizeof b);
+        n = fl_pg_format_timestamp(us - floormod64(us, US_PER_SEC), b, sizeof b);
         bool bc = n > 3 && memcmp(b + n - 3, " BC", 3) == 0;
         if (bc)
             n -= 3;
@@ -141,7 +151,7 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
             n += (size_t)snprintf(b + n, sizeof b - n, ".%s", fr);
         }
         if (t->id == FL_TYPE_TIMESTAMPTZ_NS)
-            n += format_offset(off, b + n, sizeof b - n);
+            n += fl_pg_format_offset(off, b + n, sizeof b - n);
         if (bc)
             n += (size_t)snprintf(b + n, sizeof b - n, " BC");
         break;
@@ -166,7 +176,7 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
         if (fl_type_is_interval(t)) {
             fl_interval iv;
             memcpy(&iv, d + (size_t)row * 16, 16);
-            n = format_interval(&iv, b, sizeof b);
+            n = fl_pg_format_interval(&iv, b, sizeof b);
             break;
         }
         size_t len;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "floe/calendar.h"
 #include "floe/error.h"
 #include "floe/types.h"
 #include "floe/vector.h"
@@ -123,10 +124,7 @@ bool dec_parse(const char *s, size_t len, int32_t p, int32_t scale, fl_i128 *out
 double dec_to_double(fl_i128 v, int32_t s);
 
 /* ---- dates and times ---- */
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
-void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
-bool is_leap(int64_t y);
-unsigned days_in_month(int64_t y, unsigned m);
+/* civil calendar: fl_days_from_civil, fl_civil_from_days, ... (floe/calendar.h) */
 #define US_PER_DAY 86400000000LL
 #define US_PER_SEC 1000000LL
 static inline int64_t floordiv64(int64_t a, int64_t b)
@@ -150,8 +148,8 @@ typedef struct fl_interval {
 } fl_interval;
 
 /* Text parsing (PostgreSQL input formats). Return false on syntax error. */
-bool parse_date(const char *s, size_t n, int32_t *days);
-bool parse_time(const char *s, size_t n, int64_t *us);
+bool fl_pg_parse_date(const char *s, size_t n, int32_t *days);
+bool fl_pg_parse_time(const char *s, size_t n, int64_t *us);
 /* has_zone/offset_s: explicit zone in the text (numeric offset); zone_name when a named zone. */
 typedef struct ts_parsed {
     int64_t local_us; /* wall-clock micros since epoch */
@@ -159,18 +157,18 @@ typedef struct ts_parsed {
     int32_t offset_s; /* east of UTC */
     char zone[64];    /* named zone (empty when none) */
 } ts_parsed;
-bool parse_timestamp(const char *s, size_t n, ts_parsed *out);
-bool parse_interval(const char *s, size_t n, int32_t fields_mask, fl_interval *out);
-bool parse_uuid(const char *s, size_t n, uint8_t out[16]);
-bool parse_bool(const char *s, size_t n, bool *out);
+bool fl_pg_parse_timestamp(const char *s, size_t n, ts_parsed *out);
+bool fl_pg_parse_interval(const char *s, size_t n, int32_t fields_mask, fl_interval *out);
+bool fl_pg_parse_uuid(const char *s, size_t n, uint8_t out[16]);
+bool fl_pg_parse_bool(const char *s, size_t n, bool *out);
 
-size_t format_date(int32_t days, char *buf, size_t cap);
-size_t format_time(int64_t us, char *buf, size_t cap);
-size_t format_timestamp(int64_t us, char *buf, size_t cap); /* no zone */
-size_t format_offset(int32_t off_s, char *buf, size_t cap); /* "+00", "+05:30" */
-size_t format_interval(const fl_interval *iv, char *buf, size_t cap);
-size_t format_double(double d, char *buf, size_t cap);
-size_t format_float(float f, char *buf, size_t cap);
+size_t fl_pg_format_date(int32_t days, char *buf, size_t cap);
+size_t fl_pg_format_time(int64_t us, char *buf, size_t cap);
+size_t fl_pg_format_timestamp(int64_t us, char *buf, size_t cap); /* no zone */
+size_t fl_pg_format_offset(int32_t off_s, char *buf, size_t cap); /* "+00", "+05:30" */
+size_t fl_pg_format_interval(const fl_interval *iv, char *buf, size_t cap);
+size_t fl_pg_format_double(double d, char *buf, size_t cap);
+size_t fl_pg_format_float(float f, char *buf, size_t cap);
 
 /* ---- time zones (tz.c): TZif files from /usr/share/zoneinfo ---- */
 typedef struct fl_tz fl_tz;

@@ -519,7 +519,7 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
             } else if (vt->id == FL_TYPE_INT64) {
                 pos += (size_t)sprintf(o + pos, "%lld", (long long)UV(*v, int64_t, i));
             } else if (vt->id == FL_TYPE_FLOAT64) {
-                pos += format_double(UV(*v, double, i), o + pos, 40);
+                pos += fl_pg_format_double(UV(*v, double, i), o + pos, 40);
             } else if (vt->id == FL_TYPE_DECIMAL) {
                 pos += dec_format(UV(*v, fl_i128, i), vt->scale, o + pos, 48);
             } else {

@@ -183,19 +183,19 @@ static int64_t rule_local(const tz_rule *r, int64_t y)
 {
     int64_t day;
     if (r->kind == 'M') {
-        int64_t first = days_from_civil(y, (unsigned)r->m, 1);
+        int64_t first = fl_days_from_civil(y, (unsigned)r->m, 1);
         int wd = (int)floormod64(first + 4, 7); /* 1970-01-01 was a Thursday */
         int64_t d = first + ((r->d - wd + 7) % 7) + 7 * (r->w - 1);
-        int64_t last = first + days_in_month(y, (unsigned)r->m) - 1;
+        int64_t last = first + fl_days_in_month(y, (unsigned)r->m) - 1;
         while (d > last)
             d -= 7;
         day = d;
     } else if (r->kind == 'J') {
-        day = days_from_civil(y, 1, 1) + r->n - 1;
-        if (is_leap(y) && r->n >= 60)
+        day = fl_days_from_civil(y, 1, 1) + r->n - 1;
+        if (fl_is_leap_year(y) && r->n >= 60)
             day++;
     } else
-        day = days_from_civil(y, 1, 1) + r->n;
+        day = fl_days_from_civil(y, 1, 1) + r->n;
     return day * 86400 + r->time_s;
 }
 
@@ -205,7 +205,7 @@ static int32_t rule_offset(const fl_tz *z, int64_t t)
         return z->std_off;
     int64_t y;
     unsigned m, d;
-    civil_from_days(floordiv64(t + z->std_off, 86400), &y, &m, &d);
+    fl_civil_from_days(floordiv64(t + z->std_off, 86400), &y, &m, &d);
     int64_t st = rule_local(&z->start, y) - z->std_off;
     int64_t en = rule_local(&z->end, y) - z->dst_off;
     bool dst = st < en ? (t >= st && t < en) : !(t >= en && t < st);

@@ -1,9 +1,7 @@
 /*
  * util.c - small helpers for kernels: string output rows, NULL marking,
- * 128-bit decimal scaling/rounding/formatting/parsing, civil-calendar math
- * (proleptic Gregorian, days since 1970-01-01, after H. Hinnant's
- * days_from_civil algorithm), and kernel error messages that name the
- * expression.
+ * 128-bit decimal scaling/rounding/formatting/parsing, and kernel error
+ * messages that name the expression (calendar math is floe/calendar.h).
  *
  * Decimal rounding follows PostgreSQL numeric: half away from zero.
  */
@@ -267,43 +265,6 @@ double dec_to_double(fl_i128 v, int32_t s)
     char buf[64];
     dec_format(v, s, buf, sizeof buf);
     return strtod(buf, NULL);
-}
-
-/* ---- civil calendar ---- */
-
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const unsigned doe = (unsigned)(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t yy = (int64_t)yoe + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
-bool is_leap(int64_t y)
-{
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-unsigned days_in_month(int64_t y, unsigned m)
-{
-    static const unsigned dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    return m == 2 && is_leap(y) ? 29 : dm[(m - 1) % 12];
 }
 
 /* ---- errors ---- */

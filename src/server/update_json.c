@@ -3,7 +3,7 @@
  * (REST spec components TableRequirement and TableUpdate).
  *
  * The elements are parsed by the REST client's parsers
- * (src/catalog/rest_json_update.c: fl_rest_update_from_json and
+ * (src/rest/rest_json_update.c: fl_rest_update_from_json and
  * fl_rest_requirement_from_json), so the server accepts exactly what the
  * client sends. Every field is type-checked; an unknown "action" or "type",
  * a missing field or a wrong type is FL_EINVAL naming the element
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 #define BAD(...) fl_errorf(err, FL_EINVAL, __VA_ARGS__)

@@ -1,5 +1,5 @@
 /*
- * rest_json_response.c - response bodies of the REST catalog (rest_json.h):
+ * rest_json_response.c - response bodies of the REST catalog (floe/rest.h):
  *
  *   LoadTableResult   {"metadata-location":L|null,"metadata":TableMetadata,"config":{..}}
  *                     (CommitTableResponse has the first two, both required)
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "iceberg/ice_internal.h"
 
 fl_status fl_rest_json_load(const char *buf, size_t len, const char *what, json_t **out,

@@ -1,13 +1,13 @@
 /*
- * rest_json.h - JSON of the Iceberg REST catalog protocol
+ * rest.h - JSON of the Iceberg REST catalog protocol
  * (../shared/reference/rest-catalog-open-api.yaml), both directions, with
  * no HTTP in it: the REST client uses it, the server and the fuzzer may too.
  *
- *   TableUpdate      <-> fl_ice_update       (rest_json_update.c)
- *   TableRequirement <-> fl_ice_requirement  (rest_json_update.c)
- *   CommitTableRequest, CreateTableRequest   (rest_json_request.c)
+ *   TableUpdate      <-> fl_ice_update       (src/rest/rest_json_update.c)
+ *   TableRequirement <-> fl_ice_requirement  (src/rest/rest_json_update.c)
+ *   CommitTableRequest, CreateTableRequest   (src/rest/rest_json_request.c)
  *   LoadTableResult, CatalogConfig, list pages, IcebergErrorResponse,
- *   OAuthTokenResponse                        (rest_json_response.c)
+ *   OAuthTokenResponse                        (src/rest/rest_json_response.c)
  *
  * Parsing never trusts its input: every field is type-checked, errors name
  * the JSON path ("updates[3].snapshot.summary: ..."), and parsed strings are
@@ -16,8 +16,8 @@
  * remove-partition-statistics, add-encryption-key, remove-encryption-key)
  * and view updates parse as FL_EUNSUPPORTED naming the action.
  */
-#ifndef FLOE_REST_JSON_H
-#define FLOE_REST_JSON_H
+#ifndef FLOE_REST_H
+#define FLOE_REST_H
 
 #include <jansson.h>
 #include <stdbool.h>

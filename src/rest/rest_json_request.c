@@ -1,5 +1,5 @@
 /*
- * rest_json_request.c - request bodies of the REST catalog (rest_json.h):
+ * rest_json_request.c - request bodies of the REST catalog (floe/rest.h):
  *
  *   CommitTableRequest {["identifier":{"namespace":[..],"name":N},]
  *                       "requirements":[TableRequirement],"updates":[TableUpdate]}
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "iceberg/ice_internal.h"
 
 static fl_status oom(fl_error *err, const char *what)

@@ -1,6 +1,6 @@
 /*
  * rest_json_update.c - TableUpdate and TableRequirement JSON <-> fl_ice_update /
- * fl_ice_requirement (rest_json.h), as the REST spec's components define them:
+ * fl_ice_requirement (floe/rest.h), as the REST spec's components define them:
  *
  *   {"action":"assign-uuid","uuid":U}        {"action":"upgrade-format-version","format-version":N}
  *   {"action":"add-schema","schema":S[,"last-column-id":N]}
@@ -37,7 +37,7 @@
  */
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "iceberg/ice_internal.h"
 
 static const char *const UPDATE_NAMES[] = {

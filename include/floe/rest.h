@@ -59,14 +59,44 @@ typedef struct fl_rest_commit_request {
     fl_ice_update *updates;
     uint32_t nupdates;
 } fl_rest_commit_request;
+/* The spec's shape: an object with arrays "requirements" and "updates",
+ * "identifier" optional; a view action is FL_EUNSUPPORTED. */
 fl_status fl_rest_commit_request_parse(const char *buf, size_t len, fl_arena *a,
                                        fl_rest_commit_request *out, fl_error *err);
+
+/* Most requirements or updates one request may carry (FL_ELIMIT beyond). */
+#define FL_REST_MAX_CHANGES 10000
+
+/* A parsed request object. strict: as fl_rest_commit_request_parse. Not
+ * strict (how the server reads a request): "requirements" may be absent or
+ * null, a view action is FL_EINVAL ("updates[2]: not a table update (...)"),
+ * and "identifier" is not read (the route or the transaction names the
+ * table). Errors name the element ("updates[2].snapshot.manifest-list"). */
+fl_status fl_rest_commit_request_from_json(json_t *root, bool strict, fl_arena *a,
+                                           fl_rest_commit_request *out, fl_error *err);
 
 /* CreateTableRequest from tmpl's current schema, default spec and sort
  * order, properties (+ "format-version"); location NULL = omitted. */
 fl_status fl_rest_create_request_json(const char *name, const fl_ice_metadata *tmpl,
-                                      const char *location, bool stage, char **out,
-                                      fl_error *err);
+                                      const char *location, bool stage, char **out, fl_error *err);
+
+/* A CreateTableRequest as the server reads it (src/rest/rest_json_create.c):
+ * the requester's schema, spec and order with the requester's ids (give them
+ * to fl_ice_fresh_table_ids, include/floe/ice_table.h). Errors are FL_EINVAL
+ * naming the field ("schema: missing", "properties.format-version: ..."). */
+typedef struct fl_rest_create_request {
+    const char *name;     /* NULL when absent */
+    const char *location; /* NULL when absent or empty; trailing '/' removed */
+    fl_ice_schema schema;
+    bool has_spec, has_order; /* "partition-spec" / "write-order" objects given */
+    fl_ice_partition_spec spec;
+    fl_ice_sort_order order;
+    fl_ice_map properties;  /* without "format-version" */
+    int32_t format_version; /* properties["format-version"], default 2 */
+    bool stage_create;
+} fl_rest_create_request;
+fl_status fl_rest_create_request_from_json(json_t *body, fl_arena *a, fl_rest_create_request *out,
+                                           fl_error *err);
 
 /* ---- responses ---- */
 

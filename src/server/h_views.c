@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/ice_json.h"
 #include "floe/ice_view.h"
-#include "iceberg/ice_internal.h"
 #include "server/server_internal.h"
 
 #define BAD(...) fl_errorf(err, FL_EINVAL, __VA_ARGS__)
@@ -50,9 +50,8 @@ static void respond_view(fl_server_request *r, const char *loc, const fl_ice_vie
     }
     json_t *md = json_loadb(text, len, 0, NULL);
     free(text);
-    json_t *j = md ? json_pack("{s:s,s:o,s:{}}", "metadata-location", loc, "metadata", md,
-                               "config")
-                   : NULL;
+    json_t *j =
+        md ? json_pack("{s:s,s:o,s:{}}", "metadata-location", loc, "metadata", md, "config") : NULL;
     srv_respond_json(r, 200, j);
 }
 
@@ -90,8 +89,8 @@ static fl_status parse_version(json_t *o, const char *path, fl_arena *a, const f
     if (!json_object_get(copy, "version-id"))
         json_object_set_new(copy, "version-id", json_integer(0));
     fl_ice_view_version *v = fl_arena_calloc(a, 1, sizeof *v);
-    ice_ctx c = {.a = a, .err = err, .format_version = 2};
-    fl_status rc = v ? ice_parse_view_version(&c, copy, path, v) : FL_ENOMEM;
+    fl_ice_json_ctx c = {.a = a, .err = err, .format_version = 2};
+    fl_status rc = v ? fl_ice_json_parse_view_version(&c, copy, path, v) : FL_ENOMEM;
     json_decref(copy);
     if (rc != FL_OK && rc != FL_ENOMEM)
         err->code = rc = FL_EINVAL;
@@ -102,8 +101,7 @@ static fl_status parse_version(json_t *o, const char *path, fl_arena *a, const f
 }
 
 static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a,
-                                   const fl_principal *who, fl_ice_view_update *u,
-                                   fl_error *err)
+                                   const fl_principal *who, fl_ice_view_update *u, fl_error *err)
 {
     memset(u, 0, sizeof *u);
     const char *act = json_string_value(json_object_get(o, "action"));
@@ -129,12 +127,18 @@ static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a,
     fl_ice_update t;
     FL_TRY(srv_parse_update(o, path, a, &t, err));
     switch (t.kind) {
-    case FL_ICE_UPD_ASSIGN_UUID: u->kind = FL_ICE_VIEW_UPD_ASSIGN_UUID; u->uuid = t.uuid; break;
+    case FL_ICE_UPD_ASSIGN_UUID:
+        u->kind = FL_ICE_VIEW_UPD_ASSIGN_UUID;
+        u->uuid = t.uuid;
+        break;
     case FL_ICE_UPD_UPGRADE_FORMAT_VERSION:
         u->kind = FL_ICE_VIEW_UPD_UPGRADE_FORMAT_VERSION;
         u->format_version = t.format_version;
         break;
-    case FL_ICE_UPD_ADD_SCHEMA: u->kind = FL_ICE_VIEW_UPD_ADD_SCHEMA; u->schema = t.schema; break;
+    case FL_ICE_UPD_ADD_SCHEMA:
+        u->kind = FL_ICE_VIEW_UPD_ADD_SCHEMA;
+        u->schema = t.schema;
+        break;
     case FL_ICE_UPD_SET_LOCATION:
         u->kind = FL_ICE_VIEW_UPD_SET_LOCATION;
         u->location = t.location;
@@ -198,8 +202,8 @@ static void h_list(fl_server_request *r, void *ctx)
         return;
     json_t *arr = json_array();
     for (uint32_t i = start; i < start + count; i++)
-        json_array_append_new(arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name",
-                                             names[i]));
+        json_array_append_new(
+            arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name", names[i]));
     json_t *j = json_pack("{s:o}", "identifiers", arr);
     if (j && next)
         json_object_set_new(j, "next-page-token", json_string(next));
@@ -225,10 +229,10 @@ static void h_create(fl_server_request *r, void *ctx)
     fl_status rc = id.name && *id.name ? FL_OK : LBAD("name: missing");
     fl_ice_schema *sch = fl_arena_calloc(&r->arena, 1, sizeof *sch);
     json_t *js = json_object_get(b, "schema");
-    ice_ctx c = {.a = &r->arena, .err = &err, .format_version = 2};
+    fl_ice_json_ctx c = {.a = &r->arena, .err = &err, .format_version = 2};
     if (rc == FL_OK && !json_is_object(js))
         rc = LBAD("schema: missing");
-    if (rc == FL_OK && ice_parse_schema(&c, js, "schema", false, sch) != FL_OK)
+    if (rc == FL_OK && fl_ice_json_parse_schema(&c, js, "schema", false, sch) != FL_OK)
         rc = err.code = FL_EINVAL;
     fl_ice_view_version *v = NULL;
     if (rc == FL_OK)
@@ -285,8 +289,8 @@ static void h_create(fl_server_request *r, void *ctx)
         rc = write_view(cat, &id, &m, NULL, &r->arena, &path, &err);
     if (rc == FL_OK)
         rc = cat->ops->create_view(cat, &id, path, &err);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     srv_audit(r, "create-view", target, rc == FL_OK ? "ok" : "error", rc ? err.msg : NULL);
     if (rc != FL_OK) {
         if (path) {
@@ -411,8 +415,8 @@ static void h_replace(fl_server_request *r, void *ctx)
     for (size_t i = 0; rc == FL_OK && i < nu; i++) {
         char path[48];
         snprintf(path, sizeof path, "updates[%zu]", i);
-        rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i],
-                               &err);
+        rc =
+            parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i], &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_ADD_VERSION)
             rc = srv_view_reads_check(r, u[i].version, &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
@@ -424,8 +428,8 @@ static void h_replace(fl_server_request *r, void *ctx)
         return;
     }
     fl_catalog *c = srv_cat(r);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     fl_arena a;
     fl_arena_init(&a, 65536);
     uint32_t stripe = srv_stripe_of(&id);
@@ -444,8 +448,8 @@ static void h_replace(fl_server_request *r, void *ctx)
                                     want_uuid, cur.view_uuid);
             break;
         }
-        rc = fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed,
-                                        &err);
+        rc =
+            fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed, &err);
         if (rc == FL_OK && !current_version_allowed(r, &cur, &m)) {
             srv_audit(r, "replace-view", target, "denied", "older version of another definer");
             fl_server_respond_error(r, 403, "ForbiddenException",

@@ -119,6 +119,7 @@ json_t *fl_ice_json_encryption_key(const fl_ice_encryption_key *k);
 /* One view version object. */
 fl_status fl_ice_json_parse_view_version(fl_ice_json_ctx *c, json_t *o, const char *p,
                                          fl_ice_view_version *v);
+json_t *fl_ice_json_view_version(const fl_ice_view_version *v);
 
 #ifdef __cplusplus
 }

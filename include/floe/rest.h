@@ -25,6 +25,7 @@
 
 #include "floe/catalog.h"
 #include "floe/ice_table.h"
+#include "floe/ice_view.h"
 
 /* ---- updates and requirements ---- */
 
@@ -97,6 +98,41 @@ typedef struct fl_rest_create_request {
 } fl_rest_create_request;
 fl_status fl_rest_create_request_from_json(json_t *body, fl_arena *a, fl_rest_create_request *out,
                                            fl_error *err);
+
+/* ---- views (src/rest/rest_json_view.c) ---- */
+
+/* A ViewVersion of a request ("version-id" may be omitted: 0); *out in a. */
+fl_status fl_rest_view_version_from_json(json_t *o, const char *path, fl_arena *a,
+                                         fl_ice_view_version **out, fl_error *err);
+/* A ViewUpdate; *added (may be NULL) gets the version an add-view-version
+ * carries, writable, so that the server can stamp its definer. A table-only
+ * action is FL_EINVAL ("updates[0]: 'add-spec' is not a view update"). */
+fl_status fl_rest_view_update_from_json(json_t *o, const char *path, fl_arena *a,
+                                        fl_ice_view_update *u, fl_ice_view_version **added,
+                                        fl_error *err);
+/* New JSON object (caller decrefs). */
+fl_status fl_rest_view_update_to_json(const fl_ice_view_update *u, json_t **out, fl_error *err);
+
+typedef struct fl_rest_create_view_request {
+    const char *name;
+    const char *location; /* NULL when absent or empty */
+    fl_ice_schema schema;
+    fl_ice_view_version *version; /* writable (the server stamps the definer) */
+    fl_ice_map properties;
+} fl_rest_create_view_request;
+fl_status fl_rest_create_view_request_from_json(json_t *body, fl_arena *a,
+                                                fl_rest_create_view_request *out, fl_error *err);
+
+/* A view's CommitViewRequest {"requirements":[{"type":"assert-view-uuid",
+ * "uuid":U}],"updates":[ViewUpdate]}. */
+typedef struct fl_rest_view_commit_request {
+    const char *assert_uuid; /* NULL without an assert-view-uuid */
+    fl_ice_view_update *updates;
+    uint32_t nupdates;
+    fl_ice_view_version **added; /* per update: its writable added version, or NULL */
+} fl_rest_view_commit_request;
+fl_status fl_rest_view_commit_request_from_json(json_t *body, fl_arena *a,
+                                                fl_rest_view_commit_request *out, fl_error *err);
 
 /* ---- responses ---- */
 

@@ -100,5 +100,7 @@ json_t *ice_partition_statistics_json(const fl_ice_partition_statistics_file *f)
 json_t *ice_encryption_key_json(const fl_ice_encryption_key *k);
 /* One view version object (view.c); p names it in errors. */
 fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_view_version *v);
+/* Its JSON object, as in view metadata (new reference; NULL on ENOMEM). */
+json_t *ice_view_version_json(const fl_ice_view_version *v);
 
 #endif

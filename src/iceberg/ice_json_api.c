@@ -172,3 +172,8 @@ fl_status fl_ice_json_parse_view_version(fl_ice_json_ctx *c, json_t *o, const ch
 {
     return ice_parse_view_version(c, o, p, v);
 }
+
+json_t *fl_ice_json_view_version(const fl_ice_view_version *v)
+{
+    return ice_view_version_json(v);
+}

@@ -287,8 +287,6 @@ typedef struct srv_commit_req {
 /* Parses {"requirements": [...], "updates": [...]} into arena a. Unknown
  * actions/types are FL_EINVAL (400). */
 fl_status srv_parse_commit(json_t *body, fl_arena *a, srv_commit_req *out, fl_error *err);
-fl_status srv_parse_update(json_t *o, const char *path, fl_arena *a, fl_ice_update *u,
-                           fl_error *err);
 /* The metadata of a new table from a CreateTableRequest (fresh ids as Java). */
 fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t *body,
                                  fl_arena *a, fl_ice_metadata *out, fl_error *err);

@@ -13,19 +13,6 @@
 #include "floe/rest.h"
 #include "server/server_internal.h"
 
-fl_status srv_parse_update(json_t *o, const char *path, fl_arena *a, fl_ice_update *u,
-                           fl_error *err)
-{
-    fl_status rc = fl_rest_update_from_json(o, path, a, u, err);
-    if (rc == FL_EUNSUPPORTED) { /* a view action sent to a table */
-        char msg[FL_ERROR_MSG_MAX];
-        memcpy(msg, err->msg, sizeof msg);
-        msg[sizeof msg - 1] = '\0';
-        return fl_errorf(err, FL_EINVAL, "%s: not a table update (%s)", path, msg);
-    }
-    return rc;
-}
-
 fl_status srv_parse_commit(json_t *body, fl_arena *a, srv_commit_req *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);

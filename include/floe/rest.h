@@ -134,6 +134,47 @@ typedef struct fl_rest_view_commit_request {
 fl_status fl_rest_view_commit_request_from_json(json_t *body, fl_arena *a,
                                                 fl_rest_view_commit_request *out, fl_error *err);
 
+/* ---- namespaces, register, rename (src/rest/rest_json_catalog.c) ---- */
+
+/* Readers, as the server reads: a namespace is 1..64 non-empty levels
+ * ("namespace must be a non-empty array of strings"); properties absent or
+ * null are empty; errors FL_EINVAL naming what. Strings in a. */
+fl_status fl_rest_namespace_from_json(json_t *arr, const char *what, fl_arena *a, fl_namespace *ns,
+                                      fl_error *err);
+fl_status fl_rest_properties_from_json(json_t *o, const char *what, fl_arena *a, fl_ice_map *m,
+                                       fl_error *err);
+/* TableIdentifier {"namespace":[..],"name":N}. */
+fl_status fl_rest_ident_from_json(json_t *o, const char *what, fl_arena *a, fl_table_ident *id,
+                                  fl_error *err);
+fl_status fl_rest_create_namespace_request_from_json(json_t *body, fl_arena *a, fl_namespace *ns,
+                                                     fl_ice_map *props, fl_error *err);
+typedef struct fl_rest_namespace_update {
+    fl_ice_map updates;
+    const char *const *removals;
+    uint32_t nremovals;
+} fl_rest_namespace_update;
+fl_status fl_rest_update_namespace_request_from_json(json_t *body, fl_arena *a,
+                                                     fl_rest_namespace_update *out, fl_error *err);
+typedef struct fl_rest_register_request {
+    const char *name, *metadata_location;
+    bool overwrite;
+} fl_rest_register_request;
+fl_status fl_rest_register_request_from_json(json_t *body, fl_arena *a,
+                                             fl_rest_register_request *out, fl_error *err);
+fl_status fl_rest_rename_request_from_json(json_t *body, fl_arena *a, fl_table_ident *from,
+                                           fl_table_ident *to, fl_error *err);
+
+/* Writers: *out malloc'd, NUL-terminated compact JSON. */
+json_t *fl_rest_ident_json(const fl_table_ident *id); /* new reference, NULL on ENOMEM */
+fl_status fl_rest_create_namespace_request_json(const fl_namespace *ns, const fl_ice_map *props,
+                                                char **out, fl_error *err);
+fl_status fl_rest_update_namespace_request_json(const fl_ice_map *set, const char *const *remove,
+                                                uint32_t nremove, char **out, fl_error *err);
+fl_status fl_rest_register_request_json(const char *name, const char *metadata_location, char **out,
+                                        fl_error *err);
+fl_status fl_rest_rename_request_json(const fl_table_ident *from, const fl_table_ident *to,
+                                      char **out, fl_error *err);
+
 /* ---- responses ---- */
 
 typedef struct fl_rest_load_result {

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "catalog/rest_internal.h"
-#include "floe/ice_json.h"
 
 #define MAX_LIST_ENTRIES 1000000u
 
@@ -55,19 +54,9 @@ fl_status rest_create_namespace(fl_catalog *cat, const fl_namespace *ns, const f
         return fl_errorf(err, FL_EINVAL, "create namespace: empty namespace");
     fl_arena a;
     fl_arena_init(&a, 0);
-    json_t *o = json_object(), *lv = json_array();
-    bool ok = o && lv;
-    for (uint32_t i = 0; ok && i < ns->nlevels; i++)
-        ok = json_array_append_new(lv, json_string(ns->levels[i])) == 0;
-    if (ok) {
-        ok = fl_ice_json_set(o, "namespace", lv);
-        lv = NULL;
-    }
-    fl_ice_map empty = {0};
-    ok = ok && fl_ice_json_set(o, "properties", fl_ice_json_map(props ? props : &empty));
-    char *body = ok ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    json_decref(lv);
+    char *body = NULL;
+    fl_error jerr = {0};
+    fl_rest_create_namespace_request_json(ns, props, &body, &jerr);
     fl_status rc;
     if (!body) {
         rc = fl_errorf(err, FL_ENOMEM, "create namespace: out of memory");
@@ -248,27 +237,13 @@ fl_status rest_load_namespace(fl_catalog *cat, const fl_namespace *ns, fl_arena 
     return rc;
 }
 
-static json_t *strings_json(const char *const *v, uint32_t n)
-{
-    json_t *arr = json_array();
-    for (uint32_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, json_string(v[i])) != 0) {
-            json_decref(arr);
-            return NULL;
-        }
-    return arr;
-}
-
 fl_status rest_update_namespace(fl_catalog *cat, const fl_namespace *ns, const fl_ice_map *set,
                                 const char *const *remove, uint32_t nremove, fl_error *err)
 {
     rest_catalog *c = RC(cat);
-    fl_ice_map empty = {0};
-    json_t *o = json_object();
-    bool ok = o && fl_ice_json_set(o, "removals", strings_json(remove, nremove)) &&
-              fl_ice_json_set(o, "updates", fl_ice_json_map(set ? set : &empty));
-    char *body = ok ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
+    char *body = NULL;
+    fl_error jerr = {0};
+    fl_rest_update_namespace_request_json(set, remove, nremove, &body, &jerr);
     if (!body)
         return fl_errorf(err, FL_ENOMEM, "update namespace: out of memory");
     fl_arena tmp;

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "catalog/rest_internal.h"
-#include "floe/ice_json.h"
 
 static rest_catalog *RC(fl_catalog *c)
 {
@@ -190,32 +189,10 @@ fl_status rest_create_table_metadata(fl_catalog *cat, const fl_table_ident *id,
     return rc;
 }
 
-static json_t *ident_json(const fl_table_ident *id)
-{
-    json_t *o = json_object(), *ns = json_array();
-    bool ok = o && ns;
-    for (uint32_t i = 0; ok && i < id->ns.nlevels; i++)
-        ok = json_array_append_new(ns, json_string(id->ns.levels[i])) == 0;
-    if (ok && fl_ice_json_set(o, "namespace", ns) &&
-        fl_ice_json_set(o, "name", json_string(id->name)))
-        return o;
-    if (!ok)
-        json_decref(ns);
-    json_decref(o);
-    return NULL;
-}
-
-/* POST/DELETE expecting 2xx; conflict409 is what a 409 means. */
-static fl_status simple(rest_catalog *c, const char *method, const char *url, json_t *body,
+/* One call with an optional body (text, freed here). */
+static fl_status simple(rest_catalog *c, const char *method, const char *url, char *text,
                         const char *what, fl_status conflict409, fl_error *err)
 {
-    char *text = NULL;
-    if (body) {
-        text = json_dumps(body, JSON_COMPACT);
-        json_decref(body);
-        if (!text)
-            return fl_errorf(err, FL_ENOMEM, "%s: out of memory", what);
-    }
     rest_response r;
     fl_status rc = rest_call(c, method, url, text, &r, err);
     free(text);
@@ -233,12 +210,10 @@ fl_status rest_register_table(fl_catalog *cat, const fl_table_ident *id,
     rest_catalog *c = RC(cat);
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
-    json_t *o = json_object();
-    if (!o || !fl_ice_json_set(o, "name", json_string(id->name)) ||
-        !fl_ice_json_set(o, "metadata-location", json_string(metadata_location))) {
-        json_decref(o);
+    char *o = NULL;
+    if (fl_rest_register_request_json(id->name, metadata_location, &o, err) != FL_OK) {
         fl_arena_free(&tmp);
-        return fl_errorf(err, FL_ENOMEM, "register table: out of memory");
+        return err->code;
     }
     fl_status rc =
         simple(c, "POST", rest_url_ns(c, &tmp, &id->ns, "/register"), o,
@@ -272,12 +247,10 @@ fl_status rest_rename_table(fl_catalog *cat, const fl_table_ident *from, const f
     rest_catalog *c = RC(cat);
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
-    json_t *o = json_object();
-    if (!o || !fl_ice_json_set(o, "source", ident_json(from)) ||
-        !fl_ice_json_set(o, "destination", ident_json(to))) {
-        json_decref(o);
+    char *o = NULL;
+    if (fl_rest_rename_request_json(from, to, &o, err) != FL_OK) {
         fl_arena_free(&tmp);
-        return fl_errorf(err, FL_ENOMEM, "rename table: out of memory");
+        return err->code;
     }
     const char *what =
         fl_arena_sprintf(&tmp, "rename table %s to %s", id_name(from, &tmp), id_name(to, &tmp));

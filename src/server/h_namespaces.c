@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -151,31 +152,6 @@ static json_t *props_json(const fl_ice_map *m)
     return o;
 }
 
-static bool props_from_json(fl_server_request *r, json_t *o, const char *what, fl_ice_map *m)
-{
-    memset(m, 0, sizeof *m);
-    if (!o || json_is_null(o))
-        return true;
-    if (!json_is_object(o)) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s must be an object", what);
-        return false;
-    }
-    m->items = fl_arena_calloc(&r->arena, json_object_size(o) + 1, sizeof *m->items);
-    const char *k;
-    json_t *v;
-    json_object_foreach(o, k, v)
-    {
-        if (!json_is_string(v)) {
-            fl_server_respond_error(r, 400, "BadRequestException", "%s.%s must be a string",
-                                    what, k);
-            return false;
-        }
-        m->items[m->n].key = fl_arena_strdup(&r->arena, k);
-        m->items[m->n++].value = fl_arena_strdup(&r->arena, json_string_value(v));
-    }
-    return true;
-}
-
 static void h_create(fl_server_request *r, void *ctx)
 {
     (void)ctx;
@@ -184,8 +160,10 @@ static void h_create(fl_server_request *r, void *ctx)
         return;
     fl_namespace ns;
     fl_ice_map props;
-    if (!srv_ns_from_json(r, json_object_get(b, "namespace"), "namespace", &ns) ||
-        !props_from_json(r, json_object_get(b, "properties"), "properties", &props)) {
+    fl_error jerr = {0};
+    if (!srv_codec_ok(r,
+                      fl_rest_create_namespace_request_from_json(b, &r->arena, &ns, &props, &jerr),
+                      &jerr)) {
         json_decref(b);
         return;
     }
@@ -277,28 +255,17 @@ static void h_props(fl_server_request *r, void *ctx)
     json_t *b = srv_body_json(r);
     if (!b)
         return;
-    fl_ice_map set;
-    json_t *rem = json_object_get(b, "removals");
-    if (!props_from_json(r, json_object_get(b, "updates"), "updates", &set)) {
+    fl_rest_namespace_update nu;
+    fl_error jerr = {0};
+    if (!srv_codec_ok(r, fl_rest_update_namespace_request_from_json(b, &r->arena, &nu, &jerr),
+                      &jerr)) {
         json_decref(b);
         return;
     }
-    if (rem && !json_is_array(rem) && !json_is_null(rem)) {
-        json_decref(b);
-        fl_server_respond_error(r, 400, "BadRequestException", "removals must be an array");
-        return;
-    }
-    size_t nrem = json_is_array(rem) ? json_array_size(rem) : 0;
-    const char **removals = fl_arena_calloc(&r->arena, nrem + 1, sizeof *removals);
+    fl_ice_map set = nu.updates;
+    size_t nrem = nu.nremovals;
+    const char *const *removals = nu.removals;
     for (size_t i = 0; i < nrem; i++) {
-        json_t *e = json_array_get(rem, i);
-        if (!json_is_string(e)) {
-            json_decref(b);
-            fl_server_respond_error(r, 400, "BadRequestException",
-                                    "removals[%zu] must be a string", i);
-            return;
-        }
-        removals[i] = fl_arena_strdup(&r->arena, json_string_value(e));
         if (fl_ice_map_get(&set, removals[i])) {
             json_decref(b);
             fl_server_respond_error(r, 422, "UnprocessableEntityException",

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 static bool table_ident(fl_server_request *r, fl_table_ident *id)
@@ -358,32 +359,15 @@ static void h_drop(fl_server_request *r, void *ctx)
         fl_server_respond(r, 204, NULL, NULL, 0);
 }
 
-/* {"namespace": [...], "name": "..."} */
-static bool ident_from_json(fl_server_request *r, json_t *o, const char *what, fl_table_ident *id)
-{
-    if (!json_is_object(o)) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s: missing", what);
-        return false;
-    }
-    if (!srv_ns_from_json(r, json_object_get(o, "namespace"), what, &id->ns))
-        return false;
-    const char *n = json_string_value(json_object_get(o, "name"));
-    if (!n || !*n) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s.name: missing", what);
-        return false;
-    }
-    id->name = fl_arena_strdup(&r->arena, n);
-    return true;
-}
-
 void srv_rename(fl_server_request *r, bool view)
 {
     json_t *b = srv_body_json(r);
     if (!b)
         return;
     fl_table_ident from, to;
-    bool ok = ident_from_json(r, json_object_get(b, "source"), "source", &from) &&
-              ident_from_json(r, json_object_get(b, "destination"), "destination", &to);
+    fl_error jerr = {0};
+    bool ok =
+        srv_codec_ok(r, fl_rest_rename_request_from_json(b, &r->arena, &from, &to, &jerr), &jerr);
     json_decref(b);
     if (!ok || !srv_authorize(r, FL_PRIV_DROP, &from.ns, from.name) ||
         !srv_authorize(r, FL_PRIV_CREATE, &to.ns, NULL))
@@ -435,17 +419,15 @@ static void h_register(fl_server_request *r, void *ctx)
     json_t *b = srv_body_json(r);
     if (!b)
         return;
-    const char *name = json_string_value(json_object_get(b, "name"));
-    const char *mloc = json_string_value(json_object_get(b, "metadata-location"));
-    bool overwrite = json_is_true(json_object_get(b, "overwrite"));
-    id.name = name ? fl_arena_strdup(&r->arena, name) : NULL;
-    mloc = mloc ? fl_arena_strdup(&r->arena, mloc) : NULL;
+    fl_rest_register_request q;
+    fl_error jerr = {0};
+    bool ok = srv_codec_ok(r, fl_rest_register_request_from_json(b, &r->arena, &q, &jerr), &jerr);
     json_decref(b);
-    if (!id.name || !*id.name || !mloc || !*mloc) {
-        fl_server_respond_error(r, 400, "BadRequestException",
-                                "name and metadata-location are required");
+    if (!ok)
         return;
-    }
+    id.name = q.name;
+    const char *mloc = q.metadata_location;
+    bool overwrite = q.overwrite;
     fl_error err = {0};
     if (srv_location_check(r->srv, mloc, &err) != FL_OK) {
         srv_respond_status(r, FL_EFORBIDDEN, &err, NULL);

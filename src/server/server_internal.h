@@ -213,6 +213,9 @@ bool srv_ns_param(fl_server_request *r, const char *param, fl_namespace *ns);
 json_t *srv_ns_json(const fl_namespace *ns);
 /* Parses a JSON array of strings as a namespace (400 on error). */
 bool srv_ns_from_json(fl_server_request *r, json_t *arr, const char *what, fl_namespace *ns);
+/* A REST codec reader's result: true on FL_OK, else responds 400
+ * BadRequestException with err's message (500 on FL_ENOMEM). */
+bool srv_codec_ok(fl_server_request *r, fl_status rc, const fl_error *err);
 const char *srv_ns_dotted(const fl_namespace *ns, fl_arena *a);
 
 /* ---- auth glue (authz.c) ---- */

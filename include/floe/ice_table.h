@@ -102,7 +102,7 @@ typedef struct fl_ice_update {
     const char *const *removals; /* REMOVE_PROPERTIES */
     uint32_t nremovals;
     const fl_ice_statistics_file *statistics; /* SET_STATISTICS */
-    int64_t snapshot_id;                      /* REMOVE_STATISTICS / REMOVE_PARTITION_STATISTICS */
+    int64_t snapshot_id; /* REMOVE_STATISTICS / REMOVE_PARTITION_STATISTICS */
     const fl_ice_partition_statistics_file *partition_statistics; /* SET_PARTITION_STATISTICS */
     const fl_ice_encryption_key *encryption_key;                  /* ADD_ENCRYPTION_KEY */
     const char *key_id;                                           /* REMOVE_ENCRYPTION_KEY */
@@ -514,9 +514,10 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
 /* Deletes the rows at positions d (as fl_ice_delete_positions) and adds
  * files in the same snapshot (a row delta "overwrite", as Java's RowDelta
  * for UPDATE/MERGE). With no positions the files are a plain append. */
-fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
-                                         bool for_update, const fl_ice_data_file *files,
-                                         uint32_t nfiles, fl_error *err);
+fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
+                                         uint32_t n, bool for_update,
+                                         const fl_ice_data_file *files, uint32_t nfiles,
+                                         fl_error *err);
 
 /* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
  * and appends the files in one snapshot (operation "overwrite"). */

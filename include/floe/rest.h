@@ -177,6 +177,26 @@ fl_status fl_rest_rename_request_json(const fl_table_ident *from, const fl_table
 
 /* ---- responses ---- */
 
+/* Writers of what a server answers (src/rest/rest_json_emit.c); the readers
+ * below read them back. LoadTableResult / CommitTableResponse: location NULL
+ * for a staged table; the metadata is written by fl_ice_metadata_write.
+ * *out malloc'd (NUL-terminated, *out_len bytes). */
+fl_status fl_rest_load_result_json(const char *location, const fl_ice_metadata *m, char **out,
+                                   size_t *out_len, fl_error *err);
+fl_status fl_rest_load_view_result_json(const char *location, const fl_ice_view_metadata *m,
+                                        char **out, size_t *out_len, fl_error *err);
+/* New references, NULL on ENOMEM: a namespace's levels array; a list page
+ * of table or view identifiers in ns; a list page of namespaces;
+ * GetNamespaceResponse; IcebergErrorResponse. next_page_token NULL = none. */
+json_t *fl_rest_namespace_levels_json(const fl_namespace *ns);
+json_t *fl_rest_identifiers_json(const fl_namespace *ns, const char *const *names, uint32_t n,
+                                 const char *next_page_token);
+json_t *fl_rest_namespaces_json(const fl_namespace *const *list, uint32_t n,
+                                const char *next_page_token);
+json_t *fl_rest_namespace_json(const fl_namespace *ns, const fl_ice_map *props);
+json_t *fl_rest_error_json(const char *message, const char *type, int code);
+
+
 typedef struct fl_rest_load_result {
     const char *metadata_location; /* NULL when staged */
     fl_ice_metadata metadata;

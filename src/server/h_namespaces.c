@@ -131,25 +131,19 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, sorted, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
+    const fl_namespace **page = fl_arena_calloc(&r->arena, count + 1, sizeof *page);
+    if (!page) {
+        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
+        return;
+    }
+    uint32_t np = 0;
     for (uint32_t i = start; i < start + count; i++)
         for (uint32_t k = 0; k < n; k++)
             if (keys[k] == sorted[i]) {
-                json_array_append_new(arr, srv_ns_json(&kids[k]));
+                page[np++] = &kids[k];
                 break;
             }
-    json_t *j = json_pack("{s:o}", "namespaces", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
-}
-
-static json_t *props_json(const fl_ice_map *m)
-{
-    json_t *o = json_object();
-    for (uint32_t i = 0; o && i < m->n; i++)
-        json_object_set_new(o, m->items[i].key, json_string(m->items[i].value));
-    return o;
+    srv_respond_json(r, 200, fl_rest_namespaces_json(page, np, next));
 }
 
 static void h_create(fl_server_request *r, void *ctx)
@@ -195,9 +189,7 @@ static void h_create(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, NULL);
         return;
     }
-    srv_respond_json(r, 200,
-                     json_pack("{s:o,s:o}", "namespace", srv_ns_json(&ns), "properties",
-                               props_json(&props)));
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
 }
 
 static void h_load(fl_server_request *r, void *ctx)
@@ -208,9 +200,7 @@ static void h_load(fl_server_request *r, void *ctx)
     if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
         !load_ns(r, &ns, &props))
         return;
-    srv_respond_json(r, 200,
-                     json_pack("{s:o,s:o}", "namespace", srv_ns_json(&ns), "properties",
-                               props_json(&props)));
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
 }
 
 static void h_exists(fl_server_request *r, void *ctx)

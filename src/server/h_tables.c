@@ -46,41 +46,12 @@ void srv_no_such_table(fl_server_request *r, const fl_table_ident *id)
                             srv_ns_dotted(&id->ns, &r->arena), id->name);
 }
 
-/* Appends the JSON string encoding of s to buf. */
-static char *json_str(const char *s)
-{
-    json_t *j = json_string(s);
-    char *out = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    json_decref(j);
-    return out;
-}
-
 /* LoadTableResult text (malloc'd) for metadata m at location (NULL = staged). */
 char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
                             fl_error *err)
 {
-    char *text = NULL, *loc = NULL;
-    size_t len = 0;
-    if (fl_ice_metadata_write(m, 0, &text, &len, err) != FL_OK)
-        return NULL;
-    if (location && !(loc = json_str(location))) {
-        free(text);
-        fl_errorf(err, FL_ENOMEM, "out of memory");
-        return NULL;
-    }
-    size_t cap = len + (loc ? strlen(loc) : 0) + 64;
-    char *body = malloc(cap);
-    if (body) {
-        int n = loc ? snprintf(body, cap,
-                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}", loc,
-                               text)
-                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
-        *out_len = (size_t)n;
-    } else {
-        fl_errorf(err, FL_ENOMEM, "out of memory");
-    }
-    free(text), free(loc);
-    return body;
+    char *body = NULL;
+    return fl_rest_load_result_json(location, m, &body, out_len, err) == FL_OK ? body : NULL;
 }
 
 static void respond_body(fl_server_request *r, int status, char *body, size_t len)
@@ -146,14 +117,7 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
-    for (uint32_t i = start; i < start + count; i++)
-        json_array_append_new(arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name",
-                                             names[i]));
-    json_t *j = json_pack("{s:o}", "identifiers", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
+    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
 }
 
 fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,

@@ -40,18 +40,15 @@ static bool view_ident(fl_server_request *r, fl_table_ident *id)
 
 static void respond_view(fl_server_request *r, const char *loc, const fl_ice_view_metadata *m)
 {
-    char *text = NULL;
+    char *body = NULL;
     size_t len = 0;
     fl_error err = {0};
-    if (fl_ice_view_metadata_write(m, &text, &len, &err) != FL_OK) {
+    if (fl_rest_load_view_result_json(loc, m, &body, &len, &err) != FL_OK) {
         srv_respond_status(r, FL_ENOMEM, &err, NULL);
         return;
     }
-    json_t *md = json_loadb(text, len, 0, NULL);
-    free(text);
-    json_t *j =
-        md ? json_pack("{s:s,s:o,s:{}}", "metadata-location", loc, "metadata", md, "config") : NULL;
-    srv_respond_json(r, 200, j);
+    fl_server_respond(r, 200, "application/json", body, len);
+    free(body);
 }
 
 /* Whose rights the version runs with (ice_view.h): the authenticated
@@ -120,14 +117,7 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
-    for (uint32_t i = start; i < start + count; i++)
-        json_array_append_new(
-            arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name", names[i]));
-    json_t *j = json_pack("{s:o}", "identifiers", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
+    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
 }
 
 static void h_create(fl_server_request *r, void *ctx)

@@ -3,7 +3,9 @@
  * iceberg's one fresh-id assignment (fl_ice_fresh_table_ids): every table
  * requirement and update kind through a CommitTableRequest both ways (strict
  * and server modes), every view update kind both ways, CreateTableRequest
- * with fresh ids, CommitViewRequest, CreateViewRequest, and malformed input
+ * with fresh ids, CommitViewRequest, CreateViewRequest, the namespace,
+ * register and rename requests (client writer -> server reader), the
+ * server's responses (server writer -> client reader), and malformed input
  * answered with an error that names the field. test_rest_json.c covers the
  * exact shapes of each table update.
  */
@@ -405,6 +407,171 @@ static void test_create_malformed(void)
     fl_arena_free(&a);
 }
 
+static json_t *load_owned(char *text)
+{
+    json_t *j = text ? load(text) : NULL;
+    free(text);
+    return j;
+}
+
+/* What the client emits, the server reads back. */
+static void test_catalog_requests_round_trip(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err;
+    const char *lv[] = {"db", "sub"};
+    fl_namespace ns = {2, lv};
+    fl_ice_kv kv[] = {{"owner", "ann"}};
+    fl_ice_map props = {1, kv};
+    char *text = NULL;
+    CHECK_OK(fl_rest_create_namespace_request_json(&ns, &props, &text, &err), &err);
+    json_t *j = load_owned(text);
+    fl_namespace ns2;
+    fl_ice_map props2;
+    CHECK_OK(fl_rest_create_namespace_request_from_json(j, &a, &ns2, &props2, &err), &err);
+    CHECK_EQ_INT(ns2.nlevels, 2);
+    CHECK_EQ_STR(ns2.levels[1], "sub");
+    CHECK_EQ_STR(fl_ice_map_get(&props2, "owner"), "ann");
+    json_decref(j);
+    const char *rem[] = {"comment"};
+    CHECK_OK(fl_rest_update_namespace_request_json(&props, rem, 1, &text, &err), &err);
+    j = load_owned(text);
+    fl_rest_namespace_update nu;
+    CHECK_OK(fl_rest_update_namespace_request_from_json(j, &a, &nu, &err), &err);
+    CHECK_EQ_INT(nu.nremovals, 1);
+    CHECK_EQ_STR(nu.removals[0], "comment");
+    CHECK_EQ_INT(nu.updates.n, 1);
+    json_decref(j);
+    CHECK_OK(fl_rest_register_request_json("t", "s3://b/t/metadata/v1.metadata.json", &text, &err),
+             &err);
+    j = load_owned(text);
+    fl_rest_register_request rr;
+    CHECK_OK(fl_rest_register_request_from_json(j, &a, &rr, &err), &err);
+    CHECK_EQ_STR(rr.name, "t");
+    CHECK_EQ_STR(rr.metadata_location, "s3://b/t/metadata/v1.metadata.json");
+    CHECK(!rr.overwrite);
+    json_decref(j);
+    fl_table_ident from = {ns, "a"}, to = {{1, lv}, "b"}, f2, t2;
+    CHECK_OK(fl_rest_rename_request_json(&from, &to, &text, &err), &err);
+    j = load_owned(text);
+    CHECK_OK(fl_rest_rename_request_from_json(j, &a, &f2, &t2, &err), &err);
+    CHECK_EQ_STR(f2.name, "a");
+    CHECK_EQ_INT(f2.ns.nlevels, 2);
+    CHECK_EQ_STR(t2.name, "b");
+    CHECK_EQ_INT(t2.ns.nlevels, 1);
+    json_decref(j);
+    /* malformed */
+    j = load("{\"source\":{\"namespace\":[\"db\"],\"name\":\"a\"},\"destination\":{\"namespace\":"
+             "[\"db\"]}}");
+    expect_error(fl_rest_rename_request_from_json(j, &a, &f2, &t2, &err), FL_EINVAL, &err,
+                 "destination.name: missing");
+    json_decref(j);
+    j = load("{\"namespace\":[\"db\",\"\"]}");
+    expect_error(fl_rest_create_namespace_request_from_json(j, &a, &ns2, &props2, &err), FL_EINVAL,
+                 &err, "namespace[1] must be a non-empty string");
+    json_decref(j);
+    j = load("{\"namespace\":[\"db\"],\"properties\":{\"k\":2}}");
+    expect_error(fl_rest_create_namespace_request_from_json(j, &a, &ns2, &props2, &err), FL_EINVAL,
+                 &err, "properties.k must be a string");
+    json_decref(j);
+    j = load("{\"removals\":[1]}");
+    expect_error(fl_rest_update_namespace_request_from_json(j, &a, &nu, &err), FL_EINVAL, &err,
+                 "removals[0] must be a string");
+    json_decref(j);
+    j = load("{\"name\":\"t\"}");
+    expect_error(fl_rest_register_request_from_json(j, &a, &rr, &err), FL_EINVAL, &err,
+                 "metadata-location");
+    json_decref(j);
+    fl_arena_free(&a);
+}
+
+static char *dump_text(json_t *j)
+{
+    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return t;
+}
+
+/* What the server answers, the client reads back. */
+static void test_responses_round_trip(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err;
+    const char *lv[] = {"db"}, *lv2[] = {"db", "x"};
+    fl_namespace ns = {1, lv}, ns2 = {2, lv2};
+    const char *names[] = {"t1", "t2"};
+    char *t = dump_text(fl_rest_identifiers_json(&ns, names, 2, "p2"));
+    const char **got;
+    uint32_t n;
+    const char *next;
+    CHECK(t != NULL);
+    CHECK_OK(fl_rest_tables_parse(t, strlen(t), &a, &got, &n, &next, &err), &err);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_STR(got[1], "t2");
+    CHECK_EQ_STR(next, "p2");
+    free(t);
+    const fl_namespace *list[] = {&ns, &ns2};
+    t = dump_text(fl_rest_namespaces_json(list, 2, NULL));
+    fl_namespace *nss;
+    CHECK(t != NULL);
+    CHECK_OK(fl_rest_namespaces_parse(t, strlen(t), &a, &nss, &n, &next, &err), &err);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(nss[1].nlevels, 2);
+    CHECK(next == NULL);
+    free(t);
+    fl_ice_kv kv[] = {{"location", "s3://b/db"}};
+    fl_ice_map props = {1, kv}, back;
+    t = dump_text(fl_rest_namespace_json(&ns, &props));
+    CHECK(t != NULL);
+    CHECK_OK(fl_rest_namespace_parse(t, strlen(t), &a, &back, &err), &err);
+    CHECK_EQ_STR(fl_ice_map_get(&back, "location"), "s3://b/db");
+    free(t);
+    t = dump_text(fl_rest_error_json("Table does not exist: db.t", "NoSuchTableException", 404));
+    const char *type, *msg;
+    CHECK(t && fl_rest_error_parse(t, strlen(t), &a, &type, &msg));
+    CHECK_EQ_STR(type, "NoSuchTableException");
+    CHECK_EQ_STR(msg, "Table does not exist: db.t");
+    free(t);
+    /* LoadTableResult of a new table's metadata */
+    json_t *j = load(CREATE);
+    fl_rest_create_request q;
+    CHECK_OK(fl_rest_create_request_from_json(j, &a, &q, &err), &err);
+    json_decref(j);
+    fl_ice_fresh_table f;
+    CHECK_OK(fl_ice_fresh_table_ids(&q.schema, &q.spec, &q.order, &a, &f, &err), &err);
+    fl_ice_update u[] = {
+        {.kind = FL_ICE_UPD_ASSIGN_UUID, .uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1"},
+        {.kind = FL_ICE_UPD_UPGRADE_FORMAT_VERSION, .format_version = 2},
+        {.kind = FL_ICE_UPD_ADD_SCHEMA, .schema = &f.schema, .last_column_id = f.last_column_id},
+        {.kind = FL_ICE_UPD_SET_CURRENT_SCHEMA, .id = -1},
+        {.kind = FL_ICE_UPD_ADD_SPEC, .spec = &f.spec},
+        {.kind = FL_ICE_UPD_SET_DEFAULT_SPEC, .id = -1},
+        {.kind = FL_ICE_UPD_ADD_SORT_ORDER, .order = &f.order},
+        {.kind = FL_ICE_UPD_SET_DEFAULT_SORT_ORDER, .id = -1},
+        {.kind = FL_ICE_UPD_SET_LOCATION, .location = "s3://b/t"},
+    };
+    fl_ice_metadata m;
+    CHECK_OK(fl_ice_metadata_apply(NULL, NULL, u, 9, 1700000000000, &a, &m, &err), &err);
+    size_t len = 0;
+    CHECK_OK(fl_rest_load_result_json("s3://b/t/metadata/v1.metadata.json", &m, &t, &len, &err),
+             &err);
+    fl_rest_load_result lr;
+    CHECK(t && strlen(t) == len);
+    CHECK_OK(fl_rest_load_result_parse(t, len, &a, &lr, &err), &err);
+    CHECK_EQ_STR(lr.metadata_location, "s3://b/t/metadata/v1.metadata.json");
+    CHECK_EQ_INT(lr.metadata.last_column_id, 8);
+    CHECK_EQ_INT(lr.metadata.nspecs, 1);
+    CHECK_EQ_INT(lr.metadata.specs[0].fields[1].source_id, 4);
+    free(t);
+    CHECK_OK(fl_rest_load_result_json(NULL, &m, &t, &len, &err), &err); /* staged */
+    CHECK_OK(fl_rest_load_result_parse(t, len, &a, &lr, &err), &err);
+    CHECK(lr.metadata_location == NULL);
+    free(t);
+    fl_arena_free(&a);
+}
+
 int main(void)
 {
     TEST_RUN(test_commit_both_modes);
@@ -414,5 +581,7 @@ int main(void)
     TEST_RUN(test_view_requests);
     TEST_RUN(test_create_fresh_ids);
     TEST_RUN(test_create_malformed);
+    TEST_RUN(test_catalog_requests_round_trip);
+    TEST_RUN(test_responses_round_trip);
     return TEST_EXIT();
 }

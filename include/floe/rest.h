@@ -27,6 +27,10 @@
 #include "floe/ice_table.h"
 #include "floe/ice_view.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- updates and requirements ---- */
 
 /* The spec's "action" / "type" name of a kind, or NULL. */
@@ -243,5 +247,9 @@ fl_status fl_rest_token_parse(const char *buf, size_t len, fl_arena *a, fl_rest_
 /* Parses a JSON document (bounded nesting); FL_ESYNTAX naming what/line/column. */
 fl_status fl_rest_json_load(const char *buf, size_t len, const char *what, json_t **out,
                             fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

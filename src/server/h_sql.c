@@ -53,6 +53,7 @@
 #include <time.h>
 
 #include "server/h_sql.h"
+#include "sql/func.h" /* fl_sql_sqlstate_for_error, until errors carry their SQLSTATE */
 #include "server/server_internal.h"
 
 #define SQL_MAX_RUNNING SRV_SQL_MAX_RUNNING

@@ -1,6 +1,6 @@
 /*
  * fuzz_rest_response.c - libFuzzer target for the REST catalog client's
- * parsing (src/catalog/rest_json.h). Byte 0 picks the document, the rest is
+ * parsing (include/floe/rest.h). Byte 0 picks the document, the rest is
  * the body:
  *   0 LoadTableResult / CommitTableResponse   4 GetNamespaceResponse
  *   1 CatalogConfig                           5 IcebergErrorResponse / OAuthError
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 
 static void check_commit(const char *buf, size_t len, fl_arena *a)
 {

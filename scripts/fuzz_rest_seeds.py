@@ -4,13 +4,13 @@ fuzz/seeds/fuzz_rest_response/ and fuzz/seeds/fuzz_rest_request/ (checked in;
 scripts/fuzz.sh adds fuzz/seeds/<target> to each run). Each seed is the
 target's selector byte followed by a body:
 
-  fuzz_rest_response (src/catalog/rest_json.h): 0 LoadTableResult (fixture
+  fuzz_rest_response (include/floe/rest.h): 0 LoadTableResult (fixture
     metadata files of ../shared/fixtures/iceberg wrapped as the server sends
     them), 1 CatalogConfig, 2 ListNamespacesResponse, 3 ListTablesResponse,
     4 GetNamespaceResponse, 5 error bodies (every error example of the
     OpenAPI document, OAuth errors), 6 OAuth token responses, 7 the
     CommitTableRequest holding every update and requirement
-    (`catalog_test_rest_json --dump`).
+    (`rest_test_rest_json --dump`).
   fuzz_rest_request (src/server): 0 request paths with query strings, 1
     CommitTableRequest bodies, 2 CreateTableRequest bodies, 3 JSON bodies for
     the depth scanner and location checker.
@@ -19,12 +19,12 @@ Bodies come from the REST OpenAPI document's examples
 (../shared/reference/rest-catalog-open-api.yaml), the fixture tables, the
 test_rest_json dump and request shapes of tests/server/test_server.c.
 
-  scripts/fuzz_rest_seeds.py [--dump build/catalog_test_rest_json] [--shared ../shared]
+  scripts/fuzz_rest_seeds.py [--dump build/rest_test_rest_json] [--shared ../shared]
 """
 import argparse, glob, gzip, json, os, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
-ap.add_argument('--dump', default='build/catalog_test_rest_json')
+ap.add_argument('--dump', default='build/rest_test_rest_json')
 ap.add_argument('--shared', default=os.path.join(os.path.dirname(__file__), '..', '..', 'shared'))
 args = ap.parse_args()
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
@@ -109,7 +109,7 @@ with tempfile.TemporaryDirectory() as td:
         subprocess.run([args.dump, '--dump', p], check=True, stdout=subprocess.DEVNULL)
         commit = open(p).read()
     except Exception as e:
-        print('no commit dump (%s): build catalog_test_rest_json first' % e, file=sys.stderr)
+        print('no commit dump (%s): build rest_test_rest_json first' % e, file=sys.stderr)
 if commit:
     put('resp', 7, 'commit-every-update', commit)
     put('req', 1, 'commit-every-update', commit)

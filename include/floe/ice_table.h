@@ -216,6 +216,32 @@ typedef struct fl_ice_create_options {
 FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
                               const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err);
 
+/* ---- Fresh ids of a new table (src/iceberg/fresh_ids.c) -------------------
+ * The one id assignment of every create path (fl_ice_table_create, the REST
+ * server's CreateTableRequest), as Java's TableMetadata.newTableMetadata:
+ * field ids as TypeUtil.assignFreshIds (a struct's own fields take
+ * consecutive ids first, then each field's type is visited in order: list
+ * element; map key then value), from *last_id + 1; *last_id ends at the
+ * highest assigned. out is a deep copy in a. */
+fl_status fl_ice_fresh_schema_ids(const fl_schema *in, int32_t *last_id, fl_arena *a,
+                                  fl_schema *out, fl_error *err);
+
+typedef struct fl_ice_fresh_table {
+    fl_ice_schema schema;       /* schema id 0, fresh field ids; extras and
+                                   identifier-field-ids follow their fields */
+    fl_ice_partition_spec spec; /* spec id 0, field ids 1000.. in order */
+    fl_ice_sort_order order;    /* order id 1, or 0 (unsorted) without fields */
+    int32_t last_column_id;
+} fl_ice_fresh_table;
+
+/* A requested schema, spec and order (spec/order NULL = unpartitioned /
+ * unsorted) with the requester's ids, renumbered: source ids of partition and
+ * sort fields are mapped old -> new. FL_EINVAL naming the element when an
+ * identifier or source id is not a field of schema. Everything in a. */
+fl_status fl_ice_fresh_table_ids(const fl_ice_schema *schema, const fl_ice_partition_spec *spec,
+                                 const fl_ice_sort_order *order, fl_arena *a,
+                                 fl_ice_fresh_table *out, fl_error *err);
+
 /* Drops the table from the catalog; purge also deletes every file reachable
  * from its metadata (data, deletes, manifests, lists, metadata files) that
  * lies under the table's own location (fl_ice_table_drop_ex counts the

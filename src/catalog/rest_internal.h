@@ -10,7 +10,7 @@
  *   rest_error.c      HTTP status + IcebergErrorResponse -> fl_status
  *   rest_namespace.c  namespace operations
  *   rest_table.c      table operations (load, create, commit, drop, rename, list)
- *   rest_json*.c      JSON of requests and responses (rest_json.h)
+ *   (src/rest/)       JSON of requests and responses: the REST codec (floe/rest.h)
  *
  * Ownership: everything hangs off rest_catalog and is freed by its close.
  * A catalog is used by one thread at a time (catalog.h).
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "floe/catalog.h"
 
 /* Biggest response body accepted (a LoadTableResult of a huge table). */

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "catalog/rest_internal.h"
-#include "iceberg/ice_internal.h"
 
 #define MAX_LIST_ENTRIES 1000000u
 
@@ -55,19 +54,9 @@ fl_status rest_create_namespace(fl_catalog *cat, const fl_namespace *ns, const f
         return fl_errorf(err, FL_EINVAL, "create namespace: empty namespace");
     fl_arena a;
     fl_arena_init(&a, 0);
-    json_t *o = json_object(), *lv = json_array();
-    bool ok = o && lv;
-    for (uint32_t i = 0; ok && i < ns->nlevels; i++)
-        ok = json_array_append_new(lv, json_string(ns->levels[i])) == 0;
-    if (ok) {
-        ok = ice_set(o, "namespace", lv);
-        lv = NULL;
-    }
-    fl_ice_map empty = {0};
-    ok = ok && ice_set(o, "properties", ice_map_to_json(props ? props : &empty));
-    char *body = ok ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    json_decref(lv);
+    char *body = NULL;
+    fl_error jerr = {0};
+    fl_rest_create_namespace_request_json(ns, props, &body, &jerr);
     fl_status rc;
     if (!body) {
         rc = fl_errorf(err, FL_ENOMEM, "create namespace: out of memory");
@@ -121,10 +110,10 @@ static fl_status list_all(rest_catalog *c, const char *base, const char *what, p
     char sep = strchr(base, '?') ? '&' : '?';
     while (rc == FL_OK && token) {
         const char *url =
-            c->page_size ? fl_arena_sprintf(&tmp, "%s%cpageToken=%s&pageSize=%u", base, sep,
-                                            rest_enc(&tmp, token), c->page_size)
-                         : fl_arena_sprintf(&tmp, "%s%cpageToken=%s", base, sep,
-                                            rest_enc(&tmp, token));
+            c->page_size
+                ? fl_arena_sprintf(&tmp, "%s%cpageToken=%s&pageSize=%u", base, sep,
+                                   rest_enc(&tmp, token), c->page_size)
+                : fl_arena_sprintf(&tmp, "%s%cpageToken=%s", base, sep, rest_enc(&tmp, token));
         rest_response r;
         rc = call_ok(c, "GET", url, NULL, what, FL_ECONFLICT, &r, err);
         if (rc != FL_OK)
@@ -194,10 +183,9 @@ fl_status rest_list_namespaces(fl_catalog *cat, const fl_namespace *parent, fl_a
     } else {
         base = fl_arena_sprintf(&tmp, "%s/namespaces", c->root);
     }
-    const char *what =
-        parent && parent->nlevels
-            ? fl_arena_sprintf(&tmp, "list namespaces in %s", ns_name(parent, &tmp))
-            : "list namespaces";
+    const char *what = parent && parent->nlevels
+                           ? fl_arena_sprintf(&tmp, "list namespaces in %s", ns_name(parent, &tmp))
+                           : "list namespaces";
     fl_status rc = base && what ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
     void *items = NULL;
     if (rc == FL_OK)
@@ -208,8 +196,8 @@ fl_status rest_list_namespaces(fl_catalog *cat, const fl_namespace *parent, fl_a
     return rc;
 }
 
-fl_status rest_list_tables(fl_catalog *cat, const fl_namespace *ns, fl_arena *a, const char ***names,
-                           uint32_t *n, fl_error *err)
+fl_status rest_list_tables(fl_catalog *cat, const fl_namespace *ns, fl_arena *a,
+                           const char ***names, uint32_t *n, fl_error *err)
 {
     rest_catalog *c = RC(cat);
     *names = NULL;
@@ -237,8 +225,8 @@ fl_status rest_load_namespace(fl_catalog *cat, const fl_namespace *ns, fl_arena 
     fl_arena_init(&tmp, 0);
     const char *what = fl_arena_sprintf(&tmp, "load namespace %s", ns_name(ns, &tmp));
     rest_response r;
-    fl_status rc = call_ok(c, "GET", rest_url_ns(c, &tmp, ns, NULL), NULL, what, FL_ECONFLICT,
-                           &r, err);
+    fl_status rc =
+        call_ok(c, "GET", rest_url_ns(c, &tmp, ns, NULL), NULL, what, FL_ECONFLICT, &r, err);
     if (rc == FL_OK) {
         rc = fl_rest_namespace_parse(r.body, r.len, a, props, err);
         if (rc != FL_OK)
@@ -249,27 +237,13 @@ fl_status rest_load_namespace(fl_catalog *cat, const fl_namespace *ns, fl_arena 
     return rc;
 }
 
-static json_t *strings_json(const char *const *v, uint32_t n)
-{
-    json_t *arr = json_array();
-    for (uint32_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, json_string(v[i])) != 0) {
-            json_decref(arr);
-            return NULL;
-        }
-    return arr;
-}
-
 fl_status rest_update_namespace(fl_catalog *cat, const fl_namespace *ns, const fl_ice_map *set,
                                 const char *const *remove, uint32_t nremove, fl_error *err)
 {
     rest_catalog *c = RC(cat);
-    fl_ice_map empty = {0};
-    json_t *o = json_object();
-    bool ok = o && ice_set(o, "removals", strings_json(remove, nremove)) &&
-              ice_set(o, "updates", ice_map_to_json(set ? set : &empty));
-    char *body = ok ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
+    char *body = NULL;
+    fl_error jerr = {0};
+    fl_rest_update_namespace_request_json(set, remove, nremove, &body, &jerr);
     if (!body)
         return fl_errorf(err, FL_ENOMEM, "update namespace: out of memory");
     fl_arena tmp;
@@ -292,8 +266,8 @@ fl_status rest_drop_namespace(fl_catalog *cat, const fl_namespace *ns, fl_error 
     fl_arena_init(&tmp, 0);
     const char *what = fl_arena_sprintf(&tmp, "drop namespace %s", ns_name(ns, &tmp));
     rest_response r;
-    fl_status rc = call_ok(c, "DELETE", rest_url_ns(c, &tmp, ns, NULL), NULL, what, FL_ECONFLICT,
-                           &r, err);
+    fl_status rc =
+        call_ok(c, "DELETE", rest_url_ns(c, &tmp, ns, NULL), NULL, what, FL_ECONFLICT, &r, err);
     if (rc == FL_OK)
         rest_response_free(&r);
     fl_arena_free(&tmp);

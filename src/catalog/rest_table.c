@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "catalog/rest_internal.h"
-#include "iceberg/ice_internal.h"
 
 static rest_catalog *RC(fl_catalog *c)
 {
@@ -38,8 +37,8 @@ static const char *id_name(const fl_table_ident *id, fl_arena *a)
     return s ? s : "?";
 }
 
-static fl_status fetch(rest_catalog *c, const fl_table_ident *id, fl_arena *tmp,
-                       rest_response *r, const char **what, fl_error *err)
+static fl_status fetch(rest_catalog *c, const fl_table_ident *id, fl_arena *tmp, rest_response *r,
+                       const char **what, fl_error *err)
 {
     *what = fl_arena_sprintf(tmp, "load table %s", id_name(id, tmp));
     FL_TRY(rest_call(c, "GET", rest_url_table(c, tmp, id, NULL), NULL, r, err));
@@ -161,8 +160,8 @@ fl_status rest_create_table_metadata(fl_catalog *cat, const fl_table_ident *id,
     rest_catalog *c = RC(cat);
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
-    const char *what = fl_arena_sprintf(&tmp, "%s table %s", stage ? "stage-create" : "create",
-                                        id_name(id, &tmp));
+    const char *what =
+        fl_arena_sprintf(&tmp, "%s table %s", stage ? "stage-create" : "create", id_name(id, &tmp));
     char *body = NULL;
     fl_status rc = fl_rest_create_request_json(id->name, tmpl, location, stage, &body, err);
     rest_response r = {0};
@@ -190,31 +189,10 @@ fl_status rest_create_table_metadata(fl_catalog *cat, const fl_table_ident *id,
     return rc;
 }
 
-static json_t *ident_json(const fl_table_ident *id)
-{
-    json_t *o = json_object(), *ns = json_array();
-    bool ok = o && ns;
-    for (uint32_t i = 0; ok && i < id->ns.nlevels; i++)
-        ok = json_array_append_new(ns, json_string(id->ns.levels[i])) == 0;
-    if (ok && ice_set(o, "namespace", ns) && ice_set(o, "name", json_string(id->name)))
-        return o;
-    if (!ok)
-        json_decref(ns);
-    json_decref(o);
-    return NULL;
-}
-
-/* POST/DELETE expecting 2xx; conflict409 is what a 409 means. */
-static fl_status simple(rest_catalog *c, const char *method, const char *url, json_t *body,
+/* One call with an optional body (text, freed here). */
+static fl_status simple(rest_catalog *c, const char *method, const char *url, char *text,
                         const char *what, fl_status conflict409, fl_error *err)
 {
-    char *text = NULL;
-    if (body) {
-        text = json_dumps(body, JSON_COMPACT);
-        json_decref(body);
-        if (!text)
-            return fl_errorf(err, FL_ENOMEM, "%s: out of memory", what);
-    }
     rest_response r;
     fl_status rc = rest_call(c, method, url, text, &r, err);
     free(text);
@@ -232,16 +210,14 @@ fl_status rest_register_table(fl_catalog *cat, const fl_table_ident *id,
     rest_catalog *c = RC(cat);
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
-    json_t *o = json_object();
-    if (!o || !ice_set(o, "name", json_string(id->name)) ||
-        !ice_set(o, "metadata-location", json_string(metadata_location))) {
-        json_decref(o);
+    char *o = NULL;
+    if (fl_rest_register_request_json(id->name, metadata_location, &o, err) != FL_OK) {
         fl_arena_free(&tmp);
-        return fl_errorf(err, FL_ENOMEM, "register table: out of memory");
+        return err->code;
     }
-    fl_status rc = simple(c, "POST", rest_url_ns(c, &tmp, &id->ns, "/register"), o,
-                          fl_arena_sprintf(&tmp, "register table %s", id_name(id, &tmp)),
-                          FL_EEXIST, err);
+    fl_status rc =
+        simple(c, "POST", rest_url_ns(c, &tmp, &id->ns, "/register"), o,
+               fl_arena_sprintf(&tmp, "register table %s", id_name(id, &tmp)), FL_EEXIST, err);
     fl_arena_free(&tmp);
     return rc;
 }
@@ -254,8 +230,8 @@ fl_status rest_drop_table_purge(fl_catalog *cat, const fl_table_ident *id, bool 
     fl_arena_init(&tmp, 0);
     fl_status rc = simple(
         c, "DELETE",
-        rest_url_table(c, &tmp, id, purge ? "?purgeRequested=true" : "?purgeRequested=false"),
-        NULL, fl_arena_sprintf(&tmp, "drop table %s", id_name(id, &tmp)), FL_ECONFLICT, err);
+        rest_url_table(c, &tmp, id, purge ? "?purgeRequested=true" : "?purgeRequested=false"), NULL,
+        fl_arena_sprintf(&tmp, "drop table %s", id_name(id, &tmp)), FL_ECONFLICT, err);
     fl_arena_free(&tmp);
     return rc;
 }
@@ -271,15 +247,13 @@ fl_status rest_rename_table(fl_catalog *cat, const fl_table_ident *from, const f
     rest_catalog *c = RC(cat);
     fl_arena tmp;
     fl_arena_init(&tmp, 0);
-    json_t *o = json_object();
-    if (!o || !ice_set(o, "source", ident_json(from)) ||
-        !ice_set(o, "destination", ident_json(to))) {
-        json_decref(o);
+    char *o = NULL;
+    if (fl_rest_rename_request_json(from, to, &o, err) != FL_OK) {
         fl_arena_free(&tmp);
-        return fl_errorf(err, FL_ENOMEM, "rename table: out of memory");
+        return err->code;
     }
-    const char *what = fl_arena_sprintf(&tmp, "rename table %s to %s", id_name(from, &tmp),
-                                        id_name(to, &tmp));
+    const char *what =
+        fl_arena_sprintf(&tmp, "rename table %s to %s", id_name(from, &tmp), id_name(to, &tmp));
     fl_status rc = simple(c, "POST", fl_arena_sprintf(&tmp, "%s/tables/rename", c->root), o, what,
                           FL_EEXIST, err);
     fl_arena_free(&tmp);

@@ -2,9 +2,9 @@
  * create_meta.c - the metadata of a new, empty table, built the way Java's
  * TableMetadata.newTableMetadata builds it:
  *
- *   - the schema gets fresh field ids as TypeUtil.assignFreshIds assigns them
- *     (a struct's fields take consecutive ids first, then every field's type
- *     is visited in order: list element; map key then value), schema id 0;
+ *   - the schema gets fresh field ids from fl_ice_fresh_schema_ids
+ *     (fresh_ids.c, the one assignment the REST server's create uses too),
+ *     schema id 0;
  *   - the partition spec (id 0) gets field ids from 1000 in order and Java's
  *     default names; last-partition-id = 999 + number of fields;
  *   - the sort order is 0 (unsorted) or 1 with the given fields;
@@ -19,42 +19,6 @@
 #include <strings.h>
 
 #include "iceberg/write_internal.h"
-
-/* ---- fresh ids ---- */
-
-static void renumber_type(fl_type *t, int32_t *last_id);
-
-static void renumber_fields(fl_field *f, uint32_t n, int32_t *last_id)
-{
-    for (uint32_t i = 0; i < n; i++)
-        f[i].field_id = ++*last_id;
-    for (uint32_t i = 0; i < n; i++)
-        renumber_type(&f[i].type, last_id);
-}
-
-static void renumber_type(fl_type *t, int32_t *last_id)
-{
-    if (fl_type_is_nested(t))
-        renumber_fields(t->children, t->nchildren, last_id);
-}
-
-fl_status ice_assign_fresh_ids(const fl_schema *in, int32_t *last_id, fl_arena *a, fl_schema *out,
-                               fl_error *err)
-{
-    if (fl_schema_copy(a, in, out) != FL_OK)
-        return fl_errorf(err, FL_ENOMEM, "schema: out of memory");
-    renumber_fields(out->fields, out->nfields, last_id);
-    return FL_OK;
-}
-
-fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a, fl_type *out,
-                                    fl_error *err)
-{
-    if (fl_type_copy(a, in, out) != FL_OK)
-        return fl_errorf(err, FL_ENOMEM, "schema: out of memory");
-    renumber_type(out, last_id);
-    return FL_OK;
-}
 
 /* ---- pieces ---- */
 
@@ -239,7 +203,7 @@ fl_status ice_new_table_metadata(const fl_ice_create_options *opt, const char *l
 
     int32_t last_id = 0;
     fl_schema fresh;
-    FL_TRY(ice_assign_fresh_ids(opt->schema, &last_id, a, &fresh, err));
+    FL_TRY(fl_ice_fresh_schema_ids(opt->schema, &last_id, a, &fresh, err));
     FL_TRY(fl_ice_schema_from_fl(&fresh, 0, a, &out->schemas[0], err));
     out->nschemas = 1;
     out->last_column_id = last_id;

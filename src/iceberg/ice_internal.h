@@ -7,26 +7,23 @@
  * in ctx->err. Optional fields treat JSON null like an absent key. Integers
  * must be JSON integers (jansson keeps them as long long, so 64-bit ids are
  * exact); a JSON real where an integer is required is an error.
+ * The public face of this header is include/floe/ice_json.h.
  */
 #ifndef FLOE_ICE_INTERNAL_H
 #define FLOE_ICE_INTERNAL_H
 
 #include <jansson.h>
 
+#include "floe/ice_json.h"
 #include "floe/ice_view.h"
 #include "floe/iceberg.h"
 
 /* JSON nesting allowed in schema types (struct/list/map depth). */
-#define ICE_MAX_TYPE_DEPTH 64
+#define ICE_MAX_TYPE_DEPTH FL_ICE_MAX_TYPE_DEPTH
 
-typedef struct ice_ctx {
-    fl_arena *a;
-    fl_error *err;
-    int format_version;
-    /* extras of the schema being parsed (grown in the arena) */
-    fl_ice_field_extra *extras;
-    uint32_t nextras, cap_extras;
-} ice_ctx;
+/* The parse context is the public one (floe/ice_json.h, whose fl_ice_json_*
+ * entry points forward to these helpers: ice_json_api.c). */
+typedef fl_ice_json_ctx ice_ctx;
 
 /* "path.key", "key" when path is empty; arena-allocated (NULL on ENOMEM). */
 const char *ice_path(ice_ctx *c, const char *path, const char *key);
@@ -103,5 +100,7 @@ json_t *ice_partition_statistics_json(const fl_ice_partition_statistics_file *f)
 json_t *ice_encryption_key_json(const fl_ice_encryption_key *k);
 /* One view version object (view.c); p names it in errors. */
 fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_view_version *v);
+/* Its JSON object, as in view metadata (new reference; NULL on ENOMEM). */
+json_t *ice_view_version_json(const fl_ice_view_version *v);
 
 #endif

@@ -211,7 +211,7 @@ const fl_ice_view_version *fl_ice_view_current_version(const fl_ice_view_metadat
 
 /* ---- writing ---- */
 
-static json_t *version_to_json(const fl_ice_view_version *v)
+json_t *ice_view_version_json(const fl_ice_view_version *v)
 {
     json_t *o = json_object(), *reps = json_array(), *ns = json_array();
     bool ok = o && reps && ns && ice_set(o, "version-id", json_integer(v->version_id)) &&
@@ -259,7 +259,7 @@ fl_status fl_ice_view_metadata_write(const fl_ice_view_metadata *m, char **out, 
          ice_set(o, "current-version-id", json_integer(m->current_version_id));
     schemas = NULL;
     for (uint32_t i = 0; ok && i < m->nversions; i++) {
-        json_t *v = version_to_json(&m->versions[i]);
+        json_t *v = ice_view_version_json(&m->versions[i]);
         ok = v && json_array_append_new(versions, v) == 0;
     }
     ok = ok && ice_set(o, "versions", versions);

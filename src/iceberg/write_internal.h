@@ -32,15 +32,10 @@ const char *ice_path_of(const fl_schema *s, int32_t field_id, fl_arena *a);
 /* Highest field id in the schema (0 when none). */
 int32_t ice_max_field_id(const fl_schema *s);
 
-/* ---- fresh ids (create.c) ---- */
+/* ---- fresh ids (fresh_ids.c; a schema: fl_ice_fresh_schema_ids) ---- */
 
-/* Deep copy of in with every field id reassigned as Java's
- * TypeUtil.assignFreshIds: a struct's fields take consecutive ids first, then
- * each field's type is visited in order (list: element; map: key then
- * value). Ids start at *last_id + 1; *last_id ends at the highest assigned. */
-fl_status ice_assign_fresh_ids(const fl_schema *in, int32_t *last_id, fl_arena *a, fl_schema *out,
-                               fl_error *err);
-/* Same for one type (ids for its nested fields only). */
+/* Deep copy of one type with fresh ids (from *last_id + 1) for its nested
+ * fields, in fl_ice_fresh_schema_ids order. */
 fl_status ice_assign_fresh_type_ids(const fl_type *in, int32_t *last_id, fl_arena *a, fl_type *out,
                                     fl_error *err);
 

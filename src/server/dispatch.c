@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 int64_t srv_now_ms(void)
@@ -234,8 +235,7 @@ void fl_server_respond_error(fl_server_request *r, int status, const char *type,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    json_t *e = json_pack("{s:{s:s,s:s,s:i}}", "error", "message", msg, "type", type, "code",
-                          status);
+    json_t *e = fl_rest_error_json(msg, type, status);
     if (!e) {
         fl_server_respond(r, status, "text/plain", msg, strlen(msg));
         return;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -130,50 +131,19 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, sorted, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
+    const fl_namespace **page = fl_arena_calloc(&r->arena, count + 1, sizeof *page);
+    if (!page) {
+        fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
+        return;
+    }
+    uint32_t np = 0;
     for (uint32_t i = start; i < start + count; i++)
         for (uint32_t k = 0; k < n; k++)
             if (keys[k] == sorted[i]) {
-                json_array_append_new(arr, srv_ns_json(&kids[k]));
+                page[np++] = &kids[k];
                 break;
             }
-    json_t *j = json_pack("{s:o}", "namespaces", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
-}
-
-static json_t *props_json(const fl_ice_map *m)
-{
-    json_t *o = json_object();
-    for (uint32_t i = 0; o && i < m->n; i++)
-        json_object_set_new(o, m->items[i].key, json_string(m->items[i].value));
-    return o;
-}
-
-static bool props_from_json(fl_server_request *r, json_t *o, const char *what, fl_ice_map *m)
-{
-    memset(m, 0, sizeof *m);
-    if (!o || json_is_null(o))
-        return true;
-    if (!json_is_object(o)) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s must be an object", what);
-        return false;
-    }
-    m->items = fl_arena_calloc(&r->arena, json_object_size(o) + 1, sizeof *m->items);
-    const char *k;
-    json_t *v;
-    json_object_foreach(o, k, v)
-    {
-        if (!json_is_string(v)) {
-            fl_server_respond_error(r, 400, "BadRequestException", "%s.%s must be a string",
-                                    what, k);
-            return false;
-        }
-        m->items[m->n].key = fl_arena_strdup(&r->arena, k);
-        m->items[m->n++].value = fl_arena_strdup(&r->arena, json_string_value(v));
-    }
-    return true;
+    srv_respond_json(r, 200, fl_rest_namespaces_json(page, np, next));
 }
 
 static void h_create(fl_server_request *r, void *ctx)
@@ -184,8 +154,10 @@ static void h_create(fl_server_request *r, void *ctx)
         return;
     fl_namespace ns;
     fl_ice_map props;
-    if (!srv_ns_from_json(r, json_object_get(b, "namespace"), "namespace", &ns) ||
-        !props_from_json(r, json_object_get(b, "properties"), "properties", &props)) {
+    fl_error jerr = {0};
+    if (!srv_codec_ok(r,
+                      fl_rest_create_namespace_request_from_json(b, &r->arena, &ns, &props, &jerr),
+                      &jerr)) {
         json_decref(b);
         return;
     }
@@ -217,9 +189,7 @@ static void h_create(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, NULL);
         return;
     }
-    srv_respond_json(r, 200,
-                     json_pack("{s:o,s:o}", "namespace", srv_ns_json(&ns), "properties",
-                               props_json(&props)));
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
 }
 
 static void h_load(fl_server_request *r, void *ctx)
@@ -230,9 +200,7 @@ static void h_load(fl_server_request *r, void *ctx)
     if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
         !load_ns(r, &ns, &props))
         return;
-    srv_respond_json(r, 200,
-                     json_pack("{s:o,s:o}", "namespace", srv_ns_json(&ns), "properties",
-                               props_json(&props)));
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
 }
 
 static void h_exists(fl_server_request *r, void *ctx)
@@ -277,28 +245,17 @@ static void h_props(fl_server_request *r, void *ctx)
     json_t *b = srv_body_json(r);
     if (!b)
         return;
-    fl_ice_map set;
-    json_t *rem = json_object_get(b, "removals");
-    if (!props_from_json(r, json_object_get(b, "updates"), "updates", &set)) {
+    fl_rest_namespace_update nu;
+    fl_error jerr = {0};
+    if (!srv_codec_ok(r, fl_rest_update_namespace_request_from_json(b, &r->arena, &nu, &jerr),
+                      &jerr)) {
         json_decref(b);
         return;
     }
-    if (rem && !json_is_array(rem) && !json_is_null(rem)) {
-        json_decref(b);
-        fl_server_respond_error(r, 400, "BadRequestException", "removals must be an array");
-        return;
-    }
-    size_t nrem = json_is_array(rem) ? json_array_size(rem) : 0;
-    const char **removals = fl_arena_calloc(&r->arena, nrem + 1, sizeof *removals);
+    fl_ice_map set = nu.updates;
+    size_t nrem = nu.nremovals;
+    const char *const *removals = nu.removals;
     for (size_t i = 0; i < nrem; i++) {
-        json_t *e = json_array_get(rem, i);
-        if (!json_is_string(e)) {
-            json_decref(b);
-            fl_server_respond_error(r, 400, "BadRequestException",
-                                    "removals[%zu] must be a string", i);
-            return;
-        }
-        removals[i] = fl_arena_strdup(&r->arena, json_string_value(e));
         if (fl_ice_map_get(&set, removals[i])) {
             json_decref(b);
             fl_server_respond_error(r, 422, "UnprocessableEntityException",

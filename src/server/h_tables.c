@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 static bool table_ident(fl_server_request *r, fl_table_ident *id)
@@ -45,41 +46,12 @@ void srv_no_such_table(fl_server_request *r, const fl_table_ident *id)
                             srv_ns_dotted(&id->ns, &r->arena), id->name);
 }
 
-/* Appends the JSON string encoding of s to buf. */
-static char *json_str(const char *s)
-{
-    json_t *j = json_string(s);
-    char *out = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    json_decref(j);
-    return out;
-}
-
 /* LoadTableResult text (malloc'd) for metadata m at location (NULL = staged). */
 char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
                             fl_error *err)
 {
-    char *text = NULL, *loc = NULL;
-    size_t len = 0;
-    if (fl_ice_metadata_write(m, 0, &text, &len, err) != FL_OK)
-        return NULL;
-    if (location && !(loc = json_str(location))) {
-        free(text);
-        fl_errorf(err, FL_ENOMEM, "out of memory");
-        return NULL;
-    }
-    size_t cap = len + (loc ? strlen(loc) : 0) + 64;
-    char *body = malloc(cap);
-    if (body) {
-        int n = loc ? snprintf(body, cap,
-                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}", loc,
-                               text)
-                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
-        *out_len = (size_t)n;
-    } else {
-        fl_errorf(err, FL_ENOMEM, "out of memory");
-    }
-    free(text), free(loc);
-    return body;
+    char *body = NULL;
+    return fl_rest_load_result_json(location, m, &body, out_len, err) == FL_OK ? body : NULL;
 }
 
 static void respond_body(fl_server_request *r, int status, char *body, size_t len)
@@ -145,14 +117,7 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
-    for (uint32_t i = start; i < start + count; i++)
-        json_array_append_new(arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name",
-                                             names[i]));
-    json_t *j = json_pack("{s:o}", "identifiers", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
+    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
 }
 
 fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,
@@ -358,32 +323,15 @@ static void h_drop(fl_server_request *r, void *ctx)
         fl_server_respond(r, 204, NULL, NULL, 0);
 }
 
-/* {"namespace": [...], "name": "..."} */
-static bool ident_from_json(fl_server_request *r, json_t *o, const char *what, fl_table_ident *id)
-{
-    if (!json_is_object(o)) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s: missing", what);
-        return false;
-    }
-    if (!srv_ns_from_json(r, json_object_get(o, "namespace"), what, &id->ns))
-        return false;
-    const char *n = json_string_value(json_object_get(o, "name"));
-    if (!n || !*n) {
-        fl_server_respond_error(r, 400, "BadRequestException", "%s.name: missing", what);
-        return false;
-    }
-    id->name = fl_arena_strdup(&r->arena, n);
-    return true;
-}
-
 void srv_rename(fl_server_request *r, bool view)
 {
     json_t *b = srv_body_json(r);
     if (!b)
         return;
     fl_table_ident from, to;
-    bool ok = ident_from_json(r, json_object_get(b, "source"), "source", &from) &&
-              ident_from_json(r, json_object_get(b, "destination"), "destination", &to);
+    fl_error jerr = {0};
+    bool ok =
+        srv_codec_ok(r, fl_rest_rename_request_from_json(b, &r->arena, &from, &to, &jerr), &jerr);
     json_decref(b);
     if (!ok || !srv_authorize(r, FL_PRIV_DROP, &from.ns, from.name) ||
         !srv_authorize(r, FL_PRIV_CREATE, &to.ns, NULL))
@@ -435,17 +383,15 @@ static void h_register(fl_server_request *r, void *ctx)
     json_t *b = srv_body_json(r);
     if (!b)
         return;
-    const char *name = json_string_value(json_object_get(b, "name"));
-    const char *mloc = json_string_value(json_object_get(b, "metadata-location"));
-    bool overwrite = json_is_true(json_object_get(b, "overwrite"));
-    id.name = name ? fl_arena_strdup(&r->arena, name) : NULL;
-    mloc = mloc ? fl_arena_strdup(&r->arena, mloc) : NULL;
+    fl_rest_register_request q;
+    fl_error jerr = {0};
+    bool ok = srv_codec_ok(r, fl_rest_register_request_from_json(b, &r->arena, &q, &jerr), &jerr);
     json_decref(b);
-    if (!id.name || !*id.name || !mloc || !*mloc) {
-        fl_server_respond_error(r, 400, "BadRequestException",
-                                "name and metadata-location are required");
+    if (!ok)
         return;
-    }
+    id.name = q.name;
+    const char *mloc = q.metadata_location;
+    bool overwrite = q.overwrite;
     fl_error err = {0};
     if (srv_location_check(r->srv, mloc, &err) != FL_OK) {
         srv_respond_status(r, FL_EFORBIDDEN, &err, NULL);

@@ -19,10 +19,9 @@
 #include <string.h>
 
 #include "floe/ice_view.h"
-#include "iceberg/ice_internal.h"
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
-#define BAD(...) fl_errorf(err, FL_EINVAL, __VA_ARGS__)
 #define LBAD(...) fl_errorf(&err, FL_EINVAL, __VA_ARGS__)
 
 static void no_such_view(fl_server_request *r, const fl_table_ident *id)
@@ -41,19 +40,15 @@ static bool view_ident(fl_server_request *r, fl_table_ident *id)
 
 static void respond_view(fl_server_request *r, const char *loc, const fl_ice_view_metadata *m)
 {
-    char *text = NULL;
+    char *body = NULL;
     size_t len = 0;
     fl_error err = {0};
-    if (fl_ice_view_metadata_write(m, &text, &len, &err) != FL_OK) {
+    if (fl_rest_load_view_result_json(loc, m, &body, &len, &err) != FL_OK) {
         srv_respond_status(r, FL_ENOMEM, &err, NULL);
         return;
     }
-    json_t *md = json_loadb(text, len, 0, NULL);
-    free(text);
-    json_t *j = md ? json_pack("{s:s,s:o,s:{}}", "metadata-location", loc, "metadata", md,
-                               "config")
-                   : NULL;
-    srv_respond_json(r, 200, j);
+    fl_server_respond(r, 200, "application/json", body, len);
+    free(body);
 }
 
 /* Whose rights the version runs with (ice_view.h): the authenticated
@@ -76,80 +71,6 @@ static fl_status stamp_definer(fl_ice_view_version *v, const fl_principal *who, 
             return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     v->summary = (fl_ice_map){n, kv};
-    return FL_OK;
-}
-
-static fl_status parse_version(json_t *o, const char *path, fl_arena *a, const fl_principal *who,
-                               fl_ice_view_version **out, fl_error *err)
-{
-    if (!json_is_object(o))
-        return BAD("%s: %s", path, o ? "must be an object" : "missing");
-    json_t *copy = json_deep_copy(o);
-    if (!copy)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    if (!json_object_get(copy, "version-id"))
-        json_object_set_new(copy, "version-id", json_integer(0));
-    fl_ice_view_version *v = fl_arena_calloc(a, 1, sizeof *v);
-    ice_ctx c = {.a = a, .err = err, .format_version = 2};
-    fl_status rc = v ? ice_parse_view_version(&c, copy, path, v) : FL_ENOMEM;
-    json_decref(copy);
-    if (rc != FL_OK && rc != FL_ENOMEM)
-        err->code = rc = FL_EINVAL;
-    if (rc == FL_OK)
-        rc = stamp_definer(v, who, a, err);
-    *out = v;
-    return rc;
-}
-
-static fl_status parse_view_update(json_t *o, const char *path, fl_arena *a,
-                                   const fl_principal *who, fl_ice_view_update *u,
-                                   fl_error *err)
-{
-    memset(u, 0, sizeof *u);
-    const char *act = json_string_value(json_object_get(o, "action"));
-    if (!act)
-        return BAD("%s.action: missing", path);
-    if (!strcmp(act, "add-view-version")) {
-        fl_ice_view_version *v;
-        u->kind = FL_ICE_VIEW_UPD_ADD_VERSION;
-        FL_TRY(parse_version(json_object_get(o, "view-version"),
-                             fl_arena_sprintf(a, "%s.view-version", path), a, who, &v, err));
-        u->version = v;
-        return FL_OK;
-    }
-    if (!strcmp(act, "set-current-view-version")) {
-        json_t *v = json_object_get(o, "view-version-id");
-        if (!json_is_integer(v))
-            return BAD("%s.view-version-id: must be an integer", path);
-        u->kind = FL_ICE_VIEW_UPD_SET_CURRENT_VERSION;
-        u->version_id = (int32_t)json_integer_value(v);
-        return FL_OK;
-    }
-    /* the shared actions parse like table updates */
-    fl_ice_update t;
-    FL_TRY(srv_parse_update(o, path, a, &t, err));
-    switch (t.kind) {
-    case FL_ICE_UPD_ASSIGN_UUID: u->kind = FL_ICE_VIEW_UPD_ASSIGN_UUID; u->uuid = t.uuid; break;
-    case FL_ICE_UPD_UPGRADE_FORMAT_VERSION:
-        u->kind = FL_ICE_VIEW_UPD_UPGRADE_FORMAT_VERSION;
-        u->format_version = t.format_version;
-        break;
-    case FL_ICE_UPD_ADD_SCHEMA: u->kind = FL_ICE_VIEW_UPD_ADD_SCHEMA; u->schema = t.schema; break;
-    case FL_ICE_UPD_SET_LOCATION:
-        u->kind = FL_ICE_VIEW_UPD_SET_LOCATION;
-        u->location = t.location;
-        break;
-    case FL_ICE_UPD_SET_PROPERTIES:
-        u->kind = FL_ICE_VIEW_UPD_SET_PROPERTIES;
-        u->properties = t.properties;
-        break;
-    case FL_ICE_UPD_REMOVE_PROPERTIES:
-        u->kind = FL_ICE_VIEW_UPD_REMOVE_PROPERTIES;
-        u->removals = t.removals;
-        u->nremovals = t.nremovals;
-        break;
-    default: return BAD("%s: '%s' is not a view update", path, act);
-    }
     return FL_OK;
 }
 
@@ -196,14 +117,7 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    json_t *arr = json_array();
-    for (uint32_t i = start; i < start + count; i++)
-        json_array_append_new(arr, json_pack("{s:o,s:s}", "namespace", srv_ns_json(&ns), "name",
-                                             names[i]));
-    json_t *j = json_pack("{s:o}", "identifiers", arr);
-    if (j && next)
-        json_object_set_new(j, "next-page-token", json_string(next));
-    srv_respond_json(r, 200, j);
+    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
 }
 
 static void h_create(fl_server_request *r, void *ctx)
@@ -219,43 +133,19 @@ static void h_create(fl_server_request *r, void *ctx)
     fl_ice_view_update u[5];
     memset(u, 0, sizeof u);
     uint32_t n = 0;
-    const char *name = json_string_value(json_object_get(b, "name"));
-    const char *loc = json_string_value(json_object_get(b, "location"));
-    id.name = name ? fl_arena_strdup(&r->arena, name) : NULL;
-    fl_status rc = id.name && *id.name ? FL_OK : LBAD("name: missing");
-    fl_ice_schema *sch = fl_arena_calloc(&r->arena, 1, sizeof *sch);
-    json_t *js = json_object_get(b, "schema");
-    ice_ctx c = {.a = &r->arena, .err = &err, .format_version = 2};
-    if (rc == FL_OK && !json_is_object(js))
-        rc = LBAD("schema: missing");
-    if (rc == FL_OK && ice_parse_schema(&c, js, "schema", false, sch) != FL_OK)
-        rc = err.code = FL_EINVAL;
-    fl_ice_view_version *v = NULL;
+    fl_rest_create_view_request q;
+    fl_status rc = fl_rest_create_view_request_from_json(b, &r->arena, &q, &err);
+    id.name = q.name;
+    fl_ice_schema *sch = &q.schema;
+    fl_ice_view_version *v = q.version;
+    fl_ice_map props = q.properties;
+    const char *loc = q.location;
     if (rc == FL_OK)
-        rc = parse_version(json_object_get(b, "view-version"), "view-version", &r->arena,
-                           &r->principal, &v, &err);
+        rc = stamp_definer(v, &r->principal, &r->arena, &err);
     if (rc == FL_OK)
         rc = srv_view_reads_check(r, v, &err);
-    fl_ice_map props = {0};
-    json_t *jp = json_object_get(b, "properties");
-    if (rc == FL_OK && jp && json_is_object(jp)) {
-        props.items = fl_arena_calloc(&r->arena, json_object_size(jp) + 1, sizeof *props.items);
-        const char *k;
-        json_t *val;
-        json_object_foreach(jp, k, val)
-        {
-            if (!json_is_string(val)) {
-                rc = LBAD("properties.%s: must be a string", k);
-                break;
-            }
-            props.items[props.n].key = fl_arena_strdup(&r->arena, k);
-            props.items[props.n++].value = fl_arena_strdup(&r->arena, json_string_value(val));
-        }
-    }
     if (rc == FL_OK) {
-        if (loc && *loc)
-            loc = fl_arena_strdup(&r->arena, loc);
-        else {
+        if (!loc) {
             fl_catalog tmp = {.warehouse = r->srv->warehouse};
             loc = fl_catalog_default_location(&tmp, &id, &r->arena);
         }
@@ -285,8 +175,8 @@ static void h_create(fl_server_request *r, void *ctx)
         rc = write_view(cat, &id, &m, NULL, &r->arena, &path, &err);
     if (rc == FL_OK)
         rc = cat->ops->create_view(cat, &id, path, &err);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     srv_audit(r, "create-view", target, rc == FL_OK ? "ok" : "error", rc ? err.msg : NULL);
     if (rc != FL_OK) {
         if (path) {
@@ -394,25 +284,14 @@ static void h_replace(fl_server_request *r, void *ctx)
     if (!b)
         return;
     fl_error err = {0};
-    json_t *reqs = json_object_get(b, "requirements"), *upds = json_object_get(b, "updates");
-    size_t nr = json_array_size(reqs), nu = json_array_size(upds);
-    fl_status rc = json_is_array(upds) ? FL_OK : LBAD("updates: must be an array");
-    const char *want_uuid = NULL;
-    for (size_t i = 0; rc == FL_OK && i < nr; i++) {
-        json_t *q = json_array_get(reqs, i);
-        const char *t = json_string_value(json_object_get(q, "type"));
-        const char *uuid = json_string_value(json_object_get(q, "uuid"));
-        if (!t || strcmp(t, "assert-view-uuid") != 0 || !uuid)
-            rc = LBAD("requirements[%zu]: unknown view requirement '%s'", i, t ? t : "?");
-        else
-            want_uuid = fl_arena_strdup(&r->arena, uuid);
-    }
-    fl_ice_view_update *u = fl_arena_calloc(&r->arena, nu + 1, sizeof *u);
+    fl_rest_view_commit_request q;
+    fl_status rc = fl_rest_view_commit_request_from_json(b, &r->arena, &q, &err);
+    const char *want_uuid = q.assert_uuid;
+    fl_ice_view_update *u = q.updates;
+    size_t nu = q.nupdates;
     for (size_t i = 0; rc == FL_OK && i < nu; i++) {
-        char path[48];
-        snprintf(path, sizeof path, "updates[%zu]", i);
-        rc = parse_view_update(json_array_get(upds, i), path, &r->arena, &r->principal, &u[i],
-                               &err);
+        if (q.added[i])
+            rc = stamp_definer(q.added[i], &r->principal, &r->arena, &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_ADD_VERSION)
             rc = srv_view_reads_check(r, u[i].version, &err);
         if (rc == FL_OK && u[i].kind == FL_ICE_VIEW_UPD_SET_LOCATION)
@@ -424,8 +303,8 @@ static void h_replace(fl_server_request *r, void *ctx)
         return;
     }
     fl_catalog *c = srv_cat(r);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     fl_arena a;
     fl_arena_init(&a, 65536);
     uint32_t stripe = srv_stripe_of(&id);
@@ -444,8 +323,8 @@ static void h_replace(fl_server_request *r, void *ctx)
                                     want_uuid, cur.view_uuid);
             break;
         }
-        rc = fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed,
-                                        &err);
+        rc =
+            fl_ice_view_metadata_apply(&cur, u, (uint32_t)nu, srv_now_ms(), &a, &m, &changed, &err);
         if (rc == FL_OK && !current_version_allowed(r, &cur, &m)) {
             srv_audit(r, "replace-view", target, "denied", "older version of another definer");
             fl_server_respond_error(r, 403, "ForbiddenException",

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 unsigned srv_json_depth(const char *s, size_t len)
@@ -169,31 +170,19 @@ json_t *srv_ns_json(const fl_namespace *ns)
 
 bool srv_ns_from_json(fl_server_request *r, json_t *arr, const char *what, fl_namespace *ns)
 {
-    memset(ns, 0, sizeof *ns);
-    if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > 64) {
-        fl_server_respond_error(r, 400, "BadRequestException",
-                                "%s must be a non-empty array of strings", what);
-        return false;
-    }
-    size_t n = json_array_size(arr);
-    const char **lv = fl_arena_calloc(&r->arena, n, sizeof *lv);
-    if (!lv) {
+    fl_error err = {0};
+    return srv_codec_ok(r, fl_rest_namespace_from_json(arr, what, &r->arena, ns, &err), &err);
+}
+
+bool srv_codec_ok(fl_server_request *r, fl_status rc, const fl_error *err)
+{
+    if (rc == FL_OK)
+        return true;
+    if (rc == FL_ENOMEM)
         fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        json_t *e = json_array_get(arr, i);
-        if (!json_is_string(e) || !json_string_length(e) ||
-            strlen(json_string_value(e)) != json_string_length(e)) {
-            fl_server_respond_error(r, 400, "BadRequestException",
-                                    "%s[%zu] must be a non-empty string", what, i);
-            return false;
-        }
-        lv[i] = fl_arena_strdup(&r->arena, json_string_value(e));
-    }
-    ns->nlevels = (uint32_t)n;
-    ns->levels = lv;
-    return true;
+    else
+        fl_server_respond_error(r, 400, "BadRequestException", "%s", err->msg);
+    return false;
 }
 
 const char *srv_ns_dotted(const fl_namespace *ns, fl_arena *a)

@@ -213,6 +213,9 @@ bool srv_ns_param(fl_server_request *r, const char *param, fl_namespace *ns);
 json_t *srv_ns_json(const fl_namespace *ns);
 /* Parses a JSON array of strings as a namespace (400 on error). */
 bool srv_ns_from_json(fl_server_request *r, json_t *arr, const char *what, fl_namespace *ns);
+/* A REST codec reader's result: true on FL_OK, else responds 400
+ * BadRequestException with err's message (500 on FL_ENOMEM). */
+bool srv_codec_ok(fl_server_request *r, fl_status rc, const fl_error *err);
 const char *srv_ns_dotted(const fl_namespace *ns, fl_arena *a);
 
 /* ---- auth glue (authz.c) ---- */
@@ -287,8 +290,6 @@ typedef struct srv_commit_req {
 /* Parses {"requirements": [...], "updates": [...]} into arena a. Unknown
  * actions/types are FL_EINVAL (400). */
 fl_status srv_parse_commit(json_t *body, fl_arena *a, srv_commit_req *out, fl_error *err);
-fl_status srv_parse_update(json_t *o, const char *path, fl_arena *a, fl_ice_update *u,
-                           fl_error *err);
 /* The metadata of a new table from a CreateTableRequest (fresh ids as Java). */
 fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t *body,
                                  fl_arena *a, fl_ice_metadata *out, fl_error *err);

@@ -54,7 +54,7 @@ static void test_fresh_ids(void)
     fl_error err;
     fl_schema out;
     int32_t last = 0;
-    CHECK_OK(ice_assign_fresh_ids(sample_schema(&a), &last, &a, &out, &err), &err);
+    CHECK_OK(fl_ice_fresh_schema_ids(sample_schema(&a), &last, &a, &out, &err), &err);
     /* top level 1..7, then s's children (a=8, b=9), then b's child c=10,
      * then l's element 11, its struct child x=12, then m key 13 value 14 */
     CHECK_EQ_INT(out.fields[0].field_id, 1);
@@ -206,7 +206,7 @@ static void test_parse_forms(void)
     fl_error err;
     fl_schema fresh;
     int32_t last = 0;
-    CHECK_OK(ice_assign_fresh_ids(sample_schema(&a), &last, &a, &fresh, &err), &err);
+    CHECK_OK(fl_ice_fresh_schema_ids(sample_schema(&a), &last, &a, &fresh, &err), &err);
     fl_ice_schema s;
     CHECK_OK(fl_ice_schema_from_fl(&fresh, 0, &a, &s, &err), &err);
     struct {

@@ -1,5 +1,5 @@
 /*
- * test_rest_json.c - the REST catalog protocol JSON (src/catalog/rest_json.h):
+ * test_rest_json.c - the REST catalog protocol JSON (include/floe/rest.h):
  * every TableUpdate and TableRequirement of the spec to JSON and back (text
  * equal after a round trip, exact text for the shapes the spec fixes, int64
  * exact), the unsupported spec updates and malformed input refused with the
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
+#include "floe/rest.h"
 #include "test.h"
 
 static const char SCHEMA_JSON[] =

@@ -1,5 +1,5 @@
 /*
- * rest_json_request.c - request bodies of the REST catalog (rest_json.h):
+ * rest_json_request.c - request bodies of the REST catalog (floe/rest.h):
  *
  *   CommitTableRequest {["identifier":{"namespace":[..],"name":N},]
  *                       "requirements":[TableRequirement],"updates":[TableUpdate]}
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
-#include "iceberg/ice_internal.h"
+#include "floe/ice_json.h"
+#include "floe/rest.h"
 
 static fl_status oom(fl_error *err, const char *what)
 {
@@ -36,7 +36,8 @@ static json_t *ident_json(const fl_table_ident *id)
     bool ok = o && ns;
     for (uint32_t i = 0; ok && i < id->ns.nlevels; i++)
         ok = json_array_append_new(ns, json_string(id->ns.levels[i])) == 0;
-    if (ok && ice_set(o, "namespace", ns) && ice_set(o, "name", json_string(id->name)))
+    if (ok && fl_ice_json_set(o, "namespace", ns) &&
+        fl_ice_json_set(o, "name", json_string(id->name)))
         return o;
     if (!ok)
         json_decref(ns);
@@ -50,14 +51,14 @@ fl_status fl_rest_commit_request_json(const fl_table_ident *id, const fl_ice_req
 {
     *out = NULL;
     json_t *o = json_object(), *reqs = json_array(), *upds = json_array();
-    if (!o || !reqs || !upds || (id && !ice_set(o, "identifier", ident_json(id))) ||
-        !ice_set(o, "requirements", reqs)) {
+    if (!o || !reqs || !upds || (id && !fl_ice_json_set(o, "identifier", ident_json(id))) ||
+        !fl_ice_json_set(o, "requirements", reqs)) {
         json_decref(o);
         json_decref(reqs);
         json_decref(upds);
         return oom(err, "commit request");
     }
-    if (!ice_set(o, "updates", upds)) {
+    if (!fl_ice_json_set(o, "updates", upds)) {
         json_decref(o);
         json_decref(upds);
         return oom(err, "commit request");
@@ -110,41 +111,60 @@ static fl_status parse_ident(json_t *o, fl_arena *a, fl_table_ident *id, fl_erro
     return id->name ? FL_OK : oom(err, "identifier");
 }
 
+fl_status fl_rest_commit_request_from_json(json_t *root, bool strict, fl_arena *a,
+                                           fl_rest_commit_request *out, fl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *reqs = json_object_get(root, "requirements"), *upds = json_object_get(root, "updates");
+    json_t *ident = json_object_get(root, "identifier");
+    if (strict && (!json_is_object(root) || !json_is_array(reqs) || !json_is_array(upds)))
+        return fl_errorf(err, FL_EINVAL,
+                         "commit request: expected an object with arrays requirements and updates");
+    if (reqs && !json_is_null(reqs) && !json_is_array(reqs))
+        return fl_errorf(err, FL_EINVAL, "requirements: must be an array");
+    if (!json_is_array(upds))
+        return fl_errorf(err, FL_EINVAL, "updates: %s", upds ? "must be an array" : "missing");
+    if (strict && ident && !json_is_null(ident)) {
+        out->has_identifier = true;
+        FL_TRY(parse_ident(ident, a, &out->identifier, err));
+    }
+    size_t nr = json_is_array(reqs) ? json_array_size(reqs) : 0, nu = json_array_size(upds);
+    if (nr > FL_REST_MAX_CHANGES || nu > FL_REST_MAX_CHANGES)
+        return fl_errorf(err, FL_ELIMIT, "more than %d requirements or updates",
+                         FL_REST_MAX_CHANGES);
+    out->requirements = fl_arena_calloc(a, nr + 1, sizeof *out->requirements);
+    out->updates = fl_arena_calloc(a, nu + 1, sizeof *out->updates);
+    if (!out->requirements || !out->updates)
+        return oom(err, "commit request");
+    char path[48];
+    for (size_t i = 0; i < nr; i++) {
+        snprintf(path, sizeof path, "requirements[%zu]", i);
+        FL_TRY(fl_rest_requirement_from_json(json_array_get(reqs, i), path, a,
+                                             &out->requirements[i], err));
+        out->nrequirements++;
+    }
+    for (size_t i = 0; i < nu; i++) {
+        snprintf(path, sizeof path, "updates[%zu]", i);
+        fl_status rc =
+            fl_rest_update_from_json(json_array_get(upds, i), path, a, &out->updates[i], err);
+        if (rc == FL_EUNSUPPORTED && !strict) { /* a view action sent to a table */
+            char msg[FL_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return fl_errorf(err, FL_EINVAL, "%s: not a table update (%s)", path, msg);
+        }
+        FL_TRY(rc);
+        out->nupdates++;
+    }
+    return FL_OK;
+}
+
 fl_status fl_rest_commit_request_parse(const char *buf, size_t len, fl_arena *a,
                                        fl_rest_commit_request *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
     json_t *root;
     FL_TRY(fl_rest_json_load(buf, len, "commit request", &root, err));
-    fl_status rc = FL_OK;
-    json_t *reqs = json_object_get(root, "requirements"), *upds = json_object_get(root, "updates");
-    json_t *ident = json_object_get(root, "identifier");
-    if (!json_is_object(root) || !json_is_array(reqs) || !json_is_array(upds))
-        rc = fl_errorf(err, FL_EINVAL,
-                       "commit request: expected an object with arrays requirements and updates");
-    if (rc == FL_OK && ident && !json_is_null(ident)) {
-        out->has_identifier = true;
-        rc = parse_ident(ident, a, &out->identifier, err);
-    }
-    size_t nr = rc == FL_OK ? json_array_size(reqs) : 0, nu = rc == FL_OK ? json_array_size(upds) : 0;
-    if (rc == FL_OK) {
-        out->requirements = fl_arena_calloc(a, nr + 1, sizeof *out->requirements);
-        out->updates = fl_arena_calloc(a, nu + 1, sizeof *out->updates);
-        if (!out->requirements || !out->updates)
-            rc = oom(err, "commit request");
-    }
-    char path[48];
-    for (size_t i = 0; rc == FL_OK && i < nr; i++) {
-        snprintf(path, sizeof path, "requirements[%zu]", i);
-        rc = fl_rest_requirement_from_json(json_array_get(reqs, i), path, a,
-                                           &out->requirements[i], err);
-        out->nrequirements += rc == FL_OK;
-    }
-    for (size_t i = 0; rc == FL_OK && i < nu; i++) {
-        snprintf(path, sizeof path, "updates[%zu]", i);
-        rc = fl_rest_update_from_json(json_array_get(upds, i), path, a, &out->updates[i], err);
-        out->nupdates += rc == FL_OK;
-    }
+    fl_status rc = fl_rest_commit_request_from_json(root, true, a, out, err);
     json_decref(root);
     return rc;
 }
@@ -161,14 +181,15 @@ static json_t *create_spec(const fl_ice_metadata *m)
         const fl_ice_partition_field *f = &s->fields[i];
         json_t *fo = json_object();
         ok = fo && json_array_append_new(fields, fo) == 0 &&
-             ice_set(fo, "name", json_string(f->name)) &&
-             ice_set(fo, "transform", json_string(f->transform)) &&
-             (f->multi_arg ? ice_set(fo, "source-ids",
-                                     ice_i32_array_to_json(f->source_ids, f->nsource_ids))
-                           : ice_set(fo, "source-id", json_integer(f->source_id))) &&
-             ice_set(fo, "field-id", json_integer(f->field_id));
+             fl_ice_json_set(fo, "name", json_string(f->name)) &&
+             fl_ice_json_set(fo, "transform", json_string(f->transform)) &&
+             (f->multi_arg ? fl_ice_json_set(fo, "source-ids",
+                                             fl_ice_json_i32_array(f->source_ids, f->nsource_ids))
+                           : fl_ice_json_set(fo, "source-id", json_integer(f->source_id))) &&
+             fl_ice_json_set(fo, "field-id", json_integer(f->field_id));
     }
-    if (ok && ice_set(o, "spec-id", json_integer(0)) && ice_set(o, "fields", fields))
+    if (ok && fl_ice_json_set(o, "spec-id", json_integer(0)) &&
+        fl_ice_json_set(o, "fields", fields))
         return o;
     if (!ok)
         json_decref(fields);
@@ -188,15 +209,17 @@ static json_t *create_order(const fl_ice_metadata *m)
         const fl_ice_sort_field *f = &s->fields[i];
         json_t *fo = json_object();
         ok = fo && json_array_append_new(fields, fo) == 0 &&
-             ice_set(fo, "transform", json_string(f->transform)) &&
-             (f->multi_arg ? ice_set(fo, "source-ids",
-                                     ice_i32_array_to_json(f->source_ids, f->nsource_ids))
-                           : ice_set(fo, "source-id", json_integer(f->source_id))) &&
-             ice_set(fo, "direction", json_string(f->descending ? "desc" : "asc")) &&
-             ice_set(fo, "null-order", json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
+             fl_ice_json_set(fo, "transform", json_string(f->transform)) &&
+             (f->multi_arg ? fl_ice_json_set(fo, "source-ids",
+                                             fl_ice_json_i32_array(f->source_ids, f->nsource_ids))
+                           : fl_ice_json_set(fo, "source-id", json_integer(f->source_id))) &&
+             fl_ice_json_set(fo, "direction", json_string(f->descending ? "desc" : "asc")) &&
+             fl_ice_json_set(fo, "null-order",
+                             json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
     }
     int32_t id = s && s->nfields ? s->order_id : 0;
-    if (ok && ice_set(o, "order-id", json_integer(id)) && ice_set(o, "fields", fields))
+    if (ok && fl_ice_json_set(o, "order-id", json_integer(id)) &&
+        fl_ice_json_set(o, "fields", fields))
         return o;
     if (!ok)
         json_decref(fields);
@@ -205,27 +228,26 @@ static json_t *create_order(const fl_ice_metadata *m)
 }
 
 fl_status fl_rest_create_request_json(const char *name, const fl_ice_metadata *tmpl,
-                                      const char *location, bool stage, char **out,
-                                      fl_error *err)
+                                      const char *location, bool stage, char **out, fl_error *err)
 {
     *out = NULL;
     const fl_ice_schema *s = fl_ice_metadata_current_schema(tmpl);
     if (!s)
         return fl_errorf(err, FL_EINVAL, "create request: the template has no current schema");
-    json_t *o = json_object(), *props = ice_map_to_json(&tmpl->properties);
+    json_t *o = json_object(), *props = fl_ice_json_map(&tmpl->properties);
     char fv[16];
     snprintf(fv, sizeof fv, "%d", (int)tmpl->format_version);
-    bool ok = o && props && ice_set(o, "name", json_string(name)) &&
-              ice_set(props, "format-version", json_string(fv));
+    bool ok = o && props && fl_ice_json_set(o, "name", json_string(name)) &&
+              fl_ice_json_set(props, "format-version", json_string(fv));
     if (ok && location)
-        ok = ice_set(o, "location", json_string(location));
-    ok = ok && ice_set(o, "schema", ice_schema_to_json(s)) &&
-         ice_set(o, "partition-spec", create_spec(tmpl)) &&
-         ice_set(o, "write-order", create_order(tmpl));
+        ok = fl_ice_json_set(o, "location", json_string(location));
+    ok = ok && fl_ice_json_set(o, "schema", fl_ice_json_schema(s)) &&
+         fl_ice_json_set(o, "partition-spec", create_spec(tmpl)) &&
+         fl_ice_json_set(o, "write-order", create_order(tmpl));
     if (ok && stage)
-        ok = ice_set(o, "stage-create", json_true());
+        ok = fl_ice_json_set(o, "stage-create", json_true());
     if (ok) {
-        ok = ice_set(o, "properties", props);
+        ok = fl_ice_json_set(o, "properties", props);
         props = NULL;
     }
     json_decref(props);

@@ -1,5 +1,5 @@
 /*
- * rest_json_response.c - response bodies of the REST catalog (rest_json.h):
+ * rest_json_response.c - response bodies of the REST catalog (floe/rest.h):
  *
  *   LoadTableResult   {"metadata-location":L|null,"metadata":TableMetadata,"config":{..}}
  *                     (CommitTableResponse has the first two, both required)
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/rest_json.h"
-#include "iceberg/ice_internal.h"
+#include "floe/ice_json.h"
+#include "floe/rest.h"
 
 fl_status fl_rest_json_load(const char *buf, size_t len, const char *what, json_t **out,
                             fl_error *err)
@@ -156,11 +156,12 @@ fl_status fl_rest_config_parse(const char *buf, size_t len, fl_arena *a, fl_rest
                          &out->has_endpoints, err);
     for (uint32_t i = 0; rc == FL_OK && i < out->nendpoints; i++)
         if (!strchr(out->endpoints[i], ' '))
-            rc = fl_errorf(err, FL_ECORRUPT, "%s: endpoints[%u]: expected \"<VERB> <path>\", got '%.80s'",
-                           W, i, out->endpoints[i]);
+            rc = fl_errorf(err, FL_ECORRUPT,
+                           "%s: endpoints[%u]: expected \"<VERB> <path>\", got '%.80s'", W, i,
+                           out->endpoints[i]);
     if (rc == FL_OK)
-        rc = get_str(root, "idempotency-key-lifetime", W, false, a,
-                     &out->idempotency_key_lifetime, err);
+        rc = get_str(root, "idempotency-key-lifetime", W, false, a, &out->idempotency_key_lifetime,
+                     err);
     json_decref(root);
     return rc;
 }
@@ -243,8 +244,8 @@ fl_status fl_rest_tables_parse(const char *buf, size_t len, fl_arena *a, const c
     for (size_t i = 0; rc == FL_OK && i < cnt; i++) {
         json_t *e = json_array_get(arr, i), *name = json_object_get(e, "name");
         if (!json_is_object(e) || !json_is_string(name))
-            rc = fl_errorf(err, FL_ECORRUPT, "%s: identifiers[%zu]: expected {namespace, name}",
-                           W, i);
+            rc = fl_errorf(err, FL_ECORRUPT, "%s: identifiers[%zu]: expected {namespace, name}", W,
+                           i);
         else if (!(v[i] = fl_arena_strdup(a, json_string_value(name))))
             rc = fl_errorf(err, FL_ENOMEM, "%s: out of memory", W);
     }
@@ -307,8 +308,8 @@ fl_status fl_rest_token_parse(const char *buf, size_t len, fl_arena *a, fl_rest_
     if (rc == FL_OK)
         rc = get_str(root, "token_type", W, true, a, &out->token_type, err);
     if (rc == FL_OK && strcasecmp(out->token_type, "bearer") != 0)
-        rc = fl_errorf(err, FL_EUNSUPPORTED, "%s: token_type '%.40s' (only bearer is supported)",
-                       W, out->token_type);
+        rc = fl_errorf(err, FL_EUNSUPPORTED, "%s: token_type '%.40s' (only bearer is supported)", W,
+                       out->token_type);
     json_t *exp = json_object_get(root, "expires_in");
     if (rc == FL_OK && exp && !json_is_null(exp)) {
         if (!json_is_integer(exp) || json_integer_value(exp) < 0)

@@ -55,6 +55,10 @@ def sub_of(obj):
 defs, uses = {}, []
 objs = glob.glob(os.path.join(build, 'CMakeFiles/floe_*.dir/src/**/*.o'), recursive=True) + \
        glob.glob(os.path.join(build, 'CMakeFiles/floe.dir/src/cli/*.o'))
+def live(o):  # skip objects a previous layout of the tree left in the build folder
+    m = re.search(r'CMakeFiles/floe(?:_([a-z0-9]+))?\.dir/(src/.+)\.o$', o)
+    return bool(m) and os.path.isfile(m.group(2)) and (m.group(1) or 'cli') == sub_of(o)
+objs = [o for o in objs if live(o)]
 if not objs:
     print(f'{build}: no object files (build first)'); sys.exit(2)
 for o in objs:

@@ -223,7 +223,7 @@ FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
  * consecutive ids first, then each field's type is visited in order: list
  * element; map key then value), from *last_id + 1; *last_id ends at the
  * highest assigned. out is a deep copy in a. */
-fl_status fl_ice_fresh_schema_ids(const fl_schema *in, int32_t *last_id, fl_arena *a,
+FL_API fl_status fl_ice_fresh_schema_ids(const fl_schema *in, int32_t *last_id, fl_arena *a,
                                   fl_schema *out, fl_error *err);
 
 typedef struct fl_ice_fresh_table {
@@ -238,7 +238,7 @@ typedef struct fl_ice_fresh_table {
  * unsorted) with the requester's ids, renumbered: source ids of partition and
  * sort fields are mapped old -> new. FL_EINVAL naming the element when an
  * identifier or source id is not a field of schema. Everything in a. */
-fl_status fl_ice_fresh_table_ids(const fl_ice_schema *schema, const fl_ice_partition_spec *spec,
+FL_API fl_status fl_ice_fresh_table_ids(const fl_ice_schema *schema, const fl_ice_partition_spec *spec,
                                  const fl_ice_sort_order *order, fl_arena *a,
                                  fl_ice_fresh_table *out, fl_error *err);
 

@@ -228,8 +228,7 @@ typedef struct fl_sql_error_info {
 } fl_sql_error_info;
 void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
 
-/* Maps a status to a default SQLSTATE ("XX000" when nothing better fits). */
-const char *fl_sql_sqlstate_for(fl_status code);
+/* The default SQLSTATE of a status and the table of codes: floe/errcodes.h. */
 
 /* Renders one value as PostgreSQL's text output format (1.50, 2024-01-02
  * 03:04:05.123456+00, t/f, \x0a0b for bytea, ...) into buf (NUL-terminated,

@@ -195,12 +195,6 @@ static inline bool fl_type_is_interval(const fl_type *t)
     return t->id == FL_TYPE_FIXED && t->fixed_len == 16 && t->precision == FL_SQL_INTERVAL_MARK;
 }
 
-/* SQLSTATE for an error from the expression layer, from its status and
- * message: "22012" division by zero, "22003" out of range, "22P02" invalid
- * input syntax, "22007" bad datetime, "2201B" bad regex, "42883" undefined
- * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
-const char *fl_sql_sqlstate_for_error(const fl_error *e);
-
 /* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
  * reads the zone file on every timestamptz call): for printing many rows. */
 typedef struct fl_sql_formatter fl_sql_formatter;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 
 #define FUZZ_MAX_OUT (1u << 20)
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/stats.h"
 
 #define PQ_FUZZ_ARENA_LIMIT (512u << 20)

@@ -209,6 +209,50 @@ fl_status fl_ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, fl_ice_positi
 /* Decodes a DV blob's bytes (as above). */
 fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *out, fl_error *err);
 
+/* ---- row-group slices of a task (src/iceberg/scan_task.c) ----
+ *
+ * Split planning: a task is a whole data file, and one big file would keep a
+ * single thread busy, so a reader may read a task as slices of consecutive
+ * row groups, one morsel each, like Iceberg's split planning by
+ * split_offsets. A slice keeps the task's semantics: position deletes,
+ * deletion vectors and _pos use the file positions of the slice's rows,
+ * equality deletes and the residual filter apply per row, and row-group /
+ * page pruning by statistics applies inside the slice. */
+
+/* Number of row groups of task's data file (1 without reading the footer
+ * when the manifest lists one split offset, or for non-Parquet files). */
+fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
+                              uint32_t *nrg, fl_error *err);
+
+/* Opens a reader of row groups [rg_first, rg_first + rg_count) of the task's
+ * file; rg_count 0 = the whole file (fl_ice_task_reader_open). */
+fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
+                                    uint32_t rg_first, uint32_t rg_count,
+                                    fl_ice_task_reader **out, fl_error *err);
+
+/* Moves an open reader to another slice of the same task (keeps the file,
+ * footer and decoded deletes; restarts positions at the slice's first row).
+ * fl_ice_task_reader_stats keeps counting over every slice read. */
+fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
+                               fl_error *err);
+
+/* The task the reader reads. */
+const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r);
+
+/* ---- footers through the read cache (src/iceberg/manifest_cache.c) ---- */
+
+/* A pinned entry of a manifest cache. */
+typedef struct fl_ice_cache_entry fl_ice_cache_entry;
+/* Releases e (NULL allowed), acquired from c (which may be NULL). */
+void fl_ice_cache_release(fl_ice_cache_entry *e, fl_ice_manifest_cache *c);
+
+/* Opens a Parquet reader on f (its path and size are the key) whose decoded
+ * footer is shared with the cache entry *out: release the entry only after
+ * fl_parquet_close(*reader). With c NULL this is fl_parquet_open and *out is
+ * NULL. */
+fl_status fl_ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, fl_ice_cache_entry **out,
+                                 fl_parquet_reader **reader, fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -162,7 +162,7 @@ typedef struct fl_ice_table {
     /* fl_ice_table_load_cached: the cache entry holding the metadata that
      * meta was loaded from (released by fl_ice_table_free), else NULL. */
     struct fl_ice_manifest_cache *shared_cache;
-    struct ice_cache_entry *shared;
+    struct fl_ice_cache_entry *shared;
 } fl_ice_table;
 
 fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,

@@ -330,6 +330,25 @@ fl_status fl_ice_value_from_bytes(const fl_type *t, const uint8_t *buf, size_t l
  * writes 1..16 bytes into buf[16], returns the count. */
 size_t fl_ice_decimal_to_be_bytes(fl_i128 v, uint8_t buf[16]);
 
+/* ---- metadata file names (src/iceberg/metadata_name.c) ---- */
+
+#define FL_ICE_METADATA_VERSION_PARTS 4
+
+/* A metadata file's version: parts compared left to right (v3.2 = {3, 2}). */
+typedef struct fl_ice_metadata_version {
+    uint32_t nparts; /* 0 = the name carries no version */
+    int64_t parts[FL_ICE_METADATA_VERSION_PARTS];
+} fl_ice_metadata_version;
+
+/* True when name (the last path component) looks like a table metadata file:
+ * *.metadata.json, *.metadata.json.gz or *.gz.metadata.json. */
+bool fl_ice_is_metadata_name(const char *name);
+
+/* Version of a metadata file name ("v7.metadata.json", "00003-<uuid>.metadata.json",
+ * "v3.2.metadata.json"); nparts 0 when it has none ("vfinal.metadata.json"). */
+fl_ice_metadata_version fl_ice_metadata_version_of(const char *name);
+int fl_ice_metadata_version_cmp(const fl_ice_metadata_version *a, const fl_ice_metadata_version *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,6 +100,13 @@ fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_optio
                                fl_parquet_scan **out, fl_error *err);
 /* The projected schema, in projection order. Initialize batches with it. */
 const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
+/* Restarts scan s over row groups rgs[0..n) (NULL = every row group of
+ * the file), keeping its projection, predicate, column buffers (windows,
+ * page and dictionary buffers) and statistics, which keep counting. Split
+ * scans (one morsel per row group) move a scan from slice to slice without
+ * reallocating multi-MB buffers for every row group. */
+fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n,
+                                  fl_error *err);
 /* Fills b (initialized with fl_batch_init on the scan schema; reset here)
  * with the next rows. Sets *eof and leaves b empty when there are no more. */
 fl_status fl_parquet_scan_next(fl_parquet_scan *s, fl_batch *b, bool *eof, fl_error *err);

@@ -119,7 +119,7 @@ void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
 fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err);
 /* Current value as text; NULL when unknown. Session-owned string.
  * Since round 5 every PostgreSQL setting floe reports (DateStyle,
- * server_version, is_superuser... : src/sql/session/session_settings.h, the one
+ * server_version, is_superuser... : include/floe/sql_settings.h, the one
  * list behind SHOW, pg_settings and current_setting) is known here too;
  * FIXED ones refuse fl_sql_set; names with a dot are custom settings.
  * value NULL = RESET. */
@@ -230,11 +230,44 @@ void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
 
 /* The default SQLSTATE of a status and the table of codes: floe/errcodes.h. */
 
+/* libpg_query's JSON parse tree of sql (PostgreSQL's grammar, without floe's
+ * lakehouse syntax), parsed on a stack sized for the text; *json is
+ * malloc'd (free it). FL_ESYNTAX when PostgreSQL's grammar rejects it,
+ * FL_ELIMIT when it is nested too deeply to load safely (the engine then
+ * reports 54001 with a position). For front ends that look at a statement
+ * before running it (pgwire's classifier). */
+fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *err);
+
 /* Renders one value as PostgreSQL's text output format (1.50, 2024-01-02
  * 03:04:05.123456+00, t/f, \x0a0b for bytea, ...) into buf (NUL-terminated,
  * truncated at cap); returns the length needed. tz names the session time
  * zone for TIMESTAMPTZ. Shared by the shell, CSV/JSON output and pgwire. */
 size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf, size_t cap);
+
+/* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
+ * reads the zone file on every timestamptz call): for printing many rows. */
+typedef struct fl_sql_formatter fl_sql_formatter;
+fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
+size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
+                              size_t cap);
+void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
+
+/*
+ * INTERVAL: types.h has no interval type, so the SQL layer represents one as
+ * FL_TYPE_FIXED with fixed_len 16 and precision FL_SQL_INTERVAL_MARK; the 16
+ * bytes are int32 months, int32 days, int64 microseconds (native byte
+ * order), as PostgreSQL's interval. scale holds PostgreSQL's interval field
+ * mask from the typmod (INTERVAL '90' DAY: 1 << 3), 0 = none. Intervals exist
+ * only inside the engine (never in Iceberg tables). */
+#define FL_SQL_INTERVAL_MARK 0x494e5456 /* 'INTV' */
+static inline bool fl_type_is_interval(const fl_type *t)
+{
+    return t->id == FL_TYPE_FIXED && t->fixed_len == 16 && t->precision == FL_SQL_INTERVAL_MARK;
+}
+
+/* SQL spelling of a type for messages and pg catalogs: "integer", "bigint",
+ * "numeric(15,2)", "text", "timestamp with time zone", ... */
+const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

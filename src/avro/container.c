@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "avro/avro_internal.h"
-#include "base/compress.h"
+#include "floe/compress.h"
 
 typedef enum codec_id { C_NULL, C_DEFLATE, C_SNAPPY, C_ZSTD, C_BZIP2 } codec_id;
 

@@ -1,6 +1,6 @@
 /*
  * compress.c - block codecs for Parquet pages and Avro blocks (see
- * base/compress.h), over Debian's libsnappy (snappy-c.h), zlib, libzstd,
+ * floe/compress.h), over Debian's libsnappy (snappy-c.h), zlib, libzstd,
  * liblz4 and libbrotli.
  *
  * Two decompression entry points:
@@ -32,7 +32,7 @@
  * Every failure is reported as "<codec>: <what>" so the caller can prefix
  * the file, column and page offset.
  */
-#include "base/compress.h"
+#include "floe/compress.h"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>

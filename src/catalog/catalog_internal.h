@@ -1,14 +1,7 @@
 /*
- * catalog_internal.h - helpers shared by the catalog implementations
- * (the files in src/catalog) and the table handle (src/iceberg/table.c).
- *
- * Metadata file names and their versions:
- *   Java metastore catalogs (JDBC, Hive, Glue): <NNNNN>-<uuid>.metadata.json,
- *     version = the digits before the first '-'.
- *   Hadoop/filesystem tables: v<N>.metadata.json (also v<N>.gz.metadata.json,
- *     v<N>.metadata.json.gz); DuckDB fixtures add v3.1 / v3.2 sub-versions,
- *     BigQuery writes v<epoch seconds>.
- * fl_cat_name_version() turns such a file name into comparable numbers.
+ * catalog_internal.h - helpers shared by the catalog implementations (the
+ * files in src/catalog). Metadata file names and their versions are
+ * Iceberg's rule: fl_ice_metadata_version_of() in floe/iceberg.h.
  */
 #ifndef FLOE_CATALOG_INTERNAL_H
 #define FLOE_CATALOG_INTERNAL_H
@@ -17,23 +10,6 @@
 #include <stdint.h>
 
 #include "floe/catalog.h"
-
-#define FL_CAT_MAX_VERSION_PARTS 4
-
-/* A metadata file's version: parts compared left to right (v3.2 = {3, 2}). */
-typedef struct fl_cat_version {
-    uint32_t nparts; /* 0 = the name carries no version */
-    int64_t parts[FL_CAT_MAX_VERSION_PARTS];
-} fl_cat_version;
-
-/* True when name (the last path component) looks like a table metadata file:
- * *.metadata.json, *.metadata.json.gz or *.gz.metadata.json. */
-bool fl_cat_is_metadata_name(const char *name);
-
-/* Version of a metadata file name ("v7.metadata.json", "00003-<uuid>.metadata.json",
- * "v3.2.metadata.json"); nparts 0 when it has none ("vfinal.metadata.json"). */
-fl_cat_version fl_cat_name_version(const char *name);
-int fl_cat_version_cmp(const fl_cat_version *a, const fl_cat_version *b);
 
 /* The last path component of path (after the last '/'). */
 const char *fl_cat_basename(const char *path);

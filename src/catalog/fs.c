@@ -54,9 +54,9 @@ static fl_status scan_versions(fs_catalog *c, const char *tdir, fl_arena *a, int
     *max = 0;
     for (uint32_t i = 0; i < l.n; i++) {
         const char *f = l.paths[i];
-        if (f[0] != 'v' || strchr(f, '/') || !fl_cat_is_metadata_name(f))
+        if (f[0] != 'v' || strchr(f, '/') || !fl_ice_is_metadata_name(f))
             continue;
-        fl_cat_version v = fl_cat_name_version(f);
+        fl_ice_metadata_version v = fl_ice_metadata_version_of(f);
         if (v.nparts == 1 && v.parts[0] > *max)
             *max = v.parts[0];
     }
@@ -219,7 +219,7 @@ static int64_t version_in(const char *path, const char *tdir)
     const char *f = path + tl + 10;
     if (strchr(f, '/'))
         return -1;
-    fl_cat_version v = fl_cat_name_version(f);
+    fl_ice_metadata_version v = fl_ice_metadata_version_of(f);
     return v.nparts == 1 ? v.parts[0] : -1;
 }
 

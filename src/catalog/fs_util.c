@@ -150,7 +150,7 @@ static bool table_marker(const char *rel, size_t *name_len)
     if (strchr(file, '/'))
         return false;
     *name_len = (size_t)(slash - rel);
-    return strcmp(file, HINT_NAME) == 0 || fl_cat_is_metadata_name(file);
+    return strcmp(file, HINT_NAME) == 0 || fl_ice_is_metadata_name(file);
 }
 
 static bool name_in(const char *const *names, uint32_t n, const char *s, size_t len)

@@ -263,17 +263,6 @@ const char *fl_cat_basename(const char *path)
     return s ? s + 1 : path;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && memcmp(s + n - m, suffix, m) == 0;
-}
-
-bool fl_cat_is_metadata_name(const char *name)
-{
-    return ends_with(name, ".metadata.json") || ends_with(name, ".metadata.json.gz");
-}
-
 bool fl_cat_parse_i64(const char *s, size_t len, int64_t *out)
 {
     if (len == 0 || len > 18)
@@ -286,53 +275,6 @@ bool fl_cat_parse_i64(const char *s, size_t len, int64_t *out)
     }
     *out = v;
     return true;
-}
-
-/* "v3.2" part of "v3.2.metadata.json" / "v3.2.gz.metadata.json": dot-separated numbers. */
-static fl_cat_version v_version(const char *s, size_t len)
-{
-    fl_cat_version v = {0};
-    size_t i = 0;
-    while (i < len && v.nparts < FL_CAT_MAX_VERSION_PARTS) {
-        size_t j = i;
-        while (j < len && s[j] != '.')
-            j++;
-        int64_t x;
-        if (!fl_cat_parse_i64(s + i, j - i, &x))
-            break;
-        v.parts[v.nparts++] = x;
-        i = j + 1;
-    }
-    return v;
-}
-
-fl_cat_version fl_cat_name_version(const char *name)
-{
-    fl_cat_version v = {0};
-    const char *end = strstr(name, ".metadata.json");
-    if (!end)
-        return v;
-    size_t len = (size_t)(end - name);
-    if (len >= 3 && memcmp(name + len - 3, ".gz", 3) == 0)
-        len -= 3;
-    if (len > 1 && name[0] == 'v')
-        return v_version(name + 1, len - 1);
-    const char *dash = memchr(name, '-', len);
-    int64_t x;
-    if (dash && fl_cat_parse_i64(name, (size_t)(dash - name), &x)) {
-        v.nparts = 1;
-        v.parts[0] = x;
-    }
-    return v;
-}
-
-int fl_cat_version_cmp(const fl_cat_version *a, const fl_cat_version *b)
-{
-    uint32_t n = a->nparts < b->nparts ? a->nparts : b->nparts;
-    for (uint32_t i = 0; i < n; i++)
-        if (a->parts[i] != b->parts[i])
-            return a->parts[i] < b->parts[i] ? -1 : 1;
-    return a->nparts < b->nparts ? -1 : a->nparts > b->nparts ? 1 : 0;
 }
 
 fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, fl_error *err)

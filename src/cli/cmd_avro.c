@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "avro/avro_internal.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "floe/avro.h"
 #include "floe/io.h"
 
@@ -55,6 +55,27 @@ static int usage(FILE *out)
     return out == stdout ? 0 : 2;
 }
 
+/* Appends to an Avro byte buffer; false when out of memory. */
+static bool buf_put(fl_avro_buf *b, const void *p, size_t n)
+{
+    return fl_avro_buf_append(b, p, n, NULL) == FL_OK;
+}
+
+static bool buf_puts(fl_avro_buf *b, const char *s)
+{
+    return buf_put(b, s, strlen(s));
+}
+
+/* Appends s[0..n) as a JSON string literal (the CLI's escaping, output.h). */
+static bool buf_json_str(fl_avro_buf *b, const char *s, size_t n)
+{
+    fl_strbuf sb = {0};
+    bool ok = fl_json_string(&sb, (const uint8_t *)s, n, NULL) == FL_OK &&
+              buf_put(b, sb.data, sb.len);
+    fl_strbuf_free(&sb);
+    return ok;
+}
+
 /* Reads a whole local file (malloc'd, NUL-terminated). */
 static fl_status slurp(const char *path, char **out, size_t *len, fl_error *err)
 {
@@ -65,14 +86,14 @@ static fl_status slurp(const char *path, char **out, size_t *len, fl_error *err)
     char tmp[65536];
     size_t n;
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-        if (!avro_buf_put(&b, tmp, n)) {
+        if (fl_avro_buf_append(&b, tmp, n, err) != FL_OK) {
             fclose(f);
             fl_avro_buf_free(&b);
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
+            return err->code;
         }
     int bad = ferror(f);
     fclose(f);
-    if (bad || !avro_buf_putc(&b, 0)) {
+    if (bad || fl_avro_buf_append(&b, "", 1, err) != FL_OK) {
         fl_avro_buf_free(&b);
         return fl_errorf(err, FL_EIO, "%s: read error", path);
     }
@@ -220,7 +241,7 @@ static int cmd_meta(int argc, char **argv)
                      nblocks, bi.offset, bi.records, bi.compressed, bi.uncompressed);
         else
             line[0] = 0;
-        avro_buf_puts(&blocks, line);
+        buf_puts(&blocks, line);
         nblocks++;
         nrec += (uint64_t)bi.records;
     }
@@ -228,7 +249,7 @@ static int cmd_meta(int argc, char **argv)
     size_t nm = fl_avro_reader_meta_count(o.r);
     if (json) {
         printf("{\"file\":");
-        avro_buf_json_str(&out, path, strlen(path));
+        buf_json_str(&out, path, strlen(path));
         fwrite(out.data, 1, out.len, stdout);
         printf(",\"codec\":\"%s\",\"sync\":\"", fl_avro_reader_codec(o.r));
         print_hex(stdout, sync, 16);
@@ -236,12 +257,12 @@ static int cmd_meta(int argc, char **argv)
         for (size_t i = 0; i < nm; i++) {
             const fl_avro_meta *m = fl_avro_reader_meta(o.r, i);
             out.len = 0;
-            avro_buf_puts(&out, i ? ",{\"key\":" : "{\"key\":");
-            avro_buf_json_str(&out, m->key, strlen(m->key));
+            buf_puts(&out, i ? ",{\"key\":" : "{\"key\":");
+            buf_json_str(&out, m->key, strlen(m->key));
             if (printable_utf8(m->value, m->len)) {
-                avro_buf_puts(&out, ",\"value\":");
-                avro_buf_json_str(&out, (const char *)m->value, m->len);
-                avro_buf_puts(&out, "}");
+                buf_puts(&out, ",\"value\":");
+                buf_json_str(&out, (const char *)m->value, m->len);
+                buf_puts(&out, "}");
                 fwrite(out.data, 1, out.len, stdout);
             } else {
                 fwrite(out.data, 1, out.len, stdout);
@@ -304,19 +325,19 @@ static bool cell_text(const fl_avro_value *v, unsigned flags, fl_avro_buf *b)
     }
     switch (v->type) {
     case FL_AVRO_NULL: return true;
-    case FL_AVRO_STRING: return avro_buf_put(b, v->u.bytes.ptr, v->u.bytes.len);
+    case FL_AVRO_STRING: return buf_put(b, v->u.bytes.ptr, v->u.bytes.len);
     case FL_AVRO_BYTES:
     case FL_AVRO_FIXED:
         for (size_t i = 0; i < v->u.bytes.len; i++) {
             char h[3];
             snprintf(h, sizeof h, "%02x", v->u.bytes.ptr[i]);
-            if (!avro_buf_put(b, h, 2))
+            if (!buf_put(b, h, 2))
                 return false;
         }
         return true;
     case FL_AVRO_ENUM: {
         const char *s = v->schema->symbols[v->u.i];
-        return avro_buf_puts(b, s);
+        return buf_puts(b, s);
     }
     default: return fl_avro_value_to_json(v, b, NULL) == FL_OK;
     }
@@ -499,7 +520,7 @@ static int cmd_cat(int argc, char **argv)
             line.len = 0;
             if ((rc = fl_avro_value_to_json_ex(out, flags, &line, &err)))
                 break;
-            avro_buf_putc(&line, '\n');
+            buf_put(&line, "\n", 1);
             fwrite(line.data, 1, line.len, stdout);
             continue;
         }

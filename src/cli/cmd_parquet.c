@@ -26,8 +26,7 @@
 #include "cli/where.h"
 #include "floe/io.h"
 #include "floe/parquet.h"
-#include "parquet/parquet_meta.h"
-#include "parquet/stats.h"
+#include "floe/parquet_meta.h"
 
 static int fail(const fl_error *err)
 {

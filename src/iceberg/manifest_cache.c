@@ -22,7 +22,7 @@
  * copy and frees its own). The reference count is atomic: references are
  * taken under the mutex (lookup, insert), so an entry found in the table is
  * linked and holds the cache's reference (refs >= 1 before the increment),
- * but they are dropped without it. ice_cache_release therefore never touches
+ * but they are dropped without it. fl_ice_cache_release therefore never touches
  * the cache, so a holder may release after the cache itself was freed (a
  * table or plan outliving a session's private cache): freeing the cache drops
  * only the cache's own references.
@@ -43,7 +43,7 @@
  * KiB, and the default 64 KiB block would be charged (and kept) for each. */
 #define ENTRY_BLOCK (16u << 10)
 
-struct ice_cache_entry {
+struct fl_ice_cache_entry {
     ice_cache_kind kind;
     char *path;
     int64_t length;
@@ -55,15 +55,15 @@ struct ice_cache_entry {
     size_t bytes;
     _Atomic uint32_t refs; /* the cache's own reference counts as one while linked */
     bool linked;
-    ice_cache_entry *prev, *next; /* LRU, most recent at head */
+    fl_ice_cache_entry *prev, *next; /* LRU, most recent at head */
 };
 
 struct fl_ice_manifest_cache {
     pthread_mutex_t mu;
     size_t max_bytes;
-    ice_cache_entry **slots;
+    fl_ice_cache_entry **slots;
     size_t nslots, count;
-    ice_cache_entry *head, *tail;
+    fl_ice_cache_entry *head, *tail;
     fl_ice_cache_stats stats;
 };
 
@@ -85,7 +85,7 @@ fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **ou
     return FL_OK;
 }
 
-static void free_entry(ice_cache_entry *e)
+static void free_entry(fl_ice_cache_entry *e)
 {
     fl_parquet_close(e->reader);
     fl_arena_free(&e->arena);
@@ -97,9 +97,9 @@ void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c)
 {
     if (!c)
         return;
-    ice_cache_entry *e = c->head;
+    fl_ice_cache_entry *e = c->head;
     while (e) {
-        ice_cache_entry *nx = e->next;
+        fl_ice_cache_entry *nx = e->next;
         e->linked = false;
         if (atomic_fetch_sub(&e->refs, 1) == 1)
             free_entry(e); /* entries still held by plans are freed by their release */
@@ -129,7 +129,7 @@ static size_t slot_of(const fl_ice_manifest_cache *c, ice_cache_kind kind, uint6
 {
     size_t mask = c->nslots - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        ice_cache_entry *e = c->slots[i];
+        fl_ice_cache_entry *e = c->slots[i];
         if (!e) {
             *found = false;
             return i;
@@ -143,7 +143,7 @@ static size_t slot_of(const fl_ice_manifest_cache *c, ice_cache_kind kind, uint6
 
 /* Removes e from the table and re-inserts the rest of its probe cluster
  * (linear probing without tombstones). */
-static void table_remove(fl_ice_manifest_cache *c, ice_cache_entry *e)
+static void table_remove(fl_ice_manifest_cache *c, fl_ice_cache_entry *e)
 {
     bool found;
     size_t i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
@@ -153,7 +153,7 @@ static void table_remove(fl_ice_manifest_cache *c, ice_cache_entry *e)
     c->count--;
     size_t mask = c->nslots - 1;
     for (size_t j = (i + 1) & mask; c->slots[j]; j = (j + 1) & mask) {
-        ice_cache_entry *x = c->slots[j];
+        fl_ice_cache_entry *x = c->slots[j];
         c->slots[j] = NULL;
         bool f2;
         size_t k = slot_of(c, x->kind, x->hash, x->path, x->length, &f2);
@@ -161,7 +161,7 @@ static void table_remove(fl_ice_manifest_cache *c, ice_cache_entry *e)
     }
 }
 
-static void lru_unlink(fl_ice_manifest_cache *c, ice_cache_entry *e)
+static void lru_unlink(fl_ice_manifest_cache *c, fl_ice_cache_entry *e)
 {
     if (e->prev)
         e->prev->next = e->next;
@@ -174,7 +174,7 @@ static void lru_unlink(fl_ice_manifest_cache *c, ice_cache_entry *e)
     e->prev = e->next = NULL;
 }
 
-static void lru_push(fl_ice_manifest_cache *c, ice_cache_entry *e)
+static void lru_push(fl_ice_manifest_cache *c, fl_ice_cache_entry *e)
 {
     e->next = c->head;
     e->prev = NULL;
@@ -188,8 +188,8 @@ static void lru_push(fl_ice_manifest_cache *c, ice_cache_entry *e)
 static void grow_table(fl_ice_manifest_cache *c)
 {
     size_t on = c->nslots;
-    ice_cache_entry **old = c->slots;
-    ice_cache_entry **ns = calloc(on * 2, sizeof *ns);
+    fl_ice_cache_entry **old = c->slots;
+    fl_ice_cache_entry **ns = calloc(on * 2, sizeof *ns);
     if (!ns)
         return; /* stays at its size; lookups still work while count < nslots */
     c->slots = ns;
@@ -206,7 +206,7 @@ static void grow_table(fl_ice_manifest_cache *c)
 /* Drops one reference without the cache's lock (see the header comment):
  * the last one frees e. The count reaches 0 only once e is unlinked, and an
  * unlinked entry cannot be found, so nobody takes a new reference after. */
-void ice_cache_release(ice_cache_entry *e, fl_ice_manifest_cache *c)
+void fl_ice_cache_release(fl_ice_cache_entry *e, fl_ice_manifest_cache *c)
 {
     (void)c;
     if (e && atomic_fetch_sub(&e->refs, 1) == 1)
@@ -220,7 +220,7 @@ const fl_ice_manifest_entry *ice_cached_entries(const ice_cached_manifest *e, ui
 }
 
 /* A held (refs++) entry for the key, or NULL after counting a miss. */
-static ice_cache_entry *lookup(fl_ice_manifest_cache *c, ice_cache_kind kind, const char *path,
+static fl_ice_cache_entry *lookup(fl_ice_manifest_cache *c, ice_cache_kind kind, const char *path,
                                int64_t len)
 {
     if (!c)
@@ -229,7 +229,7 @@ static ice_cache_entry *lookup(fl_ice_manifest_cache *c, ice_cache_kind kind, co
     pthread_mutex_lock(&c->mu);
     bool found;
     size_t i = slot_of(c, kind, h, path, len, &found);
-    ice_cache_entry *e = found ? c->slots[i] : NULL;
+    fl_ice_cache_entry *e = found ? c->slots[i] : NULL;
     if (e) {
         e->refs++;
         lru_unlink(c, e);
@@ -243,9 +243,9 @@ static ice_cache_entry *lookup(fl_ice_manifest_cache *c, ice_cache_kind kind, co
 }
 
 /* A fresh entry (refs 1: the caller's) or NULL when out of memory. */
-static ice_cache_entry *new_entry(ice_cache_kind kind, const char *path, int64_t len)
+static fl_ice_cache_entry *new_entry(ice_cache_kind kind, const char *path, int64_t len)
 {
-    ice_cache_entry *e = calloc(1, sizeof *e);
+    fl_ice_cache_entry *e = calloc(1, sizeof *e);
     if (!e || !(e->path = strdup(path))) {
         free(e);
         return NULL;
@@ -260,7 +260,7 @@ static ice_cache_entry *new_entry(ice_cache_kind kind, const char *path, int64_t
 
 /* Inserts the caller's entry e (refs 1); returns the entry the caller holds:
  * e, or an equal one another thread inserted first (then e is freed). */
-static ice_cache_entry *insert(fl_ice_manifest_cache *c, ice_cache_entry *e)
+static fl_ice_cache_entry *insert(fl_ice_manifest_cache *c, fl_ice_cache_entry *e)
 {
     e->bytes += e->arena.total + sizeof *e + strlen(e->path) + 1;
     if (!c || e->bytes > c->max_bytes)
@@ -269,14 +269,14 @@ static ice_cache_entry *insert(fl_ice_manifest_cache *c, ice_cache_entry *e)
     bool found;
     size_t i = slot_of(c, e->kind, e->hash, e->path, e->length, &found);
     if (found) { /* another thread inserted it meanwhile: use theirs */
-        ice_cache_entry *x = c->slots[i];
+        fl_ice_cache_entry *x = c->slots[i];
         x->refs++;
         pthread_mutex_unlock(&c->mu);
         free_entry(e);
         return x;
     }
     while (c->stats.bytes + e->bytes > c->max_bytes && c->tail) {
-        ice_cache_entry *v = c->tail;
+        fl_ice_cache_entry *v = c->tail;
         lru_unlink(c, v);
         table_remove(c, v);
         v->linked = false;
@@ -316,7 +316,7 @@ fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_me
     *out = lookup(c, ICE_CACHE_MANIFEST, mf->manifest_path, mf->manifest_length);
     if (*out)
         return FL_OK;
-    ice_cache_entry *e = new_entry(ICE_CACHE_MANIFEST, mf->manifest_path, mf->manifest_length);
+    fl_ice_cache_entry *e = new_entry(ICE_CACHE_MANIFEST, mf->manifest_path, mf->manifest_length);
     if (!e)
         return oom(err);
     fl_ice_manifest_entry *ents = NULL;
@@ -331,14 +331,14 @@ fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_me
 }
 
 fl_status ice_cache_get_list(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
-                             const fl_ice_snapshot *s, ice_cache_entry **out,
+                             const fl_ice_snapshot *s, fl_ice_cache_entry **out,
                              const fl_ice_manifest_file **files, uint32_t *n, fl_error *err)
 {
     *out = NULL;
     /* v1 inline manifest arrays have no list file to key on: decode directly
      * (cheap: no file read) into a private entry */
     const char *key = s->manifest_list;
-    ice_cache_entry *e = key ? lookup(c, ICE_CACHE_LIST, key, -1) : NULL;
+    fl_ice_cache_entry *e = key ? lookup(c, ICE_CACHE_LIST, key, -1) : NULL;
     if (!e) {
         e = new_entry(ICE_CACHE_LIST, key ? key : "", -1);
         if (!e)
@@ -359,10 +359,10 @@ fl_status ice_cache_get_list(fl_ice_manifest_cache *c, fl_fileio *io, const fl_i
 }
 
 fl_status ice_cache_get_metadata(fl_ice_manifest_cache *c, fl_fileio *io, const char *location,
-                                 ice_cache_entry **out, const fl_ice_metadata **meta,
+                                 fl_ice_cache_entry **out, const fl_ice_metadata **meta,
                                  fl_error *err)
 {
-    ice_cache_entry *e = lookup(c, ICE_CACHE_METADATA, location, -1);
+    fl_ice_cache_entry *e = lookup(c, ICE_CACHE_METADATA, location, -1);
     if (!e) {
         e = new_entry(ICE_CACHE_METADATA, location, -1);
         fl_ice_metadata *m = e ? fl_arena_calloc(&e->arena, 1, sizeof *m) : NULL;
@@ -384,7 +384,7 @@ fl_status ice_cache_get_metadata(fl_ice_manifest_cache *c, fl_fileio *io, const 
     return FL_OK;
 }
 
-fl_status ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, ice_cache_entry **out,
+fl_status fl_ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, fl_ice_cache_entry **out,
                                  fl_parquet_reader **reader, fl_error *err)
 {
     *out = NULL;
@@ -392,7 +392,7 @@ fl_status ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, ice_cache
     if (!c)
         return fl_parquet_open(f, NULL, reader, err);
     const char *path = f->path ? f->path : "";
-    ice_cache_entry *e = lookup(c, ICE_CACHE_FOOTER, path, (int64_t)f->size);
+    fl_ice_cache_entry *e = lookup(c, ICE_CACHE_FOOTER, path, (int64_t)f->size);
     if (!e) {
         fl_parquet_reader *base = NULL;
         FL_TRY(fl_parquet_open(f, NULL, &base, err));
@@ -409,7 +409,7 @@ fl_status ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, ice_cache
     }
     fl_status rc = fl_parquet_open_shared(e->value, f, reader, err);
     if (rc != FL_OK) {
-        ice_cache_release(e, c);
+        fl_ice_cache_release(e, c);
         return rc;
     }
     *out = e;

@@ -19,33 +19,26 @@ typedef enum ice_cache_kind {
     ICE_CACHE_FOOTER = 4,   /* key: Parquet file path + file size */
 } ice_cache_kind;
 
-typedef struct ice_cache_entry ice_cache_entry;
-typedef ice_cache_entry ice_cached_manifest;
+/* fl_ice_cache_entry, fl_ice_cache_release, fl_ice_cache_open_parquet: floe/ice_scan.h */
+typedef fl_ice_cache_entry ice_cached_manifest;
 
 /* Acquires the entries of mf: c may be NULL (then always reads). Release
- * with ice_cache_release(e, c) (the same c). */
+ * with fl_ice_cache_release(e, c) (the same c). */
 fl_status ice_cache_get(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
                         const fl_ice_manifest_file *mf, ice_cached_manifest **out, fl_error *err);
 const fl_ice_manifest_entry *ice_cached_entries(const ice_cached_manifest *e, uint32_t *n);
-void ice_cache_release(ice_cache_entry *e, fl_ice_manifest_cache *c);
 
 /* The manifests of snapshot s (fl_ice_snapshot_manifests), cached by
  * manifest-list path when s has one. *files points into the entry. */
 fl_status ice_cache_get_list(fl_ice_manifest_cache *c, fl_fileio *io, const fl_ice_metadata *m,
-                             const fl_ice_snapshot *s, ice_cache_entry **out,
+                             const fl_ice_snapshot *s, fl_ice_cache_entry **out,
                              const fl_ice_manifest_file **files, uint32_t *n, fl_error *err);
 
 /* Parsed table metadata at location (fl_ice_metadata_read); *meta points
  * into the entry. */
 fl_status ice_cache_get_metadata(fl_ice_manifest_cache *c, fl_fileio *io, const char *location,
-                                 ice_cache_entry **out, const fl_ice_metadata **meta,
+                                 fl_ice_cache_entry **out, const fl_ice_metadata **meta,
                                  fl_error *err);
 
-/* Opens a Parquet reader on f (its path and size are the key) whose decoded
- * footer is shared with the cache entry *out: release the entry only after
- * fl_parquet_close(*reader). With c NULL this is fl_parquet_open and *out is
- * NULL. */
-fl_status ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, ice_cache_entry **out,
-                                 fl_parquet_reader **reader, fl_error *err);
 
 #endif

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "iceberg/ice_internal.h"
 
 /* ---- partition specs and sort orders ------------------------------------- */

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "iceberg/scan_internal.h"
 
 #define PUFFIN_MAGIC "PFA1"

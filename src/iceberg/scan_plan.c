@@ -209,7 +209,7 @@ static fl_status hold(plan_ctx *c, ice_cached_manifest *e, fl_error *err)
         uint32_t nc = c->cap_held ? c->cap_held * 2 : 16;
         ice_cached_manifest **h = realloc(c->held, nc * sizeof *h);
         if (!h) {
-            ice_cache_release(e, c->cache);
+            fl_ice_cache_release(e, c->cache);
             return oom(err);
         }
         c->held = h;
@@ -454,7 +454,7 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
     const fl_ice_manifest_file *mfs = NULL;
     uint32_t nm = 0;
     if (rc == FL_OK && p->snapshot) {
-        ice_cache_entry *le = NULL;
+        fl_ice_cache_entry *le = NULL;
         rc = ice_cache_get_list(c.cache, io, m, p->snapshot, &le, &mfs, &nm, err);
         if (rc == FL_OK)
             rc = hold(&c, le, err);
@@ -483,7 +483,7 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
         c.held = NULL;
     }
     for (uint32_t i = 0; c.held && i < c.nheld; i++)
-        ice_cache_release(c.held[i], c.cache);
+        fl_ice_cache_release(c.held[i], c.cache);
     free(c.held);
     free(c.dels);
     free(c.by_path);
@@ -507,7 +507,7 @@ void fl_ice_scan_plan_free(fl_ice_scan_plan *p)
     held_list *hl = ip->held;
     if (hl) {
         for (uint32_t i = 0; i < hl->n; i++)
-            ice_cache_release(hl->held[i], hl->cache);
+            fl_ice_cache_release(hl->held[i], hl->cache);
         free(hl->held);
     }
     fl_arena_free(&p->arena);

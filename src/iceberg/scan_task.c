@@ -42,8 +42,7 @@
 #include "iceberg/manifest_cache.h"
 #include "iceberg/scan_colmap.h"
 #include "iceberg/scan_task.h"
-#include "parquet/parquet_meta.h"
-#include "parquet/reader_int.h"
+#include "floe/parquet_meta.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
 
@@ -68,7 +67,7 @@ struct fl_ice_task_reader {
     fl_arena arena;
     fl_file *file;
     fl_parquet_reader *pr;
-    struct ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
+    struct fl_ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
     fl_parquet_scan *ps;
     fl_parquet_scan_options so; /* projection + pushed predicate (arena), reused per slice */
     uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
@@ -384,7 +383,7 @@ static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
     r->del_cursor = 0;
     r->done = false;
     if (r->ps)
-        return fl_pq_scan_restart(r->ps, list, r->rg_count, err);
+        return fl_parquet_scan_restart(r->ps, list, r->rg_count, err);
     fl_parquet_scan_options so = r->so;
     so.row_groups = list;
     so.nrow_groups = r->rg_count;
@@ -394,7 +393,7 @@ static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
     return FL_OK;
 }
 
-fl_status ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
                                     uint32_t rg_first, uint32_t rg_count,
                                     fl_ice_task_reader **out, fl_error *err)
 {
@@ -438,7 +437,7 @@ fl_status ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub,
     if (rc == FL_OK)
         rc = fl_fileio_open(io, df->file_path, &r->file, err);
     if (rc == FL_OK)
-        rc = ice_cache_open_parquet(p->cache, r->file, &r->footer, &r->pr, err);
+        rc = fl_ice_cache_open_parquet(p->cache, r->file, &r->footer, &r->pr, err);
     bool need_pos = r->dels.nranges > 0;
     if (rc == FL_OK)
         rc = map_columns(r, fl_parquet_schema(r->pr), &need_pos, err);
@@ -477,10 +476,10 @@ fail:
 fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
                                   fl_ice_task_reader **out, fl_error *err)
 {
-    return ice_task_reader_open_slice(io, pub, task, 0, 0, out, err);
+    return fl_ice_task_reader_open_slice(io, pub, task, 0, 0, out, err);
 }
 
-fl_status ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
+fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
                                fl_error *err)
 {
     r->rg_first = rg_first;
@@ -491,12 +490,12 @@ fl_status ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_
     return FL_OK;
 }
 
-const fl_ice_scan_task *ice_task_reader_task(const fl_ice_task_reader *r)
+const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r)
 {
     return r->task;
 }
 
-fl_status ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
+fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
                               uint32_t *nrg, fl_error *err)
 {
     *nrg = 1;
@@ -510,14 +509,14 @@ fl_status ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32
     const ice_plan *p = (const ice_plan *)pub;
     fl_file *f = NULL;
     fl_parquet_reader *pr = NULL;
-    struct ice_cache_entry *footer = NULL;
+    struct fl_ice_cache_entry *footer = NULL;
     fl_status rc = fl_fileio_open(io, df->file_path, &f, err);
     if (rc == FL_OK)
-        rc = ice_cache_open_parquet(p->cache, f, &footer, &pr, err);
+        rc = fl_ice_cache_open_parquet(p->cache, f, &footer, &pr, err);
     if (rc == FL_OK)
         *nrg = fl_parquet_num_row_groups(pr);
     fl_parquet_close(pr);
-    ice_cache_release(footer, p->cache);
+    fl_ice_cache_release(footer, p->cache);
     fl_file_close(f);
     if (rc != FL_OK)
         return fl_error_prefix(err, "%s", df->file_path);
@@ -542,7 +541,7 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
     fl_parquet_scan_close(r->ps);
     free(r->rgs);
     fl_parquet_close(r->pr);
-    ice_cache_release(r->footer, r->p->cache);
+    fl_ice_cache_release(r->footer, r->p->cache);
     fl_file_close(r->file);
     fl_ice_position_set_free(&r->dels);
     for (uint32_t i = 0; i < r->neq; i++)

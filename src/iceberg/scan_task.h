@@ -17,24 +17,7 @@
 
 #include "floe/ice_scan.h"
 
-/* Number of row groups of task's data file (1 without reading the footer
- * when the manifest lists one split offset, or for non-Parquet files). */
-fl_status ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                              uint32_t *nrg, fl_error *err);
-
-/* Opens a reader of row groups [rg_first, rg_first + rg_count) of the task's
- * file; rg_count 0 = the whole file (fl_ice_task_reader_open). */
-fl_status ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                                    uint32_t rg_first, uint32_t rg_count,
-                                    fl_ice_task_reader **out, fl_error *err);
-
-/* Moves an open reader to another slice of the same task (keeps the file,
- * footer and decoded deletes; restarts positions at the slice's first row).
- * fl_ice_task_reader_stats keeps counting over every slice read. */
-fl_status ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
-                               fl_error *err);
-
-/* The task the reader reads. */
-const fl_ice_scan_task *ice_task_reader_task(const fl_ice_task_reader *r);
+/* The slice API (fl_ice_task_row_groups, fl_ice_task_reader_open_slice,
+ * fl_ice_task_reader_seek, fl_ice_task_reader_task) is public: floe/ice_scan.h. */
 
 #endif

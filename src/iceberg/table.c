@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "catalog/catalog_internal.h"
 #include "floe/ice_table.h"
 #include "iceberg/manifest_cache.h"
 
@@ -139,12 +138,35 @@ fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
 
 /* ---- opening by path ---- */
 
+/* The last path component of path (after the last '/'). */
+static const char *last_component(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* s[0..len) as a non-negative decimal of at most 18 digits (a version hint). */
+static bool hint_digits(const char *s, size_t len, int64_t *out)
+{
+    if (len == 0 || len > 18)
+        return false;
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+
 typedef struct pick {
     fl_arena *a;
     fl_fileio *io;
     const char *dir; /* ".../metadata/" */
     const char *best;
-    fl_cat_version best_v;
+    fl_ice_metadata_version best_v;
     int64_t best_mtime;
 } pick;
 
@@ -167,12 +189,12 @@ static fl_status consider(void *ctx, const char *path, uint64_t size)
     (void)size;
     pick *p = ctx;
     size_t dl = strlen(p->dir);
-    const char *rel = strncmp(path, p->dir, dl) == 0 ? path + dl : fl_cat_basename(path);
-    if (strchr(rel, '/') || !fl_cat_is_metadata_name(rel))
+    const char *rel = strncmp(path, p->dir, dl) == 0 ? path + dl : last_component(path);
+    if (strchr(rel, '/') || !fl_ice_is_metadata_name(rel))
         return FL_OK;
-    fl_cat_version v = fl_cat_name_version(rel);
+    fl_ice_metadata_version v = fl_ice_metadata_version_of(rel);
     int64_t mt = local_mtime_ns(path);
-    int cmp = p->best ? fl_cat_version_cmp(&v, &p->best_v) : 1;
+    int cmp = p->best ? fl_ice_metadata_version_cmp(&v, &p->best_v) : 1;
     if (cmp == 0)
         cmp = mt != p->best_mtime ? (mt > p->best_mtime ? 1 : -1) : strcmp(path, p->best);
     if (cmp > 0) {
@@ -229,7 +251,7 @@ static fl_status hinted_metadata(fl_fileio *io, const char *mdir, fl_arena *a, c
     if (!len || strchr(buf, '/'))
         return FL_OK;
     int64_t v;
-    bool num = fl_cat_parse_i64(buf, len, &v);
+    bool num = hint_digits(buf, len, &v);
     static const char *const NUM_FMT[] = {"%sv%s.metadata.json", "%sv%s.gz.metadata.json",
                                           "%sv%s.metadata.json.gz"};
     static const char *const TXT_FMT[] = {"%s%s.metadata.json", "%s%s.gz.metadata.json", "%s%s"};
@@ -248,7 +270,7 @@ static fl_status hinted_metadata(fl_fileio *io, const char *mdir, fl_arena *a, c
 static fl_status resolve_path(fl_fileio *io, const char *path, fl_arena *a, const char **out,
                               fl_error *err)
 {
-    if (fl_cat_is_metadata_name(fl_cat_basename(path))) {
+    if (fl_ice_is_metadata_name(last_component(path))) {
         *out = path;
         return FL_OK;
     }
@@ -322,7 +344,7 @@ void fl_ice_table_free(fl_ice_table *t)
 {
     if (!t)
         return;
-    ice_cache_release(t->shared, t->shared_cache);
+    fl_ice_cache_release(t->shared, t->shared_cache);
     fl_arena_free(&t->arena);
     free(t);
 }

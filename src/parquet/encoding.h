@@ -19,7 +19,7 @@
 
 #include "floe/error.h"
 #include "floe/vector.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 
 /* Bits needed to represent v (0 for 0). */
 static inline int fl_pq_bit_width(uint64_t v)

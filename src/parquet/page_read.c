@@ -33,7 +33,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "parquet/reader_int.h"
 
 /* Declared in column_reader.c. */

@@ -22,7 +22,7 @@
 
 #include "floe/arena.h"
 #include "floe/parquet.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/stats.h"
 
 /* Deepest schema nesting we accept (hostile files could nest thousands deep). */
@@ -213,11 +213,6 @@ void fl_pq_levels_free(fl_pq_levels *lv);
 /* Error context of a column: "column 'a.b': page at offset N: ..." */
 fl_status fl_pq_col_error(const fl_pq_col *c, fl_error *err);
 
-/* Restarts scan s over row groups rgs[0..n) (NULL = every row group of
- * the file), keeping its projection, predicate, column buffers (windows,
- * page and dictionary buffers) and statistics, which keep counting (scan.c).
- * Split scans (one morsel per row group) move a scan from slice to slice
- * without reallocating multi-MB buffers for every row group. */
-fl_status fl_pq_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n, fl_error *err);
+/* fl_parquet_scan_restart (the row-group slice API): floe/parquet.h. */
 
 #endif

@@ -445,7 +445,7 @@ void fl_parquet_scan_close(fl_parquet_scan *s)
     free(s);
 }
 
-fl_status fl_pq_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n, fl_error *err)
+fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n, fl_error *err)
 {
     if (s->in_rg)
         close_rg(s);

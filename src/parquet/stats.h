@@ -19,27 +19,9 @@
 
 #include "floe/predicate.h"
 #include "floe/types.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 
-/* Describes one leaf column for the purposes of statistics. */
-typedef struct fl_pq_leaf_info {
-    fl_pq_type physical;
-    int32_t type_length;          /* FLBA */
-    const fl_pq_logical *logical; /* may be NULL */
-    fl_pq_converted converted;
-    int32_t scale, precision; /* legacy decimal */
-    fl_pq_column_order order; /* from FileMetaData.column_orders */
-    const fl_type *type;      /* the floe type the reader produces */
-} fl_pq_leaf_info;
-
-/* Converts a stats byte string to a value of leaf->type (bytes borrowed).
- * Returns false when the bytes cannot be interpreted (wrong size, unknown order). */
-bool fl_pq_stat_to_value(const fl_pq_leaf_info *leaf, fl_pq_bytes raw, fl_value *out);
-
-/* Min and max usable for pruning, choosing min_value/max_value or the legacy
- * fields as the spec allows. Returns false when there are none. */
-bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st, fl_value *min,
-                        fl_value *max);
+/* fl_pq_leaf_info, fl_pq_stat_to_value and fl_pq_stats_bounds: floe/parquet_meta.h. */
 
 /* May any row in a chunk with these statistics satisfy term? num_values is the
  * chunk's value count (to recognise all-null chunks).

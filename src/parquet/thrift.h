@@ -30,7 +30,7 @@
 
 #include "floe/arena.h"
 #include "floe/error.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 
 enum {
     FL_TT_STOP = 0,

@@ -19,14 +19,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "floe/arena.h"
 #include "floe/error.h"
 #include "floe/io.h"
 #include "floe/parquet.h"
 #include "floe/types.h"
 #include "floe/vector.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/stats.h"
 
 /* ---- growable byte buffer helpers over fl_pq_buf ---- */

@@ -28,7 +28,6 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 #define PG_EPOCH_DAYS 10957                  /* 1970-01-01 .. 2000-01-01 */
 #define PG_EPOCH_US 946684800000000LL        /* same, in microseconds */

@@ -12,7 +12,6 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 #define PG_EPOCH_DAYS 10957
 #define PG_EPOCH_US 946684800000000LL

@@ -8,15 +8,14 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <jansson.h>
-#include <pg_query.h>
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/parse/depth.h"
 
 static const char *sv(json_t *o, const char *k)
 {
@@ -300,21 +299,12 @@ void pgw_classify(const char *sql, pgw_class *out)
     /* on a stack sized for the statement (src/sql/parse/depth.h); what cannot be
      * parsed or loaded goes to the engine, which reports the error (54001
      * for a statement nested too deeply): never skipped silently */
-    PgQueryParseResult r;
-    if (!fl_sql_pgq_parse_json(sql, &r))
-        return;
-    if (r.error || !r.parse_tree) {
-        pg_query_free_parse_result(r);
-        return;
-    }
+    char *json = NULL;
     fl_error e = {0};
-    int32_t pos = 0;
-    if (fl_sql_json_depth_check(sql, r.parse_tree, &pos, &e) != FL_OK) {
-        pg_query_free_parse_result(r); /* surely too deep: no need to load it */
+    if (fl_sql_pg_parse_json(sql, &json, &e) != FL_OK)
         return;
-    }
-    json_t *root = json_loads(r.parse_tree, JSON_DECODE_INT_AS_REAL * 0, NULL);
-    pg_query_free_parse_result(r);
+    json_t *root = json_loads(json, 0, NULL);
+    free(json);
     if (!root)
         return; /* too deep for the JSON reader: the engine runs it (and reports why) */
     json_t *stmts = json_object_get(root, "stmts");

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 #define STARTUP_MAX 10000
 

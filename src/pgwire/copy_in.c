@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 typedef struct cin {
     bool csv;

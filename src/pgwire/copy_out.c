@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 typedef struct copy_fmt {
     bool csv, header;

@@ -13,7 +13,7 @@
  * type list, or a binary value's type) - except numeric, which stays untyped
  * so that 38-digit values reach numeric(38,s) columns unrounded. An untyped literal is PostgreSQL's
  * "unknown" and takes its type from the context, as a parameter would. The
- * lexer (src/sql/parse/lex.h) finds the $n tokens, so $n inside strings, quoted
+ * lexer (include/floe/sql_lex.h) finds the $n tokens, so $n inside strings, quoted
  * identifiers and comments is left alone.
  */
 #include <stdio.h>
@@ -23,7 +23,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 
 /* Text of one non-null value (caller frees). */
 static char *value_text(const fl_value *v)

@@ -301,7 +301,7 @@ struct pgw_class {
 void pgw_classify(const char *sql, pgw_class *out);
 
 /* ---- settings.c ---- */
-/* Settings live in the SQL session (src/sql/session/session_settings.h):
+/* Settings live in the SQL session (include/floe/sql_settings.h):
  * get = SHOW's text, put = a session default (RESET returns to it). */
 const char *pgw_setting_get(pgw_conn *c, const char *name);
 void pgw_setting_put(pgw_conn *c, const char *name, const char *value);

@@ -20,7 +20,6 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
 
 static int16_t fmt_of(const int16_t *formats, uint32_t n, uint32_t i)
 {

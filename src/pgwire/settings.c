@@ -2,7 +2,7 @@
  * settings.c - SET/SHOW/RESET, DISCARD and DEALLOCATE.
  *
  * Every setting lives in the SQL session: the one list of
- * src/sql/session/session_settings.h (also behind pg_settings, current_setting()
+ * include/floe/sql_settings.h (also behind pg_settings, current_setting()
  * and the SQL path's SET/SHOW), so pgwire keeps no list of its own. SET
  * calls fl_sql_set (its SQLSTATE: 42704 unknown, 22023 bad value, 55P02
  * cannot be changed); the connection's own values (application_name from
@@ -20,7 +20,7 @@
 
 #include "floe/pgtypes.h"
 #include "pgwire/pgw.h"
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 
 const char *pgw_setting_get(pgw_conn *c, const char *name)
 {

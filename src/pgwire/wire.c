@@ -25,7 +25,7 @@
 
 #include "floe/errcodes.h"
 #include "pgwire/pgw.h"
-#include "sql/func.h"
+#include "floe/sql.h"
 
 static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
 {

@@ -8,8 +8,7 @@
 
 #include "floe/auth.h"
 #include "floe/sql.h"
-#include "sql/session/arrow_ipc.h"
-#include "sql/func.h"
+#include "floe/arrow_ipc.h"
 
 /* Appends one JSON object per live row of b ({"col": value, ...}\n) to out.
  * names are the JSON keys (unique). */

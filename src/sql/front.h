@@ -25,7 +25,7 @@
 #include "floe/ice_table.h"
 #include "sql/expr.h"
 #include "sql/func.h"
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 #include "sql/plan.h"
 #include "sql/planner.h"
 

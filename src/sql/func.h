@@ -39,6 +39,7 @@
 
 #include "floe/arena.h"
 #include "floe/error.h"
+#include "floe/sql.h" /* fl_sql_type_name, formatters, INTERVAL */
 #include "floe/types.h"
 #include "floe/vector.h"
 #include "sql/expr.h"
@@ -168,40 +169,20 @@ fl_status fl_cast_value(const fl_value *in, const fl_type *to, const fl_eval_env
  * false when there is none. */
 bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out);
 
-/* SQL spelling of a type for messages and pg catalogs: "integer", "bigint",
- * "numeric(15,2)", "text", "timestamp with time zone", ... */
-const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap);
+/* fl_sql_type_name: floe/sql.h. */
 /* Parses a SQL type name as libpg_query spells it (pg_catalog.int4,
  * varchar, numeric(10,2), timestamptz, "timestamp with time zone", uuid,
  * bytea, date, ...) into t. FL_ENOTFOUND for unknown names. */
 fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t ntypmods,
                             fl_type *t, fl_error *err);
 
-/* ---- additions by sqlfunc (additive) ----
- *
- * INTERVAL: types.h has no interval type, so the SQL layer represents one as
- * FL_TYPE_FIXED with fixed_len 16 and precision FL_SQL_INTERVAL_MARK; the 16
- * bytes are int32 months, int32 days, int64 microseconds (native byte
- * order), as PostgreSQL's interval. scale holds PostgreSQL's interval field
- * mask from the typmod (INTERVAL '90' DAY: 1 << 3), 0 = none. Intervals exist
- * only inside the engine (never in Iceberg tables). */
 /* One value (a string, an array's text) holds at most 1 GiB, as a
  * PostgreSQL field; one batch's string results at most as much (54000). */
 #define FL_SQL_MAX_VALUE_BYTES ((size_t)1 << 30)
 
-#define FL_SQL_INTERVAL_MARK 0x494e5456 /* 'INTV' */
-static inline bool fl_type_is_interval(const fl_type *t)
-{
-    return t->id == FL_TYPE_FIXED && t->fixed_len == 16 && t->precision == FL_SQL_INTERVAL_MARK;
-}
+/* INTERVAL (FL_SQL_INTERVAL_MARK, fl_type_is_interval): floe/sql.h. */
 
-/* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
- * reads the zone file on every timestamptz call): for printing many rows. */
-typedef struct fl_sql_formatter fl_sql_formatter;
-fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
-size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
-                              size_t cap);
-void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
+/* fl_sql_formatter_*: floe/sql.h. */
 
 /* The i-th registered function (pg catalogs, \df); NULL past the end. */
 const fl_func *fl_func_at(uint32_t i);

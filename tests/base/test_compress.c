@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "test.h"
 
 static const fl_codec all_codecs[] = {FL_CODEC_NONE,       FL_CODEC_SNAPPY, FL_CODEC_GZIP,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "catalog/catalog_internal.h"
+#include "floe/iceberg.h"
 #include "floe/ice_table.h"
 #include "test.h"
 
@@ -185,19 +186,19 @@ static void test_versions(void)
                                   "v3.2.metadata.json",   "v4.gz.metadata.json",
                                   "v7.metadata.json",     "v1749025517.metadata.json"};
     for (size_t i = 0; i + 1 < sizeof order / sizeof *order; i++) {
-        fl_cat_version x = fl_cat_name_version(order[i]), y = fl_cat_name_version(order[i + 1]);
-        CHECK(fl_cat_version_cmp(&x, &y) < 0);
+        fl_ice_metadata_version x = fl_ice_metadata_version_of(order[i]), y = fl_ice_metadata_version_of(order[i + 1]);
+        CHECK(fl_ice_metadata_version_cmp(&x, &y) < 0);
     }
-    fl_cat_version v =
-        fl_cat_name_version("00012-6f1d6a3c-0e7b-4e59-a0a0-7d8c2c4e9c51.metadata.json");
+    fl_ice_metadata_version v =
+        fl_ice_metadata_version_of("00012-6f1d6a3c-0e7b-4e59-a0a0-7d8c2c4e9c51.metadata.json");
     CHECK_EQ_INT(v.nparts, 1);
     CHECK_EQ_INT(v.parts[0], 12);
-    v = fl_cat_name_version("00002-legacy-bare-dv.metadata.json");
+    v = fl_ice_metadata_version_of("00002-legacy-bare-dv.metadata.json");
     CHECK_EQ_INT(v.parts[0], 2);
-    CHECK(fl_cat_is_metadata_name("v2.gz.metadata.json"));
-    CHECK(fl_cat_is_metadata_name("x.metadata.json.gz"));
-    CHECK(!fl_cat_is_metadata_name("snap-1.avro"));
-    CHECK(!fl_cat_is_metadata_name("version-hint.text"));
+    CHECK(fl_ice_is_metadata_name("v2.gz.metadata.json"));
+    CHECK(fl_ice_is_metadata_name("x.metadata.json.gz"));
+    CHECK(!fl_ice_is_metadata_name("snap-1.avro"));
+    CHECK(!fl_ice_is_metadata_name("version-hint.text"));
 }
 
 static void test_ids(void)

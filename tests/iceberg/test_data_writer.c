@@ -16,7 +16,7 @@
 #include "floe/iceberg.h"
 #include "floe/parquet.h"
 #include "iceberg/write_internal.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "test.h"
 
 static fl_field g_fields[3] = {

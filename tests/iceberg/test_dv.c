@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "floe/ice_scan.h"
 #include "iceberg/scan_internal.h"
 #include "test.h"

@@ -67,11 +67,11 @@ static int find_path(size_t want, unsigned *n, char *path, size_t cap)
 static void get_release(fl_ice_manifest_cache *c, fl_fileio *io, const char *path)
 {
     fl_error err;
-    ice_cache_entry *e = NULL;
+    fl_ice_cache_entry *e = NULL;
     const fl_ice_metadata *m = NULL;
     CHECK_OK(ice_cache_get_metadata(c, io, path, &e, &m, &err), &err);
     CHECK(m && m->format_version == 2);
-    ice_cache_release(e, c);
+    fl_ice_cache_release(e, c);
 }
 
 static void test_evict_repacks_cluster(void)
@@ -154,16 +154,16 @@ static void test_release_after_cache_free(void)
     fl_error err;
     fl_ice_manifest_cache *c = NULL;
     CHECK_OK(fl_ice_manifest_cache_new(1u << 20, &c, &err), &err);
-    ice_cache_entry *e1 = NULL, *e2 = NULL;
+    fl_ice_cache_entry *e1 = NULL, *e2 = NULL;
     const fl_ice_metadata *m1 = NULL, *m2 = NULL;
     CHECK_OK(ice_cache_get_metadata(c, io, p, &e1, &m1, &err), &err);
     CHECK_OK(ice_cache_get_metadata(c, io, p, &e2, &m2, &err), &err);
     CHECK(e1 == e2 && m1 == m2); /* the second get is a hit on the same entry */
     fl_ice_manifest_cache_free(c); /* drops only the cache's reference */
     CHECK(m1 && m1->last_updated_ms == 4242);
-    ice_cache_release(e1, c); /* c is gone: release must not touch it */
+    fl_ice_cache_release(e1, c); /* c is gone: release must not touch it */
     CHECK(m2 && m2->last_updated_ms == 4242 && m2->format_version == 2);
-    ice_cache_release(e2, NULL); /* the last holder frees the entry */
+    fl_ice_cache_release(e2, NULL); /* the last holder frees the entry */
     fl_fileio_destroy(io);
     unlink(p);
 }
@@ -182,7 +182,7 @@ static void *hammer_run(void *arg)
 {
     hammer *h = arg;
     uint32_t x = 2463534242u + (uint32_t)h->id * 7919u;
-    ice_cache_entry *held = NULL; /* one entry kept across the next get */
+    fl_ice_cache_entry *held = NULL; /* one entry kept across the next get */
     const fl_ice_metadata *held_m = NULL;
     int held_k = 0;
     for (int i = 0; i < HAMMER_GETS; i++) {
@@ -191,22 +191,22 @@ static void *hammer_run(void *arg)
         x ^= x << 5;
         int k = (int)(x % HAMMER_FILES);
         fl_error err;
-        ice_cache_entry *e = NULL;
+        fl_ice_cache_entry *e = NULL;
         const fl_ice_metadata *m = NULL;
         if (ice_cache_get_metadata(h->c, h->io, h->paths[k], &e, &m, &err) != FL_OK ||
             !m || m->last_updated_ms != 1000 + k) {
             h->bad++;
-            ice_cache_release(e, h->c);
+            fl_ice_cache_release(e, h->c);
             continue;
         }
         if (held && held_m->last_updated_ms != 1000 + held_k)
             h->bad++; /* an entry held while others evicted it must stay intact */
-        ice_cache_release(held, h->c);
+        fl_ice_cache_release(held, h->c);
         held = e;
         held_m = m;
         held_k = k;
     }
-    ice_cache_release(held, h->c);
+    fl_ice_cache_release(held, h->c);
     return NULL;
 }
 
@@ -250,11 +250,11 @@ static void test_threads_hammer(void)
     CHECK(st.bytes <= budget);
     /* every file is still reachable and right after the churn */
     for (int k = 0; k < HAMMER_FILES; k++) {
-        ice_cache_entry *e = NULL;
+        fl_ice_cache_entry *e = NULL;
         const fl_ice_metadata *m = NULL;
         CHECK_OK(ice_cache_get_metadata(c, io, paths[k], &e, &m, &err), &err);
         CHECK(m && m->last_updated_ms == 1000 + k);
-        ice_cache_release(e, c);
+        fl_ice_cache_release(e, c);
     }
     fl_ice_manifest_cache_free(c);
     fl_fileio_destroy(io);

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "parquet/encoding.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "test.h"
 
 /* ---- real files: a minimal flat-column page walker over the decoders ---- */

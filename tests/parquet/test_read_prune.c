@@ -7,7 +7,7 @@
  * (each surviving row is compared, all columns, with the same row of a full
  * scan).
  */
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/test_read_util.h"
 
 static const char *ids_path(void)

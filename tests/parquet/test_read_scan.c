@@ -10,7 +10,7 @@
  *     [id, null, id+1]; m MAP<INT,VARCHAR> (7, key 8, value 9) = {id%7: 'x'||id%3};
  *   5000 rows in row groups of 2048, 2048, 904; ZSTD.
  */
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/test_read_util.h"
 
 static const char *ids_path(void)

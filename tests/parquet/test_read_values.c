@@ -7,7 +7,7 @@
  * Expected values were taken from the fixture README and cross-checked with
  * DuckDB / arrow-rs (the shared oracle).
  */
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/test_read_util.h"
 
 #define FIX(rel)                                                                                   \

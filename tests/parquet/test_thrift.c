@@ -11,7 +11,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/thrift.h"
 #include "test.h"
 

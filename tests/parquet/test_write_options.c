@@ -8,7 +8,7 @@
  * truncation with rounding, null pages, null counts, boundary order), NaN
  * and signed-zero statistics, bloom filters, key-value metadata.
  */
-#include "base/compress.h"
+#include "floe/compress.h"
 #include "test_write_util.h"
 
 /* ---- a simple table: id long (ascending), s string, d double, x int (descending) ---- */

@@ -16,7 +16,7 @@
 #include "floe/parquet.h"
 #include "floe/types.h"
 #include "floe/vector.h"
-#include "parquet/parquet_meta.h"
+#include "floe/parquet_meta.h"
 #include "parquet/stats.h"
 #include "test.h"
 

@@ -259,10 +259,10 @@ static void test_lru_order_and_refcount(void)
     }
     /* measure one entry, then size the cache for two of the three */
     CHECK_OK(fl_ice_manifest_cache_new(1u << 30, &mc, &err), &err);
-    ice_cache_entry *h = NULL;
+    fl_ice_cache_entry *h = NULL;
     const fl_ice_metadata *m = NULL;
     CHECK_OK(ice_cache_get_metadata(mc, io, t[0]->metadata_location, &h, &m, &err), &err);
-    ice_cache_release(h, mc);
+    fl_ice_cache_release(h, mc);
     fl_ice_cache_stats st;
     fl_ice_manifest_cache_stats(mc, &st);
     uint64_t one = st.bytes;
@@ -270,12 +270,12 @@ static void test_lru_order_and_refcount(void)
     CHECK_OK(fl_ice_manifest_cache_new(one * 2 + one / 2, &mc, &err), &err);
     for (int i = 0; i < 2; i++) { /* a, b */
         CHECK_OK(ice_cache_get_metadata(mc, io, t[i]->metadata_location, &h, &m, &err), &err);
-        ice_cache_release(h, mc);
+        fl_ice_cache_release(h, mc);
     }
     CHECK_OK(ice_cache_get_metadata(mc, io, t[0]->metadata_location, &h, &m, &err), &err);
-    ice_cache_release(h, mc); /* a is now the most recent: b goes first */
+    fl_ice_cache_release(h, mc); /* a is now the most recent: b goes first */
     /* hold c's entry across its own eviction */
-    ice_cache_entry *hc = NULL;
+    fl_ice_cache_entry *hc = NULL;
     const fl_ice_metadata *mcm = NULL;
     CHECK_OK(ice_cache_get_metadata(mc, io, t[2]->metadata_location, &hc, &mcm, &err), &err);
     fl_ice_manifest_cache_stats(mc, &st);
@@ -284,17 +284,17 @@ static void test_lru_order_and_refcount(void)
     CHECK(st.bytes <= one * 2 + one / 2);
     uint64_t misses = st.misses;
     CHECK_OK(ice_cache_get_metadata(mc, io, t[0]->metadata_location, &h, &m, &err), &err);
-    ice_cache_release(h, mc);
+    fl_ice_cache_release(h, mc);
     fl_ice_manifest_cache_stats(mc, &st);
     CHECK_EQ_INT((long long)st.misses, (long long)misses); /* a survived */
     CHECK_OK(ice_cache_get_metadata(mc, io, t[1]->metadata_location, &h, &m, &err), &err);
-    ice_cache_release(h, mc); /* b was evicted: a miss, which evicts c (held) */
+    fl_ice_cache_release(h, mc); /* b was evicted: a miss, which evicts c (held) */
     fl_ice_manifest_cache_stats(mc, &st);
     CHECK_EQ_INT((long long)st.misses, (long long)misses + 1);
     /* the held, evicted entry is still intact */
     CHECK(mcm && mcm->table_uuid && !strcmp(mcm->table_uuid, t[2]->meta.table_uuid));
     CHECK_EQ_INT(mcm->nsnapshots, t[2]->meta.nsnapshots);
-    ice_cache_release(hc, mc);
+    fl_ice_cache_release(hc, mc);
 out:
     for (int i = 0; i < 3; i++)
         fl_ice_table_free(t[i]);

@@ -8,7 +8,7 @@
  * statement_timeout stops a long query (57014), spill_dir cannot move
  * (55P02); a session without ceilings behaves as before.
  */
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 #include "sql/sql_test_util.h"
 
 static fl_sql_session *open_with(uint64_t max_mem, uint64_t max_to, uint64_t to, bool fixed)

@@ -1,5 +1,5 @@
 /*
- * test_session_settings.c - the one settings list (src/sql/session/session_settings.h)
+ * test_session_settings.c - the one settings list (include/floe/sql_settings.h)
  * seen through every path: SHOW, SET, RESET, current_setting(),
  * set_config(), pg_settings and fl_sql_get/fl_sql_set. For every setting of
  * the list: SHOW = current_setting = pg_settings.setting (in base units) at
@@ -11,7 +11,7 @@
  */
 #include <strings.h>
 
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 #include "sql/stmt_test_util.h"
 
 static stmt_env E;

@@ -34,8 +34,6 @@
 #include "floe/ice_scan.h"
 #include "floe/parquet.h"
 #include "floe/text.h"
-#include "iceberg/manifest_cache.h"
-#include "iceberg/scan_task.h"
 #include "sql/session/cache.h"
 #include "sql/exec/exec_internal.h"
 #include "sql/plan/prune_params.h"
@@ -78,10 +76,10 @@ static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
 /* Opens a Parquet file; its footer comes from the session's read cache when
  * io carries one (*footer then holds the entry: pq_close_file releases it). */
 static fl_status pq_open_file(fl_fileio *io, const char *path, fl_file **f, fl_parquet_reader **r,
-                              ice_cache_entry **footer, fl_error *err)
+                              fl_ice_cache_entry **footer, fl_error *err)
 {
     FL_TRY(fl_fileio_open(io, path, f, err));
-    fl_status rc = ice_cache_open_parquet(fl_sql_cache_of_io(io), *f, footer, r, err);
+    fl_status rc = fl_ice_cache_open_parquet(fl_sql_cache_of_io(io), *f, footer, r, err);
     if (rc) {
         fl_file_close(*f);
         *f = NULL;
@@ -89,10 +87,10 @@ static fl_status pq_open_file(fl_fileio *io, const char *path, fl_file **f, fl_p
     return rc;
 }
 
-static void pq_close_file(fl_fileio *io, fl_file *f, fl_parquet_reader *r, ice_cache_entry *footer)
+static void pq_close_file(fl_fileio *io, fl_file *f, fl_parquet_reader *r, fl_ice_cache_entry *footer)
 {
     fl_parquet_close(r);
-    ice_cache_release(footer, fl_sql_cache_of_io(io));
+    fl_ice_cache_release(footer, fl_sql_cache_of_io(io));
     fl_file_close(f);
 }
 
@@ -110,7 +108,7 @@ static fl_status plan_ice_morsels(scan_state *st, uint32_t threads, fl_error *er
     for (uint32_t t = 0; t < p->ntasks; t++) {
         uint32_t nrg = 1;
         if (split)
-            FL_TRY(ice_task_row_groups(st->io, p, t, &nrg, err));
+            FL_TRY(fl_ice_task_row_groups(st->io, p, t, &nrg, err));
         if (nrg == 0)
             nrg = 1; /* a file without row groups: one (empty) morsel */
         if (nrg > UINT32_MAX / 2 - cnt)
@@ -191,7 +189,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
             if (split) {
                 fl_file *fh = NULL;
                 fl_parquet_reader *r = NULL;
-                ice_cache_entry *fe = NULL;
+                fl_ice_cache_entry *fe = NULL;
                 FL_TRY(pq_open_file(st->io, s->files[f], &fh, &r, &fe, err));
                 nrg = fl_parquet_num_row_groups(r);
                 pq_close_file(st->io, fh, r, fe);
@@ -234,7 +232,7 @@ typedef struct scan_op {
     fl_parquet_scan_stats ice_rep;    /* ice's stats already added to the plan */
     fl_file *pq_file;
     fl_parquet_reader *pq_reader;
-    ice_cache_entry *pq_footer; /* read cache entry of pq_reader's footer, or NULL */
+    fl_ice_cache_entry *pq_footer; /* read cache entry of pq_reader's footer, or NULL */
     int64_t pq_file_idx;
     fl_parquet_scan *pq_scan;
     fl_source *text;
@@ -351,11 +349,11 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
     switch (s->kind) {
     case FL_SCAN_ICEBERG: {
         ice_morsel im = st->im[m];
-        if (o->ice && ice_task_reader_task(o->ice) == &st->ice->tasks[im.task]) {
-            FL_TRY(ice_task_reader_seek(o->ice, im.rg_first, im.rg_count, err));
+        if (o->ice && fl_ice_task_reader_task(o->ice) == &st->ice->tasks[im.task]) {
+            FL_TRY(fl_ice_task_reader_seek(o->ice, im.rg_first, im.rg_count, err));
         } else {
             close_ice(o);
-            FL_TRY(ice_task_reader_open_slice(st->io, st->ice, im.task, im.rg_first, im.rg_count,
+            FL_TRY(fl_ice_task_reader_open_slice(st->io, st->ice, im.task, im.rg_first, im.rg_count,
                                               &o->ice, err));
         }
         FL_TRY(init_raw(o, &st->ice->schema, err));

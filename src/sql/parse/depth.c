@@ -17,7 +17,7 @@
 
 #include "sql/parse/depth.h"
 #include "sql/front.h"
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 #include "sql/planner.h"
 
 #define TOO_COMPLEX "statement too complex"
@@ -494,6 +494,26 @@ bool fl_sql_pgq_parse_json(const char *sql, PgQueryParseResult *out)
         return false;
     *out = j.r;
     return true;
+}
+
+fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *err)
+{
+    *json = NULL;
+    PgQueryParseResult r;
+    if (!fl_sql_pgq_parse_json(sql, &r))
+        return fl_errorf(err, FL_ELIMIT, "statement too complex: too many tokens to parse safely");
+    if (r.error || !r.parse_tree) {
+        fl_status rc = fl_errorf(err, FL_ESYNTAX, "%s",
+                                 r.error && r.error->message ? r.error->message : "syntax error");
+        pg_query_free_parse_result(r);
+        return rc;
+    }
+    int32_t pos = 0;
+    fl_status rc = fl_sql_json_depth_check(sql, r.parse_tree, &pos, err);
+    if (rc == FL_OK && !(*json = strdup(r.parse_tree)))
+        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    pg_query_free_parse_result(r);
+    return rc;
 }
 
 /* ---- the binder's counter ---- */

@@ -2,7 +2,7 @@
  * lex.c - the front end's tokenizer (see lex.h). Used for fl_sql_split and
  * the lakehouse pre-lexer; the real grammar is libpg_query's.
  */
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -27,7 +27,7 @@
 
 #include "sql/parse/depth.h"
 #include "sql/front.h"
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 #include "sql/planner.h"
 
 #define MAX_TRAVEL 64

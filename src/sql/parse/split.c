@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "floe/sql.h"
-#include "sql/parse/lex.h"
+#include "floe/sql_lex.h"
 #include "sql/planner.h"
 
 static fl_status push(uint32_t **starts, uint32_t **lens, uint32_t *n, uint32_t *cap, uint32_t s,

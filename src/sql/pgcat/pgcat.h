@@ -185,7 +185,7 @@ const char *fl_pgcat_quote_ident(fl_arena *a, const char *name);
 uint32_t fl_pgcat_hash_oid(const char *kind, const char *a, const char *b);
 
 /* ---- run-time settings (pgcat_settings.c): pg_settings, current_setting ----
- * (the one list: src/sql/session/session_settings.h) */
+ * (the one list: include/floe/sql_settings.h) */
 
 /* The value current_setting() / SHOW give; NULL for an unknown name. */
 const char *fl_pgcat_setting_show(const fl_planner_ctx *pc, const char *name);

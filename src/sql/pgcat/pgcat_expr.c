@@ -26,7 +26,7 @@
 #include "sql/parse/depth.h"
 #include "sql/func/pgfunc.h"
 #include "sql/pgcat/pgcat.h"
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 
 static fl_status oom(fl_error *err)
 {

@@ -2,7 +2,7 @@
  * pgcat_settings.c - the settings as pg_catalog sees them: the rows of
  * pg_settings (pgcat_fill_pg.c) and the values of current_setting() /
  * set_config() (pgcat_expr.c). There is no table here any more: every
- * setting comes from the one list of src/sql/session/session_settings.h with the
+ * setting comes from the one list of include/floe/sql_settings.h with the
  * statement's session values (fl_planner_ctx.session), so SHOW, SET, RESET,
  * current_setting, set_config and pg_settings agree. Without a session
  * (a planner context made elsewhere) the built-in values are shown, with
@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "sql/pgcat/pgcat.h"
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 
 const char *fl_pgcat_setting_show(const fl_planner_ctx *pc, const char *name)
 {

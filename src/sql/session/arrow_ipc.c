@@ -26,7 +26,7 @@
  *
  * Ownership: fl_ipc_buf memory is malloc'd and freed by fl_ipc_buf_free.
  */
-#include "sql/session/arrow_ipc.h"
+#include "floe/arrow_ipc.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

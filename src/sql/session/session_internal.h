@@ -13,7 +13,7 @@
 #include "floe/sql.h"
 #include "sql/exec.h"
 #include "sql/planner.h"
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 #include "sql/session/session_temp.h"
 #include "sql/stmt.h"
 

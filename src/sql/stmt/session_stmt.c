@@ -14,12 +14,12 @@
  * named after the setting; SHOW ALL returns (name, setting) rows.
  * Unknown settings are SQLSTATE 42704. The settings, their values as SHOW
  * prints them and RESET ALL come from the one list in
- * src/sql/session/session_settings.h (pgcompat, round 5).
+ * include/floe/sql_settings.h (pgcompat, round 5).
  */
 #include <string.h>
 #include <strings.h>
 
-#include "sql/session/session_settings.h"
+#include "floe/sql_settings.h"
 #include "sql/stmt/stmt_int.h"
 
 

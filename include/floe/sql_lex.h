@@ -1,6 +1,7 @@
 /*
- * lex.h - a small SQL tokenizer shared by the statement splitter and the
- * lakehouse pre-lexer (parse.c). Internal to the front end (sqlfront).
+ * sql_lex.h - a small SQL tokenizer shared by the statement splitter and the
+ * lakehouse pre-lexer (src/sql/parse/), public so that front ends tokenize
+ * as the engine does (pgwire finds $n parameters with it).
  *
  * It knows just enough of PostgreSQL's lexical rules to never mistake the
  * inside of a literal or comment for syntax: '...' strings (with '' escapes,

@@ -18,6 +18,7 @@
 
 #include "floe/arena.h"
 #include "floe/error.h"
+#include "floe/types.h"
 
 /* enum Type */
 typedef enum fl_pq_type {
@@ -365,5 +366,27 @@ fl_status fl_pq_encode_file_meta(const fl_pq_file_meta *m, fl_pq_buf *out, fl_er
 fl_status fl_pq_encode_page_header(const fl_pq_page_header *h, fl_pq_buf *out, fl_error *err);
 fl_status fl_pq_encode_column_index(const fl_pq_column_index *ci, fl_pq_buf *out, fl_error *err);
 fl_status fl_pq_encode_offset_index(const fl_pq_offset_index *oi, fl_pq_buf *out, fl_error *err);
+
+/* ---- statistics as values (src/parquet/stats.c) ---- */
+
+/* Describes one leaf column for the purposes of statistics. */
+typedef struct fl_pq_leaf_info {
+    fl_pq_type physical;
+    int32_t type_length;          /* FLBA */
+    const fl_pq_logical *logical; /* may be NULL */
+    fl_pq_converted converted;
+    int32_t scale, precision; /* legacy decimal */
+    fl_pq_column_order order; /* from FileMetaData.column_orders */
+    const fl_type *type;      /* the floe type the reader produces */
+} fl_pq_leaf_info;
+
+/* Converts a stats byte string to a value of leaf->type (bytes borrowed).
+ * Returns false when the bytes cannot be interpreted (wrong size, unknown order). */
+bool fl_pq_stat_to_value(const fl_pq_leaf_info *leaf, fl_pq_bytes raw, fl_value *out);
+
+/* Min and max usable for pruning, choosing min_value/max_value or the legacy
+ * fields as the spec allows. Returns false when there are none. */
+bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st, fl_value *min,
+                        fl_value *max);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * session_settings.h - the one list of run-time settings (PostgreSQL's
+ * sql_settings.h - the one list of run-time settings (PostgreSQL's
  * GUCs plus floe's own) and their per-session values.
  *
  * Every path reads this list: SET / SHOW / RESET (the SQL statements in

@@ -6,8 +6,8 @@
  * Decompression always knows or bounds its output size: untrusted input can
  * never make it allocate more than the caller's limit (R10).
  */
-#ifndef FLOE_BASE_COMPRESS_H
-#define FLOE_BASE_COMPRESS_H
+#ifndef FLOE_COMPRESS_H
+#define FLOE_COMPRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

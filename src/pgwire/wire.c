@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "floe/errcodes.h"
-#include "pgwire/pgw.h"
 #include "floe/sql.h"
+#include "pgwire/pgw.h"
 
 static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
 {

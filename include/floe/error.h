@@ -10,6 +10,11 @@
  *
  *     data.parquet: column 'l_comment': page at offset 48213: snappy: corrupt input
  *
+ * An error may carry the SQLSTATE it was raised with (fl_error_state, codes
+ * from floe/errcodes.h); fl_error_prefix keeps it, fl_errorf and
+ * fl_error_clear reset it. Without one, fl_error_sqlstate() derives the
+ * default from the status. Nothing ever reads a SQLSTATE out of the message.
+ *
  * The status list is append-only: never renumber, never reuse a value.
  * Library code never calls exit() or abort(); corrupt input is FL_ECORRUPT.
  */
@@ -49,6 +54,7 @@ typedef enum fl_status {
 typedef struct fl_error {
     fl_status code;             /* FL_OK when no error has been recorded */
     char msg[FL_ERROR_MSG_MAX]; /* NUL-terminated, one line, no trailing period */
+    char sqlstate[6];           /* raised with this SQLSTATE; "" = the status's default */
 } fl_error;
 
 /* Resets e to "no error". e may be NULL. */
@@ -58,6 +64,21 @@ FL_API void fl_error_clear(fl_error *e);
  * code, so callers can write: return fl_errorf(err, FL_ECORRUPT, "..."); */
 FL_API fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* fl_errorf that also records the SQLSTATE (5 characters, from
+ * floe/errcodes.h) the error is raised with, e.g.
+ *     return fl_error_state(err, FL_EINVAL, "22012", "division by zero"); */
+FL_API fl_status fl_error_state(fl_error *e, fl_status code, const char *sqlstate, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Sets (or, with NULL or "", resets) the SQLSTATE of the error already in e.
+ * sqlstate may point at e->sqlstate, so a re-raise can keep the code. */
+FL_API void fl_error_set_state(fl_error *e, const char *sqlstate);
+
+/* The SQLSTATE of e: the one it was raised with, else the default of its
+ * status (fl_sqlstate_for_status in floe/errcodes.h; "00000" for no error).
+ * Never NULL. */
+FL_API const char *fl_error_sqlstate(const fl_error *e);
 
 /* Prepends "<context>: " to the message already in e and returns e->code.
  * Used while an error propagates outwards to add the file or column name. */

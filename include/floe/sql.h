@@ -230,14 +230,7 @@ typedef struct fl_sql_error_info {
 } fl_sql_error_info;
 FL_API void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
 
-/* Maps a status to a default SQLSTATE ("XX000" when nothing better fits). */
-FL_API const char *fl_sql_sqlstate_for(fl_status code);
-
-/* SQLSTATE for an error from the expression layer, from its status and
- * message: "22012" division by zero, "22003" out of range, "22P02" invalid
- * input syntax, "22007" bad datetime, "2201B" bad regex, "42883" undefined
- * function, "42804" datatype mismatch; else fl_sql_sqlstate_for(code). */
-FL_API const char *fl_sql_sqlstate_for_error(const fl_error *e);
+/* The default SQLSTATE of a status and the table of codes: floe/errcodes.h. */
 
 /* libpg_query's JSON parse tree of sql (PostgreSQL's grammar, without floe's
  * lakehouse syntax), parsed on a stack sized for the text; *json is

@@ -66,11 +66,11 @@ fl_status fl_admission_enter(fl_admission *a, fl_admit_kind kind, const char *pr
     entry **pp = find(a, kind, principal);
     fl_status rc = FL_OK;
     if (*pp && max && (*pp)->count >= max) {
-        rc = fl_errorf(err, FL_ELIMIT,
-                       "too many %s for principal \"%.128s\": %u running, at most %u (SQLSTATE "
-                       "53300)",
-                       kind == FL_ADMIT_SESSION ? "sessions" : "statements", principal,
-                       (*pp)->count, max);
+        rc = fl_error_state(
+            err, FL_ELIMIT, "53300",
+            "too many %s for principal \"%.128s\": %u running, at most %u (SQLSTATE "
+            "53300)",
+            kind == FL_ADMIT_SESSION ? "sessions" : "statements", principal, (*pp)->count, max);
     } else if (*pp) {
         (*pp)->count++;
     } else {

@@ -1,5 +1,6 @@
 /*
- * error.c - the fl_error object: set, prefix, name (see floe/error.h).
+ * error.c - the fl_error object: set (with or without a SQLSTATE), prefix,
+ * name (see floe/error.h; the SQLSTATE table is errcodes.c).
  */
 #include "floe/error.h"
 
@@ -13,6 +14,34 @@ void fl_error_clear(fl_error *e)
         return;
     e->code = FL_OK;
     e->msg[0] = '\0';
+    e->sqlstate[0] = '\0';
+}
+
+void fl_error_set_state(fl_error *e, const char *sqlstate)
+{
+    if (!e)
+        return;
+    size_t n = sqlstate ? strnlen(sqlstate, 5) : 0;
+    memmove(e->sqlstate, sqlstate ? sqlstate : "", n); /* sqlstate may be e->sqlstate */
+    e->sqlstate[n] = '\0';
+}
+
+static void vset(fl_error *e, fl_status code, const char *sqlstate, const char *fmt, va_list ap)
+{
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    e->code = code;
+    fl_error_set_state(e, sqlstate);
+}
+
+fl_status fl_error_state(fl_error *e, fl_status code, const char *sqlstate, const char *fmt, ...)
+{
+    if (!e)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vset(e, code, sqlstate, fmt, ap);
+    va_end(ap);
+    return code;
 }
 
 fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
@@ -21,9 +50,8 @@ fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
         return code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    vset(e, code, NULL, fmt, ap);
     va_end(ap);
-    e->code = code;
     return code;
 }
 

@@ -616,8 +616,8 @@ static fl_status check_batch(fl_ice_data_writer *w, const fl_batch *b, fl_error 
         for (uint32_t k = 0; k < n; k++) {
             uint32_t r = b->sel ? b->sel->idx[k] : k;
             if (!fl_unified_is_valid(&u, r))
-                return fl_errorf(err, FL_EINVAL, "column '%s' is required but row %u is null",
-                                 f->name, r);
+                return fl_error_state(err, FL_EINVAL, "23502",
+                                      "column '%s' is required but row %u is null", f->name, r);
         }
     }
     return FL_OK;

@@ -57,7 +57,7 @@ static bool set_one(pgw_conn *c, const char *name, const char *value, bool to_de
     fl_error err = {0};
     fl_status rc = fl_sql_set(c->sess, name, to_default ? NULL : value, &err);
     if (rc != FL_OK) {
-        pgw_send_error(c, "ERROR", fl_sql_set_sqlstate(c->sess), 0, "%s", err.msg);
+        pgw_send_error(c, "ERROR", fl_error_sqlstate(&err), 0, "%s", err.msg);
         return false;
     }
     report(c, name);
@@ -77,7 +77,7 @@ bool pgw_run_reset(pgw_conn *c, const pgw_class *k)
     if (k->reset_all) {
         fl_error err = {0};
         if (fl_sql_reset_all(c->sess, &err) != FL_OK) {
-            pgw_send_error(c, "ERROR", fl_sql_set_sqlstate(c->sess), 0, "%s", err.msg);
+            pgw_send_error(c, "ERROR", fl_error_sqlstate(&err), 0, "%s", err.msg);
             return false;
         }
         size_t n;

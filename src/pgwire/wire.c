@@ -23,6 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "floe/errcodes.h"
+#include "floe/sql.h"
 #include "pgwire/pgw.h"
 
 static ssize_t raw_read(pgw_conn *c, void *buf, size_t n, bool idle)
@@ -247,20 +249,11 @@ void pgw_send_sql_error(pgw_conn *c, fl_status rc, const fl_error *err)
     memset(&info, 0, sizeof info);
     if (c->sess)
         fl_sql_last_error(c->sess, &info);
-    const char *state = info.sqlstate;
+    /* the code the error was raised with (the session recorded the same one
+     * for errors of its statements), else the default of its status */
+    const char *state = err && err->code ? fl_error_sqlstate(err) : info.sqlstate;
     if (!state[0] || !strcmp(state, "00000"))
-        state = rc == FL_EFORBIDDEN ? "42501" : fl_sql_sqlstate_for(rc);
-    if (err && (!strcmp(state, "XX000") || !strcmp(state, "22023") || !strcmp(state, "22000") ||
-                !strcmp(state, "42804"))) {
-        const char *better = fl_sql_sqlstate_for_error(err); /* from the message */
-        if (better && strcmp(better, "XX000") != 0 &&
-            (strcmp(state, "42804") != 0 || !strncmp(better, "22", 2)))
-            state = better;
-        if (!strcmp(state, "42804") && strstr(err->msg, "invalid input syntax"))
-            state = "22P02";
-    }
-    if (rc == FL_ECANCELED && !strcmp(state, "XX000"))
-        state = "57014";
+        state = fl_sqlstate_for_status(rc);
     pgw_send_error(c, "ERROR", state, info.position, "%s",
                    err && err->msg[0] ? err->msg : "statement failed");
 }

@@ -52,6 +52,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "floe/errcodes.h"
 #include "server/h_sql.h"
 #include "server/server_internal.h"
 
@@ -122,7 +123,7 @@ static void set_sqlstate(sql_query *q, const char *st)
     snprintf(q->sqlstate, sizeof q->sqlstate, "%s", st && *st ? st : "XX000");
 }
 
-/* SQLSTATE of the session's last failure (falls back on the message). */
+/* SQLSTATE of the session's last failure: the one its error was raised with. */
 static void take_error(sql_query *q, fl_status rc)
 {
     q->rc = rc;
@@ -130,34 +131,13 @@ static void take_error(sql_query *q, fl_status rc)
     fl_sql_session *sess = atomic_load(&q->sess); /* this thread's own */
     if (sess)
         fl_sql_last_error(sess, &info);
-    if (rc == FL_ECANCELED) {
+    if (rc == FL_ECANCELED)
         set_sqlstate(q, "57014");
-    } else if (info.sqlstate[0] && strcmp(info.sqlstate, "XX000") &&
-               strcmp(info.sqlstate, "00000")) {
-        set_sqlstate(q, info.sqlstate);
-    } else {
-        set_sqlstate(q, fl_sql_sqlstate_for_error(&q->err));
-    }
+    else if (q->err.code) /* the code the error was raised with, or its status's default */
+        set_sqlstate(q, fl_error_sqlstate(&q->err));
+    else
+        set_sqlstate(q, info.sqlstate[0] ? info.sqlstate : fl_sqlstate_for_status(rc));
     q->position = info.position;
-}
-
-static int http_status_for(const char *sqlstate)
-{
-    if (!strcmp(sqlstate, "42501"))
-        return 403;
-    if (!strcmp(sqlstate, "42P01") || !strcmp(sqlstate, "3F000"))
-        return 404;
-    if (!strcmp(sqlstate, "57014") || !strncmp(sqlstate, "40", 2))
-        return 409;
-    if (!strncmp(sqlstate, "53", 2))
-        return 503;
-    if (!strncmp(sqlstate, "42", 2) || !strncmp(sqlstate, "22", 2) ||
-        !strncmp(sqlstate, "23", 2) || !strncmp(sqlstate, "0A", 2) ||
-        !strncmp(sqlstate, "2B", 2) || !strncmp(sqlstate, "3D", 2) ||
-        !strncmp(sqlstate, "0L", 2) || !strncmp(sqlstate, "21", 2) ||
-        !strncmp(sqlstate, "54", 2)) /* program limits: too complex, too large */
-        return 400;
-    return 500;
 }
 
 static void respond_sql_error(fl_server_request *r, int status, const char *msg,
@@ -685,7 +665,7 @@ static void h_sql_post(fl_server_request *r, void *ctx)
     if (q->ph == Q_FAILED) {
         if (!strcmp(q->sqlstate, "42501"))
             srv_audit(r, "sql", q->sql, "denied", q->err.msg);
-        int status = http_status_for(q->sqlstate);
+        int status = fl_sqlstate_http_status(q->sqlstate);
         respond_sql_error(r, status, q->err.msg, q->sqlstate, q->position, q->id);
         q->ph = Q_ABANDON;
     } else {

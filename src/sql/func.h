@@ -182,7 +182,6 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
 
 /* INTERVAL (FL_SQL_INTERVAL_MARK, fl_type_is_interval): floe/sql.h. */
 
-
 /* fl_sql_formatter_*: floe/sql.h. */
 
 /* The i-th registered function (pg catalogs, \df); NULL past the end. */

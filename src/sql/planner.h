@@ -114,8 +114,7 @@ typedef struct fl_planner_ctx {
     /* Filled by the planner. */
     fl_planner_read *reads;
     uint32_t nreads;
-    int32_t error_position; /* 1-based character offset of the last bind error */
-    const char *error_sqlstate; /* SQLSTATE of the last bind error, NULL = derive from status */
+    int32_t error_position;     /* 1-based character offset of the last bind error */
     void *internal;             /* planner-private state (table cache, CTEs) */
     /* the binder's recursion depth (expressions, query blocks, views):
      * bounded by FL_SQL_MAX_DEPTH (src/sql/parse/depth.h) */

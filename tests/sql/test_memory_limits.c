@@ -199,7 +199,7 @@ static void test_value_caps(void)
     CHECK(strout_reserve(&so, FL_SQL_MAX_VALUE_BYTES - 8, &dst, &err) == FL_ELIMIT);
     CHECK(strstr(err.msg, "one batch") != NULL);
     fl_error e2 = err;
-    CHECK_EQ_STR(fl_sql_sqlstate_for_error(&e2), "54000");
+    CHECK_EQ_STR(fl_error_sqlstate(&e2), "54000");
     fl_vector_destroy(&v);
 }
 

@@ -473,7 +473,6 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
     if (!direct) {
         uint32_t napp = b->napplies, ncols = b->scope.ncols, nrels = b->scope.nrels;
         uint32_t nsl = b->nslots;
-        const char *sqlstate = b->pc->error_sqlstate;
         int32_t pos = b->pc->error_position;
         fl_status rc = decorrelate(b, sl, top, negated, out, err);
         bool retry = rc == FL_EUNSUPPORTED ||
@@ -485,7 +484,6 @@ fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top, bool
         b->scope.ncols = ncols;
         b->scope.nrels = nrels;
         b->nslots = nsl;
-        b->pc->error_sqlstate = sqlstate;
         b->pc->error_position = pos;
         fl_error_clear(err);
     }

@@ -46,15 +46,14 @@ fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pc->error_sqlstate = sqlstate;
     const char *text = pc->parsed ? pc->parsed->text : NULL;
     if (location >= 0 && text) {
         char pos[64];
         fl_sql_position(text, location, pos, sizeof pos);
         pc->error_position = fl_front_byte_to_char(text, location);
-        return fl_errorf(err, code, "%s: %s", pos, msg);
+        return fl_error_state(err, code, sqlstate, "%s: %s", pos, msg);
     }
-    return fl_errorf(err, code, "%s", msg);
+    return fl_error_state(err, code, sqlstate, "%s", msg);
 }
 
 fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location)
@@ -236,9 +235,9 @@ fl_status fl_front_missing_metadata(fl_planner_ctx *pc, const fl_table_ident *id
         return err->code;
     char orig[FL_ERROR_MSG_MAX];
     snprintf(orig, sizeof orig, "%s", err->msg);
-    pc->error_sqlstate = "58P01";
-    return fl_errorf(err, FL_EIO, "table %s: its metadata file %s cannot be read (%s)",
-                     fl_table_ident_str(id, pc->arena), loc, orig);
+    return fl_error_state(err, FL_EIO, "58P01",
+                          "table %s: its metadata file %s cannot be read (%s)",
+                          fl_table_ident_str(id, pc->arena), loc, orig);
 }
 
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
@@ -568,11 +567,10 @@ static fl_status bind_policies(fl_bctx *b, const PgQuery__RangeVar *rv, const fl
     st->policies = fr.prev;
     if (rc != FL_OK) {
         pc->error_position = 0; /* positions in the policy text mean nothing to the user */
-        pc->error_sqlstate = "42501";
-        return fl_errorf(err, FL_EFORBIDDEN,
-                         "permission denied for table %s: its row filters or column masks "
-                         "cannot be applied (%s)",
-                         name, err->msg);
+        return fl_error_state(err, FL_EFORBIDDEN, "42501",
+                              "permission denied for table %s: its row filters or column masks "
+                              "cannot be applied (%s)",
+                              name, err->msg);
     }
     for (uint32_t k = 0; k < cols->nfields && k < p->schema.nfields; k++)
         if (!fl_type_equal(&p->schema.fields[k].type, &cols->fields[k].type))

@@ -79,8 +79,9 @@ fl_status fl_expr_cast(fl_arena *a, fl_expr *arg, const fl_type *t, fl_expr **ou
     }
     if (!fl_cast_allowed(&arg->type, t, false)) {
         char x[64], y[64];
-        return fl_errorf(err, FL_ETYPE, "cannot cast type %s to %s", fl_sql_type_name(&arg->type, x, sizeof x),
-                         fl_sql_type_name(t, y, sizeof y));
+        return fl_error_state(err, FL_ETYPE, "42846", "cannot cast type %s to %s",
+                              fl_sql_type_name(&arg->type, x, sizeof x),
+                              fl_sql_type_name(t, y, sizeof y));
     }
     if (arg->kind == FL_EXPR_CONST && !tz_dependent(&arg->type, t) && !fl_type_is_nested(t)) {
         fl_value v;

@@ -61,10 +61,10 @@ fl_status ex_mem_add(fl_exec *x, int64_t bytes, const char *what, fl_error *err)
 {
     long long now = atomic_fetch_add(&x->mem_used, bytes) + bytes;
     if (bytes > 0 && (uint64_t)now > x->memory_limit)
-        return fl_errorf(err, FL_ELIMIT,
-                         "%s: memory limit of %llu bytes exceeded (%lld bytes in use); raise "
-                         "memory_limit",
-                         what, (unsigned long long)x->memory_limit, now);
+        return fl_error_state(err, FL_ELIMIT, "53200",
+                              "%s: memory limit of %llu bytes exceeded (%lld bytes in use); raise "
+                              "memory_limit",
+                              what, (unsigned long long)x->memory_limit, now);
     return FL_OK;
 }
 
@@ -387,9 +387,9 @@ static fl_status run_subquery(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_
     if (p->schema.nfields < 1)
         rc = fl_errorf(err, FL_EINVAL, "scalar subquery without a column");
     else if (rows > 1)
-        rc = fl_errorf(err, FL_EINVAL,
-                       "more than one row returned by a subquery used as an expression "
-                       "(SQLSTATE 21000)");
+        rc = fl_error_state(err, FL_EINVAL, "21000",
+                            "more than one row returned by a subquery used as an expression "
+                            "(SQLSTATE 21000)");
     else if (!hit) {
         memset(out, 0, sizeof *out);
         out->type = p->schema.fields[0].type;

@@ -449,7 +449,8 @@ static fl_status stream_gen(ex_thread *th, const fl_eval_env *env, const fl_srf_
         for (uint32_t i = 0; i < na; i++)
             int_of(args[i], &null, &v[i]);
         if (!null && v[2] == 0)
-            rc = fl_errorf(err, FL_EINVAL, "step size cannot equal zero (SQLSTATE 22023)");
+            rc = fl_error_state(err, FL_EINVAL, "22023",
+                                "step size cannot equal zero (SQLSTATE 22023)");
         int64_t cnt = 0;
         for (__int128 c = v[0]; !rc && !null && (v[2] > 0 ? c <= v[1] : c >= v[1]); c += v[2]) {
             if (out->type->id == FL_TYPE_INT32 && (c > INT32_MAX || c < INT32_MIN))
@@ -544,7 +545,8 @@ static fl_status srf_generate(ex_thread *th, const fl_eval_env *env, fl_exec *x,
         for (uint32_t i = 0; i < nargs && i < 3; i++)
             int_of(args[i], &null, &v[i]);
         if (!null && v[2] == 0)
-            rc = fl_errorf(err, FL_EINVAL, "step size cannot equal zero (SQLSTATE 22023)");
+            rc = fl_error_state(err, FL_EINVAL, "22023",
+                                "step size cannot equal zero (SQLSTATE 22023)");
         for (__int128 c = v[0]; !rc && !null && (v[2] > 0 ? c <= v[1] : c >= v[1]); c += v[2]) {
             int64_t cv = (int64_t)c;
             rc = fl_vector_append_fixed(&cols[0], &cv, err);
@@ -780,9 +782,9 @@ static fl_status compute(apply_op *o, apply_res *res, fl_error *err)
     FL_TRY(run_inner(o->base.th, p->children[1], o->params, o->nparams, &res->rows, err));
     fl_join_type t = p->u.apply.type;
     if (t == FL_JOIN_SINGLE && res->rows.rows > 1)
-        return fl_errorf(err, FL_EINVAL,
-                         "more than one row returned by a subquery used as an expression "
-                         "(SQLSTATE 21000)");
+        return fl_error_state(err, FL_EINVAL, "21000",
+                              "more than one row returned by a subquery used as an expression "
+                              "(SQLSTATE 21000)");
     if (t == FL_JOIN_SEMI || t == FL_JOIN_ANTI || t == FL_JOIN_MARK) {
         res->mark = t == FL_JOIN_MARK ? any_mark(&res->rows) : res->rows.rows > 0;
         ex_rows_free(NULL, &res->rows);
@@ -1067,10 +1069,10 @@ static fl_status recurse_run(ex_node *n, fl_error *err)
         if (rc)
             break;
         if (++iter > p->u.recurse.max_iterations) {
-            rc = fl_errorf(err, FL_ELIMIT,
-                           "WITH RECURSIVE did not finish after %lld iterations (SQLSTATE "
-                           "54001); check the recursive term's stop condition",
-                           (long long)p->u.recurse.max_iterations);
+            rc = fl_error_state(err, FL_ELIMIT, "54001",
+                                "WITH RECURSIVE did not finish after %lld iterations (SQLSTATE "
+                                "54001); check the recursive term's stop condition",
+                                (long long)p->u.recurse.max_iterations);
             break;
         }
         if ((rc = ex_check(x, err)) != FL_OK)

@@ -616,9 +616,9 @@ static fl_status process_pairs(join_op *o, const fl_batch **out, fl_error *err)
         uint32_t k = pass ? pass->idx[i] : i;
         uint8_t *m = &o->pmatch[o->pp[k]];
         if (t == FL_JOIN_SINGLE && *m)
-            return fl_errorf(err, FL_EINVAL,
-                             "more than one row returned by a subquery used as an expression "
-                             "(SQLSTATE 21000)");
+            return fl_error_state(err, FL_EINVAL, "21000",
+                                  "more than one row returned by a subquery used as an expression "
+                                  "(SQLSTATE 21000)");
         *m = 1;
         if (o->t->matched)
             atomic_store_explicit(&o->t->matched[o->pg[k]], 1, memory_order_relaxed);

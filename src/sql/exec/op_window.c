@@ -471,8 +471,9 @@ static fl_status win_partition(wctx *c, uint64_t ps, uint64_t pe, fl_error *err)
             if (!int_arg(c, 0, k, &buckets))
                 FL_TRY(fl_vector_append_null(c->res, err));
             else if (buckets <= 0)
-                return fl_errorf(err, FL_EINVAL,
-                                 "argument of ntile must be greater than zero (SQLSTATE 22014)");
+                return fl_error_state(
+                    err, FL_EINVAL, "22014",
+                    "argument of ntile must be greater than zero (SQLSTATE 22014)");
             else {
                 int64_t per = nrows / buckets, extra = nrows % buckets;
                 int64_t big = extra * (per + 1);
@@ -508,9 +509,10 @@ static fl_status win_partition(wctx *c, uint64_t ps, uint64_t pe, fl_error *err)
                     continue;
                 }
                 if (nth <= 0)
-                    return fl_errorf(err, FL_EINVAL,
-                                     "argument of nth_value must be greater than zero (SQLSTATE "
-                                     "22016)");
+                    return fl_error_state(
+                        err, FL_EINVAL, "22016",
+                        "argument of nth_value must be greater than zero (SQLSTATE "
+                        "22016)");
                 idx = (int64_t)fs + nth - 1 < (int64_t)fe ? (int64_t)fs + nth - 1 : -1;
             }
             if (idx >= 0)

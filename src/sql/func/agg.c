@@ -57,7 +57,7 @@ static fl_status pod_de(void *state, size_t size, const uint8_t *buf, size_t len
 
 static fl_status ovf(fl_error *err, const char *what)
 {
-    return fl_errorf(err, FL_EOVERFLOW, "%s out of range", what);
+    return fl_error_state(err, FL_EOVERFLOW, "22003", "%s out of range", what);
 }
 
 /* ---- count ---- */

@@ -101,7 +101,7 @@ static fl_status dset_add(dset *d, const uint8_t *p, size_t n, uint64_t hv, fl_e
         k = (k + 1) & (d->cap - 1);
     }
     if (n > UINT32_MAX)
-        return fl_errorf(err, FL_ELIMIT, "count(DISTINCT): value too long");
+        return fl_error_state(err, FL_ELIMIT, "22P02", "count(DISTINCT): value too long");
     if (d->heap_len + n > d->heap_cap) {
         size_t nc = (d->heap_len + n) * 2 + 64;
         uint8_t *nh = realloc(d->heap, nc);

@@ -110,15 +110,17 @@ static bool r_neg(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 
 static fl_status int_range(const fl_fn_call *c, fl_error *err, bool big)
 {
-    return fl_fn_error(c, err, FL_EOVERFLOW, "%s out of range", big ? "bigint" : "integer");
+    return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "%s out of range",
+                             big ? "bigint" : "integer");
 }
 static fl_status div_zero(const fl_fn_call *c, fl_error *err)
 {
-    return fl_fn_error(c, err, FL_EINVAL, "division by zero");
+    return fl_fn_error_state(c, err, FL_EINVAL, "22012", "division by zero");
 }
 static fl_status num_ovf(const fl_fn_call *c, fl_error *err)
 {
-    return fl_fn_error(c, err, FL_EOVERFLOW, "numeric field overflow (value out of range)");
+    return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003",
+                             "numeric field overflow (value out of range)");
 }
 
 #define INT_KERNEL(T, BIG)                                                                         \
@@ -190,7 +192,8 @@ static fl_status num_ovf(const fl_fn_call *c, fl_error *err)
         }                                                                                          \
         FOR_ROWS(sel, n, i, {                                                                      \
             if (isinf(o[i]) && !isinf(UV(ua, T, i)) && !isinf(UV(ub, T, i)))                       \
-                return fl_fn_error(c, err, FL_EOVERFLOW, "value out of range: overflow");          \
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003",                            \
+                                         "value out of range: overflow");                          \
         });                                                                                        \
     } while (0)
 

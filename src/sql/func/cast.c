@@ -114,11 +114,12 @@ typedef struct cast_ctx {
 } cast_ctx;
 
 /* Returns FL_OK after writing row r, or marks it NULL (lenient), or fails. */
-static fl_status fail(cast_ctx *c, uint32_t r, fl_status code, const char *msg)
+static fl_status fail(cast_ctx *c, uint32_t r, fl_status code, const char *sqlstate,
+                      const char *msg)
 {
     if (c->lenient)
         return fl_out_null(c->out, r, c->err);
-    return fl_errorf(c->err, code, "%s", msg);
+    return fl_error_state(c->err, code, sqlstate, "%s", msg);
 }
 
 static fl_status num_out_of_range(cast_ctx *c, uint32_t r)
@@ -130,7 +131,7 @@ static fl_status num_out_of_range(cast_ctx *c, uint32_t r)
         snprintf(msg, sizeof msg, "numeric field overflow: value out of range for type %s", name);
     else
         snprintf(msg, sizeof msg, "%s out of range", name);
-    return fail(c, r, FL_EOVERFLOW, msg);
+    return fail(c, r, FL_EOVERFLOW, "22003", msg);
 }
 
 /* x as a float4, as PostgreSQL's float8 -> float4: a finite value that
@@ -203,7 +204,7 @@ static fl_status put_num(cast_ctx *c, uint32_t r, const numv *n)
             if (!isfinite(n->f)) {
                 char msg[96];
                 snprintf(msg, sizeof msg, "cannot convert %s to numeric", isnan(n->f) ? "NaN" : "infinity");
-                return fail(c, r, FL_EOVERFLOW, msg);
+                return fail(c, r, FL_EOVERFLOW, NULL, msg);
             }
             /* through the shortest decimal text: 0.1::float8::numeric = 0.1 */
             char b[64];
@@ -231,6 +232,7 @@ static fl_status bad_input(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         kind = "numeric";
     snprintf(msg, sizeof msg, "invalid input syntax for type %s: \"%.*s\"", kind, (int)(n > 100 ? 100 : n),
              (const char *)p);
+    const char *state = "22P02";
     fl_type_id to = c->to->id;
     if (to == FL_TYPE_DATE || to == FL_TYPE_TIMESTAMP || to == FL_TYPE_TIMESTAMPTZ ||
         to == FL_TYPE_TIMESTAMP_NS || to == FL_TYPE_TIMESTAMPTZ_NS) {
@@ -241,11 +243,13 @@ static fl_status bad_input(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         buf[k] = 0;
         int y, m, d, used = 0;
         if (sscanf(buf, " %d-%d-%d%n", &y, &m, &d, &used) == 3 && used > 0 &&
-            (m < 1 || m > 12 || d < 1 || d > 28))
+            (m < 1 || m > 12 || d < 1 || d > 28)) {
+            state = "22008";
             snprintf(msg, sizeof msg, "date/time field value out of range: \"%.*s\"",
                      (int)(n > 100 ? 100 : n), (const char *)p);
+        }
     }
-    return fail(c, r, FL_ETYPE, msg);
+    return fail(c, r, FL_ETYPE, state, msg);
 }
 
 static bool parse_int64(const char *s, size_t n, int64_t *out, bool *ovf)
@@ -335,7 +339,7 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
             char tn[64], msg[256];
             snprintf(msg, sizeof msg, "value \"%.*s\" is out of range for type %s", (int)(n > 60 ? 60 : n), s,
                      fl_sql_type_name(c->to, tn, sizeof tn));
-            return fail(c, r, FL_EOVERFLOW, msg);
+            return fail(c, r, FL_EOVERFLOW, "22003", msg);
         }
         if (c->to->id == FL_TYPE_INT32)
             ((int32_t *)(void *)d)[r] = (int32_t)v;
@@ -430,7 +434,7 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
         if (n != (size_t)c->to->fixed_len) {
             char msg[128];
             snprintf(msg, sizeof msg, "value of %zu bytes does not fit fixed(%d)", n, c->to->fixed_len);
-            return fail(c, r, FL_ETYPE, msg);
+            return fail(c, r, FL_ETYPE, NULL, msg);
         }
         memcpy(d + (size_t)r * n, p, n);
         return FL_OK;
@@ -629,8 +633,9 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
     }
     if (!fl_cast_allowed(from, to, false)) {
         char a[64], b[64];
-        return fl_errorf(err, FL_ETYPE, "cannot cast type %s to %s", fl_sql_type_name(from, a, sizeof a),
-                         fl_sql_type_name(to, b, sizeof b));
+        return fl_error_state(err, FL_ETYPE, "42846", "cannot cast type %s to %s",
+                              fl_sql_type_name(from, a, sizeof a),
+                              fl_sql_type_name(to, b, sizeof b));
     }
     cast_ctx c = {to, lenient, tz, out, err};
     if (to->id == FL_TYPE_STRING)
@@ -736,7 +741,8 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
                 int64_t v = 0;
                 if (uvalid(&u, i) &&
                     __builtin_mul_overflow((int64_t)UV(u, int32_t, i), US_PER_DAY, &v))
-                    return fl_errorf(err, FL_EINVAL, "timestamp out of range (SQLSTATE 22008)");
+                    return fl_error_state(err, FL_EINVAL, "22008",
+                                          "timestamp out of range (SQLSTATE 22008)");
                 OUTV(out, int64_t)[i] = v;
             });
             return FL_OK;
@@ -789,7 +795,7 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             if (l != w) {
                 char msg[128];
                 snprintf(msg, sizeof msg, "value of %zu bytes does not fit a %zu-byte type", l, w);
-                FL_TRY(fail(&c, i, FL_ETYPE, msg));
+                FL_TRY(fail(&c, i, FL_ETYPE, NULL, msg));
             } else
                 memcpy(out->data + (size_t)i * w, p, w);
         }

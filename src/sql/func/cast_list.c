@@ -30,8 +30,9 @@ typedef struct elems {
 static fl_status malformed(const uint8_t *p, size_t n, const char *why, fl_error *err)
 {
     /* "invalid input syntax" makes it SQLSTATE 22P02, as in PostgreSQL */
-    return fl_errorf(err, FL_ETYPE, "malformed array literal: \"%.*s\" (invalid input syntax: %s)",
-                     (int)(n > 200 ? 200 : n), (const char *)p, why);
+    return fl_error_state(err, FL_ETYPE, "22P02",
+                          "malformed array literal: \"%.*s\" (invalid input syntax: %s)",
+                          (int)(n > 200 ? 200 : n), (const char *)p, why);
 }
 
 static fl_status put(elems *e, size_t *len, uint8_t c, fl_error *err)

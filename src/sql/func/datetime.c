@@ -102,7 +102,7 @@ static bool ts_add(int64_t us, fl_interval iv, int sign, const fl_tz *tz, int64_
 
 static fl_status ts_range(fl_fn_call *c, fl_error *err)
 {
-    return fl_fn_error(c, err, FL_EOVERFLOW, "timestamp out of range");
+    return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "timestamp out of range");
 }
 
 /* ---- + and - ---- */
@@ -210,7 +210,7 @@ static fl_status dt_arith(fl_fn_call *c, bool minus, fl_error *err)
         FOR_ROWS(c->sel, c->nrows, i, {
             int64_t d = (int64_t)UV(a, int32_t, i) + sign * (int64_t)UV(b, int32_t, i);
             if (d > 2147483647LL - 1 || d < -2147483647LL)
-                return fl_fn_error(c, err, FL_EOVERFLOW, "date out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "date out of range");
             OUTV(out, int32_t)[i] = (int32_t)d;
         });
         return FL_OK;
@@ -234,7 +234,7 @@ static fl_status dt_arith(fl_fn_call *c, bool minus, fl_error *err)
             if (__builtin_add_overflow(x.months, sign * y.months, &r.months) ||
                 __builtin_add_overflow(x.days, sign * y.days, &r.days) ||
                 __builtin_add_overflow(x.micros, sign * y.micros, &r.micros))
-                return fl_fn_error(c, err, FL_EOVERFLOW, "interval out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "interval out of range");
             memcpy(out->data + (size_t)i * 16, &r, 16);
         });
         return FL_OK;
@@ -251,7 +251,7 @@ static fl_status dt_arith(fl_fn_call *c, bool minus, fl_error *err)
         FOR_ROWS(c->sel, c->nrows, i, {
             int64_t d = (int64_t)UV(a, int32_t, i) - UV(b, int32_t, i);
             if (d > INT32_MAX || d < INT32_MIN)
-                return fl_fn_error(c, err, FL_EOVERFLOW, "integer out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "integer out of range");
             OUTV(out, int32_t)[i] = (int32_t)d;
         });
         return FL_OK;
@@ -262,7 +262,7 @@ static fl_status dt_arith(fl_fn_call *c, bool minus, fl_error *err)
             int64_t y = v == V_TIME_TIME ? UV(b, int64_t, i) : get_us(&b, i);
             int64_t d;
             if (__builtin_sub_overflow(x, y, &d))
-                return fl_fn_error(c, err, FL_EOVERFLOW, "interval out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "interval out of range");
             /* PostgreSQL: whole days go to the day field, the rest to micros */
             fl_interval r = {0, 0, 0};
             if (v == V_TS_TS) {
@@ -326,7 +326,7 @@ static fl_status k_iv_mul(fl_fn_call *c, fl_error *err)
     FOR_ROWS(c->sel, c->nrows, i, {
         fl_interval r;
         if (!iv_scale(get_iv(&iv, i), UV(f, double, i), &r))
-            return fl_fn_error(c, err, FL_EOVERFLOW, "interval out of range");
+            return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "interval out of range");
         memcpy(c->out->data + (size_t)i * 16, &r, 16);
     });
     return FL_OK;
@@ -339,10 +339,10 @@ static fl_status k_iv_div(fl_fn_call *c, fl_error *err)
     FOR_ROWS(c->sel, c->nrows, i, {
         double d = UV(f, double, i);
         if (d == 0)
-            return fl_fn_error(c, err, FL_EINVAL, "division by zero");
+            return fl_fn_error_state(c, err, FL_EINVAL, "22012", "division by zero");
         fl_interval r;
         if (!iv_scale(get_iv(&iv, i), 1.0 / d, &r))
-            return fl_fn_error(c, err, FL_EOVERFLOW, "interval out of range");
+            return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "interval out of range");
         memcpy(c->out->data + (size_t)i * 16, &r, 16);
     });
     return FL_OK;
@@ -896,7 +896,8 @@ static fl_status k_make_date(fl_fn_call *c, fl_error *err)
         int32_t yy = UV(y, int32_t, i), mm = UV(m, int32_t, i), dd = UV(d, int32_t, i);
         if (yy == 0 || mm < 1 || mm > 12 || dd < 1 || yy < -4713 || yy > 5874897 ||
             dd > (int32_t)fl_days_in_month(yy < 0 ? yy + 1 : yy, (unsigned)mm))
-            return fl_fn_error(c, err, FL_EINVAL, "date field value out of range: %d-%02d-%02d", yy, mm, dd);
+            return fl_fn_error_state(c, err, FL_EINVAL, "22003",
+                                     "date field value out of range: %d-%02d-%02d", yy, mm, dd);
         OUTV(c->out, int32_t)
         [i] = (int32_t)fl_days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd);
     });
@@ -929,7 +930,7 @@ static fl_status k_make_ts(fl_fn_call *c, fl_error *err)
         if (yy == 0 || mm < 1 || mm > 12 || dd < 1 ||
             dd > (int32_t)fl_days_in_month(yy, (unsigned)mm) || hh < 0 || hh > 24 || mi < 0 ||
             mi > 59 || !(ss >= 0 && ss <= 60))
-            return fl_fn_error(c, err, FL_EINVAL, "date/time field value out of range");
+            return fl_fn_error_state(c, err, FL_EINVAL, "22008", "date/time field value out of range");
         int64_t us =
             fl_days_from_civil(yy < 0 ? yy + 1 : yy, (unsigned)mm, (unsigned)dd) * US_PER_DAY +
             ((int64_t)hh * 3600 + mi * 60) * US_PER_SEC + llround(ss * 1e6);
@@ -995,14 +996,16 @@ static fl_status k_timezone(fl_fn_call *c, fl_error *err)
         size_t zl;
         const uint8_t *zp = ubytes(&zu, i, &zl);
         if (zl >= sizeof tc->name)
-            return fl_fn_error(c, err, FL_EINVAL, "time zone \"%.*s\" not recognized", 60, (const char *)zp);
+            return fl_fn_error_state(c, err, FL_EINVAL, "22023",
+                                     "time zone \"%.*s\" not recognized", 60, (const char *)zp);
         if (!tc->tz || strlen(tc->name) != zl || memcmp(tc->name, zp, zl) != 0) {
             char nm[128];
             memcpy(nm, zp, zl);
             nm[zl] = 0;
             fl_tz *z;
             if (fl_tz_load(nm, &z, err) != FL_OK)
-                return fl_fn_error(c, err, FL_EINVAL, "time zone \"%s\" not recognized", nm);
+                return fl_fn_error_state(c, err, FL_EINVAL, "22023",
+                                         "time zone \"%s\" not recognized", nm);
             fl_tz_free(tc->tz);
             tc->tz = z;
             memcpy(tc->name, nm, zl + 1);

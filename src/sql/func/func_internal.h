@@ -207,6 +207,10 @@ static inline size_t utf8_clen(uint8_t c)
 /* Records "msg in <expr>" for a kernel failure. */
 fl_status fl_fn_error(const fl_fn_call *c, fl_error *err, fl_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same, raised with a SQLSTATE (floe/errcodes.h), e.g. "22012". */
+fl_status fl_fn_error_state(const fl_fn_call *c, fl_error *err, fl_status code,
+                            const char *sqlstate, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- registry tables (one per file) ---- */
 typedef struct fl_func_table {

@@ -66,8 +66,9 @@ static fl_status parse_json(fl_fn_call *c, const uint8_t *s, size_t n, json_t **
     json_error_t je;
     *out = json_loadb((const char *)s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!*out)
-        return fl_fn_error(c, err, FL_ETYPE, "invalid input syntax for type json: %s at position %d", je.text,
-                           je.position);
+        return fl_fn_error_state(c, err, FL_ETYPE, "22P02",
+                                 "invalid input syntax for type json: %s at position %d", je.text,
+                                 je.position);
     return FL_OK;
 }
 
@@ -259,7 +260,8 @@ static fl_status jextract(fl_fn_call *c, bool scalar, fl_error *err)
         json_t *v = NULL;
         if (!jsonpath_eval(root, p, pn, &v)) {
             json_decref(root);
-            rc = fl_fn_error(c, err, FL_EINVAL, "invalid JSON path: \"%.*s\"", (int)(pn > 60 ? 60 : pn), (const char *)p);
+            rc = fl_fn_error_state(c, err, FL_EINVAL, "22P02", "invalid JSON path: \"%.*s\"",
+                                   (int)(pn > 60 ? 60 : pn), (const char *)p);
             continue;
         }
         if (scalar && v && (json_is_object(v) || json_is_array(v)))

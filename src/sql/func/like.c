@@ -388,7 +388,7 @@ static fl_status k_like_escape(fl_fn_call *c, fl_error *err)
         size_t pn, en;
         const uint8_t *p = ubytes(&pu, i, &pn), *e = ubytes(&eu, i, &en);
         if (en > 1 && fl_utf8_len(e, en) != 1)
-            return fl_fn_error(c, err, FL_EINVAL, "invalid escape string");
+            return fl_fn_error_state(c, err, FL_EINVAL, "22025", "invalid escape string");
         uint8_t *dst;
         FL_TRY(strout_reserve(&so, pn * 2, &dst, err));
         size_t o = 0;
@@ -451,7 +451,9 @@ static fl_status parse_flags(const uint8_t *f, size_t n, uint32_t *opts, bool *g
         case 'm': *opts |= PCRE2_MULTILINE; break;
         case 's': *opts |= PCRE2_DOTALL; break;
         case 'x': *opts |= PCRE2_EXTENDED; break;
-        default: return fl_errorf(err, FL_EINVAL, "invalid regular expression option: \"%c\"", f[i]);
+        default:
+            return fl_error_state(err, FL_EINVAL, "2201B",
+                                  "invalid regular expression option: \"%c\"", f[i]);
         }
     }
     return FL_OK;
@@ -478,7 +480,9 @@ static fl_status re_compile(const uint8_t *p, size_t n, uint32_t opts, fl_arena 
     if (!*out) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof msg);
-        return fl_errorf(err, FL_EINVAL, "invalid regular expression: %s at offset %zu", (const char *)msg, (size_t)eo);
+        return fl_error_state(err, FL_EINVAL, "2201B",
+                              "invalid regular expression: %s at offset %zu", (const char *)msg,
+                              (size_t)eo);
     }
     return FL_OK;
 }
@@ -555,8 +559,8 @@ static fl_status re_for_row(fl_fn_call *c, re_scratch *sc, const fl_unified *pu,
             pcre2_code_free(sc->code);
         sc->code = NULL;
         fl_status rc = re_compile(p, pn, opts | op_opts(c->expr), NULL, &sc->code, err);
-        if (rc)
-            return fl_fn_error(c, err, rc, "%s", err->msg);
+        if (rc) /* keeps the SQLSTATE re_compile raised (2201B) */
+            return fl_fn_error_state(c, err, rc, err->sqlstate, "%s", err->msg);
         *code = sc->code;
         if (sc->md) {
             pcre2_match_data_free(sc->md);
@@ -760,7 +764,8 @@ static fl_status k_re_extract(fl_fn_call *c, fl_error *err)
         uint32_t ngroups;
         pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &ngroups);
         if (grp < 0 || (uint32_t)grp > ngroups)
-            return fl_fn_error(c, err, FL_EINVAL, "regexp group %d out of range (pattern has %u)", grp, ngroups);
+            return fl_fn_error_state(c, err, FL_EINVAL, "22003",
+                                     "regexp group %d out of range (pattern has %u)", grp, ngroups);
         if (rc < 0 || grp >= rc || ov[2 * grp] == PCRE2_UNSET)
             FL_TRY(fl_out_null(c->out, i, err));
         else

@@ -60,7 +60,7 @@ static fl_status k_abs(fl_fn_call *c, fl_error *err)
         FOR_ROWS(c->sel, c->nrows, i, {
             int32_t x = UV(u, int32_t, i);
             if (x == INT32_MIN)
-                return fl_fn_error(c, err, FL_EOVERFLOW, "integer out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "integer out of range");
             OUTV(c->out, int32_t)[i] = x < 0 ? -x : x;
         });
         break;
@@ -68,7 +68,7 @@ static fl_status k_abs(fl_fn_call *c, fl_error *err)
         FOR_ROWS(c->sel, c->nrows, i, {
             int64_t x = UV(u, int64_t, i);
             if (x == INT64_MIN)
-                return fl_fn_error(c, err, FL_EOVERFLOW, "bigint out of range");
+                return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "bigint out of range");
             OUTV(c->out, int64_t)[i] = x < 0 ? -x : x;
         });
         break;
@@ -244,8 +244,9 @@ static bool r_ceil(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     return n == 1 && r_round(a, n, r, at);
 }
 
-/* double functions */
-#define DBL_FN(name, EXPR, CHECK, MSG)                                                             \
+/* double functions (DBL_FN_S: raised with a SQLSTATE of its own) */
+#define DBL_FN(name, EXPR, CHECK, MSG) DBL_FN_S(name, EXPR, CHECK, NULL, MSG)
+#define DBL_FN_S(name, EXPR, CHECK, STATE, MSG)                                                    \
     static fl_status name(fl_fn_call *c, fl_error *err)                                            \
     {                                                                                              \
         fl_unified u;                                                                              \
@@ -253,7 +254,7 @@ static bool r_ceil(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
         FOR_ROWS(c->sel, c->nrows, i, {                                                            \
             double x = UV(u, double, i);                                                           \
             if (CHECK)                                                                             \
-                return fl_fn_error(c, err, FL_EINVAL, "%s", MSG);                                      \
+                return fl_fn_error_state(c, err, FL_EINVAL, STATE, "%s", MSG);                     \
             OUTV(c->out, double)[i] = (EXPR);                                                      \
         });                                                                                        \
         return FL_OK;                                                                              \
@@ -266,8 +267,8 @@ DBL_FN(k_log10, log10(x), x <= 0, x == 0 ? "cannot take logarithm of zero" : "ca
 DBL_FN(k_sin, sin(x), false, "")
 DBL_FN(k_cos, cos(x), false, "")
 DBL_FN(k_tan, tan(x), false, "")
-DBL_FN(k_asin, asin(x), x < -1 || x > 1, "input is out of range")
-DBL_FN(k_acos, acos(x), x < -1 || x > 1, "input is out of range")
+DBL_FN_S(k_asin, asin(x), x<-1 || x> 1, "22003", "input is out of range")
+DBL_FN_S(k_acos, acos(x), x<-1 || x> 1, "22003", "input is out of range")
 DBL_FN(k_atan, atan(x), false, "")
 DBL_FN(k_degrees, x * 180.0 / M_PI, false, "")
 DBL_FN(k_radians, x * M_PI / 180.0, false, "")
@@ -285,7 +286,7 @@ static fl_status k_power(fl_fn_call *c, fl_error *err)
             return fl_fn_error(c, err, FL_EINVAL, "a negative number raised to a non-integer power yields a complex result");
         double r = pow(x, y);
         if (isinf(r) && !isinf(x) && !isinf(y))
-            return fl_fn_error(c, err, FL_EOVERFLOW, "value out of range: overflow");
+            return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "value out of range: overflow");
         OUTV(c->out, double)[i] = r;
     });
     return FL_OK;
@@ -300,7 +301,7 @@ static fl_status k_logb(fl_fn_call *c, fl_error *err)
         if (base <= 0 || x <= 0)
             return fl_fn_error(c, err, FL_EINVAL, "cannot take logarithm of a %s", (base == 0 || x == 0) ? "zero" : "negative number");
         if (base == 1)
-            return fl_fn_error(c, err, FL_EINVAL, "division by zero");
+            return fl_fn_error_state(c, err, FL_EINVAL, "22012", "division by zero");
         OUTV(c->out, double)[i] = log(x) / log(base);
     });
     return FL_OK;
@@ -379,11 +380,13 @@ static fl_status gl_kernel(fl_fn_call *c, bool lcm, fl_error *err)
         else if (x == 0 || y == 0)
             r = 0;
         else if (__builtin_mul_overflow(x / g, y, &r))
-            return fl_fn_error(c, err, FL_EOVERFLOW, "%s out of range", big ? "bigint" : "integer");
+            return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "%s out of range",
+                                     big ? "bigint" : "integer");
         if (r < 0)
             r = -r;
         if (r < 0 || (!big && r > INT32_MAX))
-            return fl_fn_error(c, err, FL_EOVERFLOW, "%s out of range", big ? "bigint" : "integer");
+            return fl_fn_error_state(c, err, FL_EOVERFLOW, "22003", "%s out of range",
+                                     big ? "bigint" : "integer");
         if (big)
             OUTV(c->out, int64_t)[i] = r;
         else

@@ -2,12 +2,14 @@
  * misc.c - NULLIF, GREATEST, LEAST (NULLs ignored, as PostgreSQL),
  * ifnull/nvl (two-argument COALESCE), md5, sha256 (OpenSSL EVP), hash
  * (xxh64 of the value's bytes, as bigint), gen_random_uuid/uuid (random,
- * not deterministic), typeof/pg_typeof.
+ * not deterministic), typeof/pg_typeof, raise_error(sqlstate, message)
+ * (fails with that SQLSTATE, from floe/errcodes.h, as DuckDB's error()).
  */
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <xxhash.h>
 
+#include "floe/errcodes.h"
 #include "sql/func/func_internal.h"
 
 static bool r_common_all(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
@@ -230,6 +232,45 @@ static fl_status k_typeof(fl_fn_call *c, fl_error *err)
     return FL_OK;
 }
 
+static bool r_raise(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n != 2)
+        return false;
+    for (uint32_t k = 0; k < 2; k++) {
+        if (!fl_is_unknown(&a[k]) && a[k].id != FL_TYPE_STRING)
+            return false;
+        at[k] = fl_mk(FL_TYPE_STRING);
+    }
+    *r = fl_mk(FL_TYPE_STRING);
+    return true;
+}
+/* Fails on its first row (strict: NULL arguments give NULL) with the code
+ * given, which must be in the table and not a success/warning/no-data class. */
+static fl_status k_raise(fl_fn_call *c, fl_error *err)
+{
+    fl_unified us, um;
+    fl_vector_unify(c->args[0], &us);
+    fl_vector_unify(c->args[1], &um);
+    FOR_ROWS(c->sel, c->nrows, i, {
+        size_t sn, mn;
+        const uint8_t *s = ubytes(&us, i, &sn);
+        const uint8_t *m = ubytes(&um, i, &mn);
+        char code[6] = {0};
+        memcpy(code, s, sn < 5 ? sn : 5);
+        if (sn != 5 || !fl_sqlstate_find(code))
+            return fl_fn_error_state(c, err, FL_EINVAL, "22023",
+                                     "raise_error: \"%.*s\" is not a SQLSTATE floe raises",
+                                     (int)(sn > 16 ? 16 : sn), (const char *)s);
+        if (code[0] == '0' && (code[1] == '0' || code[1] == '1' || code[1] == '2'))
+            return fl_fn_error_state(c, err, FL_EINVAL, "22023",
+                                     "raise_error: SQLSTATE %s is not an error (class %.2s)", code,
+                                     code);
+        return fl_error_state(err, FL_EINVAL, code, "%.*s", (int)(mn > 900 ? 900 : mn),
+                              (const char *)m);
+    });
+    return FL_OK;
+}
+
 #define SCALAR(nm, r, k) {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
 #define SCALAR_N(nm, r, k)                                                                         \
     {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k, .handles_nulls = true}
@@ -242,9 +283,18 @@ static const fl_func funcs[] = {
     SCALAR("md5", r_digest, k_md5),
     SCALAR("sha256", r_digest, k_sha256),
     SCALAR("hash", r_hash, k_hash),
-    {.name = "gen_random_uuid", .kind = FL_FUNC_SCALAR, .deterministic = false, .resolve = r_uuid, .kernel = k_uuid},
-    {.name = "uuid", .kind = FL_FUNC_SCALAR, .deterministic = false, .resolve = r_uuid, .kernel = k_uuid},
+    {.name = "gen_random_uuid",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = false,
+     .resolve = r_uuid,
+     .kernel = k_uuid},
+    {.name = "uuid",
+     .kind = FL_FUNC_SCALAR,
+     .deterministic = false,
+     .resolve = r_uuid,
+     .kernel = k_uuid},
     SCALAR_N("pg_typeof", r_typeof, k_typeof),
     SCALAR_N("typeof", r_typeof, k_typeof),
+    SCALAR("raise_error", r_raise, k_raise), /* folded: constant arguments fail at bind time */
 };
 const fl_func_table fl_funcs_misc = {funcs, sizeof funcs / sizeof funcs[0]};

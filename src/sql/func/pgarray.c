@@ -471,9 +471,10 @@ static fl_status k_array_md(fl_fn_call *c, fl_error *err)
             dim = d;
         }
         if (mismatch)
-            return fl_fn_error(c, err, FL_EINVAL,
-                               "multidimensional arrays must have array expressions with matching "
-                               "dimensions (SQLSTATE 2202E)");
+            return fl_fn_error_state(
+                c, err, FL_EINVAL, "2202E",
+                "multidimensional arrays must have array expressions with matching "
+                "dimensions (SQLSTATE 2202E)");
         if (empty) {
             FL_TRY(strout_put(&so, i, "{}", 2, err));
             continue;

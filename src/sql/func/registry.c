@@ -119,12 +119,15 @@ fl_status fl_func_resolve(const char *name, fl_func_kind kind, const fl_type *ar
         }
         if (is_operator(lname)) {
             if (nargs == 1)
-                return fl_errorf(err, FL_ENOTFOUND, "operator does not exist: %s %s", lname, sig);
-            return fl_errorf(err, FL_ENOTFOUND, "operator does not exist: %s", sig);
+                return fl_error_state(err, FL_ENOTFOUND, "42883", "operator does not exist: %s %s",
+                                      lname, sig);
+            return fl_error_state(err, FL_ENOTFOUND, "42883", "operator does not exist: %s", sig);
         }
         if (named)
-            return fl_errorf(err, FL_ENOTFOUND, "function %s(%s) does not exist", lname, sig);
-        return fl_errorf(err, FL_ENOTFOUND, "function %s(%s) does not exist", lname, sig);
+            return fl_error_state(err, FL_ENOTFOUND, "42883", "function %s(%s) does not exist",
+                                  lname, sig);
+        return fl_error_state(err, FL_ENOTFOUND, "42883", "function %s(%s) does not exist", lname,
+                              sig);
     }
     memset(out, 0, sizeof *out);
     out->fn = best;

@@ -357,20 +357,20 @@ fl_status fl_tz_load(const char *name, fl_tz **out, fl_error *err)
         ok = isalnum((unsigned char)name[i]) || strchr("/_-+", name[i]);
     if (!ok) {
         free(z);
-        return fl_errorf(err, FL_EINVAL, "time zone \"%s\" not recognized", name);
+        return fl_error_state(err, FL_EINVAL, "22023", "time zone \"%s\" not recognized", name);
     }
     char path[256];
     snprintf(path, sizeof path, "/usr/share/zoneinfo/%s", name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         free(z);
-        return fl_errorf(err, FL_EINVAL, "time zone \"%s\" not recognized", name);
+        return fl_error_state(err, FL_EINVAL, "22023", "time zone \"%s\" not recognized", name);
     }
     long fsz = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     if (fsz <= 0 || fsz > TZ_MAX_FILE || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
         free(z);
-        return fl_errorf(err, FL_EINVAL, "time zone \"%s\" not recognized", name);
+        return fl_error_state(err, FL_EINVAL, "22023", "time zone \"%s\" not recognized", name);
     }
     uint8_t *buf = malloc((size_t)fsz);
     if (!buf) {

@@ -62,10 +62,11 @@ fl_status strout_reserve(strout *s, size_t len, uint8_t **dst, fl_error *err)
         return fl_errorf(err, FL_ELIMIT,
                          "value too large: %zu bytes (a value may hold at most 1 GB)", len);
     if (s->v->heap_len + len > s->limit && s->limit < FL_SQL_MAX_VALUE_BYTES)
-        return fl_errorf(err, FL_ELIMIT,
-                         "expression results: memory limit exceeded (one batch of results would "
-                         "hold %zu bytes, %zu are left); raise memory_limit",
-                         s->v->heap_len + len, s->limit);
+        return fl_error_state(
+            err, FL_ELIMIT, "53200",
+            "expression results: memory limit exceeded (one batch of results would "
+            "hold %zu bytes, %zu are left); raise memory_limit",
+            s->v->heap_len + len, s->limit);
     if (s->v->heap_len + len > FL_SQL_MAX_VALUE_BYTES)
         return fl_errorf(err, FL_ELIMIT,
                          "values too large: one batch of results would hold %zu bytes (at most "
@@ -269,20 +270,37 @@ double dec_to_double(fl_i128 v, int32_t s)
 
 /* ---- errors ---- */
 
-fl_status fl_fn_error(const fl_fn_call *c, fl_error *err, fl_status code, const char *fmt, ...)
+static fl_status fn_verror(const fl_fn_call *c, fl_error *err, fl_status code, const char *sqlstate,
+                           const char *fmt, va_list ap)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (!c || !c->expr)
-        return fl_errorf(err, code, "%s", msg);
+        return fl_error_state(err, code, sqlstate, "%s", msg);
     fl_arena a;
     fl_arena_init(&a, 4096);
     const char *s = fl_expr_to_string(c->expr, &a);
-    fl_status rc = fl_errorf(err, code, "%s in %s", msg, s ? s : "expression");
+    fl_status rc = fl_error_state(err, code, sqlstate, "%s in %s", msg, s ? s : "expression");
     fl_arena_free(&a);
+    return rc;
+}
+
+fl_status fl_fn_error(const fl_fn_call *c, fl_error *err, fl_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fl_status rc = fn_verror(c, err, code, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+fl_status fl_fn_error_state(const fl_fn_call *c, fl_error *err, fl_status code,
+                            const char *sqlstate, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fl_status rc = fn_verror(c, err, code, sqlstate, fmt, ap);
+    va_end(ap);
     return rc;
 }
 

@@ -270,13 +270,13 @@ static fl_status too_complex(const char *sql, int32_t byte_off, int32_t *error_p
     if (byte_off < 0) {
         if (error_position)
             *error_position = 0;
-        return fl_errorf(err, FL_ELIMIT, TOO_COMPLEX ": %s", what);
+        return fl_error_state(err, FL_ELIMIT, "54001", TOO_COMPLEX ": %s", what);
     }
     char pos[64];
     fl_sql_position(sql, byte_off, pos, sizeof pos);
     if (error_position)
         *error_position = fl_front_byte_to_char(sql, byte_off);
-    return fl_errorf(err, FL_ELIMIT, "%s: " TOO_COMPLEX ": %s", pos, what);
+    return fl_error_state(err, FL_ELIMIT, "54001", "%s: " TOO_COMPLEX ": %s", pos, what);
 }
 
 /* libpg_query's parser stack (bison's YYMAXDEPTH) overflowed */
@@ -568,7 +568,6 @@ fl_status fl_depth_enter(fl_planner_ctx *pc, const ProtobufCMessage *node, uint3
         const char *text = pc->parsed ? pc->parsed->text : NULL;
         char what[64];
         snprintf(what, sizeof what, "nesting deeper than %u levels", FL_SQL_MAX_BIND_DEPTH);
-        pc->error_sqlstate = "54001";
         int32_t pos = 0;
         fl_status rc = too_complex(text ? text : "", text ? location : -1, &pos, err, what);
         pc->error_position = pos;
@@ -585,5 +584,5 @@ void fl_depth_leave(fl_planner_ctx *pc, uint32_t weight)
 
 bool fl_sql_is_too_complex(const fl_error *err)
 {
-    return err && err->code == FL_ELIMIT && strstr(err->msg, TOO_COMPLEX ": ") != NULL;
+    return err && err->code == FL_ELIMIT && !strcmp(err->sqlstate, "54001");
 }

@@ -614,7 +614,9 @@ static fl_status set_config(fl_bctx *b, const PgQuery__FuncCall *f, int32_t loc,
     if (rc != FL_OK) {
         char msg[FL_ERROR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
-        return fl_front_err(b->pc, err, rc, loc, fl_sql_set_sqlstate(b->pc->session), "%s", msg);
+        char state[6];
+        snprintf(state, sizeof state, "%s", fl_error_sqlstate(err));
+        return fl_front_err(b->pc, err, rc, loc, state, "%s", msg);
     }
     const char *v = setting(b, nm);
     *out = const_str(b->a, v ? v : "", loc);

@@ -349,7 +349,6 @@ fl_status fl_pgcat_sublink_fallback(fl_bctx *b, const PgQuery__SubLink *sl, fl_s
     }
     /* the subquery is never run: the enclosing block has no rows */
     memset(err, 0, sizeof *err);
-    b->pc->error_sqlstate = NULL;
     b->pc->error_position = 0;
     *out = fl_expr_const(b->a, &v);
     if (!*out)

@@ -307,7 +307,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     int32_t pos = 0;
     fl_status rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
+        memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
         s->last.position = pos;
         fl_sql_result_close(r);
         if (s->block)
@@ -315,11 +315,12 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
         return rc;
     }
     if (s->block && fl_txn_block_failed(s->block) && !ends_failure(r->parsed)) {
-        memcpy(s->last.sqlstate, "25P02", 6);
         fl_sql_result_close(r);
-        return fl_errorf(err, FL_EINVAL,
-                         "current transaction is aborted, commands ignored until end of "
-                         "transaction block");
+        fl_error_state(err, FL_EINVAL, "25P02",
+                       "current transaction is aborted, commands ignored until end of "
+                       "transaction block");
+        memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
+        return FL_EINVAL;
     }
     bool had_block = s->block != NULL;
     r->access_mark = fl_sql_authz_begin(s->authz, had_block);
@@ -439,12 +440,12 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
     fl_temp_undo undo = {.n = 0};
     fl_sql_authz_begin(s->authz, s->block != NULL);
     if (rc != FL_OK) {
-        memcpy(s->last.sqlstate, rc == FL_ESYNTAX ? "42601" : fl_sql_sqlstate_for_error(err), 6);
+        memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
         s->last.position = pos;
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
                (rc = fl_session_temp_rewrite(s->temp, p, s->block != NULL, &a, &undo, err)) !=
                    FL_OK) {
-        memcpy(s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
+        memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
     } else if (p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
         planner_ctx_init(s, &a, p, &pc);
         fl_plan *plan = NULL;
@@ -464,8 +465,7 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
             st->params_typed = true;
         }
         if (rc != FL_OK) {
-            memcpy(s->last.sqlstate,
-                   pc.error_sqlstate ? pc.error_sqlstate : fl_sql_sqlstate_for(rc), 6);
+            memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
             s->last.position = pc.error_position;
         }
     } else {
@@ -573,7 +573,7 @@ fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t 
         fl_status rc = fl_cast_value(&params[i], &types[i], &env, &a, &cast[i], err);
         if (rc != FL_OK) {
             fl_error_prefix(err, "parameter $%u", i + 1);
-            memcpy(st->s->last.sqlstate, fl_sql_sqlstate_for(rc), 6);
+            memcpy(st->s->last.sqlstate, fl_error_sqlstate(err), 6);
             fl_arena_free(&a);
             return rc;
         }

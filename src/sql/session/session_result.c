@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "floe/errcodes.h"
 #include "sql/front.h"
 #include "sql/session/session_internal.h"
 #include "sql/stmt/txn_block.h"
@@ -33,40 +34,13 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
 {
     if (s->block) /* any error ends what a transaction block may still do */
         fl_txn_block_set_failed(s->block);
-    const char *state = NULL;
-    if (r && r->pc.error_sqlstate)
-        state = r->pc.error_sqlstate;
-    if (r && atomic_load(&r->timed_out)) {
-        state = "57014";
-        fl_errorf(err, FL_ECANCELED, "canceling statement due to statement timeout");
-    } else if (rc == FL_ECANCELED) {
-        state = "57014";
-    }
-    /* an explicit "(SQLSTATE xxxxx)" in the message wins (executor, functions) */
-    char found[6];
-    const char *m = err && !state ? strstr(err->msg, "SQLSTATE ") : NULL;
-    if (m && strlen(m + 9) >= 5) {
-        memcpy(found, m + 9, 5);
-        found[5] = 0;
-        bool ok = true;
-        for (int i = 0; i < 5; i++)
-            ok = ok && ((found[i] >= '0' && found[i] <= '9') || (found[i] >= 'A' && found[i] <= 'Z'));
-        if (ok)
-            state = found;
-    }
-    /* runtime errors of functions and casts: SQLSTATE from the message
-     * (division by zero 22012, invalid input syntax 22P02, ...) */
-    /* a NULL for a required column, found by the Iceberg writer */
-    if (!state && err && strstr(err->msg, "is required but row"))
-        state = "23502";
-    if (!state && err && err->code) {
-        const char *x = fl_sql_sqlstate_for_error(err);
-        if (strcmp(x, fl_sql_sqlstate_for(err->code)))
-            state = x;
-    }
-    if (!state)
-        state = fl_sql_sqlstate_for(rc);
-    snprintf(s->last.sqlstate, sizeof s->last.sqlstate, "%s", state ? state : "XX000");
+    if (r && atomic_load(&r->timed_out))
+        fl_error_state(err, FL_ECANCELED, "57014", "canceling statement due to statement timeout");
+    else if (rc == FL_ECANCELED && err && !err->sqlstate[0])
+        fl_error_set_state(err, "57014");
+    /* the SQLSTATE the error was raised with, else its status's default */
+    const char *state = err && err->code ? fl_error_sqlstate(err) : fl_sqlstate_for_status(rc);
+    snprintf(s->last.sqlstate, sizeof s->last.sqlstate, "%s", state);
     s->last.position = r ? r->pc.error_position : 0;
 }
 

@@ -349,9 +349,17 @@ static fl_status set_any(fl_sql_session *s, const char *name, const char *value,
     return put(&s->set_cur[i], v, err);
 }
 
+/* a failed SET's error carries the SQLSTATE set_any chose (42704, 22023, 55P02, ...) */
+static fl_status with_state(fl_sql_session *s, fl_status rc, fl_error *err)
+{
+    if (rc != FL_OK)
+        fl_error_set_state(err, fl_sql_set_sqlstate(s));
+    return rc;
+}
+
 fl_status fl_sql_set(fl_sql_session *s, const char *name, const char *value, fl_error *err)
 {
-    return set_any(s, name, value, false, err);
+    return with_state(s, set_any(s, name, value, false, err), err);
 }
 
 fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *value,
@@ -359,7 +367,7 @@ fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *va
 {
     if (!value)
         return fl_errorf(err, FL_EINVAL, "fl_sql_set_default needs a value");
-    return set_any(s, name, value, true, err);
+    return with_state(s, set_any(s, name, value, true, err), err);
 }
 
 fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err)

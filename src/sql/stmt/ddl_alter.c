@@ -150,8 +150,8 @@ static fl_status one_cmd(fl_stmt_ctx *c, fl_ice_txn *x, const PgQuery__AlterTabl
         if (cmd->missing_ok && !has_column(x, cmd->name))
             return FL_OK;
         if (!has_column(x, cmd->name)) {
-            stmt_set_sqlstate(c, "42703");
-            return fl_errorf(err, FL_ENOTFOUND, "column \"%s\" does not exist", cmd->name);
+            return fl_error_state(err, FL_ENOTFOUND, "42703", "column \"%s\" does not exist",
+                                  cmd->name);
         }
         return fl_ice_txn_drop_column(x, cmd->name, err);
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
@@ -199,10 +199,9 @@ static fl_status load(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, bool missing_
         return FL_OK;
     }
     if (rc == FL_ENOTFOUND) {
-        stmt_set_sqlstate(c, "42P01");
         stmt_set_position(c, rv->location);
-        return fl_errorf(err, FL_ENOTFOUND, "relation \"%s\" does not exist",
-                         fl_table_ident_str(id, c->planner->arena));
+        return fl_error_state(err, FL_ENOTFOUND, "42P01", "relation \"%s\" does not exist",
+                              fl_table_ident_str(id, c->planner->arena));
     }
     return rc;
 }
@@ -257,8 +256,8 @@ fl_status stmt_rename(fl_stmt_ctx *c, const PgQuery__RenameStmt *s, fl_stmt_resu
             fl_error_clear(err);
             rc = FL_OK;
         } else if (rc == FL_EEXIST) {
-            stmt_set_sqlstate(c, "42P07");
-            return fl_errorf(err, FL_EEXIST, "relation \"%s\" already exists", s->newname);
+            return fl_error_state(err, FL_EEXIST, "42P07", "relation \"%s\" already exists",
+                                  s->newname);
         }
         FL_TRY(rc);
         stmt_tag(out, "ALTER TABLE");

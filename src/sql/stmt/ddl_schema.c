@@ -72,11 +72,10 @@ fl_status stmt_create_schema(fl_stmt_ctx *c, const PgQuery__CreateSchemaStmt *s,
     if (!strncmp(ns.levels[0], "pg_", 3)) {
         /* as PostgreSQL: pg_ names are the system's (pg_temp_N is a session's
          * private namespace, which no shared namespace may shadow) */
-        stmt_set_sqlstate(c, "42939");
-        return fl_errorf(err, FL_EINVAL,
-                         "unacceptable schema name \"%s\": the prefix \"pg_\" is reserved for "
-                         "system schemas",
-                         s->schemaname);
+        return fl_error_state(err, FL_EINVAL, "42939",
+                              "unacceptable schema name \"%s\": the prefix \"pg_\" is reserved for "
+                              "system schemas",
+                              s->schemaname);
     }
     fl_namespace parent = {ns.nlevels - 1, ns.levels};
     FL_TRY(fl_sql_authz_namespace(c->planner, FL_PRIV_CREATE, &parent, -1, err));
@@ -88,8 +87,8 @@ fl_status stmt_create_schema(fl_stmt_ctx *c, const PgQuery__CreateSchemaStmt *s,
         fl_error_clear(err);
         rc = FL_OK;
     } else if (rc == FL_EEXIST) {
-        stmt_set_sqlstate(c, "42P06");
-        return fl_errorf(err, FL_EEXIST, "schema \"%s\" already exists", s->schemaname);
+        return fl_error_state(err, FL_EEXIST, "42P06", "schema \"%s\" already exists",
+                              s->schemaname);
     }
     FL_TRY(rc);
     stmt_tag(out, "CREATE SCHEMA");
@@ -108,7 +107,6 @@ static fl_status drop_table_ident(fl_stmt_ctx *c, const fl_table_ident *id, bool
         /* the catalog names a metadata file that is gone: drop the entry
          * (nothing reachable to purge), so a broken table can be removed */
         fl_error_clear(err);
-        c->planner->error_sqlstate = NULL;
         FL_TRY(fl_ice_table_drop(cat, id, false, err));
         *dropped = true;
         return FL_OK;
@@ -118,9 +116,8 @@ static fl_status drop_table_ident(fl_stmt_ctx *c, const fl_table_ident *id, bool
             fl_error_clear(err);
             return FL_OK;
         }
-        stmt_set_sqlstate(c, "42P01");
-        return fl_errorf(err, FL_ENOTFOUND, "table \"%s\" does not exist",
-                         fl_table_ident_str(id, a));
+        return fl_error_state(err, FL_ENOTFOUND, "42P01", "table \"%s\" does not exist",
+                              fl_table_ident_str(id, a));
     }
     FL_TRY(rc);
     const char *gc = fl_ice_map_get(&t->meta.properties, "gc.enabled");
@@ -148,8 +145,7 @@ static fl_status drop_schema(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_erro
                 fl_error_clear(err);
                 continue;
             }
-            stmt_set_sqlstate(c, "3F000");
-            return fl_errorf(err, FL_ENOTFOUND, "schema \"%s\" does not exist", name);
+            return fl_error_state(err, FL_ENOTFOUND, "3F000", "schema \"%s\" does not exist", name);
         }
         FL_TRY(rc);
         if (cascade) {
@@ -164,11 +160,10 @@ static fl_status drop_schema(fl_stmt_ctx *c, const PgQuery__DropStmt *s, fl_erro
         }
         rc = cat->ops->drop_namespace(cat, &ns, err);
         if (rc == FL_ECONFLICT) {
-            stmt_set_sqlstate(c, "2BP01");
-            return fl_errorf(err, FL_ECONFLICT,
-                             "cannot drop schema \"%s\" because it is not empty (use DROP "
-                             "SCHEMA ... CASCADE)",
-                             name);
+            return fl_error_state(err, FL_ECONFLICT, "2BP01",
+                                  "cannot drop schema \"%s\" because it is not empty (use DROP "
+                                  "SCHEMA ... CASCADE)",
+                                  name);
         }
         FL_TRY(rc);
     }

@@ -213,9 +213,8 @@ static fl_status check_unique(fl_stmt_ctx *c, const fl_schema *s, fl_error *err)
     for (uint32_t i = 0; i < s->nfields; i++)
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(s->fields[i].name, s->fields[j].name)) {
-                stmt_set_sqlstate(c, "42701");
-                return fl_errorf(err, FL_EINVAL, "column \"%s\" specified more than once",
-                                 s->fields[i].name);
+                return fl_error_state(err, FL_EINVAL, "42701",
+                                      "column \"%s\" specified more than once", s->fields[i].name);
             }
     return FL_OK;
 }
@@ -244,10 +243,9 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
     FL_TRY(fl_session_temp_location(c->session ? c->session->temp : NULL, id, c->planner->arena,
                                     &temp_loc, err));
     if (temp_loc && location) {
-        stmt_set_sqlstate(c, "0A000");
-        return fl_errorf(err, FL_EUNSUPPORTED,
-                         "a temporary table cannot have a location (it is private to the "
-                         "session)");
+        return fl_error_state(err, FL_EUNSUPPORTED, "0A000",
+                              "a temporary table cannot have a location (it is private to the "
+                              "session)");
     }
     if (temp_loc)
         location = temp_loc;
@@ -268,11 +266,10 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
     fl_status rc = fl_ice_table_create(cat, id, &co, out, err);
     const char *name = fl_table_ident_str(id, c->planner->arena);
     if (rc == FL_EEXIST) {
-        stmt_set_sqlstate(c, "42P07");
-        return fl_errorf(err, FL_EEXIST, "relation \"%s\" already exists", name);
+        return fl_error_state(err, FL_EEXIST, "42P07", "relation \"%s\" already exists", name);
     }
     if (rc == FL_ENOTFOUND && qualified) {
-        stmt_set_sqlstate(c, "3F000");
+        fl_error_set_state(err, "3F000");
         return fl_error_prefix(err, "schema \"%s\" does not exist",
                                fl_namespace_str(&id->ns, c->planner->arena));
     }

@@ -90,9 +90,8 @@ static fl_status view_schema(fl_stmt_ctx *c, const fl_plan *plan, const PgQuery_
     for (uint32_t i = 0; i < sch.nfields; i++)
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(sch.fields[i].name, sch.fields[j].name)) {
-                stmt_set_sqlstate(c, "42701");
-                return fl_errorf(err, FL_EINVAL, "column \"%s\" specified more than once",
-                                 sch.fields[i].name);
+                return fl_error_state(err, FL_EINVAL, "42701",
+                                      "column \"%s\" specified more than once", sch.fields[i].name);
             }
     return fl_ice_schema_from_fl(&sch, 0, a, out, err);
 }
@@ -270,9 +269,8 @@ fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *
         fl_error_clear(err);
         rc = replace(c, &id, &schema, sql, invoker, err);
     } else if (rc == FL_EEXIST) {
-        stmt_set_sqlstate(c, "42P07");
-        return fl_errorf(err, FL_EEXIST, "relation \"%s\" already exists",
-                         fl_table_ident_str(&id, a));
+        return fl_error_state(err, FL_EEXIST, "42P07", "relation \"%s\" already exists",
+                              fl_table_ident_str(&id, a));
     }
     FL_TRY(rc);
     stmt_tag(out, "CREATE VIEW");
@@ -290,9 +288,8 @@ fl_status stmt_drop_view(fl_stmt_ctx *c, const fl_table_ident *id, bool missing_
         return FL_OK;
     }
     if (rc == FL_ENOTFOUND) {
-        stmt_set_sqlstate(c, "42P01");
-        return fl_errorf(err, FL_ENOTFOUND, "view \"%s\" does not exist",
-                         fl_table_ident_str(id, c->planner->arena));
+        return fl_error_state(err, FL_ENOTFOUND, "42P01", "view \"%s\" does not exist",
+                              fl_table_ident_str(id, c->planner->arena));
     }
     return rc;
 }

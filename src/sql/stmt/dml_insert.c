@@ -51,18 +51,17 @@ static fl_status map_columns(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, const
         src[i] = -1;
     if (!s->n_cols) {
         if (nsrc > ws->nfields) {
-            stmt_set_sqlstate(c, "42601");
-            return fl_errorf(err, FL_EINVAL, "INSERT has more expressions than target columns");
+            return fl_error_state(err, FL_EINVAL, "42601",
+                                  "INSERT has more expressions than target columns");
         }
         for (uint32_t i = 0; i < nsrc; i++)
             src[i] = (int32_t)i;
         return FL_OK;
     }
     if (nsrc != s->n_cols) {
-        stmt_set_sqlstate(c, "42601");
-        return fl_errorf(err, FL_EINVAL, "INSERT has more %s than %s",
-                         nsrc > s->n_cols ? "expressions" : "target columns",
-                         nsrc > s->n_cols ? "target columns" : "expressions");
+        return fl_error_state(err, FL_EINVAL, "42601", "INSERT has more %s than %s",
+                              nsrc > s->n_cols ? "expressions" : "target columns",
+                              nsrc > s->n_cols ? "target columns" : "expressions");
     }
     for (size_t k = 0; k < s->n_cols; k++) {
         const PgQuery__Node *n = s->cols[k];
@@ -77,14 +76,14 @@ static fl_status map_columns(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, const
         int32_t i = stmt_find_column(ws, rt->name);
         if (i < 0) {
             stmt_set_position(c, rt->location);
-            stmt_set_sqlstate(c, "42703");
-            return fl_errorf(err, FL_ENOTFOUND, "column \"%s\" of relation \"%s\" does not exist",
-                             rt->name, table);
+            return fl_error_state(err, FL_ENOTFOUND, "42703",
+                                  "column \"%s\" of relation \"%s\" does not exist", rt->name,
+                                  table);
         }
         if (src[i] >= 0) {
             stmt_set_position(c, rt->location);
-            stmt_set_sqlstate(c, "42701");
-            return fl_errorf(err, FL_EINVAL, "column \"%s\" specified more than once", rt->name);
+            return fl_error_state(err, FL_EINVAL, "42701", "column \"%s\" specified more than once",
+                                  rt->name);
         }
         src[i] = (int32_t)k;
     }

@@ -150,14 +150,13 @@ static fl_status insert_row(fl_stmt_ctx *c, const fl_schema *ws, const char *tab
         row[i] = NULL;
     size_t nv = w->n_values;
     if (w->n_target_list && nv != w->n_target_list) {
-        stmt_set_sqlstate(c, "42601");
-        return fl_errorf(err, FL_EINVAL, "MERGE INSERT has more %s than %s",
-                         nv > w->n_target_list ? "expressions" : "target columns",
-                         nv > w->n_target_list ? "target columns" : "expressions");
+        return fl_error_state(err, FL_EINVAL, "42601", "MERGE INSERT has more %s than %s",
+                              nv > w->n_target_list ? "expressions" : "target columns",
+                              nv > w->n_target_list ? "target columns" : "expressions");
     }
     if (!w->n_target_list && nv > ws->nfields) {
-        stmt_set_sqlstate(c, "42601");
-        return fl_errorf(err, FL_EINVAL, "MERGE INSERT has more expressions than target columns");
+        return fl_error_state(err, FL_EINVAL, "42601",
+                              "MERGE INSERT has more expressions than target columns");
     }
     for (size_t k = 0; k < nv; k++) {
         int32_t i = (int32_t)k;
@@ -167,10 +166,9 @@ static fl_status insert_row(fl_stmt_ctx *c, const fl_schema *ws, const char *tab
                 t->node_case == PG_QUERY__NODE__NODE_RES_TARGET ? t->res_target->name : NULL;
             i = name ? stmt_find_column(ws, name) : -1;
             if (i < 0) {
-                stmt_set_sqlstate(c, "42703");
-                return fl_errorf(err, FL_ENOTFOUND,
-                                 "column \"%s\" of relation \"%s\" does not exist",
-                                 name ? name : "?", table);
+                return fl_error_state(err, FL_ENOTFOUND, "42703",
+                                      "column \"%s\" of relation \"%s\" does not exist",
+                                      name ? name : "?", table);
             }
             if (row[i])
                 return fl_errorf(err, FL_EINVAL, "column \"%s\" specified more than once", name);
@@ -350,11 +348,10 @@ fl_status stmt_merge(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, fl_stmt_result
     if (rc == FL_OK)
         stmt_rowids_finish(&ids, &dups);
     if (rc == FL_OK && dups) {
-        stmt_set_sqlstate(c, "21000");
-        rc = fl_errorf(err, FL_EINVAL,
-                       "MERGE command cannot affect row a second time (a row of %s matches "
-                       "more than one source row)",
-                       pt.name);
+        rc = fl_error_state(err, FL_EINVAL, "21000",
+                            "MERGE command cannot affect row a second time (a row of %s matches "
+                            "more than one source row)",
+                            pt.name);
     }
     if (rc == FL_OK && (ids.nfiles || nfiles)) {
         rc = stmt_delete_and_append(x, &ids, any_update, files, nfiles, err);

@@ -79,9 +79,8 @@ fl_status stmt_returning_expand(fl_stmt_ctx *c, PgQuery__Node *const *list, size
         if (is_star(rt->val, &q)) {
             if (q && strcmp(q, qualifier) != 0) {
                 stmt_set_position(c, rt->location);
-                stmt_set_sqlstate(c, "42P01");
-                return fl_errorf(err, FL_ENOTFOUND,
-                                 "missing FROM-clause entry for table \"%s\"", q);
+                return fl_error_state(err, FL_ENOTFOUND, "42P01",
+                                      "missing FROM-clause entry for table \"%s\"", q);
             }
             for (uint32_t i = 0; i < ws->nfields; i++) {
                 /* names copied: ws may be the data writer's schema */

@@ -50,15 +50,14 @@ fl_status stmt_set_targets(fl_stmt_ctx *c, const fl_schema *ws, const char *qual
         int32_t i = stmt_find_column(ws, rt->name);
         if (i < 0) {
             stmt_set_position(c, rt->location);
-            stmt_set_sqlstate(c, "42703");
-            return fl_errorf(err, FL_ENOTFOUND, "column \"%s\" of relation \"%s\" does not exist",
-                             rt->name, table);
+            return fl_error_state(err, FL_ENOTFOUND, "42703",
+                                  "column \"%s\" of relation \"%s\" does not exist", rt->name,
+                                  table);
         }
         if (exprs[i]) {
             stmt_set_position(c, rt->location);
-            stmt_set_sqlstate(c, "42601");
-            return fl_errorf(err, FL_EINVAL, "multiple assignments to same column \"%s\"",
-                             rt->name);
+            return fl_error_state(err, FL_EINVAL, "42601",
+                                  "multiple assignments to same column \"%s\"", rt->name);
         }
         const PgQuery__Node *v = rt->val;
         if (v && v->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
@@ -186,11 +185,10 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
     if (rc == FL_OK)
         stmt_rowids_finish(&u.ids, &dups);
     if (rc == FL_OK && dups) {
-        stmt_set_sqlstate(c, "21000");
-        rc = fl_errorf(err, FL_EINVAL,
-                       "UPDATE: a row of %s matches more than one row of FROM (it would be "
-                       "updated twice)",
-                       pt.name);
+        rc = fl_error_state(err, FL_EINVAL, "21000",
+                            "UPDATE: a row of %s matches more than one row of FROM (it would be "
+                            "updated twice)",
+                            pt.name);
     }
     if (rc == FL_OK && u.ids.nrows) {
         rc = stmt_delete_and_append(x, &u.ids, true, files, nfiles, err);

@@ -376,8 +376,7 @@ fl_status stmt_execute(fl_stmt_ctx *c, const fl_execute_stmt *s, fl_stmt_result 
     if (rc == FL_ENOTFOUND)
         rc = fl_front_missing_metadata(c->planner, &id, err); /* FL_EIO: the file is gone */
     if (rc == FL_ENOTFOUND) {
-        stmt_set_sqlstate(c, "42P01");
-        return fl_errorf(err, FL_ENOTFOUND, "relation \"%s\" does not exist", m.name);
+        return fl_error_state(err, FL_ENOTFOUND, "42P01", "relation \"%s\" does not exist", m.name);
     }
     FL_TRY(rc);
     if (strcmp(proc, "remove_orphan_files") != 0)

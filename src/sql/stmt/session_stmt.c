@@ -79,8 +79,7 @@ static fl_status set_one(fl_stmt_ctx *c, const char *name, const char *value, fl
         return fl_errorf(err, FL_EUNSUPPORTED, "RESET %s is not supported (SET it instead)",
                          name);
     }
-    if (rc != FL_OK) /* 42704 unknown, 22023 bad value, 55P02 fixed (session_settings.h) */
-        stmt_set_sqlstate(c, fl_sql_set_sqlstate(c->session));
+    /* on failure err carries 42704 unknown, 22023 bad value, 55P02 fixed (session_settings.h) */
     return rc;
 }
 
@@ -146,9 +145,8 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
     }
     const char *v = fl_sql_setting_show(c->session, s->name);
     if (!v) {
-        stmt_set_sqlstate(c, "42704");
-        return fl_errorf(err, FL_ENOTFOUND, "unrecognized configuration parameter \"%s\"",
-                         s->name);
+        return fl_error_state(err, FL_ENOTFOUND, "42704",
+                              "unrecognized configuration parameter \"%s\"", s->name);
     }
     const char *names[1] = {s->name};
     const char *cells[1] = {fl_arena_strdup(a, v)};

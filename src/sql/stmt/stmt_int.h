@@ -67,7 +67,6 @@ fl_status stmt_ident_text(fl_stmt_ctx *c, const char *name, fl_table_ident *out,
 fl_status stmt_ensure_namespace(fl_stmt_ctx *c, const fl_namespace *ns, fl_error *err);
 /* Error location: records a 1-based position of byte offset loc (< 0: none). */
 void stmt_set_position(fl_stmt_ctx *c, int32_t loc);
-void stmt_set_sqlstate(fl_stmt_ctx *c, const char *sqlstate);
 
 /* ---- parse-tree values ---- */
 

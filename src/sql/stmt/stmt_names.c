@@ -41,8 +41,7 @@ fl_status stmt_ident_rv(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, fl_table_id
      * permanent one for TEMP would leak it to every other session. */
     if (rv->relpersistence && strcmp(rv->relpersistence, "t") == 0) {
         stmt_set_position(c, rv->location);
-        stmt_set_sqlstate(c, "0A000");
-        return fl_errorf(err, FL_EUNSUPPORTED, "temporary tables are not supported");
+        return fl_error_state(err, FL_EUNSUPPORTED, "0A000", "temporary tables are not supported");
     }
     /* one reading of a.b.t for every statement kind (planner.h) */
     FL_TRY(fl_planner_rv_namespace(c->planner, rv, a, &out->ns, err));
@@ -96,12 +95,6 @@ void stmt_set_position(fl_stmt_ctx *c, int32_t loc)
     for (int32_t i = 0; i < loc && t[i]; i++)
         chars += (t[i] & 0xC0) != 0x80;
     c->planner->error_position = chars + 1;
-}
-
-void stmt_set_sqlstate(fl_stmt_ctx *c, const char *sqlstate)
-{
-    if (c->planner)
-        c->planner->error_sqlstate = sqlstate;
 }
 
 /* ---- values ---- */

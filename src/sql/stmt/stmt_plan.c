@@ -32,9 +32,8 @@ static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *
     char w[64], h[64];
     fl_sql_type_name(want, w, sizeof w);
     fl_sql_type_name(have, h, sizeof h);
-    stmt_set_sqlstate(c, "42804");
-    return fl_errorf(err, FL_ETYPE, "column \"%s\" is of type %s but expression is of type %s",
-                     name, w, h);
+    return fl_error_state(err, FL_ETYPE, "42804",
+                          "column \"%s\" is of type %s but expression is of type %s", name, w, h);
 }
 
 fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
@@ -64,11 +63,10 @@ fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
         fl_expr *e;
         if (src[i] < 0) {
             if (required && required[i]) {
-                stmt_set_sqlstate(c, "23502");
-                return fl_errorf(err, FL_EINVAL,
-                                 "null value in column \"%s\" violates not-null constraint "
-                                 "(the column is required and has no value)",
-                                 names[i]);
+                return fl_error_state(err, FL_EINVAL, "23502",
+                                      "null value in column \"%s\" violates not-null constraint "
+                                      "(the column is required and has no value)",
+                                      names[i]);
             }
             fl_value v;
             memset(&v, 0, sizeof v);
@@ -156,7 +154,7 @@ fl_status stmt_commit(fl_stmt_ctx *c, fl_ice_txn *x, const char *table, fl_stmt_
     int64_t snap = -1;
     fl_status rc = fl_ice_txn_commit(x, &snap, err);
     if (rc == FL_ECONFLICT) {
-        stmt_set_sqlstate(c, "40001");
+        fl_error_set_state(err, "40001");
         return fl_error_prefix(err,
                                "could not commit to %s: a concurrent change conflicts with this "
                                "statement (retries exhausted; run it again)",

@@ -43,14 +43,14 @@ static fl_status need_block(fl_stmt_ctx *c, const char *what, fl_error *err)
 {
     if (c->session && c->session->block)
         return FL_OK;
-    stmt_set_sqlstate(c, "25P01");
-    return fl_errorf(err, FL_EINVAL, "%s can only be used in transaction blocks", what);
+    return fl_error_state(err, FL_EINVAL, "25P01", "%s can only be used in transaction blocks",
+                          what);
 }
 
-static fl_status savepoint_rc(fl_stmt_ctx *c, fl_status rc)
+static fl_status savepoint_rc(fl_status rc, fl_error *err)
 {
     if (rc == FL_ENOTFOUND)
-        stmt_set_sqlstate(c, "3B001");
+        fl_error_set_state(err, "3B001");
     return rc;
 }
 
@@ -78,7 +78,7 @@ fl_status stmt_transaction(fl_stmt_ctx *c, const PgQuery__TransactionStmt *t,
         }
         fl_status rc = b ? fl_txn_block_commit(b, err) : FL_OK;
         if (rc == FL_ECONFLICT) {
-            stmt_set_sqlstate(c, "40001");
+            fl_error_set_state(err, "40001");
             return fl_error_prefix(err, "could not serialize access due to concurrent update");
         }
         FL_TRY(rc);
@@ -97,17 +97,16 @@ fl_status stmt_transaction(fl_stmt_ctx *c, const PgQuery__TransactionStmt *t,
         return FL_OK;
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_RELEASE:
         FL_TRY(need_block(c, "RELEASE SAVEPOINT", err));
-        FL_TRY(savepoint_rc(c, fl_txn_block_release(s->block, sp, err)));
+        FL_TRY(savepoint_rc(fl_txn_block_release(s->block, sp, err), err));
         stmt_tag(out, "RELEASE");
         return FL_OK;
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO:
         FL_TRY(need_block(c, "ROLLBACK TO SAVEPOINT", err));
-        FL_TRY(savepoint_rc(c, fl_txn_block_rollback_to(s->block, sp, err)));
+        FL_TRY(savepoint_rc(fl_txn_block_rollback_to(s->block, sp, err), err));
         stmt_tag(out, "ROLLBACK");
         return FL_OK;
     default:
-        stmt_set_sqlstate(c, "0A000");
-        return fl_errorf(err, FL_EUNSUPPORTED, "two-phase commit is not supported");
+        return fl_error_state(err, FL_EUNSUPPORTED, "0A000", "two-phase commit is not supported");
     }
 }
 
@@ -133,8 +132,8 @@ fl_status stmt_check_read_only(fl_stmt_ctx *c, const PgQuery__Node *n, fl_error 
         default: return FL_OK;
         }
     }
-    stmt_set_sqlstate(c, "25006");
-    return fl_errorf(err, FL_EINVAL, "cannot execute %s in a read-only transaction", what);
+    return fl_error_state(err, FL_EINVAL, "25006", "cannot execute %s in a read-only transaction",
+                          what);
 }
 
 fl_status stmt_commit_dml(fl_stmt_ctx *c, fl_ice_txn *x, const fl_table_ident *id,
@@ -146,7 +145,7 @@ fl_status stmt_commit_dml(fl_stmt_ctx *c, fl_ice_txn *x, const fl_table_ident *i
     int64_t snap = -1;
     fl_status rc = fl_txn_block_stage(b, fl_session_base_catalog(c->session), id, x, &snap, err);
     if (rc == FL_ECONFLICT)
-        stmt_set_sqlstate(c, "40001");
+        fl_error_set_state(err, "40001");
     if (rc != FL_OK)
         return fl_error_prefix(err, "%s", table);
     out->committed_snapshot_id = snap;

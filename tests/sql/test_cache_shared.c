@@ -20,8 +20,8 @@
 
 #include "floe/ice_table.h"
 #include "floe/sql.h"
+#include "floe_test.h"
 #include "iceberg/manifest_cache.h"
-#include "test.h"
 
 typedef struct env {
     char dir[64];
@@ -30,8 +30,7 @@ typedef struct env {
 
 static bool env_init(env *e)
 {
-    snprintf(e->dir, sizeof e->dir, "/tmp/floe_cache_XXXXXX");
-    if (!mkdtemp(e->dir))
+    if (!ft_tmpdir(e->dir, sizeof e->dir, "floe_cache"))
         return false;
     snprintf(e->uri, sizeof e->uri, "sqlite:%s/cat.db", e->dir);
     snprintf(e->wh, sizeof e->wh, "%s/wh", e->dir);
@@ -40,10 +39,7 @@ static bool env_init(env *e)
 
 static void env_free(env *e)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", e->dir);
+    ft_rmtree(e->dir);
 }
 
 static fl_sql_session *open_session(const env *e, fl_sql_shared_cache *c)

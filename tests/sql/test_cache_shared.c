@@ -42,6 +42,7 @@ static void env_free(env *e)
     ft_rmtree(e->dir);
 }
 
+/* Not ft_open_sqlite: two threads and a shared cache c. */
 static fl_sql_session *open_session(const env *e, fl_sql_shared_cache *c)
 {
     fl_sql_options o;
@@ -57,7 +58,8 @@ static fl_sql_session *open_session(const env *e, fl_sql_shared_cache *c)
     return rc == FL_OK ? s : NULL;
 }
 
-/* Runs sql; the first column of every row as int64s joined by ',' into out. */
+/* Runs sql; the first column of every row as int64s joined by ',' into out.
+ * Kept instead of ft_run: the assertions expect this one-column shape. */
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
     fl_sql_result *r = NULL;

@@ -14,7 +14,9 @@
 #include "floe/sql.h"
 #include "floe_test.h"
 
-/* Runs sql and renders every row as "a|b|c\n" into out (NULL as "NULL"). */
+/* Runs sql and renders every row as "a|b|c\n" into out (NULL as "NULL").
+ * Kept instead of ft_run: it also CHECKs that no result batch carries a
+ * selection vector, which ft_run (honouring selections) cannot see. */
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
     fl_sql_result *r = NULL;

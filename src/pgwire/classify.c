@@ -179,8 +179,11 @@ static void copy_stmt(pgw_class *k, json_t *s)
             k->copy_quote = val[0];
         else if (!strcmp(name, "escape"))
             k->copy_escape = val[0];
-        else if (!strcmp(name, "null"))
-            snprintf(k->copy_null, sizeof k->copy_null, "%s", val);
+        else if (!strcmp(name, "null")) { /* at most 31 bytes, as before */
+            size_t n = strnlen(val, sizeof k->copy_null - 1);
+            memcpy(k->copy_null, val, n);
+            k->copy_null[n] = '\0';
+        }
     }
 }
 

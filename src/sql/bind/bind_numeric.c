@@ -29,7 +29,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind/bind.h"
 
 static bool is_int_type(const fl_type *t)
 {

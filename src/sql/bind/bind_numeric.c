@@ -24,7 +24,7 @@
  *    (DECIMAL(38,9)) value counts without its trailing zeros. The scale is
  *    lowered when the quotient or the kernel's rescaled dividend would
  *    pass 38 digits. Non-constant divisions keep the plan-time rule
- *    (src/sql/README.md, "Numeric scales").
+ *    (src/sql/bind/README.md, "Numeric scales").
  */
 #include <math.h>
 #include <string.h>

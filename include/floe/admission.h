@@ -43,7 +43,7 @@ FL_API void fl_admission_free(fl_admission *a); /* NULL allowed */
 /* Counts one more for principal; FL_ELIMIT (nothing counted) when max > 0
  * are counted already. a NULL: always admitted. */
 FL_API fl_status fl_admission_enter(fl_admission *a, fl_admit_kind kind, const char *principal,
-                             uint32_t max, fl_error *err);
+                                    uint32_t max, fl_error *err);
 FL_API void fl_admission_leave(fl_admission *a, fl_admit_kind kind, const char *principal);
 /* What is counted now (tests, metrics). */
 FL_API uint32_t fl_admission_count(fl_admission *a, fl_admit_kind kind, const char *principal);
@@ -64,8 +64,9 @@ typedef struct fl_limit_defaults {
  * Admins and anonymous principals (auth off) get only the default
  * statement_timeout (they may SET anything) and no max_statements.
  * *max_statements: the admission limit for p. a NULL: defaults only. */
-FL_API fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p, const fl_limit_defaults *d,
-                                fl_sql_options *o, uint32_t *max_statements, fl_error *err);
+FL_API fl_status fl_limits_for_session(fl_auth *a, const fl_principal *p,
+                                       const fl_limit_defaults *d, fl_sql_options *o,
+                                       uint32_t *max_statements, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,8 @@ FL_API char *fl_arena_strndup(fl_arena *a, const char *s, size_t len);
 FL_API char *fl_arena_strdup(fl_arena *a, const char *s);
 
 /* printf into the arena. */
-FL_API char *fl_arena_sprintf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+FL_API char *fl_arena_sprintf(fl_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Frees everything but the first block, which is kept for reuse. */
 FL_API void fl_arena_reset(fl_arena *a);

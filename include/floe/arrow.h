@@ -63,7 +63,8 @@ struct ArrowArray {
 #endif /* ARROW_C_DATA_INTERFACE */
 
 /* Exports the schema of a batch as a struct ("+s") ArrowSchema. */
-FL_API fl_status fl_arrow_export_schema(const fl_schema *schema, struct ArrowSchema *out, fl_error *err);
+FL_API fl_status fl_arrow_export_schema(const fl_schema *schema, struct ArrowSchema *out,
+                                        fl_error *err);
 
 /* Exports a batch as a struct ArrowArray (selection applied: selected rows
  * are compacted first). Moves buffers out of b. */

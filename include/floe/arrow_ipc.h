@@ -42,7 +42,7 @@ FL_API fl_status fl_arrow_ipc_schema(const fl_schema *schema, fl_ipc_buf *out, f
 /* Appends one RecordBatch message with the live rows of b (selection applied,
  * any vector encoding). */
 FL_API fl_status fl_arrow_ipc_batch(const fl_schema *schema, const fl_batch *b, fl_ipc_buf *out,
-                             fl_error *err);
+                                    fl_error *err);
 /* Appends the end-of-stream marker (0xFFFFFFFF 0x00000000). */
 FL_API fl_status fl_arrow_ipc_eos(fl_ipc_buf *out, fl_error *err);
 

@@ -111,25 +111,25 @@ FL_API void fl_auth_close(fl_auth *a); /* NULL allowed */
  * (caller frees) valid for *expires_in seconds. Bad id or secret:
  * FL_EUNAUTHENTICATED (the message never says which one was wrong). */
 FL_API fl_status fl_auth_token_issue(fl_auth *a, const char *client_id, const char *client_secret,
-                              char **token, int *expires_in, fl_error *err);
+                                     char **token, int *expires_in, fl_error *err);
 
 /* Checks an HTTP Authorization header value ("Bearer ..."; NULL when the
  * request had none). FL_EUNAUTHENTICATED when missing (unless anonymous mode),
  * malformed, expired, badly signed or naming a deleted principal. */
 FL_API fl_status fl_auth_authenticate(fl_auth *a, const char *authorization, fl_principal *out,
-                               fl_error *err);
+                                      fl_error *err);
 
 /* Checks a password-style credential (Postgres wire: principal name and
  * secret). FL_EUNAUTHENTICATED on mismatch. */
 FL_API fl_status fl_auth_check_secret(fl_auth *a, const char *principal, const char *secret,
-                               fl_principal *out, fl_error *err);
+                                      fl_principal *out, fl_error *err);
 
 /* Does p hold priv on the securable? ns NULL (or 0 levels) and object NULL =
  * the catalog; object NULL = the namespace ns; else the table/view ns.object.
  * A grant on an enclosing namespace or on the catalog covers it.
  * FL_EFORBIDDEN with a message naming the privilege and the securable. */
 FL_API fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privilege priv,
-                            const fl_namespace *ns, const char *object, fl_error *err);
+                                   const fl_namespace *ns, const char *object, fl_error *err);
 
 /* May p see the securable in listings (information_schema, pg_catalog,
  * REST listings)? A table: p holds any privilege on it. A namespace: any
@@ -137,7 +137,7 @@ FL_API fl_status fl_auth_authorize(fl_auth *a, const fl_principal *p, fl_privile
  * path to a granted table is visible). The catalog (ns NULL or 0 levels):
  * any grant at all. A principal that no longer exists sees nothing. */
 FL_API fl_status fl_auth_visible(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
-                          const char *object, bool *visible, fl_error *err);
+                                 const char *object, bool *visible, fl_error *err);
 
 /* SCRAM-SHA-256 (RFC 5802/7677) verifier of a principal, for the Postgres
  * wire server: the stored secret hash is PBKDF2-HMAC-SHA256 in exactly the
@@ -152,40 +152,43 @@ typedef struct fl_auth_scram {
     uint8_t server_key[32];
 } fl_auth_scram;
 FL_API fl_status fl_auth_scram_lookup(fl_auth *a, const char *principal, fl_auth_scram *out,
-                               fl_principal *p, fl_error *err);
+                                      fl_principal *p, fl_error *err);
 
 /* ---- administration (floe admin; callers check MANAGE_GRANTS/admin first) ---- */
 
 /* Creates a principal with a fresh random secret, returned once in
  * secret_out (NUL-terminated, at least 64 bytes of room). FL_EEXIST. */
-FL_API fl_status fl_auth_principal_create(fl_auth *a, const char *name, bool admin, char *secret_out,
-                                   size_t secret_cap, fl_error *err);
+FL_API fl_status fl_auth_principal_create(fl_auth *a, const char *name, bool admin,
+                                          char *secret_out, size_t secret_cap, fl_error *err);
 /* Replaces the secret with a fresh random one (returned as above). */
 FL_API fl_status fl_auth_principal_rotate(fl_auth *a, const char *name, char *secret_out,
-                                   size_t secret_cap, fl_error *err);
+                                          size_t secret_cap, fl_error *err);
 FL_API fl_status fl_auth_principal_drop(fl_auth *a, const char *name, fl_error *err);
 FL_API fl_status fl_auth_principal_list(fl_auth *a, fl_arena *ar, const char ***names, uint32_t *n,
-                                 fl_error *err);
+                                        fl_error *err);
 /* Looks a principal up (admin flag filled). FL_ENOTFOUND. */
-FL_API fl_status fl_auth_principal_get(fl_auth *a, const char *name, fl_principal *out, fl_error *err);
+FL_API fl_status fl_auth_principal_get(fl_auth *a, const char *name, fl_principal *out,
+                                       fl_error *err);
 FL_API fl_status fl_auth_role_create(fl_auth *a, const char *role, fl_error *err);
 FL_API fl_status fl_auth_role_drop(fl_auth *a, const char *role, fl_error *err);
-FL_API fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *role, bool assign,
-                              fl_error *err); /* assign=false revokes the role */
+FL_API fl_status fl_auth_role_assign(fl_auth *a, const char *principal, const char *role,
+                                     bool assign,
+                                     fl_error *err); /* assign=false revokes the role */
 /* Grants (or revokes, grant=false) priv on a securable to a role; ns/object
  * as in fl_auth_authorize. */
-FL_API fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv, const fl_namespace *ns,
-                        const char *object, bool grant, fl_error *err);
+FL_API fl_status fl_auth_grant(fl_auth *a, const char *role, fl_privilege priv,
+                               const fl_namespace *ns, const char *object, bool grant,
+                               fl_error *err);
 
 /* Issues a token for an existing principal without its secret (for
  * `floe admin token`: whoever can write the store is already all-powerful).
  * ttl_seconds may be negative (an already expired token, for tests). */
-FL_API fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds, char **token,
-                             fl_error *err);
+FL_API fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds,
+                                    char **token, fl_error *err);
 
 /* One line per grant, "role privilege securable", for `floe admin grants`. */
 FL_API fl_status fl_auth_grant_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
-                             fl_error *err);
+                                    fl_error *err);
 
 /* ---- row filters and column masks (floe admin policy; docs/security.md) ----
  * A policy belongs to a role and one table. A row filter is a boolean SQL
@@ -212,17 +215,17 @@ typedef struct fl_auth_policy {
  * ns.object (column: masks only). FL_ENOTFOUND for an unknown role or a
  * policy to remove that is not there. */
 FL_API fl_status fl_auth_policy_set(fl_auth *a, const char *role, fl_auth_policy_kind kind,
-                             const fl_namespace *ns, const char *object, const char *column,
-                             const char *expression, fl_error *err);
+                                    const fl_namespace *ns, const char *object, const char *column,
+                                    const char *expression, fl_error *err);
 /* The policies of p's roles on table ns.object, into ar (none for admins
  * and anonymous principals). A principal that no longer exists:
  * FL_EFORBIDDEN. */
 FL_API fl_status fl_auth_policies_for(fl_auth *a, const fl_principal *p, const fl_namespace *ns,
-                               const char *object, fl_arena *ar, fl_auth_policy **out,
-                               uint32_t *n, fl_error *err);
+                                      const char *object, fl_arena *ar, fl_auth_policy **out,
+                                      uint32_t *n, fl_error *err);
 /* One line per policy, "role row-filter|column-mask ns.table [column] expression". */
 FL_API fl_status fl_auth_policy_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
-                              fl_error *err);
+                                     fl_error *err);
 
 /* ---- per-role resource ceilings (floe admin limits; docs/security.md) ----
  * A role may set ceilings for the sessions of the principals holding it.
@@ -237,14 +240,14 @@ typedef struct fl_auth_limits {
 } fl_auth_limits;
 /* Sets (replaces) a role's ceilings; an all-zero l removes them. FL_ENOTFOUND. */
 FL_API fl_status fl_auth_role_limits_set(fl_auth *a, const char *role, const fl_auth_limits *l,
-                                  fl_error *err);
+                                         fl_error *err);
 FL_API fl_status fl_auth_limits_for(fl_auth *a, const fl_principal *p, fl_auth_limits *out,
-                             fl_error *err);
+                                    fl_error *err);
 /* One line per role with ceilings, "role max_memory_limit=1GB
  * statement_timeout=30s max_statement_timeout=10min max_statements=4"
  * (unset fields left out), sorted, for `floe admin limits`. */
-FL_API fl_status fl_auth_role_limits_list(fl_auth *a, fl_arena *ar, const char ***lines, uint32_t *n,
-                                   fl_error *err);
+FL_API fl_status fl_auth_role_limits_list(fl_auth *a, fl_arena *ar, const char ***lines,
+                                          uint32_t *n, fl_error *err);
 
 /* ---- logins: throttling and audit (throttle.c; docs/security.md, "Login
  * audit and throttling") ----
@@ -259,21 +262,22 @@ FL_API fl_status fl_auth_role_limits_list(fl_auth *a, fl_arena *ar, const char *
  * FL_ELIMIT with *retry_after_s. A success clears the client id's count.
  * NULL id or address: that key is not counted. */
 FL_API fl_status fl_auth_login_allowed(fl_auth *a, const char *client_id, const char *client_addr,
-                                int *retry_after_s, fl_error *err);
-FL_API void fl_auth_login_record(fl_auth *a, const char *client_id, const char *client_addr, bool ok);
+                                       int *retry_after_s, fl_error *err);
+FL_API void fl_auth_login_record(fl_auth *a, const char *client_id, const char *client_addr,
+                                 bool ok);
 /* One audit record per login attempt: principal = the client id presented
  * (also when it does not exist), action = action ("pg.login",
  * "oauth.token"), target = the endpoint, outcome "ok" / "denied" /
  * "throttled", detail "client=<address>[; <why>]". */
 FL_API void fl_auth_audit_login(fl_auth *a, const char *action, const char *client_id,
-                         const char *endpoint, const char *client_addr, const char *outcome,
-                         const char *why);
+                                const char *endpoint, const char *client_addr, const char *outcome,
+                                const char *why);
 
 /* Appends an audit record. outcome is e.g. "ok", "denied", "conflict",
  * "error"; detail may be NULL. Never fails the caller: I/O errors are
  * reported once on stderr. */
 FL_API void fl_auth_audit(fl_auth *a, const fl_principal *p, const char *action, const char *target,
-                   const char *outcome, const char *request_id, const char *detail);
+                          const char *outcome, const char *request_id, const char *detail);
 
 #ifdef __cplusplus
 }

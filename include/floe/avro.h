@@ -141,8 +141,8 @@ struct fl_avro_schema {
 
 /* Parses schema JSON text into a tree in arena a. Errors name the JSON path
  * ("field 'x': unknown type 'foo'"). */
-FL_API fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len, fl_avro_schema **out,
-                               fl_error *err);
+FL_API fl_status fl_avro_schema_parse(fl_arena *a, const char *json, size_t len,
+                                      fl_avro_schema **out, fl_error *err);
 
 /* Writes the schema back as compact JSON with every attribute kept in order.
  * Named types are written once; later references are names (short names when
@@ -213,13 +213,13 @@ typedef struct fl_avro_limits {
 /* Decodes one datum of schema s from buf[*pos..len), advancing *pos. Strings
  * and bytes are copied into arena a. base_offset is added to byte offsets in
  * error messages (the file offset of buf[0]). limits may be NULL. */
-FL_API fl_status fl_avro_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf, size_t len,
-                         size_t *pos, uint64_t base_offset, const fl_avro_limits *limits,
-                         fl_avro_value *out, fl_error *err);
+FL_API fl_status fl_avro_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
+                                size_t len, size_t *pos, uint64_t base_offset,
+                                const fl_avro_limits *limits, fl_avro_value *out, fl_error *err);
 
 /* Skips one datum of schema s without building a value. */
 FL_API fl_status fl_avro_skip(const fl_avro_schema *s, const uint8_t *buf, size_t len, size_t *pos,
-                       uint64_t base_offset, const fl_avro_limits *limits, fl_error *err);
+                              uint64_t base_offset, const fl_avro_limits *limits, fl_error *err);
 
 /* The Avro encoder's and JSON writers' buffer is fl_buf (floe/buf.h; binary
  * content through .bytes); fl_avro_buf_free() is fl_buf_free(). */
@@ -231,7 +231,7 @@ FL_API void fl_avro_buf_free(fl_avro_buf *b);
  * union schema, v->branch picks the branch; when it is -1 the first branch
  * whose type matches v->type (and, for named types, v->schema) is used. */
 FL_API fl_status fl_avro_encode(const fl_avro_schema *s, const fl_avro_value *v, fl_avro_buf *out,
-                         fl_error *err);
+                                fl_error *err);
 
 FL_API void fl_avro_write_long(fl_avro_buf *out, int64_t v, fl_error *err);
 
@@ -259,22 +259,23 @@ FL_API fl_status fl_avro_value_to_json(const fl_avro_value *v, fl_avro_buf *out,
  * duration as {"months":m,"days":d,"millis":ms}. */
 #define FL_AVRO_JSON_LOGICAL 1u
 FL_API fl_status fl_avro_value_to_json_ex(const fl_avro_value *v, unsigned flags, fl_avro_buf *out,
-                                   fl_error *err);
+                                          fl_error *err);
 
 /* The inverse: JSON text of one datum (that format, also accepting plain
  * strings for bytes/fixed and {"branch": value} wrapped unions) to a value
  * of schema s in arena a. */
 FL_API fl_status fl_avro_value_from_json(fl_arena *a, const fl_avro_schema *s, const char *json,
-                                  size_t len, fl_avro_value *out, fl_error *err);
+                                         size_t len, fl_avro_value *out, fl_error *err);
 
 /* Avro single-object encoding: 0xC3 0x01, the 8-byte little-endian
  * fingerprint of the schema, then the datum. Decoding checks the marker and
  * that the fingerprint is the schema's (FL_ETYPE otherwise), and that the
  * datum fills the buffer exactly. */
-FL_API fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s, const uint8_t *buf,
-                                       size_t len, fl_avro_value *out, fl_error *err);
+FL_API fl_status fl_avro_single_object_decode(fl_arena *a, const fl_avro_schema *s,
+                                              const uint8_t *buf, size_t len, fl_avro_value *out,
+                                              fl_error *err);
 FL_API fl_status fl_avro_single_object_encode(const fl_avro_schema *s, const fl_avro_value *v,
-                                       fl_avro_buf *out, fl_error *err);
+                                              fl_avro_buf *out, fl_error *err);
 
 /* ---------------------------------------------------- schema resolution */
 
@@ -286,14 +287,14 @@ typedef struct fl_avro_resolver fl_avro_resolver;
  * their default, or null when the field is an optional union). Fails when
  * the schemas can never match (e.g. record vs int). Lives in arena a. */
 FL_API fl_status fl_avro_resolver_new(fl_arena *a, const fl_avro_schema *w, const fl_avro_schema *r,
-                               fl_avro_resolver **out, fl_error *err);
+                                      fl_avro_resolver **out, fl_error *err);
 
 /* Converts a value decoded with the writer schema to the reader schema.
  * Promotions: int->long/float/double, long->float/double, float->double,
  * string<->bytes. A writer union branch the reader cannot take is an error
  * at that datum. */
 FL_API fl_status fl_avro_resolve(fl_arena *a, const fl_avro_resolver *rs, const fl_avro_value *in,
-                          fl_avro_value *out, fl_error *err);
+                                 fl_avro_value *out, fl_error *err);
 
 /* ------------------------------------------------ object container files */
 
@@ -309,13 +310,13 @@ typedef struct fl_avro_reader fl_avro_reader;
  * parses avro.schema, checks avro.codec. The reader does not own f. limits
  * may be NULL. */
 FL_API fl_status fl_avro_reader_open(fl_file *f, const fl_avro_limits *limits, fl_avro_reader **out,
-                              fl_error *err);
+                                     fl_error *err);
 FL_API void fl_avro_reader_close(fl_avro_reader *r); /* NULL allowed */
 
 FL_API const fl_avro_schema *fl_avro_reader_schema(const fl_avro_reader *r);
 FL_API const char *fl_avro_reader_schema_json(const fl_avro_reader *r, size_t *len); /* as stored */
-FL_API const char *fl_avro_reader_codec(const fl_avro_reader *r);                    /* "null" if absent */
-FL_API const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r);                  /* 16 bytes */
+FL_API const char *fl_avro_reader_codec(const fl_avro_reader *r);   /* "null" if absent */
+FL_API const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r); /* 16 bytes */
 FL_API size_t fl_avro_reader_meta_count(const fl_avro_reader *r);
 FL_API const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i); /* file order */
 /* Value of metadata key, or NULL. */
@@ -327,13 +328,13 @@ FL_API uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
  * promotions) instead of the writer's shape. rs must outlive the reader.
  * Fails when the writer schema can never be read as rs. */
 FL_API fl_status fl_avro_reader_set_reader_schema(fl_avro_reader *r, const fl_avro_schema *rs,
-                                           fl_error *err);
+                                                  fl_error *err);
 
 /* Decodes the next record into arena a (values stay valid as long as a).
  * Returns FL_OK with *done=false and *out filled, or FL_OK with *done=true
  * at the end of the file. */
 FL_API fl_status fl_avro_reader_next(fl_avro_reader *r, fl_arena *a, fl_avro_value *out, bool *done,
-                              fl_error *err);
+                                     fl_error *err);
 
 /* Block-level access: loads the next block (decompressed, CRC checked).
  * *done=true at end. Used by `floe avro meta` and by fl_avro_reader_next. */
@@ -344,7 +345,7 @@ typedef struct fl_avro_block_info {
     uint64_t uncompressed;
 } fl_avro_block_info;
 FL_API fl_status fl_avro_reader_next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *done,
-                                    fl_error *err);
+                                           fl_error *err);
 /* The decompressed bytes of the block loaded by the last
  * fl_avro_reader_next_block (valid until the next block is loaded), for
  * callers that decode records themselves (Iceberg manifests). */
@@ -367,13 +368,13 @@ typedef struct fl_avro_writer_options {
  * in fl_avro_writer_close or aborts it in fl_avro_writer_abort / on failure
  * of fl_avro_writer_open. */
 FL_API fl_status fl_avro_writer_open(fl_output *out, const char *schema_json, size_t schema_len,
-                              const fl_avro_writer_options *opts, fl_avro_writer **w,
-                              fl_error *err);
+                                     const fl_avro_writer_options *opts, fl_avro_writer **w,
+                                     fl_error *err);
 FL_API const fl_avro_schema *fl_avro_writer_schema(const fl_avro_writer *w);
 FL_API fl_status fl_avro_writer_append(fl_avro_writer *w, const fl_avro_value *v, fl_error *err);
 /* Appends one already-encoded datum. */
 FL_API fl_status fl_avro_writer_append_raw(fl_avro_writer *w, const void *datum, size_t len,
-                                    fl_error *err);
+                                           fl_error *err);
 /* Flushes, closes (commits) the output and frees w (also on failure). */
 FL_API fl_status fl_avro_writer_close(fl_avro_writer *w, fl_error *err);
 FL_API void fl_avro_writer_abort(fl_avro_writer *w); /* NULL allowed */

@@ -64,7 +64,8 @@ typedef struct fl_table_ident {
 
 /* Parses "a.b.t" into namespace [a, b] and name t (levels in a). Quoting:
  * a level may be written "x.y" in double quotes to contain dots. */
-FL_API fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out, fl_error *err);
+FL_API fl_status fl_table_ident_parse(const char *s, fl_arena *a, fl_table_ident *out,
+                                      fl_error *err);
 FL_API fl_status fl_namespace_parse(const char *s, fl_arena *a, fl_namespace *out, fl_error *err);
 /* "a.b.t" / "a.b" (arena string). */
 FL_API const char *fl_table_ident_str(const fl_table_ident *id, fl_arena *a);
@@ -127,8 +128,8 @@ typedef struct fl_catalog_ops {
     /* Views (Iceberg view metadata files), stored like tables with
      * iceberg_type = 'VIEW' as Java's JDBC catalog does. Same contracts as
      * the table entries; names are shared with tables (FL_EEXIST). */
-    fl_status (*list_views)(fl_catalog *c, const fl_namespace *ns, fl_arena *a,
-                            const char ***names, uint32_t *n, fl_error *err);
+    fl_status (*list_views)(fl_catalog *c, const fl_namespace *ns, fl_arena *a, const char ***names,
+                            uint32_t *n, fl_error *err);
     fl_status (*load_view)(fl_catalog *c, const fl_table_ident *id, fl_arena *a,
                            const char **metadata_location, fl_error *err);
     fl_status (*create_view)(fl_catalog *c, const fl_table_ident *id, const char *metadata_location,
@@ -206,17 +207,18 @@ struct fl_catalog {
 /* SQLite catalog in db_path (created with the JDBC layout if absent; busy
  * timeout set so concurrent processes wait rather than fail). */
 FL_API fl_status fl_catalog_sqlite_open(const char *db_path, const char *catalog_name,
-                                 const char *warehouse, fl_fileio *io, fl_catalog **out,
-                                 fl_error *err);
+                                        const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                        fl_error *err);
 /* Changes how long a SQLite catalog waits for another process's write lock
  * before failing with FL_EIO (default 30000 ms). FL_EINVAL for other catalogs. */
 FL_API fl_status fl_catalog_sqlite_set_busy_timeout(fl_catalog *c, int timeout_ms, fl_error *err);
 /* PostgreSQL catalog; conninfo is a libpq connection string or URI. */
 FL_API fl_status fl_catalog_postgres_open(const char *conninfo, const char *catalog_name,
-                                   const char *warehouse, fl_fileio *io, fl_catalog **out,
-                                   fl_error *err);
+                                          const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                          fl_error *err);
 /* Filesystem catalog rooted at warehouse. */
-FL_API fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out, fl_error *err);
+FL_API fl_status fl_catalog_fs_open(const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                    fl_error *err);
 
 /* Iceberg REST catalog client (src/catalog/rest*.c; README there).
  * Every string is copied; NULL/0 fields take the defaults. */
@@ -243,7 +245,7 @@ typedef struct fl_rest_options {
  * s3.path-style-access, client.region) the catalog makes its own S3-routing
  * FileIO from them and c->io is that one (owned by the catalog). */
 FL_API fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *catalog_name,
-                               fl_fileio *io, fl_catalog **out, fl_error *err);
+                                      fl_fileio *io, fl_catalog **out, fl_error *err);
 
 /* Opens a catalog from a URI: "sqlite:PATH", "postgresql://..." / "postgres://...",
  * "fs:PATH", or a REST catalog "http(s)://host:port[/base-path][?k=v&...]" with
@@ -251,8 +253,9 @@ FL_API fl_status fl_catalog_rest_open(const fl_rest_options *opt, const char *ca
  * (fl_rest_options; percent-encoded) and the environment FLOE_REST_CREDENTIAL /
  * FLOE_REST_TOKEN when the URI has none. For REST the warehouse argument is
  * the location root of new tables (NULL = the server chooses). */
-FL_API fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name, const char *warehouse,
-                              fl_fileio *io, fl_catalog **out, fl_error *err);
+FL_API fl_status fl_catalog_open_uri(const char *uri, const char *catalog_name,
+                                     const char *warehouse, fl_fileio *io, fl_catalog **out,
+                                     fl_error *err);
 
 FL_API void fl_catalog_close(fl_catalog *c); /* NULL allowed */
 
@@ -268,7 +271,8 @@ FL_API void fl_catalog_close(fl_catalog *c); /* NULL allowed */
  * ("wh/a/~b/t" for a.b.t, "wh/~t" for t), which the encoding never emits.
  * So a table folder never equals or contains another identifier's folder.
  * Tables keep the location stored in their metadata; only new ones use this. */
-FL_API const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a);
+FL_API const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
+                                               fl_arena *a);
 
 /* ---- Storage confinement (src/catalog/location.c) -------------------------
  * Locations are compared in a normal form: "file://" and "file:" dropped,
@@ -283,7 +287,7 @@ FL_API bool fl_location_within(const char *loc, const char *root);
  * FL_EINVAL when empty. warehouse NULL or "" and no allowed root: only the
  * syntax is checked. */
 FL_API fl_status fl_location_check_roots(const char *warehouse, const char *const *allowed,
-                                  uint32_t nallowed, const char *loc, fl_error *err);
+                                         uint32_t nallowed, const char *loc, fl_error *err);
 /* A table or view location of catalog c: fl_location_check_roots with the
  * catalog's warehouse and c->confine's roots, and not a root itself, and
  * neither containing nor inside c->db_file (with its -wal, -shm and

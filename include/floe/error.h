@@ -31,22 +31,22 @@ extern "C" {
 
 typedef enum fl_status {
     FL_OK = 0,
-    FL_EINVAL = -1,       /* caller passed something invalid (bad option, bad argument) */
-    FL_ENOMEM = -2,       /* allocation failed */
-    FL_EIO = -3,          /* the operating system or object store failed an I/O */
-    FL_ECORRUPT = -4,     /* input bytes are malformed: file, page, message, JSON */
-    FL_EUNSUPPORTED = -5, /* well-formed input using a feature floe does not implement */
-    FL_ENOTFOUND = -6,    /* a named thing (file, column, table) does not exist */
-    FL_EEXIST = -7,       /* it already exists */
-    FL_ECONFLICT = -8,    /* optimistic concurrency: someone else committed first */
-    FL_ELIMIT = -9,       /* a configured limit (size, depth, memory) was exceeded */
-    FL_ECANCELED = -10,   /* the operation was cancelled */
-    FL_ECHECKSUM = -11,   /* a checksum (page CRC, Avro snappy CRC) did not match */
-    FL_ESYNTAX = -12,     /* text (SQL, CSV, JSON) does not parse */
-    FL_ETYPE = -13,       /* a type mismatch or an impossible conversion */
-    FL_EOVERFLOW = -14,   /* arithmetic or conversion overflow */
+    FL_EINVAL = -1,            /* caller passed something invalid (bad option, bad argument) */
+    FL_ENOMEM = -2,            /* allocation failed */
+    FL_EIO = -3,               /* the operating system or object store failed an I/O */
+    FL_ECORRUPT = -4,          /* input bytes are malformed: file, page, message, JSON */
+    FL_EUNSUPPORTED = -5,      /* well-formed input using a feature floe does not implement */
+    FL_ENOTFOUND = -6,         /* a named thing (file, column, table) does not exist */
+    FL_EEXIST = -7,            /* it already exists */
+    FL_ECONFLICT = -8,         /* optimistic concurrency: someone else committed first */
+    FL_ELIMIT = -9,            /* a configured limit (size, depth, memory) was exceeded */
+    FL_ECANCELED = -10,        /* the operation was cancelled */
+    FL_ECHECKSUM = -11,        /* a checksum (page CRC, Avro snappy CRC) did not match */
+    FL_ESYNTAX = -12,          /* text (SQL, CSV, JSON) does not parse */
+    FL_ETYPE = -13,            /* a type mismatch or an impossible conversion */
+    FL_EOVERFLOW = -14,        /* arithmetic or conversion overflow */
     FL_EUNAUTHENTICATED = -15, /* no credentials, or bad ones (HTTP 401, SQLSTATE 28P01) */
-    FL_EFORBIDDEN = -16,       /* authenticated but lacks the privilege (HTTP 403, SQLSTATE 42501) */
+    FL_EFORBIDDEN = -16, /* authenticated but lacks the privilege (HTTP 403, SQLSTATE 42501) */
 } fl_status;
 
 #define FL_ERROR_MSG_MAX 1024
@@ -68,8 +68,8 @@ FL_API fl_status fl_errorf(fl_error *e, fl_status code, const char *fmt, ...)
 /* fl_errorf that also records the SQLSTATE (5 characters, from
  * floe/errcodes.h) the error is raised with, e.g.
  *     return fl_error_state(err, FL_EINVAL, "22012", "division by zero"); */
-FL_API fl_status fl_error_state(fl_error *e, fl_status code, const char *sqlstate, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+FL_API fl_status fl_error_state(fl_error *e, fl_status code, const char *sqlstate, const char *fmt,
+                                ...) __attribute__((format(printf, 4, 5)));
 
 /* Sets (or, with NULL or "", resets) the SQLSTATE of the error already in e.
  * sqlstate may point at e->sqlstate, so a re-raise can keep the code. */
@@ -82,7 +82,8 @@ FL_API const char *fl_error_sqlstate(const fl_error *e);
 
 /* Prepends "<context>: " to the message already in e and returns e->code.
  * Used while an error propagates outwards to add the file or column name. */
-FL_API fl_status fl_error_prefix(fl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+FL_API fl_status fl_error_prefix(fl_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Static name of a status, e.g. "corrupt input". Never NULL. */
 FL_API const char *fl_status_name(fl_status code);

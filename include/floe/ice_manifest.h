@@ -117,7 +117,8 @@ typedef struct fl_ice_data_file {
 } fl_ice_data_file;
 
 /* The metrics of field_id in f, or NULL. */
-FL_API const fl_ice_column_metrics *fl_ice_data_file_metrics(const fl_ice_data_file *f, int32_t field_id);
+FL_API const fl_ice_column_metrics *fl_ice_data_file_metrics(const fl_ice_data_file *f,
+                                                             int32_t field_id);
 
 typedef struct fl_ice_manifest_entry {
     fl_ice_entry_status status;
@@ -163,15 +164,15 @@ typedef struct fl_ice_manifest_file {
 /* Reads the manifest list at path (a snapshot's manifest-list). format_version
  * is the table's. *out is an arena array of *n entries in file order. */
 FL_API fl_status fl_ice_manifest_list_read(fl_fileio *io, const char *path, int format_version,
-                                    fl_arena *a, fl_ice_manifest_file **out, uint32_t *n,
-                                    fl_error *err);
+                                           fl_arena *a, fl_ice_manifest_file **out, uint32_t *n,
+                                           fl_error *err);
 
 /* The manifests of snapshot s: its manifest list, or for v1 snapshots with an
  * inline "manifests" array, entries built from those paths (spec id and counts
  * then come from each manifest's header/entries as Java does). */
 FL_API fl_status fl_ice_snapshot_manifests(fl_fileio *io, const fl_ice_metadata *m,
-                                    const fl_ice_snapshot *s, fl_arena *a,
-                                    fl_ice_manifest_file **out, uint32_t *n, fl_error *err);
+                                           const fl_ice_snapshot *s, fl_arena *a,
+                                           fl_ice_manifest_file **out, uint32_t *n, fl_error *err);
 
 /* Reads every entry of manifest mf (all statuses) with inheritance applied.
  * m supplies the partition spec (mf->partition_spec_id) and the schemas that
@@ -179,13 +180,13 @@ FL_API fl_status fl_ice_snapshot_manifests(fl_fileio *io, const fl_ice_metadata 
  * manifest's Avro partition record, typed by their Avro (logical) types.
  * Errors name the manifest path and the entry index. */
 FL_API fl_status fl_ice_manifest_read(fl_fileio *io, const fl_ice_metadata *m,
-                               const fl_ice_manifest_file *mf, fl_arena *a,
-                               fl_ice_manifest_entry **out, uint32_t *n, fl_error *err);
+                                      const fl_ice_manifest_file *mf, fl_arena *a,
+                                      fl_ice_manifest_entry **out, uint32_t *n, fl_error *err);
 
 /* The partition struct type of spec (field ids = partition field ids, types =
  * transform result types), allocated in a. */
 FL_API fl_status fl_ice_partition_type(const fl_ice_metadata *m, const fl_ice_partition_spec *spec,
-                                fl_arena *a, fl_type *out, fl_error *err);
+                                       fl_arena *a, fl_type *out, fl_error *err);
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -200,16 +201,17 @@ typedef struct fl_ice_manifest_writer fl_ice_manifest_writer;
  * EXISTING/DELETED entries need explicit sequence numbers in v2+ (FL_EINVAL
  * otherwise; a rejected entry leaves the writer usable). The path must not
  * exist yet. */
-FL_API fl_status fl_ice_manifest_writer_open(fl_fileio *io, const char *path, const fl_ice_metadata *m,
-                                      int32_t spec_id, fl_ice_manifest_content content,
-                                      int format_version, int64_t snapshot_id,
-                                      fl_ice_manifest_writer **out, fl_error *err);
-FL_API fl_status fl_ice_manifest_writer_add(fl_ice_manifest_writer *w, const fl_ice_manifest_entry *e,
-                                     fl_error *err);
+FL_API fl_status fl_ice_manifest_writer_open(fl_fileio *io, const char *path,
+                                             const fl_ice_metadata *m, int32_t spec_id,
+                                             fl_ice_manifest_content content, int format_version,
+                                             int64_t snapshot_id, fl_ice_manifest_writer **out,
+                                             fl_error *err);
+FL_API fl_status fl_ice_manifest_writer_add(fl_ice_manifest_writer *w,
+                                            const fl_ice_manifest_entry *e, fl_error *err);
 /* Finishes the file and fills *out (strings and summaries allocated in a):
  * length, counts, partition summaries, min_sequence_number. Frees w. */
 FL_API fl_status fl_ice_manifest_writer_close(fl_ice_manifest_writer *w, fl_arena *a,
-                                       fl_ice_manifest_file *out, fl_error *err);
+                                              fl_ice_manifest_file *out, fl_error *err);
 FL_API void fl_ice_manifest_writer_abort(fl_ice_manifest_writer *w); /* NULL allowed */
 
 /* Writes a manifest list. Entries whose sequence numbers are
@@ -226,9 +228,9 @@ typedef struct fl_ice_manifest_list_info {
 } fl_ice_manifest_list_info;
 
 FL_API fl_status fl_ice_manifest_list_write(fl_fileio *io, const char *path,
-                                     const fl_ice_manifest_list_info *info,
-                                     const fl_ice_manifest_file *files, uint32_t n,
-                                     int64_t *next_row_id, fl_error *err);
+                                            const fl_ice_manifest_list_info *info,
+                                            const fl_ice_manifest_file *files, uint32_t n,
+                                            int64_t *next_row_id, fl_error *err);
 
 /* ---- metrics -------------------------------------------------------------- */
 
@@ -238,17 +240,18 @@ FL_API fl_status fl_ice_manifest_list_write(fl_fileio *io, const char *path,
  * default truncate(16)) and write.metadata.metrics.max-inferred-column-defaults.
  * Bounds are serialized and truncated as described above. Arrays in a. */
 FL_API fl_status fl_ice_metrics_from_parquet(const fl_parquet_file_result *r, const fl_schema *s,
-                                      const fl_ice_map *table_properties, fl_arena *a,
-                                      fl_ice_column_metrics **out, uint32_t *n, fl_error *err);
+                                             const fl_ice_map *table_properties, fl_arena *a,
+                                             fl_ice_column_metrics **out, uint32_t *n,
+                                             fl_error *err);
 
 /* Java's truncation of string bounds to `width` code points: lower keeps the
  * prefix; upper increments the last code point that can be incremented
  * (returns false when none can: the bound is then omitted). Binary bounds
  * truncate to width bytes (upper: last byte != 0xFF incremented). Results in a. */
 FL_API bool fl_ice_truncate_lower(const fl_type *t, const uint8_t *v, uint32_t len, uint32_t width,
-                           fl_arena *a, const uint8_t **out, uint32_t *out_len);
+                                  fl_arena *a, const uint8_t **out, uint32_t *out_len);
 FL_API bool fl_ice_truncate_upper(const fl_type *t, const uint8_t *v, uint32_t len, uint32_t width,
-                           fl_arena *a, const uint8_t **out, uint32_t *out_len);
+                                  fl_arena *a, const uint8_t **out, uint32_t *out_len);
 
 #ifdef __cplusplus
 }

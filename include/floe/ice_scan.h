@@ -57,7 +57,8 @@ extern "C" {
  * of data files read by scan tasks (by path and size); bounded by max_bytes
  * (LRU). */
 typedef struct fl_ice_manifest_cache fl_ice_manifest_cache;
-FL_API fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **out, fl_error *err);
+FL_API fl_status fl_ice_manifest_cache_new(size_t max_bytes, fl_ice_manifest_cache **out,
+                                           fl_error *err);
 FL_API void fl_ice_manifest_cache_free(fl_ice_manifest_cache *c); /* NULL allowed */
 typedef struct fl_ice_cache_stats {
     uint64_t hits, misses, evictions, bytes;
@@ -131,22 +132,24 @@ typedef struct fl_ice_scan_plan {
  * missing snapshot id / ref / a timestamp before the first snapshot is
  * FL_ENOTFOUND. */
 FL_API fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
-                                 const fl_ice_scan_options *opt, fl_ice_scan_plan **out,
-                                 fl_error *err);
+                                        const fl_ice_scan_options *opt, fl_ice_scan_plan **out,
+                                        fl_error *err);
 FL_API void fl_ice_scan_plan_free(fl_ice_scan_plan *p); /* NULL allowed */
 
 /* Row count from metadata alone: exact when no delete file applies to any
  * planned file and the filter is settled by partition values and metrics
  * (every surviving file matches entirely). *exact false means the caller
  * must scan. */
-FL_API fl_status fl_ice_scan_count(const fl_ice_scan_plan *p, int64_t *count, bool *exact, fl_error *err);
+FL_API fl_status fl_ice_scan_count(const fl_ice_scan_plan *p, int64_t *count, bool *exact,
+                                   fl_error *err);
 
 typedef struct fl_ice_task_reader fl_ice_task_reader;
 FL_API fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                                  fl_ice_task_reader **out, fl_error *err);
+                                         fl_ice_task_reader **out, fl_error *err);
 /* b must be initialized with fl_batch_init(b, &p->schema). Rows deleted or
  * failing the residual are removed (or deselected through b->sel). */
-FL_API fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof, fl_error *err);
+FL_API fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof,
+                                         fl_error *err);
 FL_API void fl_ice_task_reader_close(fl_ice_task_reader *r); /* NULL allowed */
 /* Row groups (total, pruned by the filter's statistics), pages and bytes of
  * the task's Parquet file read so far; zeros before the file was opened. */
@@ -154,8 +157,8 @@ FL_API void fl_ice_task_reader_stats(const fl_ice_task_reader *r, fl_parquet_sca
 
 /* Whole-table convenience: plans, then reads every task in order. */
 typedef struct fl_ice_scan fl_ice_scan;
-FL_API fl_status fl_ice_scan_open(fl_fileio *io, const fl_ice_metadata *m, const fl_ice_scan_options *opt,
-                           fl_ice_scan **out, fl_error *err);
+FL_API fl_status fl_ice_scan_open(fl_fileio *io, const fl_ice_metadata *m,
+                                  const fl_ice_scan_options *opt, fl_ice_scan **out, fl_error *err);
 FL_API const fl_schema *fl_ice_scan_schema(const fl_ice_scan *s);
 FL_API const fl_ice_scan_plan *fl_ice_scan_get_plan(const fl_ice_scan *s);
 FL_API fl_status fl_ice_scan_next(fl_ice_scan *s, fl_batch *b, bool *eof, fl_error *err);
@@ -171,12 +174,12 @@ typedef enum fl_ice_match {
     FL_ICE_MATCH_ALL = 2,
 } fl_ice_match;
 FL_API fl_ice_match fl_ice_file_match(const fl_ice_metadata *m, const fl_ice_schema *s,
-                               const fl_predicate *filter, const fl_ice_data_file *f);
+                                      const fl_predicate *filter, const fl_ice_data_file *f);
 
 /* Selects the snapshot per opt (NULL *out when the table is empty and
  * select is CURRENT). */
 FL_API fl_status fl_ice_select_snapshot(const fl_ice_metadata *m, const fl_ice_scan_options *opt,
-                                 const fl_ice_snapshot **out, fl_error *err);
+                                        const fl_ice_snapshot **out, fl_error *err);
 
 /* ---- metadata tables ------------------------------------------------------ */
 
@@ -186,8 +189,8 @@ FL_API fl_status fl_ice_select_snapshot(const fl_ice_metadata *m, const fl_ice_s
  * metadata tables. opt selects the snapshot (manifests/files/entries/partitions). */
 typedef struct fl_ice_metatable fl_ice_metatable;
 FL_API fl_status fl_ice_metatable_open(fl_fileio *io, const fl_ice_metadata *m, const char *name,
-                                const fl_ice_scan_options *opt, fl_ice_metatable **out,
-                                fl_error *err);
+                                       const fl_ice_scan_options *opt, fl_ice_metatable **out,
+                                       fl_error *err);
 FL_API const fl_schema *fl_ice_metatable_schema(const fl_ice_metatable *t);
 FL_API fl_status fl_ice_metatable_next(fl_ice_metatable *t, fl_batch *b, bool *eof, fl_error *err);
 FL_API void fl_ice_metatable_close(fl_ice_metatable *t); /* NULL allowed */
@@ -207,9 +210,10 @@ FL_API bool fl_ice_position_set_contains(const fl_ice_position_set *s, uint64_t 
  * "deletion-vector-v1": length, magic D1 D3 39 64, portable 64-bit roaring,
  * CRC-32) and checks its cardinality against f->record_count. */
 FL_API fl_status fl_ice_dv_read(fl_fileio *io, const fl_ice_data_file *f, fl_ice_position_set *out,
-                         fl_error *err);
+                                fl_error *err);
 /* Decodes a DV blob's bytes (as above). */
-FL_API fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *out, fl_error *err);
+FL_API fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_position_set *out,
+                                  fl_error *err);
 
 /* ---- row-group slices of a task (src/iceberg/scan_task.c) ----
  *
@@ -224,19 +228,19 @@ FL_API fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_positio
 /* Number of row groups of task's data file (1 without reading the footer
  * when the manifest lists one split offset, or for non-Parquet files). */
 FL_API fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                              uint32_t *nrg, fl_error *err);
+                                        uint32_t *nrg, fl_error *err);
 
 /* Opens a reader of row groups [rg_first, rg_first + rg_count) of the task's
  * file; rg_count 0 = the whole file (fl_ice_task_reader_open). */
-FL_API fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                                    uint32_t rg_first, uint32_t rg_count,
-                                    fl_ice_task_reader **out, fl_error *err);
+FL_API fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p,
+                                               uint32_t task, uint32_t rg_first, uint32_t rg_count,
+                                               fl_ice_task_reader **out, fl_error *err);
 
 /* Moves an open reader to another slice of the same task (keeps the file,
  * footer and decoded deletes; restarts positions at the slice's first row).
  * fl_ice_task_reader_stats keeps counting over every slice read. */
-FL_API fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
-                               fl_error *err);
+FL_API fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first,
+                                         uint32_t rg_count, fl_error *err);
 
 /* The task the reader reads. */
 FL_API const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r);
@@ -252,8 +256,9 @@ FL_API void fl_ice_cache_release(fl_ice_cache_entry *e, fl_ice_manifest_cache *c
  * footer is shared with the cache entry *out: release the entry only after
  * fl_parquet_close(*reader). With c NULL this is fl_parquet_open and *out is
  * NULL. */
-FL_API fl_status fl_ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f, fl_ice_cache_entry **out,
-                                 fl_parquet_reader **reader, fl_error *err);
+FL_API fl_status fl_ice_cache_open_parquet(fl_ice_manifest_cache *c, fl_file *f,
+                                           fl_ice_cache_entry **out, fl_parquet_reader **reader,
+                                           fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,7 @@ typedef struct fl_ice_update {
     const char *const *removals; /* REMOVE_PROPERTIES */
     uint32_t nremovals;
     const fl_ice_statistics_file *statistics; /* SET_STATISTICS */
-    int64_t snapshot_id; /* REMOVE_STATISTICS / REMOVE_PARTITION_STATISTICS */
+    int64_t snapshot_id;                      /* REMOVE_STATISTICS / REMOVE_PARTITION_STATISTICS */
     const fl_ice_partition_statistics_file *partition_statistics; /* SET_PARTITION_STATISTICS */
     const fl_ice_encryption_key *encryption_key;                  /* ADD_ENCRYPTION_KEY */
     const char *key_id;                                           /* REMOVE_ENCRYPTION_KEY */
@@ -133,7 +133,7 @@ typedef struct fl_ice_requirement {
 /* FL_ECONFLICT naming the first requirement that base (NULL = no table yet)
  * does not meet. */
 FL_API fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl_ice_requirement *r,
-                                    uint32_t n, fl_error *err);
+                                           uint32_t n, fl_error *err);
 
 /* Applies updates to base (NULL for a new table: the updates must build one)
  * giving *out in arena a. *out may point at memory of base and of the
@@ -143,8 +143,8 @@ FL_API fl_status fl_ice_requirements_check(const fl_ice_metadata *base, const fl
  * Invalid updates (unknown ids, a snapshot whose sequence number is not
  * above last-sequence-number, a v3 downgrade...) are FL_EINVAL naming the update. */
 FL_API fl_status fl_ice_metadata_apply(const fl_ice_metadata *base, const char *base_location,
-                                const fl_ice_update *u, uint32_t n, int64_t now_ms, fl_arena *a,
-                                fl_ice_metadata *out, fl_error *err);
+                                       const fl_ice_update *u, uint32_t n, int64_t now_ms,
+                                       fl_arena *a, fl_ice_metadata *out, fl_error *err);
 
 /* A random v4 UUID string ("xxxxxxxx-xxxx-4xxx-...") into buf[37]. */
 FL_API void fl_ice_uuid4(char buf[37]);
@@ -168,7 +168,7 @@ typedef struct fl_ice_table {
 } fl_ice_table;
 
 FL_API fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_ice_table **out,
-                            fl_error *err);
+                                   fl_error *err);
 /* fl_ice_table_load through a read cache (ice_scan.h): the catalog is still
  * asked for the current metadata location every time (commits by anyone are
  * seen at once), but the metadata file at that location is parsed once and
@@ -176,19 +176,20 @@ FL_API fl_status fl_ice_table_load(fl_catalog *c, const fl_table_ident *id, fl_i
  * fl_ice_table_free (meta points into it; it is never modified). cache NULL,
  * or a catalog that sends metadata itself (REST), = fl_ice_table_load. */
 FL_API fl_status fl_ice_table_load_cached(fl_catalog *c, const fl_table_ident *id,
-                                   struct fl_ice_manifest_cache *cache, fl_ice_table **out,
-                                   fl_error *err);
+                                          struct fl_ice_manifest_cache *cache, fl_ice_table **out,
+                                          fl_error *err);
 /* A table by path: a metadata file, or a table folder (metadata/version-hint.text,
  * else the newest metadata file by version number / mtime). Read-only. */
 FL_API fl_status fl_ice_table_open_path(fl_fileio *io, const char *path, fl_ice_table **out,
-                                 fl_error *err);
+                                        fl_error *err);
 /* Re-reads the current metadata from the catalog. */
 FL_API fl_status fl_ice_table_refresh(fl_ice_table *t, fl_error *err);
 FL_API void fl_ice_table_free(fl_ice_table *t); /* NULL allowed */
 
 /* Registers an existing metadata file under id (FL_EEXIST when taken). */
 FL_API fl_status fl_ice_table_register(fl_catalog *c, const fl_table_ident *id,
-                                const char *metadata_location, fl_ice_table **out, fl_error *err);
+                                       const char *metadata_location, fl_ice_table **out,
+                                       fl_error *err);
 
 typedef struct fl_ice_create_options {
     /* Columns; field ids are (re)assigned fresh as Java's TypeUtil.assignFreshIds
@@ -214,7 +215,8 @@ typedef struct fl_ice_create_options {
 } fl_ice_create_options;
 
 FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
-                              const fl_ice_create_options *opt, fl_ice_table **out, fl_error *err);
+                                     const fl_ice_create_options *opt, fl_ice_table **out,
+                                     fl_error *err);
 
 /* ---- Fresh ids of a new table (src/iceberg/fresh_ids.c) -------------------
  * The one id assignment of every create path (fl_ice_table_create, the REST
@@ -224,7 +226,7 @@ FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
  * element; map key then value), from *last_id + 1; *last_id ends at the
  * highest assigned. out is a deep copy in a. */
 FL_API fl_status fl_ice_fresh_schema_ids(const fl_schema *in, int32_t *last_id, fl_arena *a,
-                                  fl_schema *out, fl_error *err);
+                                         fl_schema *out, fl_error *err);
 
 typedef struct fl_ice_fresh_table {
     fl_ice_schema schema;       /* schema id 0, fresh field ids; extras and
@@ -238,21 +240,23 @@ typedef struct fl_ice_fresh_table {
  * unsorted) with the requester's ids, renumbered: source ids of partition and
  * sort fields are mapped old -> new. FL_EINVAL naming the element when an
  * identifier or source id is not a field of schema. Everything in a. */
-FL_API fl_status fl_ice_fresh_table_ids(const fl_ice_schema *schema, const fl_ice_partition_spec *spec,
-                                 const fl_ice_sort_order *order, fl_arena *a,
-                                 fl_ice_fresh_table *out, fl_error *err);
+FL_API fl_status fl_ice_fresh_table_ids(const fl_ice_schema *schema,
+                                        const fl_ice_partition_spec *spec,
+                                        const fl_ice_sort_order *order, fl_arena *a,
+                                        fl_ice_fresh_table *out, fl_error *err);
 
 /* Drops the table from the catalog; purge also deletes every file reachable
  * from its metadata (data, deletes, manifests, lists, metadata files) that
  * lies under the table's own location (fl_ice_table_drop_ex counts the
  * others, which are left). */
-FL_API fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge, fl_error *err);
+FL_API fl_status fl_ice_table_drop(fl_catalog *c, const fl_table_ident *id, bool purge,
+                                   fl_error *err);
 typedef struct fl_ice_drop_result {
     uint64_t files_deleted;
     uint64_t files_outside; /* referenced, but outside the table's prefix: kept */
 } fl_ice_drop_result;
 FL_API fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, bool purge,
-                               fl_ice_drop_result *result, fl_error *err);
+                                      fl_ice_drop_result *result, fl_error *err);
 
 /* ---- Storage confinement (src/iceberg/confine.c; docs/security.md) -------
  * Every path that reaches the catalog (SQL, REST, CLI) checks locations here.
@@ -267,7 +271,7 @@ FL_API fl_status fl_ice_table_drop_ex(fl_catalog *c, const fl_table_ident *id, b
  * unknown). Catalogs whose server writes metadata (REST) are not checked
  * here: their server checks. FL_EFORBIDDEN naming both locations. */
 FL_API fl_status fl_ice_location_check(fl_catalog *c, const fl_table_ident *self, const char *loc,
-                                fl_error *err);
+                                       fl_error *err);
 /* write.data.path, write.metadata.path, write.object-storage.path and
  * write.folder-storage.path, when set, must lie inside m->location
  * (FL_EFORBIDDEN naming the property). */
@@ -278,24 +282,25 @@ FL_API fl_status fl_ice_write_paths_check(const fl_ice_metadata *m, fl_error *er
  * inside after->location (FL_EFORBIDDEN naming the file). Reads the new
  * manifest lists and manifests through io. before NULL = a new table. */
 FL_API fl_status fl_ice_new_files_check(fl_fileio *io, const fl_ice_metadata *before,
-                                 const fl_ice_metadata *after, fl_error *err);
+                                        const fl_ice_metadata *after, fl_error *err);
 /* A metadata change (a commit): when the location differs from base's (or
  * base is NULL), fl_ice_location_check; when the location or a write.*.path
  * property differs, fl_ice_write_paths_check. Values a table already had
  * are not re-checked (tables made before these rules keep working). */
-FL_API fl_status fl_ice_change_check(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *base,
-                              const fl_ice_metadata *after, fl_error *err);
+FL_API fl_status fl_ice_change_check(fl_catalog *c, const fl_table_ident *id,
+                                     const fl_ice_metadata *base, const fl_ice_metadata *after,
+                                     fl_error *err);
 /* Register: the metadata file must lie inside its table's location m, and
  * that location must pass fl_ice_location_check for id. */
 FL_API fl_status fl_ice_register_check(fl_catalog *c, const fl_table_ident *id,
-                                const char *metadata_location, const fl_ice_metadata *m,
-                                fl_error *err);
+                                       const char *metadata_location, const fl_ice_metadata *m,
+                                       fl_error *err);
 
 /* Parses one partition/sort field of the syntax above against schema s. */
 FL_API fl_status fl_ice_parse_partition_field(const char *text, const fl_ice_schema *s, fl_arena *a,
-                                       fl_ice_partition_field *out, fl_error *err);
+                                              fl_ice_partition_field *out, fl_error *err);
 FL_API fl_status fl_ice_parse_sort_field(const char *text, const fl_ice_schema *s, fl_arena *a,
-                                  fl_ice_sort_field *out, fl_error *err);
+                                         fl_ice_sort_field *out, fl_error *err);
 
 /* ---- 2. transactions -------------------------------------------------------- */
 
@@ -315,14 +320,15 @@ FL_API fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
 FL_API fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
 /* Adds raw metadata updates (schema/spec/sort/properties changes built by
  * the evolution helpers below, or by a REST request). */
-FL_API fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n, fl_error *err);
+FL_API fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,
+                                        fl_error *err);
 
 /* Appends data files (snapshot operation "append"). Fast append writes one
  * new manifest; with commit.manifest-merge.enabled=true (the default) small
  * manifests are merged up to commit.manifest.target-size-bytes once there
  * are commit.manifest.min-count-to-merge of them. */
 FL_API fl_status fl_ice_txn_append(fl_ice_txn *x, const fl_ice_data_file *files, uint32_t n,
-                            fl_error *err);
+                                   fl_error *err);
 
 /* The general row-level change: add data and delete files, remove data and
  * delete files (by path). operation is "overwrite", "delete" or "replace"
@@ -347,7 +353,7 @@ FL_API fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, 
  * filter (strict evaluation). *partial receives the number of files that
  * match only partly (those need a row-level delete; see fl_ice_delete_where). */
 FL_API fl_status fl_ice_txn_delete_files_where(fl_ice_txn *x, const fl_predicate *filter,
-                                        uint64_t *removed, uint64_t *partial, fl_error *err);
+                                               uint64_t *removed, uint64_t *partial, fl_error *err);
 
 /* Rewrites the current snapshot's manifests into ones of about
  * commit.manifest.target-size-bytes, clustered by partition (operation "replace"). */
@@ -359,11 +365,13 @@ FL_API fl_status fl_ice_txn_set_current_snapshot(fl_ice_txn *x, int64_t snapshot
 FL_API fl_status fl_ice_txn_rollback_to(fl_ice_txn *x, int64_t snapshot_id, fl_error *err);
 /* The last ancestor snapshot committed at or before timestamp_ms. */
 FL_API fl_status fl_ice_txn_rollback_to_time(fl_ice_txn *x, int64_t timestamp_ms, fl_error *err);
-FL_API fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag, int64_t snapshot_id,
-                                fl_error *err); /* snapshot_id -1 = current */
+FL_API fl_status fl_ice_txn_create_ref(fl_ice_txn *x, const char *name, bool is_tag,
+                                       int64_t snapshot_id,
+                                       fl_error *err); /* snapshot_id -1 = current */
 FL_API fl_status fl_ice_txn_remove_ref(fl_ice_txn *x, const char *name, fl_error *err);
-FL_API fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set, const char *const *remove,
-                                    uint32_t nremove, fl_error *err);
+FL_API fl_status fl_ice_txn_set_properties(fl_ice_txn *x, const fl_ice_map *set,
+                                           const char *const *remove, uint32_t nremove,
+                                           fl_error *err);
 
 /* Expires snapshots older than older_than_ms (-1 = history.expire.max-snapshot-age-ms)
  * keeping at least retain_last (0 = history.expire.min-snapshots-to-keep) and
@@ -375,8 +383,9 @@ typedef struct fl_ice_expire_result {
     uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
     uint64_t files_outside; /* unreachable, but outside the table's prefix: kept */
 } fl_ice_expire_result;
-FL_API fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms, uint32_t retain_last,
-                                      fl_ice_expire_result *result, fl_error *err);
+FL_API fl_status fl_ice_txn_expire_snapshots(fl_ice_txn *x, int64_t older_than_ms,
+                                             uint32_t retain_last, fl_ice_expire_result *result,
+                                             fl_error *err);
 
 /* Commits; on success *snapshot_id (may be NULL) gets the new snapshot id (or
  * the current one when the txn made none) and the table is refreshed. Frees x. */
@@ -398,7 +407,7 @@ FL_API uint32_t fl_ice_txn_nops(const fl_ice_txn *x);
  * the snapshot/schema/spec/sort order it started from), for a combined txn
  * whose first statement read an older version of t. */
 FL_API fl_status fl_ice_txn_begin_like(fl_ice_table *t, const fl_ice_txn *like, fl_ice_txn **out,
-                                fl_error *err);
+                                       fl_error *err);
 /* Moves from's operations (with their snapshot ids) and owned files to the
  * end of x, and takes from in every case: x frees it when x is freed (the
  * operation states live in from's arena); on failure from is aborted. from
@@ -431,8 +440,8 @@ typedef struct fl_ice_preview {
  * other files (manifest lists, merged manifests, the metadata file) go
  * through on_file. */
 FL_API fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ice_metadata *base,
-                             const char *base_location, fl_ice_file_fn on_file, void *ctx,
-                             fl_arena *a, fl_ice_preview *out, fl_error *err);
+                                    const char *base_location, fl_ice_file_fn on_file, void *ctx,
+                                    fl_arena *a, fl_ice_preview *out, fl_error *err);
 
 /* Deletes files under the table location that no metadata file, snapshot,
  * manifest list or manifest reaches and that are older than older_than_ms
@@ -445,8 +454,8 @@ FL_API fl_status fl_ice_txn_preview(fl_ice_txn *x, uint32_t from_op, const fl_ic
  * fl_catalog_location_check (outside the warehouse, a root, over the
  * catalog database). */
 FL_API fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_ms, bool dry_run,
-                                     void (*fn)(void *ctx, const char *path), void *ctx,
-                                     uint64_t *count, fl_error *err);
+                                            void (*fn)(void *ctx, const char *path), void *ctx,
+                                            uint64_t *count, fl_error *err);
 
 /* ---- schema, partition and sort evolution (recorded in a txn) -------------- */
 
@@ -455,26 +464,27 @@ FL_API fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_
  * float->double, decimal(P,S)->decimal(P',S) with P'>P, and v3
  * date->timestamp). initial_default/write_default are JSON text or NULL. */
 FL_API fl_status fl_ice_txn_add_column(fl_ice_txn *x, const char *parent, const char *name,
-                                const fl_type *type, bool nullable, const char *doc,
-                                const char *initial_default, fl_error *err);
+                                       const fl_type *type, bool nullable, const char *doc,
+                                       const char *initial_default, fl_error *err);
 FL_API fl_status fl_ice_txn_drop_column(fl_ice_txn *x, const char *path, fl_error *err);
 FL_API fl_status fl_ice_txn_rename_column(fl_ice_txn *x, const char *path, const char *new_name,
-                                   fl_error *err);
+                                          fl_error *err);
 FL_API fl_status fl_ice_txn_update_column_type(fl_ice_txn *x, const char *path, const fl_type *type,
-                                        fl_error *err);
+                                               fl_error *err);
 FL_API fl_status fl_ice_txn_make_column_optional(fl_ice_txn *x, const char *path, fl_error *err);
-FL_API fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path, const char *write_default,
-                                        fl_error *err);
+FL_API fl_status fl_ice_txn_set_column_default(fl_ice_txn *x, const char *path,
+                                               const char *write_default, fl_error *err);
 /* Moves path first (after NULL, first=true) or after another column of the same struct. */
-FL_API fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after, bool first,
-                                 fl_error *err);
-FL_API fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *paths, uint32_t n,
-                                           fl_error *err);
+FL_API fl_status fl_ice_txn_move_column(fl_ice_txn *x, const char *path, const char *after,
+                                        bool first, fl_error *err);
+FL_API fl_status fl_ice_txn_set_identifier_fields(fl_ice_txn *x, const char *const *paths,
+                                                  uint32_t n, fl_error *err);
 /* Partition evolution: a new default spec with the field added/removed. */
 FL_API fl_status fl_ice_txn_add_partition_field(fl_ice_txn *x, const char *text, fl_error *err);
-FL_API fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text, fl_error *err);
+FL_API fl_status fl_ice_txn_remove_partition_field(fl_ice_txn *x, const char *name_or_text,
+                                                   fl_error *err);
 FL_API fl_status fl_ice_txn_set_sort_order(fl_ice_txn *x, const char *const *sort_by, uint32_t n,
-                                    fl_error *err);
+                                           fl_error *err);
 
 /* ---- 3. writers ------------------------------------------------------------- */
 
@@ -491,8 +501,8 @@ FL_API fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch 
  * position, shapes equal; names and nested field ids may differ). */
 FL_API const fl_schema *fl_ice_data_writer_schema(const fl_ice_data_writer *w);
 /* Finishes every open file; *files (in the txn arena) lists them. Frees w. */
-FL_API fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files, uint32_t *n,
-                                   fl_error *err);
+FL_API fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_file **files,
+                                          uint32_t *n, fl_error *err);
 FL_API void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its files; NULL allowed */
 
 /* Row-level delete of rows matching filter, committed by the txn:
@@ -500,7 +510,7 @@ FL_API void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its file
  * position delete files (write.delete.mode=merge-on-read, the default) or
  * are rewritten without the rows (copy-on-write). *deleted gets the row count. */
 FL_API fl_status fl_ice_delete_where(fl_ice_txn *x, const fl_predicate *filter, int64_t *deleted,
-                              fl_error *err);
+                                     fl_error *err);
 
 /* Row positions to delete, by data file (sorted positions). */
 typedef struct fl_ice_file_positions {
@@ -511,26 +521,26 @@ typedef struct fl_ice_file_positions {
 /* Deletes those rows as merge-on-read (position delete files) or
  * copy-on-write, per write.delete.mode (or write.update.mode when for_update). */
 FL_API fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
-                                  bool for_update, fl_error *err);
+                                         bool for_update, fl_error *err);
 
 /* Deletes the rows at positions d (as fl_ice_delete_positions) and adds
  * files in the same snapshot (a row delta "overwrite", as Java's RowDelta
  * for UPDATE/MERGE). With no positions the files are a plain append. */
 FL_API fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
-                                         uint32_t n, bool for_update,
-                                         const fl_ice_data_file *files, uint32_t nfiles,
-                                         fl_error *err);
+                                                uint32_t n, bool for_update,
+                                                const fl_ice_data_file *files, uint32_t nfiles,
+                                                fl_error *err);
 
 /* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
  * and appends the files in one snapshot (operation "overwrite"). */
 FL_API fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,
-                                 const fl_ice_data_file *files, uint32_t n, fl_error *err);
+                                        const fl_ice_data_file *files, uint32_t n, fl_error *err);
 
 /* Compaction: rewrites the data files of the current snapshot (those
  * smaller than target_bytes / have deletes, all when force) into files of
  * write.target-file-size-bytes with deletes applied (operation "replace"). */
-FL_API fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
-                                    fl_error *err);
+FL_API fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten,
+                                           uint64_t *added, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -82,13 +82,13 @@ typedef struct fl_ice_view_metadata {
 /* Parses view metadata JSON; errors name the field ("view metadata:
  * versions[1].representations: missing"). FL_EUNSUPPORTED for a
  * format-version other than 1. */
-FL_API fl_status fl_ice_view_metadata_parse(const uint8_t *buf, size_t len, const char *name, fl_arena *a,
-                                     fl_ice_view_metadata *out, fl_error *err);
+FL_API fl_status fl_ice_view_metadata_parse(const uint8_t *buf, size_t len, const char *name,
+                                            fl_arena *a, fl_ice_view_metadata *out, fl_error *err);
 FL_API fl_status fl_ice_view_metadata_read(fl_fileio *io, const char *path, fl_arena *a,
-                                    fl_ice_view_metadata *out, fl_error *err);
+                                           fl_ice_view_metadata *out, fl_error *err);
 /* JSON in Java's key order; *out malloc'd (caller frees). */
-FL_API fl_status fl_ice_view_metadata_write(const fl_ice_view_metadata *m, char **out, size_t *out_len,
-                                     fl_error *err);
+FL_API fl_status fl_ice_view_metadata_write(const fl_ice_view_metadata *m, char **out,
+                                            size_t *out_len, fl_error *err);
 FL_API const fl_ice_view_version *fl_ice_view_current_version(const fl_ice_view_metadata *m);
 
 typedef enum fl_ice_view_update_kind {
@@ -126,9 +126,9 @@ typedef struct fl_ice_view_update {
  * dropped oldest first (never the current one). *changed tells whether
  * anything differs from base. Invalid updates are FL_EINVAL naming the update. */
 FL_API fl_status fl_ice_view_metadata_apply(const fl_ice_view_metadata *base,
-                                     const fl_ice_view_update *u, uint32_t n, int64_t now_ms,
-                                     fl_arena *a, fl_ice_view_metadata *out, bool *changed,
-                                     fl_error *err);
+                                            const fl_ice_view_update *u, uint32_t n, int64_t now_ms,
+                                            fl_arena *a, fl_ice_view_metadata *out, bool *changed,
+                                            fl_error *err);
 
 #ifdef __cplusplus
 }

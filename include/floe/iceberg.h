@@ -232,21 +232,21 @@ typedef struct fl_ice_metadata {
  * bytes) into *out, allocating from arena a. name (may be NULL) prefixes error
  * messages. FL_ECORRUPT / FL_ESYNTAX for malformed input, FL_EUNSUPPORTED for
  * a format-version above FL_ICE_MAX_FORMAT_VERSION. */
-FL_API fl_status fl_ice_metadata_parse(const uint8_t *buf, size_t len, const char *name, fl_arena *a,
-                                fl_ice_metadata *out, fl_error *err);
+FL_API fl_status fl_ice_metadata_parse(const uint8_t *buf, size_t len, const char *name,
+                                       fl_arena *a, fl_ice_metadata *out, fl_error *err);
 
 /* Reads path through io (at most FL_ICE_METADATA_MAX_BYTES) and parses it;
  * errors are prefixed with the path. */
 #define FL_ICE_METADATA_MAX_BYTES (256u << 20)
-FL_API fl_status fl_ice_metadata_read(fl_fileio *io, const char *path, fl_arena *a, fl_ice_metadata *out,
-                               fl_error *err);
+FL_API fl_status fl_ice_metadata_read(fl_fileio *io, const char *path, fl_arena *a,
+                                      fl_ice_metadata *out, fl_error *err);
 
 /* Serializes m as JSON in Java's key order. format_version 0 writes m's own
  * version; 1, 2 or 3 writes that version's fields (v1 adds the deprecated
  * "schema" and "partition-spec"). *out is malloc'd (caller frees), NUL-terminated,
  * *out_len excludes the NUL. */
 FL_API fl_status fl_ice_metadata_write(const fl_ice_metadata *m, int format_version, char **out,
-                                size_t *out_len, fl_error *err);
+                                       size_t *out_len, fl_error *err);
 
 /* Deep structural equality (used by round-trip tests). */
 FL_API bool fl_ice_metadata_equal(const fl_ice_metadata *a, const fl_ice_metadata *b);
@@ -255,20 +255,22 @@ FL_API bool fl_ice_metadata_equal(const fl_ice_metadata *a, const fl_ice_metadat
 FL_API const fl_ice_schema *fl_ice_metadata_schema(const fl_ice_metadata *m, int32_t schema_id);
 FL_API const fl_ice_schema *fl_ice_metadata_current_schema(const fl_ice_metadata *m);
 FL_API const fl_ice_partition_spec *fl_ice_metadata_spec(const fl_ice_metadata *m, int32_t spec_id);
-FL_API const fl_ice_snapshot *fl_ice_metadata_snapshot(const fl_ice_metadata *m, int64_t snapshot_id);
+FL_API const fl_ice_snapshot *fl_ice_metadata_snapshot(const fl_ice_metadata *m,
+                                                       int64_t snapshot_id);
 FL_API const fl_ice_snapshot *fl_ice_metadata_current_snapshot(const fl_ice_metadata *m);
 FL_API const fl_ice_ref *fl_ice_metadata_ref(const fl_ice_metadata *m, const char *name);
 
 /* Iceberg schema <-> floe schema. to_fl deep-copies into a and fails with
  * FL_EUNSUPPORTED naming the first field whose type floe cannot represent.
  * from_fl wraps an fl_schema (copied into a) with no identifier fields or defaults. */
-FL_API fl_status fl_ice_schema_to_fl(const fl_ice_schema *s, fl_arena *a, fl_schema *out, fl_error *err);
+FL_API fl_status fl_ice_schema_to_fl(const fl_ice_schema *s, fl_arena *a, fl_schema *out,
+                                     fl_error *err);
 FL_API fl_status fl_ice_schema_from_fl(const fl_schema *s, int32_t schema_id, fl_arena *a,
-                                fl_ice_schema *out, fl_error *err);
+                                       fl_ice_schema *out, fl_error *err);
 
 /* Parses one schema JSON object (a struct type with optional schema-id) into *out. */
-FL_API fl_status fl_ice_schema_parse_json(const char *json, size_t len, fl_arena *a, fl_ice_schema *out,
-                                   fl_error *err);
+FL_API fl_status fl_ice_schema_parse_json(const char *json, size_t len, fl_arena *a,
+                                          fl_ice_schema *out, fl_error *err);
 
 /* ---- Partition transforms ------------------------------------------------ */
 
@@ -298,14 +300,14 @@ FL_API fl_status fl_ice_transform_parse(const char *s, fl_ice_transform *out, fl
 FL_API size_t fl_ice_transform_format(const fl_ice_transform *t, char *buf, size_t cap);
 
 /* Result type of t applied to source type src; FL_ETYPE when t does not apply to src. */
-FL_API fl_status fl_ice_transform_result_type(const fl_ice_transform *t, const fl_type *src, fl_type *out,
-                                       fl_error *err);
+FL_API fl_status fl_ice_transform_result_type(const fl_ice_transform *t, const fl_type *src,
+                                              fl_type *out, fl_error *err);
 
 /* Applies t to in (a scalar of in->type). out's type is the result type. Byte
  * results (truncate of string/binary, identity) point into in's bytes. Null
  * in gives null out; void gives null out. */
-FL_API fl_status fl_ice_transform_apply(const fl_ice_transform *t, const fl_value *in, fl_value *out,
-                                 fl_error *err);
+FL_API fl_status fl_ice_transform_apply(const fl_ice_transform *t, const fl_value *in,
+                                        fl_value *out, fl_error *err);
 
 /* Murmur3 x86 32-bit, seed 0. */
 FL_API int32_t fl_ice_murmur3_32(const uint8_t *data, size_t len);
@@ -319,14 +321,14 @@ FL_API fl_status fl_ice_bucket_hash(const fl_value *v, int32_t *hash, fl_error *
 /* Serializes a non-null scalar. Bytes go into buf (cap >= 16 suffices for all
  * fixed-width types and decimals); for STRING/BINARY/FIXED the bytes are the
  * value's own, so *out points at them. *out_len gets the length. */
-FL_API fl_status fl_ice_value_to_bytes(const fl_value *v, uint8_t *buf, size_t cap, const uint8_t **out,
-                                size_t *out_len, fl_error *err);
+FL_API fl_status fl_ice_value_to_bytes(const fl_value *v, uint8_t *buf, size_t cap,
+                                       const uint8_t **out, size_t *out_len, fl_error *err);
 
 /* Parses bytes as a value of type t. STRING/BINARY/FIXED results point into
  * buf. Accepts the promoted-type lengths of the spec (4-byte long bounds,
  * 4-byte double bounds, 4-byte date bounds for timestamps). */
-FL_API fl_status fl_ice_value_from_bytes(const fl_type *t, const uint8_t *buf, size_t len, fl_value *out,
-                                  fl_error *err);
+FL_API fl_status fl_ice_value_from_bytes(const fl_type *t, const uint8_t *buf, size_t len,
+                                         fl_value *out, fl_error *err);
 
 /* Minimal big-endian two's complement of v (Java BigInteger.toByteArray());
  * writes 1..16 bytes into buf[16], returns the count. */
@@ -349,7 +351,8 @@ FL_API bool fl_ice_is_metadata_name(const char *name);
 /* Version of a metadata file name ("v7.metadata.json", "00003-<uuid>.metadata.json",
  * "v3.2.metadata.json"); nparts 0 when it has none ("vfinal.metadata.json"). */
 FL_API fl_ice_metadata_version fl_ice_metadata_version_of(const char *name);
-FL_API int fl_ice_metadata_version_cmp(const fl_ice_metadata_version *a, const fl_ice_metadata_version *b);
+FL_API int fl_ice_metadata_version_cmp(const fl_ice_metadata_version *a,
+                                       const fl_ice_metadata_version *b);
 
 #ifdef __cplusplus
 }

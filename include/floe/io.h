@@ -113,7 +113,7 @@ FL_API void fl_file_close(fl_file *f); /* NULL is allowed */
 /* A read-only file over a caller-owned memory buffer (fuzzing, tests, cached
  * footers). The buffer must outlive the file. */
 FL_API fl_status fl_file_from_memory(const void *data, size_t len, const char *name, fl_file **out,
-                              fl_error *err);
+                                     fl_error *err);
 
 static inline fl_status fl_output_write(fl_output *o, const void *buf, size_t len, fl_error *err)
 {
@@ -129,8 +129,8 @@ FL_API void fl_output_abort(fl_output *o); /* NULL is allowed */
  * upload). On a successful fl_output_close(), *result receives a malloc'd
  * buffer holding everything written (the caller frees it) and *result_len its
  * length; abort leaves them untouched. */
-FL_API fl_status fl_output_memory(const char *name, uint8_t **result, size_t *result_len, fl_output **out,
-                           fl_error *err);
+FL_API fl_status fl_output_memory(const char *name, uint8_t **result, size_t *result_len,
+                                  fl_output **out, fl_error *err);
 
 #ifdef __cplusplus
 }

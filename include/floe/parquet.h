@@ -56,8 +56,8 @@ typedef struct fl_parquet_read_options {
     uint64_t max_page_size; /* refuse pages larger than this (0 = 1 GiB default) */
 } fl_parquet_read_options;
 
-FL_API fl_status fl_parquet_open(fl_file *f, const fl_parquet_read_options *opt, fl_parquet_reader **out,
-                          fl_error *err);
+FL_API fl_status fl_parquet_open(fl_file *f, const fl_parquet_read_options *opt,
+                                 fl_parquet_reader **out, fl_error *err);
 FL_API void fl_parquet_close(fl_parquet_reader *r); /* NULL allowed */
 
 /* Footer sharing (caches): a new reader over f whose decoded footer and
@@ -66,7 +66,7 @@ FL_API void fl_parquet_close(fl_parquet_reader *r); /* NULL allowed */
  * base's borrowed file so a cache can keep base after closing it: a detached
  * reader is only shared and asked for metadata, never scanned. */
 FL_API fl_status fl_parquet_open_shared(const fl_parquet_reader *base, fl_file *f,
-                                 fl_parquet_reader **out, fl_error *err);
+                                        fl_parquet_reader **out, fl_error *err);
 FL_API void fl_parquet_detach(fl_parquet_reader *r);
 /* Bytes of memory the reader's decoded footer and schema take. */
 FL_API size_t fl_parquet_reader_bytes(const fl_parquet_reader *r);
@@ -99,7 +99,7 @@ typedef struct fl_parquet_scan_stats {
 } fl_parquet_scan_stats;
 
 FL_API fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_options *opt,
-                               fl_parquet_scan **out, fl_error *err);
+                                      fl_parquet_scan **out, fl_error *err);
 /* The projected schema, in projection order. Initialize batches with it. */
 FL_API const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
 /* Restarts scan s over row groups rgs[0..n) (NULL = every row group of
@@ -108,7 +108,7 @@ FL_API const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
  * scans (one morsel per row group) move a scan from slice to slice without
  * reallocating multi-MB buffers for every row group. */
 FL_API fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n,
-                                  fl_error *err);
+                                         fl_error *err);
 /* Fills b (initialized with fl_batch_init on the scan schema; reset here)
  * with the next rows. Sets *eof and leaves b empty when there are no more. */
 FL_API fl_status fl_parquet_scan_next(fl_parquet_scan *s, fl_batch *b, bool *eof, fl_error *err);
@@ -147,8 +147,8 @@ typedef struct fl_parquet_write_options {
 } fl_parquet_write_options;
 
 FL_API fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
-                                 const fl_parquet_write_options *opt, fl_parquet_writer **w,
-                                 fl_error *err);
+                                        const fl_parquet_write_options *opt, fl_parquet_writer **w,
+                                        fl_error *err);
 /* Appends the live rows of b (its selection applied). */
 FL_API fl_status fl_parquet_writer_write(fl_parquet_writer *w, const fl_batch *b, fl_error *err);
 
@@ -176,7 +176,7 @@ typedef struct fl_parquet_file_result {
 
 /* Flushes, writes the footer, frees w. result may be NULL. */
 FL_API fl_status fl_parquet_writer_close(fl_parquet_writer *w, fl_parquet_file_result *result,
-                                  fl_error *err);
+                                         fl_error *err);
 FL_API void fl_parquet_writer_abort(fl_parquet_writer *w); /* frees w, NULL allowed */
 FL_API void fl_parquet_file_result_free(fl_parquet_file_result *r);
 

@@ -339,30 +339,33 @@ typedef struct fl_pq_offset_index {
  * sets *consumed to the bytes used. Malformed input -> FL_ECORRUPT with the
  * byte offset (relative to buf) in the message. Nesting depth and container
  * sizes are bounded by len, so hostile input cannot exhaust memory. */
-FL_API fl_status fl_pq_decode_file_meta(const uint8_t *buf, size_t len, fl_arena *a, fl_pq_file_meta *out,
-                                 fl_error *err);
+FL_API fl_status fl_pq_decode_file_meta(const uint8_t *buf, size_t len, fl_arena *a,
+                                        fl_pq_file_meta *out, fl_error *err);
 FL_API fl_status fl_pq_decode_page_header(const uint8_t *buf, size_t len, fl_arena *a,
-                                   fl_pq_page_header *out, size_t *consumed, fl_error *err);
+                                          fl_pq_page_header *out, size_t *consumed, fl_error *err);
 FL_API fl_status fl_pq_decode_column_index(const uint8_t *buf, size_t len, fl_arena *a,
-                                    fl_pq_column_index *out, fl_error *err);
+                                           fl_pq_column_index *out, fl_error *err);
 FL_API fl_status fl_pq_decode_offset_index(const uint8_t *buf, size_t len, fl_arena *a,
-                                    fl_pq_offset_index *out, fl_error *err);
+                                           fl_pq_offset_index *out, fl_error *err);
 
 /* Checks the last 8 bytes of a Parquet file of file_size bytes (4-byte
  * little-endian footer length + "PAR1") and sets *footer_len. "PARE"
  * (encrypted footer) is FL_EUNSUPPORTED "encrypted Parquet files are not
  * supported"; a bad magic or a length beyond the file is FL_ECORRUPT. */
 FL_API fl_status fl_pq_parse_tail(const uint8_t tail[8], uint64_t file_size, uint32_t *footer_len,
-                           fl_error *err);
+                                  fl_error *err);
 
 /* ---- Thrift compact protocol, encode (thrift_write.c) ----
  * Each encoder appends to a growable byte buffer. */
 typedef fl_buf fl_pq_buf; /* floe/buf.h; encoders write through .bytes */
 
 FL_API fl_status fl_pq_encode_file_meta(const fl_pq_file_meta *m, fl_pq_buf *out, fl_error *err);
-FL_API fl_status fl_pq_encode_page_header(const fl_pq_page_header *h, fl_pq_buf *out, fl_error *err);
-FL_API fl_status fl_pq_encode_column_index(const fl_pq_column_index *ci, fl_pq_buf *out, fl_error *err);
-FL_API fl_status fl_pq_encode_offset_index(const fl_pq_offset_index *oi, fl_pq_buf *out, fl_error *err);
+FL_API fl_status fl_pq_encode_page_header(const fl_pq_page_header *h, fl_pq_buf *out,
+                                          fl_error *err);
+FL_API fl_status fl_pq_encode_column_index(const fl_pq_column_index *ci, fl_pq_buf *out,
+                                           fl_error *err);
+FL_API fl_status fl_pq_encode_offset_index(const fl_pq_offset_index *oi, fl_pq_buf *out,
+                                           fl_error *err);
 
 /* ---- statistics as values (src/parquet/stats.c) ---- */
 
@@ -383,7 +386,7 @@ FL_API bool fl_pq_stat_to_value(const fl_pq_leaf_info *leaf, fl_pq_bytes raw, fl
 
 /* Min and max usable for pruning, choosing min_value/max_value or the legacy
  * fields as the spec allows. Returns false when there are none. */
-FL_API bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st, fl_value *min,
-                        fl_value *max);
+FL_API bool fl_pq_stats_bounds(const fl_pq_leaf_info *leaf, const fl_pq_statistics *st,
+                               fl_value *min, fl_value *max);
 
 #endif

@@ -56,17 +56,17 @@ typedef struct fl_pgwire_options {
     fl_auth *auth;              /* borrowed; NULL = open from auth_store_uri/catalog_uri */
     const char *auth_store_uri; /* NULL = catalog_uri */
     const char *audit_log_path;
-    const char *tls_cert_file;  /* PEM; both set = TLS offered on SSLRequest */
+    const char *tls_cert_file; /* PEM; both set = TLS offered on SSLRequest */
     const char *tls_key_file;
-    bool tls_cleartext;         /* TLS connections ask for a cleartext password, not SCRAM */
-    bool trust;                 /* no password (local development): every user is admin */
-    uint32_t max_connections;   /* 0 = 64 */
-    uint32_t idle_timeout_s;    /* 0 = 3600; between messages */
-    size_t max_message_bytes;   /* 0 = 64 MiB */
-    size_t output_buffer_bytes; /* 0 = 256 KiB */
-    uint32_t session_threads;   /* sql.h options.threads per session; 0 = engine default */
+    bool tls_cleartext;            /* TLS connections ask for a cleartext password, not SCRAM */
+    bool trust;                    /* no password (local development): every user is admin */
+    uint32_t max_connections;      /* 0 = 64 */
+    uint32_t idle_timeout_s;       /* 0 = 3600; between messages */
+    size_t max_message_bytes;      /* 0 = 64 MiB */
+    size_t output_buffer_bytes;    /* 0 = 256 KiB */
+    uint32_t session_threads;      /* sql.h options.threads per session; 0 = engine default */
     uint64_t session_memory_limit; /* sql.h options.memory_limit; 0 = engine default */
-    bool log_connections;       /* one JSON line per connect/disconnect on stderr */
+    bool log_connections;          /* one JSON line per connect/disconnect on stderr */
     /* Read cache shared by every session (sql.h options.cache); borrowed,
      * outlives the listener. NULL = each session makes a private one. */
     struct fl_sql_shared_cache *sql_cache;
@@ -101,7 +101,7 @@ FL_API void fl_pgwire_destroy(fl_pgwire *s);
  * ends. */
 typedef void (*fl_pgwire_sink)(void *ctx, const uint8_t *bytes, size_t len);
 FL_API void fl_pgwire_run_memory(fl_pgwire *s, const uint8_t *in, size_t len, fl_pgwire_sink sink,
-                          void *ctx);
+                                 void *ctx);
 
 #ifdef __cplusplus
 }

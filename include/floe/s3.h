@@ -65,7 +65,8 @@ FL_API fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_e
  * FileIO) with DeleteObjects, up to 1000 keys of one bucket per request;
  * other paths (and other FileIOs) one remove() at a time. Keys that do not
  * exist are not an error. Stops at the first failure. */
-FL_API fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n, fl_error *err);
+FL_API fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n,
+                                   fl_error *err);
 
 /* A FileIO that rewrites path prefixes before delegating to inner (borrowed):
  * used to read tables whose metadata names locations that moved (fixtures,
@@ -75,7 +76,7 @@ typedef struct fl_path_mapping {
     const char *to;
 } fl_path_mapping;
 FL_API fl_status fl_fileio_remap(fl_fileio *inner, const fl_path_mapping *maps, uint32_t n,
-                          fl_fileio **out, fl_error *err);
+                                 fl_fileio **out, fl_error *err);
 
 #ifdef __cplusplus
 }

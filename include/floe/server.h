@@ -37,27 +37,27 @@ extern "C" {
 #endif
 
 typedef struct fl_server_options {
-    const char *host;          /* listen address; NULL = 127.0.0.1 */
-    int port;                  /* 0 = an ephemeral port (see fl_server_port) */
-    const char *catalog_uri;   /* "sqlite:PATH" / "postgresql://..." / "fs:PATH" */
-    const char *catalog_name;  /* catalog_name column; NULL = "floe" */
-    const char *warehouse;     /* root of table locations (absolute path or s3://bucket/prefix) */
-    const char *prefix;        /* REST prefix advertised in /v1/config overrides; NULL = none */
+    const char *host;         /* listen address; NULL = 127.0.0.1 */
+    int port;                 /* 0 = an ephemeral port (see fl_server_port) */
+    const char *catalog_uri;  /* "sqlite:PATH" / "postgresql://..." / "fs:PATH" */
+    const char *catalog_name; /* catalog_name column; NULL = "floe" */
+    const char *warehouse;    /* root of table locations (absolute path or s3://bucket/prefix) */
+    const char *prefix;       /* REST prefix advertised in /v1/config overrides; NULL = none */
     const char *const *allowed_locations; /* further roots a location may be under */
     uint32_t nallowed_locations;
-    unsigned threads;         /* worker threads; 0 = 4 */
-    size_t max_body_bytes;    /* 0 = 8 MiB */
-    unsigned max_json_depth;  /* 0 = 64 */
+    unsigned threads;           /* worker threads; 0 = 4 */
+    size_t max_body_bytes;      /* 0 = 8 MiB */
+    unsigned max_json_depth;    /* 0 = 64 */
     int idempotency_lifetime_s; /* 0 = 1800 (advertised as PT30M) */
-    unsigned catalog_pool;    /* catalog handles; 0 = threads */
+    unsigned catalog_pool;      /* catalog handles; 0 = threads */
     /* auth */
-    bool insecure_no_auth;    /* development only: every request is anonymous admin */
+    bool insecure_no_auth;      /* development only: every request is anonymous admin */
     const char *auth_store_uri; /* NULL = catalog_uri */
     const char *audit_log_path;
     int token_ttl_seconds;
     const char *const *static_tokens; /* "TOKEN=PRINCIPAL" */
     uint32_t nstatic_tokens;
-    bool log_requests;        /* one JSON line per request on stderr */
+    bool log_requests; /* one JSON line per request on stderr */
     /* Read cache shared by every SQL session of the HTTP SQL endpoint
      * (sql.h); borrowed, outlives the server. NULL = one per session. */
     struct fl_sql_shared_cache *sql_cache;
@@ -86,7 +86,7 @@ FL_API fl_status fl_server_create(const fl_server_options *opt, fl_server **out,
 #define FL_ROUTE_MUTATION 1u
 #define FL_ROUTE_PUBLIC 2u
 FL_API fl_status fl_server_route_add(fl_server *s, const char *method, const char *pattern,
-                              fl_server_handler h, void *ctx, unsigned flags, fl_error *err);
+                                     fl_server_handler h, void *ctx, unsigned flags, fl_error *err);
 FL_API fl_status fl_server_start_listening(fl_server *s, fl_error *err);
 FL_API int fl_server_port(const fl_server *s);
 /* Graceful stop: no new connections, waits (up to drain_ms) for in-flight
@@ -110,10 +110,10 @@ FL_API fl_arena *fl_server_req_arena(fl_server_request *r);
 /* ---- responses: exactly one per handler ---- */
 /* body is copied; content_type NULL = application/json. */
 FL_API void fl_server_respond(fl_server_request *r, int status, const char *content_type,
-                       const char *body, size_t len);
+                              const char *body, size_t len);
 /* The spec's ErrorModel: {"error": {"message", "type", "code"}}. */
 FL_API void fl_server_respond_error(fl_server_request *r, int status, const char *type,
-                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- extra response headers and streamed responses ----
  * fl_server_response_header() adds a header (name and value copied; at most
@@ -132,8 +132,8 @@ FL_API void fl_server_respond_error(fl_server_request *r, int status, const char
 typedef struct fl_server_stream fl_server_stream;
 FL_API void fl_server_response_header(fl_server_request *r, const char *name, const char *value);
 FL_API fl_server_stream *fl_server_respond_stream(fl_server_request *r, int status,
-                                           const char *content_type,
-                                           void (*on_abort)(void *ud), void *ud);
+                                                  const char *content_type,
+                                                  void (*on_abort)(void *ud), void *ud);
 /* Queues len bytes (copied); blocks while more than 4 MiB wait unsent.
  * false: the client is gone or the server stops (stop producing). */
 FL_API bool fl_server_stream_write(fl_server_stream *st, const void *data, size_t len);

@@ -59,8 +59,8 @@ typedef struct fl_sql_options {
      * Both NULL: no catalog; only table functions and VALUES work. */
     fl_catalog *catalog;
     const char *catalog_uri;
-    const char *warehouse; /* for catalog_uri; default ./warehouse */
-    fl_fileio *io;         /* borrowed; NULL = fl_fileio_default() owned by the session */
+    const char *warehouse;         /* for catalog_uri; default ./warehouse */
+    fl_fileio *io;                 /* borrowed; NULL = fl_fileio_default() owned by the session */
     const char *default_namespace; /* unqualified table names; default "default" */
     uint32_t threads;              /* worker threads; 0 = number of online CPUs */
     uint64_t memory_limit;         /* bytes for operator state before spilling; 0 = 80% of RAM */
@@ -101,7 +101,8 @@ typedef struct fl_sql_options {
  * statement, so commits by other processes are seen at once. Bounded by
  * max_bytes (LRU). Freed by its creator after every session using it. */
 typedef struct fl_sql_shared_cache fl_sql_shared_cache;
-FL_API fl_status fl_sql_shared_cache_new(size_t max_bytes, fl_sql_shared_cache **out, fl_error *err);
+FL_API fl_status fl_sql_shared_cache_new(size_t max_bytes, fl_sql_shared_cache **out,
+                                         fl_error *err);
 FL_API void fl_sql_shared_cache_free(fl_sql_shared_cache *c); /* NULL allowed */
 typedef struct fl_sql_cache_stats {
     uint64_t hits, misses, bytes, entries;
@@ -112,7 +113,8 @@ typedef struct fl_sql_session fl_sql_session;
 typedef struct fl_sql_result fl_sql_result;
 typedef struct fl_sql_stmt fl_sql_stmt;
 
-FL_API fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err);
+FL_API fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out,
+                                     fl_error *err);
 FL_API void fl_sql_session_close(fl_sql_session *s); /* NULL allowed */
 
 /* SET name = value / SHOW name, also reachable from SQL. Known names:
@@ -131,7 +133,7 @@ FL_API const char *fl_sql_get(fl_sql_session *s, const char *name);
  * packet, is_superuser, session_authorization, max_connections; FIXED
  * settings are allowed here). */
 FL_API fl_status fl_sql_set_default(fl_sql_session *s, const char *name, const char *value,
-                             fl_error *err);
+                                    fl_error *err);
 /* RESET ALL: every settable setting but search_path and spill_dir. */
 FL_API fl_status fl_sql_reset_all(fl_sql_session *s, fl_error *err);
 
@@ -149,14 +151,16 @@ FL_API void fl_sql_session_cancel(fl_sql_session *s);
  * dollar quotes). *starts and *lens are malloc'd arrays of byte offsets/lengths
  * into sql (caller frees both). */
 FL_API fl_status fl_sql_split(const char *sql, uint32_t **starts, uint32_t **lens, uint32_t *n,
-                       fl_error *err);
+                              fl_error *err);
 
 /* Parses, plans and starts exactly one statement (a trailing semicolon is
  * allowed). */
-FL_API fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out, fl_error *err);
+FL_API fl_status fl_sql_execute(fl_sql_session *s, const char *sql, fl_sql_result **out,
+                                fl_error *err);
 
 /* Prepared statements with $1..$n parameters (extended query protocol). */
-FL_API fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, fl_error *err);
+FL_API fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out,
+                                fl_error *err);
 FL_API uint32_t fl_sql_stmt_nparams(const fl_sql_stmt *st);
 /* Parameter type as inferred from context (FL_TYPE_STRING when unknown). */
 FL_API const fl_type *fl_sql_stmt_param_type(const fl_sql_stmt *st, uint32_t i);
@@ -169,7 +173,7 @@ FL_API const fl_schema *fl_sql_stmt_schema(const fl_sql_stmt *st);
 /* Runs with one value per parameter (params[i].type is the bound value's
  * type; it is cast to the parameter's type). */
 FL_API fl_status fl_sql_stmt_execute(fl_sql_stmt *st, const fl_value *params, uint32_t nparams,
-                              fl_sql_result **out, fl_error *err);
+                                     fl_sql_result **out, fl_error *err);
 FL_API void fl_sql_stmt_close(fl_sql_stmt *st); /* NULL allowed */
 
 /* ---- results ---- */
@@ -180,7 +184,8 @@ FL_API const fl_schema *fl_sql_result_schema(const fl_sql_result *r);
 /* Next batch of rows. batch->sel is NULL (every row is live); vectors may be
  * in any encoding (read them through fl_vector_unify()). At the end *eof is
  * set and *batch is NULL. */
-FL_API fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof, fl_error *err);
+FL_API fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof,
+                                    fl_error *err);
 
 /* PostgreSQL command tag: "SELECT 42", "INSERT 0 3", "DELETE 7", "UPDATE 2",
  * "MERGE 5", "CREATE TABLE", "SET"... Complete after eof (SELECT counts). */
@@ -190,7 +195,7 @@ FL_API int64_t fl_sql_result_rows_affected(const fl_sql_result *r);
 /* Answer receipts: the Iceberg snapshots this statement read (and, for
  * DML, the snapshot it committed). */
 typedef struct fl_sql_table_read {
-    const char *table; /* "ns.name" or a path for iceberg_scan */
+    const char *table;   /* "ns.name" or a path for iceberg_scan */
     int64_t snapshot_id; /* -1 for an empty table */
     bool written;        /* the snapshot this statement committed */
 } fl_sql_table_read;
@@ -209,7 +214,7 @@ typedef enum fl_sql_object_kind {
 } fl_sql_object_kind;
 typedef struct fl_sql_access {
     fl_sql_object_kind kind;
-    uint32_t privilege;       /* one fl_privilege (auth.h) */
+    uint32_t privilege; /* one fl_privilege (auth.h) */
     const char *object;
     const char *as_principal; /* whose rights were checked: the invoker, or a
                                * view's definer; NULL without auth */
@@ -225,8 +230,8 @@ FL_API void fl_sql_result_close(fl_sql_result *r); /* NULL allowed */
 
 /* ---- error details for the last failure on this session ---- */
 typedef struct fl_sql_error_info {
-    char sqlstate[6];  /* e.g. "42703" undefined column, "22012" division by zero */
-    int32_t position;  /* 1-based character offset in the statement text; 0 = none */
+    char sqlstate[6]; /* e.g. "42703" undefined column, "22012" division by zero */
+    int32_t position; /* 1-based character offset in the statement text; 0 = none */
 } fl_sql_error_info;
 FL_API void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out);
 
@@ -244,14 +249,15 @@ FL_API fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *er
  * 03:04:05.123456+00, t/f, \x0a0b for bytea, ...) into buf (NUL-terminated,
  * truncated at cap); returns the length needed. tz names the session time
  * zone for TIMESTAMPTZ. Shared by the shell, CSV/JSON output and pgwire. */
-FL_API size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf, size_t cap);
+FL_API size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf,
+                                  size_t cap);
 
 /* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
  * reads the zone file on every timestamptz call): for printing many rows. */
 typedef struct fl_sql_formatter fl_sql_formatter;
 FL_API fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
-FL_API size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
-                              size_t cap);
+FL_API size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row,
+                                     char *buf, size_t cap);
 FL_API void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
 
 /*

@@ -20,13 +20,13 @@
 
 typedef enum fl_tok_kind {
     FL_TOK_EOF = 0,
-    FL_TOK_IDENT,   /* unquoted word (keywords too) */
-    FL_TOK_QIDENT,  /* "quoted" identifier */
-    FL_TOK_STRING,  /* '...', E'...', $$...$$ */
-    FL_TOK_NUMBER,  /* 12, 1.5, 1e3 */
-    FL_TOK_PARAM,   /* $1 */
-    FL_TOK_PUNCT,   /* one char: ( ) [ ] , ; . etc; or a multi-char operator */
-    FL_TOK_ERROR,   /* unterminated quote/comment */
+    FL_TOK_IDENT,  /* unquoted word (keywords too) */
+    FL_TOK_QIDENT, /* "quoted" identifier */
+    FL_TOK_STRING, /* '...', E'...', $$...$$ */
+    FL_TOK_NUMBER, /* 12, 1.5, 1e3 */
+    FL_TOK_PARAM,  /* $1 */
+    FL_TOK_PUNCT,  /* one char: ( ) [ ] , ; . etc; or a multi-char operator */
+    FL_TOK_ERROR,  /* unterminated quote/comment */
 } fl_tok_kind;
 
 typedef struct fl_tok {

@@ -42,10 +42,10 @@
 typedef struct fl_setting_def {
     const char *name;    /* PostgreSQL's spelling ("DateStyle"); lookups ignore case */
     const char *vartype; /* pg_settings.vartype: bool, integer, string, enum */
-    const char *boot;    /* built-in value; NULL = from the session (ENGINE, session_authorization) */
-    const char *unit;    /* pg_settings.unit (NULL = none) */
+    const char *boot; /* built-in value; NULL = from the session (ENGINE, session_authorization) */
+    const char *unit; /* pg_settings.unit (NULL = none) */
     uint32_t flags;
-    const char *desc;    /* pg_settings.short_desc */
+    const char *desc; /* pg_settings.short_desc */
 } fl_setting_def;
 
 /* The list, in pg_settings order (by name, case-insensitively). */
@@ -64,7 +64,7 @@ FL_API const char *fl_sql_setting_raw(fl_sql_session *s, const char *name);
 FL_API const char *fl_sql_setting_reset_val(fl_sql_session *s, const char *name);
 /* Custom (dotted) settings set in the session: false past the end. */
 FL_API bool fl_sql_setting_custom(const fl_sql_session *s, uint32_t i, const char **name,
-                           const char **value);
+                                  const char **value);
 /* SQLSTATE of the last failed fl_sql_set / fl_sql_set_default on s
  * ("42704" unknown, "22023" bad value, "55P02" cannot be changed). */
 FL_API const char *fl_sql_set_sqlstate(const fl_sql_session *s);

@@ -81,7 +81,8 @@ FL_API bool fl_parse_bool(const char *s, size_t n, bool *out);
 FL_API bool fl_parse_int64(const char *s, size_t n, int64_t *out);
 FL_API bool fl_parse_double(const char *s, size_t n, double *out);
 /* Returns FL_OK, FL_ESYNTAX or FL_EOVERFLOW (more than precision digits). */
-FL_API fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, fl_i128 *out);
+FL_API fl_status fl_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale,
+                                  fl_i128 *out);
 FL_API bool fl_parse_date(const char *s, size_t n, int32_t *days);
 FL_API bool fl_parse_time(const char *s, size_t n, int64_t *micros);
 /* digits: 6 for micros, 9 for nanos. *had_zone tells whether an offset/Z was given. */
@@ -96,18 +97,17 @@ FL_API bool fl_parse_hex_bytes(const char *s, size_t n, uint8_t *out, size_t *ou
 FL_API fl_status fl_parse_append(fl_vector *v, const char *s, size_t n, fl_error *err);
 
 /* Parses text into a scalar of primitive type t; bytes are copied into a. */
-FL_API fl_status fl_parse_value(const fl_type *t, const char *s, size_t n, fl_arena *a, fl_value *out,
-                         fl_error *err);
+FL_API fl_status fl_parse_value(const fl_type *t, const char *s, size_t n, fl_arena *a,
+                                fl_value *out, fl_error *err);
 
 /* Parses one type spec (see above) starting at *p, advancing *p past it.
  * Nested field ids are assigned from *next_id (incremented). */
 FL_API fl_status fl_parse_type_spec(const char **p, fl_arena *a, int32_t *next_id, fl_type *out,
-                             fl_error *err);
+                                    fl_error *err);
 
 /* Parses "name:type,name:type,..." into a schema with field ids 1..n for
  * the top-level columns, then nested ids after them. */
 FL_API fl_status fl_parse_schema_spec(const char *spec, fl_arena *a, fl_schema *out, fl_error *err);
-
 
 /* ---- row sources ---- */
 
@@ -130,9 +130,9 @@ FL_API void fl_source_close(fl_source *s);
 
 /* Format-specific constructors. */
 FL_API fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_source **out,
-                             fl_error *err);
-FL_API fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt, fl_source **out,
-                               fl_error *err);
+                                    fl_error *err);
+FL_API fl_status fl_jsonl_source_open(const char *path, const fl_source_options *opt,
+                                      fl_source **out, fl_error *err);
 
 /* The vtable a source implements. */
 typedef struct fl_source_ops {
@@ -145,7 +145,6 @@ struct fl_source {
     const fl_schema *schema;
     fl_parquet_reader *parquet; /* Parquet sources only (the CLI's convert), else NULL */
 };
-
 
 #ifdef __cplusplus
 }

@@ -154,14 +154,16 @@ static inline void fl_bitmap_set(uint8_t *bits, uint32_t i, bool on)
  * Each grows the vector as needed and bumps len. Nested values are built by
  * appending to children and then calling fl_vector_append_nested(). */
 FL_API fl_status fl_vector_append_null(fl_vector *v, fl_error *err);
-FL_API fl_status fl_vector_append_fixed(fl_vector *v, const void *value, fl_error *err); /* width bytes */
+FL_API fl_status fl_vector_append_fixed(fl_vector *v, const void *value,
+                                        fl_error *err); /* width bytes */
 FL_API fl_status fl_vector_append_bytes(fl_vector *v, const void *bytes, size_t len, fl_error *err);
 /* STRUCT: children already hold the row; LIST/MAP: children grew to child_len. */
 FL_API fl_status fl_vector_append_nested(fl_vector *v, int64_t child_len, fl_error *err);
 
 /* Bulk builders for hot paths (one capacity check per call): n values of
  * width bytes each, all valid; n nulls. FLAT vectors only. */
-FL_API fl_status fl_vector_append_fixed_n(fl_vector *v, const void *values, uint32_t n, fl_error *err);
+FL_API fl_status fl_vector_append_fixed_n(fl_vector *v, const void *values, uint32_t n,
+                                          fl_error *err);
 FL_API fl_status fl_vector_append_nulls(fl_vector *v, uint32_t n, fl_error *err);
 
 /* STRING/BINARY value of a FLAT vector row. */
@@ -199,7 +201,7 @@ FL_API fl_status fl_vector_flatten(fl_vector *v, fl_error *err);
 
 /* Copies row src_row of src (any encoding) to the end of dst (FLAT, same type). */
 FL_API fl_status fl_vector_append_from(fl_vector *dst, const fl_vector *src, uint32_t src_row,
-                                fl_error *err);
+                                       fl_error *err);
 
 /* ---- batches ---- */
 

@@ -47,6 +47,7 @@ fl_status ice_fail(ice_ctx *c, const char *path, const char *key, const char *fm
 static fl_status lookup(ice_ctx *c, json_t *obj, const char *path, const char *key, bool required,
                         json_t **out)
 {
+    *out = NULL; /* set on every path, so callers' FL_TRY paths read no garbage */
     json_t *v = json_object_get(obj, key);
     if (v && json_is_null(v))
         v = NULL;

@@ -306,7 +306,7 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
      * pull in pages the scan will skip */
     if (c->pos < c->read_end && c->read_end - c->pos < want)
         want = (size_t)(c->read_end - c->pos);
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     FL_TRY(fl_pq_col_bytes(c, c->pos, want, &p, err));
     fl_arena_reset(&c->hdr_arena);
     fl_pq_page_header h;

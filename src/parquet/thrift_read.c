@@ -330,8 +330,8 @@ fl_status fl_tr_binary(fl_tr *r, uint8_t t, const uint8_t **p, uint32_t *n)
 
 fl_status fl_tr_string(fl_tr *r, uint8_t t, const char **s, uint32_t *n)
 {
-    const uint8_t *p;
-    uint32_t len;
+    const uint8_t *p = NULL;
+    uint32_t len = 0;
     FL_TRY(fl_tr_binary(r, t, &p, &len));
     /* not strndup: embedded NULs are kept */
     FL_TRY(tr_charge(r, (size_t)len + 1));
@@ -348,8 +348,8 @@ fl_status fl_tr_string(fl_tr *r, uint8_t t, const char **s, uint32_t *n)
 
 fl_status fl_tr_bytes(fl_tr *r, uint8_t t, fl_pq_bytes *b)
 {
-    const char *s;
-    uint32_t n;
+    const char *s = NULL;
+    uint32_t n = 0;
     FL_TRY(fl_tr_string(r, t, &s, &n));
     b->ptr = (const uint8_t *)s;
     b->len = n;
@@ -404,8 +404,8 @@ static fl_status tr_skip_struct(fl_tr *r, int depth)
 {
     int16_t last = 0;
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(tr_field_header(r, last, &fid, &ft));
         if (ft == FL_TT_STOP)
             return FL_OK;
@@ -443,8 +443,8 @@ static fl_status tr_skip(fl_tr *r, uint8_t t, bool elem, int depth)
         return FL_OK;
     }
     case FL_TT_BINARY: {
-        const uint8_t *p;
-        uint32_t n;
+        const uint8_t *p = NULL;
+        uint32_t n = 0;
         return fl_tr_binary(r, t, &p, &n);
     }
     case FL_TT_LIST:
@@ -551,8 +551,8 @@ static fl_status dec_statistics(fl_tr *r, uint8_t t, fl_pq_statistics *s)
     memset(s, 0, sizeof *s);
     TR_BEGIN(r, t, STATS, "Statistics");
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -596,8 +596,8 @@ static fl_status dec_union_tag(fl_tr *r, uint8_t t, const char *sname, int16_t *
     TR_BEGIN(r, t, NONE, sname);
     *tag = 0;
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -619,8 +619,8 @@ static fl_status dec_time(fl_tr *r, uint8_t t, const char *sname, fl_pq_logical 
     TR_BEGIN(r, t, TIME, sname);
     int16_t unit = 0;
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -654,8 +654,8 @@ static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
     memset(lt, 0, sizeof *lt);
     TR_BEGIN(r, t, LT, "LogicalType");
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -669,8 +669,8 @@ static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
             bool have_p = false, have_s = false;
             TR_BEGIN(r, ft, DEC, "DecimalType");
             for (;;) {
-                int16_t f2;
-                uint8_t t2;
+                int16_t f2 = 0;
+                uint8_t t2 = 0;
                 FL_TRY(fl_tr_field(r, &f2, &t2));
                 if (t2 == FL_TT_STOP)
                     break;
@@ -698,8 +698,8 @@ static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
             lt->int_is_signed = true;
             TR_BEGIN(r, ft, INT, "IntType");
             for (;;) {
-                int16_t f2;
-                uint8_t t2;
+                int16_t f2 = 0;
+                uint8_t t2 = 0;
                 FL_TRY(fl_tr_field(r, &f2, &t2));
                 if (t2 == FL_TT_STOP)
                     break;
@@ -761,8 +761,8 @@ static fl_status dec_schema_element(fl_tr *r, uint8_t t, fl_pq_schema_element *e
     e->scale = e->precision = -1;
     TR_BEGIN(r, t, SCHEMA, "SchemaElement");
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -819,7 +819,7 @@ static const uint8_t KV_T[] = {0, BI, BI};
 
 static fl_status dec_kv_list(fl_tr *r, uint8_t t, uint32_t *n, fl_pq_kv **out)
 {
-    uint8_t et;
+    uint8_t et = 0;
     FL_TRY(fl_tr_list(r, t, &et, n));
     TR_ARRAY(r, *out, *n);
     for (uint32_t i = 0; i < *n; i++) {
@@ -827,8 +827,8 @@ static fl_status dec_kv_list(fl_tr *r, uint8_t t, uint32_t *n, fl_pq_kv **out)
         fl_pq_kv *kv = &(*out)[i];
         TR_BEGIN(r, et, KV, "KeyValue");
         for (;;) {
-            int16_t fid;
-            uint8_t ft;
+            int16_t fid = 0;
+            uint8_t ft = 0;
             FL_TRY(fl_tr_field(r, &fid, &ft));
             if (ft == FL_TT_STOP)
                 break;
@@ -881,8 +881,8 @@ static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
     unsigned seen = 0;
     TR_BEGIN(r, t, CMETA, "ColumnMetaData");
     for (;;) {
-        int16_t fid;
-        uint8_t ft, et;
+        int16_t fid = 0;
+        uint8_t ft = 0, et = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -938,8 +938,8 @@ static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
                 fl_pq_page_encoding_stats *s = &m->encoding_stats[i];
                 TR_BEGIN(r, et, PES, "PageEncodingStats");
                 for (;;) {
-                    int16_t f2;
-                    uint8_t t2;
+                    int16_t f2 = 0;
+                    uint8_t t2 = 0;
                     FL_TRY(fl_tr_field(r, &f2, &t2));
                     if (t2 == FL_TT_STOP)
                         break;
@@ -963,8 +963,8 @@ static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
         case 16:
             TR_BEGIN(r, ft, SIZE, "SizeStatistics");
             for (;;) {
-                int16_t f2;
-                uint8_t t2;
+                int16_t f2 = 0;
+                uint8_t t2 = 0;
                 FL_TRY(fl_tr_field(r, &f2, &t2));
                 if (t2 == FL_TT_STOP)
                     break;
@@ -1015,8 +1015,8 @@ static fl_status dec_column_chunk(fl_tr *r, uint8_t t, fl_pq_column_chunk *c)
     c->offset_index_offset = c->column_index_offset = -1;
     TR_BEGIN(r, t, CHUNK, "ColumnChunk");
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1063,8 +1063,8 @@ static fl_status dec_row_group(fl_tr *r, uint8_t t, fl_pq_row_group *g)
     bool have_cols = false, have_rows = false;
     TR_BEGIN(r, t, RG, "RowGroup");
     for (;;) {
-        int16_t fid;
-        uint8_t ft, et;
+        int16_t fid = 0;
+        uint8_t ft = 0, et = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1093,8 +1093,8 @@ static fl_status dec_row_group(fl_tr *r, uint8_t t, fl_pq_row_group *g)
                 fl_pq_sorting_column *s = &g->sorting_columns[i];
                 TR_BEGIN(r, et, SORT, "SortingColumn");
                 for (;;) {
-                    int16_t f2;
-                    uint8_t t2;
+                    int16_t f2 = 0;
+                    uint8_t t2 = 0;
                     FL_TRY(fl_tr_field(r, &f2, &t2));
                     if (t2 == FL_TT_STOP)
                         break;
@@ -1149,8 +1149,8 @@ fl_status fl_pq_decode_file_meta(const uint8_t *buf, size_t len, fl_arena *a, fl
         return fl_errorf(err, FL_EUNSUPPORTED, "encrypted Parquet files are not supported");
     FL_TRY(fl_tr_struct_begin(&r, "FileMetaData", FMD_F, FMD_T, (int)sizeof FMD_T));
     for (;;) {
-        int16_t fid;
-        uint8_t ft, et;
+        int16_t fid = 0;
+        uint8_t ft = 0, et = 0;
         FL_TRY(fl_tr_field(&r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1276,8 +1276,8 @@ static fl_status dec_sub_header(fl_tr *r, uint8_t t, int which, fl_pq_page_heade
         required = 0x7e; /* 1..6 */
     }
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1340,8 +1340,8 @@ fl_status fl_pq_decode_page_header(const uint8_t *buf, size_t len, fl_arena *a,
     unsigned seen = 0;
     FL_TRY(fl_tr_struct_begin(&r, "PageHeader", PH_F, PH_T, (int)sizeof PH_T));
     for (;;) {
-        int16_t fid;
-        uint8_t ft;
+        int16_t fid = 0;
+        uint8_t ft = 0;
         FL_TRY(fl_tr_field(&r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1405,7 +1405,7 @@ static const uint8_t CI_T[] = {0, L_, L_, L_, I_, L_, L_, L_, L_};
 
 static fl_status dec_bytes_list(fl_tr *r, uint8_t t, uint32_t *n, fl_pq_bytes **out)
 {
-    uint8_t et;
+    uint8_t et = 0;
     FL_TRY(fl_tr_list(r, t, &et, n));
     TR_ARRAY(r, *out, *n);
     for (uint32_t i = 0; i < *n; i++) {
@@ -1425,8 +1425,8 @@ fl_status fl_pq_decode_column_index(const uint8_t *buf, size_t len, fl_arena *a,
     unsigned seen = 0;
     FL_TRY(fl_tr_struct_begin(&r, "ColumnIndex", CI_F, CI_T, (int)sizeof CI_T));
     for (;;) {
-        int16_t fid;
-        uint8_t ft, et;
+        int16_t fid = 0;
+        uint8_t ft = 0, et = 0;
         FL_TRY(fl_tr_field(&r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1492,8 +1492,8 @@ fl_status fl_pq_decode_offset_index(const uint8_t *buf, size_t len, fl_arena *a,
     bool have = false;
     FL_TRY(fl_tr_struct_begin(&r, "OffsetIndex", OI_F, OI_T, (int)sizeof OI_T));
     for (;;) {
-        int16_t fid;
-        uint8_t ft, et;
+        int16_t fid = 0;
+        uint8_t ft = 0, et = 0;
         FL_TRY(fl_tr_field(&r, &fid, &ft));
         if (ft == FL_TT_STOP)
             break;
@@ -1509,8 +1509,8 @@ fl_status fl_pq_decode_offset_index(const uint8_t *buf, size_t len, fl_arena *a,
             unsigned seen = 0;
             TR_BEGIN(&r, et, PL, "PageLocation");
             for (;;) {
-                int16_t f2;
-                uint8_t t2;
+                int16_t f2 = 0;
+                uint8_t t2 = 0;
                 FL_TRY(fl_tr_field(&r, &f2, &t2));
                 if (t2 == FL_TT_STOP)
                     break;

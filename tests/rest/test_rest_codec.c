@@ -529,7 +529,7 @@ static void test_responses_round_trip(void)
     CHECK_EQ_STR(fl_ice_map_get(&back, "location"), "s3://b/db");
     free(t);
     t = dump_text(fl_rest_error_json("Table does not exist: db.t", "NoSuchTableException", 404));
-    const char *type, *msg;
+    const char *type = NULL, *msg = NULL;
     CHECK(t && fl_rest_error_parse(t, strlen(t), &a, &type, &msg));
     CHECK_EQ_STR(type, "NoSuchTableException");
     CHECK_EQ_STR(msg, "Table does not exist: db.t");

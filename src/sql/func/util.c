@@ -80,7 +80,7 @@ fl_status strout_reserve(strout *s, size_t len, uint8_t **dst, fl_error *err)
 
 fl_status strout_put(strout *s, uint32_t row, const void *p, size_t len, fl_error *err)
 {
-    uint8_t *dst;
+    uint8_t *dst = NULL;
     FL_TRY(strout_reserve(s, len, &dst, err));
     if (len)
         memcpy(dst, p, len);

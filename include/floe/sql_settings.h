@@ -6,8 +6,7 @@
  * stmt/session_stmt.c, and pgwire's own handling of them in
  * src/pgwire/settings.c), current_setting() and set_config() (pgcat_expr.c),
  * pg_settings (pgcat_fill_pg.c), fl_sql_set / fl_sql_get / fl_sql_set_default
- * (sql.h). Before round 5, pgwire kept its own list next to pgcat's and they
- * disagreed (is_superuser, max_connections); now both come from here.
+ * (sql.h). pgwire keeps no list of its own, so the two cannot disagree.
  *
  * Kinds of settings:
  *   ENGINE  the value is a session field the engine uses (memory_limit,

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "auth_suite.h"
+#include "floe_test.h"
 
 static char g_dir[256];
 static char g_db[300];
@@ -114,8 +115,7 @@ static void test_store_contents(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-auth-XXXXXX");
-    if (!mkdtemp(g_dir)) {
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-auth")) {
         perror("mkdtemp");
         return 1;
     }
@@ -132,9 +132,6 @@ int main(void)
     TEST_RUN(test_audit);
     TEST_RUN(test_store_contents);
     int rc = TEST_EXIT();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    ft_rmtree(g_dir);
     return rc;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "floe/auth.h"
-#include "test.h"
+#include "floe_test.h"
 
 static char g_dir[256], g_uri[300], g_audit[300];
 
@@ -153,8 +153,7 @@ static void test_audit_lines(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-throttle-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-throttle"))
         return 1;
     snprintf(g_uri, sizeof g_uri, "sqlite:%s/auth.db", g_dir);
     snprintf(g_audit, sizeof g_audit, "%s/audit.log", g_dir);
@@ -163,9 +162,6 @@ int main(void)
     TEST_RUN(test_window);
     TEST_RUN(test_flood_bounded);
     TEST_RUN(test_audit_lines);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

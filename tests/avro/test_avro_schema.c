@@ -11,31 +11,9 @@
 #include "avro/avro_internal.h"
 #include "floe/avro.h"
 #include "floe/io.h"
-#include "test.h"
+#include "floe_test.h"
 
 static const char *shared;
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = 0;
-        if (len)
-            *len = (size_t)n;
-    }
-    return b;
-}
 
 /* Same JSON value with object keys in the same order, recursively. */
 static bool same_ordered(json_t *a, json_t *b)
@@ -99,7 +77,7 @@ static void test_canonical_cases(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/fixtures/avro/apache-avro/share-test-data/schema-tests.txt",
              shared);
-    char *text = slurp(path, NULL);
+    char *text = ft_slurp(path, NULL);
     CHECK(text != NULL);
     if (!text)
         return;
@@ -157,7 +135,7 @@ static void test_iceberg_attributes(void)
              "%s/fixtures/iceberg/metadata-only/iceberg-rust/avro_schema_manifest_entry.json",
              shared);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = ft_slurp(path, &len);
     CHECK(text != NULL);
     if (!text)
         return;
@@ -339,10 +317,10 @@ static void test_single_object(void)
     size_t slen, mlen;
     snprintf(path, sizeof path,
              "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_schema.avsc", shared);
-    char *schema = slurp(path, &slen);
+    char *schema = ft_slurp(path, &slen);
     snprintf(path, sizeof path,
              "%s/fixtures/avro/apache-avro/share-test-data/messageV1/test_message.bin", shared);
-    char *msg = slurp(path, &mlen);
+    char *msg = ft_slurp(path, &mlen);
     CHECK(schema && msg);
     if (!schema || !msg) {
         free(schema);

@@ -6,7 +6,7 @@
 #include <zlib.h>
 
 #include "floe/compress.h"
-#include "test.h"
+#include "floe_test.h"
 
 static const fl_codec all_codecs[] = {FL_CODEC_NONE,       FL_CODEC_SNAPPY, FL_CODEC_GZIP,
                                       FL_CODEC_DEFLATE,    FL_CODEC_ZSTD,   FL_CODEC_LZ4_RAW,
@@ -319,24 +319,6 @@ static void test_names_and_small_buffers(void)
     CHECK_EQ_INT(fl_decompress((fl_codec)99, src, 1, dst, 1, &err), FL_EUNSUPPORTED);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -367,7 +349,7 @@ static void test_gzip_fixtures(void)
         char path[1024];
         snprintf(path, sizeof path, "%s/fixtures/%s", shared, files[i].path);
         size_t n;
-        uint8_t *gz = slurp(path, &n);
+        uint8_t *gz = ft_slurp(path, &n);
         if (!gz) {
             fprintf(stderr, "fixture missing: %s\n", path);
             CHECK(gz != NULL);

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "floe/ice_table.h"
-#include "test.h"
+#include "floe_test.h"
 
 #define PROCS 4
 #define COMMITS 10
@@ -175,8 +175,7 @@ static void test_postgres(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-e2e-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-e2e"))
         return 1;
     g_io = fl_fileio_local();
     TEST_RUN(test_sqlite);
@@ -188,9 +187,6 @@ int main(void)
     else
         fprintf(stderr, "postgres part skipped: no FLOE_TEST_PG_URL\n");
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

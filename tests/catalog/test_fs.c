@@ -6,6 +6,7 @@
  */
 #include "catalog_suite.h"
 #include "floe/ice_table.h"
+#include "floe_test.h"
 
 static char g_dir[256];
 static char g_wh[320];
@@ -150,8 +151,7 @@ static void test_spark_warehouse(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-fs-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-fs"))
         return 1;
     snprintf(g_wh, sizeof g_wh, "%s/wh", g_dir);
     g_io = fl_fileio_local();
@@ -163,9 +163,6 @@ int main(void)
     TEST_RUN(test_register_copy);
     TEST_RUN(test_spark_warehouse);
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

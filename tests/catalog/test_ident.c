@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "catalog/catalog_internal.h"
-#include "floe/iceberg.h"
 #include "floe/ice_table.h"
-#include "test.h"
+#include "floe/iceberg.h"
+#include "floe_test.h"
 
 static void test_parse(void)
 {
@@ -145,8 +145,8 @@ static void test_location_rules(void)
 
 static void test_private_file(void)
 {
-    char dir[] = "/tmp/floe-private-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[128];
+    CHECK(ft_tmpdir(dir, sizeof dir, "floe-private") != NULL);
     char path[256], wal[300];
     snprintf(path, sizeof path, "%s/catalog.db", dir);
     snprintf(wal, sizeof wal, "%s-wal", path);
@@ -174,9 +174,7 @@ static void test_private_file(void)
     CHECK(cat && cat->db_file && strstr(cat->db_file, "/c2.db") != NULL);
     fl_catalog_close(cat);
     umask(old);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(ft_rmtree(dir) == 0);
 }
 
 static void test_versions(void)

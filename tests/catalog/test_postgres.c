@@ -7,6 +7,7 @@
 #include <libpq-fe.h>
 
 #include "catalog_suite.h"
+#include "floe_test.h"
 
 static const char *g_url;
 static char g_name[64];
@@ -106,8 +107,7 @@ int main(void)
         return 77;
     }
     snprintf(g_name, sizeof g_name, "floe_test_%d", (int)getpid());
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-pg-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-pg"))
         return 1;
     g_io = fl_fileio_local();
     TEST_RUN(test_namespaces);
@@ -116,9 +116,6 @@ int main(void)
     TEST_RUN(test_jdbc_ddl);
     TEST_RUN(test_open_uri);
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

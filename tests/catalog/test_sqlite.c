@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "catalog_suite.h"
+#include "floe_test.h"
 
 static char g_dir[256];
 static char g_db[320];
@@ -314,8 +315,7 @@ static void test_open_uri(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-sqlite-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-sqlite"))
         return 1;
     snprintf(g_db, sizeof g_db, "%s/catalog.db", g_dir);
     g_io = fl_fileio_local();
@@ -329,9 +329,6 @@ int main(void)
     TEST_RUN(test_busy_timeout);
     TEST_RUN(test_open_uri);
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

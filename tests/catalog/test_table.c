@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "floe/ice_table.h"
-#include "test.h"
+#include "floe_test.h"
 
 static const char *g_fix; /* .../fixtures/iceberg/duckdb-iceberg/data/persistent */
 static char g_dir[256];
@@ -318,8 +318,7 @@ int main(void)
     static char fix[1024];
     snprintf(fix, sizeof fix, "%s/fixtures/iceberg/duckdb-iceberg/data/persistent", sh);
     g_fix = fix;
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-table-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-table"))
         return 1;
     g_io = fl_fileio_local();
     TEST_RUN(test_open_path_hint);
@@ -329,9 +328,6 @@ int main(void)
     TEST_RUN(test_path_refresh);
     TEST_RUN(test_drop_purge);
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

@@ -1,7 +1,7 @@
 /*
  * manifest_test_util.h - helpers for the manifest tests: a path-remapping
  * FileIO (fixture tables carry s3a://, gs://, repo-relative paths), hex
- * decoding, reading whole files.
+ * decoding (whole files are read with ft_slurp, floe_test.h).
  */
 #ifndef FLOE_TEST_MANIFEST_UTIL_H
 #define FLOE_TEST_MANIFEST_UTIL_H
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "floe/io.h"
+#include "floe_test.h"
 
 typedef struct remap_io {
     fl_fileio base;
@@ -98,28 +99,6 @@ static inline long hex_decode(const char *h, unsigned char **out)
     }
     *out = b;
     return (long)(n / 2);
-}
-
-static inline char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = 0;
-        if (len)
-            *len = (size_t)n;
-    }
-    return b;
 }
 
 #endif

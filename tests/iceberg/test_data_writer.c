@@ -15,9 +15,9 @@
 
 #include "floe/iceberg.h"
 #include "floe/parquet.h"
-#include "iceberg/write_internal.h"
 #include "floe/parquet_meta.h"
-#include "test.h"
+#include "floe_test.h"
+#include "iceberg/write_internal.h"
 
 static fl_field g_fields[3] = {
     {.name = "id", .nullable = false, .type = {.id = FL_TYPE_INT64}},
@@ -124,16 +124,8 @@ static void read_file(fl_fileio *io, const char *path, file_rows *fr)
 
 static char *tmpdir(void)
 {
-    char *d = strdup("/tmp/floe_dw_XXXXXX");
-    return mkdtemp(d);
-}
-
-static void rm_rf(const char *d)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", d);
+    char d[512];
+    return ft_tmpdir(d, sizeof d, "floe_dw") ? strdup(d) : NULL;
 }
 
 static void test_partitioned_sorted(void)
@@ -194,7 +186,7 @@ static void test_partitioned_sorted(void)
     fl_batch_destroy(&b);
     fl_fileio_destroy(io);
     fl_arena_free(&a);
-    rm_rf(dir);
+    ft_rmtree(dir);
     free(dir);
 }
 
@@ -289,7 +281,7 @@ static void test_rolling_and_open_limit(void)
     fl_batch_destroy(&b);
     fl_fileio_destroy(io);
     fl_arena_free(&a);
-    rm_rf(dir);
+    ft_rmtree(dir);
     free(dir);
 }
 

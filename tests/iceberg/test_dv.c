@@ -11,29 +11,11 @@
 
 #include "floe/compress.h"
 #include "floe/ice_scan.h"
+#include "floe_test.h"
 #include "iceberg/scan_internal.h"
-#include "test.h"
 
 /* the fuzz target, replayed deterministically below (no libFuzzer needed) */
 #include "../../fuzz/fuzz_puffin_dv.c"
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 static void put32le(uint8_t *p, uint32_t v)
 {
@@ -133,7 +115,7 @@ static uint8_t *fixture(const char *rel, size_t *len)
 {
     char p[8192];
     snprintf(p, sizeof p, "%s/%s", g_dir, rel);
-    uint8_t *b = slurp(p, len);
+    uint8_t *b = ft_slurp(p, len);
     if (!b)
         fprintf(stderr, "cannot read %s\n", p);
     return b;

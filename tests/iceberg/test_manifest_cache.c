@@ -24,8 +24,8 @@
 
 #include "floe/ice_scan.h"
 #include "floe/iceberg.h"
+#include "floe_test.h"
 #include "iceberg/manifest_cache.h"
-#include "test.h"
 
 #define NSLOTS 1024u /* the cache's initial table size */
 
@@ -264,8 +264,7 @@ static void test_threads_hammer(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-mcache-XXXXXX");
-    if (!mkdtemp(g_dir)) {
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-mcache")) {
         perror("mkdtemp");
         return 1;
     }

@@ -407,7 +407,7 @@ static char **expected_lines(const char *avro_path, size_t *n, char **buf)
     const char *rel = avro_path + strlen(g_root) + 1; /* after ".../iceberg/" */
     snprintf(ep, sizeof ep, "%s/avro-expected/%.*s.expected.jsonl", g_root, (int)(strlen(rel) - 5),
              rel);
-    *buf = slurp(ep, NULL);
+    *buf = ft_slurp(ep, NULL);
     *n = 0;
     if (!*buf)
         return NULL;
@@ -696,7 +696,7 @@ static void test_corrupt(void)
         char p[8192];
         snprintf(p, sizeof p, "%s/%s", g_root, rels[k]);
         size_t len = 0;
-        char *orig = slurp(p, &len);
+        char *orig = ft_slurp(p, &len);
         CHECK(orig != NULL);
         if (!orig)
             continue;

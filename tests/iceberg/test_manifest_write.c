@@ -16,8 +16,8 @@
 
 #include "floe/avro.h"
 #include "floe/ice_manifest.h"
+#include "floe_test.h"
 #include "iceberg/manifest_test_util.h"
-#include "test.h"
 
 static const char *k_meta =
     "{\"format-version\":2,\"table-uuid\":\"9c12d441-03fe-4693-9a96-a0705ddf69c1\","
@@ -564,14 +564,6 @@ static void test_inline_manifests(void)
     fl_arena_free(&a);
 }
 
-static void rm_rf(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(void)
 {
     /* FLOE_MANIFEST_OUT=DIR keeps the written files there (the interop test
@@ -584,8 +576,7 @@ int main(void)
             return 1;
         }
     } else {
-        snprintf(g_dir, sizeof g_dir, "/tmp/floe-manifest-XXXXXX");
-        if (!mkdtemp(g_dir)) {
+        if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-manifest")) {
             perror("mkdtemp");
             return 1;
         }
@@ -598,6 +589,6 @@ int main(void)
     if (keep && *keep)
         fprintf(stderr, "kept %s\n", g_dir);
     else
-        rm_rf(g_dir);
+        ft_rmtree(g_dir);
     return TEST_EXIT();
 }

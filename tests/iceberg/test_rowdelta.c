@@ -16,8 +16,8 @@
 #include "floe/ice_scan.h"
 #include "floe/ice_table.h"
 #include "floe/parquet.h"
+#include "floe_test.h"
 #include "iceberg/write_internal.h"
-#include "test.h"
 
 static fl_field g_fields[2] = {
     {.name = "id", .nullable = false, .type = {.id = FL_TYPE_INT64}},
@@ -34,8 +34,7 @@ typedef struct env {
 
 static bool env_open(env *e)
 {
-    snprintf(e->dir, sizeof e->dir, "/tmp/floe_rd_XXXXXX");
-    if (!mkdtemp(e->dir))
+    if (!ft_tmpdir(e->dir, sizeof e->dir, "floe_rd"))
         return false;
     e->io = fl_fileio_local();
     char db[128];
@@ -50,10 +49,7 @@ static void env_close(env *e)
 {
     fl_catalog_close(e->cat);
     fl_fileio_destroy(e->io);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup failed\n");
+    ft_rmtree(e->dir);
 }
 
 /* A table of ids [0, n) in groups "g<id % 4>", partitioned by grp when asked. */
@@ -297,8 +293,8 @@ static void test_positions_overwrite_compact(void)
 
 static void test_delete_writer(void)
 {
-    char dir[] = "/tmp/floe_dwr_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[128];
+    CHECK(ft_tmpdir(dir, sizeof dir, "floe_dwr") != NULL);
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_error err;
@@ -356,10 +352,7 @@ static void test_delete_writer(void)
     CHECK(ice_write_position_deletes(io, &m, 7, NULL, 0, &dn, 1, NULL, &a, &df, &err) == FL_EINVAL);
     fl_fileio_destroy(io);
     fl_arena_free(&a);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup failed\n");
+    ft_rmtree(dir);
 }
 
 int main(void)

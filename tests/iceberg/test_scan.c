@@ -15,8 +15,8 @@
 #include "floe/ice_scan.h"
 #include "floe/parquet.h"
 #include "floe/s3.h"
+#include "floe_test.h"
 #include "iceberg/scan_internal.h"
-#include "test.h"
 
 static char g_ice[4096], g_duck[4096];
 static fl_fileio *g_local, *g_io;
@@ -384,8 +384,8 @@ static void test_remap_paths(void)
  * 7)> (b dropped) and t string (added, null). */
 static void test_struct_evolution(void)
 {
-    char dir[] = "/tmp/floe-scan-evo-XXXXXX";
-    if (!mkdtemp(dir)) {
+    char dir[128];
+    if (!ft_tmpdir(dir, sizeof dir, "floe-scan-evo")) {
         CHECK(0);
         return;
     }

@@ -109,7 +109,9 @@ static __attribute__((unused)) int64_t txn_now_ms_test(void)
 
 /* A fresh scratch directory path (malloc'd): under $FLOE_TEST_TMP, else
  * /dev/shm when writable (commit tests fsync a lot; process crashes do not
- * need a disk to survive), else /tmp. */
+ * need a disk to survive), else /tmp. This and rm_rf stay local rather than
+ * floe_test.h's ft_tmpdir/ft_rmtree: bench/bench_commit.c includes this
+ * header without the test harness, and the commit tests want /dev/shm. */
 static __attribute__((unused)) char *scratch_dir(const char *tag)
 {
     const char *base = getenv("FLOE_TEST_TMP");

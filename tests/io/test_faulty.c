@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "floe/io.h"
+#include "floe_test.h"
 #include "io/faulty.h"
-#include "test.h"
 
 static char root[256];
 
@@ -121,16 +121,12 @@ static void test_read_faults(void)
 
 int main(void)
 {
-    snprintf(root, sizeof root, "/tmp/floe-test-faulty-XXXXXX");
-    if (!mkdtemp(root)) {
+    if (!ft_tmpdir(root, sizeof root, "floe-test-faulty")) {
         perror("mkdtemp");
         return 1;
     }
     TEST_RUN(test_write_faults);
     TEST_RUN(test_read_faults);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", root);
+    ft_rmtree(root);
     return TEST_EXIT();
 }

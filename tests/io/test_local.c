@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "floe/io.h"
-#include "test.h"
+#include "floe_test.h"
 
 static char root[256];
 
@@ -288,8 +288,7 @@ static void test_special_files(void)
 
 int main(void)
 {
-    snprintf(root, sizeof root, "/tmp/floe-test-local-XXXXXX");
-    if (!mkdtemp(root)) {
+    if (!ft_tmpdir(root, sizeof root, "floe-test-local")) {
         perror("mkdtemp");
         return 1;
     }
@@ -298,9 +297,6 @@ int main(void)
     TEST_RUN(test_list);
     TEST_RUN(test_memory);
     TEST_RUN(test_special_files);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", root);
+    ft_rmtree(root);
     return TEST_EXIT();
 }

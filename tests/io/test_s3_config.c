@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "floe_test.h"
 #include "io/s3_internal.h"
-#include "test.h"
 
 static const char *ENV_VARS[] = {"AWS_ACCESS_KEY_ID",           "AWS_SECRET_ACCESS_KEY",
                                  "AWS_SESSION_TOKEN",           "AWS_REGION",
@@ -289,8 +289,7 @@ static void test_default_routing(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/floe-s3cfg-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (!ft_tmpdir(tmpdir, sizeof tmpdir, "floe-s3cfg"))
         return 1;
     TEST_RUN(test_ini);
     TEST_RUN(test_env);

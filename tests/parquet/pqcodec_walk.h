@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "floe/compress.h"
-#include "parquet/encoding.h"
 #include "floe/parquet_meta.h"
-#include "test.h"
+#include "floe_test.h"
+#include "parquet/encoding.h"
 
 /* ---- real files: a minimal flat-column page walker over the decoders ---- */
 
@@ -30,24 +30,6 @@ typedef struct colbuf {
 } colbuf;
 
 static fl_type BINARY_T = {.id = FL_TYPE_BINARY};
-
-static inline uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
 
 static inline size_t phys_width(const fl_pq_schema_element *e)
 {
@@ -257,7 +239,7 @@ static inline int open_pq(const char *rel, pqfile *f)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/fixtures/%s", test_shared_dir(), rel);
-    f->data = slurp(path, &f->len);
+    f->data = ft_slurp(path, &f->len);
     if (!f->data) {
         fprintf(stderr, "cannot read %s\n", path);
         return 0;

@@ -222,7 +222,7 @@ static void test_fixture_prerelease_filter(void)
     snprintf(path, sizeof path, "%s/fixtures/parquet-testing/data/bloom_filter.bin",
              test_shared_dir());
     size_t len;
-    uint8_t *data = slurp(path, &len);
+    uint8_t *data = ft_slurp(path, &len);
     CHECK(data != NULL);
     if (!data)
         return;

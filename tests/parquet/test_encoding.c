@@ -745,7 +745,7 @@ static void check_against_csv(const char *parquet, const char *csv)
     char path[4096];
     snprintf(path, sizeof path, "%s/fixtures/%s", test_shared_dir(), csv);
     size_t clen;
-    char *text = (char *)slurp(path, &clen);
+    char *text = (char *)ft_slurp(path, &clen);
     CHECK(text != NULL);
     if (!text) {
         close_pq(&f);

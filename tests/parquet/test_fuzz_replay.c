@@ -180,7 +180,7 @@ static void replay_pages(const uint8_t *file, size_t flen, const fl_pq_file_meta
 static void replay_file(const char *path)
 {
     size_t flen;
-    uint8_t *file = slurp(path, &flen);
+    uint8_t *file = ft_slurp(path, &flen);
     if (!file || flen < 12) {
         free(file);
         return;
@@ -251,7 +251,7 @@ static void test_replay_fixtures(void)
     snprintf(dir, sizeof dir, "%s/fixtures/parquet-testing/data/bloom_filter.bin",
              test_shared_dir());
     size_t len;
-    uint8_t *bf = slurp(dir, &len);
+    uint8_t *bf = ft_slurp(dir, &len);
     if (bf)
         replay(pq_fuzz_footer_one, "footer", bf, len, 0);
     free(bf);
@@ -268,7 +268,7 @@ static const char *regress_kind;
 static void replay_regress(const char *path)
 {
     size_t len;
-    uint8_t *data = slurp(path, &len);
+    uint8_t *data = ft_slurp(path, &len);
     if (!data)
         return;
     if (strcmp(regress_kind, "footer") == 0)

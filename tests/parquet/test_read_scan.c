@@ -11,6 +11,7 @@
  *   5000 rows in row groups of 2048, 2048, 904; ZSTD.
  */
 #include "floe/parquet_meta.h"
+#include "floe_test.h"
 #include "parquet/test_read_util.h"
 
 static const char *ids_path(void)
@@ -19,24 +20,6 @@ static const char *ids_path(void)
     const char *src = getenv("FLOE_SRC");
     snprintf(buf, sizeof buf, "%s/tests/parquet/test_read_ids.parquet", src ? src : ".");
     return buf;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
 }
 
 static void test_schema(void)
@@ -289,7 +272,7 @@ static void test_footer_errors(void)
 static void test_truncation_and_bit_flips(void)
 {
     size_t len;
-    uint8_t *orig = slurp(ids_path(), &len);
+    uint8_t *orig = ft_slurp(ids_path(), &len);
     CHECK(orig != NULL);
     if (!orig)
         return;

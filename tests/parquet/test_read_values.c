@@ -8,6 +8,7 @@
  * DuckDB / arrow-rs (the shared oracle).
  */
 #include "floe/parquet_meta.h"
+#include "floe_test.h"
 #include "parquet/test_read_util.h"
 
 #define FIX(rel)                                                                                   \
@@ -364,24 +365,6 @@ static void test_lz4(void)
     }
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static fl_status scan_memory(const uint8_t *data, size_t len, bool crc, fl_error *e)
 {
     fl_file *f = NULL;
@@ -413,7 +396,7 @@ static void test_crc(void)
         if (!path)
             return;
         size_t len;
-        uint8_t *data = slurp(path, &len);
+        uint8_t *data = ft_slurp(path, &len);
         CHECK(data != NULL);
         if (!data)
             continue;

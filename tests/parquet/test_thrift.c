@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "floe/parquet_meta.h"
+#include "floe_test.h"
 #include "parquet/thrift.h"
-#include "test.h"
 
 /* ---- deep comparison helpers ---- */
 
@@ -817,24 +817,6 @@ static void test_roundtrip_indexes(void)
 
 /* ---- fixtures ---- */
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 typedef struct fixture_counts {
     int files, decoded, encrypted, bad, pages, indexes;
 } fixture_counts;
@@ -913,7 +895,7 @@ static void check_pages(const char *name, const uint8_t *file, size_t flen,
 static void check_file(const char *path, fixture_counts *cnt)
 {
     size_t flen;
-    uint8_t *file = slurp(path, &flen);
+    uint8_t *file = ft_slurp(path, &flen);
     if (!file)
         return;
     cnt->files++;
@@ -1015,7 +997,7 @@ static void test_fixture_specifics(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/fixtures/parquet-testing/data/alltypes_plain.parquet", shared);
     size_t flen;
-    uint8_t *file = slurp(path, &flen);
+    uint8_t *file = ft_slurp(path, &flen);
     CHECK(file != NULL);
     if (!file)
         return;
@@ -1046,7 +1028,7 @@ static void test_fixture_specifics(void)
     /* column chunk key/value metadata, including a key without value */
     snprintf(path, sizeof path,
              "%s/fixtures/parquet-testing/data/column_chunk_key_value_metadata.parquet", shared);
-    file = slurp(path, &flen);
+    file = ft_slurp(path, &flen);
     CHECK(file != NULL);
     if (!file)
         return;
@@ -1069,7 +1051,7 @@ static void test_fixture_specifics(void)
 
     /* sorting columns */
     snprintf(path, sizeof path, "%s/fixtures/parquet-testing/data/sort_columns.parquet", shared);
-    file = slurp(path, &flen);
+    file = ft_slurp(path, &flen);
     CHECK(file != NULL);
     if (!file)
         return;

@@ -31,8 +31,8 @@
 #include "floe/ice_manifest.h"
 #include "floe/ice_table.h"
 #include "floe/server.h"
+#include "floe_test.h"
 #include "server/server_internal.h"
-#include "test.h"
 
 static char g_dir[256];
 static int g_port;
@@ -557,8 +557,7 @@ static void test_location_rules(void)
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_ALL);
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe-test-server-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!ft_tmpdir(g_dir, sizeof g_dir, "floe-test-server"))
         return 1;
     char uri[300];
     snprintf(uri, sizeof uri, "sqlite:%s/catalog.db", g_dir);
@@ -585,10 +584,7 @@ int main(void)
     TEST_RUN(test_confinement);
     fl_server_destroy(s, 5000);
     fl_fileio_destroy(g_io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup failed\n");
+    ft_rmtree(g_dir);
     curl_global_cleanup();
     return TEST_EXIT();
 }

@@ -78,6 +78,7 @@
 #include "floe/ice_view.h"
 #include "floe/s3.h"
 #include "floe/sql.h"
+#include "floe_test.h"
 #include "sqlgen.h"
 
 /* ---- objects ---- */
@@ -592,10 +593,7 @@ static inline void aw_close(aw_world *w)
     fl_catalog_close(w->cat);
     fl_fileio_destroy(w->io);
     if (w->dir[0]) {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "warning: could not remove %s\n", w->dir);
+        ft_rmtree(w->dir);
     }
     memset(w, 0, sizeof *w);
 }
@@ -605,9 +603,7 @@ static inline void aw_close(aw_world *w)
 static inline fl_status aw_open(aw_world *w)
 {
     memset(w, 0, sizeof *w);
-    snprintf(w->dir, sizeof w->dir, "%s/floe_authz_XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(w->dir)) {
+    if (!ft_tmpdir(w->dir, sizeof w->dir, "floe_authz")) {
         w->dir[0] = '\0';
         aw_fail(w, "mkdtemp failed");
         return FL_EIO;

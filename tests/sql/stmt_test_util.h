@@ -16,7 +16,7 @@
 #include "floe/ice_table.h"
 #include "floe/s3.h"
 #include "floe/sql.h"
-#include "test.h"
+#include "floe_test.h"
 
 typedef struct stmt_env {
     char dir[256];
@@ -31,8 +31,7 @@ typedef struct stmt_env {
 static inline int stmt_env_open(stmt_env *e)
 {
     memset(e, 0, sizeof *e);
-    snprintf(e->dir, sizeof e->dir, "/tmp/floe_stmt_XXXXXX");
-    if (!mkdtemp(e->dir))
+    if (!ft_tmpdir(e->dir, sizeof e->dir, "floe_stmt"))
         return -1;
     char db[320], wh[320];
     snprintf(db, sizeof db, "%s/catalog.db", e->dir);
@@ -56,10 +55,7 @@ static inline void stmt_env_close(stmt_env *e)
     fl_sql_session_close(e->s);
     fl_catalog_close(e->cat);
     fl_fileio_destroy(e->io);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "warning: could not remove %s\n", e->dir);
+    ft_rmtree(e->dir);
 }
 
 /* Runs sql; fills e->tag and e->rows; returns the status (e->err on failure). */

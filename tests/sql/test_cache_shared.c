@@ -20,8 +20,8 @@
 
 #include "floe/ice_table.h"
 #include "floe/sql.h"
+#include "floe_test.h"
 #include "iceberg/manifest_cache.h"
-#include "test.h"
 
 typedef struct env {
     char dir[64];
@@ -30,8 +30,7 @@ typedef struct env {
 
 static bool env_init(env *e)
 {
-    snprintf(e->dir, sizeof e->dir, "/tmp/floe_cache_XXXXXX");
-    if (!mkdtemp(e->dir))
+    if (!ft_tmpdir(e->dir, sizeof e->dir, "floe_cache"))
         return false;
     snprintf(e->uri, sizeof e->uri, "sqlite:%s/cat.db", e->dir);
     snprintf(e->wh, sizeof e->wh, "%s/wh", e->dir);
@@ -40,12 +39,10 @@ static bool env_init(env *e)
 
 static void env_free(env *e)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", e->dir);
+    ft_rmtree(e->dir);
 }
 
+/* Not ft_open_sqlite: two threads and a shared cache c. */
 static fl_sql_session *open_session(const env *e, fl_sql_shared_cache *c)
 {
     fl_sql_options o;
@@ -61,7 +58,8 @@ static fl_sql_session *open_session(const env *e, fl_sql_shared_cache *c)
     return rc == FL_OK ? s : NULL;
 }
 
-/* Runs sql; the first column of every row as int64s joined by ',' into out. */
+/* Runs sql; the first column of every row as int64s joined by ',' into out.
+ * Kept instead of ft_run: the assertions expect this one-column shape. */
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
     fl_sql_result *r = NULL;

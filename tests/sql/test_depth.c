@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "floe_test.h"
 #include "sql/parse/depth.h"
-#include "sql/sql_test_util.h"
 
 /* ---- statement generators: n levels of one shape ---- */
 

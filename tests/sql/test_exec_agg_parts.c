@@ -12,45 +12,13 @@
 #include <string.h>
 
 #include "floe/sql.h"
-#include "test.h"
-
-static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
-{
-    fl_sql_result *r = NULL;
-    out[0] = 0;
-    fl_status rc = fl_sql_execute(s, sql, &r, err);
-    if (rc != FL_OK)
-        return rc;
-    size_t len = 0;
-    for (;;) {
-        const fl_batch *b;
-        bool eof;
-        rc = fl_sql_result_next(r, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        for (uint32_t row = 0; row < b->nrows; row++) {
-            for (uint32_t c = 0; c < b->ncols; c++) {
-                char v[256];
-                fl_unified u;
-                fl_vector_unify(&b->cols[c], &u);
-                if (!fl_unified_is_valid(&u, row))
-                    snprintf(v, sizeof v, "NULL");
-                else
-                    fl_sql_format_value(&b->cols[c], row, "UTC", v, sizeof v);
-                len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", c ? "|" : "", v);
-            }
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, ";");
-        }
-    }
-    fl_sql_result_close(r);
-    return rc;
-}
+#include "floe_test.h"
 
 static void expect(fl_sql_session *s, const char *sql, const char *want)
 {
     static char out[1 << 12];
     fl_error err;
-    fl_status rc = run(s, sql, out, sizeof out, &err);
+    fl_status rc = ft_run(s, sql, ";", out, sizeof out, &err);
     if (rc != FL_OK) {
         fprintf(stderr, "%s\n  -> error %s\n", sql, err.msg);
         CHECK(0);
@@ -183,7 +151,7 @@ static void test_split_then_spill(void)
         return;
     }
     char out[256];
-    CHECK_OK(run(s, "SET memory_limit = '48MB'", out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(s, "SET memory_limit = '48MB'", ";", out, sizeof out, &err), &err);
     long long n = 800000, groups = 400000, sum = n * (n + 1) / 2;
     char want[256];
     snprintf(want, sizeof want, "%lld|%lld|%lld|2;", groups, n, sum);
@@ -218,7 +186,7 @@ static void test_small_limit_many_threads(void)
             }
             char out[256], sql[96];
             snprintf(sql, sizeof sql, "SET memory_limit = '%s'", limits[m]);
-            CHECK_OK(run(s, sql, out, sizeof out, &err), &err);
+            CHECK_OK(ft_run(s, sql, ";", out, sizeof out, &err), &err);
             expect(s,
                    "SELECT count(*), sum(c), min(c), max(c) FROM (SELECT g % 1000, count(*) AS c "
                    "FROM generate_series(1, 2000000) g GROUP BY 1) t",

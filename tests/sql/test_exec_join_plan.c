@@ -15,13 +15,8 @@
 #include <string.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
-
-static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(s, sql, "\n", out, cap, err);
-}
 
 #define L_ROWS                                                                                     \
     "(VALUES (1, 5, 'AIR'), (1, 15, 'AIR'), (2, 12, 'AIR'), (2, 25, 'SHIP'), (3, 3, 'AIR'), "      \
@@ -49,7 +44,7 @@ static void test_q19_shape(void)
                     " ORDER BY 1, 2";
     char sql[4096];
     snprintf(sql, sizeof sql, "EXPLAIN %s", q);
-    CHECK_OK(run(s, sql, out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(s, sql, "\n", out, sizeof out, &err), &err);
     /* a hash join on the common key, not a nested loop */
     CHECK(strstr(out, "HashJoin INNER on [") != NULL);
     CHECK(strstr(out, "NestedLoop") == NULL);
@@ -68,7 +63,7 @@ static void test_q19_shape(void)
         /* the derived per-side ORs filter below the join */
         CHECK(strstr(join + jl, "(brand = 'B12')") != NULL);
     }
-    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(s, q, "\n", out, sizeof out, &err), &err);
     /* l(1,5) p1 B12 size1: yes; l(1,15) no (qty out of B12 range); l(2,12) p2 B23: yes;
      * l(2,25,SHIP): no; l(3,3) p3 B34 needs qty 20..30: no; l(3,22) p3: yes; NULL keys never
      * match; l(4,NULL) p4 B12: qty NULL -> unknown -> no */
@@ -87,32 +82,32 @@ static void test_or_edge_cases(void)
     if (!s)
         return;
     static char out[16384];
-    CHECK_OK(run(s,
-                 "SELECT l.pk, l.qty FROM " L_ROWS ", " P_ROWS
-                 " WHERE (p.pk = l.pk) OR (p.pk = l.pk AND p.brand = 'B12') ORDER BY 1, 2",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT l.pk, l.qty FROM " L_ROWS ", " P_ROWS
+                    " WHERE (p.pk = l.pk) OR (p.pk = l.pk AND p.brand = 'B12') ORDER BY 1, 2",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK_EQ_STR(out, "1|5\n1|15\n2|12\n2|25\n3|3\n3|22\n4|NULL\n");
-    CHECK_OK(run(s,
-                 "EXPLAIN SELECT l.pk FROM " L_ROWS ", " P_ROWS
-                 " WHERE (p.pk = l.pk) OR (p.pk = l.pk AND p.brand = 'B12')",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "EXPLAIN SELECT l.pk FROM " L_ROWS ", " P_ROWS
+                    " WHERE (p.pk = l.pk) OR (p.pk = l.pk AND p.brand = 'B12')",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK(strstr(out, "HashJoin INNER on [") != NULL);
     CHECK(strstr(out, "residual=") == NULL);
-    CHECK_OK(run(s,
-                 "SELECT l.pk, l.qty, p.pk FROM " L_ROWS ", " P_ROWS
-                 " WHERE (p.pk = l.pk AND l.qty = 5) OR (p.size = l.pk AND p.brand = 'B34')"
-                 " ORDER BY 1, 2, 3",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT l.pk, l.qty, p.pk FROM " L_ROWS ", " P_ROWS
+                    " WHERE (p.pk = l.pk AND l.qty = 5) OR (p.size = l.pk AND p.brand = 'B34')"
+                    " ORDER BY 1, 2, 3",
+                    "\n", out, sizeof out, &err),
              &err);
     /* branch 2: p3 (size 14) matches no l.pk; branch 1: l(1,5)-p1 */
     CHECK_EQ_STR(out, "1|5|1\n");
     /* single-table OR on one relation only: unchanged semantics */
-    CHECK_OK(run(s,
-                 "SELECT count(*) FROM " L_ROWS " WHERE (qty > 20 AND mode = 'AIR') OR "
-                 "(qty < 4 AND mode = 'AIR')",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT count(*) FROM " L_ROWS " WHERE (qty > 20 AND mode = 'AIR') OR "
+                    "(qty < 4 AND mode = 'AIR')",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK_EQ_STR(out, "2\n");
     fl_sql_session_close(s);
@@ -133,7 +128,7 @@ static void test_semi_placement(void)
                     "WHERE t.h = b.y + 1 AND t.h > 5) ORDER BY 1";
     char sql[4096];
     snprintf(sql, sizeof sql, "EXPLAIN %s", q);
-    CHECK_OK(run(s, sql, out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(s, sql, "\n", out, sizeof out, &err), &err);
     const char *inner = strstr(out, "HashJoin INNER"), *semi = strstr(out, "HashJoin SEMI");
     const char *anti = strstr(out, "HashJoin ANTI");
     CHECK(inner && semi && anti);
@@ -143,30 +138,30 @@ static void test_semi_placement(void)
         const char *eol = strchr(anti, '\n');
         CHECK(eol && strstr(anti, "build=left") && strstr(anti, "build=left") < eol);
     }
-    CHECK_OK(run(s, q, out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(s, q, "\n", out, sizeof out, &err), &err);
     CHECK_EQ_STR(out, "1|1\n2|2\n3|3\n4|4\n");
     /* IN on the preserved side of a LEFT JOIN (pushed to it), and on the
      * nullable side (stays above the join: NULL-extended rows drop) */
-    CHECK_OK(run(s,
-                 "SELECT a.x, b.y FROM generate_series(1, 100000) a(x) LEFT JOIN "
-                 "generate_series(1, 50000, 2) b(y) ON a.x = b.y "
-                 "WHERE a.x IN (SELECT g FROM generate_series(1, 4) s(g)) ORDER BY 1",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT a.x, b.y FROM generate_series(1, 100000) a(x) LEFT JOIN "
+                    "generate_series(1, 50000, 2) b(y) ON a.x = b.y "
+                    "WHERE a.x IN (SELECT g FROM generate_series(1, 4) s(g)) ORDER BY 1",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK_EQ_STR(out, "1|1\n2|NULL\n3|3\n4|NULL\n");
-    CHECK_OK(run(s,
-                 "SELECT a.x, b.y FROM generate_series(1, 100000) a(x) LEFT JOIN "
-                 "generate_series(1, 50000, 2) b(y) ON a.x = b.y "
-                 "WHERE b.y IN (SELECT g FROM generate_series(1, 4) s(g)) ORDER BY 1",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT a.x, b.y FROM generate_series(1, 100000) a(x) LEFT JOIN "
+                    "generate_series(1, 50000, 2) b(y) ON a.x = b.y "
+                    "WHERE b.y IN (SELECT g FROM generate_series(1, 4) s(g)) ORDER BY 1",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK_EQ_STR(out, "1|1\n3|3\n");
     /* EXISTS building the left side, with a residual, duplicates on both sides */
-    CHECK_OK(run(s,
-                 "SELECT a.x FROM (VALUES (1), (2), (2), (3), (NULL)) a(x) WHERE EXISTS "
-                 "(SELECT 1 FROM generate_series(1, 100000) t(h) WHERE t.h % 4 = a.x "
-                 "AND t.h > a.x * 10) ORDER BY 1",
-                 out, sizeof out, &err),
+    CHECK_OK(ft_run(s,
+                    "SELECT a.x FROM (VALUES (1), (2), (2), (3), (NULL)) a(x) WHERE EXISTS "
+                    "(SELECT 1 FROM generate_series(1, 100000) t(h) WHERE t.h % 4 = a.x "
+                    "AND t.h > a.x * 10) ORDER BY 1",
+                    "\n", out, sizeof out, &err),
              &err);
     CHECK_EQ_STR(out, "1\n2\n2\n3\n");
     fl_sql_session_close(s);

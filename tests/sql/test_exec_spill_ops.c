@@ -24,6 +24,8 @@ typedef struct digest {
     uint64_t h;
 } digest;
 
+/* Kept instead of ft_run: it hashes every row into a digest (to compare
+ * spilled and in-memory runs of large results) rather than rendering text. */
 static fl_status run(fl_sql_session *s, const char *sql, digest *d, char *text, size_t cap,
                      fl_error *err)
 {
@@ -68,6 +70,8 @@ static fl_status run(fl_sql_session *s, const char *sql, digest *d, char *text, 
     return rc;
 }
 
+/* Not ft_open_sqlite: an in-memory session with a thread count and a
+ * memory limit, no catalog. */
 static fl_sql_session *open_session(uint32_t threads, uint64_t limit)
 {
     fl_sql_options o = {0};

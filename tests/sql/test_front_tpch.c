@@ -17,8 +17,8 @@
 #include "floe/catalog.h"
 #include "floe/ice_table.h"
 #include "floe/sql.h"
+#include "floe_test.h"
 #include "sql/planner.h"
-#include "test.h"
 
 static char tmpdir[256];
 static fl_catalog *cat;
@@ -60,8 +60,7 @@ static void make_table(const char *name, const col *cols, uint32_t n)
 
 static int setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/floe_front_tpch_XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (!ft_tmpdir(tmpdir, sizeof tmpdir, "floe_front_tpch"))
         return -1;
     io = fl_fileio_local();
     fl_error err;
@@ -107,10 +106,7 @@ static void teardown(void)
 {
     fl_catalog_close(cat);
     fl_fileio_destroy(io);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    ft_rmtree(tmpdir);
 }
 
 /* ---- plan checks ---- */

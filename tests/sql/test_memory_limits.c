@@ -11,8 +11,8 @@
  */
 #include <sys/resource.h>
 
+#include "floe_test.h"
 #include "sql/func/func_internal.h"
-#include "sql/sql_test_util.h"
 
 #define LIMIT_MB 64
 
@@ -32,7 +32,7 @@ static fl_sql_session *open_limited(void)
 static fl_status run(fl_sql_session *s, const char *sql, char *state, char *out, size_t cap)
 {
     fl_error err;
-    fl_status rc = sqlt_run(s, sql, ";", out, cap, &err);
+    fl_status rc = ft_run(s, sql, ";", out, cap, &err);
     fl_sql_error_info info;
     fl_sql_last_error(s, &info);
     snprintf(state, 6, "%s", rc == FL_OK ? "00000" : info.sqlstate);

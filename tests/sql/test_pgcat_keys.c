@@ -13,26 +13,21 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
 
 static char g_dir[256];
 
-static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(s, sql, "\n", out, cap, err);
-}
-
 static fl_sql_session *open_session(const char *user)
 {
-    return sqlt_open_sqlite(g_dir, "lake", user);
+    return ft_open_sqlite(g_dir, "lake", user);
 }
 
 static char *q(fl_sql_session *s, const char *sql)
 {
     static char out[1 << 16];
     fl_error err;
-    fl_status rc = run(s, sql, out, sizeof out, &err);
+    fl_status rc = ft_run(s, sql, "\n", out, sizeof out, &err);
     if (rc != FL_OK) {
         fprintf(stderr, "FAILED: %s\n  %s\n", sql, err.msg);
         CHECK(rc == FL_OK);
@@ -43,8 +38,7 @@ static char *q(fl_sql_session *s, const char *sql)
 
 static void setup(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe_pgkeys_XXXXXX");
-    CHECK(mkdtemp(g_dir) != NULL);
+    CHECK(ft_tmpdir(g_dir, sizeof g_dir, "floe_pgkeys") != NULL);
     fl_sql_session *s = open_session(NULL);
     if (!s)
         return;
@@ -204,13 +198,15 @@ static void test_reg_text(void)
     CHECK_EQ_STR(q(s, "SELECT relname, oid::regclass::text, relnamespace::regnamespace::text FROM "
                       "pg_class WHERE relnamespace = 'other'::regnamespace ORDER BY 1"),
                  "Odd|other.\"Odd\"|other\nOdd_pkey|other.\"Odd_pkey\"|other\n");
-    CHECK(run(s, "SELECT 'lake.nosuch'::regclass::text", out, sizeof out, &err) == FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT 'lake.nosuch'::regclass::text", "\n", out, sizeof out, &err) ==
+          FL_ENOTFOUND);
     CHECK(strstr(err.msg, "relation \"lake.nosuch\" does not exist") != NULL);
-    CHECK(run(s, "SELECT 'nosuch'::regproc", out, sizeof out, &err) == FL_ENOTFOUND);
-    CHECK(run(s, "SELECT 'lower(bool)'::regprocedure", out, sizeof out, &err) == FL_ENOTFOUND);
-    CHECK(run(s, "SELECT 'nobody'::regrole", out, sizeof out, &err) == FL_ENOTFOUND);
-    CHECK(run(s, "SELECT pg_get_indexdef(oid, 0, relname = 'x') FROM pg_class", out, sizeof out,
-              &err) == FL_EUNSUPPORTED);
+    CHECK(ft_run(s, "SELECT 'nosuch'::regproc", "\n", out, sizeof out, &err) == FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT 'lower(bool)'::regprocedure", "\n", out, sizeof out, &err) ==
+          FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT 'nobody'::regrole", "\n", out, sizeof out, &err) == FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT pg_get_indexdef(oid, 0, relname = 'x') FROM pg_class", "\n", out,
+                 sizeof out, &err) == FL_EUNSUPPORTED);
     fl_sql_session_close(s);
 }
 
@@ -246,9 +242,6 @@ int main(void)
     TEST_RUN(test_functions);
     TEST_RUN(test_reg_text);
     TEST_RUN(test_session_user);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

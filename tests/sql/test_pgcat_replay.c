@@ -16,26 +16,21 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
 
 static char g_dir[256];
 
-static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(s, sql, "\n", out, cap, err);
-}
-
 static fl_sql_session *open_session(void)
 {
-    return sqlt_open_sqlite(g_dir, NULL, NULL);
+    return ft_open_sqlite(g_dir, NULL, NULL);
 }
 
 static char *q(fl_sql_session *s, const char *sql)
 {
     static char out[1 << 16];
     fl_error err;
-    fl_status rc = run(s, sql, out, sizeof out, &err);
+    fl_status rc = ft_run(s, sql, "\n", out, sizeof out, &err);
     if (rc != FL_OK) {
         fprintf(stderr, "FAILED: %s\n  %s\n", sql, err.msg);
         CHECK(rc == FL_OK);
@@ -46,8 +41,7 @@ static char *q(fl_sql_session *s, const char *sql)
 
 static void setup(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe_pgcat_XXXXXX");
-    CHECK(mkdtemp(g_dir) != NULL);
+    CHECK(ft_tmpdir(g_dir, sizeof g_dir, "floe_pgcat") != NULL);
     fl_sql_session *s = open_session();
     if (!s)
         return;
@@ -112,7 +106,7 @@ static void replay_file(const char *path, uint32_t *nstmts)
             break;
         if (!wire_level(sql)) {
             static char out[1 << 18];
-            fl_status rc = run(s, sql, out, sizeof out, &err);
+            fl_status rc = ft_run(s, sql, "\n", out, sizeof out, &err);
             if (rc != FL_OK && !known_failure(sql, err.msg)) {
                 fprintf(stderr, "%s: statement %u failed: %s\n---\n%.400s\n---\n", path, i + 1,
                         err.msg, sql);
@@ -322,12 +316,13 @@ static void test_functions(void)
     /* multi-element arrays expand (lateral: select-list SRFs, PostgreSQL's ProjectSet) */
     CHECK_EQ_STR(q(s, "SELECT unnest('{a,b}'::text[])"), "a\nb\n");
     /* errors stay errors */
-    CHECK(run(s, "SELECT 'sales.nope'::regclass", out, sizeof out, &err) == FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT 'sales.nope'::regclass", "\n", out, sizeof out, &err) == FL_ENOTFOUND);
     CHECK(strstr(err.msg, "does not exist") != NULL);
-    CHECK(run(s, "SELECT * FROM pg_catalog.pg_nope", out, sizeof out, &err) == FL_ENOTFOUND);
-    CHECK(run(s, "SELECT '{a'::text[] IS NULL", out, sizeof out, &err) != FL_OK ||
+    CHECK(ft_run(s, "SELECT * FROM pg_catalog.pg_nope", "\n", out, sizeof out, &err) ==
+          FL_ENOTFOUND);
+    CHECK(ft_run(s, "SELECT '{a'::text[] IS NULL", "\n", out, sizeof out, &err) != FL_OK ||
           strcmp(out, "f\n") == 0);
-    CHECK(run(s, "SELECT 'abc'::int4[]", out, sizeof out, &err) != FL_OK);
+    CHECK(ft_run(s, "SELECT 'abc'::int4[]", "\n", out, sizeof out, &err) != FL_OK);
     fl_sql_session_close(s);
 }
 
@@ -339,9 +334,6 @@ int main(void)
     TEST_RUN(test_jdbc_answers);
     TEST_RUN(test_stable_oids);
     TEST_RUN(test_functions);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

@@ -13,19 +13,14 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
 
 static char g_dir[256];
 
-static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(s, sql, "\n", out, cap, err);
-}
-
 static fl_sql_session *open_session(void)
 {
-    return sqlt_open_sqlite(g_dir, NULL, NULL);
+    return ft_open_sqlite(g_dir, NULL, NULL);
 }
 
 static char g_out[1 << 16];
@@ -33,7 +28,7 @@ static char g_out[1 << 16];
 static const char *q(fl_sql_session *s, const char *sql)
 {
     fl_error err;
-    if (run(s, sql, g_out, sizeof g_out, &err) != FL_OK) {
+    if (ft_run(s, sql, "\n", g_out, sizeof g_out, &err) != FL_OK) {
         fprintf(stderr, "FAILED: %s\n  %s\n", sql, err.msg);
         CHECK(false);
         g_out[0] = 0;
@@ -45,7 +40,7 @@ static const char *q(fl_sql_session *s, const char *sql)
 static void q_err(fl_sql_session *s, const char *sql, const char *want)
 {
     fl_error err;
-    fl_status rc = run(s, sql, g_out, sizeof g_out, &err);
+    fl_status rc = ft_run(s, sql, "\n", g_out, sizeof g_out, &err);
     CHECK(rc != FL_OK);
     if (rc != FL_OK && !strstr(err.msg, want)) {
         fprintf(stderr, "%s\n  message: %s\n  wanted:  %s\n", sql, err.msg, want);
@@ -55,8 +50,7 @@ static void q_err(fl_sql_session *s, const char *sql, const char *want)
 
 static void setup(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/floe_pgfunc_XXXXXX");
-    CHECK(mkdtemp(g_dir) != NULL);
+    CHECK(ft_tmpdir(g_dir, sizeof g_dir, "floe_pgfunc") != NULL);
     fl_sql_session *s = open_session();
     if (!s)
         return;
@@ -156,9 +150,6 @@ int main(void)
     TEST_RUN(test_viewdef);
     TEST_RUN(test_sizes);
     TEST_RUN(test_stats_tablespaces_keywords);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    ft_rmtree(g_dir);
     return TEST_EXIT();
 }

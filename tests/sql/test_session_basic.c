@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "test.h"
+#include "floe_test.h"
 
-/* Runs sql and renders every row as "a|b|c\n" into out (NULL as "NULL"). */
+/* Runs sql and renders every row as "a|b|c\n" into out (NULL as "NULL").
+ * Kept instead of ft_run: it also CHECKs that no result batch carries a
+ * selection vector, which ft_run (honouring selections) cannot see. */
 static fl_status run(fl_sql_session *s, const char *sql, char *out, size_t cap, fl_error *err)
 {
     fl_sql_result *r = NULL;
@@ -259,8 +261,8 @@ static void test_statement_timeout(void)
 
 static void test_catalog_tables(void)
 {
-    char dir[] = "/tmp/floe_session_XXXXXX";
-    if (!mkdtemp(dir)) {
+    char dir[128];
+    if (!ft_tmpdir(dir, sizeof dir, "floe_session")) {
         CHECK(0);
         return;
     }
@@ -367,10 +369,7 @@ static void test_catalog_tables(void)
         fl_sql_result_close(r);
     }
     fl_sql_session_close(s);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    ft_rmtree(dir);
 }
 
 int main(void)

@@ -10,20 +10,15 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
 
 static fl_sql_session *sess;
 static char dir[64];
 
-static fl_status run(const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(sess, sql, ";", out, cap, err);
-}
-
 static void expect(const char *sql, const char *want)
 {
-    sqlt_expect(sess, sql, ";", want);
+    ft_expect(sess, sql, ";", want);
 }
 
 static void write_file(const char *name, const char *text)
@@ -57,9 +52,10 @@ static void test_csv_json(void)
     snprintf(q, sizeof q, "SELECT * FROM read_csv('%s/nothing*.csv')", dir);
     char out[256];
     fl_error err;
-    CHECK_EQ_INT(run(q, out, sizeof out, &err), FL_ENOTFOUND);
+    CHECK_EQ_INT(ft_run(sess, q, ";", out, sizeof out, &err), FL_ENOTFOUND);
     CHECK(strstr(err.msg, "no files match") != NULL);
-    CHECK_EQ_INT(run("SELECT * FROM read_xml('x')", out, sizeof out, &err), FL_ENOTFOUND);
+    CHECK_EQ_INT(ft_run(sess, "SELECT * FROM read_xml('x')", ";", out, sizeof out, &err),
+                 FL_ENOTFOUND);
     CHECK(strstr(err.msg, "line 1, column 15: table function read_xml() does not exist") != NULL);
 }
 
@@ -67,10 +63,11 @@ static void test_parquet_iceberg(void)
 {
     char out[256];
     fl_error err;
-    CHECK_OK(run("CREATE SCHEMA s1", out, sizeof out, &err), &err);
-    CHECK_OK(run("CREATE TABLE s1.t (a int, b varchar)", out, sizeof out, &err), &err);
-    CHECK_OK(run("INSERT INTO s1.t VALUES (1, 'one'), (2, 'two'), (3, 'three')", out, sizeof out,
-                 &err),
+    CHECK_OK(ft_run(sess, "CREATE SCHEMA s1", ";", out, sizeof out, &err), &err);
+    CHECK_OK(ft_run(sess, "CREATE TABLE s1.t (a int, b varchar)", ";", out, sizeof out, &err),
+             &err);
+    CHECK_OK(ft_run(sess, "INSERT INTO s1.t VALUES (1, 'one'), (2, 'two'), (3, 'three')", ";", out,
+                    sizeof out, &err),
              &err);
     char q[512];
     snprintf(q, sizeof q, "SELECT sum(a), max(b) FROM read_parquet('%s/wh/s1/t/data/*.parquet')",
@@ -83,8 +80,7 @@ static void test_parquet_iceberg(void)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/floe_files_XXXXXX");
-    if (!mkdtemp(dir))
+    if (!ft_tmpdir(dir, sizeof dir, "floe_files"))
         return 1;
     char uri[128], wh[128];
     snprintf(uri, sizeof uri, "sqlite:%s/cat.db", dir);
@@ -101,9 +97,6 @@ int main(void)
     TEST_RUN(test_csv_json);
     TEST_RUN(test_parquet_iceberg);
     fl_sql_session_close(sess);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    ft_rmtree(dir);
     return TEST_EXIT();
 }

@@ -9,7 +9,7 @@
  * (55P02); a session without ceilings behaves as before.
  */
 #include "floe/sql_settings.h"
-#include "sql/sql_test_util.h"
+#include "floe_test.h"
 
 static fl_sql_session *open_with(uint64_t max_mem, uint64_t max_to, uint64_t to, bool fixed)
 {
@@ -38,7 +38,7 @@ static const char *state(fl_sql_session *s)
 static fl_status sql(fl_sql_session *s, const char *q, char *out, size_t cap)
 {
     fl_error err;
-    fl_status rc = sqlt_run(s, q, ";", out, cap, &err);
+    fl_status rc = ft_run(s, q, ";", out, cap, &err);
     if (rc != FL_OK)
         snprintf(out, cap, "%s", err.msg);
     return rc;

@@ -11,36 +11,21 @@
 #include <string.h>
 
 #include "floe/sql.h"
-#include "sql_test_util.h"
+#include "floe_test.h"
 #include "test.h"
 
 static fl_sql_session *sess;
-
-static fl_status run(const char *sql, char *out, size_t cap, fl_error *err)
-{
-    return sqlt_run(sess, sql, ";", out, cap, err);
-}
 
 #define T3 "WITH t(k, v) AS (VALUES (1, 'a'), (2, 'b'), (3, NULL)) "
 
 static void expect(const char *sql, const char *want)
 {
-    sqlt_expect(sess, sql, ";", want);
+    ft_expect(sess, sql, ";", want);
 }
 
 static void expect_fail(const char *sql, const char *sqlstate)
 {
-    char out[4096];
-    fl_error err;
-    fl_status rc = run(sql, out, sizeof out, &err);
-    CHECK(rc != FL_OK);
-    fl_sql_error_info info;
-    fl_sql_last_error(sess, &info);
-    if (strcmp(info.sqlstate, sqlstate) != 0) {
-        fprintf(stderr, "%s\n  -> sqlstate %s (%s), want %s\n", sql, info.sqlstate,
-                rc ? err.msg : "ok", sqlstate);
-        CHECK(0);
-    }
+    ft_expect_sqlstate(sess, sql, sqlstate);
 }
 
 static void test_subqueries(void)

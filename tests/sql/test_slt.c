@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "floe/sql.h"
-#include "test.h"
+#include "floe_test.h"
 
 typedef struct strv {
     char **v;
@@ -322,25 +322,6 @@ static bool run_record(fl_sql_session *s, record *rec, char *why, size_t whycap)
     return ok;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void split_lines(char *text, strv *lines)
 {
     char *p = text;
@@ -357,7 +338,7 @@ static void run_file(const char *dir, const char *name, const xfail *xf, totals 
 {
     char path[8300];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = slurp(path);
+    char *text = ft_slurp(path, NULL);
     CHECK(text != NULL);
     if (!text)
         return;
@@ -365,8 +346,8 @@ static void run_file(const char *dir, const char *name, const xfail *xf, totals 
     split_lines(text, &lines);
     free(text);
 
-    char tmpl[] = "/tmp/floe-slt-XXXXXX";
-    char *tmp = mkdtemp(tmpl);
+    char tmpl[128];
+    char *tmp = ft_tmpdir(tmpl, sizeof tmpl, "floe-slt");
     CHECK(tmp != NULL);
     char uri[4200], wh[4200];
     snprintf(uri, sizeof uri, "sqlite:%s/catalog.db", tmp);
@@ -418,10 +399,7 @@ static void run_file(const char *dir, const char *name, const xfail *xf, totals 
     fl_sql_session_close(s);
     strv_free(&lines);
     if (tmp) {
-        char cmd[4300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", tmp);
+        ft_rmtree(tmp);
     }
 }
 
@@ -429,7 +407,7 @@ static void load_xfail(const char *dir, xfail *xf)
 {
     char path[8300];
     snprintf(path, sizeof path, "%s/xfail.txt", dir);
-    char *text = slurp(path);
+    char *text = ft_slurp(path, NULL);
     if (!text)
         return;
     strv lines = {0};

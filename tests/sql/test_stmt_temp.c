@@ -40,6 +40,8 @@ static uint32_t count_files(const char *dir)
     return n;
 }
 
+/* Not ft_open_sqlite: a second session over the stmt_env catalog and
+ * FileIO (two sessions must share one catalog to test temp-table scope). */
 static fl_sql_session *open_session(void)
 {
     fl_sql_options o = {0};

@@ -12,8 +12,8 @@
 #include "floe/io.h"
 #include "floe/sql.h"
 #include "floe/text.h"
+#include "floe_test.h"
 #include "io/faulty.h"
-#include "sql/sql_test_util.h"
 #include "test.h"
 
 /* ---- an in-memory FileIO over a fixed table of (path, bytes) ---- */
@@ -217,13 +217,13 @@ static void test_sql_reads_through_session_fileio(void)
     CHECK_OK(fl_sql_session_open(&o, &s, &err), &err);
     if (!s)
         return;
-    sqlt_expect(s, "SELECT count(*), max(id), min(name) FROM read_csv('mem://b/t/*.csv')", ";",
-                "4|4|v;");
-    sqlt_expect(s, "SELECT name FROM read_csv('mem://b/t/a.csv') WHERE id = 2", ";", "y,z;");
-    sqlt_expect(s, "SELECT s FROM read_json('mem://b/t/d.jsonl') j WHERE j.k = 2", ";", "q;");
+    ft_expect(s, "SELECT count(*), max(id), min(name) FROM read_csv('mem://b/t/*.csv')", ";",
+              "4|4|v;");
+    ft_expect(s, "SELECT name FROM read_csv('mem://b/t/a.csv') WHERE id = 2", ";", "y,z;");
+    ft_expect(s, "SELECT s FROM read_json('mem://b/t/d.jsonl') j WHERE j.k = 2", ";", "q;");
     char out[256];
     CHECK_EQ_INT(
-        sqlt_run(s, "SELECT * FROM read_csv('mem://b/t/none*.csv')", ";", out, sizeof out, &err),
+        ft_run(s, "SELECT * FROM read_csv('mem://b/t/none*.csv')", ";", out, sizeof out, &err),
         FL_ENOTFOUND);
     CHECK(m.opens >= 4);
     fl_sql_session_close(s);

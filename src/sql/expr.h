@@ -147,4 +147,9 @@ fl_status fl_expr_eval(fl_eval_state *st, const fl_expr *e, const fl_batch *in, 
 fl_status fl_expr_select(fl_eval_state *st, const fl_expr *e, const fl_batch *in, const fl_sel *sel,
                          fl_sel *out, fl_error *err);
 
+/* Structural equality of bound expressions; the AND of n >= 1 terms
+ * (n = 1: the term itself). Defined in bind/bind_expr.c. */
+bool fl_expr_equal(const fl_expr *x, const fl_expr *y);
+fl_status fl_front_and(fl_arena *a, fl_expr **terms, uint32_t n, fl_expr **out);
+
 #endif

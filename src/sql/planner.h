@@ -170,4 +170,18 @@ fl_status fl_planner_bind_expr(fl_planner_ctx *ctx, const fl_plan *input, const 
 /* Frees what the context opened (tables); the arena is the caller's. */
 void fl_planner_ctx_release(fl_planner_ctx *ctx);
 
+/* Shared by the stages that raise errors or grow arrays under a planner
+ * context (bind/, plan/, pgcat/, authz/, stmt/); defined in bind/scope.c. */
+/* errors with positions: "line L, column C: msg" */
+fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_t location,
+                       const char *sqlstate, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* prefixes an error from a callee (fl_expr_call...) with the position */
+fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location);
+/* growable arrays in the arena */
+void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem);
+/* after a table load failed with FL_ENOTFOUND: FL_EIO naming the metadata
+ * file (SQLSTATE 58P01) when the catalog has the table, else err->code */
+fl_status fl_front_missing_metadata(fl_planner_ctx *pc, const fl_table_ident *id, fl_error *err);
+
 #endif

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "sql/authz/authz.h"
-#include "sql/front.h"
+#include "sql/planner.h"
 #include "sql/session/session_temp.h"
 
 #define SEP_LEVEL '\x1f'

@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "sql/authz/authz.h"
-#include "sql/front.h"
 #include "sql/func.h"
+#include "sql/planner.h"
 
 fl_status fl_sql_authz_policies(fl_planner_ctx *pc, const fl_table_ident *id, int32_t location,
                                 fl_auth_policy **out, uint32_t *n, fl_error *err)

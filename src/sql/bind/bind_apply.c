@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "sql/bind/bind_apply.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/plan/plan_rules.h"
 
 fl_status fl_front_param_ref(fl_bctx *g, uint32_t col, const fl_type *t, int32_t loc,
                              fl_expr **out, fl_error *err)

@@ -5,7 +5,7 @@
 #ifndef FLOE_SQL_BIND_APPLY_H
 #define FLOE_SQL_BIND_APPLY_H
 
-#include "sql/front.h"
+#include "sql/bind/bind.h"
 
 /* State saved around binding a param-mode child of b. */
 typedef struct fl_apply_mark {

@@ -1,6 +1,6 @@
 /*
  * bind_expr.c - parse-tree expressions (PgQuery__Node) to bound fl_expr
- * trees in scope form (front.h): literals, column references, operators and
+ * trees in scope form (bind.h): literals, column references, operators and
  * functions (resolved through func.h by fl_expr_call, which inserts implicit
  * casts), CAST/::, CASE, COALESCE, NULLIF, GREATEST/LEAST, IN lists,
  * BETWEEN, LIKE, IS [NOT] NULL/DISTINCT/TRUE, parameters with inferred
@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/bind/bind.h"
 #include "sql/parse/depth.h"
-#include "sql/front.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
 
 typedef PgQuery__Node Node;

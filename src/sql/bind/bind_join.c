@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "sql/bind/bind_apply.h"
+#include "sql/parse/parse_tree.h"
 
 typedef PgQuery__Node Node;
 

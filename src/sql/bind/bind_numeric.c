@@ -24,12 +24,12 @@
  *    (DECIMAL(38,9)) value counts without its trailing zeros. The scale is
  *    lowered when the quotient or the kernel's rescaled dividend would
  *    pass 38 digits. Non-constant divisions keep the plan-time rule
- *    (src/sql/README.md, "Numeric scales").
+ *    (src/sql/bind/README.md, "Numeric scales").
  */
 #include <math.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind/bind.h"
 
 static bool is_int_type(const fl_type *t)
 {

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind/bind.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/plan/plan_rules.h"
 
 #define FL_RECURSE_MAX_ITERATIONS 100000
 

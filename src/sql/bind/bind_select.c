@@ -18,6 +18,8 @@
 
 #include "sql/bind/bind_apply.h"
 #include "sql/parse/depth.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/plan/plan_rules.h"
 
 typedef PgQuery__Node Node;
 

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "sql/bind/bind_apply.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
+#include "sql/plan/plan_rules.h"
 
 static bool all_const(fl_expr **args, uint32_t n)
 {

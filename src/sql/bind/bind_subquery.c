@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sql/bind/bind_apply.h"
+#include "sql/parse/parse_tree.h"
 
 bool fl_expr_has_outer(const fl_expr *e)
 {

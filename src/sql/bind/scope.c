@@ -12,10 +12,11 @@
 #include <strings.h>
 
 #include "floe/ice_view.h"
-#include "sql/session/cache.h"
 #include "sql/authz/authz.h"
-#include "sql/front.h"
+#include "sql/bind/bind.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
+#include "sql/session/cache.h"
 
 void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem)
 {

@@ -24,8 +24,9 @@
 
 #include "floe/parquet.h"
 #include "sql/authz/authz.h"
-#include "sql/front.h"
+#include "sql/bind/bind.h"
 #include "sql/func/pgfunc.h"
+#include "sql/parse/parse_tree.h"
 #if defined(__has_include)
 #if __has_include("floe/text.h")
 #include "floe/text.h"

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "sql/exec/exec_internal.h"
-#include "sql/front.h" /* fl_expr_equal */
+#include "sql/expr.h" /* fl_expr_equal */
 
 typedef struct win_call_cols {
     uint32_t part, order, args; /* first column of each group in the wide rows */

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/parse/depth.h"
-#include "sql/front.h"
 #include "floe/sql_lex.h"
+#include "sql/parse/depth.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/planner.h"
 
 #define TOO_COMPLEX "statement too complex"

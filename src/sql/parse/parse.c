@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/parse/depth.h"
-#include "sql/front.h"
 #include "floe/sql_lex.h"
+#include "sql/parse/depth.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/planner.h"
 
 #define MAX_TRAVEL 64

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "floe/pgtypes.h"
-#include "sql/front.h"
+#include "sql/bind/bind.h"
 #include "sql/func/registry_list.h"
 
 #define FL_PG_ARRAY_MARK 0x41525259 /* 'ARRY' */

@@ -23,10 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/parse/depth.h"
-#include "sql/func/pgfunc.h"
-#include "sql/pgcat/pgcat.h"
 #include "floe/sql_settings.h"
+#include "sql/func/pgfunc.h"
+#include "sql/parse/depth.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/pgcat/pgcat.h"
 
 static fl_status oom(fl_error *err)
 {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "sql/func/func_internal.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
 
 typedef enum miss {

@@ -23,6 +23,7 @@
  */
 #include <string.h>
 
+#include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
 
 static PgQuery__Node *str_node(fl_arena *a, const char *s)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/plan/plan_rules.h"
 
 typedef struct sb {
     char *buf;

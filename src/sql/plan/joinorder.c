@@ -27,7 +27,8 @@
 #include <string.h>
 
 #include "floe/ice_manifest.h"
-#include "sql/front.h"
+#include "sql/bind/bind.h"
+#include "sql/plan/plan_rules.h"
 
 fl_jtree *fl_jtree_new(fl_arena *a, int kind)
 {

@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "floe/ice_manifest.h"
-#include "sql/front.h"
+#include "floe/ice_scan.h"
+#include "sql/expr.h"
+#include "sql/plan/plan_rules.h"
 
 static bool const_false(const fl_expr *e)
 {

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/bind/bind.h"
+#include "sql/plan/plan_rules.h"
 
 static fl_status walk_expr(fl_expr **slot, fl_plan_expr_fn fn, void *ctx, fl_error *err);
 

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "sql/authz/authz.h"
-#include "sql/front.h"
+#include "sql/bind/bind.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/plan/plan_rules.h"
 #include "sql/plan/prune_cols.h"
 
 fl_plan *fl_plan_new(fl_arena *a, fl_plan_kind kind, uint32_t nchildren, uint32_t ncols)

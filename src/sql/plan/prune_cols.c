@@ -37,8 +37,9 @@
  */
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/plan/plan_rules.h"
 #include "sql/plan/prune_cols.h"
+#include "sql/planner.h"
 
 typedef struct pctx {
     fl_arena *a;

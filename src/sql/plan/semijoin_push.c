@@ -35,8 +35,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sql/front.h"
 #include "sql/plan/prune_cols.h"
+#include "sql/planner.h"
 
 /* ---- the outer side: where do x's values come from? ---- */
 

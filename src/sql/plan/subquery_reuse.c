@@ -28,7 +28,7 @@
  */
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/expr.h"
 #include "sql/plan/prune_cols.h"
 
 static bool expr_arr_equal(fl_expr *const *x, fl_expr *const *y, uint32_t n)

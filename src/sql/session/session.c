@@ -15,9 +15,10 @@
 #include <time.h>
 
 #include "floe/s3.h"
+#include "floe/sql_lex.h"
 #include "sql/authz/authz.h"
+#include "sql/planner.h"
 #include "sql/session/cache.h"
-#include "sql/front.h"
 #include "sql/session/session_internal.h"
 #include "sql/stmt/txn_block.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "floe/errcodes.h"
-#include "sql/front.h"
+#include "sql/planner.h"
 #include "sql/session/session_internal.h"
 #include "sql/stmt/txn_block.h"
 

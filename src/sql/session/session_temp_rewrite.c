@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/session/session_temp.h"
 
 typedef struct rw {

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/front.h"
+#include "sql/planner.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/stmt_opts.h"
 

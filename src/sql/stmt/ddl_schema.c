@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/front.h"
+#include "sql/planner.h"
 #include "sql/stmt/stmt_int.h"
 
 static fl_status ns_of_node(fl_stmt_ctx *c, const PgQuery__Node *n, fl_namespace *out,

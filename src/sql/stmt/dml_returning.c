@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/front.h"
+#include "sql/parse/parse_tree.h"
+#include "sql/plan/plan_rules.h"
 #include "sql/stmt/stmt_int.h"
 
 static bool is_star(const PgQuery__Node *v, const char **qual)

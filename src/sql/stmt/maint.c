@@ -40,7 +40,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "sql/front.h"
+#include "sql/planner.h"
 #include "sql/stmt/stmt_int.h"
 
 /* ---- argument values ---- */

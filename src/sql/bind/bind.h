@@ -1,7 +1,8 @@
 /*
- * front.h - internal declarations shared by the front end's files (parse,
- * bind, plan, optimize, explain, session). Not a contract with other
- * helpers; planner.h is.
+ * bind.h - the binder's internals, shared by bind/, plan/joinorder.c and
+ * plan/planner.c (which build a block's FROM/WHERE and start binding), and
+ * pgcat/ (pg_catalog functions bound like builtins). Not a contract;
+ * planner.h is.
  *
  * BINDING MODEL
  *   A SELECT block has a scope: the columns of its FROM relations in FROM
@@ -13,9 +14,14 @@
  *     FL_REF_WIN   | k   the k-th window call of the block
  *   Once the join tree is built, expressions are remapped to plan columns
  *   (fl_front_remap). Markers never reach a finished plan.
+ *
+ * OWNERSHIP
+ *   Everything here lives in the planner context's arena; fl_front_state
+ *   (CTEs, tables loaded once per statement, views being expanded) hangs
+ *   off fl_planner_ctx.internal and lives until fl_planner_ctx_release.
  */
-#ifndef FLOE_SQL_FRONT_H
-#define FLOE_SQL_FRONT_H
+#ifndef FLOE_SQL_BIND_BIND_H
+#define FLOE_SQL_BIND_BIND_H
 
 #include <pg_query/pg_query.pb-c.h>
 #include <stdbool.h>
@@ -25,7 +31,6 @@
 #include "floe/ice_table.h"
 #include "sql/expr.h"
 #include "sql/func.h"
-#include "floe/sql_lex.h"
 #include "sql/plan.h"
 #include "sql/planner.h"
 
@@ -34,16 +39,6 @@
 #define FL_REF_WIN 0x10000000u
 #define FL_REF_MASK 0x0FFFFFFFu
 #define FL_MAX_RELS 64
-/* Parameter slots of apply nodes are numbered from here while binding and
- * renumbered past the statement's $n once it is bound (plan_walk.c). */
-#define FL_APPLY_SLOT_BASE 0x01000000u
-
-/* parse.c */
-int32_t fl_front_char_to_byte(const char *text, int32_t char_pos1);
-int32_t fl_front_byte_to_char(const char *text, int32_t byte_off);
-char *fl_front_tok_text(fl_arena *a, const char *s, const fl_tok *t);
-void fl_front_walk(const ProtobufCMessage *m, void (*fn)(const ProtobufCMessage *, void *),
-                   void *ud);
 
 /* ---- scope ---- */
 
@@ -55,15 +50,15 @@ typedef enum fl_rel_kind {
 
 typedef struct fl_rel {
     fl_rel_kind kind;
-    const char *alias; /* qualifier; NULL for virtual */
+    const char *alias;     /* qualifier; NULL for virtual */
     uint32_t first, ncols; /* scope columns [first, first+ncols) */
     /* FL_REL_TABLE */
-    const char *name;              /* "ns.t" or "ns.t$files" */
+    const char *name; /* "ns.t" or "ns.t$files" */
     const fl_ice_metadata *meta;
     int64_t snapshot_id;
-    const fl_schema *schema;       /* columns as the scope sees them */
-    const char *metatable;         /* NULL for data */
-    double base_rows;              /* from the snapshot summary */
+    const fl_schema *schema; /* columns as the scope sees them */
+    const char *metatable;   /* NULL for data */
+    double base_rows;        /* from the snapshot summary */
     /* file table functions (read_parquet...): scan_kind != 0 */
     fl_scan_kind scan_kind;
     const char *const *files;
@@ -129,7 +124,7 @@ typedef struct fl_apply {
 typedef struct fl_slot_ref {
     uint32_t scope_col; /* UINT32_MAX: expr instead */
     uint32_t slot;
-    fl_expr *expr;      /* scope form (ANY/ALL test values); NULL = the column */
+    fl_expr *expr; /* scope form (ANY/ALL test values); NULL = the column */
 } fl_slot_ref;
 
 /* ---- a block being bound ---- */
@@ -152,7 +147,7 @@ struct fl_bctx {
     /* WHERE conjuncts (scope form) not yet placed */
     fl_expr **conj;
     uint32_t nconj, capconj;
-    struct fl_jtree *root; /* FROM items */
+    struct fl_jtree *root;           /* FROM items */
     const PgQuery__SelectStmt *stmt; /* for named windows */
     /* joinorder.c: per scope column, a bound on its distinct values from
      * Iceberg column bounds (0 = unknown); NULL until computed */
@@ -168,7 +163,7 @@ struct fl_bctx {
     struct fl_srf_ref {
         const PgQuery__Node *node;
         fl_expr *expr;
-    } *srfs;
+    } * srfs;
     uint32_t nsrfs;
 };
 
@@ -216,16 +211,6 @@ typedef struct fl_front_state {
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
 
-/* errors with positions: "line L, column C: msg" */
-fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_t location,
-                       const char *sqlstate, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-/* prefixes an error from a callee (fl_expr_call...) with the position */
-fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location);
-
-/* growable arrays in the arena */
-void *fl_front_grow(fl_arena *a, void *arr, uint32_t *cap, uint32_t n, size_t elem);
-
 /* scope.c */
 fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_schema *cols,
                            uint32_t *rel_index, fl_error *err);
@@ -246,9 +231,6 @@ fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, i
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
                               fl_error *err);
-/* after a table load failed with FL_ENOTFOUND: FL_EIO naming the metadata
- * file (SQLSTATE 58P01) when the catalog has the table, else err->code */
-fl_status fl_front_missing_metadata(fl_planner_ctx *pc, const fl_table_ident *id, fl_error *err);
 fl_status fl_front_snapshot(fl_planner_ctx *pc, const fl_ice_metadata *m, int32_t location,
                             int64_t *snapshot_id, const fl_ice_schema **schema, fl_error *err);
 fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, uint32_t *rel,
@@ -258,17 +240,13 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
 fl_status fl_bind_expr(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_error *err);
 fl_status fl_bind_const_string(fl_arena *a, const char *s, int32_t loc, fl_expr **out);
 fl_expr *fl_front_fold(fl_arena *a, fl_expr *e);
-bool fl_expr_equal(const fl_expr *x, const fl_expr *y);
-const char *fl_front_node_name(const PgQuery__Node *n); /* default output column name */
-const char *fl_front_str(const PgQuery__Node *n);      /* String node value or NULL */
 fl_status fl_front_type_name(fl_planner_ctx *pc, const PgQuery__TypeName *tn, fl_type *t,
                              fl_error *err);
 fl_status fl_front_coerce(fl_arena *a, fl_expr **x, fl_expr **y, fl_error *err);
-fl_status fl_front_and(fl_arena *a, fl_expr **terms, uint32_t n, fl_expr **out);
 
 /* bind_subquery.c */
-fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top_conjunct,
-                          bool negated, fl_expr **out, fl_error *err);
+fl_status fl_bind_sublink(fl_bctx *b, const PgQuery__SubLink *sl, bool top_conjunct, bool negated,
+                          fl_expr **out, fl_error *err);
 
 /* bind_select.c */
 fl_status fl_plan_select(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__Node *query,
@@ -292,23 +270,18 @@ fl_status fl_bctx_add_conj(fl_bctx *b, fl_expr *e, fl_error *err);
  * the plan column of scope column i (-1 = not available). */
 typedef struct fl_jtree fl_jtree;
 fl_status fl_build_from_where(fl_bctx *b, fl_plan **out, int32_t **map, fl_error *err);
-fl_status fl_front_remap(fl_arena *a, const fl_expr *e, const int32_t *map, uint32_t nmap,
-                         fl_expr **out, fl_error *err);
-fl_plan *fl_front_project(fl_arena *a, fl_plan *child, fl_expr **exprs, const char **names,
-                          uint32_t n);
 fl_status fl_front_plan_scan(fl_bctx *b, uint32_t rel, const bool *used, fl_plan **out,
                              int32_t *map, fl_error *err);
-void fl_front_prune_terms(fl_arena *a, fl_plan *scan);
 
 /* join tree of FROM items (joinorder.c) */
 struct fl_jtree {
-    int kind; /* 0 leaf, 1 inner set, 2 outer join */
-    uint32_t rel;      /* leaf */
-    uint64_t mask;     /* relations below */
+    int kind;           /* 0 leaf, 1 inner set, 2 outer join */
+    uint32_t rel;       /* leaf */
+    uint64_t mask;      /* relations below */
     fl_join_type jtype; /* outer: LEFT/RIGHT/FULL */
     fl_jtree **kids;
     uint32_t nkids, capkids;
-    fl_expr **on;      /* outer: ON conjuncts (scope form) */
+    fl_expr **on; /* outer: ON conjuncts (scope form) */
     uint32_t non, capon;
     fl_expr **filters; /* conjuncts placed on this subtree (scope form) */
     uint32_t nfilters, capfilters;
@@ -318,36 +291,18 @@ fl_status fl_jtree_add(fl_arena *a, fl_jtree *parent, fl_jtree *kid, fl_error *e
 /* the current block's root (an inner set) */
 fl_jtree *fl_bctx_root(fl_bctx *b);
 
-/* optimize.c */
-fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
-/* OR factoring of a WHERE conjunct e (scope form): conjuncts common to every
- * branch come out as conjuncts of their own (join keys, scan filters), and
- * for each relation that every branch restricts, the OR of those
- * restrictions is added (implied, so it may filter that relation's scan);
- * the remaining OR follows. *out (arena) replaces e; *nout 0 = keep e.
- * mask(ctx, x) gives the relations x uses (bit per relation, 0 = none). */
-typedef uint64_t (*fl_front_mask_fn)(const void *ctx, const fl_expr *e);
-fl_status fl_front_factor_or(fl_arena *a, fl_expr *e, fl_front_mask_fn mask, const void *ctx,
-                             fl_expr ***out, uint32_t *nout, fl_error *err);
-
 /* bind_recursive.c (lateral): WITH RECURSIVE */
 bool fl_cte_is_recursive(const PgQuery__CommonTableExpr *c);
 /* a reference to CTE c: the recursive union, or inside its recursive term
  * the work table */
 fl_status fl_plan_recursive_ref(fl_bctx *b, fl_cte *c, fl_plan **out, fl_error *err);
-
-/* plan_walk.c / bind_apply.c (lateral) */
-fl_status fl_front_number_params(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
-fl_status fl_front_number_slots(fl_plan *p, uint32_t base, fl_error *err);
+/* bind_apply.c (lateral) */
 /* joinorder.c's hook: ap was joined as p over the left plan whose scope
  * map is map; turns p into an APPLY when ap asks for one */
 fl_status fl_front_apply_built(fl_bctx *b, const fl_apply *ap, fl_plan *p, int32_t *map,
                                fl_error *err);
 /* a parameter standing for column col of ancestor block g, registered on g */
-fl_status fl_front_param_ref(fl_bctx *g, uint32_t col, const fl_type *t, int32_t loc,
-                             fl_expr **out, fl_error *err);
-
-/* explain.c helpers */
-const char *fl_front_join_name(fl_join_type t);
+fl_status fl_front_param_ref(fl_bctx *g, uint32_t col, const fl_type *t, int32_t loc, fl_expr **out,
+                             fl_error *err);
 
 #endif

@@ -220,14 +220,19 @@ bool pgw_limits_enter(pgw_conn *c)
 {
     fl_error err = {0};
     if (fl_admission_enter(c->srv->admission, FL_ADMIT_STATEMENT, c->who.name, c->max_statements,
-                           &err) == FL_OK)
+                           &err) == FL_OK) {
+        c->admitted = true;
         return true;
+    }
     pgw_send_error(c, "ERROR", "53300", 0, "%s", err.msg);
     return false;
 }
 
 void pgw_limits_leave(pgw_conn *c)
 {
+    if (!c->admitted)
+        return; /* already released by pgw_send_ready */
+    c->admitted = false;
     fl_admission_leave(c->srv->admission, FL_ADMIT_STATEMENT, c->who.name);
     if (atomic_load(&c->gone)) {
         fprintf(stderr,

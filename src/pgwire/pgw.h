@@ -151,6 +151,7 @@ struct pgw_conn {
     _Atomic bool gone;        /* the monitor saw the client go; the statement was cancelled */
     int64_t gone_ms;
     uint32_t max_statements; /* the principal's admission limit (0 = none) */
+    bool admitted;           /* holds a statement slot (released before ReadyForQuery) */
 };
 
 /* ---- limits.c: pre-auth deadline, session limits, admission, monitor ---- */

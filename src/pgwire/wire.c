@@ -268,6 +268,9 @@ void pgw_send_status(pgw_conn *c, const char *name, const char *value)
 
 void pgw_send_ready(pgw_conn *c)
 {
+    /* the statement is over: free its slot before the client can see that,
+     * so a script's next statement (on any connection) is not refused 53300 */
+    pgw_limits_leave(c);
     pgw_begin(c, 'Z');
     pgw_put_u8(c, (uint8_t)c->txn);
     pgw_end(c);

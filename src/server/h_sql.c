@@ -473,8 +473,11 @@ static void *monitor_thread(void *arg)
     while (!o->stopping) {
         for (sql_query *q = o->queries; q; q = q->next)
             if (q->ph == Q_STREAM && q->stream && !atomic_load(&q->cancelled) &&
-                fl_server_stream_gone(q->stream))
+                fl_server_stream_gone(q->stream)) {
+                srv_log("info", "sql", "query %s: client disconnected during the result; cancelled",
+                        q->id);
                 cancel_query(q);
+            }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100 * 1000 * 1000;

@@ -117,7 +117,8 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
+    srv_respond_json(r, 200,
+                     fl_rest_identifiers_json(&ns, names ? names + start : NULL, count, next));
 }
 
 fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_ice_metadata *m,

@@ -117,7 +117,8 @@ static void h_list(fl_server_request *r, void *ctx)
     const char *next;
     if (!srv_page(r, names, n, &start, &count, &next))
         return;
-    srv_respond_json(r, 200, fl_rest_identifiers_json(&ns, names + start, count, next));
+    srv_respond_json(r, 200,
+                     fl_rest_identifiers_json(&ns, names ? names + start : NULL, count, next));
 }
 
 static void h_create(fl_server_request *r, void *ctx)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what floe needs to build and test, from Debian's archive and npm lockfiles.
+# Installs what floe needs to build and test, from Debian's archive and npm lockfiles, then the
+# engine tests' pinned Python venvs, jars and Trino (scripts/install-engines.sh).
 # Idempotent: when every package is present it only checks and returns (well under a second).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -10,7 +11,7 @@ DEBS=(
   libjansson-dev libedit-dev libssl-dev libxxhash-dev
   libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
   libpg-query-dev libprotobuf-c-dev libmicrohttpd-dev libpcre2-dev libutf8proc-dev wrk
-  nodejs npm python3 python3-avro valgrind
+  nodejs npm python3 python3-venv python3-avro valgrind maven
   openjdk-17-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc
   python3-psycopg2 python3-pandas python3-sqlalchemy sqlsmith
 )
@@ -44,3 +45,6 @@ if [ -f "$here/tests/interop/package-lock.json" ]; then
     echo "$want" > "$stamp"
   fi
 fi
+
+# The engines of tests/engines (pinned pip requirements, poms with exact versions, Trino).
+bash "$here/scripts/install-engines.sh"

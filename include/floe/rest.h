@@ -199,6 +199,10 @@ FL_API fl_status fl_rest_rename_request_json(const fl_table_ident *from, const f
  * *out malloc'd (NUL-terminated, *out_len bytes). */
 FL_API fl_status fl_rest_load_result_json(const char *location, const fl_ice_metadata *m,
                                           char **out, size_t *out_len, fl_error *err);
+/* The same with a `config` object given as JSON text (NULL = {}). */
+FL_API fl_status fl_rest_load_result_config_json(const char *location, const fl_ice_metadata *m,
+                                                 const char *config, char **out, size_t *out_len,
+                                                 fl_error *err);
 FL_API fl_status fl_rest_load_view_result_json(const char *location, const fl_ice_view_metadata *m,
                                                char **out, size_t *out_len, fl_error *err);
 /* New references, NULL on ENOMEM: a namespace's levels array; a list page

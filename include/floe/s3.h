@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "floe/arena.h"
 #include "floe/error.h"
 #include "floe/io.h"
 
@@ -67,6 +68,43 @@ FL_API fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_e
  * exist are not an error. Stops at the first failure. */
 FL_API fl_status fl_s3_delete_many(fl_fileio *io, const char *const *paths, size_t n,
                                    fl_error *err);
+
+/* ---- remote signing: requests that someone else sends (src/io/s3_remote_sign.c) ---- */
+typedef struct fl_s3_header {
+    const char *name, *value;
+} fl_s3_header;
+
+/* What an S3 request URL addresses on cfg's endpoint (path-style when
+ * cfg->path_style, else virtual-host "bucket.<endpoint host>"): host as
+ * sent, path as sent (encoded), bucket and key decoded (key "" for a bucket
+ * request), query names and values decoded (bare names have value "").
+ * A URL on any other host, or with a broken escape, is FL_EINVAL. Arena
+ * memory. */
+typedef struct fl_s3_url {
+    const char *host, *path, *bucket, *key;
+    const fl_s3_header *query;
+    size_t nquery;
+} fl_s3_url;
+FL_API fl_status fl_s3_url_parse(const fl_s3_config *cfg, const char *url, fl_arena *a,
+                                 fl_s3_url *out, fl_error *err);
+/* A query parameter's decoded value, NULL when absent. */
+FL_API const char *fl_s3_url_query(const fl_s3_url *u, const char *name);
+
+/* SigV4 with cfg's keys for a request to url (which must be on cfg's
+ * endpoint), dated now_s: signs host, x-amz-*, content-md5, content-type
+ * and if-* headers; x-amz-content-sha256 as sent, else UNSIGNED-PAYLOAD.
+ * *out (arena) is every header to send: the request's own, minus any
+ * authorization/date/token it carried, plus Host, x-amz-date,
+ * x-amz-content-sha256, x-amz-security-token (when cfg has one) and
+ * Authorization. region NULL = cfg's. */
+FL_API fl_status fl_s3_sign_headers(const fl_s3_config *cfg, const char *region,
+                                    const char *method, const char *url,
+                                    const fl_s3_header *headers, size_t n, int64_t now_s,
+                                    fl_arena *a, fl_s3_header **out, size_t *nout,
+                                    fl_error *err);
+/* The object keys of a DeleteObjects request body (<Delete><Object><Key>). */
+FL_API fl_status fl_s3_delete_request_keys(const char *xml, size_t len, fl_arena *a,
+                                           const char ***keys, size_t *n, fl_error *err);
 
 /* A FileIO that rewrites path prefixes before delegating to inner (borrowed):
  * used to read tables whose metadata names locations that moved (fixtures,

@@ -27,23 +27,25 @@ static char *json_str(const char *s)
     return out;
 }
 
-/* {["metadata-location":loc,]"metadata":text,"config":{}} */
-static fl_status wrap(const char *location, char *text, size_t len, char **out, size_t *out_len,
-                      fl_error *err)
+/* {["metadata-location":loc,]"metadata":text,"config":config} (config NULL = {}) */
+static fl_status wrap(const char *location, char *text, size_t len, const char *config, char **out,
+                      size_t *out_len, fl_error *err)
 {
+    if (!config)
+        config = "{}";
     char *loc = NULL;
     *out = NULL;
     if (location && !(loc = json_str(location))) {
         free(text);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
-    size_t cap = len + (loc ? strlen(loc) : 0) + 64;
+    size_t cap = len + (loc ? strlen(loc) : 0) + strlen(config) + 64;
     char *body = malloc(cap);
     if (body) {
         int n = loc ? snprintf(body, cap,
-                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":{}}", loc,
-                               text)
-                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":{}}", text);
+                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":%s}", loc,
+                               text, config)
+                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":%s}", text, config);
         *out_len = (size_t)n;
     }
     free(text);
@@ -57,11 +59,18 @@ static fl_status wrap(const char *location, char *text, size_t len, char **out, 
 fl_status fl_rest_load_result_json(const char *location, const fl_ice_metadata *m, char **out,
                                    size_t *out_len, fl_error *err)
 {
+    return fl_rest_load_result_config_json(location, m, NULL, out, out_len, err);
+}
+
+fl_status fl_rest_load_result_config_json(const char *location, const fl_ice_metadata *m,
+                                          const char *config, char **out, size_t *out_len,
+                                          fl_error *err)
+{
     char *text = NULL;
     size_t len = 0;
     *out = NULL;
     FL_TRY(fl_ice_metadata_write(m, 0, &text, &len, err));
-    return wrap(location, text, len, out, out_len, err);
+    return wrap(location, text, len, config, out, out_len, err);
 }
 
 fl_status fl_rest_load_view_result_json(const char *location, const fl_ice_view_metadata *m,
@@ -71,7 +80,7 @@ fl_status fl_rest_load_view_result_json(const char *location, const fl_ice_view_
     size_t len = 0;
     *out = NULL;
     FL_TRY(fl_ice_view_metadata_write(m, &text, &len, err));
-    return wrap(location, text, len, out, out_len, err);
+    return wrap(location, text, len, NULL, out, out_len, err);
 }
 
 json_t *fl_rest_namespace_levels_json(const fl_namespace *ns)

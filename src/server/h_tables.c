@@ -63,13 +63,17 @@ static void respond_body(fl_server_request *r, int status, char *body, size_t le
     r->resp_len = len;
 }
 
-/* Responds with a LoadTableResult as text. */
-static void respond_table(fl_server_request *r, int status, const char *location,
-                          const fl_ice_metadata *m)
+/* Responds with a LoadTableResult as text; id's storage settings (remote
+ * signing, when asked for) go in its config. */
+static void respond_table(fl_server_request *r, int status, const fl_table_ident *id,
+                          const char *location, const fl_ice_metadata *m)
 {
     fl_error err = {0};
     size_t len = 0;
-    char *body = srv_table_result_text(location, m, &len, &err);
+    char *body = NULL;
+    const char *config = srv_remote_signing_config(r, id, m->location);
+    if (fl_rest_load_result_config_json(location, m, config, &body, &len, &err) != FL_OK)
+        body = NULL;
     if (!body) {
         srv_respond_status(r, err.code == FL_ENOMEM ? FL_ENOMEM : FL_EIO, &err, NULL);
         return;
@@ -190,7 +194,7 @@ static void h_create(fl_server_request *r, void *ctx)
         return;
     }
     if (stage) {
-        respond_table(r, 200, NULL, &m);
+        respond_table(r, 200, &id, NULL, &m);
         return;
     }
     const char *loc;
@@ -207,7 +211,7 @@ static void h_create(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
     }
-    respond_table(r, 200, loc, &m);
+    respond_table(r, 200, &id, loc, &m);
 }
 
 static uint64_t fnv1a(const char *s, uint64_t h)
@@ -251,7 +255,11 @@ static void h_load(fl_server_request *r, void *ctx)
         fl_server_respond(r, 304, NULL, NULL, 0);
         return;
     }
-    const char *key = fl_arena_sprintf(&r->arena, "%s\n%s", refs ? "refs" : "all", loc);
+    /* remote signing's config depends on the request (host, delegation): in the key */
+    const char *deleg = fl_server_req_header(r, "X-Iceberg-Access-Delegation");
+    const char *host = fl_server_req_header(r, "Host");
+    const char *key = fl_arena_sprintf(&r->arena, "%s\n%s\n%s\n%s", refs ? "refs" : "all", loc,
+                                       deleg ? deleg : "", host ? host : "");
     char *cached = NULL;
     size_t clen = 0;
     if (key && srv_cache_get(r->srv->cache, key, &cached, &clen)) {
@@ -278,7 +286,7 @@ static void h_load(fl_server_request *r, void *ctx)
             m.nsnapshots = k;
         }
     }
-    respond_table(r, 200, loc, &m);
+    respond_table(r, 200, &id, loc, &m);
     if (key && r->status == 200)
         srv_cache_put(r->srv->cache, key, r->resp_body, r->resp_len);
 }
@@ -440,7 +448,7 @@ static void h_register(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
     }
-    respond_table(r, 200, mloc, &m);
+    respond_table(r, 200, &id, mloc, &m);
 }
 
 static void h_report(fl_server_request *r, void *ctx)

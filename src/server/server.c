@@ -81,6 +81,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
     }
     fl_status rc = srv_confine_init(s, err);
     if (rc == FL_OK)
+        rc = fl_s3_config_from_env(&s->s3, s->s3_storage, err);
+    if (rc == FL_OK)
         rc = fl_fileio_default(NULL, &s->io, err);
     if (rc == FL_OK)
         rc = srv_limits_init(s, err);
@@ -100,6 +102,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_namespaces(s, err);
     if (rc == FL_OK)
         rc = srv_routes_tables(s, err);
+    if (rc == FL_OK)
+        rc = srv_routes_sign(s, err);
     if (rc == FL_OK)
         rc = srv_routes_commit(s, err);
     if (rc == FL_OK)

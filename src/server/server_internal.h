@@ -25,6 +25,7 @@
 #include "floe/auth.h"
 #include "floe/catalog.h"
 #include "floe/ice_table.h"
+#include "floe/s3.h"
 #include "floe/server.h"
 
 #define SRV_MAX_PARAMS 8
@@ -127,6 +128,9 @@ struct fl_server {
     char *protect[2];
     fl_location_policy confine;
     fl_fileio *io;
+    /* S3 settings from the environment: what remote signing signs with */
+    fl_s3_config s3;
+    char s3_storage[FL_S3_CONFIG_STORAGE];
     fl_auth *auth;
     srv_catpool pool;
     srv_router router;
@@ -322,6 +326,15 @@ fl_status srv_write_metadata(fl_catalog *c, const fl_table_ident *id, const fl_i
                              const char *base_location, fl_arena *a, const char **out,
                              fl_error *err);
 /* LoadTableResult as JSON text (malloc'd): {"metadata-location", "metadata", "config"}. */
+/* Current metadata of a table: 404s and errors are responded (h_tables.c). */
+bool srv_load_meta(fl_server_request *r, fl_catalog *c, const fl_table_ident *id,
+                   const char **loc, fl_ice_metadata *m);
+/* ---- remote signing (h_sign.c) ---- */
+fl_status srv_routes_sign(fl_server *s, fl_error *err);
+bool srv_delegation_asked(fl_server_request *r, const char *mode);
+/* LoadTableResult config text for a table (NULL = "{}"). */
+const char *srv_remote_signing_config(fl_server_request *r, const fl_table_ident *id,
+                                      const char *location);
 char *srv_table_result_text(const char *location, const fl_ice_metadata *m, size_t *out_len,
                             fl_error *err);
 

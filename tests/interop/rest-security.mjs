@@ -144,6 +144,14 @@ const ENDPOINTS = [
         'report-type': 'commit-report', 'table-name': `${n}.t`, 'snapshot-id': 1, 'sequence-number': 1,
         operation: 'append', metrics: {} } };
     } },
+  // remote signing: authorized first (READ for a GET), then a table on local disk has nothing
+  // to sign (400); S3 tables are signed in tests/engines/test_remote_signing.sh
+  { ep: 'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign', needs: ['read'], ok: [400],
+    build: async () => {
+      const n = fresh('sn'); await mkNs(n); await mkTable(n, 't');
+      return { method: 'POST', path: `/v1/namespaces/${n}/tables/t/sign`, body: {
+        region: 'us-east-1', method: 'GET', uri: 'http://127.0.0.1:1/b/k', headers: {} } };
+    } },
   { ep: 'POST /v1/{prefix}/tables/rename', needs: ['drop', 'create'], ok: [204, 200], mutation: true,
     build: async () => {
       const n = fresh('sn'); await mkNs(n); await mkTable(n, 't');

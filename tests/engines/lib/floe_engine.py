@@ -141,6 +141,46 @@ class FloeServer:
         return self.proc.returncode
 
 
+class FakeS3:
+    """The strict fake S3 of tests/interop (s3rver + real SigV4 verification, conditional
+    PUTs), on a free port. Its only keys are S3RVER/S3RVER: whoever lacks them must have
+    floe sign for it."""
+    KEY = SECRET = "S3RVER"
+
+    def __init__(self, tmp, buckets=("wh",)):
+        here = os.path.dirname(os.path.abspath(__file__))
+        interop = os.path.join(here, "..", "..", "interop")
+        store = os.path.join(tmp, "s3")
+        os.makedirs(store, exist_ok=True)
+        self.out = os.path.join(tmp, "s3.json")
+        self.log = os.path.join(tmp, "s3.log")
+        args = ["node", os.path.join(interop, "s3-server-consistent.mjs"), "--port=0",
+                "--dir=" + store, "--strict", "--trace"] + ["--bucket=" + b for b in buckets]
+        self.proc = subprocess.Popen(args, stdout=open(self.out, "wb"), stderr=open(self.log, "wb"))
+        self.endpoint = None
+        for _ in range(200):
+            txt = open(self.out).read() if os.path.exists(self.out) else ""
+            if '"endpoint"' in txt:
+                import json
+                self.endpoint = json.loads(txt.splitlines()[0])["endpoint"]
+                break
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not self.endpoint:
+            raise RuntimeError("fake S3 did not start: " + open(self.log).read()[-2000:])
+
+    def server_env(self):
+        """What floe serve needs to hold the keys itself."""
+        return {"AWS_ACCESS_KEY_ID": self.KEY, "AWS_SECRET_ACCESS_KEY": self.SECRET,
+                "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": self.endpoint}
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
 def norm(v):
     """One canonical Python value for a cell, whatever driver produced it."""
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:
@@ -212,7 +252,7 @@ class Scorecard:
         except Exception as e:  # a scenario's failure: recorded, the next one runs
             self.failed.append((name, e))
             print("FAIL %s: %s" % (name, e), flush=True)
-            traceback.print_exc(limit=6, file=sys.stdout)
+            traceback.print_exc(limit=-8, file=sys.stdout)
             return False
         self.passed.append(name)
         print("ok   %s (%.1fs)" % (name, time.time() - t0), flush=True)

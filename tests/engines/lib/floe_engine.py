@@ -51,14 +51,15 @@ class FloeServer:
         return "%s:%s" % (self.client_id, self.secret)
 
     @classmethod
-    def start(cls, tmp, warehouse=None, args=(), env=None, name="root"):
-        """Bootstraps an admin principal in a new SQLite catalog and starts floe serve on free
-        ports (REST + Postgres wire). `warehouse` defaults to tmp/wh (a local folder)."""
+    def start(cls, tmp, warehouse=None, args=(), env=None, name="root", catalog=None):
+        """Bootstraps an admin principal in a new catalog (default: SQLite at tmp/catalog.db;
+        or a catalog URI such as postgresql://...) and starts floe serve on free ports (REST +
+        Postgres wire). `warehouse` defaults to tmp/wh (a local folder)."""
         wh = warehouse or os.path.join(tmp, "wh")
         if "://" not in wh:
             os.makedirs(wh, exist_ok=True)
-        cat = os.path.join(tmp, "catalog.db")
-        e = dict(os.environ, FLOE_CATALOG="sqlite:" + cat, FLOE_WAREHOUSE=wh)
+        cat = catalog or "sqlite:" + os.path.join(tmp, "catalog.db")
+        e = dict(os.environ, FLOE_CATALOG=cat, FLOE_WAREHOUSE=wh)
         e.update(env or {})
         out = subprocess.run([FLOE_BIN, "admin", "bootstrap", "--name", name], env=e,
                              capture_output=True, text=True)

@@ -410,6 +410,10 @@ static fl_status drop_ns_body(sql_catalog *c, void *arg, fl_arena *a, fl_error *
     if (r.nrows > 0)
         return fl_errorf(err, FL_ECONFLICT, "namespace '%s' is not empty: %u table(s)", ns,
                          r.nrows);
+    FL_TRY(run(c, Q_LIST_VIEWS, p, 2, a, &r, NULL, err));
+    if (r.nrows > 0)
+        return fl_errorf(err, FL_ECONFLICT, "namespace '%s' is not empty: %u view(s)", ns,
+                         r.nrows);
     return run(c, Q_DELETE_PROPS, p, 2, NULL, NULL, NULL, err);
 }
 

@@ -149,17 +149,13 @@ static fl_status add_schema(apply_st *st, const fl_ice_update *u)
     if (!u->schema)
         return fail(st, FL_EINVAL, "no schema");
     int32_t derived = max_field_id(u->schema->schema.fields, u->schema->schema.nfields);
-    int32_t last = u->last_column_id;
-    if (last > 0) {
-        if (last < st->m.last_column_id)
-            return fail(st, FL_EINVAL, "last-column-id %d is below the table's %d", (int)last,
-                        (int)st->m.last_column_id);
-        if (last < derived)
-            return fail(st, FL_EINVAL, "last-column-id %d is below the schema's field id %d",
-                        (int)last, (int)derived);
-    } else {
-        last = derived > st->m.last_column_id ? derived : st->m.last_column_id;
-    }
+    /* The request's last-column-id is deprecated (REST spec): Java 1.11 sends
+     * the schema's highest field id, which is below the table's after a
+     * column was dropped. As in the Java reference, the table's last column
+     * id only grows: max(table's, schema's, the request's). */
+    int32_t last = derived > st->m.last_column_id ? derived : st->m.last_column_id;
+    if (u->last_column_id > last)
+        last = u->last_column_id;
     int32_t id = 0;
     for (uint32_t i = 0; i < st->m.nschemas; i++) {
         const fl_ice_schema *s = &st->m.schemas[i];

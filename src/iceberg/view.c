@@ -74,7 +74,7 @@ fl_status ice_parse_view_version(ice_ctx *c, json_t *o, const char *p, fl_ice_vi
         for (size_t k = 0; k < i; k++) {
             const fl_ice_view_representation *a = &v->representations[k], *b = &v->representations[i];
             if (a->dialect && b->dialect && !strcasecmp(a->dialect, b->dialect))
-                return ice_fail(c, rp, "dialect", "a second SQL representation for dialect '%s'",
+                return ice_fail(c, rp, "dialect", "Invalid view version: Cannot add multiple queries for dialect %s",
                                 b->dialect);
         }
     }

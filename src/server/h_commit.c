@@ -213,6 +213,11 @@ static void h_commit(fl_server_request *r, void *ctx)
     if (cr.assert_create && !srv_ns_must_exist(r, &id.ns))
         return;
     fl_catalog *c = srv_cat(r);
+    const char *vloc;
+    fl_error verr = {0};
+    if (cr.assert_create && c->ops->load_view &&
+        c->ops->load_view(c, &id, &r->arena, &vloc, &verr) == FL_OK && srv_name_taken(r, &id, false))
+        return;
     srv_prepared p;
     fl_arena a;
     fl_arena_init(&a, 65536);

@@ -174,18 +174,24 @@ static void h_create(fl_server_request *r, void *ctx)
     }
     fl_catalog *c = srv_cat(r);
     fl_error err = {0};
-    const char *existing;
-    if (c->ops->load_table(c, &id, &r->arena, &existing, &err) == FL_OK) {
+    if (srv_name_taken(r, &id, false)) {
         json_decref(b);
-        fl_server_respond_error(r, 409, "AlreadyExistsException", "Table already exists: %s",
-                                target);
         return;
     }
     fl_ice_metadata m;
+    bool asked = json_string_value(json_object_get(b, "location")) != NULL;
     fl_status rc = srv_new_table_metadata(r->srv, &id, b, &r->arena, &m, &err);
     json_decref(b);
     if (rc == FL_OK) /* confinement: roots, no overlap, write.*.path inside */
         rc = srv_object_location_check(c, &id, m.location, &err);
+    if (rc == FL_EFORBIDDEN && !asked && m.table_uuid) {
+        /* the default folder is taken (a table renamed away keeps its folder):
+         * a folder of its own beside it, never one shared with the other */
+        fl_error_clear(&err);
+        m.location = fl_arena_sprintf(&r->arena, "%s-%.8s", m.location, m.table_uuid);
+        rc = m.location ? srv_object_location_check(c, &id, m.location, &err)
+                        : fl_errorf(&err, FL_ENOMEM, "out of memory");
+    }
     if (rc == FL_OK)
         rc = fl_ice_write_paths_check(&m, &err);
     if (rc != FL_OK) {
@@ -214,6 +220,26 @@ static void h_create(fl_server_request *r, void *ctx)
     respond_table(r, 200, &id, loc, &m);
 }
 
+bool srv_name_taken(fl_server_request *r, const fl_table_ident *id, bool for_view)
+{
+    fl_catalog *c = srv_cat(r);
+    fl_error err = {0};
+    const char *loc;
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id->ns, &r->arena), id->name);
+    if (c->ops->load_table(c, id, &r->arena, &loc, &err) == FL_OK) {
+        fl_server_respond_error(r, 409, "AlreadyExistsException", "%s already exists: %s",
+                                for_view ? "Table with same name" : "Table", target);
+        return true;
+    }
+    if (c->ops->load_view && c->ops->load_view(c, id, &r->arena, &loc, &err) == FL_OK) {
+        fl_server_respond_error(r, 409, "AlreadyExistsException", "%s already exists: %s",
+                                for_view ? "View" : "View with same name", target);
+        return true;
+    }
+    return false;
+}
+
 static uint64_t fnv1a(const char *s, uint64_t h)
 {
     for (; *s; s++)
@@ -238,14 +264,24 @@ static void h_load(fl_server_request *r, void *ctx)
     const char *loc;
     fl_error err = {0};
     fl_status rc = c->ops->load_table(c, &id, &r->arena, &loc, &err);
-    if (rc == FL_ENOTFOUND) {
-        if (!srv_ns_must_exist(r, &id.ns))
-            return;
+    if (rc == FL_ENOTFOUND) { /* also when the namespace is missing, as the Java reference
+                               * answers (clients then try a metadata table: ns.t.files) */
         srv_no_such_table(r, &id);
         return;
     }
     if (rc != FL_OK) {
         srv_respond_status(r, rc, &err, NULL);
+        return;
+    }
+    /* the file must still be there, also when the answer comes from the cache
+     * or is a 304: a table whose metadata file is gone is 404 (one open, a
+     * HEAD on S3; the Java reference reads the file every time) */
+    fl_file *probe = NULL;
+    rc = fl_fileio_open(c->io, loc, &probe, &err);
+    fl_file_close(probe);
+    if (rc == FL_ENOTFOUND) {
+        fl_server_respond_error(r, 404, "NotFoundException",
+                                "Failed to open input stream for file: %s", loc);
         return;
     }
     snprintf(r->etag, sizeof r->etag, "\"%016" PRIx64 "\"",
@@ -268,6 +304,11 @@ static void h_load(fl_server_request *r, void *ctx)
     }
     fl_ice_metadata m;
     rc = fl_ice_metadata_read(c->io, loc, &r->arena, &m, &err);
+    if (rc == FL_ENOTFOUND) {
+        fl_server_respond_error(r, 404, "NotFoundException",
+                                "Failed to open input stream for file: %s", loc);
+        return;
+    }
     if (rc != FL_OK) {
         srv_respond_status(r, FL_EIO, &err, NULL);
         return;
@@ -369,9 +410,15 @@ void srv_rename(fl_server_request *r, bool view)
                                           srv_ns_dotted(&to.ns, &r->arena), to.name);
     srv_audit(r, view ? "rename-view" : "rename-table", target, rc == FL_OK ? "ok" : "error",
               rc ? err.msg : NULL);
-    if (rc == FL_EEXIST)
-        fl_server_respond_error(r, 409, "AlreadyExistsException", "%s", err.msg);
-    else if (rc != FL_OK)
+    if (rc == FL_EEXIST) { /* the Java reference's words */
+        const char *tl;
+        fl_error e2 = {0};
+        bool table = c->ops->load_table(c, &to, &r->arena, &tl, &e2) == FL_OK;
+        fl_server_respond_error(r, 409, "AlreadyExistsException",
+                                "Cannot rename %s.%s to %s.%s. %s already exists",
+                                srv_ns_dotted(&from.ns, &r->arena), from.name,
+                                srv_ns_dotted(&to.ns, &r->arena), to.name, table ? "Table" : "View");
+    } else if (rc != FL_OK)
         srv_respond_status(r, rc, &err, view ? "NoSuchViewException" : "NoSuchTableException");
     else
         fl_server_respond(r, 204, NULL, NULL, 0);
@@ -409,6 +456,11 @@ static void h_register(fl_server_request *r, void *ctx)
     if (!srv_ns_must_exist(r, &id.ns))
         return;
     fl_catalog *c = srv_cat(r);
+    const char *vloc;
+    if (!overwrite ? srv_name_taken(r, &id, false)
+                   : c->ops->load_view && c->ops->load_view(c, &id, &r->arena, &vloc, &err) ==
+                                              FL_OK && srv_name_taken(r, &id, false))
+        return;
     fl_ice_metadata m;
     fl_status rc = fl_ice_metadata_read(c->io, mloc, &r->arena, &m, &err);
     if (rc == FL_ENOTFOUND) {

@@ -79,6 +79,20 @@ static fl_status write_view(fl_catalog *c, const fl_table_ident *id, const fl_ic
 {
     const char *path;
     FL_TRY(c->ops->new_metadata_path(c, id, m->location, base, 0, a, &path, err));
+    /* write.metadata.path (ViewProperties.WRITE_METADATA_LOCATION): the file
+     * goes there, under the name the catalog chose; the folder passes the
+     * location rules (roots, no other table's or view's folder) */
+    const char *dir = fl_ice_map_get(&m->properties, "write.metadata.path");
+    if (dir && *dir) {
+        FL_TRY(srv_object_location_check(c, id, dir, err));
+        const char *slash = strrchr(path, '/');
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/')
+            n--;
+        path = fl_arena_sprintf(a, "%.*s/%s", (int)n, dir, slash ? slash + 1 : path);
+        if (!path)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
     char *text = NULL;
     size_t len = 0;
     FL_TRY(fl_ice_view_metadata_write(m, &text, &len, err));
@@ -169,9 +183,9 @@ static void h_create(fl_server_request *r, void *ctx)
     fl_ice_view_metadata m;
     rc = fl_ice_view_metadata_apply(NULL, u, n, srv_now_ms(), &r->arena, &m, NULL, &err);
     fl_catalog *cat = srv_cat(r);
-    const char *existing, *path = NULL;
-    if (rc == FL_OK && cat->ops->load_table(cat, &id, &r->arena, &existing, &err) == FL_OK)
-        rc = fl_errorf(&err, FL_EEXIST, "a table %s already exists", id.name);
+    const char *path = NULL;
+    if (rc == FL_OK && srv_name_taken(r, &id, true))
+        return;
     if (rc == FL_OK)
         rc = write_view(cat, &id, &m, NULL, &r->arena, &path, &err);
     if (rc == FL_OK)
@@ -184,9 +198,9 @@ static void h_create(fl_server_request *r, void *ctx)
             fl_error e2 = {0};
             fl_fileio_remove(cat->io, path, &e2);
         }
-        if (rc == FL_EEXIST)
-            fl_server_respond_error(r, 409, "AlreadyExistsException",
-                                    "View or table already exists: %s", target);
+        if (rc == FL_EEXIST) /* created concurrently */
+            fl_server_respond_error(r, 409, "AlreadyExistsException", "View already exists: %s",
+                                    target);
         else
             srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return;
@@ -200,9 +214,8 @@ static bool load_view(fl_server_request *r, const fl_table_ident *id, const char
     fl_catalog *c = srv_cat(r);
     fl_error err = {0};
     fl_status rc = c->ops->load_view(c, id, a, loc, &err);
-    if (rc == FL_ENOTFOUND) {
-        if (srv_ns_must_exist(r, &id->ns))
-            no_such_view(r, id);
+    if (rc == FL_ENOTFOUND) { /* also when the namespace is missing (the Java reference) */
+        no_such_view(r, id);
         return false;
     }
     if (rc == FL_OK && m)

@@ -180,8 +180,12 @@ bool srv_codec_ok(fl_server_request *r, fl_status rc, const fl_error *err)
         return true;
     if (rc == FL_ENOMEM)
         fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
-    else
-        fl_server_respond_error(r, 400, "BadRequestException", "%s", err->msg);
+    else /* a well-formed request the Java reference refuses with IllegalArgumentException
+          * (which its client throws as such): a view version with two queries of a dialect */
+        fl_server_respond_error(r, 400,
+                                strstr(err->msg, "Invalid view version: ") ? "IllegalArgumentException"
+                                                                           : "BadRequestException",
+                                "%s", err->msg);
     return false;
 }
 

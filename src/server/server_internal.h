@@ -276,6 +276,12 @@ bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *sta
 void srv_rename(fl_server_request *r, bool view);
 /* 404 NoSuchNamespaceException (responded) unless ns exists. */
 bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns);
+/* 409 AlreadyExistsException (responded) when `id` names a table or a view
+ * already, in the Java reference's words (which clients and the REST
+ * Compatibility Kit match): creating a table over a view is "View with same
+ * name already exists", a view over a table "Table with same name already
+ * exists". Returns true when it responded. */
+bool srv_name_taken(fl_server_request *r, const fl_table_ident *id, bool for_view);
 fl_status srv_routes_catalog(fl_server *s, fl_error *err);  /* config, oauth, ops */
 fl_status srv_routes_namespaces(fl_server *s, fl_error *err);
 fl_status srv_routes_tables(fl_server *s, fl_error *err);

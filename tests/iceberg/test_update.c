@@ -492,7 +492,7 @@ static void test_requirements(void)
         else
             r.id += 1;
         CHECK(fl_ice_requirements_check(&m, &r, 1, &err) == FL_ECONFLICT);
-        CHECK(strstr(err.msg, "requirement failed") != NULL);
+        CHECK(strstr(err.msg, "Requirement failed") != NULL);
     }
     fl_ice_requirement missing = {.kind = FL_ICE_REQ_ASSERT_REF_SNAPSHOT_ID,
                                   .ref = "dev",

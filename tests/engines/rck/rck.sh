@@ -4,7 +4,7 @@
 # jvm/rck.pom (scripts/install-engines.sh); the driver is rck/run_rck.py. 0 failures required;
 # the RCK's own skips are listed in README.md ("REST Compatibility Kit").
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
+here="$(cd "$(dirname "$0")/.." && pwd)"
 . "$here/lib/env.sh"
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
 jars="$(floe_jars rck)"

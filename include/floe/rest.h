@@ -208,6 +208,10 @@ FL_API fl_status fl_rest_load_view_result_json(const char *location, const fl_ic
 /* New references, NULL on ENOMEM: a namespace's levels array; a list page
  * of table or view identifiers in ns; a list page of namespaces;
  * GetNamespaceResponse; IcebergErrorResponse. next_page_token NULL = none. */
+/* URL pieces (arena; NULL on ENOMEM): s with every byte outside RFC 3986's unreserved set
+ * %XX-encoded; a namespace as one path segment (levels joined by 0x1F, then encoded). */
+FL_API const char *fl_rest_url_encode(fl_arena *a, const char *s);
+FL_API const char *fl_rest_namespace_path(fl_arena *a, const fl_namespace *ns);
 FL_API json_t *fl_rest_namespace_levels_json(const fl_namespace *ns);
 FL_API json_t *fl_rest_identifiers_json(const fl_namespace *ns, const char *const *names,
                                         uint32_t n, const char *next_page_token);

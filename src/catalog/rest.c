@@ -30,58 +30,19 @@ static rest_catalog *RC(fl_catalog *c)
 
 const char *rest_enc(fl_arena *a, const char *s)
 {
-    static const char HEX[] = "0123456789ABCDEF";
-    size_t n = strlen(s);
-    char *o = fl_arena_alloc(a, n * 3 + 1);
-    if (!o)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-            ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-            o[k++] = (char)ch;
-        } else {
-            o[k++] = '%';
-            o[k++] = HEX[ch >> 4];
-            o[k++] = HEX[ch & 15];
-        }
-    }
-    o[k] = '\0';
-    return o;
-}
-
-/* Levels joined by 0x1F, encoded. */
-static const char *ns_enc(fl_arena *a, const fl_namespace *ns)
-{
-    size_t n = 1;
-    for (uint32_t i = 0; i < ns->nlevels; i++)
-        n += strlen(ns->levels[i]) + 1;
-    char *j = fl_arena_alloc(a, n);
-    if (!j)
-        return NULL;
-    size_t k = 0;
-    for (uint32_t i = 0; i < ns->nlevels; i++) {
-        if (i)
-            j[k++] = '\x1f';
-        size_t l = strlen(ns->levels[i]);
-        memcpy(j + k, ns->levels[i], l);
-        k += l;
-    }
-    j[k] = '\0';
-    return rest_enc(a, j);
+    return fl_rest_url_encode(a, s);
 }
 
 const char *rest_url_ns(rest_catalog *c, fl_arena *a, const fl_namespace *ns, const char *suffix)
 {
-    const char *e = ns_enc(a, ns);
+    const char *e = fl_rest_namespace_path(a, ns);
     return e ? fl_arena_sprintf(a, "%s/namespaces/%s%s", c->root, e, suffix ? suffix : "") : NULL;
 }
 
 const char *rest_url_table(rest_catalog *c, fl_arena *a, const fl_table_ident *id,
                            const char *suffix)
 {
-    const char *e = ns_enc(a, &id->ns), *t = rest_enc(a, id->name);
+    const char *e = fl_rest_namespace_path(a, &id->ns), *t = rest_enc(a, id->name);
     return e && t ? fl_arena_sprintf(a, "%s/namespaces/%s/tables/%s%s", c->root, e, t,
                                      suffix ? suffix : "")
                   : NULL;

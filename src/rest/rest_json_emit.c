@@ -42,10 +42,10 @@ static fl_status wrap(const char *location, char *text, size_t len, const char *
     size_t cap = len + (loc ? strlen(loc) : 0) + strlen(config) + 64;
     char *body = malloc(cap);
     if (body) {
-        int n = loc ? snprintf(body, cap,
-                               "{\"metadata-location\":%s,\"metadata\":%s,\"config\":%s}", loc,
-                               text, config)
-                    : snprintf(body, cap, "{\"metadata\":%s,\"config\":%s}", text, config);
+        int n =
+            loc ? snprintf(body, cap, "{\"metadata-location\":%s,\"metadata\":%s,\"config\":%s}",
+                           loc, text, config)
+                : snprintf(body, cap, "{\"metadata\":%s,\"config\":%s}", text, config);
         *out_len = (size_t)n;
     }
     free(text);
@@ -81,6 +81,51 @@ fl_status fl_rest_load_view_result_json(const char *location, const fl_ice_view_
     *out = NULL;
     FL_TRY(fl_ice_view_metadata_write(m, &text, &len, err));
     return wrap(location, text, len, NULL, out, out_len, err);
+}
+
+/* RFC 3986 unreserved kept, every other byte %XX (one URL path segment or query value). */
+const char *fl_rest_url_encode(fl_arena *a, const char *s)
+{
+    static const char HEX[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    char *o = fl_arena_alloc(a, n * 3 + 1);
+    if (!o)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+            ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+            o[k++] = (char)ch;
+        } else {
+            o[k++] = '%';
+            o[k++] = HEX[ch >> 4];
+            o[k++] = HEX[ch & 15];
+        }
+    }
+    o[k] = '\0';
+    return o;
+}
+
+/* The namespace as one path segment: levels joined by 0x1F, encoded ("a%1Fb"). */
+const char *fl_rest_namespace_path(fl_arena *a, const fl_namespace *ns)
+{
+    size_t n = 1;
+    for (uint32_t i = 0; i < ns->nlevels; i++)
+        n += strlen(ns->levels[i]) + 1;
+    char *j = fl_arena_alloc(a, n);
+    if (!j)
+        return NULL;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ns->nlevels; i++) {
+        if (i)
+            j[k++] = '\x1f';
+        size_t l = strlen(ns->levels[i]);
+        memcpy(j + k, ns->levels[i], l);
+        k += l;
+    }
+    j[k] = '\0';
+    return fl_rest_url_encode(a, j);
 }
 
 json_t *fl_rest_namespace_levels_json(const fl_namespace *ns)
@@ -147,6 +192,5 @@ json_t *fl_rest_namespace_json(const fl_namespace *ns, const fl_ice_map *props)
 
 json_t *fl_rest_error_json(const char *message, const char *type, int code)
 {
-    return json_pack("{s:{s:s,s:s,s:i}}", "error", "message", message, "type", type, "code",
-                     code);
+    return json_pack("{s:{s:s,s:s,s:i}}", "error", "message", message, "type", type, "code", code);
 }

@@ -21,11 +21,11 @@
  * LoadTableResult advertises the endpoint (srv_remote_signing_config) only
  * when the client sent X-Iceberg-Access-Delegation: remote-signing.
  */
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "floe/rest.h"
 #include "server/server_internal.h"
 
 typedef struct sign_scope {
@@ -285,32 +285,6 @@ bool srv_delegation_asked(fl_server_request *r, const char *mode)
     return false;
 }
 
-/* A URL path segment: the namespace's levels joined by %1F, or a name,
- * each byte outside RFC 3986's unreserved set percent-encoded. */
-static const char *path_segment(fl_arena *a, const fl_namespace *ns, const char *name)
-{
-    size_t cap = 1;
-    uint32_t nl = ns ? ns->nlevels : 1;
-    for (uint32_t i = 0; i < nl; i++)
-        cap += 3 * strlen(ns ? ns->levels[i] : name) + 3;
-    char *o = fl_arena_alloc(a, cap), *w = o;
-    if (!o)
-        return NULL;
-    for (uint32_t i = 0; i < nl; i++) {
-        if (i)
-            w += sprintf(w, "%%1F");
-        for (const unsigned char *c = (const unsigned char *)(ns ? ns->levels[i] : name); *c; c++) {
-            if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                *c == '-' || *c == '_' || *c == '.' || *c == '~')
-                *w++ = (char)*c;
-            else
-                w += sprintf(w, "%%%02X", *c);
-        }
-    }
-    *w = '\0';
-    return o;
-}
-
 /* The LoadTableResult `config` for a table at location: when the client
  * asked for remote signing and the table lives on S3 that the server holds
  * keys for, the signer settings S3FileIO (Java) and PyIceberg read; else
@@ -324,8 +298,8 @@ const char *srv_remote_signing_config(fl_server_request *r, const fl_table_ident
         return NULL;
     const char *host = fl_server_req_header(r, "Host");
     const char *proto = fl_server_req_header(r, "X-Forwarded-Proto");
-    const char *ns = path_segment(&r->arena, &id->ns, NULL),
-               *tbl = path_segment(&r->arena, NULL, id->name);
+    const char *ns = fl_rest_namespace_path(&r->arena, &id->ns);
+    const char *tbl = fl_rest_url_encode(&r->arena, id->name);
     if (!host || !ns || !tbl)
         return NULL;
     json_t *c = json_object();

@@ -82,8 +82,8 @@ static void respond_table(fl_server_request *r, int status, const fl_table_ident
 }
 
 /* Current metadata of a table: 404s and errors are responded. */
-bool srv_load_meta(fl_server_request *r, fl_catalog *c, const fl_table_ident *id,
-                   const char **loc, fl_ice_metadata *m)
+bool srv_load_meta(fl_server_request *r, fl_catalog *c, const fl_table_ident *id, const char **loc,
+                   fl_ice_metadata *m)
 {
     fl_error err = {0};
     fl_status rc = c->ops->load_table(c, id, &r->arena, loc, &err);
@@ -166,8 +166,8 @@ static void h_create(fl_server_request *r, void *ctx)
     }
     id.name = fl_arena_strdup(&r->arena, id.name);
     bool stage = json_is_true(json_object_get(b, "stage-create"));
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     if (!srv_ns_must_exist(r, &id.ns)) {
         json_decref(b);
         return;
@@ -291,11 +291,11 @@ static void h_load(fl_server_request *r, void *ctx)
         fl_server_respond(r, 304, NULL, NULL, 0);
         return;
     }
-    /* remote signing's config depends on the request (host, delegation): in the key */
-    const char *deleg = fl_server_req_header(r, "X-Iceberg-Access-Delegation");
-    const char *host = fl_server_req_header(r, "Host");
-    const char *key = fl_arena_sprintf(&r->arena, "%s\n%s\n%s\n%s", refs ? "refs" : "all", loc,
-                                       deleg ? deleg : "", host ? host : "");
+    /* with remote signing the config names the signer at the request's host: in the key */
+    const char *host =
+        srv_delegation_asked(r, "remote-signing") ? fl_server_req_header(r, "Host") : NULL;
+    const char *key =
+        fl_arena_sprintf(&r->arena, "%s\n%s\n%s", refs ? "refs" : "all", loc, host ? host : "");
     char *cached = NULL;
     size_t clen = 0;
     if (key && srv_cache_get(r->srv->cache, key, &cached, &clen)) {
@@ -361,8 +361,8 @@ static void h_drop(fl_server_request *r, void *ctx)
     fl_catalog *c = srv_cat(r);
     fl_error err = {0};
     fl_status rc = fl_ice_table_drop(c, &id, purge, &err);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     srv_audit(r, purge ? "drop-table-purge" : "drop-table", target, rc == FL_OK ? "ok" : "error",
               rc ? err.msg : NULL);
     if (rc == FL_ENOTFOUND)
@@ -405,19 +405,19 @@ void srv_rename(fl_server_request *r, bool view)
     if (rc == FL_OK)
         rc = view ? c->ops->rename_view(c, &from, &to, &err)
                   : c->ops->rename_table(c, &from, &to, &err);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s -> %s.%s",
-                                          srv_ns_dotted(&from.ns, &r->arena), from.name,
-                                          srv_ns_dotted(&to.ns, &r->arena), to.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s -> %s.%s", srv_ns_dotted(&from.ns, &r->arena), from.name,
+                         srv_ns_dotted(&to.ns, &r->arena), to.name);
     srv_audit(r, view ? "rename-view" : "rename-table", target, rc == FL_OK ? "ok" : "error",
               rc ? err.msg : NULL);
     if (rc == FL_EEXIST) { /* the Java reference's words */
         const char *tl;
         fl_error e2 = {0};
         bool table = c->ops->load_table(c, &to, &r->arena, &tl, &e2) == FL_OK;
-        fl_server_respond_error(r, 409, "AlreadyExistsException",
-                                "Cannot rename %s.%s to %s.%s. %s already exists",
-                                srv_ns_dotted(&from.ns, &r->arena), from.name,
-                                srv_ns_dotted(&to.ns, &r->arena), to.name, table ? "Table" : "View");
+        fl_server_respond_error(
+            r, 409, "AlreadyExistsException", "Cannot rename %s.%s to %s.%s. %s already exists",
+            srv_ns_dotted(&from.ns, &r->arena), from.name, srv_ns_dotted(&to.ns, &r->arena),
+            to.name, table ? "Table" : "View");
     } else if (rc != FL_OK)
         srv_respond_status(r, rc, &err, view ? "NoSuchViewException" : "NoSuchTableException");
     else
@@ -457,9 +457,10 @@ static void h_register(fl_server_request *r, void *ctx)
         return;
     fl_catalog *c = srv_cat(r);
     const char *vloc;
-    if (!overwrite ? srv_name_taken(r, &id, false)
-                   : c->ops->load_view && c->ops->load_view(c, &id, &r->arena, &vloc, &err) ==
-                                              FL_OK && srv_name_taken(r, &id, false))
+    if (!overwrite
+            ? srv_name_taken(r, &id, false)
+            : c->ops->load_view && c->ops->load_view(c, &id, &r->arena, &vloc, &err) == FL_OK &&
+                  srv_name_taken(r, &id, false))
         return;
     fl_ice_metadata m;
     fl_status rc = fl_ice_metadata_read(c->io, mloc, &r->arena, &m, &err);
@@ -488,8 +489,8 @@ static void h_register(fl_server_request *r, void *ctx)
         rc = c->ops->commit_table(c, &id, cur, mloc, &err);
     else
         rc = c->ops->create_table(c, &id, mloc, &err);
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     srv_audit(r, "register-table", target, rc == FL_OK ? "ok" : "error", rc ? err.msg : NULL);
     if (rc == FL_EEXIST) {
         fl_server_respond_error(r, 409, "AlreadyExistsException", "Table already exists: %s",
@@ -545,8 +546,8 @@ static void h_report(fl_server_request *r, void *ctx)
     }
     char *text = json_dumps(b, JSON_COMPACT);
     json_decref(b);
-    srv_log("info", "metrics-report", "table=%s.%s report=%s",
-            srv_ns_dotted(&id.ns, &r->arena), id.name, text ? text : "?");
+    srv_log("info", "metrics-report", "table=%s.%s report=%s", srv_ns_dotted(&id.ns, &r->arena),
+            id.name, text ? text : "?");
     free(text);
     atomic_fetch_add(&r->srv->metrics->reports, 1);
     fl_server_respond(r, 204, NULL, NULL, 0);

@@ -322,6 +322,9 @@ FL_API const fl_avro_meta *fl_avro_reader_meta(const fl_avro_reader *r, size_t i
 /* Value of metadata key, or NULL. */
 FL_API const fl_avro_meta *fl_avro_reader_meta_find(const fl_avro_reader *r, const char *key);
 FL_API uint64_t fl_avro_reader_header_size(const fl_avro_reader *r);
+/* Bytes after the last block too short to hold a block header (a stray
+ * newline some writers leave); 0 for a clean file. Known once at end. */
+FL_API uint64_t fl_avro_reader_trailing_bytes(const fl_avro_reader *r);
 
 /* Makes fl_avro_reader_next return records resolved to reader schema rs
  * (see fl_avro_resolver_new: Iceberg field-id matching, defaults,

@@ -21,6 +21,12 @@
  * a growing window, then each block with two reads (its two varints, then
  * data + sync). Block sizes are bounded by fl_avro_limits.max_block_bytes
  * before allocating, compressed and decompressed.
+ *
+ * Trailing bytes: a file whose bytes after the last sync marker cannot even
+ * hold a block header (its varints run off the end) ends there, as Java's
+ * DataFileStream and avsc treat it (some writers leave a stray newline).
+ * The count is kept (fl_avro_reader_trailing_bytes) so tools can show it. A
+ * complete header whose block is cut short is still an error.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -77,6 +83,7 @@ struct fl_avro_reader {
     uint64_t block_offset; /* file offset of the block data */
     int64_t left;          /* records left in the block */
     size_t dpos;           /* decode position in data */
+    uint64_t trailing;     /* bytes after the last block that hold no header */
 };
 
 /* ------------------------------------------------------------- header */
@@ -324,6 +331,11 @@ const char *fl_avro_reader_codec(const fl_avro_reader *r)
 {
     return r->codec_name;
 }
+uint64_t fl_avro_reader_trailing_bytes(const fl_avro_reader *r)
+{
+    return r->trailing;
+}
+
 const uint8_t *fl_avro_reader_sync(const fl_avro_reader *r)
 {
     return r->sync;
@@ -453,6 +465,12 @@ static fl_status next_block(fl_avro_reader *r, fl_avro_block_info *info, bool *d
     int64_t count, bytes;
     int rc1 = avro_read_long(head, hn, &p, &count);
     int rc2 = rc1 ? rc1 : avro_read_long(head, hn, &p, &bytes);
+    if ((rc1 == -1 || rc2 == -1) && hn < sizeof head) {
+        r->trailing = size - r->pos;
+        r->pos = size;
+        *done = true;
+        return FL_OK;
+    }
     if (rc1 || rc2)
         return fl_errorf(err, FL_ECORRUPT, "%s block header at byte offset %" PRIu64,
                          (rc1 == -1 || rc2 == -1) ? "truncated" : "corrupt", r->pos);

@@ -70,8 +70,8 @@ static bool buf_puts(fl_avro_buf *b, const char *s)
 static bool buf_json_str(fl_avro_buf *b, const char *s, size_t n)
 {
     fl_buf sb = {0};
-    bool ok = fl_json_string(&sb, (const uint8_t *)s, n, NULL) == FL_OK &&
-              buf_put(b, sb.data, sb.len);
+    bool ok =
+        fl_json_string(&sb, (const uint8_t *)s, n, NULL) == FL_OK && buf_put(b, sb.data, sb.len);
     fl_buf_free(&sb);
     return ok;
 }
@@ -274,7 +274,8 @@ static int cmd_meta(int argc, char **argv)
         printf("],\"blocks\":[");
         if (blocks.len)
             fwrite(blocks.data, 1, blocks.len, stdout);
-        printf("],\"block_count\":%zu,\"records\":%" PRIu64 "}\n", nblocks, nrec);
+        printf("],\"block_count\":%zu,\"records\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64 "}\n",
+               nblocks, nrec, fl_avro_reader_trailing_bytes(o.r));
     } else {
         printf("file: %s\ncodec: %s\nsync: ", path, fl_avro_reader_codec(o.r));
         print_hex(stdout, sync, 16);
@@ -297,6 +298,9 @@ static int cmd_meta(int argc, char **argv)
         if (!all_blocks && nblocks > 10)
             printf("  ... %zu more blocks (--blocks lists all)\n", nblocks - 10);
         printf("records: %" PRIu64 "\n", nrec);
+        if (fl_avro_reader_trailing_bytes(o.r))
+            printf("trailing bytes: %" PRIu64 " after the last block (ignored)\n",
+                   fl_avro_reader_trailing_bytes(o.r));
     }
     fl_avro_buf_free(&out);
     fl_avro_buf_free(&blocks);

@@ -526,9 +526,33 @@ static fl_status parse_header(ice_ctx *c, json_t *root, fl_ice_metadata *m)
     FL_TRY(ice_get_map(c, root, "", "properties", false, NULL, &m->properties));
     m->current_snapshot_id = FL_ICE_NO_SNAPSHOT;
     FL_TRY(ice_get_i64(c, root, "", "current-snapshot-id", false, NULL, &m->current_snapshot_id));
-    FL_TRY(ice_get_i64(c, root, "", "next-row-id", c->format_version >= 3, &m->has_next_row_id,
-                       &m->next_row_id));
+    /* Optional even in v3: some writers omit it (Java requires it). When
+     * absent, derive_next_row_id() rebuilds it from the snapshots. */
+    FL_TRY(ice_get_i64(c, root, "", "next-row-id", false, &m->has_next_row_id, &m->next_row_id));
     return FL_OK;
+}
+
+/* A v3 table whose metadata omits next-row-id still has a well-defined one:
+ * the row-id range a snapshot assigns is [first-row-id, first-row-id +
+ * added-rows), so the next id is the end of the highest range (0 when no
+ * snapshot assigned any). Only reached for v3 metadata without the field. */
+static void derive_next_row_id(fl_ice_metadata *m)
+{
+    if (m->format_version < 3 || m->has_next_row_id)
+        return;
+    int64_t next = 0;
+    for (uint32_t i = 0; i < m->nsnapshots; i++) {
+        const fl_ice_snapshot *s = &m->snapshots[i];
+        if (!s->has_first_row_id)
+            continue;
+        int64_t end = s->first_row_id;
+        if (s->has_added_rows && s->added_rows > 0 && end <= INT64_MAX - s->added_rows)
+            end += s->added_rows;
+        if (end > next)
+            next = end;
+    }
+    m->has_next_row_id = true;
+    m->next_row_id = next;
 }
 
 static fl_status parse_partitioning(ice_ctx *c, json_t *root, fl_ice_metadata *m)
@@ -620,6 +644,7 @@ static fl_status parse_root(ice_ctx *c, json_t *root, fl_ice_metadata *m)
     FL_TRY(parse_refs(c, root, m));
     FL_TRY(parse_statistics(c, root, m));
     FL_TRY(parse_encryption_keys(c, root, m));
+    derive_next_row_id(m);
     return validate(c, m);
 }
 

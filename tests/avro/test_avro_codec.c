@@ -784,8 +784,82 @@ static void test_logical_rendering(void)
     fl_arena_free(&a);
 }
 
+/* Reads every record of file[0..len) built by write_ints(); returns the
+ * status and stores the count and trailing bytes. */
+static fl_status count_records(uint8_t *file, size_t len, int *n, uint64_t *trailing, fl_error *err)
+{
+    fl_file *f;
+    fl_avro_reader *r = NULL;
+    *n = 0;
+    fl_status rc = fl_file_from_memory(file, len, "mem.avro", &f, err);
+    if (rc)
+        return rc;
+    rc = fl_avro_reader_open(f, NULL, &r, err);
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    while (!rc) {
+        fl_avro_value v;
+        bool done;
+        rc = fl_avro_reader_next(r, &a, &v, &done, err);
+        if (rc || done)
+            break;
+        (*n)++;
+    }
+    if (r)
+        *trailing = fl_avro_reader_trailing_bytes(r);
+    fl_arena_free(&a);
+    fl_avro_reader_close(r);
+    fl_file_close(f);
+    return rc;
+}
+
+/* Bytes after the last sync marker that cannot hold a block header end the
+ * file (avsc and Java read such files, e.g. Avro's own person-10.no-codec.avro
+ * ends with a newline); a complete header whose block is cut stays an error. */
+static void test_trailing_bytes(void)
+{
+    fl_error err = {0};
+    uint8_t *file = NULL;
+    size_t len = 0;
+    fl_output *out;
+    CHECK_OK(fl_output_memory("mem.avro", &file, &len, &out, &err), &err);
+    fl_avro_writer_options opt = {.codec = "null", .block_size = 64};
+    fl_avro_writer *w = NULL;
+    CHECK_OK(fl_avro_writer_open(out, "\"long\"", 6, &opt, &w, &err), &err);
+    if (!w)
+        return;
+    for (int64_t i = 0; i < 100; i++) {
+        fl_avro_value v = {
+            .type = FL_AVRO_LONG, .schema = fl_avro_writer_schema(w), .branch = -1, .u.l = i};
+        CHECK_OK(fl_avro_writer_append(w, &v, &err), &err);
+    }
+    CHECK_OK(fl_avro_writer_close(w, &err), &err);
+    uint8_t *grown = malloc(len + 40);
+    memcpy(grown, file, len);
+    int n = 0;
+    uint64_t trailing = 99;
+    CHECK_OK(count_records(grown, len, &n, &trailing, &err), &err);
+    CHECK_EQ_INT(n, 100);
+    CHECK_EQ_INT(trailing, 0);
+    grown[len] = '\n'; /* one stray byte: a complete varint, no size */
+    CHECK_OK(count_records(grown, len + 1, &n, &trailing, &err), &err);
+    CHECK_EQ_INT(n, 100);
+    CHECK_EQ_INT(trailing, 1);
+    grown[len] = 0x81; /* a varint cut by the end of the file */
+    CHECK_OK(count_records(grown, len + 1, &n, &trailing, &err), &err);
+    CHECK_EQ_INT(n, 100);
+    /* a whole header (2 records, 8 bytes) with its data and sync missing */
+    grown[len] = 4;
+    grown[len + 1] = 16;
+    CHECK_EQ_INT(count_records(grown, len + 2, &n, &trailing, &err), FL_ECORRUPT);
+    CHECK(strstr(err.msg, "truncated block at byte offset") != NULL);
+    free(grown);
+    free(file);
+}
+
 int main(void)
 {
+    TEST_RUN(test_trailing_bytes);
     TEST_RUN(test_varints);
     TEST_RUN(test_decode_edges);
     TEST_RUN(test_roundtrip_null);

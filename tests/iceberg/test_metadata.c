@@ -36,8 +36,8 @@ static const struct {
     fl_status code;
     const char *msg;
 } k_rejects[] = {
-    /* Written when v3 was unsupported: as a v3 file it lacks the required next-row-id. */
-    {"TableMetadataUnsupportedVersion.json", FL_ECORRUPT, "next-row-id: missing"},
+    /* Written when v3 was unsupported: v1's single "schema" in a v3 file. */
+    {"TableMetadataUnsupportedVersion.json", FL_ECORRUPT, "schemas: missing"},
     /* BigQuery's placeholder v0: only properties and current-snapshot-id. */
     {"v0.metadata.json", FL_ECORRUPT, "format-version: missing"},
     {"TableMetadataV2CurrentSchemaNotFound.json", FL_ECORRUPT, "current-schema-id"},
@@ -504,6 +504,39 @@ static void test_int64_and_null_snapshot(void)
     fl_arena_free(&a);
 }
 
+/* v3 metadata without next-row-id (some writers omit it; Java refuses it) is
+ * read, and the value is rebuilt from the snapshots' row-id ranges. */
+static void test_v3_missing_next_row_id(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err;
+    fl_ice_metadata m;
+    char buf[8192];
+    const char *v3 = strstr(k_v2_head, ",\"table-uuid\"");
+    snprintf(buf, sizeof buf,
+             "{\"format-version\":3%s,\"current-snapshot-id\":2,\"snapshots\":["
+             "{\"snapshot-id\":1,\"sequence-number\":1,\"timestamp-ms\":1,\"manifest-list\":\"a\","
+             "\"summary\":{\"operation\":\"append\"},\"first-row-id\":0,\"added-rows\":40},"
+             "{\"snapshot-id\":2,\"parent-snapshot-id\":1,\"sequence-number\":2,"
+             "\"timestamp-ms\":2,\"manifest-list\":\"b\",\"summary\":{\"operation\":\"append\"},"
+             "\"first-row-id\":40,\"added-rows\":2}]}",
+             v3);
+    CHECK_OK(parse_str(buf, &a, &m, &err), &err);
+    CHECK(m.has_next_row_id);
+    CHECK_EQ_INT(m.next_row_id, 42);
+    char *json = NULL;
+    size_t len;
+    CHECK_OK(fl_ice_metadata_write(&m, 3, &json, &len, &err), &err);
+    CHECK(json && strstr(json, "\"next-row-id\":42"));
+    free(json);
+    /* no snapshots: 0 */
+    snprintf(buf, sizeof buf, "{\"format-version\":3%s}", v3);
+    CHECK_OK(parse_str(buf, &a, &m, &err), &err);
+    CHECK(m.has_next_row_id && m.next_row_id == 0);
+    fl_arena_free(&a);
+}
+
 static void test_v3_types_preserved(void)
 {
     fl_arena a;
@@ -642,6 +675,7 @@ int main(void)
     TEST_RUN(test_errors_name_fields);
     TEST_RUN(test_int64_and_null_snapshot);
     TEST_RUN(test_v3_types_preserved);
+    TEST_RUN(test_v3_missing_next_row_id);
     TEST_RUN(test_gzip_memory);
     TEST_RUN(test_schema_from_fl);
     if (!shared) {

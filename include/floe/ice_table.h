@@ -345,6 +345,10 @@ typedef struct fl_ice_row_delta {
     uint32_t nremove_data;
     const char *const *remove_deletes;
     uint32_t nremove_deletes;
+    /* data files whose deletion vector (v3) is replaced by one in
+     * add_deletes; DVs of removed data files go without being listed */
+    const char *const *remove_dvs_of;
+    uint32_t nremove_dvs_of;
     const fl_predicate *conflict_filter;
 } fl_ice_row_delta;
 FL_API fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_error *err);

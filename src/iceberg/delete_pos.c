@@ -102,3 +102,40 @@ fl_status ice_posdel_load(fl_fileio *io, const fl_ice_data_file *del, const char
         return fl_error_prefix(err, "position deletes %s", del->file_path);
     return FL_OK;
 }
+
+fl_status ice_task_deleted_positions(fl_fileio *io, const fl_ice_scan_task *t, bool lenient_dv,
+                                     fl_ice_position_set *out, fl_error *err)
+{
+    ice_posvec pv = {0};
+    fl_ice_position_set dv = {0};
+    memset(out, 0, sizeof *out);
+    fl_status rc = FL_OK;
+    for (uint32_t i = 0; i < t->ndeletes && rc == FL_OK; i++) {
+        const fl_ice_data_file *d = t->deletes[i];
+        if (d->content != FL_ICE_CONTENT_POSITION_DELETES)
+            continue;
+        if (!strcasecmp(d->file_format, "PUFFIN")) {
+            fl_ice_position_set one, u = {0};
+            rc = ice_dv_read(io, d, lenient_dv, &one, err);
+            if (rc == FL_OK) {
+                rc = ice_pos_union(&dv, &one, &u, err);
+                fl_ice_position_set_free(&one);
+                fl_ice_position_set_free(&dv);
+                dv = u;
+            }
+        } else {
+            rc = ice_posdel_load(io, d, t->file->file_path, &pv, err);
+        }
+    }
+    if (rc == FL_OK) {
+        fl_ice_position_set ps = {0};
+        rc = ice_pos_from_array(pv.v, pv.n, &ps, err);
+        if (rc == FL_OK) {
+            rc = ice_pos_union(&ps, &dv, out, err);
+            fl_ice_position_set_free(&ps);
+        }
+    }
+    free(pv.v);
+    fl_ice_position_set_free(&dv);
+    return rc;
+}

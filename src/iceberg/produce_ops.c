@@ -260,12 +260,48 @@ typedef struct delta_state {
     bool where; /* delete-files-where: removals found per attempt */
     const char **referenced;
     uint32_t nreferenced;
+    const char **dvs_of; /* data files whose DV this delta replaces (sorted) */
+    uint32_t ndvs_of;
 } delta_state;
+
+/* What a row delta removes: paths (sorted data + delete files) and the
+ * data files whose deletion vector is replaced (sorted). A DV is never
+ * matched by its path, which the other DVs of its Puffin file share: it goes
+ * when its referenced data file is removed (the spec requires that) or is
+ * listed in dvs_of. */
+typedef struct removal {
+    const char *const *remove;
+    uint32_t nremove;
+    const char *const *dvs_of;
+    uint32_t ndvs_of;
+    bool *found, *found_dv;
+} removal;
+
+static bool is_dv(const fl_ice_data_file *f)
+{
+    return f->content == FL_ICE_CONTENT_POSITION_DELETES && f->has_content_offset &&
+           f->referenced_data_file;
+}
+
+/* Whether entry file f goes; marks what matched. */
+static bool removes(const removal *r, const fl_ice_data_file *f, bool mark)
+{
+    if (is_dv(f)) {
+        int64_t k = prod_path_index(r->dvs_of, r->ndvs_of, f->referenced_data_file);
+        if (k >= 0 && mark)
+            r->found_dv[k] = true;
+        return k >= 0 || prod_has_path(r->remove, r->nremove, f->referenced_data_file);
+    }
+    int64_t k = prod_path_index(r->remove, r->nremove, f->file_path);
+    if (k >= 0 && mark)
+        r->found[k] = true;
+    return k >= 0;
+}
 
 static fl_status rewrite_removing(fl_ice_txn *x, txn_op *op, txn_attempt *at,
                                   const fl_ice_manifest_file *mf, const fl_ice_manifest_entry *e,
-                                  uint32_t n, const char *const *remove, uint32_t nremove,
-                                  bool *found, prod_metrics *pm, prod_list *l, fl_error *err)
+                                  uint32_t n, const removal *rm, prod_metrics *pm, prod_list *l,
+                                  fl_error *err)
 {
     const fl_ice_manifest_entry **ptrs = fl_arena_alloc(&at->arena, (n ? n : 1) * sizeof *ptrs);
     fl_ice_manifest_entry *ents = fl_arena_alloc(&at->arena, (n ? n : 1) * sizeof *ents);
@@ -276,9 +312,7 @@ static fl_status rewrite_removing(fl_ice_txn *x, txn_op *op, txn_attempt *at,
         if (e[i].status == FL_ICE_STATUS_DELETED)
             continue;
         ents[k] = e[i];
-        int64_t at_idx = prod_path_index(remove, nremove, e[i].file.file_path);
-        if (at_idx >= 0) {
-            found[at_idx] = true;
+        if (removes(rm, &e[i].file, true)) {
             ents[k].status = FL_ICE_STATUS_DELETED;
             ents[k].snapshot_id = op->snapshot_id;
             FL_TRY(prod_metrics_add(pm, &at->arena, &e[i].file, false, err));
@@ -296,21 +330,25 @@ static fl_status rewrite_removing(fl_ice_txn *x, txn_op *op, txn_attempt *at,
     return FL_OK;
 }
 
-/* Keeps or rewrites each parent manifest; every path in remove must be found. */
-static fl_status apply_removals(fl_ice_txn *x, txn_op *op, txn_attempt *at,
-                                const char *const *remove, uint32_t nremove, bool data,
+/* Keeps or rewrites each parent manifest; every path in remove (and every
+ * replaced DV) must be found. Delete manifests are read when delete files
+ * are removed, or on v3 when data files are (their DVs go with them). */
+static fl_status apply_removals(fl_ice_txn *x, txn_op *op, txn_attempt *at, removal *rm, bool data,
                                 bool deletes, prod_metrics *pm, prod_list *l, fl_error *err)
 {
     fl_ice_manifest_file *old = NULL;
     uint32_t nold = 0;
     FL_TRY(parent_manifests(x, at, &old, &nold, err));
-    bool *found = fl_arena_calloc(&at->arena, nremove ? nremove : 1, sizeof *found);
-    if (!found)
+    rm->found = fl_arena_calloc(&at->arena, rm->nremove + 1, sizeof *rm->found);
+    rm->found_dv = fl_arena_calloc(&at->arena, rm->ndvs_of + 1, sizeof *rm->found_dv);
+    if (!rm->found || !rm->found_dv)
         return OOM(err);
+    bool dvs = rm->ndvs_of || (data && rm->nremove && at->cur.format_version >= 3);
     for (uint32_t i = 0; i < nold; i++) {
         const fl_ice_manifest_file *mf = &old[i];
-        bool relevant = nremove && ((mf->content == FL_ICE_MANIFEST_DATA && data) ||
-                                    (mf->content == FL_ICE_MANIFEST_DELETES && deletes));
+        bool relevant = (rm->nremove || rm->ndvs_of) &&
+                        ((mf->content == FL_ICE_MANIFEST_DATA && data) ||
+                         (mf->content == FL_ICE_MANIFEST_DELETES && (deletes || dvs)));
         if (relevant && mf->added_files_count == 0 && mf->existing_files_count == 0)
             relevant = false;
         if (relevant) {
@@ -319,10 +357,9 @@ static fl_status apply_removals(fl_ice_txn *x, txn_op *op, txn_attempt *at,
             FL_TRY(fl_ice_manifest_read(x->t->io, &at->cur, mf, &at->arena, &e, &n, err));
             bool any = false;
             for (uint32_t j = 0; j < n && !any; j++)
-                any = e[j].status != FL_ICE_STATUS_DELETED &&
-                      prod_has_path(remove, nremove, e[j].file.file_path);
+                any = e[j].status != FL_ICE_STATUS_DELETED && removes(rm, &e[j].file, false);
             if (any) {
-                FL_TRY(rewrite_removing(x, op, at, mf, e, n, remove, nremove, found, pm, l, err));
+                FL_TRY(rewrite_removing(x, op, at, mf, e, n, rm, pm, l, err));
                 continue;
             }
         }
@@ -331,12 +368,18 @@ static fl_status apply_removals(fl_ice_txn *x, txn_op *op, txn_attempt *at,
             return OOM(err);
     }
     const fl_ice_snapshot *parent = txn_branch_head(x, &at->cur);
-    for (uint32_t j = 0; j < nremove; j++)
-        if (!found[j])
+    for (uint32_t j = 0; j < rm->nremove; j++)
+        if (!rm->found[j])
             return fl_errorf(err, FL_ECONFLICT,
                              "cannot remove %s: it is not in the table at snapshot %lld (removed "
                              "by a concurrent commit?)",
-                             remove[j], parent ? (long long)parent->snapshot_id : -1LL);
+                             rm->remove[j], parent ? (long long)parent->snapshot_id : -1LL);
+    for (uint32_t j = 0; j < rm->ndvs_of; j++)
+        if (!rm->found_dv[j])
+            return fl_errorf(err, FL_ECONFLICT,
+                             "cannot replace the deletion vector of %s: it is not in the table at "
+                             "snapshot %lld (replaced by a concurrent commit?)",
+                             rm->dvs_of[j], parent ? (long long)parent->snapshot_id : -1LL);
     return FL_OK;
 }
 
@@ -418,7 +461,11 @@ static fl_status delta_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_erro
     prod_metrics pm = {0};
     FL_TRY(push_new(ps, at, &l, &pm, err));
     bool data = ds->where || ds->nremove_data, dels = !ds->where && ds->nremove_deletes;
-    FL_TRY(apply_removals(x, op, at, remove, nremove, data, dels, &pm, &l, err));
+    removal rm = {.remove = remove,
+                  .nremove = nremove,
+                  .dvs_of = ds->where ? NULL : ds->dvs_of,
+                  .ndvs_of = ds->where ? 0 : ds->ndvs_of};
+    FL_TRY(apply_removals(x, op, at, &rm, data, dels, &pm, &l, err));
     FL_TRY(prod_merge(x, at, op->snapshot_id, &l, err));
     return prod_commit_snapshot(x, at, op->snapshot_id, ps->operation, &l, &pm, NULL, err);
 }
@@ -466,6 +513,13 @@ fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_erro
             refs[nrefs++] = dels[i].referenced_data_file;
         }
     prod_sort_paths(refs, nrefs);
+    const char **dvs_of = fl_arena_alloc(&x->arena, (d->nremove_dvs_of + 1) * sizeof *dvs_of);
+    if (!dvs_of)
+        return OOM(err);
+    for (uint32_t i = 0; i < d->nremove_dvs_of; i++)
+        if (!(dvs_of[i] = fl_arena_strdup(&x->arena, d->remove_dvs_of[i])))
+            return OOM(err);
+    prod_sort_paths(dvs_of, d->nremove_dvs_of);
     prod_state *ps = NULL;
     FL_TRY(new_producer(x, &DELTA_VT, sizeof(delta_state), &ps, err));
     delta_state *ds = (delta_state *)ps;
@@ -482,6 +536,8 @@ fl_status fl_ice_txn_row_delta(fl_ice_txn *x, const fl_ice_row_delta *d, fl_erro
     ds->nremove_deletes = d->nremove_deletes;
     ds->referenced = refs;
     ds->nreferenced = nrefs;
+    ds->dvs_of = dvs_of;
+    ds->ndvs_of = d->nremove_dvs_of;
     if (d->conflict_filter) {
         if (copy_predicate(&x->arena, d->conflict_filter, &ds->filter) != FL_OK)
             return OOM(err);

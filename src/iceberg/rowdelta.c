@@ -15,8 +15,12 @@
  *   copy-on-write re-reads each partly matching file (all columns + _pos,
  *     existing deletes applied), writes the surviving rows through the data
  *     writer (default spec and sort order) and replaces the file.
- * Format v3 tables would need deletion vectors for merge-on-read; floe does
- * not write DVs, so v3 (and v1, which has no delete files) use copy-on-write.
+ * On format v3 merge-on-read writes deletion vectors instead (dv_writer.c):
+ * one Puffin file per commit, one DV per touched data file holding the
+ * file's earlier deletes (its old DV and position delete files) and the new
+ * ones, so there is at most one DV per data file; the old DV is replaced
+ * (remove_dvs_of) and file-scoped position delete files are removed.
+ * v1 has no delete files and uses copy-on-write.
  * Everything lands as one fl_ice_txn_row_delta ("delete" when nothing is
  * added, else "overwrite") with the filter as conflict filter, so
  * serializable validation sees what was read.
@@ -27,7 +31,7 @@
  * Compaction (fl_ice_rewrite_data_files) reads the chosen files with their
  * deletes applied and writes them again at write.target-file-size-bytes,
  * committed as "replace"; delete files scoped to one rewritten file
- * (referenced_data_file) are removed with it; partition-scoped delete files
+ * (referenced_data_file) are removed with it, DVs included; partition-scoped delete files
  * stay (their sequence number is below the new files', so they no longer
  * apply to them).
  *
@@ -40,11 +44,13 @@
 
 #include "floe/ice_scan.h"
 #include "floe/ice_table.h"
+#include "iceberg/scan_internal.h"
 #include "iceberg/txn_internal.h"
 #include "iceberg/write_internal.h"
 
 typedef struct target {
     const fl_ice_data_file *file; /* in the plan's arena */
+    const fl_ice_scan_task *task; /* its task (existing deletes), same plan */
     int64_t *pos;                 /* malloc, sorted at the end */
     uint64_t npos, cap;
     bool whole;
@@ -63,7 +69,7 @@ static void targets_free(targets *ts)
     memset(ts, 0, sizeof *ts);
 }
 
-static target *targets_add(targets *ts, const fl_ice_data_file *f, fl_error *err)
+static target *targets_add(targets *ts, const fl_ice_scan_task *task, fl_error *err)
 {
     if (ts->n == ts->cap) {
         uint32_t cap = ts->cap ? ts->cap * 2 : 16;
@@ -77,7 +83,8 @@ static target *targets_add(targets *ts, const fl_ice_data_file *f, fl_error *err
     }
     target *t = &ts->t[ts->n++];
     memset(t, 0, sizeof *t);
-    t->file = f;
+    t->file = task->file;
+    t->task = task;
     return t;
 }
 
@@ -223,7 +230,7 @@ static fl_status collect(fl_ice_txn *x, const fl_ice_scan_plan *p, const fl_pred
         bool whole = no_filter(filter) ||
                      (task->ndeletes == 0 && fl_ice_file_match(m, p->table_schema, filter,
                                                                task->file) == FL_ICE_MATCH_ALL);
-        target *t = targets_add(ts, task->file, err);
+        target *t = targets_add(ts, task, err);
         if (!t)
             return FL_ENOMEM;
         if (whole && task->ndeletes == 0) {
@@ -257,6 +264,8 @@ typedef struct delta {
     uint32_t nadd_deletes;
     const char **remove_deletes;
     uint32_t nremove_deletes;
+    const char **dvs_of; /* data files whose old DV is replaced */
+    uint32_t ndvs_of;
 } delta;
 
 static bool same_partition(const fl_ice_data_file *a, const fl_ice_data_file *b)
@@ -303,6 +312,93 @@ static fl_status merge_on_read(fl_ice_txn *x, targets *ts, delta *d, fl_error *e
     }
     free(fp);
     free(done);
+    return rc;
+}
+
+/* The full deleted set of target t: its earlier deletes and the new ones. */
+static fl_status full_set(fl_ice_txn *x, const target *t, fl_ice_position_set *out, fl_error *err)
+{
+    fl_ice_position_set old = {0}, add = {0};
+    FL_TRY(ice_task_deleted_positions(x->t->io, t->task, false, &old, err));
+    uint64_t *pos = malloc((t->npos + 1) * sizeof *pos);
+    fl_status rc = pos ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < t->npos && rc == FL_OK; i++) {
+        if (t->pos[i] < 0)
+            rc = fl_errorf(err, FL_EINVAL, "%s: negative position %lld", t->file->file_path,
+                           (long long)t->pos[i]);
+        else
+            pos[i] = (uint64_t)t->pos[i];
+    }
+    if (rc == FL_OK)
+        rc = ice_pos_from_array(pos, t->npos, &add, err);
+    if (rc == FL_OK)
+        rc = ice_pos_union(&old, &add, out, err);
+    free(pos);
+    fl_ice_position_set_free(&old);
+    fl_ice_position_set_free(&add);
+    return rc;
+}
+
+/* Earlier deletes of t that its new DV replaces: its DV (by data file) and
+ * position delete files scoped to it alone (by path). */
+static fl_status replaced_deletes(fl_arena *a, const target *t, delta *d, fl_error *err)
+{
+    for (uint32_t k = 0; k < t->task->ndeletes; k++) {
+        const fl_ice_data_file *df = t->task->deletes[k];
+        if (df->content != FL_ICE_CONTENT_POSITION_DELETES || !df->referenced_data_file ||
+            strcmp(df->referenced_data_file, t->file->file_path) != 0)
+            continue;
+        bool dv = df->has_content_offset;
+        const char *p = fl_arena_strdup(a, dv ? t->file->file_path : df->file_path);
+        if (!p)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (dv)
+            d->dvs_of[d->ndvs_of++] = p;
+        else
+            d->remove_deletes[d->nremove_deletes++] = p;
+    }
+    return FL_OK;
+}
+
+static fl_status write_dvs(fl_ice_txn *x, targets *ts, delta *d, fl_error *err)
+{
+    fl_arena *a = fl_ice_txn_arena(x);
+    uint32_t n = 0, ndel = 0;
+    for (uint32_t i = 0; i < ts->n; i++)
+        if (!ts->t[i].whole) {
+            n++;
+            ndel += ts->t[i].task->ndeletes;
+        }
+    if (!n)
+        return FL_OK;
+    fl_ice_position_set *sets = calloc(n, sizeof *sets);
+    ice_dv_input *in = calloc(n, sizeof *in);
+    d->add_deletes = fl_arena_calloc(a, n, sizeof *d->add_deletes);
+    d->remove_deletes = fl_arena_calloc(a, ndel + 1, sizeof *d->remove_deletes);
+    d->dvs_of = fl_arena_calloc(a, ndel + 1, sizeof *d->dvs_of);
+    fl_status rc = sets && in && d->add_deletes && d->remove_deletes && d->dvs_of
+                       ? FL_OK
+                       : fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ts->n && rc == FL_OK; i++) {
+        if (ts->t[i].whole)
+            continue;
+        rc = full_set(x, &ts->t[i], &sets[k], err);
+        if (rc == FL_OK)
+            rc = replaced_deletes(a, &ts->t[i], d, err);
+        in[k] = (ice_dv_input){ts->t[i].file, &sets[k]};
+        k++;
+    }
+    if (rc == FL_OK)
+        rc = ice_write_dvs(x->t->io, fl_ice_txn_metadata(x), in, n, a, d->add_deletes, err);
+    if (rc == FL_OK) {
+        d->nadd_deletes = n;
+        rc = fl_ice_txn_own_file(x, d->add_deletes[0].file_path, err);
+    }
+    for (uint32_t i = 0; sets && i < n; i++)
+        fl_ice_position_set_free(&sets[i]);
+    free(sets);
+    free(in);
     return rc;
 }
 
@@ -371,8 +467,8 @@ static fl_status copy_on_write(fl_ice_txn *x, targets *ts, delta *d, fl_error *e
 
 static bool use_merge_on_read(const fl_ice_metadata *m, bool for_update)
 {
-    if (m->format_version != 2)
-        return false; /* v1: no delete files; v3: would need deletion vectors */
+    if (m->format_version < 2)
+        return false; /* v1: no delete files */
     const char *mode =
         fl_ice_map_get(&m->properties, for_update ? "write.update.mode" : "write.delete.mode");
     return !mode || strcmp(mode, "copy-on-write") != 0;
@@ -392,7 +488,10 @@ static fl_status apply(fl_ice_txn *x, targets *ts, const fl_ice_data_file *adds,
         if (ts->t[i].whole || !mor)
             if (!(d.remove_data[d.nremove_data++] = fl_arena_strdup(a, ts->t[i].file->file_path)))
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
-    FL_TRY(mor ? merge_on_read(x, ts, &d, err) : copy_on_write(x, ts, &d, err));
+    if (mor && m->format_version >= 3)
+        FL_TRY(write_dvs(x, ts, &d, err));
+    else
+        FL_TRY(mor ? merge_on_read(x, ts, &d, err) : copy_on_write(x, ts, &d, err));
     uint32_t nall = d.nadd_data + nadds;
     fl_ice_data_file *all = fl_arena_calloc(a, nall + 1, sizeof *all);
     if (!all)
@@ -410,6 +509,10 @@ static fl_status apply(fl_ice_txn *x, targets *ts, const fl_ice_data_file *adds,
                            .nadd_deletes = d.nadd_deletes,
                            .remove_data = d.remove_data,
                            .nremove_data = d.nremove_data,
+                           .remove_deletes = d.remove_deletes,
+                           .nremove_deletes = d.nremove_deletes,
+                           .remove_dvs_of = d.dvs_of,
+                           .nremove_dvs_of = d.ndvs_of,
                            .conflict_filter = filter};
     return fl_ice_txn_row_delta(x, &rd, err);
 }
@@ -459,10 +562,10 @@ static fl_status delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
     targets ts = {0};
     fl_status rc = FL_OK;
     for (uint32_t i = 0; i < n && rc == FL_OK; i++) {
-        const fl_ice_data_file *f = NULL;
+        const fl_ice_scan_task *f = NULL;
         for (uint32_t k = 0; k < p->ntasks && !f; k++)
             if (!strcmp(p->tasks[k].file->file_path, d[i].file_path))
-                f = p->tasks[k].file;
+                f = &p->tasks[k];
         if (!f) {
             rc = fl_errorf(err, FL_ENOTFOUND,
                            "delete positions: %s is not a data file of the "
@@ -501,10 +604,9 @@ fl_status fl_ice_delete_positions(fl_ice_txn *x, const fl_ice_file_positions *d,
     return n ? delete_positions(x, d, n, for_update, NULL, 0, err) : FL_OK;
 }
 
-fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d,
-                                         uint32_t n, bool for_update,
-                                         const fl_ice_data_file *files, uint32_t nfiles,
-                                         fl_error *err)
+fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positions *d, uint32_t n,
+                                         bool for_update, const fl_ice_data_file *files,
+                                         uint32_t nfiles, fl_error *err)
 {
     if (!n)
         return nfiles ? fl_ice_txn_append(x, files, nfiles, err) : FL_OK;
@@ -551,7 +653,7 @@ fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritt
             rm[rd.nremove_data++] = fl_arena_strdup(a, t->file->file_path);
             for (uint32_t k = 0; k < t->ndeletes; k++) {
                 const fl_ice_data_file *df = t->deletes[k];
-                if (df->referenced_data_file &&
+                if (df->referenced_data_file && !df->has_content_offset &&
                     !strcmp(df->referenced_data_file, t->file->file_path) &&
                     df->content == FL_ICE_CONTENT_POSITION_DELETES)
                     rmd[rd.nremove_deletes++] = fl_arena_strdup(a, df->file_path);

@@ -23,6 +23,10 @@ fl_status ice_pos_from_array(uint64_t *pos, size_t n, fl_ice_position_set *out, 
 /* out = a | b (both sorted); out must be zeroed. */
 fl_status ice_pos_union(const fl_ice_position_set *a, const fl_ice_position_set *b,
                         fl_ice_position_set *out, fl_error *err);
+/* Encodes s in the portable 64-bit roaring serialization (roaring_write.c):
+ * *out malloc'd, caller frees. */
+fl_status ice_roaring64_encode(const fl_ice_position_set *s, uint8_t **out, size_t *len,
+                               fl_error *err);
 /* Decodes the portable 64-bit roaring serialization (buf exactly len bytes). */
 fl_status ice_roaring64_decode(const uint8_t *buf, size_t len, fl_ice_position_set *out,
                                fl_error *err);
@@ -127,7 +131,7 @@ typedef struct ice_plan {
     const char *name_mapping;    /* schema.name-mapping.default JSON, or NULL */
     bool lenient_dv;
     bool case_insensitive;
-    struct held_list *held; /* cached manifests the plan references */
+    struct held_list *held;       /* cached manifests the plan references */
     fl_ice_manifest_cache *cache; /* borrowed (options); footers of task readers */
 } ice_plan;
 
@@ -152,6 +156,10 @@ typedef struct ice_posvec {
     size_t n, cap;
 } ice_posvec;
 /* Appends the positions that position-delete file del lists for data_path. */
+/* Every position deleted from task t's data file by its position delete
+ * files and deletion vectors (delete_pos.c); out zeroed first. */
+fl_status ice_task_deleted_positions(fl_fileio *io, const fl_ice_scan_task *t, bool lenient_dv,
+                                     fl_ice_position_set *out, fl_error *err);
 fl_status ice_posdel_load(fl_fileio *io, const fl_ice_data_file *del, const char *data_path,
                           ice_posvec *out, fl_error *err);
 

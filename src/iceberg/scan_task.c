@@ -39,10 +39,10 @@
 #include <strings.h>
 
 #include "floe/parquet.h"
+#include "floe/parquet_meta.h"
 #include "iceberg/manifest_cache.h"
 #include "iceberg/scan_colmap.h"
 #include "iceberg/scan_task.h"
-#include "floe/parquet_meta.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
 
@@ -69,7 +69,7 @@ struct fl_ice_task_reader {
     fl_parquet_reader *pr;
     struct fl_ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
     fl_parquet_scan *ps;
-    fl_parquet_scan_options so; /* projection + pushed predicate (arena), reused per slice */
+    fl_parquet_scan_options so;  /* projection + pushed predicate (arena), reused per slice */
     uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
     uint32_t *rgs, rgs_cap;      /* row-group list of the slice (malloc'd) */
     fl_batch pb;
@@ -138,40 +138,7 @@ static fl_status load_deletes(fl_fileio *io, fl_ice_task_reader *r, uint32_t *ca
                               fl_error *err)
 {
     const fl_ice_scan_task *t = r->task;
-    ice_posvec pv = {0};
-    fl_ice_position_set dv = {0};
-    bool have_dv = false;
-    fl_status rc = FL_OK;
-    for (uint32_t i = 0; i < t->ndeletes && rc == FL_OK; i++) {
-        const fl_ice_data_file *d = t->deletes[i];
-        if (d->content == FL_ICE_CONTENT_POSITION_DELETES &&
-            !strcasecmp(d->file_format, "PUFFIN")) {
-            fl_ice_position_set one;
-            rc = ice_dv_read(io, d, r->p->lenient_dv, &one, err);
-            if (rc == FL_OK) {
-                fl_ice_position_set u;
-                rc = ice_pos_union(&dv, &one, &u, err);
-                fl_ice_position_set_free(&one);
-                fl_ice_position_set_free(&dv);
-                dv = u;
-                have_dv = true;
-            }
-        } else if (d->content == FL_ICE_CONTENT_POSITION_DELETES) {
-            rc = ice_posdel_load(io, d, t->file->file_path, &pv, err);
-        }
-    }
-    if (rc == FL_OK) {
-        fl_ice_position_set ps = {0};
-        rc = ice_pos_from_array(pv.v, pv.n, &ps, err);
-        if (rc == FL_OK) {
-            rc = ice_pos_union(&ps, &dv, &r->dels, err);
-            fl_ice_position_set_free(&ps);
-        }
-    }
-    (void)have_dv;
-    free(pv.v);
-    fl_ice_position_set_free(&dv);
-    FL_TRY(rc);
+    FL_TRY(ice_task_deleted_positions(io, t, r->p->lenient_dv, &r->dels, err));
 
     /* equality deletes: one set per distinct sorted id list */
     r->eq = fl_arena_calloc(&r->arena, t->ndeletes + 1, sizeof *r->eq);
@@ -367,8 +334,8 @@ static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
     uint32_t nrg = fl_parquet_num_row_groups(r->pr);
     if (r->rg_count) {
         FL_CHECK(r->rg_first < nrg && r->rg_count <= nrg - r->rg_first, err, FL_EINVAL,
-                 "row groups %u..%u of a file with %u", r->rg_first,
-                 r->rg_first + r->rg_count - 1, nrg);
+                 "row groups %u..%u of a file with %u", r->rg_first, r->rg_first + r->rg_count - 1,
+                 nrg);
         if (r->rg_count > r->rgs_cap) {
             uint32_t *nr = realloc(r->rgs, r->rg_count * sizeof *nr);
             FL_CHECK(nr != NULL, err, FL_ENOMEM, "out of memory");
@@ -394,8 +361,8 @@ static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
 }
 
 fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
-                                    uint32_t rg_first, uint32_t rg_count,
-                                    fl_ice_task_reader **out, fl_error *err)
+                                        uint32_t rg_first, uint32_t rg_count,
+                                        fl_ice_task_reader **out, fl_error *err)
 {
     *out = NULL;
     const ice_plan *p = (const ice_plan *)pub;
@@ -480,7 +447,7 @@ fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, ui
 }
 
 fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
-                               fl_error *err)
+                                  fl_error *err)
 {
     r->rg_first = rg_first;
     r->rg_count = rg_count;
@@ -496,7 +463,7 @@ const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r)
 }
 
 fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
-                              uint32_t *nrg, fl_error *err)
+                                 uint32_t *nrg, fl_error *err)
 {
     *nrg = 1;
     if (task >= pub->ntasks)
@@ -670,10 +637,8 @@ static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel
         size_t ll = t->value.v.bytes.len;
         const int64_t *off = u.base->offsets;
         const uint8_t *heap = u.base->heap;
-        TYPED_LOOP(size_t xl; const uint8_t * xp,
-                   xp = heap + off[br];
-                   xl = (size_t)(off[br + 1] - off[br]),
-                   {
+        TYPED_LOOP(size_t xl; const uint8_t *xp, xp = heap + off[br];
+                   xl = (size_t)(off[br + 1] - off[br]), {
                        size_t n = xl < ll ? xl : ll;
                        int m = n ? memcmp(xp, lp, n) : 0;
                        c = m ? (m < 0 ? -1 : 1) : CMP3(xl, ll);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "floe/ice_manifest.h"
+#include "floe/ice_scan.h"
 #include "floe/ice_table.h"
 #include "floe/iceberg.h"
 #include "floe/parquet.h"
@@ -144,6 +145,16 @@ fl_status ice_write_position_deletes(fl_fileio *io, const fl_ice_metadata *m, in
                                      const fl_ice_file_positions *d, uint32_t n,
                                      ice_metrics_fn metrics, fl_arena *a, fl_ice_data_file *out,
                                      fl_error *err);
+
+/* Deletion vectors (format v3, dv_writer.c): one Puffin file with one
+ * blob per input; out[i] is the delete-file entry of in[i] (strings in a).
+ * Each set must hold every delete of its file (earlier ones included). */
+typedef struct ice_dv_input {
+    const fl_ice_data_file *file;
+    const fl_ice_position_set *set;
+} ice_dv_input;
+fl_status ice_write_dvs(fl_fileio *io, const fl_ice_metadata *m, const ice_dv_input *in, uint32_t n,
+                        fl_arena *a, fl_ice_data_file *out, fl_error *err);
 
 /* "<data dir>/<col=val/...>/" partition directory for values of spec (URL-encoded
  * human strings as Java's PartitionSpec.partitionToPath). Arena string

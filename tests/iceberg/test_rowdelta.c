@@ -4,7 +4,8 @@
  * writer + append), then changed with fl_ice_delete_where (merge-on-read:
  * position delete files; copy-on-write: rewritten files; whole files from
  * metadata), fl_ice_delete_positions, fl_ice_overwrite_where and
- * fl_ice_rewrite_data_files, and read back with the table scan. Also the
+ * fl_ice_rewrite_data_files, and read back with the table scan; on v3,
+ * deletion vectors (one per data file, merged, compacted away). Also the
  * position delete writer alone: sorting, duplicates, referenced_data_file.
  */
 #include <stdio.h>
@@ -181,18 +182,12 @@ static void test_merge_on_read(void)
     env_close(&e);
 }
 
-static void test_copy_on_write_and_v3(void)
+static void test_copy_on_write(void)
 {
     env e = {0};
     CHECK(env_open(&e));
-    const char *fvs[2] = {"2", "3"};
-    const char *modes[2] = {"copy-on-write", "merge-on-read"}; /* v3 falls back to CoW */
-    for (int k = 0; k < 2; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "cow%d", k);
-        fl_ice_table *t = make_table(&e, name, fvs[k], false, 1000, modes[k]);
-        if (!t)
-            continue;
+    fl_ice_table *t = make_table(&e, "cow", "2", false, 1000, "copy-on-write");
+    if (t) {
         fl_col_pred p[2] = {term("id", FL_CMP_GE, 10), term("id", FL_CMP_LE, 19)};
         fl_predicate f = {2, p};
         int64_t deleted = 0, count, sum;
@@ -207,6 +202,92 @@ static void test_copy_on_write_and_v3(void)
         CHECK(s && !strcmp(s->operation, "overwrite"));
         fl_ice_table_free(t);
     }
+    env_close(&e);
+}
+
+/* The live delete files of t's current snapshot (DVs: PUFFIN entries). */
+static uint32_t live_deletes(env *e, fl_ice_table *t, uint32_t *ndv, int64_t *dv_rows)
+{
+    fl_ice_scan_plan *p = NULL;
+    fl_ice_scan_options so = {0};
+    *ndv = 0;
+    *dv_rows = 0;
+    CHECK_OK(fl_ice_scan_plan_files(t->io, &t->meta, &so, &p, &e->err), &e->err);
+    uint32_t n = 0;
+    for (uint32_t i = 0; p && i < p->ntasks; i++)
+        for (uint32_t k = 0; k < p->tasks[i].ndeletes; k++) {
+            const fl_ice_data_file *d = p->tasks[i].deletes[k];
+            n++;
+            if (d->has_content_offset) {
+                (*ndv)++;
+                *dv_rows += d->record_count;
+                CHECK_EQ_STR(d->file_format, "PUFFIN");
+                CHECK_EQ_STR(d->referenced_data_file, p->tasks[i].file->file_path);
+            }
+        }
+    fl_ice_scan_plan_free(p);
+    return n;
+}
+
+/* v3 merge-on-read writes deletion vectors: one per data file, merged with
+ * the earlier one on the next delete (never two), and folded in and removed
+ * by compaction. Partitioned: one Puffin file holds the DVs of several
+ * partitions' files, and replacing one of them keeps the others. */
+static void test_v3_deletion_vectors(void)
+{
+    env e = {0};
+    CHECK(env_open(&e));
+    fl_ice_table *t = make_table(&e, "dv", "3", true, 1000, "merge-on-read");
+    if (!t) {
+        env_close(&e);
+        return;
+    }
+    fl_col_pred p = term("id", FL_CMP_LT, 100);
+    fl_predicate f = {1, &p};
+    int64_t deleted = 0, count, sum, dv_rows;
+    uint32_t ndv;
+    run_delete(&e, t, &f, &deleted);
+    CHECK_EQ_INT(deleted, 100);
+    scan_ids(&e, t, &count, &sum, NULL);
+    CHECK_EQ_INT(count, 900);
+    CHECK_EQ_INT(sum, 499500 - 4950);
+    CHECK_EQ_INT(live_deletes(&e, t, &ndv, &dv_rows), 4);
+    CHECK_EQ_INT(ndv, 4);
+    CHECK_EQ_INT(dv_rows, 100);
+    const fl_ice_snapshot *s = fl_ice_metadata_current_snapshot(&t->meta);
+    CHECK(s && !strcmp(s->operation, "delete"));
+    CHECK_EQ_STR(fl_ice_map_get(&s->summary, "added-dvs"), "4");
+
+    /* a second delete in one partition: that file's DV now holds both */
+    fl_col_pred g = {
+        .column = "grp",
+        .op = FL_CMP_EQ,
+        .value = {.type = {.id = FL_TYPE_STRING}, .v.bytes = {(const uint8_t *)"g1", 2}}};
+    fl_col_pred q3[3] = {term("id", FL_CMP_LT, 200), term("id", FL_CMP_GE, 50), g};
+    fl_predicate fq3 = {3, q3};
+    run_delete(&e, t, &fq3, &deleted);
+    CHECK_EQ_INT(deleted, 25); /* ids 101, 105, ..., 197 */
+    scan_ids(&e, t, &count, &sum, NULL);
+    CHECK_EQ_INT(count, 875);
+    CHECK_EQ_INT(live_deletes(&e, t, &ndv, &dv_rows), 4);
+    CHECK_EQ_INT(ndv, 4);
+    CHECK_EQ_INT(dv_rows, 125);
+    s = fl_ice_metadata_current_snapshot(&t->meta);
+    CHECK(s && !strcmp(s->operation, "delete"));
+    CHECK_EQ_STR(fl_ice_map_get(&s->summary, "added-dvs"), "1");
+    CHECK_EQ_STR(fl_ice_map_get(&s->summary, "removed-dvs"), "1");
+
+    /* compaction folds the DVs in and removes them */
+    fl_ice_txn *x = NULL;
+    CHECK_OK(fl_ice_txn_begin(t, &x, &e.err), &e.err);
+    uint64_t rewritten = 0, added = 0;
+    CHECK_OK(fl_ice_rewrite_data_files(x, false, &rewritten, &added, &e.err), &e.err);
+    CHECK_OK(fl_ice_txn_commit(x, NULL, &e.err), &e.err);
+    CHECK_EQ_INT(rewritten, 4);
+    scan_ids(&e, t, &count, &sum, NULL);
+    CHECK_EQ_INT(count, 875);
+    CHECK_EQ_INT(live_deletes(&e, t, &ndv, &dv_rows), 0);
+    fl_ice_table_free(t);
     env_close(&e);
 }
 
@@ -359,7 +440,8 @@ int main(void)
 {
     TEST_RUN(test_delete_writer);
     TEST_RUN(test_merge_on_read);
-    TEST_RUN(test_copy_on_write_and_v3);
+    TEST_RUN(test_copy_on_write);
+    TEST_RUN(test_v3_deletion_vectors);
     TEST_RUN(test_positions_overwrite_compact);
     return TEST_EXIT();
 }

@@ -88,10 +88,15 @@ def main():
         ex("UPDATE %s SET v = -v WHERE id BETWEEN 10 AND 20" % t)
         ex("MERGE INTO %s t USING (VALUES (5, 5), (14, 14), (1000, 1000)) s(id, v) ON t.id = s.id "
            "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'z', s.v)" % t)
+        if version == 3:  # floe wrote deletion vectors: at most one per data file
+            dvs = floe.rows("SELECT referenced_data_file FROM dk.\"del_v3$delete_files\" "
+                            "WHERE file_format = 'PUFFIN'")
+            if not dvs or len(set(dvs)) != len(dvs):
+                raise AssertionError("expected one deletion vector per data file, got %r" % (dvs,))
         same("SELECT id, cat, v FROM %s" % t)
         same("SELECT count(*), sum(v) FROM %s WHERE cat = 'x'" % t)
     card.run("read after floe DELETE/UPDATE/MERGE (v2 position deletes)", deletes, 2)
-    card.run("read after floe DELETE/UPDATE/MERGE (v3)", deletes, 3)
+    card.run("read after floe DELETE/UPDATE/MERGE (v3 deletion vectors)", deletes, 3)
 
     def evolution():
         ex("CREATE TABLE dk.evo (id int, x real, amt decimal(9,2), old varchar, dropme int)")

@@ -535,6 +535,22 @@ FL_API fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file
                                                 const fl_ice_data_file *files, uint32_t nfiles,
                                                 fl_error *err);
 
+/* Equality delete files (src/iceberg/eq_delete_writer.c): writes rows (a
+ * batch whose fields carry the table's field ids; extra columns allowed) as
+ * one equality delete file scoped to spec_id + partition (an unpartitioned
+ * spec makes it global). equality_ids name top-level primitive columns.
+ * *out is the entry (strings in a), ready for fl_ice_row_delta.add_deletes. */
+typedef struct fl_ice_eq_delete_spec {
+    int32_t spec_id;
+    const fl_value *partition; /* npartition values in spec field order */
+    uint32_t npartition;
+    const int32_t *equality_ids;
+    uint32_t nequality_ids;
+} fl_ice_eq_delete_spec;
+FL_API fl_status fl_ice_write_equality_deletes(fl_fileio *io, const fl_ice_metadata *m,
+                                               const fl_ice_eq_delete_spec *d, const fl_batch *rows,
+                                               fl_arena *a, fl_ice_data_file *out, fl_error *err);
+
 /* Overwrite by filter: deletes rows matching filter (as fl_ice_delete_where)
  * and appends the files in one snapshot (operation "overwrite"). */
 FL_API fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filter,

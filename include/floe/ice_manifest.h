@@ -71,8 +71,15 @@ typedef enum fl_ice_entry_status {
 /* Reserved field ids of position delete files (spec "Reserved Field IDs"). */
 #define FL_ICE_FIELD_ID_DELETE_FILE_PATH 2147483546
 #define FL_ICE_FIELD_ID_DELETE_POS 2147483545
-#define FL_ICE_FIELD_ID_ROW_POS 2147483645   /* _pos metadata column */
-#define FL_ICE_FIELD_ID_FILE_PATH 2147483646 /* _file metadata column */
+#define FL_ICE_FIELD_ID_ROW_POS 2147483645          /* _pos metadata column */
+#define FL_ICE_FIELD_ID_FILE_PATH 2147483646        /* _file metadata column */
+#define FL_ICE_FIELD_ID_SPEC_ID 2147483643          /* _spec_id */
+#define FL_ICE_FIELD_ID_ROW_ID 2147483540           /* _row_id (row lineage, v3) */
+#define FL_ICE_FIELD_ID_LAST_UPDATED_SEQ 2147483539 /* _last_updated_sequence_number */
+/* floe's scan-only ids for Trino's hidden columns, in the range the spec
+ * reserves but does not assign; never written to a file or to metadata */
+#define FL_ICE_FIELD_ID_TRINO_PATH 2147483500      /* "$path" (= _file) */
+#define FL_ICE_FIELD_ID_TRINO_FILE_SIZE 2147483501 /* "$file_size" */
 
 /* The metrics of one column of a data file: the six per-field-id maps of
  * data_file merged. Absent values are -1 / has_* false. */

@@ -86,9 +86,12 @@ typedef struct fl_ice_scan_options {
     uint32_t ncolumns;
     const int32_t *field_ids;
     uint32_t nfield_ids;
-    /* field_ids may also name the metadata columns FL_ICE_FIELD_ID_FILE_PATH
-     * ("_file", string) and FL_ICE_FIELD_ID_ROW_POS ("_pos", long: the row's
-     * position in its data file), which row-level DELETE/UPDATE use. */
+    /* field_ids (and columns, by name) may also name the metadata columns
+     * (fl_ice_metadata_column): _file, _pos (the row's position in its data
+     * file, which row-level DELETE/UPDATE use), _spec_id, _row_id and
+     * _last_updated_sequence_number (row lineage: first_row_id + _pos and
+     * the file's data sequence number; NULL without lineage), and Trino's
+     * "$path" and "$file_size". */
     bool case_insensitive;
     /* Filter: AND of column comparisons (names resolved against the scan
      * schema, or field ids). Used for pruning and applied to rows as the
@@ -100,6 +103,10 @@ typedef struct fl_ice_scan_options {
      * and Java do. */
     bool lenient_dv;
 } fl_ice_scan_options;
+
+/* The metadata column named name ("_file", "$path", ...) or with field id
+ * id (name NULL): its field (static), or NULL when there is none. */
+FL_API const fl_field *fl_ice_metadata_column(const char *name, int32_t id);
 
 typedef struct fl_ice_scan_task {
     const fl_ice_data_file *file;

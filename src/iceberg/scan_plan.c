@@ -64,21 +64,30 @@ static fl_status oom(fl_error *err)
 
 /* ---- output schema ---- */
 
-static const fl_field *meta_field(fl_arena *a, int32_t id)
+static const fl_field k_meta_columns[] = {
+    {.name = "_file", .field_id = FL_ICE_FIELD_ID_FILE_PATH, .type = {.id = FL_TYPE_STRING}},
+    {.name = "_pos", .field_id = FL_ICE_FIELD_ID_ROW_POS, .type = {.id = FL_TYPE_INT64}},
+    {.name = "_spec_id", .field_id = FL_ICE_FIELD_ID_SPEC_ID, .type = {.id = FL_TYPE_INT32}},
+    {.name = "_row_id",
+     .field_id = FL_ICE_FIELD_ID_ROW_ID,
+     .nullable = true,
+     .type = {.id = FL_TYPE_INT64}},
+    {.name = "_last_updated_sequence_number",
+     .field_id = FL_ICE_FIELD_ID_LAST_UPDATED_SEQ,
+     .nullable = true,
+     .type = {.id = FL_TYPE_INT64}},
+    {.name = "$path", .field_id = FL_ICE_FIELD_ID_TRINO_PATH, .type = {.id = FL_TYPE_STRING}},
+    {.name = "$file_size",
+     .field_id = FL_ICE_FIELD_ID_TRINO_FILE_SIZE,
+     .type = {.id = FL_TYPE_INT64}},
+};
+
+const fl_field *fl_ice_metadata_column(const char *name, int32_t id)
 {
-    fl_field *f = fl_arena_calloc(a, 1, sizeof *f);
-    if (!f)
-        return NULL;
-    f->field_id = id;
-    f->nullable = false;
-    if (id == FL_ICE_FIELD_ID_FILE_PATH) {
-        f->name = "_file";
-        f->type.id = FL_TYPE_STRING;
-    } else {
-        f->name = "_pos";
-        f->type.id = FL_TYPE_INT64;
-    }
-    return f;
+    for (size_t i = 0; i < sizeof k_meta_columns / sizeof k_meta_columns[0]; i++)
+        if (name ? !strcmp(k_meta_columns[i].name, name) : k_meta_columns[i].field_id == id)
+            return &k_meta_columns[i];
+    return NULL;
 }
 
 static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_error *err)
@@ -103,19 +112,16 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
                 if (opt->case_insensitive ? !strcasecmp(ts->fields[k].name, name)
                                           : !strcmp(ts->fields[k].name, name))
                     f = &ts->fields[k];
-            if (!f && (!strcmp(name, "_file") || !strcmp(name, "_pos")))
-                f = meta_field(&p->arena, name[1] == 'f' ? FL_ICE_FIELD_ID_FILE_PATH
-                                                         : FL_ICE_FIELD_ID_ROW_POS);
-            else if (f)
+            if (!f)
+                f = fl_ice_metadata_column(name, 0);
+            else
                 ip->out_fields[i] = f;
             if (!f)
                 return fl_errorf(err, FL_ENOTFOUND, "no column '%s' in schema %d", name,
                                  ts->schema_id);
         } else if (opt && opt->nfield_ids) {
             int32_t id = opt->field_ids[i];
-            if (id == FL_ICE_FIELD_ID_FILE_PATH || id == FL_ICE_FIELD_ID_ROW_POS) {
-                f = meta_field(&p->arena, id);
-            } else {
+            if ((f = fl_ice_metadata_column(NULL, id)) == NULL) {
                 for (uint32_t k = 0; k < ts->nfields && !f; k++)
                     if (ts->fields[k].field_id == id)
                         f = &ts->fields[k];

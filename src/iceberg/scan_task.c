@@ -44,7 +44,7 @@
 #include "iceberg/scan_colmap.h"
 #include "iceberg/scan_task.h"
 
-typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS } src_kind;
+typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS, SRC_ROW_ID } src_kind;
 
 typedef struct rcol {
     int32_t field_id;
@@ -196,6 +196,46 @@ static bool identity_value(fl_ice_task_reader *r, rcol *c)
     return false;
 }
 
+/* Metadata columns other than _file/_pos: per-file constants, or _row_id
+ * (first_row_id + _pos). Row lineage values are NULL for files without a
+ * first_row_id (tables before v3). A file that stores _row_id or
+ * _last_updated_sequence_number itself (materialized lineage, written by
+ * compaction in other engines) is refused rather than answered wrongly.
+ * Returns false when id is not one of them. */
+static bool meta_constant(fl_ice_task_reader *r, rcol *c, const fl_schema *fs, bool *need_pos,
+                          fl_status *rc, fl_error *err)
+{
+    const fl_ice_data_file *f = r->task->file;
+    fl_value *k = &c->constant;
+    memset(k, 0, sizeof *k);
+    k->type.id = c->field->type.id;
+    switch (c->field_id) {
+    case FL_ICE_FIELD_ID_SPEC_ID: k->v.i32 = f->spec_id; break;
+    case FL_ICE_FIELD_ID_TRINO_FILE_SIZE: k->v.i64 = f->file_size_in_bytes; break;
+    case FL_ICE_FIELD_ID_ROW_ID:
+    case FL_ICE_FIELD_ID_LAST_UPDATED_SEQ:
+        if (fl_schema_find_id(fs, c->field_id)) {
+            *rc = fl_errorf(err, FL_EUNSUPPORTED,
+                            "%s: the file stores %s itself (materialized row lineage), which floe "
+                            "does not read yet",
+                            f->file_path, c->field->name);
+            return true;
+        }
+        k->is_null = !f->has_first_row_id;
+        if (c->field_id == FL_ICE_FIELD_ID_LAST_UPDATED_SEQ) {
+            k->v.i64 = r->task->data_sequence_number;
+        } else if (f->has_first_row_id) {
+            c->kind = SRC_ROW_ID;
+            *need_pos = true;
+            return true;
+        }
+        break;
+    default: return false;
+    }
+    c->kind = SRC_CONST;
+    return true;
+}
+
 /* Maps read columns to file columns and builds the Parquet projection. */
 static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *need_pos,
                              fl_error *err)
@@ -213,8 +253,13 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
     uint32_t nproj = 0;
     for (uint32_t i = 0; i < r->nread; i++) {
         rcol *c = &r->cols[i];
-        if (c->field_id == FL_ICE_FIELD_ID_FILE_PATH) {
+        if (c->field_id == FL_ICE_FIELD_ID_FILE_PATH || c->field_id == FL_ICE_FIELD_ID_TRINO_PATH) {
             c->kind = SRC_FILE_PATH;
+            continue;
+        }
+        fl_status mrc = FL_OK;
+        if (meta_constant(r, c, fs, need_pos, &mrc, err)) {
+            FL_TRY(mrc);
             continue;
         }
         if (c->field_id == FL_ICE_FIELD_ID_ROW_POS) {
@@ -536,12 +581,14 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
             FL_TRY(ice_fill_const(v, &fp, n, err));
             break;
         }
-        case SRC_ROW_POS: {
+        case SRC_ROW_POS:
+        case SRC_ROW_ID: {
+            int64_t base = c->kind == SRC_ROW_ID ? r->task->file->first_row_id + r->pos : r->pos;
             fl_vector_reset(v);
             FL_TRY(fl_vector_reserve(v, n, err));
             int64_t *o = (int64_t *)v->data;
             for (uint32_t k = 0; k < n; k++)
-                o[k] = r->pos + k;
+                o[k] = base + k;
             v->len = n;
             break;
         }

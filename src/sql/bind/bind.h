@@ -79,6 +79,7 @@ typedef struct fl_scope_col {
     uint32_t rel;
     bool used;
     bool using_hidden; /* right copy of a JOIN ... USING column: qualified only (lateral) */
+    bool meta_hidden;  /* a table's metadata column (_file, "$path"...): named only, not in `*` */
     /* left copy of a FULL JOIN ... USING column: unqualified, it is
      * COALESCE(this, cols[using_partner]) (PostgreSQL's merged column) */
     bool using_merged;

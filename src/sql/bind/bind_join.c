@@ -73,13 +73,12 @@ static bool tree_has_on_sublink(const Node *n)
     if (!n || n->node_case != PG_QUERY__NODE__NODE_JOIN_EXPR)
         return false;
     const PgQuery__JoinExpr *j = n->join_expr;
-    return has_sublink(j->quals) || tree_has_on_sublink(j->larg) ||
-           tree_has_on_sublink(j->rarg);
+    return has_sublink(j->quals) || tree_has_on_sublink(j->larg) || tree_has_on_sublink(j->rarg);
 }
 
 /* the top-level AND conjuncts of n (arena array) */
-static fl_status conjuncts(fl_arena *a, const Node *n, const Node ***v, uint32_t *nv,
-                           uint32_t *cap, fl_error *err)
+static fl_status conjuncts(fl_arena *a, const Node *n, const Node ***v, uint32_t *nv, uint32_t *cap,
+                           fl_error *err)
 {
     if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR &&
         n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {
@@ -155,8 +154,8 @@ static fl_status inner_on(fl_bctx *b, const Node *quals, fl_jtree *t, int ctx, f
             if (ctx == FL_JCTX_TOP && refs_virtual(b, one[k]))
                 FL_TRY(fl_bctx_add_conj(b, one[k], err));
             else {
-                t->filters = fl_front_grow(b->a, t->filters, &t->capfilters, t->nfilters,
-                                           sizeof(fl_expr *));
+                t->filters =
+                    fl_front_grow(b->a, t->filters, &t->capfilters, t->nfilters, sizeof(fl_expr *));
                 if (!t->filters)
                     return fl_errorf(err, FL_ENOMEM, "out of memory");
                 t->filters[t->nfilters++] = one[k];
@@ -183,10 +182,8 @@ static const char *item_alias(const Node *n)
                    ? n->join_expr->alias->aliasname
                    : NULL;
     case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
-        return n->range_table_sample->relation ? item_alias(n->range_table_sample->relation)
-                                               : NULL;
-    default:
-        return NULL;
+        return n->range_table_sample->relation ? item_alias(n->range_table_sample->relation) : NULL;
+    default: return NULL;
     }
 }
 
@@ -283,7 +280,7 @@ static fl_status derived(fl_bctx *b, const Node *r, const char *const *stars, ui
         for (uint32_t i = 0; i < c->scope.ncols; i++) {
             const fl_scope_col *sc = &c->scope.cols[i];
             /* `*` leaves out the right copies of USING columns, `t.*` not */
-            if (!sc->name || (!nstars && sc->using_hidden) ||
+            if (!sc->name || (!nstars && sc->using_hidden) || sc->meta_hidden ||
                 (nstars && (!sc->qual || strcmp(sc->qual, stars[s]) != 0)))
                 continue;
             if (k < nf)
@@ -305,8 +302,7 @@ static fl_status requalify(fl_bctx *b, const PgQuery__JoinExpr *j, const fl_jtre
 }
 
 /* an unaliased join on the right: its columns keep their own qualifiers */
-static void set_quals(fl_bctx *b, uint32_t first, uint32_t n, const char *alias,
-                      const char **quals)
+static void set_quals(fl_bctx *b, uint32_t first, uint32_t n, const char *alias, const char **quals)
 {
     if (alias || !quals)
         return;
@@ -600,7 +596,7 @@ static fl_status on_refs(fl_bctx *b, const fl_expr *e, uint64_t mask, fl_error *
 }
 
 fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree **out,
-                      fl_error *err)
+                       fl_error *err)
 {
     if (j->is_natural)
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
@@ -637,9 +633,7 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
         return lateral_join(b, j, l, napp, out, err);
     fl_jtree *t;
     switch (j->jointype) {
-    case PG_QUERY__JOIN_TYPE__JOIN_INNER:
-        t = fl_jtree_new(b->a, 1);
-        break;
+    case PG_QUERY__JOIN_TYPE__JOIN_INNER: t = fl_jtree_new(b->a, 1); break;
     case PG_QUERY__JOIN_TYPE__JOIN_LEFT:
     case PG_QUERY__JOIN_TYPE__JOIN_RIGHT:
     case PG_QUERY__JOIN_TYPE__JOIN_FULL:
@@ -649,8 +643,7 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
                        : j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT ? FL_JOIN_RIGHT
                                                                         : FL_JOIN_FULL;
         break;
-    default:
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000", "unsupported join type");
+    default: return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000", "unsupported join type");
     }
     if (!t)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -665,8 +658,8 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
         if (t->kind == 2)
             FL_TRY(fl_bind_conjuncts(b, j->quals, &t->on, &t->non, &t->capon, false, err));
         else
-            FL_TRY(fl_bind_conjuncts(b, j->quals, &t->filters, &t->nfilters, &t->capfilters,
-                                      false, err));
+            FL_TRY(fl_bind_conjuncts(b, j->quals, &t->filters, &t->nfilters, &t->capfilters, false,
+                                     err));
         fl_expr **v = t->kind == 2 ? t->on : t->filters;
         uint32_t n = t->kind == 2 ? t->non : t->nfilters;
         for (uint32_t i = before; i < n; i++)
@@ -681,4 +674,3 @@ fl_status fl_bind_join(fl_bctx *b, const PgQuery__JoinExpr *j, int ctx, fl_jtree
     *out = t;
     return FL_OK;
 }
-

@@ -48,8 +48,8 @@ fl_status fl_bind_bool(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl_err
     fl_type bt = {.id = FL_TYPE_BOOLEAN};
     if ((*out)->type.id == FL_TYPE_BOOLEAN)
         return FL_OK;
-    if ((*out)->kind == FL_EXPR_PARAM || ((*out)->kind == FL_EXPR_CONST &&
-                                          (*out)->type.id == FL_TYPE_STRING)) {
+    if ((*out)->kind == FL_EXPR_PARAM ||
+        ((*out)->kind == FL_EXPR_CONST && (*out)->type.id == FL_TYPE_STRING)) {
         if ((*out)->kind == FL_EXPR_PARAM && (*out)->param < b->pc->nparams)
             b->pc->param_types[(*out)->param] = bt;
         if (fl_expr_cast(b->a, *out, &bt, out, err) != FL_OK)
@@ -109,7 +109,6 @@ fl_status fl_bind_conjuncts(fl_bctx *b, const Node *n, fl_expr ***out, uint32_t 
     (*out)[(*nout)++] = e;
     return FL_OK;
 }
-
 
 fl_status fl_bind_leaf(fl_bctx *b, uint32_t ri, fl_jtree **out, fl_error *err)
 {
@@ -220,8 +219,7 @@ fl_status fl_bind_from_item(fl_bctx *b, const Node *n, int ctx, fl_jtree **out, 
     case PG_QUERY__NODE__NODE_RANGE_VAR:
         FL_TRY(fl_bind_table(b, n->range_var, &ri, err));
         return fl_bind_leaf(b, ri, out, err);
-    case PG_QUERY__NODE__NODE_RANGE_SUBSELECT:
-        return subquery_rel(b, n->range_subselect, out, err);
+    case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: return subquery_rel(b, n->range_subselect, out, err);
     case PG_QUERY__NODE__NODE_RANGE_FUNCTION: {
         bool handled = false, lateral = false;
         FL_TRY(fl_bind_srf(b, n->range_function, &handled, &lateral, &ri, err));
@@ -233,13 +231,10 @@ fl_status fl_bind_from_item(fl_bctx *b, const Node *n, int ctx, fl_jtree **out, 
             FL_TRY(fl_bind_table_function(b, n->range_function, &ri, err));
         return fl_bind_leaf(b, ri, out, err);
     }
-    case PG_QUERY__NODE__NODE_JOIN_EXPR:
-        return fl_bind_join(b, n->join_expr, ctx, out, err);
+    case PG_QUERY__NODE__NODE_JOIN_EXPR: return fl_bind_join(b, n->join_expr, ctx, out, err);
     case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
         return table_sample(b, n->range_table_sample, ctx, out, err);
-    default:
-        return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000",
-                            "unsupported FROM item");
+    default: return fl_front_err(b->pc, err, FL_EUNSUPPORTED, -1, "0A000", "unsupported FROM item");
     }
 }
 
@@ -293,7 +288,7 @@ static fl_status expand_star(fl_bctx *b, const PgQuery__ColumnRef *cr, targets *
             continue;
         if (qual && (!c->qual || strcmp(c->qual, qual) != 0))
             continue;
-        if (!qual && c->using_hidden)
+        if ((!qual && c->using_hidden) || c->meta_hidden)
             continue;
         c->used = true;
         fl_expr *e;
@@ -371,7 +366,7 @@ static bool in_scope(fl_bctx *b, const char *name)
 typedef struct gsets {
     uint64_t *m; /* one key mask per grouping set */
     uint32_t n, cap;
-    bool used;   /* GROUPING SETS / ROLLUP / CUBE appeared */
+    bool used; /* GROUPING SETS / ROLLUP / CUBE appeared */
 } gsets;
 
 #define MAX_GROUPING_SETS 4096
@@ -388,8 +383,7 @@ static fl_status gs_add(fl_arena *a, gsets *g, uint64_t m, fl_error *err)
 }
 
 /* result = {x | y : x in a, y in b} */
-static fl_status gs_product(fl_arena *ar, const gsets *a, const gsets *b, gsets *out,
-                            fl_error *err)
+static fl_status gs_product(fl_arena *ar, const gsets *a, const gsets *b, gsets *out, fl_error *err)
 {
     gsets r = {0};
     for (uint32_t i = 0; i < a->n; i++)
@@ -502,9 +496,7 @@ static fl_status grouping_set(group_ctx *g, const PgQuery__GroupingSet *gs, gset
     gsets r = {0};
     uint32_t n = (uint32_t)gs->n_content;
     switch (gs->kind) {
-    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY:
-        FL_TRY(gs_add(a, &r, 0, err));
-        break;
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY: FL_TRY(gs_add(a, &r, 0, err)); break;
     case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE: {
         uint64_t m = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -666,8 +658,7 @@ static fl_status post(post_ctx *pc, const fl_expr *e, fl_expr **out, fl_error *e
     return FL_OK;
 }
 
-static fl_status const_int(fl_bctx *b, const Node *n, const char *what, int64_t *out,
-                           fl_error *err)
+static fl_status const_int(fl_bctx *b, const Node *n, const char *what, int64_t *out, fl_error *err)
 {
     fl_bctx c;
     fl_bctx_init(&c, b->pc, NULL);
@@ -682,8 +673,8 @@ static fl_status const_int(fl_bctx *b, const Node *n, const char *what, int64_t 
                             "%s must be an integer constant", what);
     *out = e->type.id == FL_TYPE_INT32 ? e->value.v.i32 : e->value.v.i64;
     if (*out < 0)
-        return fl_front_err(b->pc, err, FL_EINVAL, e->location, "2201W",
-                            "%s must not be negative", what);
+        return fl_front_err(b->pc, err, FL_EINVAL, e->location, "2201W", "%s must not be negative",
+                            what);
     return FL_OK;
 }
 
@@ -727,8 +718,7 @@ static fl_status sort_key_expr(fl_bctx *b, fl_expr **e, fl_error *err)
 }
 
 /* ORDER BY over the output columns of `p` (set operations, VALUES) */
-static fl_status order_outputs(fl_bctx *b, const PgQuery__SelectStmt *s, fl_plan **p,
-                               fl_error *err)
+static fl_status order_outputs(fl_bctx *b, const PgQuery__SelectStmt *s, fl_plan **p, fl_error *err)
 {
     if (!s->n_sort_clause)
         return FL_OK;
@@ -840,8 +830,8 @@ static fl_status agg_node(fl_bctx *b, fl_plan *in, const int32_t *map, fl_expr *
     for (uint32_t i = 0; i < nkeys; i++) {
         FL_TRY(fl_front_remap(b->a, keys[i], map, b->scope.ncols, &k[i], err));
         p->schema.fields[i].name = knames && knames[i] ? knames[i]
-                                   : keys[i]->alias   ? keys[i]->alias
-                                                      : "?column?";
+                                   : keys[i]->alias    ? keys[i]->alias
+                                                       : "?column?";
         p->schema.fields[i].type = keys[i]->type;
         p->schema.fields[i].nullable = true;
     }
@@ -854,15 +844,15 @@ static fl_status agg_node(fl_bctx *b, fl_plan *in, const int32_t *map, fl_expr *
             FL_TRY(fl_front_remap(b->a, b->aggs[i].args[j], map, b->scope.ncols, &args[j], err));
         ac[i].args = args;
         if (ac[i].filter)
-            FL_TRY(fl_front_remap(b->a, b->aggs[i].filter, map, b->scope.ncols, &ac[i].filter,
-                                  err));
+            FL_TRY(
+                fl_front_remap(b->a, b->aggs[i].filter, map, b->scope.ncols, &ac[i].filter, err));
         if (ac[i].norder) {
             fl_expr **ob = fl_arena_calloc(b->a, ac[i].norder, sizeof(fl_expr *));
             if (!ob)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
             for (uint32_t j = 0; j < ac[i].norder; j++)
-                FL_TRY(fl_front_remap(b->a, b->aggs[i].order_by[j], map, b->scope.ncols, &ob[j],
-                                      err));
+                FL_TRY(
+                    fl_front_remap(b->a, b->aggs[i].order_by[j], map, b->scope.ncols, &ob[j], err));
             ac[i].order_by = ob;
         }
         p->schema.fields[nkeys + i].name = ac[i].alias ? ac[i].alias : "?column?";
@@ -879,8 +869,7 @@ static fl_status agg_node(fl_bctx *b, fl_plan *in, const int32_t *map, fl_expr *
     return FL_OK;
 }
 
-static fl_status window_node(fl_bctx *b, post_ctx *pcx, fl_plan *in, fl_plan **out,
-                             fl_error *err)
+static fl_status window_node(fl_bctx *b, post_ctx *pcx, fl_plan *in, fl_plan **out, fl_error *err)
 {
     uint32_t nin = in->schema.nfields;
     fl_plan *p = fl_plan_new(b->a, FL_PLAN_WINDOW, 1, nin + b->nwins);
@@ -1090,8 +1079,8 @@ fl_status fl_finish_select(fl_bctx *b, const PgQuery__SelectStmt *s, fl_expr **e
  * join has nothing to join, so such lists are planned as SELECT <row>
  * UNION ALL SELECT <row> ... (columns named column1...; the same types as
  * the set operation's common types) */
-static fl_status values_as_selects(fl_planner_ctx *pc, const PgQuery__SelectStmt *s,
-                                   fl_plan **out, fl_error *err)
+static fl_status values_as_selects(fl_planner_ctx *pc, const PgQuery__SelectStmt *s, fl_plan **out,
+                                   fl_error *err)
 {
     fl_arena *a = pc->arena;
     PgQuery__SelectStmt *cur = NULL;
@@ -1206,8 +1195,7 @@ static fl_status values_plan(fl_planner_ctx *pc, const PgQuery__SelectStmt *s, f
     return add_limit(&lb, s, out, err);
 }
 
-static fl_status cast_outputs(fl_planner_ctx *pc, fl_plan **p, const fl_type *types,
-                              fl_error *err)
+static fl_status cast_outputs(fl_planner_ctx *pc, fl_plan **p, const fl_type *types, fl_error *err)
 {
     uint32_t n = (*p)->schema.nfields;
     bool same = true;
@@ -1251,8 +1239,8 @@ static fl_status setop_plan(fl_planner_ctx *pc, fl_bctx *parent, const PgQuery__
         if (!fl_type_common(&l->schema.fields[i].type, &r->schema.fields[i].type, &types[i])) {
             char b1[64], b2[64];
             return fl_front_err(pc, err, FL_ETYPE, -1, "42804",
-                                "set operation column %u types %s and %s cannot be matched",
-                                i + 1, fl_sql_type_name(&l->schema.fields[i].type, b1, sizeof b1),
+                                "set operation column %u types %s and %s cannot be matched", i + 1,
+                                fl_sql_type_name(&l->schema.fields[i].type, b1, sizeof b1),
                                 fl_sql_type_name(&r->schema.fields[i].type, b2, sizeof b2));
         }
         if (types[i].id == FL_TYPE_STRING && types[i].fixed_len == -1)

@@ -400,16 +400,19 @@ static fl_status bind_cte(fl_bctx *b, const fl_cte *c, const char *alias, uint32
     return fl_scope_add_rel(b->a, &b->scope, &r, &cols, out_ri, err);
 }
 
-static fl_status apply_alias_cols(fl_bctx *b, const PgQuery__Alias *al, uint32_t ri,
-                                  fl_error *err)
+static fl_status apply_alias_cols(fl_bctx *b, const PgQuery__Alias *al, uint32_t ri, fl_error *err)
 {
     if (!al || !al->n_colnames)
         return FL_OK;
     fl_rel *r = &b->scope.rels[ri];
-    if (al->n_colnames > r->ncols)
-        return fl_errorf(err, FL_EINVAL, "table \"%s\" has %u columns available but %zu columns "
-                                         "specified",
-                         r->alias, r->ncols, al->n_colnames);
+    uint32_t visible = 0;
+    for (uint32_t i = 0; i < r->ncols; i++)
+        visible += !b->scope.cols[r->first + i].meta_hidden;
+    if (al->n_colnames > visible)
+        return fl_errorf(err, FL_EINVAL,
+                         "table \"%s\" has %u columns available but %zu columns "
+                         "specified",
+                         r->alias, visible, al->n_colnames);
     for (size_t i = 0; i < al->n_colnames; i++)
         b->scope.cols[r->first + i].name = fl_front_str(al->colnames[i]);
     return FL_OK;
@@ -640,6 +643,40 @@ static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_tab
     return apply_alias_cols(b, rv->alias, *out_ri, err);
 }
 
+/* The metadata columns every table scan offers (Spark's _file, _pos,
+ * _spec_id, row lineage; Trino's "$path", "$file_size"), appended to the
+ * relation's schema after the table's columns. A table column of the same
+ * name wins (the metadata column is then not offered). */
+static fl_status with_metadata_columns(fl_bctx *b, fl_rel *r, fl_error *err)
+{
+    static const int32_t ids[] = {FL_ICE_FIELD_ID_FILE_PATH,        FL_ICE_FIELD_ID_ROW_POS,
+                                  FL_ICE_FIELD_ID_SPEC_ID,          FL_ICE_FIELD_ID_ROW_ID,
+                                  FL_ICE_FIELD_ID_LAST_UPDATED_SEQ, FL_ICE_FIELD_ID_TRINO_PATH,
+                                  FL_ICE_FIELD_ID_TRINO_FILE_SIZE};
+    const uint32_t nmeta = sizeof ids / sizeof ids[0];
+    const fl_schema *ts = r->schema;
+    fl_schema *s = fl_arena_calloc(b->a, 1, sizeof *s);
+    fl_field *f = fl_arena_calloc(b->a, ts->nfields + nmeta, sizeof *f);
+    if (!s || !f)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (ts->nfields)
+        memcpy(f, ts->fields, ts->nfields * sizeof *f);
+    uint32_t n = ts->nfields;
+    for (uint32_t i = 0; i < nmeta; i++) {
+        const fl_field *m = fl_ice_metadata_column(NULL, ids[i]);
+        bool taken = false;
+        for (uint32_t k = 0; k < ts->nfields && !taken; k++)
+            taken = !strcmp(ts->fields[k].name, m->name);
+        if (!taken)
+            f[n++] = *m;
+    }
+    *s = *ts;
+    s->fields = f;
+    s->nfields = n;
+    r->schema = s;
+    return FL_OK;
+}
+
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_ri, fl_error *err)
 {
     fl_planner_ctx *pc = b->pc;
@@ -702,8 +739,8 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
     r.alias = alias;
     r.meta = &t->meta;
     r.snapshot_id = sid;
-    r.name = fl_arena_sprintf(b->a, "%s%s%s", fl_table_ident_str(&id, b->a),
-                              metatable ? "$" : "", metatable ? metatable : "");
+    r.name = fl_arena_sprintf(b->a, "%s%s%s", fl_table_ident_str(&id, b->a), metatable ? "$" : "",
+                              metatable ? metatable : "");
     r.schema = &sch->schema;
     r.base_rows = sid >= 0 ? snapshot_rows(&t->meta, sid) : 0;
     if (metatable) {
@@ -730,6 +767,11 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
         r.metatable = metatable;
         r.base_rows = 100;
     }
+    if (!metatable)
+        FL_TRY(with_metadata_columns(b, &r, err));
     FL_TRY(fl_scope_add_rel(b->a, &b->scope, &r, r.schema, out_ri, err));
+    fl_rel *rel = &b->scope.rels[*out_ri];
+    for (uint32_t i = sch->schema.nfields; !metatable && i < rel->ncols; i++)
+        b->scope.cols[rel->first + i].meta_hidden = true;
     return apply_alias_cols(b, rv->alias, *out_ri, err);
 }

@@ -133,6 +133,19 @@ static void test_array_options(void)
         CHECK_EQ_STR(p->text, sql);
     }
     fl_sql_parsed_free(p);
+    /* ALTER TABLE ... SET (partitioning = ARRAY[...]), as Trino users type it */
+    const char *alter = "ALTER TABLE t SET (partitioning = ARRAY['bucket(id, 4)', 'day(ts)'])";
+    CHECK_OK(fl_sql_parse(alter, &a, &p, NULL, &err), &err);
+    CHECK(p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT);
+    if (p) {
+        CHECK_EQ_INT(p->narray_options, 1);
+        CHECK_EQ_STR(p->array_option_names[0], "partitioning");
+        CHECK_EQ_INT(p->array_option_counts[0], 2);
+        CHECK_EQ_STR(p->array_option_values[0][0], "bucket(id, 4)");
+        CHECK_EQ_STR(p->array_option_values[0][1], "day(ts)");
+        CHECK_EQ_STR(p->text, alter);
+    }
+    fl_sql_parsed_free(p);
     fl_arena_free(&a);
 }
 

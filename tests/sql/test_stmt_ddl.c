@@ -162,7 +162,7 @@ static void test_alter(void)
         CHECK_EQ_STR(names, "id_bucket:bucket[8],remark_trunc:truncate[2]");
     }
     fl_ice_table_free(t);
-    RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = 'bucket(8, id)')");
+    RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = ARRAY['bucket(id, 8)'])");
     t = stmt_load(&E, "sales.items");
     CHECK(t && spec_fields(t, names, sizeof names) == 1);
     CHECK_EQ_STR(names, "id_bucket:bucket[8]");

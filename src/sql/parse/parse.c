@@ -9,7 +9,8 @@
  *     FOR SYSTEM_TIME) after a table reference; v is a number, a string, a
  *     typed string (TIMESTAMP '...') or $n. Recorded as fl_time_travel and
  *     tied after parsing to the RangeVar that precedes it.
- *   - ARRAY[...] option values in CREATE TABLE ... WITH (name = ARRAY[...]):
+ *   - ARRAY[...] option values in CREATE TABLE ... WITH (name = ARRAY[...])
+ *     and ALTER TABLE ... SET (name = ARRAY[...]):
  *     replaced by a same-length string literal of spaces (the grammar accepts
  *     strings there); the values are recorded by option name.
  *   - ALTER TABLE t EXECUTE proc [(args)] [WHERE cond]: parsed entirely here
@@ -315,13 +316,14 @@ static fl_status find_travel(const char *orig, char *text, const toks *tk, fl_ar
     return FL_OK;
 }
 
-/* ---- CREATE TABLE ... WITH (x = ARRAY[...]) ---- */
+/* ---- CREATE TABLE ... WITH / ALTER TABLE ... SET (x = ARRAY[...]) ---- */
 
 static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_arena *a,
                              fl_sql_parsed *p, int32_t *epos, fl_error *err)
 {
     uint32_t i0 = 1;
-    if (tk->n < 3 || !fl_tok_is(orig, &tk->v[0], "create"))
+    if (tk->n < 3 ||
+        !(fl_tok_is(orig, &tk->v[0], "create") || fl_tok_is(orig, &tk->v[0], "alter")))
         return FL_OK;
     while (i0 < tk->n && !fl_tok_is(orig, &tk->v[i0], "table") &&
            tk->v[i0].kind == FL_TOK_IDENT && i0 < 4)

@@ -70,10 +70,11 @@ static void test_execute(void)
     fl_arena_init(&a, 0);
     fl_error err;
     fl_sql_parsed *p = NULL;
-    CHECK_OK(fl_sql_parse("ALTER TABLE sales.\"Orders\" EXECUTE expire_snapshots(retention_threshold "
-                          "=> '7d', retain_last => 3)",
-                          &a, &p, NULL, &err),
-             &err);
+    CHECK_OK(
+        fl_sql_parse("ALTER TABLE sales.\"Orders\" EXECUTE expire_snapshots(retention_threshold "
+                     "=> '7d', retain_last => 3)",
+                     &a, &p, NULL, &err),
+        &err);
     CHECK(p && p->execute && !p->stmt && !p->tree);
     if (p && p->execute) {
         const fl_execute_stmt *x = p->execute;
@@ -86,8 +87,8 @@ static void test_execute(void)
         CHECK_EQ_STR(x->arg_values[1], "3");
         CHECK(x->where_text == NULL);
     }
-    CHECK_OK(fl_sql_parse("alter table t execute OPTIMIZE WHERE day >= DATE '2024-01-01';", &a,
-                          &p, NULL, &err),
+    CHECK_OK(fl_sql_parse("alter table t execute OPTIMIZE WHERE day >= DATE '2024-01-01';", &a, &p,
+                          NULL, &err),
              &err);
     CHECK(p && p->execute);
     if (p && p->execute) {

@@ -222,6 +222,27 @@ const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_iden
     return folders(c, &id->ns, id->name, a);
 }
 
+const char *fl_catalog_table_location(const fl_catalog *c, const fl_table_ident *id,
+                                      const char *ns_location, fl_arena *a)
+{
+    if (!ns_location || !*ns_location || !id->ns.nlevels)
+        return fl_catalog_default_location(c, id, a);
+    size_t wl = strlen(ns_location);
+    while (wl > 1 && ns_location[wl - 1] == '/')
+        wl--;
+    char *buf = fl_arena_alloc(a, wl + 3 * strlen(id->name) + 2);
+    if (!buf)
+        return NULL;
+    memcpy(buf, ns_location, wl);
+    size_t o = wl;
+    if (buf[o - 1] != '/')
+        buf[o++] = '/';
+    /* a table inside a namespace: a plain folder (catalog.h) */
+    o += put_folder(buf + o, id->name, false);
+    buf[o] = '\0';
+    return buf;
+}
+
 const char *fl_catalog_namespace_location(const fl_catalog *c, const fl_namespace *ns, fl_arena *a)
 {
     return ns->nlevels ? folders(c, ns, NULL, a) : NULL;

@@ -81,6 +81,18 @@ bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns)
     return load_ns(r, ns, NULL);
 }
 
+const char *srv_ns_location(fl_server_request *r, const fl_namespace *ns)
+{
+    if (!ns->nlevels)
+        return NULL;
+    fl_catalog *c = srv_cat(r);
+    fl_ice_map props;
+    fl_error err = {0};
+    if (c->ops->load_namespace(c, ns, &r->arena, &props, &err) != FL_OK)
+        return NULL;
+    return fl_ice_map_get(&props, "location");
+}
+
 static void h_list(fl_server_request *r, void *ctx)
 {
     (void)ctx;

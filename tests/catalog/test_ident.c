@@ -84,6 +84,12 @@ static void test_default_location(void)
     CHECK_EQ_STR(fl_catalog_namespace_location(&c, &nsdb, &a), "s3://bucket/wh/d%20b");
     fl_namespace root = {0, NULL};
     CHECK(fl_catalog_namespace_location(&c, &root, &a) == NULL);
+    /* a namespace's own location takes its new tables (one plain folder each) */
+    fl_table_ident in_ab = {nsab, "x/y"}, top_t = {root, "t"};
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &in_ab, "s3://other/place/", &a),
+                 "s3://other/place/x%2Fy");
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &in_ab, NULL, &a), "s3://bucket/wh/a/~b/x%2Fy");
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &top_t, "s3://ignored", &a), "s3://bucket/wh/~t");
     c.warehouse = "/w";
     /* ["a","b"].zz and ["a/b"].zz: distinct folders */
     const char *ab[] = {"a", "b"}, *aslb[] = {"a/b"};

@@ -143,6 +143,16 @@ static void test_routing(void)
     snprintf(want, sizeof want, "\"location\":\"%s/x/y\"", g_dir);
     CHECK(r.body && strstr(r.body, want) && !strstr(r.body, "placed\"}"));
     free(r.body);
+    /* its tables go under it when they ask for no location */
+    r = http(
+        "POST", "/v1/namespaces/placed/tables",
+        "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
+        "\"type\":\"long\",\"required\":false}]}}",
+        NULL);
+    CHECK_EQ_INT(r.status, 200);
+    snprintf(want, sizeof want, "\"location\":\"%s/x/y/t\"", g_dir);
+    CHECK(r.body && strstr(r.body, want));
+    free(r.body);
     r = http("HEAD", "/v1/namespaces/db%1Fsub", NULL, NULL);
     CHECK_EQ_INT(r.status, 204);
     free(r.body);

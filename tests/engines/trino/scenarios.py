@@ -342,6 +342,10 @@ def scenarios(card, floe, tr, tmp):
         # the table went under the folder floe returned as tr_default's location
         ddl = tr.rows("SHOW CREATE TABLE tr_default.ctas")[0][0]
         assert "location = 'file://%s/wh/tr_default/ctas" % tmp in ddl, ddl
+        # and floe puts its own new tables under the location Trino gave schema tr
+        ex("CREATE TABLE tr.by_floe (id int)")
+        ddl = tr.rows("SHOW CREATE TABLE tr.by_floe")[0][0]
+        assert "location = '%s/by_floe'" % loc in ddl, ddl
     card.run("Trino CREATE SCHEMA (with/without location), CREATE TABLE, INSERT, CTAS; floe reads", trino_create)
 
     def trino_partitioned_dml():

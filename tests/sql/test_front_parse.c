@@ -147,6 +147,26 @@ static void test_array_options(void)
         CHECK_EQ_STR(p->text, alter);
     }
     fl_sql_parsed_free(p);
+    /* Trino's SET PROPERTIES spelling is SET (...): same options, same positions */
+    const char *props = "ALTER TABLE t SET PROPERTIES partitioning = ARRAY['bucket(id, 4)'], "
+                        "owner = 'bi' ; -- trailing comment";
+    CHECK_OK(fl_sql_parse(props, &a, &p, NULL, &err), &err);
+    CHECK(p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT);
+    if (p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT) {
+        const PgQuery__AlterTableStmt *at = p->stmt->alter_table_stmt;
+        CHECK_EQ_INT(at->n_cmds, 1);
+        const PgQuery__AlterTableCmd *cmd = at->cmds[0]->alter_table_cmd;
+        CHECK_EQ_INT(cmd->subtype, PG_QUERY__ALTER_TABLE_TYPE__AT_SetRelOptions);
+        CHECK(cmd->def && cmd->def->node_case == PG_QUERY__NODE__NODE_LIST &&
+              cmd->def->list->n_items == 2);
+        CHECK_EQ_INT(p->narray_options, 1);
+        CHECK_EQ_STR(p->array_option_values[0][0], "bucket(id, 4)");
+        CHECK_EQ_STR(p->text, props);
+    }
+    fl_sql_parsed_free(p);
+    int32_t epos = 0;
+    CHECK_EQ_INT(fl_sql_parse("ALTER TABLE t SET PROPERTIES owner = ", &a, &p, &epos, &err),
+                 FL_ESYNTAX);
     fl_arena_free(&a);
 }
 

@@ -150,6 +150,10 @@ static void test_alter(void)
         CHECK_EQ_STR(fl_ice_map_get(&t->meta.properties, "owner"), "bi");
     }
     fl_ice_table_free(t);
+    RUN_OK(&E, "ALTER TABLE sales.items SET PROPERTIES owner = 'data'"); /* Trino's spelling */
+    t = stmt_load(&E, "sales.items");
+    CHECK(t && !strcmp(fl_ice_map_get(&t->meta.properties, "owner"), "data"));
+    fl_ice_table_free(t);
     RUN_OK(&E, "ALTER TABLE sales.items RESET (owner)");
     /* partition evolution: add two fields, then keep one */
     RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = 'bucket(8, id), truncate(remark, 2)')");

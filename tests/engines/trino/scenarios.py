@@ -189,6 +189,8 @@ def floe_setup(floe):
 
 def main():
     t0 = time.time()
+    # ctest's timeout sends SIGTERM: exit through the finally below, which stops Trino and floe
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     tmp = tempfile.mkdtemp(prefix="floe-trino.")
     os.makedirs(os.path.join(tmp, "wh"))
     # Trino's file systems need a scheme: the warehouse (and so every location floe writes) is file:///

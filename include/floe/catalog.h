@@ -273,6 +273,19 @@ FL_API void fl_catalog_close(fl_catalog *c); /* NULL allowed */
  * Tables keep the location stored in their metadata; only new ones use this. */
 FL_API const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id,
                                                fl_arena *a);
+/* The location of a new table for which none was asked: under its
+ * namespace's "location" property when that is set (ns_location, as Java's
+ * catalogs do: "<ns_location>/<name folder>"), else
+ * fl_catalog_default_location. */
+FL_API const char *fl_catalog_table_location(const fl_catalog *c, const fl_table_ident *id,
+                                             const char *ns_location, fl_arena *a);
+/* The default location of a namespace (at least one level): the folder its
+ * tables' default locations are in, "<warehouse>/db" for db, "<warehouse>/a/~b"
+ * for a.b. The REST server returns it as the namespace's "location" property
+ * when none was set: engines that place tables themselves (Trino's CREATE
+ * TABLE AS) put them there. NULL for the root or on allocation failure. */
+FL_API const char *fl_catalog_namespace_location(const fl_catalog *c, const fl_namespace *ns,
+                                                 fl_arena *a);
 
 /* ---- Storage confinement (src/catalog/location.c) -------------------------
  * Locations are compared in a normal form: "file://" and "file:" dropped,

@@ -98,6 +98,21 @@ static fl_status check_absent(fl_catalog *c, const fl_table_ident *id, fl_arena 
     return FL_OK;
 }
 
+/* Where a new table goes when the caller names no location: under its
+ * namespace's "location" property when set, else the warehouse layout
+ * (fl_catalog_table_location). A namespace that cannot be loaded has no
+ * say here (creating the table reports it). */
+static const char *new_location(fl_catalog *c, const fl_table_ident *id, fl_arena *a)
+{
+    fl_ice_map props = {0};
+    fl_error e = {0};
+    const char *ns_loc = NULL;
+    if (id->ns.nlevels && c->ops->load_namespace &&
+        c->ops->load_namespace(c, &id->ns, a, &props, &e) == FL_OK)
+        ns_loc = fl_ice_map_get(&props, "location");
+    return fl_catalog_table_location(c, id, ns_loc, a);
+}
+
 /* A catalog whose server writes metadata (REST): the template built here
  * gives the schema, spec, order and properties; the server assigns ids and
  * the location (unless the caller or the catalog's warehouse names one) and
@@ -106,8 +121,7 @@ static fl_status server_create(fl_catalog *c, const fl_table_ident *id,
                                const fl_ice_create_options *opt, fl_ice_table *t, fl_error *err)
 {
     const char *location = opt->location;
-    if (!location && c->warehouse && *c->warehouse &&
-        !(location = fl_catalog_default_location(c, id, &t->arena)))
+    if (!location && c->warehouse && *c->warehouse && !(location = new_location(c, id, &t->arena)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     char uuid[37];
     fl_ice_uuid4(uuid);
@@ -149,7 +163,7 @@ fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,
     }
     const char *location = opt->location;
     if (rc == FL_OK && !location) {
-        location = fl_catalog_default_location(c, id, &t->arena);
+        location = new_location(c, id, &t->arena);
         if (!location)
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     }

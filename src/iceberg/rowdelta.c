@@ -30,10 +30,14 @@
  *
  * Compaction (fl_ice_rewrite_data_files) reads the chosen files with their
  * deletes applied and writes them again at write.target-file-size-bytes,
- * committed as "replace"; delete files scoped to one rewritten file
- * (referenced_data_file) are removed with it, DVs included; partition-scoped delete files
- * stay (their sequence number is below the new files', so they no longer
- * apply to them).
+ * committed as "replace". A delete file goes with the data files it
+ * applied to when every one of them is rewritten (whether it names one file,
+ * referenced_data_file, or covers a partition): it would no longer apply to
+ * anything (the new files' sequence number is above it), and engines that
+ * count or rewrite delete files (Trino's $files, Spark's rewrite procedures)
+ * should not see dead ones. One still applying to a file that is not
+ * rewritten stays. DVs are never removed by path (their Puffin file may
+ * hold other files' DVs): they go with their data file (produce_ops.c).
  *
  * Memory: positions are collected per file in malloc'd arrays (8 bytes per
  * deleted row); plans are freed before returning; every struct handed to
@@ -613,6 +617,49 @@ fl_status fl_ice_delete_positions_append(fl_ice_txn *x, const fl_ice_file_positi
     return delete_positions(x, d, n, for_update, files, nfiles, err);
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* paths[0..n) = the delete files of the picked tasks, with repeats: sorts
+ * them and keeps each once, as an arena copy, when no task left out of the
+ * rewrite uses it; *kept_out = how many are kept. */
+static fl_status dead_deletes(const fl_ice_scan_plan *p, const bool *pick, const char **paths,
+                              uint32_t n, fl_arena *a, uint32_t *kept_out, fl_error *err)
+{
+    uint32_t nlive = 0;
+    for (uint32_t t = 0; t < p->ntasks; t++)
+        nlive += pick[t] ? 0 : p->tasks[t].ndeletes;
+    const char **live = nlive ? malloc(nlive * sizeof *live) : NULL;
+    if (nlive && !live)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    nlive = 0;
+    for (uint32_t t = 0; t < p->ntasks; t++)
+        for (uint32_t k = 0; !pick[t] && k < p->tasks[t].ndeletes; k++)
+            live[nlive++] = p->tasks[t].deletes[k]->file_path;
+    if (nlive > 1)
+        qsort(live, nlive, sizeof *live, cmp_path);
+    if (n > 1)
+        qsort(paths, n, sizeof *paths, cmp_path);
+    uint32_t kept = 0;
+    const char *prev = NULL;
+    fl_status rc = FL_OK;
+    for (uint32_t i = 0; i < n && rc == FL_OK; i++) {
+        const char *path = paths[i];
+        if (prev && !strcmp(prev, path))
+            continue;
+        prev = path;
+        if (nlive && bsearch(&path, live, nlive, sizeof *live, cmp_path))
+            continue;
+        if (!(paths[kept++] = fl_arena_strdup(a, path)))
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    free(live);
+    *kept_out = kept;
+    return rc;
+}
+
 fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
                                     fl_error *err)
 {
@@ -651,14 +698,12 @@ fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritt
                 continue;
             const fl_ice_scan_task *t = &p->tasks[i];
             rm[rd.nremove_data++] = fl_arena_strdup(a, t->file->file_path);
-            for (uint32_t k = 0; k < t->ndeletes; k++) {
-                const fl_ice_data_file *df = t->deletes[k];
-                if (df->referenced_data_file && !df->has_content_offset &&
-                    !strcmp(df->referenced_data_file, t->file->file_path) &&
-                    df->content == FL_ICE_CONTENT_POSITION_DELETES)
-                    rmd[rd.nremove_deletes++] = fl_arena_strdup(a, df->file_path);
-            }
+            for (uint32_t k = 0; k < t->ndeletes; k++)
+                if (!t->deletes[k]->has_content_offset) /* DVs go with the data file */
+                    rmd[rd.nremove_deletes++] = t->deletes[k]->file_path;
         }
+        if (rc == FL_OK)
+            rc = dead_deletes(p, pick, rmd, rd.nremove_deletes, a, &rd.nremove_deletes, err);
         fl_ice_data_file *files = NULL;
         uint32_t nfiles = 0;
         if (rc == FL_OK)

@@ -185,30 +185,65 @@ static size_t put_folder(char *buf, const char *l, bool marked)
     return o;
 }
 
-const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a)
+/* <warehouse>/<folders> for ns's levels, then name's folder when name is
+ * not NULL (the layout of catalog.h). */
+static const char *folders(const fl_catalog *c, const fl_namespace *ns, const char *name,
+                           fl_arena *a)
 {
     const char *wh = c->warehouse ? c->warehouse : "";
     size_t wl = strlen(wh);
     while (wl > 1 && wh[wl - 1] == '/')
         wl--;
-    size_t cap = wl + 3 * strlen(id->name) + 4;
-    for (uint32_t i = 0; i < id->ns.nlevels; i++)
-        cap += 3 * strlen(id->ns.levels[i]) + 2;
+    size_t cap = wl + (name ? 3 * strlen(name) : 0) + 4;
+    for (uint32_t i = 0; i < ns->nlevels; i++)
+        cap += 3 * strlen(ns->levels[i]) + 2;
     char *buf = fl_arena_alloc(a, cap);
     if (!buf)
         return NULL;
     memcpy(buf, wh, wl);
     size_t o = wl;
-    for (uint32_t i = 0; i <= id->ns.nlevels; i++) {
-        bool table = i == id->ns.nlevels;
-        const char *l = table ? id->name : id->ns.levels[i];
+    uint32_t n = ns->nlevels + (name ? 1 : 0);
+    for (uint32_t i = 0; i < n; i++) {
+        bool table = i == ns->nlevels;
+        const char *l = table ? name : ns->levels[i];
         /* nested namespace levels and tables without a namespace carry the
          * mark: they share a parent folder with plain siblings */
-        bool marked = table ? id->ns.nlevels == 0 : i > 0;
+        bool marked = table ? ns->nlevels == 0 : i > 0;
         if (o && buf[o - 1] != '/')
             buf[o++] = '/';
         o += put_folder(buf + o, l, marked);
     }
     buf[o] = '\0';
     return buf;
+}
+
+const char *fl_catalog_default_location(const fl_catalog *c, const fl_table_ident *id, fl_arena *a)
+{
+    return folders(c, &id->ns, id->name, a);
+}
+
+const char *fl_catalog_table_location(const fl_catalog *c, const fl_table_ident *id,
+                                      const char *ns_location, fl_arena *a)
+{
+    if (!ns_location || !*ns_location || !id->ns.nlevels)
+        return fl_catalog_default_location(c, id, a);
+    size_t wl = strlen(ns_location);
+    while (wl > 1 && ns_location[wl - 1] == '/')
+        wl--;
+    char *buf = fl_arena_alloc(a, wl + 3 * strlen(id->name) + 2);
+    if (!buf)
+        return NULL;
+    memcpy(buf, ns_location, wl);
+    size_t o = wl;
+    if (buf[o - 1] != '/')
+        buf[o++] = '/';
+    /* a table inside a namespace: a plain folder (catalog.h) */
+    o += put_folder(buf + o, id->name, false);
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *fl_catalog_namespace_location(const fl_catalog *c, const fl_namespace *ns, fl_arena *a)
+{
+    return ns->nlevels ? folders(c, ns, NULL, a) : NULL;
 }

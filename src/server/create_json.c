@@ -44,8 +44,8 @@ static fl_status assemble(const fl_rest_create_request *q, fl_ice_fresh_table *f
     return fl_ice_metadata_apply(NULL, NULL, u, n, srv_now_ms(), a, out, err);
 }
 
-fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t *body, fl_arena *a,
-                                 fl_ice_metadata *out, fl_error *err)
+fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, const char *ns_location,
+                                 json_t *body, fl_arena *a, fl_ice_metadata *out, fl_error *err)
 {
     fl_rest_create_request q;
     FL_TRY(fl_rest_create_request_from_json(body, a, &q, err));
@@ -55,7 +55,7 @@ fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t 
     const char *loc = q.location;
     if (!loc) {
         fl_catalog tmp = {.warehouse = s->warehouse};
-        loc = fl_catalog_default_location(&tmp, id, a);
+        loc = fl_catalog_table_location(&tmp, id, ns_location, a);
     }
     return assemble(&q, &f, loc, a, out, err);
 }

@@ -128,7 +128,8 @@ fl_status srv_commit_prepare(fl_server_request *r, fl_catalog *c, const fl_table
         return rc == FL_ECONFLICT ? rc : (rc == FL_ENOMEM ? rc : FL_EINVAL);
     if (!out->meta.location) {
         fl_catalog tmp = {.warehouse = r->srv->warehouse};
-        out->meta.location = fl_catalog_default_location(&tmp, id, a);
+        out->meta.location =
+            fl_catalog_table_location(&tmp, id, srv_ns_location(r, &id->ns), a);
     }
     FL_TRY(srv_location_check(r->srv, out->meta.location, err));
     FL_TRY(fl_ice_change_check(c, id, base, &out->meta, err));

@@ -27,8 +27,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *start,
-              uint32_t *count, const char **next)
+bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *start, uint32_t *count,
+              const char **next)
 {
     if (n > 1)
         qsort(keys, n, sizeof *keys, cmp_str);
@@ -68,8 +68,7 @@ static bool load_ns(fl_server_request *r, const fl_namespace *ns, fl_ice_map *pr
     if (rc != FL_OK) {
         if (rc == FL_ENOTFOUND)
             fl_server_respond_error(r, 404, "NoSuchNamespaceException",
-                                    "Namespace does not exist: %s",
-                                    srv_ns_dotted(ns, &r->arena));
+                                    "Namespace does not exist: %s", srv_ns_dotted(ns, &r->arena));
         else
             srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
         return false;
@@ -80,6 +79,18 @@ static bool load_ns(fl_server_request *r, const fl_namespace *ns, fl_ice_map *pr
 bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns)
 {
     return load_ns(r, ns, NULL);
+}
+
+const char *srv_ns_location(fl_server_request *r, const fl_namespace *ns)
+{
+    if (!ns->nlevels)
+        return NULL;
+    fl_catalog *c = srv_cat(r);
+    fl_ice_map props;
+    fl_error err = {0};
+    if (c->ops->load_namespace(c, ns, &r->arena, &props, &err) != FL_OK)
+        return NULL;
+    return fl_ice_map_get(&props, "location");
 }
 
 static void h_list(fl_server_request *r, void *ctx)
@@ -146,6 +157,25 @@ static void h_list(fl_server_request *r, void *ctx)
     srv_respond_json(r, 200, fl_rest_namespaces_json(page, np, next));
 }
 
+/* props plus "location" = the namespace's default folder when none was set
+ * (fl_catalog_namespace_location): engines that place new tables themselves
+ * (Trino's CREATE TABLE AS needs one) get the folder floe would use. */
+static fl_ice_map with_location(fl_server_request *r, const fl_namespace *ns,
+                                const fl_ice_map *props)
+{
+    if (fl_ice_map_get(props, "location"))
+        return *props;
+    fl_catalog tmp = {.warehouse = r->srv->warehouse};
+    const char *loc = fl_catalog_namespace_location(&tmp, ns, &r->arena);
+    fl_ice_kv *kv = loc ? fl_arena_calloc(&r->arena, props->n + 1, sizeof *kv) : NULL;
+    if (!kv)
+        return *props;
+    if (props->n)
+        memcpy(kv, props->items, props->n * sizeof *kv);
+    kv[props->n] = (fl_ice_kv){.key = "location", .value = loc};
+    return (fl_ice_map){props->n + 1, kv};
+}
+
 static void h_create(fl_server_request *r, void *ctx)
 {
     (void)ctx;
@@ -189,7 +219,8 @@ static void h_create(fl_server_request *r, void *ctx)
         srv_respond_status(r, rc, &err, NULL);
         return;
     }
-    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
+    fl_ice_map shown = with_location(r, &ns, &props);
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &shown));
 }
 
 static void h_load(fl_server_request *r, void *ctx)
@@ -200,7 +231,8 @@ static void h_load(fl_server_request *r, void *ctx)
     if (!srv_ns_param(r, "namespace", &ns) || !srv_authorize(r, FL_PRIV_READ, &ns, NULL) ||
         !load_ns(r, &ns, &props))
         return;
-    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &props));
+    fl_ice_map shown = with_location(r, &ns, &props);
+    srv_respond_json(r, 200, fl_rest_namespace_json(&ns, &shown));
 }
 
 static void h_exists(fl_server_request *r, void *ctx)
@@ -228,8 +260,8 @@ static void h_drop(fl_server_request *r, void *ctx)
         fl_server_respond_error(r, 404, "NoSuchNamespaceException", "Namespace does not exist: %s",
                                 name);
     else if (rc == FL_ECONFLICT)
-        fl_server_respond_error(r, 409, "NamespaceNotEmptyException",
-                                "Namespace %s is not empty", name);
+        fl_server_respond_error(r, 409, "NamespaceNotEmptyException", "Namespace %s is not empty",
+                                name);
     else if (rc != FL_OK)
         srv_respond_status(r, rc, &err, NULL);
     else
@@ -287,9 +319,8 @@ static void h_props(fl_server_request *r, void *ctx)
     for (size_t i = 0; i < nrem; i++)
         json_array_append_new(fl_ice_map_get(&before, removals[i]) ? removed : missing,
                               json_string(removals[i]));
-    srv_respond_json(r, 200,
-                     json_pack("{s:o,s:o,s:o}", "updated", upd, "removed", removed, "missing",
-                               missing));
+    srv_respond_json(
+        r, 200, json_pack("{s:o,s:o,s:o}", "updated", upd, "removed", removed, "missing", missing));
 }
 
 fl_status srv_routes_namespaces(fl_server *s, fl_error *err)

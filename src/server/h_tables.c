@@ -180,7 +180,8 @@ static void h_create(fl_server_request *r, void *ctx)
     }
     fl_ice_metadata m;
     bool asked = json_string_value(json_object_get(b, "location")) != NULL;
-    fl_status rc = srv_new_table_metadata(r->srv, &id, b, &r->arena, &m, &err);
+    fl_status rc =
+        srv_new_table_metadata(r->srv, &id, srv_ns_location(r, &id.ns), b, &r->arena, &m, &err);
     json_decref(b);
     if (rc == FL_OK) /* confinement: roots, no overlap, write.*.path inside */
         rc = srv_object_location_check(c, &id, m.location, &err);

@@ -276,6 +276,9 @@ bool srv_page(fl_server_request *r, const char **keys, uint32_t n, uint32_t *sta
 void srv_rename(fl_server_request *r, bool view);
 /* 404 NoSuchNamespaceException (responded) unless ns exists. */
 bool srv_ns_must_exist(fl_server_request *r, const fl_namespace *ns);
+/* The "location" property of namespace ns, or NULL when it has none or
+ * cannot be loaded (new tables then take the warehouse layout). */
+const char *srv_ns_location(fl_server_request *r, const fl_namespace *ns);
 /* 409 AlreadyExistsException (responded) when `id` names a table or a view
  * already, in the Java reference's words (which clients and the REST
  * Compatibility Kit match): creating a table over a view is "View with same
@@ -301,8 +304,8 @@ typedef struct srv_commit_req {
  * actions/types are FL_EINVAL (400). */
 fl_status srv_parse_commit(json_t *body, fl_arena *a, srv_commit_req *out, fl_error *err);
 /* The metadata of a new table from a CreateTableRequest (fresh ids as Java). */
-fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, json_t *body,
-                                 fl_arena *a, fl_ice_metadata *out, fl_error *err);
+fl_status srv_new_table_metadata(fl_server *s, const fl_table_ident *id, const char *ns_location,
+                                 json_t *body, fl_arena *a, fl_ice_metadata *out, fl_error *err);
 
 /* One table's commit, prepared but not swapped: the new metadata file is
  * written; swap with the catalog (or commit_tables). */

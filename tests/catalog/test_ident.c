@@ -77,6 +77,20 @@ static void test_default_location(void)
     c.warehouse = "/w";
     CHECK_OK(fl_table_ident_parse("t", &a, &id, &err), &err);
     CHECK_EQ_STR(fl_catalog_default_location(&c, &id, &a), "/w/~t");
+    /* a namespace's folder is its tables' parent */
+    fl_namespace nsab = {2, (const char *[]){"a", "b"}}, nsdb = {1, (const char *[]){"d b"}};
+    c.warehouse = "s3://bucket/wh/";
+    CHECK_EQ_STR(fl_catalog_namespace_location(&c, &nsab, &a), "s3://bucket/wh/a/~b");
+    CHECK_EQ_STR(fl_catalog_namespace_location(&c, &nsdb, &a), "s3://bucket/wh/d%20b");
+    fl_namespace root = {0, NULL};
+    CHECK(fl_catalog_namespace_location(&c, &root, &a) == NULL);
+    /* a namespace's own location takes its new tables (one plain folder each) */
+    fl_table_ident in_ab = {nsab, "x/y"}, top_t = {root, "t"};
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &in_ab, "s3://other/place/", &a),
+                 "s3://other/place/x%2Fy");
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &in_ab, NULL, &a), "s3://bucket/wh/a/~b/x%2Fy");
+    CHECK_EQ_STR(fl_catalog_table_location(&c, &top_t, "s3://ignored", &a), "s3://bucket/wh/~t");
+    c.warehouse = "/w";
     /* ["a","b"].zz and ["a/b"].zz: distinct folders */
     const char *ab[] = {"a", "b"}, *aslb[] = {"a/b"};
     const char *l1 = loc_of(&c, ab, 2, "zz", &a), *l2 = loc_of(&c, aslb, 1, "zz", &a);
@@ -184,7 +198,8 @@ static void test_versions(void)
                                   "v3.2.metadata.json",   "v4.gz.metadata.json",
                                   "v7.metadata.json",     "v1749025517.metadata.json"};
     for (size_t i = 0; i + 1 < sizeof order / sizeof *order; i++) {
-        fl_ice_metadata_version x = fl_ice_metadata_version_of(order[i]), y = fl_ice_metadata_version_of(order[i + 1]);
+        fl_ice_metadata_version x = fl_ice_metadata_version_of(order[i]),
+                                y = fl_ice_metadata_version_of(order[i + 1]);
         CHECK(fl_ice_metadata_version_cmp(&x, &y) < 0);
     }
     fl_ice_metadata_version v =

@@ -178,6 +178,78 @@ static void test_merge_on_read(void)
     run_delete(&e, t, &fn, &deleted);
     CHECK_EQ_INT(deleted, 0);
     CHECK_EQ_INT(t->meta.current_snapshot_id, before);
+
+    fl_ice_table_free(t);
+    env_close(&e);
+}
+
+/* Appends ids [from, to) in group "g0" as one more data file. */
+static void append_ids(env *e, fl_ice_table *t, int64_t from, int64_t to)
+{
+    fl_ice_txn *x = NULL;
+    fl_ice_data_writer *w = NULL;
+    CHECK_OK(fl_ice_txn_begin(t, &x, &e->err), &e->err);
+    CHECK_OK(fl_ice_data_writer_open(x, &w, &e->err), &e->err);
+    fl_batch b;
+    fl_batch_init(&b, &g_schema, &e->err);
+    for (int64_t i = from; i < to; i++) {
+        fl_vector_append_fixed(&b.cols[0], &i, &e->err);
+        fl_vector_append_bytes(&b.cols[1], "g0", 2, &e->err);
+        b.nrows++;
+    }
+    CHECK_OK(fl_ice_data_writer_write(w, &b, &e->err), &e->err);
+    fl_batch_destroy(&b);
+    fl_ice_data_file *files;
+    uint32_t nf;
+    CHECK_OK(fl_ice_data_writer_close(w, &files, &nf, &e->err), &e->err);
+    CHECK_OK(fl_ice_txn_append(x, files, nf, &e->err), &e->err);
+    CHECK_OK(fl_ice_txn_commit(x, NULL, &e->err), &e->err);
+}
+
+static const char *summary(const fl_ice_table *t, const char *key)
+{
+    const fl_ice_snapshot *s = fl_ice_metadata_current_snapshot(&t->meta);
+    const char *v = s ? fl_ice_map_get(&s->summary, key) : NULL;
+    return v ? v : "(none)";
+}
+
+/* A position delete file covering several data files (no
+ * referenced_data_file) goes when compaction rewrites all of them: no dead
+ * delete file stays live (Trino's $files and Spark's procedures see them). */
+static void test_compact_drops_covering_deletes(void)
+{
+    env e = {0};
+    CHECK(env_open(&e));
+    fl_ice_table *t = make_table(&e, "cover", "2", false, 100, "merge-on-read");
+    if (!t) {
+        env_close(&e);
+        return;
+    }
+    append_ids(&e, t, 100, 200);
+    append_ids(&e, t, 200, 300);
+    fl_col_pred q = term("id", FL_CMP_GE, 240);
+    fl_predicate fq = {1, &q};
+    int64_t deleted = 0, count, sum;
+    uint64_t ndel = 0;
+    run_delete(&e, t, &fq, &deleted); /* ids 240..299: one file */
+    fl_col_pred mod[2] = {term("id", FL_CMP_GE, 50), term("id", FL_CMP_LT, 150)};
+    fl_predicate fm = {2, mod};
+    run_delete(&e, t, &fm, &deleted); /* ids 50..149: spans two files, one delete file */
+    CHECK_EQ_INT(deleted, 100);
+    CHECK(strcmp(summary(t, "total-delete-files"), "0") != 0);
+    fl_ice_txn *x = NULL;
+    uint64_t rewritten = 0, added = 0;
+    CHECK_OK(fl_ice_txn_begin(t, &x, &e.err), &e.err);
+    CHECK_OK(fl_ice_rewrite_data_files(x, false, &rewritten, &added, &e.err), &e.err);
+    CHECK_OK(fl_ice_txn_commit(x, NULL, &e.err), &e.err);
+    CHECK_EQ_INT(rewritten, 3);
+    CHECK_EQ_STR(summary(t, "total-delete-files"), "0");
+    CHECK_EQ_STR(summary(t, "total-position-deletes"), "0");
+    CHECK_EQ_STR(summary(t, "total-records"), "140");
+    scan_ids(&e, t, &count, &sum, &ndel);
+    CHECK_EQ_INT(count, 140);
+    CHECK_EQ_INT(sum, 49 * 50 / 2 + (150 + 239) * 90 / 2);
+    CHECK_EQ_INT(ndel, 0);
     fl_ice_table_free(t);
     env_close(&e);
 }
@@ -440,6 +512,7 @@ int main(void)
 {
     TEST_RUN(test_delete_writer);
     TEST_RUN(test_merge_on_read);
+    TEST_RUN(test_compact_drops_covering_deletes);
     TEST_RUN(test_copy_on_write);
     TEST_RUN(test_v3_deletion_vectors);
     TEST_RUN(test_positions_overwrite_compact);

@@ -105,10 +105,11 @@ static void setup_table(void)
     resp r = http("POST", "/v1/namespaces", "{\"namespace\":[\"db\"]}", NULL);
     CHECK_EQ_INT(r.status, 200);
     free(r.body);
-    r = http("POST", "/v1/namespaces/db/tables",
-             "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
-             "\"type\":\"long\",\"required\":false}]}}",
-             NULL);
+    r = http(
+        "POST", "/v1/namespaces/db/tables",
+        "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
+        "\"type\":\"long\",\"required\":false}]}}",
+        NULL);
     CHECK_EQ_INT(r.status, 200);
     free(r.body);
 }
@@ -121,9 +122,36 @@ static void test_routing(void)
     free(r.body);
     r = http("GET", "/v1/anyprefix/namespaces/db", NULL, NULL);
     CHECK_EQ_INT(r.status, 200);
+    /* no location set: the folder its tables go to (Trino's CTAS places tables there) */
+    char want[512];
+    snprintf(want, sizeof want, "\"location\":\"%s/db\"", g_dir);
+    CHECK(r.body && strstr(r.body, want));
     free(r.body);
     r = http("POST", "/v1/namespaces", "{\"namespace\":[\"db\",\"sub\"]}", NULL);
     CHECK_EQ_INT(r.status, 200);
+    snprintf(want, sizeof want, "\"location\":\"%s/db/~sub\"", g_dir);
+    CHECK(r.body && strstr(r.body, want));
+    free(r.body);
+    /* a location that was set is returned as it is */
+    char body[600];
+    snprintf(body, sizeof body,
+             "{\"namespace\":[\"placed\"],\"properties\":{\"location\":\"%s/x/y\"}}", g_dir);
+    r = http("POST", "/v1/namespaces", body, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    r = http("GET", "/v1/namespaces/placed", NULL, NULL);
+    snprintf(want, sizeof want, "\"location\":\"%s/x/y\"", g_dir);
+    CHECK(r.body && strstr(r.body, want) && !strstr(r.body, "placed\"}"));
+    free(r.body);
+    /* its tables go under it when they ask for no location */
+    r = http(
+        "POST", "/v1/namespaces/placed/tables",
+        "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
+        "\"type\":\"long\",\"required\":false}]}}",
+        NULL);
+    CHECK_EQ_INT(r.status, 200);
+    snprintf(want, sizeof want, "\"location\":\"%s/x/y/t\"", g_dir);
+    CHECK(r.body && strstr(r.body, want));
     free(r.body);
     r = http("HEAD", "/v1/namespaces/db%1Fsub", NULL, NULL);
     CHECK_EQ_INT(r.status, 204);
@@ -145,18 +173,19 @@ static void test_routing(void)
 
 static void test_stale_requirement(void)
 {
-    resp r = http("POST", TABLE_PATH,
-                  "{\"requirements\":[{\"type\":\"assert-current-schema-id\",\"current-schema-id\":7}],"
-                  "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"v\"}}]}",
-                  NULL);
+    resp r =
+        http("POST", TABLE_PATH,
+             "{\"requirements\":[{\"type\":\"assert-current-schema-id\",\"current-schema-id\":7}],"
+             "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"v\"}}]}",
+             NULL);
     CHECK_EQ_INT(r.status, 409);
     CHECK_EQ_STR(err_type(&r), "CommitFailedException");
     free(r.body);
     r = http("GET", TABLE_PATH, NULL, NULL);
     CHECK(r.body && !strstr(r.body, "\"k\":\"v\""));
     free(r.body);
-    r = http("POST", TABLE_PATH,
-             "{\"requirements\":[{\"type\":\"assert-bogus\"}],\"updates\":[]}", NULL);
+    r = http("POST", TABLE_PATH, "{\"requirements\":[{\"type\":\"assert-bogus\"}],\"updates\":[]}",
+             NULL);
     CHECK_EQ_INT(r.status, 400);
     free(r.body);
     r = http("POST", TABLE_PATH,
@@ -191,8 +220,8 @@ static long append_once(int client, int i)
     char uuid[37];
     fl_ice_uuid4(uuid);
     const char *mpath = fl_arena_sprintf(&a, "%s/metadata/%s-m0.avro", m.location, uuid);
-    const char *lpath = fl_arena_sprintf(&a, "%s/metadata/snap-%" PRId64 "-1-%s.avro", m.location,
-                                         sid, uuid);
+    const char *lpath =
+        fl_arena_sprintf(&a, "%s/metadata/snap-%" PRId64 "-1-%s.avro", m.location, sid, uuid);
     fl_ice_manifest_writer *w = NULL;
     if (fl_ice_manifest_writer_open(g_io, mpath, &m, 0, FL_ICE_MANIFEST_DATA, 2, sid, &w, &err))
         goto out;
@@ -202,8 +231,8 @@ static long append_once(int client, int i)
     e.snapshot_id = sid;
     e.sequence_number = e.file_sequence_number = FL_ICE_UNASSIGNED_SEQ;
     e.file.content = FL_ICE_CONTENT_DATA;
-    e.file.file_path = fl_arena_sprintf(&a, "%s/data/c%d-%d-%s.parquet", m.location, client, i,
-                                        uuid);
+    e.file.file_path =
+        fl_arena_sprintf(&a, "%s/data/c%d-%d-%s.parquet", m.location, client, i, uuid);
     e.file.file_format = "PARQUET";
     e.file.record_count = 1;
     e.file.file_size_in_bytes = 100;
@@ -213,8 +242,8 @@ static long append_once(int client, int i)
         goto out;
     if (nold)
         memcpy(list + 1, old, nold * sizeof *old);
-    fl_ice_manifest_list_info info = {2, sid, head != NULL, head ? head->snapshot_id : 0,
-                                      m.last_sequence_number + 1, 0};
+    fl_ice_manifest_list_info info = {
+        2, sid, head != NULL, head ? head->snapshot_id : 0, m.last_sequence_number + 1, 0};
     if (fl_ice_manifest_list_write(g_io, lpath, &info, list, nold + 1, NULL, &err) != FL_OK)
         goto out;
     char parent[64] = "", req[128];
@@ -226,11 +255,13 @@ static long append_once(int client, int i)
         snprintf(req, sizeof req, "null");
     char *body = fl_arena_sprintf(
         &a,
-        "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-id\":%s}],"
+        "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-id\":%"
+        "s}],"
         "\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":{\"snapshot-id\":%" PRId64 ",%s"
         "\"sequence-number\":%" PRId64 ",\"timestamp-ms\":%" PRId64 ",\"manifest-list\":\"%s\","
         "\"summary\":{\"operation\":\"append\",\"added-data-files\":\"1\",\"added-records\":\"1\"},"
-        "\"schema-id\":0}},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\","
+        "\"schema-id\":0}},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":"
+        "\"branch\","
         "\"snapshot-id\":%" PRId64 "}]}",
         req, sid, parent, m.last_sequence_number + 1, srv_now_ms(), lpath, sid);
     r = http("POST", TABLE_PATH, body, NULL);

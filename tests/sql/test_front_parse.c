@@ -70,10 +70,11 @@ static void test_execute(void)
     fl_arena_init(&a, 0);
     fl_error err;
     fl_sql_parsed *p = NULL;
-    CHECK_OK(fl_sql_parse("ALTER TABLE sales.\"Orders\" EXECUTE expire_snapshots(retention_threshold "
-                          "=> '7d', retain_last => 3)",
-                          &a, &p, NULL, &err),
-             &err);
+    CHECK_OK(
+        fl_sql_parse("ALTER TABLE sales.\"Orders\" EXECUTE expire_snapshots(retention_threshold "
+                     "=> '7d', retain_last => 3)",
+                     &a, &p, NULL, &err),
+        &err);
     CHECK(p && p->execute && !p->stmt && !p->tree);
     if (p && p->execute) {
         const fl_execute_stmt *x = p->execute;
@@ -86,8 +87,8 @@ static void test_execute(void)
         CHECK_EQ_STR(x->arg_values[1], "3");
         CHECK(x->where_text == NULL);
     }
-    CHECK_OK(fl_sql_parse("alter table t execute OPTIMIZE WHERE day >= DATE '2024-01-01';", &a,
-                          &p, NULL, &err),
+    CHECK_OK(fl_sql_parse("alter table t execute OPTIMIZE WHERE day >= DATE '2024-01-01';", &a, &p,
+                          NULL, &err),
              &err);
     CHECK(p && p->execute);
     if (p && p->execute) {
@@ -133,6 +134,39 @@ static void test_array_options(void)
         CHECK_EQ_STR(p->text, sql);
     }
     fl_sql_parsed_free(p);
+    /* ALTER TABLE ... SET (partitioning = ARRAY[...]), as Trino users type it */
+    const char *alter = "ALTER TABLE t SET (partitioning = ARRAY['bucket(id, 4)', 'day(ts)'])";
+    CHECK_OK(fl_sql_parse(alter, &a, &p, NULL, &err), &err);
+    CHECK(p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT);
+    if (p) {
+        CHECK_EQ_INT(p->narray_options, 1);
+        CHECK_EQ_STR(p->array_option_names[0], "partitioning");
+        CHECK_EQ_INT(p->array_option_counts[0], 2);
+        CHECK_EQ_STR(p->array_option_values[0][0], "bucket(id, 4)");
+        CHECK_EQ_STR(p->array_option_values[0][1], "day(ts)");
+        CHECK_EQ_STR(p->text, alter);
+    }
+    fl_sql_parsed_free(p);
+    /* Trino's SET PROPERTIES spelling is SET (...): same options, same positions */
+    const char *props = "ALTER TABLE t SET PROPERTIES partitioning = ARRAY['bucket(id, 4)'], "
+                        "owner = 'bi' ; -- trailing comment";
+    CHECK_OK(fl_sql_parse(props, &a, &p, NULL, &err), &err);
+    CHECK(p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT);
+    if (p && p->stmt && p->stmt->node_case == PG_QUERY__NODE__NODE_ALTER_TABLE_STMT) {
+        const PgQuery__AlterTableStmt *at = p->stmt->alter_table_stmt;
+        CHECK_EQ_INT(at->n_cmds, 1);
+        const PgQuery__AlterTableCmd *cmd = at->cmds[0]->alter_table_cmd;
+        CHECK_EQ_INT(cmd->subtype, PG_QUERY__ALTER_TABLE_TYPE__AT_SetRelOptions);
+        CHECK(cmd->def && cmd->def->node_case == PG_QUERY__NODE__NODE_LIST &&
+              cmd->def->list->n_items == 2);
+        CHECK_EQ_INT(p->narray_options, 1);
+        CHECK_EQ_STR(p->array_option_values[0][0], "bucket(id, 4)");
+        CHECK_EQ_STR(p->text, props);
+    }
+    fl_sql_parsed_free(p);
+    int32_t epos = 0;
+    CHECK_EQ_INT(fl_sql_parse("ALTER TABLE t SET PROPERTIES owner = ", &a, &p, &epos, &err),
+                 FL_ESYNTAX);
     fl_arena_free(&a);
 }
 

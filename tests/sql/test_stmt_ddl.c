@@ -150,6 +150,10 @@ static void test_alter(void)
         CHECK_EQ_STR(fl_ice_map_get(&t->meta.properties, "owner"), "bi");
     }
     fl_ice_table_free(t);
+    RUN_OK(&E, "ALTER TABLE sales.items SET PROPERTIES owner = 'data'"); /* Trino's spelling */
+    t = stmt_load(&E, "sales.items");
+    CHECK(t && !strcmp(fl_ice_map_get(&t->meta.properties, "owner"), "data"));
+    fl_ice_table_free(t);
     RUN_OK(&E, "ALTER TABLE sales.items RESET (owner)");
     /* partition evolution: add two fields, then keep one */
     RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = 'bucket(8, id), truncate(remark, 2)')");
@@ -162,7 +166,7 @@ static void test_alter(void)
         CHECK_EQ_STR(names, "id_bucket:bucket[8],remark_trunc:truncate[2]");
     }
     fl_ice_table_free(t);
-    RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = 'bucket(8, id)')");
+    RUN_OK(&E, "ALTER TABLE sales.items SET (partitioning = ARRAY['bucket(id, 8)'])");
     t = stmt_load(&E, "sales.items");
     CHECK(t && spec_fields(t, names, sizeof names) == 1);
     CHECK_EQ_STR(names, "id_bucket:bucket[8]");

@@ -9,9 +9,13 @@
  *     FOR SYSTEM_TIME) after a table reference; v is a number, a string, a
  *     typed string (TIMESTAMP '...') or $n. Recorded as fl_time_travel and
  *     tied after parsing to the RangeVar that precedes it.
- *   - ARRAY[...] option values in CREATE TABLE ... WITH (name = ARRAY[...]):
+ *   - ARRAY[...] option values in CREATE TABLE ... WITH (name = ARRAY[...])
+ *     and ALTER TABLE ... SET (name = ARRAY[...]):
  *     replaced by a same-length string literal of spaces (the grammar accepts
  *     strings there); the values are recorded by option name.
+ *   - ALTER TABLE t SET PROPERTIES k = v[, ...] (Trino's spelling): becomes
+ *     SET (k = v, ...): PROPERTIES is overwritten by '(' and spaces and ')'
+ *     is inserted after the last token (offsets before it are unchanged).
  *   - ALTER TABLE t EXECUTE proc [(args)] [WHERE cond]: parsed entirely here
  *     (fl_execute_stmt); libpg_query never sees it.
  * The rest is parsed by pg_query_parse_protobuf() and unpacked with
@@ -315,16 +319,16 @@ static fl_status find_travel(const char *orig, char *text, const toks *tk, fl_ar
     return FL_OK;
 }
 
-/* ---- CREATE TABLE ... WITH (x = ARRAY[...]) ---- */
+/* ---- CREATE TABLE ... WITH / ALTER TABLE ... SET (x = ARRAY[...]) ---- */
 
 static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_arena *a,
                              fl_sql_parsed *p, int32_t *epos, fl_error *err)
 {
     uint32_t i0 = 1;
-    if (tk->n < 3 || !fl_tok_is(orig, &tk->v[0], "create"))
+    if (tk->n < 3 || !(fl_tok_is(orig, &tk->v[0], "create") || fl_tok_is(orig, &tk->v[0], "alter")))
         return FL_OK;
-    while (i0 < tk->n && !fl_tok_is(orig, &tk->v[i0], "table") &&
-           tk->v[i0].kind == FL_TOK_IDENT && i0 < 4)
+    while (i0 < tk->n && !fl_tok_is(orig, &tk->v[i0], "table") && tk->v[i0].kind == FL_TOK_IDENT &&
+           i0 < 4)
         i0++;
     if (!fl_tok_is(orig, &tk->v[i0], "table"))
         return FL_OK;
@@ -341,8 +345,7 @@ static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_ar
         if (!is_name_tok(&tk->v[i]))
             continue;
         if (nopt == MAX_ARRAY_OPTS)
-            return syntax_at(orig, (int32_t)tk->v[i].start, epos, err,
-                             "too many ARRAY options");
+            return syntax_at(orig, (int32_t)tk->v[i].start, epos, err, "too many ARRAY options");
         const char **items = fl_arena_calloc(a, tk->n, sizeof(char *));
         if (!items)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -381,6 +384,37 @@ static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_ar
     p->array_option_values = vals;
     p->array_option_counts = counts;
     p->narray_options = nopt;
+    return FL_OK;
+}
+
+/* ---- ALTER TABLE t SET PROPERTIES k = v, ... -> SET (k = v, ...) ---- */
+
+static fl_status set_properties(const char *orig, char **text, const toks *tk, fl_arena *a,
+                                fl_error *err)
+{
+    if (tk->n < 6 || !fl_tok_is(orig, &tk->v[0], "alter") || !fl_tok_is(orig, &tk->v[1], "table"))
+        return FL_OK;
+    uint32_t i = 2;
+    while (i + 1 < tk->n &&
+           !(fl_tok_is(orig, &tk->v[i], "set") && fl_tok_is(orig, &tk->v[i + 1], "properties")))
+        i++;
+    if (i + 1 >= tk->n)
+        return FL_OK;
+    uint32_t last = tk->n - 1; /* the EOF token */
+    while (last > i + 1 &&
+           (tk->v[last].kind == FL_TOK_EOF || fl_tok_punct(orig, &tk->v[last], ';')))
+        last--;
+    size_t n = strlen(*text), end = tk->v[last].start + tk->v[last].len;
+    char *t = fl_arena_alloc(a, n + 2);
+    if (!t)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    memcpy(t, *text, end);
+    t[end] = ')';
+    memcpy(t + end + 1, *text + end, n - end + 1);
+    const fl_tok *kw = &tk->v[i + 1];
+    blank(t, kw->start, kw->start + kw->len);
+    t[kw->start] = '(';
+    *text = t;
     return FL_OK;
 }
 
@@ -439,6 +473,7 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     uint32_t ntv = 0;
     FL_TRY(find_travel(sql, text, &tk, a, tv, &ntv, error_position, err));
     FL_TRY(find_arrays(sql, text, &tk, a, p, error_position, err));
+    FL_TRY(set_properties(sql, &text, &tk, a, err));
 
     /* nesting bounded, libpg_query and unpack on a big enough stack (depth.h) */
     PgQuery__ParseResult *tree = NULL;

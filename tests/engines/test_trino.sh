@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Trino 476 (single node, the unpacked trino-server, Temurin 25) against a real `floe serve` with
+# authentication on: trino/scenarios.py, both directions, rows compared cell by cell with floe's answers.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/lib/env.sh"
+: "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+if [ ! -x "$FLOE_ENGINE_PY" ]; then
+  echo "FAIL: $FLOE_ENGINE_PY missing: run scripts/install-deps.sh"; exit 1
+fi
+if [ ! -x "$FLOE_TRINO_HOME/bin/launcher" ] || [ ! -x "$FLOE_JAVA25/bin/java" ]; then
+  echo "FAIL: trino-server ($FLOE_TRINO_HOME) or Java 25 ($FLOE_JAVA25) missing: run scripts/install-deps.sh"; exit 1
+fi
+export PYTHONPATH="$here/lib${PYTHONPATH:+:$PYTHONPATH}"
+exec "$FLOE_ENGINE_PY" "$here/trino/scenarios.py" "$@"

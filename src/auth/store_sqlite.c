@@ -203,6 +203,14 @@ fl_status auth_store_sqlite_open(const char *path, auth_store **out, fl_error *e
     }
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    /* SQLITE_BUSY without the busy handler when another connection creates
+     * the file at the same moment (see src/catalog/sqlite.c enable_wal) */
+    for (int waited = 0; waited < BUSY_TIMEOUT_MS; waited += 10) {
+        int wrc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        if ((wrc & 0xff) != SQLITE_BUSY)
+            break;
+        sqlite3_sleep(10);
+    }
     fl_status st = simple(s, "PRAGMA journal_mode=WAL", err);
     if (st == FL_OK)
         st = simple(s, "PRAGMA synchronous=FULL", err);

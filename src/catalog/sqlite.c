@@ -175,6 +175,22 @@ static fl_status exec_sql(sqlite_conn *s, const char *sql, fl_error *err)
     return e;
 }
 
+/* PRAGMA journal_mode=WAL on a database that another connection is
+ * creating at the same moment can fail with SQLITE_BUSY at once: SQLite
+ * skips the busy handler where waiting could deadlock. Retried here, every
+ * 10 ms, for the same busy timeout. */
+static fl_status enable_wal(sqlite_conn *s, fl_error *err)
+{
+    for (int waited = 0;; waited += 10) {
+        int rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return FL_OK;
+        if ((rc & 0xff) != SQLITE_BUSY || waited >= s->timeout_ms)
+            return exec_sql(s, "PRAGMA journal_mode=WAL", err);
+        sqlite3_sleep(10);
+    }
+}
+
 static fl_status prepare(sqlite_conn *s, const char *sql, sqlite3_stmt **st, fl_error *err)
 {
     int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
@@ -239,7 +255,7 @@ static fl_status lite_connect(sqlite_conn *s, const char *path, bool *v1, fl_err
     sqlite3_extended_result_codes(s->db, 1);
     s->timeout_ms = BUSY_TIMEOUT_MS;
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-    FL_TRY(exec_sql(s, "PRAGMA journal_mode=WAL", err));
+    FL_TRY(enable_wal(s, err));
     FL_TRY(exec_sql(s, "PRAGMA synchronous=FULL",
                     err)); /* an acknowledged commit survives power loss */
     FL_TRY(init_schema(s, v1, err));

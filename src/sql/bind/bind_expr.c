@@ -324,6 +324,7 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         infer_param(b, args[1], args[0]);
         FL_TRY(fl_bind_numeric_args(b, name, args, n, err)); /* bind_numeric.c */
     }
+    FL_TRY(fl_bind_nested_args(b, name, args, n, err)); /* ARRAY[...] as a list */
     fl_expr *orig[8];
     uint32_t norig = n <= 8 ? n : 0; /* fl_expr_call may replace args[i] with casts */
     for (uint32_t i = 0; i < norig; i++)
@@ -1092,8 +1093,7 @@ static fl_status bind_node(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl
         return bind_cast(b, n->type_cast, out, err);
     case PG_QUERY__NODE__NODE_FUNC_CALL:
         return bind_func(b, n->func_call, out, err);
-    case PG_QUERY__NODE__NODE_ROW_EXPR:
-        return fl_bind_row(b, n->row_expr, out, err);
+    case PG_QUERY__NODE__NODE_ROW_EXPR: return fl_bind_row(b, n->row_expr, out, err);
     case PG_QUERY__NODE__NODE_CASE_EXPR:
         return bind_case(b, n->case_expr, out, err);
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:

@@ -17,6 +17,7 @@
 
 #include "sql/bind/bind.h"
 #include "sql/parse/parse_tree.h"
+#include "sql/pgcat/pgcat.h"
 
 static fl_status oom(fl_error *err)
 {
@@ -53,9 +54,43 @@ static fl_status bound_or(fl_bctx *b, const PgQuery__Node *n, int32_t dflt, int3
     return *out ? FL_OK : oom(err);
 }
 
+fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err)
+{
+    if (!fl_pg_is_array_text(&(*e)->type))
+        return FL_OK;
+    fl_type et = fl_pgcat_type_for_oid((uint32_t)(*e)->type.scale);
+    if (fl_type_is_nested(&et) || (et.id == FL_TYPE_STRING && et.precision))
+        return FL_OK; /* int2vector, arrays of arrays: stay text */
+    fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
+    if (!f)
+        return oom(err);
+    f->name = "element";
+    f->nullable = true;
+    f->type = et;
+    fl_type lt = {.id = FL_TYPE_LIST, .nchildren = 1, .children = f};
+    int32_t loc = (*e)->location;
+    if (fl_expr_cast(b->a, *e, &lt, e, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, loc);
+    return FL_OK;
+}
+
+fl_status fl_bind_nested_args(fl_bctx *b, const char *fn, fl_expr **args, uint32_t n, fl_error *err)
+{
+    static const char *const names[] = {"array_contains", "contains", "list_contains",
+                                        "array_position", "map",      "element_at"};
+    bool hit = false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        hit |= strcmp(fn, names[i]) == 0;
+    for (uint32_t i = 0; hit && i < n && i < 2; i++)
+        FL_TRY(fl_bind_array_as_list(b, &args[i], err));
+    return FL_OK;
+}
+
 fl_status fl_bind_nested_subscript(fl_bctx *b, fl_expr *base, const PgQuery__AIndices *ix,
                                    int32_t loc, fl_expr **out, bool *handled, fl_error *err)
 {
+    if (ix->is_slice) /* slices of ARRAY[...] too */
+        FL_TRY(fl_bind_array_as_list(b, &base, err));
     *handled = base->type.id == FL_TYPE_LIST || base->type.id == FL_TYPE_MAP;
     if (!*handled)
         return FL_OK;
@@ -151,6 +186,20 @@ fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_e
         f[i].type = (*out)->args[i]->type;
     }
     (*out)->type = (fl_type){.id = FL_TYPE_STRUCT, .nchildren = n, .children = f};
+    return FL_OK;
+}
+
+fl_status fl_bind_list_ctor(fl_bctx *b, fl_expr **args, uint32_t n, int32_t loc, fl_expr **out,
+                            fl_error *err)
+{
+    FL_TRY(call(b, "__list", args, n, loc, out, err));
+    fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
+    if (!f)
+        return oom(err);
+    f->name = "element";
+    f->nullable = true;
+    f->type = args[0]->type;
+    (*out)->type = (fl_type){.id = FL_TYPE_LIST, .nchildren = 1, .children = f};
     return FL_OK;
 }
 

@@ -22,6 +22,21 @@
 
 #include "sql/func/func_internal.h"
 
+/* Nested types laid out alike (ids, widths, children in order): their
+ * vectors are interchangeable whatever the field names, ids and nullability
+ * (CREATE TABLE AS gives a struct column new field ids). */
+static bool same_shape(const fl_type *a, const fl_type *b)
+{
+    if (a->id != b->id || a->nchildren != b->nchildren)
+        return false;
+    if (!fl_type_is_nested(a))
+        return fl_type_equal(a, b) && fl_type_is_interval(a) == fl_type_is_interval(b);
+    for (uint32_t i = 0; i < a->nchildren; i++)
+        if (!same_shape(&a->children[i].type, &b->children[i].type))
+            return false;
+    return true;
+}
+
 bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
 {
     if (fl_type_equal(from, to) && fl_type_is_interval(from) == fl_type_is_interval(to))
@@ -72,8 +87,8 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
     if ((from->id == FL_TYPE_BINARY || from->id == FL_TYPE_FIXED || from->id == FL_TYPE_UUID) &&
         (to->id == FL_TYPE_BINARY || to->id == FL_TYPE_FIXED || to->id == FL_TYPE_UUID))
         return true;
-    if (from->id == FL_TYPE_LIST && to->id == FL_TYPE_LIST)
-        return fl_type_equal(&from->children[0].type, &to->children[0].type);
+    if (fl_type_is_nested(from) && from->id == to->id)
+        return same_shape(from, to);
     return false;
 }
 
@@ -642,7 +657,8 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
         return cast_to_text(&u, sel, nrows, &c);
     const fl_vector *b = u.base;
     if (fl_type_is_nested(to)) {
-        if (from->id == FL_TYPE_LIST && to->id == FL_TYPE_LIST) {
+        if (from->id == to->id && same_shape(from, to)) {
+            /* the same vectors; only names, field ids or nullability differ */
             fl_vector_reset(out);
             for (uint32_t i = 0; i < nrows; i++)
                 FL_TRY(fl_vector_append_from(out, in, i, err));

@@ -102,7 +102,6 @@ static inline void strout_finish(strout *s, uint32_t nrows)
 /* Marks row i of out NULL (allocates the bitmap if needed). */
 fl_status fl_out_null(fl_vector *out, uint32_t i, fl_error *err);
 
-
 /* ---- decimals ---- */
 extern const fl_i128 fl_pow10_i128[39];
 /* 10^p - 1 bound check: |v| < 10^p. */
@@ -180,8 +179,7 @@ void fl_tz_free(fl_tz *z);
 /* Row row (any encoding) of v as JSON (format.c): objects for structs and
  * maps, arrays for lists, null for NULL. Writes at most cap bytes, no NUL;
  * returns the length needed. */
-size_t fl_sql_json_value(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf,
-                      size_t cap);
+size_t fl_sql_json_value(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap);
 size_t fl_format_flat_row(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap);
 /* Offset (seconds east of UTC) in effect at UTC instant utc_s. */
 int32_t fl_tz_offset_utc(const fl_tz *z, int64_t utc_s);

@@ -16,6 +16,8 @@
  *   map_keys(m), map_values(m)  lists of the keys / values
  *   map(keys, values)        a map from two lists (Trino, DuckDB)
  *   ROW(a, b, ...)           __row: a struct f1, f2, ... (PostgreSQL's names)
+ *   ARRAY[s1, s2] of nested  __list: a list of them (ARRAY[] of scalars stays
+ *                            PostgreSQL array text, src/sql/pgcat)
  *   to_json(x)               JSON text of any value (format.c's JSON)
  *
  * Every kernel here sees NULL arguments itself (handles_nulls) and builds
@@ -578,6 +580,31 @@ static fl_status k_row(fl_fn_call *c, fl_error *err)
     return each_row(c, row_row, err);
 }
 
+/* ARRAY[a, b, ...] of nested values: the binder retypes to a list of a's type */
+static bool r_list_ctor(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
+{
+    if (n == 0 || n > 64 || !fl_type_is_nested(&a[0]))
+        return false;
+    for (uint32_t k = 0; k < n; k++)
+        at[k] = a[0];
+    *r = fl_mk(FL_TYPE_LIST);
+    return true;
+}
+
+static fl_status list_ctor_row(fl_fn_call *c, const fl_unified *u, uint32_t i, fl_error *err)
+{
+    (void)u;
+    fl_vector *ch = &c->out->children[0];
+    for (uint32_t k = 0; k < c->nargs; k++)
+        FL_TRY(fl_vector_append_from(ch, c->args[k], i, err));
+    return fl_vector_append_nested(c->out, (int64_t)ch->len, err);
+}
+
+static fl_status k_list_ctor(fl_fn_call *c, fl_error *err)
+{
+    return each_row(c, list_ctor_row, err);
+}
+
 /* ---- to_json ---- */
 
 static bool r_to_json(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
@@ -635,6 +662,7 @@ static const fl_func funcs[] = {
     NF("map_values", r_map_values, k_map_values),
     NF("map", r_map_ctor, k_map_ctor),
     NF("__row", r_row, k_row),
+    NF("__list", r_list_ctor, k_list_ctor),
     NF("to_json", r_to_json, k_to_json),
     NF("to_jsonb", r_to_json, k_to_json),
 };

@@ -119,6 +119,11 @@ static fl_status bind_array(fl_bctx *b, const PgQuery__AArrayExpr *x, fl_expr **
     bool nested = false; /* ARRAY[ARRAY[...], ...]: a multidimensional array */
     for (uint32_t i = 0; i < n; i++) {
         FL_TRY(fl_bind_expr(b, x->elements[i], &args[i], err));
+        if (i == 0 && fl_type_is_nested(&args[0]->type)) { /* ARRAY[ROW(..), ..]: a list */
+            for (uint32_t k = 1; k < n; k++)
+                FL_TRY(fl_bind_expr(b, x->elements[k], &args[k], err));
+            return fl_bind_list_ctor(b, args, n, x->location, out, err);
+        }
         if (i == 0 && fl_pg_is_array_text(&args[i]->type)) {
             nested = true;
             elem = (uint32_t)args[i]->type.scale;
@@ -297,6 +302,9 @@ fl_status fl_pgcat_bind_aexpr(fl_bctx *b, const PgQuery__AExpr *x, fl_expr **out
     fl_expr *args[3];
     FL_TRY(fl_bind_expr(b, x->lexpr, &args[0], err));
     FL_TRY(fl_bind_expr(b, r, &args[1], err));
+    bool eq = strcmp(op, "=") == 0 || strcmp(op, "<>") == 0 || strcmp(op, "!=") == 0;
+    if (!eq) /* < > <= >= over ARRAY[...]: typed, as a list */
+        FL_TRY(fl_bind_array_as_list(b, &args[1], err));
     if (args[1]->type.id == FL_TYPE_LIST) /* list values: src/sql/bind/bind_nested.c */
         return fl_bind_list_any(b, args[0], args[1], op, all, x->location, out, err);
     if (strcmp(op, "=") != 0 && strcmp(op, "<>") != 0 && strcmp(op, "!=") != 0)

@@ -67,6 +67,8 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
     }
     if (to->id == FL_TYPE_STRING)
         return true; /* everything has a text form */
+    if (fl_is_unknown(from) && fl_type_is_nested(to))
+        return true; /* NULL as a struct or map (CASE without ELSE); text that is not NULL fails */
     if (from->id == FL_TYPE_STRING) /* lists: PostgreSQL array text (cast_list.c) */
         return !fl_type_is_nested(to) ||
                (to->id == FL_TYPE_LIST && to->nchildren == 1 &&
@@ -665,8 +667,21 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             (void)sel;
             return FL_OK;
         }
-        if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST)
+        if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST &&
+            !fl_type_is_nested(&to->children[0].type))
             return fl_cast_text_to_list(in, sel, nrows, to, lenient, tz, out, err);
+        if (from->id == FL_TYPE_STRING) { /* NULL literals only (fl_cast_allowed) */
+            char tn[64];
+            fl_vector_reset(out);
+            for (uint32_t i = 0; i < nrows; i++) {
+                if (fl_unified_is_valid(&u, i))
+                    return fl_error_state(err, FL_ETYPE, "42846",
+                                          "cannot cast text to %s: only NULL has a struct or map value",
+                                          fl_sql_type_name(to, tn, sizeof tn));
+                FL_TRY(fl_vector_append_null(out, err));
+            }
+            return FL_OK;
+        }
         return fl_errorf(err, FL_EUNSUPPORTED, "cast to a nested type is not supported");
     }
     if (from->id == FL_TYPE_STRING) {

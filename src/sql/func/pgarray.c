@@ -161,9 +161,12 @@ static bool r_to_string(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     if (n < 2 || n > 3)
         return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!fl_is_string(&a[i]))
+        /* a list of scalars goes in as its array text ({a,b}), parsed as the text form is */
+        bool list = i == 0 && a[0].id == FL_TYPE_LIST && a[0].nchildren == 1 &&
+                    !fl_type_is_nested(&a[0].children[0].type);
+        if (!fl_is_string(&a[i]) && !list)
             return false;
-        at[i] = fl_is_unknown(&a[i]) ? fl_mk(FL_TYPE_STRING) : a[i];
+        at[i] = fl_is_unknown(&a[i]) || list ? fl_mk(FL_TYPE_STRING) : a[i];
     }
     *r = fl_mk(FL_TYPE_STRING);
     return true;

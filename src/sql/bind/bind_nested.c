@@ -170,8 +170,10 @@ fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_e
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, r->location, "0A000",
                             "ROW(...) takes 1 to 8 values");
     fl_expr *args[8];
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) { /* ARRAY[...] inside a struct is a list */
         FL_TRY(fl_bind_expr(b, r->args[i], &args[i], err));
+        FL_TRY(fl_bind_array_as_list(b, &args[i], err));
+    }
     FL_TRY(call(b, "__row", args, n, r->location, out, err));
     fl_field *f = fl_arena_calloc(b->a, n, sizeof *f);
     if (!f)
@@ -192,6 +194,8 @@ fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_e
 fl_status fl_bind_list_ctor(fl_bctx *b, fl_expr **args, uint32_t n, int32_t loc, fl_expr **out,
                             fl_error *err)
 {
+    for (uint32_t i = 0; i < n; i++)
+        FL_TRY(fl_bind_array_as_list(b, &args[i], err));
     FL_TRY(call(b, "__list", args, n, loc, out, err));
     fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
     if (!f)

@@ -1229,6 +1229,8 @@ const char *fl_front_node_name(const PgQuery__Node *n)
             return "int4";
         return s ? s : "?column?";
     }
+    case PG_QUERY__NODE__NODE_ROW_EXPR:
+        return "row"; /* PostgreSQL's name for ROW(...) */
     case PG_QUERY__NODE__NODE_A_INDIRECTION: { /* (f(x)).name */
         const PgQuery__AIndirection *ai = n->a_indirection;
         const char *s = ai->n_indirection ? fl_front_str(ai->indirection[ai->n_indirection - 1])

@@ -3,7 +3,9 @@
 Each query record of nested.slt is preceded by a comment naming its
 reference engine: `# reference: postgres` (arrays and composite types:
 PostgreSQL 15) or `# reference: duckdb` (maps and structs: DuckDB), and
-optionally `# duckdb sql: ...` when DuckDB spells the same query otherwise.
+optionally `# duckdb sql: ...` / `# postgres sql: ...` when the engine spells
+the same query otherwise (floe's text of a struct is its JSON: PostgreSQL's
+to_json of the composite is the reference).
 This script builds the same tables in that engine (SETUP below: PostgreSQL
 needs a composite type for ROW(...), DuckDB struct_pack and MAP), runs every
 record there and formats the rows as the slt runner does (tests/sql/test_slt.c:
@@ -72,7 +74,7 @@ def parse(lines):
         ln = lines[i]
         if ln.startswith("# reference: "):
             engine = ln.split(":", 1)[1].strip()
-        elif ln.startswith("# duckdb sql: "):
+        elif ln.startswith("# duckdb sql: ") or ln.startswith("# postgres sql: "):
             alt = ln.split(":", 1)[1].strip()
         elif ln.startswith("query "):
             j = i + 1
@@ -112,7 +114,7 @@ def main():
     out, last, bad = [], 0, 0
     for q, start, end, sql, engine, alt, rowsort in parse(text):
         if engine == "postgres":
-            pc.execute(sql)
+            pc.execute(alt or sql)
             rows = pc.fetchall()
         elif engine == "duckdb":
             rows = dk.execute(alt or sql).fetchall()

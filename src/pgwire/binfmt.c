@@ -20,7 +20,8 @@
  *                element OID, per dimension int32 size + int32 lower bound
  *                (1), then per element int32 length (-1 NULL) + bytes
  *                (array_send)
- * STRUCT and MAP are reported as json and sent as their JSON text.
+ * STRUCT, MAP and lists without an array type (of lists, of maps) are
+ * reported as json and sent as their JSON text (format.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -205,8 +206,11 @@ bool pgw_bin_encode(const fl_vector *v, uint32_t row, pgw_buf *b)
         return true;
     }
     case FL_TYPE_LIST:
-        return encode_array(base, r, b);
-    default: { /* STRUCT, MAP: json text */
+        if (fl_pg_type_oid(t) != FL_PG_OID_JSON)
+            return encode_array(base, r, b);
+        /* a list of lists or maps has no array type: json, like STRUCT and MAP */
+        /* fall through */
+    default: { /* STRUCT, MAP: json text (json's binary form is its text) */
         char small[256];
         size_t need = fl_sql_format_value(v, row, "UTC", small, sizeof small);
         if (need < sizeof small) {

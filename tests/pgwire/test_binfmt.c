@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include "floe/pgtypes.h"
+#include "floe/sql.h"
 #include "pgwire/pgw.h"
 #include "sql/func.h"
 #include "test.h"
@@ -169,6 +171,65 @@ static void test_interval_and_array(void)
     fl_vector_destroy(&v);
 }
 
+/* structs and lists of lists are json: text and binary are the JSON text with field names;
+ * a list of structs is json[] (element OID 114) */
+static void test_nested_json(void)
+{
+    fl_error err = {0};
+    fl_field sf[2] = {{.name = "city", .nullable = true, .type = {.id = FL_TYPE_STRING}},
+                      {.name = "zip", .nullable = true, .type = {.id = FL_TYPE_INT32}}};
+    fl_type st = {.id = FL_TYPE_STRUCT, .nchildren = 2, .children = sf};
+    fl_vector v;
+    CHECK_OK(fl_vector_init(&v, &st, &err), &err);
+    CHECK_OK(fl_vector_append_bytes(&v.children[0], "Li\"ma", 5, &err), &err);
+    CHECK_OK(fl_vector_append_null(&v.children[1], &err), &err);
+    CHECK_OK(fl_vector_append_nested(&v, 0, &err), &err);
+    char txt[128];
+    fl_sql_format_value(&v, 0, "UTC", txt, sizeof txt);
+    CHECK(strcmp(txt, "{\"city\":\"Li\\\"ma\",\"zip\":null}") == 0);
+    CHECK(fl_pg_type_oid(&st) == 114);
+    pgw_buf b = {0};
+    CHECK(pgw_bin_encode(&v, 0, &b));
+    CHECK(b.buf.len == strlen(txt) && memcmp(b.buf.bytes, txt, b.buf.len) == 0);
+    /* list<struct>: json[] with one element, its JSON text */
+    fl_field lf = {.name = "element", .nullable = true, .type = st};
+    fl_type lt = {.id = FL_TYPE_LIST, .nchildren = 1, .children = &lf};
+    CHECK(fl_pg_type_oid(&lt) == 199);
+    fl_vector l;
+    CHECK_OK(fl_vector_init(&l, &lt, &err), &err);
+    CHECK_OK(fl_vector_append_from(&l.children[0], &v, 0, &err), &err);
+    CHECK_OK(fl_vector_append_nested(&l, 1, &err), &err);
+    fl_sql_format_value(&l, 0, "UTC", txt, sizeof txt);
+    CHECK(strcmp(txt, "{\"{\\\"city\\\":\\\"Li\\\\\\\"ma\\\",\\\"zip\\\":null}\"}") == 0);
+    b.buf.len = 0;
+    CHECK(pgw_bin_encode(&l, 0, &b));
+    CHECK(b.buf.len == 20 + 4 + strlen("{\"city\":\"Li\\\"ma\",\"zip\":null}"));
+    CHECK(b.buf.bytes[11] == 114); /* element OID */
+    /* list<list<int>>: json text, also in binary */
+    fl_field ef = {.name = "element", .nullable = true, .type = {.id = FL_TYPE_INT32}};
+    fl_type inner = {.id = FL_TYPE_LIST, .nchildren = 1, .children = &ef};
+    fl_field of = {.name = "element", .nullable = true, .type = inner};
+    fl_type outer = {.id = FL_TYPE_LIST, .nchildren = 1, .children = &of};
+    CHECK(fl_pg_type_oid(&outer) == 114);
+    fl_vector ll;
+    CHECK_OK(fl_vector_init(&ll, &outer, &err), &err);
+    int32_t x = 7;
+    CHECK_OK(fl_vector_append_fixed(&ll.children[0].children[0], &x, &err), &err);
+    CHECK_OK(fl_vector_append_null(&ll.children[0].children[0], &err), &err);
+    CHECK_OK(fl_vector_append_nested(&ll.children[0], 2, &err), &err);
+    CHECK_OK(fl_vector_append_nested(&ll.children[0], 2, &err), &err);
+    CHECK_OK(fl_vector_append_nested(&ll, 2, &err), &err);
+    fl_sql_format_value(&ll, 0, "UTC", txt, sizeof txt);
+    CHECK(strcmp(txt, "[[7,null],[]]") == 0);
+    b.buf.len = 0;
+    CHECK(pgw_bin_encode(&ll, 0, &b));
+    CHECK(b.buf.len == 13 && memcmp(b.buf.bytes, "[[7,null],[]]", 13) == 0);
+    pgw_buf_free(&b);
+    fl_vector_destroy(&ll);
+    fl_vector_destroy(&l);
+    fl_vector_destroy(&v);
+}
+
 static void test_decode(void)
 {
     fl_value v;
@@ -196,6 +257,7 @@ int main(void)
     TEST_RUN(test_numeric);
     TEST_RUN(test_numeric_decode_errors);
     TEST_RUN(test_interval_and_array);
+    TEST_RUN(test_nested_json);
     TEST_RUN(test_decode);
     return TEST_EXIT();
 }

@@ -229,6 +229,35 @@ fl_status fl_bind_numeric_args(fl_bctx *b, const char *op, fl_expr **args, uint3
 void fl_bind_numeric_div(const char *op, fl_expr *const *orig, uint32_t n, fl_expr *call);
 fl_status fl_scope_lookup_expr(fl_bctx *b, const char *qual, const char *name, int32_t location,
                                fl_expr **out, fl_error *err);
+/* [qual.]name names a column of this block or an enclosing one (no error set). */
+bool fl_scope_has(const fl_bctx *b, const char *qual, const char *name);
+
+/* bind_nested.c: nested values (LIST, STRUCT, MAP; func/nested.c has the kernels) */
+/* base[...] on a list (index, slice) or a map (key); *handled false when base is neither */
+fl_status fl_bind_nested_subscript(fl_bctx *b, fl_expr *base, const PgQuery__AIndices *ix,
+                                   int32_t loc, fl_expr **out, bool *handled, fl_error *err);
+/* a PostgreSQL array kept as text (ARRAY[...], '{1,2}'::int[]) cast to a LIST of its element
+ * type; other expressions unchanged */
+fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err);
+/* the same for the list arguments of array_contains, array_position, map, element_at ... */
+fl_status fl_bind_nested_args(fl_bctx *b, const char *fn, fl_expr **args, uint32_t n,
+                              fl_error *err);
+/* (s).name on a struct value */
+fl_status fl_bind_struct_field(fl_bctx *b, fl_expr *s, const char *name, int32_t loc, fl_expr **out,
+                               fl_error *err);
+/* x op ANY/ALL (list): lhs, list bound; op as written */
+fl_status fl_bind_list_any(fl_bctx *b, fl_expr *x, fl_expr *list, const char *op, bool all,
+                           int32_t loc, fl_expr **out, fl_error *err);
+/* ARRAY[a, b, ...] whose a is a nested value -> a LIST (args bound) */
+fl_status fl_bind_list_ctor(fl_bctx *b, fl_expr **args, uint32_t n, int32_t loc, fl_expr **out,
+                            fl_error *err);
+/* ROW(a, b, ...) -> a struct f1, f2, ... */
+fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_error *err);
+/* a.b.c: the longest table.column or column prefix, then struct fields */
+fl_status fl_bind_column_path(fl_bctx *b, const PgQuery__ColumnRef *cr, fl_expr **out,
+                              bool *handled, fl_error *err);
+/* retypes calls whose result type depends on more than argument types (map(k, v)) */
+fl_status fl_bind_nested_call_type(fl_bctx *b, fl_expr *call, fl_error *err);
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *rel, fl_error *err);
 fl_status fl_front_load_table(fl_planner_ctx *pc, const fl_table_ident *id, fl_ice_table **out,
                               fl_error *err);

@@ -42,8 +42,8 @@ static bool is_unknown(const fl_type *t)
 
 fl_expr *fl_front_fold(fl_arena *a, fl_expr *e)
 {
-    if (!e || e->kind == FL_EXPR_CONST || !fl_expr_is_constant(e))
-        return e;
+    if (!e || e->kind == FL_EXPR_CONST || !fl_expr_is_constant(e) || fl_type_is_nested(&e->type))
+        return e; /* a nested value has no fl_value form */
     fl_value v;
     fl_error ferr;
     if (fl_expr_fold(e, a, &v, &ferr) != FL_OK)
@@ -209,6 +209,10 @@ static fl_status bind_column(fl_bctx *b, const PgQuery__ColumnRef *cr, fl_expr *
     if (n == 0 || cr->fields[n - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR)
         return fl_front_err(b->pc, err, FL_ESYNTAX, cr->location, "42601",
                             "\"*\" is only allowed in a SELECT list or count(*)");
+    bool path; /* t.s.f, s.f: struct fields (bind_nested.c) */
+    FL_TRY(fl_bind_column_path(b, cr, out, &path, err));
+    if (path)
+        return FL_OK;
     const char *name = fl_front_str(cr->fields[n - 1]);
     const char *qual = n >= 2 ? fl_front_str(cr->fields[n - 2]) : NULL;
     return fl_scope_lookup_expr(b, qual, name, cr->location, out, err);
@@ -320,6 +324,7 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         infer_param(b, args[1], args[0]);
         FL_TRY(fl_bind_numeric_args(b, name, args, n, err)); /* bind_numeric.c */
     }
+    FL_TRY(fl_bind_nested_args(b, name, args, n, err)); /* ARRAY[...] as a list */
     fl_expr *orig[8];
     uint32_t norig = n <= 8 ? n : 0; /* fl_expr_call may replace args[i] with casts */
     for (uint32_t i = 0; i < norig; i++)
@@ -328,6 +333,7 @@ static fl_status call(fl_bctx *b, const char *name, fl_expr **args, uint32_t n, 
         (!norig || retry_unknown_as_text(b, name, orig, norig, loc, out) != FL_OK))
         return fl_front_err_at(b->pc, err, loc);
     (*out)->location = loc;
+    FL_TRY(fl_bind_nested_call_type(b, *out, err)); /* map(k, v): bind_nested.c */
     fl_bind_numeric_div(name, orig, norig, *out);
     if ((*out)->kind == FL_EXPR_CALL)
         for (uint32_t i = 0; i < (*out)->nargs; i++)
@@ -1087,6 +1093,7 @@ static fl_status bind_node(fl_bctx *b, const PgQuery__Node *n, fl_expr **out, fl
         return bind_cast(b, n->type_cast, out, err);
     case PG_QUERY__NODE__NODE_FUNC_CALL:
         return bind_func(b, n->func_call, out, err);
+    case PG_QUERY__NODE__NODE_ROW_EXPR: return fl_bind_row(b, n->row_expr, out, err);
     case PG_QUERY__NODE__NODE_CASE_EXPR:
         return bind_case(b, n->case_expr, out, err);
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
@@ -1222,6 +1229,8 @@ const char *fl_front_node_name(const PgQuery__Node *n)
             return "int4";
         return s ? s : "?column?";
     }
+    case PG_QUERY__NODE__NODE_ROW_EXPR:
+        return "row"; /* PostgreSQL's name for ROW(...) */
     case PG_QUERY__NODE__NODE_A_INDIRECTION: { /* (f(x)).name */
         const PgQuery__AIndirection *ai = n->a_indirection;
         const char *s = ai->n_indirection ? fl_front_str(ai->indirection[ai->n_indirection - 1])

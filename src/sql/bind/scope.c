@@ -775,3 +775,12 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
         b->scope.cols[rel->first + i].meta_hidden = true;
     return apply_alias_cols(b, rv->alias, *out_ri, err);
 }
+
+bool fl_scope_has(const fl_bctx *b, const char *qual, const char *name)
+{
+    uint32_t i;
+    for (const fl_bctx *g = b; g; g = g->parent)
+        if (find_in(&g->scope, qual, name, &i) != 0)
+            return true;
+    return false;
+}

@@ -255,6 +255,20 @@ static fl_status eval_param(fl_eval_state *st, node_st *ns, const fl_expr *e, ui
     if (!st->env.params || e->param >= st->env.nparams)
         return fl_errorf(err, FL_EINVAL, "there is no parameter $%u", e->param + 1);
     fl_value v = st->env.params[e->param];
+    if (fl_type_is_nested(&e->type)) {
+        /* a nested value (a correlated struct or list, exec/op_apply.c) travels as a one-row
+         * vector in v.bytes.ptr: copied, as a constant */
+        FL_TRY(prepare_out(ns, &e->type, 0, err));
+        fl_vector_reset(&ns->out);
+        if (v.is_null || !v.v.bytes.ptr)
+            FL_TRY(fl_vector_append_null(&ns->out, err));
+        else
+            FL_TRY(fl_vector_append_from(&ns->out, (const fl_vector *)v.v.bytes.ptr, 0, err));
+        ns->out.encoding = FL_VEC_CONSTANT;
+        ns->out.len = nrows;
+        ns->cached = true;
+        return FL_OK;
+    }
     if (!v.is_null && !fl_type_equal(&v.type, &e->type)) {
         fl_value c;
         FL_TRY(fl_cast_value(&v, &e->type, &st->env, &st->arena, &c, err));

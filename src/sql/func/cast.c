@@ -22,6 +22,21 @@
 
 #include "sql/func/func_internal.h"
 
+/* Nested types laid out alike (ids, widths, children in order): their
+ * vectors are interchangeable whatever the field names, ids and nullability
+ * (CREATE TABLE AS gives a struct column new field ids). */
+static bool same_shape(const fl_type *a, const fl_type *b)
+{
+    if (a->id != b->id || a->nchildren != b->nchildren)
+        return false;
+    if (!fl_type_is_nested(a))
+        return fl_type_equal(a, b) && fl_type_is_interval(a) == fl_type_is_interval(b);
+    for (uint32_t i = 0; i < a->nchildren; i++)
+        if (!same_shape(&a->children[i].type, &b->children[i].type))
+            return false;
+    return true;
+}
+
 bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
 {
     if (fl_type_equal(from, to) && fl_type_is_interval(from) == fl_type_is_interval(to))
@@ -52,6 +67,8 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
     }
     if (to->id == FL_TYPE_STRING)
         return true; /* everything has a text form */
+    if (fl_is_unknown(from) && fl_type_is_nested(to))
+        return true; /* NULL as a struct or map (CASE without ELSE); text that is not NULL fails */
     if (from->id == FL_TYPE_STRING) /* lists: PostgreSQL array text (cast_list.c) */
         return !fl_type_is_nested(to) ||
                (to->id == FL_TYPE_LIST && to->nchildren == 1 &&
@@ -72,8 +89,8 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
     if ((from->id == FL_TYPE_BINARY || from->id == FL_TYPE_FIXED || from->id == FL_TYPE_UUID) &&
         (to->id == FL_TYPE_BINARY || to->id == FL_TYPE_FIXED || to->id == FL_TYPE_UUID))
         return true;
-    if (from->id == FL_TYPE_LIST && to->id == FL_TYPE_LIST)
-        return fl_type_equal(&from->children[0].type, &to->children[0].type);
+    if (fl_type_is_nested(from) && from->id == to->id)
+        return same_shape(from, to);
     return false;
 }
 
@@ -642,15 +659,29 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
         return cast_to_text(&u, sel, nrows, &c);
     const fl_vector *b = u.base;
     if (fl_type_is_nested(to)) {
-        if (from->id == FL_TYPE_LIST && to->id == FL_TYPE_LIST) {
+        if (from->id == to->id && same_shape(from, to)) {
+            /* the same vectors; only names, field ids or nullability differ */
             fl_vector_reset(out);
             for (uint32_t i = 0; i < nrows; i++)
                 FL_TRY(fl_vector_append_from(out, in, i, err));
             (void)sel;
             return FL_OK;
         }
-        if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST)
+        if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST &&
+            !fl_type_is_nested(&to->children[0].type))
             return fl_cast_text_to_list(in, sel, nrows, to, lenient, tz, out, err);
+        if (from->id == FL_TYPE_STRING) { /* NULL literals only (fl_cast_allowed) */
+            char tn[64];
+            fl_vector_reset(out);
+            for (uint32_t i = 0; i < nrows; i++) {
+                if (fl_unified_is_valid(&u, i))
+                    return fl_error_state(err, FL_ETYPE, "42846",
+                                          "cannot cast text to %s: only NULL has a struct or map value",
+                                          fl_sql_type_name(to, tn, sizeof tn));
+                FL_TRY(fl_vector_append_null(out, err));
+            }
+            return FL_OK;
+        }
         return fl_errorf(err, FL_EUNSUPPORTED, "cast to a nested type is not supported");
     }
     if (from->id == FL_TYPE_STRING) {

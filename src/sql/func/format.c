@@ -7,13 +7,18 @@
  * round-trip (PostgreSQL 12+); date YYYY-MM-DD [BC]; timestamps with
  * trailing zero microseconds trimmed; timestamptz in the session zone with
  * its offset (+00, +05:30); bytea as \x + hex; uuid lowercase 8-4-4-4-12;
- * interval in PostgreSQL's "postgres" IntervalStyle; arrays as {a,b} with
- * PostgreSQL's quoting; records as (a,b).
+ * interval in PostgreSQL's "postgres" IntervalStyle; lists as {a,b} with
+ * PostgreSQL's quoting. Structs, maps and lists that have no PostgreSQL
+ * array type (lists of lists, of maps) are JSON, because pgwire labels them
+ * json (fl_pg_type_oid): {"city":"Lima","zip":"01234"}, a map's keys as
+ * their text; inside a list of structs each element is one quoted JSON
+ * text ({"{\"a\":1}"}), which is json[]'s text form.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
+#include "floe/pgtypes.h"
 #include "floe/sql.h"
 #include "sql/func/func_internal.h"
 
@@ -32,6 +37,117 @@ static void wput(wbuf *w, const char *s, size_t n)
 }
 
 static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *tz, bool nested);
+static void format_json(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *tz);
+
+/* Values that go out as json (struct, map, list without a PostgreSQL array type). */
+static bool is_json(const fl_type *t)
+{
+    return fl_type_is_nested(t) && fl_pg_type_oid(t) == FL_PG_OID_JSON;
+}
+
+static void json_str(wbuf *w, const char *p, size_t n)
+{
+    wput(w, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        char e[8];
+        if (ch == '"' || ch == '\\') {
+            e[0] = '\\';
+            e[1] = (char)ch;
+            wput(w, e, 2);
+        } else if (ch < 0x20) {
+            int k = snprintf(e, sizeof e, "\\u%04x", ch);
+            wput(w, e, (size_t)k);
+        } else
+            wput(w, (const char *)&ch, 1);
+    }
+    wput(w, "\"", 1);
+}
+
+/* Row r (any encoding) of v as JSON: null, true/false, numbers bare (NaN and
+ * infinities quoted, as PostgreSQL's to_json), text and everything else as a
+ * JSON string of its PostgreSQL text. */
+static void json_value(wbuf *w, const fl_vector *v, uint32_t r, const fl_tz *tz)
+{
+    fl_unified u;
+    fl_vector_unify(v, &u);
+    if (!fl_unified_is_valid(&u, r)) {
+        wput(w, "null", 4);
+        return;
+    }
+    const fl_vector *b = u.base;
+    uint32_t row = fl_unified_row(&u, r);
+    const fl_type *t = b->type;
+    if (fl_type_is_nested(t)) {
+        format_json(w, b, row, tz);
+        return;
+    }
+    if (t->id == FL_TYPE_BOOLEAN) {
+        wput(w, b->data[row] ? "true" : "false", b->data[row] ? 4 : 5);
+        return;
+    }
+    char small[256];
+    wbuf s = {small, sizeof small, 0};
+    format_cell(&s, b, row, tz, true);
+    char *heap = NULL;
+    if (s.len > sizeof small) {
+        heap = malloc(s.len);
+        if (!heap) {
+            wput(w, "null", 4);
+            return;
+        }
+        s = (wbuf){heap, s.len, 0};
+        format_cell(&s, b, row, tz, true);
+    }
+    bool num = t->id == FL_TYPE_INT32 || t->id == FL_TYPE_INT64 || t->id == FL_TYPE_DECIMAL ||
+               ((t->id == FL_TYPE_FLOAT32 || t->id == FL_TYPE_FLOAT64) && s.len &&
+                (s.buf[s.len - 1] >= '0' && s.buf[s.len - 1] <= '9'));
+    if (num)
+        wput(w, s.buf, s.len);
+    else
+        json_str(w, s.buf, s.len);
+    free(heap);
+}
+
+/* Non-null FLAT row of a nested vector as a JSON array or object. */
+static void format_json(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *tz)
+{
+    const fl_type *t = v->type;
+    if (t->id == FL_TYPE_STRUCT) {
+        wput(w, "{", 1);
+        for (uint32_t k = 0; k < v->nchildren && k < t->nchildren; k++) {
+            if (k)
+                wput(w, ",", 1);
+            const char *nm = t->children[k].name ? t->children[k].name : "";
+            json_str(w, nm, strlen(nm));
+            wput(w, ":", 1);
+            json_value(w, &v->children[k], row, tz);
+        }
+        wput(w, "}", 1);
+        return;
+    }
+    int64_t s = v->offsets[row], e = v->offsets[row + 1];
+    bool map = t->id == FL_TYPE_MAP;
+    wput(w, map ? "{" : "[", 1);
+    for (int64_t k = s; k < e; k++) {
+        if (k > s)
+            wput(w, ",", 1);
+        if (map) {
+            /* object keys are strings: the key's text */
+            char small[256];
+            wbuf kb = {small, sizeof small, 0};
+            fl_unified ku;
+            fl_vector_unify(&v->children[0], &ku);
+            if (fl_unified_is_valid(&ku, (uint32_t)k))
+                format_cell(&kb, ku.base, fl_unified_row(&ku, (uint32_t)k), tz, true);
+            json_str(w, small, kb.len < sizeof small ? kb.len : sizeof small);
+            wput(w, ":", 1);
+            json_value(w, &v->children[1], (uint32_t)k, tz);
+        } else
+            json_value(w, &v->children[0], (uint32_t)k, tz);
+    }
+    wput(w, map ? "}" : "]", 1);
+}
 
 static bool needs_quote(const uint8_t *p, size_t n)
 {
@@ -87,6 +203,10 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
     const fl_type *t = v->type;
     const uint8_t *d = v->data;
     (void)nested;
+    if (is_json(t)) {
+        format_json(w, v, row, tz);
+        return;
+    }
     switch (t->id) {
     case FL_TYPE_BOOLEAN: wput(w, d[row] ? "t" : "f", 1); return;
     case FL_TYPE_INT32: n = (size_t)snprintf(b, sizeof b, "%d", ((const int32_t *)(const void *)d)[row]); break;
@@ -205,32 +325,6 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
         wput(w, "}", 1);
         return;
     }
-    case FL_TYPE_MAP: {
-        int64_t s = v->offsets[row], e = v->offsets[row + 1];
-        wput(w, "{", 1);
-        for (int64_t k = s; k < e; k++) {
-            if (k > s)
-                wput(w, ",", 1);
-            format_elem(w, &v->children[0], (uint32_t)k, tz);
-            wput(w, "=", 1);
-            format_elem(w, &v->children[1], (uint32_t)k, tz);
-        }
-        wput(w, "}", 1);
-        return;
-    }
-    case FL_TYPE_STRUCT: {
-        wput(w, "(", 1);
-        for (uint32_t k = 0; k < v->nchildren; k++) {
-            if (k)
-                wput(w, ",", 1);
-            fl_unified u;
-            fl_vector_unify(&v->children[k], &u);
-            if (fl_unified_is_valid(&u, row))
-                format_elem(w, &v->children[k], row, tz);
-        }
-        wput(w, ")", 1);
-        return;
-    }
     default: n = (size_t)snprintf(b, sizeof b, "?"); break;
     }
     wput(w, b, n < sizeof b ? n : sizeof b - 1);
@@ -308,4 +402,11 @@ void fl_sql_formatter_free(fl_sql_formatter *f)
         return;
     fl_tz_free(f->tz);
     free(f);
+}
+
+size_t fl_sql_json_value(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap)
+{
+    wbuf w = {buf, cap, 0};
+    json_value(&w, v, row, tz);
+    return w.len;
 }

@@ -176,6 +176,10 @@ typedef struct fl_tz fl_tz;
 fl_status fl_tz_load(const char *name, fl_tz **out, fl_error *err);
 void fl_tz_free(fl_tz *z);
 /* Text of a non-null row of a FLAT vector (format.c); returns the length needed. */
+/* Row row (any encoding) of v as JSON (format.c): objects for structs and
+ * maps, arrays for lists, null for NULL. Writes at most cap bytes, no NUL;
+ * returns the length needed. */
+size_t fl_sql_json_value(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap);
 size_t fl_format_flat_row(const fl_vector *v, uint32_t row, const fl_tz *tz, char *buf, size_t cap);
 /* Offset (seconds east of UTC) in effect at UTC instant utc_s. */
 int32_t fl_tz_offset_utc(const fl_tz *z, int64_t utc_s);

@@ -141,7 +141,7 @@ static bool r_arr_dim_list(const fl_type *a, uint32_t n, fl_type *r, fl_type *at
 
 static bool r_cardinality(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
-    if (n != 1 || !(fl_is_string(&a[0]) || a[0].id == FL_TYPE_LIST))
+    if (n != 1 || !(fl_is_string(&a[0]) || a[0].id == FL_TYPE_LIST || a[0].id == FL_TYPE_MAP))
         return false;
     at[0] = a[0];
     *r = fl_mk(FL_TYPE_INT32);
@@ -161,9 +161,12 @@ static bool r_to_string(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     if (n < 2 || n > 3)
         return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!fl_is_string(&a[i]))
+        /* a list of scalars goes in as its array text ({a,b}), parsed as the text form is */
+        bool list = i == 0 && a[0].id == FL_TYPE_LIST && a[0].nchildren == 1 &&
+                    !fl_type_is_nested(&a[0].children[0].type);
+        if (!fl_is_string(&a[i]) && !list)
             return false;
-        at[i] = fl_is_unknown(&a[i]) ? fl_mk(FL_TYPE_STRING) : a[i];
+        at[i] = fl_is_unknown(&a[i]) || list ? fl_mk(FL_TYPE_STRING) : a[i];
     }
     *r = fl_mk(FL_TYPE_STRING);
     return true;
@@ -245,7 +248,8 @@ static fl_status k_cardinality(fl_fn_call *c, fl_error *err)
 {
     fl_unified u;
     fl_vector_unify(c->args[0], &u);
-    bool list = c->args[0]->type->id == FL_TYPE_LIST;
+    /* a map's cardinality is its entry count (Trino, DuckDB): offsets as a list's */
+    bool list = c->args[0]->type->id == FL_TYPE_LIST || c->args[0]->type->id == FL_TYPE_MAP;
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t l = 0;
         const uint8_t *p = list ? NULL : ubytes(&u, i, &l);

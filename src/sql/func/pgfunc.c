@@ -448,8 +448,12 @@ static bool r_json_build_object(const fl_type *a, uint32_t n, fl_type *r, fl_typ
     if (n % 2 || n > 64)
         return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (fl_type_is_nested(&a[i]))
-            return false;
+        if (fl_type_is_nested(&a[i])) { /* values: JSON arrays/objects (fl_sql_json_value) */
+            if (i % 2 == 0)
+                return false;
+            at[i] = a[i];
+            continue;
+        }
         fl_type_id id = a[i].id;
         bool keep = i % 2 && (id == FL_TYPE_BOOLEAN || id == FL_TYPE_INT32 ||
                               id == FL_TYPE_INT64 || id == FL_TYPE_FLOAT64 ||
@@ -492,6 +496,8 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
             size_t l = 0;
             if (uvalid(&u[k], i) && fl_type_is_varlen(c->args[k]->type))
                 (void)ubytes(&u[k], i, &l);
+            if (fl_type_is_nested(c->args[k]->type))
+                l = fl_sql_json_value(c->args[k], i, NULL, NULL, 0);
             cap += 6 * l + 64;
         }
         uint8_t *dst;
@@ -512,6 +518,8 @@ static fl_status k_json_build_object(fl_fn_call *c, fl_error *err)
             const fl_type *vt = c->args[k + 1]->type;
             if (!uvalid(v, i)) {
                 pos += (size_t)sprintf(o + pos, "null");
+            } else if (fl_type_is_nested(vt)) {
+                pos += fl_sql_json_value(c->args[k + 1], i, NULL, o + pos, cap - pos);
             } else if (vt->id == FL_TYPE_BOOLEAN) {
                 pos += (size_t)sprintf(o + pos, "%s", UV(*v, uint8_t, i) ? "true" : "false");
             } else if (vt->id == FL_TYPE_INT32) {

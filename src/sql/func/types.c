@@ -135,6 +135,15 @@ bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out)
     }
     /* a list and text (ARRAY[...] is PostgreSQL array text): the list
      * (text -> list casts parse the array syntax, cast_list.c) */
+    /* NULL (an unknown literal) beside a struct or map: the nested type */
+    if (fl_type_is_nested(a) && fl_is_unknown(b)) {
+        *out = *a;
+        return true;
+    }
+    if (fl_type_is_nested(b) && fl_is_unknown(a)) {
+        *out = *b;
+        return true;
+    }
     if (a->id == FL_TYPE_LIST && b->id == FL_TYPE_STRING &&
         fl_cast_allowed(b, a, false)) {
         *out = *a;

@@ -119,6 +119,11 @@ static fl_status bind_array(fl_bctx *b, const PgQuery__AArrayExpr *x, fl_expr **
     bool nested = false; /* ARRAY[ARRAY[...], ...]: a multidimensional array */
     for (uint32_t i = 0; i < n; i++) {
         FL_TRY(fl_bind_expr(b, x->elements[i], &args[i], err));
+        if (i == 0 && fl_type_is_nested(&args[0]->type)) { /* ARRAY[ROW(..), ..]: a list */
+            for (uint32_t k = 1; k < n; k++)
+                FL_TRY(fl_bind_expr(b, x->elements[k], &args[k], err));
+            return fl_bind_list_ctor(b, args, n, x->location, out, err);
+        }
         if (i == 0 && fl_pg_is_array_text(&args[i]->type)) {
             nested = true;
             elem = (uint32_t)args[i]->type.scale;
@@ -147,6 +152,10 @@ static fl_status bind_array(fl_bctx *b, const PgQuery__AArrayExpr *x, fl_expr **
 static fl_status subscript(fl_bctx *b, fl_expr *arr, const PgQuery__AIndices *ix, int32_t loc,
                            fl_expr **out, fl_error *err)
 {
+    bool nested; /* list and map values: src/sql/bind/bind_nested.c */
+    FL_TRY(fl_bind_nested_subscript(b, arr, ix, loc, out, &nested, err));
+    if (nested)
+        return FL_OK;
     if (ix->is_slice || !ix->uidx)
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, loc, "0A000",
                             "array slices are not supported");
@@ -235,6 +244,10 @@ static fl_status bind_indirection(fl_bctx *b, const PgQuery__AIndirection *x, fl
             FL_TRY(record_field(b, e, n->string->sval, &e, err));
             continue;
         }
+        if (n->node_case == PG_QUERY__NODE__NODE_STRING) { /* (s).f */
+            FL_TRY(fl_bind_struct_field(b, e, n->string->sval, e->location, &e, err));
+            continue;
+        }
         if (n->node_case != PG_QUERY__NODE__NODE_A_INDICES)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, e->location, "0A000",
                                 "field selection from a composite value is not supported");
@@ -286,14 +299,19 @@ fl_status fl_pgcat_bind_aexpr(fl_bctx *b, const PgQuery__AExpr *x, fl_expr **out
         *out = fl_front_fold(b->a, e);
         return FL_OK;
     }
+    fl_expr *args[3];
+    FL_TRY(fl_bind_expr(b, x->lexpr, &args[0], err));
+    FL_TRY(fl_bind_expr(b, r, &args[1], err));
+    bool eq = strcmp(op, "=") == 0 || strcmp(op, "<>") == 0 || strcmp(op, "!=") == 0;
+    if (!eq) /* < > <= >= over ARRAY[...]: typed, as a list */
+        FL_TRY(fl_bind_array_as_list(b, &args[1], err));
+    if (args[1]->type.id == FL_TYPE_LIST) /* list values: src/sql/bind/bind_nested.c */
+        return fl_bind_list_any(b, args[0], args[1], op, all, x->location, out, err);
     if (strcmp(op, "=") != 0 && strcmp(op, "<>") != 0 && strcmp(op, "!=") != 0)
         return fl_front_err(b->pc, err, FL_EUNSUPPORTED, x->location, "0A000",
                             "operator %s with ANY/ALL over an array is not supported (only = and "
                             "<>)",
                             op);
-    fl_expr *args[3];
-    FL_TRY(fl_bind_expr(b, x->lexpr, &args[0], err));
-    FL_TRY(fl_bind_expr(b, r, &args[1], err));
     if (args[1]->type.id != FL_TYPE_STRING)
         return fl_front_err(b->pc, err, FL_ETYPE, x->location, "42809",
                             "op ANY/ALL (array) requires array on right side");

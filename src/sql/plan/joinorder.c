@@ -278,6 +278,10 @@ static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_
     } else {
         return false;
     }
+    /* a whole struct, list or map carries no pruning term (`address IS NOT NULL` stays a
+     * filter): the Iceberg scan prunes on primitive columns only */
+    if (fl_type_is_nested(&col->type))
+        return false;
     const fl_plan_scan *s = &scan->u.scan;
     if (col->column >= s->ncolumns)
         return false;

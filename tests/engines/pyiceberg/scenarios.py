@@ -121,10 +121,7 @@ def main():
         got = floe.rows("SELECT id, st, l, m FROM py.nested ORDER BY id")
         same_rows([(1, {"a": 1, "b": "x"}, [1, None, 3], {"k1": 1, "k2": None}), (2, None, [], {}),
                    (3, {"a": None, "b": None}, None, None)], got, ordered=True, what="nested")
-    # Not run yet: floe answers this table's nested columns over pgwire in a form the
-    # scenario cannot parse as JSON (JSONDecodeError at the first cell). A floe bug, listed in
-    # tests/engines/README.md; put the line back when it is fixed.
-    # card.run("create + append: nested struct/list/map", nested_table)
+    card.run("create + append: nested struct/list/map", nested_table)
 
     part_schema = Schema(
         NestedField(1, "id", LongType(), required=True),

@@ -249,12 +249,18 @@ def scenarios(card, floe, tr, tmp):
         assert len(floe.rows("SELECT id FROM fl.part")) == 60
     card.run("Trino reads floe's partitioned table (identity/bucket/day/truncate) with filters", partitioned)
 
-    def deletes():
-        for version in (2, 3):
-            t = "fl.del_v%d" % version
+    def deletes(version):
+        t = "fl.del_v%d" % version
+        try:
             same("SELECT id, cat, v FROM %s" % t)
-            same("SELECT cat, count(*), sum(v) FROM %s GROUP BY cat" % t)
-    card.run("Trino reads floe's DELETE/UPDATE/MERGE (v2 position deletes, v3 deletion vectors)", deletes)
+        except trino.exceptions.TrinoQueryError as e:
+            # Trino 476 reads no deletion vectors at all (v3 support came later), whoever wrote them
+            if version == 3 and "PUFFIN" in (e.message or ""):
+                raise Unsupported("reading deletion vectors: %s" % e.message)
+            raise
+        same("SELECT cat, count(*), sum(v) FROM %s GROUP BY cat" % t)
+    card.run("Trino reads floe's DELETE/UPDATE/MERGE (v2 position deletes)", deletes, 2)
+    card.run("Trino reads floe's DELETE/UPDATE/MERGE (v3 deletion vectors)", deletes, 3)
 
     def time_travel():
         snaps = floe.rows('SELECT snapshot_id FROM fl."del_v2$snapshots" ORDER BY committed_at')

@@ -199,6 +199,41 @@ static const char *type_spec(const fl_type *t, char *buf, size_t cap)
     }
 }
 
+/* name when it is [a-z0-9_]+ (a column spec item), else c<i+1>. */
+static void simple_name(const char *name, uint32_t i, char *buf, size_t cap)
+{
+    bool ok = name && *name && strlen(name) < cap;
+    for (const char *p = name; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (ok)
+        snprintf(buf, cap, "%s", name);
+    else
+        snprintf(buf, cap, "c%u", i + 1);
+}
+
+/* The spool is the wire layer's, not the user's: its path is taken out of
+ * the engine's message (it named it twice, as reader and as table function)
+ * and the message says "COPY from stdin" instead. Line numbers count data
+ * lines: after a HEADER line they are one less than the client's. */
+static void spool_message(fl_error *e, const char *path)
+{
+    char out[sizeof e->msg];
+    size_t o = 0, pl = strlen(path);
+    int w = snprintf(out, sizeof out, "COPY from stdin: ");
+    o = w > 0 ? (size_t)w : 0;
+    for (const char *m = e->msg; *m && o + 1 < sizeof out;) {
+        if (!strncmp(m, path, pl)) {
+            m += pl;
+            if (m[0] == ':' && m[1] == ' ')
+                m += 2;
+            continue;
+        }
+        out[o++] = *m++;
+    }
+    out[o] = '\0';
+    memcpy(e->msg, out, o + 1);
+}
+
 /* Receives the COPY data into s->out. false = error already sent. */
 static bool receive(pgw_conn *c, cin *s)
 {
@@ -257,8 +292,10 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
     const fl_schema *sch = fl_sql_result_schema(probe);
     pgw_buf spec = {0};
     for (uint32_t i = 0; i < sch->nfields; i++) {
-        char one[64], tb[32];
-        snprintf(one, sizeof one, "%sc%u:%s", i ? "," : "", i + 1,
+        char one[128], tb[32], nm[64];
+        /* the column's own name when the spec can carry it, so errors name it */
+        simple_name(sch->fields[i].name, i, nm, sizeof nm);
+        snprintf(one, sizeof one, "%s%s:%s", i ? "," : "", nm,
                  type_spec(&sch->fields[i].type, tb, sizeof tb));
         pgw_buf_put(&spec, one, strlen(one));
     }
@@ -319,6 +356,7 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
             fl_sql_session_allow_file(c->sess, NULL, &e2);
             free(ins);
             if (rc != FL_OK) {
+                spool_message(&err, path);
                 pgw_send_sql_error(c, rc, &err);
                 ok = false;
             }

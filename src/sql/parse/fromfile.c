@@ -52,8 +52,7 @@ static const char *function_for(const char *path)
 }
 
 fl_status fl_sql_from_files_find(const char *orig, char *text, const fl_tok *tk, uint32_t ntok,
-                                 fl_arena *a, fl_from_file **out, uint32_t *nfound,
-                                 fl_error *err)
+                                 fl_arena *a, fl_from_file **out, uint32_t *nfound, fl_error *err)
 {
     *out = NULL;
     *nfound = 0;

@@ -45,8 +45,8 @@ static fl_status unexpected(const char *s, const fl_tok *t, int32_t *epos, fl_er
 }
 
 /* A qualified name a.b.c at *i; advances *i past it. */
-static fl_status qname(const char *s, const fl_tok *tk, uint32_t *i, fl_arena *a,
-                       fl_habit_stmt *h, int32_t *epos, fl_error *err)
+static fl_status qname(const char *s, const fl_tok *tk, uint32_t *i, fl_arena *a, fl_habit_stmt *h,
+                       int32_t *epos, fl_error *err)
 {
     if (!is_name(&tk[*i]))
         return unexpected(s, &tk[*i], epos, err);
@@ -106,8 +106,8 @@ fl_status fl_sql_parse_habit(const char *s, const fl_tok *tk, uint32_t ntok, fl_
     *out = NULL;
     if (ntok < 2)
         return FL_OK;
-    fl_habit_stmt h = {.kind = FL_HABIT_NONE, .name_location = -1,
-                       .location = (int32_t)tk[0].start};
+    fl_habit_stmt h = {
+        .kind = FL_HABIT_NONE, .name_location = -1, .location = (int32_t)tk[0].start};
     uint32_t i;
     bool like_ok = false;
     if (fl_tok_is(s, &tk[0], "show")) {

@@ -427,8 +427,19 @@ static fl_status parse_with_files(const char *sql, char *text, const toks *tk, f
         !nf)
         return rc;
     int32_t p2 = 0;
-    if (fl_sql_pgq_parse(sql, t2, tk->n, tree, &p2, &e2) != FL_OK)
+    fl_status r2 = fl_sql_pgq_parse(sql, t2, tk->n, tree, &p2, &e2);
+    if (r2 != FL_OK) {
+        /* the first error was at a file literal: the one after it is the user's */
+        bool at_literal = false;
+        for (uint32_t i = 0; epos && i < nf; i++)
+            at_literal |= *epos == fl_front_byte_to_char(sql, f[i].location);
+        if (at_literal && r2 == FL_ESYNTAX) {
+            *epos = p2;
+            if (err)
+                *err = e2;
+        }
         return rc;
+    }
     int32_t bad = -1;
     fl_status rc2 = FL_ENOMEM;
     if ((*tree)->n_stmts == 1)

@@ -67,15 +67,14 @@ static bool ends_with(const char *s, const char *suf)
     return n >= k && !strcasecmp(s + n - k, suf);
 }
 
-static fl_status parse_opts(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, copy_opts *o,
-                            fl_error *err)
+static fl_status parse_opts(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, copy_opts *o, fl_error *err)
 {
     fl_arena *a = c->planner->arena;
     const char *f = s->filename;
-    o->format = ends_with(f, ".parquet")                              ? CF_PARQUET
-                : ends_with(f, ".json") || ends_with(f, ".jsonl") ||
-                        ends_with(f, ".ndjson")                       ? CF_JSON
-                                                                      : CF_CSV;
+    o->format = ends_with(f, ".parquet") ? CF_PARQUET
+                : ends_with(f, ".json") || ends_with(f, ".jsonl") || ends_with(f, ".ndjson")
+                    ? CF_JSON
+                    : CF_CSV;
     o->header = false;
     o->delim = ',';
     for (size_t i = 0; i < s->n_options; i++) {
@@ -99,8 +98,7 @@ static fl_status parse_opts(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, copy_opt
                                       v ? v : "?");
             }
         } else if (!strcasecmp(d->defname, "header")) {
-            o->header = !v || !strcasecmp(v, "true") || !strcasecmp(v, "on") ||
-                        !strcmp(v, "1");
+            o->header = !v || !strcasecmp(v, "true") || !strcasecmp(v, "on") || !strcmp(v, "1");
         } else if (!strcasecmp(d->defname, "delimiter")) {
             if (!v || strlen(v) != 1) {
                 stmt_set_position(c, d->location);
@@ -150,12 +148,12 @@ static fl_status copy_from(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const cop
     const char *rel = rel_text(a, s->relation);
     if (!cols || !lit || !rel)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    const char *src =
-        o->format == CF_PARQUET ? fl_arena_sprintf(a, "read_parquet(%s)", lit)
-        : o->format == CF_JSON  ? fl_arena_sprintf(a, "read_json(%s)", lit)
-                                : fl_arena_sprintf(a, "read_csv(%s, header => %s, delim => '%s')",
-                                                   lit, o->header ? "true" : "false",
-                                                   o->delim == '\'' ? "''" : (char[]){o->delim, 0});
+    const char *src = o->format == CF_PARQUET ? fl_arena_sprintf(a, "read_parquet(%s)", lit)
+                      : o->format == CF_JSON
+                          ? fl_arena_sprintf(a, "read_json(%s)", lit)
+                          : fl_arena_sprintf(a, "read_csv(%s, header => %s, delim => '%s')", lit,
+                                             o->header ? "true" : "false",
+                                             o->delim == '\'' ? "''" : (char[]){o->delim, 0});
     /* csv columns are positional (PostgreSQL's COPY); parquet and json
      * columns are read by name, so a file may hold more than the list */
     const char *pick = *cols && o->format != CF_CSV ? cols + 1 : "*";
@@ -172,8 +170,16 @@ static fl_status copy_from(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const cop
     else
         fl_errorf(err, FL_EINVAL, "COPY FROM: cannot build the INSERT");
     fl_sql_parsed_free(ins);
-    if (rc != FL_OK)
-        return fl_error_prefix(err, "COPY FROM '%s'", s->filename);
+    if (rc != FL_OK) {
+        /* positions index the INSERT built here, not the user's COPY */
+        c->planner->error_position = 0;
+        const char *m = err ? err->msg : "";
+        if (!strncmp(m, "line ", 5) && strstr(m, ": "))
+            memmove(err->msg, strstr(m, ": ") + 2, strlen(strstr(m, ": ") + 2) + 1);
+        if (err && !strstr(err->msg, s->filename))
+            fl_error_prefix(err, "COPY FROM '%s'", s->filename);
+        return rc;
+    }
     stmt_tag(out, "COPY %lld", (long long)out->rows_affected);
     return FL_OK;
 }
@@ -360,8 +366,8 @@ static fl_status copy_query(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, PgQuery_
     if (!t || !from)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < nt; i++) {
-        PgQuery__Node *v = s->n_attlist ? stmt_mk_colref(a, NULL, fl_front_str(s->attlist[i]))
-                                        : stmt_mk_star(a);
+        PgQuery__Node *v =
+            s->n_attlist ? stmt_mk_colref(a, NULL, fl_front_str(s->attlist[i])) : stmt_mk_star(a);
         if (!v || !(t[i] = stmt_mk_restarget(a, v, NULL)))
             return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
@@ -417,12 +423,10 @@ static fl_status copy_to(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const copy_
     return FL_OK;
 }
 
-fl_status stmt_copy(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, fl_stmt_result *out,
-                    fl_error *err)
+fl_status stmt_copy(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, fl_stmt_result *out, fl_error *err)
 {
     if (s->is_program)
-        return fl_error_state(err, FL_EUNSUPPORTED, "0A000",
-                              "COPY ... PROGRAM is not supported");
+        return fl_error_state(err, FL_EUNSUPPORTED, "0A000", "COPY ... PROGRAM is not supported");
     if (!s->filename || !*s->filename)
         return fl_error_state(err, FL_EUNSUPPORTED, "0A000",
                               "COPY ... %s is the client protocol's: run it through a "

@@ -73,8 +73,7 @@ static fl_status check_ns(fl_stmt_ctx *c, const fl_namespace *ns, int32_t loc, f
     const char *name = fl_namespace_str(ns, pc->arena);
     if (!fl_sql_authz_visible(pc, ns, NULL)) {
         stmt_set_position(c, loc);
-        return fl_error_state(err, FL_EFORBIDDEN, "42501", "permission denied for schema %s",
-                              name);
+        return fl_error_state(err, FL_EFORBIDDEN, "42501", "permission denied for schema %s", name);
     }
     fl_ice_map props;
     fl_error e;
@@ -90,8 +89,7 @@ static fl_status check_ns(fl_stmt_ctx *c, const fl_namespace *ns, int32_t loc, f
     return FL_OK;
 }
 
-static fl_status target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns,
-                           fl_error *err)
+static fl_status target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns, fl_error *err)
 {
     if (h->nname)
         FL_TRY(habit_ns(h, h->nname, ns));
@@ -139,16 +137,15 @@ typedef struct ns_list {
     uint32_t n, cap;
 } ns_list;
 
-static fl_status walk_ns(fl_stmt_ctx *c, const fl_namespace *parent, const char *like_p,
-                         int depth, ns_list *l, fl_error *err)
+static fl_status walk_ns(fl_stmt_ctx *c, const fl_namespace *parent, const char *like_p, int depth,
+                         ns_list *l, fl_error *err)
 {
     fl_planner_ctx *pc = c->planner;
     fl_namespace *kids = NULL;
     uint32_t n = 0;
     FL_TRY(pc->catalog->ops->list_namespaces(pc->catalog, parent, pc->arena, &kids, &n, err));
     for (uint32_t i = 0; i < n; i++) {
-        if (fl_sql_authz_is_temp(pc->authz, &kids[i]) ||
-            !fl_sql_authz_visible(pc, &kids[i], NULL))
+        if (fl_sql_authz_is_temp(pc->authz, &kids[i]) || !fl_sql_authz_visible(pc, &kids[i], NULL))
             continue; /* nothing in or above it is granted: not shown, not walked */
         const char *name = fl_namespace_str(&kids[i], pc->arena);
         if (!name)
@@ -221,16 +218,14 @@ fl_status stmt_habit_table(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_table_iden
     const char *text = fl_table_ident_str(id, pc->arena);
     if (!fl_sql_authz_visible(pc, &id->ns, id->name)) {
         stmt_set_position(c, h->name_location);
-        return fl_error_state(err, FL_EFORBIDDEN, "42501", "permission denied for table %s",
-                              text);
+        return fl_error_state(err, FL_EFORBIDDEN, "42501", "permission denied for table %s", text);
     }
     fl_status rc = fl_ice_table_load(pc->catalog, id, t, err);
     if (rc == FL_ENOTFOUND)
         rc = fl_front_missing_metadata(pc, id, err);
     if (rc == FL_ENOTFOUND) {
         stmt_set_position(c, h->name_location);
-        return fl_error_state(err, FL_ENOTFOUND, "42P01", "relation \"%s\" does not exist",
-                              text);
+        return fl_error_state(err, FL_ENOTFOUND, "42P01", "relation \"%s\" does not exist", text);
     }
     return rc;
 }
@@ -276,8 +271,7 @@ static fl_status show_columns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_re
 
 /* ---- USE ---- */
 
-static fl_status use_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out,
-                        fl_error *err)
+static fl_status use_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out, fl_error *err)
 {
     if (!c->session)
         return fl_errorf(err, FL_EINVAL, "USE needs a session");
@@ -285,8 +279,8 @@ static fl_status use_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *
     FL_TRY(habit_ns(h, h->nname, &ns));
     FL_TRY(check_ns(c, &ns, h->name_location, err));
     /* exactly SET search_path = "a.b" (one entry: the namespace, quoted) */
-    const char *v = fl_arena_sprintf(c->planner->arena, "\"%s\"",
-                                     fl_namespace_str(&ns, c->planner->arena));
+    const char *v =
+        fl_arena_sprintf(c->planner->arena, "\"%s\"", fl_namespace_str(&ns, c->planner->arena));
     if (!v)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_sql_set(c->session, "search_path", v, err));
@@ -298,19 +292,12 @@ fl_status stmt_habit(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out
 {
     FL_TRY(stmt_need_catalog(c, "this statement", err));
     switch (h->kind) {
-    case FL_HABIT_SHOW_TABLES:
-        return show_tables(c, h, out, err);
-    case FL_HABIT_SHOW_SCHEMAS:
-        return show_schemas(c, h, out, err);
-    case FL_HABIT_SHOW_CATALOGS:
-        return show_catalogs(c, h, out, err);
-    case FL_HABIT_SHOW_COLUMNS:
-        return show_columns(c, h, out, err);
-    case FL_HABIT_SHOW_CREATE:
-        return stmt_show_create(c, h, out, err);
-    case FL_HABIT_USE:
-        return use_ns(c, h, out, err);
-    default:
-        return fl_errorf(err, FL_EINVAL, "unknown statement");
+    case FL_HABIT_SHOW_TABLES: return show_tables(c, h, out, err);
+    case FL_HABIT_SHOW_SCHEMAS: return show_schemas(c, h, out, err);
+    case FL_HABIT_SHOW_CATALOGS: return show_catalogs(c, h, out, err);
+    case FL_HABIT_SHOW_COLUMNS: return show_columns(c, h, out, err);
+    case FL_HABIT_SHOW_CREATE: return stmt_show_create(c, h, out, err);
+    case FL_HABIT_USE: return use_ns(c, h, out, err);
+    default: return fl_errorf(err, FL_EINVAL, "unknown statement");
     }
 }

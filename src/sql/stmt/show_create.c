@@ -30,18 +30,10 @@ const char *stmt_type_text(const fl_type *t, char *buf, size_t cap)
 {
     char inner[200];
     switch (t->id) {
-    case FL_TYPE_TIMESTAMP:
-        snprintf(buf, cap, "timestamp");
-        break;
-    case FL_TYPE_TIMESTAMPTZ:
-        snprintf(buf, cap, "timestamp with time zone");
-        break;
-    case FL_TYPE_TIME:
-        snprintf(buf, cap, "time");
-        break;
-    case FL_TYPE_STRING:
-        snprintf(buf, cap, "text");
-        break;
+    case FL_TYPE_TIMESTAMP: snprintf(buf, cap, "timestamp"); break;
+    case FL_TYPE_TIMESTAMPTZ: snprintf(buf, cap, "timestamp with time zone"); break;
+    case FL_TYPE_TIME: snprintf(buf, cap, "time"); break;
+    case FL_TYPE_STRING: snprintf(buf, cap, "text"); break;
     case FL_TYPE_LIST:
         if (t->nchildren < 1 || !t->children)
             return fl_sql_type_name(t, buf, cap);
@@ -52,8 +44,8 @@ const char *stmt_type_text(const fl_type *t, char *buf, size_t cap)
         size_t o = (size_t)snprintf(buf, cap, "struct<");
         for (uint32_t i = 0; i < t->nchildren && o < cap; i++) {
             stmt_type_text(&t->children[i].type, inner, sizeof inner);
-            o += (size_t)snprintf(buf + o, cap - o, "%s%s %s", i ? ", " : "",
-                                  t->children[i].name, inner);
+            o += (size_t)snprintf(buf + o, cap - o, "%s%s %s", i ? ", " : "", t->children[i].name,
+                                  inner);
         }
         if (o < cap)
             snprintf(buf + o, cap - o, ">");
@@ -68,8 +60,7 @@ const char *stmt_type_text(const fl_type *t, char *buf, size_t cap)
         snprintf(buf, cap, "map<%s, %s>", inner, v);
         break;
     }
-    default:
-        return fl_sql_type_name(t, buf, cap);
+    default: return fl_sql_type_name(t, buf, cap);
     }
     return buf;
 }

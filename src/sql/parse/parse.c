@@ -14,6 +14,10 @@
  *     strings there); the values are recorded by option name.
  *   - ALTER TABLE t EXECUTE proc [(args)] [WHERE cond]: parsed entirely here
  *     (fl_execute_stmt); libpg_query never sees it.
+ *   - SHOW TABLES, DESCRIBE t, USE ns, ... (habit.c, fl_habit_stmt): the
+ *     same, recognized by their first words.
+ *   - FROM 'file.parquet' (fromfile.c): only when libpg_query refuses the
+ *     text, which it parses again with placeholders for the literals.
  * The rest is parsed by pg_query_parse_protobuf() and unpacked with
  * protobuf-c (pg_query__parse_result__unpack), owned by the fl_sql_parsed;
  * both through depth.h, which bounds the tree's nesting (54001) and runs

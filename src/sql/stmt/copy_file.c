@@ -165,8 +165,11 @@ static fl_status copy_from(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const cop
     fl_sql_parsed *ins = NULL;
     FL_TRY(fl_sql_parse(sql, a, &ins, NULL, err));
     fl_status rc = FL_EINVAL;
-    if (ins->stmt && ins->stmt->node_case == PG_QUERY__NODE__NODE_INSERT_STMT)
-        rc = stmt_insert(c, ins->stmt->insert_stmt, out, err);
+    if (ins->stmt && ins->stmt->node_case == PG_QUERY__NODE__NODE_INSERT_STMT) {
+        rc = stmt_check_read_only(c, ins->stmt, err); /* an INSERT: 25006 in READ ONLY */
+        if (rc == FL_OK)
+            rc = stmt_insert(c, ins->stmt->insert_stmt, out, err);
+    }
     else
         fl_errorf(err, FL_EINVAL, "COPY FROM: cannot build the INSERT");
     fl_sql_parsed_free(ins);

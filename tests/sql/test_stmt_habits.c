@@ -261,6 +261,21 @@ static void test_copy_files(void)
     RUN_ERR(&E, "ANALYZE sales.src", FL_EUNSUPPORTED, "ANALYZE is not supported yet");
 }
 
+/* "does not exist" names the search path and a close visible name */
+static void test_suggest(void)
+{
+    RUN_ERR(&E, "SELECT * FROM orders", FL_ENOTFOUND,
+            "line 1, column 15: relation \"test.orders\" does not exist (search_path: test; did "
+            "you mean sales.orders?)");
+    CHECK_EQ_STR(last_state(E.s), "42P01");
+    CHECK_EQ_INT(last_pos(E.s), 15);
+    RUN_ERR(&E, "SELECT * FROM sales.ordres o JOIN sales.items i ON o.id = i.id", FL_ENOTFOUND,
+            "(search_path: test; did you mean sales.orders?)");
+    RUN_ERR(&E, "DESCRIBE sales.itens", FL_ENOTFOUND, "did you mean sales.items?");
+    RUN_ERR(&E, "SELECT * FROM sales.zzzzzz", FL_ENOTFOUND,
+            "relation \"sales.zzzzzz\" does not exist (search_path: test)");
+}
+
 /* A principal sees only what it may: listings skip the rest, naming it is 42501. */
 static void test_authz(void)
 {
@@ -282,6 +297,10 @@ static void test_authz(void)
     RUN_ERR(&R, "DESCRIBE secret.hush", FL_EFORBIDDEN, "permission denied");
     RUN_ERR(&R, "SHOW CREATE TABLE secret.t1", FL_EFORBIDDEN, "permission denied");
     RUN_ERR(&R, "USE secret", FL_EFORBIDDEN, "permission denied");
+    /* suggestions come from what the reader may see: never secret's tables */
+    RUN_ERR(&R, "SELECT * FROM pub.hush", FL_ENOTFOUND, "(search_path: secret)");
+    CHECK(strstr(R.err.msg, "did you mean") == NULL);
+    RUN_ERR(&R, "SELECT * FROM pub.t4", FL_ENOTFOUND, "did you mean pub");
     RUN_OK(&R, "DESCRIBE pub.t1");
     CHECK(strstr(R.rows, "a|integer|") == R.rows);
     /* server files need the admin role, like read_parquet */
@@ -307,6 +326,7 @@ int main(void)
     TEST_RUN(test_describe_and_use);
     TEST_RUN(test_show_create_round_trip);
     TEST_RUN(test_copy_files);
+    TEST_RUN(test_suggest);
     TEST_RUN(test_authz);
     stmt_env_close(&E);
     return TEST_EXIT();

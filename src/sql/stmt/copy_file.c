@@ -169,8 +169,7 @@ static fl_status copy_from(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const cop
         rc = stmt_check_read_only(c, ins->stmt, err); /* an INSERT: 25006 in READ ONLY */
         if (rc == FL_OK)
             rc = stmt_insert(c, ins->stmt->insert_stmt, out, err);
-    }
-    else
+    } else
         fl_errorf(err, FL_EINVAL, "COPY FROM: cannot build the INSERT");
     fl_sql_parsed_free(ins);
     if (rc != FL_OK) {

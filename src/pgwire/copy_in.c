@@ -10,7 +10,7 @@
  * unquoted field), so memory stays bounded by one field (at most
  * max_message_bytes). At CopyDone the spool is appended in ONE Iceberg
  * commit by the engine's INSERT: INSERT INTO t (cols) SELECT * FROM
- * read_csv(spool, header => false, columns => '<types of the target>'),
+ * read_csv(spool, header => HEADER, columns => '<types of the target>'),
  * which converts text to each column's type exactly as `floe load` does.
  * The spool file is removed afterwards.
  */
@@ -213,8 +213,8 @@ static void simple_name(const char *name, uint32_t i, char *buf, size_t cap)
 
 /* The spool is the wire layer's, not the user's: its path is taken out of
  * the engine's message (it named it twice, as reader and as table function)
- * and the message says "COPY from stdin" instead. Line numbers count data
- * lines: after a HEADER line they are one less than the client's. */
+ * and the message says "COPY from stdin" instead. Line numbers are the
+ * client's (a HEADER line is in the spool too, see pgw_copy_in). */
 static void spool_message(fl_error *e, const char *path)
 {
     char out[sizeof e->msg];
@@ -330,6 +330,12 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
         pgw_put_i16(c, 0);
     pgw_end(c);
     pgw_flush(c);
+    /* HEADER: the client's header line is dropped and one of ours written,
+     * so the spool's line numbers (in conversion errors) are the client's */
+    for (uint32_t i = 0; s.skip_header && i < ncols; i++)
+        fprintf(s.out, "%s\"c%u\"", i ? "," : "", i + 1);
+    if (s.skip_header)
+        fputc('\n', s.out);
     bool ok = receive(c, &s);
     ok = fclose(s.out) == 0 && ok;
     pgw_buf_free(&s.field);
@@ -343,10 +349,11 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
             ok = false;
         } else {
             snprintf(ins, n,
-                     "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => false, "
+                     "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => %s, "
                      "columns => '%s')",
                      k->copy_table, k->copy_cols[0] ? "(" : "", k->copy_cols,
-                     k->copy_cols[0] ? ")" : "", path, (char *)spec.buf.bytes);
+                     k->copy_cols[0] ? ")" : "", path, k->copy_header ? "true" : "false",
+                     (char *)spec.buf.bytes);
             /* the spool is the wire layer's own file, not the user's: the
              * engine lets this session read exactly it (sql.h) */
             rc = fl_sql_session_allow_file(c->sess, path, &err);

@@ -43,6 +43,10 @@ check "header false reads the first line as data" "yes" \
 err=$(psql -X -c '\copy demo.orders from in.csv csv' 2>&1)
 check "COPY FROM STDIN error names the column, not the spool file" "yes" \
   "$(echo "$err" | grep -q "COPY from stdin: line 1, column 'id'" && ! echo "$err" | grep -q floe-copy && echo yes)"
+printf 'id,name,amount\n4,d,1\nx,e,2\n' > bad.csv
+check "after HEADER, error lines are the file's" "yes" \
+  "$(psql -X -c '\copy demo.orders from bad.csv CSV HEADER' 2>&1 | grep -q "COPY from stdin: line 3, column 'id'" && echo yes)"
+check "a failed COPY adds nothing" "6" "$(q -c 'select count(*) from demo.orders')"
 check "SHOW TABLES FROM" "orders" "$(q -c 'show tables from demo')"
 check "SHOW SCHEMAS" "demo" "$(q -c 'show schemas')"
 check "USE, then SHOW TABLES and DESCRIBE" $'orders\nid|bigint|YES|1|\nname|text|YES|2|\namount|numeric(8,2)|YES|3|' \

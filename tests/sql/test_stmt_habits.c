@@ -253,6 +253,9 @@ static void test_copy_files(void)
     CHECK_EQ_STR(E.rows, "lo|2024\n");
     /* a syntax error elsewhere is reported as libpg_query found it */
     RUN_ERR(&E, "SELECT * FROM 'x.csv' WHERE", FL_ESYNTAX, "syntax error at end of input");
+    /* a literal that cannot be a FROM item stays PostgreSQL's syntax error */
+    RUN_ERR(&E, "DELETE FROM 'x.csv'", FL_ESYNTAX,
+            "line 1, column 13: syntax error at or near \"'x.csv'\"");
     RUN_ERR(&E, "SELECT * FROM 'x.txt'", FL_EINVAL,
             "line 1, column 15: cannot tell the format of 'x.txt'");
     RUN_ERR(&E, "COPY sales.src TO STDOUT", FL_EUNSUPPORTED, "client protocol");

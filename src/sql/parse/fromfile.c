@@ -225,11 +225,15 @@ typedef struct apply_walk {
     PgQuery__Node *hits[64];
     const char *paths[64];
     uint32_t nhits;
+    uint32_t rangevars; /* RangeVar messages at a literal's offset */
 } apply_walk;
 
 static void on_node(const ProtobufCMessage *m, void *ud)
 {
     apply_walk *w = ud;
+    if (m->descriptor == &pg_query__range_var__descriptor)
+        for (uint32_t i = 0; i < w->n; i++)
+            w->rangevars += ((const PgQuery__RangeVar *)m)->location == w->f[i].location;
     if (m->descriptor != &pg_query__node__descriptor)
         return;
     PgQuery__Node *n = (PgQuery__Node *)m;
@@ -249,6 +253,10 @@ fl_status fl_sql_from_files_apply(PgQuery__Node *stmt, const fl_from_file *f, ui
     apply_walk w = {.f = f, .n = n};
     /* collect first: replacing while walking would walk the new nodes */
     fl_front_walk((const ProtobufCMessage *)stmt, on_node, &w);
+    /* every literal must be a FROM item (a RangeVar in a list or join); one
+     * that landed elsewhere (DELETE FROM 'x', a relation field) is no file */
+    if (w.nhits != n || w.rangevars != n)
+        return fl_errorf(err, FL_ESYNTAX, "not a FROM item");
     for (uint32_t i = 0; i < w.nhits; i++) {
         const char *fn = function_for(w.paths[i]);
         if (!fn) {

@@ -104,14 +104,20 @@ static void blank(char *text, uint32_t from, uint32_t to)
             text[i] = ' ';
 }
 
-fl_status fl_front_syntax_at(const char *text, int32_t byte_off, int32_t *error_position,
-                             fl_error *err, const char *what)
+static fl_status syntax_at(const char *text, int32_t byte_off, int32_t *error_position,
+                           fl_error *err, const char *what)
 {
     char pos[64];
     fl_sql_position(text, byte_off, pos, sizeof pos);
     if (error_position)
         *error_position = fl_front_byte_to_char(text, byte_off);
     return fl_errorf(err, FL_ESYNTAX, "%s: %s", pos, what);
+}
+
+fl_status fl_front_syntax_at(const char *text, int32_t byte_off, int32_t *error_position,
+                             fl_error *err, const char *what)
+{
+    return syntax_at(text, byte_off, error_position, err, what);
 }
 
 /* ---- token array ---- */
@@ -131,7 +137,7 @@ static fl_status tokenize(const char *s, fl_arena *a, toks *out, int32_t *epos, 
     for (;;) {
         fl_tok t = fl_lex_next(s, n, &pos);
         if (t.kind == FL_TOK_ERROR)
-            return fl_front_syntax_at(s, (int32_t)t.start, epos, err,
+            return syntax_at(s, (int32_t)t.start, epos, err,
                              "unterminated quoted string, identifier or comment");
         if (out->n == cap) {
             fl_tok *nv = fl_arena_alloc(a, cap * 2 * sizeof(fl_tok));
@@ -173,7 +179,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         int w = snprintf(name + nl, sizeof name - nl, "%s%s", nl ? "." : "", part);
         if (w < 0 || (size_t)w >= sizeof name - nl)
-            return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err, "table name too long");
+            return syntax_at(s, (int32_t)tk->v[i].start, epos, err, "table name too long");
         nl += (size_t)w;
         i++;
         if (fl_tok_punct(s, &tk->v[i], '.')) {
@@ -187,7 +193,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
     int32_t loc = (int32_t)tk->v[i].start;
     i++;
     if (tk->v[i].kind != FL_TOK_IDENT)
-        return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err,
+        return syntax_at(s, (int32_t)tk->v[i].start, epos, err,
                          "expected a procedure name after EXECUTE");
     fl_execute_stmt *x = fl_arena_calloc(a, 1, sizeof *x);
     if (!x)
@@ -208,7 +214,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
         while (!fl_tok_punct(s, &tk->v[i], ')')) {
             if (x->nargs > 0) {
                 if (!fl_tok_punct(s, &tk->v[i], ','))
-                    return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err,
+                    return syntax_at(s, (int32_t)tk->v[i].start, epos, err,
                                      "expected ',' or ')' in EXECUTE arguments");
                 i++;
             }
@@ -231,7 +237,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
                 t = &tk->v[i];
             }
             if (t->kind != FL_TOK_STRING && t->kind != FL_TOK_NUMBER && t->kind != FL_TOK_IDENT)
-                return fl_front_syntax_at(s, (int32_t)t->start, epos, err,
+                return syntax_at(s, (int32_t)t->start, epos, err,
                                  "expected a literal in EXECUTE arguments");
             char *v = fl_front_tok_text(a, s, t);
             if (v && neg)
@@ -239,7 +245,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
             vals[x->nargs++] = v;
             i++;
             if (tk->v[i].kind == FL_TOK_EOF)
-                return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err,
+                return syntax_at(s, (int32_t)tk->v[i].start, epos, err,
                                  "unterminated EXECUTE argument list");
         }
         i++;
@@ -252,7 +258,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
             j++;
         }
         if (end == from)
-            return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err, "WHERE without a condition");
+            return syntax_at(s, (int32_t)tk->v[i].start, epos, err, "WHERE without a condition");
         x->where_text = fl_arena_strndup(a, s + from, end - from);
         i = j;
     }
@@ -262,7 +268,7 @@ static fl_status parse_execute(const char *s, const toks *tk, fl_arena *a, fl_ex
         char what[128];
         snprintf(what, sizeof what, "syntax error at or near \"%.*s\"",
                  (int)(tk->v[i].len > 40 ? 40 : tk->v[i].len), s + tk->v[i].start);
-        return fl_front_syntax_at(s, (int32_t)tk->v[i].start, epos, err, what);
+        return syntax_at(s, (int32_t)tk->v[i].start, epos, err, what);
     }
     x->arg_names = names;
     x->arg_values = vals;
@@ -297,11 +303,11 @@ static fl_status find_travel(const char *orig, char *text, const toks *tk, fl_ar
             j++;
         v = &tk->v[j];
         if (v->kind != FL_TOK_NUMBER && v->kind != FL_TOK_STRING && v->kind != FL_TOK_PARAM)
-            return fl_front_syntax_at(orig, (int32_t)v->start, epos, err,
+            return syntax_at(orig, (int32_t)v->start, epos, err,
                              ts ? "FOR TIMESTAMP AS OF expects a timestamp literal"
                                 : "FOR VERSION AS OF expects a snapshot id or a quoted ref name");
         if (*ntv == MAX_TRAVEL)
-            return fl_front_syntax_at(orig, (int32_t)tk->v[i].start, epos, err,
+            return syntax_at(orig, (int32_t)tk->v[i].start, epos, err,
                              "too many FOR ... AS OF clauses");
         uint32_t vend = v->start + v->len;
         fl_time_travel *t = &tv[(*ntv)++];
@@ -327,8 +333,8 @@ static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_ar
     uint32_t i0 = 1;
     if (tk->n < 3 || !fl_tok_is(orig, &tk->v[0], "create"))
         return FL_OK;
-    while (i0 < tk->n && !fl_tok_is(orig, &tk->v[i0], "table") &&
-           tk->v[i0].kind == FL_TOK_IDENT && i0 < 4)
+    while (i0 < tk->n && !fl_tok_is(orig, &tk->v[i0], "table") && tk->v[i0].kind == FL_TOK_IDENT &&
+           i0 < 4)
         i0++;
     if (!fl_tok_is(orig, &tk->v[i0], "table"))
         return FL_OK;
@@ -345,8 +351,7 @@ static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_ar
         if (!is_name_tok(&tk->v[i]))
             continue;
         if (nopt == MAX_ARRAY_OPTS)
-            return fl_front_syntax_at(orig, (int32_t)tk->v[i].start, epos, err,
-                             "too many ARRAY options");
+            return syntax_at(orig, (int32_t)tk->v[i].start, epos, err, "too many ARRAY options");
         const char **items = fl_arena_calloc(a, tk->n, sizeof(char *));
         if (!items)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -354,13 +359,13 @@ static fl_status find_arrays(const char *orig, char *text, const toks *tk, fl_ar
         while (!fl_tok_punct(orig, &tk->v[j], ']')) {
             if (cnt > 0) {
                 if (!fl_tok_punct(orig, &tk->v[j], ','))
-                    return fl_front_syntax_at(orig, (int32_t)tk->v[j].start, epos, err,
+                    return syntax_at(orig, (int32_t)tk->v[j].start, epos, err,
                                      "expected ',' or ']' in ARRAY[...]");
                 j++;
             }
             const fl_tok *t = &tk->v[j];
             if (t->kind != FL_TOK_STRING && t->kind != FL_TOK_NUMBER)
-                return fl_front_syntax_at(orig, (int32_t)t->start, epos, err,
+                return syntax_at(orig, (int32_t)t->start, epos, err,
                                  "ARRAY[...] option values must be literals");
             items[cnt++] = fl_front_tok_text(a, orig, t);
             j++;
@@ -422,13 +427,17 @@ static fl_status parse_with_files(const char *sql, char *text, const toks *tk, f
     fl_status rc = fl_sql_pgq_parse(sql, text, tk->n, tree, epos, err);
     if (rc != FL_ESYNTAX)
         return rc;
+    fl_error first;
+    fl_error_clear(&first);
+    if (err)
+        first = *err;
+    int32_t first_pos = epos ? *epos : 0;
     fl_from_file *f = NULL;
     uint32_t nf = 0;
     char *t2 = fl_arena_strdup(a, text);
     fl_error e2;
     fl_error_clear(&e2);
-    if (!t2 || fl_sql_from_files_find(sql, t2, tk->v, tk->n, a, &f, &nf, &e2) != FL_OK ||
-        !nf)
+    if (!t2 || fl_sql_from_files_find(sql, t2, tk->v, tk->n, a, &f, &nf, &e2) != FL_OK || !nf)
         return rc;
     int32_t p2 = 0;
     fl_status r2 = fl_sql_pgq_parse(sql, t2, tk->n, tree, &p2, &e2);
@@ -454,6 +463,13 @@ static fl_status parse_with_files(const char *sql, char *text, const toks *tk, f
         return FL_OK;
     pg_query__parse_result__free_unpacked(*tree, NULL);
     *tree = NULL;
+    if (rc2 == FL_ESYNTAX) { /* a literal that is no FROM item: the first error stands */
+        if (err)
+            *err = first;
+        if (epos)
+            *epos = first_pos;
+        return rc;
+    }
     if (bad >= 0) {
         char pos[64];
         fl_sql_position(sql, bad, pos, sizeof pos);
@@ -482,7 +498,7 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     toks tk;
     FL_TRY(tokenize(sql, a, &tk, error_position, err));
     if (tk.v[0].kind == FL_TOK_EOF)
-        return fl_front_syntax_at(sql, 0, error_position, err, "empty statement");
+        return syntax_at(sql, 0, error_position, err, "empty statement");
     fl_habit_stmt *h = NULL;
     FL_TRY(fl_sql_parse_habit(sql, tk.v, tk.n, a, &h, error_position, err));
     if (h) {
@@ -512,8 +528,8 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
         int32_t loc = n > 1 ? tree->stmts[1]->stmt_location : 0;
         pg_query__parse_result__free_unpacked(tree, NULL);
         if (n == 0)
-            return fl_front_syntax_at(sql, 0, error_position, err, "empty statement");
-        return fl_front_syntax_at(sql, loc, error_position, err,
+            return syntax_at(sql, 0, error_position, err, "empty statement");
+        return syntax_at(sql, loc, error_position, err,
                          "expected exactly one statement (use fl_sql_split for scripts)");
     }
     p->tree = tree;
@@ -528,7 +544,7 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     fl_front_walk((const ProtobufCMessage *)p->stmt, on_rangevar, &w);
     for (uint32_t i = 0; i < ntv; i++) {
         if (tv[i].relation_location < 0) {
-            fl_status rc = fl_front_syntax_at(sql, for_pos[i], error_position, err,
+            fl_status rc = syntax_at(sql, for_pos[i], error_position, err,
                                      "FOR ... AS OF must follow a table name");
             pg_query__parse_result__free_unpacked(tree, NULL);
             p->tree = NULL;

@@ -48,7 +48,9 @@ typedef struct fl_from_file {
 fl_status fl_sql_from_files_find(const char *orig, char *text, const fl_tok *tk, uint32_t ntok,
                                  fl_arena *a, fl_from_file **out, uint32_t *nfound,
                                  fl_error *err);
-/* *bad_location: the literal whose extension names no reader (-1: none). */
+/* *bad_location: the literal whose extension names no reader (-1: none).
+ * FL_ESYNTAX (message not for users) when a literal is not a FROM item:
+ * the caller reports its first parse's error. */
 fl_status fl_sql_from_files_apply(PgQuery__Node *stmt, const fl_from_file *f, uint32_t n,
                                   int32_t *bad_location, fl_error *err);
 

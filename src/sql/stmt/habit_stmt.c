@@ -252,12 +252,12 @@ static fl_status show_columns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_re
         const fl_field *f = &is->schema.fields[i];
         char tb[256];
         const char **r = &cells[5 * i];
-        r[0] = f->name;
+        r[0] = fl_arena_strdup(a, f->name); /* t's memory is freed below */
         r[1] = fl_arena_strdup(a, stmt_type_text(&f->type, tb, sizeof tb));
         r[2] = f->nullable ? "YES" : "NO";
         r[3] = fl_arena_sprintf(a, "%d", (int)f->field_id);
-        r[4] = f->doc;
-        if (!r[1] || !r[3])
+        r[4] = f->doc ? fl_arena_strdup(a, f->doc) : NULL;
+        if (!r[0] || !r[1] || !r[3] || (f->doc && !r[4]))
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     fl_ice_table_free(t);

@@ -42,6 +42,8 @@ static void test_show(void)
     CHECK_EQ_STR(E.rows, "orders\n");
     RUN_OK(&E, "SHOW SCHEMAS");
     CHECK_EQ_STR(E.rows, "sales\nsales.eu\n");
+    RUN_OK(&E, "DESCRIBE sales.big"); /* a view: its schema */
+    CHECK_EQ_STR(E.rows, "id|bigint|YES|1|NULL\n");
     RUN_OK(&E, "SHOW NAMESPACES FROM sales");
     CHECK_EQ_STR(E.rows, "sales.eu\n");
     RUN_OK(&E, "SHOW CATALOGS");

@@ -6,7 +6,7 @@
  *   SHOW SCHEMAS [FROM ns] [LIKE 'p']  -> schema_name (every level, dotted)
  *   SHOW CATALOGS [LIKE 'p']           -> catalog_name
  *   SHOW COLUMNS FROM t | DESCRIBE t   -> column_name, data_type, nullable,
- *                                         field_id, comment
+ *                                         field_id, comment (tables and views)
  *   SHOW CREATE TABLE t                -> create_statement (show_create.c)
  *   USE ns                             -> the session's search_path
  *
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/ice_view.h"
 #include "floe/sql_settings.h"
 #include "sql/stmt/stmt_int.h"
 
@@ -235,38 +236,80 @@ const fl_ice_schema *stmt_current_schema(const fl_ice_table *t)
     return fl_ice_metadata_schema(&t->meta, t->meta.current_schema_id);
 }
 
-static fl_status show_columns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out,
-                              fl_error *err)
+/* The schema of view id (its current version's), in the arena; NULL with
+ * err untouched when there is no such view. */
+static const fl_schema *view_schema(fl_stmt_ctx *c, const fl_table_ident *id, fl_error *err,
+                                    fl_status *rc)
+{
+    fl_planner_ctx *pc = c->planner;
+    fl_catalog *cat = pc->catalog;
+    const char *loc = NULL;
+    fl_error e;
+    fl_error_clear(&e);
+    *rc = FL_OK;
+    if (!cat->ops->load_view || !pc->io ||
+        cat->ops->load_view(cat, id, pc->arena, &loc, &e) != FL_OK)
+        return NULL;
+    fl_ice_view_metadata m;
+    *rc = fl_ice_view_metadata_read(pc->io, loc, pc->arena, &m, err);
+    const fl_ice_view_version *v = *rc == FL_OK ? fl_ice_view_current_version(&m) : NULL;
+    for (uint32_t i = 0; v && i < m.nschemas; i++)
+        if (m.schemas[i].schema_id == v->schema_id)
+            return &m.schemas[i].schema;
+    if (*rc == FL_OK)
+        *rc = fl_errorf(err, FL_EINVAL, "view %s has no current schema", id->name);
+    return NULL;
+}
+
+static fl_status column_rows(fl_stmt_ctx *c, const fl_schema *sch, fl_stmt_result *out,
+                             fl_error *err)
 {
     fl_arena *a = c->planner->arena;
-    fl_table_ident id;
-    fl_ice_table *t = NULL;
-    FL_TRY(stmt_habit_table(c, h, &id, &t, err));
-    const fl_ice_schema *is = stmt_current_schema(t);
-    fl_status rc = FL_OK;
-    uint32_t n = is ? is->schema.nfields : 0;
+    uint32_t n = sch ? sch->nfields : 0;
     const char **cells = fl_arena_calloc(a, 5 * (size_t)n + 1, sizeof *cells);
     if (!cells)
-        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t i = 0; rc == FL_OK && i < n; i++) {
-        const fl_field *f = &is->schema.fields[i];
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        const fl_field *f = &sch->fields[i];
         char tb[256];
         const char **r = &cells[5 * i];
-        r[0] = fl_arena_strdup(a, f->name); /* t's memory is freed below */
+        r[0] = fl_arena_strdup(a, f->name); /* the table's memory is freed after */
         r[1] = fl_arena_strdup(a, stmt_type_text(&f->type, tb, sizeof tb));
         r[2] = f->nullable ? "YES" : "NO";
         r[3] = fl_arena_sprintf(a, "%d", (int)f->field_id);
         r[4] = f->doc ? fl_arena_strdup(a, f->doc) : NULL;
         if (!r[0] || !r[1] || !r[3] || (f->doc && !r[4]))
-            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
-    fl_ice_table_free(t);
-    FL_TRY(rc);
     static const char *const names[] = {"column_name", "data_type", "nullable", "field_id",
                                         "comment"};
     FL_TRY(stmt_result_strings(c, out, names, 5, cells, n, err));
     stmt_tag(out, "SHOW");
     return FL_OK;
+}
+
+/* DESCRIBE t: a table's current schema, or a view's */
+static fl_status show_columns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out,
+                              fl_error *err)
+{
+    fl_table_ident id;
+    fl_ice_table *t = NULL;
+    fl_status rc = stmt_habit_table(c, h, &id, &t, err);
+    if (rc == FL_ENOTFOUND) {
+        fl_status vrc;
+        const fl_schema *vs = view_schema(c, &id, err, &vrc);
+        if (vs) {
+            fl_error_clear(err);
+            c->planner->error_position = 0;
+            return column_rows(c, vs, out, err);
+        }
+        return vrc != FL_OK ? vrc : rc;
+    }
+    FL_TRY(rc);
+    const fl_ice_schema *is = stmt_current_schema(t);
+    rc = column_rows(c, is ? &is->schema : NULL, out, err);
+    fl_ice_table_free(t);
+    return rc;
 }
 
 /* ---- USE ---- */

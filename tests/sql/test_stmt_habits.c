@@ -260,6 +260,15 @@ static void test_copy_files(void)
             "line 1, column 13: syntax error at or near \"'x.csv'\"");
     RUN_ERR(&E, "SELECT * FROM 'x.txt'", FL_EINVAL,
             "line 1, column 15: cannot tell the format of 'x.txt'");
+    /* writes never land among table files or the catalog's */
+    snprintf(q, sizeof q, "COPY sales.src TO '%s/wh/x.csv'", E.dir);
+    RUN_ERR(&E, q, FL_EFORBIDDEN, "files are not written into the warehouse");
+    snprintf(q, sizeof q, "COPY sales.src TO '%s/catalog.db'", E.dir);
+    RUN_ERR(&E, q, FL_EFORBIDDEN, "catalog's files");
+    snprintf(q, sizeof q, "COPY sales.src TO '%s/x/../wh/y.csv'", E.dir);
+    RUN_ERR(&E, q, FL_EFORBIDDEN, "\"..\"");
+    RUN_OK(&E, "SELECT count(*) FROM sales.src"); /* the table is intact */
+    CHECK_EQ_STR(E.rows, "3\n");
     RUN_ERR(&E, "COPY sales.src TO STDOUT", FL_EUNSUPPORTED, "client protocol");
     RUN_ERR(&E, "COPY sales.src TO '/tmp/x.csv' (FORMAT binary)", FL_EUNSUPPORTED, "FORMAT binary");
     RUN_ERR(&E, "COPY sales.src TO PROGRAM 'cat'", FL_EUNSUPPORTED, "PROGRAM");

@@ -13,7 +13,9 @@
  *
  * Files are outside the grant model, exactly like read_parquet/read_csv
  * (authz.h: the admin role, fail closed): TO asks fl_sql_authz_files for
- * the path before anything is planned or written; FROM is
+ * the path before anything is planned or written, and a file is never
+ * written into the warehouse, an allowed table root, over the catalog's
+ * database or a protected file, or through ".." (42501); FROM is
  * INSERT INTO t [(cols)] SELECT * | cols FROM read_csv/read_json/read_parquet(path, ...)
  * (csv columns are positional as in PostgreSQL; parquet/json ones by name),
  * so the table function's own check and INSERT's WRITE check apply, and
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "floe/parquet.h"
 #include "floe/sql.h"
@@ -379,6 +382,41 @@ static fl_status copy_query(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, PgQuery_
     return FL_OK;
 }
 
+/* An absolute form of a local relative path (arena), else p itself. */
+static const char *absolute(fl_arena *a, const char *p)
+{
+    char cwd[4096];
+    if (!p || p[0] == '/' || strstr(p, "://") || !strncmp(p, "file:", 5) ||
+        !getcwd(cwd, sizeof cwd))
+        return p;
+    return fl_arena_sprintf(a, "%s/%s", cwd, p);
+}
+
+/* Writing is where a file path can do harm: never into the warehouse or
+ * an allowed table root (table files live there), never over the
+ * catalog's database or a protected file, never through "..". Checked
+ * after fl_sql_authz_files and before anything is planned. */
+static fl_status write_target_check(fl_stmt_ctx *c, const char *path, fl_error *err)
+{
+    fl_arena *a = c->planner->arena;
+    const fl_catalog *cat = c->planner->catalog;
+    const char *p = absolute(a, path);
+    bool bad = !p || !*path || strstr(path, "/../") || !strncmp(path, "../", 3) ||
+               (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")) ||
+               !strcmp(path, "..");
+    const char *wh = cat ? absolute(a, cat->warehouse) : NULL;
+    bad = bad || (wh && *wh && fl_location_within(p, wh)) ||
+          (cat && (fl_catalog_path_protected(cat, p) || fl_catalog_path_protected(cat, path)));
+    for (uint32_t i = 0; !bad && cat && cat->confine && i < cat->confine->nallowed; i++)
+        bad = fl_location_within(p, absolute(a, cat->confine->allowed[i]));
+    if (!bad)
+        return FL_OK;
+    return fl_error_state(err, FL_EFORBIDDEN, "42501",
+                          "COPY TO '%s': files are not written into the warehouse, a table "
+                          "location root or the catalog's files (or through \"..\")",
+                          path);
+}
+
 static fl_status copy_to(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const copy_opts *o,
                          fl_stmt_result *out, fl_error *err)
 {
@@ -387,6 +425,7 @@ static fl_status copy_to(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, const copy_
         return fl_errorf(err, FL_EINVAL, "COPY TO a file needs a FileIO");
     /* files are outside the grant model (authz.h): before anything is planned or written */
     FL_TRY(fl_sql_authz_files(pc, s->filename, -1, err));
+    FL_TRY(write_target_check(c, s->filename, err));
     PgQuery__Node *q = NULL;
     FL_TRY(copy_query(c, s, &q, err));
     fl_plan *plan = NULL;

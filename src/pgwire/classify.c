@@ -27,6 +27,11 @@ static const char *sv(json_t *o, const char *k)
 static void const_text(json_t *n, char *buf, size_t cap)
 {
     json_t *c = json_object_get(n, "A_Const");
+    json_t *bl = json_object_get(n, "Boolean");
+    if (bl) { /* COPY's old syntax: CSV HEADER is header = Boolean true (absent = false) */
+        snprintf(buf, cap, "%s", json_is_true(json_object_get(bl, "boolval")) ? "true" : "false");
+        return;
+    }
     if (!c) {
         json_t *tc = json_object_get(n, "TypeCast");
         if (tc)
@@ -133,6 +138,11 @@ static void quote_name(char *out, size_t cap, const char *cat, const char *sch, 
 
 static void copy_stmt(pgw_class *k, json_t *s)
 {
+    if (sv(s, "filename") && !json_is_true(json_object_get(s, "is_program"))) {
+        k->kind = PGW_K_ENGINE; /* a server-side file: the engine's (stmt/copy_file.c) */
+        snprintf(k->tag, sizeof k->tag, "COPY");
+        return;
+    }
     k->kind = PGW_K_COPY;
     k->copy_from = json_is_true(json_object_get(s, "is_from"));
     k->copy_delim = 0;
@@ -187,13 +197,26 @@ static void copy_stmt(pgw_class *k, json_t *s)
     }
 }
 
+/* SHOW words that are statements of the engine, not settings */
+static bool engine_show(const char *name)
+{
+    static const char *const w[] = {"tables", "schemas", "namespaces", "catalogs"};
+    for (size_t i = 0; name && i < sizeof w / sizeof *w; i++)
+        if (!strcasecmp(name, w[i]))
+            return true;
+    return false;
+}
+
 static void classify_node(pgw_class *k, const char *type, json_t *s)
 {
     if (!strcmp(type, "TransactionStmt"))
         txn_stmt(k, s);
     else if (!strcmp(type, "VariableSetStmt"))
         set_stmt(k, s);
-    else if (!strcmp(type, "VariableShowStmt")) {
+    else if (!strcmp(type, "VariableShowStmt") && engine_show(sv(s, "name"))) {
+        k->kind = PGW_K_ENGINE; /* SHOW TABLES etc. (src/sql/parse/habit.c) return rows */
+        k->select = true;
+    } else if (!strcmp(type, "VariableShowStmt")) {
         k->kind = PGW_K_SHOW;
         snprintf(k->name, sizeof k->name, "%s", sv(s, "name") ? sv(s, "name") : "");
         snprintf(k->tag, sizeof k->tag, "SHOW");

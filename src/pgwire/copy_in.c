@@ -10,7 +10,7 @@
  * unquoted field), so memory stays bounded by one field (at most
  * max_message_bytes). At CopyDone the spool is appended in ONE Iceberg
  * commit by the engine's INSERT: INSERT INTO t (cols) SELECT * FROM
- * read_csv(spool, header => false, columns => '<types of the target>'),
+ * read_csv(spool, header => HEADER, columns => '<types of the target>'),
  * which converts text to each column's type exactly as `floe load` does.
  * The spool file is removed afterwards.
  */
@@ -199,6 +199,41 @@ static const char *type_spec(const fl_type *t, char *buf, size_t cap)
     }
 }
 
+/* name when it is [a-z0-9_]+ (a column spec item), else c<i+1>. */
+static void simple_name(const char *name, uint32_t i, char *buf, size_t cap)
+{
+    bool ok = name && *name && strlen(name) < cap;
+    for (const char *p = name; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (ok)
+        snprintf(buf, cap, "%s", name);
+    else
+        snprintf(buf, cap, "c%u", i + 1);
+}
+
+/* The spool is the wire layer's, not the user's: its path is taken out of
+ * the engine's message (it named it twice, as reader and as table function)
+ * and the message says "COPY from stdin" instead. Line numbers are the
+ * client's (a HEADER line is in the spool too, see pgw_copy_in). */
+static void spool_message(fl_error *e, const char *path)
+{
+    char out[sizeof e->msg];
+    size_t o = 0, pl = strlen(path);
+    int w = snprintf(out, sizeof out, "COPY from stdin: ");
+    o = w > 0 ? (size_t)w : 0;
+    for (const char *m = e->msg; *m && o + 1 < sizeof out;) {
+        if (!strncmp(m, path, pl)) {
+            m += pl;
+            if (m[0] == ':' && m[1] == ' ')
+                m += 2;
+            continue;
+        }
+        out[o++] = *m++;
+    }
+    out[o] = '\0';
+    memcpy(e->msg, out, o + 1);
+}
+
 /* Receives the COPY data into s->out. false = error already sent. */
 static bool receive(pgw_conn *c, cin *s)
 {
@@ -257,8 +292,10 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
     const fl_schema *sch = fl_sql_result_schema(probe);
     pgw_buf spec = {0};
     for (uint32_t i = 0; i < sch->nfields; i++) {
-        char one[64], tb[32];
-        snprintf(one, sizeof one, "%sc%u:%s", i ? "," : "", i + 1,
+        char one[128], tb[32], nm[64];
+        /* the column's own name when the spec can carry it, so errors name it */
+        simple_name(sch->fields[i].name, i, nm, sizeof nm);
+        snprintf(one, sizeof one, "%s%s:%s", i ? "," : "", nm,
                  type_spec(&sch->fields[i].type, tb, sizeof tb));
         pgw_buf_put(&spec, one, strlen(one));
     }
@@ -293,6 +330,12 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
         pgw_put_i16(c, 0);
     pgw_end(c);
     pgw_flush(c);
+    /* HEADER: the client's header line is dropped and one of ours written,
+     * so the spool's line numbers (in conversion errors) are the client's */
+    for (uint32_t i = 0; s.skip_header && i < ncols; i++)
+        fprintf(s.out, "%s\"c%u\"", i ? "," : "", i + 1);
+    if (s.skip_header)
+        fputc('\n', s.out);
     bool ok = receive(c, &s);
     ok = fclose(s.out) == 0 && ok;
     pgw_buf_free(&s.field);
@@ -306,10 +349,11 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
             ok = false;
         } else {
             snprintf(ins, n,
-                     "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => false, "
+                     "INSERT INTO %s %s%s%s SELECT * FROM read_csv('%s', header => %s, "
                      "columns => '%s')",
                      k->copy_table, k->copy_cols[0] ? "(" : "", k->copy_cols,
-                     k->copy_cols[0] ? ")" : "", path, (char *)spec.buf.bytes);
+                     k->copy_cols[0] ? ")" : "", path, k->copy_header ? "true" : "false",
+                     (char *)spec.buf.bytes);
             /* the spool is the wire layer's own file, not the user's: the
              * engine lets this session read exactly it (sql.h) */
             rc = fl_sql_session_allow_file(c->sess, path, &err);
@@ -319,6 +363,7 @@ bool pgw_copy_in(pgw_conn *c, const pgw_class *k)
             fl_sql_session_allow_file(c->sess, NULL, &e2);
             free(ins);
             if (rc != FL_OK) {
+                spool_message(&err, path);
                 pgw_send_sql_error(c, rc, &err);
                 ok = false;
             }

@@ -59,10 +59,32 @@ typedef struct fl_execute_stmt {
     int32_t location;
 } fl_execute_stmt;
 
+/* Statements people type from Trino, DuckDB and MySQL that PostgreSQL's
+ * grammar lacks (parse/habit.c recognizes them before libpg_query). */
+typedef enum fl_habit_kind {
+    FL_HABIT_NONE = 0,
+    FL_HABIT_SHOW_TABLES,   /* SHOW TABLES [FROM|IN ns] [LIKE 'p'] */
+    FL_HABIT_SHOW_SCHEMAS,  /* SHOW SCHEMAS|NAMESPACES [FROM|IN ns] [LIKE 'p'] */
+    FL_HABIT_SHOW_CATALOGS, /* SHOW CATALOGS [LIKE 'p'] */
+    FL_HABIT_SHOW_COLUMNS,  /* SHOW COLUMNS FROM t [FROM ns] | DESCRIBE t | DESC t */
+    FL_HABIT_SHOW_CREATE,   /* SHOW CREATE TABLE t */
+    FL_HABIT_USE,           /* USE ns */
+} fl_habit_kind;
+
+typedef struct fl_habit_stmt {
+    fl_habit_kind kind;
+    const char *const *name; /* identifier parts, folded as PostgreSQL does (NULL: none) */
+    uint32_t nname;
+    int32_t name_location; /* byte offset of the name (-1: none) */
+    const char *like;      /* LIKE pattern, NULL = none */
+    int32_t location;      /* byte offset of the statement's first word */
+} fl_habit_stmt;
+
 typedef struct fl_sql_parsed {
-    PgQuery__ParseResult *tree; /* NULL for a pure EXECUTE statement */
+    PgQuery__ParseResult *tree; /* NULL for a pure EXECUTE or habit statement */
     PgQuery__Node *stmt;        /* the (single) statement; NULL when execute is set */
     const fl_execute_stmt *execute;
+    const fl_habit_stmt *habit; /* SHOW TABLES, DESCRIBE, USE, ...; stmt is NULL then */
     const fl_time_travel *travel;
     uint32_t ntravel;
     /* CREATE TABLE ... WITH (partitioning = ARRAY['a', 'b']): the ARRAY

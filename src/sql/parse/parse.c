@@ -18,6 +18,10 @@
  *     is inserted after the last token (offsets before it are unchanged).
  *   - ALTER TABLE t EXECUTE proc [(args)] [WHERE cond]: parsed entirely here
  *     (fl_execute_stmt); libpg_query never sees it.
+ *   - SHOW TABLES, DESCRIBE t, USE ns, ... (habit.c, fl_habit_stmt): the
+ *     same, recognized by their first words.
+ *   - FROM 'file.parquet' (fromfile.c): only when libpg_query refuses the
+ *     text, which it parses again with placeholders for the literals.
  * The rest is parsed by pg_query_parse_protobuf() and unpacked with
  * protobuf-c (pg_query__parse_result__unpack), owned by the fl_sql_parsed;
  * both through depth.h, which bounds the tree's nesting (54001) and runs
@@ -112,6 +116,12 @@ static fl_status syntax_at(const char *text, int32_t byte_off, int32_t *error_po
     if (error_position)
         *error_position = fl_front_byte_to_char(text, byte_off);
     return fl_errorf(err, FL_ESYNTAX, "%s: %s", pos, what);
+}
+
+fl_status fl_front_syntax_at(const char *text, int32_t byte_off, int32_t *error_position,
+                             fl_error *err, const char *what)
+{
+    return syntax_at(text, byte_off, error_position, err, what);
 }
 
 /* ---- token array ---- */
@@ -441,6 +451,70 @@ static void on_rangevar(const ProtobufCMessage *m, void *ud)
     }
 }
 
+/* ---- FROM 'file.parquet' (fromfile.c) ---- */
+
+/* libpg_query; when it refuses the text, once more with FROM 'file'
+ * literals as placeholders (fromfile.c). The first error stands unless the
+ * second parse succeeds. */
+static fl_status parse_with_files(const char *sql, char *text, const toks *tk, fl_arena *a,
+                                  PgQuery__ParseResult **tree, int32_t *epos, fl_error *err)
+{
+    fl_status rc = fl_sql_pgq_parse(sql, text, tk->n, tree, epos, err);
+    if (rc != FL_ESYNTAX)
+        return rc;
+    fl_error first;
+    fl_error_clear(&first);
+    if (err)
+        first = *err;
+    int32_t first_pos = epos ? *epos : 0;
+    fl_from_file *f = NULL;
+    uint32_t nf = 0;
+    char *t2 = fl_arena_strdup(a, text);
+    fl_error e2;
+    fl_error_clear(&e2);
+    if (!t2 || fl_sql_from_files_find(sql, t2, tk->v, tk->n, a, &f, &nf, &e2) != FL_OK || !nf)
+        return rc;
+    int32_t p2 = 0;
+    fl_status r2 = fl_sql_pgq_parse(sql, t2, tk->n, tree, &p2, &e2);
+    if (r2 != FL_OK) {
+        /* the first error was at a file literal: the one after it is the user's */
+        bool at_literal = false;
+        for (uint32_t i = 0; epos && i < nf; i++)
+            at_literal |= *epos == fl_front_byte_to_char(sql, f[i].location);
+        if (at_literal && r2 == FL_ESYNTAX) {
+            *epos = p2;
+            if (err)
+                *err = e2;
+        }
+        return rc;
+    }
+    int32_t bad = -1;
+    fl_status rc2 = FL_ENOMEM;
+    if ((*tree)->n_stmts == 1)
+        rc2 = fl_sql_from_files_apply((*tree)->stmts[0]->stmt, f, nf, &bad, err);
+    else
+        return FL_OK; /* fl_sql_parse reports the statement count */
+    if (rc2 == FL_OK)
+        return FL_OK;
+    pg_query__parse_result__free_unpacked(*tree, NULL);
+    *tree = NULL;
+    if (rc2 == FL_ESYNTAX) { /* a literal that is no FROM item: the first error stands */
+        if (err)
+            *err = first;
+        if (epos)
+            *epos = first_pos;
+        return rc;
+    }
+    if (bad >= 0) {
+        char pos[64];
+        fl_sql_position(sql, bad, pos, sizeof pos);
+        if (epos)
+            *epos = fl_front_byte_to_char(sql, bad);
+        fl_error_prefix(err, "%s", pos);
+    }
+    return rc2;
+}
+
 /* ---- entry point ---- */
 
 fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_t *error_position,
@@ -460,6 +534,13 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     FL_TRY(tokenize(sql, a, &tk, error_position, err));
     if (tk.v[0].kind == FL_TOK_EOF)
         return syntax_at(sql, 0, error_position, err, "empty statement");
+    fl_habit_stmt *h = NULL;
+    FL_TRY(fl_sql_parse_habit(sql, tk.v, tk.n, a, &h, error_position, err));
+    if (h) {
+        p->habit = h;
+        *out = p;
+        return FL_OK;
+    }
     fl_execute_stmt *x = NULL;
     FL_TRY(parse_execute(sql, &tk, a, &x, error_position, err));
     if (x) {
@@ -477,7 +558,7 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
 
     /* nesting bounded, libpg_query and unpack on a big enough stack (depth.h) */
     PgQuery__ParseResult *tree = NULL;
-    FL_TRY(fl_sql_pgq_parse(sql, text, tk.n, &tree, error_position, err));
+    FL_TRY(parse_with_files(sql, text, &tk, a, &tree, error_position, err));
     if (tree->n_stmts != 1) {
         size_t n = tree->n_stmts;
         int32_t loc = n > 1 ? tree->stmts[1]->stmt_location : 0;

@@ -394,6 +394,7 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     if (rc == FL_OK || !s->block)
         rc = temp_end_xact(s, r, had_block, rc, err);
     if (rc != FL_OK) {
+        fl_session_suggest(r, rc, err);
         fl_session_record_error(s, r, rc, err);
         fl_sql_result_close(r);
         if (s->block)

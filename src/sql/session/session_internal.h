@@ -141,4 +141,8 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err);
 
+/* 42P01 at a table name: the message gets the search_path and a "did you
+ * mean" among the tables the principal may see (suggest.c). */
+void fl_session_suggest(fl_sql_result *r, fl_status rc, fl_error *err);
+
 #endif

@@ -22,7 +22,7 @@ bool fl_stmt_is_command(const fl_sql_parsed *p)
 {
     if (!p)
         return false;
-    if (p->execute)
+    if (p->execute || p->habit)
         return true;
     if (!p->stmt)
         return false;
@@ -76,6 +76,10 @@ static fl_status dispatch(fl_stmt_ctx *c, const PgQuery__Node *n, fl_stmt_result
         return stmt_transaction(c, n->transaction_stmt, out, err);
     case PG_QUERY__NODE__NODE_VIEW_STMT:
         return stmt_view(c, n->view_stmt, out, err);
+    case PG_QUERY__NODE__NODE_VACUUM_STMT:
+        return stmt_analyze(c, n->vacuum_stmt, out, err);
+    case PG_QUERY__NODE__NODE_COPY_STMT:
+        return stmt_copy(c, n->copy_stmt, out, err);
     default:
         return fl_errorf(err, FL_EUNSUPPORTED, "statement %s is not supported",
                          node_name(n->node_case));
@@ -95,6 +99,8 @@ fl_status fl_stmt_run(fl_stmt_ctx *ctx, fl_stmt_result *out, fl_error *err)
         if (rc == FL_OK)
             rc = stmt_execute(ctx, p->execute, out, err);
     }
+    else if (p->habit)
+        rc = stmt_habit(ctx, p->habit, out, err);
     else if (p->stmt) {
         rc = stmt_check_read_only(ctx, p->stmt, err);
         if (rc == FL_OK)

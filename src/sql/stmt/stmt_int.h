@@ -51,6 +51,26 @@ fl_status stmt_show(fl_stmt_ctx *c, const PgQuery__VariableShowStmt *s, fl_stmt_
                     fl_error *err);
 fl_status stmt_view(fl_stmt_ctx *c, const PgQuery__ViewStmt *s, fl_stmt_result *out,
                     fl_error *err);
+/* SHOW TABLES/SCHEMAS/CATALOGS/COLUMNS, DESCRIBE, USE (habit_stmt.c) and
+ * SHOW CREATE TABLE (show_create.c) */
+fl_status stmt_habit(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out, fl_error *err);
+fl_status stmt_show_create(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out,
+                           fl_error *err);
+/* The table a habit statement names, authorized as a listing (42501 when
+ * not visible, 42P01 when missing); fl_ice_table_free it. */
+fl_status stmt_habit_table(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_table_ident *id,
+                           fl_ice_table **t, fl_error *err);
+const fl_ice_schema *stmt_current_schema(const fl_ice_table *t);
+/* A column type as CREATE TABLE reads it back ("bigint", "numeric(12,2)",
+ * "text[]", "timestamp(9) with time zone"); struct and map types print as
+ * struct<...>/map<...>, which CREATE TABLE cannot declare (show_create.c). */
+const char *stmt_type_text(const fl_type *t, char *buf, size_t cap);
+/* ANALYZE (analyze.c) */
+fl_status stmt_analyze(fl_stmt_ctx *c, const PgQuery__VacuumStmt *s, fl_stmt_result *out,
+                       fl_error *err);
+/* COPY ... TO 'file' / FROM 'file' (copy_file.c) */
+fl_status stmt_copy(fl_stmt_ctx *c, const PgQuery__CopyStmt *s, fl_stmt_result *out,
+                    fl_error *err);
 fl_status stmt_drop_view(fl_stmt_ctx *c, const fl_table_ident *id, bool missing_ok, fl_error *err);
 
 /* ---- names ---- */
@@ -87,6 +107,7 @@ fl_status stmt_type_of(fl_stmt_ctx *c, const PgQuery__TypeName *tn, fl_type *out
  * parsed tree, so fl_sql_parsed_free never sees them) ---- */
 PgQuery__Node *stmt_mk_colref(fl_arena *a, const char *qualifier, const char *name);
 PgQuery__Node *stmt_mk_int(fl_arena *a, int32_t v);
+PgQuery__Node *stmt_mk_star(fl_arena *a); /* the * of SELECT * */
 PgQuery__Node *stmt_mk_bool(fl_arena *a, bool v);
 PgQuery__Node *stmt_mk_null(fl_arena *a);
 PgQuery__Node *stmt_mk_not(fl_arena *a, PgQuery__Node *arg);

@@ -161,3 +161,16 @@ PgQuery__Node *stmt_mk_rangevar_node(fl_arena *a, const PgQuery__RangeVar *rv)
     /* the RangeVar itself is shared (read-only) with the parsed tree */
     return node(a, PG_QUERY__NODE__NODE_RANGE_VAR, (void *)rv);
 }
+
+PgQuery__Node *stmt_mk_star(fl_arena *a)
+{
+    PgQuery__ColumnRef *r = NEW(a, PgQuery__ColumnRef, PG_QUERY__COLUMN_REF__INIT);
+    PgQuery__Node **f = fl_arena_calloc(a, 1, sizeof *f);
+    PgQuery__AStar *s = NEW(a, PgQuery__AStar, PG_QUERY__A__STAR__INIT);
+    if (!r || !f || !s || !(f[0] = node(a, PG_QUERY__NODE__NODE_A_STAR, s)))
+        return NULL;
+    r->fields = f;
+    r->n_fields = 1;
+    r->location = -1;
+    return node(a, PG_QUERY__NODE__NODE_COLUMN_REF, r);
+}

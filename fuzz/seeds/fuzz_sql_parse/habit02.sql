@@ -1,0 +1,1 @@
+SHOW NAMESPACES IN a.b

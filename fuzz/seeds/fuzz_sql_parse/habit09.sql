@@ -1,0 +1,1 @@
+SELECT * FROM 'x.parquet' p JOIN 'y.csv' USING (id)

@@ -1,0 +1,1 @@
+COPY t FROM 'f.parquet'

@@ -130,7 +130,7 @@ def main():
         NestedField(4, "name", StringType()),
         NestedField(5, "v", DoubleType()),
     )
-    # PyIceberg writes bucket partitions only with its optional pyiceberg-core (not in the venv):
+    # PyIceberg writes bucket partitions only with its optional pyiceberg-core (pinned in the venv):
     # that case is its own scenario; floe writes bucket partitions PyIceberg prunes below
     part_spec = PartitionSpec(
         PartitionField(2, 1000, IdentityTransform(), "cat"),

@@ -19,7 +19,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "floe/ice_table.h"
 #include "iceberg/write_internal.h"
@@ -51,25 +50,6 @@ static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
-}
-
-static void uuid_str(char buf[37])
-{
-    uint8_t b[16] = {0};
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-        for (int i = 0; i < 16; i++)
-            b[i] ^= (uint8_t)((uintptr_t)buf >> (i % 8));
-    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            buf[o++] = '-';
-        buf[o++] = hex[b[i] >> 4];
-        buf[o++] = hex[b[i] & 15];
-    }
-    buf[o] = '\0';
 }
 
 /* Writes the rows; *rows gets the count written. */
@@ -118,6 +98,25 @@ static fl_status write_rows(fl_parquet_writer *pw, const fl_ice_file_positions *
     return rc;
 }
 
+fl_value *ice_copy_partition(fl_arena *a, const fl_value *partition, uint32_t n)
+{
+    fl_value *out = fl_arena_calloc(a, n + 1, sizeof *out);
+    for (uint32_t i = 0; out && i < n; i++) {
+        const fl_value *v = &partition[i];
+        out[i] = *v;
+        if (!v->is_null && (v->type.id == FL_TYPE_STRING || v->type.id == FL_TYPE_BINARY ||
+                            v->type.id == FL_TYPE_FIXED || v->type.id == FL_TYPE_UUID)) {
+            uint8_t *b = fl_arena_alloc(a, v->v.bytes.len + 1);
+            if (!b)
+                return NULL;
+            if (v->v.bytes.len)
+                memcpy(b, v->v.bytes.ptr, v->v.bytes.len);
+            out[i].v.bytes.ptr = b;
+        }
+    }
+    return out;
+}
+
 static fl_status describe(const fl_ice_metadata *m, int32_t spec_id, const fl_value *partition,
                           uint32_t npartition, const fl_ice_file_positions *const *order,
                           uint32_t n, const char *path, fl_parquet_file_result *res,
@@ -129,22 +128,8 @@ static fl_status describe(const fl_ice_metadata *m, int32_t spec_id, const fl_va
     out->file_format = "PARQUET";
     out->spec_id = spec_id;
     out->npartition = npartition;
-    out->partition = fl_arena_calloc(a, npartition + 1, sizeof *out->partition);
-    if (!out->file_path || !out->partition)
+    if (!out->file_path || !(out->partition = ice_copy_partition(a, partition, npartition)))
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < npartition; i++) {
-        out->partition[i] = partition[i];
-        const fl_value *v = &partition[i];
-        if (!v->is_null && (v->type.id == FL_TYPE_STRING || v->type.id == FL_TYPE_BINARY ||
-                            v->type.id == FL_TYPE_FIXED || v->type.id == FL_TYPE_UUID)) {
-            uint8_t *p = fl_arena_alloc(a, v->v.bytes.len + 1);
-            if (!p)
-                return fl_errorf(err, FL_ENOMEM, "out of memory");
-            if (v->v.bytes.len)
-                memcpy(p, v->v.bytes.ptr, v->v.bytes.len);
-            out->partition[i].v.bytes.ptr = p;
-        }
-    }
     out->record_count = res->num_rows;
     out->file_size_in_bytes = (int64_t)res->file_size;
     if (res->nsplit_offsets) {
@@ -188,7 +173,7 @@ fl_status ice_write_position_deletes(fl_fileio *io, const fl_ice_metadata *m, in
     const char *dir = ice_data_dir(m, &tmp);
     const char *pp = ice_partition_path(m, spec, partition, &tmp);
     char uuid[37];
-    uuid_str(uuid);
+    fl_ice_uuid4(uuid);
     const char *path = dir && pp ? fl_arena_sprintf(&tmp, "%s%s%s/%s-deletes.parquet", dir,
                                                     *pp ? "/" : "", pp, uuid)
                                  : NULL;

@@ -26,7 +26,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "floe/compress.h"
 #include "floe/ice_table.h"
@@ -68,25 +67,6 @@ static fl_status dv_blob(const fl_ice_position_set *s, uint8_t **out, size_t *le
     return FL_OK;
 }
 
-static void uuid_str(char buf[37])
-{
-    uint8_t b[16] = {0};
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-        for (int i = 0; i < 16; i++)
-            b[i] ^= (uint8_t)((uintptr_t)buf >> (i % 8));
-    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            buf[o++] = '-';
-        buf[o++] = hex[b[i] >> 4];
-        buf[o++] = hex[b[i] & 15];
-    }
-    buf[o] = '\0';
-}
-
 static json_t *blob_meta(const ice_dv_input *in, int64_t offset, size_t length)
 {
     json_t *o = json_object(), *props = json_object(), *fields = json_array();
@@ -122,23 +102,10 @@ static fl_status describe(const ice_dv_input *in, const char *path, int64_t offs
     out->file_format = "PUFFIN";
     out->spec_id = f->spec_id;
     out->npartition = f->npartition;
-    out->partition = fl_arena_calloc(a, f->npartition + 1, sizeof *out->partition);
+    out->partition = ice_copy_partition(a, f->partition, f->npartition);
     out->referenced_data_file = fl_arena_strdup(a, f->file_path);
     if (!out->file_path || !out->partition || !out->referenced_data_file)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < f->npartition; i++) {
-        const fl_value *v = &f->partition[i];
-        out->partition[i] = *v;
-        if (!v->is_null && (v->type.id == FL_TYPE_STRING || v->type.id == FL_TYPE_BINARY ||
-                            v->type.id == FL_TYPE_FIXED || v->type.id == FL_TYPE_UUID)) {
-            uint8_t *p = fl_arena_alloc(a, v->v.bytes.len + 1);
-            if (!p)
-                return fl_errorf(err, FL_ENOMEM, "out of memory");
-            if (v->v.bytes.len)
-                memcpy(p, v->v.bytes.ptr, v->v.bytes.len);
-            out->partition[i].v.bytes.ptr = p;
-        }
-    }
     out->record_count = (int64_t)in->set->n;
     out->has_content_offset = true;
     out->content_offset = offset;
@@ -214,7 +181,7 @@ fl_status ice_write_dvs(fl_fileio *io, const fl_ice_metadata *m, const ice_dv_in
     fl_arena_init(&tmp, 0);
     const char *dir = ice_data_dir(m, &tmp);
     char uuid[37];
-    uuid_str(uuid);
+    fl_ice_uuid4(uuid);
     const char *path = dir ? fl_arena_sprintf(&tmp, "%s/%s-dv.puffin", dir, uuid) : NULL;
     fl_status rc = path ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_output *o = NULL;

@@ -22,7 +22,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "floe/ice_table.h"
 #include "iceberg/ice_internal.h"
@@ -71,25 +70,6 @@ static const char *schema_kv(const fl_schema *s, fl_arena *a, fl_error *err)
     return out;
 }
 
-static void uuid_str(char buf[37])
-{
-    uint8_t b[16] = {0};
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-        for (int i = 0; i < 16; i++)
-            b[i] ^= (uint8_t)((uintptr_t)buf >> (i % 8));
-    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            buf[o++] = '-';
-        buf[o++] = hex[b[i] >> 4];
-        buf[o++] = hex[b[i] & 15];
-    }
-    buf[o] = '\0';
-}
-
 /* The entry (strings and partition copied into a). */
 static fl_status describe(const char *path, const fl_ice_eq_delete_spec *d,
                           const fl_parquet_file_result *res, const fl_schema *s, fl_arena *a,
@@ -101,25 +81,12 @@ static fl_status describe(const char *path, const fl_ice_eq_delete_spec *d,
     out->file_format = "PARQUET";
     out->spec_id = d->spec_id;
     out->npartition = d->npartition;
-    out->partition = fl_arena_calloc(a, d->npartition + 1, sizeof *out->partition);
+    out->partition = ice_copy_partition(a, d->partition, d->npartition);
     out->equality_ids = fl_arena_alloc(a, d->nequality_ids * sizeof *out->equality_ids);
     if (!out->file_path || !out->partition || !out->equality_ids)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     memcpy(out->equality_ids, d->equality_ids, d->nequality_ids * sizeof *out->equality_ids);
     out->nequality_ids = d->nequality_ids;
-    for (uint32_t i = 0; i < d->npartition; i++) {
-        const fl_value *v = &d->partition[i];
-        out->partition[i] = *v;
-        if (!v->is_null && (v->type.id == FL_TYPE_STRING || v->type.id == FL_TYPE_BINARY ||
-                            v->type.id == FL_TYPE_FIXED || v->type.id == FL_TYPE_UUID)) {
-            uint8_t *p = fl_arena_alloc(a, v->v.bytes.len + 1);
-            if (!p)
-                return fl_errorf(err, FL_ENOMEM, "out of memory");
-            if (v->v.bytes.len)
-                memcpy(p, v->v.bytes.ptr, v->v.bytes.len);
-            out->partition[i].v.bytes.ptr = p;
-        }
-    }
     out->record_count = res->num_rows;
     out->file_size_in_bytes = (int64_t)res->file_size;
     fl_ice_kv kv = {"write.metadata.metrics.default", "full"};
@@ -178,7 +145,7 @@ fl_status fl_ice_write_equality_deletes(fl_fileio *io, const fl_ice_metadata *m,
     const char *dir = ice_data_dir(m, &tmp);
     const char *pp = ice_partition_path(m, spec, d->partition, &tmp);
     char uuid[37];
-    uuid_str(uuid);
+    fl_ice_uuid4(uuid);
     const char *path = dir && pp ? fl_arena_sprintf(&tmp, "%s%s%s/%s-eq-deletes.parquet", dir,
                                                     *pp ? "/" : "", pp, uuid)
                                  : NULL;

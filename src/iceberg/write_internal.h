@@ -146,6 +146,9 @@ fl_status ice_write_position_deletes(fl_fileio *io, const fl_ice_metadata *m, in
                                      ice_metrics_fn metrics, fl_arena *a, fl_ice_data_file *out,
                                      fl_error *err);
 
+/* A copy of n partition values in a, byte payloads included (NULL on OOM). */
+fl_value *ice_copy_partition(fl_arena *a, const fl_value *partition, uint32_t n);
+
 /* Deletion vectors (format v3, dv_writer.c): one Puffin file with one
  * blob per input; out[i] is the delete-file entry of in[i] (strings in a).
  * Each set must hold every delete of its file (earlier ones included). */

@@ -136,16 +136,12 @@ static fl_status write_puffin(fl_output *o, const char *path, const ice_dv_input
             rc = describe(&in[i], path, (int64_t)at, len, a, &out[i], err);
         at += len;
     }
-    json_t *footer = json_object(), *props = json_object();
-    char *payload = NULL;
-    if (rc == FL_OK &&
-        (!footer || !props || json_object_set_new(props, "created-by", json_string("floe")) ||
-         json_object_set(footer, "blobs", blobs) ||
-         json_object_set_new(footer, "properties", props) ||
-         !(payload = json_dumps(footer, JSON_COMPACT | JSON_PRESERVE_ORDER))))
+    json_t *footer =
+        rc == FL_OK ? json_pack("{s:O,s:{s:s}}", "blobs", blobs, "properties", "created-by", "floe")
+                    : NULL;
+    char *payload = footer ? json_dumps(footer, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (rc == FL_OK && !payload)
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-    else if (rc != FL_OK)
-        json_decref(props);
     if (rc == FL_OK) {
         size_t plen = strlen(payload);
         uint8_t tail[12] = {0};

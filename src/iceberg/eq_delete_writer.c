@@ -55,19 +55,17 @@ static fl_status check_ids(const fl_ice_metadata *m, const fl_schema *s, const i
     return FL_OK;
 }
 
-static const char *schema_kv(const fl_schema *s, fl_arena *a, fl_error *err)
+/* *out = the delete schema's JSON (the "iceberg.schema" key), in a. */
+static fl_status schema_kv(const fl_schema *s, fl_arena *a, const char **out, fl_error *err)
 {
     fl_ice_schema is;
-    if (fl_ice_schema_from_fl(s, 0, a, &is, err) != FL_OK)
-        return NULL;
+    FL_TRY(fl_ice_schema_from_fl(s, 0, a, &is, err));
     json_t *j = ice_schema_to_json(&is);
     char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
-    const char *out = txt ? fl_arena_strdup(a, txt) : NULL;
+    *out = txt ? fl_arena_strdup(a, txt) : NULL;
     free(txt);
-    if (!out)
-        fl_errorf(err, FL_ENOMEM, "out of memory");
-    return out;
+    return *out ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
 }
 
 /* The entry (strings and partition copied into a). */
@@ -150,9 +148,9 @@ fl_status fl_ice_write_equality_deletes(fl_fileio *io, const fl_ice_metadata *m,
                                                     *pp ? "/" : "", pp, uuid)
                                  : NULL;
     fl_status rc = path ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
-    const char *sj = rc == FL_OK ? schema_kv(rows->schema, &tmp, err) : NULL;
-    if (rc == FL_OK && !sj)
-        rc = err && err->code ? err->code : FL_ENOMEM;
+    const char *sj = NULL;
+    if (rc == FL_OK)
+        rc = schema_kv(rows->schema, &tmp, &sj, err);
     fl_parquet_file_result res;
     memset(&res, 0, sizeof res);
     if (rc == FL_OK)

@@ -286,18 +286,26 @@ static void compare(fl_ice_table *t, const model *m, fl_error *err, int round, i
     free(got);
 }
 
+/* A SQLite catalog in a new temp folder dir with namespace "db". */
+static fl_catalog *open_catalog(char dir[64], fl_fileio *io, fl_error *err)
+{
+    fl_catalog *cat = NULL;
+    char db[128];
+    CHECK(ft_tmpdir(dir, 64, "floe_eqr"));
+    snprintf(db, sizeof db, "%s/cat.db", dir);
+    CHECK_OK(fl_catalog_sqlite_open(db, NULL, dir, io, &cat, err), err);
+    fl_namespace ns = {1, (const char *[]){"db"}};
+    if (cat)
+        CHECK_OK(cat->ops->create_namespace(cat, &ns, NULL, err), err);
+    return cat;
+}
+
 static void one_round(int round)
 {
     char dir[64];
     fl_error err = {0};
-    CHECK(ft_tmpdir(dir, sizeof dir, "floe_eqr"));
     fl_fileio *io = fl_fileio_local();
-    fl_catalog *cat = NULL;
-    char db[128];
-    snprintf(db, sizeof db, "%s/cat.db", dir);
-    CHECK_OK(fl_catalog_sqlite_open(db, NULL, dir, io, &cat, &err), &err);
-    fl_namespace ns = {1, (const char *[]){"db"}};
-    CHECK_OK(cat->ops->create_namespace(cat, &ns, NULL, &err), &err);
+    fl_catalog *cat = open_catalog(dir, io, &err);
     fl_field f[3];
     fl_schema s;
     int cols[3] = {0, 1, 2};
@@ -357,14 +365,8 @@ static void test_errors(void)
 {
     char dir[64];
     fl_error err = {0};
-    CHECK(ft_tmpdir(dir, sizeof dir, "floe_eqe"));
     fl_fileio *io = fl_fileio_local();
-    fl_catalog *cat = NULL;
-    char db[128];
-    snprintf(db, sizeof db, "%s/cat.db", dir);
-    CHECK_OK(fl_catalog_sqlite_open(db, NULL, dir, io, &cat, &err), &err);
-    fl_namespace ns = {1, (const char *[]){"db"}};
-    CHECK_OK(cat->ops->create_namespace(cat, &ns, NULL, &err), &err);
+    fl_catalog *cat = open_catalog(dir, io, &err);
     fl_field f[3];
     fl_schema s;
     int cols[3] = {0, 1, 2};

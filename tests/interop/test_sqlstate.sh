@@ -29,8 +29,8 @@ for _ in $(seq 100); do grep -qs '^pg' "$dir/ready" && break; sleep 0.1; done
 pg=$(sed -n 's/^pg //p' "$dir/ready")
 http=$(grep -v '^pg' "$dir/ready" | head -1)
 [ -n "$pg" ] && [ -n "$http" ] || { echo "FAIL: server did not start"; cat "$dir/log"; exit 1; }
-"$py" "$here/sqlstate_check.py" --src "$src" --pg "$pg" --http "$http" --secret "$secret" \
-  --bob-secret "$bob" --token "$alice_tok" --bob-token "$bob_tok" \
+"$py" "$here/sqlstate_check.py" --src "$src" --pg "$pg" --http "$http" --secret="$secret" \
+  --bob-secret="$bob" --token="$alice_tok" --bob-token="$bob_tok" \
   ${SQLSTATE_CORPUS_ONLY:+--corpus-only} # set for a build without raise_error
 rc=$?
 kill $pid 2>/dev/null

@@ -103,22 +103,29 @@ static void on_line(char *line)
     cb_done = true;
 }
 
-/* One line through libedit's callback interface; see the top. */
+/* One line through libedit's callback interface; see the top. SIGINT stays
+ * blocked except inside pselect(), so a Ctrl-C that lands while libedit is
+ * handling a key is still seen: it stays pending until the next wait. */
 static fl_sqlin_status read_edit(const char *prompt, char **line)
 {
     cb_line = NULL;
     cb_done = false;
+    sigset_t block, waitmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &waitmask);
+    sigdelset(&waitmask, SIGINT);
     rl_callback_handler_install(prompt, on_line);
     fl_sqlin_status st = FL_SQLIN_LINE;
     while (!cb_done) {
-        fd_set fds;
-        FD_ZERO(&fds);
-        FD_SET(STDIN_FILENO, &fds);
-        int n = select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL);
-        if (n < 0 && errno == EINTR && got_sigint) {
+        if (got_sigint) {
             st = FL_SQLIN_INTERRUPT;
             break;
         }
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(STDIN_FILENO, &fds);
+        int n = pselect(STDIN_FILENO + 1, &fds, NULL, NULL, NULL, &waitmask);
         if (n < 0 && errno == EINTR)
             continue;
         int avail = 0;
@@ -131,6 +138,7 @@ static fl_sqlin_status read_edit(const char *prompt, char **line)
         rl_callback_read_char();
     }
     rl_callback_handler_remove();
+    sigprocmask(SIG_UNBLOCK, &block, NULL);
     if (st == FL_SQLIN_INTERRUPT)
         fputs("^C\n", stdout);
     else if (st == FL_SQLIN_EOF || !cb_line)

@@ -377,11 +377,11 @@ static int cmd_policy(admin_ctx *c)
     }
     const char *column = mask ? pos[k + 3] : NULL;
     const char *expr = drop ? NULL : pos[np - 1];
-    fl_status rc = fl_auth_policy_set(c->auth, pos[k + 1],
-                                      mask ? FL_POLICY_COLUMN_MASK : FL_POLICY_ROW_FILTER, &id.ns,
-                                      id.name, column, expr, &c->err);
-    const char *target = fl_arena_sprintf(&c->arena, "%s %s %s%s%s", pos[k + 1], pos[k],
-                                          pos[k + 2], column ? " " : "", column ? column : "");
+    fl_status rc =
+        fl_auth_policy_set(c->auth, pos[k + 1], mask ? FL_POLICY_COLUMN_MASK : FL_POLICY_ROW_FILTER,
+                           &id.ns, id.name, column, expr, &c->err);
+    const char *target = fl_arena_sprintf(&c->arena, "%s %s %s%s%s", pos[k + 1], pos[k], pos[k + 2],
+                                          column ? " " : "", column ? column : "");
     audit(c, drop ? "admin.policy.drop" : "admin.policy.set", target, rc);
     return rc == FL_OK ? 0 : fail(&c->err);
 }

@@ -71,7 +71,7 @@ typedef struct serve_cfg {
     fl_pgwire_options pg;
     bool pg_on;
     fl_limit_defaults limits; /* both front ends' defaults */
-    long long sql_cache_mb; /* -1 = default */
+    long long sql_cache_mb;   /* -1 = default */
     char *owned[256];
     int nowned;
 } serve_cfg;
@@ -108,10 +108,10 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
     static const char *const ms_keys[] = {"statement-timeout", "max-statement-timeout"};
     static const char *const s_keys[] = {"pg-auth-timeout", "http-connection-timeout",
                                          "login-window"};
-    static const char *const n_keys[] = {"max-statements", "pg-max-startup",
-                                         "pg-reserved-connections",
-                                         "pg-max-sessions-per-principal", "http-max-connections",
-                                         "http-max-connections-per-ip", "login-max-failures"};
+    static const char *const n_keys[] = {"max-statements",          "pg-max-startup",
+                                         "pg-reserved-connections", "pg-max-sessions-per-principal",
+                                         "http-max-connections",    "http-max-connections-per-ip",
+                                         "login-max-failures"};
     uint64_t x = 0;
     bool ok = true;
     for (size_t i = 0; i < 2; i++)
@@ -148,13 +148,11 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
             ok = end != v && !*end && n >= 0 && n <= 1000000;
             uint32_t u = (uint32_t)n;
             if (ok) {
-                uint32_t *slot[] = {&c->limits.max_statements,
-                                    &c->pg.max_startup,
-                                    &c->pg.reserved_connections,
-                                    &c->pg.max_sessions_per_principal,
-                                    (uint32_t *)&c->o.max_connections,
-                                    (uint32_t *)&c->o.max_connections_per_ip,
-                                    &c->o.login_max_failures};
+                uint32_t *slot[] = {
+                    &c->limits.max_statements,         &c->pg.max_startup,
+                    &c->pg.reserved_connections,       &c->pg.max_sessions_per_principal,
+                    (uint32_t *)&c->o.max_connections, (uint32_t *)&c->o.max_connections_per_ip,
+                    &c->o.login_max_failures};
                 *slot[i] = u;
             }
             goto out;
@@ -184,8 +182,8 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
              !strcmp(k, "max-body-bytes")) {
         long long x = strtoll(v, &end, 10);
         if (*end || x < 0 || x > INT_MAX) {
-            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src,
-                    k, v);
+            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src, k,
+                    v);
             return -1;
         }
         if (!strcmp(k, "port"))
@@ -204,8 +202,8 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
                !strcmp(k, "pg-idle-timeout") || !strcmp(k, "pg-max-message-bytes")) {
         long long x = strtoll(v, &end, 10);
         if (*end || x < 0 || x > INT_MAX || (!strcmp(k, "pg-port") && x > 65535)) {
-            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src,
-                    k, v);
+            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src, k,
+                    v);
             return -1;
         }
         if (!strcmp(k, "pg-port")) {
@@ -220,8 +218,9 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
     } else if (!strcmp(k, "sql-cache-mb")) {
         long long x = strtoll(v, &end, 10);
         if (*end || x < 0 || x > (1ll << 30)) {
-            fprintf(stderr, "floe serve: %s: sql-cache-mb must be a non-negative integer, got '%s'\n",
-                    src, v);
+            fprintf(stderr,
+                    "floe serve: %s: sql-cache-mb must be a non-negative integer, got '%s'\n", src,
+                    v);
             return -1;
         }
         c->sql_cache_mb = x;
@@ -302,19 +301,43 @@ static int read_file(serve_cfg *c, const char *path)
     return rc;
 }
 
-static const char *const KEYS[] = {"host", "port", "catalog", "warehouse", "prefix", "threads",
-                                   "max-body-bytes", "max-json-depth", "idempotency-lifetime",
-                                   "auth-store", "audit-log", "token-ttl", "static-token",
-                                   "allowed-location", "log-requests", "ready-file",
-                                   "pg-port", "pg-host", "pg-tls-cert", "pg-tls-key",
-                                   "pg-max-connections", "pg-idle-timeout",
-                                   "pg-max-message-bytes", "sql-cache-mb",
-                                   "statement-timeout", "max-statement-timeout",
-                                   "max-memory-limit", "max-statements", "pg-auth-timeout",
-                                   "pg-max-startup", "pg-reserved-connections",
-                                   "pg-max-sessions-per-principal", "http-max-connections",
-                                   "http-max-connections-per-ip", "http-connection-timeout",
-                                   "login-max-failures", "login-window"};
+static const char *const KEYS[] = {"host",
+                                   "port",
+                                   "catalog",
+                                   "warehouse",
+                                   "prefix",
+                                   "threads",
+                                   "max-body-bytes",
+                                   "max-json-depth",
+                                   "idempotency-lifetime",
+                                   "auth-store",
+                                   "audit-log",
+                                   "token-ttl",
+                                   "static-token",
+                                   "allowed-location",
+                                   "log-requests",
+                                   "ready-file",
+                                   "pg-port",
+                                   "pg-host",
+                                   "pg-tls-cert",
+                                   "pg-tls-key",
+                                   "pg-max-connections",
+                                   "pg-idle-timeout",
+                                   "pg-max-message-bytes",
+                                   "sql-cache-mb",
+                                   "statement-timeout",
+                                   "max-statement-timeout",
+                                   "max-memory-limit",
+                                   "max-statements",
+                                   "pg-auth-timeout",
+                                   "pg-max-startup",
+                                   "pg-reserved-connections",
+                                   "pg-max-sessions-per-principal",
+                                   "http-max-connections",
+                                   "http-max-connections-per-ip",
+                                   "http-connection-timeout",
+                                   "login-max-failures",
+                                   "login-window"};
 
 static int read_env(serve_cfg *c)
 {
@@ -337,26 +360,26 @@ static int read_env(serve_cfg *c)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: floe serve [--config FILE] [--host H] [--port N] [--catalog URI]\n"
-            "                  [--warehouse DIR|s3://...] [--prefix P] [--threads N]\n"
-            "                  [--insecure-no-auth] [--static-token TOKEN=PRINCIPAL]\n"
-            "                  [--audit-log FILE] [--allowed-location ROOT] [--log-requests true]\n"
-            "Serves the Iceberg REST catalog. Defaults: 127.0.0.1:8181, catalog\n"
-            "sqlite:./warehouse/catalog.db, warehouse ./warehouse. Settings also come from\n"
-            "the config file (key = value) and FLOE_SERVE_<KEY> environment variables.\n"
-            "--insecure-no-auth disables authentication (local development only).\n"
-            "PostgreSQL protocol: --pg-port N (off unless given; 5433 is customary) [--pg-host H]\n"
-            "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
-            "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n"
-            "SQL sessions (pgwire and POST /v1/sql) share one metadata/manifest/footer cache of\n"
-            "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n"
-            "Limits (roles' `floe admin limits` win): --statement-timeout T (5min; 0 = none)\n"
-            "  --max-statement-timeout T --max-memory-limit SIZE --max-statements N (16 per\n"
-            "  principal) --pg-auth-timeout S (10) --pg-max-startup N (64)\n"
-            "  --pg-reserved-connections N (3, admins) --pg-max-sessions-per-principal N\n"
-            "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
-            "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n");
+    fprintf(
+        f, "usage: floe serve [--config FILE] [--host H] [--port N] [--catalog URI]\n"
+           "                  [--warehouse DIR|s3://...] [--prefix P] [--threads N]\n"
+           "                  [--insecure-no-auth] [--static-token TOKEN=PRINCIPAL]\n"
+           "                  [--audit-log FILE] [--allowed-location ROOT] [--log-requests true]\n"
+           "Serves the Iceberg REST catalog. Defaults: 127.0.0.1:8181, catalog\n"
+           "sqlite:./warehouse/catalog.db, warehouse ./warehouse. Settings also come from\n"
+           "the config file (key = value) and FLOE_SERVE_<KEY> environment variables.\n"
+           "--insecure-no-auth disables authentication (local development only).\n"
+           "PostgreSQL protocol: --pg-port N (off unless given; 5433 is customary) [--pg-host H]\n"
+           "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
+           "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n"
+           "SQL sessions (pgwire and POST /v1/sql) share one metadata/manifest/footer cache of\n"
+           "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n"
+           "Limits (roles' `floe admin limits` win): --statement-timeout T (5min; 0 = none)\n"
+           "  --max-statement-timeout T --max-memory-limit SIZE --max-statements N (16 per\n"
+           "  principal) --pg-auth-timeout S (10) --pg-max-startup N (64)\n"
+           "  --pg-reserved-connections N (3, admins) --pg-max-sessions-per-principal N\n"
+           "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
+           "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -518,8 +541,7 @@ int fl_cmd_serve(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (fl_server_create(&c.o, &s, &err) != FL_OK ||
-        fl_server_start_listening(s, &err) != FL_OK) {
+    if (fl_server_create(&c.o, &s, &err) != FL_OK || fl_server_start_listening(s, &err) != FL_OK) {
         fprintf(stderr, "floe serve: %s\n", err.msg);
         fl_server_destroy(s, 0);
         goto done;
@@ -535,8 +557,7 @@ int fl_cmd_serve(int argc, char **argv)
         if (c.pg.trust)
             fprintf(stderr, "floe serve: WARNING: PostgreSQL connections need no password "
                             "(--pg-trust); every user is admin. Local development only.\n");
-        if (fl_pgwire_create(&c.pg, &pg, &err) != FL_OK ||
-            fl_pgwire_listen(pg, &err) != FL_OK) {
+        if (fl_pgwire_create(&c.pg, &pg, &err) != FL_OK || fl_pgwire_listen(pg, &err) != FL_OK) {
             fprintf(stderr, "floe serve: %s\n", err.msg);
             fl_pgwire_destroy(pg);
             fl_server_destroy(s, 0);
@@ -551,15 +572,14 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr,
             "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
             "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
-            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri,
-            c.o.warehouse, c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
+            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri, c.o.warehouse,
+            c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
     if (c.ready_file) {
         FILE *f = fopen(c.ready_file, "w");
         if (f) {
             fprintf(f, "%s:%d\n", c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s));
             if (pg)
-                fprintf(f, "pg %s:%d\n", c.pg.host ? c.pg.host : "127.0.0.1",
-                        fl_pgwire_port(pg));
+                fprintf(f, "pg %s:%d\n", c.pg.host ? c.pg.host : "127.0.0.1", fl_pgwire_port(pg));
             fclose(f);
         }
     }

@@ -56,10 +56,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef FLOE_HAVE_LIBEDIT
-#include <editline/readline.h>
-#endif
-
 #include "cli/cli.h"
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
@@ -455,9 +451,13 @@ static fl_status run_file(shell *sh, const char *path)
 
 /* ---- interactive input ---- */
 
-/* True when buf ends with a ';' outside quotes, comments and dollar quotes
- * (only blanks and comments after it). */
-static bool input_complete(const char *buf)
+/* Where the input buffer stands: INPUT_COMPLETE when it ends with a ';'
+ * outside quotes, comments and dollar quotes (only blanks and comments
+ * after it), INPUT_OPEN inside one of those (a line starting with '\\' is
+ * then text, not a backslash command), else INPUT_MORE. */
+enum { INPUT_MORE, INPUT_COMPLETE, INPUT_OPEN };
+
+static int input_state(const char *buf)
 {
     bool done = false;
     size_t n = strlen(buf);
@@ -479,7 +479,7 @@ static bool input_complete(const char *buf)
                     depth--, i++;
             }
             if (depth)
-                return false;
+                return INPUT_OPEN;
             i--;
             continue;
         }
@@ -493,7 +493,7 @@ static bool input_complete(const char *buf)
                         break;
                 }
             if (i >= n)
-                return false;
+                return INPUT_OPEN;
             continue;
         }
         if (ch == '$') {
@@ -509,7 +509,7 @@ static bool input_complete(const char *buf)
                         break;
                     }
                 if (!end)
-                    return false;
+                    return INPUT_OPEN;
                 i = (size_t)(end - buf) + tl - 1;
                 continue;
             }
@@ -517,34 +517,15 @@ static bool input_complete(const char *buf)
         if (ch == ';')
             done = true;
     }
-    return done;
-}
-
-static char *read_line(const char *prompt, bool tty)
-{
-#ifdef FLOE_HAVE_LIBEDIT
-    if (tty)
-        return readline(prompt);
-#endif
-    if (tty) {
-        fputs(prompt, stdout);
-        fflush(stdout);
-    }
-    size_t cap = 0;
-    char *line = NULL;
-    ssize_t got = getline(&line, &cap, stdin);
-    if (got < 0) {
-        free(line);
-        return NULL;
-    }
-    if (got > 0 && line[got - 1] == '\n')
-        line[got - 1] = '\0';
-    return line;
+    return done ? INPUT_COMPLETE : INPUT_MORE;
 }
 
 static void meta_help(void)
 {
-    fputs("  \\q              quit\n"
+    fputs("  \\q              quit (also inside an unfinished statement)\n"
+          "  \\r              reset (clear) the statement being typed\n"
+          "  \\p              show the statement being typed\n"
+          "  \\g              run the statement being typed (as ';' would)\n"
           "  \\d [TABLE]       describe TABLE (no TABLE: list tables)\n"
           "  \\dt [NS]         list tables (of namespace NS)\n"
           "  \\dn              list namespaces\n"
@@ -554,7 +535,8 @@ static void meta_help(void)
           "  \\o [FILE]        send results to FILE (none: standard output)\n"
           "  \\i FILE          run the statements in FILE\n"
           "  \\?               this help\n"
-          "Statements end with ';' and may span lines.\n",
+          "Statements end with ';' and may span lines. Ctrl-C clears the input (or\n"
+          "cancels a running statement), Ctrl-D on an empty line quits.\n",
           stdout);
 }
 
@@ -584,8 +566,28 @@ static void set_output(shell *sh, const char *path)
     }
 }
 
-/* Runs a backslash command; returns false for \q. */
-static bool meta_command(shell *sh, char *line)
+/* What a backslash command asks of the line loop. */
+enum { META_QUIT, META_DONE, META_RUN_BUFFER };
+
+/* The commands about the statement being typed (buf; NULL in -c). */
+static bool meta_buffer(const char *cmd, fl_buf *buf, int *what)
+{
+    if (!strcmp(cmd, "\\r") || !strcmp(cmd, "\\reset")) {
+        if (buf)
+            fl_buf_reset(buf);
+        puts("Query buffer reset (cleared).");
+    } else if (!strcmp(cmd, "\\p") || !strcmp(cmd, "\\print")) {
+        puts(buf && buf->len ? buf->data : "Query buffer is empty.");
+    } else if (!strcmp(cmd, "\\g")) {
+        *what = META_RUN_BUFFER;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Runs a backslash command (the whole line, modified in place). */
+static int meta_command(shell *sh, char *line, fl_buf *buf)
 {
     char *save = NULL;
     char *cmd = strtok_r(line, " \t", &save);
@@ -595,8 +597,11 @@ static bool meta_command(shell *sh, char *line)
     fl_catalog *cat = sh->have_cat ? sh->cat.cat : NULL;
     const char *ns = fl_sql_get(sh->s, "search_path");
     fl_status rc = FL_OK;
+    int what = META_DONE;
     if (!strcmp(cmd, "\\q") || !strcmp(cmd, "\\quit"))
-        return false;
+        return META_QUIT;
+    if (meta_buffer(cmd, buf, &what))
+        return what;
     if (!strcmp(cmd, "\\?") || !strcmp(cmd, "\\h") || !strcmp(cmd, "\\help"))
         meta_help();
     else if (!strcmp(cmd, "\\dn"))
@@ -612,110 +617,145 @@ static bool meta_command(shell *sh, char *line)
         sh->o.expanded = toggle(arg, sh->o.expanded);
         printf("Expanded display is %s.\n", sh->o.expanded ? "on" : "off");
     } else if (!strcmp(cmd, "\\f")) {
-        if (arg && !fl_sqlout_format_parse(arg, &sh->o.format))
+        if (arg && !fl_sqlout_format_parse(arg, &sh->o.format)) {
             fprintf(stderr, "floe sql: unknown format '%s'\n", arg);
+            sh->failures++;
+        }
         printf("Output format is %s.\n", fl_sqlout_format_name(sh->o.format));
     } else if (!strcmp(cmd, "\\o"))
         set_output(sh, arg);
     else if (!strcmp(cmd, "\\i")) {
-        if (!arg)
+        if (!arg) {
             fprintf(stderr, "floe sql: \\i needs a file\n");
-        else
+            sh->failures++;
+        } else {
             run_file(sh, arg);
-    } else
+        }
+    } else {
         fprintf(stderr, "floe sql: unknown command %s (\\? for help)\n", cmd);
-    if (rc != FL_OK)
+        sh->failures++;
+    }
+    if (rc != FL_OK) {
         fprintf(stderr, "ERROR: %s\n", err.msg);
-    return true;
+        sh->failures++;
+    }
+    fflush(stdout);
+    return what;
 }
 
-static char *history_path(void)
+/* -c text that starts with a backslash: one backslash command per line (as
+ * psql's -c). Returns false after \q. */
+static bool run_meta_text(shell *sh, const char *text)
 {
-    const char *home = getenv("HOME");
-    if (!home || !*home)
-        return NULL;
-    size_t n = strlen(home) + 32;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/.floe_history", home);
-    return p;
+    char *copy = strdup(text);
+    if (!copy)
+        return false;
+    bool go_on = true;
+    char *save = NULL;
+    for (char *l = strtok_r(copy, "\n", &save); l && go_on; l = strtok_r(NULL, "\n", &save)) {
+        while (isspace((unsigned char)*l))
+            l++;
+        if (*l != '\\') {
+            fprintf(stderr, "floe sql: -c: a backslash command text holds SQL: %s\n", l);
+            sh->failures++;
+            break;
+        }
+        go_on = meta_command(sh, l, NULL) != META_QUIT;
+    }
+    free(copy);
+    return go_on;
 }
 
-/* The line-by-line loop: a terminal (prompts, history) or piped stdin
- * (backslash commands work too; the first error stops unless --keep-going). */
+/* The loop state: the statement being typed and where it started. */
+typedef struct loop {
+    fl_sqlin in;
+    fl_buf buf;
+    int line_no, buf_line;
+} loop;
+
+/* Runs the buffered statement(s); false when the loop should stop. */
+static bool run_buffer(shell *sh, loop *lp)
+{
+    fl_sqlin_remember(&lp->in, lp->buf.data);
+    fl_status rc = run_script_at(sh, lp->buf.data, lp->buf_line);
+    fl_buf_reset(&lp->buf);
+    return rc == FL_OK || lp->in.tty || sh->keep_going;
+}
+
+/* One input line; false when the loop should stop. */
+static bool handle_line(shell *sh, loop *lp, const char *line)
+{
+    const char *p = line;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '\\' && (lp->buf.len == 0 || input_state(lp->buf.data) != INPUT_OPEN)) {
+        fl_sqlin_remember(&lp->in, p);
+        char *cmd = strdup(p);
+        int what = cmd ? meta_command(sh, cmd, &lp->buf) : META_DONE;
+        free(cmd);
+        if (what == META_RUN_BUFFER && lp->buf.len)
+            return run_buffer(sh, lp);
+        return what != META_QUIT;
+    }
+    if (lp->buf.len == 0 && *p == '\0')
+        return true;
+    if (lp->buf.len == 0)
+        lp->buf_line = lp->line_no - 1;
+    fl_error err;
+    fl_error_clear(&err);
+    if ((lp->buf.len && fl_buf_puts(&lp->buf, "\n", &err) != FL_OK) ||
+        fl_buf_puts(&lp->buf, line, &err) != FL_OK) {
+        fprintf(stderr, "floe sql: out of memory\n");
+        return false;
+    }
+    if (input_state(lp->buf.data) != INPUT_COMPLETE)
+        return true;
+    return run_buffer(sh, lp);
+}
+
+/* The line-by-line loop: a terminal (prompts, Ctrl-C, history) or piped
+ * stdin (backslash commands work too; the first error stops unless
+ * --keep-going). */
 static void line_loop(shell *sh, bool tty)
 {
-    char *hist = tty ? history_path() : NULL;
-#ifdef FLOE_HAVE_LIBEDIT
-    if (tty) {
-        using_history();
-        stifle_history(2000);
-        if (hist)
-            read_history(hist);
-    }
-#endif
+    loop lp;
+    memset(&lp, 0, sizeof lp);
+    fl_sqlin_open(&lp.in, tty);
+    /* A Ctrl-C between the prompt and the statement's own handler (or in a
+     * backslash command) must not end the shell: on_sigint only cancels a
+     * running statement. */
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (tty)
+        sigaction(SIGINT, &sa, &old);
     if (tty)
         printf("floe %s SQL shell. End statements with ';', \\? for help, \\q to quit.\n",
                FLOE_VERSION);
-    fl_buf buf = {0};
-    fl_error err;
-    int line_no = 0, buf_line = 0;
     for (;;) {
-        char *line = read_line(buf.len ? "   -> " : "floe> ", tty);
-        if (!line)
+        char *line = NULL;
+        fl_sqlin_status st = fl_sqlin_read(&lp.in, lp.buf.len ? "   -> " : "floe> ", &line);
+        if (st == FL_SQLIN_EOF)
             break;
-        line_no++;
-        const char *p = line;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (buf.len == 0 && *p == '\\') {
-#ifdef FLOE_HAVE_LIBEDIT
-            if (tty)
-                add_history(p);
-#endif
-            char *cmd = strdup(p);
-            bool go_on = cmd ? meta_command(sh, cmd) : true;
-            free(cmd);
-            free(line);
-            if (!go_on)
-                break;
+        if (st == FL_SQLIN_INTERRUPT) { /* psql: drop the input, new prompt */
+            fl_buf_reset(&lp.buf);
             continue;
         }
-        if (buf.len == 0 && *p == '\0') {
-            free(line);
-            continue;
-        }
-        if (buf.len == 0)
-            buf_line = line_no - 1;
-        fl_error_clear(&err);
-        if ((buf.len && fl_buf_puts(&buf, "\n", &err) != FL_OK) ||
-            fl_buf_puts(&buf, line, &err) != FL_OK) {
-            fprintf(stderr, "floe sql: out of memory\n");
-            free(line);
-            break;
-        }
+        lp.line_no++;
+        bool go_on = handle_line(sh, &lp, line);
         free(line);
-        if (!input_complete(buf.data))
-            continue;
-#ifdef FLOE_HAVE_LIBEDIT
-        if (tty)
-            add_history(buf.data);
-#endif
-        fl_status rc = run_script_at(sh, buf.data, buf_line);
-        fl_buf_reset(&buf);
-        if (rc != FL_OK && !tty && !sh->keep_going)
+        if (!go_on)
             break;
     }
-    if (!tty && buf.len && sh->failures == 0) /* a last statement without ';' */
-        run_script_at(sh, buf.data, buf_line);
-    fl_buf_free(&buf);
-#ifdef FLOE_HAVE_LIBEDIT
-    if (tty && hist)
-        write_history(hist);
-#endif
-    free(hist);
-    if (tty)
+    if (!tty && lp.buf.len && sh->failures == 0) /* a last statement without ';' */
+        run_script_at(sh, lp.buf.data, lp.buf_line);
+    fl_buf_free(&lp.buf);
+    fl_sqlin_close(&lp.in);
+    if (tty) {
+        sigaction(SIGINT, &old, NULL);
         putchar('\n');
+    }
 }
 
 /* ---- setup ---- */
@@ -780,6 +820,14 @@ int fl_cmd_sql(int argc, char **argv)
     if (out && sh.o.format != FL_SQLOUT_PARQUET && !sh.out_file)
         sh.failures++;
     for (int i = 0; i < sh.nitems && (!sh.failures || sh.keep_going); i++) {
+        const char *t = sh.items[i].text;
+        while (!sh.items[i].is_file && isspace((unsigned char)*t))
+            t++;
+        if (!sh.items[i].is_file && *t == '\\') {
+            if (!run_meta_text(&sh, t))
+                break;
+            continue;
+        }
         fl_status rc = sh.items[i].is_file ? run_file(&sh, sh.items[i].text)
                                            : run_script(&sh, sh.items[i].text);
         if (rc != FL_OK && !sh.keep_going)

@@ -18,6 +18,10 @@
  *   parquet the rows written with the Parquet writer to the -o / \o file.
  * Value text is fl_sql_format_value() (PostgreSQL's text output).
  *
+ * Interactive input (cmd_sql_input.c): prompts through libedit when built
+ * with it; Ctrl-C at the prompt clears the input (FL_SQLIN_INTERRUPT), history
+ * is saved after every entry.
+ *
  * Ownership: printers borrow the FILE, the result and the FileIO.
  */
 #ifndef FLOE_CLI_CMD_SQL_H
@@ -69,5 +73,28 @@ fl_status fl_sqlmeta_list_namespaces(fl_catalog *cat, FILE *out, fl_error *err);
 fl_status fl_sqlmeta_list_tables(fl_catalog *cat, const char *ns, FILE *out, fl_error *err);
 fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns, FILE *out,
                               fl_error *err);
+
+/* ---- interactive input (cmd_sql_input.c) ---- */
+
+typedef enum fl_sqlin_status {
+    FL_SQLIN_LINE = 0,  /* *line is a malloc'ed line (no newline) */
+    FL_SQLIN_INTERRUPT, /* Ctrl-C at the prompt: drop the pending input */
+    FL_SQLIN_EOF,       /* Ctrl-D on an empty line, end of input */
+} fl_sqlin_status;
+
+typedef struct fl_sqlin {
+    bool tty;         /* prompts, Ctrl-C, history (else plain lines) */
+    char *hist;       /* history file (owned) or NULL */
+    bool hist_warned; /* a failed history write was reported */
+} fl_sqlin;
+
+/* Loads the history when tty. */
+void fl_sqlin_open(fl_sqlin *in, bool tty);
+void fl_sqlin_close(fl_sqlin *in);
+/* Reads one line, showing prompt on a terminal. */
+fl_sqlin_status fl_sqlin_read(fl_sqlin *in, const char *prompt, char **line);
+/* Adds an entered statement or backslash command to the history and saves
+ * the history file now. */
+void fl_sqlin_remember(fl_sqlin *in, const char *entry);
 
 #endif

@@ -289,8 +289,8 @@ static void csv_field(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
-static fl_status json_value(fl_buf *sb, const fl_vector *v, uint32_t i, cellbuf *cb,
-                            const char *tz, fl_error *err)
+static fl_status json_value(fl_buf *sb, const fl_vector *v, uint32_t i, cellbuf *cb, const char *tz,
+                            fl_error *err)
 {
     size_t len = 0;
     const fl_type *t = v->type;

@@ -661,21 +661,21 @@ static void usage(FILE *out)
         "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
     for (size_t i = 0; i < nw; i++)
         fprintf(out, "  %-17s %s\n", wc[i].name, wc[i].help);
-    fprintf(
-        out,
-        "\noptions:\n"
-        "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
-        "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
-        "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not "
-        "null')\n"
-        "  --format table|csv|jsonl, --limit N\n"
-        "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
-        "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
-        "                         (sqlite:PATH, postgresql://..., fs:PATH, http(s)://... REST;\n                         default $FLOE_CATALOG,\n"
-        "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
-        "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
-        "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
-        "  --explain              planning figures on stderr\n");
+    fprintf(out,
+            "\noptions:\n"
+            "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
+            "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
+            "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not "
+            "null')\n"
+            "  --format table|csv|jsonl, --limit N\n"
+            "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
+            "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
+            "                         (sqlite:PATH, postgresql://..., fs:PATH, http(s)://... "
+            "REST;\n                         default $FLOE_CATALOG,\n"
+            "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
+            "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
+            "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
+            "  --explain              planning figures on stderr\n");
 }
 
 int fl_cmd_table(int argc, char **argv)

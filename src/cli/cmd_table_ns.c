@@ -107,7 +107,7 @@ static int done(nsctx *x, fl_status rc, const char *what)
             return u_ < 0 ? 0 : u_;                                                                \
         }                                                                                          \
     }                                                                                              \
-    fl_status rc = fl_cli_catalog_open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                 \
+    fl_status rc = fl_cli_catalog_open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                  \
     if (rc != FL_OK)                                                                               \
         return done(&x, rc, NULL);
 

@@ -351,8 +351,7 @@ static fl_status fmt_nested_json(fl_buf *sb, const fl_vector *v, uint32_t r, fl_
 }
 
 /* Formats a non-null primitive of a flat vector. json selects quoting. */
-static fl_status fmt_primitive(fl_buf *sb, const fl_vector *v, uint32_t r, bool json,
-                               fl_error *err)
+static fl_status fmt_primitive(fl_buf *sb, const fl_vector *v, uint32_t r, bool json, fl_error *err)
 {
     const fl_type *t = v->type;
     char buf[96];
@@ -446,8 +445,7 @@ static fl_status fmt_json_flat(fl_buf *sb, const fl_vector *v, uint32_t r, fl_er
     return fmt_primitive(sb, v, r, true, err);
 }
 
-fl_status fl_format_text(fl_buf *sb, const fl_vector *v, uint32_t row, bool *is_null,
-                         fl_error *err)
+fl_status fl_format_text(fl_buf *sb, const fl_vector *v, uint32_t row, bool *is_null, fl_error *err)
 {
     const fl_vector *b;
     uint32_t br;

@@ -81,9 +81,13 @@ typedef struct fl_ice_scan_options {
     /* Columns to produce: names (case-sensitive unless case_insensitive) or
      * field ids of top-level columns; both empty = every column of the scan
      * schema. The scan schema is the table's current schema, or for
-     * FL_ICE_SNAP_ID / TIMESTAMP the snapshot's schema-id when it has one. */
+     * FL_ICE_SNAP_ID / TIMESTAMP the snapshot's schema-id when it has one;
+     * has_schema_id overrides both (SQL resolves names once, at bind time:
+     * the current schema unless the query travels in time). */
     const char *const *columns;
     uint32_t ncolumns;
+    bool has_schema_id;
+    int32_t schema_id;
     const int32_t *field_ids;
     uint32_t nfield_ids;
     /* field_ids (and columns, by name) may also name the metadata columns

@@ -212,6 +212,10 @@ typedef struct fl_ice_create_options {
      * (a session's temporary table): not checked by fl_ice_location_check.
      * Never set it for a location a user chose. */
     bool private_location;
+    /* write-default of each top-level column of schema as single-value JSON
+     * (fl_ice_value_to_json), NULL entries for none; NULL = no defaults.
+     * Format version 3 only; no initial-default (the table has no rows). */
+    const char *const *write_defaults;
 } fl_ice_create_options;
 
 FL_API fl_status fl_ice_table_create(fl_catalog *c, const fl_table_ident *id,

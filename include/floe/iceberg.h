@@ -81,6 +81,16 @@ typedef struct fl_ice_schema {
 /* The extras of field_id, or NULL. */
 FL_API const fl_ice_field_extra *fl_ice_schema_extra(const fl_ice_schema *s, int32_t field_id);
 
+/* A scalar value as Iceberg's single-value JSON (spec appendix D), the text
+ * of initial-default / write-default: numbers, "14.20", "2017-11-16",
+ * "22:31:08.123456", "2017-11-16T22:31:08.123456+00:00", hex for binary.
+ * Arena string; FL_EUNSUPPORTED for nested types (src/iceberg/value_json.c). */
+FL_API fl_status fl_ice_value_to_json(const fl_value *v, fl_arena *a, const char **out,
+                                      fl_error *err);
+/* The value of type t that JSON text json stands for (bytes in a). */
+FL_API fl_status fl_ice_value_from_json(const fl_type *t, const char *json, fl_arena *a,
+                                        fl_value *out, fl_error *err);
+
 typedef struct fl_ice_partition_field {
     const char *name;
     const char *transform; /* "identity", "bucket[16]", ... as written */

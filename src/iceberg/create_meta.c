@@ -178,6 +178,38 @@ fl_status ice_identifier_ids(const fl_ice_schema *s, const char *const *names, u
     return FL_OK;
 }
 
+/* The create options' write-defaults as extras of the new schema. */
+static fl_status write_defaults(const fl_ice_create_options *opt, int format_version,
+                                fl_ice_schema *s, fl_arena *a, fl_error *err)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->schema.nfields; i++)
+        n += opt->write_defaults[i] != NULL;
+    if (!n)
+        return FL_OK;
+    if (format_version < 3)
+        return fl_errorf(err, FL_EINVAL, "create table: default values need format version 3");
+    s->extras = fl_arena_calloc(a, n, sizeof *s->extras);
+    if (!s->extras)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < s->schema.nfields; i++) {
+        const fl_field *f = &s->schema.fields[i];
+        const char *j = opt->write_defaults[i];
+        if (!j)
+            continue;
+        fl_value v;
+        if (fl_type_is_nested(&f->type) || fl_ice_value_from_json(&f->type, j, a, &v, err) != FL_OK)
+            return fl_errorf(err, FL_EINVAL, "create table: bad default %s for column '%s'", j,
+                             f->name);
+        fl_ice_field_extra *e = &s->extras[s->nextras++];
+        e->field_id = f->field_id;
+        e->write_default = fl_arena_strdup(a, j);
+        if (!e->write_default)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    return FL_OK;
+}
+
 fl_status ice_new_table_metadata(const fl_ice_create_options *opt, const char *location,
                                  const char *uuid, int64_t now_ms, fl_arena *a,
                                  fl_ice_metadata *out, fl_error *err)
@@ -214,6 +246,9 @@ fl_status ice_new_table_metadata(const fl_ice_create_options *opt, const char *l
                                   &s->identifier_field_ids, err));
         s->nidentifier = opt->nidentifier_fields;
     }
+
+    if (opt->write_defaults)
+        FL_TRY(write_defaults(opt, out->format_version, s, a, err));
 
     FL_TRY(build_spec(opt, s, a, &out->specs[0], err));
     out->nspecs = 1;

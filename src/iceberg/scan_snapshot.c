@@ -81,6 +81,10 @@ const fl_ice_schema *ice_scan_schema(const fl_ice_metadata *m, const fl_ice_snap
                                      const fl_ice_scan_options *opt)
 {
     const fl_ice_schema *cur = fl_ice_metadata_current_schema(m);
+    if (opt && opt->has_schema_id) {
+        const fl_ice_schema *s = fl_ice_metadata_schema(m, opt->schema_id);
+        return s ? s : cur;
+    }
     if (!opt || !snap || !snap->has_schema_id)
         return cur;
     bool travel = opt->select == FL_ICE_SNAP_ID || opt->select == FL_ICE_SNAP_TIMESTAMP;

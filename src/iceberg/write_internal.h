@@ -159,6 +159,8 @@ typedef struct ice_dv_input {
 fl_status ice_write_dvs(fl_fileio *io, const fl_ice_metadata *m, const ice_dv_input *in, uint32_t n,
                         fl_arena *a, fl_ice_data_file *out, fl_error *err);
 
+/* Java's toHumanString of a scalar value, arena string (write_util.c). */
+const char *ice_value_text(const fl_value *v, fl_arena *a);
 /* "<data dir>/<col=val/...>/" partition directory for values of spec (URL-encoded
  * human strings as Java's PartitionSpec.partitionToPath). Arena string
  * without trailing slash; "" for unpartitioned. */

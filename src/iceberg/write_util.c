@@ -208,6 +208,16 @@ static const char *human(const fl_ice_transform *t, const fl_value *v, fl_arena 
     }
     default: break;
     }
+    return ice_value_text(v, a);
+}
+
+/* The human string of a scalar value (identity transform); decimal, date,
+ * time, timestamp and uuid are also their single-value JSON text. */
+const char *ice_value_text(const fl_value *v, fl_arena *a)
+{
+    char buf[256];
+    if (v->is_null)
+        return "null";
     switch (v->type.id) {
     case FL_TYPE_BOOLEAN: return v->v.b ? "true" : "false";
     case FL_TYPE_INT32: return fl_arena_sprintf(a, "%d", (int)v->v.i32);

@@ -117,6 +117,7 @@ typedef struct fl_plan_scan {
     const char *name;              /* "ns.table", "ns.table$files", a path: for EXPLAIN/receipts */
     const fl_ice_metadata *meta;   /* ICEBERG, ICEBERG_META */
     int64_t snapshot_id;           /* ICEBERG: resolved snapshot (-1 = table has none: empty) */
+    int32_t schema_id;             /* ICEBERG: the schema the binder resolved columns in */
     const char *metatable;         /* ICEBERG_META: "snapshots", "files", "history", ... */
     const char *const *files;      /* PARQUET/CSV/JSON: globs already expanded, sorted */
     uint32_t nfiles;

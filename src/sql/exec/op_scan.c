@@ -146,6 +146,8 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
         }
         fl_ice_scan_options o = {.select = FL_ICE_SNAP_ID,
                                  .snapshot_id = s->snapshot_id,
+                                 .has_schema_id = true,
+                                 .schema_id = s->schema_id,
                                  .field_ids = s->columns,
                                  .nfield_ids = s->ncolumns,
                                  .filter = st->prune.nterms ? &st->prune : NULL,

@@ -392,6 +392,7 @@ fl_status fl_front_plan_scan(fl_bctx *b, uint32_t ri, const bool *used, fl_plan 
     s->name = r->name;
     s->meta = r->meta;
     s->snapshot_id = r->snapshot_id;
+    s->schema_id = r->schema->schema_id;
     s->metatable = r->metatable;
     if (r->metatable || r->scan_kind)
         s->file_schema = r->schema;
@@ -588,6 +589,8 @@ static void compute_ndv(fl_bctx *b, fl_jtree *root)
         memset(&o, 0, sizeof o);
         o.select = FL_ICE_SNAP_ID;
         o.snapshot_id = r->snapshot_id;
+        o.has_schema_id = !r->metatable && !r->scan_kind;
+        o.schema_id = r->schema->schema_id;
         fl_ice_scan_plan *sp = NULL;
         fl_error e;
         if (fl_ice_scan_plan_files(b->pc->io, r->meta, &o, &sp, &e) != FL_OK)

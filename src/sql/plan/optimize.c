@@ -142,6 +142,8 @@ static fl_status agg_from_metadata(fl_planner_ctx *pc, fl_plan *p, fl_error *err
         memset(&o, 0, sizeof o);
         o.select = FL_ICE_SNAP_ID;
         o.snapshot_id = c->u.scan.snapshot_id;
+        o.has_schema_id = true;
+        o.schema_id = c->u.scan.schema_id;
         fl_ice_scan_plan *sp = NULL;
         FL_TRY(fl_ice_scan_plan_files(pc->io, c->u.scan.meta, &o, &sp, err));
         bool exact = true;

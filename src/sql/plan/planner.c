@@ -178,6 +178,7 @@ fl_status fl_planner_plan_dml_source(fl_planner_ctx *ctx, const fl_planner_table
     memcpy(f, sch->schema.fields, nf * sizeof(fl_field));
     cols->fields = f;
     cols->nfields = nf;
+    cols->schema_id = sch->schema.schema_id;
     if (with_row_ids) {
         f[nf].name = "_file";
         f[nf].field_id = INT32_MAX - 1;

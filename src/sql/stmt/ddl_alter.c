@@ -122,6 +122,52 @@ static fl_status apply_options(fl_stmt_ctx *c, fl_ice_txn *x, const PgQuery__Nod
     return FL_OK;
 }
 
+/* NOT NULL and DEFAULT of an added column; others are refused by name. */
+static fl_status add_column_constraints(fl_stmt_ctx *c, const PgQuery__ColumnDef *cd,
+                                        const fl_type *t, bool *nullable, const char **dflt,
+                                        fl_error *err)
+{
+    *nullable = !cd->is_not_null;
+    *dflt = NULL;
+    if (cd->raw_default)
+        FL_TRY(stmt_default_json(c, cd->raw_default, cd->colname, t, dflt, err));
+    for (size_t i = 0; i < cd->n_constraints; i++) {
+        if (cd->constraints[i]->node_case != PG_QUERY__NODE__NODE_CONSTRAINT)
+            continue;
+        const PgQuery__Constraint *k = cd->constraints[i]->constraint;
+        switch (k->contype) {
+        case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL: *nullable = false; break;
+        case PG_QUERY__CONSTR_TYPE__CONSTR_NULL: break;
+        case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+            FL_TRY(stmt_default_json(c, k->raw_expr, cd->colname, t, dflt, err));
+            break;
+        default:
+            stmt_set_position(c, k->location);
+            return fl_error_state(err, FL_EUNSUPPORTED, "0A000",
+                                  "ADD COLUMN \"%s\": only NOT NULL, NULL and DEFAULT are "
+                                  "supported",
+                                  cd->colname);
+        }
+    }
+    return FL_OK;
+}
+
+/* ALTER COLUMN c SET DEFAULT expr | DROP DEFAULT (def NULL): the column's
+ * write-default; rows already written keep reading as they did. */
+static fl_status set_default(fl_stmt_ctx *c, fl_ice_txn *x, const char *col,
+                             const PgQuery__Node *def, fl_error *err)
+{
+    const fl_ice_schema *cur = fl_ice_metadata_current_schema(fl_ice_txn_metadata(x));
+    const fl_field *f = cur ? fl_schema_find_name(&cur->schema, col) : NULL;
+    if (!f)
+        return fl_error_state(err, FL_ENOTFOUND, "42703", "column \"%s\" does not exist", col);
+    const char *json = NULL;
+    if (def)
+        FL_TRY(stmt_default_json(c, def, col, &f->type, &json, err));
+    fl_status rc = fl_ice_txn_set_column_default(x, col, json, err);
+    return rc == FL_OK ? FL_OK : fl_error_prefix(err, "ALTER COLUMN \"%s\"", col);
+}
+
 static fl_status one_cmd(fl_stmt_ctx *c, fl_ice_txn *x, const PgQuery__AlterTableCmd *cmd,
                          fl_error *err)
 {
@@ -133,17 +179,12 @@ static fl_status one_cmd(fl_stmt_ctx *c, fl_ice_txn *x, const PgQuery__AlterTabl
         const PgQuery__ColumnDef *cd = def->column_def;
         if (cmd->missing_ok && has_column(x, cd->colname))
             return FL_OK;
-        if (cd->raw_default)
-            return fl_errorf(err, FL_EUNSUPPORTED, "ADD COLUMN \"%s\": DEFAULT is not supported",
-                             cd->colname);
         fl_type t;
         FL_TRY(stmt_type_of(c, cd->type_name, &t, err));
-        bool nullable = !cd->is_not_null;
-        for (size_t i = 0; i < cd->n_constraints; i++)
-            if (cd->constraints[i]->node_case == PG_QUERY__NODE__NODE_CONSTRAINT &&
-                cd->constraints[i]->constraint->contype == PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL)
-                nullable = false;
-        fl_status rc = fl_ice_txn_add_column(x, NULL, cd->colname, &t, nullable, NULL, NULL, err);
+        bool nullable;
+        const char *dflt;
+        FL_TRY(add_column_constraints(c, cd, &t, &nullable, &dflt, err));
+        fl_status rc = fl_ice_txn_add_column(x, NULL, cd->colname, &t, nullable, NULL, dflt, err);
         return rc == FL_OK ? FL_OK : fl_error_prefix(err, "ADD COLUMN \"%s\"", cd->colname);
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn:
@@ -169,6 +210,8 @@ static fl_status one_cmd(fl_stmt_ctx *c, fl_ice_txn *x, const PgQuery__AlterTabl
                                              "precision up)",
                                              cmd->name);
     }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_ColumnDefault:
+        return set_default(c, x, cmd->name, def, err);
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropNotNull:
         return fl_ice_txn_make_column_optional(x, cmd->name, err);
     case PG_QUERY__ALTER_TABLE_TYPE__AT_SetRelOptions:

@@ -139,20 +139,23 @@ static fl_status add_ident_field(fl_arena *a, const char ***v, uint32_t *n, cons
 }
 
 static fl_status column_def(fl_stmt_ctx *c, const PgQuery__ColumnDef *cd, fl_field *f,
-                            const char ***idents, uint32_t *nidents, fl_error *err)
+                            const char ***idents, uint32_t *nidents, const char **dflt,
+                            fl_error *err)
 {
     fl_arena *a = c->planner->arena;
     memset(f, 0, sizeof *f);
     f->name = cd->colname;
     f->nullable = !cd->is_not_null;
+    *dflt = NULL;
     FL_TRY(stmt_type_of(c, cd->type_name, &f->type, err));
-    if (cd->raw_default || cd->cooked_default || (cd->generated && *cd->generated) ||
+    if (cd->cooked_default || (cd->generated && *cd->generated) ||
         (cd->identity && *cd->identity)) {
         stmt_set_position(c, cd->location);
         return fl_errorf(err, FL_EUNSUPPORTED,
-                         "column \"%s\": DEFAULT, GENERATED and IDENTITY are not supported",
-                         cd->colname);
+                         "column \"%s\": GENERATED and IDENTITY are not supported", cd->colname);
     }
+    if (cd->raw_default)
+        FL_TRY(stmt_default_json(c, cd->raw_default, cd->colname, &f->type, dflt, err));
     for (size_t i = 0; i < cd->n_constraints; i++) {
         const PgQuery__Node *n = cd->constraints[i];
         if (n->node_case != PG_QUERY__NODE__NODE_CONSTRAINT)
@@ -165,11 +168,13 @@ static fl_status column_def(fl_stmt_ctx *c, const PgQuery__ColumnDef *cd, fl_fie
         case PG_QUERY__CONSTR_TYPE__CONSTR_NULL:
             break;
         case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+            FL_TRY(stmt_default_json(c, k->raw_expr, cd->colname, &f->type, dflt, err));
+            break;
         case PG_QUERY__CONSTR_TYPE__CONSTR_GENERATED:
         case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY:
             stmt_set_position(c, k->location);
             return fl_errorf(err, FL_EUNSUPPORTED,
-                             "column \"%s\": DEFAULT, GENERATED and IDENTITY are not supported",
+                             "column \"%s\": GENERATED and IDENTITY are not supported",
                              cd->colname);
         case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
             f->nullable = false;
@@ -258,6 +263,7 @@ static fl_status create(fl_stmt_ctx *c, const PgQuery__RangeVar *rv, const fl_ta
                                 .sort_by = o->sorts,
                                 .nsort_by = o->nsorts,
                                 .properties = &props,
+                                .write_defaults = o->write_defaults,
                                 .location = location,
                                 .stage_only = staged,
                                 /* a user's location is confined (fl_ice_location_check);
@@ -298,12 +304,17 @@ fl_status stmt_create_table(fl_stmt_ctx *c, const PgQuery__CreateStmt *s, fl_stm
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     const char **idents = NULL;
     uint32_t nidents = 0;
+    const char **dflts = fl_arena_calloc(a, s->n_table_elts + 1, sizeof *dflts);
+    bool any_default = false;
+    if (!dflts)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->n_table_elts; i++) {
         const PgQuery__Node *n = s->table_elts[i];
-        if (n->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF)
-            FL_TRY(column_def(c, n->column_def, &sch.fields[sch.nfields++], &idents, &nidents,
-                              err));
-        else if (n->node_case != PG_QUERY__NODE__NODE_CONSTRAINT)
+        if (n->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
+            FL_TRY(column_def(c, n->column_def, &sch.fields[sch.nfields], &idents, &nidents,
+                              &dflts[sch.nfields], err));
+            any_default |= dflts[sch.nfields++] != NULL;
+        } else if (n->node_case != PG_QUERY__NODE__NODE_CONSTRAINT)
             return fl_errorf(err, FL_EUNSUPPORTED, "CREATE TABLE: LIKE is not supported");
     }
     for (size_t i = 0; i < s->n_table_elts; i++)
@@ -317,6 +328,7 @@ fl_status stmt_create_table(fl_stmt_ctx *c, const PgQuery__CreateStmt *s, fl_stm
     FL_TRY(check_unique(c, &sch, err));
     stmt_table_opts o;
     FL_TRY(stmt_table_options(c, s->options, s->n_options, false, &o, err));
+    o.write_defaults = any_default ? dflts : NULL;
     fl_ice_table *t = NULL;
     fl_status rc = create(c, s->relation, &id, &sch, idents, nidents, &o, false, &t, err);
     fl_ice_table_free(t);
@@ -441,7 +453,7 @@ fl_status stmt_ctas(fl_stmt_ctx *c, const PgQuery__CreateTableAsStmt *s, fl_stmt
             names[i] = ws->fields[i].name;
         }
         if (rc == FL_OK)
-            rc = stmt_project_cast(c, plan, src, types, names, NULL, ws->nfields, &proj, err);
+            rc = stmt_project_cast(c, plan, src, types, names, NULL, NULL, ws->nfields, &proj, err);
         if (rc == FL_OK)
             rc = stmt_run_plan(c, proj, ctas_batch, &cw, err);
         fl_ice_data_file *files = NULL;

@@ -5,7 +5,8 @@
  * The source (VALUES lists or any query) is planned by the planner; a
  * casting PROJECT (stmt_project_cast) puts its columns in the table's
  * order and types: listed columns take the source's columns in order,
- * the others are NULL (an error for a required column, SQLSTATE 23502).
+ * the others take their write-default (stmt_default.c), else NULL (an
+ * error for a required column, SQLSTATE 23502).
  * Without a column list the source fills the leading columns. The rows
  * stream through the executor into the Iceberg data writer (the table's
  * partition spec and sort order); the files are appended in one snapshot.
@@ -107,8 +108,8 @@ fl_status stmt_columns_of(fl_arena *a, const fl_schema *ws, fl_type **types, con
     return FL_OK;
 }
 
-/* INSERT ... DEFAULT VALUES: one row of no columns (every column NULL:
- * floe columns have no defaults) */
+/* INSERT ... DEFAULT VALUES: one row of no columns (every column takes its
+ * write-default, else NULL) */
 static fl_status default_values(fl_arena *a, fl_plan **out, fl_error *err)
 {
     fl_plan *p = fl_plan_new(a, FL_PLAN_VALUES, 0, 0);
@@ -122,11 +123,12 @@ static fl_status default_values(fl_arena *a, fl_plan **out, fl_error *err)
     return FL_OK;
 }
 
-/* VALUES (..., DEFAULT, ...): the source with each DEFAULT replaced by NULL
- * (columns have no default expressions), in arena copies (the parse tree
- * itself is never changed) */
-static fl_status values_defaults(fl_arena *a, const PgQuery__Node *q, const PgQuery__Node **out,
-                                 fl_error *err)
+/* VALUES (..., DEFAULT, ...): the source with each DEFAULT at position k
+ * replaced by fill[k] (the target column's write-default, stmt_default.c),
+ * NULL when there is none, in arena copies (the parse tree itself is never
+ * changed) */
+static fl_status values_defaults(fl_arena *a, const PgQuery__Node *q, PgQuery__Node *const *fill,
+                                 size_t nfill, const PgQuery__Node **out, fl_error *err)
 {
     *out = q;
     if (q->node_case != PG_QUERY__NODE__NODE_SELECT_STMT || !q->select_stmt->n_values_lists)
@@ -168,13 +170,55 @@ static fl_status values_defaults(fl_arena *a, const PgQuery__Node *q, const PgQu
         for (size_t k = 0; k < l->list->n_items; k++) {
             items[k] = l->list->items[k];
             if (items[k]->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT &&
-                !(items[k] = stmt_mk_null(a)))
+                !(items[k] = k < nfill && fill[k] ? fill[k] : stmt_mk_null(a)))
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
         }
         lists[r] = nl;
     }
     *out = nq;
     return FL_OK;
+}
+
+/* The write-default node of each VALUES position (NULL: none): position k
+ * fills the k-th listed column, or column k without a column list. */
+static fl_status fill_nodes(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, const fl_schema *ws,
+                            const fl_value *defaults, PgQuery__Node ***out, size_t *nout,
+                            fl_error *err)
+{
+    fl_arena *a = c->planner->arena;
+    size_t n = s->n_cols ? s->n_cols : ws->nfields;
+    PgQuery__Node **fill = fl_arena_calloc(a, n + 1, sizeof *fill);
+    if (!fill)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        int32_t col = (int32_t)k;
+        if (s->n_cols) {
+            const PgQuery__Node *cn = s->cols[k];
+            col = cn->node_case == PG_QUERY__NODE__NODE_RES_TARGET
+                      ? stmt_find_column(ws, cn->res_target->name)
+                      : -1;
+        }
+        if (col >= 0 && !defaults[col].is_null)
+            FL_TRY(stmt_value_node(a, &defaults[col], &fill[k], err));
+    }
+    *out = fill;
+    *nout = n;
+    return FL_OK;
+}
+
+/* The rows to insert: the query (its DEFAULTs filled), or one empty row. */
+static fl_status plan_source(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, const fl_schema *ws,
+                             const fl_value *defaults, fl_plan **plan, fl_error *err)
+{
+    fl_arena *a = c->planner->arena;
+    if (!s->select_stmt)
+        return default_values(a, plan, err);
+    PgQuery__Node **fill = NULL;
+    size_t nfill = 0;
+    const PgQuery__Node *src;
+    FL_TRY(fill_nodes(c, s, ws, defaults, &fill, &nfill, err));
+    FL_TRY(values_defaults(a, s->select_stmt, fill, nfill, &src, err));
+    return fl_planner_plan_query(c->planner, src, plan, err);
 }
 
 fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_result *out,
@@ -193,13 +237,6 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
     uint32_t privs = FL_PRIV_WRITE | (s->n_returning_list ? FL_PRIV_READ : 0u);
     FL_TRY(fl_planner_resolve_table(c->planner, s->relation, privs, &pt, err));
     fl_plan *plan = NULL;
-    if (s->select_stmt) {
-        const PgQuery__Node *src;
-        FL_TRY(values_defaults(a, s->select_stmt, &src, err));
-        FL_TRY(fl_planner_plan_query(c->planner, src, &plan, err));
-    } else {
-        FL_TRY(default_values(a, &plan, err));
-    }
     fl_ice_txn *x = NULL;
     ins_write iw = {0};
     iw.a = a;
@@ -219,12 +256,18 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
         const char **names;
         bool *required;
         fl_plan *proj = NULL;
+        fl_value *defaults = NULL;
         rc = src ? stmt_columns_of(a, ws, &types, &names, &required, err)
                  : fl_errorf(err, FL_ENOMEM, "out of memory");
         if (rc == FL_OK)
+            rc = stmt_write_defaults(c, x, ws, &defaults, err);
+        if (rc == FL_OK)
+            rc = plan_source(c, s, ws, defaults, &plan, err);
+        if (rc == FL_OK)
             rc = map_columns(c, s, ws, pt.name, plan->schema.nfields, src, err);
         if (rc == FL_OK)
-            rc = stmt_project_cast(c, plan, src, types, names, required, ws->nfields, &proj, err);
+            rc = stmt_project_cast(c, plan, src, types, names, required, defaults, ws->nfields,
+                                   &proj, err);
         if (rc == FL_OK && s->n_returning_list) {
             rc = stmt_returning_expand(c, s->returning_list, s->n_returning_list, ws, qual,
                                        &iw.ret, err);

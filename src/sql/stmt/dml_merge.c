@@ -143,9 +143,9 @@ static fl_status action_of(const PgQuery__MergeWhenClause *w, int *act, fl_error
 
 /* INSERT's new row: one expression per table column. */
 static fl_status insert_row(fl_stmt_ctx *c, const fl_schema *ws, const char *table,
-                            const PgQuery__MergeWhenClause *w, PgQuery__Node **row, fl_error *err)
+                            const PgQuery__MergeWhenClause *w, PgQuery__Node *const *defaults,
+                            PgQuery__Node **row, fl_error *err)
 {
-    fl_arena *a = c->planner->arena;
     for (uint32_t i = 0; i < ws->nfields; i++)
         row[i] = NULL;
     size_t nv = w->n_values;
@@ -175,12 +175,12 @@ static fl_status insert_row(fl_stmt_ctx *c, const fl_schema *ws, const char *tab
         }
         PgQuery__Node *v = w->values[k];
         if (v->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT)
-            v = stmt_mk_null(a);
+            v = defaults[i];
         row[i] = v;
     }
     for (uint32_t i = 0; i < ws->nfields; i++)
-        if (!row[i] && !(row[i] = stmt_mk_null(a)))
-            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (!row[i])
+            row[i] = defaults[i];
     return FL_OK;
 }
 
@@ -192,6 +192,7 @@ typedef struct mplan {
     uint32_t *blocks; /* value block starts */
     uint32_t nblocks;
     bool any_update;
+    PgQuery__Node **defaults; /* each column's write-default (stmt_default.c) */
 } mplan;
 
 /* Targets for the clauses with matched == want: conditions first, then value blocks. */
@@ -232,10 +233,10 @@ static fl_status build_targets(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, cons
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         if (cl->action == ACT_UPDATE) {
             FL_TRY(stmt_set_targets(c, ws, qual, table, w->target_list, w->n_target_list,
-                                    mp->targets + next, err));
+                                    mp->defaults, mp->targets + next, err));
             mp->any_update = true;
         } else if (cl->action == ACT_INSERT) {
-            FL_TRY(insert_row(c, ws, table, w, mp->targets + next, err));
+            FL_TRY(insert_row(c, ws, table, w, mp->defaults, mp->targets + next, err));
         }
         if (cl->action == ACT_UPDATE || cl->action == ACT_INSERT) {
             cl->vals_col = next;
@@ -315,7 +316,10 @@ fl_status stmt_merge(fl_stmt_ctx *c, const PgQuery__MergeStmt *s, fl_stmt_result
         mplan mm, nm;
         memset(&mm, 0, sizeof mm);
         memset(&nm, 0, sizeof nm);
-        rc = build_targets(c, s, ws, qual, pt.name, true, &mm, err);
+        rc = stmt_default_nodes(c, x, ws, &mm.defaults, err);
+        nm.defaults = mm.defaults;
+        if (rc == FL_OK)
+            rc = build_targets(c, s, ws, qual, pt.name, true, &mm, err);
         if (rc == FL_OK)
             rc = build_targets(c, s, ws, qual, pt.name, false, &nm, err);
         any_update = mm.any_update;

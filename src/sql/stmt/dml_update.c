@@ -33,7 +33,7 @@ static const PgQuery__Node *multi_assign_value(const PgQuery__MultiAssignRef *m)
 
 fl_status stmt_set_targets(fl_stmt_ctx *c, const fl_schema *ws, const char *qualifier,
                            const char *table, PgQuery__Node *const *set, size_t nset,
-                           PgQuery__Node **exprs, fl_error *err)
+                           PgQuery__Node *const *defaults, PgQuery__Node **exprs, fl_error *err)
 {
     fl_arena *a = c->planner->arena;
     for (uint32_t i = 0; i < ws->nfields; i++)
@@ -70,7 +70,7 @@ fl_status stmt_set_targets(fl_stmt_ctx *c, const fl_schema *ws, const char *qual
             }
         }
         if (v && v->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT)
-            v = stmt_mk_null(a); /* columns have no defaults: DEFAULT is NULL */
+            v = defaults ? defaults[i] : stmt_mk_null(a); /* the write-default, else NULL */
         exprs[i] = (PgQuery__Node *)v;
     }
     for (uint32_t i = 0; i < ws->nfields; i++)
@@ -123,7 +123,7 @@ fl_status stmt_project_blocks(fl_stmt_ctx *c, fl_plan *plan, const uint32_t *sta
             names[starts[b] + k] = ws->fields[k].name;
         }
     }
-    return stmt_project_cast(c, plan, src, types, names, NULL, n, out, err);
+    return stmt_project_cast(c, plan, src, types, names, NULL, NULL, n, out, err);
 }
 
 fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_result *out,
@@ -150,10 +150,13 @@ fl_status stmt_update(fl_stmt_ctx *c, const PgQuery__UpdateStmt *s, fl_stmt_resu
         const fl_schema *ws = fl_ice_data_writer_schema(u.w);
         u.ncols = ws->nfields;
         PgQuery__Node **targets = fl_arena_calloc(a, ws->nfields + 1, sizeof *targets);
+        PgQuery__Node **dflt = NULL;
         fl_plan *plan = NULL, *proj = NULL;
-        rc = targets ? stmt_set_targets(c, ws, alias ? alias : s->relation->relname, pt.name,
-                                        s->target_list, s->n_target_list, targets, err)
+        rc = targets ? stmt_default_nodes(c, x, ws, &dflt, err)
                      : fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (rc == FL_OK)
+            rc = stmt_set_targets(c, ws, alias ? alias : s->relation->relname, pt.name,
+                                  s->target_list, s->n_target_list, dflt, targets, err);
         if (rc == FL_OK)
             rc = fl_planner_plan_dml_source(c->planner, &pt, alias, s->from_clause,
                                             (uint32_t)s->n_from_clause, s->where_clause, targets,

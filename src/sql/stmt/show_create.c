@@ -212,6 +212,18 @@ static fl_status columns(fl_stmt_ctx *c, sbuf *b, const fl_ice_schema *s, fl_err
         puts_(b, stmt_type_text(&f->type, tb, sizeof tb));
         if (!f->nullable)
             puts_(b, " NOT NULL");
+        const fl_ice_field_extra *x = fl_ice_schema_extra(s, f->field_id);
+        if (x && x->write_default && strcmp(x->write_default, "null") != 0) {
+            const char *text;
+            bool quote;
+            FL_TRY(stmt_default_sql(c->planner->arena, &f->type, x->write_default, &text, &quote,
+                                    err));
+            puts_(b, " DEFAULT ");
+            if (quote)
+                quoted(b, text, '\'');
+            else
+                puts_(b, text);
+        }
     }
     for (uint32_t i = 0; i < s->nidentifier; i++) {
         puts_(b, i ? ", " : ",\n  PRIMARY KEY (");
@@ -220,7 +232,6 @@ static fl_status columns(fl_stmt_ctx *c, sbuf *b, const fl_ice_schema *s, fl_err
     }
     if (s->nidentifier)
         puts_(b, ")");
-    (void)c;
     return FL_OK;
 }
 

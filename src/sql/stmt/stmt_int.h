@@ -110,6 +110,9 @@ PgQuery__Node *stmt_mk_int(fl_arena *a, int32_t v);
 PgQuery__Node *stmt_mk_star(fl_arena *a); /* the * of SELECT * */
 PgQuery__Node *stmt_mk_bool(fl_arena *a, bool v);
 PgQuery__Node *stmt_mk_null(fl_arena *a);
+/* CAST('text' AS pg_catalog.typname(typmods...)): a value spelled as SQL */
+PgQuery__Node *stmt_mk_typed_literal(fl_arena *a, const char *text, const char *typname,
+                                     const int32_t *typmods, uint32_t ntypmods);
 PgQuery__Node *stmt_mk_not(fl_arena *a, PgQuery__Node *arg);
 PgQuery__Node *stmt_mk_restarget(fl_arena *a, PgQuery__Node *val, const char *name);
 /* SELECT targets FROM from WHERE where */
@@ -118,15 +121,38 @@ PgQuery__Node *stmt_mk_select(fl_arena *a, PgQuery__Node **targets, uint32_t nta
 PgQuery__Node *stmt_mk_not_exists(fl_arena *a, PgQuery__Node *subselect);
 PgQuery__Node *stmt_mk_rangevar_node(fl_arena *a, const PgQuery__RangeVar *rv);
 
+/* ---- column defaults (stmt_default.c) ---- */
+
+/* The DEFAULT expr of column col as Iceberg single-value JSON: a constant
+ * expression cast to t (Iceberg stores literal defaults, not expressions). */
+fl_status stmt_default_json(fl_stmt_ctx *c, const PgQuery__Node *expr, const char *col,
+                            const fl_type *t, const char **out, fl_error *err);
+/* The write-default of each column of writer schema ws (schema of the
+ * txn's table): out[i].is_null when the column has none. Arena array. */
+fl_status stmt_write_defaults(fl_stmt_ctx *c, fl_ice_txn *x, const fl_schema *ws, fl_value **out,
+                              fl_error *err);
+/* The SQL spelling of a stored default (SHOW CREATE TABLE): *quote when
+ * it must be written as a string literal ('2024-01-02', '\\x01'), else bare
+ * (5, 1.5, true). */
+fl_status stmt_default_sql(fl_arena *a, const fl_type *t, const char *json, const char **text,
+                           bool *quote, fl_error *err);
+/* One node per column of ws standing for its write-default (SET c =
+ * DEFAULT, MERGE's INSERT): a typed literal, or NULL. Arena array. */
+fl_status stmt_default_nodes(fl_stmt_ctx *c, fl_ice_txn *x, const fl_schema *ws,
+                             PgQuery__Node ***out, fl_error *err);
+/* A parse node that binds to value v (VALUES (..., DEFAULT)); NULL on OOM
+ * or for a type with no SQL spelling (err set). */
+fl_status stmt_value_node(fl_arena *a, const fl_value *v, PgQuery__Node **out, fl_error *err);
+
 /* ---- plans ---- */
 
 /* A PROJECT over child whose column i is cast(child column src[i]) to
- * types[i] (src[i] < 0: a NULL of types[i]), named names[i]. Errors name
- * the column: 'column "x" is of type integer but expression is of type
- * boolean'. */
+ * types[i] (src[i] < 0: defaults[i] when defaults is given and that is not
+ * NULL, else a NULL of types[i]), named names[i]. Errors name the column:
+ * 'column "x" is of type integer but expression is of type boolean'. */
 fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
                             const fl_type *types, const char *const *names, const bool *required,
-                            uint32_t n, fl_plan **out, fl_error *err);
+                            const fl_value *defaults, uint32_t n, fl_plan **out, fl_error *err);
 
 /* PROJECT over plan casting each block of ws->nfields columns starting at
  * starts[i] to the table's column types; other columns pass through. */
@@ -136,7 +162,7 @@ fl_status stmt_project_blocks(fl_stmt_ctx *c, fl_plan *plan, const uint32_t *sta
  * value, else the column qualified by qualifier). exprs has ws->nfields slots. */
 fl_status stmt_set_targets(fl_stmt_ctx *c, const fl_schema *ws, const char *qualifier,
                            const char *table, PgQuery__Node *const *set, size_t nset,
-                           PgQuery__Node **exprs, fl_error *err);
+                           PgQuery__Node *const *defaults, PgQuery__Node **exprs, fl_error *err);
 
 /* INSERT/UPDATE/DELETE ... RETURNING (dml_returning.c) */
 typedef struct stmt_returning {

@@ -174,3 +174,34 @@ PgQuery__Node *stmt_mk_star(fl_arena *a)
     r->location = -1;
     return node(a, PG_QUERY__NODE__NODE_COLUMN_REF, r);
 }
+
+PgQuery__Node *stmt_mk_typed_literal(fl_arena *a, const char *text, const char *typname,
+                                     const int32_t *typmods, uint32_t ntypmods)
+{
+    PgQuery__AConst *k = NEW(a, PgQuery__AConst, PG_QUERY__A__CONST__INIT);
+    PgQuery__String *s = NEW(a, PgQuery__String, PG_QUERY__STRING__INIT);
+    PgQuery__TypeName *tn = NEW(a, PgQuery__TypeName, PG_QUERY__TYPE_NAME__INIT);
+    PgQuery__TypeCast *tc = NEW(a, PgQuery__TypeCast, PG_QUERY__TYPE_CAST__INIT);
+    PgQuery__Node **names = fl_arena_calloc(a, 2, sizeof *names);
+    PgQuery__Node **mods = fl_arena_calloc(a, ntypmods + 1, sizeof *mods);
+    if (!k || !s || !tn || !tc || !names || !mods || !(s->sval = fl_arena_strdup(a, text)))
+        return NULL;
+    k->val_case = PG_QUERY__A__CONST__VAL_SVAL;
+    k->sval = s;
+    k->location = -1;
+    if (!(names[0] = str_node(a, "pg_catalog")) || !(names[1] = str_node(a, typname)))
+        return NULL;
+    tn->names = names;
+    tn->n_names = 2;
+    for (uint32_t i = 0; i < ntypmods; i++)
+        if (!(mods[i] = stmt_mk_int(a, typmods[i])))
+            return NULL;
+    tn->typmods = mods;
+    tn->n_typmods = ntypmods;
+    tn->typemod = -1;
+    tn->location = -1;
+    tc->arg = node(a, PG_QUERY__NODE__NODE_A_CONST, k);
+    tc->type_name = tn;
+    tc->location = -1;
+    return tc->arg ? node(a, PG_QUERY__NODE__NODE_TYPE_CAST, tc) : NULL;
+}

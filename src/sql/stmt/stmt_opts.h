@@ -20,6 +20,8 @@ typedef struct stmt_table_opts {
     const char **remove; /* RESET: property keys to remove */
     uint32_t nremove;
     const char *location;
+    /* CREATE TABLE column DEFAULTs (JSON per column, NULL entries), or NULL */
+    const char *const *write_defaults;
 } stmt_table_opts;
 
 /* Parses DefElem options; reset = the RESET (k, ...) form (names only). */

@@ -38,7 +38,7 @@ static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *
 
 fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
                             const fl_type *types, const char *const *names, const bool *required,
-                            uint32_t n, fl_plan **out, fl_error *err)
+                            const fl_value *defaults, uint32_t n, fl_plan **out, fl_error *err)
 {
     fl_arena *a = c->planner->arena;
     fl_plan *p = fl_plan_new(a, FL_PLAN_PROJECT, 1, n);
@@ -61,7 +61,10 @@ fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
     p->est_rows = child->est_rows;
     for (uint32_t i = 0; i < n; i++) {
         fl_expr *e;
-        if (src[i] < 0) {
+        if (src[i] < 0 && defaults && !defaults[i].is_null) {
+            if (!(e = fl_expr_const(a, &defaults[i])))
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+        } else if (src[i] < 0) {
             if (required && required[i]) {
                 return fl_error_state(err, FL_EINVAL, "23502",
                                       "null value in column \"%s\" violates not-null constraint "

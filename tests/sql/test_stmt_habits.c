@@ -288,6 +288,19 @@ static void test_suggest(void)
     RUN_ERR(&E, "DESCRIBE sales.itens", FL_ENOTFOUND, "did you mean sales.items?");
     RUN_ERR(&E, "SELECT * FROM sales.zzzzzz", FL_ENOTFOUND,
             "relation \"sales.zzzzzz\" does not exist (search_path: test)");
+    /* columns: the nearest visible one, qualified; a swap is one edit */
+    RUN_ERR(&E, "SELECT ntoe FROM sales.orders", FL_ENOTFOUND,
+            "column \"ntoe\" does not exist (did you mean \"orders.note\"?)");
+    CHECK_EQ_STR(last_state(E.s), "42703");
+    RUN_ERR(&E, "SELECT o.nots FROM sales.orders o", FL_ENOTFOUND,
+            "column o.nots does not exist (did you mean \"o.note\"?)");
+    RUN_ERR(&E, "SELECT \"Note\" FROM sales.orders", FL_ENOTFOUND, "did you mean \"orders.note\"");
+    RUN_ERR(&E,
+            "SELECT id FROM sales.orders WHERE EXISTS (SELECT 1 FROM sales.items i WHERE "
+            "i.id = nte)",
+            FL_ENOTFOUND, "did you mean \"orders.note\"");
+    RUN_ERR(&E, "SELECT wxyz FROM sales.orders", FL_ENOTFOUND, "column \"wxyz\" does not exist");
+    CHECK(strstr(E.err.msg, "did you mean") == NULL);
 }
 
 /* A principal sees only what it may: listings skip the rest, naming it is 42501. */

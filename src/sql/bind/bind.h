@@ -216,6 +216,10 @@ fl_front_state *fl_front_state_of(fl_planner_ctx *pc);
 fl_status fl_scope_add_rel(fl_arena *a, fl_scope *s, const fl_rel *r, const fl_schema *cols,
                            uint32_t *rel_index, fl_error *err);
 /* Resolves [qual.]name; *idx scope column, or FL_REF_OUTER|idx from the parent. */
+/* " (did you mean \"t.col\"?)" for the nearest column to name in b's scope
+ * or its parent's (qualified by qual when given), "" when none is close. */
+void fl_front_column_hint(const fl_bctx *b, const char *qual, const char *name, char *out,
+                          size_t cap);
 fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_t location,
                           uint32_t *idx, fl_type *type, fl_error *err);
 /* The same as an expression: a COLUMN, or in param mode a PARAM (lateral). */

@@ -214,11 +214,13 @@ fl_status fl_scope_lookup(fl_bctx *b, const char *qual, const char *name, int32_
                                     "(correlation deeper than one level is not supported)",
                                     name);
     }
+    char hint[160];
+    fl_front_column_hint(b, qual, name, hint, sizeof hint);
     if (qual)
         return fl_front_err(b->pc, err, FL_ENOTFOUND, location, "42703",
-                            "column %s.%s does not exist", qual, name);
-    return fl_front_err(b->pc, err, FL_ENOTFOUND, location, "42703", "column \"%s\" does not exist",
-                        name);
+                            "column %s.%s does not exist%s", qual, name, hint);
+    return fl_front_err(b->pc, err, FL_ENOTFOUND, location, "42703",
+                        "column \"%s\" does not exist%s", name, hint);
 }
 
 /* ---- tables ---- */

@@ -37,32 +37,6 @@ typedef struct best {
     uint32_t seen;
 } best;
 
-static uint32_t levenshtein(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 63 || m > 63)
-        return UINT32_MAX;
-    uint32_t row[64];
-    for (size_t j = 0; j <= m; j++)
-        row[j] = (uint32_t)j;
-    for (size_t i = 1; i <= n; i++) {
-        uint32_t diag = row[0];
-        row[0] = (uint32_t)i;
-        for (size_t j = 1; j <= m; j++) {
-            uint32_t up = row[j];
-            uint32_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            uint32_t v = diag + cost;
-            if (row[j] + 1 < v)
-                v = row[j] + 1;
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            row[j] = v;
-            diag = up;
-        }
-    }
-    return row[m];
-}
-
 static bool same_ns(const fl_namespace *a, const fl_namespace *b)
 {
     if (a->nlevels != b->nlevels)
@@ -78,7 +52,7 @@ static void consider(fl_planner_ctx *pc, best *b, const fl_namespace *ns, const 
     bool here = same_ns(ns, b->own);
     if (here && !strcmp(name, b->want))
         return; /* the one that failed */
-    uint32_t d = levenshtein(b->want, name);
+    uint32_t d = fl_front_edit_distance(b->want, name);
     size_t len = strlen(b->want);
     uint32_t limit = len >= 6 ? (uint32_t)(len / 3) : 1;
     if (d > limit || (b->name && d >= b->distance))

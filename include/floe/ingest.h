@@ -45,12 +45,12 @@ extern "C" {
 #endif
 
 /* Summary and property keys (values are decimal text unless noted). */
-#define FL_INGEST_SUM_PIPELINE "floe.pipeline"          /* the pipeline name */
-#define FL_INGEST_SUM_EPOCH "floe.pipeline.epoch"       /* the writer's epoch */
-#define FL_INGEST_SUM_CHECKPOINT "floe.pipeline.checkpoint" /* 1, 2, ... per pipeline */
+#define FL_INGEST_SUM_PIPELINE "floe.pipeline"                /* the pipeline name */
+#define FL_INGEST_SUM_EPOCH "floe.pipeline.epoch"             /* the writer's epoch */
+#define FL_INGEST_SUM_CHECKPOINT "floe.pipeline.checkpoint"   /* 1, 2, ... per pipeline */
 #define FL_INGEST_SUM_POS_FILE "floe.pipeline.positions-file" /* side file (path) */
 #define FL_INGEST_SUM_POS_COUNT "floe.pipeline.positions-count"
-#define FL_INGEST_SUM_POS_PREFIX "floe.pos."             /* + key = value */
+#define FL_INGEST_SUM_POS_PREFIX "floe.pos." /* + key = value */
 /* Positions inline in the summary up to this many keys; beyond, all of them
  * go to a side file named by FL_INGEST_SUM_POS_FILE (and only the keys
  * changed by the checkpoint stay inline, for people reading the summary). */
@@ -87,8 +87,8 @@ FL_API fl_status fl_ingest_sink_write(fl_ingest_sink *s, const fl_batch *b, fl_e
 
 /* Records a source position (key and value copied), committed with the next
  * checkpoint. Keys: no '=' or control characters, at most 1024 bytes. */
-FL_API fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key,
-                                             const char *value, fl_error *err);
+FL_API fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const char *value,
+                                             fl_error *err);
 /* The position of key as the sink sees it (pending, else committed), or
  * NULL. Valid until the next set_position/checkpoint. */
 FL_API const char *fl_ingest_sink_position(const fl_ingest_sink *s, const char *key);
@@ -117,29 +117,28 @@ FL_API fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *
 /* ---- committed state, read without claiming an epoch (status) -------------- */
 
 typedef struct fl_ingest_state {
-    int64_t epoch;          /* the table property: the newest claimed epoch, 0 = none */
-    bool has_checkpoint;    /* a snapshot of the pipeline exists on main */
-    int64_t snapshot_id;    /* the newest one */
-    int64_t timestamp_ms;   /* its commit time */
-    int64_t checkpoint;     /* its checkpoint number */
-    int64_t commit_epoch;   /* the epoch that committed it */
-    fl_ice_map positions;   /* every committed position (strings in the arena) */
+    int64_t epoch;        /* the table property: the newest claimed epoch, 0 = none */
+    bool has_checkpoint;  /* a snapshot of the pipeline exists on main */
+    int64_t snapshot_id;  /* the newest one */
+    int64_t timestamp_ms; /* its commit time */
+    int64_t checkpoint;   /* its checkpoint number */
+    int64_t commit_epoch; /* the epoch that committed it */
+    fl_ice_map positions; /* every committed position (strings in the arena) */
 } fl_ingest_state;
 /* The pipeline's committed state in table metadata m (position side files
  * read through io). Everything in a. */
-FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m,
-                                      const char *pipeline, fl_arena *a, fl_ingest_state *out,
-                                      fl_error *err);
+FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const char *pipeline,
+                                      fl_arena *a, fl_ingest_state *out, fl_error *err);
 
 /* ---- landing files source (src_files.c) ------------------------------------- */
 
 typedef struct fl_ingest_files fl_ingest_files;
 
 typedef struct fl_ingest_files_stats {
-    uint32_t files_ingested;  /* this call */
-    uint32_t files_failed;    /* this call: recorded done-with-error */
-    uint32_t files_waiting;   /* seen but not stable yet (or not yet seen twice) */
-    uint64_t rows;            /* this call */
+    uint32_t files_ingested; /* this call */
+    uint32_t files_failed;   /* this call: recorded done-with-error */
+    uint32_t files_waiting;  /* seen but not stable yet (or not yet seen twice) */
+    uint64_t rows;           /* this call */
 } fl_ingest_files_stats;
 
 /* Watches folder (a local directory; not recursive) for *.csv, *.tsv,

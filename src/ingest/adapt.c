@@ -291,7 +291,6 @@ static fl_status adapt_view(ing_adapter *ad, const fl_batch *b, fl_batch *view, 
     return FL_OK;
 }
 
-
 static fl_status check_required(const ing_adapter *ad, const fl_batch *view, fl_error *err)
 {
     for (uint32_t i = 0; i < view->ncols; i++) {

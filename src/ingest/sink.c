@@ -83,8 +83,8 @@ static fl_status claim_validate(void *ctx, const fl_ice_metadata *base, uint32_t
     if (e == c->expect)
         return FL_OK;
     c->raced = true;
-    return fl_errorf(err, FL_ECONFLICT, "pipeline %s: epoch %lld was claimed concurrently",
-                     c->name, (long long)e);
+    return fl_errorf(err, FL_ECONFLICT, "pipeline %s: epoch %lld was claimed concurrently", c->name,
+                     (long long)e);
 }
 
 static fl_status claim_epoch(fl_ingest_sink *s, fl_error *err)
@@ -245,12 +245,13 @@ fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const 
 {
     size_t n = key ? strlen(key) : 0;
     if (!n || n > 1024 || !value)
-        return fl_errorf(err, FL_EINVAL, "pipeline %s: position key must be 1-1024 bytes",
-                         s->name);
+        return fl_errorf(err, FL_EINVAL, "pipeline %s: position key must be 1-1024 bytes", s->name);
     for (const unsigned char *p = (const unsigned char *)key; *p; p++)
         if (*p < 0x20 || *p == '=' || *p == 0x7f)
-            return fl_errorf(err, FL_EINVAL, "pipeline %s: position key '%s' has '=' or a "
-                             "control character", s->name, key);
+            return fl_errorf(err, FL_EINVAL,
+                             "pipeline %s: position key '%s' has '=' or a "
+                             "control character",
+                             s->name, key);
     return ing_posmap_set(&s->pos, key, value, true, err);
 }
 
@@ -286,17 +287,19 @@ static fl_status ckpt_validate(void *ctx, const fl_ice_metadata *base, uint32_t 
     fl_ingest_sink *s = ctx;
     int64_t e = ing_prop_i64(base, s->name, "epoch");
     if (e > s->epoch)
-        return fl_errorf(err, FL_ECONFLICT, "pipeline %s: fenced by epoch %lld (this writer has %lld)",
-                         s->name, (long long)e, (long long)s->epoch);
+        return fl_errorf(err, FL_ECONFLICT,
+                         "pipeline %s: fenced by epoch %lld (this writer has %lld)", s->name,
+                         (long long)e, (long long)s->epoch);
     const fl_ice_snapshot *h = ing_newest_checkpoint(base, s->name);
     int64_t id = h ? h->snapshot_id : -1;
     if (id != s->last_snapshot_id)
-        return fl_errorf(err, FL_ECONFLICT,
-                         "pipeline %s: the table holds checkpoint %lld (snapshot %lld, epoch %lld) "
-                         "that this writer (epoch %lld) did not start from",
-                         s->name, h ? (long long)ing_summary_i64(h, FL_INGEST_SUM_CHECKPOINT, 0) : 0LL,
-                         (long long)id, h ? (long long)ing_summary_i64(h, FL_INGEST_SUM_EPOCH, 0) : 0LL,
-                         (long long)s->epoch);
+        return fl_errorf(
+            err, FL_ECONFLICT,
+            "pipeline %s: the table holds checkpoint %lld (snapshot %lld, epoch %lld) "
+            "that this writer (epoch %lld) did not start from",
+            s->name, h ? (long long)ing_summary_i64(h, FL_INGEST_SUM_CHECKPOINT, 0) : 0LL,
+            (long long)id, h ? (long long)ing_summary_i64(h, FL_INGEST_SUM_EPOCH, 0) : 0LL,
+            (long long)s->epoch);
     return FL_OK;
 }
 
@@ -318,19 +321,20 @@ static fl_status build_summary(fl_ingest_sink *s, int64_t ckpt, fl_arena *a, fl_
         const char *dir = fl_ice_map_get(&s->t->meta.properties, "write.metadata.path");
         char uuid[37];
         fl_ice_uuid4(uuid);
-        const char *path = dir ? fl_arena_sprintf(a, "%s/floe-pipeline-%s-%" PRId64 "-%s.positions.json",
-                                                  dir, s->name, ckpt, uuid)
-                               : fl_arena_sprintf(a, "%s/metadata/floe-pipeline-%s-%" PRId64
-                                                  "-%s.positions.json",
-                                                  s->t->meta.location, s->name, ckpt, uuid);
+        const char *path =
+            dir ? fl_arena_sprintf(a, "%s/floe-pipeline-%s-%" PRId64 "-%s.positions.json", dir,
+                                   s->name, ckpt, uuid)
+                : fl_arena_sprintf(a, "%s/metadata/floe-pipeline-%s-%" PRId64 "-%s.positions.json",
+                                   s->t->meta.location, s->name, ckpt, uuid);
         kv[k++] = (fl_ice_kv){FL_INGEST_SUM_POS_FILE, path};
         kv[k++] = (fl_ice_kv){FL_INGEST_SUM_POS_COUNT, fl_arena_sprintf(a, "%u", s->pos.n)};
         *side_file = path;
     }
     for (uint32_t i = 0; i < s->pos.n; i++)
         if (inline_all || s->pos.v[i].dirty)
-            kv[k++] = (fl_ice_kv){fl_arena_sprintf(a, FL_INGEST_SUM_POS_PREFIX "%s", s->pos.v[i].key),
-                                  s->pos.v[i].value};
+            kv[k++] =
+                (fl_ice_kv){fl_arena_sprintf(a, FL_INGEST_SUM_POS_PREFIX "%s", s->pos.v[i].key),
+                            s->pos.v[i].value};
     for (uint32_t i = 0; i < k; i++)
         if (!kv[i].key || !kv[i].value)
             return fl_errorf(err, FL_ENOMEM, "out of memory");

@@ -2,7 +2,7 @@
  * src_files.c - the landing-files source (include/floe/ingest.h): a local
  * folder polled for CSV, JSON lines and Parquet files, each ingested once.
  *
- * Identity. A file is "file:<path>" in the sink's positions, valued
+ * Identity. A file is "file:<absolute path>" in the sink's positions, valued
  * "<size>:<mtime_ns>:done:<rows>" or "<size>:<mtime_ns>:error:<message>".
  * A listed file whose "<size>:<mtime_ns>" matches its position is skipped,
  * so a file listed twice (two polls, a restart) is ingested once; a file
@@ -126,10 +126,10 @@ static fl_status list_folder(const char *folder, listing *out, fl_error *err)
             out->v = nv;
             out->cap = cap;
         }
-        out->v[out->n++] = (listed){.path = path,
-                                    .size = (uint64_t)st.st_size,
-                                    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL +
-                                                st.st_mtim.tv_nsec};
+        out->v[out->n++] =
+            (listed){.path = path,
+                     .size = (uint64_t)st.st_size,
+                     .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
     }
     closedir(d);
     if (rc != FL_OK) {
@@ -147,7 +147,8 @@ fl_status fl_ingest_files_open(const char *folder, fl_ingest_files **out, fl_err
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
         return fl_errorf(err, FL_ENOTFOUND, "%s: not a folder", folder);
     fl_ingest_files *f = calloc(1, sizeof *f);
-    if (!f || !(f->folder = strdup(folder))) {
+    /* absolute: positions name files the same from any working directory */
+    if (!f || !(f->folder = realpath(folder, NULL))) {
         free(f);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
@@ -228,7 +229,8 @@ static fl_status open_source(const char *path, file_kind k, const fl_schema *tab
         return pq_open(path, out, err);
     fl_source_options so = {0};
     bool csv = k == FK_CSV;
-    FL_TRY(csv ? fl_csv_source_open(path, &so, out, err) : fl_jsonl_source_open(path, &so, out, err));
+    FL_TRY(csv ? fl_csv_source_open(path, &so, out, err)
+               : fl_jsonl_source_open(path, &so, out, err));
     const fl_schema *want = NULL;
     fl_status rc = ing_text_schema(table, fl_source_schema(*out), csv, path, a, &want, err);
     if (rc != FL_OK || !want)
@@ -236,7 +238,8 @@ static fl_status open_source(const char *path, file_kind k, const fl_schema *tab
     fl_source_close(*out);
     *out = NULL;
     so.schema = want;
-    return csv ? fl_csv_source_open(path, &so, out, err) : fl_jsonl_source_open(path, &so, out, err);
+    return csv ? fl_csv_source_open(path, &so, out, err)
+               : fl_jsonl_source_open(path, &so, out, err);
 }
 
 /* One pass over the file: converts every batch; writes them to s when
@@ -300,7 +303,7 @@ static fl_status ingest_one(const listed *l, file_kind k, fl_ingest_sink *s, con
             return fl_error_prefix(err, "%s", l->path);
     }
     if (rc != FL_OK) { /* the file is bad: recorded, not retried until it changes */
-        fprintf(stderr, "floe ingest: %s: skipped: %s\n", l->path, ferr.msg);
+        fprintf(stderr, "floe ingest: skipped (recorded as failed): %s\n", ferr.msg);
         snprintf(val, sizeof val, "%" PRIu64 ":%" PRId64 ":error:%.400s", l->size, l->mtime_ns,
                  ferr.msg);
         for (char *p = val; *p; p++)

@@ -256,6 +256,7 @@ int fl_cmd_ingest(int argc, char **argv)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
+    sa.sa_flags = SA_RESTART; /* only the poll's sleep needs cutting short, and it is */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     fl_error err;

@@ -367,17 +367,23 @@ static fl_status commit_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, fl
         FL_TRY(ing_positions_file_write(s->t->io, side, s->name, s->epoch, ckpt, &s->pos, err));
     }
     fl_ice_txn_set_validator(x, ckpt_validate, s);
+    /* the txn arena (side's storage) dies with the commit */
+    char *side_copy = side ? strdup(side) : NULL;
+    if (side && !side_copy)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
     int64_t snap = -1;
     s->x = NULL;
-    FL_TRY(fl_ice_txn_commit(x, &snap, err));
+    fl_status rc = fl_ice_txn_commit(x, &snap, err);
+    if (rc != FL_OK) {
+        free(side_copy);
+        return rc;
+    }
     if (s->pos_file) { /* superseded: only the newest checkpoint's side file is read */
         fl_error e2 = {0};
         fl_fileio_remove(s->t->io, s->pos_file, &e2);
-        free(s->pos_file);
-        s->pos_file = NULL;
     }
-    if (side && !(s->pos_file = strdup(side)))
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    free(s->pos_file);
+    s->pos_file = side_copy;
     if (info)
         *info = (fl_ingest_commit){.committed = true,
                                    .snapshot_id = snap,

@@ -17,8 +17,12 @@
  * Bad files do not stall the pipeline: every file is read twice, a first
  * pass that parses and converts everything (required columns checked for
  * nulls) without writing, and only then the pass that writes. A file whose
- * first pass fails is logged to stderr and marked done-with-error; its rows
- * never reach the sink. (Cost: twice the parsing of each file; a
+ * first pass fails on its content (syntax, types, shape, corruption) is
+ * logged to stderr and marked done-with-error; its rows never reach the
+ * sink. Other first-pass failures (the file vanished, I/O, memory) leave it
+ * for the next poll. A second-pass failure ends the poll with an error:
+ * rows already in the sink cannot be taken back, so the caller must drop
+ * the uncommitted checkpoint (close the sink) and restart. (Cost: twice the parsing of each file; a
  * dead-letter table with the raw payload is not done yet, see README.md.)
  *
  * Ownership: the source owns its copy of the folder name and the listing of
@@ -286,6 +290,13 @@ static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, boo
     return rc;
 }
 
+/* Errors that are the file's content (taking it again gives the same). */
+static bool bad_content(fl_status rc)
+{
+    return rc == FL_ESYNTAX || rc == FL_ETYPE || rc == FL_EINVAL || rc == FL_ECORRUPT ||
+           rc == FL_EOVERFLOW || rc == FL_EUNSUPPORTED || rc == FL_ELIMIT || rc == FL_ECHECKSUM;
+}
+
 static fl_status ingest_one(const listed *l, file_kind k, fl_ingest_sink *s, const char *key,
                             fl_ingest_files_stats *st, fl_error *err)
 {
@@ -301,6 +312,11 @@ static fl_status ingest_one(const listed *l, file_kind k, fl_ingest_sink *s, con
         rc = read_pass(l->path, k, s, true, &rows, &sink_failed, err);
         if (rc != FL_OK)
             return fl_error_prefix(err, "%s", l->path);
+    }
+    if (rc != FL_OK && !bad_content(rc)) { /* vanished, I/O, memory: try again next poll */
+        fprintf(stderr, "floe ingest: will retry: %s\n", ferr.msg);
+        st->files_waiting++;
+        return FL_OK;
     }
     if (rc != FL_OK) { /* the file is bad: recorded, not retried until it changes */
         fprintf(stderr, "floe ingest: skipped (recorded as failed): %s\n", ferr.msg);

@@ -80,6 +80,7 @@ FL_API const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s);
 /* The table's current Iceberg schema (write-defaults), same lifetime. */
 FL_API const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s);
 FL_API int64_t fl_ingest_sink_epoch(const fl_ingest_sink *s);
+FL_API const char *fl_ingest_sink_name(const fl_ingest_sink *s); /* the pipeline */
 
 /* Buffers b's live rows. On error the sink is broken: only close is valid
  * (nothing of the current checkpoint commits). */
@@ -130,6 +131,28 @@ typedef struct fl_ingest_state {
 FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const char *pipeline,
                                       fl_arena *a, fl_ingest_state *out, fl_error *err);
 
+/* ---- dead letters (dead_letter.c) ---------------------------------------------
+ * Records that a pipeline cannot ingest go to the table <table>__dead_letter
+ * in the same namespace: (pipeline string, source string, error string,
+ * payload binary, failed_at timestamptz), written through a sink of its own
+ * (same pipeline name, its own epoch) whose positions say which failures are
+ * recorded, so a failure is recorded once even when the pipeline restarts
+ * between the dead-letter commit and its own. Checkpoint the dead-letter
+ * sink before the main one. */
+#define FL_INGEST_DEAD_LETTER_SUFFIX "__dead_letter"
+#define FL_INGEST_DEAD_LETTER_MAX_PAYLOAD (1u << 20) /* raw bytes kept per record */
+
+/* Opens the dead-letter sink of table (creating the table when absent). */
+FL_API fl_status fl_ingest_dead_letter_open(fl_catalog *c, const fl_table_ident *table,
+                                            const char *pipeline, const fl_ingest_options *opt,
+                                            fl_ingest_sink **out, fl_error *err);
+/* Buffers one dead letter (payload truncated to FL_INGEST_DEAD_LETTER_MAX_PAYLOAD)
+ * and records position key = value in the same checkpoint. */
+FL_API fl_status fl_ingest_dead_letter_write(fl_ingest_sink *dlq, const char *pipeline,
+                                             const char *source, const char *error,
+                                             const void *payload, size_t len, const char *key,
+                                             const char *value, fl_error *err);
+
 /* ---- landing files source (src_files.c) ------------------------------------- */
 
 typedef struct fl_ingest_files fl_ingest_files;
@@ -153,6 +176,9 @@ FL_API void fl_ingest_files_close(fl_ingest_files *f); /* NULL allowed */
  * file that cannot be read or converted is logged to stderr and set to
  * "<size>:<mtime_ns>:error:<message>", its rows never written. A failure
  * of the sink itself is returned. */
+/* Failed files also go, with their first FL_INGEST_DEAD_LETTER_MAX_PAYLOAD
+ * bytes, to dlq (a dead-letter sink; borrowed; NULL = only positions and stderr). */
+FL_API void fl_ingest_files_set_dead_letter(fl_ingest_files *f, fl_ingest_sink *dlq);
 FL_API fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s,
                                       fl_ingest_files_stats *stats, fl_error *err);
 

@@ -4,6 +4,7 @@
  *
  *   floe ingest files FOLDER --into NS.TABLE [--pipeline NAME]
  *        [--checkpoint-interval 30s] [--checkpoint-rows N] [--poll 1s] [--once]
+ *        [--no-dead-letter]
  *        [--catalog URI] [--warehouse DIR]
  *   floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]
  *
@@ -11,9 +12,10 @@
  * checkpoint when due (time or rows); SIGTERM / SIGINT end the loop after a
  * final checkpoint. --once polls twice (a file must look the same on two
  * polls to be taken), checkpoints and exits. The default pipeline name is
- * "files-<table name>". A fenced run (a newer instance took the pipeline)
- * exits 1 with the fencing message; so does any failed checkpoint (what it
- * buffered is re-read by the next run).
+ * "files-<table name>". Files that fail go to NS.TABLE__dead_letter (created
+ * on first use; its checkpoint commits before the main one). A fenced run (a newer instance took
+ * the pipeline) exits 1 with the fencing message; so does any failed checkpoint (what it buffered
+ * is re-read by the next run).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -31,7 +33,7 @@
 typedef struct ingest_args {
     const char *folder, *into, *pipeline, *catalog, *warehouse;
     uint64_t interval_ms, rows, poll_ms;
-    bool once, show_positions;
+    bool once, show_positions, no_dead_letter;
 } ingest_args;
 
 /* The one piece of process state a signal handler may touch. */
@@ -55,6 +57,8 @@ static void usage(FILE *out)
         "  --checkpoint-rows N        or once N rows are buffered (default 1000000)\n"
         "  --poll D                   folder poll interval (default 1s)\n"
         "  --once                     ingest what is there, commit, exit\n"
+        "  --no-dead-letter           failed files only in positions and stderr (default:\n"
+        "                             also a row of NS.TABLE__dead_letter each)\n"
         "  --positions                status: list every committed position\n"
         "  --catalog URI, --warehouse DIR   as other floe commands\n");
 }
@@ -73,6 +77,9 @@ static int parse_args(int argc, char **argv, ingest_args *a)
             return -1;
         } else if (!strcmp(o, "--once")) {
             a->once = true;
+            continue;
+        } else if (!strcmp(o, "--no-dead-letter")) {
+            a->no_dead_letter = true;
             continue;
         } else if (!strcmp(o, "--positions")) {
             a->show_positions = true;
@@ -144,9 +151,17 @@ static const char *default_name(const ingest_args *a, const fl_table_ident *id, 
     return buf;
 }
 
-static fl_status checkpoint(fl_ingest_sink *s, fl_error *err)
+/* The dead letters first: a failure they record is skipped after a restart
+ * even when the main checkpoint did not land. */
+static fl_status checkpoint(fl_ingest_sink *s, fl_ingest_sink *dlq, fl_error *err)
 {
     fl_ingest_commit ci;
+    if (dlq) {
+        FL_TRY(fl_ingest_sink_checkpoint(dlq, &ci, err));
+        if (ci.committed)
+            fprintf(stderr, "floe ingest: %" PRIu64 " dead letter%s committed\n", ci.rows,
+                    ci.rows == 1 ? "" : "s");
+    }
     FL_TRY(fl_ingest_sink_checkpoint(s, &ci, err));
     if (ci.committed)
         fprintf(stderr,
@@ -167,7 +182,13 @@ static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table
     fl_ingest_files *f = NULL;
     fl_ingest_sink *s = NULL;
     FL_TRY(fl_ingest_files_open(a->folder, &f, err));
+    fl_ingest_sink *dlq = NULL;
     fl_status rc = fl_ingest_sink_open(cat, id, name, &opt, &s, err);
+    if (rc == FL_OK && !a->no_dead_letter) {
+        rc = fl_ingest_dead_letter_open(cat, id, name, &opt, &dlq, err);
+        if (rc == FL_OK)
+            fl_ingest_files_set_dead_letter(f, dlq);
+    }
     if (rc == FL_OK)
         fprintf(stderr, "floe ingest: pipeline %s on %s, epoch %" PRId64 "\n", name, a->into,
                 fl_ingest_sink_epoch(s));
@@ -178,18 +199,20 @@ static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table
         files += st.files_ingested;
         failed += st.files_failed;
         rows += st.rows;
-        if (rc == FL_OK && fl_ingest_sink_due(s, wall_ms()))
-            rc = checkpoint(s, err);
+        int64_t now = wall_ms();
+        if (rc == FL_OK && (fl_ingest_sink_due(s, now) || (dlq && fl_ingest_sink_due(dlq, now))))
+            rc = checkpoint(s, dlq, err);
         if (a->once && polls >= 1)
             break;
         if (rc == FL_OK && !stop_requested)
             sleep_ms(a->poll_ms);
     }
     if (rc == FL_OK)
-        rc = checkpoint(s, err); /* --once, SIGTERM, SIGINT: commit what is buffered */
+        rc = checkpoint(s, dlq, err); /* --once, SIGTERM, SIGINT: commit what is buffered */
     if (rc == FL_OK)
         fprintf(stderr, "floe ingest: %" PRIu64 " file%s, %" PRIu64 " rows, %" PRIu64 " failed\n",
                 files, files == 1 ? "" : "s", rows, failed);
+    fl_ingest_sink_close(dlq);
     fl_ingest_sink_close(s);
     fl_ingest_files_close(f);
     return rc;

@@ -209,6 +209,11 @@ const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s)
     return fl_ice_metadata_current_schema(&s->t->meta);
 }
 
+const char *fl_ingest_sink_name(const fl_ingest_sink *s)
+{
+    return s->name;
+}
+
 int64_t fl_ingest_sink_epoch(const fl_ingest_sink *s)
 {
     return s->epoch;

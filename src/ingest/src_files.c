@@ -55,7 +55,8 @@ typedef struct listing {
 
 struct fl_ingest_files {
     char *folder;
-    listing prev; /* the previous poll, sorted by path */
+    fl_ingest_sink *dlq; /* borrowed, may be NULL */
+    listing prev;        /* the previous poll, sorted by path */
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -161,6 +162,11 @@ fl_status fl_ingest_files_open(const char *folder, fl_ingest_files **out, fl_err
         f->folder[--n] = '\0';
     *out = f;
     return FL_OK;
+}
+
+void fl_ingest_files_set_dead_letter(fl_ingest_files *f, fl_ingest_sink *dlq)
+{
+    f->dlq = dlq;
 }
 
 void fl_ingest_files_close(fl_ingest_files *f)
@@ -297,8 +303,34 @@ static bool bad_content(fl_status rc)
            rc == FL_EOVERFLOW || rc == FL_EUNSUPPORTED || rc == FL_ELIMIT || rc == FL_ECHECKSUM;
 }
 
-static fl_status ingest_one(const listed *l, file_kind k, fl_ingest_sink *s, const char *key,
-                            fl_ingest_files_stats *st, fl_error *err)
+/* The first FL_INGEST_DEAD_LETTER_MAX_PAYLOAD bytes of path (malloc'd), or NULL. */
+static void *slurp_head(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    void *buf = fp ? malloc(FL_INGEST_DEAD_LETTER_MAX_PAYLOAD) : NULL;
+    *len = buf ? fread(buf, 1, FL_INGEST_DEAD_LETTER_MAX_PAYLOAD, fp) : 0;
+    if (fp)
+        fclose(fp);
+    return buf;
+}
+
+/* A failed file into the dead-letter sink, once per content identity. */
+static fl_status dead_letter(fl_ingest_sink *dlq, fl_ingest_sink *s, const listed *l,
+                             const char *key, const char *val, const char *msg, fl_error *err)
+{
+    const char *had = fl_ingest_sink_position(dlq, key);
+    if (had && !strcmp(had, val))
+        return FL_OK; /* recorded before a restart */
+    size_t len = 0;
+    void *payload = slurp_head(l->path, &len);
+    fl_status rc = fl_ingest_dead_letter_write(dlq, fl_ingest_sink_name(s), l->path, msg, payload,
+                                               len, key, val, err);
+    free(payload);
+    return rc;
+}
+
+static fl_status ingest_one(fl_ingest_files *f, const listed *l, file_kind k, fl_ingest_sink *s,
+                            const char *key, fl_ingest_files_stats *st, fl_error *err)
 {
     uint64_t rows = 0;
     bool sink_failed = false;
@@ -326,6 +358,8 @@ static fl_status ingest_one(const listed *l, file_kind k, fl_ingest_sink *s, con
             if ((unsigned char)*p < 0x20)
                 *p = ' ';
         st->files_failed++;
+        if (f->dlq)
+            FL_TRY(dead_letter(f->dlq, s, l, key, val, ferr.msg, err));
         return fl_ingest_sink_set_position(s, key, val, err);
     }
     snprintf(val, sizeof val, "%" PRIu64 ":%" PRId64 ":done:%" PRIu64, l->size, l->mtime_ns, rows);
@@ -369,7 +403,7 @@ fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s, fl_ingest_
             st->files_waiting++; /* new or still changing: wait for the next poll */
         } else {
             const char *slash = strrchr(l->path, '/');
-            rc = ingest_one(l, kind_of(slash ? slash + 1 : l->path), s, key, st, err);
+            rc = ingest_one(f, l, kind_of(slash ? slash + 1 : l->path), s, key, st, err);
         }
         free(key);
     }

@@ -392,6 +392,51 @@ static void test_files_source(void)
     env_close(&e);
 }
 
+static void test_dead_letter(void)
+{
+    env e;
+    if (!env_open(&e))
+        return;
+    fl_error err = {0};
+    char land[600];
+    snprintf(land, sizeof land, "%s/land", e.dir);
+    mkdir(land, 0777);
+    put_file(land, "ok.csv", "id\n1\n");
+    put_file(land, "bad.jsonl", "{\"id\": \"one\"}\n");
+    for (int round = 0; round < 2; round++) {
+        fl_ingest_files *f = NULL;
+        fl_ingest_sink *s = open_sink(&e, "dl"), *dlq = NULL;
+        CHECK_OK(fl_ingest_files_open(land, &f, &err), &err);
+        CHECK_OK(fl_ingest_dead_letter_open(e.cat, &e.id, "dl", NULL, &dlq, &err), &err);
+        if (!f || !s || !dlq) {
+            fl_ingest_files_close(f);
+            fl_ingest_sink_close(s);
+            fl_ingest_sink_close(dlq);
+            break;
+        }
+        fl_ingest_files_set_dead_letter(f, dlq);
+        fl_ingest_files_stats st;
+        poll(f, s, &st);
+        poll(f, s, &st);
+        CHECK(st.files_failed == 1 && st.files_ingested == 1);
+        CHECK_OK(fl_ingest_sink_checkpoint(dlq, NULL, &err), &err);
+        /* round 0: the process dies after the dead-letter commit, before its
+         * own: round 1 takes both files again, the dead letter is not doubled */
+        if (round == 1)
+            CHECK_OK(fl_ingest_sink_checkpoint(s, NULL, &err), &err);
+        fl_ingest_sink_close(s);
+        fl_ingest_sink_close(dlq);
+        fl_ingest_files_close(f);
+    }
+    ft_expect(e.sql, "SELECT count(*) FROM demo.ev", "\n", "1\n");
+    ft_expect(e.sql,
+              "SELECT pipeline, source LIKE '%/land/bad.jsonl', error LIKE '%one%', "
+              "payload = CAST('{\"id\": \"one\"}' || chr(10) AS bytea), failed_at IS NOT NULL "
+              "FROM demo.ev__dead_letter",
+              "\n", "dl|t|t|t|t\n");
+    env_close(&e);
+}
+
 int main(void)
 {
     TEST_RUN(test_checkpoint_and_resume);
@@ -399,5 +444,6 @@ int main(void)
     TEST_RUN(test_txn_validator_and_summary);
     TEST_RUN(test_side_file);
     TEST_RUN(test_files_source);
+    TEST_RUN(test_dead_letter);
     return TEST_EXIT();
 }

@@ -218,6 +218,23 @@ static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table
     return rc;
 }
 
+/* "dead letters: N (in NS.TABLE__dead_letter)" when that table has the pipeline's. */
+static void print_dead_letters(fl_catalog *cat, const fl_table_ident *id, const char *name)
+{
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_table_ident dl = *id;
+    dl.name = fl_arena_sprintf(&ar, "%s%s", id->name, FL_INGEST_DEAD_LETTER_SUFFIX);
+    fl_ice_table *t = NULL;
+    fl_error err = {0};
+    fl_ingest_state st;
+    if (dl.name && fl_ice_table_load(cat, &dl, &t, &err) == FL_OK &&
+        fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, &err) == FL_OK && st.has_checkpoint)
+        printf("dead letters: %u (in %s)\n", st.positions.n, dl.name);
+    fl_ice_table_free(t);
+    fl_arena_free(&ar);
+}
+
 static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_table_ident *id,
                             fl_error *err)
 {
@@ -249,6 +266,7 @@ static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_tabl
             printf("checkpoint: none\n");
         }
         printf("positions: %u\nfiles done: %u\nfiles failed: %u\n", st.positions.n, done, errors);
+        print_dead_letters(cat, id, name);
         for (uint32_t i = 0; a->show_positions && i < st.positions.n; i++)
             printf("  %s = %s\n", st.positions.items[i].key, st.positions.items[i].value);
     }

@@ -290,6 +290,10 @@ static void test_side_file(void)
     fl_ingest_commit ci;
     CHECK_OK(fl_ingest_sink_checkpoint(s, &ci, &err), &err);
     CHECK(ci.committed && ci.rows == 0);
+    ft_expect(e.sql,
+              "SELECT count(*) FROM demo.\"ev$snapshots\" WHERE summary['floe.pipeline'] = 'many' "
+              "AND committed_at IS NOT NULL AND summary['added-records'] IS NULL",
+              "\n", "1\n");
     CHECK_OK(fl_ingest_sink_set_position(s, "part:000", "5", &err), &err);
     write_rows(s, 1, 3);
     CHECK_OK(fl_ingest_sink_checkpoint(s, &ci, &err), &err);

@@ -2,7 +2,7 @@
 # floe ingest files under repeated SIGKILL (issue 18, "Files"): a producer drops N small CSV and
 # JSON-lines files into a landing folder (written as .tmp, renamed into place) while
 # `floe ingest files` is killed with SIGKILL at random points and restarted; a few runs are
-# stopped with SIGTERM instead (final checkpoint). At the end every file's rows are in the table
+# stopped with SIGTERM instead (final checkpoint). Every 20th file is Parquet. At the end every file's rows are in the table
 # exactly once: total count, distinct ids, per-file counts and sums, and `floe ingest status`
 # lists every file as done. N defaults to 1000 (FLOE_INGEST_KILL_FILES overrides).
 set -uo pipefail
@@ -29,11 +29,19 @@ floe sql -q -c "CREATE SCHEMA demo" \
   -c "CREATE TABLE demo.ev (file int NOT NULL, seq int, id bigint NOT NULL, v double)" >/dev/null ||
   { echo "FAIL: create table"; exit 1; }
 
-# The producer: file i holds ids i*100+1 .. i*100+ROWS; even files CSV, odd files JSON lines.
+# The producer: file i holds ids i*100+1 .. i*100+ROWS; even files CSV, odd files JSON lines,
+# every 20th (5, 25, ...) Parquet.
 producer() {
   for ((i = 1; i <= N; i++)); do
     local t="$tmp/land/.f$i.tmp"
-    if ((i % 2 == 0)); then
+    if ((i % 20 == 5)); then # Parquet (int columns: widened to the table's bigint id)
+      { echo "id,file,seq,v"
+        for ((j = 1; j <= ROWS; j++)); do echo "$((i * 100 + j)),$i,$j,$j.75"; done; } >"$t.csv"
+      "$FLOE_BIN" convert "$t.csv" "$t" --to parquet --quiet \
+        --schema "id:int not null,file:int not null,seq:int,v:double" || echo "FAIL: convert $i"
+      rm -f "$t.csv"
+      mv "$t" "$tmp/land/f$i.parquet"
+    elif ((i % 2 == 0)); then
       { echo "id,file,seq,v"
         for ((j = 1; j <= ROWS; j++)); do echo "$((i * 100 + j)),$i,$j,$j.5"; done; } >"$t"
       mv "$t" "$tmp/land/f$i.csv"

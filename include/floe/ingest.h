@@ -87,7 +87,8 @@ FL_API const char *fl_ingest_sink_name(const fl_ingest_sink *s); /* the pipeline
 FL_API fl_status fl_ingest_sink_write(fl_ingest_sink *s, const fl_batch *b, fl_error *err);
 
 /* Records a source position (key and value copied), committed with the next
- * checkpoint. Keys: no '=' or control characters, at most 1024 bytes. */
+ * checkpoint. Keys: 1-1024 bytes, no control characters; keys and values
+ * UTF-8 (they go into JSON). FL_EINVAL otherwise. */
 FL_API fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const char *value,
                                              fl_error *err);
 /* The position of key as the sink sees it (pending, else committed), or
@@ -172,7 +173,8 @@ FL_API void fl_ingest_files_close(fl_ingest_files *f); /* NULL allowed */
 /* One poll: lists the folder and ingests, into s, every file that is stable
  * (same size and mtime as at the previous poll) and whose identity
  * (size:mtime) differs from its committed position "file:<path>". Each
- * ingested file sets that position to "<size>:<mtime_ns>:done:<rows>"; a
+ * ingested file sets that position (the path with '%', control bytes and,
+ * when the name is not UTF-8, bytes >= 0x80 written %XX) to "<size>:<mtime_ns>:done:<rows>"; a
  * file that cannot be read or converted is logged to stderr and set to
  * "<size>:<mtime_ns>:error:<message>", its rows never written. A failure
  * of the sink itself is returned. */

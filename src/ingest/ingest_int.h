@@ -29,6 +29,8 @@ fl_status ing_posmap_set(ing_posmap *m, const char *key, const char *value, bool
 const ing_pos *ing_posmap_find(const ing_posmap *m, const char *key);
 void ing_posmap_clear_dirty(ing_posmap *m);
 void ing_posmap_free(ing_posmap *m);
+/* Well-formed UTF-8 (summaries and side files are JSON, which needs it). */
+bool ing_utf8_valid(const char *s);
 
 /* ---- state.c: the pipeline's traces in table metadata ---- */
 

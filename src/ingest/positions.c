@@ -80,3 +80,22 @@ void ing_posmap_free(ing_posmap *m)
     free(m->v);
     memset(m, 0, sizeof *m);
 }
+
+bool ing_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        int n = (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || (*p == 0xc0 || *p == 0xc1) || *p > 0xf4)
+            return false;
+        for (int i = 1; i <= n; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+        p += n + 1;
+    }
+    return true;
+}

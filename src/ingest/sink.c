@@ -252,11 +252,12 @@ fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const 
     if (!n || n > 1024 || !value)
         return fl_errorf(err, FL_EINVAL, "pipeline %s: position key must be 1-1024 bytes", s->name);
     for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-        if (*p < 0x20 || *p == '=' || *p == 0x7f)
-            return fl_errorf(err, FL_EINVAL,
-                             "pipeline %s: position key '%s' has '=' or a "
-                             "control character",
-                             s->name, key);
+        if (*p < 0x20 || *p == 0x7f)
+            return fl_errorf(err, FL_EINVAL, "pipeline %s: position key has a control character",
+                             s->name);
+    if (!ing_utf8_valid(key) || !ing_utf8_valid(value))
+        return fl_errorf(err, FL_EINVAL, "pipeline %s: position '%.200s' is not UTF-8", s->name,
+                         key);
     return ing_posmap_set(&s->pos, key, value, true, err);
 }
 

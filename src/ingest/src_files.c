@@ -2,7 +2,8 @@
  * src_files.c - the landing-files source (include/floe/ingest.h): a local
  * folder polled for CSV, JSON lines and Parquet files, each ingested once.
  *
- * Identity. A file is "file:<absolute path>" in the sink's positions, valued
+ * Identity. A file is "file:<absolute path>" in the sink's positions ('%',
+ * control bytes and, in names that are not UTF-8, bytes >= 0x80 as %XX), valued
  * "<size>:<mtime_ns>:done:<rows>" or "<size>:<mtime_ns>:error:<message>".
  * A listed file whose "<size>:<mtime_ns>" matches its position is skipped,
  * so a file listed twice (two polls, a restart) is ingested once; a file
@@ -303,6 +304,14 @@ static bool bad_content(fl_status rc)
            rc == FL_EOVERFLOW || rc == FL_EUNSUPPORTED || rc == FL_ELIMIT || rc == FL_ECHECKSUM;
 }
 
+/* msg as printable ASCII (other bytes '?'): it goes into a position. */
+static void ascii_only(char *msg)
+{
+    for (unsigned char *p = (unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f)
+            *p = '?';
+}
+
 /* The first FL_INGEST_DEAD_LETTER_MAX_PAYLOAD bytes of path (malloc'd), or NULL. */
 static void *slurp_head(const char *path, size_t *len)
 {
@@ -352,11 +361,9 @@ static fl_status ingest_one(fl_ingest_files *f, const listed *l, file_kind k, fl
     }
     if (rc != FL_OK) { /* the file is bad: recorded, not retried until it changes */
         fprintf(stderr, "floe ingest: skipped (recorded as failed): %s\n", ferr.msg);
+        ascii_only(ferr.msg);
         snprintf(val, sizeof val, "%" PRIu64 ":%" PRId64 ":error:%.400s", l->size, l->mtime_ns,
                  ferr.msg);
-        for (char *p = val; *p; p++)
-            if ((unsigned char)*p < 0x20)
-                *p = ' ';
         st->files_failed++;
         if (f->dlq)
             FL_TRY(dead_letter(f->dlq, s, l, key, val, ferr.msg, err));
@@ -366,6 +373,32 @@ static fl_status ingest_one(fl_ingest_files *f, const listed *l, file_kind k, fl
     st->files_ingested++;
     st->rows += rows;
     return fl_ingest_sink_set_position(s, key, val, err);
+}
+
+/* "file:<path>" (malloc'd) with '%', control bytes and, when path is not
+ * UTF-8, bytes >= 0x80 as %XX: positions must be UTF-8 without control
+ * characters, and any byte but '/' and NUL may be in a file name. */
+static char *position_key(const char *path)
+{
+    bool utf8 = ing_utf8_valid(path);
+    size_t n = strlen(path);
+    char *k = malloc(5 + 3 * n + 1);
+    if (!k)
+        return NULL;
+    memcpy(k, "file:", 5);
+    size_t o = 5;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '%' || (*p >= 0x80 && !utf8)) {
+            static const char hex[] = "0123456789ABCDEF";
+            k[o++] = '%';
+            k[o++] = hex[*p >> 4];
+            k[o++] = hex[*p & 15];
+        } else {
+            k[o++] = (char)*p;
+        }
+    }
+    k[o] = '\0';
+    return k;
 }
 
 /* The position says this exact content was taken (or failed) already. */
@@ -390,13 +423,11 @@ fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s, fl_ingest_
     fl_status rc = FL_OK;
     for (uint32_t i = 0; rc == FL_OK && i < now.n; i++) {
         const listed *l = &now.v[i];
-        size_t kn = strlen(l->path) + 6;
-        char *key = malloc(kn);
+        char *key = position_key(l->path);
         if (!key) {
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
             break;
         }
-        snprintf(key, kn, "file:%s", l->path);
         const listed *p = listing_find(&f->prev, l->path);
         if (already_done(fl_ingest_sink_position(s, key), l)) {
         } else if (!p || p->size != l->size || p->mtime_ns != l->mtime_ns) {

@@ -285,7 +285,8 @@ static void test_side_file(void)
         snprintf(v, sizeof v, "%d", i * 10);
         CHECK_OK(fl_ingest_sink_set_position(s, k, v, &err), &err);
     }
-    CHECK(fl_ingest_sink_set_position(s, "a=b", "1", &err) == FL_EINVAL);
+    CHECK(fl_ingest_sink_set_position(s, "a\nb", "1", &err) == FL_EINVAL);
+    CHECK(fl_ingest_sink_set_position(s, "k", "\xff", &err) == FL_EINVAL);
     /* positions alone (no rows) are a checkpoint too */
     fl_ingest_commit ci;
     CHECK_OK(fl_ingest_sink_checkpoint(s, &ci, &err), &err);
@@ -401,6 +402,54 @@ static void test_files_source(void)
     env_close(&e);
 }
 
+/* Names with '=', '%', invalid UTF-8 and a newline, and an error message
+ * quoting invalid UTF-8: all become valid positions (JSON side file too). */
+static void test_hostile_names(void)
+{
+    env e;
+    if (!env_open(&e))
+        return;
+    fl_error err = {0};
+    char land[600];
+    snprintf(land, sizeof land, "%s/land", e.dir);
+    mkdir(land, 0777);
+    put_file(land, "a=b%c.csv", "id\n1\n");
+    put_file(land, "\xff\xfe.csv", "id\n2\n");
+    put_file(land, "new\nline.csv", "id\n3\n");
+    put_file(land, "\xc3\xa9t\xc3\xa9.csv", "id\n4\n");
+    put_file(land, "bytes.csv", "id\n\xff\xfe\n");
+    char name[32];
+    for (int i = 0; i < FL_INGEST_INLINE_POSITIONS; i++) { /* past the inline limit */
+        snprintf(name, sizeof name, "n%02d.csv", i);
+        put_file(land, name, "id\n10\n");
+    }
+    fl_ingest_files *f = NULL;
+    CHECK_OK(fl_ingest_files_open(land, &f, &err), &err);
+    fl_ingest_sink *s = open_sink(&e, "names");
+    if (f && s) {
+        fl_ingest_files_stats st;
+        poll(f, s, &st);
+        poll(f, s, &st);
+        CHECK(st.files_ingested == 4 + FL_INGEST_INLINE_POSITIONS && st.files_failed == 1);
+        CHECK_OK(fl_ingest_sink_checkpoint(s, NULL, &err), &err);
+    }
+    fl_ingest_sink_close(s);
+    fl_ingest_files_close(f);
+    s = open_sink(&e, "names");
+    f = NULL;
+    CHECK_OK(fl_ingest_files_open(land, &f, &err), &err);
+    if (f && s) {
+        fl_ingest_files_stats st;
+        poll(f, s, &st);
+        poll(f, s, &st);
+        CHECK(st.files_ingested == 0 && st.files_failed == 0);
+    }
+    fl_ingest_sink_close(s);
+    fl_ingest_files_close(f);
+    ft_expect(e.sql, "SELECT count(*), sum(id) FROM demo.ev", "\n", "36|330\n");
+    env_close(&e);
+}
+
 static void test_dead_letter(void)
 {
     env e;
@@ -454,5 +503,6 @@ int main(void)
     TEST_RUN(test_side_file);
     TEST_RUN(test_files_source);
     TEST_RUN(test_dead_letter);
+    TEST_RUN(test_hostile_names);
     return TEST_EXIT();
 }

@@ -414,6 +414,10 @@ fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, f
     fl_status rc = commit_checkpoint(s, info, err);
     if (rc != FL_OK) {
         s->broken = true;
+        char own[160];
+        snprintf(own, sizeof own, "pipeline %s:", s->name);
+        if (!strncmp(err->msg, own, strlen(own))) /* the validator's: already names it */
+            return rc;
         return fl_error_prefix(err, "pipeline %s: checkpoint %lld", s->name,
                                (long long)s->checkpoint + 1);
     }

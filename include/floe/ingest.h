@@ -163,6 +163,7 @@ typedef struct fl_ingest_files_stats {
     uint32_t files_failed;   /* this call: recorded done-with-error */
     uint32_t files_waiting;  /* seen but not stable yet (or not yet seen twice) */
     uint64_t rows;           /* this call */
+    bool more; /* stopped early because a checkpoint became due: poll again after it */
 } fl_ingest_files_stats;
 
 /* Watches folder (a local directory; not recursive) for *.csv, *.tsv,

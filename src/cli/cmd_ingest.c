@@ -202,8 +202,10 @@ static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table
         int64_t now = wall_ms();
         if (rc == FL_OK && (fl_ingest_sink_due(s, now) || (dlq && fl_ingest_sink_due(dlq, now))))
             rc = checkpoint(s, dlq, err);
-        if (a->once && polls >= 1)
+        if (a->once && polls >= 1 && !st.more)
             break;
+        if (st.more) /* a checkpoint was due mid-poll: go on at once */
+            continue;
         if (rc == FL_OK && !stop_requested)
             sleep_ms(a->poll_ms);
     }

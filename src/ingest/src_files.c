@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "floe/parquet.h"
 #include "floe/text.h"
@@ -177,6 +178,13 @@ void fl_ingest_files_close(fl_ingest_files *f)
     listing_free(&f->prev);
     free(f->folder);
     free(f);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- reading one file ---- */
@@ -435,6 +443,13 @@ fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s, fl_ingest_
         } else {
             const char *slash = strrchr(l->path, '/');
             rc = ingest_one(f, l, kind_of(slash ? slash + 1 : l->path), s, key, st, err);
+            /* a checkpoint is due (rows, bytes or time): hand back to the
+             * loop; the files not looked at stay stable for the next poll */
+            if (rc == FL_OK && i + 1 < now.n && fl_ingest_sink_due(s, wall_ms())) {
+                st->more = true;
+                free(key);
+                break;
+            }
         }
         free(key);
     }

@@ -81,7 +81,7 @@ while [ ! -f "$tmp/producer.done" ] || ((round < 12)); do
 done
 wait "${pids[0]}"
 # everything is in place now: one run to pick up the rest
-(run_ingest --once) || fail "final --once run: $(tail -3 "$tmp/ingest.log")"
+(run_ingest --once --checkpoint-rows 50) || fail "final --once run: $(tail -3 "$tmp/ingest.log")"
 echo "rounds: $round ($kills SIGKILL, $terms SIGTERM)"
 
 grep -q "fenced\|error" "$tmp/ingest.log" && fail "errors in the log: $(grep 'fenced\|error' "$tmp/ingest.log" | head -3)"

@@ -450,6 +450,47 @@ static void test_hostile_names(void)
     env_close(&e);
 }
 
+/* A poll hands back to the loop once a checkpoint is due (here: 4 rows). */
+static void test_poll_stops_when_due(void)
+{
+    env e;
+    if (!env_open(&e))
+        return;
+    fl_error err = {0};
+    char land[600], name[32];
+    snprintf(land, sizeof land, "%s/land", e.dir);
+    mkdir(land, 0777);
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "f%d.csv", i);
+        put_file(land, name, "id\n1\n2\n");
+    }
+    fl_ingest_options opt = {.checkpoint_rows = 4};
+    fl_ingest_sink *s = NULL;
+    fl_ingest_files *f = NULL;
+    CHECK_OK(fl_ingest_sink_open(e.cat, &e.id, "due", &opt, &s, &err), &err);
+    CHECK_OK(fl_ingest_files_open(land, &f, &err), &err);
+    int polls = 0, checkpoints = 0;
+    fl_ingest_files_stats st = {0};
+    if (s && f) {
+        poll(f, s, &st);
+        do {
+            poll(f, s, &st);
+            polls++;
+            CHECK(st.files_ingested <= 2);
+            if (fl_ingest_sink_due(s, 0)) {
+                CHECK_OK(fl_ingest_sink_checkpoint(s, NULL, &err), &err);
+                checkpoints++;
+            }
+        } while (st.more && polls < 20);
+        CHECK_OK(fl_ingest_sink_checkpoint(s, NULL, &err), &err);
+    }
+    CHECK(polls == 5 && checkpoints == 5);
+    fl_ingest_sink_close(s);
+    fl_ingest_files_close(f);
+    ft_expect(e.sql, "SELECT count(*) FROM demo.ev", "\n", "20\n");
+    env_close(&e);
+}
+
 static void test_dead_letter(void)
 {
     env e;
@@ -502,6 +543,7 @@ int main(void)
     TEST_RUN(test_txn_validator_and_summary);
     TEST_RUN(test_side_file);
     TEST_RUN(test_files_source);
+    TEST_RUN(test_poll_stops_when_due);
     TEST_RUN(test_dead_letter);
     TEST_RUN(test_hostile_names);
     return TEST_EXIT();

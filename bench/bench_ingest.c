@@ -143,10 +143,6 @@ int main(int argc, char **argv)
             if (fl_ingest_sink_checkpoint(s, NULL, &err) != FL_OK)
                 return fail("checkpoint", &err);
             commits++;
-            /* the sink's schema lives until its next checkpoint: batches follow it */
-            fl_batch_destroy(&b);
-            if (fl_batch_init(&b, fl_ingest_sink_schema(s), &err) != FL_OK)
-                return fail("batch", &err);
         }
     }
     double secs = now_s() - t0 - gen, cpu = cpu_s() - c0 - gen_cpu;

@@ -75,9 +75,11 @@ FL_API fl_status fl_ingest_sink_open(fl_catalog *c, const fl_table_ident *table,
 FL_API void fl_ingest_sink_close(fl_ingest_sink *s);
 
 /* The schema batches must have: the table's current schema (columns by
- * position, shapes equal). Valid until the next checkpoint. */
+ * position, shapes equal). Owned by the sink; stays valid across
+ * checkpoints until the table's schema changes (compare the pointer after a
+ * checkpoint) and until close. */
 FL_API const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s);
-/* The table's current Iceberg schema (write-defaults), same lifetime. */
+/* The table's current Iceberg schema (write-defaults); valid until the next checkpoint. */
 FL_API const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s);
 FL_API int64_t fl_ingest_sink_epoch(const fl_ingest_sink *s);
 FL_API const char *fl_ingest_sink_name(const fl_ingest_sink *s); /* the pipeline */

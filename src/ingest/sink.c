@@ -43,6 +43,12 @@ struct fl_ingest_sink {
     char *pos_file;           /* its side file, or NULL */
     fl_ice_txn *x;            /* the open checkpoint txn */
     fl_ice_data_writer *w;
+    /* the batch schema handed out: a copy, replaced only when the table's
+     * current schema id changes, so batches outlive checkpoints */
+    fl_arena schema_arena;
+    fl_schema schema;
+    int32_t schema_id;
+    bool has_schema;
     uint64_t rows, bytes; /* buffered since the last checkpoint */
     int64_t last_ms;      /* last checkpoint (or open) */
     bool broken;
@@ -123,7 +129,18 @@ static fl_status claim_epoch(fl_ingest_sink *s, fl_error *err)
 static fl_status begin_txn(fl_ingest_sink *s, fl_error *err)
 {
     FL_TRY(fl_ice_txn_begin(s->t, &s->x, err));
-    return fl_ice_data_writer_open(s->x, &s->w, err);
+    FL_TRY(fl_ice_data_writer_open(s->x, &s->w, err));
+    int32_t sid = s->t->meta.current_schema_id;
+    if (s->has_schema && sid == s->schema_id)
+        return FL_OK;
+    fl_arena_free(&s->schema_arena);
+    fl_arena_init(&s->schema_arena, 0);
+    s->has_schema = false;
+    if (fl_schema_copy(&s->schema_arena, fl_ice_data_writer_schema(s->w), &s->schema) != FL_OK)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    s->schema_id = sid;
+    s->has_schema = true;
+    return FL_OK;
 }
 
 static fl_status load_state(fl_ingest_sink *s, fl_error *err)
@@ -162,6 +179,7 @@ fl_status fl_ingest_sink_open(fl_catalog *c, const fl_table_ident *table, const 
     }
     s->cat = c;
     s->last_snapshot_id = -1;
+    fl_arena_init(&s->schema_arena, 0);
     if (opt)
         s->opt = *opt;
     if (s->opt.checkpoint_interval_ms <= 0)
@@ -193,6 +211,7 @@ void fl_ingest_sink_close(fl_ingest_sink *s)
     fl_ice_data_writer_abort(s->w);
     fl_ice_txn_abort(s->x);
     fl_ice_table_free(s->t);
+    fl_arena_free(&s->schema_arena);
     ing_posmap_free(&s->pos);
     free(s->pos_file);
     free(s->name);
@@ -201,7 +220,7 @@ void fl_ingest_sink_close(fl_ingest_sink *s)
 
 const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s)
 {
-    return s->w ? fl_ice_data_writer_schema(s->w) : NULL;
+    return s->has_schema ? &s->schema : NULL;
 }
 
 const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s)

@@ -98,8 +98,10 @@ static void test_checkpoint_and_resume(void)
     CHECK(!fl_ingest_sink_due(s, 0));
     CHECK(fl_ingest_sink_pending_rows(s) == 100);
     fl_ingest_commit ci;
+    const fl_schema *schema = fl_ingest_sink_schema(s);
     CHECK_OK(fl_ingest_sink_checkpoint(s, &ci, &err), &err);
     CHECK(ci.committed && ci.rows == 100 && ci.checkpoint == 1 && ci.data_files >= 1);
+    CHECK(fl_ingest_sink_schema(s) == schema); /* batches outlive checkpoints */
     ft_expect(e.sql, "SELECT count(*), sum(id), min(v) FROM demo.ev", "\n", "100|5050|r1\n");
     ft_expect(e.sql,
               "SELECT summary['floe.pipeline'], summary['floe.pipeline.epoch'], "

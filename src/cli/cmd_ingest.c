@@ -248,6 +248,12 @@ static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_tabl
     fl_arena_init(&ar, 0);
     fl_ingest_state st;
     fl_status rc = fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, err);
+    for (int tries = 0; rc == FL_ENOTFOUND && tries < 3; tries++) {
+        /* a checkpoint landed meanwhile and deleted the side file we were
+         * sent to: the newer metadata names the newer one */
+        if ((rc = fl_ice_table_refresh(t, err)) == FL_OK)
+            rc = fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, err);
+    }
     if (rc == FL_OK) {
         uint32_t done = 0, errors = 0;
         for (uint32_t i = 0; i < st.positions.n; i++) {

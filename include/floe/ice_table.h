@@ -322,6 +322,22 @@ FL_API fl_arena *fl_ice_txn_arena(fl_ice_txn *x);
  * deleted when the txn aborts or its commit fails for good, never after a
  * successful commit. The path is copied. */
 FL_API fl_status fl_ice_txn_own_file(fl_ice_txn *x, const char *path, fl_error *err);
+/* Extra entries for the summary of every snapshot the txn produces (as
+ * Spark's snapshot-property.*): e.g. a streaming writer's source positions,
+ * committed atomically with its rows. Copied into the txn arena; replaces an
+ * earlier call's entries. Keys the producer sets itself (added-records,
+ * total-*, operation...) may not be used (FL_EINVAL). */
+FL_API fl_status fl_ice_txn_set_snapshot_summary(fl_ice_txn *x, const fl_ice_map *extra,
+                                                 fl_error *err);
+/* A check run at the start of every commit attempt against that attempt's
+ * base: the latest metadata (refreshed from the catalog after each CAS
+ * conflict). A non-OK status ends the commit with that error, no retry, and
+ * the attempt's files deleted; FL_ECONFLICT is the expected class (a
+ * streaming writer fenced by a newer epoch). attempt counts from 0. ctx is
+ * borrowed and must outlive the commit. */
+typedef fl_status (*fl_ice_txn_validate_fn)(void *ctx, const fl_ice_metadata *base,
+                                            uint32_t attempt, fl_error *err);
+FL_API void fl_ice_txn_set_validator(fl_ice_txn *x, fl_ice_txn_validate_fn fn, void *ctx);
 /* Adds raw metadata updates (schema/spec/sort/properties changes built by
  * the evolution helpers below, or by a REST request). */
 FL_API fl_status fl_ice_txn_add_updates(fl_ice_txn *x, const fl_ice_update *u, uint32_t n,

@@ -24,6 +24,7 @@ static const fl_command commands[] = {
     {"serve", fl_cmd_serve, "serve the Iceberg REST catalog over HTTP"},
     {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
     {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
+    {"ingest", fl_cmd_ingest, "streaming ingestion: landing files into a table, exactly once"},
 };
 
 static void usage(FILE *out)

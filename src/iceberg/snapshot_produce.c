@@ -509,6 +509,25 @@ fl_status prod_merge(fl_ice_txn *x, txn_attempt *at, int64_t sid, prod_list *l, 
 
 /* ---- the manifest list and the snapshot ------------------------------------------------ */
 
+/* The operation's own extra entries, then the txn's (fl_ice_txn_set_snapshot_summary). */
+static fl_status merge_extra(fl_arena *a, const fl_ice_map *op, const fl_ice_map *txn,
+                             fl_ice_map *out, fl_error *err)
+{
+    uint32_t n = (op ? op->n : 0) + txn->n;
+    if (!n)
+        return FL_OK;
+    fl_ice_kv *kv = fl_arena_alloc(a, n * sizeof *kv);
+    if (!kv)
+        return OOM(err);
+    uint32_t k = 0;
+    for (uint32_t i = 0; op && i < op->n; i++)
+        kv[k++] = op->items[i];
+    for (uint32_t i = 0; i < txn->n; i++)
+        kv[k++] = txn->items[i];
+    *out = (fl_ice_map){.n = k, .items = kv};
+    return FL_OK;
+}
+
 fl_status prod_commit_snapshot(fl_ice_txn *x, txn_attempt *at, int64_t sid, const char *operation,
                                const prod_list *l, const prod_metrics *pmc,
                                const fl_ice_map *extra_summary, fl_error *err)
@@ -557,6 +576,8 @@ fl_status prod_commit_snapshot(fl_ice_txn *x, txn_attempt *at, int64_t sid, cons
         s.has_added_rows = true;
         s.added_rows = next_row_id - info.first_row_id;
     }
-    FL_TRY(build_summary(&at->arena, &pm, parent, extra_summary, &s.summary, err));
+    fl_ice_map extra = {0};
+    FL_TRY(merge_extra(&at->arena, extra_summary, &x->snapshot_summary, &extra, err));
+    FL_TRY(build_summary(&at->arena, &pm, parent, &extra, &s.summary, err));
     return txn_emit_snapshot(x, at, &s, err);
 }

@@ -209,6 +209,45 @@ fl_status fl_ice_txn_set_branch(fl_ice_txn *x, const char *branch, fl_error *err
     return FL_OK;
 }
 
+/* Summary keys the snapshot producer computes itself. */
+static bool reserved_summary_key(const char *k)
+{
+    static const char *const fixed[] = {"operation", "changed-partition-count"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(k, fixed[i]))
+            return true;
+    return !strncmp(k, "added-", 6) || !strncmp(k, "removed-", 8) || !strncmp(k, "deleted-", 8) ||
+           !strncmp(k, "total-", 6);
+}
+
+fl_status fl_ice_txn_set_snapshot_summary(fl_ice_txn *x, const fl_ice_map *extra, fl_error *err)
+{
+    uint32_t n = extra ? extra->n : 0;
+    fl_ice_kv *kv = n ? fl_arena_alloc(&x->arena, n * sizeof *kv) : NULL;
+    if (n && !kv)
+        return fl_errorf(err, FL_ENOMEM, "transaction: out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        const fl_ice_kv *e = &extra->items[i];
+        if (!e->key || !*e->key || !e->value)
+            return fl_errorf(err, FL_EINVAL, "snapshot summary: entry %u lacks key or value", i);
+        if (reserved_summary_key(e->key))
+            return fl_errorf(err, FL_EINVAL,
+                             "snapshot summary: '%s' is computed by the commit itself", e->key);
+        kv[i].key = fl_arena_strdup(&x->arena, e->key);
+        kv[i].value = fl_arena_strdup(&x->arena, e->value);
+        if (!kv[i].key || !kv[i].value)
+            return fl_errorf(err, FL_ENOMEM, "transaction: out of memory");
+    }
+    x->snapshot_summary = (fl_ice_map){.n = n, .items = kv};
+    return FL_OK;
+}
+
+void fl_ice_txn_set_validator(fl_ice_txn *x, fl_ice_txn_validate_fn fn, void *ctx)
+{
+    x->validator = fn;
+    x->validator_ctx = ctx;
+}
+
 fl_arena *fl_ice_txn_arena(fl_ice_txn *x)
 {
     return &x->arena;

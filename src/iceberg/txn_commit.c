@@ -3,6 +3,8 @@
  * Resolution and Retry").
  *
  * One attempt:
+ *   0. the caller's validator (fl_ice_txn_set_validator), if any, checks the
+ *      attempt's base; its error ends the commit (no retry);
  *   1. every operation builds its updates against the latest metadata
  *      (txn_internal.h); a failed validation ends the commit (FL_ECONFLICT,
  *      no retry, the message names the conflicting file or snapshot);
@@ -159,6 +161,8 @@ static fl_status run_attempt(fl_ice_txn *x, txn_attempt *at, attempt_result *res
 {
     fl_ice_table *t = x->t;
     fl_catalog *c = t->catalog;
+    if (x->validator)
+        FL_TRY(x->validator(x->validator_ctx, at->base, at->number, err));
     for (uint32_t i = 0; i < x->nops; i++) {
         fl_status rc = x->ops[i].vt->build(x, &x->ops[i], at, err);
         if (rc != FL_OK)

@@ -76,6 +76,13 @@ struct fl_ice_txn {
      * the operation states): malloc'd array, freed with x (txn_stage.c) */
     fl_ice_txn **adopted;
     uint32_t nadopted, capadopted;
+    /* fl_ice_txn_set_snapshot_summary: extra summary entries for every
+     * snapshot the txn produces (strings in arena) */
+    fl_ice_map snapshot_summary;
+    /* fl_ice_txn_set_validator: run on each attempt's base, before the
+     * operations build */
+    fl_ice_txn_validate_fn validator;
+    void *validator_ctx;
     /* the view returned by fl_ice_txn_metadata() */
     fl_arena view_arena;
     fl_ice_metadata view;

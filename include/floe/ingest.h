@@ -1,0 +1,193 @@
+/*
+ * ingest.h - streaming ingestion into Iceberg tables with exactly-once
+ * commits (src/ingest/, design in src/ingest/README.md).
+ *
+ * A pipeline is a named writer of one table. Its runtime is:
+ *
+ *   source -> fl_ingest_sink_write (rows buffered in a data writer) ->
+ *   fl_ingest_sink_set_position (where the source is) ->
+ *   fl_ingest_sink_checkpoint: Parquet data files + ONE Iceberg append whose
+ *   snapshot summary carries the pipeline name, its epoch and the source
+ *   positions, so rows and positions land atomically.
+ *
+ * Exactly-once: on open, the sink reads the positions of the newest
+ * snapshot on main carrying the pipeline's name; the source resumes from
+ * them. Rows buffered but not committed are lost with the process and
+ * re-read from the source; their data files are orphans, never referenced.
+ *
+ * Fencing: opening a sink claims a new epoch, the table property
+ * "floe.pipeline.<name>.epoch" = previous + 1, committed through the
+ * catalog's compare-and-swap. Every checkpoint commit attempt is validated
+ * against the freshly loaded metadata: a newer epoch, or a pipeline
+ * checkpoint this sink did not make, refuses the commit with FL_ECONFLICT
+ * ("pipeline X: fenced by epoch N"), so a zombie never commits.
+ *
+ * Ownership: the sink borrows the catalog (and its FileIO), which must
+ * outlive it; it owns its table handle, buffered files and positions.
+ * Not thread-safe: one thread drives a sink.
+ */
+#ifndef FLOE_INGEST_H
+#define FLOE_INGEST_H
+
+#include "floe/export.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/arena.h"
+#include "floe/catalog.h"
+#include "floe/error.h"
+#include "floe/iceberg.h"
+#include "floe/vector.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Summary and property keys (values are decimal text unless noted). */
+#define FL_INGEST_SUM_PIPELINE "floe.pipeline"                /* the pipeline name */
+#define FL_INGEST_SUM_EPOCH "floe.pipeline.epoch"             /* the writer's epoch */
+#define FL_INGEST_SUM_CHECKPOINT "floe.pipeline.checkpoint"   /* 1, 2, ... per pipeline */
+#define FL_INGEST_SUM_POS_FILE "floe.pipeline.positions-file" /* side file (path) */
+#define FL_INGEST_SUM_POS_COUNT "floe.pipeline.positions-count"
+#define FL_INGEST_SUM_POS_PREFIX "floe.pos." /* + key = value */
+/* Positions inline in the summary up to this many keys; beyond, all of them
+ * go to a side file named by FL_INGEST_SUM_POS_FILE (and only the keys
+ * changed by the checkpoint stay inline, for people reading the summary). */
+#define FL_INGEST_INLINE_POSITIONS 32
+
+typedef struct fl_ingest_sink fl_ingest_sink;
+
+typedef struct fl_ingest_options {
+    int64_t checkpoint_interval_ms; /* 0 = 30000 */
+    uint64_t checkpoint_rows;       /* 0 = 1,000,000 buffered rows */
+    uint64_t checkpoint_bytes;      /* 0 = 256 MiB of buffered input (estimated) */
+} fl_ingest_options;
+
+/* Loads the table, claims a new epoch for pipeline (letters, digits, '_',
+ * '-', '.'; at most 128 bytes) and reads its committed positions back from
+ * the table. FL_ENOTFOUND when the table does not exist. */
+FL_API fl_status fl_ingest_sink_open(fl_catalog *c, const fl_table_ident *table,
+                                     const char *pipeline, const fl_ingest_options *opt,
+                                     fl_ingest_sink **out, fl_error *err);
+/* Discards what was not checkpointed (its data files are deleted) and
+ * frees s. NULL allowed. */
+FL_API void fl_ingest_sink_close(fl_ingest_sink *s);
+
+/* The schema batches must have: the table's current schema (columns by
+ * position, shapes equal). Owned by the sink; stays valid across
+ * checkpoints until the table's schema changes (compare the pointer after a
+ * checkpoint) and until close. */
+FL_API const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s);
+/* The table's current Iceberg schema (write-defaults); valid until the next checkpoint. */
+FL_API const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s);
+FL_API int64_t fl_ingest_sink_epoch(const fl_ingest_sink *s);
+FL_API const char *fl_ingest_sink_name(const fl_ingest_sink *s); /* the pipeline */
+
+/* Buffers b's live rows. On error the sink is broken: only close is valid
+ * (nothing of the current checkpoint commits). */
+FL_API fl_status fl_ingest_sink_write(fl_ingest_sink *s, const fl_batch *b, fl_error *err);
+
+/* Records a source position (key and value copied), committed with the next
+ * checkpoint. Keys: 1-1024 bytes, no control characters; keys and values
+ * UTF-8 (they go into JSON). FL_EINVAL otherwise. */
+FL_API fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const char *value,
+                                             fl_error *err);
+/* The position of key as the sink sees it (pending, else committed), or
+ * NULL. Valid until the next set_position/checkpoint. */
+FL_API const char *fl_ingest_sink_position(const fl_ingest_sink *s, const char *key);
+
+/* True when a checkpoint is due at now_ms: rows or positions are pending and
+ * the interval since the last checkpoint (or open) passed, or the buffered
+ * rows / bytes reached their limits. */
+FL_API bool fl_ingest_sink_due(const fl_ingest_sink *s, int64_t now_ms);
+/* Pending rows and changed positions since the last checkpoint. */
+FL_API uint64_t fl_ingest_sink_pending_rows(const fl_ingest_sink *s);
+FL_API uint32_t fl_ingest_sink_pending_positions(const fl_ingest_sink *s);
+
+typedef struct fl_ingest_commit {
+    bool committed;      /* false: nothing was pending */
+    int64_t snapshot_id; /* the new snapshot */
+    uint64_t rows;
+    uint32_t data_files;
+    int64_t checkpoint; /* the pipeline's checkpoint number */
+} fl_ingest_commit;
+/* Writes the buffered rows and commits them with the positions in one
+ * append. FL_ECONFLICT "pipeline X: fenced by epoch N" when a newer writer
+ * took over (then only close is valid). info may be NULL. */
+FL_API fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info,
+                                           fl_error *err);
+
+/* ---- committed state, read without claiming an epoch (status) -------------- */
+
+typedef struct fl_ingest_state {
+    int64_t epoch;        /* the table property: the newest claimed epoch, 0 = none */
+    bool has_checkpoint;  /* a snapshot of the pipeline exists on main */
+    int64_t snapshot_id;  /* the newest one */
+    int64_t timestamp_ms; /* its commit time */
+    int64_t checkpoint;   /* its checkpoint number */
+    int64_t commit_epoch; /* the epoch that committed it */
+    fl_ice_map positions; /* every committed position (strings in the arena) */
+} fl_ingest_state;
+/* The pipeline's committed state in table metadata m (position side files
+ * read through io). Everything in a. */
+FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const char *pipeline,
+                                      fl_arena *a, fl_ingest_state *out, fl_error *err);
+
+/* ---- dead letters (dead_letter.c) ---------------------------------------------
+ * Records that a pipeline cannot ingest go to the table <table>__dead_letter
+ * in the same namespace: (pipeline string, source string, error string,
+ * payload binary, failed_at timestamptz), written through a sink of its own
+ * (same pipeline name, its own epoch) whose positions say which failures are
+ * recorded, so a failure is recorded once even when the pipeline restarts
+ * between the dead-letter commit and its own. Checkpoint the dead-letter
+ * sink before the main one. */
+#define FL_INGEST_DEAD_LETTER_SUFFIX "__dead_letter"
+#define FL_INGEST_DEAD_LETTER_MAX_PAYLOAD (1u << 20) /* raw bytes kept per record */
+
+/* Opens the dead-letter sink of table (creating the table when absent). */
+FL_API fl_status fl_ingest_dead_letter_open(fl_catalog *c, const fl_table_ident *table,
+                                            const char *pipeline, const fl_ingest_options *opt,
+                                            fl_ingest_sink **out, fl_error *err);
+/* Buffers one dead letter (payload truncated to FL_INGEST_DEAD_LETTER_MAX_PAYLOAD)
+ * and records position key = value in the same checkpoint. */
+FL_API fl_status fl_ingest_dead_letter_write(fl_ingest_sink *dlq, const char *pipeline,
+                                             const char *source, const char *error,
+                                             const void *payload, size_t len, const char *key,
+                                             const char *value, fl_error *err);
+
+/* ---- landing files source (src_files.c) ------------------------------------- */
+
+typedef struct fl_ingest_files fl_ingest_files;
+
+typedef struct fl_ingest_files_stats {
+    uint32_t files_ingested; /* this call */
+    uint32_t files_failed;   /* this call: recorded done-with-error */
+    uint32_t files_waiting;  /* seen but not stable yet (or not yet seen twice) */
+    uint64_t rows;           /* this call */
+    bool more; /* stopped early because a checkpoint became due: poll again after it */
+} fl_ingest_files_stats;
+
+/* Watches folder (a local directory; not recursive) for *.csv, *.tsv,
+ * *.jsonl, *.ndjson, *.json and *.parquet files. Names starting with '.'
+ * or ending in ".tmp" are ignored. folder is copied. */
+FL_API fl_status fl_ingest_files_open(const char *folder, fl_ingest_files **out, fl_error *err);
+FL_API void fl_ingest_files_close(fl_ingest_files *f); /* NULL allowed */
+/* One poll: lists the folder and ingests, into s, every file that is stable
+ * (same size and mtime as at the previous poll) and whose identity
+ * (size:mtime) differs from its committed position "file:<path>". Each
+ * ingested file sets that position (the path with '%', control bytes and,
+ * when the name is not UTF-8, bytes >= 0x80 written %XX) to "<size>:<mtime_ns>:done:<rows>"; a
+ * file that cannot be read or converted is logged to stderr and set to
+ * "<size>:<mtime_ns>:error:<message>", its rows never written. A failure
+ * of the sink itself is returned. */
+/* Failed files also go, with their first FL_INGEST_DEAD_LETTER_MAX_PAYLOAD
+ * bytes, to dlq (a dead-letter sink; borrowed; NULL = only positions and stderr). */
+FL_API void fl_ingest_files_set_dead_letter(fl_ingest_files *f, fl_ingest_sink *dlq);
+FL_API fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s,
+                                      fl_ingest_files_stats *stats, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

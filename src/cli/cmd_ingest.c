@@ -1,0 +1,327 @@
+/*
+ * cmd_ingest.c - `floe ingest`: the standalone pipeline runtime
+ * (include/floe/ingest.h, src/ingest/README.md, docs/ingest.md).
+ *
+ *   floe ingest files FOLDER --into NS.TABLE [--pipeline NAME]
+ *        [--checkpoint-interval 30s] [--checkpoint-rows N] [--poll 1s] [--once]
+ *        [--no-dead-letter]
+ *        [--catalog URI] [--warehouse DIR]
+ *   floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]
+ *
+ * `files` loops: poll the folder, write what is new and stable, and
+ * checkpoint when due (time or rows); SIGTERM / SIGINT end the loop after a
+ * final checkpoint. --once polls twice (a file must look the same on two
+ * polls to be taken), checkpoints and exits. The default pipeline name is
+ * "files-<table name>". Files that fail go to NS.TABLE__dead_letter (created
+ * on first use; its checkpoint commits before the main one). A fenced run (a newer instance took
+ * the pipeline) exits 1 with the fencing message; so does any failed checkpoint (what it buffered
+ * is re-read by the next run).
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_table_write.h"
+#include "cli/units.h"
+#include "floe/ice_table.h"
+#include "floe/ingest.h"
+
+typedef struct ingest_args {
+    const char *folder, *into, *pipeline, *catalog, *warehouse;
+    uint64_t interval_ms, rows, poll_ms;
+    bool once, show_positions, no_dead_letter;
+} ingest_args;
+
+/* The one piece of process state a signal handler may touch. */
+static volatile sig_atomic_t stop_requested;
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: floe ingest files FOLDER --into NS.TABLE [options]\n"
+        "       floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]\n\n"
+        "  Ingests CSV, JSON lines and Parquet files dropped into FOLDER into an existing\n"
+        "  Iceberg table, each file exactly once, committing source positions with the rows.\n\n"
+        "  --pipeline NAME            pipeline name (default files-<table>)\n"
+        "  --checkpoint-interval D    commit at least this often (default 30s)\n"
+        "  --checkpoint-rows N        or once N rows are buffered (default 1000000)\n"
+        "  --poll D                   folder poll interval (default 1s)\n"
+        "  --once                     ingest what is there, commit, exit\n"
+        "  --no-dead-letter           failed files only in positions and stderr (default:\n"
+        "                             also a row of NS.TABLE__dead_letter each)\n"
+        "  --positions                status: list every committed position\n"
+        "  --catalog URI, --warehouse DIR   as other floe commands\n");
+}
+
+static int parse_args(int argc, char **argv, ingest_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->interval_ms = 30000;
+    a->poll_ms = 1000;
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(o, "--once")) {
+            a->once = true;
+            continue;
+        } else if (!strcmp(o, "--no-dead-letter")) {
+            a->no_dead_letter = true;
+            continue;
+        } else if (!strcmp(o, "--positions")) {
+            a->show_positions = true;
+            continue;
+        } else if (o[0] != '-') {
+            if (a->folder)
+                ok = false;
+            a->folder = o;
+            if (!ok) {
+                fprintf(stderr, "floe ingest: unexpected argument '%s'\n", o);
+                return 2;
+            }
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "floe ingest: %s needs a value\n", o);
+            return 2;
+        }
+        i++;
+        if (!strcmp(o, "--into"))
+            a->into = v;
+        else if (!strcmp(o, "--pipeline"))
+            a->pipeline = v;
+        else if (!strcmp(o, "--catalog"))
+            a->catalog = v;
+        else if (!strcmp(o, "--warehouse"))
+            a->warehouse = v;
+        else if (!strcmp(o, "--checkpoint-interval"))
+            ok = cli_parse_ms(v, &a->interval_ms) && a->interval_ms > 0;
+        else if (!strcmp(o, "--poll"))
+            ok = cli_parse_ms(v, &a->poll_ms) && a->poll_ms > 0;
+        else if (!strcmp(o, "--checkpoint-rows"))
+            ok = cli_parse_size(v, &a->rows) && a->rows > 0;
+        else {
+            fprintf(stderr, "floe ingest: unknown option '%s'\n", o);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "floe ingest: bad value for %s: '%s'\n", o, v);
+            return 2;
+        }
+    }
+    if (!a->into) {
+        fprintf(stderr, "floe ingest: --into NS.TABLE is required\n");
+        return 2;
+    }
+    return 0;
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL); /* a signal cuts it short: the loop looks at the flag */
+}
+
+static const char *default_name(const ingest_args *a, const fl_table_ident *id, char *buf,
+                                size_t cap)
+{
+    if (a->pipeline)
+        return a->pipeline;
+    snprintf(buf, cap, "files-%s", id->name);
+    return buf;
+}
+
+/* The dead letters first: a failure they record is skipped after a restart
+ * even when the main checkpoint did not land. */
+static fl_status checkpoint(fl_ingest_sink *s, fl_ingest_sink *dlq, fl_error *err)
+{
+    fl_ingest_commit ci;
+    if (dlq) {
+        FL_TRY(fl_ingest_sink_checkpoint(dlq, &ci, err));
+        if (ci.committed)
+            fprintf(stderr, "floe ingest: %" PRIu64 " dead letter%s committed\n", ci.rows,
+                    ci.rows == 1 ? "" : "s");
+    }
+    FL_TRY(fl_ingest_sink_checkpoint(s, &ci, err));
+    if (ci.committed)
+        fprintf(stderr,
+                "floe ingest: checkpoint %" PRId64 ": %" PRIu64 " rows, %u data file%s, "
+                "snapshot %" PRId64 "\n",
+                ci.checkpoint, ci.rows, ci.data_files, ci.data_files == 1 ? "" : "s",
+                ci.snapshot_id);
+    return FL_OK;
+}
+
+static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table_ident *id,
+                           fl_error *err)
+{
+    char nbuf[160];
+    const char *name = default_name(a, id, nbuf, sizeof nbuf);
+    fl_ingest_options opt = {.checkpoint_interval_ms = (int64_t)a->interval_ms,
+                             .checkpoint_rows = a->rows};
+    fl_ingest_files *f = NULL;
+    fl_ingest_sink *s = NULL;
+    FL_TRY(fl_ingest_files_open(a->folder, &f, err));
+    fl_ingest_sink *dlq = NULL;
+    fl_status rc = fl_ingest_sink_open(cat, id, name, &opt, &s, err);
+    if (rc == FL_OK && !a->no_dead_letter) {
+        rc = fl_ingest_dead_letter_open(cat, id, name, &opt, &dlq, err);
+        if (rc == FL_OK)
+            fl_ingest_files_set_dead_letter(f, dlq);
+    }
+    if (rc == FL_OK)
+        fprintf(stderr, "floe ingest: pipeline %s on %s, epoch %" PRId64 "\n", name, a->into,
+                fl_ingest_sink_epoch(s));
+    uint64_t files = 0, failed = 0, rows = 0;
+    for (int polls = 0; rc == FL_OK && !stop_requested; polls++) {
+        fl_ingest_files_stats st;
+        rc = fl_ingest_files_poll(f, s, &st, err);
+        files += st.files_ingested;
+        failed += st.files_failed;
+        rows += st.rows;
+        int64_t now = wall_ms();
+        if (rc == FL_OK && (fl_ingest_sink_due(s, now) || (dlq && fl_ingest_sink_due(dlq, now))))
+            rc = checkpoint(s, dlq, err);
+        if (a->once && polls >= 1 && !st.more)
+            break;
+        if (st.more) /* a checkpoint was due mid-poll: go on at once */
+            continue;
+        if (rc == FL_OK && !stop_requested)
+            sleep_ms(a->poll_ms);
+    }
+    if (rc == FL_OK)
+        rc = checkpoint(s, dlq, err); /* --once, SIGTERM, SIGINT: commit what is buffered */
+    if (rc == FL_OK)
+        fprintf(stderr, "floe ingest: %" PRIu64 " file%s, %" PRIu64 " rows, %" PRIu64 " failed\n",
+                files, files == 1 ? "" : "s", rows, failed);
+    fl_ingest_sink_close(dlq);
+    fl_ingest_sink_close(s);
+    fl_ingest_files_close(f);
+    return rc;
+}
+
+/* "dead letters: N (in NS.TABLE__dead_letter)" when that table has the pipeline's. */
+static void print_dead_letters(fl_catalog *cat, const fl_table_ident *id, const char *name)
+{
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_table_ident dl = *id;
+    dl.name = fl_arena_sprintf(&ar, "%s%s", id->name, FL_INGEST_DEAD_LETTER_SUFFIX);
+    fl_ice_table *t = NULL;
+    fl_error err = {0};
+    fl_ingest_state st;
+    if (dl.name && fl_ice_table_load(cat, &dl, &t, &err) == FL_OK &&
+        fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, &err) == FL_OK && st.has_checkpoint)
+        printf("dead letters: %u (in %s)\n", st.positions.n, dl.name);
+    fl_ice_table_free(t);
+    fl_arena_free(&ar);
+}
+
+static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_table_ident *id,
+                            fl_error *err)
+{
+    char nbuf[160];
+    const char *name = default_name(a, id, nbuf, sizeof nbuf);
+    fl_ice_table *t = NULL;
+    FL_TRY(fl_ice_table_load(cat, id, &t, err));
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_ingest_state st;
+    fl_status rc = fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, err);
+    for (int tries = 0; rc == FL_ENOTFOUND && tries < 3; tries++) {
+        /* a checkpoint landed meanwhile and deleted the side file we were
+         * sent to: the newer metadata names the newer one */
+        if ((rc = fl_ice_table_refresh(t, err)) == FL_OK)
+            rc = fl_ingest_state_read(t->io, &t->meta, name, &ar, &st, err);
+    }
+    if (rc == FL_OK) {
+        uint32_t done = 0, errors = 0;
+        for (uint32_t i = 0; i < st.positions.n; i++) {
+            const char *v = st.positions.items[i].value;
+            if (!strncmp(st.positions.items[i].key, "file:", 5))
+                strstr(v, ":error:") ? errors++ : done++;
+        }
+        printf("pipeline: %s\ntable: %s\nepoch: %" PRId64 "\n", name, a->into, st.epoch);
+        if (st.has_checkpoint) {
+            time_t secs = (time_t)(st.timestamp_ms / 1000);
+            struct tm tm;
+            char when[64];
+            gmtime_r(&secs, &tm);
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+            printf("checkpoint: %" PRId64 " (snapshot %" PRId64 ", epoch %" PRId64 ", %s)\n",
+                   st.checkpoint, st.snapshot_id, st.commit_epoch, when);
+        } else {
+            printf("checkpoint: none\n");
+        }
+        printf("positions: %u\nfiles done: %u\nfiles failed: %u\n", st.positions.n, done, errors);
+        print_dead_letters(cat, id, name);
+        for (uint32_t i = 0; a->show_positions && i < st.positions.n; i++)
+            printf("  %s = %s\n", st.positions.items[i].key, st.positions.items[i].value);
+    }
+    fl_arena_free(&ar);
+    fl_ice_table_free(t);
+    return rc;
+}
+
+int fl_cmd_ingest(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "files") && strcmp(argv[1], "status"))) {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            usage(stdout);
+            return 0;
+        }
+        usage(stderr);
+        return 2;
+    }
+    bool files = !strcmp(argv[1], "files");
+    ingest_args a;
+    int u = parse_args(argc, argv, &a);
+    if (u)
+        return u < 0 ? 0 : u;
+    if (files && !a.folder) {
+        fprintf(stderr, "floe ingest files: FOLDER is required\n");
+        return 2;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sa.sa_flags = SA_RESTART; /* only the poll's sleep needs cutting short, and it is */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    fl_error err;
+    fl_error_clear(&err);
+    fl_cli_catalog c;
+    fl_status rc = fl_cli_catalog_open(a.catalog, a.warehouse, &c, &err);
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_table_ident id;
+    if (rc == FL_OK)
+        rc = fl_table_ident_parse(a.into, &ar, &id, &err);
+    if (rc == FL_OK)
+        rc = files ? run_files(&a, c.cat, &id, &err) : run_status(&a, c.cat, &id, &err);
+    if (rc != FL_OK)
+        fprintf(stderr, "floe ingest: %s\n", err.msg);
+    fl_arena_free(&ar);
+    fl_cli_catalog_close(&c);
+    return rc == FL_OK ? 0 : 1;
+}

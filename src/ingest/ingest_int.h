@@ -1,0 +1,71 @@
+/*
+ * ingest_int.h - what the files of src/ingest/ share: the position map
+ * (positions.c), the committed-state reader (state.c) and the by-name
+ * column adapter of the landing-files source (adapt.c).
+ */
+#ifndef FLOE_INGEST_INT_H
+#define FLOE_INGEST_INT_H
+
+#include "floe/ice_table.h"
+#include "floe/ingest.h"
+
+/* ---- positions.c: a sorted key -> value map (malloc'd strings) ---- */
+
+typedef struct ing_pos {
+    char *key;
+    char *value;
+    bool dirty; /* set since the last checkpoint */
+} ing_pos;
+
+typedef struct ing_posmap {
+    ing_pos *v;
+    uint32_t n, cap;
+    uint32_t ndirty;
+} ing_posmap;
+
+/* Sets key to value (copied); marks it dirty when dirty. FL_ENOMEM. */
+fl_status ing_posmap_set(ing_posmap *m, const char *key, const char *value, bool dirty,
+                         fl_error *err);
+const ing_pos *ing_posmap_find(const ing_posmap *m, const char *key);
+void ing_posmap_clear_dirty(ing_posmap *m);
+void ing_posmap_free(ing_posmap *m);
+/* Well-formed UTF-8 (summaries and side files are JSON, which needs it). */
+bool ing_utf8_valid(const char *s);
+
+/* ---- state.c: the pipeline's traces in table metadata ---- */
+
+/* "floe.pipeline.<name>.<what>" into buf (cap >= 256). */
+const char *ing_prop_key(char *buf, size_t cap, const char *pipeline, const char *what);
+/* The integer table property "floe.pipeline.<name>.<what>", 0 when absent. */
+int64_t ing_prop_i64(const fl_ice_metadata *m, const char *pipeline, const char *what);
+/* The newest snapshot on main's ancestry whose summary names pipeline, or NULL. */
+const fl_ice_snapshot *ing_newest_checkpoint(const fl_ice_metadata *m, const char *pipeline);
+/* Integer summary entry, dflt when absent or malformed. */
+int64_t ing_summary_i64(const fl_ice_snapshot *s, const char *key, int64_t dflt);
+/* Writes the side file of positions (every entry of m) at path. */
+fl_status ing_positions_file_write(fl_fileio *io, const char *path, const char *pipeline,
+                                   int64_t epoch, int64_t checkpoint, const ing_posmap *m,
+                                   fl_error *err);
+
+/* ---- adapt.c: a source's columns as the table's, matched by name ---- */
+
+typedef struct ing_adapter ing_adapter;
+
+/* The table-typed view of batches in src's schema: columns matched by name
+ * (exact, else case-insensitive), widened by Iceberg promotions, missing
+ * ones filled with write-default or null. FL_EINVAL/FL_ETYPE naming file
+ * and column when src does not fit. */
+fl_status ing_adapter_open(const fl_schema *table, const fl_ice_schema *ice, const fl_schema *src,
+                           const char *file, ing_adapter **out, fl_error *err);
+/* *view borrows b and the adapter (valid until the next call). Checks that
+ * required columns have no nulls (FL_EINVAL naming the column). */
+fl_status ing_adapt(ing_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err);
+void ing_adapter_free(ing_adapter *ad); /* NULL allowed */
+
+/* The schema to re-read a text file with so its columns carry the table's
+ * types: CSV positional (the header's names, the table's types), JSON
+ * lines the table itself. *out is NULL when src already fits. In a. */
+fl_status ing_text_schema(const fl_schema *table, const fl_schema *src, bool csv, const char *file,
+                          fl_arena *a, const fl_schema **out, fl_error *err);
+
+#endif

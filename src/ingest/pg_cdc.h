@@ -218,4 +218,104 @@ char *pgcdc_lsn_format(pgcdc_lsn lsn, char *buf);
 /* Parses "%X/%X"; false when s is not that form. */
 bool pgcdc_lsn_parse(const char *s, pgcdc_lsn *out);
 
+/* ---- the replication client (pg_repl.c) ---- */
+
+/*
+ * One replication connection (replication=database) to the source database.
+ * Life cycle:
+ *
+ *   pgcdc_repl_connect       connect, IDENTIFY_SYSTEM
+ *   pgcdc_repl_create_slot   (first run) CREATE_REPLICATION_SLOT ... LOGICAL
+ *                            pgoutput EXPORT_SNAPSHOT; the snapshot name stays
+ *                            importable only until the next command on this
+ *                            connection, so open the snapshot reader
+ *                            (pgcdc_snapshot_open) before pgcdc_repl_start
+ *   pgcdc_repl_start         START_REPLICATION SLOT ... LOGICAL lsn (proto_version,
+ *                            publication_names[, streaming]); decoded messages go
+ *                            to the decoder given here
+ *   pgcdc_repl_poll          reads what has arrived (waits at most timeout_ms):
+ *                            XLogData -> pgcdc_decode, keepalives answered
+ *   pgcdc_repl_confirm       the caller's commit of everything up to lsn is
+ *                            durable: report it as flushed (the slot may then
+ *                            drop the WAL before it); nothing else ever moves it
+ *   pgcdc_repl_close         CopyDone, wait for the server's end of stream, finish
+ *
+ * The connection sets DateStyle ISO, TimeZone UTC, bytea_output hex,
+ * extra_float_digits 3 and IntervalStyle postgres, so text values parse as
+ * pgcdc_datum_value expects. Not thread-safe: one thread drives a connection.
+ */
+typedef struct pgcdc_repl pgcdc_repl;
+
+typedef struct pgcdc_repl_options {
+    const char *conninfo;     /* libpq keyword string or URI of the source database */
+    const char *slot;         /* [a-z0-9_]{1,63}, as PostgreSQL requires */
+    const char *publications; /* comma-separated publication names */
+    uint32_t proto_version;   /* 1 or 2; 0 = 1 */
+    bool streaming;           /* protocol 2: stream large in-progress transactions */
+    int status_interval_ms;   /* send a standby status at least this often; 0 = 10000 */
+} pgcdc_repl_options;
+
+typedef struct pgcdc_system {
+    char systemid[32];
+    uint32_t timeline;
+    pgcdc_lsn xlogpos;
+    char dbname[64];
+} pgcdc_system;
+
+typedef struct pgcdc_slot {
+    char name[64];
+    pgcdc_lsn consistent_point; /* changes after it are streamed, before it in the snapshot */
+    char snapshot[64];          /* for SET TRANSACTION SNAPSHOT (pgcdc_snapshot_open) */
+} pgcdc_slot;
+
+fl_status pgcdc_repl_connect(const pgcdc_repl_options *o, pgcdc_repl **out, fl_error *err);
+const pgcdc_system *pgcdc_repl_system(const pgcdc_repl *r);
+/* temporary: the slot dies with the connection (tests, one-off reads). */
+fl_status pgcdc_repl_create_slot(pgcdc_repl *r, bool temporary, pgcdc_slot *out, fl_error *err);
+fl_status pgcdc_repl_drop_slot(pgcdc_repl *r, fl_error *err);
+/* The slot's confirmed_flush_lsn (0 when it has none yet); FL_ENOTFOUND without the slot. */
+fl_status pgcdc_repl_slot_confirmed(pgcdc_repl *r, pgcdc_lsn *out, fl_error *err);
+/* start: where to resume (the last confirmed end_lsn; 0 = the slot's own
+ * confirmed position). dec is borrowed until close. */
+fl_status pgcdc_repl_start(pgcdc_repl *r, pgcdc_lsn start, pgcdc_decoder *dec, fl_error *err);
+/* Decodes what arrives within timeout_ms (0 = only what is already here);
+ * *nmsgs gets the XLogData count. FL_EIO when the server ends the stream or
+ * the connection breaks; decoder and callback errors are returned as they are. */
+fl_status pgcdc_repl_poll(pgcdc_repl *r, int timeout_ms, size_t *nmsgs, fl_error *err);
+fl_status pgcdc_repl_confirm(pgcdc_repl *r, pgcdc_lsn lsn, fl_error *err);
+/* The end of the WAL received so far, and the last confirmed position. */
+pgcdc_lsn pgcdc_repl_received(const pgcdc_repl *r);
+pgcdc_lsn pgcdc_repl_confirmed(const pgcdc_repl *r);
+void pgcdc_repl_close(pgcdc_repl *r);
+
+/* ---- the initial snapshot (pg_snapshot.c) ---- */
+
+/*
+ * A normal connection inside a REPEATABLE READ transaction that imported the
+ * slot's exported snapshot: it sees the tables exactly as of the slot's
+ * consistent point. pgcdc_snapshot_read reports a table as one on_relation
+ * (built from the catalogs with the columns pgoutput sends: live,
+ * non-generated, in attnum order, key = replica identity) and one on_change
+ * per row (kind PGCDC_INSERT, text datums, xid 0, lsn 0), so a sink loads the
+ * snapshot through the same code as the stream. The rel belongs to the
+ * reader and is valid until the next read or close.
+ */
+typedef struct pgcdc_snapshot pgcdc_snapshot;
+
+typedef struct pgcdc_table {
+    const char *nspname;
+    const char *relname;
+} pgcdc_table;
+
+fl_status pgcdc_snapshot_open(const char *conninfo, const char *snapshot, pgcdc_snapshot **out,
+                              fl_error *err);
+/* The tables of the publications (comma-separated), sorted by schema and
+ * name; the array and strings live until close. */
+fl_status pgcdc_snapshot_tables(pgcdc_snapshot *s, const char *publications,
+                                const pgcdc_table **tables, size_t *n, fl_error *err);
+fl_status pgcdc_snapshot_read(pgcdc_snapshot *s, const char *nspname, const char *relname,
+                              const pgcdc_callbacks *cb, fl_error *err);
+/* Ends the transaction (COMMIT) and closes the connection. */
+void pgcdc_snapshot_close(pgcdc_snapshot *s);
+
 #endif

@@ -789,8 +789,49 @@ static void test_lsn(void)
     CHECK(!pgcdc_lsn_parse(NULL, &l));
 }
 
+/* With FLOE_PGOUTPUT_SEED_DIR set, writes the fuzz target's seeds
+ * (fuzz/seeds/fuzz_pgoutput/ holds their output): message sequences in
+ * its input format, byte 0 the protocol, then 2-byte lengths. */
+static void write_seed(const char *dir, const char *name, uint8_t proto, const mb *msgs, int n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return;
+    fputc(proto, f);
+    for (int i = 0; i < n; i++) {
+        fputc((int)(msgs[i].n >> 8), f);
+        fputc((int)(msgs[i].n & 0xff), f);
+        fwrite(msgs[i].b, 1, msgs[i].n, f);
+    }
+    fclose(f);
+}
+
+static void write_seeds(void)
+{
+    const char *dir = getenv("FLOE_PGOUTPUT_SEED_DIR");
+    if (!dir || !*dir)
+        return;
+    mb v1[] = {msg_begin(7),    msg_origin(),   msg_type(),      msg_rel_t(0, 'd'), msg_rel_u(),
+               msg_insert(0),   msg_update(0),  msg_update('K'), msg_update('O'),   msg_delete('K'),
+               msg_delete('O'), msg_truncate(), msg_message(),   msg_commit()};
+    write_seed(dir, "v1_all_kinds", 0, v1, (int)(sizeof v1 / sizeof v1[0]));
+    mb s = {.n = 0}, e = {.n = 0}, c = {.n = 0}, a = {.n = 0};
+    u8(&s, 'S'), u32(&s, 900), u8(&s, 1);
+    u8(&e, 'E');
+    u8(&c, 'c'), u32(&c, 900), u8(&c, 0), u64(&c, 0x5000), u64(&c, 0x5008), u64(&c, 1);
+    u8(&a, 'A'), u32(&a, 910), u32(&a, 911);
+    mb v2[] = {
+        s, msg_rel_t(901, 'd'), msg_insert(901), e, msg_begin(5), msg_insert(0), msg_commit(), c,
+        a};
+    write_seed(dir, "v2_stream", 1, v2, (int)(sizeof v2 / sizeof v2[0]));
+    fprintf(stderr, "seeds written to %s\n", dir);
+}
+
 int main(void)
 {
+    write_seeds();
     TEST_RUN(test_protocol1_events);
     TEST_RUN(test_relation_replaced);
     TEST_RUN(test_protocol2_stream);

@@ -17,6 +17,9 @@
  *   4. the end_lsn of the 4th transaction is confirmed, the connection
  *      closed: the slot's confirmed_flush_lsn is exactly that, and a restart
  *      from it re-delivers exactly transactions 5.. (same xids, same changes).
+ * Then protocol 2 with streaming: a transaction larger than
+ * logical_decoding_work_mem (set to 64 kB) arrives in stream blocks before
+ * its Stream Commit, a rolled-back one ends in Stream Abort.
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -446,7 +449,118 @@ static void test_bad_options(const char *url)
     CHECK(strstr(err.msg, "postgres: connect:") != NULL);
 }
 
+/* ---- protocol 2: a transaction larger than logical_decoding_work_mem is
+ * streamed before it commits ---- */
+
+typedef struct stream_rec {
+    uint32_t stream_xid; /* of the open block */
+    int blocks, streamed_inserts, other_inserts, commits, stream_commits, stream_aborts;
+    uint32_t committed_xid, aborted_xid;
+    bool bad_xid;
+} stream_rec;
+
+static fl_status s_start(void *ctx, uint32_t xid, bool first, fl_error *err)
+{
+    stream_rec *r = ctx;
+    r->stream_xid = xid;
+    r->blocks++;
+    return FL_OK;
+}
+static fl_status s_stop(void *ctx, fl_error *err)
+{
+    ((stream_rec *)ctx)->stream_xid = 0;
+    return FL_OK;
+}
+static fl_status s_change(void *ctx, const pgcdc_change *c, fl_error *err)
+{
+    stream_rec *r = ctx;
+    if (r->stream_xid) {
+        r->streamed_inserts += c->kind == PGCDC_INSERT;
+        r->bad_xid |= c->xid != r->stream_xid; /* no subtransactions here */
+    } else {
+        r->other_inserts += c->kind == PGCDC_INSERT;
+    }
+    return FL_OK;
+}
+static fl_status s_commit(void *ctx, const pgcdc_commit *c, fl_error *err)
+{
+    ((stream_rec *)ctx)->commits++;
+    return FL_OK;
+}
+static fl_status s_stream_commit(void *ctx, const pgcdc_commit *c, fl_error *err)
+{
+    stream_rec *r = ctx;
+    r->stream_commits++;
+    r->committed_xid = c->xid;
+    return FL_OK;
+}
+static fl_status s_stream_abort(void *ctx, uint32_t xid, uint32_t subxid, fl_error *err)
+{
+    stream_rec *r = ctx;
+    r->stream_aborts++;
+    r->aborted_xid = xid;
+    return FL_OK;
+}
+
+static void test_streaming(const char *url)
+{
+    fl_error err;
+    CHECK(sql("ALTER SYSTEM SET logical_decoding_work_mem = '64kB'"));
+    CHECK(sql("SELECT pg_reload_conf()"));
+    CHECK(sql("CREATE TABLE big (id int PRIMARY KEY, pad text)"));
+    CHECK(sql("CREATE PUBLICATION big_pub FOR TABLE big"));
+    pgcdc_repl_options o = repl_options(url);
+    o.slot = "floe_test_stream";
+    o.publications = "big_pub";
+    o.proto_version = 2;
+    o.streaming = true;
+    pgcdc_repl *r = NULL;
+    CHECK_OK(pgcdc_repl_connect(&o, &r, &err), &err);
+    if (!r)
+        return;
+    pgcdc_slot slot;
+    CHECK_OK(pgcdc_repl_create_slot(r, true, &slot, &err), &err);
+    stream_rec rec = {0};
+    pgcdc_callbacks cb = {0};
+    cb.ctx = &rec;
+    cb.on_stream_start = s_start;
+    cb.on_stream_stop = s_stop;
+    cb.on_change = s_change;
+    cb.on_commit = s_commit;
+    cb.on_stream_commit = s_stream_commit;
+    cb.on_stream_abort = s_stream_abort;
+    pgcdc_decoder *dec = pgcdc_decoder_new(2, &cb);
+    CHECK_OK(pgcdc_repl_start(r, slot.consistent_point, dec, &err), &err);
+    /* 3000 rows of ~100 bytes: several times the 64 kB budget */
+    CHECK(sql("INSERT INTO big SELECT g, repeat('p', 100) FROM generate_series(1, 3000) g"));
+    CHECK(sql("BEGIN; INSERT INTO big SELECT g, repeat('q', 100) FROM generate_series(5001, "
+              "8000) g; ROLLBACK"));
+    CHECK(sql("INSERT INTO big VALUES (0, 'small')")); /* not streamed */
+    for (int i = 0; i < 600 && rec.commits < 1; i++) {
+        size_t n;
+        if (pgcdc_repl_poll(r, 100, &n, &err) != FL_OK) {
+            fprintf(stderr, "poll: %s\n", err.msg);
+            break;
+        }
+    }
+    CHECK_EQ_INT(rec.stream_commits, 1);
+    CHECK_EQ_INT(rec.stream_aborts, 1);
+    CHECK_EQ_INT(rec.commits, 1);
+    CHECK_EQ_INT(rec.other_inserts, 1);
+    CHECK(rec.blocks >= 2);
+    CHECK(!rec.bad_xid);
+    CHECK(rec.committed_xid != 0 && rec.aborted_xid != 0 && rec.committed_xid != rec.aborted_xid);
+    /* every committed row came streamed; the aborted ones may have been streamed in part */
+    CHECK(rec.streamed_inserts >= 3000 && rec.streamed_inserts <= 6000);
+    pgcdc_repl_close(r);
+    pgcdc_decoder_free(dec);
+}
+
 static const char *test_url;
+static void run_streaming(void)
+{
+    test_streaming(test_url);
+}
 static void run_cdc(void)
 {
     test_cdc(test_url);
@@ -470,6 +584,7 @@ int main(void)
     }
     TEST_RUN(run_cdc);
     TEST_RUN(run_bad_options);
+    TEST_RUN(run_streaming);
     PQfinish(db);
     return TEST_EXIT();
 }

@@ -278,7 +278,7 @@ fl_status pgcdc_repl_slot_confirmed(pgcdc_repl *r, pgcdc_lsn *out, fl_error *err
 /* start: where to resume (the last confirmed end_lsn; 0 = the slot's own
  * confirmed position). dec is borrowed until close. */
 fl_status pgcdc_repl_start(pgcdc_repl *r, pgcdc_lsn start, pgcdc_decoder *dec, fl_error *err);
-/* Decodes what arrives within timeout_ms (0 = only what is already here);
+/* Decodes what arrives within timeout_ms (0 = only what has arrived, no wait);
  * *nmsgs gets the XLogData count. FL_EIO when the server ends the stream or
  * the connection breaks; decoder and callback errors are returned as they are. */
 fl_status pgcdc_repl_poll(pgcdc_repl *r, int timeout_ms, size_t *nmsgs, fl_error *err);

@@ -22,6 +22,7 @@
  * status_interval_ms while the caller polls, so the server's
  * wal_sender_timeout does not end an idle stream.
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,9 @@ fl_status pgcdc_repl_poll(pgcdc_repl *r, int timeout_ms, size_t *nmsgs, fl_error
         return fl_errorf(err, FL_EINVAL, "replication poll: START_REPLICATION has not run");
     int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     for (;;) {
+        /* libpq's socket is non-blocking: this takes what has arrived, never waits */
+        if (PQconsumeInput(r->conn) == 0)
+            return pgcdc_pq_error(r->conn, NULL, "replication stream", err);
         FL_TRY(drain(r, nmsgs, err));
         int64_t now = mono_ms();
         if (now - r->last_status_ms >= r->status_interval_ms)
@@ -326,10 +330,8 @@ fl_status pgcdc_repl_poll(pgcdc_repl *r, int timeout_ms, size_t *nmsgs, fl_error
         struct pollfd pfd = {PQsocket(r->conn), POLLIN, 0};
         if (pfd.fd < 0)
             return pgcdc_pq_error(r->conn, NULL, "replication stream", err);
-        if (poll(&pfd, 1, (int)wait) < 0)
-            return fl_errorf(err, FL_EIO, "replication stream: poll failed");
-        if (PQconsumeInput(r->conn) == 0)
-            return pgcdc_pq_error(r->conn, NULL, "replication stream", err);
+        if (poll(&pfd, 1, (int)wait) < 0 && errno != EINTR)
+            return fl_errorf(err, FL_EIO, "replication stream: poll: %s", strerror(errno));
     }
 }
 

@@ -7,7 +7,10 @@
  *
  * A table is read through a cursor (FETCH 10000 at a time, so memory holds
  * one batch) selecting the columns pgoutput would send, in the same order:
- * live, non-generated attributes by attnum. The relation description is
+ * live, non-generated attributes by attnum. FROM ONLY, so an inheritance
+ * parent does not repeat its children's rows, except for a partitioned table
+ * (published with publish_via_partition_root), whose rows are all in its
+ * partitions. The relation description is
  * built from pg_class / pg_attribute / pg_index the way pgoutput builds its
  * Relation message: the key flag is on the replica identity columns (the
  * primary key for identity 'd', the chosen index for 'i', every column for
@@ -107,7 +110,8 @@ fl_status pgcdc_snapshot_tables(pgcdc_snapshot *s, const char *publications,
 }
 
 /* The relation as pgoutput would describe it; quals is "nsp.rel" quoted. */
-static fl_status describe(pgcdc_snapshot *s, const char *quals, pgcdc_rel *rel, fl_error *err)
+static fl_status describe(pgcdc_snapshot *s, const char *quals, pgcdc_rel *rel, bool *partitioned,
+                          fl_error *err)
 {
     char *lit = PQescapeLiteral(s->conn, quals, strlen(quals));
     if (!lit)
@@ -117,7 +121,8 @@ static fl_status describe(pgcdc_snapshot *s, const char *quals, pgcdc_rel *rel, 
     fl_status rc = fl_buf_appendf(
         &sql, err,
         "SELECT c.oid, n.nspname, c.relname, c.relreplident, a.attname, a.atttypid, "
-        "a.atttypmod, (c.relreplident = 'f' OR coalesce(a.attnum = ANY(i.indkey), false)) "
+        "a.atttypmod, (c.relreplident = 'f' OR coalesce(a.attnum = ANY(i.indkey), false)), "
+        "c.relkind = 'p' "
         "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
         "AND a.attgenerated = '' "
@@ -143,6 +148,7 @@ static fl_status describe(pgcdc_snapshot *s, const char *quals, pgcdc_rel *rel, 
     rel->nspname = fl_arena_strdup(a, PQgetvalue(res, 0, 1));
     rel->relname = fl_arena_strdup(a, PQgetvalue(res, 0, 2));
     rel->replident = PQgetvalue(res, 0, 3)[0];
+    *partitioned = PQgetvalue(res, 0, 8)[0] == 't';
     rel->ncols = (uint16_t)nr;
     rel->version = 1;
     rel->cols = fl_arena_calloc(a, (size_t)nr, sizeof *rel->cols);
@@ -219,20 +225,21 @@ fl_status pgcdc_snapshot_read(pgcdc_snapshot *s, const char *nspname, const char
     fl_buf_init(&cols, 0);
     fl_buf_init(&sql, 0);
     pgcdc_rel rel;
+    bool partitioned = false;
     pgcdc_datum *datums = NULL;
     fl_arena_reset(&s->rel);
     fl_status rc = append_ident(s->conn, &quals, "", nspname, err);
     if (rc == FL_OK)
         rc = append_ident(s->conn, &quals, ".", relname, err);
     if (rc == FL_OK)
-        rc = describe(s, quals.data, &rel, err);
+        rc = describe(s, quals.data, &rel, &partitioned, err);
     if (rc == FL_OK)
         rc = quote_cols(s->conn, &rel, &cols, err);
     if (rc == FL_OK)
         rc = fl_buf_appendf(&sql, err,
                             "DECLARE floe_cdc_snapshot NO SCROLL CURSOR FOR SELECT %s "
-                            "FROM ONLY %s",
-                            cols.data, quals.data);
+                            "FROM %s%s",
+                            cols.data, partitioned ? "" : "ONLY ", quals.data);
     if (rc == FL_OK)
         rc = pgcdc_pq_exec(s->conn, sql.data, PGRES_COMMAND_OK, NULL, err);
     if (rc == FL_OK && cb->on_relation)

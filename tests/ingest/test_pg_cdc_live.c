@@ -559,7 +559,72 @@ static void test_streaming(const char *url)
     pgcdc_decoder_free(dec);
 }
 
+/* A partitioned table published through its root: the snapshot reads the
+ * rows of every partition under the root's name, and the stream reports a
+ * change in a partition as a change of the root. */
+static void test_partitioned(const char *url)
+{
+    fl_error err;
+    CHECK(sql("CREATE TABLE part (id int PRIMARY KEY, v text) PARTITION BY RANGE (id)"));
+    CHECK(sql("CREATE TABLE part_1 PARTITION OF part FOR VALUES FROM (0) TO (100)"));
+    CHECK(sql("CREATE TABLE part_2 PARTITION OF part FOR VALUES FROM (100) TO (200)"));
+    CHECK(sql("INSERT INTO part VALUES (1, 'a'), (150, 'b')"));
+    CHECK(sql("CREATE PUBLICATION part_pub FOR TABLE part WITH (publish_via_partition_root)"));
+    pgcdc_repl_options o = repl_options(url);
+    o.slot = "floe_test_part";
+    o.publications = "part_pub";
+    pgcdc_repl *r = NULL;
+    CHECK_OK(pgcdc_repl_connect(&o, &r, &err), &err);
+    if (!r)
+        return;
+    pgcdc_slot slot;
+    CHECK_OK(pgcdc_repl_create_slot(r, true, &slot, &err), &err);
+    rec snap;
+    rec_init(&snap);
+    pgcdc_snapshot *s = NULL;
+    CHECK_OK(pgcdc_snapshot_open(url, slot.snapshot, &s, &err), &err);
+    const pgcdc_table *tables = NULL;
+    size_t n = 0;
+    if (s) {
+        CHECK_OK(pgcdc_snapshot_tables(s, "part_pub", &tables, &n, &err), &err);
+        CHECK(n == 1 && strcmp(tables[0].relname, "part") == 0);
+        pgcdc_callbacks cb = callbacks(&snap);
+        if (n == 1)
+            CHECK_OK(pgcdc_snapshot_read(s, tables[0].nspname, tables[0].relname, &cb, &err), &err);
+        pgcdc_snapshot_close(s);
+    }
+    CHECK_EQ_STR(snap.log.data, "relation public.part d v1 id:int:key v:string\n"
+                                "I part N: id=1 v='a'\n"
+                                "I part N: id=150 v='b'\n");
+    rec_free(&snap);
+    rec got;
+    rec_init(&got);
+    pgcdc_callbacks cb = callbacks(&got);
+    pgcdc_decoder *dec = pgcdc_decoder_new(1, &cb);
+    CHECK_OK(pgcdc_repl_start(r, slot.consistent_point, dec, &err), &err);
+    CHECK(sql("INSERT INTO part VALUES (160, 'c')"));
+    CHECK(sql("INSERT INTO evt (id) VALUES (998)")); /* not in part_pub: no event */
+    CHECK(sql("UPDATE part SET v = 'd' WHERE id = 1"));
+    for (int i = 0; i < 600 && got.ntxn < 2; i++) {
+        size_t k;
+        if (pgcdc_repl_poll(r, 100, &k, &err) != FL_OK)
+            break;
+    }
+    CHECK_EQ_INT(got.ntxn, 2);
+    if (got.ntxn == 2) {
+        CHECK_EQ_STR(got.txns[0].changes, "I part N: id=160 v='c'\n");
+        CHECK_EQ_STR(got.txns[1].changes, "U part N: id=1 v='d'\n");
+    }
+    pgcdc_repl_close(r);
+    pgcdc_decoder_free(dec);
+    rec_free(&got);
+}
+
 static const char *test_url;
+static void run_partitioned(void)
+{
+    test_partitioned(test_url);
+}
 static void run_streaming(void)
 {
     test_streaming(test_url);
@@ -588,6 +653,7 @@ int main(void)
     TEST_RUN(run_cdc);
     TEST_RUN(run_bad_options);
     TEST_RUN(run_streaming);
+    TEST_RUN(run_partitioned);
     PQfinish(db);
     return TEST_EXIT();
 }

@@ -510,6 +510,19 @@ static void test_streaming(const char *url)
     fl_error err;
     CHECK(sql("ALTER SYSTEM SET logical_decoding_work_mem = '64kB'"));
     CHECK(sql("SELECT pg_reload_conf()"));
+    /* the reload is asynchronous: wait until new backends (the walsender
+     * will be one) start with the setting */
+    bool set = false;
+    for (int i = 0; i < 100 && !set; i++) {
+        PGconn *c = PQconnectdb(url);
+        PGresult *r = PQexec(c, "SHOW logical_decoding_work_mem");
+        set = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "64kB") == 0;
+        PQclear(r);
+        PQfinish(c);
+        if (!set)
+            poll(NULL, 0, 50);
+    }
+    CHECK(set);
     CHECK(sql("CREATE TABLE big (id int PRIMARY KEY, pad text)"));
     CHECK(sql("CREATE PUBLICATION big_pub FOR TABLE big"));
     pgcdc_repl_options o = repl_options(url);

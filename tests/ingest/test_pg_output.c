@@ -10,6 +10,7 @@
 
 #include "floe/calendar.h"
 #include "ingest/pg_cdc.h"
+#include "ingest/pg_conn.h"
 #include "test.h"
 
 /* ---- message builder ---- */
@@ -789,6 +790,22 @@ static void test_lsn(void)
     CHECK(!pgcdc_lsn_parse(NULL, &l));
 }
 
+/* publication_names: a list of quoted identifiers, whatever the names hold */
+static void test_publication_list(void)
+{
+    fl_buf b;
+    fl_error err;
+    fl_buf_init(&b, 0);
+    CHECK_OK(pgcdc_pq_publications(" a , b\"c,Mixed'q", &b, &err), &err);
+    CHECK_EQ_STR(b.data, "\"a\",\"b\"\"c\",\"Mixed'q\"");
+    fl_buf_reset(&b);
+    CHECK_EQ_INT(pgcdc_pq_publications("a,,b", &b, &err), FL_EINVAL);
+    CHECK(strstr(err.msg, "empty publication name") != NULL);
+    CHECK_EQ_INT(pgcdc_pq_publications("", &b, &err), FL_EINVAL);
+    CHECK_EQ_INT(pgcdc_pq_publications(NULL, &b, &err), FL_EINVAL);
+    fl_buf_free(&b);
+}
+
 /* With FLOE_PGOUTPUT_SEED_DIR set, writes the fuzz target's seeds
  * (fuzz/seeds/fuzz_pgoutput/ holds their output): message sequences in
  * its input format, byte 0 the protocol, then 2-byte lengths. */
@@ -843,5 +860,6 @@ int main(void)
     TEST_RUN(test_text_values);
     TEST_RUN(test_binary_values);
     TEST_RUN(test_lsn);
+    TEST_RUN(test_publication_list);
     return TEST_EXIT();
 }

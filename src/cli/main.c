@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 
 int fl_cmd_serve(int argc, char **argv); /* cmd_serve.c */
+int fl_cmd_pgcdc(int argc, char **argv); /* cmd_pgcdc.c */
 
 typedef struct fl_command {
     const char *name;
@@ -25,6 +26,7 @@ static const fl_command commands[] = {
     {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
     {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
     {"ingest", fl_cmd_ingest, "streaming ingestion: landing files into a table, exactly once"},
+    {"pg-decode", fl_cmd_pgcdc, "a Postgres replication slot's changes as JSON lines (debug)"},
 };
 
 static void usage(FILE *out)

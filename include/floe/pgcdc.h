@@ -2,7 +2,7 @@
  * pgcdc.h - the Postgres CDC source's debugging entry point: streams a
  * logical replication slot (pgoutput) and prints every event as one JSON
  * line (`floe pg-decode`). The protocol layer itself is private to
- * src/ingest (src/ingest/pg_cdc.h, src/ingest/README-pg.md); pipelines use
+ * src/ingest (src/ingest/pg_cdc.h, src/ingest/README.md); pipelines use
  * it through the ingest runtime, not through this header.
  *
  * Output, one object per line, "event" first:

@@ -1,7 +1,7 @@
 /*
  * cmd_pgcdc.c - `floe pg-decode`: a Postgres logical replication slot's
  * change stream (pgoutput) as JSON lines, for debugging a CDC source
- * (floe/pgcdc.h has the output format; src/ingest/README-pg.md the design).
+ * (floe/pgcdc.h has the output format; src/ingest/README.md "Postgres CDC" the design).
  * It reads the slot without a sink: nothing is confirmed unless --confirm.
  */
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * a decoder of the pgoutput logical-replication messages (pg_output.c), the
  * mapping of their columns and text values to floe types and values
  * (pg_types.c), the replication client over libpq (pg_repl.c) and the
- * initial snapshot reader (pg_snapshot.c). README-pg.md has the design.
+ * initial snapshot reader (pg_snapshot.c). README.md ("Postgres CDC") has the design.
  *
  * DESIGN
  *   The decoder is a push parser: pgcdc_decode() takes one pgoutput message
@@ -199,7 +199,7 @@ const char *pgcdc_msg_name(uint8_t type);
 
 /* ---- types and values (pg_types.c) ---- */
 
-/* The floe type for a PostgreSQL column type (see README-pg.md for the
+/* The floe type for a PostgreSQL column type (see README.md, "Postgres CDC", for the
  * table). Unknown types, arrays, numeric wider than 38 digits and
  * user-defined types map to STRING (their text form) with *exact = false. */
 void pgcdc_type_for(uint32_t oid, int32_t typmod, fl_type *out, bool *exact);

@@ -2,7 +2,7 @@
  * pg_output.c - the decoder of PostgreSQL's pgoutput logical-replication
  * messages, protocol versions 1 and 2 (streamed transactions). Written from
  * the "Logical Replication Message Formats" chapter of the PostgreSQL manual;
- * see pg_cdc.h for the interface and README-pg.md for the design.
+ * see pg_cdc.h for the interface and README.md ("Postgres CDC") for the design.
  *
  * Wire layout (all integers big-endian; String = NUL-terminated bytes):
  *   'B' Begin      final_lsn:8 commit_ts:8 xid:4

@@ -157,6 +157,12 @@ bool fl_func_exists(const char *name, fl_func_kind kind);
 /* Casts: whether and how a value of type from converts to type to.
  * implicit = allowed without CAST (numeric widening, unknown literal). */
 bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit);
+
+/* Edit distance of two names (Levenshtein, an adjacent swap counts 1),
+ * ASCII case-folded, UINT32_MAX past 63 bytes; and the largest distance
+ * worth a "did you mean" for a name written as written (edit_distance.c). */
+uint32_t fl_sql_edit_distance(const char *a, const char *b);
+uint32_t fl_sql_close_enough(const char *written);
 /* Vectorized cast of the selected rows of in into out (initialized with
  * type to). lenient: NULL instead of an error for unconvertible values. */
 fl_status fl_cast_vector(const fl_vector *in, const fl_sel *sel, uint32_t nrows, const fl_type *to,

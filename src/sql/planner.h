@@ -198,12 +198,6 @@ void fl_planner_ctx_release(fl_planner_ctx *ctx);
 fl_status fl_front_err(fl_planner_ctx *pc, fl_error *err, fl_status code, int32_t location,
                        const char *sqlstate, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
-/* Edit distance (Levenshtein, an adjacent swap counts 1), ASCII
- * case-folded; UINT32_MAX past 63 bytes
- * (bind/did_you_mean.c), and the largest distance worth suggesting for a
- * name written as written. */
-uint32_t fl_front_edit_distance(const char *a, const char *b);
-uint32_t fl_front_close_enough(const char *written);
 /* prefixes an error from a callee (fl_expr_call...) with the position */
 fl_status fl_front_err_at(fl_planner_ctx *pc, fl_error *err, int32_t location);
 /* growable arrays in the arena */

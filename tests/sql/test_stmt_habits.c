@@ -301,6 +301,16 @@ static void test_suggest(void)
             FL_ENOTFOUND, "did you mean \"orders.note\"");
     RUN_ERR(&E, "SELECT wxyz FROM sales.orders", FL_ENOTFOUND, "column \"wxyz\" does not exist");
     CHECK(strstr(E.err.msg, "did you mean") == NULL);
+    /* functions: a close name of the same kind; a known name with other
+     * argument types says so instead */
+    RUN_ERR(&E, "SELECT lenght('abc')", FL_ENOTFOUND,
+            "function lenght(unknown) does not exist (did you mean length?)");
+    CHECK_EQ_STR(last_state(E.s), "42883");
+    RUN_ERR(&E, "SELECT cuont(*) FROM sales.orders", FL_ENOTFOUND,
+            "function cuont() does not exist (did you mean count?)");
+    RUN_ERR(&E, "SELECT length(1, 2, 3)", FL_ENOTFOUND, "no length takes these argument types");
+    RUN_ERR(&E, "SELECT qqqqqqq(1)", FL_ENOTFOUND, "function qqqqqqq(integer) does not exist");
+    CHECK(strstr(E.err.msg, "did you mean") == NULL);
 }
 
 /* A principal sees only what it may: listings skip the rest, naming it is 42501. */

@@ -55,6 +55,29 @@ static bool is_operator(const char *name)
     return name[0] && !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
 }
 
+/* The registered name nearest to a misspelt one (of kind, or an aggregate
+ * for a window call), NULL when none is close (func/edit_distance.c). */
+static const char *nearest_name(const char *lname, fl_func_kind kind)
+{
+    const char *best = NULL;
+    uint32_t limit = fl_sql_close_enough(lname), bestd = limit + 1;
+    for (uint32_t i = 0;; i++) {
+        const fl_func *f = fl_func_at(i);
+        if (!f)
+            break;
+        if (f->kind != kind && !(kind == FL_FUNC_WINDOW && f->kind == FL_FUNC_AGGREGATE))
+            continue;
+        if (is_operator(f->name) || f->name[0] == '_')
+            continue;
+        uint32_t d = fl_sql_edit_distance(lname, f->name);
+        if (d < bestd) {
+            bestd = d;
+            best = f->name;
+        }
+    }
+    return best;
+}
+
 fl_status fl_func_resolve(const char *name, fl_func_kind kind, const fl_type *args, uint32_t nargs,
                           fl_func_binding *out, fl_error *err)
 {
@@ -110,7 +133,7 @@ fl_status fl_func_resolve(const char *name, fl_func_kind kind, const fl_type *ar
     if (!best) {
         free(tmp);
         free(best_types);
-        char sig[512];
+        char sig[512] = "";
         size_t o = 0;
         for (uint32_t k = 0; k < nargs && o < sizeof sig - 80; k++) {
             char tn[64];
@@ -126,10 +149,14 @@ fl_status fl_func_resolve(const char *name, fl_func_kind kind, const fl_type *ar
             return fl_error_state(err, FL_ENOTFOUND, "42883", "operator does not exist: %s", sig);
         }
         if (named)
-            return fl_error_state(err, FL_ENOTFOUND, "42883", "function %s(%s) does not exist",
-                                  lname, sig);
-        return fl_error_state(err, FL_ENOTFOUND, "42883", "function %s(%s) does not exist", lname,
-                              sig);
+            return fl_error_state(err, FL_ENOTFOUND, "42883",
+                                  "function %s(%s) does not exist (no %s takes these argument "
+                                  "types; you might need explicit casts)",
+                                  lname, sig, lname);
+        const char *near = nearest_name(lname, kind);
+        return fl_error_state(err, FL_ENOTFOUND, "42883", "function %s(%s) does not exist%s%s%s",
+                              lname, sig, near ? " (did you mean " : "", near ? near : "",
+                              near ? "?)" : "");
     }
     memset(out, 0, sizeof *out);
     out->fn = best;

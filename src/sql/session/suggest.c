@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sql/authz/authz.h"
+#include "sql/func.h"
 #include "sql/parse/parse_tree.h"
 #include "sql/session/session_internal.h"
 
@@ -52,7 +53,7 @@ static void consider(fl_planner_ctx *pc, best *b, const fl_namespace *ns, const 
     bool here = same_ns(ns, b->own);
     if (here && !strcmp(name, b->want))
         return; /* the one that failed */
-    uint32_t d = fl_front_edit_distance(b->want, name);
+    uint32_t d = fl_sql_edit_distance(b->want, name);
     size_t len = strlen(b->want);
     uint32_t limit = len >= 6 ? (uint32_t)(len / 3) : 1;
     if (d > limit || (b->name && d >= b->distance))

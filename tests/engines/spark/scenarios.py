@@ -1,7 +1,7 @@
 """Spark (pyspark 4.1 + iceberg-spark-runtime 1.11) against floe serve, both directions, rows
 compared cell by cell with floe's own answers (floe.rows over pgwire).
 
-One SparkSession per run (local[2], 2g driver, 4 shuffle partitions, no UI), with the local jars
+One SparkSession per run (local[2], 2g driver, 2 shuffle partitions, no UI), with the local jars
 of tests/engines/jvm/spark.pom in spark.jars (never spark.jars.packages: that goes to the
 network). Catalog `floe` is Iceberg's SparkCatalog of type rest on floe's endpoint with OAuth2
 client credentials; the warehouse is a file:/// URI read through HadoopFileIO. The session time
@@ -35,7 +35,7 @@ def spark_session(floe, jars):
     c = "spark.sql.catalog.floe"
     b = (SparkSession.builder.master("local[2]").appName("floe-engines")
          .config("spark.driver.memory", "2g")
-         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.sql.shuffle.partitions", "2")
          .config("spark.ui.enabled", "false")
          .config("spark.sql.session.timeZone", "UTC")
          .config("spark.jars", ",".join(jars))
@@ -46,7 +46,10 @@ def spark_session(floe, jars):
          .config(c + ".warehouse", floe.warehouse)
          .config(c + ".credential", floe.credential)
          .config(c + ".oauth2-server-uri", floe.token_uri)
-         .config(c + ".scope", "catalog"))
+         .config(c + ".scope", "catalog")
+         # Spark's CachingCatalog keeps a loaded table until it expires (30 s): another
+         # writer's commits (floe's, here) stay invisible to reads until then.
+         .config(c + ".cache-enabled", "false"))
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from floe_engine import FloeServer, Scorecard, Unsupported, same_rows
+from floe_engine import FloeServer, Scorecard, Unsupported, norm, same_rows
 
 D = decimal.Decimal
 
@@ -37,6 +37,7 @@ def spark_session(floe, jars):
          .config("spark.driver.memory", "2g")
          .config("spark.sql.shuffle.partitions", "2")
          .config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.session.timeZone", "UTC")
          .config("spark.jars", ",".join(jars))
          .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
@@ -84,6 +85,16 @@ def floe_setup(floe):
         ex("MERGE INTO %s t USING (VALUES (5, 5), (14, 14), (1000, 1000)) s(id, v) ON t.id = s.id "
            "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'z', s.v)" % t)
     ex("CREATE TABLE fl.inter (id bigint, who varchar)")
+    ex("CREATE TABLE fl.nested AS SELECT g AS id, ROW(g, 'n' || g) AS st, "
+       "CASE WHEN g = 3 THEN NULL ELSE ARRAY[g, g + 1] END AS l, "
+       "map(ARRAY['a', 'b'], ARRAY[g, g * 10]) AS m, "
+       "ARRAY[ROW(g, 'x'), ROW(g + 1, 'y')] AS ls FROM generate_series(1, 4) g")
+    ex("CREATE TABLE fl.maint (id int, s varchar) WITH (format_version = 2)")
+    for i in range(4):
+        ex("INSERT INTO fl.maint SELECT g, 'm' || g FROM generate_series(%d, %d) g" % (i * 20, i * 20 + 19))
+    ex("DELETE FROM fl.maint WHERE id % 6 = 0")
+    ex("CREATE TABLE fl.evo (id int, day date, s varchar, gone varchar)")
+    ex("INSERT INTO fl.evo SELECT g, DATE '2024-01-01' + g, 's' || g, 'x' FROM generate_series(1, 20) g")
 
 
 def main():
@@ -183,6 +194,65 @@ def scenarios(card, floe, spark, tmp):
             same("SELECT id, _file, _pos FROM %s" % t, "SELECT id, _file, _pos FROM floe.%s" % t)
     card.run("floe's _file/_pos metadata columns agree with Spark's (incl. tables with deletes)", metadata_columns)
 
+    def nested():
+        rows = sp("SELECT id, st, l, m, ls FROM floe.fl.nested")
+        want = []
+        for g in range(1, 5):
+            want.append((g, (g, "n%d" % g), None if g == 3 else [g, g + 1], {"a": g, "b": g * 10},
+                         [(g, "x"), (g + 1, "y")]))
+        same_rows(want, rows, what="Spark reads floe's struct/list/map/list-of-struct columns")
+        same("SELECT id, (st).f1, (st).f2, l[1], m['b'], (ls[2]).f1 FROM fl.nested",
+             "SELECT id, st.f1, st.f2, l[0], m['b'], ls[1].f1 FROM floe.fl.nested",
+             what="nested fields, floe vs Spark")
+    card.run("Spark reads floe's nested columns (struct, list, map, list of struct)", nested)
+
+    def floe_maintenance():
+        t = "fl.maint"
+        before = floe.rows("SELECT id, s FROM " + t)
+        ex("ALTER TABLE %s EXECUTE optimize" % t)
+        files = dict(floe.rows('SELECT content, count(*) FROM fl."maint$files" GROUP BY content'))
+        assert not files.get(1), "optimize left delete files: %r" % files
+        same_rows(before, sp("SELECT id, s FROM floe." + t), what="Spark reads floe's compacted table")
+        ex("ALTER TABLE %s EXECUTE expire_snapshots(older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)"
+           % t)
+        n = sp("SELECT count(*) FROM floe.fl.maint.snapshots")[0][0]
+        assert n == 1, "Spark sees %d snapshots after floe's expiry" % n
+        same_rows(before, sp("SELECT id, s FROM floe." + t), what="Spark reads floe's table after expiry")
+        ex("ALTER TABLE %s EXECUTE rewrite_manifests" % t)
+        same_rows(before, sp("SELECT id, s FROM floe." + t), what="Spark reads after floe's rewrite_manifests")
+        same('SELECT content, file_path, record_count FROM fl."maint$files"',
+             "SELECT content, file_path, record_count FROM floe.fl.maint.files")
+    card.run("Spark reads floe's table after optimize, expire_snapshots, rewrite_manifests", floe_maintenance)
+
+    def floe_evolution():
+        t = "fl.evo"
+        ex("ALTER TABLE %s ADD COLUMN extra bigint" % t)
+        ex("ALTER TABLE %s RENAME COLUMN s TO label" % t)
+        ex("ALTER TABLE %s DROP COLUMN gone" % t)
+        ex("ALTER TABLE %s ALTER COLUMN id TYPE bigint" % t)
+        ex("ALTER TABLE %s SET (partitioning = ARRAY['bucket(4, id)', 'month(day)'])" % t)
+        ex("INSERT INTO %s SELECT g, DATE '2024-01-01' + g, 'l' || g, g * 7 FROM generate_series(21, 40) g" % t)
+        cols = [r[0] for r in sp("DESCRIBE TABLE floe.fl.evo") if r[0] and not r[0].startswith("#")]
+        assert cols[:4] == ["id", "day", "label", "extra"], cols
+        same("SELECT id, day, label, extra FROM " + t, "SELECT id, day, label, extra FROM floe." + t)
+        same("SELECT id, label FROM %s WHERE id = 33" % t, "SELECT id, label FROM floe.%s WHERE id = 33" % t)
+        same("SELECT id FROM %s WHERE day >= DATE '2024-02-01'" % t,
+             "SELECT id FROM floe.%s WHERE day >= DATE '2024-02-01'" % t)
+        specs = sp("SELECT DISTINCT spec_id FROM floe.fl.evo.files ORDER BY spec_id")
+        assert len(specs) == 2, specs
+    card.run("Spark reads floe's schema evolution (add/rename/drop/promote) and partition evolution",
+             floe_evolution)
+
+    def timestamp_travel():
+        hist = floe.rows('SELECT made_current_at, snapshot_id FROM fl."del_v2$history" ORDER BY made_current_at')
+        same('SELECT made_current_at, snapshot_id, parent_id, is_current_ancestor FROM fl."del_v2$history"',
+             "SELECT made_current_at, snapshot_id, parent_id, is_current_ancestor FROM floe.fl.del_v2.history")
+        for at, _sid in hist[:3]:
+            stamp = norm(at).strftime("%Y-%m-%d %H:%M:%S.%f")
+            same("SELECT id, v FROM fl.del_v2 FOR TIMESTAMP AS OF TIMESTAMPTZ '%s+00' WHERE id < 30" % stamp,
+                 "SELECT id, v FROM floe.fl.del_v2 TIMESTAMP AS OF '%s' WHERE id < 30" % stamp)
+    card.run("Spark TIMESTAMP AS OF and the history metadata table on floe's table", timestamp_travel)
+
     # ---------------- Spark writes, floe reads ----------------
 
     def spark_create():
@@ -269,16 +339,109 @@ def scenarios(card, floe, spark, tmp):
     def rewrite_data_files():
         t = "sp.dml_v2_mer"
         before = floe.rows("SELECT id, s, amt, ts FROM " + t)
-        try:
-            sp("CALL floe.system.rewrite_data_files(table => '%s', options => map('min-input-files', '1', "
-               "'delete-file-threshold', '1'))" % t)
-        except Exception as e:
-            raise Unsupported("rewrite_data_files: %s" % e)
+        sp("CALL floe.system.rewrite_data_files(table => '%s', options => map('min-input-files', '1', "
+           "'delete-file-threshold', '1'))" % t)
         same_rows(before, floe.rows("SELECT id, s, amt, ts FROM " + t), what="floe after Spark's rewrite_data_files")
         op = floe.rows('SELECT operation FROM sp."dml_v2_mer$snapshots" ORDER BY committed_at DESC LIMIT 1')
         assert op == [("replace",)], op
     card.run("CALL floe.system.rewrite_data_files on Spark's merge-on-read table; floe reads the same rows",
              rewrite_data_files)
+
+    def rewrite_v3_and_manifests():
+        t = "sp.dml_v3_mer"
+        before = floe.rows("SELECT id, s, amt, ts FROM " + t)
+        files = dict(floe.rows('SELECT content, count(*) FROM sp."dml_v3_mer$files" GROUP BY content'))
+        assert files.get(1), "no deletion vectors to rewrite: %r" % files
+        sp("CALL floe.system.rewrite_data_files(table => '%s', options => map('min-input-files', '1', "
+           "'delete-file-threshold', '1'))" % t)
+        same_rows(before, floe.rows("SELECT id, s, amt, ts FROM " + t), what="floe after rewrite of a v3 table")
+        files = dict(floe.rows('SELECT content, count(*) FROM sp."dml_v3_mer$files" GROUP BY content'))
+        assert not files.get(1), "DVs left after the rewrite: %r" % files
+        sp("CALL floe.system.rewrite_manifests(table => '%s')" % t)
+        op = floe.rows('SELECT operation FROM sp."dml_v3_mer$snapshots" ORDER BY committed_at DESC LIMIT 1')
+        assert op == [("replace",)], op
+        same_rows(before, floe.rows("SELECT id, s, amt, ts FROM " + t), what="floe after rewrite_manifests")
+        same('SELECT content, file_path, record_count FROM sp."dml_v3_mer$files"',
+             "SELECT content, file_path, record_count FROM floe.%s.files" % t)
+    card.run("CALL rewrite_data_files on Spark's v3 table with deletion vectors, then rewrite_manifests; floe reads",
+             rewrite_v3_and_manifests)
+
+    def insert_overwrite():
+        t = "floe.sp.ow"
+        sp("CREATE TABLE %s (id bigint, cat string, v int) USING iceberg PARTITIONED BY (cat)" % t)
+        sp("INSERT INTO %s VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3), (4, 'c', 4)" % t)
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        sp("INSERT OVERWRITE %s VALUES (5, 'a', 50), (6, 'b', 60)" % t)
+        same_rows([(5, "a", 50), (6, "b", 60), (4, "c", 4)], floe.rows("SELECT id, cat, v FROM sp.ow"),
+                  what="floe reads Spark's dynamic INSERT OVERWRITE")
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+        sp("INSERT OVERWRITE %s SELECT 7, 'z', 70" % t)
+        same_rows([(7, "z", 70)], floe.rows("SELECT id, cat, v FROM sp.ow"), what="floe reads static INSERT OVERWRITE")
+        ex("INSERT INTO sp.ow VALUES (8, 'y', 80)")
+        same("SELECT id, cat, v FROM sp.ow", "SELECT id, cat, v FROM " + t)
+    card.run("Spark INSERT OVERWRITE (dynamic and static); floe reads", insert_overwrite)
+
+    def spark_evolution():
+        t = "floe.sp.evo"
+        sp("CREATE TABLE %s (id bigint, a string, b int, gone string) USING iceberg" % t)
+        sp("INSERT INTO %s VALUES (1, 'x', 10, 'g'), (2, 'y', 20, 'g')" % t)
+        sp("ALTER TABLE %s RENAME COLUMN a TO label" % t)
+        sp("ALTER TABLE %s DROP COLUMN gone" % t)
+        sp("ALTER TABLE %s ALTER COLUMN b TYPE bigint" % t)
+        sp("ALTER TABLE %s ADD PARTITION FIELD bucket(2, id)" % t)
+        sp("INSERT INTO %s VALUES (3, 'z', 30000000000)" % t)
+        same_rows([(1, "x", 10), (2, "y", 20), (3, "z", 30000000000)],
+                  floe.rows("SELECT id, label, b FROM sp.evo"), what="floe reads after Spark's rename/drop/promote")
+        cols = floe.rows("SELECT column_name, data_type FROM information_schema.columns "
+                         "WHERE table_schema = 'sp' AND table_name = 'evo' ORDER BY ordinal_position")
+        assert [c for c, _ in cols] == ["id", "label", "b"], cols
+        assert cols[2][1] == "bigint", cols
+        same_rows([(3, "z")], floe.rows("SELECT id, label FROM sp.evo WHERE id = 3"), what="filter after spec change")
+        ex("INSERT INTO sp.evo VALUES (4, 'w', 4)")
+        same("SELECT id, label, b FROM sp.evo", "SELECT id, label, b FROM " + t)
+        n = floe.rows('SELECT count(DISTINCT spec_id) FROM sp."evo$files"')[0][0]
+        assert n == 2, n
+    card.run("Spark RENAME/DROP/ALTER COLUMN TYPE and ADD PARTITION FIELD; floe reads and writes", spark_evolution)
+
+    def branches_tags():
+        t = "floe.sp.br"
+        sp("CREATE TABLE %s (id bigint, s string) USING iceberg" % t)
+        sp("INSERT INTO %s VALUES (1, 'main')" % t)
+        sp("ALTER TABLE %s CREATE TAG v1" % t)
+        sp("ALTER TABLE %s CREATE BRANCH dev" % t)
+        sp("INSERT INTO %s.branch_dev VALUES (2, 'dev')" % t)
+        sp("INSERT INTO %s VALUES (3, 'main')" % t)
+        same_rows([(1, "main"), (3, "main")], floe.rows("SELECT id, s FROM sp.br"), what="main")
+        same_rows([(1, "main"), (2, "dev")], floe.rows("SELECT id, s FROM sp.br FOR VERSION AS OF 'dev'"),
+                  what="floe reads Spark's branch")
+        same_rows([(1, "main")], floe.rows("SELECT id, s FROM sp.br FOR VERSION AS OF 'v1'"),
+                  what="floe reads Spark's tag")
+        same('SELECT name, type, snapshot_id FROM sp."br$refs"', "SELECT name, type, snapshot_id FROM %s.refs" % t)
+    card.run("Spark CREATE BRANCH / TAG and writes to a branch; floe reads them (FOR VERSION AS OF 'ref')",
+             branches_tags)
+
+    def spark_time_travel():
+        t = "sp.dml_v2_cop"
+        snaps = sp("SELECT snapshot_id, committed_at FROM floe.%s.snapshots ORDER BY committed_at" % t)
+        same('SELECT made_current_at, snapshot_id, parent_id, is_current_ancestor FROM sp."dml_v2_cop$history"',
+             "SELECT made_current_at, snapshot_id, parent_id, is_current_ancestor FROM floe.%s.history" % t)
+        for sid, at in snaps:
+            same("SELECT id, s FROM %s FOR VERSION AS OF %d" % (t, sid),
+                 "SELECT id, s FROM floe.%s VERSION AS OF %d" % (t, sid))
+            stamp = at.strftime("%Y-%m-%d %H:%M:%S.%f")
+            same("SELECT id, s FROM %s FOR TIMESTAMP AS OF TIMESTAMPTZ '%s+00'" % (t, stamp),
+                 "SELECT id, s FROM floe.%s TIMESTAMP AS OF '%s'" % (t, stamp))
+    card.run("floe time travel (VERSION/TIMESTAMP AS OF) over Spark's snapshots; history agrees", spark_time_travel)
+
+    def views():
+        try:
+            sp("CREATE VIEW floe.sp.v AS SELECT id, s FROM floe.sp.t WHERE id < 3")
+        except Exception as e:
+            raise Unsupported("CREATE VIEW: %s" % str(e).splitlines()[0])
+        same_rows([(1, "a"), (2, None)], sp("SELECT id, s FROM floe.sp.v"), what="Spark reads its view")
+        names = [r[0] for r in floe.rows("SHOW TABLES FROM sp")]
+        assert "v" in names, names
+    card.run("Spark CREATE VIEW in floe's catalog; floe lists it", views)
 
     def expire_snapshots():
         t = "sp.dml_v2_cop"

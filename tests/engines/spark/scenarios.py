@@ -441,7 +441,17 @@ def scenarios(card, floe, spark, tmp):
         same_rows([(1, "a"), (2, None)], sp("SELECT id, s FROM floe.sp.v"), what="Spark reads its view")
         names = [r[0] for r in floe.rows("SHOW TABLES FROM sp")]
         assert "v" in names, names
-    card.run("Spark CREATE VIEW in floe's catalog; floe lists it", views)
+        same_rows([(1, "a"), (2, None)], floe.rows("SELECT id, s FROM sp.v"), what="floe reads Spark's view")
+    card.run("Spark CREATE VIEW in floe's catalog; floe lists it and reads it", views)
+
+    def floe_view():
+        ex("CREATE VIEW fl.fv AS SELECT id, s FROM fl.types WHERE id < 3")
+        try:
+            got = sp("SELECT id, s FROM floe.fl.fv")
+        except Exception as e:
+            raise Unsupported("Spark reading floe's view: %s" % str(e).splitlines()[0])
+        same_rows(floe.rows("SELECT id, s FROM fl.fv"), got, what="Spark reads floe's view")
+    card.run("Spark reads a view floe created", floe_view)
 
     def expire_snapshots():
         t = "sp.dml_v2_cop"

@@ -1,19 +1,29 @@
 """Spark (pyspark 4.1 + iceberg-spark-runtime 1.11) against floe serve, both directions, rows
-compared cell by cell with floe's own answers (floe.rows over pgwire).
+compared cell by cell with floe's own answers (floe.rows over pgwire). Run by
+tests/engines/test_spark.sh.
 
 One SparkSession per run (local[2], 2g driver, 2 shuffle partitions, no UI), with the local jars
 of tests/engines/jvm/spark.pom in spark.jars (never spark.jars.packages: that goes to the
 network). Catalog `floe` is Iceberg's SparkCatalog of type rest on floe's endpoint with OAuth2
-client credentials; the warehouse is a file:/// URI read through HadoopFileIO. The session time
-zone and the Python process are both UTC, so timestamps collect as UTC wall clock.
+client credentials and the catalog cache off (another writer's commits are seen at once); the
+warehouse is a file:/// URI read through HadoopFileIO. The session time zone and the Python
+process are both UTC, so timestamps collect as UTC wall clock. docs/engines.md copies
+spark_session()'s settings.
 
 floe writes, Spark reads: scalar types, a partitioned table (identity/bucket/day/truncate) with
 filters, v2 position deletes and v3 deletion vectors after floe's DELETE/UPDATE/MERGE, time
-travel (VERSION AS OF), the snapshots and files metadata tables, floe's _file/_pos against
-Spark's.
-Spark writes, floe reads: CREATE TABLE v2 and v3 partitioned by days()/bucket(), INSERT, CTAS,
-DELETE / UPDATE / MERGE INTO in merge-on-read and in the default copy-on-write, ALTER TABLE ADD
-COLUMN, CALL floe.system.rewrite_data_files and expire_snapshots. Interleaved commits.
+travel (VERSION AS OF, TIMESTAMP AS OF), the snapshots/files/history metadata tables, floe's
+_file/_pos against Spark's, nested columns (struct, list, map, list of struct), floe's optimize,
+expire_snapshots and rewrite_manifests, floe's schema evolution (add/rename/drop/promote) and
+partition evolution, a view floe created.
+Spark writes, floe reads: CREATE NAMESPACE/TABLE, INSERT, CTAS, v2 and v3 tables partitioned by
+days()/bucket() with DELETE / UPDATE / MERGE INTO in merge-on-read (position deletes; deletion
+vectors on v3) and copy-on-write, INSERT OVERWRITE (dynamic, static), ALTER TABLE ADD / RENAME /
+DROP / ALTER COLUMN TYPE, ADD PARTITION FIELD, branches and tags, CALL floe.system.
+rewrite_data_files (v2 and v3), rewrite_manifests and expire_snapshots, a Spark view, floe's time
+travel over Spark's snapshots. Interleaved commits from both sides on one table.
+Not here: equality deletes written by floe (floe's SQL writes position deletes and DVs; only its
+library API writes equality deletes, see src/iceberg/README.md).
 """
 import datetime
 import decimal
@@ -45,6 +55,7 @@ def spark_session(floe, jars):
          .config(c + ".type", "rest")
          .config(c + ".uri", floe.rest_uri)
          .config(c + ".warehouse", floe.warehouse)
+         .config(c + ".io-impl", "org.apache.iceberg.hadoop.HadoopFileIO")
          .config(c + ".credential", floe.credential)
          .config(c + ".oauth2-server-uri", floe.token_uri)
          .config(c + ".scope", "catalog")

@@ -300,9 +300,10 @@ def scenarios(card, floe, spark, tmp):
         model = {x: ["s%d" % x, D(x) / 4, base + datetime.timedelta(hours=5 * x)] for x in range(1, 61)}
         ft = t[len("floe."):]
 
-        def check(what):
+        def check(what, spark_too=False):
             same_rows([(k, *v) for k, v in model.items()], floe.rows("SELECT id, s, amt, ts FROM " + ft), what=what)
-            same("SELECT id, s, amt, ts FROM " + ft, "SELECT id, s, amt, ts FROM " + t, what=what + " (vs Spark)")
+            if spark_too:  # Spark reading its own writes is Spark's business; once is enough
+                same("SELECT id, s, amt, ts FROM " + ft, "SELECT id, s, amt, ts FROM " + t, what=what + " (vs Spark)")
 
         check("floe reads Spark's partitioned insert")
         sp("DELETE FROM %s WHERE id %% 7 = 0" % t)
@@ -320,7 +321,7 @@ def scenarios(card, floe, spark, tmp):
         del model[3]
         model[15][0] = "m15"
         model[100] = ["m100", None, None]
-        check("floe reads Spark's MERGE")
+        check("floe reads Spark's MERGE", spark_too=True)
         files = dict(floe.rows('SELECT content, count(*) FROM sp."%s$files" GROUP BY content' % ft.split(".")[1]))
         if mode == "merge-on-read":
             assert files.get(1), "Spark wrote no delete files in merge-on-read: %r" % files
@@ -330,7 +331,7 @@ def scenarios(card, floe, spark, tmp):
         ex("DELETE FROM %s WHERE id BETWEEN 20 AND 25" % ft)
         for k in range(20, 26):
             model.pop(k, None)
-        check("Spark reads floe's DELETE over Spark's table")
+        check("Spark reads floe's DELETE over Spark's table", spark_too=True)
     for version in (2, 3):
         for mode in ("merge-on-read", "copy-on-write"):
             card.run("Spark v%d days()/bucket() table, DELETE / UPDATE / MERGE (%s); floe reads" % (version, mode),

@@ -9,7 +9,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/lib/env.sh"
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
 FLOE_FLINK_JARS="$(floe_jars flink)"
-skip() { echo "SKIP flink: $1 (run scripts/install-deps.sh)"; exit 77; }
+skip() {  # the line make test's engine summary prints (scripts/test.sh), then ctest's "skipped"
+  local line="flink: skipped, $1 (run scripts/install-deps.sh)"
+  echo "$line"
+  [ -z "${FLOE_BUILD:-}" ] || { mkdir -p "$FLOE_BUILD/engine-results" && echo "$line" >"$FLOE_BUILD/engine-results/flink.txt"; }
+  exit 77
+}
 command -v java >/dev/null 2>&1 || [ -n "${JAVA_HOME:-}" ] || skip "no Java on PATH and no JAVA_HOME"
 [ -x "$FLOE_FLINK_PY" ] || skip "PyFlink venv $FLOE_FLINK_PY missing"
 "$FLOE_FLINK_PY" -c "import pyflink" 2>/dev/null || skip "pyflink missing in $FLOE_FLINK_PY"

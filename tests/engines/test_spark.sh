@@ -9,7 +9,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/lib/env.sh"
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
 FLOE_SPARK_JARS="$(floe_jars spark)"
-skip() { echo "SKIP spark: $1 (run scripts/install-deps.sh)"; exit 77; }
+skip() {  # the line make test's engine summary prints (scripts/test.sh), then ctest's "skipped"
+  local line="spark: skipped, $1 (run scripts/install-deps.sh)"
+  echo "$line"
+  [ -z "${FLOE_BUILD:-}" ] || { mkdir -p "$FLOE_BUILD/engine-results" && echo "$line" >"$FLOE_BUILD/engine-results/spark.txt"; }
+  exit 77
+}
 command -v java >/dev/null 2>&1 || [ -n "${JAVA_HOME:-}" ] || skip "no Java on PATH and no JAVA_HOME"
 [ -x "$FLOE_ENGINE_PY" ] || skip "engine venv $FLOE_ENGINE_PY missing"
 "$FLOE_ENGINE_PY" -c "import pyspark" 2>/dev/null || skip "pyspark missing in $FLOE_ENGINE_PY"

@@ -22,6 +22,9 @@ vectors on v3) and copy-on-write, INSERT OVERWRITE (dynamic, static), ALTER TABL
 DROP / ALTER COLUMN TYPE, ADD PARTITION FIELD, branches and tags, CALL floe.system.
 rewrite_data_files (v2 and v3), rewrite_manifests and expire_snapshots, a Spark view, floe's time
 travel over Spark's snapshots. Interleaved commits from both sides on one table.
+S3: a second floe serve on the strict fake S3 of tests/interop (real SigV4 checks; floe holds its
+only keys) as catalog floes3; Spark's S3FileIO asks for remote signing and holds no keys: floe's
+table with deletes read, Spark's merge-on-read table read back by floe, floe's append read.
 Not here: equality deletes written by floe (floe's SQL writes position deletes and DVs; only its
 library API writes equality deletes, see src/iceberg/README.md).
 """
@@ -34,13 +37,15 @@ import sys
 import tempfile
 import time
 
-from floe_engine import FloeServer, Scorecard, Unsupported, norm, same_rows
+from floe_engine import FakeS3, FloeServer, Scorecard, Unsupported, norm, same_rows
 
 D = decimal.Decimal
 
 
-def spark_session(floe, jars):
-    """The settings docs/engines.md tells users to paste."""
+def spark_session(floe, jars, floe_s3=None):
+    """The settings docs/engines.md tells users to paste. floe_s3: a second floe serve whose
+    warehouse is on the fake S3, as catalog floes3 where Spark holds no storage keys and has
+    floe sign its S3 requests (remote signing)."""
     from pyspark.sql import SparkSession
     c = "spark.sql.catalog.floe"
     b = (SparkSession.builder.master("local[2]").appName("floe-engines")
@@ -65,6 +70,18 @@ def spark_session(floe, jars):
          # Spark's CachingCatalog keeps a loaded table until it expires (30 s): another
          # writer's commits (floe's, here) stay invisible to reads until then.
          .config(c + ".cache-enabled", "false"))
+    if floe_s3 is not None:
+        c3 = "spark.sql.catalog.floes3"
+        b = (b.config(c3, "org.apache.iceberg.spark.SparkCatalog")
+             .config(c3 + ".type", "rest")
+             .config(c3 + ".uri", floe_s3.rest_uri)
+             .config(c3 + ".warehouse", floe_s3.warehouse)
+             .config(c3 + ".credential", floe_s3.credential)
+             .config(c3 + ".oauth2-server-uri", floe_s3.token_uri)
+             .config(c3 + ".scope", "catalog")
+             .config(c3 + ".io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+             .config(c3 + ".header.X-Iceberg-Access-Delegation", "remote-signing")
+             .config(c3 + ".cache-enabled", "false"))
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -120,16 +137,33 @@ def main():
     os.makedirs(os.path.join(tmp, "wh"))
     floe = FloeServer.start(tmp, warehouse="file://" + os.path.join(tmp, "wh"))
     card = Scorecard("spark")
-    spark = None
+    spark = s3 = floe_s3 = None
     try:
         floe_setup(floe)
-        spark = spark_session(floe, jars)
+        s3dir = os.path.join(tmp, "s3side")
+        os.makedirs(s3dir)
+        s3_error = None
+        try:  # node and tests/interop/node_modules (scripts/install-deps.sh)
+            s3 = FakeS3(s3dir)
+            floe_s3 = FloeServer.start(s3dir, warehouse="s3://wh/lake", env=s3.server_env(),
+                                       args=["--log-requests", "true"])
+        except Exception as e:  # the S3 scenario fails with this; the others still run
+            s3_error = e
+        for k in list(os.environ):  # Spark's JVM inherits this environment: no storage keys in it
+            if k.startswith("AWS_"):
+                del os.environ[k]
+        spark = spark_session(floe, jars, floe_s3)
         print("spark ready after %.0fs" % (time.time() - t0), flush=True)
         scenarios(card, floe, spark, tmp)
+        s3_scenarios(card, floe_s3, spark, s3_error)
     finally:
         if spark is not None:
             spark.stop()
         floe.stop()
+        if floe_s3 is not None:
+            floe_s3.stop()
+        if s3 is not None:
+            s3.stop()
     print("wall time %.0fs" % (time.time() - t0))
     rc = card.finish()
     if rc == 0:
@@ -497,6 +531,41 @@ def scenarios(card, floe, spark, tmp):
         n = sp("SELECT count(*) FROM floe.fl.inter.snapshots")[0][0]
         assert n == 6, n
     card.run("interleaved commits: floe and Spark append in turn; snapshots agree", interleaved)
+
+
+def s3_scenarios(card, floe, spark, s3_error):
+    """Catalog floes3: the warehouse on the strict fake S3, whose only keys floe serve holds;
+    every S3 request of Spark's S3FileIO is signed by floe (remote signing)."""
+    name = "S3 warehouse, Spark holding only the catalog token (remote signing): both directions"
+    if s3_error is not None:
+        def no_s3():
+            raise RuntimeError("the fake S3 or its floe serve did not start: %s" % str(s3_error)[-300:])
+        card.run(name, no_s3)
+        return
+    ex = floe.execute
+
+    def sp(sql):
+        return [tuple(r) for r in spark.sql(sql).collect()]
+
+    def both_ways():
+        ex("CREATE SCHEMA s3f")
+        ex("CREATE TABLE s3f.t (id bigint, s varchar, d date) WITH (format_version = 2, partitioning = ARRAY['bucket(2, id)'])")
+        ex("INSERT INTO s3f.t SELECT g, 'f' || g, DATE '2024-01-01' + g FROM generate_series(1, 30) g")
+        ex("DELETE FROM s3f.t WHERE id % 5 = 0")
+        same_rows(floe.rows("SELECT id, s, d FROM s3f.t"), sp("SELECT id, s, d FROM floes3.s3f.t"),
+                  what="Spark reads floe's S3 table (position deletes) through signed requests")
+        sp("CREATE NAMESPACE floes3.s3s")
+        sp("CREATE TABLE floes3.s3s.t (id bigint, s string) USING iceberg PARTITIONED BY (bucket(2, id)) "
+           "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+        sp("INSERT INTO floes3.s3s.t SELECT id, concat('p', id) FROM range(1, 21)")
+        sp("DELETE FROM floes3.s3s.t WHERE id % 4 = 0")
+        want = [(i, "p%d" % i) for i in range(1, 21) if i % 4]
+        same_rows(want, floe.rows("SELECT id, s FROM s3s.t"), what="floe reads Spark's S3 writes")
+        ex("INSERT INTO s3s.t VALUES (100, 'floe')")
+        same_rows(want + [(100, "floe")], sp("SELECT id, s FROM floes3.s3s.t"), what="Spark reads floe's append")
+        signed = sum(1 for line in open(floe.log) if "/sign" in line and '"status":200' in line)
+        assert signed > 10, "floe signed only %d of Spark's S3 requests" % signed
+    card.run(name, both_ways)
 
 
 if __name__ == "__main__":

@@ -430,6 +430,21 @@ def scenarios(card, floe, spark, tmp):
         same("SELECT id, cat, v FROM sp.ow", "SELECT id, cat, v FROM " + t)
     card.run("Spark INSERT OVERWRITE (dynamic and static); floe reads", insert_overwrite)
 
+    def spark_transforms():
+        t = "floe.sp.tr"
+        sp("CREATE TABLE %s (id bigint, name string, d date, ts timestamp) USING iceberg "
+           "PARTITIONED BY (truncate(2, name), months(d), hours(ts))" % t)
+        sp("INSERT INTO %s SELECT id, concat(substr('abcdef', CAST(id %% 4 AS int) + 1, 3), id), "
+           "date_add(DATE '2023-11-20', CAST(id * 9 AS int)), "
+           "TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, CAST(id * 3 AS int)) FROM range(1, 41)" % t)
+        for where in ("true", "name LIKE 'bc%'", "d >= DATE '2024-03-01'",
+                      "ts < TIMESTAMP '2024-01-02 00:00:00'", "name = 'cde10'"):
+            same("SELECT id, name, d, ts FROM sp.tr WHERE " + where, "SELECT id, name, d, ts FROM %s WHERE %s" % (t, where),
+                 what="floe reads Spark's truncate/months/hours table: " + where)
+        parts = floe.rows('SELECT count(DISTINCT file_path) FROM sp."tr$files"')[0][0]
+        assert parts > 10, parts
+    card.run("Spark truncate / months / hours partitions; floe reads with filters", spark_transforms)
+
     def spark_evolution():
         t = "floe.sp.evo"
         sp("CREATE TABLE %s (id bigint, a string, b int, gone string) USING iceberg" % t)

@@ -256,8 +256,11 @@ fl_status ice_parse_schema(ice_ctx *c, json_t *obj, const char *path, bool requi
         return FL_ENOMEM;
     size_t nseen = 0;
     FL_TRY(check_ids(c, path, &st, seen, &nseen));
+    /* looked up among the ids the schema has (sorted by check_ids), not with
+     * fl_schema_find_id: 0 is a field id too (Flink's CreateTableRequest
+     * numbers fields from 0; the fresh-id assignment renumbers them) */
     for (uint32_t i = 0; i < out->nidentifier; i++)
-        if (!fl_schema_find_id(&out->schema, out->identifier_field_ids[i]))
+        if (!bsearch(&out->identifier_field_ids[i], seen, nseen, sizeof *seen, cmp_i32))
             return ice_fail(c, path, "identifier-field-ids", "field id %d not in the schema",
                             (int)out->identifier_field_ids[i]);
     return FL_OK;

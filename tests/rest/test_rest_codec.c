@@ -370,6 +370,40 @@ static void test_create_fresh_ids(void)
     fl_arena_free(&a);
 }
 
+/* Flink's CreateTableRequest (FlinkSchemaUtil) numbers top-level fields from
+ * 0, so a primary key on the first column is identifier-field-ids [0]; the
+ * identifier and the partition source follow their fields to fresh ids. */
+static void test_create_ids_from_zero(void)
+{
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err;
+    json_t *j = load("{\"name\":\"up\",\"schema\":{\"type\":\"struct\",\"schema-id\":0,"
+                     "\"identifier-field-ids\":[0],\"fields\":["
+                     "{\"id\":0,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+                     "{\"id\":1,\"name\":\"s\",\"required\":false,\"type\":\"string\"}]},"
+                     "\"partition-spec\":{\"spec-id\":0,\"fields\":[{\"name\":\"id_bucket\","
+                     "\"transform\":\"bucket[4]\",\"source-id\":0,\"field-id\":1000}]},"
+                     "\"properties\":{\"format-version\":\"2\"}}");
+    fl_rest_create_request q;
+    CHECK_OK(fl_rest_create_request_from_json(j, &a, &q, &err), &err);
+    json_decref(j);
+    fl_ice_fresh_table f;
+    CHECK_OK(fl_ice_fresh_table_ids(&q.schema, &q.spec, NULL, &a, &f, &err), &err);
+    CHECK_EQ_INT(f.schema.schema.fields[0].field_id, 1);
+    CHECK_EQ_INT(f.schema.schema.fields[1].field_id, 2);
+    CHECK_EQ_INT(f.schema.nidentifier, 1);
+    CHECK_EQ_INT(f.schema.identifier_field_ids[0], 1);
+    CHECK_EQ_INT(f.spec.fields[0].source_id, 1);
+    /* an identifier that names no field is still refused */
+    j = load("{\"name\":\"up\",\"schema\":{\"type\":\"struct\",\"identifier-field-ids\":[2],"
+             "\"fields\":[{\"id\":0,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}}");
+    expect_error(fl_rest_create_request_from_json(j, &a, &q, &err), FL_EINVAL, &err,
+                 "field id 2 not in the schema");
+    json_decref(j);
+    fl_arena_free(&a);
+}
+
 static fl_status create(const char *text, fl_arena *a, fl_error *err)
 {
     json_t *j = load(text);
@@ -580,6 +614,7 @@ int main(void)
     TEST_RUN(test_view_malformed);
     TEST_RUN(test_view_requests);
     TEST_RUN(test_create_fresh_ids);
+    TEST_RUN(test_create_ids_from_zero);
     TEST_RUN(test_create_malformed);
     TEST_RUN(test_catalog_requests_round_trip);
     TEST_RUN(test_responses_round_trip);

@@ -256,6 +256,48 @@ static void test_views(void)
     RUN_OK(&E, "DROP VIEW IF EXISTS sales.v1");
 }
 
+/* A view Spark created through floe's REST catalog (the metadata as Spark
+ * 4.1 + Iceberg 1.11 write it): its SQL names tables as catalog.ns.table
+ * with Spark's catalog name, which floe resolves in the catalog holding the
+ * view. In floe's own SQL the same three parts are a nested namespace. */
+static void test_foreign_view(void)
+{
+    RUN_OK(&E, "CREATE SCHEMA ext");
+    RUN_OK(&E, "CREATE TABLE ext.base (k integer, name varchar)");
+    RUN_OK(&E, "INSERT INTO ext.base VALUES (1, 'one'), (2, 'two'), (3, 'three')");
+    static const char json[] =
+        "{\"view-uuid\":\"88143c0c-3e66-4afe-83f1-7a52a5c0f4ec\",\"format-version\":1,"
+        "\"location\":\"%s/wh/ext/sv\",\"properties\":{},\"schemas\":[{\"type\":\"struct\","
+        "\"schema-id\":0,\"fields\":[{\"id\":0,\"name\":\"k\",\"required\":false,\"type\":"
+        "\"int\"},{\"id\":1,\"name\":\"name\",\"required\":false,\"type\":\"string\"}]}],"
+        "\"current-version-id\":1,\"versions\":[{\"version-id\":1,\"timestamp-ms\":1796239797628,"
+        "\"schema-id\":0,\"summary\":{\"engine-name\":\"spark\"},\"representations\":[{"
+        "\"type\":\"sql\",\"sql\":\"SELECT k, name FROM spark_cat.ext.base WHERE k > 1\","
+        "\"dialect\":\"spark\"}],\"default-catalog\":\"spark_catalog\","
+        "\"default-namespace\":[\"default\"]}],\"version-log\":[{\"timestamp-ms\":"
+        "1796239797645,\"version-id\":1}]}";
+    char path[400], text[2048];
+    snprintf(path, sizeof path, "%s/sv.metadata.json", E.dir);
+    int len = snprintf(text, sizeof text, json, E.dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(fwrite(text, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_table_ident id;
+    CHECK_OK(fl_table_ident_parse("ext.sv", &a, &id, &E.err), &E.err);
+    CHECK_OK(E.cat->ops->create_view(E.cat, &id, path, &E.err), &E.err);
+    fl_arena_free(&a);
+    RUN_OK(&E, "SELECT k, name FROM ext.sv ORDER BY k");
+    CHECK_EQ_STR(E.rows, "2|two\n3|three\n");
+    RUN_OK(&E, "SELECT count(*) FROM ext.sv v JOIN ext.base b ON b.k = v.k");
+    CHECK_EQ_STR(E.rows, "2\n");
+    RUN_ERR(&E, "SELECT k FROM spark_cat.ext.base", FL_ENOTFOUND, "spark_cat.ext.base");
+}
+
 int main(void)
 {
     if (stmt_env_open(&E) != 0) {
@@ -268,6 +310,7 @@ int main(void)
     TEST_RUN(test_drop_schema_cascade);
     TEST_RUN(test_session_statements);
     TEST_RUN(test_views);
+    TEST_RUN(test_foreign_view);
     stmt_env_close(&E);
     return TEST_EXIT();
 }

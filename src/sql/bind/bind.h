@@ -207,7 +207,8 @@ typedef struct fl_front_state {
     const fl_view_frame *views;
     const fl_view_frame *policies; /* tables whose policy query is being bound (authz/policy.c) */
     fl_view_parse *view_parses;
-    uint32_t nslots; /* apply parameter slots handed out (lateral) */
+    bool foreign_sql; /* binding another engine's view SQL (dialect not "floe"): scope.c */
+    uint32_t nslots;  /* apply parameter slots handed out (lateral) */
 } fl_front_state;
 
 fl_front_state *fl_front_state_of(fl_planner_ctx *pc);

@@ -422,10 +422,13 @@ static fl_status apply_alias_cols(fl_bctx *b, const PgQuery__Alias *al, uint32_t
 
 /* ---- views: SELECT from an Iceberg view binds its SQL as a subquery ---- */
 
-/* The SQL of the view's current version (dialect "floe" preferred). */
-static const char *view_sql(const fl_ice_view_metadata *vm, const fl_ice_view_version **ver)
+/* The SQL of the view's current version (dialect "floe" preferred);
+ * *foreign tells whether it is another engine's. */
+static const char *view_sql(const fl_ice_view_metadata *vm, const fl_ice_view_version **ver,
+                            bool *foreign)
 {
     *ver = NULL;
+    *foreign = false;
     for (uint32_t i = 0; i < vm->nversions; i++)
         if (vm->versions[i].version_id == vm->current_version_id)
             *ver = &vm->versions[i];
@@ -441,6 +444,7 @@ static const char *view_sql(const fl_ice_view_metadata *vm, const fl_ice_view_ve
         if (!any)
             any = r->sql;
     }
+    *foreign = any != NULL;
     return any;
 }
 
@@ -475,8 +479,8 @@ static void view_column_names(const fl_ice_view_metadata *vm, const fl_ice_view_
 
 /* Plans the view's query with its own default namespace and without the
  * referencing query's CTEs; recursion through views is 42P17. */
-static fl_status plan_view(fl_bctx *b, const char *name, const char *sql, const char *ns,
-                           int32_t location, fl_plan **out, fl_error *err)
+static fl_status plan_view(fl_bctx *b, const char *name, const char *sql, bool foreign,
+                           const char *ns, int32_t location, fl_plan **out, fl_error *err)
 {
     fl_planner_ctx *pc = b->pc;
     fl_front_state *st = fl_front_state_of(pc);
@@ -502,15 +506,18 @@ static fl_status plan_view(fl_bctx *b, const char *name, const char *sql, const 
     const char *saved_ns = pc->default_namespace;
     const fl_sql_parsed *saved_parsed = pc->parsed;
     fl_cte *saved_ctes = st->ctes;
+    bool saved_foreign = st->foreign_sql;
     pc->default_namespace = ns;
     pc->parsed = vp->parsed;
     st->ctes = NULL;
     st->views = &fr;
+    st->foreign_sql = foreign;
     rc = fl_plan_select(pc, NULL, vp->parsed->stmt, out, err);
     pc->default_namespace = saved_ns;
     pc->parsed = saved_parsed;
     st->ctes = saved_ctes;
     st->views = fr.prev;
+    st->foreign_sql = saved_foreign;
     if (rc != FL_OK) {
         fl_error_prefix(err, "view \"%s\"", name);
         pc->error_position = 0; /* positions in the view's text mean nothing here */
@@ -563,14 +570,17 @@ static fl_status bind_policies(fl_bctx *b, const PgQuery__RangeVar *rv, const fl
     fl_view_frame fr = {name, st->policies, st->policies ? st->policies->depth + 1 : 1};
     const fl_sql_parsed *saved_parsed = pc->parsed;
     fl_cte *saved_ctes = st->ctes;
+    bool saved_foreign = st->foreign_sql; /* the policy query is floe's own SQL */
     pc->parsed = vp->parsed;
     st->ctes = NULL;
     st->policies = &fr;
+    st->foreign_sql = false;
     fl_plan *p = NULL;
     rc = fl_plan_select(pc, NULL, vp->parsed->stmt, &p, err);
     pc->parsed = saved_parsed;
     st->ctes = saved_ctes;
     st->policies = fr.prev;
+    st->foreign_sql = saved_foreign;
     if (rc != FL_OK) {
         pc->error_position = 0; /* positions in the policy text mean nothing to the user */
         return fl_error_state(err, FL_EFORBIDDEN, "42501",
@@ -618,7 +628,8 @@ static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_tab
         return fl_front_err_at(pc, err, rv->location);
     const char *name = fl_table_ident_str(id, b->a);
     const fl_ice_view_version *ver;
-    const char *sql = view_sql(&vm, &ver);
+    bool foreign;
+    const char *sql = view_sql(&vm, &ver, &foreign);
     if (!sql)
         return fl_front_err(pc, err, FL_EUNSUPPORTED, rv->location, "0A000",
                             "view \"%s\" has no SQL representation", name);
@@ -631,7 +642,8 @@ static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_tab
     const fl_principal *saved = NULL;
     if (definer)
         FL_TRY(fl_sql_authz_push_definer(pc, definer, rv->location, &saved, err));
-    fl_status prc = plan_view(b, name, sql, view_namespace(ver, id, b->a), rv->location, &p, err);
+    fl_status prc =
+        plan_view(b, name, sql, foreign, view_namespace(ver, id, b->a), rv->location, &p, err);
     if (definer)
         fl_sql_authz_pop(pc, saved);
     FL_TRY(prc);
@@ -679,6 +691,22 @@ static fl_status with_metadata_columns(fl_bctx *b, fl_rel *r, fl_error *err)
     return FL_OK;
 }
 
+/* The namespace a table reference names. In another engine's view (Spark,
+ * Trino) `c.s.t` is catalog c, namespace s: c is that engine's name for a
+ * catalog, which floe cannot know (Spark records the session's current
+ * catalog as default-catalog, not the one in the text), and the only
+ * catalog floe can resolve is the one holding the view, so c is dropped.
+ * In floe's own SQL `a.b.t` is the nested namespace a.b. */
+static fl_status rv_namespace(fl_planner_ctx *pc, const PgQuery__RangeVar *rv, fl_arena *a,
+                              fl_namespace *out, fl_error *err)
+{
+    fl_front_state *st = fl_front_state_of(pc);
+    if (st && st->foreign_sql && rv->catalogname && rv->catalogname[0] && rv->schemaname &&
+        rv->schemaname[0])
+        return fl_namespace_parse(rv->schemaname, a, out, err);
+    return fl_planner_rv_namespace(pc, rv, a, out, err);
+}
+
 fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_ri, fl_error *err)
 {
     fl_planner_ctx *pc = b->pc;
@@ -710,7 +738,7 @@ fl_status fl_bind_table(fl_bctx *b, const PgQuery__RangeVar *rv, uint32_t *out_r
         metatable = dollar + 1;
     }
     fl_table_ident id;
-    FL_TRY(fl_planner_rv_namespace(pc, rv, b->a, &id.ns, err));
+    FL_TRY(rv_namespace(pc, rv, b->a, &id.ns, err));
     id.name = base;
     /* a table and a view are one securable: READ before anything is loaded,
      * so a refusal never says whether the object exists */

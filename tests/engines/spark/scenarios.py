@@ -291,6 +291,17 @@ def scenarios(card, floe, spark, tmp):
     card.run("Spark reads floe's schema evolution (add/rename/drop/promote) and partition evolution",
              floe_evolution)
 
+    def floe_column_defaults():
+        ex("CREATE TABLE fl.dflt (id int, k varchar DEFAULT 'w') WITH (format_version = 3)")
+        ex("INSERT INTO fl.dflt VALUES (1, 'a'), (2, 'b')")
+        ex("ALTER TABLE fl.dflt ADD COLUMN n int DEFAULT 42")
+        ex("INSERT INTO fl.dflt (id) VALUES (3)")
+        want = [(1, "a", 42), (2, "b", 42), (3, "w", 42)]
+        same_rows(want, floe.rows("SELECT id, k, n FROM fl.dflt"), what="floe")
+        same_rows(want, sp("SELECT id, k, n FROM floe.fl.dflt"), what="spark (initial-default of old rows)")
+    card.run("Spark reads floe's ADD COLUMN ... DEFAULT (v3 initial-default on older files)",
+             floe_column_defaults)
+
     def timestamp_travel():
         hist = floe.rows('SELECT made_current_at, snapshot_id FROM fl."del_v2$history" ORDER BY made_current_at')
         same('SELECT made_current_at, snapshot_id, parent_id, is_current_ancestor FROM fl."del_v2$history"',

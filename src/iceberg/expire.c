@@ -13,7 +13,9 @@
  *     history.expire.max-snapshot-age-ms, default 5 days; min-snapshots-to-keep
  *     from the ref, else retain_last, else history.expire.min-snapshots-to-keep,
  *     default 1);
- *   - snapshots no ref reaches stay while newer than the cutoff.
+ *   - snapshots no ref reaches stay while newer than the cutoff;
+ *   - main's history back to each ingestion pipeline's newest checkpoint
+ *     (floe's rule, keep_pipeline_checkpoints below).
  *
  * Cleanup after the commit: manifest lists of expired snapshots; manifests
  * they listed that no remaining snapshot lists; data and delete files of
@@ -45,6 +47,64 @@ static bool in_ids(const int64_t *v, uint32_t n, int64_t id)
         if (v[i] == id)
             return true;
     return false;
+}
+
+/* Ingestion pipelines (src/ingest/state.c) read their committed source
+ * positions from the newest snapshot on main's ancestry whose summary says
+ * floe.pipeline = <name>; the walk follows parent ids, so it needs every
+ * snapshot from main's head down to that one. For each pipeline the table
+ * lists (property floe.pipeline.<name>.checkpoint), main's history is kept
+ * back to its newest checkpoint: expiry never makes a pipeline forget where
+ * it stopped (it would refuse to start rather than ingest twice). */
+static bool pipeline_listed(const fl_ice_metadata *m, const char *name)
+{
+    static const char pre[] = "floe.pipeline.", suf[] = ".checkpoint";
+    size_t n = strlen(name);
+    for (uint32_t i = 0; i < m->properties.n; i++) {
+        const char *k = m->properties.items[i].key;
+        size_t kl = strlen(k);
+        if (kl == sizeof pre - 1 + n + sizeof suf - 1 && !strncmp(k, pre, sizeof pre - 1) &&
+            !strncmp(k + sizeof pre - 1, name, n) && !strcmp(k + sizeof pre - 1 + n, suf))
+            return true;
+    }
+    return false;
+}
+
+static uint32_t pipelines_listed(const fl_ice_metadata *m)
+{
+    static const char pre[] = "floe.pipeline.", suf[] = ".checkpoint";
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->properties.n; i++) {
+        const char *k = m->properties.items[i].key;
+        size_t kl = strlen(k);
+        n += kl > sizeof pre + sizeof suf - 2 && !strncmp(k, pre, sizeof pre - 1) &&
+             !strcmp(k + kl - (sizeof suf - 1), suf);
+    }
+    return n;
+}
+
+static void keep_pipeline_checkpoints(const fl_ice_metadata *m, int64_t *keep, uint32_t *nkeep,
+                                      fl_arena *a)
+{
+    uint32_t pending = pipelines_listed(m);
+    const fl_ice_ref *main = fl_ice_metadata_ref(m, "main");
+    const fl_ice_snapshot *s = main ? fl_ice_metadata_snapshot(m, main->snapshot_id) : NULL;
+    const char **found = pending ? fl_arena_calloc(a, pending, sizeof *found) : NULL;
+    uint32_t nfound = 0;
+    for (uint32_t g = 0; s && pending && found && g <= m->nsnapshots; g++) {
+        if (!in_ids(keep, *nkeep, s->snapshot_id))
+            keep[(*nkeep)++] = s->snapshot_id;
+        const char *p = s->has_summary ? fl_ice_map_get(&s->summary, "floe.pipeline") : NULL;
+        bool seen = false;
+        for (uint32_t i = 0; p && i < nfound; i++)
+            seen |= !strcmp(found[i], p);
+        if (p && !seen && nfound < pending && pipeline_listed(m, p)) {
+            found[nfound++] = p;
+            if (nfound == pending)
+                break;
+        }
+        s = s->has_parent ? fl_ice_metadata_snapshot(m, s->parent_snapshot_id) : NULL;
+    }
 }
 
 static fl_status expire_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_error *err)
@@ -95,6 +155,7 @@ static fl_status expire_build(fl_ice_txn *x, txn_op *op, txn_attempt *at, fl_err
             s = s->has_parent ? fl_ice_metadata_snapshot(m, s->parent_snapshot_id) : NULL;
         }
     }
+    keep_pipeline_checkpoints(m, keep, &nkeep, &at->arena);
     int64_t *expired = fl_arena_alloc(&at->arena, (ns + 1) * sizeof *expired);
     if (!expired)
         return fl_errorf(err, FL_ENOMEM, "expire: out of memory");

@@ -538,6 +538,46 @@ static void test_dead_letter(void)
     env_close(&e);
 }
 
+/* Expiring snapshots keeps main's history back to each pipeline's newest
+ * checkpoint (src/iceberg/expire.c): the pipeline restarts from its
+ * positions instead of refusing to start; other old snapshots still go. */
+static void test_expire_keeps_checkpoint(void)
+{
+    env e;
+    if (!env_open(&e))
+        return;
+    fl_error err = {0};
+    ft_expect(e.sql, "INSERT INTO demo.ev VALUES (-1, 'before')", "\n", "");
+    fl_ingest_sink *s = open_sink(&e, "px");
+    if (!s)
+        return env_close(&e);
+    write_rows(s, 1, 11);
+    CHECK_OK(fl_ingest_sink_set_position(s, "file:/a", "done", &err), &err);
+    fl_ingest_commit ci;
+    CHECK_OK(fl_ingest_sink_checkpoint(s, &ci, &err), &err);
+    fl_ingest_sink_close(s);
+    for (int i = 0; i < 3; i++)
+        ft_expect(e.sql, "INSERT INTO demo.ev VALUES (100, 'later')", "\n", "");
+    ft_expect(e.sql, "SELECT count(*) FROM demo.\"ev$snapshots\"", "\n", "5\n");
+    char out[4096];
+    CHECK_OK(ft_run(e.sql,
+                    "ALTER TABLE demo.ev EXECUTE expire_snapshots(older_than => "
+                    "'2999-01-01 00:00:00', retain_last => 1)",
+                    "\n", out, sizeof out, &err),
+             &err);
+    /* kept: the head, the two inserts between and the checkpoint; gone: the
+     * first insert, below the checkpoint (claiming an epoch is no snapshot) */
+    ft_expect(e.sql, "SELECT count(*) FROM demo.\"ev$snapshots\"", "\n", "4\n");
+    s = open_sink(&e, "px");
+    if (s) {
+        CHECK(fl_ingest_sink_position(s, "file:/a") != NULL &&
+              !strcmp(fl_ingest_sink_position(s, "file:/a"), "done"));
+        fl_ingest_sink_close(s);
+    }
+    ft_expect(e.sql, "SELECT count(*) FROM demo.ev", "\n", "14\n");
+    env_close(&e);
+}
+
 int main(void)
 {
     TEST_RUN(test_checkpoint_and_resume);
@@ -548,5 +588,6 @@ int main(void)
     TEST_RUN(test_poll_stops_when_due);
     TEST_RUN(test_dead_letter);
     TEST_RUN(test_hostile_names);
+    TEST_RUN(test_expire_keeps_checkpoint);
     return TEST_EXIT();
 }

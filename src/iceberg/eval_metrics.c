@@ -36,8 +36,31 @@ static bool is_nan(const fl_value *v)
            (v->type.id == FL_TYPE_FLOAT64 && isnan(v->v.f64));
 }
 
+/* A term on a metadata column that is one value per file (_file, "$path",
+ * _spec_id, "$file_size") decides the whole file; -1 for other columns. */
+static int file_constant_term(const ice_term *t, const fl_ice_data_file *df)
+{
+    fl_value v;
+    memset(&v, 0, sizeof v);
+    v.type.id = t->field->type.id;
+    switch (t->field_id) {
+    case FL_ICE_FIELD_ID_FILE_PATH:
+    case FL_ICE_FIELD_ID_TRINO_PATH:
+        v.v.bytes.ptr = (const uint8_t *)df->file_path;
+        v.v.bytes.len = strlen(df->file_path);
+        break;
+    case FL_ICE_FIELD_ID_SPEC_ID: v.v.i32 = df->spec_id; break;
+    case FL_ICE_FIELD_ID_TRINO_FILE_SIZE: v.v.i64 = df->file_size_in_bytes; break;
+    default: return -1;
+    }
+    return ice_term_holds(t, &v);
+}
+
 static fl_ice_match eval_term(const ice_term *t, const fl_ice_data_file *df)
 {
+    int fc = file_constant_term(t, df);
+    if (fc >= 0)
+        return fc ? FL_ICE_MATCH_ALL : FL_ICE_MATCH_NONE;
     const fl_ice_column_metrics *m = fl_ice_data_file_metrics(df, t->field_id);
     if (!m)
         return FL_ICE_MATCH_SOME;

@@ -59,6 +59,8 @@ fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool ci,
         const fl_col_pred *cp = &p->terms[i];
         const fl_field *f = cp->field_id > 0 ? fl_schema_find_id(s, cp->field_id)
                                              : find_path(s, cp->column ? cp->column : "", ci);
+        if (!f && cp->field_id > 0)
+            f = fl_ice_metadata_column(NULL, cp->field_id); /* _file = '...': prunes files */
         if (!f) {
             if (cp->field_id > 0)
                 return fl_errorf(err, FL_ENOTFOUND, "filter: no column with field id %d",

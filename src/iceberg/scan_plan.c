@@ -447,9 +447,10 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
         rc = ice_filter_resolve(opt ? opt->filter : NULL, &p->table_schema->schema,
                                 opt && opt->case_insensitive, &p->arena, &ip->filter, err);
     for (uint32_t t = 0; rc == FL_OK && t < ip->filter.nterms; t++) {
-        bool top = false;
+        const fl_field *tf = ip->filter.terms[t].field;
+        bool top = tf == fl_ice_metadata_column(NULL, tf->field_id);
         for (uint32_t k = 0; k < p->table_schema->schema.nfields; k++)
-            top |= &p->table_schema->schema.fields[k] == ip->filter.terms[t].field;
+            top |= &p->table_schema->schema.fields[k] == tf;
         if (!top)
             rc = fl_errorf(err, FL_EUNSUPPORTED, "filter on nested column '%s'",
                            ip->filter.terms[t].field->name);

@@ -99,7 +99,7 @@ static const fl_field *find_field(const ice_plan *p, int32_t id)
     const fl_field *f = fl_schema_find_id(&p->pub.table_schema->schema, id);
     for (uint32_t i = 0; !f && i < p->pub.meta->nschemas; i++)
         f = fl_schema_find_id(&p->pub.meta->schemas[i].schema, id);
-    return f;
+    return f ? f : fl_ice_metadata_column(NULL, id); /* a filter on _file, _spec_id... */
 }
 
 static int find_read(const fl_ice_task_reader *r, int32_t id)

@@ -44,6 +44,37 @@ static void test_names_and_star(void)
     CHECK_EQ_STR(E.rows, "8\n");
 }
 
+/* WHERE on a per-file metadata column (_file, "$path", _spec_id,
+ * "$file_size") is pushed into the scan and decides whole files: the
+ * others are pruned without being opened. */
+static void test_prune_by_file(void)
+{
+    RUN_OK(&E, "CREATE TABLE mp (id int, g varchar) WITH (partitioning = ARRAY['g'])");
+    RUN_OK(&E, "INSERT INTO mp VALUES (1, 'x'), (2, 'y'), (3, 'z'), (4, 'y')");
+    RUN_OK(&E, "SELECT _file FROM mp WHERE id = 2");
+    char path[1024] = {0}, q[1400];
+    size_t n = strlen(E.rows);
+    CHECK(n > 1 && n < sizeof path);
+    memcpy(path, E.rows, n < sizeof path ? n - 1 : 0); /* without the newline */
+    snprintf(q, sizeof q, "SELECT id FROM mp WHERE _file = '%s' ORDER BY id", path);
+    RUN_OK(&E, q);
+    CHECK_EQ_STR(E.rows, "2\n4\n");
+    snprintf(q, sizeof q, "EXPLAIN ANALYZE SELECT id FROM mp WHERE _file = '%s'", path);
+    RUN_OK(&E, q);
+    CHECK(strstr(E.rows, "files=3 pruned=2") != NULL);
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM mp WHERE \"$path\" <> '%s' AND _spec_id = 0 AND "
+             "\"$file_size\" > 0",
+             path);
+    RUN_OK(&E, q);
+    CHECK_EQ_STR(E.rows, "2\n");
+    RUN_OK(&E, "SELECT count(*) FROM mp WHERE _file = 'nowhere'");
+    CHECK_EQ_STR(E.rows, "0\n");
+    /* _pos is per row: filtered, never used to drop files */
+    RUN_OK(&E, "SELECT count(*) FROM mp WHERE _pos = 0");
+    CHECK_EQ_STR(E.rows, "3\n");
+}
+
 static void test_v2_and_shadowing(void)
 {
     RUN_OK(&E, "CREATE TABLE m2 (id int, _pos varchar) WITH (format_version = 2)");
@@ -67,6 +98,7 @@ int main(void)
         return 1;
     }
     TEST_RUN(test_names_and_star);
+    TEST_RUN(test_prune_by_file);
     TEST_RUN(test_v2_and_shadowing);
     stmt_env_close(&E);
     return TEST_EXIT();

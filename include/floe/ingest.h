@@ -187,6 +187,31 @@ FL_API void fl_ingest_files_set_dead_letter(fl_ingest_files *f, fl_ingest_sink *
 FL_API fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s,
                                       fl_ingest_files_stats *stats, fl_error *err);
 
+/* ---- a source's columns as the table's, matched by name (src/ingest/adapt.c) ----
+ * Shared by the sources and `floe load` (src/cli/cmd_load.c). */
+
+typedef struct fl_ingest_adapter fl_ingest_adapter;
+
+/* The table-typed view of batches in src's schema: columns matched by name
+ * (exact, else case-insensitive), widened by Iceberg promotions, missing
+ * ones filled with write-default or null. FL_EINVAL/FL_ETYPE naming file
+ * and column when src does not fit. */
+FL_API fl_status fl_ingest_adapter_open(const fl_schema *table, const fl_ice_schema *ice,
+                                        const fl_schema *src, const char *file,
+                                        fl_ingest_adapter **out, fl_error *err);
+/* *view borrows b and the adapter (valid until the next call). Checks that
+ * required columns have no nulls (FL_EINVAL naming the column). */
+FL_API fl_status fl_ingest_adapt(fl_ingest_adapter *ad, const fl_batch *b, fl_batch *view,
+                                 fl_error *err);
+FL_API void fl_ingest_adapter_free(fl_ingest_adapter *ad); /* NULL allowed */
+
+/* The schema to re-read a text file with so its columns carry the table's
+ * types: CSV positional (the header's names, the table's types), JSON
+ * lines the table itself. *out is NULL when src already fits. In a. */
+FL_API fl_status fl_ingest_text_schema(const fl_schema *table, const fl_schema *src, bool csv,
+                                       const char *file, fl_arena *a, const fl_schema **out,
+                                       fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,9 @@
 /*
- * adapt.c - a file's columns as the table's columns, matched by name: the
- * rules of `floe load` into an existing table (src/cli/cmd_load.c, which
- * keeps its own copy in the CLI layer; moving both to one library home is
- * listed in README.md). Columns are matched exactly, else
+ * adapt.c - a file's columns as the table's columns, matched by name
+ * (floe/ingest.h): the rules of the ingestion sources and of `floe load`
+ * into an existing table (src/cli/cmd_load.c). Columns are matched exactly, else
  * case-insensitively; CSV and JSON lines are re-read with the table's types
- * (ing_text_schema); Parquet columns widen where Iceberg promotion allows
+ * (fl_ingest_text_schema); Parquet columns widen where Iceberg promotion allows
  * (int -> long, float -> double, int/long -> double, date -> timestamp);
  * a file column not in the table, or a required table column missing, is
  * an error naming both. Table columns absent from a file get their
@@ -20,7 +19,7 @@
 #include "floe/text.h"
 #include "ingest/ingest_int.h"
 
-struct ing_adapter {
+struct fl_ingest_adapter {
     const fl_schema *table; /* borrowed: the writer's schema */
     int32_t *src_col;       /* per table column: source column or -1 */
     bool *cast;             /* per table column: convert values */
@@ -30,7 +29,7 @@ struct ing_adapter {
     fl_vector *cols;        /* the view handed to the writer */
 };
 
-static void adapter_clear(ing_adapter *ad)
+static void adapter_clear(fl_ingest_adapter *ad)
 {
     if (ad->scratch)
         for (uint32_t i = 0; i < ad->table->nfields; i++)
@@ -211,8 +210,9 @@ static fl_status append_repeat(fl_vector *dst, const fl_value *v, uint32_t n, fl
     return FL_OK;
 }
 
-static fl_status adapter_init(ing_adapter *ad, const fl_schema *table, const fl_ice_schema *ice,
-                              const fl_schema *src, const char *file, fl_error *err)
+static fl_status adapter_init(fl_ingest_adapter *ad, const fl_schema *table,
+                              const fl_ice_schema *ice, const fl_schema *src, const char *file,
+                              fl_error *err)
 {
     memset(ad, 0, sizeof *ad);
     fl_arena_init(&ad->arena, 0);
@@ -266,7 +266,7 @@ static fl_status adapter_init(ing_adapter *ad, const fl_schema *table, const fl_
 }
 
 /* The table-schema view of src batch b. */
-static fl_status adapt_view(ing_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err)
+static fl_status adapt_view(fl_ingest_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err)
 {
     for (uint32_t i = 0; i < ad->table->nfields; i++) {
         int32_t s = ad->src_col[i];
@@ -291,7 +291,7 @@ static fl_status adapt_view(ing_adapter *ad, const fl_batch *b, fl_batch *view, 
     return FL_OK;
 }
 
-static fl_status check_required(const ing_adapter *ad, const fl_batch *view, fl_error *err)
+static fl_status check_required(const fl_ingest_adapter *ad, const fl_batch *view, fl_error *err)
 {
     for (uint32_t i = 0; i < view->ncols; i++) {
         if (ad->table->fields[i].nullable)
@@ -309,28 +309,29 @@ static fl_status check_required(const ing_adapter *ad, const fl_batch *view, fl_
     return FL_OK;
 }
 
-fl_status ing_adapter_open(const fl_schema *table, const fl_ice_schema *ice, const fl_schema *src,
-                           const char *file, ing_adapter **out, fl_error *err)
+fl_status fl_ingest_adapter_open(const fl_schema *table, const fl_ice_schema *ice,
+                                 const fl_schema *src, const char *file, fl_ingest_adapter **out,
+                                 fl_error *err)
 {
-    ing_adapter *ad = calloc(1, sizeof *ad);
+    fl_ingest_adapter *ad = calloc(1, sizeof *ad);
     if (!ad)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_status rc = adapter_init(ad, table, ice, src, file, err);
     if (rc != FL_OK) {
-        ing_adapter_free(ad);
+        fl_ingest_adapter_free(ad);
         return rc;
     }
     *out = ad;
     return FL_OK;
 }
 
-fl_status ing_adapt(ing_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err)
+fl_status fl_ingest_adapt(fl_ingest_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err)
 {
     FL_TRY(adapt_view(ad, b, view, err));
     return check_required(ad, view, err);
 }
 
-void ing_adapter_free(ing_adapter *ad)
+void fl_ingest_adapter_free(fl_ingest_adapter *ad)
 {
     if (!ad)
         return;
@@ -339,8 +340,9 @@ void ing_adapter_free(ing_adapter *ad)
     free(ad);
 }
 
-fl_status ing_text_schema(const fl_schema *table, const fl_schema *ss, bool csv, const char *path,
-                          fl_arena *ar, const fl_schema **out, fl_error *err)
+fl_status fl_ingest_text_schema(const fl_schema *table, const fl_schema *ss, bool csv,
+                                const char *path, fl_arena *ar, const fl_schema **out,
+                                fl_error *err)
 {
     *out = NULL;
     bool differs = false;

@@ -47,25 +47,4 @@ fl_status ing_positions_file_write(fl_fileio *io, const char *path, const char *
                                    int64_t epoch, int64_t checkpoint, const ing_posmap *m,
                                    fl_error *err);
 
-/* ---- adapt.c: a source's columns as the table's, matched by name ---- */
-
-typedef struct ing_adapter ing_adapter;
-
-/* The table-typed view of batches in src's schema: columns matched by name
- * (exact, else case-insensitive), widened by Iceberg promotions, missing
- * ones filled with write-default or null. FL_EINVAL/FL_ETYPE naming file
- * and column when src does not fit. */
-fl_status ing_adapter_open(const fl_schema *table, const fl_ice_schema *ice, const fl_schema *src,
-                           const char *file, ing_adapter **out, fl_error *err);
-/* *view borrows b and the adapter (valid until the next call). Checks that
- * required columns have no nulls (FL_EINVAL naming the column). */
-fl_status ing_adapt(ing_adapter *ad, const fl_batch *b, fl_batch *view, fl_error *err);
-void ing_adapter_free(ing_adapter *ad); /* NULL allowed */
-
-/* The schema to re-read a text file with so its columns carry the table's
- * types: CSV positional (the header's names, the table's types), JSON
- * lines the table itself. *out is NULL when src already fits. In a. */
-fl_status ing_text_schema(const fl_schema *table, const fl_schema *src, bool csv, const char *file,
-                          fl_arena *a, const fl_schema **out, fl_error *err);
-
 #endif

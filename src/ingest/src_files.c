@@ -251,7 +251,7 @@ static fl_status open_source(const char *path, file_kind k, const fl_schema *tab
     FL_TRY(csv ? fl_csv_source_open(path, &so, out, err)
                : fl_jsonl_source_open(path, &so, out, err));
     const fl_schema *want = NULL;
-    fl_status rc = ing_text_schema(table, fl_source_schema(*out), csv, path, a, &want, err);
+    fl_status rc = fl_ingest_text_schema(table, fl_source_schema(*out), csv, path, a, &want, err);
     if (rc != FL_OK || !want)
         return rc;
     fl_source_close(*out);
@@ -270,14 +270,14 @@ static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, boo
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_source *src = NULL;
-    ing_adapter *ad = NULL;
+    fl_ingest_adapter *ad = NULL;
     fl_batch b;
     bool binit = false;
     *rows = 0;
     fl_status rc = open_source(path, k, table, &a, &src, err);
     if (rc == FL_OK)
-        rc = ing_adapter_open(table, fl_ingest_sink_ice_schema(s), fl_source_schema(src), path, &ad,
-                              err);
+        rc = fl_ingest_adapter_open(table, fl_ingest_sink_ice_schema(s), fl_source_schema(src),
+                                    path, &ad, err);
     if (rc == FL_OK && (rc = fl_batch_init(&b, fl_source_schema(src), err)) == FL_OK)
         binit = true;
     while (rc == FL_OK) {
@@ -286,7 +286,7 @@ static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, boo
         if (rc != FL_OK || eof)
             break;
         fl_batch view;
-        rc = ing_adapt(ad, &b, &view, err);
+        rc = fl_ingest_adapt(ad, &b, &view, err);
         if (rc != FL_OK) {
             fl_error_prefix(err, "%s", path);
             break;
@@ -299,7 +299,7 @@ static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, boo
     }
     if (binit)
         fl_batch_destroy(&b);
-    ing_adapter_free(ad);
+    fl_ingest_adapter_free(ad);
     fl_source_close(src);
     fl_arena_free(&a);
     return rc;

@@ -110,6 +110,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_views(s, err);
     if (rc == FL_OK)
         rc = srv_routes_sql(s, err);
+    if (rc == FL_OK)
+        rc = srv_routes_ingest(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;
@@ -132,6 +134,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
         return;
     srv_http_stop(s, drain_ms);
     srv_sql_free(s);
+    srv_ingest_free(s);
     srv_limits_free(s);
     if (s->pool.free)
         srv_catpool_free(s);

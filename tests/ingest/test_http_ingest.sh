@@ -165,8 +165,10 @@ expect "no batch twice" \
   "$(q "SELECT count(*) FROM (SELECT name FROM demo.ev WHERE id >= 1000 GROUP BY name HAVING count(*) <> 5) x")" 0
 
 kill -TERM "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+wait "$pid"
+expect "SIGTERM exits 0" "$?" 0
 pid=""
+grep -q "Sanitizer\|runtime error" "$tmp/serve.log" && fail "sanitizer report in the server log"
 if ((fails)); then
   echo "--- server log (tail)"
   tail -20 "$tmp/serve.log"

@@ -15,8 +15,10 @@
  * catalog handle), kept open across requests and driven by one request at
  * a time under the table's mutex: check the retry headers, convert and
  * buffer the body, record the positions, checkpoint (rows + positions in
- * one snapshot). More than ING_MAX_WAITING requests queued on a table is
- * 429 with Retry-After. A body over the server's max-body-bytes is 413
+ * one snapshot). Backpressure: one table may occupy at most half of the
+ * server's worker threads (threads / 2, at least 1: the one committing and
+ * those waiting); a request beyond is 429 with Retry-After, so a slow table
+ * never starves the other endpoints. A body over the server's max-body-bytes is 413
  * (http.c, before this handler).
  *
  * Exactly-once retries, recognised from the table itself (the sink's
@@ -47,7 +49,6 @@
 #include "server/server_internal.h"
 
 #define ING_PIPELINE "http"
-#define ING_MAX_WAITING 16 /* requests queued on one table before 429 */
 #define ING_MAX_TABLES 1024
 #define ING_IDEM_WINDOW 256 /* idempotency keys remembered per table */
 #define ING_KEY_MAX 200
@@ -138,7 +139,8 @@ static ing_table *table_enter(fl_server_request *r, const fl_table_ident *id)
         g->tables = t;
         g->ntables++;
     }
-    bool busy = t && t->waiting >= ING_MAX_WAITING;
+    uint32_t bound = r->srv->opt.threads / 2 ? r->srv->opt.threads / 2 : 1;
+    bool busy = t && t->waiting >= bound;
     if (t && !busy)
         t->waiting++;
     pthread_mutex_unlock(&g->mu);
@@ -151,20 +153,33 @@ static ing_table *table_enter(fl_server_request *r, const fl_table_ident *id)
     if (busy) {
         fl_server_response_header(r, "Retry-After", "1");
         fl_server_respond_error(r, 429, "TooManyRequestsException",
-                                "ingestion into %s: %d requests queued already",
-                                srv_ns_dotted(&id->ns, &r->arena), ING_MAX_WAITING);
+                                "ingestion into %s.%s: %u requests running or queued already",
+                                srv_ns_dotted(&id->ns, &r->arena), id->name, bound);
         return NULL;
     }
     pthread_mutex_lock(&t->mu);
     return t;
 }
 
+/* Releases t; an entry without a sink (the table was not found, or its
+ * sink failed) that nobody waits for is dropped with its catalog handle, so
+ * requests naming absent tables hold nothing. */
 static void table_leave(fl_server_request *r, ing_table *t)
 {
+    struct srv_ingest *g = r->srv->ingest;
     pthread_mutex_unlock(&t->mu);
-    pthread_mutex_lock(&r->srv->ingest->mu);
-    t->waiting--;
-    pthread_mutex_unlock(&r->srv->ingest->mu);
+    pthread_mutex_lock(&g->mu);
+    bool drop = --t->waiting == 0 && !t->sink;
+    if (drop) {
+        ing_table **pp = &g->tables;
+        while (*pp != t)
+            pp = &(*pp)->next;
+        *pp = t->next;
+        g->ntables--;
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (drop)
+        table_free(t);
 }
 
 /* Drops the sink (its uncommitted rows die with it); the next request

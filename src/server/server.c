@@ -96,6 +96,10 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_catpool_init(s, s->opt.catalog_pool, err);
     if (rc == FL_OK)
         rc = srv_idem_open(s, err);
+    /* first: /v1/ingest/{namespace}/{table} wins over the 4-segment
+     * /v1/{prefix}/tables/rename-style routes when no prefix is configured */
+    if (rc == FL_OK)
+        rc = srv_routes_ingest(s, err);
     if (rc == FL_OK)
         rc = srv_routes_catalog(s, err);
     if (rc == FL_OK)
@@ -110,8 +114,6 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_views(s, err);
     if (rc == FL_OK)
         rc = srv_routes_sql(s, err);
-    if (rc == FL_OK)
-        rc = srv_routes_ingest(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;

@@ -195,6 +195,12 @@ expect "every batch exactly once" \
 expect "no batch twice" \
   "$(q "SELECT count(*) FROM (SELECT name FROM demo.ev WHERE id BETWEEN 1000 AND 499999 GROUP BY name HAVING count(*) <> 5) x")" 0
 
+# the retry state is in the table: the pipeline "http"'s committed positions
+st=$("$FLOE_BIN" ingest status --into demo.ev --pipeline http --positions 2>&1)
+echo "$st" | grep -q "http:producer:ing_admin/killer = $((N % 2 ? N : N - 1)) 5" &&
+  echo "$st" | grep -q "ing_admin.batch-$((N % 2 ? N - 1 : N))\$" &&
+  ok "ingest status shows the producer sequence and keys" || fail "ingest status: $st"
+
 kill -TERM "$pid" 2>/dev/null
 wait "$pid"
 expect "SIGTERM exits 0" "$?" 0

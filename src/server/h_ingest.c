@@ -372,25 +372,50 @@ static void respond_result(fl_server_request *r, int64_t rows, bool dup, const f
 }
 
 /* Under t->mu with the sink open: the request's batch, committed. */
+/* The table's current schema is not the one the sink converts to (an
+ * ALTER TABLE since the sink opened): one metadata read, on the error path. */
+static bool schema_changed(fl_server_request *r, ing_table *t)
+{
+    const char *loc = NULL;
+    fl_ice_metadata m;
+    fl_error err = {0};
+    return t->cat->ops->load_table(t->cat, &t->id, &r->arena, &loc, &err) == FL_OK &&
+           fl_ice_metadata_read(t->cat->io ? t->cat->io : r->srv->io, loc, &r->arena, &m, &err) ==
+               FL_OK &&
+           m.current_schema_id != fl_ingest_sink_ice_schema(t->sink)->schema_id;
+}
+
+/* Under t->mu with the sink open: the request's batch, committed. A body
+ * that does not fit is tried once more against a reopened sink when the
+ * table's schema changed under the open one. */
 static void ingest_locked(fl_server_request *r, ing_table *t, fl_ingest_body_format fmt,
                           const retry_hdrs *h, const char *target)
 {
-    fl_ingest_sink *s = t->sink;
-    int64_t dup_rows = -1;
-    if (is_duplicate(r, s, h, &dup_rows)) {
-        srv_audit(r, "ingest", target, "duplicate", h->idem ? h->idem : h->producer);
-        respond_result(r, dup_rows, true, NULL);
-        return;
-    }
-    size_t len = 0;
-    const char *body = fl_server_req_body(r, &len);
+    fl_ingest_sink *s = NULL;
     uint64_t rows = 0;
     fl_error err = {0};
-    fl_status rc = fl_ingest_body_write(fl_ingest_sink_schema(s), fl_ingest_sink_ice_schema(s), fmt,
-                                        body ? body : "", body ? len : 0, s, &rows, &err);
-    if (rc != FL_OK) {
-        if (!content_error(rc) || fl_ingest_sink_pending_rows(s))
+    fl_status rc = FL_OK;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (attempt && !sink_ready(r, t))
+            return;
+        s = t->sink;
+        int64_t dup_rows = -1;
+        if (is_duplicate(r, s, h, &dup_rows)) {
+            srv_audit(r, "ingest", target, "duplicate", h->idem ? h->idem : h->producer);
+            respond_result(r, dup_rows, true, NULL);
+            return;
+        }
+        size_t len = 0;
+        const char *body = fl_server_req_body(r, &len);
+        rc = fl_ingest_body_write(fl_ingest_sink_schema(s), fl_ingest_sink_ice_schema(s), fmt,
+                                  body ? body : "", body ? len : 0, s, &rows, &err);
+        if (rc == FL_OK)
+            break;
+        bool clean = content_error(rc) && !fl_ingest_sink_pending_rows(s);
+        if (!clean || (attempt == 0 && schema_changed(r, t)))
             sink_reset(t);
+        if (clean && !t->sink && attempt == 0)
+            continue;
         if (content_error(rc))
             fl_server_respond_error(r, 400, "BadRequestException", "%s", err.msg);
         else

@@ -117,6 +117,13 @@ out=$(post application/x-ndjson "$tmp/big.ndjson")
 expect "body over max-body-bytes 413" "${out%% *}" 413
 expect "nothing committed by refused requests" "$(q "SELECT count(*) FROM demo.ev")" "$snap0"
 
+# ---- schema evolution under the server's open sink: the new column is accepted at once
+"$FLOE_BIN" sql -q -c "ALTER TABLE demo.ev ADD COLUMN extra int" >/dev/null || fail "alter table"
+printf '{"id": 900, "extra": 5}\n' >"$tmp/evo.ndjson"
+out=$(post application/x-ndjson "$tmp/evo.ndjson")
+expect "new column after ALTER TABLE 200" "${out%% *}" 200
+expect "new column's value" "$(q "SELECT extra FROM demo.ev WHERE id = 900")" 5
+
 # ---- concurrent requests to one table: serialized (or refused with 429 + Retry-After, then
 # retried); every batch lands once
 for ((c = 1; c <= 24; c++)); do

@@ -212,6 +212,24 @@ FL_API fl_status fl_ingest_text_schema(const fl_schema *table, const fl_schema *
                                        const char *file, fl_arena *a, const fl_schema **out,
                                        fl_error *err);
 
+/* ---- HTTP request bodies (src_http.c; the endpoint is src/server/h_ingest.c) ---- */
+
+typedef enum fl_ingest_body_format {
+    FL_INGEST_BODY_NDJSON = 1, /* application/x-ndjson: one JSON object per line */
+    FL_INGEST_BODY_JSON,       /* application/json: an array of objects */
+    FL_INGEST_BODY_CSV,        /* text/csv: a header, then records */
+} fl_ingest_body_format;
+
+/* Converts every record of body (columns by name, coerced to table's types
+ * as `floe ingest files` does) and, only when all of them convert, writes
+ * them to s (NULL = check only). *rows = records. A bad record is FL_ESYNTAX,
+ * FL_ETYPE, FL_EINVAL... naming the line or record and the column, and
+ * nothing reached s; another failure with s given came from the sink (then
+ * only close is valid). */
+FL_API fl_status fl_ingest_body_write(const fl_schema *table, const fl_ice_schema *ice,
+                                      fl_ingest_body_format fmt, const void *body, size_t len,
+                                      fl_ingest_sink *s, uint64_t *rows, fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,6 +96,10 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_catpool_init(s, s->opt.catalog_pool, err);
     if (rc == FL_OK)
         rc = srv_idem_open(s, err);
+    /* first: /v1/ingest/{namespace}/{table} wins over the 4-segment
+     * /v1/{prefix}/tables/rename-style routes when no prefix is configured */
+    if (rc == FL_OK)
+        rc = srv_routes_ingest(s, err);
     if (rc == FL_OK)
         rc = srv_routes_catalog(s, err);
     if (rc == FL_OK)
@@ -132,6 +136,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
         return;
     srv_http_stop(s, drain_ms);
     srv_sql_free(s);
+    srv_ingest_free(s);
     srv_limits_free(s);
     if (s->pool.free)
         srv_catpool_free(s);

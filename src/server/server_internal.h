@@ -146,6 +146,7 @@ struct fl_server {
     pthread_mutex_t streams_mu;
     struct fl_server_stream *streams;
     struct srv_sql *sql;
+    struct srv_ingest *ingest; /* h_ingest.c: per-table ingestion sinks */
     /* limits.c */
     fl_admission *admission;
     bool own_admission;
@@ -198,6 +199,10 @@ void srv_streams_abort_all(fl_server *s);
 fl_status srv_routes_sql(fl_server *s, fl_error *err);
 /* Cancels running statements and waits for their threads (after http stop). */
 void srv_sql_free(fl_server *s);
+
+/* ---- HTTP ingestion (h_ingest.c) ---- */
+fl_status srv_routes_ingest(fl_server *s, fl_error *err);
+void srv_ingest_free(fl_server *s); /* after http stop */
 
 /* ---- dispatch (dispatch.c) ---- */
 void srv_dispatch(fl_server_request *r);

@@ -157,6 +157,10 @@ static int parse_args(int argc, char **argv, load_args *a)
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (!strcmp(arg, "-h")) {
+            usage(stdout);
+            return -1;
+        }
         if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
             if (!push(&a->files, &a->nfiles, arg))
                 return 1;
@@ -188,8 +192,10 @@ static int parse_args(int argc, char **argv, load_args *a)
         const char *val = eq ? eq + 1 : NULL;
         if (!val) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe load: %s needs a value\n", name);
-                return 2;
+                static const char *const known[] = {
+                    "--catalog",      "--warehouse", "--schema",   "--format", "--delimiter",
+                    "--partition-by", "--sort-by",   "--property", "--mode",   NULL};
+                return cli_missing_value("load", name, known);
             }
             val = argv[++i];
         }

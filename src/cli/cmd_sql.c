@@ -207,8 +207,12 @@ static int parse_args(int argc, char **argv, shell *sh)
         const char *val = eq ? eq + 1 : NULL;
         if (!val) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe sql: %s needs a value (see floe sql --help)\n", name);
-                return 2;
+                static const char *const known[] = {"-c",          "-f",          "-n",
+                                                    "-o",          "--catalog",   "--warehouse",
+                                                    "--namespace", "--time-zone", "--output",
+                                                    "--format",    "--threads",   "--memory-limit",
+                                                    NULL};
+                return cli_missing_value("sql", name, known);
             }
             val = argv[++i];
         }

@@ -158,8 +158,12 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
         }
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "floe table %s: %s needs a value\n", c->sub, name);
-            return 2;
+            static const char *const known[] = {"--snapshot",  "--as-of",  "--ref",   "--columns",
+                                                "--where",     "--format", "--limit", "--catalog",
+                                                "--warehouse", "--map",    NULL};
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "table %s", c->sub);
+            return cli_missing_value(cmd, name, known);
         }
         if (!strcmp(name, "--snapshot")) {
             if (!fl_parse_int64(val, strlen(val), &c->snapshot_id)) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
 
@@ -51,8 +52,10 @@ static int parse(int argc, char **argv, nsargs *a, int npos, const char *usage, 
         size_t nl = eq ? (size_t)(eq - s) : strlen(s);
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, s);
-            return 2;
+            static const char *const known[] = {"--catalog", "--warehouse", "--property", NULL};
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "table %s", a->cmd);
+            return cli_missing_value(cmd, s, known);
         }
         if (nl == 9 && !strncmp(s, "--catalog", nl)) {
             a->catalog = val;

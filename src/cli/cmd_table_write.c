@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
 #include "cli/textparse.h"
@@ -223,8 +224,15 @@ static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage
             val = eq + 1;
         } else {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, arg);
-                return 2;
+                static const char *const known[] = {
+                    "--catalog",  "--warehouse",  "--schema",   "--partition-by", "--sort-by",
+                    "--property", "--identifier", "--location", "--parent",       "--default",
+                    "--doc",      "--type",       "--after",    "--unset",        "--where",
+                    "--to",       "--to-time",    "--snapshot", "--older-than",   "--retain-last",
+                    NULL};
+                char cmd[64];
+                snprintf(cmd, sizeof cmd, "table %s", a->cmd);
+                return cli_missing_value(cmd, arg, known);
             }
             name = strdup(arg);
             val = argv[++i];

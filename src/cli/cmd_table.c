@@ -327,7 +327,7 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
     if (stat(c->table, &st) != 0 && !is_metadata_name(c->table)) {
         fl_table_ident id;
         FL_TRY(fl_table_ident_parse(c->table, &t->arena, &id, err));
-        FL_TRY(fl_cli_catalog_open(c->catalog, c->warehouse, &t->cc, err));
+        FL_TRY(fl_cli_catalog_open_ro(c->catalog, c->warehouse, &t->cc, err));
         t->has_cc = true;
         if (c->nmaps)
             FL_TRY(fl_fileio_remap(t->cc.io, c->maps, c->nmaps, &t->io, err));

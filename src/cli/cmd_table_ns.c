@@ -99,7 +99,7 @@ static int done(nsctx *x, fl_status rc, const char *what)
     return rc == FL_OK ? 0 : 1;
 }
 
-#define OPEN(npos, usage, props)                                                                   \
+#define OPEN_AS(npos, usage, props, open)                                                                  \
     nsctx x;                                                                                       \
     memset(&x, 0, sizeof x);                                                                       \
     fl_arena_init(&x.arena, 0);                                                                    \
@@ -110,13 +110,16 @@ static int done(nsctx *x, fl_status rc, const char *what)
             return u_ < 0 ? 0 : u_;                                                                \
         }                                                                                          \
     }                                                                                              \
-    fl_status rc = fl_cli_catalog_open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                  \
+    fl_status rc = open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                  \
     if (rc != FL_OK)                                                                               \
         return done(&x, rc, NULL);
+#define OPEN(npos, usage, props) OPEN_AS(npos, usage, props, fl_cli_catalog_open)
+/* listing commands never create the catalog (fl_cli_catalog_open_ro) */
+#define OPEN_RO(npos, usage, props) OPEN_AS(npos, usage, props, fl_cli_catalog_open_ro)
 
 int fl_cmd_table_namespaces(int argc, char **argv)
 {
-    OPEN(0, "[PARENT]", false);
+    OPEN_RO(0, "[PARENT]", false);
     fl_namespace parent = {0, NULL}, *v = NULL;
     uint32_t n = 0;
     if (x.a.npos)
@@ -150,7 +153,7 @@ int fl_cmd_table_create_namespace(int argc, char **argv)
 
 int fl_cmd_table_namespace(int argc, char **argv)
 {
-    OPEN(1, "NS", false);
+    OPEN_RO(1, "NS", false);
     fl_namespace ns;
     fl_ice_map m = {0};
     rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
@@ -173,7 +176,7 @@ int fl_cmd_table_drop_namespace(int argc, char **argv)
 
 int fl_cmd_table_tables(int argc, char **argv)
 {
-    OPEN(1, "NS", false);
+    OPEN_RO(1, "NS", false);
     fl_namespace ns;
     const char **names = NULL;
     uint32_t n = 0;

@@ -51,6 +51,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
 #include "cli/source.h"
+#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/ice_table.h"
 
@@ -881,10 +882,27 @@ int fl_cmd_load(int argc, char **argv)
         free_args(&a);
         return u < 0 ? 0 : u;
     }
+    char *spooled = NULL; /* `-`: stdin, once */
+    for (int i = 0; i < a.nfiles; i++) {
+        if (strcmp(a.files[i], "-"))
+            continue;
+        if (spooled) {
+            fprintf(stderr, "floe load: '-' (stdin) given twice\n");
+            free_args(&a);
+            cli_stdin_release(spooled);
+            return 2;
+        }
+        if (!(spooled = cli_stdin_spool("load"))) {
+            free_args(&a);
+            return 1;
+        }
+        a.files[i] = spooled;
+    }
     fl_error err;
     fl_error_clear(&err);
     fl_status rc = run_load(&a, &err);
     free_args(&a);
+    cli_stdin_release(spooled);
     if (rc != FL_OK) {
         fprintf(stderr, "floe load: %s\n", err.msg);
         return 1;

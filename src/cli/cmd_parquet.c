@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
 #include "floe/io.h"
@@ -871,6 +872,20 @@ int fl_cmd_parquet(int argc, char **argv)
     if (cli_help_requested(argc - 1, argv + 1)) {
         usage(stdout);
         return 0;
+    }
+    if (!strcmp(sub, "cat") || !strcmp(sub, "schema") || !strcmp(sub, "meta")) {
+        int i = 2; /* FILE `-` is stdin, spooled: the reader seeks to the footer */
+        while (i < argc && strcmp(argv[i], "-"))
+            i++;
+        if (i < argc) {
+            char *spooled = cli_stdin_spool("parquet");
+            if (!spooled)
+                return 1;
+            argv[i] = spooled;
+            int rc = fl_cmd_parquet(argc, argv);
+            cli_stdin_release(spooled);
+            return rc;
+        }
     }
     if (!strcmp(sub, "cat"))
         return cmd_cat(argc - 1, argv + 1);

@@ -99,7 +99,7 @@ static int done(nsctx *x, fl_status rc, const char *what)
     return rc == FL_OK ? 0 : 1;
 }
 
-#define OPEN_AS(npos, usage, props, open)                                                                  \
+#define OPEN_AS(npos, usage, props, open)                                                          \
     nsctx x;                                                                                       \
     memset(&x, 0, sizeof x);                                                                       \
     fl_arena_init(&x.arena, 0);                                                                    \
@@ -110,7 +110,7 @@ static int done(nsctx *x, fl_status rc, const char *what)
             return u_ < 0 ? 0 : u_;                                                                \
         }                                                                                          \
     }                                                                                              \
-    fl_status rc = open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                  \
+    fl_status rc = open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                                 \
     if (rc != FL_OK)                                                                               \
         return done(&x, rc, NULL);
 #define OPEN(npos, usage, props) OPEN_AS(npos, usage, props, fl_cli_catalog_open)

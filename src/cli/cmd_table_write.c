@@ -98,14 +98,17 @@ static fl_status rest_open(const char *uri, fl_cli_catalog *c, fl_error *err)
  * not leave an empty catalog behind. */
 static fl_status check_exists(const char *uri, fl_error *err)
 {
-    const char *path = !strncmp(uri, "sqlite:", 7) ? uri + 7 : !strncmp(uri, "fs:", 3) ? uri + 3 : NULL;
+    const char *path = !strncmp(uri, "sqlite:", 7) ? uri + 7
+                       : !strncmp(uri, "fs:", 3)   ? uri + 3
+                                                   : NULL;
     struct stat st;
     if (!path || is_uri(uri) || stat(path, &st) == 0)
         return FL_OK;
-    return fl_errorf(err, FL_ENOTFOUND,
-                     "catalog %s does not exist (create tables with floe load or floe table create, "
-                     "or pass --catalog / set FLOE_CATALOG)",
-                     uri);
+    return fl_errorf(
+        err, FL_ENOTFOUND,
+        "catalog %s does not exist (create tables with floe load or floe table create, "
+        "or pass --catalog / set FLOE_CATALOG)",
+        uri);
 }
 
 /* The absolute form of a local path that may not exist. */

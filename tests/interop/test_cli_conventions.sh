@@ -116,7 +116,7 @@ n="$("$FLOE_BIN" sql --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh"
 "$FLOE_BIN" parquet schema - <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
     bad "floe parquet schema - failed: $(cat "$tmp/err")"
 grep -q name "$tmp/out" || bad "floe parquet schema - printed: $(cat "$tmp/out")"
-"$FLOE_BIN" parquet cat - <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
+"$FLOE_BIN" parquet cat - --format jsonl <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
     bad "floe parquet cat - failed: $(cat "$tmp/err")"
 grep -q '"b"' "$tmp/out" || bad "floe parquet cat - printed: $(cat "$tmp/out")"
 

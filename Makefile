@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps build build-asan run test unit fuzz bench format clean
+.PHONY: all deps build build-asan run test unit fuzz bench format clean install
 
 all: build
 
@@ -35,6 +35,12 @@ bench: deps build
 
 format:
 	@find src include tests fuzz bench -name '*.[ch]' | xargs clang-format -i
+
+# `make install [PREFIX=/usr/local] [DESTDIR=/stage]`: the floe binary, libfloe (static and shared) and
+# include/floe/*.h, through CMake's install rules over the existing build.
+PREFIX ?= /usr/local
+install: build
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	@rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

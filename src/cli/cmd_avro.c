@@ -134,7 +134,9 @@ static int cmd_schema(int argc, char **argv)
             canonical = true;
         else if (!strcmp(argv[i], "--fingerprint"))
             fingerprint = true;
-        else if (argv[i][0] == '-' || path)
+        else if (argv[i][0] == '-')
+            return cli_unknown_option(argv[0][0] == 's' ? "avro schema" : "avro meta", argv[i]);
+        else if (path)
             return usage(stderr);
         else
             path = argv[i];
@@ -205,7 +207,9 @@ static int cmd_meta(int argc, char **argv)
             json = true;
         else if (!strcmp(argv[i], "--blocks"))
             all_blocks = true;
-        else if (argv[i][0] == '-' || path)
+        else if (argv[i][0] == '-')
+            return cli_unknown_option(argv[0][0] == 's' ? "avro schema" : "avro meta", argv[i]);
+        else if (path)
             return usage(stderr);
         else
             path = argv[i];
@@ -460,7 +464,9 @@ static int cmd_cat(int argc, char **argv)
             flags = FL_AVRO_JSON_LOGICAL;
         else if (!strncmp(a, "--reader-schema=", 16))
             reader_schema = a + 16;
-        else if (a[0] == '-' || path)
+        else if (a[0] == '-')
+            return cli_unknown_option("avro cat", a);
+        else if (path)
             return usage(stderr);
         else
             path = a;
@@ -627,7 +633,9 @@ static int cmd_write(int argc, char **argv)
             meta[opt.nmeta].value = (const uint8_t *)(eq + 1);
             meta[opt.nmeta].len = strlen(eq + 1);
             opt.nmeta++;
-        } else if (a[0] == '-' || npos == 3)
+        } else if (a[0] == '-')
+            return cli_unknown_option("avro write", a);
+        else if (npos == 3)
             return usage(stderr);
         else
             pos[npos++] = a;
@@ -693,6 +701,8 @@ static int cmd_write(int argc, char **argv)
 
 static int cmd_canonical(int argc, char **argv)
 {
+    if (argc == 2 && argv[1][0] == '-')
+        return cli_unknown_option("avro canonical", argv[1]);
     if (argc != 2)
         return usage(stderr);
     fl_error err = {0};
@@ -722,6 +732,12 @@ int fl_cmd_avro(int argc, char **argv)
         return usage(stderr);
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help"))
+        return usage(stdout);
+    if (sub[0] == '-') {
+        cli_unknown_option("avro", sub);
+        return usage(stderr);
+    }
+    if (cli_help_requested(argc - 1, argv + 1))
         return usage(stdout);
     if (!strcmp(sub, "schema"))
         return cmd_schema(argc - 1, argv + 1);

@@ -197,6 +197,10 @@ static int parse_args(int argc, char **argv, convert_args *a)
         const char *arg = argv[i];
         const char *val = NULL;
         char name[64];
+        if (!strcmp(arg, "-h")) {
+            usage(stdout);
+            exit(0);
+        }
         if (!strncmp(arg, "--", 2) && arg[2]) {
             const char *eq = strchr(arg, '=');
             size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -211,8 +215,11 @@ static int parse_args(int argc, char **argv, convert_args *a)
                 val = eq + 1;
             else if (!flag) {
                 if (i + 1 >= argc) {
-                    fprintf(stderr, "floe convert: %s needs a value\n", name);
-                    return 2;
+                    static const char *const known[] = {
+                        "--from",           "--to",        "--schema",
+                        "--codec",          "--level",     "--delimiter",
+                        "--row-group-rows", "--page-rows", NULL};
+                    return cli_missing_value("convert", name, known);
                 }
                 val = argv[++i];
             }

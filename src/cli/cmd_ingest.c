@@ -95,8 +95,10 @@ static int parse_args(int argc, char **argv, ingest_args *a)
             continue;
         }
         if (!v) {
-            fprintf(stderr, "floe ingest: %s needs a value\n", o);
-            return 2;
+            static const char *const known[] = {
+                "--into", "--pipeline",        "--catalog", "--warehouse", "--checkpoint-interval",
+                "--poll", "--checkpoint-rows", NULL};
+            return cli_missing_value("ingest", o, known);
         }
         i++;
         if (!strcmp(o, "--into"))
@@ -290,6 +292,8 @@ int fl_cmd_ingest(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+        if (argc >= 2 && argv[1][0] == '-')
+            cli_unknown_option("ingest", argv[1]);
         usage(stderr);
         return 2;
     }

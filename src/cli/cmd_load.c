@@ -50,6 +50,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
 #include "cli/source.h"
+#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/ice_table.h"
 #include "floe/ingest.h"
@@ -157,6 +158,10 @@ static int parse_args(int argc, char **argv, load_args *a)
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (!strcmp(arg, "-h")) {
+            usage(stdout);
+            return -1;
+        }
         if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
             if (!push(&a->files, &a->nfiles, arg))
                 return 1;
@@ -188,8 +193,10 @@ static int parse_args(int argc, char **argv, load_args *a)
         const char *val = eq ? eq + 1 : NULL;
         if (!val) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe load: %s needs a value\n", name);
-                return 2;
+                static const char *const known[] = {
+                    "--catalog",      "--warehouse", "--schema",   "--format", "--delimiter",
+                    "--partition-by", "--sort-by",   "--property", "--mode",   NULL};
+                return cli_missing_value("load", name, known);
             }
             val = argv[++i];
         }
@@ -576,10 +583,27 @@ int fl_cmd_load(int argc, char **argv)
         free_args(&a);
         return u < 0 ? 0 : u;
     }
+    char *spooled = NULL; /* `-`: stdin, once */
+    for (int i = 0; i < a.nfiles; i++) {
+        if (strcmp(a.files[i], "-"))
+            continue;
+        if (spooled) {
+            fprintf(stderr, "floe load: '-' (stdin) given twice\n");
+            free_args(&a);
+            cli_stdin_release(spooled);
+            return 2;
+        }
+        if (!(spooled = cli_stdin_spool("load"))) {
+            free_args(&a);
+            return 1;
+        }
+        a.files[i] = spooled;
+    }
     fl_error err;
     fl_error_clear(&err);
     fl_status rc = run_load(&a, &err);
     free_args(&a);
+    cli_stdin_release(spooled);
     if (rc != FL_OK) {
         fprintf(stderr, "floe load: %s\n", err.msg);
         return 1;

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
 #include "floe/io.h"
@@ -657,8 +658,9 @@ static int parse_cat_args(int argc, char **argv, fl_arena *a, cat_args *c, fl_er
         }
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "floe parquet cat: %s needs a value\n", name);
-            return 2;
+            static const char *const known[] = {"--columns", "--where", "--format", "--limit",
+                                                NULL};
+            return cli_missing_value("parquet cat", name, known);
         }
         if (!strcmp(name, "--columns")) {
             if (split_columns(val, a, &c->columns, &c->ncolumns, err) != FL_OK)
@@ -862,10 +864,37 @@ int fl_cmd_parquet(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *sub = argv[1];
+    if (sub[0] == '-') {
+        cli_unknown_option("parquet", sub);
+        usage(stderr);
+        return 2;
+    }
+    if (cli_help_requested(argc - 1, argv + 1)) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(sub, "cat") || !strcmp(sub, "schema") || !strcmp(sub, "meta")) {
+        int i = 2; /* FILE `-` is stdin, spooled: the reader seeks to the footer */
+        while (i < argc && strcmp(argv[i], "-"))
+            i++;
+        if (i < argc) {
+            char *spooled = cli_stdin_spool("parquet");
+            if (!spooled)
+                return 1;
+            argv[i] = spooled;
+            int rc = fl_cmd_parquet(argc, argv);
+            cli_stdin_release(spooled);
+            return rc;
+        }
+    }
     if (!strcmp(sub, "cat"))
         return cmd_cat(argc - 1, argv + 1);
     if (!strcmp(sub, "schema") || !strcmp(sub, "meta")) {
-        if (argc != 3 || argv[2][0] == '-') {
+        for (int i = 2; i < argc; i++)
+            if (argv[i][0] == '-' && argv[i][1])
+                return cli_unknown_option(
+                    !strcmp(sub, "schema") ? "parquet schema" : "parquet meta", argv[i]);
+        if (argc != 3) {
             usage(stderr);
             return 2;
         }

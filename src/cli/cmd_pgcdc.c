@@ -71,14 +71,18 @@ int fl_cmd_pgcdc(int argc, char **argv)
     fl_pgcdc_decode_options o;
     memset(&o, 0, sizeof o);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         }
         if (flag(argv[i], &o))
             continue;
         if (i + 1 >= argc || !option(argv[i], argv[i + 1], &o)) {
-            fprintf(stderr, "floe pg-decode: unknown option or missing value: %s\n", argv[i]);
+            fl_pgcdc_decode_options probe = o; /* known option, only its value missing? */
+            if (i + 1 >= argc && option(argv[i], "0", &probe))
+                fprintf(stderr, "floe pg-decode: %s needs a value\n", argv[i]);
+            else
+                fprintf(stderr, "floe pg-decode: unknown option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         }

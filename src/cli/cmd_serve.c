@@ -421,7 +421,13 @@ static int parse_args(serve_cfg *c, int argc, char **argv, const char **config)
         else if (i + 1 < argc)
             val = argv[++i];
         else {
-            fprintf(stderr, "floe serve: --%s needs a value\n", key);
+            bool known = !strcmp(key, "config");
+            for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
+                known |= !strcmp(key, KEYS[k]);
+            if (known)
+                fprintf(stderr, "floe serve: --%s needs a value\n", key);
+            else
+                fprintf(stderr, "floe serve: unknown option '--%s' (see floe serve --help)\n", key);
             return -1;
         }
         if (!strcmp(key, "config")) {

@@ -207,8 +207,12 @@ static int parse_args(int argc, char **argv, shell *sh)
         const char *val = eq ? eq + 1 : NULL;
         if (!val) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe sql: %s needs a value (see floe sql --help)\n", name);
-                return 2;
+                static const char *const known[] = {"-c",          "-f",          "-n",
+                                                    "-o",          "--catalog",   "--warehouse",
+                                                    "--namespace", "--time-zone", "--output",
+                                                    "--format",    "--threads",   "--memory-limit",
+                                                    NULL};
+                return cli_missing_value("sql", name, known);
             }
             val = argv[++i];
         }
@@ -760,11 +764,67 @@ static void line_loop(shell *sh, bool tty)
 
 /* ---- setup ---- */
 
+/* Whether one statement only reads: its first keyword (after blanks and
+ * "--" comments) is one of the query and catalog-listing words, or it is a
+ * backslash command. */
+static bool statement_reads(const char *s, size_t n)
+{
+    static const char *const words[] = {"select",   "with",  "values", "show", "explain",
+                                        "describe", "table", "desc",   NULL};
+    size_t i = 0;
+    for (;;) {
+        while (i < n && isspace((unsigned char)s[i]))
+            i++;
+        if (i + 1 < n && s[i] == '-' && s[i + 1] == '-') {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        break;
+    }
+    if (i == n || s[i] == '\\' || s[i] == '(')
+        return true;
+    size_t w = i;
+    while (w < n && isalpha((unsigned char)s[w]))
+        w++;
+    for (const char *const *k = words; *k; k++)
+        if (strlen(*k) == w - i && !strncasecmp(*k, s + i, w - i))
+            return true;
+    return false;
+}
+
+/* Whether the run only reads: -c scripts whose every statement reads. Such a
+ * run opens the catalog read-only, so a mistyped --catalog or the wrong
+ * folder is an error instead of a new empty catalog. -f scripts and the
+ * interactive shell may create tables: they open it read-write. */
+static bool run_reads_only(const shell *sh)
+{
+    if (!sh->nitems)
+        return false;
+    for (int i = 0; i < sh->nitems; i++) {
+        if (sh->items[i].is_file)
+            return false;
+        const char *t = sh->items[i].text;
+        uint32_t *st = NULL, *ln = NULL, n = 0;
+        fl_error e = {0};
+        bool ok = fl_sql_split(t, &st, &ln, &n, &e) == FL_OK;
+        for (uint32_t k = 0; ok && k < n; k++)
+            ok = statement_reads(t + st[k], ln[k]);
+        free(st);
+        free(ln);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 static fl_status open_session(shell *sh, fl_error *err)
 {
     fl_sql_options opt = {0};
     if (!sh->no_catalog) {
-        FL_TRY(fl_cli_catalog_open(sh->catalog_uri, sh->warehouse, &sh->cat, err));
+        FL_TRY(run_reads_only(sh)
+                   ? fl_cli_catalog_open_ro(sh->catalog_uri, sh->warehouse, &sh->cat, err)
+                   : fl_cli_catalog_open(sh->catalog_uri, sh->warehouse, &sh->cat, err));
         sh->have_cat = true;
         opt.catalog = sh->cat.cat;
         opt.io = sh->cat.io;

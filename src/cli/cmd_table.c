@@ -158,8 +158,12 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
         }
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "floe table %s: %s needs a value\n", c->sub, name);
-            return 2;
+            static const char *const known[] = {"--snapshot",  "--as-of",  "--ref",   "--columns",
+                                                "--where",     "--format", "--limit", "--catalog",
+                                                "--warehouse", "--map",    NULL};
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "table %s", c->sub);
+            return cli_missing_value(cmd, name, known);
         }
         if (!strcmp(name, "--snapshot")) {
             if (!fl_parse_int64(val, strlen(val), &c->snapshot_id)) {
@@ -323,7 +327,7 @@ static fl_status open_table(const tbl_args *c, tbl_ctx *t, fl_error *err)
     if (stat(c->table, &st) != 0 && !is_metadata_name(c->table)) {
         fl_table_ident id;
         FL_TRY(fl_table_ident_parse(c->table, &t->arena, &id, err));
-        FL_TRY(fl_cli_catalog_open(c->catalog, c->warehouse, &t->cc, err));
+        FL_TRY(fl_cli_catalog_open_ro(c->catalog, c->warehouse, &t->cc, err));
         t->has_cc = true;
         if (c->nmaps)
             FL_TRY(fl_fileio_remap(t->cc.io, c->maps, c->nmaps, &t->io, err));

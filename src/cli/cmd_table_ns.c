@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
 
@@ -51,8 +52,10 @@ static int parse(int argc, char **argv, nsargs *a, int npos, const char *usage, 
         size_t nl = eq ? (size_t)(eq - s) : strlen(s);
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, s);
-            return 2;
+            static const char *const known[] = {"--catalog", "--warehouse", "--property", NULL};
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "table %s", a->cmd);
+            return cli_missing_value(cmd, s, known);
         }
         if (nl == 9 && !strncmp(s, "--catalog", nl)) {
             a->catalog = val;
@@ -96,7 +99,7 @@ static int done(nsctx *x, fl_status rc, const char *what)
     return rc == FL_OK ? 0 : 1;
 }
 
-#define OPEN(npos, usage, props)                                                                   \
+#define OPEN_AS(npos, usage, props, open)                                                          \
     nsctx x;                                                                                       \
     memset(&x, 0, sizeof x);                                                                       \
     fl_arena_init(&x.arena, 0);                                                                    \
@@ -107,13 +110,16 @@ static int done(nsctx *x, fl_status rc, const char *what)
             return u_ < 0 ? 0 : u_;                                                                \
         }                                                                                          \
     }                                                                                              \
-    fl_status rc = fl_cli_catalog_open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                  \
+    fl_status rc = open(x.a.catalog, x.a.warehouse, &x.c, &x.err);                                 \
     if (rc != FL_OK)                                                                               \
         return done(&x, rc, NULL);
+#define OPEN(npos, usage, props) OPEN_AS(npos, usage, props, fl_cli_catalog_open)
+/* listing commands never create the catalog (fl_cli_catalog_open_ro) */
+#define OPEN_RO(npos, usage, props) OPEN_AS(npos, usage, props, fl_cli_catalog_open_ro)
 
 int fl_cmd_table_namespaces(int argc, char **argv)
 {
-    OPEN(0, "[PARENT]", false);
+    OPEN_RO(0, "[PARENT]", false);
     fl_namespace parent = {0, NULL}, *v = NULL;
     uint32_t n = 0;
     if (x.a.npos)
@@ -147,7 +153,7 @@ int fl_cmd_table_create_namespace(int argc, char **argv)
 
 int fl_cmd_table_namespace(int argc, char **argv)
 {
-    OPEN(1, "NS", false);
+    OPEN_RO(1, "NS", false);
     fl_namespace ns;
     fl_ice_map m = {0};
     rc = fl_namespace_parse(x.a.pos[0], &x.arena, &ns, &x.err);
@@ -170,7 +176,7 @@ int fl_cmd_table_drop_namespace(int argc, char **argv)
 
 int fl_cmd_table_tables(int argc, char **argv)
 {
-    OPEN(1, "NS", false);
+    OPEN_RO(1, "NS", false);
     fl_namespace ns;
     const char **names = NULL;
     uint32_t n = 0;

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
 #include "cli/textparse.h"
@@ -91,7 +92,58 @@ static fl_status rest_open(const char *uri, fl_cli_catalog *c, fl_error *err)
     return FL_OK;
 }
 
+/* Read-only opens refuse a local catalog that is not there (a SQLite file,
+ * an fs: folder) instead of creating it, and leave a missing warehouse
+ * folder uncreated: a mistyped path or the wrong working directory must
+ * not leave an empty catalog behind. */
+static fl_status check_exists(const char *uri, fl_error *err)
+{
+    const char *path = !strncmp(uri, "sqlite:", 7) ? uri + 7
+                       : !strncmp(uri, "fs:", 3)   ? uri + 3
+                                                   : NULL;
+    struct stat st;
+    if (!path || is_uri(uri) || stat(path, &st) == 0)
+        return FL_OK;
+    return fl_errorf(
+        err, FL_ENOTFOUND,
+        "catalog %s does not exist (create tables with floe load or floe table create, "
+        "or pass --catalog / set FLOE_CATALOG)",
+        uri);
+}
+
+/* The absolute form of a local path that may not exist. */
+static char *absolute(const char *path)
+{
+    char abs[PATH_MAX], cwd[PATH_MAX];
+    if (realpath(path, abs))
+        return strdup(abs);
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return strdup(path);
+    if (!strncmp(path, "./", 2))
+        path += 2;
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s", cwd, path);
+    return s;
+}
+
+static fl_status catalog_open(const char *uri, const char *warehouse, bool ro, fl_cli_catalog *c,
+                              fl_error *err);
+
 fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
+                              fl_error *err)
+{
+    return catalog_open(uri, warehouse, false, c, err);
+}
+
+fl_status fl_cli_catalog_open_ro(const char *uri, const char *warehouse, fl_cli_catalog *c,
+                                 fl_error *err)
+{
+    return catalog_open(uri, warehouse, true, c, err);
+}
+
+static fl_status catalog_open(const char *uri, const char *warehouse, bool ro, fl_cli_catalog *c,
                               fl_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -108,7 +160,11 @@ fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_cat
         warehouse = "./warehouse";
     if (!strncmp(warehouse, "file:", 5) && !is_uri(warehouse))
         warehouse += 5;
-    if (!is_uri(warehouse)) {
+    if (ro)
+        FL_TRY(check_exists(uri, err));
+    if (!is_uri(warehouse) && ro) {
+        c->warehouse = absolute(warehouse);
+    } else if (!is_uri(warehouse)) {
         FL_TRY(mkdirs(warehouse, err));
         char abs[PATH_MAX];
         if (!realpath(warehouse, abs))
@@ -124,7 +180,7 @@ fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_cat
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s", uri + 7);
         char *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
+        if (slash && slash != dir && !ro) {
             *slash = '\0';
             fl_status rc = mkdirs(dir, err);
             if (rc != FL_OK) {
@@ -223,8 +279,15 @@ static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage
             val = eq + 1;
         } else {
             if (i + 1 >= argc) {
-                fprintf(stderr, "floe table %s: %s needs a value\n", a->cmd, arg);
-                return 2;
+                static const char *const known[] = {
+                    "--catalog",  "--warehouse",  "--schema",   "--partition-by", "--sort-by",
+                    "--property", "--identifier", "--location", "--parent",       "--default",
+                    "--doc",      "--type",       "--after",    "--unset",        "--where",
+                    "--to",       "--to-time",    "--snapshot", "--older-than",   "--retain-last",
+                    NULL};
+                char cmd[64];
+                snprintf(cmd, sizeof cmd, "table %s", a->cmd);
+                return cli_missing_value(cmd, arg, known);
             }
             name = strdup(arg);
             val = argv[++i];

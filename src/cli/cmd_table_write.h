@@ -41,6 +41,10 @@ typedef struct fl_cli_catalog {
 /* uri / warehouse may be NULL (environment, then defaults). */
 fl_status fl_cli_catalog_open(const char *uri, const char *warehouse, fl_cli_catalog *c,
                               fl_error *err);
+/* For read-only commands: a local catalog (sqlite: file, fs: folder) that
+ * does not exist is an FL_ENOTFOUND error, and nothing is created. */
+fl_status fl_cli_catalog_open_ro(const char *uri, const char *warehouse, fl_cli_catalog *c,
+                                 fl_error *err);
 void fl_cli_catalog_close(fl_cli_catalog *c);
 /* Creates the namespace of id when missing (FL_EEXIST is fine). */
 fl_status fl_cli_ensure_namespace(fl_cli_catalog *c, const fl_table_ident *id, fl_error *err);

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The CLI conventions (src/cli/README.md "Conventions") swept over every `floe` command and subcommand:
+# --help and -h exit 0 with usage on stdout; an unknown option exits 2 naming the option and the command on
+# stderr; a missing argument exits 2; read-only commands against a catalog / warehouse that does not exist fail
+# and create nothing; `-` reads stdin. The command list mirrors src/cli/main.c and each command's table; a new
+# subcommand missing here is caught by the "every listed subcommand" check on `floe table --help`.
+set -uo pipefail
+: "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-cli-conv.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+unset FLOE_CATALOG FLOE_WAREHOUSE
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run CMD... : sets rc, out, err
+run() {
+    "$FLOE_BIN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    out="$(cat "$tmp/out")"
+    err="$(cat "$tmp/err")"
+}
+
+table_subs="$("$FLOE_BIN" table --help | awk '/^  [a-z][a-z_-]* /{print $1}')"
+admin_subs="bootstrap principal role grant revoke grants token policy policies limits"
+commands=(
+    "parquet" "parquet schema" "parquet meta" "parquet cat"
+    "avro" "avro schema" "avro meta" "avro cat" "avro write" "avro canonical"
+    "convert" "load" "serve" "sql" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
+)
+for s in $table_subs; do commands+=("table $s"); done
+for s in $admin_subs; do commands+=("admin $s"); done
+[ "$(echo "$table_subs" | wc -w)" -ge 30 ] || bad "floe table --help lists only: $table_subs"
+
+for c in "${commands[@]}"; do
+    # shellcheck disable=SC2086
+    for h in --help -h; do
+        run $c $h
+        [ "$rc" = 0 ] || bad "floe $c $h exits $rc: $err"
+        echo "$out" | grep -qi 'usage' || bad "floe $c $h prints no usage on stdout"
+    done
+    # shellcheck disable=SC2086
+    run $c --bogus-opt
+    [ "$rc" = 2 ] || bad "floe $c --bogus-opt exits $rc (want 2)"
+    echo "$err" | grep -q -- "--bogus-opt" || bad "floe $c --bogus-opt: stderr does not name the option: $err"
+    echo "$err" | grep -qi "unknown option" || bad "floe $c --bogus-opt: stderr does not say unknown option: $err"
+    first="${c%% *}"
+    echo "$err" | grep -q "floe $first" || bad "floe $c --bogus-opt: stderr does not name the command: $err"
+    [ -e "$tmp/warehouse" ] && { bad "floe $c --bogus-opt created ./warehouse"; rm -rf "$tmp/warehouse"; }
+done
+
+# Missing required arguments: exit 2 with a message on stderr.
+for c in "parquet schema" "parquet cat" "avro schema" "convert" "load" "table cat" "table describe" \
+    "table create" "table drop" "ingest files" "admin principal create" "admin token"; do
+    # shellcheck disable=SC2086
+    run $c
+    [ "$rc" = 2 ] || bad "floe $c (no arguments) exits $rc (want 2)"
+    [ -n "$err" ] || bad "floe $c (no arguments) says nothing on stderr"
+done
+
+# Read-only commands against a catalog that does not exist: fail, create nothing.
+nocat="sqlite:$tmp/nope/catalog.db"
+now="$tmp/nowh"
+ro=(
+    "table tables default --catalog $nocat --warehouse $now"
+    "table namespaces --catalog $nocat --warehouse $now"
+    "table describe default.t --catalog $nocat --warehouse $now"
+    "table cat default.t --catalog $nocat --warehouse $now"
+    "table count default.t --catalog $nocat --warehouse $now"
+    "admin --catalog $nocat principal list"
+    "admin --catalog $nocat grants"
+)
+# (floe ingest status still creates them: cmd_ingest.c is another helper's file; see src/cli/README.md)
+for c in "${ro[@]}"; do
+    # shellcheck disable=SC2086
+    run $c
+    [ "$rc" != 0 ] || bad "floe $c succeeded against a missing catalog"
+    [ -n "$err" ] || bad "floe $c: no error message"
+    [ -e "$tmp/nope" ] && { bad "floe $c created the catalog folder"; rm -rf "$tmp/nope"; }
+    [ -e "$now" ] && { bad "floe $c created the warehouse"; rm -rf "$now"; }
+done
+# floe sql whose -c statements all read opens the catalog read-only.
+for q in "SELECT 1" "SELECT * FROM default.t; SHOW TABLES" "-- note
+WITH x AS (SELECT 1) SELECT * FROM x"; do
+    run sql --catalog "$nocat" --warehouse "$now" -c "$q"
+    [ "$rc" = 1 ] || bad "floe sql -c '$q' against a missing catalog exits $rc (want 1)"
+    echo "$err" | grep -q "does not exist" || bad "floe sql -c '$q': unclear error: $err"
+    [ -e "$tmp/nope" ] || [ -e "$now" ] && { bad "floe sql -c '$q' created the catalog or warehouse"; rm -rf "$tmp/nope" "$now"; }
+done
+# ...while a writing statement still creates it, as before.
+run sql --catalog "$nocat" --warehouse "$now" -c "CREATE TABLE t (a int)"
+[ "$rc" = 0 ] || bad "floe sql -c CREATE TABLE into a new catalog: $err"
+[ -e "$tmp/nope/catalog.db" ] || bad "floe sql -c CREATE TABLE made no catalog"
+rm -rf "$tmp/nope" "$now"
+# ...and with the defaults (./warehouse/catalog.db) in an empty folder.
+mkdir -p "$tmp/empty" && cd "$tmp/empty" || exit 1
+for c in "sql -c SELECT_1" "table tables default" "table describe default.t"; do
+    # shellcheck disable=SC2086
+    if [ "$c" = "sql -c SELECT_1" ]; then run sql -c "SELECT 1"; else run $c; fi
+    [ "$rc" != 0 ] || bad "floe $c succeeded with no ./warehouse"
+    [ -e warehouse ] && { bad "floe $c created ./warehouse"; rm -rf warehouse; }
+done
+cd "$tmp" || exit 1
+
+# `-` is stdin.
+printf 'id,name\n1,a\n2,b\n' >"$tmp/in.csv"
+echo "SELECT 40 + 2 AS x;" | "$FLOE_BIN" sql --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" \
+    --format csv -f - >"$tmp/out" 2>"$tmp/err" || bad "floe sql -f - failed: $(cat "$tmp/err")"
+grep -qx 42 "$tmp/out" || bad "floe sql -f - printed: $(cat "$tmp/out")"
+"$FLOE_BIN" load --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" --format csv - demo.t \
+    <"$tmp/in.csv" >"$tmp/out" 2>"$tmp/err" || bad "floe load - failed: $(cat "$tmp/err")"
+n="$("$FLOE_BIN" sql --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" --format csv \
+    -c "SELECT count(*) FROM demo.t" 2>&1 | tail -1)"
+[ "$n" = 2 ] || bad "floe load - loaded: $n"
+"$FLOE_BIN" convert "$tmp/in.csv" "$tmp/in.parquet" 2>"$tmp/err" || bad "convert: $(cat "$tmp/err")"
+"$FLOE_BIN" parquet schema - <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
+    bad "floe parquet schema - failed: $(cat "$tmp/err")"
+grep -q name "$tmp/out" || bad "floe parquet schema - printed: $(cat "$tmp/out")"
+"$FLOE_BIN" parquet cat - --format jsonl <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
+    bad "floe parquet cat - failed: $(cat "$tmp/err")"
+grep -q '"b"' "$tmp/out" || bad "floe parquet cat - printed: $(cat "$tmp/out")"
+
+[ "$fails" = 0 ] || { echo "$fails convention failures"; exit 1; }
+echo "ok: ${#commands[@]} commands"

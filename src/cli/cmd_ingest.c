@@ -315,7 +315,9 @@ int fl_cmd_ingest(int argc, char **argv)
     fl_error err;
     fl_error_clear(&err);
     fl_cli_catalog c;
-    fl_status rc = fl_cli_catalog_open(a.catalog, a.warehouse, &c, &err);
+    /* status only reads: a missing catalog is an error, never created */
+    fl_status rc = files ? fl_cli_catalog_open(a.catalog, a.warehouse, &c, &err)
+                         : fl_cli_catalog_open_ro(a.catalog, a.warehouse, &c, &err);
     fl_arena ar;
     fl_arena_init(&ar, 0);
     fl_table_ident id;

@@ -389,7 +389,7 @@ static fl_status rd_columns(rd *r, rel_slot *s)
     for (uint16_t i = 0; i < n; i++) {
         pgcdc_column *c = &s->rel.cols[i];
         uint8_t flags;
-        const char *name;
+        const char *name = NULL;
         uint32_t typmod;
         FL_TRY(rd_u8(r, "column flags", &flags));
         FL_TRY(rd_str(r, "column name", &name));
@@ -407,7 +407,7 @@ static fl_status rd_columns(rd *r, rel_slot *s)
 
 static fl_status rd_relation(rd *r, rel_slot *s)
 {
-    const char *nsp, *name;
+    const char *nsp = NULL, *name = NULL;
     size_t at = r->off;
     FL_TRY(rd_u32(r, "relation OID", &s->rel.oid));
     if (s->rel.oid == 0)

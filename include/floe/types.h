@@ -121,6 +121,9 @@ FL_API size_t fl_type_format(const fl_type *t, char *buf, size_t cap);
 FL_API bool fl_type_parse_primitive(const char *s, fl_type *out);
 
 FL_API bool fl_type_equal(const fl_type *a, const fl_type *b);
+/* Same physical shape (type ids, decimal precision/scale, fixed length,
+ * nesting), ignoring field names and ids: the same vectors fit both. */
+FL_API bool fl_type_same_shape(const fl_type *a, const fl_type *b);
 
 /* Deep copies (names, children) into arena a. Return FL_ENOMEM on failure. */
 FL_API fl_status fl_type_copy(fl_arena *a, const fl_type *src, fl_type *dst);

@@ -336,3 +336,19 @@ int fl_value_compare(const fl_value *a, const fl_value *b)
     default: return 0;
     }
 }
+
+bool fl_type_same_shape(const fl_type *a, const fl_type *b)
+{
+    if (a->id != b->id)
+        return false;
+    if (a->id == FL_TYPE_DECIMAL)
+        return a->precision == b->precision && a->scale == b->scale;
+    if (a->id == FL_TYPE_FIXED)
+        return a->fixed_len == b->fixed_len;
+    if (a->nchildren != b->nchildren)
+        return false;
+    for (uint32_t i = 0; i < a->nchildren; i++)
+        if (!fl_type_same_shape(&a->children[i].type, &b->children[i].type))
+            return false;
+    return true;
+}

@@ -72,25 +72,6 @@ static void random_uuid(char buf[37])
     buf[o] = '\0';
 }
 
-/* Same physical shape (types, nesting), ignoring names and ids. */
-static bool shape_equal(const fl_type *a, const fl_type *b)
-{
-    if (a->id != b->id)
-        return false;
-    if (a->id == FL_TYPE_DECIMAL)
-        return a->precision == b->precision && a->scale == b->scale;
-    if (a->id == FL_TYPE_FIXED)
-        return a->fixed_len == b->fixed_len;
-    if (!fl_type_is_nested(a))
-        return true;
-    if (a->nchildren != b->nchildren)
-        return false;
-    for (uint32_t i = 0; i < a->nchildren; i++)
-        if (!shape_equal(&a->children[i].type, &b->children[i].type))
-            return false;
-    return true;
-}
-
 static uint64_t vec_bytes(const fl_vector *v)
 {
     uint64_t n = (uint64_t)v->len * fl_type_width(v->type) + v->heap_len + (v->len + 7) / 8;
@@ -601,7 +582,7 @@ static fl_status check_batch(fl_ice_data_writer *w, const fl_batch *b, fl_error 
                          w->schema.nfields);
     for (uint32_t c = 0; c < b->ncols; c++) {
         const fl_field *f = &w->schema.fields[c];
-        if (!shape_equal(b->cols[c].type, &f->type)) {
+        if (!fl_type_same_shape(b->cols[c].type, &f->type)) {
             char have[64], want[64];
             fl_type_format(b->cols[c].type, have, sizeof have);
             fl_type_format(&f->type, want, sizeof want);

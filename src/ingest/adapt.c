@@ -58,22 +58,6 @@ static int32_t find_col(const fl_schema *s, const char *name)
     return found;
 }
 
-static bool same_shape(const fl_type *a, const fl_type *b)
-{
-    if (a->id != b->id)
-        return false;
-    if (a->id == FL_TYPE_DECIMAL)
-        return a->precision == b->precision && a->scale == b->scale;
-    if (a->id == FL_TYPE_FIXED)
-        return a->fixed_len == b->fixed_len;
-    if (a->nchildren != b->nchildren)
-        return false;
-    for (uint32_t i = 0; i < a->nchildren; i++)
-        if (!same_shape(&a->children[i].type, &b->children[i].type))
-            return false;
-    return true;
-}
-
 static bool is_ts(fl_type_id t)
 {
     return t == FL_TYPE_TIMESTAMP || t == FL_TYPE_TIMESTAMPTZ;
@@ -251,7 +235,7 @@ static fl_status adapter_init(fl_ingest_adapter *ad, const fl_schema *table,
             continue;
         }
         const fl_type *st = &src->fields[s].type;
-        if (same_shape(st, &tf->type) || retype_ok(st, &tf->type))
+        if (fl_type_same_shape(st, &tf->type) || retype_ok(st, &tf->type))
             continue;
         if (!cast_ok(st, &tf->type)) {
             char a[64], b[64];
@@ -348,7 +332,7 @@ fl_status fl_ingest_text_schema(const fl_schema *table, const fl_schema *ss, boo
     bool differs = false;
     for (uint32_t i = 0; i < ss->nfields; i++) {
         int32_t t = find_col(table, ss->fields[i].name);
-        if (t >= 0 && !same_shape(&ss->fields[i].type, &table->fields[t].type))
+        if (t >= 0 && !fl_type_same_shape(&ss->fields[i].type, &table->fields[t].type))
             differs = true;
     }
     if (!differs)

@@ -8,6 +8,7 @@
 
 #include "floe/ice_table.h"
 #include "floe/ingest.h"
+#include "floe/text.h"
 
 /* ---- positions.c: a sorted key -> value map (malloc'd strings) ---- */
 
@@ -46,5 +47,19 @@ int64_t ing_summary_i64(const fl_ice_snapshot *s, const char *key, int64_t dflt)
 fl_status ing_positions_file_write(fl_fileio *io, const char *path, const char *pipeline,
                                    int64_t epoch, int64_t checkpoint, const ing_posmap *m,
                                    fl_error *err);
+
+/* ---- pump.c: one pass of a source into the sink ---- */
+
+/* path (CSV or JSON lines, through io; NULL = local files) opened so its
+ * columns carry table's types (fl_ingest_text_schema). Scratch in a. */
+fl_status ing_open_text(fl_fileio *io, const char *path, bool csv, const fl_schema *table,
+                        fl_arena *a, fl_source **out, fl_error *err);
+/* Every batch of src adapted to table and written to s (NULL = only
+ * checked); *rows = rows converted. A conversion error is prefixed with
+ * name (name_records: "name: records a-b"); *sink_failed tells an error of
+ * the sink from one of the input. src stays the caller's. */
+fl_status ing_pump(fl_source *src, const fl_schema *table, const fl_ice_schema *ice,
+                   const char *name, bool name_records, fl_ingest_sink *s, uint64_t *rows,
+                   bool *sink_failed, fl_error *err);
 
 #endif

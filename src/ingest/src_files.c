@@ -240,27 +240,6 @@ static fl_status pq_open(const char *path, fl_source **out, fl_error *err)
     return FL_OK;
 }
 
-/* The file as a source whose text columns already carry the table's types. */
-static fl_status open_source(const char *path, file_kind k, const fl_schema *table, fl_arena *a,
-                             fl_source **out, fl_error *err)
-{
-    if (k == FK_PARQUET)
-        return pq_open(path, out, err);
-    fl_source_options so = {0};
-    bool csv = k == FK_CSV;
-    FL_TRY(csv ? fl_csv_source_open(path, &so, out, err)
-               : fl_jsonl_source_open(path, &so, out, err));
-    const fl_schema *want = NULL;
-    fl_status rc = fl_ingest_text_schema(table, fl_source_schema(*out), csv, path, a, &want, err);
-    if (rc != FL_OK || !want)
-        return rc;
-    fl_source_close(*out);
-    *out = NULL;
-    so.schema = want;
-    return csv ? fl_csv_source_open(path, &so, out, err)
-               : fl_jsonl_source_open(path, &so, out, err);
-}
-
 /* One pass over the file: converts every batch; writes them to s when
  * write (else only checks). *sink_failed tells a sink error from a file error. */
 static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, bool write,
@@ -270,36 +249,12 @@ static fl_status read_pass(const char *path, file_kind k, fl_ingest_sink *s, boo
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_source *src = NULL;
-    fl_ingest_adapter *ad = NULL;
-    fl_batch b;
-    bool binit = false;
     *rows = 0;
-    fl_status rc = open_source(path, k, table, &a, &src, err);
+    fl_status rc = k == FK_PARQUET ? pq_open(path, &src, err)
+                                   : ing_open_text(NULL, path, k == FK_CSV, table, &a, &src, err);
     if (rc == FL_OK)
-        rc = fl_ingest_adapter_open(table, fl_ingest_sink_ice_schema(s), fl_source_schema(src),
-                                    path, &ad, err);
-    if (rc == FL_OK && (rc = fl_batch_init(&b, fl_source_schema(src), err)) == FL_OK)
-        binit = true;
-    while (rc == FL_OK) {
-        bool eof = false;
-        rc = fl_source_next(src, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        fl_batch view;
-        rc = fl_ingest_adapt(ad, &b, &view, err);
-        if (rc != FL_OK) {
-            fl_error_prefix(err, "%s", path);
-            break;
-        }
-        if (write && (rc = fl_ingest_sink_write(s, &view, err)) != FL_OK) {
-            *sink_failed = true;
-            break;
-        }
-        *rows += fl_batch_live_rows(&view);
-    }
-    if (binit)
-        fl_batch_destroy(&b);
-    fl_ingest_adapter_free(ad);
+        rc = ing_pump(src, table, fl_ingest_sink_ice_schema(s), path, false, write ? s : NULL, rows,
+                      sink_failed, err);
     fl_source_close(src);
     fl_arena_free(&a);
     return rc;

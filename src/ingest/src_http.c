@@ -139,24 +139,6 @@ static void line_to_record(fl_error *err)
 
 /* ---- one pass ---- */
 
-static fl_status open_text(fl_fileio *io, bool csv, const fl_schema *table, fl_arena *a,
-                           fl_source **out, fl_error *err)
-{
-    fl_source_options so = {.io = io};
-    FL_TRY(csv ? fl_csv_source_open(BODY_NAME, &so, out, err)
-               : fl_jsonl_source_open(BODY_NAME, &so, out, err));
-    const fl_schema *want = NULL;
-    fl_status rc =
-        fl_ingest_text_schema(table, fl_source_schema(*out), csv, BODY_NAME, a, &want, err);
-    if (rc != FL_OK || !want)
-        return rc;
-    fl_source_close(*out);
-    *out = NULL;
-    so.schema = want;
-    return csv ? fl_csv_source_open(BODY_NAME, &so, out, err)
-               : fl_jsonl_source_open(BODY_NAME, &so, out, err);
-}
-
 static fl_status body_pass(fl_fileio *io, bool csv, const fl_schema *table,
                            const fl_ice_schema *ice, fl_ingest_sink *s, uint64_t *rows,
                            bool *sink_failed, fl_error *err)
@@ -164,36 +146,10 @@ static fl_status body_pass(fl_fileio *io, bool csv, const fl_schema *table,
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_source *src = NULL;
-    fl_ingest_adapter *ad = NULL;
-    fl_batch b;
-    bool binit = false;
     *rows = 0;
-    fl_status rc = open_text(io, csv, table, &a, &src, err);
+    fl_status rc = ing_open_text(io, BODY_NAME, csv, table, &a, &src, err);
     if (rc == FL_OK)
-        rc = fl_ingest_adapter_open(table, ice, fl_source_schema(src), BODY_NAME, &ad, err);
-    if (rc == FL_OK && (rc = fl_batch_init(&b, fl_source_schema(src), err)) == FL_OK)
-        binit = true;
-    while (rc == FL_OK) {
-        bool eof = false;
-        rc = fl_source_next(src, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        fl_batch view;
-        if ((rc = fl_ingest_adapt(ad, &b, &view, err)) != FL_OK) {
-            /* the adapter names the column; the batch's lines say where */
-            fl_error_prefix(err, BODY_NAME ": records %llu-%llu", (unsigned long long)*rows + 1,
-                            (unsigned long long)(*rows + b.nrows));
-            break;
-        }
-        if (s && (rc = fl_ingest_sink_write(s, &view, err)) != FL_OK) {
-            *sink_failed = true;
-            break;
-        }
-        *rows += fl_batch_live_rows(&view);
-    }
-    if (binit)
-        fl_batch_destroy(&b);
-    fl_ingest_adapter_free(ad);
+        rc = ing_pump(src, table, ice, BODY_NAME, true, s, rows, sink_failed, err);
     fl_source_close(src);
     fl_arena_free(&a);
     return rc;

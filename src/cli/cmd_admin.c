@@ -149,27 +149,6 @@ static void make_parent(const char *uri)
     mkdir(dir, 0755);
 }
 
-/* The listing commands (principal list, grants, policies, limits without a
- * role) only read: against a SQLite store that does not exist they fail
- * instead of creating it. */
-static bool reads_only(const admin_args *a)
-{
-    const char *c = a->pos[0], *s = a->npos > 1 ? a->pos[1] : "";
-    return !strcmp(c, "grants") || !strcmp(c, "policies") ||
-           (!strcmp(c, "principal") && !strcmp(s, "list")) ||
-           (!strcmp(c, "limits") && a->npos == 1);
-}
-
-static int missing_store(const admin_args *a)
-{
-    struct stat st;
-    if (strncmp(a->catalog, "sqlite:", 7) != 0 || stat(a->catalog + 7, &st) == 0)
-        return 0;
-    fprintf(stderr, "floe admin: catalog %s does not exist (pass --catalog or set FLOE_CATALOG)\n",
-            a->catalog);
-    return 1;
-}
-
 typedef struct admin_ctx {
     admin_args args;
     fl_auth *auth;
@@ -548,10 +527,7 @@ int fl_cmd_admin(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (reads_only(&c.args) && missing_store(&c.args))
-        return 1;
-    if (!reads_only(&c.args))
-        make_parent(c.args.catalog);
+    make_parent(c.args.catalog);
     fl_auth_options o = {.store_uri = c.args.catalog, .audit_log_path = c.args.audit};
     if (fl_auth_open(&o, &c.auth, &c.err) != FL_OK)
         return fail(&c.err);

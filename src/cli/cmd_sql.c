@@ -821,11 +821,24 @@ static bool run_reads_only(const shell *sh)
 static fl_status open_session(shell *sh, fl_error *err)
 {
     fl_sql_options opt = {0};
-    if (!sh->no_catalog) {
-        FL_TRY(run_reads_only(sh)
-                   ? fl_cli_catalog_open_ro(sh->catalog_uri, sh->warehouse, &sh->cat, err)
-                   : fl_cli_catalog_open(sh->catalog_uri, sh->warehouse, &sh->cat, err));
+    if (!sh->no_catalog && run_reads_only(sh)) {
+        /* statements that only read never create a catalog; without one
+         * they still run over files and constants (read_csv, SELECT 1),
+         * and naming a table says it does not exist */
+        fl_status rc = fl_cli_catalog_open_ro(sh->catalog_uri, sh->warehouse, &sh->cat, err);
+        if (rc == FL_ENOTFOUND) {
+            fl_error_clear(err);
+            sh->no_catalog = true;
+        } else if (rc != FL_OK) {
+            return rc;
+        } else {
+            sh->have_cat = true;
+        }
+    } else if (!sh->no_catalog) {
+        FL_TRY(fl_cli_catalog_open(sh->catalog_uri, sh->warehouse, &sh->cat, err));
         sh->have_cat = true;
+    }
+    if (sh->have_cat) {
         opt.catalog = sh->cat.cat;
         opt.io = sh->cat.io;
         opt.warehouse = sh->cat.warehouse;

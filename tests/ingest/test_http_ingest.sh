@@ -61,8 +61,8 @@ start_server
 printf '{"id":1,"name":"a","v":1.5,"d":"2024-01-01"}\n{"id":2,"name":"b"}\n' >"$tmp/b1.ndjson"
 out=$(post application/x-ndjson "$tmp/b1.ndjson" -H "Idempotency-Key: k1")
 expect "ndjson 200" "${out%% *}" 200
-echo "$out" | grep -q '"rows": *2' && echo "$out" | grep -q '"duplicate": *false' &&
-  echo "$out" | grep -q '"snapshot_id": *[0-9]' && ok "ndjson response" || fail "ndjson response: $out"
+grep -q '"rows": *2' <<< "$out" && grep -q '"duplicate": *false' <<< "$out" &&
+  grep -q '"snapshot_id": *[0-9]' <<< "$out" && ok "ndjson response" || fail "ndjson response: $out"
 printf '[{"id":3,"v":"2.5"},{"id":4,"name":"d","d":"2024-02-03"}]' >"$tmp/b2.json"
 out=$(post application/json "$tmp/b2.json")
 expect "json array 200" "${out%% *}" 200
@@ -75,10 +75,10 @@ expect "coerced values" "$(q "SELECT name, d FROM demo.ev WHERE id = 4")" "d,202
 # ---- retries: same key / same or older sequence -> duplicate, nothing written
 out=$(post application/x-ndjson "$tmp/b1.ndjson" -H "Idempotency-Key: k1")
 expect "retry key 200" "${out%% *}" 200
-echo "$out" | grep -q '"duplicate": *true' && echo "$out" | grep -q '"rows": *2' &&
+grep -q '"duplicate": *true' <<< "$out" && grep -q '"rows": *2' <<< "$out" &&
   ok "retry key is a duplicate" || fail "retry key: $out"
 out=$(post text/csv "$tmp/b3.csv" -H "Producer-Id: p1" -H "Producer-Seq: 1")
-echo "$out" | grep -q '"duplicate": *true' && ok "retry seq is a duplicate" || fail "retry seq: $out"
+grep -q '"duplicate": *true' <<< "$out" && ok "retry seq is a duplicate" || fail "retry seq: $out"
 out=$(post application/x-ndjson "$tmp/b1.ndjson" -H "Idempotency-Key: k1" -H "Authorization: Bearer $tok")
 expect "no duplicate rows" "$(q "SELECT count(*), count(DISTINCT id) FROM demo.ev")" "6,6"
 
@@ -87,12 +87,12 @@ snap0=$(q "SELECT count(*) FROM demo.ev")
 printf '{"id":7}\n{"id":"x8"}\n' >"$tmp/bad.ndjson"
 out=$(post application/x-ndjson "$tmp/bad.ndjson" -H "Idempotency-Key: bad1")
 expect "bad record 400" "${out%% *}" 400
-echo "$out" | grep -q 'line 2' && echo "$out" | grep -q 'id' && ok "400 names line and column" ||
+grep -q 'line 2' <<< "$out" && grep -q 'id' <<< "$out" && ok "400 names line and column" ||
   fail "400 message: $out"
 printf '[{"id":9},{"name":"no id"}]' >"$tmp/bad.json"
 out=$(post application/json "$tmp/bad.json")
 expect "missing required column 400" "${out%% *}" 400
-echo "$out" | grep -q "records 1-2: required column 'id'" && ok "400 names the records and column" ||
+grep -q "records 1-2: required column 'id'" <<< "$out" && ok "400 names the records and column" ||
   fail "400 message: $out"
 printf 'id,zzz\n1,2\n' >"$tmp/bad.csv"
 out=$(post text/csv "$tmp/bad.csv")
@@ -183,7 +183,7 @@ for ((i = 1; i <= N; i++)); do
     for ((k = 1; k <= i; k++)); do # retry everything, ignoring what was answered
       out=$(send "$k")
       [ "${out%% *}" = 200 ] || fail "retry of batch $k after a kill: $out"
-      echo "$out" | grep -q '"duplicate": *true' && dups=$((dups + 1))
+      grep -q '"duplicate": *true' <<< "$out" && dups=$((dups + 1))
     done
   else
     wait "$sp"
@@ -193,7 +193,7 @@ for ((i = 1; i <= N; i++)); do
 done
 # Producer-Seq below the committed one: a duplicate (the sequence only increases)
 out=$(post application/x-ndjson "$tmp/s1.ndjson" -H "Producer-Id: killer" -H "Producer-Seq: 1")
-echo "$out" | grep -q '"duplicate": *true' && ok "older Producer-Seq is a duplicate" || fail "old seq: $out"
+grep -q '"duplicate": *true' <<< "$out" && ok "older Producer-Seq is a duplicate" || fail "old seq: $out"
 echo "kills: $kills, duplicates recognised on retry: $dups"
 ((kills > 0)) && ok "server killed $kills times" || fail "the server was never killed"
 expect "every batch exactly once" \
@@ -204,8 +204,8 @@ expect "no batch twice" \
 
 # the retry state is in the table: the pipeline "http"'s committed positions
 st=$("$FLOE_BIN" ingest status --into demo.ev --pipeline http --positions 2>&1)
-echo "$st" | grep -q "http:producer:ing_admin/killer = $((N % 2 ? N : N - 1)) 5" &&
-  echo "$st" | grep -q "ing_admin.batch-$((N % 2 ? N - 1 : N))\$" &&
+grep -q "http:producer:ing_admin/killer = $((N % 2 ? N : N - 1)) 5" <<< "$st" &&
+  grep -q "ing_admin.batch-$((N % 2 ? N - 1 : N))\$" <<< "$st" &&
   ok "ingest status shows the producer sequence and keys" || fail "ingest status: $st"
 
 kill -TERM "$pid" 2>/dev/null

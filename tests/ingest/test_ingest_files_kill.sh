@@ -96,8 +96,8 @@ bad="$(q "SELECT count(*) FROM (SELECT file FROM demo.ev GROUP BY file
              OR min(id) <> file * 100 + 1 OR count(DISTINCT seq) <> $ROWS) x")"
 [ "$bad" = "0" ] && ok "per-file counts and sums" || fail "$bad files with wrong rows"
 st="$(floe ingest status --into demo.ev)"
-echo "$st" | grep -q "^files done: $N\$" && ok "status: $N files done" || fail "status: $st"
-echo "$st" | grep -q "^files failed: 0\$" && ok "status: no failed files" || fail "status: $st"
+grep -q "^files done: $N\$" <<< "$st" && ok "status: $N files done" || fail "status: $st"
+grep -q "^files failed: 0\$" <<< "$st" && ok "status: no failed files" || fail "status: $st"
 # another --once finds nothing new
 (run_ingest --once)
 got2="$(q "SELECT count(*) FROM demo.ev")"

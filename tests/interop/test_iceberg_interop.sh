@@ -44,7 +44,7 @@ n=$(ls "$work/written"/*.avro | wc -l)
 [ "$n" -ge 8 ] || { echo "FAIL: expected at least 8 Avro files, got $n"; exit 1; }
 FLOE_BIN=$FLOE_BIN node "$here/iceberg-interop.mjs" avro "$work/written"
 
-if ! "$FLOE_BIN" load --help 2>&1 | grep -q "usage: floe load"; then
+if ! "$FLOE_BIN" load --help 2>&1 | grep "usage: floe load" >/dev/null; then
   skip "(a) passed; (b)-(d) need \`floe load\` and the \`floe table\` write commands, not in this build"
 fi
 

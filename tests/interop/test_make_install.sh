@@ -11,7 +11,7 @@ DESTDIR="$tmp/stage" cmake --install "$FLOE_BUILD" --prefix /opt/floe >"$tmp/log
 root="$tmp/stage/opt/floe"
 fails=0
 v="$("$root/bin/floe" --version)" || { echo "FAIL: installed floe --version"; fails=1; }
-echo "$v" | grep -Eq '^floe [0-9]+\.[0-9]+' || { echo "FAIL: version output: $v"; fails=1; }
+grep -Eq '^floe [0-9]+\.[0-9]+' <<< "$v" || { echo "FAIL: version output: $v"; fails=1; }
 ls "$root"/lib*/libfloe* >/dev/null 2>&1 || { echo "FAIL: no libfloe under $root/lib"; fails=1; }
 for h in "$FLOE_SRC"/include/floe/*.h; do
     [ -f "$root/include/floe/$(basename "$h")" ] || { echo "FAIL: header $(basename "$h") not installed"; fails=1; }

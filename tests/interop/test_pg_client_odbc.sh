@@ -33,7 +33,7 @@ dsn() { # name usedeclarefetch
 fails=0
 check() { if [ "$2" == "$3" ]; then echo "ok   $1"; else
   echo "FAIL $1"; echo "  expected: $(printf '%s' "$3" | head -c 1500)"; echo "  actual:   $(printf '%s' "$2" | head -c 1500)"; fails=$((fails + 1)); fi; }
-check_grep() { if printf '%s\n' "$2" | grep -Eq -- "$3"; then echo "ok   $1"; else
+check_grep() { if grep -Eq -- "$3" <<< "$2"; then echo "ok   $1"; else
   echo "FAIL $1: no line matches /$3/ in:"; printf '%s\n' "$2" | head -40; fails=$((fails + 1)); fi; }
 # isql: batch mode, '|'-delimited; drop isql's "SQLRowCount returns" lines unless wanted
 runisql() { isql "$1" -b -v -d'|' 2>&1; }
@@ -95,7 +95,7 @@ check_grep "22012 reported" "$out" '22012'
 check_grep "usable after errors" "$out" '^42$'
 # wrong password
 out=$(isql floe_plain "$PGC_USER" wrong-password -b -v </dev/null 2>&1); rc=$?
-[ $rc != 0 ] && printf '%s' "$out" | grep -q 'Could not SQLConnect\|28P01\|password' && echo "ok   wrong password rejected" \
+[ $rc != 0 ] && printf '%s' "$out" | grep 'Could not SQLConnect\|28P01\|password' >/dev/null && echo "ok   wrong password rejected" \
   || { echo "FAIL wrong password: rc=$rc $out"; fails=$((fails + 1)); }
 [ $fails = 0 ] || { pgc_server_log_tail; echo "FAILED: $fails check(s)"; exit 1; }
 echo "PASS"

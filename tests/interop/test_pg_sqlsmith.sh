@@ -43,7 +43,7 @@ while [ $done_q -lt $total ]; do
   errors=$((errors + e)); ok_q=$((ok_q + o))
   echo "run seed=$seed queries=$n: rc=$rc ${secs}s ok=$o errors=$e broken=$c $(grep -m1 '^error rate' "$err")"
   if [ $rc = 124 ] || [ $rc = 137 ]; then echo "FAIL: sqlsmith run seed=$seed hung (> ${run_timeout}s)"; fails=$((fails + 1)); fi
-  if [ "$c" != 0 ] || grep -qi 'connection.*\(broken\|closed\|lost\)\|server closed the connection' "$err"; then
+  if [ "$c" != 0 ] || grep -i 'connection.*\(broken\|closed\|lost\)\|server closed the connection' >/dev/null "$err"; then
     echo "FAIL: broken connection in run seed=$seed:"; grep -i -m5 'connection\|broken' "$err"; fails=$((fails + 1)); fi
   if [ $rc != 0 ] && [ $rc != 124 ] && [ $((o + e)) = 0 ]; then
     echo "FAIL: sqlsmith ran no query (rc=$rc):"; tail -15 "$err"; fails=$((fails + 1)); break; fi

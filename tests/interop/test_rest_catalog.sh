@@ -94,7 +94,7 @@ enc="$(curl -s -o /dev/null -D - -H 'Accept-Encoding: gzip' "$url/v1/namespaces/
 for p in healthz readyz; do
   c="$(command curl -s -o /dev/null -w '%{http_code}' "$url/$p")"; [ "$c" = "200" ] && ok "/$p 200" || fail "/$p $c"
 done
-command curl -s "$url/metrics" | grep -q '^floe_commits_total [1-9]' && ok "/metrics counts commits" || fail "/metrics"
+command curl -s "$url/metrics" | grep '^floe_commits_total [1-9]' >/dev/null && ok "/metrics counts commits" || fail "/metrics"
 
 # (e) graceful stop
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""

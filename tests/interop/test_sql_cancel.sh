@@ -31,7 +31,7 @@ run_cancel() {
   while [ $i -lt 600 ]; do
     if ! kill -0 "$pid" 2>/dev/null; then break; fi
     if [ "$want_spill" = 1 ]; then
-      if ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'floe-spill-.*(deleted)'; then seen=1; break; fi
+      if ls -l "/proc/$pid/fd" 2>/dev/null | grep 'floe-spill-.*(deleted)' >/dev/null; then seen=1; break; fi
     elif [ $i -ge 10 ]; then
       break # 1 s: the statement is running (it would take hours)
     fi

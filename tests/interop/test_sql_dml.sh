@@ -32,7 +32,7 @@ for m in avsc lossless-json @duckdb/node-api icebird; do
   [ -d "$here/node_modules/$m" ] || skip "tests/interop/node_modules/$m not installed: run npm ci there"
 done
 [ -x "$FLOE_BIN" ] || { echo "FAIL: floe binary not found at $FLOE_BIN"; exit 1; }
-"$FLOE_BIN" sql --help 2>&1 | grep -q "usage: floe sql" || skip "floe sql is not in this build"
+"$FLOE_BIN" sql --help 2>&1 | grep "usage: floe sql" >/dev/null || skip "floe sql is not in this build"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-sql-dml.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -186,9 +186,9 @@ expect_eq "v3 delete writes one DV per data file" "$ndv3" 2
 
 # ---- errors are clear ----
 msg=$(floe load "$tmp/a.csv" db.events 2>&1); rc=$?
-[ $rc -ne 0 ] && echo "$msg" | grep -q "amount" && ok "unknown column named" || fail "load with a stale column: $msg"
+[ $rc -ne 0 ] && grep -q "amount" <<< "$msg" && ok "unknown column named" || fail "load with a stale column: $msg"
 msg=$(floe table delete db.events --where "nope = 1" 2>&1)
-echo "$msg" | grep -q "no column 'nope'" && ok "bad --where named" || fail "bad --where: $msg"
+grep -q "no column 'nope'" <<< "$msg" && ok "bad --where named" || fail "bad --where: $msg"
 
 if [ $fails -ne 0 ]; then echo "$fails failures"; exit 1; fi
 echo "all table CLI checks passed"

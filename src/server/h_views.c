@@ -394,8 +394,8 @@ static void h_rename(fl_server_request *r, void *ctx)
     srv_rename(r, true);
 }
 
-/* A registered file keeps the definers it names, so it may only name the
- * sender (or nobody, invoker rights) unless the sender is an admin:
+/* A registered file keeps the definers it names, so a definer version may
+ * only name the sender (invoker versions anyone) unless the sender is an admin:
  * otherwise anyone could register a view running as someone else. */
 static bool definers_allowed(fl_server_request *r, const fl_ice_view_metadata *m)
 {
@@ -403,6 +403,9 @@ static bool definers_allowed(fl_server_request *r, const fl_ice_view_metadata *m
         return true;
     for (uint32_t i = 0; i < m->nversions; i++) {
         const char *d = fl_ice_map_get(&m->versions[i].summary, FL_ICE_VIEW_DEFINER);
+        const char *sec = fl_ice_map_get(&m->versions[i].summary, FL_ICE_VIEW_SECURITY);
+        if (sec && !strcasecmp(sec, "invoker"))
+            continue; /* runs with the reader's rights, whoever wrote it */
         if (d && (r->principal.anonymous || strcmp(d, r->principal.name) != 0))
             return false;
     }

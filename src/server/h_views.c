@@ -9,6 +9,7 @@
  *   POST   ... /views/{view}                                    replace (CommitViewRequest)
  *   DELETE ... /views/{view}                                    204 / 404
  *   POST   /v1/{prefix}/views/rename                            204 / 404 / 409
+ *   POST   /v1/{prefix}/namespaces/{namespace}/register-view   LoadViewResult / 409
  *
  * Replace follows the table commit loop: load, check assert-view-uuid (409),
  * apply the updates (400), write a new metadata file, compare-and-swap the
@@ -150,13 +151,17 @@ static void h_create(fl_server_request *r, void *ctx)
     uint32_t n = 0;
     fl_rest_create_view_request q;
     fl_status rc = fl_rest_create_view_request_from_json(b, &r->arena, &q, &err);
+    if (rc != FL_OK) { /* the codec's errors: 400, or Java's IllegalArgumentException */
+        json_decref(b);
+        srv_codec_ok(r, rc, &err);
+        return;
+    }
     id.name = q.name;
     fl_ice_schema *sch = &q.schema;
     fl_ice_view_version *v = q.version;
     fl_ice_map props = q.properties;
     const char *loc = q.location;
-    if (rc == FL_OK)
-        rc = stamp_definer(v, &r->principal, &r->arena, &err);
+    rc = stamp_definer(v, &r->principal, &r->arena, &err);
     if (rc == FL_OK)
         rc = srv_view_reads_check(r, v, &err);
     if (rc == FL_OK) {
@@ -300,6 +305,11 @@ static void h_replace(fl_server_request *r, void *ctx)
     fl_error err = {0};
     fl_rest_view_commit_request q;
     fl_status rc = fl_rest_view_commit_request_from_json(b, &r->arena, &q, &err);
+    if (rc != FL_OK) {
+        json_decref(b);
+        srv_codec_ok(r, rc, &err);
+        return;
+    }
     const char *want_uuid = q.assert_uuid;
     fl_ice_view_update *u = q.updates;
     size_t nu = q.nupdates;
@@ -384,6 +394,103 @@ static void h_rename(fl_server_request *r, void *ctx)
     srv_rename(r, true);
 }
 
+/* A registered file keeps the definers it names, so a definer version may
+ * only name the sender (invoker versions anyone) unless the sender is an admin:
+ * otherwise anyone could register a view running as someone else. */
+static bool definers_allowed(fl_server_request *r, const fl_ice_view_metadata *m)
+{
+    if (r->principal.admin)
+        return true;
+    for (uint32_t i = 0; i < m->nversions; i++) {
+        const char *d = fl_ice_map_get(&m->versions[i].summary, FL_ICE_VIEW_DEFINER);
+        const char *sec = fl_ice_map_get(&m->versions[i].summary, FL_ICE_VIEW_SECURITY);
+        if (sec && !strcasecmp(sec, "invoker"))
+            continue; /* runs with the reader's rights, whoever wrote it */
+        if (d && (r->principal.anonymous || strcmp(d, r->principal.name) != 0))
+            return false;
+    }
+    return true;
+}
+
+/* The metadata file must lie inside the location it declares (as for
+ * register-table), and that location pass the view location rules. */
+static fl_status register_view_check(fl_server_request *r, const fl_table_ident *id,
+                                     const char *mloc, const fl_ice_view_metadata *m, fl_error *err)
+{
+    size_t n = m->location ? strlen(m->location) : 0;
+    while (n > 1 && m->location[n - 1] == '/')
+        n--;
+    if (!n || strncmp(mloc, m->location, n) != 0 || mloc[n] != '/')
+        return fl_errorf(err, FL_EFORBIDDEN,
+                         "view metadata file '%s' is not inside its location '%s'", mloc,
+                         m->location ? m->location : "");
+    FL_TRY(srv_location_check(r->srv, m->location, err));
+    FL_TRY(srv_object_location_check(srv_cat(r), id, m->location, err));
+    if (!definers_allowed(r, m))
+        return fl_errorf(err, FL_EFORBIDDEN,
+                         "view metadata names another principal as definer: only an admin may "
+                         "register it");
+    const fl_ice_view_version *v = fl_ice_view_current_version(m);
+    if (!v)
+        return fl_errorf(err, FL_EINVAL, "view metadata has no current version");
+    return srv_view_reads_check(r, v, err);
+}
+
+static void h_register(fl_server_request *r, void *ctx)
+{
+    (void)ctx;
+    fl_table_ident id;
+    if (!srv_ns_param(r, "namespace", &id.ns) || !srv_authorize(r, FL_PRIV_CREATE, &id.ns, NULL))
+        return;
+    json_t *b = srv_body_json(r);
+    if (!b)
+        return;
+    fl_rest_register_request q;
+    fl_error err = {0};
+    bool ok = srv_codec_ok(r, fl_rest_register_request_from_json(b, &r->arena, &q, &err), &err);
+    json_decref(b);
+    if (!ok)
+        return;
+    if (q.overwrite) {
+        fl_server_respond_error(r, 400, "BadRequestException",
+                                "register-view has no 'overwrite' (RegisterViewRequest)");
+        return;
+    }
+    id.name = q.name;
+    if (srv_location_check(r->srv, q.metadata_location, &err) != FL_OK) {
+        srv_respond_status(r, FL_EFORBIDDEN, &err, NULL);
+        return;
+    }
+    if (!srv_ns_must_exist(r, &id.ns) || srv_name_taken(r, &id, true))
+        return;
+    fl_catalog *c = srv_cat(r);
+    const char *target =
+        fl_arena_sprintf(&r->arena, "%s.%s", srv_ns_dotted(&id.ns, &r->arena), id.name);
+    fl_ice_view_metadata m;
+    fl_status rc = fl_ice_view_metadata_read(c->io, q.metadata_location, &r->arena, &m, &err);
+    if (rc == FL_ENOTFOUND) {
+        fl_server_respond_error(r, 404, "NotFoundException", "metadata file not found: %s",
+                                q.metadata_location);
+        return;
+    }
+    if (rc == FL_OK)
+        rc = register_view_check(r, &id, q.metadata_location, &m, &err);
+    if (rc == FL_OK)
+        rc = c->ops->create_view(c, &id, q.metadata_location, &err);
+    srv_audit(r, "register-view", target,
+              rc == FL_OK           ? "ok"
+              : rc == FL_EFORBIDDEN ? "denied"
+                                    : "error",
+              rc ? err.msg : NULL);
+    if (rc == FL_EEXIST)
+        fl_server_respond_error(r, 409, "AlreadyExistsException", "View already exists: %s",
+                                target);
+    else if (rc != FL_OK)
+        srv_respond_status(r, rc, &err, "NoSuchNamespaceException");
+    else
+        respond_view(r, q.metadata_location, &m);
+}
+
 fl_status srv_routes_views(fl_server *s, fl_error *err)
 {
     fl_catalog *c = s->pool.nfree ? s->pool.free[0] : NULL;
@@ -397,6 +504,8 @@ fl_status srv_routes_views(fl_server *s, fl_error *err)
     FL_TRY(srv_router_add(&s->router, "HEAD", one, h_exists, NULL, 0, err));
     FL_TRY(srv_router_add(&s->router, "POST", one, h_replace, NULL, FL_ROUTE_MUTATION, err));
     FL_TRY(srv_router_add(&s->router, "DELETE", one, h_drop, NULL, FL_ROUTE_MUTATION, err));
+    FL_TRY(srv_router_add(&s->router, "POST", "/v1/{prefix}/namespaces/{namespace}/register-view",
+                          h_register, NULL, FL_ROUTE_MUTATION, err));
     return srv_router_add(&s->router, "POST", "/v1/{prefix}/views/rename", h_rename, NULL,
                           FL_ROUTE_MUTATION, err);
 }

@@ -175,6 +175,16 @@ const ENDPOINTS = [
     build: async () => { const n = fresh('sn'); await mkNs(n); await mkView(n, 'v'); return { method: 'POST', path: `/v1/namespaces/${n}/views/v`, body: setProps }; } },
   { ep: 'DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}', needs: ['drop'], ok: [204, 200], mutation: true,
     build: async () => { const n = fresh('sn'); await mkNs(n); await mkView(n, 'v'); return { method: 'DELETE', path: `/v1/namespaces/${n}/views/v` }; } },
+  { ep: 'POST /v1/{prefix}/namespaces/{namespace}/register-view', needs: ['create'], ok: [200], mutation: true,
+    build: async () => {
+      // an invoker view's metadata file, its catalog entry dropped: anyone who may create registers it
+      const n = fresh('sn'); await mkNs(n);
+      const b = viewBody(n, 'v'); b['view-version'].summary['floe.security'] = 'invoker';
+      const made = await mustOk(await http('POST', `/v1/namespaces/${n}/views`, AT, b), `view ${n}.v`);
+      await mustOk(await http('DELETE', `/v1/namespaces/${n}/views/v`, AT), `drop ${n}.v`);
+      return { method: 'POST', path: `/v1/namespaces/${n}/register-view`,
+        body: { name: 'v', 'metadata-location': made.json['metadata-location'] } };
+    } },
   { ep: 'POST /v1/{prefix}/views/rename', needs: ['drop', 'create'], ok: [204, 200], mutation: true,
     build: async () => {
       const n = fresh('sn'); await mkNs(n); await mkView(n, 'v');

@@ -17,7 +17,10 @@
  *     over another table, write.*.path outside, set-location onto another
  *     table, register of another table's metadata, and commits whose
  *     manifest list, manifest or data file lies outside the table -> 403
- *     with nothing changed; a purge leaves a foreign file a manifest names.
+ *     with nothing changed; a purge leaves a foreign file a manifest names;
+ *   - views as Java's RESTCatalog expects them: register-view (and its 409
+ *     over a view or a table), IllegalArgumentException for two queries of
+ *     one dialect.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -585,6 +588,102 @@ static void test_location_rules(void)
     CHECK_EQ_INT(srv_json_depth("[[{}]]", 6), 3);
 }
 
+/* A CreateViewRequest for view `name` whose version has the given representations. */
+static void view_body(char *buf, size_t n, const char *name, const char *reps)
+{
+    snprintf(buf, n,
+             "{\"name\":\"%s\",\"schema\":{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":"
+             "1,\"name\":\"x\",\"type\":\"int\",\"required\":false}]},\"view-version\":{"
+             "\"version-id\":1,\"timestamp-ms\":1700000000000,\"schema-id\":0,\"summary\":{},"
+             "\"representations\":[%s],\"default-namespace\":[\"vw\"]},\"properties\":{}}",
+             name, reps);
+}
+
+#define REP_TRINO "{\"type\":\"sql\",\"sql\":\"SELECT 1 AS x\",\"dialect\":\"trino\"}"
+
+/* What Java's RESTCatalog expects of the view endpoints (the REST
+ * Compatibility Kit's ViewCatalogTests): register-view, its 409s, and a
+ * version with two queries of one dialect as IllegalArgumentException. */
+static void test_views(void)
+{
+    resp r = http("POST", "/v1/namespaces", "{\"namespace\":[\"vw\"]}", NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    char body[2048];
+    view_body(body, sizeof body, "dup", REP_TRINO "," REP_TRINO);
+    r = http("POST", "/v1/namespaces/vw/views", body, NULL);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_EQ_STR(err_type(&r), "IllegalArgumentException");
+    CHECK(r.body && strstr(r.body, "Cannot add multiple queries for dialect trino"));
+    free(r.body);
+    view_body(body, sizeof body, "v", REP_TRINO);
+    r = http("POST", "/v1/namespaces/vw/views", body, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    json_t *j = json_loads(r.body ? r.body : "", 0, NULL);
+    char mloc[512] = "";
+    snprintf(mloc, sizeof mloc, "%s",
+             json_string_value(json_object_get(j, "metadata-location"))
+                 ? json_string_value(json_object_get(j, "metadata-location"))
+                 : "");
+    json_decref(j);
+    free(r.body);
+    CHECK(mloc[0] != '\0');
+    char reg[1024];
+    /* over an existing view, then over an existing table: 409, nothing changes */
+    snprintf(reg, sizeof reg, "{\"name\":\"v\",\"metadata-location\":\"%s\"}", mloc);
+    r = http("POST", "/v1/namespaces/vw/register-view", reg, NULL);
+    CHECK_EQ_INT(r.status, 409);
+    CHECK_EQ_STR(err_type(&r), "AlreadyExistsException");
+    free(r.body);
+    r = http(
+        "POST", "/v1/namespaces/vw/tables",
+        "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\","
+        "\"type\":\"long\",\"required\":false}]}}",
+        NULL);
+    CHECK_EQ_INT(r.status, 200);
+    free(r.body);
+    snprintf(reg, sizeof reg, "{\"name\":\"t\",\"metadata-location\":\"%s\"}", mloc);
+    r = http("POST", "/v1/namespaces/vw/register-view", reg, NULL);
+    CHECK_EQ_INT(r.status, 409);
+    CHECK_EQ_STR(err_type(&r), "AlreadyExistsException");
+    free(r.body);
+    r = http("HEAD", "/v1/namespaces/vw/tables/t", NULL, NULL);
+    CHECK_EQ_INT(r.status, 204);
+    free(r.body);
+    /* dropped, then registered again from its metadata file: loads as before */
+    r = http("DELETE", "/v1/namespaces/vw/views/v", NULL, NULL);
+    CHECK_EQ_INT(r.status, 204);
+    free(r.body);
+    r = http("HEAD", "/v1/namespaces/vw/views/v", NULL, NULL);
+    CHECK_EQ_INT(r.status, 404);
+    free(r.body);
+    snprintf(reg, sizeof reg, "{\"name\":\"v2\",\"metadata-location\":\"%s\"}", mloc);
+    r = http("POST", "/v1/namespaces/vw/register-view", reg, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body && strstr(r.body, mloc) && strstr(r.body, "SELECT 1 AS x"));
+    free(r.body);
+    r = http("GET", "/v1/namespaces/vw/views/v2", NULL, NULL);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body && strstr(r.body, mloc));
+    free(r.body);
+    /* missing namespace; a file outside every allowed root; not view metadata */
+    r = http("POST", "/v1/namespaces/nope/register-view", reg, NULL);
+    CHECK_EQ_INT(r.status, 404);
+    CHECK_EQ_STR(err_type(&r), "NoSuchNamespaceException");
+    free(r.body);
+    r = http("POST", "/v1/namespaces/vw/register-view",
+             "{\"name\":\"x\",\"metadata-location\":\"/etc/passwd\"}", NULL);
+    CHECK_EQ_INT(r.status, 403);
+    free(r.body);
+    snprintf(reg, sizeof reg, "{\"name\":\"x\",\"metadata-location\":\"%s/catalog.db\"}", g_dir);
+    r = http("POST", "/v1/namespaces/vw/register-view", reg, NULL);
+    CHECK(r.status == 400 || r.status == 403);
+    free(r.body);
+    r = http("HEAD", "/v1/namespaces/vw/views/x", NULL, NULL);
+    CHECK_EQ_INT(r.status, 404);
+    free(r.body);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_ALL);
@@ -613,6 +712,7 @@ int main(void)
     TEST_RUN(test_limits);
     TEST_RUN(test_location_rules);
     TEST_RUN(test_confinement);
+    TEST_RUN(test_views);
     fl_server_destroy(s, 5000);
     fl_fileio_destroy(g_io);
     ft_rmtree(g_dir);

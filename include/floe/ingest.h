@@ -187,6 +187,40 @@ FL_API void fl_ingest_files_set_dead_letter(fl_ingest_files *f, fl_ingest_sink *
 FL_API fl_status fl_ingest_files_poll(fl_ingest_files *f, fl_ingest_sink *s,
                                       fl_ingest_files_stats *stats, fl_error *err);
 
+/* ---- Kafka source (src_kafka.c; librdkafka) -------------------------------------
+ * A consumer of topics (comma-separated) in group = the sink's pipeline
+ * name, with Kafka's committed offsets ignored: each assigned partition is
+ * sought to its table position "kafka:<topic>:<partition>" (the next
+ * offset), else the beginning. Each message value is one JSON object,
+ * written to s; a message that does not convert goes to dlq (borrowed, NULL
+ * = stderr only) and its offset still advances. On a revoke the source
+ * checkpoints (dlq, then s) before giving the partitions up, so the next
+ * owner resumes exactly where this one committed. Both sinks borrowed. */
+typedef struct fl_ingest_kafka fl_ingest_kafka;
+
+typedef struct fl_ingest_kafka_stats {
+    uint64_t messages; /* this call: consumed (rows + failed) */
+    uint64_t rows;     /* this call */
+    uint64_t failed;   /* this call: went to the dead letters */
+    bool due;          /* stopped because a checkpoint is due: fl_ingest_kafka_checkpoint */
+} fl_ingest_kafka_stats;
+
+FL_API fl_status fl_ingest_kafka_open(const char *brokers, const char *topics, fl_ingest_sink *s,
+                                      fl_ingest_sink *dlq, fl_ingest_kafka **out, fl_error *err);
+/* Consumes until timeout_ms passes with no message, a checkpoint of s or
+ * dlq is due at the wall clock (stats->due), or 65536 messages were taken.
+ * A failure of a sink (or of a checkpoint in a revoke) is returned: then
+ * only close is valid. */
+FL_API fl_status fl_ingest_kafka_poll(fl_ingest_kafka *k, int timeout_ms,
+                                      fl_ingest_kafka_stats *stats, fl_error *err);
+/* Checkpoints dlq then s; after a commit, commits the consumed offsets to
+ * Kafka too (for lag monitoring only; never read back). info may be NULL. */
+FL_API fl_status fl_ingest_kafka_checkpoint(fl_ingest_kafka *k, fl_ingest_commit *info,
+                                            fl_error *err);
+/* Leaves the group WITHOUT checkpointing (what is buffered is re-read by the
+ * next owner from the table's positions). NULL allowed. */
+FL_API void fl_ingest_kafka_close(fl_ingest_kafka *k);
+
 /* ---- a source's columns as the table's, matched by name (src/ingest/adapt.c) ----
  * Shared by the sources and `floe load` (src/cli/cmd_load.c). */
 

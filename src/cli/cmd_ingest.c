@@ -6,6 +6,8 @@
  *        [--checkpoint-interval 30s] [--checkpoint-rows N] [--poll 1s] [--once]
  *        [--no-dead-letter]
  *        [--catalog URI] [--warehouse DIR]
+ *   floe ingest kafka --brokers HOST:PORT --topic T[,T2] --into NS.TABLE [--pipeline NAME]
+ *        [--checkpoint-interval 30s] [--once-idle 2s] [--no-dead-letter]
  *   floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]
  *
  * `files` loops: poll the folder, write what is new and stable, and
@@ -31,8 +33,8 @@
 #include "floe/ingest.h"
 
 typedef struct ingest_args {
-    const char *folder, *into, *pipeline, *catalog, *warehouse;
-    uint64_t interval_ms, rows, poll_ms;
+    const char *folder, *into, *pipeline, *catalog, *warehouse, *brokers, *topics;
+    uint64_t interval_ms, rows, poll_ms, once_idle_ms;
     bool once, show_positions, no_dead_letter;
 } ingest_args;
 
@@ -49,6 +51,7 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: floe ingest files FOLDER --into NS.TABLE [options]\n"
+        "       floe ingest kafka --brokers HOST:PORT --topic T[,T2] --into NS.TABLE [options]\n"
         "       floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]\n\n"
         "  Ingests CSV, JSON lines and Parquet files dropped into FOLDER into an existing\n"
         "  Iceberg table, each file exactly once, committing source positions with the rows.\n\n"
@@ -59,6 +62,8 @@ static void usage(FILE *out)
         "  --once                     ingest what is there, commit, exit\n"
         "  --no-dead-letter           failed files only in positions and stderr (default:\n"
         "                             also a row of NS.TABLE__dead_letter each)\n"
+        "  --brokers, --topic         kafka: bootstrap servers, topics (comma-separated)\n"
+        "  --once-idle D              kafka: commit and exit after D without a message\n"
         "  --positions                status: list every committed position\n"
         "  --catalog URI, --warehouse DIR   as other floe commands\n");
 }
@@ -103,6 +108,12 @@ static int parse_args(int argc, char **argv, ingest_args *a)
         i++;
         if (!strcmp(o, "--into"))
             a->into = v;
+        else if (!strcmp(o, "--brokers"))
+            a->brokers = v;
+        else if (!strcmp(o, "--topic"))
+            a->topics = v;
+        else if (!strcmp(o, "--once-idle"))
+            ok = cli_parse_ms(v, &a->once_idle_ms) && a->once_idle_ms > 0;
         else if (!strcmp(o, "--pipeline"))
             a->pipeline = v;
         else if (!strcmp(o, "--catalog"))
@@ -149,7 +160,7 @@ static const char *default_name(const ingest_args *a, const fl_table_ident *id, 
 {
     if (a->pipeline)
         return a->pipeline;
-    snprintf(buf, cap, "files-%s", id->name);
+    snprintf(buf, cap, "%s-%s", a->brokers ? "kafka" : "files", id->name);
     return buf;
 }
 
@@ -222,6 +233,50 @@ static fl_status run_files(const ingest_args *a, fl_catalog *cat, const fl_table
     return rc;
 }
 
+/* Polls until SIGTERM/SIGINT (or --once-idle), checkpointing when due and
+ * once more at the end; the source checkpoints on its own at rebalances. */
+static fl_status run_kafka(const ingest_args *a, fl_catalog *cat, const fl_table_ident *id,
+                           fl_error *err)
+{
+    char nbuf[160];
+    const char *name = default_name(a, id, nbuf, sizeof nbuf);
+    fl_ingest_options opt = {.checkpoint_interval_ms = (int64_t)a->interval_ms,
+                             .checkpoint_rows = a->rows};
+    fl_ingest_sink *s = NULL, *dlq = NULL;
+    fl_ingest_kafka *k = NULL;
+    fl_status rc = fl_ingest_sink_open(cat, id, name, &opt, &s, err);
+    if (rc == FL_OK && !a->no_dead_letter)
+        rc = fl_ingest_dead_letter_open(cat, id, name, &opt, &dlq, err);
+    if (rc == FL_OK)
+        rc = fl_ingest_kafka_open(a->brokers, a->topics, s, dlq, &k, err);
+    if (rc == FL_OK)
+        fprintf(stderr, "floe ingest: pipeline %s on %s, epoch %" PRId64 "\n", name, a->into,
+                fl_ingest_sink_epoch(s));
+    uint64_t rows = 0, failed = 0;
+    int64_t last = wall_ms();
+    while (rc == FL_OK && !stop_requested) {
+        fl_ingest_kafka_stats st;
+        rc = fl_ingest_kafka_poll(k, 200, &st, err);
+        rows += st.rows;
+        failed += st.failed;
+        int64_t now = wall_ms();
+        if (st.messages)
+            last = now;
+        if (rc == FL_OK && (st.due || fl_ingest_sink_due(s, now)))
+            rc = checkpoint(s, dlq, err);
+        if (a->once_idle_ms && now - last >= (int64_t)a->once_idle_ms)
+            break;
+    }
+    if (rc == FL_OK)
+        rc = checkpoint(s, dlq, err);
+    if (rc == FL_OK)
+        fprintf(stderr, "floe ingest: %" PRIu64 " rows, %" PRIu64 " failed\n", rows, failed);
+    fl_ingest_kafka_close(k); /* leaves the group; what is not committed is re-read */
+    fl_ingest_sink_close(dlq);
+    fl_ingest_sink_close(s);
+    return rc;
+}
+
 /* "dead letters: N (in NS.TABLE__dead_letter)" when that table has the pipeline's. */
 static void print_dead_letters(fl_catalog *cat, const fl_table_ident *id, const char *name)
 {
@@ -287,7 +342,8 @@ static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_tabl
 
 int fl_cmd_ingest(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "files") && strcmp(argv[1], "status"))) {
+    if (argc < 2 ||
+        (strcmp(argv[1], "files") && strcmp(argv[1], "status") && strcmp(argv[1], "kafka"))) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             usage(stdout);
             return 0;
@@ -297,13 +353,17 @@ int fl_cmd_ingest(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    bool files = !strcmp(argv[1], "files");
+    bool files = !strcmp(argv[1], "files"), kafka = !strcmp(argv[1], "kafka");
     ingest_args a;
     int u = parse_args(argc, argv, &a);
     if (u)
         return u < 0 ? 0 : u;
     if (files && !a.folder) {
         fprintf(stderr, "floe ingest files: FOLDER is required\n");
+        return 2;
+    }
+    if (kafka && (!a.brokers || !a.topics)) {
+        fprintf(stderr, "floe ingest kafka: --brokers and --topic are required\n");
         return 2;
     }
     struct sigaction sa;
@@ -324,7 +384,9 @@ int fl_cmd_ingest(int argc, char **argv)
     if (rc == FL_OK)
         rc = fl_table_ident_parse(a.into, &ar, &id, &err);
     if (rc == FL_OK)
-        rc = files ? run_files(&a, c.cat, &id, &err) : run_status(&a, c.cat, &id, &err);
+        rc = files   ? run_files(&a, c.cat, &id, &err)
+             : kafka ? run_kafka(&a, c.cat, &id, &err)
+                     : run_status(&a, c.cat, &id, &err);
     if (rc != FL_OK)
         fprintf(stderr, "floe ingest: %s\n", err.msg);
     fl_arena_free(&ar);

@@ -14,10 +14,16 @@
 /* The last path component of path (after the last '/'). */
 const char *fl_cat_basename(const char *path);
 
-/* Joins namespace levels with '.' (JDBC layout). FL_EINVAL when a level is
- * empty or contains '.', which that layout cannot represent. */
+/* Joins namespace levels with '.' (JDBC layout). A '.' inside a level is
+ * stored as "%2E" and a '%' as "%25", so the level "new.db" stays one level
+ * (Java's JdbcCatalog, which splits on '.', shows such a level escaped;
+ * names without '.' or '%' are stored as they are). FL_EINVAL when a level
+ * is empty. */
 fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, fl_error *err);
-/* Splits a dot-joined namespace (JDBC layout) into levels. "" = 0 levels. */
+/* One stored level [s, s+len) decoded ("%2E" -> '.', "%25" -> '%'); NULL
+ * when out of memory. */
+const char *fl_cat_ns_level_decode(const char *s, size_t len, fl_arena *a);
+/* Splits a dot-joined namespace (JDBC layout) into decoded levels. "" = 0 levels. */
 fl_namespace fl_cat_ns_split(const char *s, fl_arena *a);
 
 /* Parses a non-negative decimal int64 from [s, s+len); false when not one. */

@@ -70,18 +70,22 @@ bool fl_cat_parse_i64(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Stored size of one level: '.' and '%' take three bytes ("%2E", "%25"). */
+static size_t level_stored_len(const char *l)
+{
+    size_t n = 0;
+    for (; *l; l++)
+        n += (*l == '.' || *l == '%') ? 3 : 1;
+    return n;
+}
+
 fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, fl_error *err)
 {
     size_t cap = 1;
     for (uint32_t i = 0; i < ns->nlevels; i++) {
-        const char *l = ns->levels[i];
-        if (!*l || strchr(l, '.'))
-            return fl_errorf(
-                err, FL_EINVAL,
-                "namespace level '%s' is empty or contains '.', which the JDBC catalog "
-                "layout (dot-joined namespaces) cannot store",
-                l);
-        cap += strlen(l) + 1;
+        if (!*ns->levels[i])
+            return fl_errorf(err, FL_EINVAL, "namespace level %u is empty", i + 1);
+        cap += level_stored_len(ns->levels[i]) + 1;
     }
     char *buf = fl_arena_alloc(a, cap);
     if (!buf)
@@ -90,13 +94,36 @@ fl_status fl_cat_ns_join(const fl_namespace *ns, fl_arena *a, const char **out, 
     for (uint32_t i = 0; i < ns->nlevels; i++) {
         if (i)
             buf[o++] = '.';
-        size_t l = strlen(ns->levels[i]);
-        memcpy(buf + o, ns->levels[i], l);
-        o += l;
+        for (const char *p = ns->levels[i]; *p; p++) {
+            if (*p == '.' || *p == '%') {
+                memcpy(buf + o, *p == '.' ? "%2E" : "%25", 3);
+                o += 3;
+            } else {
+                buf[o++] = *p;
+            }
+        }
     }
     buf[o] = '\0';
     *out = buf;
     return FL_OK;
+}
+
+const char *fl_cat_ns_level_decode(const char *s, size_t len, fl_arena *a)
+{
+    char *out = fl_arena_alloc(a, len + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '%' && i + 2 < len && s[i + 1] == '2' && (s[i + 2] == 'E' || s[i + 2] == '5')) {
+            out[o++] = s[i + 2] == '5' ? '%' : '.';
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
 }
 
 fl_namespace fl_cat_ns_split(const char *s, fl_arena *a)
@@ -114,7 +141,7 @@ fl_namespace fl_cat_ns_split(const char *s, fl_arena *a)
     const char *start = s;
     for (const char *p = s;; p++) {
         if (*p == '.' || !*p) {
-            lv[k++] = fl_arena_strndup(a, start, (size_t)(p - start));
+            lv[k++] = fl_cat_ns_level_decode(start, (size_t)(p - start), a);
             if (!*p)
                 break;
             start = p + 1;

@@ -300,20 +300,20 @@ static fl_status add_child(const char *s, const char *ns, fl_arena *a, const cha
     size_t len = dot ? (size_t)(dot - start) : strlen(start);
     if (len == 0)
         return FL_OK;
+    const char *level = fl_cat_ns_level_decode(start, len, a);
+    if (!level)
+        return oom(err);
     uint32_t i = 0;
     while (i < *n) {
-        int cmp = strncmp(out[i], start, len);
-        if (cmp == 0 && out[i][len] == '\0')
+        int cmp = strcmp(out[i], level);
+        if (cmp == 0)
             return FL_OK;
-        if (cmp > 0 || (cmp == 0 && out[i][len] != '\0'))
+        if (cmp > 0)
             break;
         i++;
     }
-    const char *copy = fl_arena_strndup(a, start, len);
-    if (!copy)
-        return oom(err);
     memmove(out + i + 1, out + i, (*n - i) * sizeof *out);
-    out[i] = copy;
+    out[i] = level;
     (*n)++;
     return FL_OK;
 }

@@ -166,7 +166,7 @@ static void test_v0_database(void)
 }
 
 /* A row written by Java's JdbcCatalog V1 with iceberg_type NULL is a table;
- * a VIEW row is not. A namespace with a '.' in a level is rejected. */
+ * a VIEW row is not. A level with a '.' is a namespace of its own (absent here). */
 static void test_java_rows(void)
 {
     fl_catalog *c = suite_open();
@@ -194,9 +194,66 @@ static void test_java_rows(void)
     fl_table_ident v = ID(&a, "java.v");
     const char *loc;
     CHECK_EQ_INT(c->ops->load_table(c, &v, &a, &loc, &err), FL_ENOTFOUND);
-    fl_table_ident bad = ID(&a, "\"x.y\".t");
-    CHECK_EQ_INT(c->ops->load_table(c, &bad, &a, &loc, &err), FL_EINVAL);
+    fl_table_ident dotted = ID(&a, "\"java.t\".t");
+    CHECK_EQ_INT(c->ops->load_table(c, &dotted, &a, &loc, &err), FL_ENOTFOUND);
     fl_table_ident t = ID(&a, "java.t");
+    CHECK_OK(c->ops->drop_table(c, &t, &err), &err);
+    fl_catalog_close(c);
+    fl_arena_free(&a);
+}
+
+/* A level holding '.' or '%' is stored escaped ("new%2Edb"), so ["new.db"]
+ * and ["new", "db"] are two namespaces, each listed with its own levels and
+ * tables; names without either byte are stored as they are. */
+static void test_dotted_levels(void)
+{
+    fl_catalog *c = suite_open();
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    fl_arena a;
+    fl_arena_init(&a, 0);
+    fl_error err;
+    const char *one[] = {"new.db"}, *pct[] = {"50%"}, *two[] = {"new", "db"};
+    fl_namespace dotted = {1, one}, percent = {1, pct}, nested = {2, two};
+    fl_namespace parent = {1, two};
+    CHECK_OK(c->ops->create_namespace(c, &dotted, NULL, &err), &err);
+    CHECK_OK(c->ops->create_namespace(c, &percent, NULL, &err), &err);
+    CHECK_OK(c->ops->create_namespace(c, &parent, NULL, &err), &err);
+    CHECK_OK(c->ops->create_namespace(c, &nested, NULL, &err), &err);
+    fl_table_ident t = {dotted, "t"};
+    CHECK_OK(c->ops->create_table(c, &t, "/m/00000-d.metadata.json", &err), &err);
+    fl_namespace *nss;
+    uint32_t n;
+    CHECK_OK(c->ops->list_namespaces(c, NULL, &a, &nss, &n, &err), &err);
+    const char *all = ns_names(nss, n, &a);
+    CHECK(strstr(all, "50%") && strstr(all, "new.db") && strstr(all, "new,") != NULL);
+    CHECK_OK(c->ops->list_namespaces(c, &parent, &a, &nss, &n, &err), &err);
+    CHECK_EQ_STR(ns_names(nss, n, &a), "db");
+    CHECK_OK(c->ops->list_namespaces(c, &dotted, &a, &nss, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    const char **names;
+    CHECK_OK(c->ops->list_tables(c, &dotted, &a, &names, &n, &err), &err);
+    CHECK_EQ_STR(str_list(names, n, &a), "t");
+    CHECK_OK(c->ops->list_tables(c, &nested, &a, &names, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    const char *loc;
+    CHECK_OK(c->ops->load_table(c, &t, &a, &loc, &err), &err);
+    fl_table_ident other = {nested, "t"};
+    CHECK_EQ_INT(c->ops->load_table(c, &other, &a, &loc, &err), FL_ENOTFOUND);
+    sqlite3 *db;
+    CHECK(sqlite3_open(g_db, &db) == SQLITE_OK);
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(db, "SELECT table_namespace FROM iceberg_tables WHERE table_name = 't' "
+                                 "AND table_namespace LIKE 'new%'",
+                             -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ_STR((const char *)sqlite3_column_text(st, 0), "new%2Edb");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    const char *empty[] = {""};
+    fl_namespace bad = {1, empty};
+    CHECK_EQ_INT(c->ops->create_namespace(c, &bad, NULL, &err), FL_EINVAL);
     CHECK_OK(c->ops->drop_table(c, &t, &err), &err);
     fl_catalog_close(c);
     fl_arena_free(&a);
@@ -325,6 +382,7 @@ int main(void)
     TEST_RUN(test_jdbc_ddl);
     TEST_RUN(test_v0_database);
     TEST_RUN(test_java_rows);
+    TEST_RUN(test_dotted_levels);
     TEST_RUN(test_concurrent_first_open);
     TEST_RUN(test_busy_timeout);
     TEST_RUN(test_open_uri);

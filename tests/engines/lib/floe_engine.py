@@ -237,8 +237,9 @@ class Unsupported(Exception):
 
 
 class Scorecard:
-    def __init__(self, engine):
+    def __init__(self, engine, unsupported_by=None):
         self.engine = engine
+        self.unsupported_by = unsupported_by or engine  # "not supported by <this>"
         self.passed = []
         self.failed = []
         self.unsupported_list = []
@@ -266,8 +267,9 @@ class Scorecard:
 
     def finish(self):
         for name, err in self.unsupported_list:
-            print("  not supported by %s: %s (%s)" % (self.engine, name, err[:200]))
-        extra = ", %d not supported by the engine" % len(self.unsupported_list) if self.unsupported_list else ""
+            print("  not supported by %s: %s (%s)" % (self.unsupported_by, name, err[:200]))
+        by = "the engine" if self.unsupported_by == self.engine else self.unsupported_by
+        extra = ", %d not supported by %s" % (len(self.unsupported_list), by) if self.unsupported_list else ""
         line = "%s: %d passed, %d failed%s" % (self.engine, len(self.passed), len(self.failed), extra)
         print(line, flush=True)
         if os.environ.get("FLOE_BUILD"):  # scripts/test.sh prints these lines at the end

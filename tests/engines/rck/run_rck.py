@@ -9,6 +9,7 @@ tests/engines/README.md.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,33 @@ import xml.etree.ElementTree as ET
 from floe_engine import FloeServer, Scorecard
 
 SUITE = "org.apache.iceberg.rest.RESTCompatibilityKitSuite"
+
+# Tests refused by floe's storage confinement (tests/engines/README.md, "REST Compatibility Kit"):
+# they commit manifests naming data files outside the table ('/path/to/data-a.parquet'), which
+# floe's SQL endpoint would then read for anyone allowed to read the table. Such a test counts
+# as "not supported by policy" only when it fails with exactly that refusal; any other failure,
+# or a refusal of a test not listed, is a failure.
+POLICY_REFUSED = {
+    "testAppend", "testCatalogWithCustomMetricsReporter",
+    "testCompleteCreateOrReplaceTransactionCreate", "testCompleteCreateOrReplaceTransactionReplace",
+    "testCompleteCreateTransaction", "testCompleteCreateTransactionMultipleSchemas",
+    "testCompleteCreateTransactionV2", "testCompleteReplaceTransaction",
+    "testConcurrentAppendEmptyTable", "testConcurrentAppendNonEmptyTable",
+    "testConcurrentReplaceTransactionPartitionSpec", "testConcurrentReplaceTransactionPartitionSpec2",
+    "testConcurrentReplaceTransactionPartitionSpecConflict", "testConcurrentReplaceTransactionSchema",
+    "testConcurrentReplaceTransactionSchema2", "testConcurrentReplaceTransactionSchemaConflict",
+    "testConcurrentReplaceTransactionSortOrder", "testConcurrentReplaceTransactionSortOrderConflict",
+    "testConcurrentReplaceTransactions", "testCreateOrReplaceReplaceTransactionReplace",
+    "testCreateOrReplaceTransactionCreate", "testCreateTransaction", "testRegisterTable",
+    "testRemoveUnusedSchemas", "testRemoveUnusedSpec", "testReplaceTableKeepsSnapshotLog",
+    "testReplaceTransaction",
+}
+CONFINEMENT = re.compile(r"^Forbidden: manifest '[^']*' names the file '[^']*', outside the table location")
+
+
+def policy_refusal(name, msg):
+    method = name.split(".", 1)[-1].split("(", 1)[0]
+    return method in POLICY_REFUSED and CONFINEMENT.match(msg) is not None
 
 
 def main():
@@ -30,7 +58,7 @@ def main():
     # CatalogTests also asks for the fixed locations file:/tmp/ns/tbl and file:/tmp/newdb/newtable
     floe = FloeServer.start(tmp, args=["--allowed-location", jtmp, "--allowed-location", "/tmp/ns",
                                        "--allowed-location", "/tmp/newdb"])
-    card = Scorecard("rck")
+    card = Scorecard("rck", unsupported_by="policy")
     reports = os.path.join(tmp, "reports")
     env = dict(os.environ,
                CATALOG_URI=floe.rest_uri + "/",
@@ -72,6 +100,9 @@ def main():
             skip = tc.find("skipped")
             if bad is not None:
                 msg = (bad.get("message") or bad.text or "").strip()
+                if policy_refusal(name, msg):
+                    card.unsupported(name, msg)
+                    continue
                 card.failed.append((name, msg))
                 print("FAIL %s: %s" % (name, msg[:2000]))
                 body = (bad.text or "").splitlines()

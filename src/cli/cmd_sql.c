@@ -20,6 +20,11 @@
  *   \o [FILE]  output to FILE (no FILE: back to stdout)
  *   \d [TABLE] describe  \dt [NS]  tables   \dn  namespaces
  *   \i FILE    run a script   \?  help
+ *   \e [FILE]  edit the statement (or FILE) in $EDITOR   \watch [SEC]  rerun
+ *   \pset pager on|off|always
+ * TAB completes keywords, namespaces, tables and columns
+ * (cmd_sql_complete.c); results taller or wider than the terminal go
+ * through a pager (cmd_sql_pager.c).
  *
  * Output per statement: rows in the --format (cmd_sql_print.c); commands print
  * their PostgreSQL command tag ("INSERT 0 3") on the table output or, for
@@ -81,15 +86,21 @@ typedef struct shell {
     fl_sql_session *s;
     FILE *out_file; /* -o / \o target (text formats), or NULL */
     int failures;
+    bool interactive;       /* a terminal on stdin and stdout: the pager applies */
+    fl_sqlpager_mode pager; /* \pset pager */
+    char *last_sql;         /* the last statement text run from the prompt (owned) */
 } shell;
 
-/* The running session, for the SIGINT handler (the only mutable static: a
- * signal handler has no other way to reach it). */
+/* The running session, and whether a Ctrl-C came (ends \watch), for the
+ * SIGINT handler (the only mutable statics: a signal handler has no other
+ * way to reach them). */
 static fl_sql_session *volatile running_session;
+static volatile sig_atomic_t sigint_seen;
 
 static void on_sigint(int sig)
 {
     (void)sig;
+    sigint_seen = 1;
     fl_sql_session *s = running_session;
     if (s)
         fl_sql_session_cancel(s);
@@ -333,6 +344,13 @@ static fl_status run_statement(shell *sh, const char *sql, size_t len, int line0
     fl_status rc = fl_sql_execute(sh->s, text, &r, &err);
     fl_sqlout o = sh->o;
     o.out = out_stream(sh);
+    /* the pager measures the whole text first (cmd_sql_pager.c) */
+    char *paged = NULL;
+    size_t paged_len = 0;
+    FILE *mem = NULL;
+    if (sh->interactive && !sh->out_file && sh->pager != FL_SQLPAGER_OFF &&
+        sh->o.format != FL_SQLOUT_PARQUET && (mem = open_memstream(&paged, &paged_len)))
+        o.out = mem;
     o.path = sh->out_path;
     o.io = sh->cat.io;
     o.tz = fl_sql_get(sh->s, "time_zone");
@@ -350,9 +368,14 @@ static fl_status run_statement(shell *sh, const char *sql, size_t len, int line0
             fprintf(tf, "%s\n", tag);
             fflush(tf);
         }
-    } else {
-        print_error(sh, &err, line0, col0);
     }
+    if (mem) {
+        fclose(mem);
+        fl_sqlpager_show(paged, paged_len, sh->pager);
+        free(paged);
+    }
+    if (rc != FL_OK)
+        print_error(sh, &err, line0, col0);
     fl_sql_result_close(r);
     if (sh->timing)
         fprintf(stderr, "Time: %.3f ms\n", ms);
@@ -538,6 +561,11 @@ static void meta_help(void)
           "  \\f [FORMAT]      output format: table, csv, json, jsonl, parquet\n"
           "  \\o [FILE]        send results to FILE (none: standard output)\n"
           "  \\i FILE          run the statements in FILE\n"
+          "  \\e [FILE]        edit the statement being typed (or the last one, or\n"
+          "                   FILE) in $EDITOR; it runs if it ends with ';'\n"
+          "  \\watch [SEC]     run the statement being typed (or the last one) every\n"
+          "                   SEC seconds (default 2) until Ctrl-C; also i=SEC c=COUNT\n"
+          "  \\pset pager [on|off|always]  page results taller or wider than the screen\n"
           "  \\?               this help\n"
           "Statements end with ';' and may span lines. Ctrl-C clears the input (or\n"
           "cancels a running statement), Ctrl-D on an empty line quits.\n",
@@ -590,6 +618,125 @@ static bool meta_buffer(const char *cmd, fl_buf *buf, int *what)
     return true;
 }
 
+/* \e [FILE]: the edited text replaces the statement buffer (psql); it runs
+ * when complete. Without a buffer (-c) there is nothing to edit into. */
+static int meta_edit(shell *sh, const char *file, fl_buf *buf)
+{
+    if (!buf) {
+        fprintf(stderr, "floe sql: \\e works at the prompt only\n");
+        sh->failures++;
+        return META_DONE;
+    }
+    fl_error err;
+    fl_error_clear(&err);
+    char *text = NULL;
+    const char *start = buf->len ? buf->data : sh->last_sql;
+    if (fl_sqledit(file ? NULL : start, file, &text, &err) != FL_OK) {
+        fprintf(stderr, "floe sql: %s\n", err.msg);
+        sh->failures++;
+        return META_DONE;
+    }
+    fl_buf_reset(buf);
+    fl_status rc = fl_buf_puts(buf, text, &err);
+    free(text);
+    if (rc != FL_OK || buf->len == 0)
+        return META_DONE;
+    if (input_state(buf->data) == INPUT_COMPLETE)
+        return META_RUN_BUFFER;
+    puts(buf->data); /* shown; the next lines continue it */
+    return META_DONE;
+}
+
+/* Sleeps ms unless a Ctrl-C comes first (false then). */
+static bool sleep_unless_interrupted(double ms)
+{
+    while (ms > 0 && !sigint_seen) {
+        double step = ms < 100 ? ms : 100;
+        struct timespec ts = {(time_t)(step / 1000), (long)((step - (time_t)(step / 1000) * 1000) * 1e6)};
+        nanosleep(&ts, NULL);
+        ms -= step;
+    }
+    return !sigint_seen;
+}
+
+/* \watch [SEC] [i=SEC] [c=COUNT]: reruns the buffer (or the last statement)
+ * until Ctrl-C, an error or COUNT runs, each run under a header line. */
+static void meta_watch(shell *sh, char *args, fl_buf *buf)
+{
+    double sec = 2;
+    long count = 0;
+    char *save = NULL;
+    for (char *a = strtok_r(args, " \t", &save); a; a = strtok_r(NULL, " \t", &save)) {
+        char *v = strchr(a, '='), *end = NULL;
+        const char *key = v ? a : "i";
+        if (v)
+            *v++ = '\0';
+        else
+            v = a;
+        double x = strtod(v, &end);
+        bool is_i = !strcmp(key, "i") || !strcmp(key, "interval");
+        bool is_c = !strcmp(key, "c") || !strcmp(key, "count");
+        if ((!is_i && !is_c) || end == v || *end || x < 0 || (is_c && x < 1)) {
+            fprintf(stderr, "floe sql: \\watch: bad argument '%s%s%s'\n", a,
+                    v != a ? "=" : "", v != a ? v : "");
+            sh->failures++;
+            return;
+        }
+        if (is_i)
+            sec = x;
+        else
+            count = (long)x;
+    }
+    const char *sql = buf && buf->len ? buf->data : sh->last_sql;
+    if (!sql || !*sql) {
+        fprintf(stderr, "floe sql: \\watch cannot be used with an empty query\n");
+        sh->failures++;
+        return;
+    }
+    char *text = strdup(sql);
+    if (buf && buf->len) {
+        free(sh->last_sql);
+        sh->last_sql = strdup(buf->data);
+        fl_buf_reset(buf);
+    }
+    sigint_seen = 0;
+    for (long run = 1; text && !sigint_seen; run++) {
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%a %b %e %T %Y", localtime(&now));
+        printf("%s (every %gs)\n\n", when, sec);
+        fflush(stdout);
+        if (run_script_at(sh, text, 0) != FL_OK || (count && run >= count))
+            break;
+        putchar('\n');
+        if (!sleep_unless_interrupted(sec * 1000))
+            break;
+    }
+    free(text);
+    sigint_seen = 0;
+}
+
+/* \pset pager [on|off|always] (the one \pset option so far). */
+static void meta_pset(shell *sh, const char *what, const char *value)
+{
+    if (!what || strcmp(what, "pager")) {
+        fprintf(stderr, "floe sql: \\pset: unknown option '%s' (known: pager)\n",
+                what ? what : "");
+        sh->failures++;
+        return;
+    }
+    fl_sqlpager_mode m;
+    if (!value)
+        m = sh->pager == FL_SQLPAGER_OFF ? FL_SQLPAGER_ON : FL_SQLPAGER_OFF;
+    else if (!fl_sqlpager_mode_parse(value, &m)) {
+        fprintf(stderr, "floe sql: \\pset pager: '%s' is not on, off or always\n", value);
+        sh->failures++;
+        return;
+    }
+    sh->pager = m;
+    printf("Pager usage is %s.\n", m == FL_SQLPAGER_OFF ? "off" : m == FL_SQLPAGER_ON ? "on" : "always");
+}
+
 /* Runs a backslash command (the whole line, modified in place). */
 static int meta_command(shell *sh, char *line, fl_buf *buf)
 {
@@ -628,7 +775,17 @@ static int meta_command(shell *sh, char *line, fl_buf *buf)
         printf("Output format is %s.\n", fl_sqlout_format_name(sh->o.format));
     } else if (!strcmp(cmd, "\\o"))
         set_output(sh, arg);
-    else if (!strcmp(cmd, "\\i")) {
+    else if (!strcmp(cmd, "\\e") || !strcmp(cmd, "\\edit"))
+        what = meta_edit(sh, arg, buf);
+    else if (!strcmp(cmd, "\\watch")) {
+        char rest[512] = "";
+        snprintf(rest, sizeof rest, "%s%s%s", arg ? arg : "", save && *save ? " " : "",
+                 save ? save : "");
+        meta_watch(sh, rest, buf);
+    } else if (!strcmp(cmd, "\\pset")) {
+        char *value = strtok_r(NULL, " \t;", &save);
+        meta_pset(sh, arg, value);
+    } else if (!strcmp(cmd, "\\i")) {
         if (!arg) {
             fprintf(stderr, "floe sql: \\i needs a file\n");
             sh->failures++;
@@ -681,6 +838,11 @@ typedef struct loop {
 static bool run_buffer(shell *sh, loop *lp)
 {
     fl_sqlin_remember(&lp->in, lp->buf.data);
+    char *last = strdup(lp->buf.data);
+    if (last) {
+        free(sh->last_sql);
+        sh->last_sql = last;
+    }
     fl_status rc = run_script_at(sh, lp->buf.data, lp->buf_line);
     fl_buf_reset(&lp->buf);
     return rc == FL_OK || lp->in.tty || sh->keep_going;
@@ -725,6 +887,8 @@ static void line_loop(shell *sh, bool tty)
     loop lp;
     memset(&lp, 0, sizeof lp);
     fl_sqlin_open(&lp.in, tty);
+    fl_sqlin_set_completion(&lp.in, sh->have_cat ? sh->cat.cat : NULL, sh->s, sh->ns);
+    sh->interactive = tty && isatty(STDOUT_FILENO);
     /* A Ctrl-C between the prompt and the statement's own handler (or in a
      * backslash command) must not end the shell: on_sigint only cancels a
      * running statement. */
@@ -910,6 +1074,7 @@ int fl_cmd_sql(int argc, char **argv)
         line_loop(&sh, isatty(STDIN_FILENO) != 0);
     }
     set_output(&sh, NULL);
+    free(sh.last_sql);
     fl_sql_session_close(sh.s);
     if (sh.have_cat)
         fl_cli_catalog_close(&sh.cat);

@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "floe/arena.h"
+#include "floe/buf.h"
 #include "floe/catalog.h"
 #include "floe/error.h"
 #include "floe/io.h"
@@ -74,6 +76,36 @@ fl_status fl_sqlmeta_list_tables(fl_catalog *cat, const char *ns, FILE *out, fl_
 fl_status fl_sqlmeta_describe(fl_catalog *cat, const char *table, const char *default_ns, FILE *out,
                               fl_error *err);
 
+/* ---- pager (cmd_sql_pager.c) ---- */
+
+typedef enum fl_sqlpager_mode {
+    FL_SQLPAGER_ON = 0, /* when the text is taller or wider than the terminal */
+    FL_SQLPAGER_OFF,
+    FL_SQLPAGER_ALWAYS,
+} fl_sqlpager_mode;
+
+/* Shows len bytes of text on stdout, through the pager when mode asks. */
+void fl_sqlpager_show(const char *text, size_t len, fl_sqlpager_mode mode);
+/* on / off / always (also 1/0, true/false; empty = on). */
+bool fl_sqlpager_mode_parse(const char *s, fl_sqlpager_mode *out);
+
+/* ---- \e (cmd_sql_edit.c) ---- */
+
+/* Edits text (NULL = empty) in a temporary file, or FILE in place when file
+ * is not NULL, with the user's editor; *out (malloc'ed) is the file's text
+ * afterwards, trailing newlines removed. */
+fl_status fl_sqledit(const char *text, const char *file, char **out, fl_error *err);
+
+/* ---- tab completion (cmd_sql_complete.c) ---- */
+
+/* The sorted, unique completions of word (the text before the cursor since
+ * the last blank or punctuation; may hold dots) on the input line: SQL
+ * keywords, namespaces ("ns."), tables of default_ns, columns of the tables
+ * the line names, or after "ns." the tables and namespaces of ns and after
+ * "t." / "ns.t." the columns of that table. cat may be NULL. Allocated in a. */
+const char **fl_sqlcomplete(fl_catalog *cat, const char *default_ns, const char *line,
+                            const char *word, fl_arena *a, uint32_t *n);
+
 /* ---- interactive input (cmd_sql_input.c) ---- */
 
 typedef enum fl_sqlin_status {
@@ -90,6 +122,10 @@ typedef struct fl_sqlin {
 
 /* Loads the history when tty. */
 void fl_sqlin_open(fl_sqlin *in, bool tty);
+/* TAB completion (tty only) against cat (may be NULL: keywords only), in the
+ * session's search_path, else default_ns. All borrowed until close. */
+void fl_sqlin_set_completion(fl_sqlin *in, fl_catalog *cat, fl_sql_session *s,
+                             const char *default_ns);
 void fl_sqlin_close(fl_sqlin *in);
 /* Reads one line, showing prompt on a terminal. */
 fl_sqlin_status fl_sqlin_read(fl_sqlin *in, const char *prompt, char **line);

@@ -15,8 +15,14 @@
  * it is loaded at start and rewritten after every entry (not only at exit),
  * so a killed or crashed shell keeps what was typed.
  *
+ * TAB completes keywords, namespaces, tables and columns (candidates from
+ * cmd_sql_complete.c, read from the catalog at each TAB); '.' does not
+ * break a word, so "demo.or<TAB>" completes within demo, and a namespace
+ * completes with its '.' and no blank.
+ *
  * The statics below are the exception to "no mutable globals": libedit's
- * line callback and a signal handler take no user pointer.
+ * line callback, its completion callbacks and a signal handler take no
+ * user pointer.
  */
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +38,7 @@
 #endif
 
 #include "cli/cmd_sql.h"
+#include "floe/arena.h"
 
 static volatile sig_atomic_t got_sigint;
 
@@ -71,8 +78,72 @@ void fl_sqlin_open(fl_sqlin *in, bool tty)
 #endif
 }
 
+#ifdef FLOE_HAVE_LIBEDIT
+/* What TAB completes against, and the candidates of the current TAB. */
+static fl_catalog *complete_cat;
+static fl_sql_session *complete_session;
+static const char *complete_ns;
+static fl_arena complete_arena;
+static const char **complete_list;
+static uint32_t complete_n, complete_next;
+
+static char *complete_entry(const char *text, int state)
+{
+    (void)text;
+    if (state == 0)
+        complete_next = 0;
+    return complete_next < complete_n ? strdup(complete_list[complete_next++]) : NULL;
+}
+
+static char **complete_word(const char *text, int start, int end)
+{
+    (void)start;
+    (void)end;
+    rl_attempted_completion_over = 1; /* never file names */
+    fl_arena_free(&complete_arena);
+    fl_arena_init(&complete_arena, 0);
+    const char *ns = complete_session ? fl_sql_get(complete_session, "search_path") : NULL;
+    complete_list = fl_sqlcomplete(complete_cat, ns && *ns ? ns : complete_ns, rl_line_buffer,
+                                   text, &complete_arena, &complete_n);
+    size_t last = complete_n == 1 ? strlen(complete_list[0]) : 0;
+    rl_completion_append_character = last && complete_list[0][last - 1] == '.' ? '\0' : ' ';
+    return complete_n ? rl_completion_matches(text, complete_entry) : NULL;
+}
+#endif
+
+void fl_sqlin_set_completion(fl_sqlin *in, fl_catalog *cat, fl_sql_session *s,
+                             const char *default_ns)
+{
+#ifdef FLOE_HAVE_LIBEDIT
+    if (!in->tty)
+        return;
+    complete_cat = cat;
+    complete_session = s;
+    complete_ns = default_ns;
+    static char breaks[] = " \t\n\"\\'`@$><=;|&{(),";
+    rl_basic_word_break_characters = breaks;
+    rl_completer_word_break_characters = breaks;
+    rl_attempted_completion_function = complete_word;
+#else
+    (void)in;
+    (void)cat;
+    (void)s;
+    (void)default_ns;
+#endif
+}
+
 void fl_sqlin_close(fl_sqlin *in)
 {
+#ifdef FLOE_HAVE_LIBEDIT
+    if (in->tty) {
+        rl_attempted_completion_function = NULL;
+        complete_cat = NULL;
+        complete_session = NULL;
+        fl_arena_free(&complete_arena);
+        complete_list = NULL;
+        complete_n = 0;
+    }
+#endif
     free(in->hist);
     in->hist = NULL;
 }

@@ -3,7 +3,8 @@
 (the standard pty module) the way a person types: Ctrl-C at the prompt (idle and
 mid-statement), history saved as it goes (read while the shell runs, and after
 SIGKILL), backslash commands inside an unfinished statement (\\r, \\q), Ctrl-D,
-Ctrl-C cancelling a running statement, and tab completion of a table and a column.
+Ctrl-C cancelling a running statement, tab completion of keywords, namespaces, tables and
+columns, \\e through a scripted editor, \\watch, and the pager (a scripted $FLOE_PAGER).
 
 usage: sql_shell_pty.py FLOE_BIN WORKDIR   (WORKDIR holds cat.db / wh with shop.orders)
 Timeouts only keep a broken shell from hanging the run; nothing is timed.
@@ -13,8 +14,11 @@ import pty
 import re
 import select
 import signal
+import struct
 import sys
+import termios
 import time
+import fcntl
 
 FLOE, WORK = sys.argv[1], sys.argv[2]
 HIST = os.path.join(WORK, "history")
@@ -31,13 +35,15 @@ def check(desc, ok, detail=""):
 
 
 class Shell:
-    def __init__(self):
-        env = dict(os.environ, FLOE_HISTFILE=HIST, TERM="xterm", HOME=WORK)
+    def __init__(self, extra_env=None, rows=0, cols=0):
+        env = dict(os.environ, FLOE_HISTFILE=HIST, TERM="xterm", HOME=WORK, **(extra_env or {}))
         argv = [FLOE, "sql", "--catalog", "sqlite:" + os.path.join(WORK, "cat.db"),
                 "--warehouse", os.path.join(WORK, "wh"), "-n", "shop"]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execve(FLOE, argv, env)
+        if rows:  # a terminal size, so the pager can measure results against it
+            fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.out = ""  # everything read since the last expect() match
 
     def send(self, s):
@@ -62,14 +68,14 @@ class Shell:
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern)
         while True:
-            clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r", "", self.out)
+            clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r|\x07", "", self.out)
             m = rx.search(clean)
             if m:
                 self.out = clean[m.end():]
                 return clean[:m.end()]
             left = deadline - time.monotonic()
             if left <= 0 or self.read_some(min(left, 1.0)) is None:
-                clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r", "", self.out)
+                clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r|\x07", "", self.out)
                 m = rx.search(clean)
                 if m:
                     self.out = clean[m.end():]
@@ -200,6 +206,109 @@ code = sh.wait_exit()
 check("\\q inside an unfinished statement exits", code is not None, "still running")
 if code is None:
     sh.kill()
+
+# 7. Tab completion: a keyword in the case typed, a namespace with its '.', a table in it,
+# a column of the table the line names, a table of the default namespace (-n shop).
+sh = Shell()
+sh.expect(PROMPT)
+sh.send("sel\t")
+check("TAB completes a keyword in the typed case", sh.expect(r"select $") is not None)
+sh.send("* from shop\t")
+check("TAB completes a namespace with its dot", sh.expect(r"from shop\.$") is not None)
+sh.send("or\t")
+check("TAB completes a table of the namespace", sh.expect(r"orders $") is not None)
+sh.send("where cust\t")
+check("TAB completes a column of the table the line names",
+      sh.expect(r"where customer_name $") is not None)
+sh.send("= 'ann';\r")
+got = sh.expect(r"\(1 row\)")
+check("the completed statement runs", got is not None and "ann" in got, repr(got))
+sh.expect(PROMPT)
+sh.send("select * from orders where order_\t")
+check("TAB completes a column of a table of the default namespace",
+      sh.expect(r"where order_id $") is not None)
+sh.send("= 1;\r")
+got = sh.expect(r"\(1 row\)")
+check("statement with a completed column runs", got is not None and "ERROR" not in got, repr(got))
+sh.expect(PROMPT)
+sh.send("\x04")
+sh.wait_exit()
+
+# 8. \e: the statement being typed goes to the editor and comes back; complete, it runs.
+editor = os.path.join(WORK, "editor.sh")
+with open(editor, "w") as f:
+    f.write("#!/bin/sh\nsed -i 's/;$//; s/$/ + 1;/' \"$1\"\n")
+os.chmod(editor, 0o755)
+sh = Shell({"FLOE_EDITOR": editor})
+sh.expect(PROMPT)
+sh.send("select 41\r")
+sh.expect(r"   -> $")
+sh.send("\\e\r")
+got = sh.expect(r"\(1 row\)")
+check("\\e edits the buffer and runs it", got is not None and re.search(r"\b42\b", got) is not None,
+      repr(got))
+sh.expect(PROMPT)
+# \e with an empty buffer edits the last statement
+sh.send("\\e\r")
+got = sh.expect(r"\(1 row\)")
+check("\\e on an empty buffer edits the last statement",
+      got is not None and re.search(r"\b43\b", got) is not None, repr(got))
+sh.expect(PROMPT)
+
+# 9. \watch reruns the last statement until Ctrl-C; c=N stops after N runs.
+sh.send("select 'tick' as w;\r")
+sh.expect(r"\(1 row\)")
+sh.expect(PROMPT)
+sh.send("\\watch 0.2\r")
+first = sh.expect(r"\(every 0\.2s\)[\s\S]*?tick[\s\S]*?\(1 row\)")
+second = sh.expect(r"\(every 0\.2s\)[\s\S]*?tick[\s\S]*?\(1 row\)")
+check("\\watch reruns the statement", first is not None and second is not None)
+sh.send("\x03")
+check("Ctrl-C ends \\watch and gives the prompt", sh.expect(PROMPT) is not None)
+sh.send("\\watch i=0 c=3\r")
+got = sh.expect(PROMPT)
+check("\\watch c=3 runs three times", got is not None and got.count("tick") == 3, repr(got))
+sh.send("\\watch x=1\r")
+check("\\watch with a bad argument is refused", sh.expect(r"bad argument 'x=1'") is not None)
+sh.expect(PROMPT)
+sh.send("\x04")
+sh.wait_exit()
+
+# 10. The pager: a result taller than the terminal goes through $FLOE_PAGER, a short one does
+# not; \pset pager off streams it; always pages even a short one.
+pager = os.path.join(WORK, "pager.sh")
+with open(pager, "w") as f:
+    f.write("#!/bin/sh\necho PAGER-START\ncat\necho PAGER-END\n")
+os.chmod(pager, 0o755)
+sh = Shell({"FLOE_PAGER": pager}, rows=24, cols=80)
+sh.expect(PROMPT)
+sh.send("select * from generate_series(1, 100) g;\r")
+got = sh.expect(r"\(100 rows\)\nPAGER-END\n")
+check("a tall result goes through the pager", got is not None and "PAGER-START" in got
+      and "PAGER-END" in got, repr(got[-200:] if got else got))
+sh.expect(PROMPT)
+sh.send("select 1 as short;\r")
+got = sh.expect(r"\(1 row\)")
+check("a short result is not paged", got is not None and "PAGER-START" not in got, repr(got))
+sh.expect(PROMPT)
+sh.send("select repeat('x', 120) as wide;\r")
+got = sh.expect(r"\(1 row\)\nPAGER-END\n")
+check("a wide result goes through the pager", got is not None and "PAGER-START" in got, repr(got))
+sh.expect(PROMPT)
+sh.send("\\pset pager off\r")
+sh.expect(r"Pager usage is off\.")
+sh.send("select * from generate_series(1, 100) g;\r")
+got = sh.expect(r"\(100 rows\)")
+check("\\pset pager off streams a tall result", got is not None and "PAGER-START" not in got, repr(got))
+sh.expect(PROMPT)
+sh.send("\\pset pager always\r")
+sh.expect(r"Pager usage is always\.")
+sh.send("select 2 as short;\r")
+got = sh.expect(r"PAGER-END")
+check("\\pset pager always pages a short result", got is not None and "PAGER-START" in got, repr(got))
+sh.expect(PROMPT)
+sh.send("\x04")
+sh.wait_exit()
 
 # 6. Ctrl-D on an empty line exits.
 sh = Shell()

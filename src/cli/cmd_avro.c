@@ -31,13 +31,17 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/stdin_file.h"
 #include "cli/output.h"
 #include "floe/avro.h"
 #include "floe/io.h"
 
 static int fail(const fl_error *err)
 {
-    fprintf(stderr, "floe avro: %s\n", err->msg);
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    cli_stdin_scrub(msg);
+    fprintf(stderr, "floe avro: %s\n", msg);
     return 1;
 }
 
@@ -281,7 +285,10 @@ static int cmd_meta(int argc, char **argv)
         printf("],\"block_count\":%zu,\"records\":%" PRIu64 ",\"trailing_bytes\":%" PRIu64 "}\n",
                nblocks, nrec, fl_avro_reader_trailing_bytes(o.r));
     } else {
-        printf("file: %s\ncodec: %s\nsync: ", path, fl_avro_reader_codec(o.r));
+        char shown[1024];
+        snprintf(shown, sizeof shown, "%s", path);
+        cli_stdin_scrub(shown);
+        printf("file: %s\ncodec: %s\nsync: ", shown, fl_avro_reader_codec(o.r));
         print_hex(stdout, sync, 16);
         printf("\nheader size: %" PRIu64 " bytes\nmetadata: %zu keys\n",
                fl_avro_reader_header_size(o.r), nm);
@@ -739,6 +746,17 @@ int fl_cmd_avro(int argc, char **argv)
     }
     if (cli_help_requested(argc - 1, argv + 1))
         return usage(stdout);
+    if (!strcmp(sub, "schema") || !strcmp(sub, "meta") || !strcmp(sub, "cat")) {
+        char *spooled; /* FILE `-` is stdin, spooled: the reader seeks between blocks */
+        int got = cli_stdin_arg(argc, argv, 2, "avro", &spooled);
+        if (got < 0)
+            return 1;
+        if (got) {
+            int rc = fl_cmd_avro(argc, argv);
+            cli_stdin_release(spooled);
+            return rc;
+        }
+    }
     if (!strcmp(sub, "schema"))
         return cmd_schema(argc - 1, argv + 1);
     if (!strcmp(sub, "meta"))

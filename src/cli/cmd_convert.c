@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/source.h"
+#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/io.h"
 #include "floe/parquet.h"
@@ -298,7 +299,7 @@ static int parse_args(int argc, char **argv, convert_args *a)
         a->from = fl_file_format_from_path(a->in);
     if (!a->to)
         a->to = fl_file_format_from_path(a->out);
-    if (!a->from) {
+    if (!a->from && strcmp(a->in, "-")) { /* stdin: told by its first bytes once spooled */
         fprintf(stderr, "floe convert: cannot tell the format of '%s' (use --from)\n", a->in);
         return 2;
     }
@@ -443,6 +444,17 @@ int fl_cmd_convert(int argc, char **argv)
             fl_error_prefix(&err, "--schema");
         so.schema = &schema;
     }
+    char *spooled = NULL; /* input `-`: stdin in a temporary file (Parquet seeks, CSV is read twice) */
+    if (rc == FL_OK && !strcmp(a.in, "-")) {
+        spooled = cli_stdin_spool("convert");
+        if (!spooled) {
+            fl_arena_free(&arena);
+            return 1;
+        }
+        a.in = spooled;
+        if (!a.from)
+            a.from = fl_file_format_from_path(spooled);
+    }
     fl_source *src = NULL;
     if (rc == FL_OK)
         rc = fl_source_open(a.in, a.from, &so, &src, &err);
@@ -456,15 +468,15 @@ int fl_cmd_convert(int argc, char **argv)
     fl_source_close(src);
     fl_arena_free(&arena);
     if (rc != FL_OK) {
+        cli_stdin_scrub(err.msg);
         fprintf(stderr, "floe convert: %s\n", err.msg);
-        return 1;
-    }
-    if (!a.quiet) {
-        fprintf(stderr, "floe convert: %" PRIu64 " rows, %s (%s) -> %s (%s", rows, a.in,
-                format_name(a.from), a.out, format_name(a.to));
+    } else if (!a.quiet) {
+        fprintf(stderr, "floe convert: %" PRIu64 " rows, %s (%s) -> %s (%s", rows,
+                spooled ? "stdin" : a.in, format_name(a.from), a.out, format_name(a.to));
         if (a.to == FL_FMT_PARQUET)
             fprintf(stderr, ", %" PRIu64 " bytes", bytes);
         fprintf(stderr, ")\n");
     }
-    return 0;
+    cli_stdin_release(spooled);
+    return rc == FL_OK ? 0 : 1;
 }

@@ -874,14 +874,11 @@ int fl_cmd_parquet(int argc, char **argv)
         return 0;
     }
     if (!strcmp(sub, "cat") || !strcmp(sub, "schema") || !strcmp(sub, "meta")) {
-        int i = 2; /* FILE `-` is stdin, spooled: the reader seeks to the footer */
-        while (i < argc && strcmp(argv[i], "-"))
-            i++;
-        if (i < argc) {
-            char *spooled = cli_stdin_spool("parquet");
-            if (!spooled)
-                return 1;
-            argv[i] = spooled;
+        char *spooled; /* FILE `-` is stdin, spooled: the reader seeks to the footer */
+        int got = cli_stdin_arg(argc, argv, 2, "parquet", &spooled);
+        if (got < 0)
+            return 1;
+        if (got) {
             int rc = fl_cmd_parquet(argc, argv);
             cli_stdin_release(spooled);
             return rc;

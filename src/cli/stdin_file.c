@@ -5,6 +5,7 @@
 #include "cli/stdin_file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@ static const char *suffix_for(const unsigned char *b, size_t n)
 {
     if (n >= 4 && !memcmp(b, "PAR1", 4))
         return ".parquet";
+    if (n >= 4 && !memcmp(b, "Obj\1", 4))
+        return ".avro";
     size_t i = 0;
     while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
         i++;
@@ -80,4 +83,39 @@ void cli_stdin_release(char *path)
     if (path)
         unlink(path);
     free(path);
+}
+
+int cli_stdin_arg(int argc, char **argv, int from, const char *cmd, char **spooled)
+{
+    *spooled = NULL;
+    int i = from;
+    while (i < argc && strcmp(argv[i], "-"))
+        i++;
+    if (i >= argc)
+        return 0;
+    *spooled = cli_stdin_spool(cmd);
+    if (!*spooled)
+        return -1;
+    argv[i] = *spooled;
+    return 1;
+}
+
+static bool path_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == '/';
+}
+
+void cli_stdin_scrub(char *msg)
+{
+    char *hit;
+    while ((hit = strstr(msg, "floe-stdin-")) != NULL) {
+        char *start = hit, *end = hit;
+        while (start > msg && path_char(start[-1]))
+            start--;
+        while (path_char(*end))
+            end++;
+        memcpy(start, "stdin", 5); /* a spooled path is always longer than "stdin" */
+        memmove(start + 5, end, strlen(end) + 1);
+    }
 }

@@ -124,6 +124,27 @@ grep -q name "$tmp/out" || bad "floe parquet schema - printed: $(cat "$tmp/out")
 "$FLOE_BIN" parquet cat - --format jsonl <"$tmp/in.parquet" >"$tmp/out" 2>"$tmp/err" ||
     bad "floe parquet cat - failed: $(cat "$tmp/err")"
 grep -q '"b"' "$tmp/out" || bad "floe parquet cat - printed: $(cat "$tmp/out")"
+"$FLOE_BIN" convert - "$tmp/piped.parquet" <"$tmp/in.csv" 2>"$tmp/err" ||
+    bad "floe convert - failed: $(cat "$tmp/err")"
+grep -q "stdin (csv)" "$tmp/err" || bad "floe convert - did not name stdin: $(cat "$tmp/err")"
+"$FLOE_BIN" convert - - --to csv <"$tmp/piped.parquet" >"$tmp/out" 2>"$tmp/err" ||
+    bad "floe convert - - failed: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out")" = "$(printf 'id,name\n1,a\n2,b')" ] || bad "floe convert - - printed: $(cat "$tmp/out")"
+printf 'id,name\n1,a\nzz\n' | "$FLOE_BIN" convert - - --to jsonl >/dev/null 2>"$tmp/err" &&
+    bad "floe convert - of a bad CSV succeeded"
+grep -q "^floe convert: stdin: line 3" "$tmp/err" || bad "floe convert - error: $(cat "$tmp/err")"
+avro="$(ls "$tmp"/wh/demo/t/metadata/snap-*.avro 2>/dev/null | head -1)"
+if [ -n "$avro" ]; then
+    "$FLOE_BIN" avro meta - <"$avro" >"$tmp/out" 2>"$tmp/err" || bad "floe avro meta - failed: $(cat "$tmp/err")"
+    grep -qx "file: stdin" "$tmp/out" || bad "floe avro meta - printed: $(cat "$tmp/out")"
+    "$FLOE_BIN" avro cat - <"$avro" >"$tmp/out" 2>"$tmp/err" ||
+        bad "floe avro cat - failed: $(cat "$tmp/err")"
+    grep -q manifest_path "$tmp/out" || bad "floe avro cat - printed: $(cat "$tmp/out")"
+else
+    bad "no manifest list under $tmp/wh/demo/t/metadata to read back"
+fi
+echo '{' | "$FLOE_BIN" avro meta - >/dev/null 2>"$tmp/err" && bad "floe avro meta - of junk succeeded"
+grep -q "^floe avro: stdin: " "$tmp/err" || bad "floe avro meta - error: $(cat "$tmp/err")"
 
 [ "$fails" = 0 ] || { echo "$fails convention failures"; exit 1; }
 echo "ok: ${#commands[@]} commands"

@@ -127,6 +127,10 @@ FL_API const fl_schema *fl_source_schema(const fl_source *s);
 /* Fills b (reset first) with up to FL_BATCH_CAP rows; *eof when none are left. */
 FL_API fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err);
 FL_API void fl_source_close(fl_source *s);
+/* How far the source has read: *done of *total units (bytes of the file for
+ * CSV and JSON lines, rows for Parquet); *total 0 when unknown. For progress
+ * displays only. */
+FL_API void fl_source_progress(const fl_source *s, uint64_t *done, uint64_t *total);
 
 /* Format-specific constructors. */
 FL_API fl_status fl_csv_source_open(const char *path, const fl_source_options *opt, fl_source **out,
@@ -144,6 +148,7 @@ struct fl_source {
     const fl_source_ops *ops;
     const fl_schema *schema;
     fl_parquet_reader *parquet; /* Parquet sources only (the CLI's convert), else NULL */
+    uint64_t done, total;       /* progress (fl_source_progress), kept by the source's next */
 };
 
 #ifdef __cplusplus

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "cli/source.h"
 #include "cli/stdin_file.h"
 #include "cli/textparse.h"
@@ -69,7 +70,10 @@ typedef struct pq_source {
 static fl_status pq_next(fl_source *base, fl_batch *b, bool *eof, fl_error *err)
 {
     pq_source *s = (pq_source *)base;
-    return fl_parquet_scan_next(s->scan, b, eof, err);
+    fl_status rc = fl_parquet_scan_next(s->scan, b, eof, err);
+    if (rc == FL_OK && !*eof)
+        base->done += b->nrows; /* progress in rows of fl_parquet_num_rows */
+    return rc;
 }
 
 static void pq_close(fl_source *base)
@@ -107,6 +111,7 @@ static fl_status pq_source_open(const char *path, const fl_source_options *opt, 
         goto fail;
     s->base.schema = fl_parquet_scan_schema(s->scan);
     s->base.parquet = s->reader;
+    s->base.total = (uint64_t)fl_parquet_num_rows(s->reader);
     *out = &s->base;
     return FL_OK;
 fail:
@@ -320,8 +325,17 @@ static const char *format_name(fl_file_format f)
 }
 
 /* Pumps every batch of src into the Parquet writer at out_path. */
-static fl_status write_parquet(fl_source *src, const convert_args *a, uint64_t *rows,
-                               uint64_t *bytes, fl_error *err)
+/* The progress line after a batch (progress.h). */
+static void show_progress(cli_progress *prog, const fl_source *src, const convert_args *a,
+                          uint64_t rows)
+{
+    uint64_t done, total;
+    fl_source_progress(src, &done, &total);
+    cli_progress_update(prog, 1, a->in, done, total, rows);
+}
+
+static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progress *prog,
+                               uint64_t *rows, uint64_t *bytes, fl_error *err)
 {
     fl_fileio *io = cli_fileio();
     if (!io)
@@ -344,6 +358,7 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, uint64_t *
             break;
         *rows += fl_batch_live_rows(&b);
         rc = fl_parquet_writer_write(w, &b, err);
+        show_progress(prog, src, a, *rows);
     }
     if (rc == FL_OK) {
         fl_parquet_writer *wc = w;
@@ -365,7 +380,8 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, uint64_t *
 }
 
 /* Pumps src into CSV / JSON lines at out_path (or stdout). */
-static fl_status write_text(fl_source *src, const convert_args *a, uint64_t *rows, fl_error *err)
+static fl_status write_text(fl_source *src, const convert_args *a, cli_progress *prog,
+                            uint64_t *rows, fl_error *err)
 {
     bool to_stdout = !strcmp(a->out, "-");
     char *tmp = NULL;
@@ -398,6 +414,7 @@ static fl_status write_text(fl_source *src, const convert_args *a, uint64_t *row
         if (rc != FL_OK || eof)
             break;
         rc = fl_row_printer_batch(p, &b, NULL, err);
+        show_progress(prog, src, a, fl_row_printer_rows(p));
     }
     if (p) {
         *rows = fl_row_printer_rows(p);
@@ -460,10 +477,13 @@ int fl_cmd_convert(int argc, char **argv)
         rc = fl_source_open(a.in, a.from, &so, &src, &err);
     uint64_t rows = 0, bytes = 0;
     if (rc == FL_OK) {
+        cli_progress prog;
+        cli_progress_init(&prog, "floe convert", 1);
         if (a.to == FL_FMT_PARQUET)
-            rc = write_parquet(src, &a, &rows, &bytes, &err);
+            rc = write_parquet(src, &a, &prog, &rows, &bytes, &err);
         else
-            rc = write_text(src, &a, &rows, &err);
+            rc = write_text(src, &a, &prog, &rows, &err);
+        cli_progress_end(&prog);
     }
     fl_source_close(src);
     fl_arena_free(&arena);

@@ -50,6 +50,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
 #include "cli/source.h"
+#include "cli/progress.h"
 #include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/ice_table.h"
@@ -436,9 +437,16 @@ static fl_status open_for_table(const load_args *a, const char *path, fl_file_fo
     return fl_source_open(path, fmt, &so, out, err);
 }
 
+/* Where load_file reports how far it is: the progress line, the item. */
+typedef struct load_progress {
+    cli_progress *line;
+    uint32_t item;
+    const char *shown; /* the file as the user named it */
+} load_progress;
+
 static fl_status load_file(const load_args *a, const char *path, fl_file_format fmt, fl_ice_txn *x,
-                           fl_ice_data_writer *w, const fl_schema *user, uint64_t *rows,
-                           fl_error *err)
+                           fl_ice_data_writer *w, const fl_schema *user, load_progress *lp,
+                           uint64_t *rows, fl_error *err)
 {
     const fl_ice_schema *ice = fl_ice_metadata_current_schema(fl_ice_txn_metadata(x));
     const fl_schema *table = fl_ice_data_writer_schema(w);
@@ -464,10 +472,14 @@ static fl_status load_file(const load_args *a, const char *path, fl_file_format 
         rc = fl_ingest_adapt(ad, &b, &view, err);
         if (rc == FL_OK)
             rc = fl_ice_data_writer_write(w, &view, err);
-        if (rc == FL_OK)
+        if (rc == FL_OK) {
             *rows += fl_batch_live_rows(&b);
-        else
+            uint64_t done, total;
+            fl_source_progress(src, &done, &total);
+            cli_progress_update(lp->line, lp->item, lp->shown, done, total, *rows);
+        } else {
             fl_error_prefix(err, "%s", path);
+        }
     }
     if (binit)
         fl_batch_destroy(&b);
@@ -540,11 +552,16 @@ static fl_status run_load(load_args *a, fl_error *err)
         rc = fl_ice_txn_begin(t, &x, err);
     if (rc == FL_OK)
         rc = fl_ice_data_writer_open(x, &w, err);
+    cli_progress line;
+    cli_progress_init(&line, "floe load", (uint32_t)a->nfiles);
     for (int i = 0; rc == FL_OK && i < a->nfiles; i++) {
-        rc = load_file(a, input_path(a, i), format_of(a, a->files[i]), x, w, userp, &rows, err);
+        load_progress lp = {&line, (uint32_t)i + 1, a->files[i]};
+        rc = load_file(a, input_path(a, i), format_of(a, a->files[i]), x, w, userp, &lp, &rows,
+                       err);
         if (rc != FL_OK && a->staged[i])
             fl_error_prefix(err, "%s (staged as plain CSV)", a->files[i]);
     }
+    cli_progress_end(&line);
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
     if (rc == FL_OK) {

@@ -344,6 +344,8 @@ static fl_status csv_next(fl_source *base, fl_batch *b, bool *eof, fl_error *err
                              s->rec_line, err));
     }
     *eof = b->nrows == 0;
+    base->done = text_input_consumed(&s->in);
+    base->total = text_input_size(&s->in);
     return FL_OK;
 }
 

@@ -43,6 +43,16 @@ fl_status text_input_open(text_input *in, fl_fileio *io, const char *path, fl_er
  * or a failed read (in->failed, in->err). */
 void text_input_fill(text_input *in);
 
+/* Bytes of the file handed out so far, and the file's size (progress). */
+static inline uint64_t text_input_consumed(const text_input *in)
+{
+    return in->off - (uint64_t)(in->len - in->pos);
+}
+static inline uint64_t text_input_size(const text_input *in)
+{
+    return in->f ? in->f->size : 0;
+}
+
 /* Next byte (0..255) or -1 at end of file or after a failed read. */
 static inline int text_input_getc(text_input *in)
 {

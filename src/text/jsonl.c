@@ -433,6 +433,8 @@ static fl_status jsonl_next(fl_source *base, fl_batch *b, bool *eof, fl_error *e
         FL_TRY(rc);
     }
     *eof = b->nrows == 0;
+    base->done = text_input_consumed(&s->in);
+    base->total = text_input_size(&s->in);
     return FL_OK;
 }
 

@@ -17,6 +17,12 @@ fl_status fl_source_next(fl_source *s, fl_batch *b, bool *eof, fl_error *err)
     return s->ops->next(s, b, eof, err);
 }
 
+void fl_source_progress(const fl_source *s, uint64_t *done, uint64_t *total)
+{
+    *done = s ? s->done : 0;
+    *total = s ? s->total : 0;
+}
+
 void fl_source_close(fl_source *s)
 {
     if (s)

@@ -143,6 +143,19 @@ if [ -n "$avro" ]; then
 else
     bad "no manifest list under $tmp/wh/demo/t/metadata to read back"
 fi
+# Progress lines: only on a terminal (or FLOE_PROGRESS=always), never in a pipe or log.
+awk 'BEGIN { print "id,v"; for (i = 0; i < 20000; i++) print i "," i * 2 }' >"$tmp/many.csv"
+printf 'id,v\n1,2\n3,4\n' >"$tmp/few.csv"
+FLOE_PROGRESS=always "$FLOE_BIN" load --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" \
+    "$tmp/many.csv" "$tmp/few.csv" demo.progress 2>"$tmp/err" >/dev/null || bad "load with progress: $(cat "$tmp/err")"
+grep -q '^floe load: many.csv (1/2) .*% .* rows, ' "$tmp/err" || bad "no progress line for file 1: $(head -3 "$tmp/err")"
+grep -q '^floe load: few.csv (2/2) 100% 20,002 rows' "$tmp/err" || bad "no 100% line for file 2: $(tail -3 "$tmp/err")"
+"$FLOE_BIN" load --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" "$tmp/many.csv" demo.progress \
+    2>"$tmp/err" >/dev/null || bad "load: $(cat "$tmp/err")"
+grep -q 'rows/s' "$tmp/err" && bad "a progress line went to a file: $(cat "$tmp/err")"
+FLOE_PROGRESS=always "$FLOE_BIN" convert "$tmp/many.csv" "$tmp/many.parquet" 2>"$tmp/err" ||
+    bad "convert with progress: $(cat "$tmp/err")"
+grep -q '^floe convert: many.csv 100% 20,000 rows' "$tmp/err" || bad "convert progress: $(tail -3 "$tmp/err")"
 echo '{' | "$FLOE_BIN" avro meta - >/dev/null 2>"$tmp/err" && bad "floe avro meta - of junk succeeded"
 grep -q "^floe avro: stdin: " "$tmp/err" || bad "floe avro meta - error: $(cat "$tmp/err")"
 

@@ -1,0 +1,487 @@
+/*
+ * tool_sql.c - run_sql and estimate_cost.
+ *
+ * run_sql: readonly.c accepts the statement, sqlrun.c runs it as the
+ * caller inside a read-only block. A query is wrapped as
+ * SELECT * FROM (<sql>) AS floe_mcp_q LIMIT <row cap + 1>, so the engine
+ * stops at the cap (the limit reaches the scans) and one extra row tells
+ * whether the result was cut. Every row up to the cap goes to the stored
+ * CSV (results.c) and the column statistics; the preview keeps the first
+ * rows that fit max_rows and max_bytes.
+ *
+ * estimate_cost: EXPLAIN of the statement as the caller (authorized,
+ * planned, nothing read but metadata), then, for every Iceberg table the
+ * plan scans at the snapshot it names, the files, bytes, rows and distinct
+ * partitions of that snapshot from its manifests. That is an upper bound:
+ * the prune terms the engine would apply are shown in the plan, but the
+ * counts are before pruning (see README "not done").
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "floe/ice_scan.h"
+#include "floe/ice_table.h"
+#include "floe/iceberg.h"
+#include "mcp/mcp_internal.h"
+
+typedef struct col_stat {
+    uint64_t nulls;
+    json_t *min, *max; /* owned */
+    bool numeric;
+} col_stat;
+
+static int cmp_json(const json_t *a, const json_t *b, bool numeric)
+{
+    if (numeric && json_is_number(a) && json_is_number(b)) {
+        double x = json_number_value(a), y = json_number_value(b);
+        return x < y ? -1 : x > y;
+    }
+    if (numeric && json_is_string(a) && json_is_string(b)) { /* decimals */
+        double x = strtod(json_string_value(a), NULL), y = strtod(json_string_value(b), NULL);
+        return x < y ? -1 : x > y;
+    }
+    const char *x = json_string_value(a), *y = json_string_value(b);
+    return (x && y) ? strcmp(x, y) : 0;
+}
+
+static void stat_add(col_stat *s, json_t *v)
+{
+    if (json_is_null(v)) {
+        s->nulls++;
+        return;
+    }
+    if (json_is_array(v) || json_is_object(v))
+        return;
+    if (!s->min || cmp_json(v, s->min, s->numeric) < 0) {
+        json_decref(s->min);
+        s->min = json_incref(v);
+    }
+    if (!s->max || cmp_json(v, s->max, s->numeric) > 0) {
+        json_decref(s->max);
+        s->max = json_incref(v);
+    }
+}
+
+typedef struct run_state {
+    json_t *preview;
+    size_t preview_bytes;
+    uint64_t max_rows, max_bytes;
+    bool truncated;
+    char *csv;
+    size_t csv_len, csv_cap;
+    uint64_t rows;
+    col_stat *stats;
+    uint32_t ncols;
+} run_state;
+
+static bool csv_header(run_state *st, const fl_schema *sch)
+{
+    for (uint32_t i = 0; i < sch->nfields; i++)
+        if ((i && !mcp_buf_put(&st->csv, &st->csv_len, &st->csv_cap, ",", 1)) ||
+            !mcp_csv_field(&st->csv, &st->csv_len, &st->csv_cap, sch->fields[i].name, false))
+            return false;
+    return mcp_buf_put(&st->csv, &st->csv_len, &st->csv_cap, "\r\n", 2);
+}
+
+static bool take_row(run_state *st, const fl_sql_formatter *f, const fl_batch *b, uint32_t i)
+{
+    json_t *row = json_array();
+    bool ok = row != NULL;
+    for (uint32_t k = 0; ok && k < b->ncols; k++) {
+        json_t *v = mcp_value_json(f, &b->cols[k], i);
+        ok = v != NULL;
+        if (!ok)
+            break;
+        stat_add(&st->stats[k], v);
+        char tb[64];
+        const char *text = json_is_string(v) ? json_string_value(v) : NULL;
+        if (!text && json_is_boolean(v))
+            text = json_is_true(v) ? "true" : "false";
+        else if (!text && json_is_integer(v))
+            snprintf(tb, sizeof tb, "%" JSON_INTEGER_FORMAT, json_integer_value(v)), text = tb;
+        else if (!text && json_is_real(v))
+            snprintf(tb, sizeof tb, "%.17g", json_real_value(v)), text = tb;
+        ok = (!k || mcp_buf_put(&st->csv, &st->csv_len, &st->csv_cap, ",", 1)) &&
+             mcp_csv_field(&st->csv, &st->csv_len, &st->csv_cap, text ? text : "", json_is_null(v));
+        json_array_append_new(row, v);
+    }
+    ok = ok && mcp_buf_put(&st->csv, &st->csv_len, &st->csv_cap, "\r\n", 2);
+    if (ok && !st->truncated) {
+        char *t = json_dumps(row, JSON_COMPACT);
+        size_t sz = t ? strlen(t) + 1 : 0;
+        free(t);
+        if (json_array_size(st->preview) < st->max_rows &&
+            st->preview_bytes + sz <= st->max_bytes) {
+            json_array_append(st->preview, row);
+            st->preview_bytes += sz;
+        } else {
+            st->truncated = true;
+        }
+    }
+    json_decref(row);
+    st->rows++;
+    return ok;
+}
+
+static json_t *stats_json(run_state *st, const fl_schema *sch)
+{
+    json_t *arr = json_array();
+    for (uint32_t k = 0; k < st->ncols; k++) {
+        col_stat *s = &st->stats[k];
+        json_array_append_new(arr,
+                              json_pack("{s:s, s:I, s:o, s:o}", "name",
+                                        sch->fields[k].name ? sch->fields[k].name : "?", "nulls",
+                                        (json_int_t)s->nulls, "min", s->min ? s->min : json_null(),
+                                        "max", s->max ? s->max : json_null()));
+        s->min = s->max = NULL;
+    }
+    return arr;
+}
+
+static bool numeric_type(const fl_type *t)
+{
+    return t->id == FL_TYPE_INT32 || t->id == FL_TYPE_INT64 || t->id == FL_TYPE_FLOAT32 ||
+           t->id == FL_TYPE_FLOAT64 || t->id == FL_TYPE_DECIMAL;
+}
+
+/* Pulls r to its end (or cap) into st; FL_OK or the engine's failure. */
+static fl_status drain(fl_sql_session *s, fl_sql_result *r, run_state *st, uint64_t cap,
+                       bool *complete, fl_error *err)
+{
+    const fl_schema *sch = fl_sql_result_schema(r);
+    st->ncols = sch->nfields;
+    st->stats = calloc(sch->nfields ? sch->nfields : 1, sizeof *st->stats);
+    if (!st->stats || !csv_header(st, sch))
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t k = 0; k < sch->nfields; k++)
+        st->stats[k].numeric = numeric_type(&sch->fields[k].type);
+    fl_sql_formatter *f = NULL;
+    FL_TRY(fl_sql_formatter_new(fl_sql_get(s, "time_zone"), &f, err));
+    fl_status rc = FL_OK;
+    *complete = true;
+    while (rc == FL_OK && *complete) {
+        const fl_batch *b = NULL;
+        bool eof = false;
+        rc = fl_sql_result_next(r, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        for (uint32_t i = 0; i < b->nrows && rc == FL_OK; i++) {
+            if (st->rows >= cap) {
+                *complete = false;
+                break;
+            }
+            if (!take_row(st, f, b, i))
+                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        }
+    }
+    fl_sql_formatter_free(f);
+    return rc;
+}
+
+static void state_free(run_state *st)
+{
+    json_decref(st->preview);
+    free(st->csv);
+    for (uint32_t k = 0; st->stats && k < st->ncols; k++)
+        json_decref(st->stats[k].min), json_decref(st->stats[k].max);
+    free(st->stats);
+}
+
+/* The statement to execute: a query capped by the engine, else as given. */
+static char *capped_sql(const char *sql, bool wrappable, uint64_t cap)
+{
+    size_t n = strlen(sql);
+    while (n && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' ||
+                 sql[n - 1] == '\t' || sql[n - 1] == '\r'))
+        n--;
+    char *out = NULL;
+    if (wrappable) {
+        if (asprintf(&out, "SELECT * FROM (%.*s\n) AS floe_mcp_q LIMIT %" PRIu64, (int)n, sql,
+                     cap + 1) < 0)
+            out = NULL;
+    } else {
+        out = strndup(sql, n);
+    }
+    return out;
+}
+
+static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool complete)
+{
+    const fl_schema *sch = fl_sql_result_schema(r);
+    json_t *reads = json_array();
+    mcp_reads_append(r, reads);
+    char id[33] = "";
+    fl_error err = {0};
+    char *csv = st->csv;
+    st->csv = NULL;
+    if (mcp_results_put(c->m, c->who.name, csv, st->csv_len, st->rows, id, &err) != FL_OK) {
+        json_decref(reads);
+        return mcp_tool_fail("run_sql: %s", err.msg);
+    }
+    char uri[64];
+    snprintf(uri, sizeof uri, "floe://results/%s", id);
+    json_t *preview = st->preview;
+    st->preview = NULL;
+    json_t *sc =
+        json_pack("{s:o, s:o, s:I, s:b, s:b, s:o, s:s, s:s, s:o}", "columns", mcp_columns_json(sch),
+                  "rows", preview, "row_count", (json_int_t)st->rows, "complete", complete,
+                  "truncated", st->truncated || !complete, "column_stats", stats_json(st, sch),
+                  "result_uri", uri, "tag", fl_sql_result_tag(r), "receipt", mcp_receipt(c, reads));
+    json_decref(reads);
+    char desc[128];
+    snprintf(desc, sizeof desc, "the full result: %" PRIu64 " rows as CSV%s", st->rows,
+             complete ? "" : " (cut at the server's row cap)");
+    json_t *link = json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "type", "resource_link", "uri", uri,
+                             "name", id, "mimeType", "text/csv", "description", desc);
+    return mcp_tool_ok(sc, link);
+}
+
+json_t *mcp_tool_run_sql(mcp_call *c, json_t *args)
+{
+    if (c->m->opt.run_sql_disabled)
+        return mcp_tool_fail("run_sql is disabled on this server (policy)");
+    const char *sql = json_string_value(json_object_get(args, "sql"));
+    if (!sql)
+        return mcp_tool_fail("run_sql: argument \"sql\" is required");
+    json_t *mr = json_object_get(args, "max_rows"), *mb = json_object_get(args, "max_bytes");
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.max_rows = mr ? (uint64_t)json_integer_value(mr) : 20;
+    st.max_bytes = mb ? (uint64_t)json_integer_value(mb) : 8000;
+    bool wrappable = false;
+    fl_error err = {0};
+    if (mcp_sql_read_only(sql, &wrappable, &err) != FL_OK)
+        return mcp_tool_fail("run_sql: %s", err.msg);
+    uint64_t cap = c->m->opt.max_result_rows;
+    char *run = capped_sql(sql, wrappable, cap);
+    if (!run)
+        return NULL;
+    st.preview = json_array();
+    fl_sql_session *s = NULL;
+    fl_sql_result *r = NULL;
+    bool complete = true;
+    fl_status rc = mcp_sql_open(c, json_string_value(json_object_get(args, "namespace")), &s, &err);
+    if (rc == FL_OK)
+        rc = fl_sql_execute(s, run, &r, &err);
+    if (rc == FL_OK)
+        rc = drain(s, r, &st, cap, &complete, &err);
+    free(run);
+    json_t *out;
+    if (rc == FL_OK) {
+        out = run_sql_result(c, &st, r, complete);
+    } else {
+        char m[1100];
+        mcp_sql_error_text(s, &err, m, sizeof m);
+        out = mcp_tool_fail("run_sql: %s", m);
+    }
+    fl_sql_result_close(r);
+    fl_sql_session_close(s);
+    state_free(&st);
+    return out;
+}
+
+/* ---- estimate_cost ---- */
+
+typedef struct scan_ref {
+    char table[512];
+    int64_t snapshot_id;
+} scan_ref;
+
+/* "Scan iceberg NAME snapshot=ID" lines of an EXPLAIN text. */
+static uint32_t plan_scans(const char *plan, scan_ref *out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (const char *p = plan; (p = strstr(p, "Scan iceberg ")) && n < cap; p++) {
+        char name[512];
+        long long id = -1;
+        if (sscanf(p, "Scan iceberg %511s snapshot=%lld", name, &id) == 2) {
+            bool dup = false;
+            for (uint32_t i = 0; i < n; i++)
+                dup |= !strcmp(out[i].table, name) && out[i].snapshot_id == id;
+            if (!dup) {
+                snprintf(out[n].table, sizeof out[n].table, "%s", name);
+                out[n++].snapshot_id = id;
+            }
+        }
+    }
+    return n;
+}
+
+/* A key for one file's partition tuple (spec id + values). */
+static void partition_key(const fl_ice_data_file *f, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%d", f->spec_id);
+    for (uint32_t i = 0; i < f->npartition && o + 40 < cap; i++) {
+        const fl_value *v = &f->partition[i];
+        if (v->is_null)
+            o += (size_t)snprintf(buf + o, cap - o, "|N");
+        else if (fl_type_is_varlen(&v->type) || v->type.id == FL_TYPE_UUID ||
+                 v->type.id == FL_TYPE_FIXED)
+            o += (size_t)snprintf(buf + o, cap - o, "|%.*s",
+                                  (int)(v->v.bytes.len > 200 ? 200 : v->v.bytes.len),
+                                  (const char *)v->v.bytes.ptr);
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "|%" PRId64, v->v.i64);
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static json_t *table_cost(mcp_call *c, const scan_ref *sr, char *msg, size_t cap)
+{
+    fl_arena a;
+    fl_arena_init(&a, 4096);
+    fl_table_ident id;
+    fl_error err = {0};
+    fl_ice_table *t = NULL;
+    fl_ice_scan_plan *p = NULL;
+    json_t *out = NULL;
+    fl_ice_scan_options so;
+    memset(&so, 0, sizeof so);
+    so.select = sr->snapshot_id >= 0 ? FL_ICE_SNAP_ID : FL_ICE_SNAP_CURRENT;
+    so.snapshot_id = sr->snapshot_id;
+    if (fl_table_ident_parse(sr->table, &a, &id, &err) == FL_OK &&
+        fl_ice_table_load(c->cat, &id, &t, &err) == FL_OK &&
+        (sr->snapshot_id < 0 ||
+         fl_ice_scan_plan_files(c->m->opt.io, &t->meta, &so, &p, &err) == FL_OK)) {
+        int64_t bytes = 0, rows = 0;
+        uint32_t nt = p ? p->ntasks : 0, nparts = 0;
+        char **keys = calloc(nt ? nt : 1, sizeof *keys);
+        for (uint32_t i = 0; keys && i < nt; i++) {
+            bytes += p->tasks[i].file->file_size_in_bytes;
+            rows += p->tasks[i].file->record_count;
+            char k[1024];
+            partition_key(p->tasks[i].file, k, sizeof k);
+            keys[i] = strdup(k);
+        }
+        if (keys && nt) {
+            qsort(keys, nt, sizeof *keys, cmp_str);
+            for (uint32_t i = 0; i < nt; i++)
+                nparts += !i || !keys[i] || !keys[i - 1] || strcmp(keys[i], keys[i - 1]);
+        }
+        for (uint32_t i = 0; keys && i < nt; i++)
+            free(keys[i]);
+        free(keys);
+        out =
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "table", sr->table, "snapshot_id",
+                      (json_int_t)sr->snapshot_id, "files", (json_int_t)nt, "bytes",
+                      (json_int_t)bytes, "rows", (json_int_t)rows, "partitions", (json_int_t)nparts,
+                      "delete_files", (json_int_t)(p ? p->metrics.delete_files : 0));
+    } else {
+        snprintf(msg, cap, "%.200s: %.800s", sr->table, err.msg);
+    }
+    fl_ice_scan_plan_free(p);
+    fl_ice_table_free(t);
+    fl_arena_free(&a);
+    return out;
+}
+
+/* The statement to estimate: args.sql, or SELECT * FROM table [WHERE filter]. */
+static char *cost_sql(json_t *args, char *msg, size_t cap)
+{
+    const char *sql = json_string_value(json_object_get(args, "sql"));
+    const char *table = json_string_value(json_object_get(args, "table"));
+    const char *filter = json_string_value(json_object_get(args, "filter"));
+    if ((sql != NULL) == (table != NULL) || (sql && filter)) {
+        snprintf(msg, cap, "give either \"sql\" or \"table\" (with an optional \"filter\")");
+        return NULL;
+    }
+    if (sql)
+        return strdup(sql);
+    fl_error err = {0};
+    char *q = mcp_quote_table(table, &err);
+    if (!q) {
+        snprintf(msg, cap, "%s", err.msg);
+        return NULL;
+    }
+    char *out = NULL;
+    if (asprintf(&out, "SELECT * FROM %s%s%s", q, filter ? " WHERE " : "", filter ? filter : "") <
+        0)
+        out = NULL;
+    free(q);
+    return out;
+}
+
+json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args)
+{
+    char msg[1100] = "";
+    char *sql = cost_sql(args, msg, sizeof msg);
+    if (!sql)
+        return mcp_tool_fail("estimate_cost: %s", msg);
+    bool wrappable = false;
+    fl_error err = {0};
+    char *explain = NULL;
+    if (mcp_sql_read_only(sql, &wrappable, &err) != FL_OK || !wrappable) {
+        free(sql);
+        return mcp_tool_fail("estimate_cost: %s",
+                             err.msg[0] ? err.msg : "only queries have a cost");
+    }
+    if (asprintf(&explain, "EXPLAIN %s", sql) < 0)
+        explain = NULL;
+    fl_sql_session *s = NULL;
+    json_t *cols = NULL, *rows = NULL, *reads = json_array();
+    bool more = false;
+    fl_status rc = mcp_sql_open(c, json_string_value(json_object_get(args, "namespace")), &s, &err);
+    if (rc == FL_OK)
+        rc = mcp_sql_rows(s, explain, 100000, &cols, &rows, &more, reads, &err);
+    free(explain);
+    if (rc != FL_OK) {
+        mcp_sql_error_text(s, &err, msg, sizeof msg);
+        fl_sql_session_close(s);
+        free(sql);
+        json_decref(reads);
+        return mcp_tool_fail("estimate_cost: %s", msg);
+    }
+    fl_sql_session_close(s);
+    json_decref(cols);
+    char *plan = NULL;
+    size_t plen = 0, pcap = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        const char *line = json_string_value(json_array_get(row, 0));
+        mcp_buf_put(&plan, &plen, &pcap, line ? line : "", line ? strlen(line) : 0);
+        mcp_buf_put(&plan, &plen, &pcap, "\n", 1);
+    }
+    json_decref(rows);
+    scan_ref refs[64];
+    uint32_t n = plan_scans(plan ? plan : "", refs, 64);
+    json_t *tables = json_array();
+    json_int_t tf = 0, tb = 0, tr = 0, tp = 0;
+    for (uint32_t k = 0; k < n && c->cat; k++) {
+        json_t *t = table_cost(c, &refs[k], msg, sizeof msg);
+        if (!t) {
+            json_decref(tables), json_decref(reads), free(plan), free(sql);
+            return mcp_tool_fail("estimate_cost: %s", msg);
+        }
+        tf += json_integer_value(json_object_get(t, "files"));
+        tb += json_integer_value(json_object_get(t, "bytes"));
+        tr += json_integer_value(json_object_get(t, "rows"));
+        tp += json_integer_value(json_object_get(t, "partitions"));
+        bool seen = false;
+        size_t ri;
+        json_t *re;
+        json_array_foreach(reads, ri, re) seen |=
+            !strcmp(json_string_value(json_object_get(re, "table")), refs[k].table);
+        if (!seen)
+            json_array_append_new(reads, json_pack("{s:s, s:I}", "table", refs[k].table,
+                                                   "snapshot_id", (json_int_t)refs[k].snapshot_id));
+        json_array_append_new(tables, t);
+    }
+    json_t *sc =
+        json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:s, s:s, s:o}", "sql", sql, "tables", tables,
+                  "total", "files", tf, "bytes", tb, "rows", tr, "partitions", tp, "bound",
+                  "upper: every data file of the snapshot, before the partition and "
+                  "metrics pruning shown in the plan",
+                  "plan", plan ? plan : "", "receipt", mcp_receipt(c, reads));
+    json_decref(reads);
+    free(plan);
+    free(sql);
+    return mcp_tool_ok(sc, NULL);
+}

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "floe/mcp.h"
+#include "floe/predicate.h"
 #include "floe/sql.h"
 
 /* JSON-RPC error codes */
@@ -69,6 +70,8 @@ json_t *mcp_error(json_t *id, int code, const char *fmt, ...) __attribute__((for
 json_t *mcp_result_msg(json_t *id, json_t *result); /* steals result */
 /* Parses text with the limits; NULL + *error_out (a ready response) on failure. */
 json_t *mcp_parse(const fl_mcp_server *m, const char *msg, size_t len, json_t **error_out);
+/* Replaces bytes that are not valid UTF-8 (in place) with '?'. */
+void mcp_utf8_clean(char *s);
 /* Nesting depth of JSON text (strings skipped). */
 unsigned mcp_json_depth(const char *s, size_t len);
 
@@ -137,6 +140,13 @@ bool mcp_csv_field(char **buf, size_t *len, size_t *cap, const char *text, bool 
  * with the reason. *wrappable: a query whose rows may be capped by
  * wrapping it in SELECT * FROM (...) LIMIT n. */
 fl_status mcp_sql_read_only(const char *sql, bool *wrappable, fl_error *err);
+
+/* ---- pruning (prune.c) ---- */
+/* The prune=[...] terms of one EXPLAIN scan line as a predicate over sch,
+ * literals evaluated by session s, into arena a; *left_out counts terms that
+ * could not be read (left out: the predicate then keeps more files). */
+fl_status mcp_prune_predicate(fl_sql_session *s, const char *line, size_t len, const fl_schema *sch,
+                              fl_arena *a, fl_predicate *out, uint32_t *left_out);
 
 /* ---- results (results.c) ---- */
 /* Stores a CSV result for owner (steals csv); fills id. */

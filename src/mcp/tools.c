@@ -52,6 +52,7 @@ json_t *mcp_tool_fail(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    mcp_utf8_clean(msg); /* a message cut at its size may end inside a character */
     return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", msg, "isError", 1);
 }
 

@@ -5,7 +5,8 @@
  * caller inside a read-only block. A query is wrapped as
  * SELECT * FROM (<sql>) AS floe_mcp_q LIMIT <row cap + 1>, so the engine
  * stops at the cap (the limit reaches the scans) and one extra row tells
- * whether the result was cut. Every row up to the cap goes to the stored
+ * whether the result was cut; the result is also cut once its CSV passes
+ * half the result store (complete: false either way). Every row up to the cap goes to the stored
  * CSV (results.c) and the column statistics; the preview keeps the first
  * rows that fit max_rows and max_bytes.
  *
@@ -148,7 +149,7 @@ static bool numeric_type(const fl_type *t)
 
 /* Pulls r to its end (or cap) into st; FL_OK or the engine's failure. */
 static fl_status drain(fl_sql_session *s, fl_sql_result *r, run_state *st, uint64_t cap,
-                       bool *complete, fl_error *err)
+                       size_t max_bytes, bool *complete, fl_error *err)
 {
     const fl_schema *sch = fl_sql_result_schema(r);
     st->ncols = sch->nfields;
@@ -168,7 +169,7 @@ static fl_status drain(fl_sql_session *s, fl_sql_result *r, run_state *st, uint6
         if (rc != FL_OK || eof)
             break;
         for (uint32_t i = 0; i < b->nrows && rc == FL_OK; i++) {
-            if (st->rows >= cap) {
+            if (st->rows >= cap || st->csv_len > max_bytes) { /* the store's room */
                 *complete = false;
                 break;
             }
@@ -266,7 +267,7 @@ json_t *mcp_tool_run_sql(mcp_call *c, json_t *args)
     if (rc == FL_OK)
         rc = fl_sql_execute(s, run, &r, &err);
     if (rc == FL_OK)
-        rc = drain(s, r, &st, cap, &complete, &err);
+        rc = drain(s, r, &st, cap, c->m->opt.max_results_bytes / 2, &complete, &err);
     free(run);
     json_t *out;
     if (rc == FL_OK) {

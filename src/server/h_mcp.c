@@ -11,6 +11,9 @@
  *   GET    /mcp   405: the server opens no SSE stream.
  *   GET    /.well-known/oauth-protected-resource[/mcp]  RFC 9728 metadata.
  *
+ * ORIGIN: a browser's Origin must name this server (403 otherwise), so a
+ * page elsewhere cannot drive a local server through DNS rebinding.
+ *
  * AUTH: the routes are public to the dispatcher so that this file can
  * answer 401 the way MCP's authorization spec asks: the server's bearer
  * tokens (auth.h; the tokens of /v1/oauth/tokens and static tokens), and
@@ -81,6 +84,21 @@ static bool authenticate(fl_server_request *r)
     return false;
 }
 
+/* The Origin a browser sent must be the server's own (MCP transports spec:
+ * DNS rebinding); clients that are not browsers send none. */
+static bool origin_ok(fl_server_request *r)
+{
+    const char *origin = fl_server_req_header(r, "Origin");
+    if (!origin)
+        return true;
+    const char *host = fl_server_req_header(r, "Host");
+    const char *p = strstr(origin, "://");
+    if (host && p && !strcmp(p + 3, host))
+        return true;
+    fl_server_respond_error(r, 403, "ForbiddenException", "Origin %s is not this server", origin);
+    return false;
+}
+
 static int outcome_status(fl_mcp_outcome o)
 {
     switch (o) {
@@ -95,7 +113,7 @@ static int outcome_status(fl_mcp_outcome o)
 static void h_post(fl_server_request *r, void *ctx)
 {
     fl_mcp_server *m = ctx;
-    if (!authenticate(r))
+    if (!origin_ok(r) || !authenticate(r))
         return;
     const char *ct = fl_server_req_header(r, "Content-Type");
     if (!ct || strncasecmp(ct, "application/json", 16)) {
@@ -134,7 +152,7 @@ static void h_post(fl_server_request *r, void *ctx)
 
 static void h_delete(fl_server_request *r, void *ctx)
 {
-    if (!authenticate(r))
+    if (!origin_ok(r) || !authenticate(r))
         return;
     const char *sid = fl_server_req_header(r, "Mcp-Session-Id");
     if (!sid) {

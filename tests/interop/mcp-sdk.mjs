@@ -176,7 +176,7 @@ async function raw() {
     j = await (await post(auth, init('1999-01-01'))).json();
     assert.equal(j.result.protocolVersion, '2025-11-25');
   });
-  await check('http: session and MCP-Protocol-Version rules', async () => {
+  await check('http: session, MCP-Protocol-Version and Origin rules', async () => {
     const r0 = await post(auth, init('2025-06-18'));
     const sid = r0.headers.get('mcp-session-id');
     assert.match(sid, /^[0-9a-f]{32}$/);
@@ -189,6 +189,10 @@ async function raw() {
     assert.equal(n.status, 202);
     const bad = await (await post({ ...auth, 'Mcp-Session-Id': sid }, [ping])).json();
     assert.equal(bad.error.code, -32600);
+    const evil = await post({ ...auth, 'Mcp-Session-Id': sid, Origin: 'http://evil.example' }, ping);
+    assert.equal(evil.status, 403);
+    const same = await post({ ...auth, 'Mcp-Session-Id': sid, Origin: o.http }, ping);
+    assert.equal(same.status, 200);
     const g = await fetch(`${o.http}/mcp`, { headers: { ...auth, Accept: 'text/event-stream', 'Mcp-Session-Id': sid } });
     assert.equal(g.status, 405);
   });

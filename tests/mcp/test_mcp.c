@@ -169,7 +169,8 @@ static void test_envelope(void)
     CHECK(strstr(json_string_value(json_object_get(json_object_get(r, "error"), "message")),
                  "column"));
     json_decref(r);
-    /* a parse error quoting bytes that are not UTF-8 is still answered (found by fuzz_mcp_jsonrpc) */
+    /* a parse error quoting bytes that are not UTF-8 is still answered (found by fuzz_mcp_jsonrpc)
+     */
     r = send(m, &x, "{\"js\\\xde\x9d\xd1\x92\\\"s\":1}");
     CHECK_EQ_INT(error_code(r), -32700);
     json_decref(r);
@@ -412,13 +413,15 @@ static void test_tools(void)
     CHECK_EQ_INT(json_integer_value(json_object_get(t0, "files_before_pruning")), 4);
     CHECK(strstr(json_string_value(json_object_get(sc(res), "plan")), "prune"));
     json_decref(res);
-    res = call(m, "estimate_cost", "{\"sql\":\"SELECT count(*) FROM sales.orders o WHERE amount > 0\"}");
+    res = call(m, "estimate_cost",
+               "{\"sql\":\"SELECT count(*) FROM sales.orders o WHERE amount > 0\"}");
     d = json_object_get(sc(res), "total");
     CHECK_EQ_INT(json_integer_value(json_object_get(d, "rows")), 5);
     CHECK_EQ_INT(json_integer_value(json_object_get(d, "partitions")), 3);
     CHECK_EQ_INT(json_integer_value(json_object_get(d, "files")), 4);
     json_decref(res);
-    res = call(m, "estimate_cost", "{\"table\":\"sales.orders\",\"filter\":\"country IN ('FR', 'XX')\"}");
+    res = call(m, "estimate_cost",
+               "{\"table\":\"sales.orders\",\"filter\":\"country IN ('FR', 'XX')\"}");
     CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(sc(res), "total"), "rows")), 2);
     json_decref(res);
     res = call(m, "estimate_cost", "{\"sql\":\"DELETE FROM sales.orders\"}");
@@ -434,6 +437,44 @@ static void test_tools(void)
     m = server(&w, false, true);
     res = call(m, "run_sql", "{\"sql\":\"SELECT 1\"}");
     CHECK(is_error(res) && strstr(error_text(res), "disabled"));
+    json_decref(res);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
+/* The row cap (pushed into the engine) and the result store's room cut a result: complete false. */
+static void test_result_caps(void)
+{
+    world w;
+    world_open(&w, false);
+    fl_mcp_options o;
+    memset(&o, 0, sizeof o);
+    o.catalog = w.cat;
+    o.io = w.io;
+    o.resolve_principal = resolve;
+    o.resolve_ctx = &w;
+    o.threads = 1;
+    o.max_result_rows = 10;
+    fl_mcp_server *m = NULL;
+    fl_error err = {0};
+    CHECK_OK(fl_mcp_server_new(&o, &m, &err), &err);
+    json_t *res =
+        call(m, "run_sql", "{\"sql\":\"SELECT * FROM generate_series(1, 1000) AS g(x)\"}");
+    CHECK_EQ_INT(json_integer_value(json_object_get(sc(res), "row_count")), 10);
+    CHECK(json_is_false(json_object_get(sc(res), "complete")));
+    CHECK(json_is_true(json_object_get(sc(res), "truncated")));
+    json_decref(res);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT * FROM generate_series(1, 10) AS g(x)\"}");
+    CHECK(json_is_true(json_object_get(sc(res), "complete")));
+    json_decref(res);
+    fl_mcp_server_free(m);
+    o.max_result_rows = 0;
+    o.max_results_bytes = 400;
+    CHECK_OK(fl_mcp_server_new(&o, &m, &err), &err);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT * FROM generate_series(1, 100000) AS g(x)\"}");
+    CHECK(!is_error(res));
+    CHECK(json_integer_value(json_object_get(sc(res), "row_count")) < 100);
+    CHECK(json_is_false(json_object_get(sc(res), "complete")));
     json_decref(res);
     fl_mcp_server_free(m);
     world_close(&w);
@@ -550,6 +591,7 @@ int main(void)
     TEST_RUN(test_envelope);
     TEST_RUN(test_versions_and_sessions);
     TEST_RUN(test_tools);
+    TEST_RUN(test_result_caps);
     TEST_RUN(test_resources_prompts);
     TEST_RUN(test_authorization);
     return TEST_EXIT();

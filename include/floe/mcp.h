@@ -75,8 +75,13 @@ typedef struct fl_mcp_options {
     uint64_t max_result_rows;          /* rows kept of a run_sql result; 0 = 100000 */
     size_t max_results_bytes;          /* all stored results (CSV); 0 = 64 MiB */
     uint32_t max_sessions;             /* 0 = 1024 */
-    uint32_t threads;                  /* SQL worker threads; 0 = 2 */
-    uint64_t memory_limit;             /* SQL operator memory; 0 = engine default */
+    /* Budgets of run_sql (0 = none): a statement whose estimate_cost is
+     * over max_scan_bytes is refused with a narrower query to try; a
+     * principal runs at most max_queries_per_minute statements a minute. */
+    uint64_t max_scan_bytes;
+    uint32_t max_queries_per_minute;
+    uint32_t threads;      /* SQL worker threads; 0 = 2 */
+    uint64_t memory_limit; /* SQL operator memory; 0 = engine default */
 } fl_mcp_options;
 
 typedef struct fl_mcp_server fl_mcp_server;

@@ -19,26 +19,31 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
+#include "cli/units.h"
 #include "floe/mcp.h"
 
 typedef struct mcp_cli {
     const char *catalog_uri, *warehouse;
     bool no_run_sql;
-    uint64_t max_result_rows;
+    uint64_t max_result_rows, max_scan_bytes;
+    uint32_t max_queries_per_minute;
 } mcp_cli;
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe mcp [options]\n"
-            "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
-            "  tools list_tables, describe_table, table_history, run_sql, estimate_cost.\n\n"
-            "options:\n"
-            "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
-            "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
-            "  --warehouse DIR        root of tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-            "  --no-run-sql           refuse the run_sql tool (policy)\n"
-            "  --max-result-rows N    rows kept of a run_sql result (default 100000)\n");
+    fprintf(
+        out,
+        "usage: floe mcp [options]\n"
+        "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
+        "  tools list_tables, describe_table, table_history, run_sql, estimate_cost.\n\n"
+        "options:\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+        "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
+        "  --warehouse DIR        root of tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
+        "  --no-run-sql           refuse the run_sql tool (policy)\n"
+        "  --max-result-rows N    rows kept of a run_sql result (default 100000)\n"
+        "  --max-scan-bytes SIZE  refuse a run_sql query whose estimate scans more (e.g. 10GB)\n"
+        "  --max-queries-per-minute N  run_sql statements a minute (default: no limit)\n");
 }
 
 static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error *err)
@@ -57,7 +62,12 @@ static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error
 /* 0 ok, -1 help printed, else the exit status. */
 static int parse_args(int argc, char **argv, mcp_cli *o)
 {
-    static const char *const known[] = {"--catalog", "--warehouse", "--max-result-rows", NULL};
+    static const char *const known[] = {"--catalog",
+                                        "--warehouse",
+                                        "--max-result-rows",
+                                        "--max-scan-bytes",
+                                        "--max-queries-per-minute",
+                                        NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -87,14 +97,23 @@ static int parse_args(int argc, char **argv, mcp_cli *o)
             o->catalog_uri = val;
         } else if (!strcmp(name, "--warehouse")) {
             o->warehouse = val;
+        } else if (!strcmp(name, "--max-scan-bytes")) {
+            if (!cli_parse_size(val, &o->max_scan_bytes) || !o->max_scan_bytes) {
+                fprintf(stderr, "floe mcp: --max-scan-bytes takes a size such as 512MB or 10GB\n");
+                return 2;
+            }
         } else {
             char *end = NULL;
             unsigned long long n = strtoull(val, &end, 10);
-            if (!*val || *end || !n) {
-                fprintf(stderr, "floe mcp: --max-result-rows takes a positive number\n");
+            bool per_minute = !strcmp(name, "--max-queries-per-minute");
+            if (!*val || *end || !n || (per_minute && n > UINT32_MAX)) {
+                fprintf(stderr, "floe mcp: %s takes a positive number\n", name);
                 return 2;
             }
-            o->max_result_rows = n;
+            if (per_minute)
+                o->max_queries_per_minute = (uint32_t)n;
+            else
+                o->max_result_rows = n;
         }
     }
     return 0;
@@ -160,6 +179,8 @@ int fl_cmd_mcp(int argc, char **argv)
     mo.resolve_principal = local_user;
     mo.run_sql_disabled = o.no_run_sql;
     mo.max_result_rows = o.max_result_rows;
+    mo.max_scan_bytes = o.max_scan_bytes;
+    mo.max_queries_per_minute = o.max_queries_per_minute;
     fl_mcp_server *m = NULL;
     int status = 1;
     if (fl_mcp_server_new(&mo, &m, &err) == FL_OK)

@@ -55,6 +55,8 @@ struct fl_mcp_server {
     mcp_result *results;
     size_t results_bytes;
     uint64_t results_seq;
+    struct mcp_rate *rates; /* budget.c: run_sql calls per principal and minute */
+    uint32_t nrates;
 };
 
 /* One call's context: who, over which catalog, in which session. */
@@ -140,6 +142,14 @@ bool mcp_csv_field(char **buf, size_t *len, size_t *cap, const char *text, bool 
  * with the reason. *wrappable: a query whose rows may be capped by
  * wrapping it in SELECT * FROM (...) LIMIT n. */
 fl_status mcp_sql_read_only(const char *sql, bool *wrappable, fl_error *err);
+
+/* ---- estimate and budgets (tool_sql.c, budget.c) ---- */
+/* estimate_cost's answer (a tool result) for sql in session s. */
+json_t *mcp_estimate(mcp_call *c, fl_sql_session *s, const char *sql, json_t *reads);
+/* NULL when run_sql may run sql now; else the isError result saying why
+ * (queries per minute, or the scan budget with a narrower query to try). */
+json_t *mcp_budget_refusal(mcp_call *c, fl_sql_session *s, const char *sql, bool is_query);
+void mcp_rates_free(fl_mcp_server *m);
 
 /* ---- pruning (prune.c) ---- */
 /* The prune=[...] terms of one EXPLAIN scan line as a predicate over sch,

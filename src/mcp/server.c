@@ -41,6 +41,7 @@ void fl_mcp_server_free(fl_mcp_server *m)
         return;
     mcp_sessions_free(m);
     mcp_results_free(m);
+    mcp_rates_free(m);
     pthread_mutex_destroy(&m->mu);
     pthread_mutex_destroy(&m->cat_mu);
     free(m);

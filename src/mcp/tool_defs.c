@@ -103,6 +103,7 @@ static const char *const defs[] = {
     "\"type\""
     ":\"object\",\"properties\":{\"table\":{\"type\":\"string\"},\"snapshot_id\":{\"type\":"
     "\"integer\"},\"files\":{\"type\":\"integer\"},\"files_before_pruning\":{\"type\":\"integer\"},"
+    "\"partition_by\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
     "\"bytes\":{\"type\":\"integer\"},\"rows\":{"
     "\"type\":\"integer\"},\"partitions\":{\"type\":\"integer\"},\"delete_files\":{\"type\":"
     "\"integer\"}},\"required\":[\"table\",\"snapshot_id\",\"files\",\"bytes\",\"rows\","

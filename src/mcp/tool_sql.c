@@ -264,6 +264,13 @@ json_t *mcp_tool_run_sql(mcp_call *c, json_t *args)
     fl_sql_result *r = NULL;
     bool complete = true;
     fl_status rc = mcp_sql_open(c, json_string_value(json_object_get(args, "namespace")), &s, &err);
+    json_t *refused = rc == FL_OK ? mcp_budget_refusal(c, s, sql, wrappable) : NULL;
+    if (refused) {
+        free(run);
+        fl_sql_session_close(s);
+        state_free(&st);
+        return refused;
+    }
     if (rc == FL_OK)
         rc = fl_sql_execute(s, run, &r, &err);
     if (rc == FL_OK)
@@ -360,6 +367,30 @@ static void count_plan(const fl_ice_scan_plan *p, plan_counts *c)
     c->delete_files = p ? (int64_t)p->metrics.delete_files : 0;
 }
 
+/* The default partition spec as "transform(column)" strings ("identity"
+ * as the bare column): what a filter should name to prune. */
+static json_t *partition_by(const fl_ice_metadata *m)
+{
+    const fl_ice_schema *sch = fl_ice_metadata_current_schema(m);
+    json_t *arr = json_array();
+    for (uint32_t i = 0; arr && sch && i < m->nspecs; i++) {
+        const fl_ice_partition_spec *sp = &m->specs[i];
+        if (sp->spec_id != m->default_spec_id)
+            continue;
+        for (uint32_t k = 0; k < sp->nfields; k++) {
+            const fl_field *f = fl_schema_find_id(&sch->schema, sp->fields[k].source_id);
+            const char *tr = sp->fields[k].transform ? sp->fields[k].transform : "?";
+            char buf[300];
+            if (!strcmp(tr, "identity"))
+                snprintf(buf, sizeof buf, "%s", f && f->name ? f->name : "?");
+            else
+                snprintf(buf, sizeof buf, "%s(%s)", tr, f && f->name ? f->name : "?");
+            json_array_append_new(arr, json_string(buf));
+        }
+    }
+    return arr;
+}
+
 /* Plans the scan sr at its snapshot twice (all files; the files its prune
  * terms keep). NULL + msg on failure. *left_out: prune terms not used. */
 static json_t *table_cost(mcp_call *c, fl_sql_session *s, const scan_ref *sr, uint32_t *left_out,
@@ -393,6 +424,7 @@ static json_t *table_cost(mcp_call *c, fl_sql_session *s, const scan_ref *sr, ui
             }
         }
     }
+    json_t *parts = ok ? partition_by(&t->meta) : NULL;
     if (ok) {
         plan_counts ca, ck;
         count_plan(all, &ca);
@@ -402,9 +434,12 @@ static json_t *table_cost(mcp_call *c, fl_sql_session *s, const scan_ref *sr, ui
                         "bytes", (json_int_t)ck.bytes, "rows", (json_int_t)ck.rows, "partitions",
                         (json_int_t)ck.partitions, "delete_files", (json_int_t)ck.delete_files,
                         "files_before_pruning", (json_int_t)ca.files);
+        if (out && parts)
+            json_object_set(out, "partition_by", parts);
     } else {
         snprintf(msg, cap, "%.200s: %.800s", sr->table, err.msg);
     }
+    json_decref(parts);
     fl_ice_scan_plan_free(kept);
     fl_ice_scan_plan_free(all);
     fl_ice_table_free(t);
@@ -484,7 +519,7 @@ static void add_read(json_t *reads, const scan_ref *r)
                                            (json_int_t)r->snapshot_id));
 }
 
-static json_t *estimate(mcp_call *c, fl_sql_session *s, const char *sql, json_t *reads)
+json_t *mcp_estimate(mcp_call *c, fl_sql_session *s, const char *sql, json_t *reads)
 {
     char msg[1100] = "";
     char *plan = explain(c, s, sql, reads, msg, sizeof msg);
@@ -540,7 +575,7 @@ json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args)
     fl_sql_session *s = NULL;
     json_t *out = NULL, *reads = json_array();
     if (mcp_sql_open(c, json_string_value(json_object_get(args, "namespace")), &s, &err) == FL_OK) {
-        out = estimate(c, s, sql, reads);
+        out = mcp_estimate(c, s, sql, reads);
     } else {
         mcp_sql_error_text(NULL, &err, msg, sizeof msg);
         out = mcp_tool_fail("estimate_cost: %s", msg);

@@ -102,6 +102,17 @@ async function stdio() {
   });
   await everyTool(client, 'stdio', 5);
   await client.close();
+
+  const tight = new Client({ name: 'floe-test', version: '1' });
+  await tight.connect(new StdioClientTransport({ command: o.floe, args: ['mcp', `--catalog=${o.catalog}`, `--warehouse=${o.warehouse}`, '--max-scan-bytes=1'], stderr: 'inherit' }));
+  await check('stdio: a query over the scan budget is refused with a narrower query to try', async () => {
+    const r = await tight.callTool({ name: 'run_sql', arguments: calls.run_sql });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /over budget.*partitioned by country/);
+    const v = await tight.callTool({ name: 'run_sql', arguments: { sql: 'VALUES (1)' } });
+    assert.equal(v.isError, false);
+  });
+  await tight.close();
 }
 
 function httpClient(token) {

@@ -480,6 +480,55 @@ static void test_result_caps(void)
     world_close(&w);
 }
 
+/* Budgets: a query over the scan budget is refused with a narrower query to try; the narrower one
+ * runs; a principal over its statements per minute is refused. */
+static void test_budgets(void)
+{
+    world w;
+    world_open(&w, false);
+    fl_mcp_server *m = server(&w, false, false);
+    json_t *res =
+        call(m, "estimate_cost", "{\"table\":\"sales.orders\",\"filter\":\"country = 'DE'\"}");
+    json_int_t de_bytes =
+        json_integer_value(json_object_get(json_object_get(sc(res), "total"), "bytes"));
+    json_t *parts =
+        json_object_get(json_array_get(json_object_get(sc(res), "tables"), 0), "partition_by");
+    CHECK_EQ_STR(json_string_value(json_array_get(parts, 0)), "country");
+    json_decref(res);
+    fl_mcp_server_free(m);
+    fl_mcp_options o;
+    memset(&o, 0, sizeof o);
+    o.catalog = w.cat;
+    o.io = w.io;
+    o.resolve_principal = resolve;
+    o.resolve_ctx = &w;
+    o.threads = 1;
+    o.max_scan_bytes = (uint64_t)de_bytes;
+    o.max_queries_per_minute = 3;
+    fl_error err = {0};
+    CHECK_OK(fl_mcp_server_new(&o, &m, &err), &err);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT * FROM sales.orders\"}");
+    CHECK(is_error(res) && strstr(error_text(res), "over budget") &&
+          strstr(error_text(res), "partitioned by country"));
+    json_decref(res);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT * FROM sales.orders WHERE country = 'DE'\"}");
+    CHECK(!is_error(res));
+    CHECK_EQ_INT(json_integer_value(json_object_get(sc(res), "row_count")), 2);
+    json_decref(res);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT 1\"}");
+    CHECK(!is_error(res));
+    json_decref(res);
+    res = call(m, "run_sql", "{\"sql\":\"SELECT 2\"}");
+    CHECK(is_error(res) && strstr(error_text(res), "this minute"));
+    json_decref(res);
+    snprintf(w.as.name, sizeof w.as.name, "other"); /* per principal */
+    res = call(m, "run_sql", "{\"sql\":\"SELECT 3\"}");
+    CHECK(!is_error(res));
+    json_decref(res);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
 static void test_resources_prompts(void)
 {
     world w;
@@ -592,6 +641,7 @@ int main(void)
     TEST_RUN(test_versions_and_sessions);
     TEST_RUN(test_tools);
     TEST_RUN(test_result_caps);
+    TEST_RUN(test_budgets);
     TEST_RUN(test_resources_prompts);
     TEST_RUN(test_authorization);
     return TEST_EXIT();

@@ -35,6 +35,28 @@ out=$(insp "$http/mcp" --transport http --header "Authorization: Bearer $analyst
 grep -q 'row_count' <<<"$out" || fail "inspector http: describe_table has no row_count"
 [ $rc = 0 ] && echo "ok   inspector CLI over stdio and HTTP"
 
+# floe serve's MCP policy options: run_sql refused by --mcp-run-sql false, over budget by --mcp-max-scan-bytes.
+pid2=
+trap 'cleanup; if [ -n "$pid2" ]; then kill "$pid2" 2>/dev/null || true; wait "$pid2" 2>/dev/null || true; fi' EXIT
+port2=$((20000 + RANDOM % 20000))
+"$floe" serve --port "$port2" --catalog "$cat" --warehouse "$wh" --ready-file "$dir/ready2" \
+  --mcp-run-sql false >"$dir/serve2.log" 2>&1 &
+pid2=$!
+for _ in $(seq 1 200); do [ -s "$dir/ready2" ] && break; sleep 0.05; done
+http2="http://$(sed -n 1p "$dir/ready2")"
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
+sid=$(curl -s -D - -o /dev/null -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" \
+  -H 'Content-Type: application/json' --data "$init" | tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Content-Type: application/json' \
+  -H "Mcp-Session-Id: $sid" \
+  --data '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_sql","arguments":{"sql":"SELECT 1"}}}')
+grep -q '"isError":true' <<<"$out" && grep -q 'disabled' <<<"$out" || fail "--mcp-run-sql false: run_sql was not refused: $out"
+out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Content-Type: application/json' \
+  -H "Mcp-Session-Id: $sid" \
+  --data '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"estimate_cost","arguments":{"table":"sales.orders"}}}')
+grep -q '"isError":false' <<<"$out" || fail "--mcp-run-sql false: estimate_cost should still answer: $out"
+[ $rc = 0 ] && echo "ok   floe serve --mcp-run-sql false refuses run_sql only"
+
 # nothing the agents ran changed the table
 n=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c 'SELECT count(*) FROM sales."orders$snapshots"')
 [ "$n" = 2 ] || fail "sales.orders has $n snapshots, want 2"

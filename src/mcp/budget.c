@@ -2,7 +2,7 @@
  * budget.c - run_sql's budgets (options.max_scan_bytes and
  * max_queries_per_minute; 0 = none), the same for every principal.
  *
- * Scan budget: before a query runs, its estimate_cost (tool_sql.c: the
+ * Scan budget: before a query runs, its estimate_cost (tool_cost.c: the
  * files Iceberg planning would keep, as the caller) is compared with the
  * budget; over it, run_sql refuses and says what would be scanned and how
  * to narrow the query: filters on the partition columns of the tables it

@@ -92,7 +92,7 @@ mcp_session *mcp_session_create(fl_mcp_server *m, const char *version, const cha
 mcp_session *mcp_session_find(fl_mcp_server *m, const char *id);
 void mcp_sessions_free(fl_mcp_server *m);
 
-/* ---- tools (tools.c, tool_tables.c, tool_sql.c) ---- */
+/* ---- tools (tools.c, tool_defs.c, tool_tables.c, tool_sql.c, tool_cost.c) ---- */
 json_t *mcp_tools_list(const mcp_call *c);
 /* tools/call: a CallToolResult, or NULL with code and msg set (-32602). */
 json_t *mcp_tools_call(mcp_call *c, json_t *params, int *code, char *msg, size_t cap);
@@ -143,7 +143,7 @@ bool mcp_csv_field(char **buf, size_t *len, size_t *cap, const char *text, bool 
  * wrapping it in SELECT * FROM (...) LIMIT n. */
 fl_status mcp_sql_read_only(const char *sql, bool *wrappable, fl_error *err);
 
-/* ---- estimate and budgets (tool_sql.c, budget.c) ---- */
+/* ---- estimate and budgets (tool_cost.c, budget.c) ---- */
 /* estimate_cost's answer (a tool result) for sql in session s. */
 json_t *mcp_estimate(mcp_call *c, fl_sql_session *s, const char *sql, json_t *reads);
 /* NULL when run_sql may run sql now; else the isError result saying why

@@ -40,6 +40,8 @@ typedef struct mcp_result {
     char owner[FL_PRINCIPAL_NAME_MAX];
     char *csv; /* malloc'd */
     size_t csv_len;
+    uint8_t *arrow; /* malloc'd Arrow IPC stream; NULL when it could not be written */
+    size_t arrow_len;
     uint64_t rows;
     uint64_t seq; /* insertion order, for eviction */
     struct mcp_result *next;
@@ -159,12 +161,14 @@ fl_status mcp_prune_predicate(fl_sql_session *s, const char *line, size_t len, c
                               fl_arena *a, fl_predicate *out, uint32_t *left_out);
 
 /* ---- results (results.c) ---- */
-/* Stores a CSV result for owner (steals csv); fills id. */
-fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t len, uint64_t rows,
-                          char id[33], fl_error *err);
-/* A copy of a stored result's CSV if owner may read it (malloc'd). */
-fl_status mcp_results_get(fl_mcp_server *m, const fl_principal *who, const char *id, char **csv,
-                          size_t *len, fl_error *err);
+/* Stores a result for owner (steals csv and arrow, which may be NULL); fills id. */
+fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t csv_len,
+                          uint8_t *arrow, size_t arrow_len, uint64_t rows, char id[33],
+                          fl_error *err);
+/* A copy of a stored result's CSV (or Arrow stream) if who may read it
+ * (malloc'd, NUL after the bytes). */
+fl_status mcp_results_get(fl_mcp_server *m, const fl_principal *who, const char *id, bool arrow,
+                          char **data, size_t *len, fl_error *err);
 json_t *mcp_results_list(fl_mcp_server *m, const fl_principal *who);
 void mcp_results_free(fl_mcp_server *m);
 

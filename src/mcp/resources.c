@@ -1,7 +1,9 @@
 /*
  * resources.c - resources/list, resources/templates/list, resources/read.
  *
- *   floe://results/{id}   a run_sql result as CSV (the caller's own only)
+ *   floe://results/{id}   a run_sql result as CSV (the caller's own only);
+ *                         {id}.arrow the same rows as an Arrow IPC stream
+ *                         (base64 "blob")
  *   floe://tables/{table} describe_table's answer as JSON (the engine
  *                         authorizes it as the tool does)
  *
@@ -31,6 +33,24 @@ json_t *mcp_resources_templates(void)
                      "describe_table's answer for namespace.table", "mimeType", "application/json");
 }
 
+/* RFC 4648 base64 of n bytes (malloc'd). */
+static char *base64(const uint8_t *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    for (size_t i = 0; out && i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        *o++ = tab[v >> 18 & 63];
+        *o++ = tab[v >> 12 & 63];
+        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
 static json_t *contents(const char *uri, const char *mime, const char *text)
 {
     return json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri, "mimeType", mime, "text",
@@ -47,15 +67,32 @@ json_t *mcp_resources_read(mcp_call *c, json_t *params, int *code, char *msg, si
     }
     *code = MCP_RESOURCE_NOT_FOUND;
     if (!strncmp(uri, "floe://results/", 15)) {
-        char *csv = NULL;
+        char id[40];
+        snprintf(id, sizeof id, "%s", uri + 15);
+        size_t n = strlen(id);
+        bool arrow = n > 6 && !strcmp(id + n - 6, ".arrow");
+        if (arrow)
+            id[n - 6] = '\0';
+        char *data = NULL;
         size_t len = 0;
         fl_error err = {0};
-        if (mcp_results_get(c->m, &c->who, uri + 15, &csv, &len, &err) != FL_OK) {
-            snprintf(msg, cap, "resource not found: %s (%s)", uri, err.msg);
+        if (strlen(uri + 15) >= sizeof id ||
+            mcp_results_get(c->m, &c->who, id, arrow, &data, &len, &err) != FL_OK) {
+            snprintf(msg, cap, "resource not found: %.200s (%.300s)", uri,
+                     err.msg[0] ? err.msg : "no such result");
             return NULL;
         }
-        json_t *r = contents(uri, "text/csv", csv);
-        free(csv);
+        json_t *r = NULL;
+        if (!arrow) {
+            r = contents(uri, "text/csv", data);
+        } else {
+            char *b64 = base64((const uint8_t *)data, len);
+            r = b64 ? json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri, "mimeType",
+                                "application/vnd.apache.arrow.stream", "blob", b64)
+                    : NULL;
+            free(b64);
+        }
+        free(data);
         return r;
     }
     if (!strncmp(uri, "floe://tables/", 14) && uri[14]) {

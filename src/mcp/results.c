@@ -23,16 +23,25 @@ static void drop_oldest(fl_mcp_server *m)
         return;
     mcp_result *r = *old;
     *old = r->next;
-    m->results_bytes -= r->csv_len;
+    m->results_bytes -= r->csv_len + r->arrow_len;
     free(r->csv);
+    free(r->arrow);
     free(r);
 }
 
-fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t len, uint64_t rows,
-                          char id[33], fl_error *err)
+fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t csv_len,
+                          uint8_t *arrow, size_t arrow_len, uint64_t rows, char id[33],
+                          fl_error *err)
 {
+    if (arrow && csv_len + arrow_len > m->opt.max_results_bytes) {
+        free(arrow); /* no room for both: the CSV alone */
+        arrow = NULL;
+        arrow_len = 0;
+    }
+    size_t len = csv_len + arrow_len;
     if (len > m->opt.max_results_bytes) {
         free(csv);
+        free(arrow);
         return fl_errorf(err, FL_ELIMIT,
                          "result of %zu bytes is larger than the result store (%zu)", len,
                          m->opt.max_results_bytes);
@@ -42,13 +51,16 @@ fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t
     if (!r || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
         free(r);
         free(csv);
+        free(arrow);
         return fl_errorf(err, FL_ENOMEM, "cannot store the result");
     }
     for (int i = 0; i < 16; i++)
         snprintf(r->id + 2 * i, 3, "%02x", b[i]);
     snprintf(r->owner, sizeof r->owner, "%s", owner);
     r->csv = csv;
-    r->csv_len = len;
+    r->csv_len = csv_len;
+    r->arrow = arrow;
+    r->arrow_len = arrow_len;
     r->rows = rows;
     pthread_mutex_lock(&m->mu);
     while (m->results && m->results_bytes + len > m->opt.max_results_bytes)
@@ -62,23 +74,30 @@ fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t
     return FL_OK;
 }
 
-fl_status mcp_results_get(fl_mcp_server *m, const fl_principal *who, const char *id, char **csv,
-                          size_t *len, fl_error *err)
+fl_status mcp_results_get(fl_mcp_server *m, const fl_principal *who, const char *id, bool arrow,
+                          char **data, size_t *len, fl_error *err)
 {
-    *csv = NULL;
+    *data = NULL;
     fl_status rc =
         fl_errorf(err, FL_ENOTFOUND, "no result %s (results are kept while there is room)", id);
     pthread_mutex_lock(&m->mu);
     for (mcp_result *r = m->results; r; r = r->next) {
         if (strcmp(r->id, id) || strcmp(r->owner, who->name))
             continue; /* someone else's result is "not found" too */
-        *csv = malloc(r->csv_len + 1);
-        if (!*csv) {
+        const void *src = arrow ? (const void *)r->arrow : r->csv;
+        size_t n = arrow ? r->arrow_len : r->csv_len;
+        if (!src) {
+            rc = fl_errorf(err, FL_ENOTFOUND, "result %s has no Arrow form", id);
+            break;
+        }
+        *data = malloc(n + 1);
+        if (!*data) {
             rc = fl_errorf(err, FL_ENOMEM, "out of memory");
             break;
         }
-        memcpy(*csv, r->csv, r->csv_len + 1);
-        *len = r->csv_len;
+        memcpy(*data, src, n);
+        (*data)[n] = '\0';
+        *len = n;
         fl_error_clear(err);
         rc = FL_OK;
         break;
@@ -100,6 +119,13 @@ json_t *mcp_results_list(fl_mcp_server *m, const fl_principal *who)
         json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I}", "uri", uri, "name", r->id,
                                              "description", desc, "mimeType", "text/csv", "size",
                                              (json_int_t)r->csv_len));
+        if (r->arrow) {
+            snprintf(uri, sizeof uri, "floe://results/%s.arrow", r->id);
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I}", "uri", uri, "name",
+                                                 r->id, "description", desc, "mimeType",
+                                                 "application/vnd.apache.arrow.stream", "size",
+                                                 (json_int_t)r->arrow_len));
+        }
     }
     pthread_mutex_unlock(&m->mu);
     return arr;
@@ -111,6 +137,7 @@ void mcp_results_free(fl_mcp_server *m)
         mcp_result *r = m->results;
         m->results = r->next;
         free(r->csv);
+        free(r->arrow);
         free(r);
     }
     m->results_bytes = 0;

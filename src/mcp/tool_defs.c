@@ -89,6 +89,7 @@ static const char *const defs[] = {
     "result\"},\"column_stats\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
     "\"name\":{\"type\":\"string\"},\"nulls\":{\"type\":\"integer\"},\"min\":{},\"max\":{}},"
     "\"required\":[\"name\",\"nulls\",\"min\",\"max\"]}},\"result_uri\":{\"type\":\"string\"},"
+    "\"result_arrow_uri\":{\"type\":\"string\"},"
     "\"tag\":{\"type\":\"string\"}," RECEIPT "},\"required\":[\"columns\",\"rows\",\"row_count\","
     "\"complete\",\"truncated\",\"column_stats\",\"result_uri\",\"receipt\"]}," RO "}",
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/arrow_ipc.h"
 #include "mcp/mcp_internal.h"
 
 typedef struct col_stat {
@@ -65,7 +66,29 @@ typedef struct run_state {
     uint64_t rows;
     col_stat *stats;
     uint32_t ncols;
+    fl_ipc_buf arrow; /* the same rows as an Arrow IPC stream */
+    bool arrow_ok;    /* false once a batch could not be written (CSV only) */
 } run_state;
+
+/* Appends the first n rows of b to the Arrow stream (a shallow copy with a
+ * selection when the batch was cut). */
+static void arrow_rows(run_state *st, const fl_schema *sch, const fl_batch *b, uint32_t n)
+{
+    if (!st->arrow_ok || !n)
+        return;
+    fl_error err = {0};
+    fl_batch part = *b;
+    fl_sel sel = {NULL, n, n};
+    if (n < b->nrows) {
+        sel.idx = malloc(n * sizeof *sel.idx);
+        for (uint32_t i = 0; sel.idx && i < n; i++)
+            sel.idx[i] = i;
+        part.sel = &sel;
+    }
+    if ((n < b->nrows && !sel.idx) || fl_arrow_ipc_batch(sch, &part, &st->arrow, &err) != FL_OK)
+        st->arrow_ok = false;
+    free(sel.idx);
+}
 
 static bool csv_header(run_state *st, const fl_schema *sch)
 {
@@ -148,6 +171,8 @@ static fl_status drain(fl_sql_session *s, fl_sql_result *r, run_state *st, uint6
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t k = 0; k < sch->nfields; k++)
         st->stats[k].numeric = numeric_type(&sch->fields[k].type);
+    fl_error aerr = {0};
+    st->arrow_ok = fl_arrow_ipc_schema(sch, &st->arrow, &aerr) == FL_OK;
     fl_sql_formatter *f = NULL;
     FL_TRY(fl_sql_formatter_new(fl_sql_get(s, "time_zone"), &f, err));
     fl_status rc = FL_OK;
@@ -158,16 +183,22 @@ static fl_status drain(fl_sql_session *s, fl_sql_result *r, run_state *st, uint6
         rc = fl_sql_result_next(r, &b, &eof, err);
         if (rc != FL_OK || eof)
             break;
+        uint32_t taken = 0;
         for (uint32_t i = 0; i < b->nrows && rc == FL_OK; i++) {
-            if (st->rows >= cap || st->csv_len > max_bytes) { /* the store's room */
+            if (st->rows >= cap || st->csv_len + st->arrow.len > max_bytes) { /* the store's room */
                 *complete = false;
                 break;
             }
             if (!take_row(st, f, b, i))
                 rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            taken++;
         }
+        if (rc == FL_OK)
+            arrow_rows(st, sch, b, taken);
     }
     fl_sql_formatter_free(f);
+    if (st->arrow_ok && fl_arrow_ipc_eos(&st->arrow, &aerr) != FL_OK)
+        st->arrow_ok = false;
     return rc;
 }
 
@@ -175,6 +206,7 @@ static void state_free(run_state *st)
 {
     json_decref(st->preview);
     free(st->csv);
+    fl_ipc_buf_free(&st->arrow);
     for (uint32_t k = 0; st->stats && k < st->ncols; k++)
         json_decref(st->stats[k].min), json_decref(st->stats[k].max);
     free(st->stats);
@@ -207,7 +239,14 @@ static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool
     fl_error err = {0};
     char *csv = st->csv;
     st->csv = NULL;
-    if (mcp_results_put(c->m, c->who.name, csv, st->csv_len, st->rows, id, &err) != FL_OK) {
+    if (st->csv_len + st->arrow.len > c->m->opt.max_results_bytes)
+        st->arrow_ok = false; /* no room for both forms: the CSV alone */
+    uint8_t *arrow = st->arrow_ok ? st->arrow.p : NULL;
+    size_t arrow_len = st->arrow_ok ? st->arrow.len : 0;
+    if (st->arrow_ok)
+        st->arrow.p = NULL, st->arrow.len = st->arrow.cap = 0;
+    if (mcp_results_put(c->m, c->who.name, csv, st->csv_len, arrow, arrow_len, st->rows, id,
+                        &err) != FL_OK) {
         json_decref(reads);
         return mcp_tool_fail("run_sql: %s", err.msg);
     }
@@ -221,6 +260,11 @@ static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool
                   "truncated", st->truncated || !complete, "column_stats", stats_json(st, sch),
                   "result_uri", uri, "tag", fl_sql_result_tag(r), "receipt", mcp_receipt(c, reads));
     json_decref(reads);
+    if (sc && arrow_len) {
+        char auri[80];
+        snprintf(auri, sizeof auri, "floe://results/%s.arrow", id);
+        json_object_set_new(sc, "result_arrow_uri", json_string(auri));
+    }
     char desc[128];
     snprintf(desc, sizeof desc, "the full result: %" PRIu64 " rows as CSV%s", st->rows,
              complete ? "" : " (cut at the server's row cap)");

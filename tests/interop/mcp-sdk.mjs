@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Ajv from 'ajv';
+import { tableFromIPC } from 'apache-arrow';
 
 const o = Object.fromEntries(process.argv.slice(2).map(a => { const i = a.indexOf('='); return [a.slice(2, i), a.slice(i + 1)]; }));
 let failures = 0, checks = 0;
@@ -54,7 +55,7 @@ async function everyTool(client, label, expectRows) {
       out[t.name] = r;
     });
   }
-  await check(`${label}: run_sql preview, stats, receipt and resource_link`, async () => {
+  await check(`${label}: run_sql preview, stats, receipt, resource_link (CSV) and the Arrow form (apache-arrow reads it)`, async () => {
     const r = out.run_sql;
     const sc = r.structuredContent;
     assert.equal(sc.row_count, expectRows);
@@ -69,6 +70,12 @@ async function everyTool(client, label, expectRows) {
     assert.equal(lines[0], 'id,country,amount');
     assert.equal(lines.length, expectRows + 1);
     assert.equal(rr.contents[0].mimeType, 'text/csv');
+    const ar = await client.readResource({ uri: sc.result_arrow_uri });
+    assert.equal(ar.contents[0].mimeType, 'application/vnd.apache.arrow.stream');
+    const table = tableFromIPC(Buffer.from(ar.contents[0].blob, 'base64'));
+    assert.equal(table.numRows, expectRows);
+    assert.deepEqual(table.schema.fields.map(f => f.name), ['id', 'country', 'amount']);
+    assert.deepEqual([...table.getChild('id')].map(Number), lines.slice(1).map(l => Number(l.split(',')[0])));
   });
   await check(`${label}: DDL and DML are refused as tool errors`, async () => {
     for (const sql of ['DROP TABLE sales.orders', "INSERT INTO sales.orders VALUES (9, 'X', 1, now())"]) {

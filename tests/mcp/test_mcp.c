@@ -377,6 +377,18 @@ static void test_tools(void)
     CHECK(csv && !strncmp(csv, "id,country,amount\r\n1,DE,10.50\r\n", 31));
     CHECK(csv && strstr(csv, "4,,1.00\r\n"));
     json_decref(r);
+    snprintf(
+        rd, sizeof rd,
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}",
+        json_string_value(json_object_get(d, "result_arrow_uri")));
+    r = send(m, &x, rd);
+    json_t *c0 = json_array_get(json_object_get(json_object_get(r, "result"), "contents"), 0);
+    CHECK_EQ_STR(json_string_value(json_object_get(c0, "mimeType")),
+                 "application/vnd.apache.arrow.stream");
+    const char *blob = json_string_value(json_object_get(c0, "blob"));
+    CHECK(blob &&
+          !strncmp(blob, "/////", 5)); /* base64 of the IPC continuation marker 0xFFFFFFFF */
+    json_decref(r);
     json_decref(res);
 
     res = call(m, "run_sql", "{\"sql\":\"DELETE FROM sales.orders\"}");
@@ -475,6 +487,7 @@ static void test_result_caps(void)
     CHECK(!is_error(res));
     CHECK(json_integer_value(json_object_get(sc(res), "row_count")) < 100);
     CHECK(json_is_false(json_object_get(sc(res), "complete")));
+    CHECK(json_object_get(sc(res), "result_arrow_uri") == NULL); /* no room for both forms */
     json_decref(res);
     fl_mcp_server_free(m);
     world_close(&w);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what tests/engines/ runs: a Python venv pinned by tests/engines/requirements.txt
 # (pyspark, pyiceberg, duckdb and its extension wheels, the trino client), a PyFlink venv
-# pinned by requirements-flink.txt, the jars of every tests/engines/jvm/*.pom (exact versions),
+# pinned by requirements-flink.txt, the MCP Python SDK venv pinned by requirements-mcp.txt, the jars of every tests/engines/jvm/*.pom (exact versions),
 # and the trino-server archive named in tests/engines/jvm/versions. Only the package
 # registries pip and mvn are configured for; nothing else is downloaded.
 # Idempotent and cached: each folder is named by the hash of its pin file (lib/env.sh) and is
@@ -23,6 +23,7 @@ venv() {  # $1 = venv dir, $2 = requirements file
 }
 venv "$FLOE_ENGINE_VENV" "$here/tests/engines/requirements.txt"
 venv "$FLOE_FLINK_VENV" "$here/tests/engines/requirements-flink.txt"
+venv "$FLOE_MCP_VENV" "$here/tests/engines/requirements-mcp.txt"
 
 for pom in "$here"/tests/engines/jvm/*.pom; do
   [ -e "$pom" ] || continue

@@ -73,6 +73,11 @@ typedef struct fl_server_options {
      * the server keeps its own). */
     struct fl_admission *admission;
     uint32_t login_max_failures, login_window_s; /* fl_auth_options */
+    /* POST /mcp (mcp.h): run_sql refused by policy; its scan budget in
+     * bytes and statements per principal and minute (0 = none). */
+    bool mcp_run_sql_disabled;
+    uint64_t mcp_max_scan_bytes;
+    uint32_t mcp_max_queries_per_minute;
 } fl_server_options;
 
 typedef struct fl_server fl_server;

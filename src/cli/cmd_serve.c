@@ -23,6 +23,11 @@
  *   principals (`floe admin principal create`), authenticated with
  *   SCRAM-SHA-256.
  *
+ * MCP at POST /mcp (docs/mcp.md): mcp-run-sql (true; false refuses the
+ * run_sql tool), mcp-max-scan-bytes (a size: run_sql refuses a query whose
+ * estimate scans more; none by default), mcp-max-queries-per-minute (run_sql
+ * statements per principal and minute; none by default).
+ *
  * SQL read cache: sql-cache-mb (default 256): one fl_sql_shared_cache for
  * the whole process, given to every pgwire and HTTP SQL session (0 = none
  * shared: each session keeps a private one).
@@ -107,7 +112,10 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
 {
     static const char *const ms_keys[] = {"statement-timeout", "max-statement-timeout"};
     static const char *const s_keys[] = {"pg-auth-timeout", "http-connection-timeout",
-                                         "login-window"};
+                                         "login-window",
+                                   "mcp-run-sql",
+                                   "mcp-max-scan-bytes",
+                                   "mcp-max-queries-per-minute"};
     static const char *const n_keys[] = {"max-statements",          "pg-max-startup",
                                          "pg-reserved-connections", "pg-max-sessions-per-principal",
                                          "http-max-connections",    "http-max-connections-per-ip",
@@ -224,7 +232,22 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
             return -1;
         }
         c->sql_cache_mb = x;
-    } else if (!strcmp(k, "pg-host"))
+    } else if (!strcmp(k, "mcp-max-scan-bytes")) {
+        if (!cli_parse_size(v, &o->mcp_max_scan_bytes)) {
+            fprintf(stderr, "floe serve: %s: mcp-max-scan-bytes must be a size, got '%s'\n", src, v);
+            return -1;
+        }
+    } else if (!strcmp(k, "mcp-max-queries-per-minute")) {
+        long long x = strtoll(v, &end, 10);
+        if (*end || x < 0 || x > UINT32_MAX) {
+            fprintf(stderr, "floe serve: %s: %s must be a non-negative integer, got '%s'\n", src, k,
+                    v);
+            return -1;
+        }
+        o->mcp_max_queries_per_minute = (uint32_t)x;
+    } else if (!strcmp(k, "mcp-run-sql"))
+        o->mcp_run_sql_disabled = !truthy(v);
+    else if (!strcmp(k, "pg-host"))
         c->pg.host = keep(c, v);
     else if (!strcmp(k, "pg-tls-cert"))
         c->pg.tls_cert_file = keep(c, v);
@@ -337,7 +360,10 @@ static const char *const KEYS[] = {"host",
                                    "http-max-connections-per-ip",
                                    "http-connection-timeout",
                                    "login-max-failures",
-                                   "login-window"};
+                                   "login-window",
+                                   "mcp-run-sql",
+                                   "mcp-max-scan-bytes",
+                                   "mcp-max-queries-per-minute"};
 
 static int read_env(serve_cfg *c)
 {
@@ -379,7 +405,9 @@ static void usage(FILE *f)
            "  principal) --pg-auth-timeout S (10) --pg-max-startup N (64)\n"
            "  --pg-reserved-connections N (3, admins) --pg-max-sessions-per-principal N\n"
            "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
-           "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n");
+           "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n"
+           "MCP at POST /mcp: --mcp-run-sql false (refuse run_sql) --mcp-max-scan-bytes SIZE\n"
+           "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n");
 }
 
 static volatile sig_atomic_t stop_flag;

@@ -114,6 +114,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_views(s, err);
     if (rc == FL_OK)
         rc = srv_routes_sql(s, err);
+    if (rc == FL_OK)
+        rc = srv_routes_mcp(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;
@@ -137,6 +139,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     srv_http_stop(s, drain_ms);
     srv_sql_free(s);
     srv_ingest_free(s);
+    srv_mcp_free(s);
     srv_limits_free(s);
     if (s->pool.free)
         srv_catpool_free(s);

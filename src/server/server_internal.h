@@ -147,6 +147,7 @@ struct fl_server {
     struct fl_server_stream *streams;
     struct srv_sql *sql;
     struct srv_ingest *ingest; /* h_ingest.c: per-table ingestion sinks */
+    struct fl_mcp_server *mcp;  /* h_mcp.c: POST /mcp */
     /* limits.c */
     fl_admission *admission;
     bool own_admission;
@@ -199,6 +200,10 @@ void srv_streams_abort_all(fl_server *s);
 fl_status srv_routes_sql(fl_server *s, fl_error *err);
 /* Cancels running statements and waits for their threads (after http stop). */
 void srv_sql_free(fl_server *s);
+
+/* ---- MCP over Streamable HTTP (h_mcp.c) ---- */
+fl_status srv_routes_mcp(fl_server *s, fl_error *err);
+void srv_mcp_free(fl_server *s); /* after http stop */
 
 /* ---- HTTP ingestion (h_ingest.c) ---- */
 fl_status srv_routes_ingest(fl_server *s, fl_error *err);

@@ -26,7 +26,7 @@ admin_subs="bootstrap principal role grant revoke grants token policy policies l
 commands=(
     "parquet" "parquet schema" "parquet meta" "parquet cat"
     "avro" "avro schema" "avro meta" "avro cat" "avro write" "avro canonical"
-    "convert" "load" "serve" "sql" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
+    "convert" "load" "serve" "sql" "mcp" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
 )
 for s in $table_subs; do commands+=("table $s"); done
 for s in $admin_subs; do commands+=("admin $s"); done

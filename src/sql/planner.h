@@ -93,6 +93,12 @@ typedef struct fl_sql_parsed {
     const char *const *const *array_option_values;
     const uint32_t *array_option_counts;
     uint32_t narray_options;
+    /* ROW(...), STRUCT<...>, MAP(...), ARRAY<...> column types of CREATE /
+     * ALTER TABLE (parse/nested_type.c), by the byte offset they start at
+     * (where libpg_query's TypeName "text" placeholder is). */
+    const uint32_t *nested_type_offsets;
+    const fl_type *const *nested_types;
+    uint32_t nnested_types;
     const char *text; /* the statement text (arena copy) */
 } fl_sql_parsed;
 

@@ -13,6 +13,8 @@
  *     and ALTER TABLE ... SET (name = ARRAY[...]):
  *     replaced by a same-length string literal of spaces (the grammar accepts
  *     strings there); the values are recorded by option name.
+ *   - ROW(...), STRUCT<...>, MAP(...), ARRAY<...> column types in CREATE /
+ *     ALTER TABLE (nested_type.c): recorded by offset, written as "text".
  *   - ALTER TABLE t SET PROPERTIES k = v[, ...] (Trino's spelling): becomes
  *     SET (k = v, ...): PROPERTIES is overwritten by '(' and spaces and ')'
  *     is inserted after the last token (offsets before it are unchanged).
@@ -35,6 +37,7 @@
 
 #include "floe/sql_lex.h"
 #include "sql/parse/depth.h"
+#include "sql/parse/nested_type.h"
 #include "sql/parse/parse_tree.h"
 #include "sql/planner.h"
 
@@ -554,6 +557,7 @@ fl_status fl_sql_parse(const char *sql, fl_arena *a, fl_sql_parsed **out, int32_
     uint32_t ntv = 0;
     FL_TRY(find_travel(sql, text, &tk, a, tv, &ntv, error_position, err));
     FL_TRY(find_arrays(sql, text, &tk, a, p, error_position, err));
+    FL_TRY(fl_sql_nested_types(sql, text, tk.v, tk.n, a, p, error_position, err));
     FL_TRY(set_properties(sql, &text, &tk, a, err));
 
     /* nesting bounded, libpg_query and unpack on a big enough stack (depth.h) */

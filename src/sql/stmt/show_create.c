@@ -17,10 +17,13 @@
  * required columns NOT NULL. Left out on purpose: the location (a new table
  * gets its own from its catalog; copying it would point two tables at one
  * folder, which the catalog refuses) and field ids (assigned anew in the same
- * order). A table with a struct, map or fixed column cannot be printed:
- * CREATE TABLE cannot declare those types yet (0A000 naming the column), and
- * a statement that silently recreated another schema would break the contract.
+ * order). Structs, maps and lists print as struct<name type, ...>,
+ * map<k, v> and type[], which CREATE TABLE reads back (parse/nested_type.c).
+ * A table with a fixed column cannot be printed: CREATE TABLE cannot
+ * declare it yet (0A000 naming the column), and a statement that silently
+ * recreated another schema would break the contract.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,8 +47,12 @@ const char *stmt_type_text(const fl_type *t, char *buf, size_t cap)
         size_t o = (size_t)snprintf(buf, cap, "struct<");
         for (uint32_t i = 0; i < t->nchildren && o < cap; i++) {
             stmt_type_text(&t->children[i].type, inner, sizeof inner);
-            o += (size_t)snprintf(buf + o, cap - o, "%s%s %s", i ? ", " : "", t->children[i].name,
-                                  inner);
+            const char *nm = t->children[i].name;
+            bool plain = *nm && !isdigit((unsigned char)*nm);
+            for (const char *q = nm; *q; q++)
+                plain &= islower((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_';
+            o += (size_t)snprintf(buf + o, cap - o, plain ? "%s%s %s" : "%s\"%s\" %s",
+                                  i ? ", " : "", nm, inner);
         }
         if (o < cap)
             snprintf(buf + o, cap - o, ">");
@@ -67,10 +74,13 @@ const char *stmt_type_text(const fl_type *t, char *buf, size_t cap)
 
 static bool creatable(const fl_type *t)
 {
-    if (t->id == FL_TYPE_LIST)
-        return t->nchildren >= 1 && creatable(&t->children[0].type);
-    return t->id != FL_TYPE_STRUCT && t->id != FL_TYPE_MAP &&
-           (t->id != FL_TYPE_FIXED || fl_type_is_interval(t));
+    if (t->id == FL_TYPE_LIST || t->id == FL_TYPE_STRUCT || t->id == FL_TYPE_MAP) {
+        for (uint32_t i = 0; i < t->nchildren; i++)
+            if (!creatable(&t->children[i].type))
+                return false;
+        return t->nchildren >= 1; /* ROW(...), MAP(...), type[]: parse/nested_type.c */
+    }
+    return t->id != FL_TYPE_FIXED || fl_type_is_interval(t);
 }
 
 /* ---- text building ---- */

@@ -204,6 +204,12 @@ fl_status stmt_type_of(fl_stmt_ctx *c, const PgQuery__TypeName *tn, fl_type *out
     fl_arena *a = c->planner->arena;
     if (!tn || !tn->n_names)
         return fl_errorf(err, FL_EINVAL, "missing type name");
+    const fl_sql_parsed *p = c->planner->parsed; /* a nested type the pre-lexer read */
+    for (uint32_t i = 0; p && tn->location >= 0 && i < p->nnested_types; i++)
+        if (p->nested_type_offsets[i] == (uint32_t)tn->location) {
+            *out = *p->nested_types[i];
+            return FL_OK;
+        }
     size_t len = 0;
     for (size_t i = 0; i < tn->n_names; i++)
         if (tn->names[i]->node_case == PG_QUERY__NODE__NODE_STRING)

@@ -1,0 +1,128 @@
+/*
+ * test_nested_ddl.c - nested column types in CREATE TABLE and ALTER TABLE
+ * (src/sql/parse/nested_type.c): every spelling (ROW(...), STRUCT<...>,
+ * STRUCT(...), MAP(...), MAP<...>, ARRAY(...), ARRAY<...>, LIST<...>, [])
+ * nested in each other, field ids assigned to nested fields, rows written
+ * and read back through field access and subscripts, SHOW CREATE TABLE
+ * read back into the same schema, and errors that name the position.
+ */
+#include "floe_test.h"
+
+static fl_sql_session *S;
+
+static void test_spellings(void)
+{
+    ft_expect(S,
+              "CREATE TABLE n.t (id bigint, addr ROW(city varchar, zip varchar), "
+              "tags ARRAY<varchar>, lim MAP(varchar, integer), "
+              "deep STRUCT<a: int, b: LIST<MAP<varchar, ARRAY(decimal(10,2))>>>, "
+              "s2 STRUCT(\"Upper Case\" double precision), m2 map<text, int[]>)",
+              "\n", "");
+    ft_expect(S, "DESCRIBE n.t", "\n",
+              "id|bigint|YES|1|NULL\n"
+              "addr|struct<city text, zip text>|YES|2|NULL\n"
+              "tags|text[]|YES|3|NULL\n"
+              "lim|map<text, integer>|YES|4|NULL\n"
+              "deep|struct<a integer, b map<text, numeric(10,2)[]>[]>|YES|5|NULL\n"
+              "s2|struct<\"Upper Case\" double precision>|YES|6|NULL\n"
+              "m2|map<text, integer[]>|YES|7|NULL\n");
+    /* nested fields got ids of their own after the top-level ones */
+    ft_expect(S, "SELECT count(*) FROM n.\"t$files\"", "\n", "0\n");
+}
+
+static void test_rows(void)
+{
+    ft_expect(S,
+              "INSERT INTO n.t (id, addr, tags, lim) SELECT 1, ROW('Lima', '01234'), "
+              "ARRAY['a', 'b'], MAP(ARRAY['d'], ARRAY[5])",
+              "\n", "");
+    ft_expect(S, "SELECT id, (addr).city, addr.zip, tags[2], lim['d'] FROM n.t", "\n",
+              "1|Lima|01234|b|5\n");
+}
+
+/* DESCRIBE rows cut to "name|type|nullable" (in place). */
+static const char *names_and_types(char *rows)
+{
+    char *w = rows;
+    int bar = 0;
+    for (const char *r = rows; *r; r++) {
+        if (*r == '\n')
+            bar = 0;
+        else if (*r == '|')
+            bar++;
+        if (bar < 3 || *r == '\n')
+            *w++ = *r;
+    }
+    *w = '\0';
+    return rows;
+}
+
+static void test_alter_and_show_create(void)
+{
+    ft_expect(S, "ALTER TABLE n.t ADD COLUMN extra ROW(k bigint, v varchar)", "\n", "");
+    char out[4096];
+    fl_error err;
+    CHECK_OK(ft_run(S, "DESCRIBE n.t", "\n", out, sizeof out, &err), &err);
+    CHECK(strstr(out, "\nextra|struct<k bigint, v text>|YES|") != NULL);
+    CHECK_OK(ft_run(S, "SHOW CREATE TABLE n.t", "", out, sizeof out, &err), &err);
+    char *at = strstr(out, "\"n\".\"t\"");
+    CHECK(at != NULL);
+    if (!at)
+        return;
+    char stmt[4200];
+    snprintf(stmt, sizeof stmt, "%.*s\"n\".\"copy\"%s", (int)(at - out), out, at + 7);
+    ft_expect(S, stmt, "\n", "");
+    char a[4096], b[4096];
+    CHECK_OK(ft_run(S, "DESCRIBE n.t", "\n", a, sizeof a, &err), &err);
+    CHECK_OK(ft_run(S, "DESCRIBE n.copy", "\n", b, sizeof b, &err), &err);
+    CHECK_EQ_STR(names_and_types(b), names_and_types(a)); /* ids: assigned anew, in order */
+}
+
+static void test_errors(void)
+{
+    char out[256];
+    fl_error err;
+    CHECK_EQ_INT(
+        ft_run(S, "CREATE TABLE n.bad (a ROW(city varchar, ))", "\n", out, sizeof out, &err),
+        FL_ESYNTAX);
+    CHECK(strstr(err.msg, "line 1, column 41: column type: expected a field name") != NULL);
+    CHECK_EQ_INT(ft_run(S, "CREATE TABLE n.bad (a MAP(varchar))", "\n", out, sizeof out, &err),
+                 FL_ESYNTAX);
+    CHECK(strstr(err.msg, "expected ',' between a map's key and value types") != NULL);
+    CHECK(ft_run(S, "CREATE TABLE n.bad (a struct<x: nosuchtype>)", "\n", out, sizeof out, &err) !=
+          FL_OK);
+    CHECK(strstr(err.msg, "column 33: column type: type \"nosuchtype\" does not exist") != NULL);
+    CHECK(ft_run(S, "CREATE TABLE n.bad (a ROW(x int, x int))", "\n", out, sizeof out, &err) !=
+          FL_OK);
+    CHECK(strstr(err.msg, "names a field twice") != NULL);
+    char deep[600] = "CREATE TABLE n.bad (a ";
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "ARRAY<");
+    strcat(deep, "int");
+    for (int i = 0; i < 40; i++)
+        strcat(deep, ">");
+    strcat(deep, ")");
+    CHECK(ft_run(S, deep, "\n", out, sizeof out, &err) != FL_OK);
+    CHECK(strstr(err.msg, "too deep") != NULL);
+    /* ROW(...) as a value in CREATE TABLE AS is a value, not a type */
+    ft_expect(S, "CREATE TABLE n.ctas AS SELECT ROW(1, 'x') AS r", "\n", "");
+    ft_expect(S, "SELECT (r).f1 FROM n.ctas", "\n", "1\n");
+}
+
+int main(void)
+{
+    char dir[256];
+    if (!ft_tmpdir(dir, sizeof dir, "floe_nested_ddl"))
+        return 1;
+    S = ft_open_sqlite(dir, NULL, NULL);
+    if (!S)
+        return 1;
+    ft_expect(S, "CREATE SCHEMA n", "\n", "");
+    TEST_RUN(test_spellings);
+    TEST_RUN(test_rows);
+    TEST_RUN(test_alter_and_show_create);
+    TEST_RUN(test_errors);
+    fl_sql_session_close(S);
+    ft_rmtree(dir);
+    return TEST_EXIT();
+}

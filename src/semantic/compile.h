@@ -1,0 +1,119 @@
+/*
+ * compile.h - the compiler's pieces (internal to src/semantic/).
+ *
+ *   grain.c        time grains and intervals ("1 month", "7 days")
+ *   joins.c        the entity graph: join paths from a measure's semantic
+ *                  model, the projected FROM clause (sem_joins)
+ *   member.c       group-by names and filter references -> column SQL
+ *   filter.c       Jinja filters ({{ Dimension('x__y') }}) -> SQL
+ *   compile_metric.c  one metric at the query's group-by -> a CTE
+ *   compile.c      the whole query: CTEs, the final join, order, limit
+ *
+ * Every string lives in the compile arena (sem_ctx.a); the SQL is built in
+ * fl_bufs and handed to the caller at the end.
+ */
+#ifndef FLOE_SEMANTIC_COMPILE_H
+#define FLOE_SEMANTIC_COMPILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/buf.h"
+#include "semantic/model.h"
+
+#define SEM_GRAINS "hour, day, week, month, quarter, year"
+/* 1 hour .. 6 year; 0 = not a grain */
+int sem_grain_rank(const char *g);
+/* "1 month", "7 days", "2 weeks" ... (a count and a unit) */
+bool sem_interval_ok(const char *s);
+/* INTERVAL literal of an interval text that passed sem_interval_ok ("1 quarter" -> 3 months) */
+const char *sem_interval_sql(fl_arena *a, const char *s);
+/* INTERVAL literal text of one grain: month -> "INTERVAL '1 month'" */
+const char *sem_grain_interval(const char *grain);
+/* The name a metric input is known by in a derived expr: alias or name. */
+const char *sem_input_ref(const sem_input *in);
+
+/* ---- the query context ---- */
+typedef struct sem_gb {
+    const char *name; /* as asked: the output column */
+    bool metric_time;
+    const char *grain; /* time grain asked (NULL = the dimension's own) */
+    const char **path; /* entity path */
+    uint32_t npath;
+    const char *member; /* dimension or entity name (metric_time: NULL) */
+    bool entity;        /* Entity('x') in a filter: member is an entity */
+} sem_gb;
+
+typedef struct sem_ctx {
+    const fl_sem_model *m;
+    const fl_sem_query *q;
+    const fl_sem_pin *pins;
+    uint32_t npins;
+    fl_arena a;
+    sem_gb *gbs;
+    uint32_t ngbs;
+    fl_buf ctes; /* "c1 AS (...), c2 AS (...)" */
+    uint32_t ncte;
+    fl_error *err;
+} sem_ctx;
+
+/* Parses one group-by name ("customer__region", "metric_time__month"). */
+fl_status sem_parse_gb(sem_ctx *c, const char *text, sem_gb *out);
+
+/* ---- joins from one semantic model ---- */
+typedef struct sem_col {
+    const char *expr;
+} sem_col;
+
+typedef struct sem_node {
+    const sem_smodel *sm;
+    int parent;         /* -1 for the root */
+    const char *entity; /* joined on this entity (NULL for the root) */
+    sem_col *cols;
+    uint32_t ncols, capcols;
+} sem_node;
+
+#define SEM_MAX_JOINS 16
+typedef struct sem_joins {
+    sem_ctx *c;
+    sem_node nodes[SEM_MAX_JOINS];
+    uint32_t n;
+    const char *why; /* what is being compiled, for messages ("metric 'x'") */
+} sem_joins;
+
+void sem_joins_init(sem_joins *j, sem_ctx *c, const sem_smodel *root, const char *why);
+/* Exposes expr of node k; returns "sK.cN". */
+fl_status sem_node_col(sem_joins *j, uint32_t k, const char *expr, const char **ref);
+/* The node holding member (a dimension, or an entity when entity is set)
+ * reached along path from the root; joins are added as needed. */
+fl_status sem_join_to(sem_joins *j, const char *const *path, uint32_t npath, const char *member,
+                      bool entity, const char *asked, uint32_t *node);
+/* Appends the FROM clause of every node (projected subqueries, LEFT JOINs). */
+fl_status sem_joins_from(sem_joins *j, fl_buf *b);
+
+/* ---- members and filters ---- */
+/* The SQL of a group-by or filter member for the measure model at the root
+ * of j; time members are truncated to grain (or the dimension's own).
+ * *is_date: the value is a date (grains of a day and coarser). */
+fl_status sem_member_sql(sem_joins *j, const sem_gb *gb, const char *agg_time_dim, const char **sql,
+                         bool *is_date);
+/* Filter text with its {{ ... }} references replaced by column SQL. */
+fl_status sem_filter_sql(sem_joins *j, const char *filter, const char *agg_time_dim,
+                         const char **sql);
+
+/* ---- metrics ---- */
+typedef struct sem_filters {
+    const char *items[80];
+    uint32_t n;
+} sem_filters;
+
+/* Compiles metric mt at the query's group-by under filters into a new CTE
+ * with the group-by columns and "v"; *cte is its name. */
+fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters *f, int depth,
+                             const char **cte);
+/* Appends a CTE; *name gets its name ("cN"). */
+fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name);
+/* "\"name\"" in the arena */
+const char *sem_ident(sem_ctx *c, const char *name);
+
+#endif

@@ -9,6 +9,7 @@
 
 int fl_cmd_serve(int argc, char **argv); /* cmd_serve.c */
 int fl_cmd_pgcdc(int argc, char **argv); /* cmd_pgcdc.c */
+int fl_cmd_semantic(int argc, char **argv); /* cmd_semantic.c */
 
 typedef struct fl_command {
     const char *name;
@@ -25,6 +26,7 @@ static const fl_command commands[] = {
     {"serve", fl_cmd_serve, "serve the Iceberg REST catalog over HTTP"},
     {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
     {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
+    {"semantic", fl_cmd_semantic, "the semantic layer: validate, list, compile, query, replay metrics"},
     {"ingest", fl_cmd_ingest, "streaming ingestion: landing files into a table, exactly once"},
     {"pg-decode", fl_cmd_pgcdc, "a Postgres replication slot's changes as JSON lines (debug)"},
 };

@@ -27,6 +27,7 @@ commands=(
     "parquet" "parquet schema" "parquet meta" "parquet cat"
     "avro" "avro schema" "avro meta" "avro cat" "avro write" "avro canonical"
     "convert" "load" "serve" "sql" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
+    "semantic" "semantic validate" "semantic list" "semantic compile" "semantic query" "semantic replay"
 )
 for s in $table_subs; do commands+=("table $s"); done
 for s in $admin_subs; do commands+=("admin $s"); done

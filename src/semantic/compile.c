@@ -96,6 +96,8 @@ static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
     for (uint32_t i = 0; i < c->ngbs; i++)
         cols = fl_arena_sprintf(&c->a, "%s%s%s", cols, i ? ", " : "", sem_ident(c, c->gbs[i].name));
     const char *base = NULL, *names = "";
+    if (q->nmetrics > 64)
+        return fl_errorf(c->err, FL_ELIMIT, "a query takes at most 64 metrics");
     for (uint32_t i = 0; i < q->nmetrics; i++) {
         const char *cte = NULL, *sql;
         FL_TRY(sem_compile_metric(c, sem_find_metric(c->m, q->metrics[i]), &f, 0, &cte));
@@ -103,14 +105,8 @@ static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
         if (!base)
             sql = fl_arena_sprintf(&c->a, "SELECT %s%sv AS %s FROM %s", cols, *cols ? ", " : "",
                                    ref, cte);
-        else if (*cols)
-            sql = fl_arena_sprintf(&c->a,
-                                   "SELECT %s, %s, r.v AS %s FROM %s b FULL JOIN %s r "
-                                   "USING (%s)",
-                                   cols, names, ref, base, cte, cols);
         else
-            sql = fl_arena_sprintf(&c->a, "SELECT b.*, r.v AS %s FROM %s b CROSS JOIN %s r", ref,
-                                   base, cte);
+            sql = sem_full_join(c, base, q->metrics, i, cte, q->metrics[i]);
         names = fl_arena_sprintf(&c->a, "%s%s%s", names, *names ? ", " : "", ref);
         FL_TRY(sem_add_cte(c, sql, &base));
     }

@@ -113,6 +113,14 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
                              const char **cte);
 /* Appends a CTE; *name gets its name ("cN"). */
 fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name);
+/* l = r where NULL equals NULL, as a hash-joinable condition: the text forms
+ * are compared (hash key), then IS NOT DISTINCT FROM (exact) */
+const char *sem_same_key(sem_ctx *c, const char *l, const char *r);
+/* base b (group-by columns and names[]) full joined with cte r (group-by
+ * columns and v) on the group-by, NULL keys matching: the group-by, b's
+ * names, and r.v as ref */
+const char *sem_full_join(sem_ctx *c, const char *base, const char *const *names, uint32_t n,
+                          const char *cte, const char *ref);
 /* "\"name\"" in the arena */
 const char *sem_ident(sem_ctx *c, const char *name);
 

@@ -28,6 +28,33 @@ const char *sem_ident(sem_ctx *c, const char *name)
     return fl_arena_sprintf(&c->a, "\"%s\"", name);
 }
 
+const char *sem_same_key(sem_ctx *c, const char *l, const char *r)
+{
+    return fl_arena_sprintf(&c->a,
+                            "coalesce(CAST(%s AS varchar), '') = coalesce(CAST(%s AS varchar), '') "
+                            "AND %s IS NOT DISTINCT FROM %s",
+                            l, r, l, r);
+}
+
+const char *sem_full_join(sem_ctx *c, const char *base, const char *const *names, uint32_t n,
+                          const char *cte, const char *ref)
+{
+    const char *keys = "", *on = "", *vals = "";
+    for (uint32_t i = 0; i < n; i++)
+        vals = fl_arena_sprintf(&c->a, "%sb.%s, ", vals, sem_ident(c, names[i]));
+    if (!c->ngbs)
+        return fl_arena_sprintf(&c->a, "SELECT %sr.v AS %s FROM %s b CROSS JOIN %s r", vals,
+                                sem_ident(c, ref), base, cte);
+    for (uint32_t i = 0; i < c->ngbs; i++) {
+        const char *g = sem_ident(c, c->gbs[i].name);
+        const char *l = fl_arena_sprintf(&c->a, "b.%s", g), *r = fl_arena_sprintf(&c->a, "r.%s", g);
+        keys = fl_arena_sprintf(&c->a, "%scoalesce(%s, %s) AS %s, ", keys, l, r, g);
+        on = fl_arena_sprintf(&c->a, "%s%s%s", on, i ? " AND " : "", sem_same_key(c, l, r));
+    }
+    return fl_arena_sprintf(&c->a, "SELECT %s%sr.v AS %s FROM %s b FULL JOIN %s r ON %s", keys,
+                            vals, sem_ident(c, ref), base, cte, on);
+}
+
 fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name)
 {
     *name = fl_arena_sprintf(&c->a, "c%u", ++c->ncte);
@@ -254,8 +281,10 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
                               mt->grain_to_date, tn);
     for (uint32_t i = 0; i < c->ngbs; i++)
         if (!c->gbs[i].metric_time)
-            on = fl_arena_sprintf(&c->a, "%s AND r.%s = p.%s", on, sem_ident(c, c->gbs[i].name),
-                                  sem_ident(c, c->gbs[i].name));
+            on = fl_arena_sprintf(
+                &c->a, "%s AND %s", on,
+                sem_same_key(c, fl_arena_sprintf(&c->a, "r.%s", sem_ident(c, c->gbs[i].name)),
+                             fl_arena_sprintf(&c->a, "p.%s", sem_ident(c, c->gbs[i].name))));
     const char *pcols = gb_cols(c, "p.", false);
     return sem_add_cte(c,
                        fl_arena_sprintf(&c->a,
@@ -290,7 +319,8 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
 {
     const char *cols = gb_cols(c, "", false);
     const char *base = NULL;
-    const char *names = "";
+    const char *names[64];
+    uint32_t nnames = 0;
     int first = -1;
     for (uint32_t i = 0; i < n && first < 0; i++)
         if (!parts[i].in || (!parts[i].in->offset_window && !parts[i].in->offset_to_grain))
@@ -305,7 +335,7 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
                                             *cols ? ", " : "", sem_ident(c, parts[first].ref),
                                             parts[first].cte),
                            &base));
-        names = sem_ident(c, parts[first].ref);
+        names[nnames++] = parts[first].ref;
     }
     for (uint32_t i = 0; i < n; i++) {
         if ((int)i == first)
@@ -323,24 +353,20 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
             const char *on = "";
             for (uint32_t k = 0; k < c->ngbs; k++) {
                 const sem_gb *g = &c->gbs[k];
-                const char *rhs = g->metric_time
-                                      ? shifted(c, g, p->in)
-                                      : fl_arena_sprintf(&c->a, "b.%s", sem_ident(c, g->name));
-                on = fl_arena_sprintf(&c->a, "%s%so.%s = %s", on, *on ? " AND " : "",
-                                      sem_ident(c, g->name), rhs);
+                const char *o = fl_arena_sprintf(&c->a, "o.%s", sem_ident(c, g->name));
+                const char *eq =
+                    g->metric_time
+                        ? fl_arena_sprintf(&c->a, "%s = %s", o, shifted(c, g, p->in))
+                        : sem_same_key(c, o,
+                                       fl_arena_sprintf(&c->a, "b.%s", sem_ident(c, g->name)));
+                on = fl_arena_sprintf(&c->a, "%s%s%s", on, *on ? " AND " : "", eq);
             }
             sql = fl_arena_sprintf(&c->a, "SELECT b.*, o.v AS %s FROM %s b LEFT JOIN %s o ON %s",
                                    ref, base, p->cte, on);
-        } else if (*cols) {
-            sql = fl_arena_sprintf(&c->a,
-                                   "SELECT %s, %s%sr.v AS %s FROM %s b FULL JOIN %s r "
-                                   "USING (%s)",
-                                   cols, names, *names ? ", " : "", ref, base, p->cte, cols);
         } else {
-            sql = fl_arena_sprintf(&c->a, "SELECT b.*, r.v AS %s FROM %s b CROSS JOIN %s r", ref,
-                                   base, p->cte);
+            sql = sem_full_join(c, base, names, nnames, p->cte, p->ref);
         }
-        names = fl_arena_sprintf(&c->a, "%s%s%s", names, *names ? ", " : "", ref);
+        names[nnames++] = p->ref;
         FL_TRY(sem_add_cte(c, sql, &base));
     }
     *out = base;
@@ -403,5 +429,10 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
                          "but not compiled yet",
                          sem_at(&mt->at, at, sizeof at), mt->name);
     }
+    /* an input's error also names the metric asked for (outermost first) */
+    char self[160];
+    snprintf(self, sizeof self, "metric '%s'", mt->name);
+    if (rc != FL_OK && !strstr(c->err->msg, self))
+        fl_error_prefix(c->err, "metric '%s' (%s:%u): ", mt->name, mt->at.file, mt->at.line);
     return rc;
 }

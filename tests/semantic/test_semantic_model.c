@@ -161,8 +161,48 @@ static void test_repo_models_load(void)
     CHECK(strstr(err.msg, "/nonexistent/models") != NULL);
 }
 
+/* the relation forms: ref('x'), {{ ref('pkg', 'x') }}, node_relation, sql: */
+static void test_relations(void)
+{
+    const char *text =
+        "semantic_models:\n"
+        "  - name: a\n    model: \"{{ ref('pkg', 'tab_a') }}\"\n"
+        "    defaults: {agg_time_dimension: t}\n"
+        "    entities: [{name: ida, type: primary}, {name: idb, type: foreign}, {name: idc, type: "
+        "foreign}]\n"
+        "    dimensions: [{name: t, type: time}]\n"
+        "    measures: [{name: n, agg: count, expr: ida}]\n"
+        "  - name: b\n    node_relation: {alias: tab_b, schema_name: sales}\n"
+        "    entities: [{name: idb, type: primary}]\n"
+        "    dimensions: [{name: x, type: categorical}]\n"
+        "  - name: c\n    sql: SELECT 1 AS idc, 'y' AS y\n"
+        "    entities: [{name: idc, type: unique}]\n"
+        "    dimensions: [{name: y, type: categorical}]\n"
+        "metrics:\n  - {name: rows, type: simple, type_params: {measure: n}}\n";
+    fl_sem_file f = {"r.yml", text, strlen(text)};
+    fl_sem_model *m = NULL;
+    fl_error err = {0};
+    CHECK_OK(fl_sem_model_load_files(&f, 1, &m, &err), &err);
+    if (!m)
+        return;
+    const char *metric = "rows", *gbs[2] = {"idb__x", "idc__y"};
+    fl_sem_query q = {
+        .metrics = &metric, .nmetrics = 1, .group_by = gbs, .ngroup_by = 2, .limit = -1};
+    char *sql = NULL;
+    CHECK_OK(fl_sem_compile(m, &q, NULL, 0, &sql, &err), &err);
+    CHECK(sql && strstr(sql, "FROM tab_a)") && strstr(sql, "FROM sales.tab_b)") &&
+          strstr(sql, "FROM (SELECT 1 AS idc, 'y' AS y) AS src)"));
+    free(sql);
+    fl_sem_pin pin = {"default.tab_a", 42};
+    CHECK_OK(fl_sem_compile(m, &q, &pin, 1, &sql, &err), &err);
+    CHECK(sql && strstr(sql, "FROM tab_a FOR VERSION AS OF 42)"));
+    free(sql);
+    fl_sem_model_free(m);
+}
+
 int main(void)
 {
+    TEST_RUN(test_relations);
     TEST_RUN(test_errors_name_file_line_member);
     TEST_RUN(test_both_specs_and_about);
     TEST_RUN(test_version_is_content_hash);

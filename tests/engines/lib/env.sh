@@ -5,6 +5,7 @@
 #   FLOE_CACHE            root (default ~/.cache/floe)
 #   FLOE_ENGINE_PY        python of the engine venv (pyspark, pyiceberg, duckdb, trino)
 #   FLOE_FLINK_PY         python of the PyFlink venv (PyFlink pins its own pyarrow)
+#   FLOE_MF_VENV          the dbt MetricFlow venv (dbt-metricflow, dbt-duckdb: the semantic oracle)
 #   floe_jars NAME        folder of the jars resolved from tests/engines/jvm/NAME.pom
 #   FLOE_TRINO_HOME       unpacked trino-server
 engines_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,8 +15,9 @@ FLOE_ENGINE_VENV="$FLOE_CACHE/venv/engines-$(floe_pin_hash "$engines_dir/require
 FLOE_ENGINE_PY="$FLOE_ENGINE_VENV/bin/python"
 FLOE_FLINK_VENV="$FLOE_CACHE/venv/flink-$(floe_pin_hash "$engines_dir/requirements-flink.txt")"
 FLOE_FLINK_PY="$FLOE_FLINK_VENV/bin/python"
+FLOE_MF_VENV="$FLOE_CACHE/venv/metricflow-$(floe_pin_hash "$engines_dir/requirements-metricflow.txt")"
 floe_jars() { echo "$FLOE_CACHE/jars/$1-$(floe_pin_hash "$engines_dir/jvm/$1.pom")"; }
 FLOE_TRINO_VERSION="$(sed -n 's/^trino-server=//p' "$engines_dir/jvm/versions")"
 FLOE_TRINO_HOME="$FLOE_CACHE/trino/trino-server-$FLOE_TRINO_VERSION"
 FLOE_JAVA25="${FLOE_JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-export FLOE_CACHE FLOE_ENGINE_PY FLOE_FLINK_PY FLOE_TRINO_HOME FLOE_JAVA25
+export FLOE_CACHE FLOE_ENGINE_PY FLOE_FLINK_PY FLOE_MF_VENV FLOE_TRINO_HOME FLOE_JAVA25

@@ -271,7 +271,17 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
                        fl_arena_sprintf(&c->a, "SELECT DISTINCT %s AS %s%s%s FROM %s", bucket, tn,
                                         *others ? ", " : "", others, rcte),
                        &pcte));
-    const char *end = fl_arena_sprintf(&c->a, "p.%s + %s", tn, sem_grain_interval(grain));
+    /* the value reported for a period is the one as of its first day (period_agg
+     * first, MetricFlow's default) or its last day (last): rows before the end */
+    const char *own =
+        sem_model_dim(sm, ms->agg_time_dimension ? ms->agg_time_dimension : sm->agg_time_dimension)
+            ->granularity;
+    if (!strcmp(mt->period_agg, "average"))
+        return fl_errorf(c->err, FL_EUNSUPPORTED,
+                         "%smetric '%s': period_agg average is not supported yet (first, last)",
+                         sem_at(&mt->at, at, sizeof at), mt->name);
+    const char *end = fl_arena_sprintf(
+        &c->a, "p.%s + %s", tn, sem_grain_interval(!strcmp(mt->period_agg, "last") ? grain : own));
     const char *on = fl_arena_sprintf(&c->a, "r.__t < %s", end);
     if (mt->window)
         on = fl_arena_sprintf(&c->a, "%s AND r.__t >= %s - %s", on, end,
@@ -288,7 +298,7 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
     const char *pcols = gb_cols(c, "p.", false);
     return sem_add_cte(c,
                        fl_arena_sprintf(&c->a,
-                                        "SELECT %s, %s AS v FROM %s p JOIN %s r ON %s "
+                                        "SELECT %s, %s AS v FROM %s p LEFT JOIN %s r ON %s "
                                         "GROUP BY %s",
                                         pcols, agg_sql(c, ms, "r.v"), pcte, rcte, on, pcols),
                        cte);

@@ -122,12 +122,20 @@ static fl_status read_cumulative(sem_doc *d, const yaml_node_t *p, sem_metric *m
     yaml_node_t *c = sem_map_get(d, p, "cumulative_type_params");
     for (int pass = 0; pass < 2; pass++) {
         const yaml_node_t *src = pass ? c : p;
-        const char *w = NULL, *g = NULL;
+        const char *w = NULL, *g = NULL, *pa = NULL;
         FL_TRY(sem_str(d, src, "window", false, what, &w, err));
         FL_TRY(sem_str(d, src, "grain_to_date", false, what, &g, err));
+        FL_TRY(sem_str(d, src, "period_agg", false, what, &pa, err));
         mt->window = w ? w : mt->window;
         mt->grain_to_date = g ? g : mt->grain_to_date;
+        mt->period_agg = pa ? pa : mt->period_agg;
     }
+    if (!mt->period_agg)
+        mt->period_agg = "first"; /* MetricFlow's default */
+    if (strcmp(mt->period_agg, "first") && strcmp(mt->period_agg, "last") &&
+        strcmp(mt->period_agg, "average"))
+        return sem_doc_error(d, p, err, what, "period_agg must be first, last or average, not '%s'",
+                             mt->period_agg);
     if (mt->window && mt->grain_to_date)
         return sem_doc_error(d, p, err, what, "give window or grain_to_date, not both");
     return FL_OK;

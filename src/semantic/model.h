@@ -91,6 +91,7 @@ typedef struct sem_metric {
     sem_input *inputs;                /* derived */
     uint32_t ninputs;
     const char *window, *grain_to_date;  /* cumulative */
+    const char *period_agg;              /* cumulative: first (default), last, average */
     const char *conv_entity, *conv_calc; /* conversion (loaded, not compiled) */
     sem_where at;
 } sem_metric;

@@ -183,12 +183,19 @@ static void test_every_metric_type(void)
                 "WITH m AS (SELECT " MONTH " AS mo, sum" NET " AS v FROM orders GROUP BY 1) "
                 "SELECT a.mo, a.v - p.v FROM m a LEFT JOIN m p ON p.mo = CAST(a.mo - INTERVAL "
                 "'1 month' AS date) ORDER BY 1");
-    /* cumulative: all time, a 2-month window, month to date */
-    expect_same(&w, "cumulative_net_revenue,net_revenue_trailing_2_months", "metric_time__month",
-                NULL,
+    /* cumulative: all time as of each month's first day (period_agg first, MetricFlow's
+     * default), a 2-month window as of the month's last day (period_agg last), month to date */
+    CHECK_OK(sem_rows(&w, mkq(&b, "cumulative_net_revenue", "metric_time__month", NULL), got,
+                      sizeof got, NULL, &err),
+             &err);
+    CHECK_EQ_STR(got, "2024-01-01|NULL\n2024-02-01|240.00\n2024-03-01|615.00\n");
+    expect_same(&w, "cumulative_net_revenue", "metric_time__quarter", NULL,
+                "SELECT q, (SELECT sum" NET " FROM orders o WHERE o.order_date <= q) FROM (SELECT "
+                "DISTINCT CAST(date_trunc('quarter', order_date) AS date) AS q FROM orders) x "
+                "ORDER BY 1");
+    expect_same(&w, "net_revenue_trailing_2_months", "metric_time__month", NULL,
                 "WITH m AS (SELECT " MONTH " AS mo, sum" NET " AS v FROM orders GROUP BY 1) "
-                "SELECT mo, sum(v) OVER (ORDER BY mo), sum(v) OVER (ORDER BY mo ROWS 1 "
-                "PRECEDING) FROM m ORDER BY 1");
+                "SELECT mo, sum(v) OVER (ORDER BY mo ROWS 1 PRECEDING) FROM m ORDER BY 1");
     expect_same(&w, "net_revenue_mtd", "metric_time__day", NULL,
                 "SELECT d, sum(v) OVER (PARTITION BY date_trunc('month', d) ORDER BY d) FROM "
                 "(SELECT order_date AS d, sum" NET " AS v FROM orders GROUP BY 1) x ORDER BY 1");

@@ -32,6 +32,8 @@ CASES = [
     ("cumulative all time", "cumulative_net_revenue", "metric_time__day", None, True),
     ("cumulative 60-day window", "net_revenue_trailing_60_days", "metric_time__day", None, True),
     ("cumulative month to date", "net_revenue_mtd", "metric_time__day", None, True),
+    ("cumulative by month (period_agg first)", "cumulative_net_revenue,net_revenue_trailing_60_days,net_revenue_mtd",
+     "metric_time__month", None, True),
     ("semi-additive closing balance", "closing_balance", "metric_time__month", None, False),
     ("two semantic models side by side", "customer_total,net_revenue", "customer__region", None, False),
     ("count, max, average", "order_total,largest_order,average_order_gross", "order__status", None, False),

@@ -47,12 +47,14 @@ CASES = {
         f"WITH m AS (SELECT {MONTH} mo, sum{NET} v FROM orders GROUP BY 1) "
         "SELECT a.mo, a.v, a.v - p.v FROM m a LEFT JOIN m p ON p.mo = CAST(a.mo - INTERVAL 1 MONTH AS date) "
         "ORDER BY 1"),
-    "cumulative: running and a 2-month window": (
+    "cumulative: running (as of the first day) and a 2-month window (as of the last)": (
         ["--metrics", "cumulative_net_revenue,net_revenue_trailing_2_months", "--group-by",
          "metric_time__month"],
         f"WITH m AS (SELECT {MONTH} mo, sum{NET} v FROM orders GROUP BY 1) "
-        "SELECT mo, sum(v) OVER (ORDER BY mo), "
-        "(SELECT sum(x.v) FROM m x WHERE x.mo > m.mo - INTERVAL 2 MONTH AND x.mo <= m.mo) FROM m ORDER BY 1"),
+        "SELECT mo, (SELECT sum(gross_amount - discount_applied - return_amount) FROM orders o "
+        "WHERE o.order_date <= m.mo), "  # period_agg first (default): as of the month's first day
+        "(SELECT sum(x.v) FROM m x WHERE x.mo > m.mo - INTERVAL 2 MONTH AND x.mo <= m.mo) "  # last
+        "FROM m ORDER BY 1"),
     "cumulative: month to date by day": (
         ["--metrics", "net_revenue_mtd", "--group-by", "metric_time__day"],
         f"SELECT d, sum(v) OVER (PARTITION BY date_trunc('month', d) ORDER BY d) FROM "

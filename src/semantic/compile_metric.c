@@ -107,10 +107,17 @@ static const char *agg_sql(sem_ctx *c, const sem_measure *ms, const char *v)
 /* The measure's rows: the group-by columns (for cumulative: the
  * non-time ones and __t, the agg time at its own grain), v, and for
  * semi-additive measures __nad and the window groupings __g0... */
+typedef enum rows_mode {
+    ROWS_AGG,        /* the group-by columns and v */
+    ROWS_CUMULATIVE, /* the non-time group-by columns, __t and v */
+    ROWS_CONVERSION, /* the group-by columns, __t, __e (the entity) and v */
+} rows_mode;
+
 static fl_status measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *ms,
-                              const sem_filters *f, bool cumulative, const char *why,
-                              const char **rows)
+                              const sem_filters *f, rows_mode mode, const char *entity,
+                              const char *why, const char **rows)
 {
+    bool cumulative = mode == ROWS_CUMULATIVE;
     sem_joins j;
     sem_joins_init(&j, c, sm, why);
     const char *atd = ms->agg_time_dimension ? ms->agg_time_dimension : sm->agg_time_dimension;
@@ -123,12 +130,17 @@ static fl_status measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measur
         FL_TRY(sem_member_sql(&j, &c->gbs[i], atd, &col, &is_date));
         sel = fl_arena_sprintf(&c->a, "%s%s AS %s, ", sel, col, sem_ident(c, c->gbs[i].name));
     }
-    if (cumulative) {
+    if (mode != ROWS_AGG) {
         sem_gb t = {.name = "metric_time", .metric_time = true};
         const char *col = NULL;
         bool is_date = false;
         FL_TRY(sem_member_sql(&j, &t, atd, &col, &is_date));
         sel = fl_arena_sprintf(&c->a, "%s%s AS __t, ", sel, col);
+    }
+    if (mode == ROWS_CONVERSION) {
+        const char *e = NULL;
+        FL_TRY(sem_node_col(&j, 0, sem_model_entity(sm, entity)->expr, &e));
+        sel = fl_arena_sprintf(&c->a, "%s%s AS __e, ", sel, e);
     }
     const char *v = NULL;
     FL_TRY(sem_node_col(&j, 0, ms->expr, &v));
@@ -187,7 +199,7 @@ static fl_status compile_simple(sem_ctx *c, const sem_metric *mt, const sem_inpu
     FL_TRY(push_filter(c, &f, in->filter));
     const char *why = metric_why(c, mt, ms, sm);
     const char *rows = NULL;
-    FL_TRY(measure_rows(c, sm, ms, &f, false, why, &rows));
+    FL_TRY(measure_rows(c, sm, ms, &f, ROWS_AGG, NULL, why, &rows));
     const char *cols = gb_cols(c, "", false);
     const char *sql;
     if (!ms->nad_name) {
@@ -260,7 +272,7 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
     FL_TRY(push_filter(c, &f, in.filter));
     const char *why = metric_why(c, mt, ms, sm);
     const char *rows = NULL, *rcte = NULL, *pcte = NULL;
-    FL_TRY(measure_rows(c, sm, ms, &f, true, why, &rows));
+    FL_TRY(measure_rows(c, sm, ms, &f, ROWS_CUMULATIVE, NULL, why, &rows));
     FL_TRY(sem_add_cte(c, rows, &rcte));
     const char *grain = t->grain ? t->grain : "day";
     const char *tn = sem_ident(c, t->name), *others = gb_cols(c, "", true);
@@ -383,6 +395,103 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
     return FL_OK;
 }
 
+/* ---- conversion ---- */
+
+static fl_status conversion_entity(sem_ctx *c, const sem_metric *mt, const sem_smodel *sm)
+{
+    char at[512];
+    if (!sem_model_entity(sm, mt->conv_entity))
+        return fl_errorf(c->err, FL_EINVAL,
+                         "%smetric '%s': semantic model '%s' (%s:%u) has no entity '%s'",
+                         sem_at(&mt->at, at, sizeof at), mt->name, sm->name, sm->at.file,
+                         sm->at.line, mt->conv_entity);
+    return FL_OK;
+}
+
+/* The conversion events (entity, time at its own grain, value, a row id) of
+ * the conversion measure's semantic model. */
+static fl_status conversion_events(sem_ctx *c, const sem_metric *mt, const sem_smodel *sm,
+                                   const sem_measure *ms, const char **cte)
+{
+    sem_joins j;
+    sem_joins_init(&j, c, sm, fl_arena_sprintf(&c->a, "metric '%s'", mt->name));
+    const char *atd = ms->agg_time_dimension ? ms->agg_time_dimension : sm->agg_time_dimension;
+    sem_gb t = {.name = "metric_time", .metric_time = true};
+    const char *tcol = NULL, *e = NULL, *v = NULL;
+    bool is_date = false;
+    FL_TRY(sem_member_sql(&j, &t, atd, &tcol, &is_date));
+    FL_TRY(sem_node_col(&j, 0, sem_model_entity(sm, mt->conv_entity)->expr, &e));
+    FL_TRY(sem_node_col(&j, 0, ms->expr, &v));
+    fl_buf b;
+    fl_buf_init(&b, 0);
+    fl_status rc = fl_buf_appendf(&b, c->err,
+                                  "SELECT %s AS __e, %s AS __t, %s AS v, row_number() OVER () AS "
+                                  "__uid",
+                                  e, tcol, v);
+    if (rc == FL_OK)
+        rc = sem_joins_from(&j, &b);
+    if (rc == FL_OK)
+        rc = sem_add_cte(c, fl_arena_strndup(&c->a, b.data, b.len), cte);
+    fl_buf_free(&b);
+    return rc;
+}
+
+/* MetricFlow's conversion: each conversion event is matched to the latest
+ * base event of the same entity at most `window` before it (same day
+ * included) and counted once, with that base event's group-by values; the
+ * rate divides by the base measure. */
+static fl_status compile_conversion(sem_ctx *c, const sem_metric *mt, const sem_filters *inh,
+                                    const char **cte)
+{
+    const sem_measure *bms = NULL, *cms = NULL;
+    const sem_smodel *bsm = sem_find_measure(c->m, mt->numerator.name, &bms);
+    const sem_smodel *csm = sem_find_measure(c->m, mt->denominator.name, &cms);
+    FL_TRY(conversion_entity(c, mt, bsm));
+    FL_TRY(conversion_entity(c, mt, csm));
+    sem_filters f = *inh;
+    FL_TRY(push_filter(c, &f, mt->numerator.filter));
+    const char *rows = NULL, *bcte = NULL, *ccte = NULL, *base = NULL, *convs = NULL;
+    FL_TRY(measure_rows(c, bsm, bms, &f, ROWS_CONVERSION, mt->conv_entity,
+                        metric_why(c, mt, bms, bsm), &rows));
+    FL_TRY(sem_add_cte(c, rows, &bcte));
+    FL_TRY(conversion_events(c, mt, csm, cms, &ccte));
+    const char *over = "OVER (PARTITION BY x.__e, x.__t, x.__uid ORDER BY b.__t DESC ROWS BETWEEN "
+                       "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)";
+    const char *firsts = "";
+    for (uint32_t i = 0; i < c->ngbs; i++) {
+        const char *g = sem_ident(c, c->gbs[i].name);
+        firsts = fl_arena_sprintf(&c->a, "%sfirst_value(b.%s) %s AS %s, ", firsts, g, over, g);
+    }
+    const char *on = "b.__e = x.__e AND b.__t <= x.__t";
+    if (mt->window)
+        on = fl_arena_sprintf(&c->a, "%s AND b.__t > x.__t - %s", on,
+                              sem_interval_sql(&c->a, mt->window));
+    const char *matched = fl_arena_sprintf(&c->a,
+                                           "SELECT DISTINCT %sx.__uid, x.v FROM %s b JOIN %s x "
+                                           "ON %s",
+                                           firsts, bcte, ccte, on);
+    const char *cols = gb_cols(c, "", false);
+    FL_TRY(sem_add_cte(c,
+                       fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM (%s) m%s", cols,
+                                        *cols ? ", " : "", agg_sql(c, cms, "v"), matched,
+                                        group_by(c, cols)),
+                       &convs));
+    sem_input base_in = mt->numerator;
+    base_in.filter = NULL; /* pushed above */
+    FL_TRY(compile_simple(c, mt, &base_in, &f, &base));
+    part parts[2] = {{base, "__base", NULL}, {convs, "__conv", NULL}};
+    const char *joined = NULL;
+    FL_TRY(combine(c, fl_arena_sprintf(&c->a, "metric '%s'", mt->name), parts, 2, &joined));
+    const char *expr = mt->conv_calc && !strcmp(mt->conv_calc, "conversions")
+                           ? "coalesce(__conv, 0)"
+                           : "CAST(__conv AS double precision) / NULLIF(CAST(__base AS double "
+                             "precision), 0)";
+    return sem_add_cte(c,
+                       fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM %s x", cols,
+                                        *cols ? ", " : "", expr, joined),
+                       cte);
+}
+
 static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_input *ins, uint32_t n,
                                 const char *expr, const sem_filters *inh, int depth,
                                 const char **cte)
@@ -411,7 +520,6 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
 fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters *inherited,
                              int depth, const char **cte)
 {
-    char at[512];
     if (depth > 64)
         return fl_errorf(c->err, FL_ELIMIT, "metric '%s': metrics nest deeper than 64", mt->name);
     sem_filters f = *inherited;
@@ -433,11 +541,7 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
                             &f, depth, cte);
         break;
     }
-    case SEM_CONVERSION:
-        return fl_errorf(c->err, FL_EUNSUPPORTED,
-                         "%smetric '%s': conversion metrics are loaded "
-                         "but not compiled yet",
-                         sem_at(&mt->at, at, sizeof at), mt->name);
+    case SEM_CONVERSION: rc = compile_conversion(c, mt, &f, cte); break;
     }
     /* an input's error also names the metric asked for (outermost first) */
     char self[160];

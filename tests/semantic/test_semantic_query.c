@@ -33,6 +33,10 @@ static const char *SEED[] = {
     "INSERT INTO account_balances VALUES (1,1,DATE '2024-01-10',100),(2,2,DATE '2024-01-10',50),"
     "(1,1,DATE '2024-01-31',120),(2,2,DATE '2024-01-31',70),(1,1,DATE '2024-02-15',90),"
     "(3,3,DATE '2024-02-15',10)",
+    "CREATE TABLE visits (visit_id int, customer_id int, visit_date date, channel varchar)",
+    "INSERT INTO visits VALUES (1,1,DATE '2024-01-01','ads'),(2,1,DATE '2024-01-03','search'),"
+    "(3,2,DATE '2024-01-02','ads'),(4,3,DATE '2024-01-30','ads'),(5,3,DATE '2024-02-02','direct'),"
+    "(6,4,DATE '2024-02-20','ads')",
 };
 
 typedef struct world {
@@ -211,6 +215,16 @@ static void test_every_metric_type(void)
                 "n FROM customers GROUP BY 1) a FULL JOIN (SELECT c.region, sum" NET " AS v FROM "
                 "orders o JOIN customers c USING (customer_id) GROUP BY 1) b USING (region) "
                 "ORDER BY 1");
+    /* conversion: order 1 (Jan 5, customer 1) goes to visit 2 (Jan 3, the latest within 7 days),
+     * order 3 (Feb 3, customer 3) to visit 5 (Feb 2); order 2 (Jan 20, customer 2) is 18 days
+     * after visit 3; order 5 (Mar 1, customer 4) is 10 days after visit 6: no ads conversion, so
+     * its rate is NULL as in MetricFlow and its count 0 */
+    CHECK_OK(sem_rows(&w,
+                      mkq(&b, "visit_to_order_conversions,visit_to_order_rate,visits",
+                          "visit__channel", NULL),
+                      got, sizeof got, NULL, &err),
+             &err);
+    CHECK_EQ_STR(got, "ads|0|NULL|4\ndirect|1|1|1\nsearch|1|1|1\n");
     /* semi-additive: the balances on each period's last day, summed over accounts */
     expect_same(&w, "closing_balance", "metric_time__month", NULL,
                 "SELECT CAST(date_trunc('month', balance_date) AS date) AS mo, sum(balance) FROM "

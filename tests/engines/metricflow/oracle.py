@@ -36,6 +36,9 @@ CASES = [
      "metric_time__month", None, True),
     ("semi-additive closing balance", "closing_balance", "metric_time__month", None, False),
     ("two semantic models side by side", "customer_total,net_revenue", "customer__region", None, False),
+    ("conversion rate and count", "visit_to_order_rate,visit_to_order_conversions,visits",
+     "metric_time__month,visit__channel", None, False),
+    ("conversion by a joined dimension", "visit_to_order_rate", "customer__region", None, False),
     ("count, max, average", "order_total,largest_order,average_order_gross", "order__status", None, False),
 ]
 

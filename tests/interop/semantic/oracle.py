@@ -70,6 +70,18 @@ CASES = {
         f"FROM customers GROUP BY 1) a FULL JOIN (SELECT c.region, sum{NET} v FROM orders o "
         "LEFT JOIN customers c USING (customer_id) GROUP BY 1) b ON a.region IS NOT DISTINCT FROM b.region "
         "ORDER BY 1 NULLS LAST"),
+    "conversion: visit then order within 7 days": (
+        ["--metrics", "visit_to_order_rate,visit_to_order_conversions", "--group-by",
+         "metric_time__month,visit__channel"],
+        "WITH matched AS (SELECT o.order_id, o.customer_id, max(v.visit_date) AS vd FROM orders o "
+        "JOIN visits v ON v.customer_id = o.customer_id AND v.visit_date <= o.order_date "
+        "AND v.visit_date > o.order_date - INTERVAL 7 DAY GROUP BY 1, 2), "
+        "conv AS (SELECT CAST(date_trunc('month', v.visit_date) AS date) mo, v.channel, count(*) n "
+        "FROM matched m JOIN visits v ON v.customer_id = m.customer_id AND v.visit_date = m.vd GROUP BY 1, 2), "
+        "base AS (SELECT CAST(date_trunc('month', visit_date) AS date) mo, channel, count(*) n FROM visits "
+        "GROUP BY 1, 2) "
+        "SELECT base.mo, base.channel, conv.n::double / base.n, coalesce(conv.n, 0) FROM base "
+        "LEFT JOIN conv ON conv.mo = base.mo AND conv.channel = base.channel ORDER BY 1, 2"),
     "order by a metric, limit": (
         ["--metrics", "order_total,largest_order,average_order_gross", "--group-by", "order__status",
          "--order-by", "-order_total", "--limit", "2"],
@@ -108,7 +120,7 @@ def same_cell(a, b):
 def main():
     floe, models, work, phase = sys.argv[1:5]
     con = duckdb.connect()
-    for t in ("orders", "customers", "countries", "account_balances"):
+    for t in ("orders", "customers", "countries", "account_balances", "visits"):
         con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{work}/csv/{t}.csv', header=true)")
     fails = 0
     for name, (args, sql) in CASES.items():

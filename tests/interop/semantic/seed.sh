@@ -12,7 +12,10 @@ fsql -c "INSERT INTO countries VALUES ('DE','Europe'),('FR','Europe'),('US','Ame
      -c "INSERT INTO account_balances SELECT 1 + i % 12, 1 + i % 12, DATE '2024-01-01' + (i / 12) * 5, CAST(1000 + (i * 53) % 900 AS decimal(12,2)) FROM generate_series(0, 479) AS g(i)"
 export_csv() {
   mkdir -p "$tmp/csv"
-  for t in orders customers countries account_balances; do
+  for t in orders customers countries account_balances visits; do
     fsql -c "COPY (SELECT * FROM $t) TO '$tmp/csv/$t.csv' (FORMAT csv, HEADER)"
   done
 }
+# visits: the base events of the conversion metric (a visit, then an order by the same customer within 7 days)
+fsql -c "CREATE TABLE visits (visit_id int, customer_id int, visit_date date, channel varchar)" \
+     -c "INSERT INTO visits SELECT i, 1 + (i * 11) % 40, DATE '2024-01-01' + (i * 17) % 205, CASE i % 3 WHEN 0 THEN 'ads' WHEN 1 THEN 'search' ELSE 'direct' END FROM generate_series(1, 900) AS g(i)"

@@ -291,7 +291,7 @@ static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *er
     if (rc == FL_OK)
         rc = fl_sem_receipt_from_json(b.data, r, err);
     if (rc != FL_OK)
-        fl_error_prefix(err, "%s: ", path);
+        fl_error_prefix(err, "%s", path);
     fl_buf_free(&b);
     return rc;
 }

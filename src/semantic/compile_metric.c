@@ -547,6 +547,6 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
     char self[160];
     snprintf(self, sizeof self, "metric '%s'", mt->name);
     if (rc != FL_OK && !strstr(c->err->msg, self))
-        fl_error_prefix(c->err, "metric '%s' (%s:%u): ", mt->name, mt->at.file, mt->at.line);
+        fl_error_prefix(c->err, "metric '%s' (%s:%u)", mt->name, mt->at.file, mt->at.line);
     return rc;
 }

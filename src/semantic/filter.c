@@ -119,7 +119,7 @@ static fl_status ref_sql(sem_joins *j, const jref *r, const char *filter, const 
     gb.entity = !strcmp(r->fn, "Entity");
     fl_status rc = sem_member_sql(j, &gb, atd, sql, &is_date);
     if (rc != FL_OK)
-        return fl_error_prefix(c->err, "filter \"%s\": ", filter);
+        return fl_error_prefix(c->err, "filter \"%s\"", filter);
     return FL_OK;
 }
 

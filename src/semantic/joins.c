@@ -210,6 +210,8 @@ static fl_status hop(sem_joins *j, uint32_t *k, const char *e, const char *asked
                          "%s: '%s': semantic model '%s' (%s:%u) has no "
                          "entity '%s'",
                          j->why, asked, cur->name, cur->at.file, cur->at.line, e);
+    if (sem_entity_identifies(sem_model_entity(cur, e)))
+        return FL_OK; /* e is this model's own key: the path goes on from here */
     const sem_smodel *to = NULL;
     for (uint32_t v = 0; v < m->nmodels; v++) {
         const sem_entity *ev = sem_model_entity(&m->models[v], e);

@@ -209,6 +209,11 @@ static void test_every_metric_type(void)
                 "SELECT n.continent, sum(o.gross_amount) FROM orders o JOIN customers c USING "
                 "(customer_id) JOIN countries n USING (country_code) WHERE o.status <> "
                 "'cancelled' GROUP BY 1 ORDER BY 1");
+    /* an explicit path starting at the measure model's own key (customers' customer) */
+    expect_same(
+        &w, "customer_total", "customer__country__continent", NULL,
+        "SELECT n.continent, count(DISTINCT c.customer_id) FROM customers c JOIN countries n "
+        "USING (country_code) GROUP BY 1 ORDER BY 1");
     /* metrics of two semantic models side by side, each at its own grain */
     expect_same(&w, "customer_total,net_revenue", "customer__region", NULL,
                 "SELECT a.region, a.n, b.v FROM (SELECT region, count(DISTINCT customer_id) AS "

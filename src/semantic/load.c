@@ -62,6 +62,33 @@ static fl_status read_section(sem_loader *L, sem_doc *d, const char *key, fl_err
     return FL_OK;
 }
 
+static sem_smodel *sink_model(void *ctx, fl_error *err)
+{
+    sem_loader *L = ctx;
+    if (grow((void **)&L->m->models, L->m->nmodels, &L->cap_models, sizeof *L->m->models, err))
+        return NULL;
+    return &L->m->models[L->m->nmodels++];
+}
+
+static sem_metric *sink_metric(void *ctx, fl_error *err)
+{
+    sem_loader *L = ctx;
+    if (grow((void **)&L->m->metrics, L->m->nmetrics, &L->cap_metrics, sizeof *L->m->metrics, err))
+        return NULL;
+    return &L->m->metrics[L->m->nmetrics++];
+}
+
+static fl_status read_latest(sem_loader *L, sem_doc *d, fl_error *err)
+{
+    yaml_node_t *seq = sem_map_get(d, sem_doc_root(d), "models");
+    if (!seq)
+        return FL_OK;
+    if (seq->type != YAML_SEQUENCE_NODE)
+        return sem_doc_error(d, seq, err, NULL, "'models' must be a list");
+    sem_sink sink = {L, sink_model, sink_metric};
+    return sem_read_latest_models(d, seq, &sink, err);
+}
+
 static fl_status read_file(sem_loader *L, const fl_sem_file *f, fl_error *err)
 {
     yaml_parser_t p;
@@ -88,6 +115,8 @@ static fl_status read_file(sem_loader *L, const fl_sem_file *f, fl_error *err)
                                "metrics:)");
         if (rc == FL_OK)
             rc = read_section(L, &d, "semantic_models", err);
+        if (rc == FL_OK)
+            rc = read_latest(L, &d, err);
         if (rc == FL_OK)
             rc = read_section(L, &d, "metrics", err);
         yaml_document_delete(&d.doc);

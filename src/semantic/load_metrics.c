@@ -11,8 +11,8 @@
 
 #include "semantic/load.h"
 
-static fl_status read_filter(sem_doc *d, const yaml_node_t *map, const char *what, const char **out,
-                             fl_error *err)
+fl_status sem_read_filter(sem_doc *d, const yaml_node_t *map, const char *what, const char **out,
+                          fl_error *err)
 {
     *out = NULL;
     yaml_node_t *f = sem_map_get(d, map, "filter");
@@ -56,7 +56,7 @@ static fl_status read_input(sem_doc *d, const yaml_node_t *n, const char *what, 
                              "input '%s' has both offset_window and "
                              "offset_to_grain; give one",
                              in->name);
-    return read_filter(d, n, what, &in->filter, err);
+    return sem_read_filter(d, n, what, &in->filter, err);
 }
 
 static fl_status read_input_key(sem_doc *d, const yaml_node_t *p, const char *key, bool required,
@@ -165,7 +165,7 @@ fl_status sem_read_metric(sem_doc *d, const yaml_node_t *n, sem_metric *mt, fl_e
     snprintf(what, sizeof what, "metric '%s'", mt->name);
     FL_TRY(read_type(d, n, mt, what, err));
     FL_TRY(sem_read_about(d, n, what, &mt->about, err));
-    FL_TRY(read_filter(d, n, what, &mt->filter, err));
+    FL_TRY(sem_read_filter(d, n, what, &mt->filter, err));
     yaml_node_t *tp = sem_map_get(d, n, "type_params");
     const yaml_node_t *p = tp ? tp : n; /* older spec : newer spec */
     switch (mt->type) {

@@ -208,8 +208,8 @@ static fl_status read_nad(sem_doc *d, const yaml_node_t *n, const char *what, se
     return FL_OK;
 }
 
-static fl_status read_measure(sem_doc *d, const yaml_node_t *n, const char *smname, void *out,
-                              fl_error *err)
+fl_status sem_read_measure(sem_doc *d, const yaml_node_t *n, const char *smname, void *out,
+                           fl_error *err)
 {
     sem_measure *ms = out;
     FL_TRY(sem_read_name(d, n, "measure", &ms->name, err));
@@ -285,7 +285,7 @@ fl_status sem_read_smodel(sem_doc *d, const yaml_node_t *n, sem_smodel *sm, fl_e
                      (void **)&sm->entities, &sm->nentities, err));
     FL_TRY(read_list(d, n, "dimensions", sm->name, sizeof(sem_dimension), read_dimension,
                      (void **)&sm->dims, &sm->ndims, err));
-    FL_TRY(read_list(d, n, "measures", sm->name, sizeof(sem_measure), read_measure,
+    FL_TRY(read_list(d, n, "measures", sm->name, sizeof(sem_measure), sem_read_measure,
                      (void **)&sm->measures, &sm->nmeasures, err));
     return FL_OK;
 }

@@ -386,6 +386,66 @@ static void test_receipt_replay(void)
     close_world(&w);
 }
 
+/* dbt's latest spec: the semantic model on a models: entry, columns carrying
+ * entities and dimensions, simple metrics inside the model */
+static const char *LATEST =
+    "models:\n"
+    "  - name: orders\n"
+    "    semantic_model: {enabled: true}\n"
+    "    agg_time_dimension: order_date\n"
+    "    columns:\n"
+    "      - {name: order_id, entity: {type: primary, name: order}}\n"
+    "      - {name: customer_id, entity: {type: foreign, name: customer}}\n"
+    "      - {name: order_date, granularity: day, dimension: {type: time}}\n"
+    "      - {name: status, dimension: {type: categorical}}\n"
+    "    metrics:\n"
+    "      - {name: gross_amount, type: simple, agg: sum, expr: gross_amount}\n"
+    "      - {name: discount_applied, type: simple, agg: sum, expr: discount_applied}\n"
+    "      - {name: return_amount, type: simple, agg: sum, expr: return_amount}\n"
+    "      - {name: completed, type: simple, agg: count, expr: order_id,\n"
+    "         filter: \"{{ Dimension('order__status') }} = 'completed'\"}\n"
+    "  - name: customers\n"
+    "    semantic_model: true\n"
+    "    columns:\n"
+    "      - {name: customer_id, entity: {type: primary, name: customer}}\n"
+    "      - {name: region, dimension: categorical}\n"
+    "  - name: not_semantic\n"
+    "    columns: [{name: x}]\n"
+    "metrics:\n"
+    "  - name: net_revenue\n"
+    "    type: derived\n"
+    "    expr: gross_amount - discount_applied - return_amount\n"
+    "    input_metrics: [{name: gross_amount}, {name: discount_applied}, {name: return_amount}]\n";
+
+static void test_latest_spec(void)
+{
+    world w;
+    if (!open_world(&w)) {
+        close_world(&w);
+        return;
+    }
+    fl_sem_file f = {"latest.yml", LATEST, strlen(LATEST)};
+    fl_sem_model *latest = NULL;
+    fl_error err = {0};
+    CHECK_OK(fl_sem_model_load_files(&f, 1, &latest, &err), &err);
+    if (latest) {
+        fl_sem_model *older = w.m;
+        qbuf b;
+        char a[4096], o[4096];
+        fl_sem_query *q = mkq(&b, "net_revenue", "metric_time__month,customer__region", NULL);
+        CHECK_OK(sem_rows(&w, q, o, sizeof o, NULL, &err), &err);
+        w.m = latest;
+        CHECK_OK(sem_rows(&w, q, a, sizeof a, NULL, &err), &err);
+        CHECK_EQ_STR(a, o);
+        CHECK(a[0] != 0);
+        CHECK_OK(sem_rows(&w, mkq(&b, "completed", "", NULL), a, sizeof a, NULL, &err), &err);
+        CHECK_EQ_STR(a, "5\n");
+        w.m = older;
+        fl_sem_model_free(latest);
+    }
+    close_world(&w);
+}
+
 static void test_bad_receipts(void)
 {
     fl_sem_receipt *r = NULL;
@@ -403,6 +463,7 @@ int main(void)
     TEST_RUN(test_bad_queries);
     TEST_RUN(test_join_paths);
     TEST_RUN(test_receipt_replay);
+    TEST_RUN(test_latest_spec);
     TEST_RUN(test_bad_receipts);
     return TEST_EXIT();
 }

@@ -98,10 +98,13 @@ typedef struct fl_sem_query {
     int64_t limit; /* < 0 = none */
 } fl_sem_query;
 
-/* A table pinned to a snapshot (snapshot_id -1: the table was empty). */
+/* A table pinned to a snapshot (snapshot_id -1: the table was empty).
+ * committed_at: when that snapshot was committed (the data's freshness),
+ * as the engine prints a timestamptz; NULL when unknown (compile input). */
 typedef struct fl_sem_pin {
     const char *table;
     int64_t snapshot_id;
+    const char *committed_at;
 } fl_sem_pin;
 
 /* Compiles q into one SELECT (malloc'd into *sql). pins (may be NULL) pin

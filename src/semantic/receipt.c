@@ -34,8 +34,10 @@ void fl_sem_receipt_free(fl_sem_receipt *r)
     free(r->replay_sql);
     free(r->time);
     json_decref(r->query);
-    for (uint32_t i = 0; i < r->npins; i++)
+    for (uint32_t i = 0; i < r->npins; i++) {
         free((char *)r->pins[i].table);
+        free((char *)r->pins[i].committed_at);
+    }
     free(r->pins);
     free(r);
 }
@@ -96,6 +98,59 @@ static fl_status pins_of(const fl_sql_result *res, fl_sem_receipt *r, fl_error *
     return FL_OK;
 }
 
+/* "a.b.t" -> "a"."b"."t$snapshots" (malloc'd); NULL for a path or an odd name */
+static char *snapshots_table(const char *table)
+{
+    const char *dot = strrchr(table, '.');
+    if (!dot || strchr(table, '"') || strchr(table, '/'))
+        return NULL;
+    size_t n = strlen(table);
+    char *q = malloc(3 * n + 32), *w = q;
+    if (!q)
+        return NULL;
+    *w++ = '"';
+    for (const char *p = table; p < dot; p++) {
+        if (*p == '.') {
+            memcpy(w, "\".\"", 3);
+            w += 3;
+        } else {
+            *w++ = *p;
+        }
+    }
+    sprintf(w, "\".\"%s$snapshots\"", dot + 1);
+    return q;
+}
+
+/* When each pinned snapshot was committed (the data's freshness); a table
+ * whose history cannot be read keeps NULL. */
+static void pins_commit_times(fl_sql_session *s, fl_sem_receipt *r)
+{
+    for (uint32_t i = 0; i < r->npins; i++) {
+        fl_sem_pin *p = &r->pins[i];
+        char *mt = p->snapshot_id >= 0 ? snapshots_table(p->table) : NULL;
+        char *sql = NULL;
+        if (!mt || asprintf(&sql,
+                            "SELECT CAST(committed_at AS varchar) FROM %s WHERE snapshot_id "
+                            "= %lld",
+                            mt, (long long)p->snapshot_id) < 0)
+            sql = NULL;
+        free(mt);
+        fl_sql_result *res = NULL;
+        fl_error err = {0};
+        const fl_batch *b = NULL;
+        bool eof = false;
+        if (sql && fl_sql_execute(s, sql, &res, &err) == FL_OK &&
+            fl_sql_result_next(res, &b, &eof, &err) == FL_OK && !eof && b &&
+            fl_batch_live_rows(b) > 0) {
+            char buf[64];
+            fl_sql_format_value(&b->cols[0], b->sel ? b->sel->idx[0] : 0, "UTC", buf, sizeof buf);
+            p->committed_at = strdup(buf);
+        }
+        fl_sql_result_close(res);
+        free(sql);
+    }
+}
+
 static fl_status new_receipt(const char *version, const char *sql, fl_sem_receipt **out,
                              fl_error *err)
 {
@@ -127,6 +182,8 @@ fl_status fl_sem_execute(fl_sql_session *s, const fl_sem_model *m, const fl_sem_
         rc = fl_sql_execute(s, r->sql, result, err);
     if (rc == FL_OK)
         rc = pins_of(*result, r, err);
+    if (rc == FL_OK)
+        pins_commit_times(s, r);
     if (rc == FL_OK)
         rc = fl_sem_compile(m, q, r->pins, r->npins, &r->replay_sql, err);
     if (rc == FL_OK && !(r->query = query_json(q)))
@@ -161,6 +218,8 @@ fl_status fl_sem_replay(fl_sql_session *s, const fl_sem_model *m, const fl_sem_r
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc == FL_OK)
         rc = pins_of(*result, n, err);
+    if (rc == FL_OK)
+        pins_commit_times(s, n);
     if (rc == FL_OK)
         n->query = json_incref(r->query);
     if (rc != FL_OK) {
@@ -215,6 +274,9 @@ fl_status fl_sem_receipt_to_json(const fl_sem_receipt *r, char **json, fl_error 
         json_t *t = json_object();
         json_object_set_new(t, "table", json_string(r->pins[i].table));
         json_object_set_new(t, "snapshot_id", json_integer(r->pins[i].snapshot_id));
+        json_object_set_new(t, "committed_at",
+                            r->pins[i].committed_at ? json_string(r->pins[i].committed_at)
+                                                    : json_null());
         json_array_append_new(tables, t);
     }
     json_object_set_new(o, "tables", tables);
@@ -252,6 +314,9 @@ static fl_status take_pins(json_t *o, fl_sem_receipt *r, fl_error *err)
                              "'snapshot_id'",
                              i);
         r->pins[r->npins].snapshot_id = json_integer_value(sid);
+        const char *at = json_string_value(json_object_get(e, "committed_at"));
+        if (at && !(r->pins[r->npins].committed_at = strdup(at)))
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
         if (!(r->pins[r->npins++].table = strdup(name)))
             return fl_errorf(err, FL_ENOMEM, "out of memory");
     }

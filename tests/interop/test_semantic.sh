@@ -34,6 +34,7 @@ old="$(sem query "${q[@]}" --receipt "$tmp/receipt.json")"
 grep -q '"model_version": "sha256:' "$tmp/receipt.json" || bad "receipt has no model version"
 grep -q 'FOR VERSION AS OF' "$tmp/receipt.json" || bad "receipt's replay SQL pins no snapshot"
 grep -q '"table": "default.orders"' "$tmp/receipt.json" || bad "receipt does not list default.orders"
+grep -q '"committed_at": "20' "$tmp/receipt.json" || bad "receipt has no snapshot commit time (freshness)"
 fsql -c "INSERT INTO orders VALUES (9001, 4, DATE '2024-07-15', 'completed', 5000.00, 0, 0)" \
      -c "INSERT INTO customers VALUES (41, 'EU', 'DE', DATE '2024-07-01')"
 new="$(sem query "${q[@]}")"
@@ -45,7 +46,7 @@ $replayed
 $old"
 replayed_m="$(sem replay "$tmp/receipt.json" --format csv --receipt "$tmp/receipt2.json")"
 [ "$replayed_m" = "$old" ] || bad "replay with --models differs from the original answer"
-cmp -s <(grep snapshot_id "$tmp/receipt.json") <(grep snapshot_id "$tmp/receipt2.json") || bad "the replay's receipt read other snapshots"
+cmp -s <(grep -E 'snapshot_id|committed_at' "$tmp/receipt.json") <(grep -E 'snapshot_id|committed_at' "$tmp/receipt2.json") || bad "the replay's receipt read other snapshots"
 export_csv
 "$FLOE_ENGINE_PY" "$here/semantic/oracle.py" "$FLOE_BIN" "$models" "$tmp" after || bad "answers differ from DuckDB (after the insert)"
 

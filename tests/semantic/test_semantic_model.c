@@ -193,7 +193,7 @@ static void test_relations(void)
     CHECK(sql && strstr(sql, "FROM tab_a)") && strstr(sql, "FROM sales.tab_b)") &&
           strstr(sql, "FROM (SELECT 1 AS idc, 'y' AS y) AS src)"));
     free(sql);
-    fl_sem_pin pin = {"default.tab_a", 42};
+    fl_sem_pin pin = {"default.tab_a", 42, NULL};
     CHECK_OK(fl_sem_compile(m, &q, &pin, 1, &sql, &err), &err);
     CHECK(sql && strstr(sql, "FROM tab_a FOR VERSION AS OF 42)"));
     free(sql);

@@ -342,6 +342,11 @@ static void test_receipt_replay(void)
         return;
     }
     CHECK_EQ_INT(fl_sem_receipt_npins(r), 2);
+    for (uint32_t i = 0; i < fl_sem_receipt_npins(r);
+         i++) { /* freshness: "2026-12-03 05:56:35.667+00" */
+        const char *at = fl_sem_receipt_pin(r, i)->committed_at;
+        CHECK(at && strlen(at) >= 19 && at[4] == '-' && at[10] == ' ');
+    }
     CHECK_EQ_STR(fl_sem_receipt_version(r), fl_sem_model_version(w.m));
     CHECK(strstr(fl_sem_receipt_replay_sql(r), "FOR VERSION AS OF") != NULL);
     char *json = NULL;

@@ -86,6 +86,15 @@ FL_API uint32_t fl_sem_model_nmembers(const fl_sem_model *m);
 FL_API const fl_sem_member_info *fl_sem_model_member(const fl_sem_model *m, uint32_t i);
 
 /* ---- queries ---- */
+/* A table pinned to a snapshot (snapshot_id -1: the table was empty).
+ * committed_at: when that snapshot was committed (the data's freshness),
+ * as the engine prints a timestamptz; NULL when unknown (compile input). */
+typedef struct fl_sem_pin {
+    const char *table;
+    int64_t snapshot_id;
+    const char *committed_at;
+} fl_sem_pin;
+
 typedef struct fl_sem_query {
     const char *const *metrics; /* metric names */
     uint32_t nmetrics;
@@ -96,19 +105,15 @@ typedef struct fl_sem_query {
     const char *const *order_by; /* a metric or group-by name; "-name" = descending */
     uint32_t norder_by;
     int64_t limit; /* < 0 = none */
+    /* Time travel: tables named in pins read those snapshots; the others read
+     * the snapshot current at as_of ("2024-05-01 12:00:00", UTC; NULL = now). */
+    const char *as_of;
+    const fl_sem_pin *pins;
+    uint32_t npins;
 } fl_sem_query;
 
-/* A table pinned to a snapshot (snapshot_id -1: the table was empty).
- * committed_at: when that snapshot was committed (the data's freshness),
- * as the engine prints a timestamptz; NULL when unknown (compile input). */
-typedef struct fl_sem_pin {
-    const char *table;
-    int64_t snapshot_id;
-    const char *committed_at;
-} fl_sem_pin;
-
 /* Compiles q into one SELECT (malloc'd into *sql). pins (may be NULL) pin
- * the named tables FOR VERSION AS OF their snapshots. */
+ * the named tables FOR VERSION AS OF their snapshots, before q's own pins. */
 FL_API fl_status fl_sem_compile(const fl_sem_model *m, const fl_sem_query *q,
                                 const fl_sem_pin *pins, uint32_t npins, char **sql, fl_error *err);
 

@@ -29,6 +29,9 @@ typedef struct sem_opts {
     const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
+    const char *as_of;
+    fl_sem_pin pins[64];
+    uint32_t npins;
     fl_sqlout_format format;
     struct text_copy *copies; /* the split copies of comma lists, freed at exit */
 } sem_opts;
@@ -56,6 +59,8 @@ static void usage(FILE *out)
             "  --where FILTER        \"{{ Dimension('customer__region') }} = 'EU'\" (repeatable)\n"
             "  --order-by X,-Y       metric or group-by names; '-' = descending\n"
             "  --limit N             at most N rows\n"
+            "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
+            "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
             "  --format F            table | csv | json | jsonl (default table)\n"
             "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
             "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
@@ -96,6 +101,28 @@ static void free_copies(sem_opts *o)
     }
 }
 
+/* --pin TABLE=SNAPSHOT */
+static int add_pin(sem_opts *o, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    char *end = NULL;
+    long long id = eq ? strtoll(eq + 1, &end, 10) : 0;
+    if (!eq || eq == val || !eq[1] || *end || o->npins == 64) {
+        fprintf(stderr, "floe semantic: --pin takes TABLE=SNAPSHOT_ID (at most 64)\n");
+        return 2;
+    }
+    size_t n = (size_t)(eq - val);
+    text_copy *c = malloc(sizeof *c + n + 1);
+    if (!c)
+        return 1;
+    memcpy(c->text, val, n);
+    c->text[n] = 0;
+    c->next = o->copies;
+    o->copies = c;
+    o->pins[o->npins++] = (fl_sem_pin){c->text, id, NULL};
+    return 0;
+}
+
 static int parse_value(sem_opts *o, const char *name, const char *val)
 {
     if (!strcmp(name, "--models"))
@@ -108,6 +135,10 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->ns = val;
     else if (!strcmp(name, "--receipt"))
         o->receipt_out = val;
+    else if (!strcmp(name, "--as-of"))
+        o->as_of = val;
+    else if (!strcmp(name, "--pin"))
+        return add_pin(o, val);
     else if (!strcmp(name, "--metrics"))
         return split_list(o, val, o->metrics, &o->nmetrics) ? 0 : 1;
     else if (!strcmp(name, "--group-by"))
@@ -144,7 +175,7 @@ static int parse_args(int argc, char **argv, sem_opts *o)
     static const char *const known[] = {"--models",    "--catalog", "--warehouse", "-n",
                                         "--namespace", "--receipt", "--metrics",   "--group-by",
                                         "--order-by",  "--where",   "--limit",     "--format",
-                                        NULL};
+                                        "--as-of",     "--pin",     NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -245,8 +276,18 @@ static int cmd_list(const sem_opts *o, const fl_sem_model *m)
 
 static fl_sem_query query_of(const sem_opts *o)
 {
-    return (fl_sem_query){o->metrics, o->nmetrics, o->group_by,  o->ngroup_by, o->where,
-                          o->nwhere,  o->order_by, o->norder_by, o->limit};
+    return (fl_sem_query){.metrics = o->metrics,
+                          .nmetrics = o->nmetrics,
+                          .group_by = o->group_by,
+                          .ngroup_by = o->ngroup_by,
+                          .where = o->where,
+                          .nwhere = o->nwhere,
+                          .order_by = o->order_by,
+                          .norder_by = o->norder_by,
+                          .limit = o->limit,
+                          .as_of = o->as_of,
+                          .pins = o->pins,
+                          .npins = o->npins};
 }
 
 static int cmd_compile(const sem_opts *o, const fl_sem_model *m)

@@ -14,8 +14,22 @@
 
 #define MAX_QUERY_MEMBERS 256
 
+/* as_of goes into the SQL as a literal: only the characters of a timestamp */
+static bool as_of_ok(const char *s)
+{
+    if (!*s || strlen(s) > 40)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!strchr("0123456789-: T.+Z", *p))
+            return false;
+    return true;
+}
+
 static fl_status check_query(sem_ctx *c, const fl_sem_query *q)
 {
+    if (q->as_of && !as_of_ok(q->as_of))
+        return fl_errorf(c->err, FL_EINVAL, "as of '%s': not a timestamp (2024-05-01 12:00:00)",
+                         q->as_of);
     if (!q->nmetrics)
         return fl_errorf(c->err, FL_EINVAL, "a query needs at least one metric");
     if (q->nmetrics > MAX_QUERY_MEMBERS || q->ngroup_by > MAX_QUERY_MEMBERS || q->nwhere > 64 ||
@@ -119,7 +133,14 @@ fl_status fl_sem_compile(const fl_sem_model *m, const fl_sem_query *q, const fl_
                          uint32_t npins, char **sql, fl_error *err)
 {
     *sql = NULL;
-    sem_ctx c = {.m = m, .q = q, .pins = pins, .npins = npins, .err = err};
+    sem_ctx c = {.m = m,
+                 .q = q,
+                 .pins = pins,
+                 .npins = npins,
+                 .qpins = q->pins,
+                 .nqpins = q->npins,
+                 .as_of = q->as_of,
+                 .err = err};
     fl_arena_init(&c.a, 0);
     fl_buf_init(&c.ctes, 0);
     fl_buf out;

@@ -47,8 +47,11 @@ typedef struct sem_gb {
 typedef struct sem_ctx {
     const fl_sem_model *m;
     const fl_sem_query *q;
-    const fl_sem_pin *pins;
+    const fl_sem_pin *pins; /* fl_sem_compile's, then the query's */
     uint32_t npins;
+    const fl_sem_pin *qpins;
+    uint32_t nqpins;
+    const char *as_of;
     fl_arena a;
     sem_gb *gbs;
     uint32_t ngbs;

@@ -282,23 +282,37 @@ done:
     return rc;
 }
 
+static bool same_table(const char *pinned, const char *table)
+{
+    size_t lp = strlen(pinned), lt = strlen(table);
+    return !strcmp(pinned, table) ||
+           (lp > lt && pinned[lp - lt - 1] == '.' && !strcmp(pinned + lp - lt, table));
+}
+
+static const fl_sem_pin *find_pin(const fl_sem_pin *pins, uint32_t n, const char *table)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (same_table(pins[i].table, table))
+            return &pins[i];
+    return NULL;
+}
+
 static const char *relation(sem_joins *j, const sem_smodel *sm)
 {
     sem_ctx *c = j->c;
     if (sm->sql)
         return fl_arena_sprintf(&c->a, "(%s) AS src", sm->sql);
-    for (uint32_t i = 0; i < c->npins; i++) {
-        const char *p = c->pins[i].table;
-        size_t lp = strlen(p), lt = strlen(sm->table);
-        bool same = !strcmp(p, sm->table) ||
-                    (lp > lt && p[lp - lt - 1] == '.' && !strcmp(p + lp - lt, sm->table));
-        if (!same)
-            continue;
-        if (c->pins[i].snapshot_id < 0)
-            return fl_arena_sprintf(&c->a, "%s WHERE false", sm->table);
+    const fl_sem_pin *p = find_pin(c->pins, c->npins, sm->table);
+    if (!p)
+        p = find_pin(c->qpins, c->nqpins, sm->table);
+    if (p && p->snapshot_id < 0)
+        return fl_arena_sprintf(&c->a, "%s WHERE false", sm->table);
+    if (p)
         return fl_arena_sprintf(&c->a, "%s FOR VERSION AS OF %lld", sm->table,
-                                (long long)c->pins[i].snapshot_id);
-    }
+                                (long long)p->snapshot_id);
+    if (c->as_of)
+        return fl_arena_sprintf(&c->a, "%s FOR TIMESTAMP AS OF TIMESTAMP '%s'", sm->table,
+                                c->as_of);
     return sm->table;
 }
 

@@ -73,6 +73,11 @@ static json_t *query_json(const fl_sem_query *q)
     json_object_set_new(o, "where", str_array(q->where, q->nwhere));
     json_object_set_new(o, "order_by", str_array(q->order_by, q->norder_by));
     json_object_set_new(o, "limit", q->limit >= 0 ? json_integer(q->limit) : json_null());
+    json_object_set_new(o, "as_of", q->as_of ? json_string(q->as_of) : json_null());
+    json_t *pins = json_object();
+    for (uint32_t i = 0; pins && i < q->npins; i++)
+        json_object_set_new(pins, q->pins[i].table, json_integer(q->pins[i].snapshot_id));
+    json_object_set_new(o, "pins", pins);
     return o;
 }
 

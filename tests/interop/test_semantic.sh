@@ -47,6 +47,14 @@ $old"
 replayed_m="$(sem replay "$tmp/receipt.json" --format csv --receipt "$tmp/receipt2.json")"
 [ "$replayed_m" = "$old" ] || bad "replay with --models differs from the original answer"
 cmp -s <(grep -E 'snapshot_id|committed_at' "$tmp/receipt.json") <(grep -E 'snapshot_id|committed_at' "$tmp/receipt2.json") || bad "the replay's receipt read other snapshots"
+# pinned by hand: --pin TABLE=SNAPSHOT (the receipt's), and --as-of a time before the insert
+pins=()
+while read -r t s; do pins+=(--pin "$t=$s"); done < <("$FLOE_ENGINE_PY" -c '
+import json, sys
+for t in json.load(open(sys.argv[1]))["tables"]: print(t["table"].split(".")[-1], t["snapshot_id"])' "$tmp/receipt.json")
+[ "$(sem query "${q[@]}" "${pins[@]}")" = "$old" ] || bad "--pin to the receipt's snapshots differs from the original answer"
+asof="$("$FLOE_ENGINE_PY" -c 'import json, sys; print(max(t["committed_at"] for t in json.load(open(sys.argv[1]))["tables"])[:23])' "$tmp/receipt.json")"
+[ "$(sem query "${q[@]}" --as-of "$asof")" = "$old" ] || bad "--as-of $asof differs from the original answer"
 export_csv
 "$FLOE_ENGINE_PY" "$here/semantic/oracle.py" "$FLOE_BIN" "$models" "$tmp" after || bad "answers differ from DuckDB (after the insert)"
 

@@ -364,6 +364,17 @@ static void test_receipt_replay(void)
              &err);
     CHECK_OK(sem_rows(&w, q, after, sizeof after, NULL, &err), &err);
     CHECK_EQ_STR(after, "APAC|580.00|1\nEU|490.00|2\nUS|153.00|2\n");
+    /* the same query pinned by hand to the receipt's snapshots: the old numbers */
+    fl_sem_pin pins[2] = {*fl_sem_receipt_pin(r, 0), *fl_sem_receipt_pin(r, 1)};
+    q->pins = pins;
+    q->npins = 2;
+    CHECK_OK(sem_rows(&w, q, after, sizeof after, NULL, &err), &err);
+    CHECK_EQ_STR(after, before);
+    q->npins = 0;
+    q->as_of = "2024-01-01'; DROP TABLE orders; --";
+    CHECK(sem_rows(&w, q, after, sizeof after, NULL, &err) == FL_EINVAL);
+    CHECK(strstr(err.msg, "not a timestamp") != NULL);
+    q->as_of = NULL;
     fl_sql_result *res = NULL;
     fl_sem_receipt *again = NULL;
     CHECK_OK(fl_sem_replay(w.s, w.m, back ? back : r, &res, &again, &err), &err);

@@ -8,6 +8,7 @@
  *   compile    the SQL a query compiles to
  *   query      runs a query; --receipt FILE writes its receipt (JSON)
  *   replay     runs a receipt again, pinned to the snapshots it read
+ *   explain    the tables a query reads, its SQL and the engine's plan
  *
  * Options take "--opt value" or "--opt=value". The model folder is
  * --models DIR (default $FLOE_MODELS, else ./models); catalogs as for
@@ -44,14 +45,15 @@ typedef struct text_copy {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: floe semantic <validate|list|compile|query|replay> [options]\n"
+            "usage: floe semantic <validate|list|compile|query|replay|explain> [options]\n"
             "  The semantic layer: metrics defined in dbt-format YAML (semantic_models:,\n"
             "  metrics:), compiled to SQL over floe's tables, answered with receipts.\n\n"
             "  validate              check the model; print its version\n"
             "  list                  list metrics, dimensions, entities and measures\n"
             "  compile  QUERY        print the SQL of a query\n"
             "  query    QUERY        run a query\n"
-            "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n\n"
+            "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n"
+            "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n\n"
             "options:\n"
             "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
             "  --metrics A,B         metrics to compute (QUERY)\n"
@@ -337,7 +339,32 @@ static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *er
     return rc;
 }
 
-/* query and replay: a read-only session, the rows printed, the receipt written */
+/* explain: the tables a query reads (as the engine resolved them) and the
+ * engine's plan of the compiled SQL, without running it */
+static fl_status explain(fl_sql_session *s, const sem_opts *o, const fl_sem_model *m,
+                         fl_sql_result **res, fl_error *err)
+{
+    fl_sem_query q = query_of(o);
+    char *sql = NULL, *ex = NULL;
+    FL_TRY(fl_sem_compile(m, &q, NULL, 0, &sql, err));
+    fl_status rc =
+        asprintf(&ex, "EXPLAIN %s", sql) < 0 ? fl_errorf(err, FL_ENOMEM, "out of memory") : FL_OK;
+    if (rc == FL_OK)
+        rc = fl_sql_execute(s, ex, res, err);
+    if (rc == FL_OK) {
+        printf("tables:");
+        for (uint32_t i = 0; i < fl_sql_result_naccess(*res); i++)
+            if (fl_sql_result_access(*res, i)->kind == FL_SQL_OBJ_TABLE)
+                printf(" %s", fl_sql_result_access(*res, i)->object);
+        printf("\nsql:\n%s\n\n", sql);
+    }
+    free(sql);
+    free(ex);
+    return rc;
+}
+
+/* query, replay and explain: a read-only session, the rows printed, the
+ * receipt written */
 static int run(const sem_opts *o, const fl_sem_model *m)
 {
     fl_error err = {0};
@@ -357,6 +384,8 @@ static int run(const sem_opts *o, const fl_sem_model *m)
         rc = read_receipt(o->receipt_in, &rc_in, &err);
         if (rc == FL_OK)
             rc = fl_sem_replay(s, m, rc_in, &res, &rc_out, &err);
+    } else if (rc == FL_OK && !strcmp(o->sub, "explain")) {
+        rc = explain(s, o, m, &res, &err);
     } else if (rc == FL_OK) {
         fl_sem_query q = query_of(o);
         rc = fl_sem_execute(s, m, &q, &res, &rc_out, &err);
@@ -366,7 +395,7 @@ static int run(const sem_opts *o, const fl_sem_model *m)
         uint64_t rows = 0;
         rc = fl_sqlout_result(&out, res, &rows, &err);
     }
-    if (rc == FL_OK && o->receipt_out)
+    if (rc == FL_OK && o->receipt_out && rc_out)
         rc = write_receipt(o->receipt_out, rc_out, &err);
     fl_sql_result_close(res);
     fl_sem_receipt_free(rc_in);
@@ -379,7 +408,7 @@ static int run(const sem_opts *o, const fl_sem_model *m)
 
 int fl_cmd_semantic(int argc, char **argv)
 {
-    static const char *const subs[] = {"validate", "list", "compile", "query", "replay"};
+    static const char *const subs[] = {"validate", "list", "compile", "query", "replay", "explain"};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
@@ -404,7 +433,8 @@ int fl_cmd_semantic(int argc, char **argv)
         fprintf(stderr, "floe semantic replay: which receipt? (floe semantic replay FILE)\n");
         st = 2;
     }
-    if (st == 0 && (!strcmp(o.sub, "compile") || !strcmp(o.sub, "query")) && !o.nmetrics) {
+    if (st == 0 && strcmp(o.sub, "validate") && strcmp(o.sub, "list") && strcmp(o.sub, "replay") &&
+        !o.nmetrics) {
         fprintf(stderr, "floe semantic %s: --metrics is required\n", o.sub);
         st = 2;
     }

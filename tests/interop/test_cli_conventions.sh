@@ -28,6 +28,7 @@ commands=(
     "avro" "avro schema" "avro meta" "avro cat" "avro write" "avro canonical"
     "convert" "load" "serve" "sql" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
     "semantic" "semantic validate" "semantic list" "semantic compile" "semantic query" "semantic replay"
+    "semantic explain"
 )
 for s in $table_subs; do commands+=("table $s"); done
 for s in $admin_subs; do commands+=("admin $s"); done

@@ -61,6 +61,9 @@ export_csv
 # ---- compile-only and list ----
 sql="$(sem compile --metrics net_revenue --group-by metric_time__month)"
 grep -q "date_trunc('month'" <<< "$sql" || bad "compile prints no SQL: $sql"
+ex="$(sem explain --metrics gross_revenue --group-by country__continent)"
+grep -q "^tables: default.orders default.customers default.countries" <<< "$ex" || bad "explain does not list the three tables: $ex"
+grep -q "QUERY PLAN" <<< "$ex" || bad "explain prints no plan"
 list="$(sem list --format json)"
 grep -q '"name": "net_revenue"' <<< "$list" || bad "list has no net_revenue"
 grep -q 'Use this for any question about revenue' <<< "$list" || bad "list lost the metric's ai_context"

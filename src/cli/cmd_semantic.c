@@ -1,5 +1,5 @@
 /*
- * cmd_semantic.c - `floe semantic validate|list|compile|query|replay`: the
+ * cmd_semantic.c - `floe semantic validate|list|compile|query|replay|explain`: the
  * semantic layer (include/floe/semantic.h) from the command line.
  *
  *   validate   loads the model folder and reports the first error

@@ -70,6 +70,7 @@ ro=(
     "table cat default.t --catalog $nocat --warehouse $now"
     "table count default.t --catalog $nocat --warehouse $now"
     "ingest status --into default.t --catalog $nocat --warehouse $now"
+    "semantic query --metrics net_revenue --models $(cd "$(dirname "$0")/../semantic/models" && pwd) --catalog $nocat --warehouse $now"
 )
 for c in "${ro[@]}"; do
     # shellcheck disable=SC2086

@@ -6,6 +6,7 @@
 # subcommand missing here is caught by the "every listed subcommand" check on `floe table --help`.
 set -uo pipefail
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+src="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-cli-conv.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -70,7 +71,7 @@ ro=(
     "table cat default.t --catalog $nocat --warehouse $now"
     "table count default.t --catalog $nocat --warehouse $now"
     "ingest status --into default.t --catalog $nocat --warehouse $now"
-    "semantic query --metrics net_revenue --models $(cd "$(dirname "$0")/../semantic/models" && pwd) --catalog $nocat --warehouse $now"
+    "semantic query --metrics net_revenue --models $src/tests/semantic/models --catalog $nocat --warehouse $now"
 )
 for c in "${ro[@]}"; do
     # shellcheck disable=SC2086

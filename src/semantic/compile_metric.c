@@ -272,8 +272,22 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
     FL_TRY(push_filter(c, &f, in.filter));
     const char *why = metric_why(c, mt, ms, sm);
     const char *rows = NULL, *rcte = NULL, *pcte = NULL;
-    FL_TRY(measure_rows(c, sm, ms, &f, ROWS_CUMULATIVE, NULL, why, &rows));
+    /* filters on metric_time choose the periods reported (as MetricFlow does),
+     * not the rows accumulated: a running total from March on still counts
+     * January and February */
+    sem_filters untimed = {.n = 0};
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!strstr(f.items[i], "metric_time"))
+            untimed.items[untimed.n++] = f.items[i];
+    const char *prows = NULL;
+    FL_TRY(measure_rows(c, sm, ms, &untimed, ROWS_CUMULATIVE, NULL, why, &rows));
     FL_TRY(sem_add_cte(c, rows, &rcte));
+    prows = rcte;
+    if (untimed.n != f.n) {
+        const char *timed = NULL;
+        FL_TRY(measure_rows(c, sm, ms, &f, ROWS_CUMULATIVE, NULL, why, &timed));
+        FL_TRY(sem_add_cte(c, timed, &prows));
+    }
     const char *grain = t->grain ? t->grain : "day";
     const char *tn = sem_ident(c, t->name), *others = gb_cols(c, "", true);
     const char *bucket = gb_is_date(t)
@@ -281,7 +295,7 @@ static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_
                              : fl_arena_sprintf(&c->a, "date_trunc('%s', __t)", grain);
     FL_TRY(sem_add_cte(c,
                        fl_arena_sprintf(&c->a, "SELECT DISTINCT %s AS %s%s%s FROM %s", bucket, tn,
-                                        *others ? ", " : "", others, rcte),
+                                        *others ? ", " : "", others, prows),
                        &pcte));
     /* the value reported for a period is the one as of its first day (period_agg
      * first, MetricFlow's default) or its last day (last): rows before the end */
@@ -500,7 +514,14 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
     if (n > 64)
         return fl_errorf(c->err, FL_ELIMIT, "metric '%s': more than 64 inputs", mt->name);
     for (uint32_t i = 0; i < n; i++) {
-        sem_filters f = *inh;
+        /* an offset input is looked up at other periods than those reported:
+         * filters on metric_time choose the reported periods (through the
+         * other inputs), so they do not apply to it (as in MetricFlow) */
+        sem_filters f = {.n = 0};
+        bool offset = ins[i].offset_window || ins[i].offset_to_grain;
+        for (uint32_t k = 0; k < inh->n; k++)
+            if (!offset || !strstr(inh->items[k], "metric_time"))
+                f.items[f.n++] = inh->items[k];
         FL_TRY(push_filter(c, &f, ins[i].filter));
         const sem_metric *im = sem_find_metric(c->m, ins[i].name);
         FL_TRY(sem_compile_metric(c, im, &f, depth + 1, &parts[i].cte));

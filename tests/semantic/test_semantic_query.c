@@ -193,6 +193,13 @@ static void test_every_metric_type(void)
                       sizeof got, NULL, &err),
              &err);
     CHECK_EQ_STR(got, "2024-01-01|NULL\n2024-02-01|240.00\n2024-03-01|615.00\n");
+    /* a filter on metric_time chooses the periods, the running total still counts January */
+    CHECK_OK(sem_rows(&w,
+                      mkq(&b, "cumulative_net_revenue,net_revenue_mom_change", "metric_time__month",
+                          "{{ TimeDimension('metric_time', 'month') }} >= '2024-02-01'"),
+                      got, sizeof got, NULL, &err),
+             &err);
+    CHECK_EQ_STR(got, "2024-02-01|240.00|55.00\n2024-03-01|615.00|-107.00\n");
     expect_same(&w, "cumulative_net_revenue", "metric_time__quarter", NULL,
                 "SELECT q, (SELECT sum" NET " FROM orders o WHERE o.order_date <= q) FROM (SELECT "
                 "DISTINCT CAST(date_trunc('quarter', order_date) AS date) AS q FROM orders) x "

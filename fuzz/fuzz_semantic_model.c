@@ -3,7 +3,8 @@
  * model loader (include/floe/semantic.h) over arbitrary bytes.
  *
  * The input is split at the first "\n---8<---\n" into two model files (so
- * cross-file references are exercised). Properties besides "no crash, leak
+ * cross-file references are exercised); text after a second separator is a
+ * where filter (Jinja references and SQL) for every compile. Properties besides "no crash, leak
  * or UB": every failure carries a message; loading the same files again
  * gives the same version; for a model that loads, each metric compiles
  * alone, by metric_time__month and by each dimension member (via joins),
@@ -21,9 +22,14 @@ static void explained(fl_status rc, const fl_error *err)
         abort();
 }
 
-static void compile_one(const fl_sem_model *m, const char *metric, const char *gb)
+static void compile_one(const fl_sem_model *m, const char *metric, const char *gb,
+                        const char *where)
 {
     fl_sem_query q = {.metrics = &metric, .nmetrics = 1, .limit = 10};
+    if (where) {
+        q.where = &where;
+        q.nwhere = 1;
+    }
     if (gb) {
         q.group_by = &gb;
         q.ngroup_by = 1;
@@ -37,7 +43,7 @@ static void compile_one(const fl_sem_model *m, const char *metric, const char *g
     free(sql);
 }
 
-static void compile_all(const fl_sem_model *m)
+static void compile_all(const fl_sem_model *m, const char *where)
 {
     uint32_t n = fl_sem_model_nmembers(m), done = 0;
     for (uint32_t i = 0; i < n && done < 16; i++) {
@@ -45,11 +51,11 @@ static void compile_all(const fl_sem_model *m)
         if (mi->kind != FL_SEM_METRIC)
             continue;
         done++;
-        compile_one(m, mi->name, NULL);
-        compile_one(m, mi->name, "metric_time__month");
+        compile_one(m, mi->name, NULL, where);
+        compile_one(m, mi->name, "metric_time__month", where);
         for (uint32_t k = 0, dims = 0; k < n && dims < 4; k++)
             if (fl_sem_model_member(m, k)->kind == FL_SEM_DIMENSION) {
-                compile_one(m, mi->name, fl_sem_model_member(m, k)->name);
+                compile_one(m, mi->name, fl_sem_model_member(m, k)->name, where);
                 dims++;
             }
     }
@@ -65,8 +71,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cut = text + i;
     fl_sem_file files[2] = {{"a.yml", text, cut ? (size_t)(cut - text) : size},
                             {"b.yml", cut ? cut + sizeof sep - 1 : "", 0}};
-    if (cut)
+    char *where = NULL;
+    if (cut) {
         files[1].len = size - (size_t)(cut - text) - (sizeof sep - 1);
+        const char *b = files[1].text, *cut2 = NULL;
+        for (size_t i = 0; i + sizeof sep - 1 <= files[1].len && !cut2; i++)
+            if (!memcmp(b + i, sep, sizeof sep - 1))
+                cut2 = b + i;
+        if (cut2) {
+            size_t wl = files[1].len - (size_t)(cut2 - b) - (sizeof sep - 1);
+            where = malloc(wl + 1);
+            if (!where)
+                return 0;
+            memcpy(where, cut2 + sizeof sep - 1, wl);
+            where[wl] = 0;
+            files[1].len = (size_t)(cut2 - b);
+        }
+    }
     fl_sem_model *m = NULL, *again = NULL;
     fl_error err = {0};
     fl_status rc = fl_sem_model_load_files(files, cut ? 2 : 1, &m, &err);
@@ -74,12 +95,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != FL_OK) {
         if (m)
             abort();
+        free(where);
         return 0;
     }
     if (fl_sem_model_load_files(files, cut ? 2 : 1, &again, &err) != FL_OK ||
         strcmp(fl_sem_model_version(m), fl_sem_model_version(again)))
         abort(); /* loading is deterministic */
-    compile_all(m);
+    compile_all(m, where);
+    free(where);
     fl_sem_model_free(again);
     fl_sem_model_free(m);
     return 0;

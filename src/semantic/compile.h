@@ -7,6 +7,7 @@
  *   member.c       group-by names and filter references -> column SQL
  *   filter.c       Jinja filters ({{ Dimension('x__y') }}) -> SQL
  *   compile_metric.c  one metric at the query's group-by -> a CTE
+ *   compile_cumulative.c, compile_conversion.c  those two metric types
  *   compile.c      the whole query: CTEs, the final join, order, limit
  *
  * Every string lives in the compile arena (sem_ctx.a); the SQL is built in
@@ -109,6 +110,46 @@ typedef struct sem_filters {
     const char *items[80];
     uint32_t n;
 } sem_filters;
+
+/* ---- the metric compiler's shared pieces (compile_metric.c) ---- */
+typedef enum rows_mode {
+    ROWS_AGG,        /* the group-by columns and v */
+    ROWS_CUMULATIVE, /* the non-time group-by columns, __t and v */
+    ROWS_CONVERSION, /* the group-by columns, __t, __e (the entity) and v */
+} rows_mode;
+
+fl_status sem_measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *ms,
+                           const sem_filters *f, rows_mode mode, const char *entity,
+                           const char *why, const char **rows);
+/* "p."a", p."b"" (prefix may be ""), metric_time members skipped when asked */
+const char *sem_gb_cols(sem_ctx *c, const char *prefix, bool skip_time);
+/* a grain of a day or coarser: the column is a date */
+bool sem_gb_is_date(const sem_gb *g);
+/* the only metric_time group-by member; *count of them */
+const sem_gb *sem_time_gb(sem_ctx *c, uint32_t *count);
+fl_status sem_push_filter(sem_ctx *c, sem_filters *f, const char *filter);
+/* the measure's aggregation over expression v */
+const char *sem_agg_sql(sem_ctx *c, const sem_measure *ms, const char *v);
+/* " GROUP BY cols" or "" */
+const char *sem_group_by(sem_ctx *c, const char *cols);
+/* "metric 'x' (file:line; measure 'm' of semantic model 's', file:line)" */
+const char *sem_metric_why(sem_ctx *c, const sem_metric *mt, const sem_measure *ms,
+                           const sem_smodel *sm);
+/* A simple metric over measure input in (with the filters) as a CTE. */
+fl_status sem_compile_simple(sem_ctx *c, const sem_metric *mt, const sem_input *in,
+                             const sem_filters *inherited, const char **cte);
+/* CTEs with the group-by and v, each known by ref; offset inputs (in) left
+ * joined on the shifted metric_time, the others full joined */
+typedef struct sem_part {
+    const char *cte, *ref;
+    const sem_input *in; /* offsets */
+} sem_part;
+
+fl_status sem_combine(sem_ctx *c, const char *why, sem_part *parts, uint32_t n, const char **out);
+fl_status sem_compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_filters *inh,
+                                 int depth, const char **cte);
+fl_status sem_compile_conversion(sem_ctx *c, const sem_metric *mt, const sem_filters *inh,
+                                 const char **cte);
 
 /* Compiles metric mt at the query's group-by under filters into a new CTE
  * with the group-by columns and "v"; *cte is its name. */

@@ -11,9 +11,7 @@
  *   derived     inputs compiled on their own and full joined; an input with
  *               offset_window / offset_to_grain is left joined on the shifted
  *               metric_time instead, then `expr` is evaluated over the aliases
- *   cumulative  the measure's rows joined to the distinct metric_time periods:
- *               rows before the period's end (and within `window`, or since
- *               the start of the grain_to_date period), aggregated per period
+ *   cumulative  compile_cumulative.c; conversion: compile_conversion.c
  *
  * Filters (the query's where, metric filters and input filters) are applied
  * to the measure rows before aggregation.
@@ -62,7 +60,7 @@ fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name)
 }
 
 /* "p."a", p."b"" (prefix may be ""); skips metric_time members when asked */
-static const char *gb_cols(sem_ctx *c, const char *prefix, bool skip_time)
+const char *sem_gb_cols(sem_ctx *c, const char *prefix, bool skip_time)
 {
     const char *s = "";
     for (uint32_t i = 0; i < c->ngbs; i++) {
@@ -74,12 +72,12 @@ static const char *gb_cols(sem_ctx *c, const char *prefix, bool skip_time)
     return s;
 }
 
-static bool gb_is_date(const sem_gb *g)
+bool sem_gb_is_date(const sem_gb *g)
 {
     return !(g->grain && sem_grain_rank(g->grain) == 1);
 }
 
-static fl_status push_filter(sem_ctx *c, sem_filters *f, const char *filter)
+fl_status sem_push_filter(sem_ctx *c, sem_filters *f, const char *filter)
 {
     if (!filter)
         return FL_OK;
@@ -89,7 +87,7 @@ static fl_status push_filter(sem_ctx *c, sem_filters *f, const char *filter)
     return FL_OK;
 }
 
-static const char *agg_sql(sem_ctx *c, const sem_measure *ms, const char *v)
+const char *sem_agg_sql(sem_ctx *c, const sem_measure *ms, const char *v)
 {
     const char *a = ms->agg;
     if (!strcmp(a, "count_distinct"))
@@ -107,15 +105,9 @@ static const char *agg_sql(sem_ctx *c, const sem_measure *ms, const char *v)
 /* The measure's rows: the group-by columns (for cumulative: the
  * non-time ones and __t, the agg time at its own grain), v, and for
  * semi-additive measures __nad and the window groupings __g0... */
-typedef enum rows_mode {
-    ROWS_AGG,        /* the group-by columns and v */
-    ROWS_CUMULATIVE, /* the non-time group-by columns, __t and v */
-    ROWS_CONVERSION, /* the group-by columns, __t, __e (the entity) and v */
-} rows_mode;
-
-static fl_status measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *ms,
-                              const sem_filters *f, rows_mode mode, const char *entity,
-                              const char *why, const char **rows)
+fl_status sem_measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *ms,
+                           const sem_filters *f, rows_mode mode, const char *entity,
+                           const char *why, const char **rows)
 {
     bool cumulative = mode == ROWS_CUMULATIVE;
     sem_joins j;
@@ -175,8 +167,8 @@ static fl_status measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measur
 }
 
 /* "metric 'x' (metrics.yml:4; measure 'm' of semantic model 's', orders.yml:9)" */
-static const char *metric_why(sem_ctx *c, const sem_metric *mt, const sem_measure *ms,
-                              const sem_smodel *sm)
+const char *sem_metric_why(sem_ctx *c, const sem_metric *mt, const sem_measure *ms,
+                           const sem_smodel *sm)
 {
     return fl_arena_sprintf(&c->a,
                             "metric '%s' (%s:%u; measure '%s' of semantic model '%s', "
@@ -185,26 +177,26 @@ static const char *metric_why(sem_ctx *c, const sem_metric *mt, const sem_measur
                             ms->at.line);
 }
 
-static const char *group_by(sem_ctx *c, const char *cols)
+const char *sem_group_by(sem_ctx *c, const char *cols)
 {
     return *cols ? fl_arena_sprintf(&c->a, " GROUP BY %s", cols) : "";
 }
 
-static fl_status compile_simple(sem_ctx *c, const sem_metric *mt, const sem_input *in,
-                                const sem_filters *inherited, const char **cte)
+fl_status sem_compile_simple(sem_ctx *c, const sem_metric *mt, const sem_input *in,
+                             const sem_filters *inherited, const char **cte)
 {
     const sem_measure *ms = NULL;
     const sem_smodel *sm = sem_find_measure(c->m, in->name, &ms);
     sem_filters f = *inherited;
-    FL_TRY(push_filter(c, &f, in->filter));
-    const char *why = metric_why(c, mt, ms, sm);
+    FL_TRY(sem_push_filter(c, &f, in->filter));
+    const char *why = sem_metric_why(c, mt, ms, sm);
     const char *rows = NULL;
-    FL_TRY(measure_rows(c, sm, ms, &f, ROWS_AGG, NULL, why, &rows));
-    const char *cols = gb_cols(c, "", false);
+    FL_TRY(sem_measure_rows(c, sm, ms, &f, ROWS_AGG, NULL, why, &rows));
+    const char *cols = sem_gb_cols(c, "", false);
     const char *sql;
     if (!ms->nad_name) {
         sql = fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM (%s) r%s", cols, *cols ? ", " : "",
-                               agg_sql(c, ms, "v"), rows, group_by(c, cols));
+                               sem_agg_sql(c, ms, "v"), rows, sem_group_by(c, cols));
     } else {
         const char *part = "";
         for (uint32_t i = 0; i < c->ngbs; i++)
@@ -213,17 +205,17 @@ static fl_status compile_simple(sem_ctx *c, const sem_metric *mt, const sem_inpu
                                         sem_ident(c, c->gbs[i].name));
         for (uint32_t i = 0; i < ms->nnad_groupings; i++)
             part = fl_arena_sprintf(&c->a, "%s%s__g%u", part, *part ? ", " : "", i);
-        sql =
-            fl_arena_sprintf(&c->a,
-                             "SELECT %s%s%s AS v FROM (SELECT r.*, %s(__nad) OVER (%s%s) AS __pick "
-                             "FROM (%s) r) r WHERE __nad = __pick%s",
-                             cols, *cols ? ", " : "", agg_sql(c, ms, "v"), ms->nad_window_choice,
-                             *part ? "PARTITION BY " : "", part, rows, group_by(c, cols));
+        sql = fl_arena_sprintf(
+            &c->a,
+            "SELECT %s%s%s AS v FROM (SELECT r.*, %s(__nad) OVER (%s%s) AS __pick "
+            "FROM (%s) r) r WHERE __nad = __pick%s",
+            cols, *cols ? ", " : "", sem_agg_sql(c, ms, "v"), ms->nad_window_choice,
+            *part ? "PARTITION BY " : "", part, rows, sem_group_by(c, cols));
     }
     return sem_add_cte(c, sql, cte);
 }
 
-static const sem_gb *time_gb(sem_ctx *c, uint32_t *count)
+const sem_gb *sem_time_gb(sem_ctx *c, uint32_t *count)
 {
     const sem_gb *t = NULL;
     *count = 0;
@@ -235,112 +227,12 @@ static const sem_gb *time_gb(sem_ctx *c, uint32_t *count)
     return t;
 }
 
-static fl_status compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_filters *inh,
-                                    int depth, const char **cte)
-{
-    char at[512];
-    sem_input in = mt->measure;
-    sem_filters f = *inh;
-    if (!in.name) {
-        const sem_metric *im = sem_find_metric(c->m, mt->input_metric.name);
-        if (im->type != SEM_SIMPLE)
-            return fl_errorf(c->err, FL_EUNSUPPORTED,
-                             "%smetric '%s': a cumulative metric over "
-                             "a %s metric is not supported yet (use a simple one)",
-                             sem_at(&mt->at, at, sizeof at), mt->name, im->type_name);
-        FL_TRY(push_filter(c, &f, mt->input_metric.filter));
-        FL_TRY(push_filter(c, &f, im->filter));
-        in = im->measure;
-    }
-    uint32_t nt = 0;
-    const sem_gb *t = time_gb(c, &nt);
-    if (nt > 1)
-        return fl_errorf(c->err, FL_EUNSUPPORTED,
-                         "metric '%s': a cumulative metric takes one "
-                         "metric_time grain per query",
-                         mt->name);
-    if (!t) /* over all time: the plain aggregate */
-        return compile_simple(c, mt, &in, &f, cte);
-    (void)depth;
-    const sem_measure *ms = NULL;
-    const sem_smodel *sm = sem_find_measure(c->m, in.name, &ms);
-    if (ms->nad_name)
-        return fl_errorf(c->err, FL_EUNSUPPORTED,
-                         "%smetric '%s': cumulative over a semi-additive "
-                         "measure is not supported yet",
-                         sem_at(&mt->at, at, sizeof at), mt->name);
-    FL_TRY(push_filter(c, &f, in.filter));
-    const char *why = metric_why(c, mt, ms, sm);
-    const char *rows = NULL, *rcte = NULL, *pcte = NULL;
-    /* filters on metric_time choose the periods reported (as MetricFlow does),
-     * not the rows accumulated: a running total from March on still counts
-     * January and February */
-    sem_filters untimed = {.n = 0};
-    for (uint32_t i = 0; i < f.n; i++)
-        if (!strstr(f.items[i], "metric_time"))
-            untimed.items[untimed.n++] = f.items[i];
-    const char *prows = NULL;
-    FL_TRY(measure_rows(c, sm, ms, &untimed, ROWS_CUMULATIVE, NULL, why, &rows));
-    FL_TRY(sem_add_cte(c, rows, &rcte));
-    prows = rcte;
-    if (untimed.n != f.n) {
-        const char *timed = NULL;
-        FL_TRY(measure_rows(c, sm, ms, &f, ROWS_CUMULATIVE, NULL, why, &timed));
-        FL_TRY(sem_add_cte(c, timed, &prows));
-    }
-    const char *grain = t->grain ? t->grain : "day";
-    const char *tn = sem_ident(c, t->name), *others = gb_cols(c, "", true);
-    const char *bucket = gb_is_date(t)
-                             ? fl_arena_sprintf(&c->a, "CAST(date_trunc('%s', __t) AS date)", grain)
-                             : fl_arena_sprintf(&c->a, "date_trunc('%s', __t)", grain);
-    FL_TRY(sem_add_cte(c,
-                       fl_arena_sprintf(&c->a, "SELECT DISTINCT %s AS %s%s%s FROM %s", bucket, tn,
-                                        *others ? ", " : "", others, prows),
-                       &pcte));
-    /* the value reported for a period is the one as of its first day (period_agg
-     * first, MetricFlow's default) or its last day (last): rows before the end */
-    const char *own =
-        sem_model_dim(sm, ms->agg_time_dimension ? ms->agg_time_dimension : sm->agg_time_dimension)
-            ->granularity;
-    if (!strcmp(mt->period_agg, "average"))
-        return fl_errorf(c->err, FL_EUNSUPPORTED,
-                         "%smetric '%s': period_agg average is not supported yet (first, last)",
-                         sem_at(&mt->at, at, sizeof at), mt->name);
-    const char *end = fl_arena_sprintf(
-        &c->a, "p.%s + %s", tn, sem_grain_interval(!strcmp(mt->period_agg, "last") ? grain : own));
-    const char *on = fl_arena_sprintf(&c->a, "r.__t < %s", end);
-    if (mt->window)
-        on = fl_arena_sprintf(&c->a, "%s AND r.__t >= %s - %s", on, end,
-                              sem_interval_sql(&c->a, mt->window));
-    if (mt->grain_to_date)
-        on = fl_arena_sprintf(&c->a, "%s AND r.__t >= CAST(date_trunc('%s', p.%s) AS date)", on,
-                              mt->grain_to_date, tn);
-    for (uint32_t i = 0; i < c->ngbs; i++)
-        if (!c->gbs[i].metric_time)
-            on = fl_arena_sprintf(
-                &c->a, "%s AND %s", on,
-                sem_same_key(c, fl_arena_sprintf(&c->a, "r.%s", sem_ident(c, c->gbs[i].name)),
-                             fl_arena_sprintf(&c->a, "p.%s", sem_ident(c, c->gbs[i].name))));
-    const char *pcols = gb_cols(c, "p.", false);
-    return sem_add_cte(c,
-                       fl_arena_sprintf(&c->a,
-                                        "SELECT %s, %s AS v FROM %s p LEFT JOIN %s r ON %s "
-                                        "GROUP BY %s",
-                                        pcols, agg_sql(c, ms, "r.v"), pcte, rcte, on, pcols),
-                       cte);
-}
-
 /* ---- combining inputs (ratio, derived) ---- */
-
-typedef struct part {
-    const char *cte, *ref;
-    const sem_input *in; /* offsets */
-} part;
 
 static const char *shifted(sem_ctx *c, const sem_gb *g, const sem_input *in)
 {
     const char *col = fl_arena_sprintf(&c->a, "b.%s", sem_ident(c, g->name));
-    bool d = gb_is_date(g);
+    bool d = sem_gb_is_date(g);
     if (in->offset_window) {
         const char *s =
             fl_arena_sprintf(&c->a, "%s - %s", col, sem_interval_sql(&c->a, in->offset_window));
@@ -351,9 +243,9 @@ static const char *shifted(sem_ctx *c, const sem_gb *g, const sem_input *in)
 }
 
 /* A CTE with the group-by and one column per part, named by its ref. */
-static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, const char **out)
+fl_status sem_combine(sem_ctx *c, const char *why, sem_part *parts, uint32_t n, const char **out)
 {
-    const char *cols = gb_cols(c, "", false);
+    const char *cols = sem_gb_cols(c, "", false);
     const char *base = NULL;
     const char *names[64];
     uint32_t nnames = 0;
@@ -376,12 +268,12 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
     for (uint32_t i = 0; i < n; i++) {
         if ((int)i == first)
             continue;
-        const part *p = &parts[i];
+        const sem_part *p = &parts[i];
         const char *ref = sem_ident(c, p->ref), *sql;
         bool offset = p->in && (p->in->offset_window || p->in->offset_to_grain);
         if (offset) {
             uint32_t nt = 0;
-            if (!time_gb(c, &nt))
+            if (!sem_time_gb(c, &nt))
                 return fl_errorf(c->err, FL_EINVAL,
                                  "%s: input '%s' has an offset, so the query "
                                  "must group by metric_time (e.g. metric_time__month)",
@@ -409,108 +301,11 @@ static fl_status combine(sem_ctx *c, const char *why, part *parts, uint32_t n, c
     return FL_OK;
 }
 
-/* ---- conversion ---- */
-
-static fl_status conversion_entity(sem_ctx *c, const sem_metric *mt, const sem_smodel *sm)
-{
-    char at[512];
-    if (!sem_model_entity(sm, mt->conv_entity))
-        return fl_errorf(c->err, FL_EINVAL,
-                         "%smetric '%s': semantic model '%s' (%s:%u) has no entity '%s'",
-                         sem_at(&mt->at, at, sizeof at), mt->name, sm->name, sm->at.file,
-                         sm->at.line, mt->conv_entity);
-    return FL_OK;
-}
-
-/* The conversion events (entity, time at its own grain, value, a row id) of
- * the conversion measure's semantic model. */
-static fl_status conversion_events(sem_ctx *c, const sem_metric *mt, const sem_smodel *sm,
-                                   const sem_measure *ms, const char **cte)
-{
-    sem_joins j;
-    sem_joins_init(&j, c, sm, fl_arena_sprintf(&c->a, "metric '%s'", mt->name));
-    const char *atd = ms->agg_time_dimension ? ms->agg_time_dimension : sm->agg_time_dimension;
-    sem_gb t = {.name = "metric_time", .metric_time = true};
-    const char *tcol = NULL, *e = NULL, *v = NULL;
-    bool is_date = false;
-    FL_TRY(sem_member_sql(&j, &t, atd, &tcol, &is_date));
-    FL_TRY(sem_node_col(&j, 0, sem_model_entity(sm, mt->conv_entity)->expr, &e));
-    FL_TRY(sem_node_col(&j, 0, ms->expr, &v));
-    fl_buf b;
-    fl_buf_init(&b, 0);
-    fl_status rc = fl_buf_appendf(&b, c->err,
-                                  "SELECT %s AS __e, %s AS __t, %s AS v, row_number() OVER () AS "
-                                  "__uid",
-                                  e, tcol, v);
-    if (rc == FL_OK)
-        rc = sem_joins_from(&j, &b);
-    if (rc == FL_OK)
-        rc = sem_add_cte(c, fl_arena_strndup(&c->a, b.data, b.len), cte);
-    fl_buf_free(&b);
-    return rc;
-}
-
-/* MetricFlow's conversion: each conversion event is matched to the latest
- * base event of the same entity at most `window` before it (same day
- * included) and counted once, with that base event's group-by values; the
- * rate divides by the base measure. */
-static fl_status compile_conversion(sem_ctx *c, const sem_metric *mt, const sem_filters *inh,
-                                    const char **cte)
-{
-    const sem_measure *bms = NULL, *cms = NULL;
-    const sem_smodel *bsm = sem_find_measure(c->m, mt->numerator.name, &bms);
-    const sem_smodel *csm = sem_find_measure(c->m, mt->denominator.name, &cms);
-    FL_TRY(conversion_entity(c, mt, bsm));
-    FL_TRY(conversion_entity(c, mt, csm));
-    sem_filters f = *inh;
-    FL_TRY(push_filter(c, &f, mt->numerator.filter));
-    const char *rows = NULL, *bcte = NULL, *ccte = NULL, *base = NULL, *convs = NULL;
-    FL_TRY(measure_rows(c, bsm, bms, &f, ROWS_CONVERSION, mt->conv_entity,
-                        metric_why(c, mt, bms, bsm), &rows));
-    FL_TRY(sem_add_cte(c, rows, &bcte));
-    FL_TRY(conversion_events(c, mt, csm, cms, &ccte));
-    const char *over = "OVER (PARTITION BY x.__e, x.__t, x.__uid ORDER BY b.__t DESC ROWS BETWEEN "
-                       "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)";
-    const char *firsts = "";
-    for (uint32_t i = 0; i < c->ngbs; i++) {
-        const char *g = sem_ident(c, c->gbs[i].name);
-        firsts = fl_arena_sprintf(&c->a, "%sfirst_value(b.%s) %s AS %s, ", firsts, g, over, g);
-    }
-    const char *on = "b.__e = x.__e AND b.__t <= x.__t";
-    if (mt->window)
-        on = fl_arena_sprintf(&c->a, "%s AND b.__t > x.__t - %s", on,
-                              sem_interval_sql(&c->a, mt->window));
-    const char *matched = fl_arena_sprintf(&c->a,
-                                           "SELECT DISTINCT %sx.__uid, x.v FROM %s b JOIN %s x "
-                                           "ON %s",
-                                           firsts, bcte, ccte, on);
-    const char *cols = gb_cols(c, "", false);
-    FL_TRY(sem_add_cte(c,
-                       fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM (%s) m%s", cols,
-                                        *cols ? ", " : "", agg_sql(c, cms, "v"), matched,
-                                        group_by(c, cols)),
-                       &convs));
-    sem_input base_in = mt->numerator;
-    base_in.filter = NULL; /* pushed above */
-    FL_TRY(compile_simple(c, mt, &base_in, &f, &base));
-    part parts[2] = {{base, "__base", NULL}, {convs, "__conv", NULL}};
-    const char *joined = NULL;
-    FL_TRY(combine(c, fl_arena_sprintf(&c->a, "metric '%s'", mt->name), parts, 2, &joined));
-    const char *expr = mt->conv_calc && !strcmp(mt->conv_calc, "conversions")
-                           ? "coalesce(__conv, 0)"
-                           : "CAST(__conv AS double precision) / NULLIF(CAST(__base AS double "
-                             "precision), 0)";
-    return sem_add_cte(c,
-                       fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM %s x", cols,
-                                        *cols ? ", " : "", expr, joined),
-                       cte);
-}
-
 static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_input *ins, uint32_t n,
                                 const char *expr, const sem_filters *inh, int depth,
                                 const char **cte)
 {
-    part parts[64];
+    sem_part parts[64];
     if (n > 64)
         return fl_errorf(c->err, FL_ELIMIT, "metric '%s': more than 64 inputs", mt->name);
     for (uint32_t i = 0; i < n; i++) {
@@ -522,7 +317,7 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
         for (uint32_t k = 0; k < inh->n; k++)
             if (!offset || !strstr(inh->items[k], "metric_time"))
                 f.items[f.n++] = inh->items[k];
-        FL_TRY(push_filter(c, &f, ins[i].filter));
+        FL_TRY(sem_push_filter(c, &f, ins[i].filter));
         const sem_metric *im = sem_find_metric(c->m, ins[i].name);
         FL_TRY(sem_compile_metric(c, im, &f, depth + 1, &parts[i].cte));
         parts[i].ref = mt->type == SEM_RATIO ? (i ? "__den" : "__num") : sem_input_ref(&ins[i]);
@@ -530,8 +325,8 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
     }
     const char *why = fl_arena_sprintf(&c->a, "metric '%s'", mt->name);
     const char *joined = NULL;
-    FL_TRY(combine(c, why, parts, n, &joined));
-    const char *cols = gb_cols(c, "", false);
+    FL_TRY(sem_combine(c, why, parts, n, &joined));
+    const char *cols = sem_gb_cols(c, "", false);
     return sem_add_cte(c,
                        fl_arena_sprintf(&c->a, "SELECT %s%s(%s) AS v FROM %s x", cols,
                                         *cols ? ", " : "", expr, joined),
@@ -544,11 +339,11 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
     if (depth > 64)
         return fl_errorf(c->err, FL_ELIMIT, "metric '%s': metrics nest deeper than 64", mt->name);
     sem_filters f = *inherited;
-    FL_TRY(push_filter(c, &f, mt->filter));
+    FL_TRY(sem_push_filter(c, &f, mt->filter));
     fl_status rc = FL_OK;
     switch (mt->type) {
-    case SEM_SIMPLE: rc = compile_simple(c, mt, &mt->measure, &f, cte); break;
-    case SEM_CUMULATIVE: rc = compile_cumulative(c, mt, &f, depth, cte); break;
+    case SEM_SIMPLE: rc = sem_compile_simple(c, mt, &mt->measure, &f, cte); break;
+    case SEM_CUMULATIVE: rc = sem_compile_cumulative(c, mt, &f, depth, cte); break;
     case SEM_DERIVED:
         rc = compile_inputs(c, mt, mt->inputs, mt->ninputs, mt->expr, &f, depth, cte);
         break;
@@ -562,7 +357,7 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
                             &f, depth, cte);
         break;
     }
-    case SEM_CONVERSION: rc = compile_conversion(c, mt, &f, cte); break;
+    case SEM_CONVERSION: rc = sem_compile_conversion(c, mt, &f, cte); break;
     }
     /* an input's error also names the metric asked for (outermost first) */
     char self[160];

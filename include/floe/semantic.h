@@ -95,6 +95,14 @@ typedef struct fl_sem_pin {
     const char *committed_at;
 } fl_sem_pin;
 
+/* The SQL dialect a query compiles to: floe's engine (PostgreSQL's grammar)
+ * or Trino's (intervals as INTERVAL '1' MONTH, double, approx_percentile
+ * for median/percentile, TIMESTAMP '... UTC'). Only floe's runs here. */
+typedef enum fl_sem_dialect {
+    FL_SEM_DIALECT_FLOE = 0,
+    FL_SEM_DIALECT_TRINO = 1,
+} fl_sem_dialect;
+
 typedef struct fl_sem_query {
     const char *const *metrics; /* metric names */
     uint32_t nmetrics;
@@ -110,6 +118,7 @@ typedef struct fl_sem_query {
     const char *as_of;
     const fl_sem_pin *pins;
     uint32_t npins;
+    fl_sem_dialect dialect; /* fl_sem_compile only; fl_sem_execute needs FLOE */
 } fl_sem_query;
 
 /* Compiles q into one SELECT (malloc'd into *sql). pins (may be NULL) pin

@@ -31,6 +31,7 @@ typedef struct sem_opts {
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
     const char *as_of;
+    fl_sem_dialect dialect;
     fl_sem_pin pins[64];
     uint32_t npins;
     fl_sqlout_format format;
@@ -63,6 +64,7 @@ static void usage(FILE *out)
             "  --limit N             at most N rows\n"
             "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
             "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
+            "  --dialect D           compile: floe (default) or trino\n"
             "  --format F            table | csv | json | jsonl (default table)\n"
             "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
             "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
@@ -139,7 +141,13 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->receipt_out = val;
     else if (!strcmp(name, "--as-of"))
         o->as_of = val;
-    else if (!strcmp(name, "--pin"))
+    else if (!strcmp(name, "--dialect")) {
+        if (strcmp(val, "floe") && strcmp(val, "trino")) {
+            fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
+            return 2;
+        }
+        o->dialect = strcmp(val, "trino") ? FL_SEM_DIALECT_FLOE : FL_SEM_DIALECT_TRINO;
+    } else if (!strcmp(name, "--pin"))
         return add_pin(o, val);
     else if (!strcmp(name, "--metrics"))
         return split_list(o, val, o->metrics, &o->nmetrics) ? 0 : 1;
@@ -177,7 +185,7 @@ static int parse_args(int argc, char **argv, sem_opts *o)
     static const char *const known[] = {"--models",    "--catalog", "--warehouse", "-n",
                                         "--namespace", "--receipt", "--metrics",   "--group-by",
                                         "--order-by",  "--where",   "--limit",     "--format",
-                                        "--as-of",     "--pin",     NULL};
+                                        "--as-of",     "--pin",     "--dialect",   NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -289,7 +297,8 @@ static fl_sem_query query_of(const sem_opts *o)
                           .limit = o->limit,
                           .as_of = o->as_of,
                           .pins = o->pins,
-                          .npins = o->npins};
+                          .npins = o->npins,
+                          .dialect = o->dialect};
 }
 
 static int cmd_compile(const sem_opts *o, const fl_sem_model *m)

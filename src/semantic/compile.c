@@ -140,6 +140,7 @@ fl_status fl_sem_compile(const fl_sem_model *m, const fl_sem_query *q, const fl_
                  .qpins = q->pins,
                  .nqpins = q->npins,
                  .as_of = q->as_of,
+                 .trino = q->dialect == FL_SEM_DIALECT_TRINO,
                  .err = err};
     fl_arena_init(&c.a, 0);
     fl_buf_init(&c.ctes, 0);

@@ -27,10 +27,14 @@
 int sem_grain_rank(const char *g);
 /* "1 month", "7 days", "2 weeks" ... (a count and a unit) */
 bool sem_interval_ok(const char *s);
-/* INTERVAL literal of an interval text that passed sem_interval_ok ("1 quarter" -> 3 months) */
-const char *sem_interval_sql(fl_arena *a, const char *s);
-/* INTERVAL literal text of one grain: month -> "INTERVAL '1 month'" */
-const char *sem_grain_interval(const char *grain);
+struct sem_ctx;
+/* INTERVAL literal of an interval text that passed sem_interval_ok ("1 quarter" -> 3 months),
+ * in the query's dialect */
+const char *sem_interval_sql(struct sem_ctx *c, const char *s);
+/* INTERVAL literal of one grain: month -> INTERVAL '1 month' (Trino: INTERVAL '1' MONTH) */
+const char *sem_grain_interval(struct sem_ctx *c, const char *grain);
+/* "double precision" (Trino: "double") */
+const char *sem_double(struct sem_ctx *c);
 /* The name a metric input is known by in a derived expr: alias or name. */
 const char *sem_input_ref(const sem_input *in);
 
@@ -53,6 +57,7 @@ typedef struct sem_ctx {
     const fl_sem_pin *qpins;
     uint32_t nqpins;
     const char *as_of;
+    bool trino; /* FL_SEM_DIALECT_TRINO */
     fl_arena a;
     sem_gb *gbs;
     uint32_t ngbs;

@@ -80,7 +80,7 @@ fl_status sem_compile_conversion(sem_ctx *c, const sem_metric *mt, const sem_fil
     const char *on = "b.__e = x.__e AND b.__t <= x.__t";
     if (mt->window)
         on = fl_arena_sprintf(&c->a, "%s AND b.__t > x.__t - %s", on,
-                              sem_interval_sql(&c->a, mt->window));
+                              sem_interval_sql(c, mt->window));
     const char *matched = fl_arena_sprintf(&c->a,
                                            "SELECT DISTINCT %sx.__uid, x.v FROM %s b JOIN %s x "
                                            "ON %s",
@@ -97,10 +97,11 @@ fl_status sem_compile_conversion(sem_ctx *c, const sem_metric *mt, const sem_fil
     sem_part parts[2] = {{base, "__base", NULL}, {convs, "__conv", NULL}};
     const char *joined = NULL;
     FL_TRY(sem_combine(c, fl_arena_sprintf(&c->a, "metric '%s'", mt->name), parts, 2, &joined));
-    const char *expr = mt->conv_calc && !strcmp(mt->conv_calc, "conversions")
-                           ? "coalesce(__conv, 0)"
-                           : "CAST(__conv AS double precision) / NULLIF(CAST(__base AS double "
-                             "precision), 0)";
+    const char *expr =
+        mt->conv_calc && !strcmp(mt->conv_calc, "conversions")
+            ? "coalesce(__conv, 0)"
+            : fl_arena_sprintf(&c->a, "CAST(__conv AS %s) / NULLIF(CAST(__base AS %s), 0)",
+                               sem_double(c), sem_double(c));
     return sem_add_cte(c,
                        fl_arena_sprintf(&c->a, "SELECT %s%s%s AS v FROM %s x", cols,
                                         *cols ? ", " : "", expr, joined),

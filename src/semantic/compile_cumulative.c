@@ -83,12 +83,13 @@ fl_status sem_compile_cumulative(sem_ctx *c, const sem_metric *mt, const sem_fil
         return fl_errorf(c->err, FL_EUNSUPPORTED,
                          "%smetric '%s': period_agg average is not supported yet (first, last)",
                          sem_at(&mt->at, at, sizeof at), mt->name);
-    const char *end = fl_arena_sprintf(
-        &c->a, "p.%s + %s", tn, sem_grain_interval(!strcmp(mt->period_agg, "last") ? grain : own));
+    const char *end =
+        fl_arena_sprintf(&c->a, "p.%s + %s", tn,
+                         sem_grain_interval(c, !strcmp(mt->period_agg, "last") ? grain : own));
     const char *on = fl_arena_sprintf(&c->a, "r.__t < %s", end);
     if (mt->window)
         on = fl_arena_sprintf(&c->a, "%s AND r.__t >= %s - %s", on, end,
-                              sem_interval_sql(&c->a, mt->window));
+                              sem_interval_sql(c, mt->window));
     if (mt->grain_to_date)
         on = fl_arena_sprintf(&c->a, "%s AND r.__t >= CAST(date_trunc('%s', p.%s) AS date)", on,
                               mt->grain_to_date, tn);

@@ -94,6 +94,9 @@ const char *sem_agg_sql(sem_ctx *c, const sem_measure *ms, const char *v)
         return fl_arena_sprintf(&c->a, "count(DISTINCT %s)", v);
     if (!strcmp(a, "sum_boolean"))
         return fl_arena_sprintf(&c->a, "sum(CASE WHEN %s THEN 1 ELSE 0 END)", v);
+    if (c->trino && (!strcmp(a, "median") || !strcmp(a, "percentile")))
+        return fl_arena_sprintf(&c->a, "approx_percentile(%s, %.17g)", v,
+                                !strcmp(a, "median") ? 0.5 : ms->percentile);
     if (!strcmp(a, "median"))
         return fl_arena_sprintf(&c->a, "percentile_cont(0.5) WITHIN GROUP (ORDER BY %s)", v);
     if (!strcmp(a, "percentile"))
@@ -235,7 +238,7 @@ static const char *shifted(sem_ctx *c, const sem_gb *g, const sem_input *in)
     bool d = sem_gb_is_date(g);
     if (in->offset_window) {
         const char *s =
-            fl_arena_sprintf(&c->a, "%s - %s", col, sem_interval_sql(&c->a, in->offset_window));
+            fl_arena_sprintf(&c->a, "%s - %s", col, sem_interval_sql(c, in->offset_window));
         return d ? fl_arena_sprintf(&c->a, "CAST(%s AS date)", s) : s;
     }
     const char *s = fl_arena_sprintf(&c->a, "date_trunc('%s', %s)", in->offset_to_grain, col);
@@ -352,8 +355,9 @@ fl_status sem_compile_metric(sem_ctx *c, const sem_metric *mt, const sem_filters
         io[0].offset_window = io[0].offset_to_grain = NULL;
         io[1].offset_window = io[1].offset_to_grain = NULL;
         rc = compile_inputs(c, mt, io, 2,
-                            "CAST(__num AS double precision) / NULLIF(CAST(__den AS "
-                            "double precision), 0)",
+                            fl_arena_sprintf(&c->a,
+                                             "CAST(__num AS %s) / NULLIF(CAST(__den AS %s), 0)",
+                                             sem_double(c), sem_double(c)),
                             &f, depth, cte);
         break;
     }

@@ -9,10 +9,6 @@
 #include "semantic/compile.h"
 
 static const char *const grains[] = {"hour", "day", "week", "month", "quarter", "year"};
-static const char *const grain_intervals[] = {"INTERVAL '1 hour'",   "INTERVAL '1 day'",
-                                              "INTERVAL '7 days'",   "INTERVAL '1 month'",
-                                              "INTERVAL '3 months'", "INTERVAL '1 year'"};
-
 int sem_grain_rank(const char *g)
 {
     for (int i = 0; g && i < 6; i++)
@@ -21,10 +17,33 @@ int sem_grain_rank(const char *g)
     return 0;
 }
 
-const char *sem_grain_interval(const char *grain)
+/* a count of one unit ("hour", "day", "month", "year") as an INTERVAL literal */
+static const char *interval_literal(sem_ctx *c, long n, const char *unit)
 {
-    int r = sem_grain_rank(grain);
-    return r ? grain_intervals[r - 1] : "INTERVAL '1 day'";
+    if (c->trino) {
+        char up[8] = {0};
+        for (size_t i = 0; unit[i] && i < sizeof up - 1; i++)
+            up[i] = (char)(unit[i] - 'a' + 'A');
+        return fl_arena_sprintf(&c->a, "INTERVAL '%ld' %s", n, up);
+    }
+    return fl_arena_sprintf(&c->a, "INTERVAL '%ld %s%s'", n, unit, n == 1 ? "" : "s");
+}
+
+const char *sem_grain_interval(sem_ctx *c, const char *grain)
+{
+    switch (sem_grain_rank(grain)) {
+    case 1: return interval_literal(c, 1, "hour");
+    case 3: return interval_literal(c, 7, "day");
+    case 4: return interval_literal(c, 1, "month");
+    case 5: return interval_literal(c, 3, "month");
+    case 6: return interval_literal(c, 1, "year");
+    default: return interval_literal(c, 1, "day");
+    }
+}
+
+const char *sem_double(sem_ctx *c)
+{
+    return c->trino ? "double" : "double precision";
 }
 
 bool sem_interval_ok(const char *s)
@@ -62,7 +81,7 @@ const char *sem_input_ref(const sem_input *in)
     return in->alias ? in->alias : in->name;
 }
 
-const char *sem_interval_sql(fl_arena *a, const char *s)
+const char *sem_interval_sql(sem_ctx *c, const char *s)
 {
     char *end = NULL;
     long n = strtol(s, &end, 10);
@@ -75,11 +94,11 @@ const char *sem_interval_sql(fl_arena *a, const char *s)
     if (k > 1 && unit[k - 1] == 's')
         unit[k - 1] = 0;
     switch (sem_grain_rank(unit)) {
-    case 1: return fl_arena_sprintf(a, "INTERVAL '%ld hours'", n);
-    case 3: return fl_arena_sprintf(a, "INTERVAL '%ld days'", n * 7);
-    case 4: return fl_arena_sprintf(a, "INTERVAL '%ld months'", n);
-    case 5: return fl_arena_sprintf(a, "INTERVAL '%ld months'", n * 3);
-    case 6: return fl_arena_sprintf(a, "INTERVAL '%ld years'", n);
-    default: return fl_arena_sprintf(a, "INTERVAL '%ld days'", n);
+    case 1: return interval_literal(c, n, "hour");
+    case 3: return interval_literal(c, n * 7, "day");
+    case 4: return interval_literal(c, n, "month");
+    case 5: return interval_literal(c, n * 3, "month");
+    case 6: return interval_literal(c, n, "year");
+    default: return interval_literal(c, n, "day");
     }
 }

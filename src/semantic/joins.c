@@ -311,8 +311,8 @@ static const char *relation(sem_joins *j, const sem_smodel *sm)
         return fl_arena_sprintf(&c->a, "%s FOR VERSION AS OF %lld", sm->table,
                                 (long long)p->snapshot_id);
     if (c->as_of)
-        return fl_arena_sprintf(&c->a, "%s FOR TIMESTAMP AS OF TIMESTAMP '%s'", sm->table,
-                                c->as_of);
+        return fl_arena_sprintf(&c->a, "%s FOR TIMESTAMP AS OF TIMESTAMP '%s%s'", sm->table,
+                                c->as_of, c->trino ? " UTC" : "");
     return sm->table;
 }
 

@@ -179,6 +179,10 @@ fl_status fl_sem_execute(fl_sql_session *s, const fl_sem_model *m, const fl_sem_
     *result = NULL;
     *receipt = NULL;
     char *sql = NULL;
+    if (q->dialect != FL_SEM_DIALECT_FLOE)
+        return fl_errorf(err, FL_EINVAL,
+                         "a query runs on floe's engine: compile other dialects "
+                         "with fl_sem_compile");
     FL_TRY(fl_sem_compile(m, q, NULL, 0, &sql, err));
     fl_sem_receipt *r = NULL;
     fl_status rc = new_receipt(m->version, sql, &r, err);

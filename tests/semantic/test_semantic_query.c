@@ -288,6 +288,15 @@ static void test_bad_queries(void)
     expect_compile_error(m, "net_revenue", "", "{{ Dimenshun('x') }} = 1", "unknown function");
     expect_compile_error(m, "net_revenue", "", "{{ Dimension('customer__nope') }} = 1",
                          "unknown dimension 'nope'");
+    /* Trino's dialect: its interval literals and double; floe's engine runs only floe's */
+    qbuf b;
+    fl_sem_query *q = mkq(&b, "net_revenue_mom_change,return_rate", "metric_time__month", NULL);
+    q->dialect = FL_SEM_DIALECT_TRINO;
+    char *sql = NULL;
+    CHECK_OK(fl_sem_compile(m, q, NULL, 0, &sql, &err), &err);
+    CHECK(sql && strstr(sql, "INTERVAL '1' MONTH") && strstr(sql, "AS double)") &&
+          !strstr(sql, "double precision") && !strstr(sql, "INTERVAL '1 month'"));
+    free(sql);
     fl_sem_model_free(m);
 }
 

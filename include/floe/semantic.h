@@ -126,6 +126,13 @@ typedef struct fl_sem_query {
 FL_API fl_status fl_sem_compile(const fl_sem_model *m, const fl_sem_query *q,
                                 const fl_sem_pin *pins, uint32_t npins, char **sql, fl_error *err);
 
+/* Runs sql on Trino over its client HTTP protocol (POST /v1/statement,
+ * then each nextUri). uri: trino://[user@]host:port[/catalog[/schema]]
+ * (http; user default "floe"). *result_json (malloc'd):
+ * {"columns": ["name", ...], "data": [[value, ...], ...]}. */
+FL_API fl_status fl_sem_trino_run(const char *uri, const char *sql, char **result_json,
+                                  fl_error *err);
+
 /* ---- receipts ---- */
 typedef struct fl_sem_receipt fl_sem_receipt;
 

@@ -23,6 +23,8 @@
 #include "cli/output.h"
 #include "floe/semantic.h"
 
+#include <jansson.h>
+
 #define MAX_ITEMS 256
 
 typedef struct sem_opts {
@@ -30,7 +32,7 @@ typedef struct sem_opts {
     const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
-    const char *as_of;
+    const char *as_of, *engine;
     fl_sem_dialect dialect;
     fl_sem_pin pins[64];
     uint32_t npins;
@@ -65,6 +67,8 @@ static void usage(FILE *out)
             "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
             "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
             "  --dialect D           compile: floe (default) or trino\n"
+            "  --engine URI          query: run on Trino, trino://[user@]host:port/catalog/schema\n"
+            "                        (no receipt: the snapshots are Trino's to read)\n"
             "  --format F            table | csv | json | jsonl (default table)\n"
             "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
             "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
@@ -141,6 +145,8 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->receipt_out = val;
     else if (!strcmp(name, "--as-of"))
         o->as_of = val;
+    else if (!strcmp(name, "--engine"))
+        o->engine = val;
     else if (!strcmp(name, "--dialect")) {
         if (strcmp(val, "floe") && strcmp(val, "trino")) {
             fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
@@ -182,10 +188,10 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
 
 static int parse_args(int argc, char **argv, sem_opts *o)
 {
-    static const char *const known[] = {"--models",    "--catalog", "--warehouse", "-n",
-                                        "--namespace", "--receipt", "--metrics",   "--group-by",
-                                        "--order-by",  "--where",   "--limit",     "--format",
-                                        "--as-of",     "--pin",     "--dialect",   NULL};
+    static const char *const known[] = {
+        "--models",  "--catalog",  "--warehouse", "-n",       "--namespace", "--receipt",
+        "--metrics", "--group-by", "--order-by",  "--where",  "--limit",     "--format",
+        "--as-of",   "--pin",      "--dialect",   "--engine", NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -348,6 +354,91 @@ static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *er
     return rc;
 }
 
+/* A CSV field (RFC 4180) or a JSON value's text for csv/table output. */
+static void put_cell(FILE *out, json_t *v, bool csv)
+{
+    if (json_is_null(v)) {
+        fputs(csv ? "" : "NULL", out);
+        return;
+    }
+    if (!json_is_string(v)) {
+        char *t = json_dumps(v, JSON_ENCODE_ANY);
+        fputs(t ? t : "", out);
+        free(t);
+        return;
+    }
+    const char *s = json_string_value(v);
+    if (!csv || (*s && !strpbrk(s, ",\"\r\n"))) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void put_rows(const sem_opts *o, json_t *cols, json_t *data)
+{
+    bool csv = o->format == FL_SQLOUT_CSV;
+    bool lines = o->format == FL_SQLOUT_JSON || o->format == FL_SQLOUT_JSONL;
+    for (size_t i = 0; !lines && i < json_array_size(cols); i++)
+        printf("%s%s", i ? (csv ? "," : " | ") : "", json_string_value(json_array_get(cols, i)));
+    if (!lines)
+        putchar('\n');
+    for (size_t r = 0; r < json_array_size(data); r++) {
+        json_t *row = json_array_get(data, r);
+        if (lines) {
+            json_t *obj = json_object();
+            for (size_t i = 0; obj && i < json_array_size(cols); i++)
+                json_object_set(obj, json_string_value(json_array_get(cols, i)),
+                                json_array_get(row, i));
+            char *t = obj ? json_dumps(obj, JSON_PRESERVE_ORDER | JSON_COMPACT) : NULL;
+            printf("%s\n", t ? t : "{}");
+            free(t);
+            json_decref(obj);
+            continue;
+        }
+        for (size_t i = 0; i < json_array_size(row); i++) {
+            if (i)
+                fputs(csv ? "," : " | ", stdout);
+            put_cell(stdout, json_array_get(row, i), csv);
+        }
+        putchar('\n');
+    }
+}
+
+/* query --engine trino://...: the query in Trino's dialect, run there */
+static int run_trino(const sem_opts *o, const fl_sem_model *m)
+{
+    if (o->receipt_out) {
+        fprintf(stderr, "floe semantic query: --receipt needs floe's engine (not --engine)\n");
+        return 2;
+    }
+    fl_sem_query q = query_of(o);
+    q.dialect = FL_SEM_DIALECT_TRINO;
+    char *sql = NULL, *res = NULL;
+    fl_error err = {0};
+    fl_status rc = fl_sem_compile(m, &q, NULL, 0, &sql, &err);
+    if (rc == FL_OK)
+        rc = fl_sem_trino_run(o->engine, sql, &res, &err);
+    free(sql);
+    if (rc != FL_OK)
+        return fail("query", &err);
+    json_t *j = json_loads(res, 0, NULL);
+    free(res);
+    if (!j) {
+        fprintf(stderr, "floe semantic query: out of memory\n");
+        return 1;
+    }
+    put_rows(o, json_object_get(j, "columns"), json_object_get(j, "data"));
+    json_decref(j);
+    return 0;
+}
+
 /* explain: the tables a query reads (as the engine resolved them) and the
  * engine's plan of the compiled SQL, without running it */
 static fl_status explain(fl_sql_session *s, const sem_opts *o, const fl_sem_model *m,
@@ -458,6 +549,8 @@ int fl_cmd_semantic(int argc, char **argv)
             st = cmd_list(&o, m);
         else if (!strcmp(o.sub, "compile"))
             st = cmd_compile(&o, m);
+        else if (o.engine && !strcmp(o.sub, "query"))
+            st = run_trino(&o, m);
         else
             st = run(&o, m);
     }

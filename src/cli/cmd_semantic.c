@@ -32,7 +32,7 @@ typedef struct sem_opts {
     const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
-    const char *as_of, *engine;
+    const char *as_of, *engine, *saved;
     fl_sem_dialect dialect;
     fl_sem_pin pins[64];
     uint32_t npins;
@@ -60,6 +60,8 @@ static void usage(FILE *out)
             "options:\n"
             "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
             "  --metrics A,B         metrics to compute (QUERY)\n"
+            "  --saved NAME          QUERY = the model's saved query NAME (saved_queries:);\n"
+            "                        --where adds filters, --order-by and --limit replace its own\n"
             "  --group-by X,Y        dimensions: entity__dim, metric_time__month, ...\n"
             "  --where FILTER        \"{{ Dimension('customer__region') }} = 'EU'\" (repeatable)\n"
             "  --order-by X,-Y       metric or group-by names; '-' = descending\n"
@@ -147,6 +149,8 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->as_of = val;
     else if (!strcmp(name, "--engine"))
         o->engine = val;
+    else if (!strcmp(name, "--saved"))
+        o->saved = val;
     else if (!strcmp(name, "--dialect")) {
         if (strcmp(val, "floe") && strcmp(val, "trino")) {
             fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
@@ -191,7 +195,7 @@ static int parse_args(int argc, char **argv, sem_opts *o)
     static const char *const known[] = {
         "--models",  "--catalog",  "--warehouse", "-n",       "--namespace", "--receipt",
         "--metrics", "--group-by", "--order-by",  "--where",  "--limit",     "--format",
-        "--as-of",   "--pin",      "--dialect",   "--engine", NULL};
+        "--as-of",   "--pin",      "--dialect",   "--engine", "--saved",     NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -234,13 +238,14 @@ static int fail(const char *sub, const fl_error *err)
 
 static int cmd_validate(const sem_opts *o, const fl_sem_model *m)
 {
-    uint32_t n[5] = {0};
+    uint32_t n[6] = {0};
     for (uint32_t i = 0; i < fl_sem_model_nmembers(m); i++)
         n[fl_sem_model_member(m, i)->kind]++;
     (void)o;
-    printf("ok: %u metrics, %u dimensions, %u entities, %u measures\nversion %s\n",
+    printf("ok: %u metrics, %u dimensions, %u entities, %u measures, %u saved queries\n"
+           "version %s\n",
            n[FL_SEM_METRIC], n[FL_SEM_DIMENSION], n[FL_SEM_ENTITY], n[FL_SEM_MEASURE],
-           fl_sem_model_version(m));
+           n[FL_SEM_SAVED_QUERY], fl_sem_model_version(m));
     return 0;
 }
 
@@ -251,6 +256,7 @@ static const char *kind_name(fl_sem_member_kind k)
     case FL_SEM_DIMENSION: return "dimension";
     case FL_SEM_ENTITY: return "entity";
     case FL_SEM_MEASURE: return "measure";
+    case FL_SEM_SAVED_QUERY: return "saved";
     }
     return "?";
 }
@@ -305,6 +311,41 @@ static fl_sem_query query_of(const sem_opts *o)
                           .pins = o->pins,
                           .npins = o->npins,
                           .dialect = o->dialect};
+}
+
+/* --saved NAME: the saved query's members into o (they point into m) */
+static int use_saved(sem_opts *o, const fl_sem_model *m)
+{
+    fl_sem_query sq;
+    fl_error err = {0};
+    if (fl_sem_saved_query(m, o->saved, &sq, &err) != FL_OK)
+        return fail(o->sub, &err);
+    if (o->nmetrics || o->ngroup_by) {
+        fprintf(stderr, "floe semantic %s: --saved takes its metrics and group-by from the model\n",
+                o->sub);
+        return 2;
+    }
+    if (sq.nwhere + o->nwhere > 64 || sq.nmetrics > MAX_ITEMS || sq.ngroup_by > MAX_ITEMS ||
+        sq.norder_by > MAX_ITEMS) {
+        fprintf(stderr, "floe semantic %s: saved query '%s' is too large\n", o->sub, o->saved);
+        return 1;
+    }
+    memcpy(o->metrics, sq.metrics, sq.nmetrics * sizeof *sq.metrics);
+    o->nmetrics = sq.nmetrics;
+    if (sq.ngroup_by)
+        memcpy(o->group_by, sq.group_by, sq.ngroup_by * sizeof *sq.group_by);
+    o->ngroup_by = sq.ngroup_by;
+    memmove(o->where + sq.nwhere, o->where, o->nwhere * sizeof *o->where);
+    if (sq.nwhere)
+        memcpy(o->where, sq.where, sq.nwhere * sizeof *sq.where);
+    o->nwhere += sq.nwhere;
+    if (!o->norder_by && sq.norder_by) {
+        memcpy(o->order_by, sq.order_by, sq.norder_by * sizeof *sq.order_by);
+        o->norder_by = sq.norder_by;
+    }
+    if (o->limit < 0)
+        o->limit = sq.limit;
+    return 0;
 }
 
 static int cmd_compile(const sem_opts *o, const fl_sem_model *m)
@@ -533,8 +574,8 @@ int fl_cmd_semantic(int argc, char **argv)
         fprintf(stderr, "floe semantic replay: which receipt? (floe semantic replay FILE)\n");
         st = 2;
     }
-    if (st == 0 && strcmp(o.sub, "validate") && strcmp(o.sub, "list") && strcmp(o.sub, "replay") &&
-        !o.nmetrics) {
+    if (st == 0 && !o.saved && strcmp(o.sub, "validate") && strcmp(o.sub, "list") &&
+        strcmp(o.sub, "replay") && !o.nmetrics) {
         fprintf(stderr, "floe semantic %s: --metrics is required\n", o.sub);
         st = 2;
     }
@@ -542,6 +583,8 @@ int fl_cmd_semantic(int argc, char **argv)
     fl_error err = {0};
     if (st == 0 && o.models && fl_sem_model_load_dir(o.models, &m, &err) != FL_OK)
         st = fail(o.sub, &err);
+    if (st == 0 && o.saved && m)
+        st = use_saved(&o, m);
     if (st == 0) {
         if (!strcmp(o.sub, "validate"))
             st = cmd_validate(&o, m);

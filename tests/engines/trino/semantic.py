@@ -22,7 +22,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "metricflow"))
 from floe_engine import FLOE_BIN, FloeServer  # noqa: E402
-from oracle import CASES  # noqa: E402  (the MetricFlow oracle's cases, every metric type)
+from oracle import CASES, query_args  # noqa: E402  (the MetricFlow oracle's cases, every metric type)
 from scenarios import TrinoServer  # noqa: E402
 
 SRC = os.path.abspath(os.path.join(here, "..", "..", ".."))
@@ -67,7 +67,7 @@ def main():
         con = trino.dbapi.connect(host="127.0.0.1", port=tr.port, user="floe", catalog="iceberg",
                                   schema="default")
         for name, metrics, gb, where, _ in CASES:
-            args = ["--metrics", metrics, "--group-by", gb]
+            args = query_args(metrics, gb, "--saved")
             if where:  # Trino compares dates with DATE literals only
                 where = where.replace("'2024-03-01'", "DATE '2024-03-01'")
                 args += ["--where", where]

@@ -38,6 +38,12 @@ static void test_rows(void)
               "\n", "");
     ft_expect(S, "SELECT id, (addr).city, addr.zip, tags[2], lim['d'] FROM n.t", "\n",
               "1|Lima|01234|b|5\n");
+    /* a bare NULL in VALUES fits a struct or map column; a string does not */
+    ft_expect(S, "INSERT INTO n.t (id, addr, lim) VALUES (2, NULL, NULL), (3, NULL, NULL)", "\n",
+              "");
+    ft_expect(S, "SELECT id, addr IS NULL, lim IS NULL FROM n.t WHERE id > 1 ORDER BY id", "\n",
+              "2|t|t\n3|t|t\n");
+    ft_expect_sqlstate(S, "INSERT INTO n.t (id, addr) VALUES (4, NULL), (5, 'x')", "42804");
 }
 
 /* DESCRIBE rows cut to "name|type|nullable" (in place). */

@@ -36,6 +36,38 @@ static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *
                           "column \"%s\" is of type %s but expression is of type %s", name, w, h);
 }
 
+/* Whether column col of a VALUES child is NULL in every row: a bare NULL is
+ * typed text there, yet it fits a column of any type (a struct or map
+ * column takes INSERT ... VALUES (1, NULL)). */
+static bool values_column_all_null(const fl_plan *child, uint32_t col)
+{
+    if (child->kind != FL_PLAN_VALUES || child->u.values.nrows == 0)
+        return false;
+    for (uint32_t r = 0; r < child->u.values.nrows; r++) {
+        const fl_expr *e = child->u.values.rows[r][col];
+        if (!e || e->kind != FL_EXPR_CONST || !e->value.is_null)
+            return false;
+    }
+    return true;
+}
+
+/* A NULL constant of type t (nested types keep their children on the node). */
+static fl_status typed_null(fl_arena *a, const fl_type *t, fl_expr **out, fl_error *err)
+{
+    fl_value v;
+    memset(&v, 0, sizeof v);
+    v.type = *t;
+    v.type.nchildren = 0;
+    v.type.children = NULL;
+    v.is_null = true;
+    fl_expr *e = fl_type_is_nested(t) ? fl_expr_new(a, FL_EXPR_CONST, t, 0) : fl_expr_const(a, &v);
+    if (!e)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    e->value = v;
+    *out = e;
+    return FL_OK;
+}
+
 fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
                             const fl_type *types, const char *const *names, const bool *required,
                             const fl_value *defaults, uint32_t n, fl_plan **out, fl_error *err)
@@ -95,6 +127,11 @@ fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
             if (!e)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
             if (!fl_type_equal(from, &types[i])) {
+                if (!fl_cast_allowed(from, &types[i], false) &&
+                    values_column_all_null(child, (uint32_t)src[i])) {
+                    FL_TRY(typed_null(a, &types[i], &ex[i], err)); /* VALUES (..., NULL) */
+                    goto named;
+                }
                 if (!fl_cast_allowed(from, &types[i], false))
                     return type_mismatch(c, names[i], &types[i], from, err);
                 fl_status rc = fl_expr_cast(a, e, &types[i], &e, err);
@@ -103,6 +140,7 @@ fl_status stmt_project_cast(fl_stmt_ctx *c, fl_plan *child, const int32_t *src,
             }
         }
         ex[i] = e;
+    named:;
         fl_field *f = &p->schema.fields[i];
         f->name = fl_arena_strdup(a, names[i]);
         f->type = types[i];

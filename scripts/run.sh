@@ -81,6 +81,10 @@ cat <<CONNECT
   DuckDB:    ATTACH '' AS floe (TYPE iceberg, ENDPOINT 'http://127.0.0.1:$port', AUTHORIZATION_TYPE 'none');
   Health:    /healthz /readyz   Prometheus: /metrics
 
+  LLM agents over MCP (docs/mcp.md): Streamable HTTP at http://127.0.0.1:$port/mcp, or stdio:
+  inspect:   node tests/interop/mcp-inspector.mjs http://127.0.0.1:$port/mcp --transport http --method tools/list
+  stdio:     ./build/floe mcp --catalog sqlite:./warehouse/catalog.db --warehouse ./warehouse
+
   PostgreSQL clients (psql, JDBC, ODBC, psycopg2, node pg, BI tools) on port $pgport, --pg-trust:
   no password (local development only; production: floe admin principal create NAME, SCRAM login):
   psql:      psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT region, count(*), sum(amount) FROM demo.orders GROUP BY 1 ORDER BY 1'

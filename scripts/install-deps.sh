@@ -8,7 +8,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 DEBS=(
   build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libbz2-dev
-  libjansson-dev libedit-dev libssl-dev libxxhash-dev
+  libjansson-dev libedit-dev libssl-dev libxxhash-dev libyaml-dev
   libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
   libpg-query-dev libprotobuf-c-dev libmicrohttpd-dev libpcre2-dev libutf8proc-dev librdkafka-dev wrk
   nodejs npm python3 python3-venv python3-avro valgrind maven

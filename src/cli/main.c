@@ -10,6 +10,7 @@
 int fl_cmd_serve(int argc, char **argv); /* cmd_serve.c */
 int fl_cmd_pgcdc(int argc, char **argv); /* cmd_pgcdc.c */
 int fl_cmd_mcp(int argc, char **argv);   /* cmd_mcp.c */
+int fl_cmd_semantic(int argc, char **argv); /* cmd_semantic.c */
 
 typedef struct fl_command {
     const char *name;
@@ -27,6 +28,7 @@ static const fl_command commands[] = {
     {"admin", fl_cmd_admin, "principals, roles and grants of the catalog's auth store"},
     {"sql", fl_cmd_sql, "SQL over Iceberg tables: interactive shell, -c SQL, -f FILE"},
     {"mcp", fl_cmd_mcp, "Model Context Protocol server over stdio, for LLM agents"},
+    {"semantic", fl_cmd_semantic, "the semantic layer: validate, list, compile, query, replay metrics"},
     {"ingest", fl_cmd_ingest, "streaming ingestion: landing files into a table, exactly once"},
     {"pg-decode", fl_cmd_pgcdc, "a Postgres replication slot's changes as JSON lines (debug)"},
 };

@@ -6,6 +6,7 @@
 # subcommand missing here is caught by the "every listed subcommand" check on `floe table --help`.
 set -uo pipefail
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+src="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-cli-conv.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -27,6 +28,8 @@ commands=(
     "parquet" "parquet schema" "parquet meta" "parquet cat"
     "avro" "avro schema" "avro meta" "avro cat" "avro write" "avro canonical"
     "convert" "load" "serve" "sql" "mcp" "ingest" "ingest files" "ingest status" "pg-decode" "admin"
+    "semantic" "semantic validate" "semantic list" "semantic compile" "semantic query" "semantic replay"
+    "semantic explain"
 )
 for s in $table_subs; do commands+=("table $s"); done
 for s in $admin_subs; do commands+=("admin $s"); done
@@ -68,6 +71,7 @@ ro=(
     "table cat default.t --catalog $nocat --warehouse $now"
     "table count default.t --catalog $nocat --warehouse $now"
     "ingest status --into default.t --catalog $nocat --warehouse $now"
+    "semantic query --metrics net_revenue --models $src/tests/semantic/models --catalog $nocat --warehouse $now"
 )
 for c in "${ro[@]}"; do
     # shellcheck disable=SC2086

@@ -1,0 +1,467 @@
+/*
+ * cmd_semantic.c - `floe semantic validate|list|compile|query|replay|explain`: the
+ * semantic layer (include/floe/semantic.h) from the command line.
+ *
+ *   validate   loads the model folder and reports the first error
+ *              (file:line: member: reason) or a summary and the version
+ *   list       metrics, dimensions, entities and measures (table or json)
+ *   compile    the SQL a query compiles to
+ *   query      runs a query; --receipt FILE writes its receipt (JSON)
+ *   replay     runs a receipt again, pinned to the snapshots it read
+ *   explain    the tables a query reads, its SQL and the engine's plan
+ *
+ * Options take "--opt value" or "--opt=value". The model folder is
+ * --models DIR (default $FLOE_MODELS, else ./models); catalogs as for
+ * `floe sql` (opened read-only: a missing catalog is an error).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_sql.h"
+#include "cli/cmd_table_write.h"
+#include "cli/output.h"
+#include "floe/semantic.h"
+
+#define MAX_ITEMS 256
+
+typedef struct sem_opts {
+    const char *sub, *models, *catalog, *warehouse, *ns, *receipt_out, *receipt_in;
+    const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
+    uint32_t nmetrics, ngroup_by, nwhere, norder_by;
+    int64_t limit;
+    const char *as_of;
+    fl_sem_dialect dialect;
+    fl_sem_pin pins[64];
+    uint32_t npins;
+    fl_sqlout_format format;
+    struct text_copy *copies; /* the split copies of comma lists, freed at exit */
+} sem_opts;
+
+typedef struct text_copy {
+    struct text_copy *next;
+    char text[];
+} text_copy;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: floe semantic <validate|list|compile|query|replay|explain> [options]\n"
+            "  The semantic layer: metrics defined in dbt-format YAML (semantic_models:,\n"
+            "  metrics:), compiled to SQL over floe's tables, answered with receipts.\n\n"
+            "  validate              check the model; print its version\n"
+            "  list                  list metrics, dimensions, entities and measures\n"
+            "  compile  QUERY        print the SQL of a query\n"
+            "  query    QUERY        run a query\n"
+            "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n"
+            "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n\n"
+            "options:\n"
+            "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
+            "  --metrics A,B         metrics to compute (QUERY)\n"
+            "  --group-by X,Y        dimensions: entity__dim, metric_time__month, ...\n"
+            "  --where FILTER        \"{{ Dimension('customer__region') }} = 'EU'\" (repeatable)\n"
+            "  --order-by X,-Y       metric or group-by names; '-' = descending\n"
+            "  --limit N             at most N rows\n"
+            "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
+            "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
+            "  --dialect D           compile: floe (default) or trino\n"
+            "  --format F            table | csv | json | jsonl (default table)\n"
+            "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
+            "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
+            "                        sqlite:./warehouse/catalog.db)\n"
+            "  --warehouse DIR       as floe sql (default $FLOE_WAREHOUSE or ./warehouse)\n"
+            "  -n, --namespace NS    namespace of unqualified table names (default \"default\")\n");
+}
+
+static bool split_list(sem_opts *o, const char *val, const char **items, uint32_t *n)
+{
+    size_t len = strlen(val);
+    text_copy *c = malloc(sizeof *c + len + 1);
+    if (!c)
+        return false;
+    memcpy(c->text, val, len + 1);
+    c->next = o->copies;
+    o->copies = c;
+    for (char *save = NULL, *t = strtok_r(c->text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        if (*n == MAX_ITEMS) {
+            fprintf(stderr, "floe semantic: at most %d items per list\n", MAX_ITEMS);
+            return false;
+        }
+        items[(*n)++] = t;
+    }
+    return true;
+}
+
+static void free_copies(sem_opts *o)
+{
+    while (o->copies) {
+        text_copy *c = o->copies;
+        o->copies = c->next;
+        free(c);
+    }
+}
+
+/* --pin TABLE=SNAPSHOT */
+static int add_pin(sem_opts *o, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    char *end = NULL;
+    long long id = eq ? strtoll(eq + 1, &end, 10) : 0;
+    if (!eq || eq == val || !eq[1] || *end || o->npins == 64) {
+        fprintf(stderr, "floe semantic: --pin takes TABLE=SNAPSHOT_ID (at most 64)\n");
+        return 2;
+    }
+    size_t n = (size_t)(eq - val);
+    text_copy *c = malloc(sizeof *c + n + 1);
+    if (!c)
+        return 1;
+    memcpy(c->text, val, n);
+    c->text[n] = 0;
+    c->next = o->copies;
+    o->copies = c;
+    o->pins[o->npins++] = (fl_sem_pin){c->text, id, NULL};
+    return 0;
+}
+
+static int parse_value(sem_opts *o, const char *name, const char *val)
+{
+    if (!strcmp(name, "--models"))
+        o->models = val;
+    else if (!strcmp(name, "--catalog"))
+        o->catalog = val;
+    else if (!strcmp(name, "--warehouse"))
+        o->warehouse = val;
+    else if (!strcmp(name, "-n") || !strcmp(name, "--namespace"))
+        o->ns = val;
+    else if (!strcmp(name, "--receipt"))
+        o->receipt_out = val;
+    else if (!strcmp(name, "--as-of"))
+        o->as_of = val;
+    else if (!strcmp(name, "--dialect")) {
+        if (strcmp(val, "floe") && strcmp(val, "trino")) {
+            fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
+            return 2;
+        }
+        o->dialect = strcmp(val, "trino") ? FL_SEM_DIALECT_FLOE : FL_SEM_DIALECT_TRINO;
+    } else if (!strcmp(name, "--pin"))
+        return add_pin(o, val);
+    else if (!strcmp(name, "--metrics"))
+        return split_list(o, val, o->metrics, &o->nmetrics) ? 0 : 1;
+    else if (!strcmp(name, "--group-by"))
+        return split_list(o, val, o->group_by, &o->ngroup_by) ? 0 : 1;
+    else if (!strcmp(name, "--order-by"))
+        return split_list(o, val, o->order_by, &o->norder_by) ? 0 : 1;
+    else if (!strcmp(name, "--where")) {
+        if (o->nwhere == 64) {
+            fprintf(stderr, "floe semantic: at most 64 --where filters\n");
+            return 2;
+        }
+        o->where[o->nwhere++] = val;
+    } else if (!strcmp(name, "--limit")) {
+        char *end = NULL;
+        long long v = strtoll(val, &end, 10);
+        if (!*val || *end || v < 0) {
+            fprintf(stderr, "floe semantic: --limit takes a number of rows\n");
+            return 2;
+        }
+        o->limit = v;
+    } else if (!strcmp(name, "--format")) {
+        if (!fl_sqlout_format_parse(val, &o->format) || o->format == FL_SQLOUT_PARQUET) {
+            fprintf(stderr, "floe semantic: unknown format '%s' (table, csv, json, jsonl)\n", val);
+            return 2;
+        }
+    } else {
+        return cli_unknown_option("semantic", name);
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, sem_opts *o)
+{
+    static const char *const known[] = {"--models",    "--catalog", "--warehouse", "-n",
+                                        "--namespace", "--receipt", "--metrics",   "--group-by",
+                                        "--order-by",  "--where",   "--limit",     "--format",
+                                        "--as-of",     "--pin",     "--dialect",   NULL};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-') {
+            if (!strcmp(o->sub, "replay") && !o->receipt_in) {
+                o->receipt_in = a;
+                continue;
+            }
+            fprintf(stderr, "floe semantic %s: unexpected argument '%s'\n", o->sub, a);
+            return 2;
+        }
+        char name[32];
+        const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        if (nl >= sizeof name)
+            nl = sizeof name - 1;
+        memcpy(name, a, nl);
+        name[nl] = 0;
+        const char *val = eq ? eq + 1 : NULL;
+        if (!val) {
+            if (i + 1 >= argc)
+                return cli_missing_value("semantic", name, known);
+            val = argv[++i];
+        }
+        int rc = parse_value(o, name, val);
+        if (rc)
+            return rc;
+    }
+    if (!o->models && getenv("FLOE_MODELS") && *getenv("FLOE_MODELS"))
+        o->models = getenv("FLOE_MODELS");
+    if (!o->models && strcmp(o->sub, "replay")) /* replay checks a model only when given */
+        o->models = "models";
+    return 0;
+}
+
+static int fail(const char *sub, const fl_error *err)
+{
+    fprintf(stderr, "floe semantic %s: %s\n", sub, err->msg);
+    return 1;
+}
+
+static int cmd_validate(const sem_opts *o, const fl_sem_model *m)
+{
+    uint32_t n[5] = {0};
+    for (uint32_t i = 0; i < fl_sem_model_nmembers(m); i++)
+        n[fl_sem_model_member(m, i)->kind]++;
+    (void)o;
+    printf("ok: %u metrics, %u dimensions, %u entities, %u measures\nversion %s\n",
+           n[FL_SEM_METRIC], n[FL_SEM_DIMENSION], n[FL_SEM_ENTITY], n[FL_SEM_MEASURE],
+           fl_sem_model_version(m));
+    return 0;
+}
+
+static const char *kind_name(fl_sem_member_kind k)
+{
+    switch (k) {
+    case FL_SEM_METRIC: return "metric";
+    case FL_SEM_DIMENSION: return "dimension";
+    case FL_SEM_ENTITY: return "entity";
+    case FL_SEM_MEASURE: return "measure";
+    }
+    return "?";
+}
+
+static int cmd_list(const sem_opts *o, const fl_sem_model *m)
+{
+    fl_buf b;
+    fl_buf_init(&b, 0);
+    fl_error err = {0};
+    for (uint32_t i = 0; i < fl_sem_model_nmembers(m); i++) {
+        const fl_sem_member_info *mi = fl_sem_model_member(m, i);
+        if (o->format != FL_SQLOUT_JSON && o->format != FL_SQLOUT_JSONL) {
+            printf("%-10s %-32s %-14s %-12s %s\n", kind_name(mi->kind), mi->name, mi->type,
+                   mi->model ? mi->model : "", mi->description);
+            continue;
+        }
+        fl_buf_reset(&b);
+        fl_buf_appendf(&b, &err, "{\"kind\": \"%s\", \"name\": ", kind_name(mi->kind));
+        fl_json_string(&b, (const uint8_t *)mi->name, strlen(mi->name), &err);
+        fl_buf_appendf(&b, &err, ", \"type\": \"%s\", \"model\": ", mi->type);
+        if (mi->model)
+            fl_json_string(&b, (const uint8_t *)mi->model, strlen(mi->model), &err);
+        else
+            fl_buf_puts(&b, "null", &err);
+        fl_buf_puts(&b, ", \"description\": ", &err);
+        fl_json_string(&b, (const uint8_t *)mi->description, strlen(mi->description), &err);
+        fl_buf_puts(&b, ", \"ai_context\": ", &err);
+        fl_json_string(&b, (const uint8_t *)mi->ai_context, strlen(mi->ai_context), &err);
+        fl_buf_appendf(&b, &err, ", \"meta\": %s, \"file\": ", *mi->meta ? mi->meta : "null");
+        fl_json_string(&b, (const uint8_t *)mi->file, strlen(mi->file), &err);
+        fl_buf_appendf(&b, &err, ", \"line\": %u}", mi->line);
+        if (err.code)
+            break;
+        printf("%s\n", b.data);
+    }
+    fl_buf_free(&b);
+    return err.code ? fail("list", &err) : 0;
+}
+
+static fl_sem_query query_of(const sem_opts *o)
+{
+    return (fl_sem_query){.metrics = o->metrics,
+                          .nmetrics = o->nmetrics,
+                          .group_by = o->group_by,
+                          .ngroup_by = o->ngroup_by,
+                          .where = o->where,
+                          .nwhere = o->nwhere,
+                          .order_by = o->order_by,
+                          .norder_by = o->norder_by,
+                          .limit = o->limit,
+                          .as_of = o->as_of,
+                          .pins = o->pins,
+                          .npins = o->npins,
+                          .dialect = o->dialect};
+}
+
+static int cmd_compile(const sem_opts *o, const fl_sem_model *m)
+{
+    fl_sem_query q = query_of(o);
+    char *sql = NULL;
+    fl_error err = {0};
+    if (fl_sem_compile(m, &q, NULL, 0, &sql, &err) != FL_OK)
+        return fail("compile", &err);
+    printf("%s\n", sql);
+    free(sql);
+    return 0;
+}
+
+static fl_status write_receipt(const char *path, const fl_sem_receipt *r, fl_error *err)
+{
+    char *json = NULL;
+    FL_TRY(fl_sem_receipt_to_json(r, &json, err));
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(json, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = false;
+    free(json);
+    return ok ? FL_OK : fl_errorf(err, FL_EIO, "%s: cannot write the receipt", path);
+}
+
+static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fl_errorf(err, FL_ENOTFOUND, "%s: cannot open the receipt", path);
+    fl_buf b;
+    fl_buf_init(&b, 64u << 20);
+    char chunk[8192];
+    size_t n;
+    fl_status rc = FL_OK;
+    while (rc == FL_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = fl_buf_append(&b, chunk, n, err);
+    fclose(f);
+    if (rc == FL_OK)
+        rc = fl_buf_putc(&b, 0, err);
+    if (rc == FL_OK)
+        rc = fl_sem_receipt_from_json(b.data, r, err);
+    if (rc != FL_OK)
+        fl_error_prefix(err, "%s", path);
+    fl_buf_free(&b);
+    return rc;
+}
+
+/* explain: the tables a query reads (as the engine resolved them) and the
+ * engine's plan of the compiled SQL, without running it */
+static fl_status explain(fl_sql_session *s, const sem_opts *o, const fl_sem_model *m,
+                         fl_sql_result **res, fl_error *err)
+{
+    fl_sem_query q = query_of(o);
+    char *sql = NULL, *ex = NULL;
+    FL_TRY(fl_sem_compile(m, &q, NULL, 0, &sql, err));
+    fl_status rc =
+        asprintf(&ex, "EXPLAIN %s", sql) < 0 ? fl_errorf(err, FL_ENOMEM, "out of memory") : FL_OK;
+    if (rc == FL_OK)
+        rc = fl_sql_execute(s, ex, res, err);
+    if (rc == FL_OK) {
+        printf("tables:");
+        for (uint32_t i = 0; i < fl_sql_result_naccess(*res); i++)
+            if (fl_sql_result_access(*res, i)->kind == FL_SQL_OBJ_TABLE)
+                printf(" %s", fl_sql_result_access(*res, i)->object);
+        printf("\nsql:\n%s\n\n", sql);
+    }
+    free(sql);
+    free(ex);
+    return rc;
+}
+
+/* query, replay and explain: a read-only session, the rows printed, the
+ * receipt written */
+static int run(const sem_opts *o, const fl_sem_model *m)
+{
+    fl_error err = {0};
+    fl_cli_catalog cat = {0};
+    fl_sql_session *s = NULL;
+    fl_sql_result *res = NULL;
+    fl_sem_receipt *rc_in = NULL, *rc_out = NULL;
+    fl_status rc = fl_cli_catalog_open_ro(o->catalog, o->warehouse, &cat, &err);
+    if (rc == FL_OK) {
+        fl_sql_options opt = {.catalog = cat.cat,
+                              .io = cat.io,
+                              .warehouse = cat.warehouse,
+                              .default_namespace = o->ns};
+        rc = fl_sql_session_open(&opt, &s, &err);
+    }
+    if (rc == FL_OK && !strcmp(o->sub, "replay")) {
+        rc = read_receipt(o->receipt_in, &rc_in, &err);
+        if (rc == FL_OK)
+            rc = fl_sem_replay(s, m, rc_in, &res, &rc_out, &err);
+    } else if (rc == FL_OK && !strcmp(o->sub, "explain")) {
+        rc = explain(s, o, m, &res, &err);
+    } else if (rc == FL_OK) {
+        fl_sem_query q = query_of(o);
+        rc = fl_sem_execute(s, m, &q, &res, &rc_out, &err);
+    }
+    if (rc == FL_OK) {
+        fl_sqlout out = {.format = o->format, .header = true, .out = stdout, .tz = "UTC"};
+        uint64_t rows = 0;
+        rc = fl_sqlout_result(&out, res, &rows, &err);
+    }
+    if (rc == FL_OK && o->receipt_out && rc_out)
+        rc = write_receipt(o->receipt_out, rc_out, &err);
+    fl_sql_result_close(res);
+    fl_sem_receipt_free(rc_in);
+    fl_sem_receipt_free(rc_out);
+    fl_sql_session_close(s);
+    if (cat.cat || cat.io)
+        fl_cli_catalog_close(&cat);
+    return rc == FL_OK ? 0 : fail(o->sub, &err);
+}
+
+int fl_cmd_semantic(int argc, char **argv)
+{
+    static const char *const subs[] = {"validate", "list", "compile", "query", "replay", "explain"};
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (argv[1][0] == '-')
+        return cli_unknown_option("semantic", argv[1]);
+    sem_opts o = {.sub = argv[1], .limit = -1};
+    bool known = false;
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        known |= !strcmp(argv[1], subs[i]);
+    if (!known) {
+        fprintf(stderr, "floe semantic: unknown subcommand '%s' (see floe semantic --help)\n",
+                argv[1]);
+        return 2;
+    }
+    if (cli_help_requested(argc, argv)) {
+        usage(stdout);
+        return 0;
+    }
+    int st = parse_args(argc, argv, &o);
+    if (st == 0 && !strcmp(o.sub, "replay") && !o.receipt_in) {
+        fprintf(stderr, "floe semantic replay: which receipt? (floe semantic replay FILE)\n");
+        st = 2;
+    }
+    if (st == 0 && strcmp(o.sub, "validate") && strcmp(o.sub, "list") && strcmp(o.sub, "replay") &&
+        !o.nmetrics) {
+        fprintf(stderr, "floe semantic %s: --metrics is required\n", o.sub);
+        st = 2;
+    }
+    fl_sem_model *m = NULL;
+    fl_error err = {0};
+    if (st == 0 && o.models && fl_sem_model_load_dir(o.models, &m, &err) != FL_OK)
+        st = fail(o.sub, &err);
+    if (st == 0) {
+        if (!strcmp(o.sub, "validate"))
+            st = cmd_validate(&o, m);
+        else if (!strcmp(o.sub, "list"))
+            st = cmd_list(&o, m);
+        else if (!strcmp(o.sub, "compile"))
+            st = cmd_compile(&o, m);
+        else
+            st = run(&o, m);
+    }
+    fl_sem_model_free(m);
+    free_copies(&o);
+    return st;
+}

@@ -1,0 +1,1 @@
+select * from read_csv('{{ env_var("FLOE_CSV_DIR") }}/countries.csv', header = true)

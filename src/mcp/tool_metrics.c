@@ -149,8 +149,9 @@ bool mcp_metrics_resolve(mcp_call *c, const char *tool, json_t *list, bool requi
              "'%s' is not a metric's name but matches %zu metrics: choose one and ask again",
              json_string_value(json_object_get(json_array_get(cands, 0), "asked")),
              json_array_size(json_object_get(json_array_get(cands, 0), "matches")));
-    *answer = mcp_tool_ok(
-        json_pack("{s:b, s:o, s:s}", "ambiguous", 1, "candidates", cands, "message", msg), NULL);
+    *answer = mcp_tool_ok(json_pack("{s:b, s:o, s:s, s:o}", "ambiguous", 1, "candidates", cands,
+                                    "message", msg, "receipt", mcp_model_receipt(c)),
+                          NULL);
     free(*names);
     *names = NULL;
     return false;

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# floe's MCP metric tools (docs/mcp.md, "Metric tools") against the official TypeScript SDK over stdio (`floe mcp
+# --models`) and Streamable HTTP (`floe serve --models`): the semantic tests' data (semantic/seed.sh) and models
+# (tests/semantic/models). The seed scenario, "net revenue by month for 2024 in region EU", is computed three ways
+# here — `floe semantic query`, hand-written SQL, and query_metrics in mcp-metrics-sdk.mjs — and must agree; a
+# principal whose orders are row-filtered gets the filtered numbers (checked against the same SQL with the filter).
+# Bad model files stop both servers at startup naming file and line. Skips (77) without the npm packages.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$(cd "$here/../.." && pwd)"
+: "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+floe=$FLOE_BIN
+if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "skip: node_modules missing in $here (run: make deps, or npm ci there)"; exit 77
+fi
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-mcp-metrics.XXXXXX")"
+pid=
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
+trap cleanup EXIT
+models="$src/tests/semantic/models"
+cat="sqlite:$tmp/cat.db"
+wh="$tmp/wh"
+fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
+. "$here/semantic/seed.sh"
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+
+# principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants
+adm() { "$floe" admin --catalog "$cat" "$@" >/dev/null; }
+for p in analyst c8_only nobody; do adm principal create "$p"; done
+adm role create all_r
+adm role create c8_r
+adm role assign analyst all_r
+adm role assign c8_only c8_r
+adm grant all_r read namespace default
+adm grant c8_r read namespace default
+adm policy row-filter c8_r default.orders "customer_id % 8 = 0"
+tok() { "$floe" admin --catalog "$cat" token "$@"; }
+
+# the seed scenario by floe semantic query and by hand-written SQL
+where=(--where "{{ Dimension('customer__region') }} = 'EU'" --where "{{ TimeDimension('metric_time', 'day') }} >= '2024-01-01'"
+       --where "{{ TimeDimension('metric_time', 'day') }} < '2025-01-01'")
+sem=$("$floe" semantic query --models "$models" --catalog "$cat" --warehouse "$wh" --metrics net_revenue \
+  --group-by metric_time__month "${where[@]}" --order-by metric_time__month --format csv | tail -n +2)
+hand() {
+  "$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c "SELECT CAST(date_trunc('month', o.order_date) AS date),
+    sum(o.gross_amount - o.discount_applied - o.return_amount) FROM orders o JOIN customers c ON c.customer_id = o.customer_id
+    WHERE c.region = 'EU' AND o.order_date >= DATE '2024-01-01' AND o.order_date < DATE '2025-01-01' $1 GROUP BY 1 ORDER BY 1"
+}
+sql=$(hand "")
+sql_c8=$(hand "AND o.customer_id % 8 = 0")
+[ "$(wc -l <<<"$sem")" -ge 6 ] || fail "floe semantic query returned too few months: $sem"
+[ "$sem" = "$sql" ] || fail "floe semantic query differs from SQL:
+$sem
+--- SQL
+$sql"
+[ "$sem" != "$sql_c8" ] || fail "the row filter changes nothing"
+[ $rc = 0 ] && echo "ok   the seed scenario: floe semantic query = hand-written SQL"
+
+# bad model files: a startup error naming file and line, for both servers
+mkdir -p "$tmp/bad"
+printf 'metrics:\n  - name: broken\n    type: simple\n    type_params: {measure: no_such_measure}\n' >"$tmp/bad/m.yml"
+if out=$("$floe" mcp --catalog="$cat" --warehouse="$wh" --models "$tmp/bad" </dev/null 2>&1); then fail "floe mcp started on a bad model"; fi
+grep -q 'bad/m.yml:4:.*no_such_measure' <<<"$out" || fail "floe mcp: the error names no file and line: $out"
+if out=$("$floe" serve --port 0 --catalog "$cat" --warehouse "$wh" --models "$tmp/bad" 2>&1); then fail "floe serve started on a bad model"; fi
+grep -q 'bad/m.yml:4:.*no_such_measure' <<<"$out" || fail "floe serve: the error names no file and line: $out"
+[ $rc = 0 ] && echo "ok   bad model files stop floe mcp and floe serve naming file and line"
+
+port=$((20000 + RANDOM % 20000))
+"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$models" --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
+if [ ! -s "$tmp/ready" ]; then echo "FAIL: floe serve did not start:"; tail -20 "$tmp/serve.log"; exit 1; fi
+http="http://$(sed -n 1p "$tmp/ready")"
+
+node "$here/mcp-metrics-sdk.mjs" --floe="$floe" --catalog="$cat" --warehouse="$wh" --models="$models" --http="$http" \
+  --analyst="$(tok analyst)" --c8_only="$(tok c8_only)" --nobody="$(tok nobody)" \
+  --want="$sql" --want_c8="$sql_c8" || rc=1
+if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -20 "$tmp/serve.log"; fi
+exit $rc

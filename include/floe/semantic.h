@@ -69,6 +69,7 @@ typedef enum fl_sem_member_kind {
     FL_SEM_DIMENSION = 2,
     FL_SEM_ENTITY = 3,
     FL_SEM_MEASURE = 4,
+    FL_SEM_SAVED_QUERY = 5,
 } fl_sem_member_kind;
 
 typedef struct fl_sem_member_info {
@@ -86,6 +87,8 @@ FL_API uint32_t fl_sem_model_nmembers(const fl_sem_model *m);
 FL_API const fl_sem_member_info *fl_sem_model_member(const fl_sem_model *m, uint32_t i);
 
 /* ---- queries ---- */
+/* (fl_sem_saved_query is declared after fl_sem_query below.) */
+
 /* A table pinned to a snapshot (snapshot_id -1: the table was empty).
  * committed_at: when that snapshot was committed (the data's freshness),
  * as the engine prints a timestamptz; NULL when unknown (compile input). */
@@ -121,10 +124,22 @@ typedef struct fl_sem_query {
     fl_sem_dialect dialect; /* fl_sem_compile only; fl_sem_execute needs FLOE */
 } fl_sem_query;
 
+/* The saved query `name` of the model's saved_queries: (dbt's format) as a
+ * query; its arrays point into the model. FL_ENOTFOUND when there is none. */
+FL_API fl_status fl_sem_saved_query(const fl_sem_model *m, const char *name, fl_sem_query *out,
+                                    fl_error *err);
+
 /* Compiles q into one SELECT (malloc'd into *sql). pins (may be NULL) pin
  * the named tables FOR VERSION AS OF their snapshots, before q's own pins. */
 FL_API fl_status fl_sem_compile(const fl_sem_model *m, const fl_sem_query *q,
                                 const fl_sem_pin *pins, uint32_t npins, char **sql, fl_error *err);
+
+/* Runs sql on Trino over its client HTTP protocol (POST /v1/statement,
+ * then each nextUri). uri: trino://[user@]host:port[/catalog[/schema]]
+ * (http; user default "floe"). *result_json (malloc'd):
+ * {"columns": ["name", ...], "data": [[value, ...], ...]}. */
+FL_API fl_status fl_sem_trino_run(const char *uri, const char *sql, char **result_json,
+                                  fl_error *err);
 
 /* ---- receipts ---- */
 typedef struct fl_sem_receipt fl_sem_receipt;

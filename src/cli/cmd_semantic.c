@@ -23,6 +23,8 @@
 #include "cli/output.h"
 #include "floe/semantic.h"
 
+#include <jansson.h>
+
 #define MAX_ITEMS 256
 
 typedef struct sem_opts {
@@ -30,7 +32,7 @@ typedef struct sem_opts {
     const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
-    const char *as_of;
+    const char *as_of, *engine, *saved;
     fl_sem_dialect dialect;
     fl_sem_pin pins[64];
     uint32_t npins;
@@ -58,6 +60,8 @@ static void usage(FILE *out)
             "options:\n"
             "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
             "  --metrics A,B         metrics to compute (QUERY)\n"
+            "  --saved NAME          QUERY = the model's saved query NAME (saved_queries:);\n"
+            "                        --where adds filters, --order-by and --limit replace its own\n"
             "  --group-by X,Y        dimensions: entity__dim, metric_time__month, ...\n"
             "  --where FILTER        \"{{ Dimension('customer__region') }} = 'EU'\" (repeatable)\n"
             "  --order-by X,-Y       metric or group-by names; '-' = descending\n"
@@ -65,6 +69,8 @@ static void usage(FILE *out)
             "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
             "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
             "  --dialect D           compile: floe (default) or trino\n"
+            "  --engine URI          query: run on Trino, trino://[user@]host:port/catalog/schema\n"
+            "                        (no receipt: the snapshots are Trino's to read)\n"
             "  --format F            table | csv | json | jsonl (default table)\n"
             "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
             "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
@@ -141,6 +147,10 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->receipt_out = val;
     else if (!strcmp(name, "--as-of"))
         o->as_of = val;
+    else if (!strcmp(name, "--engine"))
+        o->engine = val;
+    else if (!strcmp(name, "--saved"))
+        o->saved = val;
     else if (!strcmp(name, "--dialect")) {
         if (strcmp(val, "floe") && strcmp(val, "trino")) {
             fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
@@ -182,10 +192,10 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
 
 static int parse_args(int argc, char **argv, sem_opts *o)
 {
-    static const char *const known[] = {"--models",    "--catalog", "--warehouse", "-n",
-                                        "--namespace", "--receipt", "--metrics",   "--group-by",
-                                        "--order-by",  "--where",   "--limit",     "--format",
-                                        "--as-of",     "--pin",     "--dialect",   NULL};
+    static const char *const known[] = {
+        "--models",  "--catalog",  "--warehouse", "-n",       "--namespace", "--receipt",
+        "--metrics", "--group-by", "--order-by",  "--where",  "--limit",     "--format",
+        "--as-of",   "--pin",      "--dialect",   "--engine", "--saved",     NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -228,13 +238,14 @@ static int fail(const char *sub, const fl_error *err)
 
 static int cmd_validate(const sem_opts *o, const fl_sem_model *m)
 {
-    uint32_t n[5] = {0};
+    uint32_t n[6] = {0};
     for (uint32_t i = 0; i < fl_sem_model_nmembers(m); i++)
         n[fl_sem_model_member(m, i)->kind]++;
     (void)o;
-    printf("ok: %u metrics, %u dimensions, %u entities, %u measures\nversion %s\n",
+    printf("ok: %u metrics, %u dimensions, %u entities, %u measures, %u saved queries\n"
+           "version %s\n",
            n[FL_SEM_METRIC], n[FL_SEM_DIMENSION], n[FL_SEM_ENTITY], n[FL_SEM_MEASURE],
-           fl_sem_model_version(m));
+           n[FL_SEM_SAVED_QUERY], fl_sem_model_version(m));
     return 0;
 }
 
@@ -245,6 +256,7 @@ static const char *kind_name(fl_sem_member_kind k)
     case FL_SEM_DIMENSION: return "dimension";
     case FL_SEM_ENTITY: return "entity";
     case FL_SEM_MEASURE: return "measure";
+    case FL_SEM_SAVED_QUERY: return "saved";
     }
     return "?";
 }
@@ -301,6 +313,41 @@ static fl_sem_query query_of(const sem_opts *o)
                           .dialect = o->dialect};
 }
 
+/* --saved NAME: the saved query's members into o (they point into m) */
+static int use_saved(sem_opts *o, const fl_sem_model *m)
+{
+    fl_sem_query sq;
+    fl_error err = {0};
+    if (fl_sem_saved_query(m, o->saved, &sq, &err) != FL_OK)
+        return fail(o->sub, &err);
+    if (o->nmetrics || o->ngroup_by) {
+        fprintf(stderr, "floe semantic %s: --saved takes its metrics and group-by from the model\n",
+                o->sub);
+        return 2;
+    }
+    if (sq.nwhere + o->nwhere > 64 || sq.nmetrics > MAX_ITEMS || sq.ngroup_by > MAX_ITEMS ||
+        sq.norder_by > MAX_ITEMS) {
+        fprintf(stderr, "floe semantic %s: saved query '%s' is too large\n", o->sub, o->saved);
+        return 1;
+    }
+    memcpy(o->metrics, sq.metrics, sq.nmetrics * sizeof *sq.metrics);
+    o->nmetrics = sq.nmetrics;
+    if (sq.ngroup_by)
+        memcpy(o->group_by, sq.group_by, sq.ngroup_by * sizeof *sq.group_by);
+    o->ngroup_by = sq.ngroup_by;
+    memmove(o->where + sq.nwhere, o->where, o->nwhere * sizeof *o->where);
+    if (sq.nwhere)
+        memcpy(o->where, sq.where, sq.nwhere * sizeof *sq.where);
+    o->nwhere += sq.nwhere;
+    if (!o->norder_by && sq.norder_by) {
+        memcpy(o->order_by, sq.order_by, sq.norder_by * sizeof *sq.order_by);
+        o->norder_by = sq.norder_by;
+    }
+    if (o->limit < 0)
+        o->limit = sq.limit;
+    return 0;
+}
+
 static int cmd_compile(const sem_opts *o, const fl_sem_model *m)
 {
     fl_sem_query q = query_of(o);
@@ -346,6 +393,91 @@ static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *er
         fl_error_prefix(err, "%s", path);
     fl_buf_free(&b);
     return rc;
+}
+
+/* A CSV field (RFC 4180) or a JSON value's text for csv/table output. */
+static void put_cell(FILE *out, json_t *v, bool csv)
+{
+    if (json_is_null(v)) {
+        fputs(csv ? "" : "NULL", out);
+        return;
+    }
+    if (!json_is_string(v)) {
+        char *t = json_dumps(v, JSON_ENCODE_ANY);
+        fputs(t ? t : "", out);
+        free(t);
+        return;
+    }
+    const char *s = json_string_value(v);
+    if (!csv || (*s && !strpbrk(s, ",\"\r\n"))) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void put_rows(const sem_opts *o, json_t *cols, json_t *data)
+{
+    bool csv = o->format == FL_SQLOUT_CSV;
+    bool lines = o->format == FL_SQLOUT_JSON || o->format == FL_SQLOUT_JSONL;
+    for (size_t i = 0; !lines && i < json_array_size(cols); i++)
+        printf("%s%s", i ? (csv ? "," : " | ") : "", json_string_value(json_array_get(cols, i)));
+    if (!lines)
+        putchar('\n');
+    for (size_t r = 0; r < json_array_size(data); r++) {
+        json_t *row = json_array_get(data, r);
+        if (lines) {
+            json_t *obj = json_object();
+            for (size_t i = 0; obj && i < json_array_size(cols); i++)
+                json_object_set(obj, json_string_value(json_array_get(cols, i)),
+                                json_array_get(row, i));
+            char *t = obj ? json_dumps(obj, JSON_PRESERVE_ORDER | JSON_COMPACT) : NULL;
+            printf("%s\n", t ? t : "{}");
+            free(t);
+            json_decref(obj);
+            continue;
+        }
+        for (size_t i = 0; i < json_array_size(row); i++) {
+            if (i)
+                fputs(csv ? "," : " | ", stdout);
+            put_cell(stdout, json_array_get(row, i), csv);
+        }
+        putchar('\n');
+    }
+}
+
+/* query --engine trino://...: the query in Trino's dialect, run there */
+static int run_trino(const sem_opts *o, const fl_sem_model *m)
+{
+    if (o->receipt_out) {
+        fprintf(stderr, "floe semantic query: --receipt needs floe's engine (not --engine)\n");
+        return 2;
+    }
+    fl_sem_query q = query_of(o);
+    q.dialect = FL_SEM_DIALECT_TRINO;
+    char *sql = NULL, *res = NULL;
+    fl_error err = {0};
+    fl_status rc = fl_sem_compile(m, &q, NULL, 0, &sql, &err);
+    if (rc == FL_OK)
+        rc = fl_sem_trino_run(o->engine, sql, &res, &err);
+    free(sql);
+    if (rc != FL_OK)
+        return fail("query", &err);
+    json_t *j = json_loads(res, 0, NULL);
+    free(res);
+    if (!j) {
+        fprintf(stderr, "floe semantic query: out of memory\n");
+        return 1;
+    }
+    put_rows(o, json_object_get(j, "columns"), json_object_get(j, "data"));
+    json_decref(j);
+    return 0;
 }
 
 /* explain: the tables a query reads (as the engine resolved them) and the
@@ -442,8 +574,8 @@ int fl_cmd_semantic(int argc, char **argv)
         fprintf(stderr, "floe semantic replay: which receipt? (floe semantic replay FILE)\n");
         st = 2;
     }
-    if (st == 0 && strcmp(o.sub, "validate") && strcmp(o.sub, "list") && strcmp(o.sub, "replay") &&
-        !o.nmetrics) {
+    if (st == 0 && !o.saved && strcmp(o.sub, "validate") && strcmp(o.sub, "list") &&
+        strcmp(o.sub, "replay") && !o.nmetrics) {
         fprintf(stderr, "floe semantic %s: --metrics is required\n", o.sub);
         st = 2;
     }
@@ -451,6 +583,8 @@ int fl_cmd_semantic(int argc, char **argv)
     fl_error err = {0};
     if (st == 0 && o.models && fl_sem_model_load_dir(o.models, &m, &err) != FL_OK)
         st = fail(o.sub, &err);
+    if (st == 0 && o.saved && m)
+        st = use_saved(&o, m);
     if (st == 0) {
         if (!strcmp(o.sub, "validate"))
             st = cmd_validate(&o, m);
@@ -458,6 +592,8 @@ int fl_cmd_semantic(int argc, char **argv)
             st = cmd_list(&o, m);
         else if (!strcmp(o.sub, "compile"))
             st = cmd_compile(&o, m);
+        else if (o.engine && !strcmp(o.sub, "query"))
+            st = run_trino(&o, m);
         else
             st = run(&o, m);
     }

@@ -22,7 +22,7 @@
 
 typedef struct sem_loader {
     fl_sem_model *m;
-    uint32_t cap_models, cap_metrics;
+    uint32_t cap_models, cap_metrics, cap_saved;
 } sem_loader;
 
 static fl_status grow(void **items, uint32_t n, uint32_t *cap, size_t size, fl_error *err)
@@ -47,10 +47,13 @@ static fl_status read_section(sem_loader *L, sem_doc *d, const char *key, fl_err
     if (seq->type != YAML_SEQUENCE_NODE)
         return sem_doc_error(d, seq, err, NULL, "'%s' must be a list", key);
     fl_sem_model *m = L->m;
-    bool models = !strcmp(key, "semantic_models");
+    bool models = !strcmp(key, "semantic_models"), saved = !strcmp(key, "saved_queries");
     for (uint32_t i = 0; i < sem_seq_len(seq); i++) {
         yaml_node_t *it = sem_seq_item(d, seq, i);
-        if (models) {
+        if (saved) {
+            FL_TRY(grow((void **)&m->saved, m->nsaved, &L->cap_saved, sizeof *m->saved, err));
+            FL_TRY(sem_read_saved(d, it, &m->saved[m->nsaved++], err));
+        } else if (models) {
             FL_TRY(grow((void **)&m->models, m->nmodels, &L->cap_models, sizeof *m->models, err));
             FL_TRY(sem_read_smodel(d, it, &m->models[m->nmodels++], err));
         } else {
@@ -119,6 +122,8 @@ static fl_status read_file(sem_loader *L, const fl_sem_file *f, fl_error *err)
             rc = read_latest(L, &d, err);
         if (rc == FL_OK)
             rc = read_section(L, &d, "metrics", err);
+        if (rc == FL_OK)
+            rc = read_section(L, &d, "saved_queries", err);
         yaml_document_delete(&d.doc);
         if (rc != FL_OK)
             break;
@@ -288,6 +293,7 @@ void fl_sem_model_free(fl_sem_model *m)
         return;
     free(m->models);
     free(m->metrics);
+    free(m->saved);
     free(m->members);
     fl_arena_free(&m->arena);
     free(m);

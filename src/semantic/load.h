@@ -36,5 +36,7 @@ typedef struct sem_sink {
 fl_status sem_read_latest_models(sem_doc *d, const yaml_node_t *seq, const sem_sink *sink,
                                  fl_error *err);
 fl_status sem_read_metric(sem_doc *d, const yaml_node_t *n, sem_metric *mt, fl_error *err);
+/* One saved_queries: entry (load_saved.c). */
+fl_status sem_read_saved(sem_doc *d, const yaml_node_t *n, sem_saved *sq, fl_error *err);
 
 #endif

@@ -27,7 +27,7 @@ static fl_sem_member_info info(fl_sem_member_kind kind, const char *name, const 
 
 fl_status sem_build_members(fl_sem_model *m, fl_error *err)
 {
-    uint32_t n = m->nmetrics;
+    uint32_t n = m->nmetrics + m->nsaved;
     for (uint32_t i = 0; i < m->nmodels; i++)
         n += m->models[i].ndims + m->models[i].nentities + m->models[i].nmeasures;
     m->members = calloc(n + 1, sizeof *m->members);
@@ -55,6 +55,11 @@ fl_status sem_build_members(fl_sem_model *m, fl_error *err)
             m->members[k++] =
                 info(FL_SEM_MEASURE, ms->name, ms->agg, sm->name, &ms->about, &ms->at);
         }
+    }
+    for (uint32_t i = 0; i < m->nsaved; i++) {
+        const sem_saved *sq = &m->saved[i];
+        m->members[k++] =
+            info(FL_SEM_SAVED_QUERY, sq->name, "saved_query", NULL, &sq->about, &sq->at);
     }
     m->nmembers = k;
     return FL_OK;

@@ -96,12 +96,25 @@ typedef struct sem_metric {
     sem_where at;
 } sem_metric;
 
+/* saved_queries: a named query (group-by members already in floe's
+ * spelling: TimeDimension('metric_time', 'month') -> metric_time__month) */
+typedef struct sem_saved {
+    const char *name;
+    sem_about about;
+    const char **metrics, **group_by, **where, **order_by;
+    uint32_t nmetrics, ngroup_by, nwhere, norder_by;
+    int64_t limit;
+    sem_where at;
+} sem_saved;
+
 struct fl_sem_model {
     fl_arena arena;
     sem_smodel *models;
     uint32_t nmodels;
     sem_metric *metrics;
     uint32_t nmetrics;
+    sem_saved *saved;
+    uint32_t nsaved;
     fl_sem_member_info *members;
     uint32_t nmembers;
     char version[72];

@@ -199,8 +199,26 @@ static fl_status check_cycle(const fl_sem_model *m, uint32_t i, uint8_t *state, 
     return FL_OK;
 }
 
+static fl_status check_saved(const fl_sem_model *m, fl_error *err)
+{
+    char at[512];
+    for (uint32_t i = 0; i < m->nsaved; i++) {
+        const sem_saved *sq = &m->saved[i];
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(sq->name, m->saved[j].name))
+                return fl_errorf(err, FL_EINVAL, "%ssaved query '%s' is defined twice", AT(&sq->at),
+                                 sq->name);
+        for (uint32_t k = 0; k < sq->nmetrics; k++)
+            if (!sem_find_metric(m, sq->metrics[k]))
+                return fl_errorf(err, FL_EINVAL, "%ssaved query '%s': unknown metric '%s'",
+                                 AT(&sq->at), sq->name, sq->metrics[k]);
+    }
+    return FL_OK;
+}
+
 fl_status sem_validate(const fl_sem_model *m, fl_error *err)
 {
+    FL_TRY(check_saved(m, err));
     char at[512];
     FL_TRY(check_models(m, err));
     for (uint32_t i = 0; i < m->nmetrics; i++) {

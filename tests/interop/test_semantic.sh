@@ -58,6 +58,14 @@ asof="$("$FLOE_ENGINE_PY" -c 'import json, sys; print(max(t["committed_at"] for 
 export_csv
 "$FLOE_ENGINE_PY" "$here/semantic/oracle.py" "$FLOE_BIN" "$models" "$tmp" after || bad "answers differ from DuckDB (after the insert)"
 
+# ---- a saved query equals the same query spelled out ----
+a="$(sem query --saved monthly_net_revenue_by_region --limit 6 --format csv)"
+b="$(sem query --metrics net_revenue,return_rate --group-by metric_time__month,customer__region --where "{{ Dimension('order__status') }} <> 'cancelled'" --order-by metric_time__month,-net_revenue --limit 6 --format csv)"
+[ "$a" = "$b" ] && [ "$(wc -l <<< "$a")" = 7 ] || bad "saved query differs from the query spelled out:
+$a
+--- want
+$b"
+
 # ---- compile-only and list ----
 sql="$(sem compile --metrics net_revenue --group-by metric_time__month)"
 grep -q "date_trunc('month'" <<< "$sql" || bad "compile prints no SQL: $sql"

@@ -200,8 +200,55 @@ static void test_relations(void)
     fl_sem_model_free(m);
 }
 
+static void test_saved_queries(void)
+{
+    const char *text =
+        "metrics:\n  - {name: g, type: simple, type_params: {measure: gross_amount}}\n"
+        "saved_queries:\n"
+        "  - name: by_week\n"
+        "    description: weekly gross\n"
+        "    query_params:\n"
+        "      metrics: [g]\n"
+        "      group_by: [\"TimeDimension('metric_time', 'week')\", "
+        "\"Dimension('order__order_date').grain('month')\",\n"
+        "                 \"Entity('order')\", order__order_date__year]\n"
+        "      where: [\"{{ Dimension('order__order_date') }} >= '2024-01-01'\"]\n"
+        "      order_by: [\"Metric('g').descending(True)\", \"-metric_time__week\"]\n"
+        "      limit: 5\n";
+    fl_sem_model *m = NULL;
+    fl_error err = {0};
+    CHECK_OK(load2("models/saved.yml", text, &m, &err), &err);
+    if (!m)
+        return;
+    fl_sem_query q;
+    CHECK_OK(fl_sem_saved_query(m, "by_week", &q, &err), &err);
+    CHECK_EQ_INT(q.nmetrics, 1);
+    CHECK_EQ_INT(q.ngroup_by, 4);
+    if (q.ngroup_by == 4) {
+        CHECK_EQ_STR(q.group_by[0], "metric_time__week");
+        CHECK_EQ_STR(q.group_by[1], "order__order_date__month");
+        CHECK_EQ_STR(q.group_by[2], "order");
+        CHECK_EQ_STR(q.group_by[3], "order__order_date__year");
+    }
+    CHECK_EQ_INT(q.norder_by, 2);
+    if (q.norder_by == 2) {
+        CHECK_EQ_STR(q.order_by[0], "-g");
+        CHECK_EQ_STR(q.order_by[1], "-metric_time__week");
+    }
+    CHECK_EQ_INT(q.limit, 5);
+    char *sql = NULL;
+    CHECK_OK(fl_sem_compile(m, &q, NULL, 0, &sql, &err), &err);
+    CHECK(sql && strstr(sql, "LIMIT 5"));
+    free(sql);
+    CHECK(fl_sem_saved_query(m, "nope", &q, &err) == FL_ENOTFOUND);
+    fl_sem_model_free(m);
+    expect_error("saved_queries:\n  - name: s\n    query_params: {metrics: [nope]}\n",
+                 "models/m.yml:2: saved query 's': unknown metric 'nope'");
+}
+
 int main(void)
 {
+    TEST_RUN(test_saved_queries);
     TEST_RUN(test_relations);
     TEST_RUN(test_errors_name_file_line_member);
     TEST_RUN(test_both_specs_and_about);

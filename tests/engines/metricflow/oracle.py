@@ -42,6 +42,8 @@ CASES = [
     ("conversion rate and count", "visit_to_order_rate,visit_to_order_conversions,visits",
      "metric_time__month,visit__channel", None, False),
     ("conversion by a joined dimension", "visit_to_order_rate", "customer__region", None, False),
+    ("a saved query (saved_queries:)", "saved:monthly_net_revenue_by_region:net_revenue,return_rate",
+     "metric_time__month,customer__region", None, False),
     ("count, max, average", "order_total,largest_order,average_order_gross", "order__status", None, False),
 ]
 
@@ -83,9 +85,21 @@ def build_project(work, models, venv):
     return proj, env
 
 
+def query_args(metrics, gb, saved_flag):
+    """The query part of a command line: --metrics/--group-by, or a saved query
+    ("saved:NAME:metric,metric" in CASES)."""
+    if metrics.startswith("saved:"):
+        return [saved_flag, metrics.split(":")[1]]
+    return ["--metrics", metrics, "--group-by", gb]
+
+
+def case_metrics(metrics):
+    return metrics.split(":")[2] if metrics.startswith("saved:") else metrics
+
+
 def mf_rows(venv, proj, env, metrics, gb, where):
     out = os.path.join(proj, "out.csv")
-    cmd = [os.path.join(venv, "bin", "mf"), "query", "--metrics", metrics, "--group-by", gb, "--csv", out]
+    cmd = [os.path.join(venv, "bin", "mf"), "query", *query_args(metrics, gb, "--saved-query"), "--csv", out]
     if where:
         cmd += ["--where", where]
     p = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True)
@@ -99,7 +113,7 @@ def mf_rows(venv, proj, env, metrics, gb, where):
 
 def floe_rows(floe, models, work, metrics, gb, where):
     cmd = [floe, "semantic", "query", "--models", models, "--catalog", f"sqlite:{work}/cat.db",
-           "--warehouse", f"{work}/wh", "--format", "csv", "--metrics", metrics, "--group-by", gb]
+           "--warehouse", f"{work}/wh", "--format", "csv", *query_args(metrics, gb, "--saved")]
     if where:
         cmd += ["--where", where]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -123,7 +137,7 @@ def main():
     proj, env = build_project(work, models, venv)
     fails = 0
     for name, metrics, gb, where, extra_ok in CASES:
-        ms, gbs = metrics.split(","), gb.split(",")
+        ms, gbs = case_metrics(metrics).split(","), gb.split(",")
         try:
             fh, fr = floe_rows(floe, models, work, metrics, gb, where)
             mh, mr = mf_rows(venv, proj, env, metrics, gb, where)

@@ -2,7 +2,8 @@
 tests/interop/semantic/seed.sh written by floe behind `floe serve` (REST catalog, auth on), Trino 476
 on that catalog (TrinoServer of scenarios.py), and for every case the SQL of
 `floe semantic compile --dialect trino` run by Trino must give the rows of `floe semantic query`
-(matched on the group-by columns; numbers with a relative tolerance of 1e-9).
+(matched on the group-by columns; numbers with a relative tolerance of 1e-9), and so must
+`floe semantic query --engine trino://...` (floe sending the query to Trino over its HTTP protocol).
 """
 import csv
 import io
@@ -21,7 +22,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "metricflow"))
 from floe_engine import FLOE_BIN, FloeServer  # noqa: E402
-from oracle import CASES  # noqa: E402  (the MetricFlow oracle's cases, every metric type)
+from oracle import CASES, query_args  # noqa: E402  (the MetricFlow oracle's cases, every metric type)
 from scenarios import TrinoServer  # noqa: E402
 
 SRC = os.path.abspath(os.path.join(here, "..", "..", ".."))
@@ -66,7 +67,7 @@ def main():
         con = trino.dbapi.connect(host="127.0.0.1", port=tr.port, user="floe", catalog="iceberg",
                                   schema="default")
         for name, metrics, gb, where, _ in CASES:
-            args = ["--metrics", metrics, "--group-by", gb]
+            args = query_args(metrics, gb, "--saved")
             if where:  # Trino compares dates with DATE literals only
                 where = where.replace("'2024-03-01'", "DATE '2024-03-01'")
                 args += ["--where", where]
@@ -80,13 +81,22 @@ def main():
                 print("FAIL %s: %s" % (name, str(e)[:1500]))
                 fails += 1
                 continue
-            ok = len(rows) == len(trows) and all(
-                len(x) == len(y) and all(same(a, b) for a, b in zip(x, y)) for x, y in zip(rows, trows))
-            if ok and rows:
-                print("ok %s: %d rows equal floe's" % (name, len(rows)))
-            else:
-                print("FAIL %s:\n  floe:  %s\n  trino: %s" % (name, rows[:4], trows[:4]))
+            try:
+                engine = "trino://floe@127.0.0.1:%d/iceberg/default" % tr.port
+                erows = list(csv.reader(io.StringIO(floe_cmd(floe, "query", *args, "--format", "csv",
+                                                             "--engine", engine))))[1:]
+            except RuntimeError as e:
+                print("FAIL %s (--engine): %s" % (name, str(e)[:1500]))
                 fails += 1
+                continue
+            for what, other in (("trino", trows), ("--engine trino", erows)):
+                ok = len(rows) == len(other) and all(
+                    len(x) == len(y) and all(same(a, b) for a, b in zip(x, y)) for x, y in zip(rows, other))
+                if ok and rows:
+                    print("ok %s (%s): %d rows equal floe's" % (name, what, len(rows)))
+                else:
+                    print("FAIL %s (%s):\n  floe:  %s\n  other: %s" % (name, what, rows[:4], other[:4]))
+                    fails += 1
     finally:
         tr.stop()
         floe.stop()

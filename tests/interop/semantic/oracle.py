@@ -47,6 +47,13 @@ CASES = {
         f"WITH m AS (SELECT {MONTH} mo, sum{NET} v FROM orders GROUP BY 1) "
         "SELECT a.mo, a.v, a.v - p.v FROM m a LEFT JOIN m p ON p.mo = CAST(a.mo - INTERVAL 1 MONTH AS date) "
         "ORDER BY 1"),
+    "offset by a joined dimension with a filter on another (MetricFlow 0.213 differs: see docs)": (
+        ["--metrics", "net_revenue_mom_delta", "--group-by", "metric_time__month,customer__region",
+         "--where", "{{ Dimension('order__status') }} <> 'cancelled'"],
+        f"WITH m AS (SELECT {MONTH} mo, c.region r, sum{NET} v FROM orders o LEFT JOIN customers c "
+        "USING (customer_id) WHERE o.status <> 'cancelled' GROUP BY 1, 2) "
+        "SELECT a.mo, a.r, a.v - p.v FROM m a LEFT JOIN m p ON p.mo = CAST(a.mo - INTERVAL 1 MONTH AS date) "
+        "AND p.r IS NOT DISTINCT FROM a.r ORDER BY 1, 2 NULLS LAST"),
     "cumulative: running (as of the first day) and a 2-month window (as of the last)": (
         ["--metrics", "cumulative_net_revenue,net_revenue_trailing_2_months", "--group-by",
          "metric_time__month"],

@@ -189,10 +189,19 @@ json_t *mcp_tool_list_metrics(mcp_call *c, json_t *args)
     }
     if (!list)
         return NULL;
+    json_t *saved = json_array();
+    for (uint32_t i = 0; saved && i < n; i++) {
+        const fl_sem_member_info *mi = fl_sem_model_member(m, i);
+        if (mi->kind == FL_SEM_SAVED_QUERY)
+            json_array_append_new(saved,
+                                  json_pack("{s:s, s:s, s:s}", "name", mi->name, "description",
+                                            mi->description ? mi->description : "", "file",
+                                            mi->file ? mi->file : ""));
+    }
     size_t count = json_array_size(list);
-    return mcp_tool_ok(json_pack("{s:o, s:I, s:I, s:b, s:s, s:o}", "metrics", list, "count",
-                                 (json_int_t)count, "matched", (json_int_t)matched, "truncated",
-                                 truncated, "model_version", fl_sem_model_version(m), "receipt",
-                                 mcp_model_receipt(c)),
+    return mcp_tool_ok(json_pack("{s:o, s:o, s:I, s:I, s:b, s:s, s:o}", "metrics", list,
+                                 "saved_queries", saved, "count", (json_int_t)count, "matched",
+                                 (json_int_t)matched, "truncated", truncated, "model_version",
+                                 fl_sem_model_version(m), "receipt", mcp_model_receipt(c)),
                        NULL);
 }

@@ -3,6 +3,10 @@
  * (metrics, group_by, where in the model's Jinja syntax, order_by, limit)
  * through the semantic layer's public API (include/floe/semantic.h).
  *
+ * saved_query names one of the model's saved queries (dbt's saved_queries:)
+ * as the starting point: its where filters are kept and the call's are
+ * added; order_by and limit replace the saved ones when given.
+ *
  * compile_sql only compiles. query_metrics pushes its row cap into the
  * compiled SQL (LIMIT min(limit, max_result_rows + 1): the engine stops
  * there, one extra row says the result was cut), passes run_sql's budgets
@@ -31,25 +35,74 @@ static void sem_args_free(sem_args *a)
     free(a->metrics), free(a->group_by), free(a->where), free(a->order_by);
 }
 
+/* The saved query named in args into a->q (arrays into the model; where
+ * copied so the call's filters can be added). */
+static bool saved_query(mcp_call *c, const char *tool, json_t *args, const char *name, sem_args *a,
+                        json_t **answer)
+{
+    fl_error err = {0};
+    if (json_object_get(args, "metrics") || json_object_get(args, "group_by")) {
+        *answer = mcp_tool_fail("%s: saved_query '%s' brings its metrics and group_by; give "
+                                "where, order_by or limit to adjust it",
+                                tool, name);
+        return false;
+    }
+    if (fl_sem_saved_query(c->m->opt.model, name, &a->q, &err) != FL_OK) {
+        *answer = mcp_tool_fail("%s: %s", tool, err.msg);
+        return false;
+    }
+    const char **extra = NULL;
+    uint32_t nextra = 0;
+    if (!mcp_string_list(tool, "where", json_object_get(args, "where"), &extra, &nextra, answer))
+        return false;
+    a->where = calloc(a->q.nwhere + nextra + 1, sizeof *a->where);
+    if (!a->where) {
+        free(extra);
+        *answer = NULL;
+        return false;
+    }
+    for (uint32_t i = 0; i < a->q.nwhere; i++)
+        a->where[i] = a->q.where[i];
+    for (uint32_t i = 0; i < nextra; i++)
+        a->where[a->q.nwhere + i] = extra[i];
+    free(extra);
+    a->q.nwhere += nextra;
+    a->q.where = a->where;
+    if (json_object_get(args, "order_by")) {
+        if (!mcp_string_list(tool, "order_by", json_object_get(args, "order_by"), &a->order_by,
+                             &a->q.norder_by, answer))
+            return false;
+        a->q.order_by = a->order_by;
+    }
+    return true;
+}
+
 /* false with *answer (candidates or an error) when the query cannot be built. */
 static bool sem_args_parse(mcp_call *c, const char *tool, json_t *args, sem_args *a,
                            json_t **answer)
 {
     memset(a, 0, sizeof *a);
     a->q.limit = -1;
-    if (!mcp_metrics_resolve(c, tool, json_object_get(args, "metrics"), true, &a->metrics,
-                             &a->q.nmetrics, answer))
-        return false;
-    bool ok = mcp_string_list(tool, "group_by", json_object_get(args, "group_by"), &a->group_by,
-                              &a->q.ngroup_by, answer) &&
-              mcp_string_list(tool, "where", json_object_get(args, "where"), &a->where,
-                              &a->q.nwhere, answer) &&
-              mcp_string_list(tool, "order_by", json_object_get(args, "order_by"), &a->order_by,
-                              &a->q.norder_by, answer);
-    a->q.metrics = a->metrics;
-    a->q.group_by = a->group_by;
-    a->q.where = a->where;
-    a->q.order_by = a->order_by;
+    *answer = NULL;
+    const char *saved = json_string_value(json_object_get(args, "saved_query"));
+    bool ok;
+    if (saved) {
+        ok = saved_query(c, tool, args, saved, a, answer);
+    } else {
+        if (!mcp_metrics_resolve(c, tool, json_object_get(args, "metrics"), true, &a->metrics,
+                                 &a->q.nmetrics, answer))
+            return false;
+        ok = mcp_string_list(tool, "group_by", json_object_get(args, "group_by"), &a->group_by,
+                             &a->q.ngroup_by, answer) &&
+             mcp_string_list(tool, "where", json_object_get(args, "where"), &a->where, &a->q.nwhere,
+                             answer) &&
+             mcp_string_list(tool, "order_by", json_object_get(args, "order_by"), &a->order_by,
+                             &a->q.norder_by, answer);
+        a->q.metrics = a->metrics;
+        a->q.group_by = a->group_by;
+        a->q.where = a->where;
+        a->q.order_by = a->order_by;
+    }
     json_t *lim = json_object_get(args, "limit");
     if (ok && lim && json_integer_value(lim) < 0) {
         *answer = mcp_tool_fail("%s: argument \"limit\" must not be negative", tool);

@@ -422,6 +422,28 @@ static void test_query_metrics(void)
     res = call(m, "compile_sql", "{\"metrics\":[\"net_revenue\"],\"dialect\":\"trino\"}");
     CHECK(!is_error(res));
     json_decref(res);
+    /* a saved query of the model, adjusted by where and limit */
+    res = call(m, "list_metrics", "{}");
+    CHECK(has_name(json_object_get(sc(res), "saved_queries"), "monthly_net_revenue_by_region"));
+    json_decref(res);
+    res = call(m, "query_metrics",
+               "{\"saved_query\":\"monthly_net_revenue_by_region\",\"where\":[\"{{ "
+               "Dimension('customer__region') }} = 'EU'\"],\"limit\":2}");
+    CHECK(!is_error(res));
+    char *mt = json_dumps(json_object_get(sc(res), "metrics"), JSON_COMPACT);
+    CHECK_EQ_STR(mt, "[\"net_revenue\",\"return_rate\"]");
+    free(mt);
+    CHECK_EQ_INT(json_integer_value(json_object_get(sc(res), "row_count")), 2);
+    CHECK(strstr(json_string_value(json_object_get(sc(res), "sql")), "'EU'") != NULL);
+    CHECK(has_name(json_object_get(sc(res), "columns"), "customer__region"));
+    json_decref(res);
+    res = call(m, "compile_sql",
+               "{\"saved_query\":\"monthly_net_revenue_by_region\",\"metrics\":[\"net_revenue\"]}");
+    CHECK(is_error(res) && strstr(text_of(res), "saved_query"));
+    json_decref(res);
+    res = call(m, "compile_sql", "{\"saved_query\":\"no_such_saved\"}");
+    CHECK(is_error(res) && strstr(text_of(res), "no_such_saved"));
+    json_decref(res);
     /* errors name the member */
     res = call(m, "query_metrics",
                "{\"metrics\":[\"net_revenue\"],\"group_by\":[\"order__colour\"]}");

@@ -96,6 +96,14 @@ async function metricTools(client, label, want) {
     assert.match(m.find(c => c.name === 'net_revenue').description, /Certified by finance/);
     assert.equal(sc.rows, undefined);
   });
+  await check(`${label}: a saved query (listed by list_metrics), adjusted by where and limit, validates`, async () => {
+    assert.ok(out.list_metrics.structuredContent.saved_queries.some(q => q.name === 'monthly_net_revenue_by_region'));
+    const r = await client.callTool({ name: 'query_metrics', arguments: { saved_query: 'monthly_net_revenue_by_region', where: [seed.where[0]], limit: 3 } });
+    validate(byName.query_metrics, r);
+    assert.deepEqual(r.structuredContent.metrics, ['net_revenue', 'return_rate']);
+    assert.equal(r.structuredContent.row_count, 3);
+    assert.ok(r.structuredContent.rows.every(row => row.includes('EU')));
+  });
   await check(`${label}: an unknown metric is a tool error naming it`, async () => {
     const r = await client.callTool({ name: 'query_metrics', arguments: { metrics: ['shoe_sizes'] } });
     assert.equal(r.isError, true);

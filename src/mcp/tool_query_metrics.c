@@ -193,8 +193,8 @@ static json_t *run_query(mcp_call *c, fl_sql_session *s, sem_args *a, uint64_t m
         mcp_sql_error_text(s, &err, msg, sizeof msg);
         return mcp_tool_fail("query_metrics: %s", msg);
     }
-    json_t *extra = json_pack("{s:b, s:o, s:s, s:o}", "ambiguous", 0, "metrics", names_json(&a->q),
-                              "sql", fl_sem_receipt_sql(rec), "receipt", receipt_json(c, rec));
+    json_t *extra = json_pack("{s:b, s:o, s:o}", "ambiguous", 0, "metrics", names_json(&a->q),
+                              "receipt", receipt_json(c, rec)); /* the SQL is in the receipt */
     json_t *out = mcp_result_preview(c, s, r, max_rows, max_bytes, "query_metrics", extra);
     fl_sql_result_close(r);
     fl_sem_receipt_free(rec);

@@ -75,8 +75,8 @@ async function metricTools(client, label, want) {
     assert.match(sc.receipt.replay_sql, /FOR VERSION AS OF/);
     assert.deepEqual(sc.receipt.tables.map(t => t.table).sort(), ['default.customers', 'default.orders']);
     assert.ok(sc.receipt.tables.every(t => Number.isInteger(t.snapshot_id) && t.committed_at));
-    assert.equal(out.compile_sql.structuredContent.sql, sc.sql.replace(/\nLIMIT \d+$/, ''));
-    assert.match(sc.sql, /LIMIT \d+$/);
+    assert.equal(out.compile_sql.structuredContent.sql, sc.receipt.sql.replace(/\nLIMIT \d+$/, ''));
+    assert.match(sc.receipt.sql, /LIMIT \d+$/);
   });
   await check(`${label}: get_dimensions / get_entities / get_dimension_values answers`, () => {
     const dims = out.get_dimensions.structuredContent.dimensions.map(d => d.name);

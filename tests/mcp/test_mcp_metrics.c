@@ -406,7 +406,8 @@ static void test_query_metrics(void)
                "{\"metrics\":[\"net_revenue\"],\"group_by\":[\"metric_time__month\"],\"limit\":2,"
                "\"max_rows\":1}");
     CHECK(!is_error(res));
-    CHECK(strstr(json_string_value(json_object_get(sc(res), "sql")), "LIMIT 2") != NULL);
+    CHECK(strstr(json_string_value(json_object_get(json_object_get(sc(res), "receipt"), "sql")),
+                 "LIMIT 2") != NULL);
     CHECK_EQ_INT(json_integer_value(json_object_get(sc(res), "row_count")), 2);
     CHECK_EQ_INT(json_array_size(json_object_get(sc(res), "rows")), 1);
     CHECK(json_is_true(json_object_get(sc(res), "truncated")));
@@ -434,7 +435,8 @@ static void test_query_metrics(void)
     CHECK_EQ_STR(mt, "[\"net_revenue\",\"return_rate\"]");
     free(mt);
     CHECK_EQ_INT(json_integer_value(json_object_get(sc(res), "row_count")), 2);
-    CHECK(strstr(json_string_value(json_object_get(sc(res), "sql")), "'EU'") != NULL);
+    CHECK(strstr(json_string_value(json_object_get(json_object_get(sc(res), "receipt"), "sql")),
+                 "'EU'") != NULL);
     CHECK(has_name(json_object_get(sc(res), "columns"), "customer__region"));
     json_decref(res);
     res = call(m, "compile_sql",

@@ -4,6 +4,7 @@
 # (tests/semantic/models). The seed scenario, "net revenue by month for 2024 in region EU", is computed three ways
 # here — `floe semantic query`, hand-written SQL, and query_metrics in mcp-metrics-sdk.mjs — and must agree; a
 # principal whose orders are row-filtered gets the filtered numbers (checked against the same SQL with the filter).
+# The MCP Inspector CLI lists the metric tools over stdio and runs query_metrics over HTTP as the filtered principal.
 # Bad model files stop both servers at startup naming file and line. Skips (77) without the npm packages.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -76,5 +77,20 @@ http="http://$(sed -n 1p "$tmp/ready")"
 node "$here/mcp-metrics-sdk.mjs" --floe="$floe" --catalog="$cat" --warehouse="$wh" --models="$models" --http="$http" \
   --analyst="$(tok analyst)" --c8_only="$(tok c8_only)" --nobody="$(tok nobody)" \
   --want="$sql" --want_c8="$sql_c8" || rc=1
+
+# the MCP Inspector CLI: the metric tools over stdio, query_metrics over HTTP as the row-filtered principal
+insp() { node "$here/mcp-inspector.mjs" "$@"; }
+out=$(insp "$floe" mcp --catalog="$cat" --warehouse="$wh" --models="$models" --method tools/list) || fail "inspector stdio tools/list"
+for t in list_metrics get_dimensions get_entities get_dimension_values query_metrics compile_sql; do
+  grep -q "\"name\": \"$t\"" <<<"$out" || fail "inspector stdio: tools/list lacks $t"
+done
+out=$(insp "$http/mcp" --transport http --header "Authorization: Bearer $(tok c8_only)" --method tools/call \
+  --tool-name query_metrics --tool-arg 'metrics=["net_revenue"]' --tool-arg 'group_by=["customer__region"]' \
+  --tool-arg 'where=["{{ Dimension('"'customer__region'"') }} = '"'EU'"'"]') || fail "inspector http query_metrics"
+want_c8_eu=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c "SELECT sum(o.gross_amount - o.discount_applied - o.return_amount)
+  FROM orders o JOIN customers c ON c.customer_id = o.customer_id WHERE c.region = 'EU' AND o.customer_id % 8 = 0")
+[[ "$want_c8_eu" =~ ^[0-9]+\.[0-9]{2}$ ]] || fail "hand-written SQL for c8_only's EU net revenue: '$want_c8_eu'"
+grep -q "\"EU\",\"$want_c8_eu\"" <<<"$(tr -d ' \n' <<<"$out")" || fail "inspector http: c8_only's EU net revenue is not $want_c8_eu: $out"
+[ $rc = 0 ] && echo "ok   inspector CLI: metric tools over stdio, query_metrics over HTTP as a row-filtered principal"
 if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -20 "$tmp/serve.log"; fi
 exit $rc

@@ -14,42 +14,7 @@ floe=$FLOE_BIN
 if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
   echo "skip: node_modules missing in $here (run: make deps, or npm ci there)"; exit 77
 fi
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-mcp-metrics.XXXXXX")"
-pid=
-cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
-trap cleanup EXIT
-models="$src/tests/semantic/models"
-cat="sqlite:$tmp/cat.db"
-wh="$tmp/wh"
-fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
-. "$here/semantic/seed.sh"
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
-
-# principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants
-adm() { "$floe" admin --catalog "$cat" "$@" >/dev/null; }
-for p in analyst c8_only nobody; do adm principal create "$p"; done
-adm role create all_r
-adm role create c8_r
-adm role assign analyst all_r
-adm role assign c8_only c8_r
-adm grant all_r read namespace default
-adm grant c8_r read namespace default
-adm policy row-filter c8_r default.orders "customer_id % 8 = 0"
-tok() { "$floe" admin --catalog "$cat" token "$@"; }
-
-# the seed scenario by floe semantic query and by hand-written SQL
-where=(--where "{{ Dimension('customer__region') }} = 'EU'" --where "{{ TimeDimension('metric_time', 'day') }} >= '2024-01-01'"
-       --where "{{ TimeDimension('metric_time', 'day') }} < '2025-01-01'")
-sem=$("$floe" semantic query --models "$models" --catalog "$cat" --warehouse "$wh" --metrics net_revenue \
-  --group-by metric_time__month "${where[@]}" --order-by metric_time__month --format csv | tail -n +2)
-hand() {
-  "$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c "SELECT CAST(date_trunc('month', o.order_date) AS date),
-    sum(o.gross_amount - o.discount_applied - o.return_amount) FROM orders o JOIN customers c ON c.customer_id = o.customer_id
-    WHERE c.region = 'EU' AND o.order_date >= DATE '2024-01-01' AND o.order_date < DATE '2025-01-01' $1 GROUP BY 1 ORDER BY 1"
-}
-sql=$(hand "")
-sql_c8=$(hand "AND o.customer_id % 8 = 0")
+. "$here/mcp-metrics-world.sh"
 [ "$(wc -l <<<"$sem")" -ge 6 ] || fail "floe semantic query returned too few months: $sem"
 [ "$sem" = "$sql" ] || fail "floe semantic query differs from SQL:
 $sem
@@ -67,12 +32,6 @@ if out=$("$floe" serve --port 0 --catalog "$cat" --warehouse "$wh" --models "$tm
 grep -q 'bad/m.yml:4:.*no_such_measure' <<<"$out" || fail "floe serve: the error names no file and line: $out"
 [ $rc = 0 ] && echo "ok   bad model files stop floe mcp and floe serve naming file and line"
 
-port=$((20000 + RANDOM % 20000))
-"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$models" --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
-if [ ! -s "$tmp/ready" ]; then echo "FAIL: floe serve did not start:"; tail -20 "$tmp/serve.log"; exit 1; fi
-http="http://$(sed -n 1p "$tmp/ready")"
 
 node "$here/mcp-metrics-sdk.mjs" --floe="$floe" --catalog="$cat" --warehouse="$wh" --models="$models" --http="$http" \
   --analyst="$(tok analyst)" --c8_only="$(tok c8_only)" --nobody="$(tok nobody)" \

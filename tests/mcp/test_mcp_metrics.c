@@ -225,6 +225,16 @@ static void test_listed_with_model_only(void)
         CHECK(json_is_true(json_object_get(json_object_get(t, "annotations"), "readOnlyHint")));
     }
     json_decref(r);
+    /* the metrics as a resource */
+    r = send(m, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/list\"}");
+    CHECK(has_name(json_object_get(json_object_get(r, "result"), "resources"), "metrics"));
+    json_decref(r);
+    r = send(m, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{"
+                "\"uri\":\"floe://metrics\"}}");
+    const char *text = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(r, "result"), "contents"), 0), "text"));
+    CHECK(text && strstr(text, "\"net_revenue\"") && strstr(text, "monthly_net_revenue_by_region"));
+    json_decref(r);
     fl_mcp_server_free(m);
     world_close(&w);
 }

@@ -7,7 +7,10 @@
  * MCP-Protocol-Version header) and the rest is the message. The servers
  * have no catalog: the table tools answer isError and run_sql reaches the
  * SQL engine with whatever SQL the JSON carries (VALUES, SELECT of
- * constants), in a read-only block.
+ * constants), in a read-only block. Both have a small semantic model, so
+ * the metric tools (list_metrics, get_dimensions, get_entities,
+ * compile_sql; query_metrics and get_dimension_values up to the missing
+ * catalog) and their candidates are reached too.
  * Properties: no crash, leak or UB; every response is one JSON object with
  * jsonrpc "2.0" and either a result or an error with an integer code; a
  * message that is not a notification or a response gets a response.
@@ -19,6 +22,7 @@
 
 #include "floe/mcp.h"
 #include "floe/s3.h"
+#include "floe/semantic.h"
 
 static fl_status who(void *ctx, void *caller, fl_principal *out, fl_error *err)
 {
@@ -28,12 +32,44 @@ static fl_status who(void *ctx, void *caller, fl_principal *out, fl_error *err)
     return FL_OK;
 }
 
+static const char MODEL[] =
+    "semantic_models:\n"
+    "  - name: orders\n"
+    "    model: ref('orders')\n"
+    "    defaults: {agg_time_dimension: order_date}\n"
+    "    entities:\n"
+    "      - {name: order, type: primary, expr: order_id}\n"
+    "      - {name: customer, type: foreign, expr: customer_id}\n"
+    "    dimensions:\n"
+    "      - {name: order_date, type: time, type_params: {time_granularity: day}}\n"
+    "      - {name: status, type: categorical}\n"
+    "    measures:\n"
+    "      - {name: gross_amount, agg: sum}\n"
+    "      - {name: discount, agg: sum}\n"
+    "  - name: customers\n"
+    "    model: ref('customers')\n"
+    "    entities:\n"
+    "      - {name: customer, type: primary, expr: customer_id}\n"
+    "    dimensions:\n"
+    "      - {name: region, type: categorical}\n"
+    "metrics:\n"
+    "  - {name: gross_revenue, type: simple, type_params: {measure: gross_amount}}\n"
+    "  - {name: discounts, type: simple, type_params: {measure: discount}}\n"
+    "  - name: net_revenue\n"
+    "    description: Gross minus discounts.\n"
+    "    type: derived\n"
+    "    type_params: {expr: gross_revenue - discounts, metrics: [gross_revenue, discounts]}\n";
+
 static fl_mcp_server *server(bool sessions)
 {
     static fl_mcp_server *m[2];
     static fl_fileio *io;
+    static fl_sem_model *model;
     fl_error err = {0};
     if (!io && fl_fileio_default(NULL, &io, &err) != FL_OK)
+        abort();
+    fl_sem_file f = {"fuzz.yml", MODEL, sizeof MODEL - 1};
+    if (!model && fl_sem_model_load_files(&f, 1, &model, &err) != FL_OK)
         abort();
     if (!m[sessions]) {
         fl_mcp_options o;
@@ -46,6 +82,7 @@ static fl_mcp_server *server(bool sessions)
         o.max_result_rows = 1000;
         o.max_results_bytes = 1u << 20;
         o.max_sessions = 16;
+        o.model = model;
         if (fl_mcp_server_new(&o, &m[sessions], &err) != FL_OK)
             abort();
     }

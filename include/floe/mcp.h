@@ -82,6 +82,11 @@ typedef struct fl_mcp_options {
     uint32_t max_queries_per_minute;
     uint32_t threads;      /* SQL worker threads; 0 = 2 */
     uint64_t memory_limit; /* SQL operator memory; 0 = engine default */
+    /* The semantic layer's model (semantic.h), borrowed, read-only: the
+     * metric tools (list_metrics, get_dimensions, get_entities,
+     * get_dimension_values, query_metrics, compile_sql) are listed and
+     * answer only when it is set. Their data is read as the caller too. */
+    const struct fl_sem_model *model;
 } fl_mcp_options;
 
 typedef struct fl_mcp_server fl_mcp_server;

@@ -78,6 +78,7 @@ typedef struct fl_server_options {
     bool mcp_run_sql_disabled;
     uint64_t mcp_max_scan_bytes;
     uint32_t mcp_max_queries_per_minute;
+    const struct fl_sem_model *mcp_model; /* borrowed; NULL = no metric tools */
 } fl_server_options;
 
 typedef struct fl_server fl_server;

@@ -10,6 +10,9 @@
  * the principal is named after $USER. The catalog is opened as by floe
  * sql's reading statements: one that does not exist is not created, and
  * the tools then answer that there is no catalog.
+ *
+ * --models DIR loads a semantic model (include/floe/semantic.h) for the
+ * metric tools; a bad model file is a startup error naming file and line.
  */
 #include <pwd.h>
 #include <stdio.h>
@@ -21,9 +24,11 @@
 #include "cli/cmd_table_write.h"
 #include "cli/units.h"
 #include "floe/mcp.h"
+#include "floe/semantic.h"
 
 typedef struct mcp_cli {
     const char *catalog_uri, *warehouse;
+    const char *models_dir; /* --models: the metric tools' model */
     bool no_run_sql;
     uint64_t max_result_rows, max_scan_bytes;
     uint32_t max_queries_per_minute;
@@ -35,8 +40,11 @@ static void usage(FILE *out)
         out,
         "usage: floe mcp [options]\n"
         "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
-        "  tools list_tables, describe_table, table_history, run_sql, estimate_cost.\n\n"
+        "  tools list_tables, describe_table, table_history, run_sql, estimate_cost;\n"
+        "  with --models also list_metrics, get_dimensions, get_entities,\n"
+        "  get_dimension_values, query_metrics, compile_sql.\n\n"
         "options:\n"
+        "  --models DIR           a semantic model folder (dbt-format YAML) for the metric tools\n"
         "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
         "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
         "  --warehouse DIR        root of tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
@@ -63,6 +71,7 @@ static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error
 static int parse_args(int argc, char **argv, mcp_cli *o)
 {
     static const char *const known[] = {"--catalog",
+                                        "--models",
                                         "--warehouse",
                                         "--max-result-rows",
                                         "--max-scan-bytes",
@@ -97,6 +106,8 @@ static int parse_args(int argc, char **argv, mcp_cli *o)
             o->catalog_uri = val;
         } else if (!strcmp(name, "--warehouse")) {
             o->warehouse = val;
+        } else if (!strcmp(name, "--models")) {
+            o->models_dir = val;
         } else if (!strcmp(name, "--max-scan-bytes")) {
             if (!cli_parse_size(val, &o->max_scan_bytes) || !o->max_scan_bytes) {
                 fprintf(stderr, "floe mcp: --max-scan-bytes takes a size such as 512MB or 10GB\n");
@@ -157,9 +168,14 @@ int fl_cmd_mcp(int argc, char **argv)
     int u = parse_args(argc, argv, &o);
     if (u)
         return u < 0 ? 0 : u;
+    fl_error err = {0};
+    fl_sem_model *model = NULL;
+    if (o.models_dir && fl_sem_model_load_dir(o.models_dir, &model, &err) != FL_OK) {
+        fprintf(stderr, "floe mcp: --models %s: %s\n", o.models_dir, err.msg);
+        return 1;
+    }
     fl_cli_catalog cat;
     memset(&cat, 0, sizeof cat);
-    fl_error err = {0};
     bool have_cat = true;
     fl_status rc = fl_cli_catalog_open_ro(o.catalog_uri, o.warehouse, &cat, &err);
     if (rc == FL_ENOTFOUND) {
@@ -170,6 +186,7 @@ int fl_cmd_mcp(int argc, char **argv)
     }
     if (rc != FL_OK) {
         fprintf(stderr, "floe mcp: %s\n", err.msg);
+        fl_sem_model_free(model);
         return 1;
     }
     fl_mcp_options mo;
@@ -181,6 +198,7 @@ int fl_cmd_mcp(int argc, char **argv)
     mo.max_result_rows = o.max_result_rows;
     mo.max_scan_bytes = o.max_scan_bytes;
     mo.max_queries_per_minute = o.max_queries_per_minute;
+    mo.model = model;
     fl_mcp_server *m = NULL;
     int status = 1;
     if (fl_mcp_server_new(&mo, &m, &err) == FL_OK)
@@ -192,5 +210,6 @@ int fl_cmd_mcp(int argc, char **argv)
         fl_cli_catalog_close(&cat);
     else
         fl_fileio_destroy(cat.io);
+    fl_sem_model_free(model);
     return status;
 }

@@ -26,7 +26,9 @@
  * MCP at POST /mcp (docs/mcp.md): mcp-run-sql (true; false refuses the
  * run_sql tool), mcp-max-scan-bytes (a size: run_sql refuses a query whose
  * estimate scans more; none by default), mcp-max-queries-per-minute (run_sql
- * statements per principal and minute; none by default).
+ * statements per principal and minute; none by default), models (a semantic
+ * model folder for the metric tools; loaded at startup, a bad file is a
+ * startup error naming file and line).
  *
  * SQL read cache: sql-cache-mb (default 256): one fl_sql_shared_cache for
  * the whole process, given to every pgwire and HTTP SQL session (0 = none
@@ -64,6 +66,7 @@
 #include "cli/units.h"
 #include "floe/admission.h"
 #include "floe/pgwire.h"
+#include "floe/semantic.h"
 #include "floe/server.h"
 #include "floe/sql.h"
 
@@ -77,6 +80,7 @@ typedef struct serve_cfg {
     bool pg_on;
     fl_limit_defaults limits; /* both front ends' defaults */
     long long sql_cache_mb;   /* -1 = default */
+    const char *models_dir;   /* models: the MCP metric tools' semantic model */
     char *owned[256];
     int nowned;
 } serve_cfg;
@@ -245,6 +249,8 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
             return -1;
         }
         o->mcp_max_queries_per_minute = (uint32_t)x;
+    } else if (!strcmp(k, "models")) {
+        c->models_dir = keep(c, v);
     } else if (!strcmp(k, "mcp-run-sql"))
         o->mcp_run_sql_disabled = !truthy(v);
     else if (!strcmp(k, "pg-host"))
@@ -363,7 +369,8 @@ static const char *const KEYS[] = {"host",
                                    "login-window",
                                    "mcp-run-sql",
                                    "mcp-max-scan-bytes",
-                                   "mcp-max-queries-per-minute"};
+                                   "mcp-max-queries-per-minute",
+                                   "models"};
 
 static int read_env(serve_cfg *c)
 {
@@ -407,7 +414,8 @@ static void usage(FILE *f)
            "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
            "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n"
            "MCP at POST /mcp: --mcp-run-sql false (refuse run_sql) --mcp-max-scan-bytes SIZE\n"
-           "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n");
+           "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n"
+           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -503,6 +511,7 @@ int fl_cmd_serve(int argc, char **argv)
     fl_admission *adm = NULL; /* running statements per principal, both front ends */
     const char *config = NULL;
     fl_sql_shared_cache *cache = NULL; /* the SQL sessions' read cache */
+    fl_sem_model *model = NULL;        /* --models, for the MCP metric tools */
     int rc = 2;
     if (parse_args(&c, argc, argv, &config)) /* first pass: --config only */
         goto done;
@@ -569,6 +578,11 @@ int fl_cmd_serve(int argc, char **argv)
     c.pg.admission = adm;
     c.o.sql_limits = &c.limits;
     c.pg.limits = &c.limits;
+    if (c.models_dir && fl_sem_model_load_dir(c.models_dir, &model, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: models %s: %s\n", c.models_dir, err.msg);
+        goto done;
+    }
+    c.o.mcp_model = model;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -634,6 +648,7 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
+    fl_sem_model_free(model);
     fl_admission_free(adm);
     fl_sql_shared_cache_free(cache);
     for (int i = 0; i < c.nowned; i++)

@@ -14,6 +14,7 @@
 
 #include "floe/mcp.h"
 #include "floe/predicate.h"
+#include "floe/semantic.h"
 #include "floe/sql.h"
 
 /* JSON-RPC error codes */
@@ -108,8 +109,43 @@ json_t *mcp_tool_describe_table(mcp_call *c, json_t *args);
 json_t *mcp_tool_table_history(mcp_call *c, json_t *args);
 json_t *mcp_tool_run_sql(mcp_call *c, json_t *args);
 json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args);
-/* The tool definitions (name, description, inputSchema, outputSchema, annotations). */
-json_t *mcp_tool_defs(void);
+/* The tool definitions (name, description, inputSchema, outputSchema,
+ * annotations); the metric tools' too when with_metrics (a model is set). */
+json_t *mcp_tool_defs(bool with_metrics);
+/* Appends the metric tools' definitions (tool_defs_metrics.c) to arr. */
+bool mcp_metric_tool_defs(json_t *arr);
+/* Drains r (a query's cursor on s) into a preview that fits max_rows and
+ * max_bytes, per-column statistics and a stored result (CSV, Arrow): the
+ * tool's result with a resource_link (tool_sql.c, shared by run_sql and
+ * query_metrics). extra (stolen, may be NULL) is merged into
+ * structuredContent; its "receipt" replaces the one made from r's reads. */
+json_t *mcp_result_preview(mcp_call *c, fl_sql_session *s, fl_sql_result *r, uint64_t max_rows,
+                           uint64_t max_bytes, const char *tool, json_t *extra);
+
+/* ---- metric tools (tool_metrics.c, tool_dimensions.c, tool_dim_values.c,
+ * tool_query_metrics.c) over options.model ---- */
+json_t *mcp_tool_list_metrics(mcp_call *c, json_t *args);
+json_t *mcp_tool_get_dimensions(mcp_call *c, json_t *args);
+json_t *mcp_tool_get_entities(mcp_call *c, json_t *args);
+json_t *mcp_tool_get_dimension_values(mcp_call *c, json_t *args);
+json_t *mcp_tool_query_metrics(mcp_call *c, json_t *args);
+json_t *mcp_tool_compile_sql(mcp_call *c, json_t *args);
+/* Metric names of args.metrics (an array of strings) checked against the
+ * model: FL_OK with *names (malloc'd array of borrowed strings; free the
+ * array) and *n; else *answer is the tool's answer: the candidates when a
+ * name is not exact but matches metrics (isError false), an error naming
+ * an unknown metric. required: an empty list is an error. */
+bool mcp_metrics_resolve(mcp_call *c, const char *tool, json_t *list, bool required,
+                         const char ***names, uint32_t *n, json_t **answer);
+/* The strings of a JSON array (malloc'd array of borrowed strings), or a
+ * tool error naming arg when an item is not a string. */
+bool mcp_string_list(const char *tool, const char *arg, json_t *list, const char ***out,
+                     uint32_t *n, json_t **answer);
+/* {name, type, description, ai_context, file} of a model member. */
+json_t *mcp_member_json(const fl_sem_member_info *mi);
+/* The receipt of an answer that read no table (list_metrics, compile_sql):
+ * principal, tables [] and the model version. */
+json_t *mcp_model_receipt(const mcp_call *c);
 
 /* ---- SQL access (sqlrun.c) ---- */
 /* A SQL session as c's principal over c's catalog. ns may be NULL. */

@@ -6,6 +6,8 @@
  *                         (base64 "blob")
  *   floe://tables/{table} describe_table's answer as JSON (the engine
  *                         authorizes it as the tool does)
+ *   floe://metrics        with a semantic model: list_metrics' answer for
+ *                         every metric and saved query, as JSON
  *
  * resources/list shows the caller's stored results; tables are reached
  * through the template (listing every table as a resource would copy
@@ -20,7 +22,33 @@
 json_t *mcp_resources_list(mcp_call *c)
 {
     json_t *r = mcp_results_list(c->m, &c->who);
+    if (r && c->m->opt.model)
+        json_array_append_new(r, json_pack("{s:s, s:s, s:s, s:s}", "uri", "floe://metrics", "name",
+                                           "metrics", "description",
+                                           "the semantic model's metrics and saved queries",
+                                           "mimeType", "application/json"));
     return r ? json_pack("{s:o}", "resources", r) : NULL;
+}
+
+/* A tool's structuredContent as a resource, or NULL with msg (its error). */
+static json_t *tool_resource(const char *uri, json_t *res, char *msg, size_t cap)
+{
+    if (!res)
+        return NULL;
+    if (json_is_true(json_object_get(res, "isError"))) {
+        const char *why = json_string_value(
+            json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+        snprintf(msg, cap, "%s: %s", uri, why ? why : "cannot be read");
+        json_decref(res);
+        return NULL;
+    }
+    char *text = json_dumps(json_object_get(res, "structuredContent"), JSON_COMPACT);
+    json_decref(res);
+    json_t *r = text ? json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri, "mimeType",
+                                 "application/json", "text", text)
+                     : NULL;
+    free(text);
+    return r;
 }
 
 json_t *mcp_resources_templates(void)
@@ -99,22 +127,16 @@ json_t *mcp_resources_read(mcp_call *c, json_t *params, int *code, char *msg, si
         json_t *args = json_pack("{s:s}", "table", uri + 14);
         json_t *res = mcp_tool_describe_table(c, args);
         json_decref(args);
-        if (!res)
-            return NULL;
-        if (json_is_true(json_object_get(res, "isError"))) {
-            const char *why = json_string_value(
-                json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
-            snprintf(msg, cap, "%s: %s", uri, why ? why : "cannot be read");
-            json_decref(res);
-            return NULL;
-        }
-        char *text = json_dumps(json_object_get(res, "structuredContent"), JSON_COMPACT);
-        json_decref(res);
-        json_t *r = text ? contents(uri, "application/json", text) : NULL;
-        free(text);
-        return r;
+        return tool_resource(uri, res, msg, cap);
     }
-    snprintf(msg, cap, "resource not found: %s (floe://results/{id} or floe://tables/{table})",
-             uri);
+    if (!strcmp(uri, "floe://metrics") && c->m->opt.model) {
+        json_t *args =
+            json_pack("{s:i, s:I}", "max_items", 10000, "max_bytes", (json_int_t)1 << 40);
+        json_t *res = mcp_tool_list_metrics(c, args);
+        json_decref(args);
+        return tool_resource(uri, res, msg, cap);
+    }
+    snprintf(msg, cap, "resource not found: %s (floe://results/{id}, floe://tables/{table}%s)", uri,
+             c->m->opt.model ? " or floe://metrics" : "");
     return NULL;
 }

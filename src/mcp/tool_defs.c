@@ -115,7 +115,7 @@ static const char *const defs[] = {
     "\"tables\",\"total\",\"bound\",\"plan\",\"receipt\"]}," RO "}",
 };
 
-json_t *mcp_tool_defs(void)
+json_t *mcp_tool_defs(bool with_metrics)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < sizeof defs / sizeof defs[0]; i++) {
@@ -127,6 +127,10 @@ json_t *mcp_tool_defs(void)
             return NULL;
         }
         json_array_append_new(arr, d);
+    }
+    if (arr && with_metrics && !mcp_metric_tool_defs(arr)) {
+        json_decref(arr);
+        return NULL;
     }
     return arr;
 }

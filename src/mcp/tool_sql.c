@@ -8,7 +8,9 @@
  * whether the result was cut; the result is also cut once its CSV passes
  * half the result store (complete: false either way). Every row kept goes
  * to the stored CSV (results.c) and the column statistics; the preview
- * keeps the first rows that fit max_rows and max_bytes.
+ * keeps the first rows that fit max_rows and max_bytes. The preview, the
+ * statistics and the stored result (mcp_result_preview) are shared with
+ * query_metrics, which hands in its semantic query's cursor.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -230,7 +232,8 @@ static char *capped_sql(const char *sql, bool wrappable, uint64_t cap)
     return out;
 }
 
-static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool complete)
+static json_t *preview_result(mcp_call *c, run_state *st, fl_sql_result *r, bool complete,
+                              const char *tool, json_t *extra)
 {
     const fl_schema *sch = fl_sql_result_schema(r);
     json_t *reads = json_array();
@@ -248,7 +251,8 @@ static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool
     if (mcp_results_put(c->m, c->who.name, csv, st->csv_len, arrow, arrow_len, st->rows, id,
                         &err) != FL_OK) {
         json_decref(reads);
-        return mcp_tool_fail("run_sql: %s", err.msg);
+        json_decref(extra);
+        return mcp_tool_fail("%s: %s", tool, err.msg);
     }
     char uri[64];
     snprintf(uri, sizeof uri, "floe://results/%s", id);
@@ -260,6 +264,9 @@ static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool
                   "truncated", st->truncated || !complete, "column_stats", stats_json(st, sch),
                   "result_uri", uri, "tag", fl_sql_result_tag(r), "receipt", mcp_receipt(c, reads));
     json_decref(reads);
+    if (sc && extra)
+        json_object_update(sc, extra);
+    json_decref(extra);
     if (sc && arrow_len) {
         char auri[80];
         snprintf(auri, sizeof auri, "floe://results/%s.arrow", id);
@@ -273,6 +280,31 @@ static json_t *run_sql_result(mcp_call *c, run_state *st, fl_sql_result *r, bool
     return mcp_tool_ok(sc, link);
 }
 
+json_t *mcp_result_preview(mcp_call *c, fl_sql_session *s, fl_sql_result *r, uint64_t max_rows,
+                           uint64_t max_bytes, const char *tool, json_t *extra)
+{
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.max_rows = max_rows;
+    st.max_bytes = max_bytes;
+    st.preview = json_array();
+    bool complete = true;
+    fl_error err = {0};
+    fl_status rc = drain(s, r, &st, c->m->opt.max_result_rows, c->m->opt.max_results_bytes / 2,
+                         &complete, &err);
+    json_t *out;
+    if (rc == FL_OK) {
+        out = preview_result(c, &st, r, complete, tool, extra);
+    } else {
+        json_decref(extra);
+        char m[1100];
+        mcp_sql_error_text(s, &err, m, sizeof m);
+        out = mcp_tool_fail("%s: %s", tool, m);
+    }
+    state_free(&st);
+    return out;
+}
+
 json_t *mcp_tool_run_sql(mcp_call *c, json_t *args)
 {
     if (c->m->opt.run_sql_disabled)
@@ -281,45 +313,30 @@ json_t *mcp_tool_run_sql(mcp_call *c, json_t *args)
     if (!sql)
         return mcp_tool_fail("run_sql: argument \"sql\" is required");
     json_t *mr = json_object_get(args, "max_rows"), *mb = json_object_get(args, "max_bytes");
-    run_state st;
-    memset(&st, 0, sizeof st);
-    st.max_rows = mr ? (uint64_t)json_integer_value(mr) : 20;
-    st.max_bytes = mb ? (uint64_t)json_integer_value(mb) : 8000;
+    uint64_t max_rows = mr ? (uint64_t)json_integer_value(mr) : 20;
+    uint64_t max_bytes = mb ? (uint64_t)json_integer_value(mb) : 8000;
     bool wrappable = false;
     fl_error err = {0};
     if (mcp_sql_read_only(sql, &wrappable, &err) != FL_OK)
         return mcp_tool_fail("run_sql: %s", err.msg);
-    uint64_t cap = c->m->opt.max_result_rows;
-    char *run = capped_sql(sql, wrappable, cap);
+    char *run = capped_sql(sql, wrappable, c->m->opt.max_result_rows);
     if (!run)
         return NULL;
-    st.preview = json_array();
     fl_sql_session *s = NULL;
     fl_sql_result *r = NULL;
-    bool complete = true;
     fl_status rc = mcp_sql_open(c, json_string_value(json_object_get(args, "namespace")), &s, &err);
-    json_t *refused = rc == FL_OK ? mcp_budget_refusal(c, s, sql, wrappable) : NULL;
-    if (refused) {
-        free(run);
-        fl_sql_session_close(s);
-        state_free(&st);
-        return refused;
-    }
-    if (rc == FL_OK)
+    json_t *out = rc == FL_OK ? mcp_budget_refusal(c, s, sql, wrappable) : NULL;
+    if (!out && rc == FL_OK)
         rc = fl_sql_execute(s, run, &r, &err);
-    if (rc == FL_OK)
-        rc = drain(s, r, &st, cap, c->m->opt.max_results_bytes / 2, &complete, &err);
     free(run);
-    json_t *out;
-    if (rc == FL_OK) {
-        out = run_sql_result(c, &st, r, complete);
-    } else {
+    if (!out && rc == FL_OK) {
+        out = mcp_result_preview(c, s, r, max_rows, max_bytes, "run_sql", NULL);
+    } else if (!out) {
         char m[1100];
         mcp_sql_error_text(s, &err, m, sizeof m);
         out = mcp_tool_fail("run_sql: %s", m);
     }
     fl_sql_result_close(r);
     fl_sql_session_close(s);
-    state_free(&st);
     return out;
 }

@@ -17,16 +17,24 @@ typedef json_t *(*tool_fn)(mcp_call *c, json_t *args);
 static const struct {
     const char *name;
     tool_fn fn;
+    bool needs_model; /* a metric tool: absent without options.model */
 } tools[] = {
-    {"list_tables", mcp_tool_list_tables},     {"describe_table", mcp_tool_describe_table},
-    {"table_history", mcp_tool_table_history}, {"run_sql", mcp_tool_run_sql},
-    {"estimate_cost", mcp_tool_estimate_cost},
+    {"list_tables", mcp_tool_list_tables, false},
+    {"describe_table", mcp_tool_describe_table, false},
+    {"table_history", mcp_tool_table_history, false},
+    {"run_sql", mcp_tool_run_sql, false},
+    {"estimate_cost", mcp_tool_estimate_cost, false},
+    {"list_metrics", mcp_tool_list_metrics, true},
+    {"get_dimensions", mcp_tool_get_dimensions, true},
+    {"get_entities", mcp_tool_get_entities, true},
+    {"get_dimension_values", mcp_tool_get_dimension_values, true},
+    {"query_metrics", mcp_tool_query_metrics, true},
+    {"compile_sql", mcp_tool_compile_sql, true},
 };
 
 json_t *mcp_tools_list(const mcp_call *c)
 {
-    (void)c;
-    json_t *defs = mcp_tool_defs();
+    json_t *defs = mcp_tool_defs(c->m->opt.model != NULL);
     return defs ? json_pack("{s:o}", "tools", defs) : NULL;
 }
 
@@ -59,7 +67,7 @@ json_t *mcp_tool_fail(const char *fmt, ...)
 /* The property names a tool's inputSchema declares; anything else is -32602. */
 static bool args_known(const char *tool, json_t *args, char *msg, size_t cap)
 {
-    json_t *defs = mcp_tool_defs();
+    json_t *defs = mcp_tool_defs(true);
     size_t i;
     json_t *d;
     json_t *props = NULL;
@@ -84,6 +92,9 @@ static bool args_known(const char *tool, json_t *args, char *msg, size_t cap)
         } else if (want && !strcmp(want, "integer") && !json_is_integer(v)) {
             snprintf(msg, cap, "%s: argument \"%s\" must be an integer", tool, k);
             ok = false;
+        } else if (want && !strcmp(want, "array") && !json_is_array(v)) {
+            snprintf(msg, cap, "%s: argument \"%s\" must be an array", tool, k);
+            ok = false;
         }
         if (!ok)
             break;
@@ -106,7 +117,8 @@ json_t *mcp_tools_call(mcp_call *c, json_t *params, int *code, char *msg, size_t
         return NULL;
     }
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        if (strcmp(tools[i].name, json_string_value(name)))
+        if (strcmp(tools[i].name, json_string_value(name)) ||
+            (tools[i].needs_model && !c->m->opt.model))
             continue;
         json_t *empty = args ? NULL : json_object();
         if (!args_known(tools[i].name, args ? args : empty, msg, cap)) {

@@ -199,6 +199,7 @@ fl_status srv_routes_mcp(fl_server *s, fl_error *err)
     o.run_sql_disabled = s->opt.mcp_run_sql_disabled;
     o.max_scan_bytes = s->opt.mcp_max_scan_bytes;
     o.max_queries_per_minute = s->opt.mcp_max_queries_per_minute;
+    o.model = s->opt.mcp_model;
     o.max_message_bytes = s->opt.max_body_bytes ? s->opt.max_body_bytes : 8u << 20;
     FL_TRY(fl_mcp_server_new(&o, &s->mcp, err));
     FL_TRY(srv_router_add(&s->router, "POST", "/mcp", h_post, s->mcp, FL_ROUTE_PUBLIC, err));

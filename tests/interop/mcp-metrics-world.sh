@@ -1,0 +1,48 @@
+# mcp-metrics-world.sh - sourced by tests/interop/test_mcp_metrics.sh and tests/engines/test_mcp_metrics_python.sh:
+# the semantic tests' data (semantic/seed.sh) in a fresh warehouse, principals analyst (READ on default), c8_only
+# (READ, row filter customer_id % 8 = 0 on orders) and nobody (no grants) with tok() for their tokens, the seed
+# scenario "net revenue by month for 2024 in region EU" by `floe semantic query` ($sem) and by hand-written SQL
+# ($sql; $sql_c8 with the row filter), and `floe serve --models` on a random port ($http). Needs $floe and $src (the
+# checkout); sets $tmp, $cat, $wh, $models, $pid, rc=0, fail() and an EXIT trap that stops the server.
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-mcp-metrics.XXXXXX")"
+pid=
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
+trap cleanup EXIT
+models="$src/tests/semantic/models"
+cat="sqlite:$tmp/cat.db"
+wh="$tmp/wh"
+fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
+. "$src/tests/interop/semantic/seed.sh"
+
+# principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants
+adm() { "$floe" admin --catalog "$cat" "$@" >/dev/null; }
+for p in analyst c8_only nobody; do adm principal create "$p"; done
+adm role create all_r
+adm role create c8_r
+adm role assign analyst all_r
+adm role assign c8_only c8_r
+adm grant all_r read namespace default
+adm grant c8_r read namespace default
+adm policy row-filter c8_r default.orders "customer_id % 8 = 0"
+tok() { "$floe" admin --catalog "$cat" token "$@"; }
+
+# the seed scenario by floe semantic query and by hand-written SQL
+where=(--where "{{ Dimension('customer__region') }} = 'EU'" --where "{{ TimeDimension('metric_time', 'day') }} >= '2024-01-01'"
+       --where "{{ TimeDimension('metric_time', 'day') }} < '2025-01-01'")
+sem=$("$floe" semantic query --models "$models" --catalog "$cat" --warehouse "$wh" --metrics net_revenue \
+  --group-by metric_time__month "${where[@]}" --order-by metric_time__month --format csv | tail -n +2)
+hand() {
+  "$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c "SELECT CAST(date_trunc('month', o.order_date) AS date),
+    sum(o.gross_amount - o.discount_applied - o.return_amount) FROM orders o JOIN customers c ON c.customer_id = o.customer_id
+    WHERE c.region = 'EU' AND o.order_date >= DATE '2024-01-01' AND o.order_date < DATE '2025-01-01' $1 GROUP BY 1 ORDER BY 1"
+}
+sql=$(hand "")
+sql_c8=$(hand "AND o.customer_id % 8 = 0")
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+port=$((20000 + RANDOM % 20000))
+"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$models" --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
+if [ ! -s "$tmp/ready" ]; then echo "FAIL: floe serve did not start:"; tail -20 "$tmp/serve.log"; exit 1; fi
+http="http://$(sed -n 1p "$tmp/ready")"

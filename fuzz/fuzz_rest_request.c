@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "floe/ice_table.h"
+#include "floe/json_depth.h"
 #include "server/server_internal.h"
 
 static void noop(fl_server_request *r, void *ctx)
@@ -155,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 1: fuzz_commit(d, n); break;
     case 2: fuzz_create(d, n); break;
     default: {
-        (void)srv_json_depth((const char *)d, n);
+        (void)fl_json_depth((const char *)d, n);
         fl_arena a;
         fl_arena_init(&a, 1024);
         char *s = fl_arena_strndup(&a, (const char *)d, n);

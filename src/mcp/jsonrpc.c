@@ -11,30 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "floe/json_depth.h"
 #include "mcp/mcp_internal.h"
-
-unsigned mcp_json_depth(const char *s, size_t len)
-{
-    unsigned depth = 0, max = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"') {
-            in_str = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max)
-                max = depth;
-        } else if ((c == ']' || c == '}') && depth) {
-            depth--;
-        }
-    }
-    return max;
-}
 
 /* Length of the valid UTF-8 sequence at s (0 = invalid). */
 static size_t utf8_seq(const unsigned char *s)
@@ -101,7 +79,7 @@ json_t *mcp_parse(const fl_mcp_server *m, const char *msg, size_t len, json_t **
                       len, m->opt.max_message_bytes);
         return NULL;
     }
-    unsigned d = mcp_json_depth(msg, len);
+    unsigned d = fl_json_depth(msg, len);
     if (d > m->opt.max_depth) {
         *error_out =
             mcp_error(NULL, MCP_INVALID_REQUEST,

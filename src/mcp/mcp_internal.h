@@ -77,8 +77,6 @@ json_t *mcp_result_msg(json_t *id, json_t *result); /* steals result */
 json_t *mcp_parse(const fl_mcp_server *m, const char *msg, size_t len, json_t **error_out);
 /* Replaces bytes that are not valid UTF-8 (in place) with '?'. */
 void mcp_utf8_clean(char *s);
-/* Nesting depth of JSON text (strings skipped). */
-unsigned mcp_json_depth(const char *s, size_t len);
 
 /* ---- dispatch (dispatch.c) ---- */
 /* The response to one request (or NULL for a notification). */

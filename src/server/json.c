@@ -16,31 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/json_depth.h"
 #include "floe/rest.h"
 #include "server/server_internal.h"
-
-unsigned srv_json_depth(const char *s, size_t len)
-{
-    unsigned depth = 0, max = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"') {
-            in_str = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max)
-                max = depth;
-        } else if ((c == ']' || c == '}') && depth) {
-            depth--;
-        }
-    }
-    return max;
-}
 
 json_t *srv_body_json(fl_server_request *r)
 {
@@ -48,7 +26,7 @@ json_t *srv_body_json(fl_server_request *r)
         fl_server_respond_error(r, 400, "BadRequestException", "missing request body");
         return NULL;
     }
-    unsigned d = srv_json_depth(r->body, r->body_len);
+    unsigned d = fl_json_depth(r->body, r->body_len);
     if (d > r->srv->opt.max_json_depth) {
         fl_server_respond_error(r, 400, "BadRequestException",
                                 "request body nests %u levels deep, more than the limit of %u", d,

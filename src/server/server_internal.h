@@ -216,8 +216,6 @@ void srv_dispatch(fl_server_request *r);
 /* Parses the request body as a JSON object with the depth limit; on failure
  * responds 400 (syntax) or 413 (too deep) and returns NULL. */
 json_t *srv_body_json(fl_server_request *r);
-/* Max nesting depth of JSON text (counting [ and {), ignoring strings. */
-unsigned srv_json_depth(const char *s, size_t len);
 /* Responds with j (stolen) as application/json. */
 void srv_respond_json(fl_server_request *r, int status, json_t *j);
 /* Maps a libfloe status to HTTP and the spec's exception types. */

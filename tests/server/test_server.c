@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "floe/ice_manifest.h"
+#include "floe/json_depth.h"
 #include "floe/ice_table.h"
 #include "floe/server.h"
 #include "floe_test.h"
@@ -584,8 +585,8 @@ static void test_location_rules(void)
     CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "/w/a//b", &err), FL_EFORBIDDEN);
     CHECK_EQ_INT(srv_location_check_roots("/w", allowed, 1, "s3://shared/lakehouse", &err),
                  FL_EFORBIDDEN);
-    CHECK_EQ_INT(srv_json_depth("{\"a\":\"[[[[\"}", 11), 1);
-    CHECK_EQ_INT(srv_json_depth("[[{}]]", 6), 3);
+    CHECK_EQ_INT(fl_json_depth("{\"a\":\"[[[[\"}", 11), 1);
+    CHECK_EQ_INT(fl_json_depth("[[{}]]", 6), 3);
 }
 
 /* A CreateViewRequest for view `name` whose version has the given representations. */

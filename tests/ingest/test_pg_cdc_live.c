@@ -560,14 +560,23 @@ static void test_streaming(const char *url)
         }
     }
     CHECK_EQ_INT(rec.stream_commits, 1);
-    CHECK_EQ_INT(rec.stream_aborts, 1);
     CHECK_EQ_INT(rec.commits, 1);
     CHECK_EQ_INT(rec.other_inserts, 1);
     CHECK(rec.blocks >= 2);
     CHECK(!rec.bad_xid);
-    CHECK(rec.committed_xid != 0 && rec.aborted_xid != 0 && rec.committed_xid != rec.aborted_xid);
-    /* every committed row came streamed; the aborted ones may have been streamed in part */
-    CHECK(rec.streamed_inserts >= 3000 && rec.streamed_inserts <= 6000);
+    CHECK(rec.committed_xid != 0);
+    /* The rolled-back transaction: PostgreSQL streams it and then sends a
+     * stream abort, unless the decoder already saw its abort when the memory
+     * limit was reached, in which case it drops it unstreamed (a race with the
+     * walsender; seen under load). Either way none of its rows commit. */
+    CHECK(rec.stream_aborts == 0 || rec.stream_aborts == 1);
+    if (rec.stream_aborts == 1) {
+        CHECK(rec.aborted_xid != 0 && rec.committed_xid != rec.aborted_xid);
+        /* every committed row came streamed; the aborted ones may have been streamed in part */
+        CHECK(rec.streamed_inserts >= 3000 && rec.streamed_inserts <= 6000);
+    } else {
+        CHECK_EQ_INT(rec.streamed_inserts, 3000);
+    }
     pgcdc_repl_close(r);
     pgcdc_decoder_free(dec);
 }

@@ -375,7 +375,7 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         if (i == first || (is_unknown(&v[i]->type) && !is_unknown(&t)))
             continue;
         fl_type nt;
-        if (!fl_type_common(&t, &v[i]->type, &nt)) {
+        if (!fl_type_common_in(b->a, &t, &v[i]->type, &nt)) {
             char b1[64], b2[64];
             return fl_front_err(b->pc, err, FL_ETYPE, v[i]->location >= 0 ? v[i]->location : loc,
                                 "42804", "types %s and %s cannot be matched",

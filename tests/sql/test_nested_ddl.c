@@ -57,6 +57,10 @@ static void test_rows(void)
         "\n",
         "{\"f1\":1,\"f2\":{\"f1\":null,\"f2\":2}}\n{\"f1\":2,\"f2\":{\"f1\":\"b\",\"f2\":null}}\n");
     ft_expect_sqlstate(S, "VALUES (ROW(1, 'a')), (ROW(1, 2, 3))", "42804");
+    ft_expect(S,
+              "SELECT CASE WHEN x > 1 THEN ROW(x, NULL) ELSE ROW(NULL, 'b') END "
+              "FROM generate_series(1, 2) t(x)",
+              "\n", "{\"f1\":null,\"f2\":\"b\"}\n{\"f1\":2,\"f2\":null}\n");
 }
 
 /* DESCRIBE rows cut to "name|type|nullable" (in place). */

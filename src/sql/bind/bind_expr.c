@@ -370,12 +370,12 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         first++;
     if (first == n)
         first = 0;
-    fl_type t = v[first]->type;
+    fl_type t = fl_bind_row_literal_type(b->a, v[first]);
     for (uint32_t i = 0; i < n; i++) {
         if (i == first || (is_unknown(&v[i]->type) && !is_unknown(&t)))
             continue;
-        fl_type nt;
-        if (!fl_type_common_in(b->a, &t, &v[i]->type, &nt)) {
+        fl_type nt, vt = fl_bind_row_literal_type(b->a, v[i]);
+        if (!fl_type_common_in(b->a, &t, &vt, &nt)) {
             char b1[64], b2[64];
             return fl_front_err(b->pc, err, FL_ETYPE, v[i]->location >= 0 ? v[i]->location : loc,
                                 "42804", "types %s and %s cannot be matched",
@@ -388,7 +388,7 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         t.fixed_len = 0; /* all unknown literals: text */
     for (uint32_t i = 0; i < n; i++) {
         infer_param(b, v[i], &(fl_expr){.type = t});
-        if (fl_expr_cast(b->a, v[i], &t, &v[i], err) != FL_OK)
+        if (fl_bind_cast_row(b->a, v[i], &t, &v[i], err) != FL_OK)
             return fl_front_err_at(b->pc, err, v[i]->location >= 0 ? v[i]->location : loc);
         v[i] = fl_front_fold(b->a, fold_zoned(b, v[i]));
     }

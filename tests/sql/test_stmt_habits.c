@@ -315,7 +315,7 @@ static void test_suggest(void)
     CHECK(strstr(E.err.msg, "did you mean") == NULL);
 }
 
-/* X'..' is a varbinary literal, as in Trino, DuckDB and MySQL. */
+/* X'..' is a varbinary literal, as in Trino, DuckDB and MySQL; bytea || bytea concatenates. */
 static void test_binary_literal(void)
 {
     RUN_OK(&E, "SELECT X'00ff', x'DEADbeef' = '\\xdeadbeef'::bytea, length(X'')");
@@ -324,6 +324,8 @@ static void test_binary_literal(void)
     RUN_OK(&E, "INSERT INTO sales.blobs VALUES (X'0102'), (NULL)");
     RUN_OK(&E, "SELECT count(*) FROM sales.blobs WHERE b = X'0102'");
     CHECK_EQ_STR(E.rows, "1\n");
+    RUN_OK(&E, "SELECT X'00' || X'01', length(X'0102' || X'03'), X'ab' || NULL IS NULL");
+    CHECK_EQ_STR(E.rows, "\\x0001|3|t\n");
     RUN_ERR(&E, "SELECT X'0'", FL_ESYNTAX,
             "line 1, column 8: binary literal X'0' has an odd number of hex digits");
     RUN_ERR(&E, "SELECT X'zz'", FL_ESYNTAX, "\"zz\" is not a hex byte");

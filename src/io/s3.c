@@ -67,7 +67,7 @@ static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_
     char range[64];
     snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)off,
              (unsigned long long)last);
-    s3_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
+    io_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
     s3_request rq = {.method = "GET",
                      .bucket = sf->bucket,
                      .key = sf->key,
@@ -187,14 +187,14 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
         size_t kl = strlen(p->keys[i]);
         if (kl && p->keys[i][kl - 1] == '/')
             continue; /* a "folder" marker, not a file */
-        s3_sb s = {0};
-        s3_sb_printf(&s, "%.*s%s/%s", (int)scheme_len, prefix, bucket, p->keys[i]);
+        io_sb s = {0};
+        io_sb_printf(&s, "%.*s%s/%s", (int)scheme_len, prefix, bucket, p->keys[i]);
         if (s.oom) {
-            s3_sb_free(&s);
+            io_sb_free(&s);
             return fl_errorf(err, FL_ENOMEM, "%s: out of memory", prefix);
         }
         fl_status rc = fn(ctx, s.buf.data, p->sizes[i]);
-        s3_sb_free(&s);
+        io_sb_free(&s);
         FL_TRY(rc);
     }
     return FL_OK;
@@ -203,12 +203,12 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
 static fl_status list_page(s3_client *c, const char *prefix, const char *bucket, const char *key,
                            const char *token, s3_list_page *page, fl_error *err)
 {
-    s3_kv q[3] = {{"list-type", "2"}, {"prefix", key}, {"continuation-token", token}};
+    io_kv q[3] = {{"list-type", "2"}, {"prefix", key}, {"continuation-token", token}};
     s3_request rq = {.method = "GET",
                      .bucket = bucket,
                      .query = q,
                      .nquery = token ? 3 : 2,
-                     .max_body = S3_XML_MAX_INPUT};
+                     .max_body = IO_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, prefix, &r, err);
     if (rc == FL_OK && r.status != 200)
@@ -272,24 +272,24 @@ static fl_status on_delete_error(void *ctx, const char *key, const char *code, c
 static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, size_t n,
                               fl_error *err)
 {
-    s3_sb body = {0};
-    s3_sb_puts(&body, "<Delete><Quiet>true</Quiet>");
+    io_sb body = {0};
+    io_sb_puts(&body, "<Delete><Quiet>true</Quiet>");
     for (size_t i = 0; i < n; i++) {
-        s3_sb_puts(&body, "<Object><Key>");
-        s3_xml_escape(&body, keys[i]);
-        s3_sb_puts(&body, "</Key></Object>");
+        io_sb_puts(&body, "<Object><Key>");
+        io_xml_escape(&body, keys[i]);
+        io_sb_puts(&body, "</Key></Object>");
     }
-    s3_sb_puts(&body, "</Delete>");
+    io_sb_puts(&body, "</Delete>");
     char where[300];
     snprintf(where, sizeof where, "s3://%s", bucket);
     if (body.oom) {
-        s3_sb_free(&body);
+        io_sb_free(&body);
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory", where);
     }
     char md5[25];
-    s3_md5_base64(body.buf.data, body.buf.len, md5);
-    s3_kv q[1] = {{"delete", ""}};
-    s3_kv hs[1] = {{"content-md5", md5}};
+    io_md5_base64(body.buf.data, body.buf.len, md5);
+    io_kv q[1] = {{"delete", ""}};
+    io_kv hs[1] = {{"content-md5", md5}};
     s3_request rq = {.method = "POST",
                      .bucket = bucket,
                      .query = q,
@@ -298,7 +298,7 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
                      .nheaders = 1,
                      .body = body.buf.data,
                      .body_len = body.buf.len,
-                     .max_body = S3_XML_MAX_INPUT};
+                     .max_body = IO_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, where, &r, err);
     if (rc == FL_OK && r.status != 200)
@@ -310,7 +310,7 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
             rc = d.rc;
     }
     s3_response_free(&r);
-    s3_sb_free(&body);
+    io_sb_free(&body);
     return rc;
 }
 

@@ -74,7 +74,7 @@ struct s3_output {
 
 static fl_status start_upload(s3_output *o, fl_error *err)
 {
-    s3_kv q[1] = {{"uploads", ""}};
+    io_kv q[1] = {{"uploads", ""}};
     s3_request rq = {.method = "POST", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1};
     s3_response r;
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
@@ -93,7 +93,7 @@ static void *part_thread(void *arg)
     char num[16], what[48];
     snprintf(num, sizeof num, "%zu", j->index + 1);
     snprintf(what, sizeof what, "UploadPart %zu", j->index + 1);
-    s3_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
+    io_kv q[2] = {{"partNumber", num}, {"uploadId", o->upload_id}};
     s3_request rq = {.method = "PUT",
                      .bucket = o->bucket,
                      .key = o->key,
@@ -227,7 +227,7 @@ static void output_free(s3_output *o)
 {
     join_all(o, NULL);  /* no thread may outlive o */
     if (o->upload_id) { /* best effort: never fails the caller */
-        s3_kv q[1] = {{"uploadId", o->upload_id}};
+        io_kv q[1] = {{"uploadId", o->upload_id}};
         s3_request rq = {
             .method = "DELETE", .bucket = o->bucket, .key = o->key, .query = q, .nquery = 1};
         s3_response r;
@@ -259,8 +259,8 @@ static fl_status commit_status(s3_output *o, const s3_response *r, const char *w
                          o->base.path, what);
     if (r->status != 200)
         return s3_http_error(r, o->base.path, what, err);
-    s3_xml_error e;
-    if (r->body_len && s3_xml_parse_error(r->body, r->body_len, &e))
+    io_xml_error e;
+    if (r->body_len && io_xml_parse_error(r->body, r->body_len, &e))
         return fl_errorf(err, FL_EIO, "%s: %s: HTTP 200 with error %s: %s", o->base.path, what,
                          e.code, e.message);
     return FL_OK;
@@ -319,14 +319,14 @@ static void multipart_etag(const s3_output *o, char out[48])
         }
     }
     char hex[33];
-    s3_md5_hex(md5s, o->nparts * 16, hex);
+    io_md5_hex(md5s, o->nparts * 16, hex);
     snprintf(out, 48, "%s-%zu", hex, o->nparts);
     free(md5s);
 }
 
 static fl_status put_single(s3_output *o, fl_error *err)
 {
-    s3_kv hs[1] = {{"if-none-match", "*"}};
+    io_kv hs[1] = {{"if-none-match", "*"}};
     bool cond = !(o->flags & FL_CREATE_OVERWRITE);
     s3_request rq = {.method = "PUT",
                      .bucket = o->bucket,
@@ -339,7 +339,7 @@ static fl_status put_single(s3_output *o, fl_error *err)
     fl_status rc = s3_send(o->c, &rq, o->base.path, &r, err);
     char md5[33];
     if (rc == FL_OK && cond && r.status == 412 && r.attempts > 1)
-        s3_md5_hex(o->buf ? (const void *)o->buf : "", o->len, md5);
+        io_md5_hex(o->buf ? (const void *)o->buf : "", o->len, md5);
     if (rc == FL_OK && !(cond && r.status == 412 && r.attempts > 1 && committed_by_us(o, &r, md5)))
         rc = commit_status(o, &r, "PutObject", err);
     s3_response_free(&r);
@@ -348,20 +348,20 @@ static fl_status put_single(s3_output *o, fl_error *err)
 
 static fl_status complete(s3_output *o, fl_error *err)
 {
-    s3_sb body = {0};
-    s3_sb_puts(&body, "<CompleteMultipartUpload>");
+    io_sb body = {0};
+    io_sb_puts(&body, "<CompleteMultipartUpload>");
     for (size_t i = 0; i < o->nparts; i++) {
-        s3_sb_printf(&body, "<Part><PartNumber>%zu</PartNumber><ETag>", i + 1);
-        s3_xml_escape(&body, o->etags[i]);
-        s3_sb_puts(&body, "</ETag></Part>");
+        io_sb_printf(&body, "<Part><PartNumber>%zu</PartNumber><ETag>", i + 1);
+        io_xml_escape(&body, o->etags[i]);
+        io_sb_puts(&body, "</ETag></Part>");
     }
-    s3_sb_puts(&body, "</CompleteMultipartUpload>");
+    io_sb_puts(&body, "</CompleteMultipartUpload>");
     if (body.oom) {
-        s3_sb_free(&body);
+        io_sb_free(&body);
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory", o->base.path);
     }
-    s3_kv q[1] = {{"uploadId", o->upload_id}};
-    s3_kv hs[1] = {{"if-none-match", "*"}};
+    io_kv q[1] = {{"uploadId", o->upload_id}};
+    io_kv hs[1] = {{"if-none-match", "*"}};
     bool cond = !(o->flags & FL_CREATE_OVERWRITE);
     s3_request rq = {.method = "POST",
                      .bucket = o->bucket,
@@ -380,7 +380,7 @@ static fl_status complete(s3_output *o, fl_error *err)
     if (rc == FL_OK && !committed_by_us(o, &r, want))
         rc = commit_status(o, &r, "CompleteMultipartUpload", err);
     s3_response_free(&r);
-    s3_sb_free(&body);
+    io_sb_free(&body);
     if (rc == FL_OK) { /* completed: nothing to abort */
         free(o->upload_id);
         o->upload_id = NULL;

@@ -6,6 +6,7 @@
  *                  MD5, base64
  *   xml_reader.c   a small bounded XML reader; <Error> documents (both
  *                  stores answer <Error><Code/><Message/></Error>)
+ *   upload.c       the buffered fl_output that uploads parts in parallel
  *   http_client.c  pooled curl handles, one transfer, retries with jittered
  *                  backoff honouring Retry-After, error messages
  *
@@ -20,6 +21,7 @@
 
 #include "floe/buf.h"
 #include "floe/error.h"
+#include "floe/io.h"
 
 typedef struct io_kv {
     const char *k, *v;
@@ -146,5 +148,48 @@ const char *io_http_error_code(const io_http_response *r);
  * 412 -> FL_EEXIST, 409 -> FL_ECONFLICT, other -> FL_EIO. */
 fl_status io_http_error(const io_http_response *r, const char *where, const char *what,
                         fl_error *err);
+
+/* ---- part-parallel output (upload.c) ----
+ * A store embeds io_upload first in its output struct, fills the ops and
+ * calls io_upload_init; the fl_output is then &u->base. */
+typedef struct io_upload io_upload;
+#define IO_UPLOAD_INFLIGHT 4 /* parts uploading at once, each on its own thread */
+#define IO_UPLOAD_ID_MAX 256 /* a part's id (S3 ETag, Azure block id) */
+typedef struct io_upload_ops {
+    /* Before the first part (S3: CreateMultipartUpload); may be NULL. */
+    fl_status (*start)(io_upload *u, fl_error *err);
+    /* Uploads part index (0-based) on a worker thread; writes its id. */
+    fl_status (*part)(io_upload *u, size_t index, const uint8_t *buf, size_t len,
+                      char id[IO_UPLOAD_ID_MAX], fl_error *err);
+    /* The whole object fits one buffer: one request. */
+    fl_status (*single)(io_upload *u, const uint8_t *buf, size_t len, fl_error *err);
+    /* After every part succeeded: commit them (u->ids[0..nparts)). */
+    fl_status (*complete)(io_upload *u, fl_error *err);
+    /* Always last, also after abort or failure: release the store's state
+     * (S3: abort the multipart upload if one is open) and free the store's
+     * fields, not u itself. Never fails. */
+    void (*cleanup)(io_upload *u);
+} io_upload_ops;
+
+struct io_upload {
+    fl_output base;
+    const io_upload_ops *ops;
+    uint8_t *buf;
+    size_t len, cap, part_size, max_parts;
+    bool started; /* ops->start ran: parts are being uploaded */
+    char **ids;   /* per part, NULL until its upload is collected */
+    size_t nparts, cap_parts;
+    struct part_job *jobs[IO_UPLOAD_INFLIGHT]; /* in flight, oldest first */
+    size_t njobs;
+    fl_status part_rc; /* first failure of a collected part */
+    fl_error part_err;
+    bool failed;
+};
+
+/* u must be zeroed (calloc'd as the store's struct); copies path. */
+fl_status io_upload_init(io_upload *u, const io_upload_ops *ops, const char *path,
+                         uint64_t part_size, size_t max_parts, fl_error *err);
+/* Frees an output that failed during its own creation: cleanup, then free. */
+void io_upload_discard(io_upload *u);
 
 #endif

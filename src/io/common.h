@@ -6,6 +6,7 @@
  *                  MD5, base64
  *   xml_reader.c   a small bounded XML reader; <Error> documents (both
  *                  stores answer <Error><Code/><Message/></Error>)
+ *   ranged_read.c  the checks around a ranged GET
  *   upload.c       the buffered fl_output that uploads parts in parallel
  *   http_client.c  pooled curl handles, one transfer, retries with jittered
  *                  backoff honouring Retry-After, error messages
@@ -125,6 +126,7 @@ typedef struct io_http_response {
     char content_range[128];
     char content_type[128];
     char ms_error_code[128]; /* x-ms-error-code (Azure; HEAD answers have no body) */
+    char meta_upload[64];    /* x-ms-meta-floeupload (Azure: which upload committed a blob) */
     int64_t content_length;  /* -1 when absent */
     int64_t retry_after_ms;  /* Retry-After in ms, -1 when absent */
     io_xml_error error;      /* parsed from a non-2xx body */
@@ -148,6 +150,18 @@ const char *io_http_error_code(const io_http_response *r);
  * 412 -> FL_EEXIST, 409 -> FL_ECONFLICT, other -> FL_EIO. */
 fl_status io_http_error(const io_http_response *r, const char *where, const char *what,
                         fl_error *err);
+
+/* ---- ranged reads (ranged_read.c) ---- */
+/* Before the GET: past-the-end reads are FL_ECORRUPT; *done for len 0;
+ * range = "bytes=a-b". */
+fl_status io_read_range_check(fl_file *f, uint64_t off, size_t len, char range[64], bool *done,
+                              fl_error *err);
+/* After it (rc = io_http_send's): FL_ECONFLICT for a changed object, FL_EIO
+ * for short or mismatched answers; a status the store should describe
+ * itself sets *http_failed. Counts the bytes served on success. */
+fl_status io_read_range_result(fl_file *f, uint64_t off, size_t len, const char *etag,
+                               const io_http_response *r, fl_status rc, bool *http_failed,
+                               fl_error *err);
 
 /* ---- part-parallel output (upload.c) ----
  * A store embeds io_upload first in its output struct, fills the ops and

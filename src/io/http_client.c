@@ -202,6 +202,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
     char v[64];
     if (len >= 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new response (after 100 Continue) */
         r->etag[0] = r->content_range[0] = r->content_type[0] = r->ms_error_code[0] = '\0';
+        r->meta_upload[0] = '\0';
         r->content_length = r->retry_after_ms = -1;
     } else if (header_is(p, len, "etag:")) {
         header_value(p, len, 5, r->etag, sizeof r->etag);
@@ -209,6 +210,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
         header_value(p, len, 14, r->content_range, sizeof r->content_range);
     } else if (header_is(p, len, "content-type:")) {
         header_value(p, len, 13, r->content_type, sizeof r->content_type);
+    } else if (header_is(p, len, "x-ms-meta-floeupload:")) {
+        header_value(p, len, 21, r->meta_upload, sizeof r->meta_upload);
     } else if (header_is(p, len, "x-ms-error-code:")) {
         header_value(p, len, 16, r->ms_error_code, sizeof r->ms_error_code);
     } else if (header_is(p, len, "content-length:")) {

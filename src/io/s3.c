@@ -43,30 +43,14 @@ static const fl_fileio_ops s3_ops;
 
 /* ---- reading ---- */
 
-/* Checks "bytes a-b/total" against the range asked for. */
-static bool content_range_ok(const char *cr, uint64_t a, uint64_t b, uint64_t size)
-{
-    unsigned long long x, y, t;
-    char tail;
-    if (sscanf(cr, "bytes %llu-%llu/%llu%c", &x, &y, &t, &tail) != 3)
-        return false;
-    return x == a && y == b && t == size;
-}
-
 static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_error *err)
 {
     s3_file *sf = (s3_file *)f;
-    if (off > f->size || len > f->size - off)
-        return fl_errorf(
-            err, FL_ECORRUPT,
-            "%s: read of %zu bytes at offset %llu is past the end of the %llu-byte object", f->path,
-            len, (unsigned long long)off, (unsigned long long)f->size);
-    if (len == 0)
-        return FL_OK;
-    uint64_t last = off + len - 1;
     char range[64];
-    snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)off,
-             (unsigned long long)last);
+    bool done = false;
+    FL_TRY(io_read_range_check(f, off, len, range, &done, err));
+    if (done)
+        return FL_OK;
     io_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
     s3_request rq = {.method = "GET",
                      .bucket = sf->bucket,
@@ -77,36 +61,12 @@ static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_
                      .out_cap = len};
     s3_response r;
     fl_status rc = s3_send(sf->c, &rq, f->path, &r, err);
-    unsigned long long total = 0;
-    if ((rc == FL_OK && r.status == 412) || (rc == FL_EIO && r.overflow))
-        rc =
-            fl_errorf(err, FL_ECONFLICT,
-                      "%s: the object changed since it was opened (%s; was %llu bytes, ETag %s)",
-                      f->path, r.status == 412 ? "If-Match failed" : "longer answer than asked for",
-                      (unsigned long long)f->size, sf->etag[0] ? sf->etag : "none");
-    else if (rc == FL_OK && r.status != 206 && r.status != 200)
+    bool http_failed = false;
+    rc = io_read_range_result(f, off, len, sf->etag, &r, rc, &http_failed, err);
+    if (http_failed)
         rc = s3_http_error(&r, f->path, range, err);
-    else if (rc == FL_OK && r.status == 206 &&
-             !content_range_ok(r.content_range, off, last, f->size))
-        rc = sscanf(r.content_range, "bytes %*u-%*u/%llu", &total) == 1 && total != f->size
-                 ? fl_errorf(
-                       err, FL_ECONFLICT,
-                       "%s: the object changed since it was opened (%llu bytes now, %llu then)",
-                       f->path, total, (unsigned long long)f->size)
-                 : fl_errorf(err, FL_EIO, "%s: asked for %s, got Content-Range '%s'", f->path,
-                             range + 6, r.content_range);
-    else if (rc == FL_OK && r.status == 200 && !(off == 0 && len == f->size))
-        rc = fl_errorf(err, FL_EIO, "%s: the server ignored Range %s (HTTP 200)", f->path,
-                       range + 6);
-    else if (rc == FL_OK && r.out_len != len)
-        rc = fl_errorf(err, FL_EIO, "%s: short read: %zu of %zu bytes at offset %llu", f->path,
-                       r.out_len, len, (unsigned long long)off);
     s3_response_free(&r);
-    if (rc != FL_OK)
-        return rc;
-    __atomic_fetch_add(&f->bytes_read, (uint64_t)len, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->reads, 1, __ATOMIC_RELAXED);
-    return FL_OK;
+    return rc;
 }
 
 static void s3_file_close(fl_file *f)

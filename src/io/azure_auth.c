@@ -88,7 +88,8 @@ fl_status azure_shared_key_sign(const azure_sign_req *r, const uint8_t *key, siz
         io_sb_printf(&s, "%s:%s\n", ms[i].k, ms[i].v);
     io_sb_printf(&s, "/%s%s", r->account, r->path);
     io_kv q[MAX_SIGNED];
-    memcpy(q, r->query, r->nquery * sizeof *q);
+    if (r->nquery) /* r->query may be NULL when there is no query */
+        memcpy(q, r->query, r->nquery * sizeof *q);
     qsort(q, r->nquery, sizeof *q, kv_cmp); /* names are lowercase already */
     for (size_t i = 0; i < r->nquery; i++)
         io_sb_printf(&s, "\n%s:%s", q[i].k, q[i].v ? q[i].v : "");

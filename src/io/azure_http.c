@@ -281,7 +281,8 @@ fl_status azure_send(azure_client *c, const azure_request *rq, const char *where
     io_sb_puts(&url, path.buf.data ? path.buf.data : "/");
     io_kv q[16];
     size_t nq = rq->nquery < 16 ? rq->nquery : 16;
-    memcpy(q, rq->query, nq * sizeof *q);
+    if (nq) /* rq->query may be NULL when there is no query */
+        memcpy(q, rq->query, nq * sizeof *q);
     qsort(q, nq, sizeof *q, query_cmp);
     for (size_t i = 0; i < nq; i++) {
         io_sb_putn(&url, i ? "&" : "?", 1);

@@ -105,7 +105,16 @@ fl_status fl_bind_const_string(fl_arena *a, const char *s, int32_t loc, fl_expr 
     return FL_OK;
 }
 
-static int hex_digit(char c);
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
 
 /* X'00ff': a varbinary literal, as in Trino, DuckDB, MySQL and SQL:2016's
  * binary string literal (PostgreSQL reads it as a bit string; floe has no bit
@@ -139,17 +148,6 @@ static fl_status bind_hex_bytes(fl_bctx *b, const char *hex, int32_t loc, fl_exp
     e->location = loc;
     *out = e;
     return FL_OK;
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 static fl_status bind_number(fl_bctx *b, const char *txt, int32_t loc, fl_expr **out,

@@ -618,9 +618,11 @@ int fl_cmd_serve(int argc, char **argv)
                 c.pg.tls_cert_file ? "true" : "false", c.pg.trust ? "trust" : "scram-sha-256");
     }
     fprintf(stderr,
-            "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
-            "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
-            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri, c.o.warehouse,
+            "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"console\":"
+            "\"http://%s:%d/console/\",\"catalog\":\"%s\",\"warehouse\":\"%s\",\"auth\":%s,"
+            "\"startup_ms\":%.1f}\n",
+            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.host ? c.o.host : "127.0.0.1",
+            fl_server_port(s), c.o.catalog_uri, c.o.warehouse,
             c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
     if (c.ready_file) {
         FILE *f = fopen(c.ready_file, "w");

@@ -31,21 +31,22 @@ async function countAt(t, id, cell, btn) {
   btn.disabled = false;
 }
 
-async function rollback(t, id, out, view, params) {
+async function rollback(t, id, msg, view, params) {
   if (!window.confirm(`Roll ${dotted(t.ns, t.name)} back to snapshot ${id}?\n\nThe current snapshot stays in the history; readers see snapshot ${id} from now on.`)) return;
   try {
     await sql(`ALTER TABLE ${qualified(t.ns, t.name)} EXECUTE rollback_to_snapshot(${id})`);
     status(`rolled back to ${id}`);
     await render(view, params);
   } catch (e) {
-    clear(out, errorBox(e));
+    clear(msg, errorBox(e));
   }
 }
 
 export async function render(view, params) {
   const t = tableRef(params.t);
-  const out = h('div', { 'aria-live': 'polite' });
-  clear(view, h('h1', {}, t ? `Snapshots of ${dotted(t.ns, t.name)}` : 'Snapshots'), await tablePicker('snapshots', t), out);
+  const out = h('div', {});
+  const msg = h('div', { id: 'snapshot-msg', 'aria-live': 'polite' });
+  clear(view, h('h1', {}, t ? `Snapshots of ${dotted(t.ns, t.name)}` : 'Snapshots'), await tablePicker('snapshots', t), msg, out);
   if (!t) return;
   let res;
   try {
@@ -71,7 +72,7 @@ export async function render(view, params) {
       q: `SELECT * FROM ${qualified(t.ns, t.name)} FOR VERSION AS OF ${id} LIMIT 100` }));
     const back = id === cur ? h('span', { class: 'muted' }, 'current')
       : h('button', { type: 'button', class: 'danger', 'data-rollback': id, 'aria-label': `Roll back to snapshot ${id}` }, 'Roll back');
-    if (id !== cur) back.addEventListener('click', () => rollback(t, id, out, view, params));
+    if (id !== cur) back.addEventListener('click', () => rollback(t, id, msg, view, params));
     return h('tr', { class: id === cur ? 'current' : null, 'data-snapshot': id },
       h('td', {}, id), h('td', {}, when(s['timestamp-ms'])), h('td', {}, sum.operation || ''),
       h('td', { class: 'num' }, sum['added-records'] ?? ''), h('td', { class: 'num', 'data-total-records': id }, sum['total-records'] ?? ''),

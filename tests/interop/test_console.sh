@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test_console.sh - the web console (docs/console.md) served by `floe serve` with authentication:
+# from curl, the static routes' headers (strict Content-Security-Policy, nosniff, ETag and 304,
+# Content-Type), 404 for unknown files and for path traversal, the redirects, the asset budget; then
+# console-check.mjs drives Debian's chromium through playwright-core over the semantic tests' data
+# (semantic/seed.sh) plus a second snapshot of default.orders: log in, catalog, snapshots and time
+# travel (counts against `floe table count --snapshot`), the SQL editor, files, the metrics explorer
+# (net_revenue by month against query_metrics called from Node and hand-written SQL), keyboard use,
+# a principal without grants (403, no data), rollback refused without WRITE and done with it.
+# Screenshots: $FLOE_CONSOLE_SHOTS if set, else the test's temp dir. Skips (77) without chromium or
+# the npm packages.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$(cd "$here/../.." && pwd)"
+: "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
+floe=$FLOE_BIN
+if [ ! -x /usr/bin/chromium ]; then echo "SKIP: /usr/bin/chromium missing (apt-get install chromium, or make deps)"; exit 77; fi
+for m in playwright-core @modelcontextprotocol/sdk; do
+  if [ ! -d "$here/node_modules/$m" ]; then echo "SKIP: $m missing in $here/node_modules (make deps, or npm ci there)"; exit 77; fi
+done
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-console.XXXXXX")"
+pid=
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
+trap cleanup EXIT
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+cat="sqlite:$tmp/cat.db"
+wh="$tmp/wh"
+fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
+. "$src/tests/interop/semantic/seed.sh"
+# a second snapshot of orders: 50 more orders, ids above the first 600
+fsql -c "INSERT INTO orders SELECT i, 1 + (i * 7) % 40, DATE '2024-01-01' + (i * 13) % 210, 'placed', CAST(10 + i % 90 AS decimal(10,2)), CAST(0 AS decimal(10,2)), CAST(0 AS decimal(10,2)) FROM generate_series(601, 650) AS g(i)"
+snaps=$("$floe" table snapshots --catalog="$cat" --warehouse="$wh" default.orders --format csv | tail -n +2 | cut -d, -f2)
+old=$(sed -n 1p <<<"$snaps")
+new=$(sed -n 2p <<<"$snaps")
+[[ "$old" =~ ^-?[0-9]+$ && "$new" =~ ^-?[0-9]+$ ]] || { echo "FAIL: snapshot ids: $snaps"; exit 1; }
+old_count=$("$floe" table count --catalog="$cat" --warehouse="$wh" default.orders --snapshot "$old")
+new_count=$("$floe" table count --catalog="$cat" --warehouse="$wh" default.orders)
+[ "$old_count" = 600 ] && [ "$new_count" = 650 ] || { echo "FAIL: counts $old_count $new_count"; exit 1; }
+files=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c 'SELECT count(*) FROM "default"."orders$files" WHERE content = 0')
+want=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c "SELECT CAST(date_trunc('month', order_date) AS date),
+  sum(gross_amount - discount_applied - return_amount) FROM orders GROUP BY 1 ORDER BY 1")
+[ "$(wc -l <<<"$want")" -ge 6 ] || { echo "FAIL: hand-written net revenue: $want"; exit 1; }
+
+# principals: analyst reads default, editor reads and writes it, nobody has no grants
+adm() { "$floe" admin --catalog "$cat" "$@"; }
+secret() { adm principal create "$1" 2>/dev/null | sed -n 's/^client_secret: //p'; }
+analyst=$(secret analyst); editor=$(secret editor); nobody=$(secret nobody)
+adm role create readers >/dev/null; adm role create editors >/dev/null
+adm role assign analyst readers >/dev/null; adm role assign editor editors >/dev/null
+adm grant readers read namespace default >/dev/null
+adm grant editors read,write namespace default >/dev/null
+
+port=$((20000 + RANDOM % 20000))
+"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$src/tests/semantic/models" \
+  --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
+if [ ! -s "$tmp/ready" ]; then echo "FAIL: floe serve did not start:"; tail -20 "$tmp/serve.log"; exit 1; fi
+url="http://$(sed -n 1p "$tmp/ready")"
+grep -q "\"console\":\"$url/console/\"" "$tmp/serve.log" || fail "the listening line does not name the console URL"
+
+# ---- static routes from curl ----
+hdr() { curl -s -D - -o /dev/null "$@"; }
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+h=$(hdr "$url/console/")
+grep -qi "^content-security-policy: .*script-src 'self'" <<<"$h" || fail "no strict CSP on /console/: $h"
+grep -qi "^content-security-policy: .*default-src 'none'" <<<"$h" || fail "CSP default-src"
+grep -qi "^content-security-policy: .*frame-ancestors 'none'" <<<"$h" || fail "CSP frame-ancestors"
+grep -qi '^x-content-type-options: nosniff' <<<"$h" || fail "no nosniff"
+grep -qi '^content-type: text/html; charset=utf-8' <<<"$h" || fail "index content type"
+grep -qi '^cache-control: no-cache' <<<"$h" || fail "cache-control"
+h=$(hdr "$url/console/app.js")
+grep -qi '^content-type: text/javascript' <<<"$h" || fail "app.js content type: $h"
+grep -qi "^content-security-policy: .*script-src 'self'" <<<"$h" || fail "no CSP on app.js"
+etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: //p' <<<"$h" | tr -d '\r')
+[ -n "$etag" ] || fail "no ETag on app.js"
+[ "$(code -H "If-None-Match: $etag" "$url/console/app.js")" = 304 ] || fail "If-None-Match is not 304"
+[ "$(code "$url/console/style.css")" = 200 ] || fail "style.css"
+grep -qi '^content-type: text/css' <<<"$(hdr "$url/console/style.css")" || fail "css content type"
+[ "$(code "$url/console/nope.js")" = 404 ] || fail "unknown asset is not 404"
+for p in "/console/../x" "/console/../../etc/passwd" "/console/..%2f..%2fetc%2fpasswd" "/console/%2e%2e/x" "/console/./app.js/../x" "/console/sub/app.js"; do
+  c=$(code --path-as-is "$url$p")
+  [ "$c" = 404 ] || fail "path traversal $p answered $c"
+done
+body=$(curl -s --path-as-is "$url/console/../../etc/passwd")
+if grep -q 'root:' <<<"$body"; then fail "path traversal served /etc/passwd"; fi
+h=$(hdr "$url/")
+grep -q '^HTTP/1.1 302' <<<"$h" && grep -qi '^location: /console/' <<<"$h" || fail "GET / does not redirect to /console/: $h"
+h=$(hdr "$url/console")
+grep -q '^HTTP/1.1 301' <<<"$h" && grep -qi '^location: /console/' <<<"$h" || fail "GET /console does not redirect: $h"
+[ "$(code "$url/v1/namespaces")" = 401 ] || fail "the data APIs must still need a token"
+[ "$(code -X POST --data 'SELECT 1' "$url/v1/sql")" = 401 ] || fail "/v1/sql without a token"
+size=$(cat "$src"/console/* | wc -c)
+[ "$size" -lt 153600 ] || fail "console assets are $size bytes (budget 150 KB)"
+[ $rc = 0 ] && echo "ok   static routes: CSP, nosniff, ETag/304, types, 404s, traversal refused, redirects, $size bytes of assets"
+
+# ---- the browser ----
+shots="${FLOE_CONSOLE_SHOTS:-$tmp/shots}"
+mkdir -p "$shots"
+node "$here/console-check.mjs" --url="$url" --shots="$shots" \
+  --analyst_id=analyst --analyst_secret="$analyst" --editor_id=editor --editor_secret="$editor" \
+  --nobody_id=nobody --nobody_secret="$nobody" --old_snapshot="$old" --new_snapshot="$new" \
+  --old_count="$old_count" --new_count="$new_count" --files="$files" --want="$want" || rc=1
+n=$(find "$shots" -name '*.png' | wc -l)
+[ "$n" -ge 10 ] || fail "only $n screenshots in $shots"
+echo "screenshots: $n in $shots"
+if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -20 "$tmp/serve.log"; fi
+exit $rc

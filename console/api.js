@@ -28,15 +28,29 @@ export const session = {
   },
 };
 
-// JSON.parse that keeps numbers JS cannot hold exactly (ids past 2^53, decimals such as 10.00) as their
-// source text, using the reviver's source access (Chromium 114+, Firefox 135+).
+// JSON.parse that keeps numbers JS cannot hold exactly (ids past 2^53, decimals such as 10.00, floats)
+// as their source text: such literals are quoted before parsing. Strings are skipped whole (escapes too).
 export function parseJSON(text) {
-  return JSON.parse(text, (key, value, ctx) => {
-    if (typeof value !== 'number' || !ctx || typeof ctx.source !== 'string') return value;
-    const src = ctx.source;
-    if (/[.eE]/.test(src) || !Number.isSafeInteger(value)) return src;
-    return value;
-  });
+  let out = '';
+  let last = 0;
+  const num = /-?\d+(\.\d+)?([eE][-+]?\d+)?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      num.lastIndex = i;
+      const m = num.exec(text);
+      if (!m) break; // not a number: JSON.parse below reports the error
+      const lit = m[0];
+      if (m[1] || m[2] || !Number.isSafeInteger(Number(lit))) {
+        out += `${text.slice(last, i)}"${lit}"`;
+        last = i + lit.length;
+      }
+      i += lit.length - 1;
+    }
+  }
+  return JSON.parse(out + text.slice(last));
 }
 
 function authHeaders(headers = {}) {

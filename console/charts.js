@@ -50,15 +50,17 @@ function frame(series, label, zero) {
   return { svg, xs, y, every };
 }
 
-function xLabel(svg, x, text) {
-  svg.append(s('text', { x, y: H - PAD.b + 16, 'text-anchor': 'middle' }, text));
+function xLabel(svg, x, text, anchor = 'middle') {
+  svg.append(s('text', { x, y: H - PAD.b + 16, 'text-anchor': anchor }, text));
 }
 
 export function lineChart(series, label) {
   const { svg, xs, y, every } = frame(series, label, false);
   const step = xs.length > 1 ? (W - PAD.l - PAD.r) / (xs.length - 1) : 0;
   const x = (lab) => PAD.l + (xs.length > 1 ? xs.indexOf(lab) * step : (W - PAD.l - PAD.r) / 2);
-  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, x(lab), lab); });
+  // the end points' labels are anchored inwards so they stay inside the frame
+  const anchor = (i) => (xs.length < 2 ? 'middle' : i === 0 ? 'start' : i === xs.length - 1 ? 'end' : 'middle');
+  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, x(lab), lab, anchor(i)); });
   series.forEach((se, k) => {
     const pts = se.points.filter((p) => Number.isFinite(Number(p.y)));
     const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${y(Number(p.y)).toFixed(1)}`).join('');

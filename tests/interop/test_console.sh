@@ -7,17 +7,13 @@
 # travel (counts against `floe table count --snapshot`), the SQL editor, files, the metrics explorer
 # (net_revenue by month against query_metrics called from Node and hand-written SQL), keyboard use,
 # a principal without grants (403, no data), rollback refused without WRITE and done with it.
-# Screenshots: $FLOE_CONSOLE_SHOTS if set, else the test's temp dir. Skips (77) without chromium or
-# the npm packages.
+# Screenshots: $FLOE_CONSOLE_SHOTS if set, else the test's temp dir. Without chromium or the npm
+# packages the curl checks still run, then the test skips (77).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
 floe=$FLOE_BIN
-if [ ! -x /usr/bin/chromium ]; then echo "SKIP: /usr/bin/chromium missing (apt-get install chromium, or make deps)"; exit 77; fi
-for m in playwright-core @modelcontextprotocol/sdk; do
-  if [ ! -d "$here/node_modules/$m" ]; then echo "SKIP: $m missing in $here/node_modules (make deps, or npm ci there)"; exit 77; fi
-done
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-console.XXXXXX")"
 pid=
 cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
@@ -95,7 +91,11 @@ size=$(cat "$src"/console/* | wc -c)
 [ "$size" -lt 153600 ] || fail "console assets are $size bytes (budget 150 KB)"
 [ $rc = 0 ] && echo "ok   static routes: CSP, nosniff, ETag/304, types, 404s, traversal refused, redirects, $size bytes of assets"
 
-# ---- the browser ----
+# ---- the browser (the checks above run without it) ----
+if [ ! -x /usr/bin/chromium ]; then echo "SKIP: /usr/bin/chromium missing (apt-get install chromium, or make deps)"; exit 77; fi
+for m in playwright-core @modelcontextprotocol/sdk lossless-json; do
+  if [ ! -d "$here/node_modules/$m" ]; then echo "SKIP: $m missing in $here/node_modules (make deps, or npm ci there)"; exit 77; fi
+done
 shots="${FLOE_CONSOLE_SHOTS:-$tmp/shots}"
 mkdir -p "$shots"
 node "$here/console-check.mjs" --url="$url" --shots="$shots" \

@@ -92,9 +92,10 @@ size=$(cat "$src"/console/* | wc -c)
 [ $rc = 0 ] && echo "ok   static routes: CSP, nosniff, ETag/304, types, 404s, traversal refused, redirects, $size bytes of assets"
 
 # ---- the browser (the checks above run without it) ----
-if [ ! -x /usr/bin/chromium ]; then echo "SKIP: /usr/bin/chromium missing (apt-get install chromium, or make deps)"; exit 77; fi
+skip() { echo "SKIP: $*"; if [ $rc = 0 ]; then exit 77; fi; exit 1; } # a failure above still fails
+[ -x /usr/bin/chromium ] || skip "/usr/bin/chromium missing (apt-get install chromium, or make deps)"
 for m in playwright-core @modelcontextprotocol/sdk lossless-json; do
-  if [ ! -d "$here/node_modules/$m" ]; then echo "SKIP: $m missing in $here/node_modules (make deps, or npm ci there)"; exit 77; fi
+  [ -d "$here/node_modules/$m" ] || skip "$m missing in $here/node_modules (make deps, or npm ci there)"
 done
 shots="${FLOE_CONSOLE_SHOTS:-$tmp/shots}"
 mkdir -p "$shots"

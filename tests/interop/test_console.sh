@@ -103,8 +103,15 @@ node "$here/console-check.mjs" --url="$url" --shots="$shots" \
   --analyst_id=analyst --analyst_secret="$analyst" --editor_id=editor --editor_secret="$editor" \
   --nobody_id=nobody --nobody_secret="$nobody" --old_snapshot="$old" --new_snapshot="$new" \
   --old_count="$old_count" --new_count="$new_count" --files="$files" --want="$want" || rc=1
+# the server drains and exits 0 on SIGTERM after all that; no sanitizer report in its log
+kill -TERM "$pid"
+src_rc=0
+wait "$pid" || src_rc=$?
+pid=
+[ "$src_rc" = 0 ] || fail "floe serve exited $src_rc after SIGTERM"
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/serve.log" >/dev/null; then fail "sanitizer report in the server log"; rc=1; fi
 n=$(find "$shots" -name '*.png' | wc -l)
 [ "$n" -ge 10 ] || fail "only $n screenshots in $shots"
 echo "screenshots: $n in $shots"
-if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -20 "$tmp/serve.log"; fi
+if [ $rc != 0 ]; then echo "--- server log (tail)"; tail -40 "$tmp/serve.log"; fi
 exit $rc

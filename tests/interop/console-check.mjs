@@ -7,7 +7,8 @@
 // EXPLAIN ANALYZE, cancel, CSV download); plot net_revenue by month in the metrics explorer and compare the
 // chart's and grid's numbers with query_metrics called from Node through the MCP SDK and with hand-written SQL
 // (--want); keyboard: Tab reaches Run and Enter runs; a principal without grants sees 403 errors and no data;
-// a principal without WRITE is refused a rollback, one with WRITE rolls back. No CSP violation may occur.
+// a principal without WRITE is refused a rollback, one with WRITE rolls back; a server with --insecure-no-auth
+// (--noauth_url) shows its data without a login page. No CSP violation may occur.
 // Screenshots go to --shots. Used by test_console.sh; exit 0 when every check holds, each failure "FAIL: ...".
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -303,6 +304,17 @@ await check('a principal with WRITE rolls back to the older snapshot', async () 
   await page.locator(`button[data-rollback="${o.old_snapshot}"]`).click();
   await page.locator(`tr.current[data-snapshot="${o.old_snapshot}"]`).waitFor();
   assert.equal((await restTable(analystTok)).current, o.old_snapshot);
+});
+
+await check('insecure-no-auth: no login page, data shown', async () => {
+  await page.goto(`${o.noauth_url}/console/#/catalog`);
+  await page.locator('a[data-table="default.orders"]').waitFor();
+  assert.equal(await page.locator('#login-id').count(), 0, 'no login form');
+  assert.match(await text('#who'), /anonymous/);
+  assert.equal(await page.locator('#logout').isHidden(), true, 'nothing to log out of');
+  await page.goto(`${o.noauth_url}/console/#/sql?${new URLSearchParams({ q: 'SELECT count(*) AS n FROM "default"."orders"', run: '1' })}`);
+  await page.locator('#result td').first().waitFor();
+  assert.match(await text('#result td'), /^\d+$/);
 });
 
 await check('no CSP violations, no script errors', async () => {

@@ -16,7 +16,11 @@ src="$(cd "$here/../.." && pwd)"
 floe=$FLOE_BIN
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-console.XXXXXX")"
 pid=
-cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
+npid=
+cleanup() {
+  for p in $pid $npid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 rc=0
 fail() { echo "FAIL: $*"; rc=1; }
@@ -47,8 +51,8 @@ adm role assign analyst readers >/dev/null; adm role assign editor editors >/dev
 adm grant readers read namespace default >/dev/null
 adm grant editors read,write namespace default >/dev/null
 
-port=$((20000 + RANDOM % 20000))
-"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$src/tests/semantic/models" \
+
+"$floe" serve --port 0 --catalog "$cat" --warehouse "$wh" --models "$src/tests/semantic/models" \
   --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
@@ -97,12 +101,22 @@ skip() { echo "SKIP: $*"; if [ $rc = 0 ]; then exit 77; fi; exit 1; } # a failur
 for m in playwright-core @modelcontextprotocol/sdk lossless-json; do
   [ -d "$here/node_modules/$m" ] || skip "$m missing in $here/node_modules (make deps, or npm ci there)"
 done
+# a second server on the same catalog without authentication: the console skips its login page
+
+"$floe" serve --port 0 --catalog "$cat" --warehouse "$wh" --insecure-no-auth --ready-file "$tmp/ready2" \
+  >"$tmp/serve-noauth.log" 2>&1 &
+npid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/ready2" ] && break; sleep 0.05; done
+[ -s "$tmp/ready2" ] || { echo "FAIL: floe serve --insecure-no-auth did not start:"; tail -20 "$tmp/serve-noauth.log"; exit 1; }
+nurl="http://$(sed -n 1p "$tmp/ready2")"
 shots="${FLOE_CONSOLE_SHOTS:-$tmp/shots}"
 mkdir -p "$shots"
 node "$here/console-check.mjs" --url="$url" --shots="$shots" \
   --analyst_id=analyst --analyst_secret="$analyst" --editor_id=editor --editor_secret="$editor" \
   --nobody_id=nobody --nobody_secret="$nobody" --old_snapshot="$old" --new_snapshot="$new" \
-  --old_count="$old_count" --new_count="$new_count" --files="$files" --want="$want" || rc=1
+  --old_count="$old_count" --new_count="$new_count" --files="$files" --want="$want" --noauth_url="$nurl" || rc=1
+kill -TERM "$npid"; wait "$npid" || fail "floe serve --insecure-no-auth did not exit 0"
+npid=
 # the server drains and exits 0 on SIGTERM after all that; no sanitizer report in its log
 kill -TERM "$pid"
 src_rc=0

@@ -5,6 +5,7 @@
  *   GET /console           301 to /console/ (relative links need the slash)
  *   GET /console/          index.html
  *   GET /console/{asset}   one embedded file (console_assets.h), else 404
+ *   HEAD of each           the same status and headers
  *
  * The files are compiled into libfloe (cmake/embed_console.cmake), so only
  * names in that table can be served: there is no file system path to
@@ -118,8 +119,14 @@ static void h_asset(fl_server_request *r, void *ctx)
 
 fl_status srv_routes_console(fl_server *s, fl_error *err)
 {
-    FL_TRY(srv_router_add(&s->router, "GET", "/", h_root, NULL, FL_ROUTE_PUBLIC, err));
-    FL_TRY(srv_router_add(&s->router, "GET", "/console", h_index, NULL, FL_ROUTE_PUBLIC, err));
-    return srv_router_add(&s->router, "GET", "/console/{asset}", h_asset, NULL, FL_ROUTE_PUBLIC,
-                          err);
+    /* HEAD answers the same headers (libmicrohttpd sends no body for HEAD) */
+    static const char *const methods[] = {"GET", "HEAD"};
+    for (size_t i = 0; i < 2; i++) {
+        FL_TRY(srv_router_add(&s->router, methods[i], "/", h_root, NULL, FL_ROUTE_PUBLIC, err));
+        FL_TRY(srv_router_add(&s->router, methods[i], "/console", h_index, NULL, FL_ROUTE_PUBLIC,
+                              err));
+        FL_TRY(srv_router_add(&s->router, methods[i], "/console/{asset}", h_asset, NULL,
+                              FL_ROUTE_PUBLIC, err));
+    }
+    return FL_OK;
 }

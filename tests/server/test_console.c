@@ -7,7 +7,7 @@
  *     byte with its Content-Type, and every embedded name is a file there;
  *   - every answer has the strict Content-Security-Policy and nosniff; files
  *     have an ETag that If-None-Match turns into 304, and Cache-Control;
- *   - /console/ is index.html, /console redirects there (301), / too (302);
+ *   - /console/ is index.html (HEAD too), /console redirects there (301), / too (302);
  *   - unknown names, "..", encoded dots and slashes, NUL, sub-folders and
  *     raw "/console/../x" paths are 404;
  *   - the routes need no token while the data APIs still answer 401.
@@ -58,8 +58,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
     return k;
 }
 
-/* GET path exactly as given (no dot-segment removal); extra: one request header or NULL. */
-static resp get(const char *path, const char *extra)
+/* method path exactly as given (no dot-segment removal); extra: one request header or NULL. */
+static resp request(const char *method, const char *path, const char *extra)
 {
     resp r;
     memset(&r, 0, sizeof r);
@@ -69,6 +69,8 @@ static resp get(const char *path, const char *extra)
     struct curl_slist *h = extra ? curl_slist_append(NULL, extra) : NULL;
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+    if (!strcmp(method, "HEAD"))
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
@@ -79,6 +81,11 @@ static resp get(const char *path, const char *extra)
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
     return r;
+}
+
+static resp get(const char *path, const char *extra)
+{
+    return request("GET", path, extra);
 }
 
 /* The value of header name in r (copied into out), or NULL. */
@@ -181,6 +188,15 @@ static void test_index_and_redirects(void)
     CHECK(r.body && strstr(r.body, "<script type=\"module\" src=\"/console/app.js\">") != NULL);
     CHECK(header(&r, "Content-Type", v, sizeof v) && !strcmp(v, "text/html; charset=utf-8"));
     check_security_headers(&r);
+    free(r.body);
+    r = request("HEAD", "/console/", NULL);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT((long)r.len, 0);
+    CHECK(header(&r, "ETag", v, sizeof v) != NULL);
+    check_security_headers(&r);
+    free(r.body);
+    r = request("HEAD", "/console/nope.js", NULL);
+    CHECK_EQ_INT(r.status, 404);
     free(r.body);
     r = get("/console", NULL);
     CHECK_EQ_INT(r.status, 301);

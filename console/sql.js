@@ -119,13 +119,19 @@ export async function render(view, params) {
   };
   run.addEventListener('click', () => exec(ta.value));
   explain.addEventListener('click', () => exec(`EXPLAIN ANALYZE ${ta.value.trim().replace(/;\s*$/, '')}`));
+  // A click right after Run may reach the server before the statement is registered (404): retry
+  // while it is still ours and running.
   cancel.addEventListener('click', async () => {
-    if (!running) return;
-    try {
-      await cancelSql(running);
-      status('cancel sent');
-    } catch (e) {
-      clear(out, errorBox(e));
+    const id = running;
+    for (let i = 0; id && running === id && i < 20; i++) {
+      try {
+        await cancelSql(id);
+        status('cancel sent');
+        return;
+      } catch (e) {
+        if (e.status !== 404) return clear(out, errorBox(e));
+        await new Promise((res) => setTimeout(res, 100));
+      }
     }
   });
   csv.addEventListener('click', () => last && download('result.csv', toCSV(last.columns, last.rows)));

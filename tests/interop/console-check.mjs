@@ -96,6 +96,15 @@ async function login(id, secret) {
   await page.locator('#login-secret').press('Enter');
   await page.locator('#who').filter({ hasText: `Signed in as ${id}` }).waitFor();
 }
+// Every visible control has an accessible name: a <label> for inputs, text or aria-label for buttons.
+async function assertLabelled(where) {
+  const bad = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => !el.closest('[hidden]'))
+    .filter((el) => !(el.tagName === 'BUTTON' ? el.getAttribute('aria-label') || el.textContent.trim()
+      : [...(el.labels || [])].map((l) => l.textContent).join('').trim() || el.getAttribute('aria-label')))
+    .map((el) => el.outerHTML.slice(0, 100)));
+  assert.deepEqual(bad, [], `unlabelled controls on ${where}`);
+}
 async function gridCells(sel) {
   return page.locator(`${sel} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
 }
@@ -121,6 +130,7 @@ await check('login page, then sign in as the analyst', async () => {
   await page.locator('#login-submit').click();
   await page.locator('form.login .error').waitFor();
   assert.match(await text('form.login .error'), /401/);
+  await assertLabelled('the login page');
   await login(o.analyst_id, o.analyst_secret);
   assert.ok(await page.evaluate(() => sessionStorage.getItem('floe.token')), 'token kept in sessionStorage');
 });
@@ -134,6 +144,7 @@ await check('catalog: default.orders schema with field ids', async () => {
   assert.ok(rows.some((r) => r[1] === 'order_id' && r[0] === String(want.find((f) => f.name === 'order_id').id)));
   await page.locator('#partition-spec').waitFor();
   await page.locator('#properties').waitFor();
+  await assertLabelled('the catalog');
 });
 
 await check('snapshots: timeline, charts, count of the older snapshot', async () => {
@@ -148,6 +159,7 @@ await check('snapshots: timeline, charts, count of the older snapshot', async ()
   await page.locator(`td[data-count-of="${o.old_snapshot}"]`).filter({ hasText: /^\d+$/ }).waitFor();
   assert.equal(await text(`td[data-count-of="${o.old_snapshot}"]`), o.old_count);
   assert.equal(await text(`td[data-total-records="${o.old_snapshot}"]`), o.old_count);
+  await assertLabelled('the snapshots page');
 });
 
 await check('snapshots: a rollback without WRITE is refused (403) after the confirm dialog', async () => {
@@ -183,6 +195,7 @@ await check('SQL editor: Ctrl+Enter runs, grid equals POST /v1/sql, paging', asy
   assert.equal((await gridCells('#result'))[0][0], '51');
   await page.locator('#page-size').selectOption('100');
   assert.equal(await text('#page-info'), `rows 1\u2013100 of ${o.new_count}`);
+  await assertLabelled('the SQL editor');
 });
 
 await check('SQL editor: highlighting, completion of table and column names', async () => {
@@ -257,6 +270,7 @@ await check('metrics explorer: net_revenue by month equals query_metrics and SQL
   assert.equal(await text('#compiled-sql'), direct.receipt.sql);
   assert.match(await text('#receipt'), /"principal": "analyst"/);
   assert.match(await text('#receipt'), new RegExp(`"snapshot_id": "?${o.new_snapshot}`));
+  await assertLabelled('the metrics explorer');
   await page.locator('#chart-kind').selectOption('bar');
   await page.locator('#metric-run').click();
   await page.locator('#metric-chart rect').first().waitFor();
@@ -271,6 +285,7 @@ await check('files view: histogram and small-files alert', async () => {
   assert.equal(await page.locator('svg.chart rect').evaluateAll((rs) => rs.reduce((a, r) => a + Number(r.dataset.y), 0)), Number(o.files));
   assert.match(await text('#small-files'), new RegExp(`${o.files} of ${o.files} data files are smaller`));
   assert.match(await text('#compaction'), /never compacted/);
+  await assertLabelled('the files view');
 });
 
 await check('a principal without grants sees 403 errors, not data', async () => {

@@ -415,7 +415,9 @@ static void usage(FILE *f)
            "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n"
            "MCP at POST /mcp: --mcp-run-sql false (refuse run_sql) --mcp-max-scan-bytes SIZE\n"
            "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n"
-           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n");
+           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n"
+           "Web console at http://HOST:PORT/console/ (docs/console.md): sign in with a\n"
+           "  principal's client id and secret; it reads through the APIs above as that principal.\n");
 }
 
 static volatile sig_atomic_t stop_flag;

@@ -1,6 +1,6 @@
 // metrics.js - the metrics explorer over the semantic layer, through MCP tools on POST /mcp (docs/mcp.md):
 // list_metrics for the metric list, get_dimensions for the dimensions (and grains) the chosen metrics share,
-// query_metrics for the numbers, shown as rows, a line or bar chart, the compiled SQL and the receipt. The
+// query_metrics (with an optional where filter) for the numbers, shown as rows, a line or bar chart, the compiled SQL and the receipt. The
 // numbers are read as the signed-in principal (row filters apply; without READ the engine refuses, 42501).
 import { mcpTool } from './api.js';
 import { barChart, legend, lineChart } from './charts.js';
@@ -44,11 +44,14 @@ export async function render(view, params) {
   const dim = h('select', { id: 'dimension', name: 'dimension' }, h('option', { value: '' }, '\u2014 pick metrics first \u2014'));
   const kind = h('select', { id: 'chart-kind' }, h('option', { value: 'line' }, 'line'), h('option', { value: 'bar' }, 'bar'));
   const limit = h('input', { id: 'metric-limit', type: 'number', min: 1, max: 10000, value: 1000 });
+  const where = h('input', { id: 'metric-where', size: 48, spellcheck: 'false',
+    placeholder: "{{ Dimension('customer__region') }} = 'EU'" });
   const run = h('button', { type: 'submit', id: 'metric-run' }, 'Query');
   const dimMsg = h('span', { class: 'muted', 'aria-live': 'polite' });
   form.append(h('fieldset', {}, h('legend', {}, `Metrics (model ${listed.model_version || ''})`), h('div', { class: 'row' }, boxes)),
     h('div', { class: 'row' }, h('label', { for: 'dimension' }, 'Group by', dim), h('label', { for: 'chart-kind' }, 'Chart', kind),
-      h('label', { for: 'metric-limit' }, 'Row limit', limit), run, dimMsg));
+      h('label', { for: 'metric-limit' }, 'Row limit', limit), run, dimMsg),
+    h('div', { class: 'row' }, h('label', { for: 'metric-where' }, 'Filter (optional, the model\u2019s Jinja)', where)));
   const chosen = () => boxes.map((b) => b.querySelector('input')).filter((i) => i.checked).map((i) => i.value);
 
   const refreshDims = async () => {
@@ -73,6 +76,7 @@ export async function render(view, params) {
     if (!ms.length) return clear(out, errorBox('Pick at least one metric.'));
     const args = { metrics: ms, limit: Number(limit.value) || 1000, max_rows: 10000, max_bytes: 1000000 };
     if (dim.value) Object.assign(args, { group_by: [dim.value], order_by: [dim.value] });
+    if (where.value.trim()) args.where = [where.value.trim()];
     clear(out, h('p', { class: 'muted' }, 'Querying\u2026'));
     run.disabled = true;
     try {

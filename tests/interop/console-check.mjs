@@ -271,6 +271,16 @@ await check('metrics explorer: net_revenue by month equals query_metrics and SQL
   assert.match(await text('#receipt'), /"principal": "analyst"/);
   assert.match(await text('#receipt'), new RegExp(`"snapshot_id": "?${o.new_snapshot}`));
   await assertLabelled('the metrics explorer');
+  // a filter: EU only, against query_metrics with the same where
+  const eu = "{{ Dimension('customer__region') }} = 'EU'";
+  await page.locator('#metric-where').fill(eu);
+  await page.locator('#metric-run').click();
+  await page.locator('#metric-rows').filter({ hasNotText: cells[0][1] }).waitFor();
+  const euDirect = await mcpQuery(analystTok, { metrics: ['net_revenue'], group_by: ['metric_time__month'],
+    order_by: ['metric_time__month'], limit: 1000, max_rows: 10000, max_bytes: 1000000, where: [eu] });
+  assert.deepEqual(await gridCells('#metric-rows'), euDirect.rows.map((r) => r.map(String)));
+  assert.notDeepEqual(euDirect.rows, direct.rows);
+  await page.locator('#metric-where').fill('');
   await page.locator('#chart-kind').selectOption('bar');
   await page.locator('#metric-run').click();
   await page.locator('#metric-chart rect').first().waitFor();

@@ -147,6 +147,30 @@ await check('catalog: default.orders schema with field ids', async () => {
   await assertLabelled('the catalog');
 });
 
+await check('catalog: nested fields, partition spec and sort order of default.events', async () => {
+  await page.locator('a[data-table="default.events"]').click();
+  await page.locator('#partition-spec').waitFor();
+  const r = await fetch(`${url}/v1/namespaces/default/tables/events`, { headers: { Authorization: `Bearer ${analystTok}` } });
+  const m = (await r.json()).metadata;
+  const fields = m.schemas.find((s) => s['schema-id'] === m['current-schema-id']).fields;
+  const rows = await gridCells('#schema');
+  const byName = Object.fromEntries(rows.map((x) => [x[1], x]));
+  const tags = fields.find((f) => f.name === 'tags');
+  for (const sub of tags.type.fields) assert.equal(byName[`tags.${sub.name}`][0], String(sub.id), `tags.${sub.name}`);
+  const labels = fields.find((f) => f.name === 'labels');
+  assert.equal(byName['labels.element'][0], String(labels.type['element-id']));
+  assert.equal(byName.labels[2], `list<${labels.type.element}>`);
+  const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']).fields;
+  const name = (id) => fields.find((f) => f.id === id).name;
+  assert.deepEqual(await gridCells('#partition-spec'), spec.map((f) => [String(f['field-id']), f.name, name(f['source-id']), f.transform]));
+  assert.deepEqual((await gridCells('#partition-spec')).map((x) => x[3]), ['day', 'bucket[4]']);
+  const order = m['sort-orders'].find((s) => s['order-id'] === m['default-sort-order-id']).fields;
+  assert.deepEqual(await gridCells('#sort-order'), order.map((f) => [name(f['source-id']), f.transform, f.direction, f['null-order']]));
+  assert.equal(await page.locator('.tree a[aria-current="true"]').innerText(), 'events');
+  await page.locator('a[data-table="default.orders"]').click();
+  await page.locator('#table-title').filter({ hasText: 'default.orders' }).waitFor();
+});
+
 await check('snapshots: timeline, charts, count of the older snapshot', async () => {
   await page.getByRole('link', { name: 'Snapshots', exact: true }).last().click();
   await page.locator('#snapshots').waitFor();

@@ -30,6 +30,8 @@ fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
 . "$src/tests/interop/semantic/seed.sh"
 # a second snapshot of orders: 50 more orders, ids above the first 600
 fsql -c "INSERT INTO orders SELECT i, 1 + (i * 7) % 40, DATE '2024-01-01' + (i * 13) % 210, 'placed', CAST(10 + i % 90 AS decimal(10,2)), CAST(0 AS decimal(10,2)), CAST(0 AS decimal(10,2)) FROM generate_series(601, 650) AS g(i)"
+# a partitioned, sorted table with nested columns for the catalog page
+fsql -c "CREATE TABLE events (id bigint, ts timestamp, tags ROW(a varchar, b int), labels varchar[]) WITH (partitioning = ARRAY['day(ts)', 'bucket(4, id)'], sorted_by = ARRAY['id'])"
 snaps=$("$floe" table snapshots --catalog="$cat" --warehouse="$wh" default.orders --format csv | tail -n +2 | cut -d, -f2)
 old=$(sed -n 1p <<<"$snaps")
 new=$(sed -n 2p <<<"$snaps")

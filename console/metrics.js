@@ -32,7 +32,9 @@ export async function render(view, params) {
   try {
     listed = await mcpTool('list_metrics', { max_items: 1000, max_bytes: 200000 });
   } catch (e) {
-    form.append(errorBox(e));
+    // without --models the metric tools do not exist (JSON-RPC -32602 "unknown tool")
+    const noModel = e.detail && e.detail.code === -32602 && /unknown tool/.test(e.detail.message || '');
+    form.append(noModel ? h('p', { id: 'no-model' }, 'No semantic model is loaded: start floe serve with --models DIR (docs/semantic.md).') : errorBox(e));
     return;
   }
   if (!listed.metrics.length) {

@@ -355,7 +355,7 @@ await check('a principal with WRITE rolls back to the older snapshot', async () 
   assert.equal((await restTable(analystTok)).current, o.old_snapshot);
 });
 
-await check('insecure-no-auth: no login page, data shown', async () => {
+await check('insecure-no-auth: no login page, data shown, no model', async () => {
   await page.goto(`${o.noauth_url}/console/#/catalog`);
   await page.locator('a[data-table="default.orders"]').waitFor();
   assert.equal(await page.locator('#login-id').count(), 0, 'no login form');
@@ -364,6 +364,9 @@ await check('insecure-no-auth: no login page, data shown', async () => {
   await page.goto(`${o.noauth_url}/console/#/sql?${new URLSearchParams({ q: 'SELECT count(*) AS n FROM "default"."orders"', run: '1' })}`);
   await page.locator('#result td').first().waitFor();
   assert.match(await text('#result td'), /^\d+$/);
+  // that server has no semantic model: the metrics page says so
+  await page.locator('#nav a[href="#/metrics"]').click();
+  await page.locator('#no-model').waitFor();
 });
 
 await check('no CSP violations, no script errors', async () => {

@@ -81,6 +81,7 @@ async function route() {
     const mod = await load();
     await mod.render(v, params);
   } catch (e) {
+    if (!session.token() && !noAuth) return; // a 401 brought the login page up: leave it
     clear(v, errorBox(e));
   }
   const title = v.querySelector('h1');

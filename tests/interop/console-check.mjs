@@ -322,6 +322,20 @@ await check('files view: histogram and small-files alert', async () => {
   await assertLabelled('the files view');
 });
 
+await check('an expired or bad token brings the login page back', async () => {
+  await page.evaluate(() => sessionStorage.setItem('floe.token', 'not-a-token'));
+  await page.goto(`${url}/console/#/catalog`);
+  await page.locator('#login-id').waitFor();
+  assert.match(await text('form.login .error'), /session has ended/);
+  // also from a page whose render fails as a whole on the 401 (the table picker)
+  await page.evaluate(() => sessionStorage.setItem('floe.token', 'not-a-token'));
+  await page.goto(`${url}/console/#/snapshots`);
+  await page.locator('#login-id').waitFor();
+  await page.waitForLoadState('networkidle');
+  assert.equal(await page.locator('#login-id').count(), 1, 'the login page stays');
+  await login(o.analyst_id, o.analyst_secret);
+});
+
 await check('a principal without grants sees 403 errors, not data', async () => {
   await page.locator('#logout').click();
   await page.locator('#login-id').waitFor();

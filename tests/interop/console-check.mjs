@@ -72,7 +72,7 @@ async function mcpQuery(tok, args) {
 // ---- the browser ----
 const profile = mkdtempSync(join(tmpdir(), 'floe-console-chromium-'));
 const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium', headless: true, acceptDownloads: true, viewport: { width: 1280, height: 900 },
+  executablePath: o.chromium || '/usr/bin/chromium', headless: true, acceptDownloads: true, viewport: { width: 1280, height: 900 },
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
 });

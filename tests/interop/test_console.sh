@@ -99,7 +99,8 @@ size=$(cat "$src"/console/* | wc -c)
 
 # ---- the browser (the checks above run without it) ----
 skip() { echo "SKIP: $*"; if [ $rc = 0 ]; then exit 77; fi; exit 1; } # a failure above still fails
-[ -x /usr/bin/chromium ] || skip "/usr/bin/chromium missing (apt-get install chromium, or make deps)"
+chromium="${FLOE_CHROMIUM:-/usr/bin/chromium}" # Debian's; another build for a try: FLOE_CHROMIUM=PATH
+[ -x "$chromium" ] || skip "$chromium missing (apt-get install chromium, or make deps)"
 for m in playwright-core @modelcontextprotocol/sdk lossless-json; do
   [ -d "$here/node_modules/$m" ] || skip "$m missing in $here/node_modules (make deps, or npm ci there)"
 done
@@ -113,7 +114,7 @@ for _ in $(seq 1 200); do [ -s "$tmp/ready2" ] && break; sleep 0.05; done
 nurl="http://$(sed -n 1p "$tmp/ready2")"
 shots="${FLOE_CONSOLE_SHOTS:-$tmp/shots}"
 mkdir -p "$shots"
-node "$here/console-check.mjs" --url="$url" --shots="$shots" \
+node "$here/console-check.mjs" --url="$url" --shots="$shots" --chromium="$chromium" \
   --analyst_id=analyst --analyst_secret="$analyst" --editor_id=editor --editor_secret="$editor" \
   --nobody_id=nobody --nobody_secret="$nobody" --old_snapshot="$old" --new_snapshot="$new" \
   --old_count="$old_count" --new_count="$new_count" --files="$files" --want="$want" --noauth_url="$nurl" || rc=1

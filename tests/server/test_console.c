@@ -10,6 +10,8 @@
  *   - /console/ is index.html (HEAD too), /console redirects there (301), / too (302);
  *   - unknown names, "..", encoded dots and slashes, NUL, sub-folders and
  *     raw "/console/../x" paths are 404;
+ *   - 400 random paths of dots, slashes and encodings: 200 only with an
+ *     embedded file's bytes, else 301 or 404;
  *   - the routes need no token while the data APIs still answer 401.
  */
 #include <curl/curl.h>
@@ -227,6 +229,34 @@ static void test_refused(void)
     }
 }
 
+/* Random paths of dots, slashes, encodings and names under /console/: the
+ * answer is 200 (then exactly one embedded file's bytes), 301 or 404, never
+ * anything else and never other bytes. */
+static void test_random_paths(void)
+{
+    static const char *const parts[] = {".",      "..",         "/",   "%2e", "%2E%2e",
+                                        "%2f",    "%5c",        "%00", "%",   "%zz",
+                                        "app.js", "index.html", "x",   "~",   "//"};
+    unsigned seed = 12345;
+    for (int i = 0; i < 400; i++) {
+        char path[512] = "/console/";
+        int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 6;
+        for (int k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            strncat(path, parts[(seed >> 16) % (sizeof parts / sizeof parts[0])],
+                    sizeof path - strlen(path) - 1);
+        }
+        resp r = get(path, NULL);
+        bool known = false;
+        for (const srv_console_asset *a = srv_console_assets; a->name && !known; a++)
+            known = r.len == a->len && !memcmp(r.body, a->bytes, a->len);
+        if (!(r.status == 404 || r.status == 301 || (r.status == 200 && known)))
+            fprintf(stderr, "%s -> %ld (%zu bytes)\n", path, r.status, r.len);
+        CHECK(r.status == 404 || r.status == 301 || (r.status == 200 && known));
+        free(r.body);
+    }
+}
+
 static void test_public_but_data_is_not(void)
 {
     resp r = get("/console/app.js", NULL);
@@ -259,6 +289,7 @@ int main(void)
     TEST_RUN(test_every_file);
     TEST_RUN(test_index_and_redirects);
     TEST_RUN(test_refused);
+    TEST_RUN(test_random_paths);
     TEST_RUN(test_public_but_data_is_not);
     fl_server_destroy(s, 2000);
     ft_rmtree(dir);

@@ -6,6 +6,7 @@
 import { loadTable, sql } from './api.js';
 import { go, status } from './app.js';
 import { tablePicker, tableRef } from './catalog.js';
+import { runInEditor } from './sql.js';
 import { lineChart } from './charts.js';
 import { clear, dotted, errorBox, formatBytes, h, qualified } from './dom.js';
 
@@ -68,8 +69,11 @@ export async function render(view, params) {
     const countBtn = h('button', { type: 'button', class: 'secondary', 'aria-label': `Count rows at snapshot ${id}` }, 'Count');
     countBtn.addEventListener('click', () => countAt(t, id, cell, countBtn));
     const travel = h('button', { type: 'button', 'data-travel': id, 'aria-label': `Query snapshot ${id}` }, 'Query');
-    travel.addEventListener('click', () => go('sql', { t: params.t, run: '1',
-      q: `SELECT * FROM ${qualified(t.ns, t.name)} FOR VERSION AS OF ${id} LIMIT 100` }));
+    travel.addEventListener('click', () => {
+      const q = `SELECT * FROM ${qualified(t.ns, t.name)} FOR VERSION AS OF ${id} LIMIT 100`;
+      runInEditor(q);
+      go('sql', { q });
+    });
     const back = id === cur ? h('span', { class: 'muted' }, 'current')
       : h('button', { type: 'button', class: 'danger', 'data-rollback': id, 'aria-label': `Roll back to snapshot ${id}` }, 'Roll back');
     if (id !== cur) back.addEventListener('click', () => rollback(t, id, msg, view, params));

@@ -11,6 +11,14 @@ import { overlay } from './highlight.js';
 
 const MAX_ROWS = 10000;
 const TEXT_KEY = 'floe.sql';
+const RUN_KEY = 'floe.sql.run';
+
+// Asks the editor to run q when it opens next with ?q=<the same text>. Only the console's own pages do
+// this: a link with ?q= fills the editor but never runs it, so a crafted URL cannot run a statement
+// with the user's token.
+export function runInEditor(q) {
+  sessionStorage.setItem(RUN_KEY, q);
+}
 
 function newQueryId() {
   const b = crypto.getRandomValues(new Uint8Array(12));
@@ -142,5 +150,7 @@ export async function render(view, params) {
       exec(ta.value);
     }
   });
-  if (params.run === '1') await exec(ta.value);
+  const pending = sessionStorage.getItem(RUN_KEY);
+  sessionStorage.removeItem(RUN_KEY);
+  if (pending !== null && pending === params.q) await exec(ta.value);
 }

@@ -348,7 +348,8 @@ await check('a principal without grants sees 403 errors, not data', async () => 
   await page.locator('main .error').last().waitFor();
   assert.match(await page.locator('main .error').last().innerText(), /403/);
   assert.equal(await page.locator('#schema').count(), 0, 'no schema shown');
-  await page.goto(`${url}/console/#/sql?${new URLSearchParams({ q: 'SELECT * FROM "default"."orders"', run: '1' })}`);
+  await page.goto(`${url}/console/#/sql?${new URLSearchParams({ q: 'SELECT * FROM "default"."orders"' })}`);
+  await page.locator('#run').click();
   await page.locator('#results .error').waitFor();
   assert.match(await text('#results .error'), /403.*42501|403.*lacks privilege/s);
   assert.equal(await page.locator('#result').count(), 0, 'no rows shown');
@@ -375,7 +376,13 @@ await check('insecure-no-auth: no login page, data shown, no model', async () =>
   assert.equal(await page.locator('#login-id').count(), 0, 'no login form');
   assert.match(await text('#who'), /anonymous/);
   assert.equal(await page.locator('#logout').isHidden(), true, 'nothing to log out of');
-  await page.goto(`${o.noauth_url}/console/#/sql?${new URLSearchParams({ q: 'SELECT count(*) AS n FROM "default"."orders"', run: '1' })}`);
+  // a link with ?q= fills the editor but does not run it
+  await page.goto(`${o.noauth_url}/console/#/sql?${new URLSearchParams({ q: 'SELECT count(*) AS n FROM "default"."orders"' })}`);
+  await page.locator('#sql-input').waitFor();
+  await page.waitForLoadState('networkidle');
+  assert.equal(await page.locator('#result').count(), 0, 'nothing ran from the URL');
+  assert.match(await page.locator('#sql-input').inputValue(), /^SELECT count/);
+  await page.locator('#run').click();
   await page.locator('#result td').first().waitFor();
   assert.match(await text('#result td'), /^\d+$/);
   // that server has no semantic model: the metrics page says so

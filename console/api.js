@@ -67,6 +67,7 @@ async function errorOf(res) {
     const e = j.error;
     if (e && typeof e === 'object') {
       msg = e.message || msg;
+      if (e.sqlstate) msg += ` (SQLSTATE ${e.sqlstate})`;
       detail = e;
     } else if (typeof e === 'string') {
       msg = j.error_description || e;

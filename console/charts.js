@@ -1,5 +1,6 @@
 // charts.js - tiny SVG charts, written here (no library): lineChart and barChart take series
-// [{name, points: [{x: label, y: number}]}]. Every mark carries data-x / data-y (the exact values shown,
+// [{name, points: [{x, y, label}]}]: x is the point's key along the axis (points of several series with one x
+// line up), label what the axis shows (default x), y a number or its exact text. Every mark carries data-x / data-y (the exact values shown,
 // so tests and assistive tools can read them) and a <title> tooltip; the svg has role="img" and a label.
 const NS = 'http://www.w3.org/2000/svg';
 const W = 640, H = 240, PAD = { l: 64, r: 12, t: 12, b: 36 };
@@ -32,6 +33,7 @@ const short = (v) => {
 
 function frame(series, label, zero) {
   const xs = [...new Set(series.flatMap((se) => se.points.map((p) => p.x)))];
+  const labels = new Map(series.flatMap((se) => se.points.map((p) => [p.x, p.label ?? p.x])));
   const ys = series.flatMap((se) => se.points.map((p) => Number(p.y))).filter(Number.isFinite);
   let lo = ys.length ? Math.min(...ys) : 0;
   let hi = ys.length ? Math.max(...ys) : 1;
@@ -47,7 +49,7 @@ function frame(series, label, zero) {
     svg.append(s('text', { x: PAD.l - 6, y: y(t) + 4, 'text-anchor': 'end' }, short(t)));
   }
   const every = Math.max(1, Math.ceil(xs.length / 8));
-  return { svg, xs, y, every };
+  return { svg, xs, y, every, labels };
 }
 
 function xLabel(svg, x, text, anchor = 'middle') {
@@ -55,29 +57,29 @@ function xLabel(svg, x, text, anchor = 'middle') {
 }
 
 export function lineChart(series, label) {
-  const { svg, xs, y, every } = frame(series, label, false);
+  const { svg, xs, y, every, labels } = frame(series, label, false);
   const step = xs.length > 1 ? (W - PAD.l - PAD.r) / (xs.length - 1) : 0;
   const x = (lab) => PAD.l + (xs.length > 1 ? xs.indexOf(lab) * step : (W - PAD.l - PAD.r) / 2);
   // the end points' labels are anchored inwards so they stay inside the frame
   const anchor = (i) => (xs.length < 2 ? 'middle' : i === 0 ? 'start' : i === xs.length - 1 ? 'end' : 'middle');
-  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, x(lab), lab, anchor(i)); });
+  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, x(lab), labels.get(lab), anchor(i)); });
   series.forEach((se, k) => {
     const pts = se.points.filter((p) => Number.isFinite(Number(p.y)));
     const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${y(Number(p.y)).toFixed(1)}`).join('');
     svg.append(s('path', { class: `line s${k % 4}`, d }));
     for (const p of pts) {
       svg.append(s('circle', { class: `point s${k % 4}`, cx: x(p.x), cy: y(Number(p.y)), r: 3,
-        'data-series': se.name, 'data-x': p.x, 'data-y': p.y }, s('title', {}, `${se.name} ${p.x}: ${p.y}`)));
+        'data-series': se.name, 'data-x': p.x, 'data-y': p.y }, s('title', {}, `${se.name} ${p.label ?? p.x}: ${p.y}`)));
     }
   });
   return svg;
 }
 
 export function barChart(series, label) {
-  const { svg, xs, y, every } = frame(series, label, true);
+  const { svg, xs, y, every, labels } = frame(series, label, true);
   const band = (W - PAD.l - PAD.r) / Math.max(1, xs.length);
   const bw = Math.max(1, (band * 0.8) / Math.max(1, series.length));
-  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, PAD.l + band * (i + 0.5), lab); });
+  xs.forEach((lab, i) => { if (i % every === 0 || i === xs.length - 1) xLabel(svg, PAD.l + band * (i + 0.5), labels.get(lab)); });
   series.forEach((se, k) => {
     for (const p of se.points) {
       const v = Number(p.y);
@@ -85,7 +87,7 @@ export function barChart(series, label) {
       const x0 = PAD.l + band * xs.indexOf(p.x) + band * 0.1 + bw * k;
       const top = Math.min(y(v), y(0));
       svg.append(s('rect', { class: `bar s${k % 4}`, x: x0, y: top, width: bw, height: Math.max(1, Math.abs(y(v) - y(0))),
-        'data-series': se.name, 'data-x': p.x, 'data-y': p.y }, s('title', {}, `${se.name} ${p.x}: ${p.y}`)));
+        'data-series': se.name, 'data-x': p.x, 'data-y': p.y }, s('title', {}, `${se.name} ${p.label ?? p.x}: ${p.y}`)));
     }
   });
   return svg;

@@ -14,7 +14,7 @@ const when = (ms) => new Date(Number(ms)).toISOString().replace('T', ' ').replac
 
 function chartOf(snaps, key, label, fmt = (v) => v) {
   const points = snaps.filter((s) => s.summary && s.summary[key] !== undefined)
-    .map((s) => ({ x: when(s['timestamp-ms']).slice(5, 19), y: Number(s.summary[key]) }));
+    .map((s) => ({ x: String(s['snapshot-id']), label: when(s['timestamp-ms']).slice(5, 19), y: Number(s.summary[key]) }));
   if (!points.length) return h('p', { class: 'muted' }, `No ${label.toLowerCase()} in the snapshot summaries.`);
   const svg = lineChart([{ name: label, points }], `${label} over time, last ${fmt(points[points.length - 1].y)}`);
   return h('figure', {}, svg, h('figcaption', {}, label));

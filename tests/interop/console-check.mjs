@@ -177,8 +177,9 @@ await check('snapshots: timeline, charts, count of the older snapshot', async ()
   const ids = await page.locator('#snapshots tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.snapshot));
   assert.deepEqual(ids, [o.old_snapshot, o.new_snapshot]);
   assert.equal(await page.locator('svg.chart circle').count(), 4, 'two points on each of the two charts');
-  const ys = await page.locator('svg.chart circle').evaluateAll((cs) => cs.map((c) => c.dataset.y));
-  assert.deepEqual(ys.slice(0, 2), [o.old_count, o.new_count], 'total-records chart');
+  const pts = await page.locator('svg.chart circle').evaluateAll((cs) => cs.map((c) => [c.dataset.x, c.dataset.y, c.getAttribute('cx')]));
+  assert.deepEqual(pts.slice(0, 2).map((p) => p.slice(0, 2)), [[o.old_snapshot, o.old_count], [o.new_snapshot, o.new_count]], 'total-records chart');
+  assert.notEqual(pts[0][2], pts[1][2], 'two snapshots, two places on the time axis (even within one second)');
   await page.getByRole('button', { name: `Count rows at snapshot ${o.old_snapshot}` }).click();
   await page.locator(`td[data-count-of="${o.old_snapshot}"]`).filter({ hasText: /^\d+$/ }).waitFor();
   assert.equal(await text(`td[data-count-of="${o.old_snapshot}"]`), o.old_count);

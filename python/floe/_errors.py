@@ -59,6 +59,15 @@ def error_for(message, sqlstate="", position=0):
     return cls(message, sqlstate, position)
 
 
+def from_stream(exc):
+    """An error pyarrow raised while reading floe's stream ("message SQLSTATE 22012") -> its exception."""
+    text = str(exc)
+    head, sep, state = text.rpartition(" SQLSTATE ")
+    if sep and len(state.strip()) == 5:
+        return error_for(head, state.strip())
+    return OperationalError(text)
+
+
 def from_native(exc):
     """floe._native.Error -> the DB-API exception (message, sqlstate, position kept)."""
     return error_for(str(exc), getattr(exc, "sqlstate", ""), getattr(exc, "position", 0))

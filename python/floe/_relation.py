@@ -9,6 +9,8 @@ import json
 
 import pyarrow as pa
 
+from ._errors import from_stream
+
 
 class Relation:
     def __init__(self, source, columns=(), tag="", reads=(), profile=None):
@@ -38,12 +40,12 @@ class Relation:
     def arrow(self):
         """The rows as a pyarrow.Table (kept: later calls return the same table)."""
         if self._table is None:
-            self._table = self.reader().read_all()
-            self._after_read()
+            reader = self.reader()
+            try:
+                self._table = reader.read_all()
+            except (OSError, pa.ArrowException) as e:  # the engine failed mid-stream
+                raise from_stream(e) from None
         return self._table
-
-    def _after_read(self):
-        pass
 
     def df(self):
         """The rows as a pandas.DataFrame."""

@@ -10,7 +10,10 @@ paramstyle is "qmark" (?), and PostgreSQL's $1, $2 work too. Every statement com
 (floe's engine has no multi-statement transactions): commit() does nothing and rollback() raises
 NotSupportedError. Rows stream batch by batch from the engine's Arrow stream.
 """
+import pyarrow as pa
+
 from . import connect as _connect
+from ._errors import from_stream
 from ._errors import (DatabaseError, DataError, Error, IntegrityError, InterfaceError,
                       InternalError, NotSupportedError, OperationalError, ProgrammingError,
                       Warning)
@@ -164,6 +167,9 @@ class Cursor:
                 if self.rowcount < 0:
                     self.rowcount = self._seen
                 return False
+            except (OSError, pa.ArrowException) as e:  # the engine failed mid-stream
+                self._reader = None
+                raise from_stream(e) from None
             cols = [c.to_pylist() for c in batch.columns]
             self._rows, self._pos = list(zip(*cols)) if cols else [], 0
             self._seen += batch.num_rows

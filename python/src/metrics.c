@@ -75,8 +75,8 @@ static void metrics_args_free(metrics_args *a)
 
 static bool parse_metrics_args(PyObject *args, PyObject *kw, metrics_args *a)
 {
-    static char *names[] = {"models", "metrics", "group_by", "where", "order_by",
-                            "limit",  "as_of",   NULL};
+    static char *names[] = {"models",   "metrics", "group_by", "where",
+                            "order_by", "limit",   "as_of",    NULL};
     PyObject *metrics = NULL, *group_by = NULL, *where = NULL, *order_by = NULL;
     memset(a, 0, sizeof *a);
     a->limit = -1;

@@ -7,7 +7,11 @@
 PyObject *floe_error_type;
 
 static struct PyModuleDef native_module = {
-    PyModuleDef_HEAD_INIT, "floe._native", "libfloe bindings (see floe/__init__.py)", -1, NULL,
+    PyModuleDef_HEAD_INIT,
+    "floe._native",
+    "libfloe bindings (see floe/__init__.py)",
+    -1,
+    NULL,
     NULL,
     NULL,
     NULL,

@@ -30,7 +30,6 @@ struct ArrowArrayStream {
 };
 #endif
 
-
 /* ---- Session ---- */
 
 typedef struct {
@@ -50,7 +49,6 @@ typedef struct {
     bool eof;
     char *receipt_json; /* metrics results: the receipt */
 } ResultObject;
-
 
 extern PyTypeObject SessionType;
 extern PyTypeObject ResultType;

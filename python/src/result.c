@@ -4,10 +4,10 @@
  *
  * The stream pulls batches straight from the engine: get_next calls
  * fl_sql_result_next_arrow, whose ArrowArray owns the batch's buffers (the
- * engine copies each batch once, in bulk, out of its operators' state). get_next runs without the GIL (pyarrow
- * releases it while reading), so it touches no Python object; the stream's
- * release takes the GIL to drop its reference to the Result. A Result hands
- * out one stream: a cursor is read once.
+ * engine copies each batch once, in bulk, out of its operators' state). get_next runs without the
+ * GIL (pyarrow releases it while reading), so it touches no Python object; the stream's release
+ * takes the GIL to drop its reference to the Result. A Result hands out one stream: a cursor is
+ * read once.
  */
 #include "native.h"
 
@@ -103,7 +103,8 @@ static PyObject *result_arrow_c_stream(ResultObject *self, PyObject *args, PyObj
         return NULL;
     }
     if (self->streamed) {
-        PyErr_SetString(floe_error_type, "floe: this result was already read (a cursor is read once)");
+        PyErr_SetString(floe_error_type,
+                        "floe: this result was already read (a cursor is read once)");
         return NULL;
     }
     struct ArrowArrayStream *st = calloc(1, sizeof *st);
@@ -228,7 +229,8 @@ static PyObject *result_profile(ResultObject *self, PyObject *unused)
 }
 
 static PyMethodDef result_methods[] = {
-    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))result_arrow_c_stream, METH_VARARGS | METH_KEYWORDS,
+    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))result_arrow_c_stream,
+     METH_VARARGS | METH_KEYWORDS,
      "the rows as an Arrow C stream (PyCapsule 'arrow_array_stream'); read once"},
     {"close", (PyCFunction)result_close, METH_NOARGS, "close(): ends the statement"},
     {"profile", (PyCFunction)result_profile, METH_NOARGS,

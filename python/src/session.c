@@ -75,8 +75,8 @@ void session_really_close(SessionObject *s)
 
 static int session_init(SessionObject *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"catalog",   "warehouse", "namespace", "threads",
-                            "memory_limit", "time_zone", "user",     NULL};
+    static char *names[] = {"catalog",      "warehouse", "namespace", "threads",
+                            "memory_limit", "time_zone", "user",      NULL};
     const char *catalog = NULL, *warehouse = NULL, *ns = NULL, *tz = NULL, *user = NULL;
     unsigned int threads = 0;
     unsigned long long memory = 0;
@@ -179,7 +179,8 @@ static bool bind_value(PyObject *o, fl_value *x, Py_ssize_t i)
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
         if (overflow) {
-            PyErr_Format(PyExc_OverflowError, "floe: parameter %zd does not fit in a bigint", i + 1);
+            PyErr_Format(PyExc_OverflowError, "floe: parameter %zd does not fit in a bigint",
+                         i + 1);
             return false;
         }
         x->type.id = FL_TYPE_INT64;
@@ -298,8 +299,8 @@ static PyMethodDef session_methods[] = {
     {"metrics", (PyCFunction)(void (*)(void))session_metrics, METH_VARARGS | METH_KEYWORDS,
      "metrics(models, metrics, group_by=(), where=(), order_by=(), limit=-1, as_of=None) -> "
      "Result with .receipt (JSON)"},
-    {"compile_metrics", (PyCFunction)(void (*)(void))session_compile_metrics, METH_VARARGS | METH_KEYWORDS,
-     "compile_metrics(models, metrics, group_by=(), ...) -> the SQL"},
+    {"compile_metrics", (PyCFunction)(void (*)(void))session_compile_metrics,
+     METH_VARARGS | METH_KEYWORDS, "compile_metrics(models, metrics, group_by=(), ...) -> the SQL"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -313,4 +314,3 @@ PyTypeObject SessionType = {
     .tp_dealloc = (destructor)session_dealloc,
     .tp_methods = session_methods,
 };
-

@@ -84,8 +84,7 @@ fl_status fl_sql_result_next_arrow(fl_sql_result *r, struct ArrowArray *out, boo
     return fl_arrow_export_batch(&r->compact, out, err);
 }
 
-fl_status fl_sql_result_arrow_schema(const fl_sql_result *r, struct ArrowSchema *out,
-                                     fl_error *err)
+fl_status fl_sql_result_arrow_schema(const fl_sql_result *r, struct ArrowSchema *out, fl_error *err)
 {
     return fl_arrow_export_schema(&r->schema, out, err);
 }

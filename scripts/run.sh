@@ -73,6 +73,8 @@ if ! fsql -c "SELECT 1 FROM orders LIMIT 0" >/dev/null 2>&1; then
 fi
 show "$floe" semantic query --models "$models" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
   --metrics net_revenue,order_total --group-by customer__region --order-by -net_revenue
+# the metrics as SQL views (semantic.net_revenue_by_month, ...) for BI tools over the Postgres wire (docs/bi.md)
+"$floe" semantic publish --models "$models" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" | tail -n 1
 
 # ---- floe serve: REST catalog, SQL over HTTP, MCP, Postgres wire; the order stream over HTTP ----
 port="${FLOE_SERVE_PORT:-8181}"
@@ -135,6 +137,8 @@ cat <<CONNECT
   psql:      psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT region, count(*), sum(amount) FROM demo.orders GROUP BY 1 ORDER BY 1'
   JDBC:      jdbc:postgresql://127.0.0.1:$pgport/floe?user=demo
   psycopg2:  psycopg2.connect(host='127.0.0.1', port=$pgport, user='demo', dbname='floe')
+  metrics:   psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT * FROM semantic.net_revenue_by_month'
+  Superset:  postgresql+psycopg2://demo@127.0.0.1:$pgport/floe   (schemas default, demo, semantic; docs/bi.md)
 CONNECT
 echo "ready"
 wait "$serve_pid"

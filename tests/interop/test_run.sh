@@ -52,6 +52,9 @@ grep -q '"status":"completed"' "$tmp/cmd.out" || fail "the printed /v1/sql comma
 c=$(printed "psql:")
 run_printed psql "$c" && { grep -q "north" "$tmp/cmd.out" || fail "psql answered: $(cat "$tmp/cmd.out")"; }
 
+c=$(printed "metrics:")
+run_printed "psql (semantic views)" "$c" && { grep -q "2024-01-01" "$tmp/cmd.out" || fail "semantic view: $(cat "$tmp/cmd.out")"; }
+
 # MCP: the inspector over HTTP (tools/list), and over stdio with the printed floe mcp command
 if [ -d "$here/node_modules/@modelcontextprotocol/inspector-cli" ] || [ -d "$here/node_modules/@modelcontextprotocol" ]; then
   c=$(printed "inspect:")

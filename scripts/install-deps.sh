@@ -11,7 +11,7 @@ DEBS=(
   libjansson-dev libedit-dev libssl-dev libxxhash-dev libyaml-dev
   libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-client
   libpg-query-dev libprotobuf-c-dev libmicrohttpd-dev libpcre2-dev libutf8proc-dev librdkafka-dev wrk
-  nodejs npm python3 python3-venv python3-avro valgrind maven
+  nodejs npm python3 python3-venv python3-dev python3-avro valgrind maven
   openjdk-17-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc
   python3-psycopg2 python3-pandas python3-sqlalchemy sqlsmith
   chromium

@@ -25,6 +25,8 @@ venv "$FLOE_ENGINE_VENV" "$here/tests/engines/requirements.txt"
 venv "$FLOE_FLINK_VENV" "$here/tests/engines/requirements-flink.txt"
 venv "$FLOE_MCP_VENV" "$here/tests/engines/requirements-mcp.txt"
 venv "$FLOE_MF_VENV" "$here/tests/engines/requirements-metricflow.txt"
+venv "$FLOE_NB_VENV" "$here/tests/engines/requirements-notebook.txt"
+venv "$FLOE_SUPERSET_VENV" "$here/tests/engines/requirements-superset.txt"
 
 for pom in "$here"/tests/engines/jvm/*.pom; do
   [ -e "$pom" ] || continue

@@ -5,9 +5,9 @@
 # metadata tables, pruned scans), and prints how to use the tools and how other engines read the same tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-floe=./build/floe
+floe="${FLOE_BIN:-./build/floe}"
 [ -x "$floe" ] || { echo "run: $floe missing (make build)"; exit 1; }
-wh=warehouse
+wh="${FLOE_RUN_WAREHOUSE:-warehouse}"  # (tests/interop/test_run.sh runs it on a folder of its own)
 mkdir -p "$wh"
 export FLOE_CATALOG="sqlite:$wh/catalog.db" FLOE_WAREHOUSE="$wh"
 banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -62,17 +62,56 @@ cat <<HELP
   make bench    floe vs DuckDB on a 6M-row lineitem table (SCALE=0.1 for a quick run)
 HELP
 
-# ---- the Iceberg REST catalog over the same warehouse ------------------------------------
+# ---- the shop: the semantic layer's tables and the certified net_revenue metric ----------
+models="$(pwd)/tests/semantic/models"
+banner "the shop: orders with gross_amount, discount_applied, return_amount (namespace default), and net_revenue"
+fsql() { "$floe" sql --catalog="sqlite:$wh/catalog.db" --warehouse="$wh" -q "$@"; }
+if ! fsql -c "SELECT 1 FROM orders LIMIT 0" >/dev/null 2>&1; then
+  tmp="$(mktemp -d)"
+  . tests/interop/semantic/seed.sh  # 600 orders over 7 months, 40 customers (the semantic tests' data)
+  rm -rf "$tmp"
+fi
+show "$floe" semantic query --models "$models" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
+  --metrics net_revenue,order_total --group-by customer__region --order-by -net_revenue
+# the metrics as SQL views (semantic.net_revenue_by_month, ...) for BI tools over the Postgres wire (docs/bi.md)
+"$floe" semantic publish --models "$models" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" | tail -n 1
+
+# ---- floe serve: REST catalog, SQL over HTTP, MCP, Postgres wire; the order stream over HTTP ----
 port="${FLOE_SERVE_PORT:-8181}"
 pgport="${FLOE_SERVE_PG_PORT:-5433}"
-banner "floe serve: the Iceberg REST catalog on http://127.0.0.1:$port and PostgreSQL on port $pgport (Ctrl-C stops it)"
+ready="$wh/.serve-ready"
+rm -f "$ready"
+"$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
+  --pg-port "$pgport" --pg-trust --models "$models" --ready-file "$ready" &
+serve_pid=$!
+stream_pid=
+maint_pid=
+stop() { [ -n "$stream_pid" ] && kill "$stream_pid" 2>/dev/null; [ -n "$maint_pid" ] && kill "$maint_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; exit 0; }
+trap stop INT TERM
+for _ in $(seq 1 600); do [ -s "$ready" ] && break; kill -0 "$serve_pid" 2>/dev/null || exit 1; sleep 0.1; done
+[ -s "$ready" ] || { echo "run: floe serve did not start"; kill "$serve_pid"; exit 1; }
+next_id=$(( $(fsql --format csv --no-header -c "SELECT coalesce(max(order_id), 0) FROM orders") + 1 ))
+bash scripts/demo-stream.sh "http://127.0.0.1:$port/v1/ingest/default/orders" 2 "$next_id" &
+stream_pid=$!
+# maintenance: compact the stream's small files every 30 s (an optimize that loses a race to an append is
+# refused by the catalog's compare-and-swap and simply runs again next time)
+( while sleep 30; do
+    curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/sql" --data 'ALTER TABLE orders EXECUTE optimize' || true
+  done ) &
+maint_pid=$!
+
+banner "floe serve is ready: REST catalog and HTTP on http://127.0.0.1:$port, PostgreSQL on port $pgport (Ctrl-C stops it)"
 cat <<CONNECT
-  Serving ./warehouse (catalog sqlite:./warehouse/catalog.db) without authentication
+  Serving $wh (catalog sqlite:$wh/catalog.db) without authentication
   (--insecure-no-auth: local development only; production: create principals with floe admin).
+  Streaming: 20 new orders every 2 s into default.orders over HTTP (scripts/demo-stream.sh, exactly-once
+  with Producer-Id/Producer-Seq), compacted every 30 s (ALTER TABLE orders EXECUTE optimize); watch them arrive:
+             ./build/floe sql --catalog sqlite:$wh/catalog.db --warehouse $wh -c 'SELECT count(*), max(order_id) FROM orders'
 
   curl:      curl http://127.0.0.1:$port/v1/config
              curl http://127.0.0.1:$port/v1/namespaces
              curl http://127.0.0.1:$port/v1/namespaces/demo/tables/orders
+  SQL/HTTP:  curl -X POST http://127.0.0.1:$port/v1/sql --data 'SELECT status, count(*) FROM orders GROUP BY 1'
   iceberg-js: new IcebergRestCatalog({ baseUrl: 'http://127.0.0.1:$port', auth: { type: 'none' } })
   PyIceberg: load_catalog('floe', **{'type': 'rest', 'uri': 'http://127.0.0.1:$port'})
   Spark:     --conf spark.sql.catalog.floe=org.apache.iceberg.spark.SparkCatalog \\
@@ -81,15 +120,25 @@ cat <<CONNECT
   DuckDB:    ATTACH '' AS floe (TYPE iceberg, ENDPOINT 'http://127.0.0.1:$port', AUTHORIZATION_TYPE 'none');
   Health:    /healthz /readyz   Prometheus: /metrics
 
-  LLM agents over MCP (docs/mcp.md): Streamable HTTP at http://127.0.0.1:$port/mcp, or stdio:
+  The metric net_revenue (tests/semantic/models; docs/semantic.md):
+  CLI:       ./build/floe semantic query --models tests/semantic/models --catalog sqlite:$wh/catalog.db --warehouse $wh \\
+               --metrics net_revenue --group-by metric_time__month
+  Python:    python3 -m venv .venv && .venv/bin/pip install ./python pandas   (docs/notebooks.md; examples/lakehouse.ipynb)
+             FLOE_CATALOG=sqlite:$wh/catalog.db FLOE_WAREHOUSE=$wh FLOE_MODELS=tests/semantic/models .venv/bin/python -c \\
+               "import floe; c = floe.connect(); print(c.metrics.query(metrics=['net_revenue'], dimensions=['metric_time__month']).df())"
+             remote: floe.connect('http://127.0.0.1:$port').sql('SELECT count(*) FROM orders').df()
+
+  LLM agents over MCP (docs/mcp.md): Streamable HTTP at http://127.0.0.1:$port/mcp (query_metrics, run_sql, ...), or stdio:
   inspect:   node tests/interop/mcp-inspector.mjs http://127.0.0.1:$port/mcp --transport http --method tools/list
-  stdio:     ./build/floe mcp --catalog sqlite:./warehouse/catalog.db --warehouse ./warehouse
+  stdio:     ./build/floe mcp --catalog sqlite:$wh/catalog.db --warehouse $wh --models tests/semantic/models
 
   PostgreSQL clients (psql, JDBC, ODBC, psycopg2, node pg, BI tools) on port $pgport, --pg-trust:
   no password (local development only; production: floe admin principal create NAME, SCRAM login):
   psql:      psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT region, count(*), sum(amount) FROM demo.orders GROUP BY 1 ORDER BY 1'
   JDBC:      jdbc:postgresql://127.0.0.1:$pgport/floe?user=demo
   psycopg2:  psycopg2.connect(host='127.0.0.1', port=$pgport, user='demo', dbname='floe')
+  metrics:   psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT * FROM semantic.net_revenue_by_month'
+  Superset:  postgresql+psycopg2://demo@127.0.0.1:$pgport/floe   (schemas default, demo, semantic; docs/bi.md)
 CONNECT
-exec "$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
-  --pg-port "$pgport" --pg-trust
+echo "ready"
+wait "$serve_pid"

@@ -226,6 +226,19 @@ FL_API const fl_sql_access *fl_sql_result_access(const fl_sql_result *r, uint32_
  * so far (rows, time, files and row groups pruned per scan). Result-owned. */
 FL_API const char *fl_sql_result_profile(fl_sql_result *r);
 
+/* The rows through the Arrow C Data Interface (floe/arrow.h), for language
+ * bindings: the next batch as a struct ArrowArray the caller owns (release
+ * it), and the result's columns as a struct ArrowSchema. At the end *eof is
+ * set and out->release is NULL. Each batch's bytes are copied once, in bulk,
+ * out of the operators' state (their vectors alias one another); the Arrow
+ * arrays then own those buffers, with no per-value conversion. */
+struct ArrowArray;
+struct ArrowSchema;
+FL_API fl_status fl_sql_result_next_arrow(fl_sql_result *r, struct ArrowArray *out, bool *eof,
+                                          fl_error *err);
+FL_API fl_status fl_sql_result_arrow_schema(const fl_sql_result *r, struct ArrowSchema *out,
+                                            fl_error *err);
+
 FL_API void fl_sql_result_close(fl_sql_result *r); /* NULL allowed */
 
 /* ---- error details for the last failure on this session ---- */

@@ -9,6 +9,8 @@
  *   query      runs a query; --receipt FILE writes its receipt (JSON)
  *   replay     runs a receipt again, pinned to the snapshots it read
  *   explain    the tables a query reads, its SQL and the engine's plan
+ *   publish    saved queries and per-metric monthly views as SQL views
+ *              (cmd_semantic_publish.c), for BI tools
  *
  * Options take "--opt value" or "--opt=value". The model folder is
  * --models DIR (default $FLOE_MODELS, else ./models); catalogs as for
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_semantic.h"
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
 #include "cli/output.h"
@@ -32,7 +35,7 @@ typedef struct sem_opts {
     const char *metrics[MAX_ITEMS], *group_by[MAX_ITEMS], *where[64], *order_by[MAX_ITEMS];
     uint32_t nmetrics, ngroup_by, nwhere, norder_by;
     int64_t limit;
-    const char *as_of, *engine, *saved;
+    const char *as_of, *engine, *saved, *into;
     fl_sem_dialect dialect;
     fl_sem_pin pins[64];
     uint32_t npins;
@@ -56,7 +59,9 @@ static void usage(FILE *out)
             "  compile  QUERY        print the SQL of a query\n"
             "  query    QUERY        run a query\n"
             "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n"
-            "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n\n"
+            "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n"
+            "  publish              saved queries and <metric>_by_month as SQL views (--into NS,\n"
+            "                       default semantic) for BI tools over the Postgres wire\n\n"
             "options:\n"
             "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
             "  --metrics A,B         metrics to compute (QUERY)\n"
@@ -151,6 +156,8 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
         o->engine = val;
     else if (!strcmp(name, "--saved"))
         o->saved = val;
+    else if (!strcmp(name, "--into"))
+        o->into = val;
     else if (!strcmp(name, "--dialect")) {
         if (strcmp(val, "floe") && strcmp(val, "trino")) {
             fprintf(stderr, "floe semantic: unknown dialect '%s' (floe, trino)\n", val);
@@ -195,7 +202,8 @@ static int parse_args(int argc, char **argv, sem_opts *o)
     static const char *const known[] = {
         "--models",  "--catalog",  "--warehouse", "-n",       "--namespace", "--receipt",
         "--metrics", "--group-by", "--order-by",  "--where",  "--limit",     "--format",
-        "--as-of",   "--pin",      "--dialect",   "--engine", "--saved",     NULL};
+        "--as-of",   "--pin",      "--dialect",   "--engine", "--saved",     "--into",
+        NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') {
@@ -549,7 +557,8 @@ static int run(const sem_opts *o, const fl_sem_model *m)
 
 int fl_cmd_semantic(int argc, char **argv)
 {
-    static const char *const subs[] = {"validate", "list", "compile", "query", "replay", "explain"};
+    static const char *const subs[] = {"validate", "list",    "compile",
+                                       "query",    "replay",  "explain", "publish"};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
@@ -575,7 +584,7 @@ int fl_cmd_semantic(int argc, char **argv)
         st = 2;
     }
     if (st == 0 && !o.saved && strcmp(o.sub, "validate") && strcmp(o.sub, "list") &&
-        strcmp(o.sub, "replay") && !o.nmetrics) {
+        strcmp(o.sub, "replay") && strcmp(o.sub, "publish") && !o.nmetrics) {
         fprintf(stderr, "floe semantic %s: --metrics is required\n", o.sub);
         st = 2;
     }
@@ -590,6 +599,8 @@ int fl_cmd_semantic(int argc, char **argv)
             st = cmd_validate(&o, m);
         else if (!strcmp(o.sub, "list"))
             st = cmd_list(&o, m);
+        else if (!strcmp(o.sub, "publish"))
+            st = fl_cli_semantic_publish(m, o.catalog, o.warehouse, o.ns, o.into);
         else if (!strcmp(o.sub, "compile"))
             st = cmd_compile(&o, m);
         else if (o.engine && !strcmp(o.sub, "query"))

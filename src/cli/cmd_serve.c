@@ -415,7 +415,9 @@ static void usage(FILE *f)
            "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n"
            "MCP at POST /mcp: --mcp-run-sql false (refuse run_sql) --mcp-max-scan-bytes SIZE\n"
            "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n"
-           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n");
+           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n"
+           "Web console at http://HOST:PORT/console/ (docs/console.md): sign in with a\n"
+           "  principal's client id and secret; it reads through the APIs above as that principal.\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -618,9 +620,11 @@ int fl_cmd_serve(int argc, char **argv)
                 c.pg.tls_cert_file ? "true" : "false", c.pg.trust ? "trust" : "scram-sha-256");
     }
     fprintf(stderr,
-            "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"catalog\":"
-            "\"%s\",\"warehouse\":\"%s\",\"auth\":%s,\"startup_ms\":%.1f}\n",
-            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.catalog_uri, c.o.warehouse,
+            "{\"level\":\"info\",\"event\":\"listening\",\"url\":\"http://%s:%d\",\"console\":"
+            "\"http://%s:%d/console/\",\"catalog\":\"%s\",\"warehouse\":\"%s\",\"auth\":%s,"
+            "\"startup_ms\":%.1f}\n",
+            c.o.host ? c.o.host : "127.0.0.1", fl_server_port(s), c.o.host ? c.o.host : "127.0.0.1",
+            fl_server_port(s), c.o.catalog_uri, c.o.warehouse,
             c.o.insecure_no_auth ? "false" : "true", now_ms() - t0);
     if (c.ready_file) {
         FILE *f = fopen(c.ready_file, "w");

@@ -205,6 +205,9 @@ void srv_sql_free(fl_server *s);
 fl_status srv_routes_mcp(fl_server *s, fl_error *err);
 void srv_mcp_free(fl_server *s); /* after http stop */
 
+/* ---- the web console's static files (h_console.c) ---- */
+fl_status srv_routes_console(fl_server *s, fl_error *err);
+
 /* ---- HTTP ingestion (h_ingest.c) ---- */
 fl_status srv_routes_ingest(fl_server *s, fl_error *err);
 void srv_ingest_free(fl_server *s); /* after http stop */

@@ -207,6 +207,8 @@ void srv_mcp_free(fl_server *s); /* after http stop */
 
 /* ---- HTTP ingestion (h_ingest.c) ---- */
 fl_status srv_routes_ingest(fl_server *s, fl_error *err);
+/* h_cube.c: Cube's REST API over the semantic model (--models) */
+fl_status srv_routes_cube(fl_server *s, fl_error *err);
 void srv_ingest_free(fl_server *s); /* after http stop */
 
 /* ---- dispatch (dispatch.c) ---- */

@@ -36,16 +36,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# npm packages for the interop tests, pinned by tests/interop/package-lock.json.
-if [ -f "$here/tests/interop/package-lock.json" ]; then
-  stamp="$here/tests/interop/node_modules/.floe-lock-stamp"
-  want="$(sha256sum "$here/tests/interop/package-lock.json" | cut -d' ' -f1)"
+# npm packages for the interop tests, pinned by tests/interop/package-lock.json, and Cube's client,
+# pinned by tests/interop/cube-client/package-lock.json (its own folder: it needs nothing else).
+for npmdir in "$here/tests/interop" "$here/tests/interop/cube-client"; do
+  [ -f "$npmdir/package-lock.json" ] || continue
+  stamp="$npmdir/node_modules/.floe-lock-stamp"
+  want="$(sha256sum "$npmdir/package-lock.json" | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    echo "install-deps: npm ci in tests/interop"
-    (cd "$here/tests/interop" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "install-deps: npm ci in ${npmdir#"$here"/}"
+    (cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$stamp"
   fi
-fi
+done
 
 # The engines of tests/engines (pinned pip requirements, poms with exact versions, Trino).
 bash "$here/scripts/install-engines.sh"

@@ -118,6 +118,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_mcp(s, err);
     if (rc == FL_OK)
         rc = srv_routes_console(s, err);
+    if (rc == FL_OK)
+        rc = srv_routes_cube(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;

@@ -210,6 +210,8 @@ fl_status srv_routes_console(fl_server *s, fl_error *err);
 
 /* ---- HTTP ingestion (h_ingest.c) ---- */
 fl_status srv_routes_ingest(fl_server *s, fl_error *err);
+/* h_cube.c: Cube's REST API over the semantic model (--models) */
+fl_status srv_routes_cube(fl_server *s, fl_error *err);
 void srv_ingest_free(fl_server *s); /* after http stop */
 
 /* ---- dispatch (dispatch.c) ---- */

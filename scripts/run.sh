@@ -108,6 +108,8 @@ cat <<CONNECT
   with Producer-Id/Producer-Seq), compacted every 30 s (ALTER TABLE orders EXECUTE optimize); watch them arrive:
              ./build/floe sql --catalog sqlite:$wh/catalog.db --warehouse $wh -c 'SELECT count(*), max(order_id) FROM orders'
 
+  Console:   http://127.0.0.1:$port/console/   (open it in a browser: catalog, snapshots, SQL, metrics; docs/console.md)
+
   curl:      curl http://127.0.0.1:$port/v1/config
              curl http://127.0.0.1:$port/v1/namespaces
              curl http://127.0.0.1:$port/v1/namespaces/demo/tables/orders
@@ -123,6 +125,7 @@ cat <<CONNECT
   The metric net_revenue (tests/semantic/models; docs/semantic.md):
   CLI:       ./build/floe semantic query --models tests/semantic/models --catalog sqlite:$wh/catalog.db --warehouse $wh \\
                --metrics net_revenue --group-by metric_time__month
+  Cube API:  curl -G http://127.0.0.1:$port/cubejs-api/v1/load --data-urlencode 'query={"measures":["metrics.net_revenue"],"dimensions":["metrics.customer__region"]}'
   Python:    python3 -m venv .venv && .venv/bin/pip install ./python pandas   (docs/notebooks.md; examples/lakehouse.ipynb)
              FLOE_CATALOG=sqlite:$wh/catalog.db FLOE_WAREHOUSE=$wh FLOE_MODELS=tests/semantic/models .venv/bin/python -c \\
                "import floe; c = floe.connect(); print(c.metrics.query(metrics=['net_revenue'], dimensions=['metric_time__month']).df())"

@@ -48,6 +48,12 @@ done < <(grep -oE "curl (-X POST )?http://127\.0\.0\.1:$port[^ ]*( --data '.*')?
 [ "$n" -ge 4 ] || fail "expected at least 4 printed curl commands, ran $n"
 grep -q '"status":"completed"' "$tmp/cmd.out" || fail "the printed /v1/sql command answered: $(head -c 300 "$tmp/cmd.out")"
 
+# the web console (the page a browser gets; tests/interop/test_console.sh drives it in Chromium)
+c=$(printed "Console:" | awk '{ print $1 }')
+run_printed "console" "curl -fsS $c" && { grep -q "<html" "$tmp/cmd.out" || fail "the console page: $(head -c 200 "$tmp/cmd.out")"; }
+c=$(printed "Cube API:")
+run_printed "Cube API" "$c" && { grep -q '"metrics.net_revenue"' "$tmp/cmd.out" || fail "Cube load: $(head -c 300 "$tmp/cmd.out")"; }
+
 # psql on the Postgres wire port
 c=$(printed "psql:")
 run_printed psql "$c" && { grep -q "north" "$tmp/cmd.out" || fail "psql answered: $(cat "$tmp/cmd.out")"; }

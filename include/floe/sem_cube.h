@@ -12,7 +12,8 @@
  * granularity -> group-by <dim>__<granularity> and their dateRange ->
  * filters, filters (equals, notEquals, contains, notContains, startsWith,
  * endsWith, gt, gte, lt, lte, set, notSet, inDateRange, notInDateRange,
- * beforeDate, afterDate; and/or groups) -> where, order, limit and offset.
+ * beforeDate, afterDate; and/or groups) -> where, order, limit and offset;
+ * timezone -> the session's time zone.
  * Filter values become quoted SQL literals; a value holding "{{" or "}}"
  * (template syntax) or a NUL is refused. Errors name the member or key.
  *
@@ -61,6 +62,9 @@ FL_API uint32_t fl_sem_cube_ncolumns(const fl_sem_cube_query *q);
 FL_API const fl_sem_cube_column *fl_sem_cube_column_at(const fl_sem_cube_query *q, uint32_t i);
 FL_API int64_t fl_sem_cube_offset(const fl_sem_cube_query *q); /* rows to skip */
 FL_API bool fl_sem_cube_wants_total(const fl_sem_cube_query *q);
+/* The query's "timezone" (IANA name; "UTC" when absent): the session's time
+ * zone, in which time dimensions of timestamptz columns are truncated. */
+FL_API const char *fl_sem_cube_timezone(const fl_sem_cube_query *q);
 /* The query as Cube echoes it back (normalized: every key present). */
 FL_API const char *fl_sem_cube_query_json(const fl_sem_cube_query *q);
 /* {"measures": {...}, "dimensions": {...}, "segments": {}, "timeDimensions": {...}} */

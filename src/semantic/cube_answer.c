@@ -133,7 +133,7 @@ fl_status cube_finish(cube_ctx *c, fl_sem_cube_query *q, json_t *root, fl_error 
             if (!json_object_get(echo, keys[i]))
                 json_object_set_new(echo, keys[i], json_array());
         json_object_set_new(echo, "limit", json_integer(q->sem.limit - q->offset));
-        json_object_set_new(echo, "timezone", json_string("UTC"));
+        json_object_set_new(echo, "timezone", json_string(q->timezone));
         q->query_json = json_dumps(echo, JSON_COMPACT | JSON_PRESERVE_ORDER);
     }
     if (ann)
@@ -168,6 +168,11 @@ int64_t fl_sem_cube_offset(const fl_sem_cube_query *q)
 bool fl_sem_cube_wants_total(const fl_sem_cube_query *q)
 {
     return q->total;
+}
+
+const char *fl_sem_cube_timezone(const fl_sem_cube_query *q)
+{
+    return q->timezone;
 }
 
 const char *fl_sem_cube_query_json(const fl_sem_cube_query *q)

@@ -181,9 +181,9 @@ static fl_status refuse_unsupported(json_t *root, fl_error *err)
         return fl_errorf(err, FL_EUNSUPPORTED, "segments are not supported");
     if (json_is_true(json_object_get(root, "ungrouped")))
         return fl_errorf(err, FL_EUNSUPPORTED, "ungrouped queries are not supported");
-    const char *tz = json_string_value(json_object_get(root, "timezone"));
-    if (tz && strcmp(tz, "UTC") && strcmp(tz, "Etc/UTC"))
-        return fl_errorf(err, FL_EUNSUPPORTED, "timezone '%s': only UTC is supported", tz);
+    json_t *tz = json_object_get(root, "timezone");
+    if (tz && !json_is_string(tz))
+        return fl_errorf(err, FL_EINVAL, "timezone must be an IANA time zone name");
     return FL_OK;
 }
 
@@ -195,6 +195,8 @@ static fl_status parse_root(cube_ctx *c, fl_sem_cube_query *q, json_t *root, fl_
     if (!json_is_object(root))
         return fl_errorf(err, FL_EINVAL, "the query must be a JSON object");
     FL_TRY(refuse_unsupported(root, err));
+    const char *tz = json_string_value(json_object_get(root, "timezone"));
+    q->timezone = fl_arena_strdup(c->a, tz ? tz : "UTC");
     q->sem.metrics = q->metrics;
     q->sem.group_by = q->group_by;
     q->sem.where = q->where;

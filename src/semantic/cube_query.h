@@ -24,6 +24,7 @@ struct fl_sem_cube_query {
     uint32_t ncols;
     int64_t offset;
     bool total;
+    const char *timezone; /* the session's time zone for the query ("UTC" by default) */
     char *query_json, *annotation_json; /* malloc'd */
 };
 

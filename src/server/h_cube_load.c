@@ -54,7 +54,9 @@ static fl_status open_session(cube_run *c, const fl_principal *who)
     o.user = who->name;
     o.auth = who->anonymous ? NULL : s->auth; /* --insecure-no-auth: development only */
     o.principal = who;
-    return fl_sql_session_open(&o, &c->sess, &c->err);
+    FL_TRY(fl_sql_session_open(&o, &c->sess, &c->err));
+    /* SET TimeZone checks the name (an unknown zone is an error, 22023) */
+    return fl_sql_set(c->sess, "TimeZone", fl_sem_cube_timezone(c->q), &c->err);
 }
 
 /* "2024-01-01" -> "2024-01-01T00:00:00.000"; "2024-01-01 10:11:12.5" -> "...T10:11:12.500". */

@@ -196,4 +196,8 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
 /* The i-th registered function (pg catalogs, \df); NULL past the end. */
 const fl_func *fl_func_at(uint32_t i);
 
+/* FL_OK when name is a time zone the engine knows (an IANA name, an
+ * offset, UTC); otherwise an error naming it (tz.c). */
+fl_status fl_func_tz_check(const char *name, fl_error *err);
+
 #endif

@@ -32,5 +32,12 @@ code=$(curl -s -o "$tmp/err.json" -w '%{http_code}' -X POST "$http/cubejs-api/v1
 code=$(curl -s -o "$tmp/err.json" -w '%{http_code}' -X POST "$http/cubejs-api/v1/load" -H "Authorization: $analyst" \
   -H 'Content-Type: application/json' --data '{"query": [{"measures": ["metrics.net_revenue"]}]}')
 [ "$code" = 400 ] && grep -q 'blending' "$tmp/err.json" || fail "array of queries: $code $(cat "$tmp/err.json")"
+code=$(curl -s -o "$tmp/err.json" -w '%{http_code}' -G "$http/cubejs-api/v1/load" -H "Authorization: $analyst" \
+  --data-urlencode 'query={"measures":["metrics.net_revenue"],"timezone":"Mars/Olympus"}')
+[ "$code" = 400 ] && grep -q 'Mars/Olympus' "$tmp/err.json" || fail "unknown timezone: $code $(cat "$tmp/err.json")"
+out=$(curl -fsS -G "$http/cubejs-api/v1/load" -H "Authorization: $analyst" \
+  --data-urlencode 'query={"measures":["metrics.net_revenue"],"timezone":"Europe/Paris","timeDimensions":[{"dimension":"metrics.metric_time","granularity":"year"}]}')
+grep -q '"timezone":"Europe/Paris"' <<<"$out" && grep -q '"metrics.metric_time.year":"2024-01-01T00:00:00.000"' <<<"$out" ||
+  fail "timezone Europe/Paris: $out"
 [ $rc -eq 0 ] && echo "cube api: Cube's client and floe agree"
 exit $rc

@@ -183,6 +183,13 @@ static void test_custom_unknown_bad(void)
     sqlstate_is("22023");
     RUN_ERR(&E, "SET extra_float_digits = 'x'", FL_EINVAL, "invalid value");
     sqlstate_is("22023");
+    /* an unknown time zone is refused at SET (PostgreSQL), not at the first timestamp */
+    RUN_ERR(&E, "SET TimeZone = 'Mars/Olympus'", FL_EINVAL, "invalid value for parameter");
+    sqlstate_is("22023");
+    RUN_ERR(&E, "SET TIME ZONE 'Nowhere'", FL_EINVAL, "\"Nowhere\"");
+    RUN_OK(&E, "SET TIME ZONE '+02:00'");
+    RUN_OK(&E, "SET TimeZone = 'America/New_York'");
+    RUN_OK(&E, "RESET TimeZone");
     RUN_OK(&E, "SHOW ALL");
     CHECK(strstr(E.rows, "myapp.tenant|other\n") != NULL);
     CHECK(strstr(E.rows, "server_version|15.0\n") != NULL);

@@ -389,3 +389,11 @@ fl_status fl_tz_load(const char *name, fl_tz **out, fl_error *err)
     *out = z;
     return FL_OK;
 }
+
+fl_status fl_func_tz_check(const char *name, fl_error *err)
+{
+    fl_tz *z = NULL;
+    fl_status rc = fl_tz_load(name, &z, err);
+    fl_tz_free(z);
+    return rc;
+}

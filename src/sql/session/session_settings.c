@@ -19,6 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/func.h"
+
 #include "sql/session/session_internal.h"
 
 static fl_status parse_bytes(const char *v, uint64_t *out, fl_error *err)
@@ -150,6 +152,12 @@ static fl_status engine_set(fl_sql_session *s, const char *name, const char *val
     if (!strcasecmp(name, "time_zone") || !strcasecmp(name, "timezone")) {
         if (!*value)
             return fl_errorf(err, FL_EINVAL, "invalid value for time_zone: \"\"");
+        fl_error tzerr = {0};
+        if (fl_func_tz_check(value, &tzerr) != FL_OK) { /* as PostgreSQL: refused at SET */
+            memcpy(s->set_state, "22023", 6);
+            return fl_errorf(err, FL_EINVAL, "invalid value for parameter \"TimeZone\": \"%s\"",
+                             value);
+        }
         return set_str(&s->time_zone, value, err);
     }
     if (!strcasecmp(name, "search_path")) {

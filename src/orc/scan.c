@@ -1,0 +1,313 @@
+/*
+ * scan.c - reading the rows of an ORC file: for each chosen stripe, the
+ * stripe footer (after the index and data regions) lists the streams in
+ * file order and the column encodings; the streams of the projected columns
+ * are read with one ranged read each, decompressed, and decoded batch by
+ * batch (column.c). Streams of other columns and the row index are skipped.
+ *
+ * Invariants: every stream lies inside its stripe's index + data region;
+ * a column has at most one stream of each kind; the encoding list covers
+ * every projected column. Buffers of a stripe are freed when the next one
+ * starts or the scan closes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orc/column.h"
+
+struct fl_orc_scan {
+    fl_orc_reader *r;
+    fl_schema schema;
+    orc_col *cols;   /* schema.nfields top-level readers */
+    orc_col **by_id; /* ntypes: the reader of each ORC column, NULL if not projected */
+    uint32_t *stripes;
+    uint32_t nstripes, next_stripe;
+    uint64_t rows_left;
+    bool in_stripe;
+};
+
+static const char *stream_name(uint64_t kind)
+{
+    static const char *const n[] = {"PRESENT",          "DATA",      "LENGTH",    "DICTIONARY_DATA",
+                                    "DICTIONARY_COUNT", "SECONDARY", "ROW_INDEX", "BLOOM_FILTER",
+                                    "BLOOM_FILTER_UTF8"};
+    return kind < sizeof n / sizeof *n ? n[kind] : "stream";
+}
+
+static fl_status build(fl_orc_scan *s, uint32_t col, const fl_type *ft, orc_col *c, fl_error *err)
+{
+    const fl_orc_type *t = &s->r->types[col];
+    c->id = col;
+    c->ot = t;
+    c->ft = ft;
+    s->by_id[col] = c;
+    if (!fl_type_is_nested(ft))
+        return FL_OK;
+    c->nchildren = t->nsubtypes;
+    c->children = calloc(t->nsubtypes + 1, sizeof *c->children);
+    if (!c->children)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < t->nsubtypes; i++)
+        FL_TRY(build(s, t->subtypes[i], &ft->children[i].type, &c->children[i], err));
+    return FL_OK;
+}
+
+static void free_col(orc_col *c)
+{
+    orc_col_clear(c);
+    for (uint32_t i = 0; i < c->nchildren; i++)
+        free_col(&c->children[i]);
+    free(c->children);
+    free(c->ints);
+    free(c->lens);
+    free(c->secs);
+    free(c->pres);
+}
+
+static void clear_stripe(fl_orc_scan *s)
+{
+    for (uint32_t i = 0; i < s->r->ntypes; i++)
+        if (s->by_id[i])
+            orc_col_clear(s->by_id[i]);
+}
+
+static fl_status encoding(fl_orc_scan *s, orc_col *c, const uint8_t *p, size_t len, fl_error *err)
+{
+    (void)s;
+    orc_pb pb;
+    orc_pbf f;
+    int k;
+    orc_pb_init(&pb, p, len, "ColumnEncoding");
+    c->enc = 0;
+    c->dict_size = 0;
+    while ((k = orc_pb_next(&pb, &f, err)) == 1) {
+        if (f.num == 1)
+            c->enc = f.v > 3 ? 99 : (uint32_t)f.v;
+        else if (f.num == 2)
+            c->dict_size = f.v > UINT32_MAX ? UINT32_MAX : (uint32_t)f.v;
+    }
+    if (k < 0)
+        return (fl_status)k;
+    if (c->enc > 3)
+        return fl_errorf(err, FL_EUNSUPPORTED, "column %u: unknown column encoding", c->id);
+    return FL_OK;
+}
+
+/* One Stream message: places it and, when projected, loads it. */
+static fl_status stream(fl_orc_scan *s, uint32_t si, const fl_orc_stripe *st, const orc_pbf *f,
+                        uint64_t *pos, fl_error *err)
+{
+    orc_pb pb;
+    orc_pbf g;
+    int k;
+    uint64_t kind = 0, column = 0, length = 0;
+    orc_pb_init(&pb, f->ptr, f->len, "Stream");
+    while ((k = orc_pb_next(&pb, &g, err)) == 1) {
+        if (g.num == 1)
+            kind = g.v;
+        else if (g.num == 2)
+            column = g.v;
+        else if (g.num == 3)
+            length = g.v;
+    }
+    if (k < 0)
+        return (fl_status)k;
+    uint64_t region = st->index_length + st->data_length;
+    if (length > region - *pos)
+        return fl_errorf(err, FL_ECORRUPT,
+                         "stripe %u: %s stream of column %llu (%llu bytes at stripe offset %llu) "
+                         "runs past the stripe's %llu bytes of index and data",
+                         si, stream_name(kind), (unsigned long long)column,
+                         (unsigned long long)length, (unsigned long long)*pos,
+                         (unsigned long long)region);
+    uint64_t off = st->offset + *pos;
+    *pos += length;
+    int slot = kind == 0   ? ORC_S_PRESENT
+               : kind == 1 ? ORC_S_DATA
+               : kind == 2 ? ORC_S_LENGTH
+               : kind == 3 ? ORC_S_DICT
+               : kind == 5 ? ORC_S_SECONDARY
+                           : -1;
+    if (slot < 0 || column >= s->r->ntypes || !s->by_id[column])
+        return FL_OK;
+    orc_col *c = s->by_id[column];
+    if (c->buf[slot])
+        return fl_errorf(err, FL_ECORRUPT, "stripe %u: column %llu has two %s streams", si,
+                         (unsigned long long)column, stream_name(kind));
+    uint8_t *raw = malloc(length ? length : 1);
+    if (!raw)
+        return fl_errorf(err, FL_ENOMEM, "out of memory for a %llu-byte stream",
+                         (unsigned long long)length);
+    fl_status rc = fl_file_read_at(s->r->file, off, raw, length, err);
+    if (rc == FL_OK)
+        rc = orc_decompress(s->r, raw, length, &c->buf[slot], &c->buf_len[slot], c->label[slot],
+                            err);
+    free(raw);
+    return rc;
+}
+
+static fl_status parse_footer(fl_orc_scan *s, uint32_t si, const uint8_t *p, size_t len,
+                              fl_error *err)
+{
+    const fl_orc_stripe *st = &s->r->stripes[si];
+    orc_pb pb;
+    orc_pbf f;
+    int k;
+    uint64_t pos = 0;
+    uint32_t col = 0;
+    orc_pb_init(&pb, p, len, "StripeFooter");
+    while ((k = orc_pb_next(&pb, &f, err)) == 1) {
+        if ((f.num == 1 || f.num == 2) && f.wt != 2)
+            return fl_errorf(err, FL_ECORRUPT, "StripeFooter: field %u has wire type %u", f.num,
+                             f.wt);
+        if (f.num == 1) {
+            FL_TRY(stream(s, si, st, &f, &pos, err));
+        } else if (f.num == 2) {
+            if (col < s->r->ntypes && s->by_id[col])
+                FL_TRY(encoding(s, s->by_id[col], f.ptr, f.len, err));
+            col++;
+        }
+    }
+    if (k < 0)
+        return (fl_status)k;
+    for (uint32_t i = 0; i < s->r->ntypes; i++)
+        if (s->by_id[i] && i >= col)
+            return fl_errorf(err, FL_ECORRUPT, "stripe %u: no column encoding for column %u", si,
+                             i);
+    return FL_OK;
+}
+
+static fl_status open_stripe(fl_orc_scan *s, uint32_t si, fl_error *err)
+{
+    clear_stripe(s);
+    const fl_orc_stripe *st = &s->r->stripes[si];
+    for (uint32_t i = 0; i < s->r->ntypes; i++) {
+        orc_col *c = s->by_id[i];
+        if (!c)
+            continue;
+        c->stripe = si;
+        for (uint32_t k = 0; k < ORC_S__COUNT; k++)
+            snprintf(c->label[k], sizeof c->label[k], "stripe %u column %u (%s) %s stream", si, i,
+                     fl_orc_kind_name(c->ot->kind),
+                     stream_name(k == ORC_S_SECONDARY ? 5
+                                 : k == ORC_S_DICT    ? 3
+                                                      : k));
+    }
+    uint64_t foff = st->offset + st->index_length + st->data_length;
+    uint8_t *raw = malloc(st->footer_length ? st->footer_length : 1), *foot = NULL;
+    size_t flen = 0;
+    if (!raw)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    char what[48];
+    snprintf(what, sizeof what, "stripe %u footer", si);
+    fl_status rc = fl_file_read_at(s->r->file, foff, raw, st->footer_length, err);
+    if (rc == FL_OK)
+        rc = orc_decompress(s->r, raw, st->footer_length, &foot, &flen, what, err);
+    free(raw);
+    if (rc == FL_OK)
+        rc = parse_footer(s, si, foot, flen, err);
+    free(foot);
+    for (uint32_t i = 0; i < s->r->ntypes && rc == FL_OK; i++)
+        if (s->by_id[i])
+            rc = orc_col_start(s->by_id[i], err);
+    return rc;
+}
+
+fl_status fl_orc_scan_open(fl_orc_reader *r, const fl_orc_scan_options *opt, fl_orc_scan **out,
+                           fl_error *err)
+{
+    *out = NULL;
+    fl_orc_scan_options none = {0};
+    if (!opt)
+        opt = &none;
+    const fl_schema *fs = &r->schema;
+    uint32_t nf = opt->fields ? opt->nfields : fs->nfields;
+    fl_orc_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    s->r = r;
+    s->schema.fields = calloc(nf + 1, sizeof *s->schema.fields);
+    s->cols = calloc(nf + 1, sizeof *s->cols);
+    s->by_id = calloc(r->ntypes + 1, sizeof *s->by_id);
+    uint32_t ns = opt->stripes ? opt->nstripes : r->nstripes;
+    s->stripes = calloc(ns + 1, sizeof *s->stripes);
+    fl_status rc = s->schema.fields && s->cols && s->by_id && s->stripes
+                       ? FL_OK
+                       : fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < nf && rc == FL_OK; i++) {
+        uint32_t fi = opt->fields ? opt->fields[i] : i;
+        if (fi >= fs->nfields) {
+            rc = fl_errorf(err, FL_EINVAL, "field %u out of range (%u fields)", fi, fs->nfields);
+            break;
+        }
+        if (s->by_id[r->field_columns[fi]]) {
+            rc = fl_errorf(err, FL_EINVAL, "field %u projected twice", fi);
+            break;
+        }
+        s->schema.fields[i] = fs->fields[fi];
+        s->schema.nfields++;
+        rc = build(s, r->field_columns[fi], &fs->fields[fi].type, &s->cols[i], err);
+    }
+    for (uint32_t i = 0; i < ns && rc == FL_OK; i++) {
+        uint32_t si = opt->stripes ? opt->stripes[i] : i;
+        if (si >= r->nstripes || (i && si <= s->stripes[i - 1]))
+            rc = fl_errorf(err, FL_EINVAL, "stripe list must be ascending stripe numbers < %u",
+                           r->nstripes);
+        s->stripes[i] = si;
+    }
+    s->nstripes = ns;
+    if (rc != FL_OK) {
+        fl_orc_scan_close(s);
+        return rc;
+    }
+    *out = s;
+    return FL_OK;
+}
+
+const fl_schema *fl_orc_scan_schema(const fl_orc_scan *s)
+{
+    return &s->schema;
+}
+
+fl_status fl_orc_scan_next(fl_orc_scan *s, fl_batch *b, bool *eof, fl_error *err)
+{
+    fl_batch_reset(b);
+    *eof = false;
+    while (!s->in_stripe || s->rows_left == 0) {
+        if (s->next_stripe >= s->nstripes) {
+            clear_stripe(s);
+            *eof = true;
+            return FL_OK;
+        }
+        uint32_t si = s->stripes[s->next_stripe++];
+        fl_status rc = open_stripe(s, si, err);
+        if (rc != FL_OK)
+            return fl_error_prefix(err, "%s", s->r->file->path);
+        s->in_stripe = true;
+        s->rows_left = s->r->stripes[si].rows;
+    }
+    uint32_t n = s->rows_left < FL_BATCH_CAP ? (uint32_t)s->rows_left : FL_BATCH_CAP;
+    for (uint32_t k = 0; k < s->schema.nfields; k++) {
+        fl_status rc = orc_col_read(&s->cols[k], &b->cols[k], n, NULL, err);
+        if (rc != FL_OK)
+            return fl_error_prefix(err, "%s", s->r->file->path);
+    }
+    b->nrows = n;
+    s->rows_left -= n;
+    return FL_OK;
+}
+
+void fl_orc_scan_close(fl_orc_scan *s)
+{
+    if (!s)
+        return;
+    if (s->cols)
+        for (uint32_t i = 0; i < s->schema.nfields; i++)
+            free_col(&s->cols[i]);
+    free(s->cols);
+    free(s->by_id);
+    free(s->stripes);
+    free(s->schema.fields);
+    free(s);
+}

@@ -1,5 +1,5 @@
 /*
- * fuzz_s3_xml.c - the S3 XML reader (src/io/s3_xml.c) and every document
+ * fuzz_s3_xml.c - the S3 XML reader (src/io/xml_reader.c) and every document
  * parser on it (ListObjectsV2, InitiateMultipartUpload, DeleteObjects result,
  * <Error>) on arbitrary bytes: an error or a result, never a crash, an
  * out-of-bounds read, a leak, or an allocation beyond the documented limits.
@@ -22,8 +22,8 @@ static fl_status on_del(void *ctx, const char *key, const char *code, const char
 static fl_status on_event(void *ctx, int ev, unsigned depth, const char *name, const char *text,
                           size_t tl)
 {
-    if (depth == 0 || depth > S3_XML_MAX_DEPTH || strlen(name) > S3_XML_MAX_NAME ||
-        tl > S3_XML_MAX_TEXT + 4)
+    if (depth == 0 || depth > IO_XML_MAX_DEPTH || strlen(name) > IO_XML_MAX_NAME ||
+        tl > IO_XML_MAX_TEXT + 4)
         abort();
     if (text && strlen(text) > tl)
         abort(); /* text is NUL-terminated at tl (it may hold no NUL itself) */
@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *xml = (const char *)data;
     fl_error err;
     size_t events = 0;
-    fl_status a = s3_xml_walk(xml, size, on_event, &events, &err);
-    fl_status b = s3_xml_walk(xml, size, on_event, &events, &err);
+    fl_status a = io_xml_walk(xml, size, on_event, &events, &err);
+    fl_status b = io_xml_walk(xml, size, on_event, &events, &err);
     if (a != b)
         abort();
 
@@ -58,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t total = 0;
     (void)s3_xml_parse_delete_result(xml, size, on_del, &total, &err);
-    s3_xml_error e;
-    if (s3_xml_parse_error(xml, size, &e) &&
+    io_xml_error e;
+    if (io_xml_parse_error(xml, size, &e) &&
         (strlen(e.code) >= sizeof e.code || strlen(e.message) >= sizeof e.message))
         abort();
     return 0;

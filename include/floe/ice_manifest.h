@@ -204,7 +204,7 @@ typedef struct fl_ice_manifest_writer fl_ice_manifest_writer;
  * Entries with status ADDED and sequence numbers FL_ICE_UNASSIGNED_SEQ are
  * written with null sequence numbers (inherited at read time). As Java's
  * ManifestWriter: ADDED and DELETED entries are written with snapshot_id
- * (null when snapshot_id < 0, v2+ only), EXISTING entries keep theirs;
+ * (null when snapshot_id is FL_ICE_NO_SNAPSHOT, v2+ only), EXISTING entries keep theirs;
  * EXISTING/DELETED entries need explicit sequence numbers in v2+ (FL_EINVAL
  * otherwise; a rejected entry leaves the writer usable). The path must not
  * exist yet. */

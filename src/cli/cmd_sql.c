@@ -120,7 +120,10 @@ static void usage(FILE *out)
             "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
             "  --no-catalog           no catalog: only VALUES and table functions\n"
             "  -n, --namespace NS     namespace of unqualified table names (default \"default\")\n"
-            "  --format F             table | csv | json | jsonl | parquet (default table)\n"
+            "  --format F             table | unaligned | csv | json | jsonl | parquet (default table)\n"
+            "  -A, --no-align         unaligned output: fields joined by '|' (psql -A)\n"
+            "  -t, --tuples-only      rows only: no header, no \"(N rows)\" footer (psql -t)\n"
+            "  -F, --field-separator S  unaligned: the separator between fields (default '|')\n"
             "  -o, --output FILE      write results to FILE (required for parquet)\n"
             "  --no-header            no header row (table, csv)\n"
             "  -x, --expanded         table: one record block per row\n"
@@ -187,9 +190,11 @@ static int parse_args(int argc, char **argv, shell *sh)
     sh->o.header = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *flags0[] = {"--no-catalog", "--no-header",  "-x",     "--expanded",
-                                "--timing",     "--keep-going", "-q",     "--quiet",
-                                "-v",           "--verbose",    "--help", "-h"};
+        const char *flags0[] = {"--no-catalog", "--no-header",  "-x",          "--expanded",
+                                "--timing",     "--keep-going", "-q",          "--quiet",
+                                "-v",           "--verbose",    "--help",      "-h",
+                                "-A",           "--no-align",   "-t",          "--tuples-only",
+                                "-At",          "-tA"};
         bool flag = false;
         for (size_t k = 0; k < sizeof flags0 / sizeof flags0[0]; k++)
             flag |= !strcmp(a, flags0[k]);
@@ -202,6 +207,10 @@ static int parse_args(int argc, char **argv, shell *sh)
             if (!strcmp(a, "--no-header"))
                 sh->o.header = false;
             sh->o.expanded |= !strcmp(a, "-x") || !strcmp(a, "--expanded");
+            if (!strcmp(a, "-A") || !strcmp(a, "--no-align") || !strcmp(a, "-At") || !strcmp(a, "-tA"))
+                sh->o.format = FL_SQLOUT_UNALIGNED;
+            sh->o.tuples_only |= !strcmp(a, "-t") || !strcmp(a, "--tuples-only") ||
+                                 !strcmp(a, "-At") || !strcmp(a, "-tA");
             sh->timing |= !strcmp(a, "--timing");
             sh->keep_going |= !strcmp(a, "--keep-going");
             sh->quiet |= !strcmp(a, "-q") || !strcmp(a, "--quiet");
@@ -222,7 +231,7 @@ static int parse_args(int argc, char **argv, shell *sh)
                                                     "-o",          "--catalog",   "--warehouse",
                                                     "--namespace", "--time-zone", "--output",
                                                     "--format",    "--threads",   "--memory-limit",
-                                                    NULL};
+                                                    "-F",          "--field-separator", NULL};
                 return cli_missing_value("sql", name, known);
             }
             val = argv[++i];
@@ -233,6 +242,8 @@ static int parse_args(int argc, char **argv, shell *sh)
         } else if (!strcmp(name, "-f")) {
             if (!push_item(sh, true, val))
                 return 1;
+        } else if (!strcmp(name, "-F") || !strcmp(name, "--field-separator")) {
+            sh->o.fieldsep = val;
         } else if (!strcmp(name, "--catalog")) {
             sh->catalog_uri = val;
         } else if (!strcmp(name, "--warehouse")) {
@@ -558,7 +569,9 @@ static void meta_help(void)
           "  \\dn              list namespaces\n"
           "  \\timing [on|off] print statement times\n"
           "  \\x [on|off]      expanded (one block per row) table output\n"
-          "  \\f [FORMAT]      output format: table, csv, json, jsonl, parquet\n"
+          "  \\f [FORMAT]      output format: table, unaligned, csv, json, jsonl, parquet\n"
+          "  \\a               toggle aligned / unaligned output (psql's \\a)\n"
+          "  \\t [on|off]      tuples only: no header, no row-count footer\n"
           "  \\o [FILE]        send results to FILE (none: standard output)\n"
           "  \\i FILE          run the statements in FILE\n"
           "  \\e [FILE]        edit the statement being typed (or the last one, or\n"
@@ -767,6 +780,13 @@ static int meta_command(shell *sh, char *line, fl_buf *buf)
     } else if (!strcmp(cmd, "\\x")) {
         sh->o.expanded = toggle(arg, sh->o.expanded);
         printf("Expanded display is %s.\n", sh->o.expanded ? "on" : "off");
+    } else if (!strcmp(cmd, "\\a")) {
+        bool was = sh->o.format == FL_SQLOUT_UNALIGNED;
+        sh->o.format = was ? FL_SQLOUT_TABLE : FL_SQLOUT_UNALIGNED;
+        printf("Output format is %s.\n", was ? "aligned" : "unaligned");
+    } else if (!strcmp(cmd, "\\t")) {
+        sh->o.tuples_only = toggle(arg, sh->o.tuples_only);
+        printf("Tuples only is %s.\n", sh->o.tuples_only ? "on" : "off");
     } else if (!strcmp(cmd, "\\f")) {
         if (arg && !fl_sqlout_format_parse(arg, &sh->o.format)) {
             fprintf(stderr, "floe sql: unknown format '%s'\n", arg);

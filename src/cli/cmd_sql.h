@@ -46,6 +46,7 @@ typedef enum fl_sqlout_format {
     FL_SQLOUT_JSON,
     FL_SQLOUT_JSONL,
     FL_SQLOUT_PARQUET,
+    FL_SQLOUT_UNALIGNED, /* psql -A: fields joined by fieldsep, no padding or quoting */
 } fl_sqlout_format;
 
 bool fl_sqlout_format_parse(const char *s, fl_sqlout_format *out);
@@ -55,6 +56,8 @@ typedef struct fl_sqlout {
     fl_sqlout_format format;
     bool expanded;    /* table: one block per row (\x) */
     bool header;      /* csv/table header (default on) */
+    bool tuples_only; /* psql -t: no header and no "(N rows)" footer */
+    const char *fieldsep; /* unaligned: between fields (NULL = "|") */
     FILE *out;        /* text formats */
     const char *path; /* parquet: the output file (required) */
     fl_fileio *io;    /* parquet: where path is created */

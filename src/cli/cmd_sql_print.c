@@ -27,7 +27,7 @@ bool fl_sqlout_format_parse(const char *s, fl_sqlout_format *out)
     } names[] = {{"table", FL_SQLOUT_TABLE},    {"aligned", FL_SQLOUT_TABLE},
                  {"csv", FL_SQLOUT_CSV},        {"json", FL_SQLOUT_JSON},
                  {"jsonl", FL_SQLOUT_JSONL},    {"ndjson", FL_SQLOUT_JSONL},
-                 {"parquet", FL_SQLOUT_PARQUET}};
+                 {"parquet", FL_SQLOUT_PARQUET},  {"unaligned", FL_SQLOUT_UNALIGNED}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(s, names[i].name)) {
             *out = names[i].f;
@@ -44,6 +44,7 @@ const char *fl_sqlout_format_name(fl_sqlout_format f)
     case FL_SQLOUT_JSON: return "json";
     case FL_SQLOUT_JSONL: return "jsonl";
     case FL_SQLOUT_PARQUET: return "parquet";
+    case FL_SQLOUT_UNALIGNED: return "unaligned";
     }
     return "?";
 }
@@ -217,7 +218,7 @@ static void table_flush(tprinter *t)
                 if (w > t->width[c])
                     t->width[c] = w;
             }
-        if (t->o->header) {
+        if (t->o->header && !t->o->tuples_only) {
             char **names = fl_arena_calloc(&t->arena, t->ncols + 1, sizeof *names);
             for (uint32_t c = 0; names && c < t->ncols; c++)
                 names[c] = (char *)t->schema->fields[c].name;
@@ -366,6 +367,13 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
                             tprinter *t, cellbuf *cb, fl_buf *sb, uint64_t *rows, fl_error *err)
 {
     FILE *f = o->out;
+    const char *sep = o->fieldsep ? o->fieldsep : "|";
+    bool unaligned = o->format == FL_SQLOUT_UNALIGNED;
+    if (unaligned && o->header && !o->tuples_only) {
+        for (uint32_t c = 0; c < schema->nfields; c++)
+            fprintf(f, "%s%s", c ? sep : "", schema->fields[c].name);
+        fputc('\n', f);
+    }
     if (o->format == FL_SQLOUT_CSV && o->header) {
         for (uint32_t c = 0; c < schema->nfields; c++) {
             if (c)
@@ -388,6 +396,19 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
             continue;
         }
         for (uint32_t i = 0; i < b->nrows; i++, (*rows)++) {
+            if (unaligned) { /* NULL prints as nothing, as psql's default \pset null */
+                for (uint32_t c = 0; c < b->ncols; c++) {
+                    size_t len = 0;
+                    const char *s = NULL;
+                    FL_TRY(cell_text(cb, &b->cols[c], i, o->tz, &s, &len, err));
+                    if (c)
+                        fputs(sep, f);
+                    if (s)
+                        fwrite(s, 1, len, f);
+                }
+                fputc('\n', f);
+                continue;
+            }
             if (o->format == FL_SQLOUT_CSV) {
                 for (uint32_t c = 0; c < b->ncols; c++) {
                     size_t len = 0;
@@ -412,9 +433,13 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
     }
     if (o->format == FL_SQLOUT_JSON)
         fputs(*rows ? "\n]\n" : "]\n", f);
+    if (unaligned && !o->tuples_only)
+        fprintf(f, "(%" PRIu64 " row%s)\n", *rows, *rows == 1 ? "" : "s");
     if (o->format == FL_SQLOUT_TABLE) {
         table_flush(t);
-        if (!o->expanded)
+        if (o->tuples_only)
+            ;
+        else if (!o->expanded)
             fprintf(f, "(%" PRIu64 " row%s)\n", *rows, *rows == 1 ? "" : "s");
         else if (*rows == 0)
             fputs("(0 rows)\n", f);

@@ -600,7 +600,7 @@ static fl_status read_entry(rd *r, mcur *c, const fl_avro_schema *rec, fl_ice_ma
         return fl_errorf(err, FL_ECORRUPT, "data_file (field id 2) is missing");
     const fl_ice_manifest_file *mf = r->mf;
     if (!has_snap) {
-        if (mf->added_snapshot_id < 0)
+        if (mf->added_snapshot_id == FL_ICE_NO_SNAPSHOT)
             return fl_errorf(
                 err, FL_ECORRUPT,
                 "snapshot_id is null and the manifest list gives no added_snapshot_id");

@@ -7,7 +7,7 @@
  *
  * Entry rules (spec "Sequence Number Inheritance", Java ManifestWriter):
  * - ADDED and DELETED entries carry the writing snapshot's id (a writer
- *   opened with snapshot_id < 0 writes null: inherited, v2+ only);
+ *   opened with snapshot_id FL_ICE_NO_SNAPSHOT writes null: inherited, v2+ only);
  *   EXISTING entries keep their own.
  * - v2+: sequence numbers equal to FL_ICE_UNASSIGNED_SEQ are written as null,
  *   which only ADDED entries may do; EXISTING/DELETED entries must carry the
@@ -429,13 +429,13 @@ fl_status fl_ice_manifest_writer_add(fl_ice_manifest_writer *w, const fl_ice_man
                                f->file_path ? f->file_path : "entry");
     bool own_snapshot = e->status != FL_ICE_STATUS_EXISTING;
     int64_t snap = own_snapshot ? w->snapshot_id : e->snapshot_id;
-    if (snap < 0 && w->fv == 1)
+    if (snap == FL_ICE_NO_SNAPSHOT && w->fv == 1)
         return fl_errorf(err, FL_EINVAL, "manifest %s: v1 entries need a snapshot id", w->path);
     ice_enc *enc = &w->enc;
     enc->b.len = 0;
     enc->oom = false;
     ice_enc_long(enc, e->status);
-    ice_enc_opt_long(enc, snap >= 0, snap);
+    ice_enc_opt_long(enc, snap != FL_ICE_NO_SNAPSHOT, snap);
     if (w->fv >= 2) {
         ice_enc_opt_long(enc, e->sequence_number != FL_ICE_UNASSIGNED_SEQ, e->sequence_number);
         ice_enc_opt_long(enc, e->file_sequence_number != FL_ICE_UNASSIGNED_SEQ,

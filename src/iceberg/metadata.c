@@ -29,6 +29,7 @@
  * Unknown keys are ignored. All output memory comes from the caller's arena;
  * the jansson tree is freed before returning.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -672,6 +673,9 @@ static bool unsigned_beyond_int64(const uint8_t *s, size_t n, uint64_t *out)
  * i.e. the wrapped signed value; this copies buf with every integer literal in
  * (INT64_MAX, UINT64_MAX] outside strings rewritten that way. Each rewrite needs
  * at least 19 input digits and grows by at most one byte. *out is malloc'd.
+ * UINT64_MAX is refused: wrapped it is -1, the "no snapshot" sentinel, and a
+ * table would silently read as empty. Every other wrapped id is an ordinary
+ * (negative) snapshot id: only FL_ICE_NO_SNAPSHOT means none, never a sign.
  */
 static fl_status wrap_unsigned_literals(const uint8_t *buf, size_t len, char **out, size_t *out_len,
                                         fl_error *err)
@@ -706,6 +710,13 @@ static fl_status wrap_unsigned_literals(const uint8_t *buf, size_t len, char **o
         uint64_t v;
         bool integer = j == len || !strchr(".eE", buf[j]);
         if (integer && unsigned_beyond_int64(buf + i, j - i, &v)) {
+            if (v == UINT64_MAX) { /* would read as -1: "no snapshot" */
+                free(dst);
+                return fl_errorf(err, FL_ECORRUPT,
+                                 "table metadata: integer %" PRIu64 " at byte %zu is beyond the "
+                                 "64-bit range and would wrap to -1, which means \"none\"",
+                                 v, i);
+            }
             o += (size_t)sprintf(dst + o, "%lld", (long long)(int64_t)v);
         } else {
             memcpy(dst + o, buf + i, j - i);

@@ -409,7 +409,7 @@ static fl_status parts_fn(mt_builder *b, const fl_ice_manifest_file *mf,
         memset(r, 0, sizeof *r);
         r->key = key;
         r->spec_id = e->file.spec_id;
-        r->last_snap = -1;
+        r->last_snap = FL_ICE_NO_SNAPSHOT;
     }
     const fl_ice_data_file *f = &e->file;
     if (f->content == FL_ICE_CONTENT_DATA) {
@@ -457,8 +457,8 @@ fl_status mt_partitions(mt_builder *b, fl_error *err)
             (rc = mt_i64(&c[4], r->size, err)) || (rc = mt_i64(&c[5], r->pos_records, err)) ||
             (rc = mt_i32(&c[6], r->pos_files, err)) || (rc = mt_i64(&c[7], r->eq_records, err)) ||
             (rc = mt_i32(&c[8], r->eq_files, err)) ||
-            (rc = r->last_snap >= 0 ? mt_i64(&c[9], r->last_at, err) : mt_null(&c[9], err)) ||
-            (rc = r->last_snap >= 0 ? mt_i64(&c[10], r->last_snap, err) : mt_null(&c[10], err)))
+            (rc = r->last_snap != FL_ICE_NO_SNAPSHOT ? mt_i64(&c[9], r->last_at, err) : mt_null(&c[9], err)) ||
+            (rc = r->last_snap != FL_ICE_NO_SNAPSHOT ? mt_i64(&c[10], r->last_snap, err) : mt_null(&c[10], err)))
             break;
         mt_row_done(b);
     }

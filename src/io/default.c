@@ -1,28 +1,35 @@
 /*
- * default.c - fl_fileio_default: the FileIO that routes each path by scheme.
+ * default.c - fl_fileio_default / fl_fileio_routing: the FileIO that routes
+ * each path by scheme.
  *
  * "s3://", "s3a://" and "s3n://" paths (and list prefixes) go to an S3
- * FileIO; everything else (plain paths, file: URIs) to fl_fileio_local(). The
- * S3 FileIO is created on the first S3 path, from the config given to
- * fl_fileio_default (deep-copied) or else from fl_s3_config_from_env, under a
- * mutex; a failed creation is reported to that caller and retried on the next
- * S3 path. Once created it is published with a release store, so later
- * lookups are one acquire load. Local-only programs never touch libcurl.
+ * FileIO; "abfss://", "abfs://", "wasbs://", "wasb://" to an Azure FileIO;
+ * everything else (plain paths, file: URIs) to fl_fileio_local(). Each store's
+ * FileIO is created on its first path, from the config given (deep-copied)
+ * or else from the environment (fl_s3_config_from_env,
+ * fl_azure_config_from_env), under a mutex; a failed creation is reported to
+ * that caller and retried on the next such path. Once created it is
+ * published with a release store, so later lookups are one acquire load.
+ * Local-only programs never touch libcurl.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/azure_internal.h"
 #include "io/s3_internal.h"
 
 typedef struct default_io {
     fl_fileio base;
     fl_fileio *local;
-    fl_fileio *s3; /* NULL until the first S3 path; written under lock */
+    fl_fileio *s3;    /* NULL until the first S3 path; written under lock */
+    fl_fileio *azure; /* NULL until the first Azure path; written under lock */
     pthread_mutex_t lock;
-    bool have_cfg;
+    bool have_cfg, have_azure;
     fl_s3_config cfg; /* strings point into strings[] */
     char strings[FL_S3_CONFIG_STORAGE];
+    fl_azure_config azure_cfg; /* strings point into azure_strings[] */
+    char azure_strings[FL_AZURE_CONFIG_STORAGE];
 } default_io;
 
 static const fl_fileio_ops default_ops;
@@ -50,10 +57,35 @@ static fl_fileio *get_s3(default_io *d, fl_error *err, fl_status *rc)
     return s3;
 }
 
+static fl_fileio *get_azure(default_io *d, fl_error *err, fl_status *rc)
+{
+    fl_fileio *az = __atomic_load_n(&d->azure, __ATOMIC_ACQUIRE);
+    if (az)
+        return az;
+    pthread_mutex_lock(&d->lock);
+    if (!d->azure) {
+        fl_azure_config cfg;
+        char *storage = d->have_azure ? NULL : malloc(FL_AZURE_CONFIG_STORAGE);
+        *rc = d->have_azure || storage ? FL_OK : fl_errorf(err, FL_ENOMEM, "Azure: out of memory");
+        if (*rc == FL_OK && !d->have_azure)
+            *rc = fl_azure_config_from_env(&cfg, storage, err);
+        if (*rc == FL_OK)
+            *rc = fl_fileio_azure(d->have_azure ? &d->azure_cfg : &cfg, &az, err);
+        if (*rc == FL_OK)
+            __atomic_store_n(&d->azure, az, __ATOMIC_RELEASE);
+        free(storage); /* fl_fileio_azure copied what it needs */
+    }
+    az = d->azure;
+    pthread_mutex_unlock(&d->lock);
+    return az;
+}
+
 static fl_fileio *route(fl_fileio *io, const char *path, fl_error *err, fl_status *rc)
 {
     default_io *d = (default_io *)io;
     *rc = FL_OK;
+    if (fl_azure_is_location(path))
+        return get_azure(d, err, rc);
     return s3_is_s3_path(path) ? get_s3(d, err, rc) : d->local;
 }
 
@@ -93,6 +125,7 @@ static void d_destroy(fl_fileio *io)
     default_io *d = (default_io *)io;
     fl_fileio_destroy(d->local);
     fl_fileio_destroy(d->s3);
+    fl_fileio_destroy(d->azure);
     pthread_mutex_destroy(&d->lock);
     free(d);
 }
@@ -123,6 +156,12 @@ static const char *keep(default_io *d, size_t *used, const char *s, bool *full)
 
 fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_error *err)
 {
+    return fl_fileio_routing(s3, NULL, out, err);
+}
+
+fl_status fl_fileio_routing(const fl_s3_config *s3, const fl_azure_config *azure, fl_fileio **out,
+                            fl_error *err)
+{
     default_io *d = calloc(1, sizeof *d);
     if (!d || !(d->local = fl_fileio_local())) {
         free(d);
@@ -144,6 +183,14 @@ fl_status fl_fileio_default(const fl_s3_config *s3, fl_fileio **out, fl_error *e
             d_destroy(&d->base);
             return fl_errorf(err, FL_ELIMIT, "S3 config: settings longer than %d bytes",
                              FL_S3_CONFIG_STORAGE);
+        }
+    }
+    if (azure) {
+        d->have_azure = true;
+        fl_status rc = azure_config_copy(azure, &d->azure_cfg, d->azure_strings, err);
+        if (rc != FL_OK) {
+            d_destroy(&d->base);
+            return rc;
         }
     }
     *out = &d->base;

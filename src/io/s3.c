@@ -43,31 +43,15 @@ static const fl_fileio_ops s3_ops;
 
 /* ---- reading ---- */
 
-/* Checks "bytes a-b/total" against the range asked for. */
-static bool content_range_ok(const char *cr, uint64_t a, uint64_t b, uint64_t size)
-{
-    unsigned long long x, y, t;
-    char tail;
-    if (sscanf(cr, "bytes %llu-%llu/%llu%c", &x, &y, &t, &tail) != 3)
-        return false;
-    return x == a && y == b && t == size;
-}
-
 static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_error *err)
 {
     s3_file *sf = (s3_file *)f;
-    if (off > f->size || len > f->size - off)
-        return fl_errorf(
-            err, FL_ECORRUPT,
-            "%s: read of %zu bytes at offset %llu is past the end of the %llu-byte object", f->path,
-            len, (unsigned long long)off, (unsigned long long)f->size);
-    if (len == 0)
-        return FL_OK;
-    uint64_t last = off + len - 1;
     char range[64];
-    snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)off,
-             (unsigned long long)last);
-    s3_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
+    bool done = false;
+    FL_TRY(io_read_range_check(f, off, len, range, &done, err));
+    if (done)
+        return FL_OK;
+    io_kv hs[2] = {{"range", range}, {"if-match", sf->etag}};
     s3_request rq = {.method = "GET",
                      .bucket = sf->bucket,
                      .key = sf->key,
@@ -77,36 +61,12 @@ static fl_status s3_read_at(fl_file *f, uint64_t off, void *buf, size_t len, fl_
                      .out_cap = len};
     s3_response r;
     fl_status rc = s3_send(sf->c, &rq, f->path, &r, err);
-    unsigned long long total = 0;
-    if ((rc == FL_OK && r.status == 412) || (rc == FL_EIO && r.overflow))
-        rc =
-            fl_errorf(err, FL_ECONFLICT,
-                      "%s: the object changed since it was opened (%s; was %llu bytes, ETag %s)",
-                      f->path, r.status == 412 ? "If-Match failed" : "longer answer than asked for",
-                      (unsigned long long)f->size, sf->etag[0] ? sf->etag : "none");
-    else if (rc == FL_OK && r.status != 206 && r.status != 200)
+    bool http_failed = false;
+    rc = io_read_range_result(f, off, len, sf->etag, &r, rc, &http_failed, err);
+    if (http_failed)
         rc = s3_http_error(&r, f->path, range, err);
-    else if (rc == FL_OK && r.status == 206 &&
-             !content_range_ok(r.content_range, off, last, f->size))
-        rc = sscanf(r.content_range, "bytes %*u-%*u/%llu", &total) == 1 && total != f->size
-                 ? fl_errorf(
-                       err, FL_ECONFLICT,
-                       "%s: the object changed since it was opened (%llu bytes now, %llu then)",
-                       f->path, total, (unsigned long long)f->size)
-                 : fl_errorf(err, FL_EIO, "%s: asked for %s, got Content-Range '%s'", f->path,
-                             range + 6, r.content_range);
-    else if (rc == FL_OK && r.status == 200 && !(off == 0 && len == f->size))
-        rc = fl_errorf(err, FL_EIO, "%s: the server ignored Range %s (HTTP 200)", f->path,
-                       range + 6);
-    else if (rc == FL_OK && r.out_len != len)
-        rc = fl_errorf(err, FL_EIO, "%s: short read: %zu of %zu bytes at offset %llu", f->path,
-                       r.out_len, len, (unsigned long long)off);
     s3_response_free(&r);
-    if (rc != FL_OK)
-        return rc;
-    __atomic_fetch_add(&f->bytes_read, (uint64_t)len, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->reads, 1, __ATOMIC_RELAXED);
-    return FL_OK;
+    return rc;
 }
 
 static void s3_file_close(fl_file *f)
@@ -187,14 +147,14 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
         size_t kl = strlen(p->keys[i]);
         if (kl && p->keys[i][kl - 1] == '/')
             continue; /* a "folder" marker, not a file */
-        s3_sb s = {0};
-        s3_sb_printf(&s, "%.*s%s/%s", (int)scheme_len, prefix, bucket, p->keys[i]);
+        io_sb s = {0};
+        io_sb_printf(&s, "%.*s%s/%s", (int)scheme_len, prefix, bucket, p->keys[i]);
         if (s.oom) {
-            s3_sb_free(&s);
+            io_sb_free(&s);
             return fl_errorf(err, FL_ENOMEM, "%s: out of memory", prefix);
         }
         fl_status rc = fn(ctx, s.buf.data, p->sizes[i]);
-        s3_sb_free(&s);
+        io_sb_free(&s);
         FL_TRY(rc);
     }
     return FL_OK;
@@ -203,12 +163,12 @@ static fl_status emit_page(const char *prefix, size_t scheme_len, const char *bu
 static fl_status list_page(s3_client *c, const char *prefix, const char *bucket, const char *key,
                            const char *token, s3_list_page *page, fl_error *err)
 {
-    s3_kv q[3] = {{"list-type", "2"}, {"prefix", key}, {"continuation-token", token}};
+    io_kv q[3] = {{"list-type", "2"}, {"prefix", key}, {"continuation-token", token}};
     s3_request rq = {.method = "GET",
                      .bucket = bucket,
                      .query = q,
                      .nquery = token ? 3 : 2,
-                     .max_body = S3_XML_MAX_INPUT};
+                     .max_body = IO_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, prefix, &r, err);
     if (rc == FL_OK && r.status != 200)
@@ -272,24 +232,24 @@ static fl_status on_delete_error(void *ctx, const char *key, const char *code, c
 static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, size_t n,
                               fl_error *err)
 {
-    s3_sb body = {0};
-    s3_sb_puts(&body, "<Delete><Quiet>true</Quiet>");
+    io_sb body = {0};
+    io_sb_puts(&body, "<Delete><Quiet>true</Quiet>");
     for (size_t i = 0; i < n; i++) {
-        s3_sb_puts(&body, "<Object><Key>");
-        s3_xml_escape(&body, keys[i]);
-        s3_sb_puts(&body, "</Key></Object>");
+        io_sb_puts(&body, "<Object><Key>");
+        io_xml_escape(&body, keys[i]);
+        io_sb_puts(&body, "</Key></Object>");
     }
-    s3_sb_puts(&body, "</Delete>");
+    io_sb_puts(&body, "</Delete>");
     char where[300];
     snprintf(where, sizeof where, "s3://%s", bucket);
     if (body.oom) {
-        s3_sb_free(&body);
+        io_sb_free(&body);
         return fl_errorf(err, FL_ENOMEM, "%s: out of memory", where);
     }
     char md5[25];
-    s3_md5_base64(body.buf.data, body.buf.len, md5);
-    s3_kv q[1] = {{"delete", ""}};
-    s3_kv hs[1] = {{"content-md5", md5}};
+    io_md5_base64(body.buf.data, body.buf.len, md5);
+    io_kv q[1] = {{"delete", ""}};
+    io_kv hs[1] = {{"content-md5", md5}};
     s3_request rq = {.method = "POST",
                      .bucket = bucket,
                      .query = q,
@@ -298,7 +258,7 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
                      .nheaders = 1,
                      .body = body.buf.data,
                      .body_len = body.buf.len,
-                     .max_body = S3_XML_MAX_INPUT};
+                     .max_body = IO_XML_MAX_INPUT};
     s3_response r;
     fl_status rc = s3_send(c, &rq, where, &r, err);
     if (rc == FL_OK && r.status != 200)
@@ -310,7 +270,7 @@ static fl_status delete_batch(s3_client *c, const char *bucket, char **keys, siz
             rc = d.rc;
     }
     s3_response_free(&r);
-    s3_sb_free(&body);
+    io_sb_free(&body);
     return rc;
 }
 

@@ -1,9 +1,9 @@
 /*
  * s3_internal.h - private pieces of the S3 FileIO (see floe/s3.h):
  *
- *   s3_util.c    growable strings, RFC 3986 encoding, hex/SHA-256/MD5, s3:// paths
+ *   s3_path.c    s3:// paths, the x-amz-date format
  *   sigv4.c      AWS Signature Version 4 (header authorization)
- *   s3_xml.c     a small bounded XML reader for S3 responses
+ *   s3_xml_docs.c  S3 response documents on the shared XML reader (io/common.h)
  *   s3_http.c    the HTTP client: pooled curl handles, signing, retries, errors
  *   s3_config.c  fl_s3_config_from_env (environment + ~/.aws files)
  *   s3.c         the FileIO: open/read_at, list, remove, delete_many
@@ -20,36 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "floe/buf.h"
 #include "floe/s3.h"
+#include "io/common.h"
 
-/* ---- growable string (s3_util.c) ----
- * Appends never fail visibly: an allocation failure sets oom and later
- * appends are ignored, so callers check once at the end. Free with sb_free. */
-/* An fl_buf (text, NUL-terminated when non-NULL) whose appends cannot fail:
- * a failed growth sets oom, later appends are dropped. */
-typedef struct s3_sb {
-    fl_buf buf;
-    bool oom;
-} s3_sb;
-
-void s3_sb_putn(s3_sb *s, const char *p, size_t n);
-void s3_sb_puts(s3_sb *s, const char *p);
-void s3_sb_printf(s3_sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void s3_sb_free(s3_sb *s);
-
-/* RFC 3986 as SigV4 wants it: A-Z a-z 0-9 - _ . ~ kept, '/' kept when
- * keep_slash, every other byte %XX with uppercase hex (UTF-8 bytes as is). */
-void s3_uri_encode(s3_sb *s, const char *p, size_t n, bool keep_slash);
-/* XML text escaping of & < > " ' for request bodies. */
-void s3_xml_escape(s3_sb *s, const char *p);
-
-void s3_hex(const uint8_t *in, size_t n, char *out); /* out: 2n+1 bytes */
-void s3_sha256_hex(const void *data, size_t n, char out[65]);
-void s3_hmac_sha256(const void *key, size_t key_len, const void *msg, size_t msg_len,
-                    uint8_t out[32]);
-void s3_md5_base64(const void *data, size_t n, char out[25]);
-void s3_md5_hex(const void *data, size_t n, char out[33]);
 /* "YYYYMMDDTHHMMSSZ" for t (UTC). */
 void s3_amz_date(int64_t t, char out[17]);
 
@@ -61,16 +34,13 @@ fl_status s3_parse_path(const char *path, bool require_key, size_t *scheme_len, 
                         char **key, fl_error *err);
 
 /* ---- SigV4 (sigv4.c) ---- */
-typedef struct s3_kv {
-    const char *k, *v;
-} s3_kv;
 
 typedef struct s3_sign_req {
     const char *method;
     const char *canonical_uri; /* already encoded path as sent, e.g. "/bkt/a%20b" */
-    const s3_kv *query;        /* raw (unencoded) names and values; v NULL = "" */
+    const io_kv *query;        /* raw (unencoded) names and values; v NULL = "" */
     size_t nquery;
-    const s3_kv *headers; /* headers to sign: lowercase names, values as sent; must hold host */
+    const io_kv *headers; /* headers to sign: lowercase names, values as sent; must hold host */
     size_t nheaders;
     const char *payload_hash; /* hex SHA-256 of the body, or UNSIGNED-PAYLOAD */
     const char *amz_date;     /* "YYYYMMDDTHHMMSSZ" */
@@ -78,33 +48,12 @@ typedef struct s3_sign_req {
 } s3_sign_req;
 
 /* Canonical query string: names and values encoded, sorted by name then value. */
-void s3_canonical_query(s3_sb *out, const s3_kv *q, size_t n);
+void s3_canonical_query(io_sb *out, const io_kv *q, size_t n);
 /* Fills canonical request and string to sign (for tests / debugging; either
  * may be NULL) and the Authorization header value (malloc'd, caller frees).
  * FL_ENOMEM or FL_EINVAL (too many headers). */
-fl_status s3_sigv4_sign(const s3_sign_req *r, s3_sb *canonical, s3_sb *string_to_sign,
+fl_status s3_sigv4_sign(const s3_sign_req *r, io_sb *canonical, io_sb *string_to_sign,
                         char **authorization, fl_error *err);
-
-/* ---- XML reader (s3_xml.c) ----
- * Events: an element opens (text NULL) or closes (text = its decoded text
- * when it had no child elements, else ""; NUL-terminated). depth = 1 for the
- * root. A non-OK return from fn stops the walk and is returned. */
-enum { S3_XML_OPEN = 1, S3_XML_CLOSE = 2 };
-#define S3_XML_MAX_DEPTH 32
-#define S3_XML_MAX_NAME 255
-#define S3_XML_MAX_TEXT ((size_t)1 << 20)
-#define S3_XML_MAX_INPUT ((size_t)64 << 20)
-typedef fl_status (*s3_xml_fn)(void *ctx, int event, unsigned depth, const char *name,
-                               const char *text, size_t text_len);
-fl_status s3_xml_walk(const char *xml, size_t len, s3_xml_fn fn, void *ctx, fl_error *err);
-
-/* S3 <Error> document fields (empty strings when absent). */
-typedef struct s3_xml_error {
-    char code[128];
-    char message[512];
-} s3_xml_error;
-/* true when xml is an <Error> document (fields filled); false otherwise. */
-bool s3_xml_parse_error(const char *xml, size_t len, s3_xml_error *out);
 
 typedef struct s3_list_page {
     char **keys;
@@ -141,9 +90,9 @@ typedef struct s3_request {
     const char *method; /* GET HEAD PUT POST DELETE */
     const char *bucket;
     const char *key; /* NULL or "" for bucket-level requests */
-    const s3_kv *query;
+    const io_kv *query;
     size_t nquery;
-    const s3_kv *headers; /* extra headers (lowercase names); all are signed */
+    const io_kv *headers; /* extra headers (lowercase names); all are signed */
     size_t nheaders;
     const void *body;
     size_t body_len;
@@ -152,29 +101,23 @@ typedef struct s3_request {
     size_t max_body; /* bound for a 2xx body read into resp->body (0 = 1 MiB) */
 } s3_request;
 
-typedef struct s3_response {
-    long status;
-    char *body; /* malloc'd, NUL-terminated (error bodies, XML results) */
-    size_t body_len;
-    size_t out_len; /* bytes written to request.out */
-    char etag[256];
-    char content_range[128];
-    int64_t content_length; /* -1 when absent */
-    s3_xml_error error;     /* parsed from a non-2xx body */
-    unsigned attempts;
-    bool overflow; /* a 2xx body was longer than request.out / max_body allowed */
-} s3_response;
+typedef io_http_response s3_response;
 
-/* Sends rq, retrying transport errors, 5xx, 429, SlowDown, RequestTimeout
- * and ConditionalRequestConflict with jittered exponential backoff. Returns
- * FL_OK whenever an HTTP answer arrived (any status: the caller decides) and
- * FL_EIO naming path when none did. Free resp with s3_response_free. */
+/* Sends rq (URL, SigV4 headers) through the shared client (io_http_send:
+ * retries, backoff). FL_OK whenever an HTTP answer arrived. Free resp with
+ * s3_response_free. */
 fl_status s3_send(s3_client *c, const s3_request *rq, const char *path, s3_response *resp,
                   fl_error *err);
-void s3_response_free(s3_response *r);
-/* "PATH: HTTP 403 SignatureDoesNotMatch: message" with 404 -> FL_ENOTFOUND,
- * 412 -> FL_EEXIST, 409 -> FL_ECONFLICT, other -> FL_EIO. */
-fl_status s3_http_error(const s3_response *r, const char *path, const char *what, fl_error *err);
+static inline void s3_response_free(s3_response *r)
+{
+    io_http_response_free(r);
+}
+/* "PATH: HTTP 403 SignatureDoesNotMatch: message" (io_http_error). */
+static inline fl_status s3_http_error(const s3_response *r, const char *path, const char *what,
+                                      fl_error *err)
+{
+    return io_http_error(r, path, what, err);
+}
 
 /* Test hook: the URL and Host header a request would use (malloc'd). */
 fl_status s3_client_url(const s3_client *c, const char *bucket, const char *key, char **url,

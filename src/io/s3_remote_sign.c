@@ -199,12 +199,12 @@ fl_status fl_s3_sign_headers(const fl_s3_config *cfg, const char *region, const 
     char date[17];
     s3_amz_date(now_s, date);
     fl_s3_header *res = fl_arena_calloc(a, n + 6, sizeof *res);
-    s3_kv sign[MAX_SIGN_HEADERS];
+    io_kv sign[MAX_SIGN_HEADERS];
     size_t nres = 0, nsign = 0;
     const char *payload = "UNSIGNED-PAYLOAD";
     if (!res)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
-    sign[nsign++] = (s3_kv){"host", u.host};
+    sign[nsign++] = (io_kv){"host", u.host};
     for (size_t i = 0; i < n; i++) {
         char *ln = lower_dup(a, headers[i].name);
         if (!ln || !headers[i].value)
@@ -220,31 +220,31 @@ fl_status fl_s3_sign_headers(const fl_s3_config *cfg, const char *region, const 
         if (signed_header(ln)) {
             if (nsign + 3 >= MAX_SIGN_HEADERS)
                 return fl_errorf(err, FL_EINVAL, "remote signing: too many headers to sign");
-            sign[nsign++] = (s3_kv){ln, headers[i].value};
+            sign[nsign++] = (io_kv){ln, headers[i].value};
         }
     }
-    sign[nsign++] = (s3_kv){"x-amz-content-sha256", payload};
-    sign[nsign++] = (s3_kv){"x-amz-date", date};
+    sign[nsign++] = (io_kv){"x-amz-content-sha256", payload};
+    sign[nsign++] = (io_kv){"x-amz-date", date};
     if (cfg->session_token && *cfg->session_token)
-        sign[nsign++] = (s3_kv){"x-amz-security-token", cfg->session_token};
-    s3_kv q[MAX_QUERY];
+        sign[nsign++] = (io_kv){"x-amz-security-token", cfg->session_token};
+    io_kv q[MAX_QUERY];
     for (size_t i = 0; i < u.nquery; i++)
-        q[i] = (s3_kv){u.query[i].name, *u.query[i].value ? u.query[i].value : NULL};
+        q[i] = (io_kv){u.query[i].name, *u.query[i].value ? u.query[i].value : NULL};
     const char *rg = region && *region             ? region
                      : cfg->region && *cfg->region ? cfg->region
                                                    : "us-east-1";
     /* S3 canonicalizes the path it receives (each segment decoded, then
      * encoded as SigV4 says), whatever encoding the client chose: so do we. */
-    s3_sb cpath = {0};
+    io_sb cpath = {0};
     for (const char *seg = u.path; *seg;) {
         size_t sl = strcspn(seg + 1, "/") + 1; /* "/segment" */
         char *d = decode(a, seg + 1, sl - 1, false);
         if (!d) {
-            s3_sb_free(&cpath);
+            io_sb_free(&cpath);
             return fl_errorf(err, FL_EINVAL, "S3 request URL: bad escape in the path");
         }
-        s3_sb_putn(&cpath, "/", 1);
-        s3_uri_encode(&cpath, d, strlen(d), false);
+        io_sb_putn(&cpath, "/", 1);
+        io_uri_encode(&cpath, d, strlen(d), false);
         seg += sl;
     }
     if (cpath.oom)
@@ -263,7 +263,7 @@ fl_status fl_s3_sign_headers(const fl_s3_config *cfg, const char *region, const 
                       cfg->secret_access_key};
     char *auth = NULL;
     fl_status rc = s3_sigv4_sign(&sr, NULL, NULL, &auth, err);
-    s3_sb_free(&cpath);
+    io_sb_free(&cpath);
     FL_TRY(rc);
     const char *auth_copy = fl_arena_strdup(a, auth);
     free(auth);
@@ -294,8 +294,8 @@ static fl_status on_xml(void *vc, int event, unsigned depth, const char *name, c
 {
     keys_ctx *c = vc;
     if (depth == 2 && !strcmp(name, "Object"))
-        c->in_object = event == S3_XML_OPEN;
-    if (event != S3_XML_CLOSE || depth != 3 || !c->in_object || strcmp(name, "Key") != 0)
+        c->in_object = event == IO_XML_OPEN;
+    if (event != IO_XML_CLOSE || depth != 3 || !c->in_object || strcmp(name, "Key") != 0)
         return FL_OK;
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
@@ -316,7 +316,7 @@ fl_status fl_s3_delete_request_keys(const char *xml, size_t len, fl_arena *a, co
                                     size_t *n, fl_error *err)
 {
     keys_ctx c = {.a = a};
-    fl_status rc = s3_xml_walk(xml, len, on_xml, &c, err);
+    fl_status rc = io_xml_walk(xml, len, on_xml, &c, err);
     if (rc == FL_ENOMEM)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(rc);

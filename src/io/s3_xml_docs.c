@@ -1,8 +1,7 @@
 /*
  * s3_xml_docs.c - the S3 response documents floe reads, on top of the
- * s3_xml_walk events (s3_xml.c):
+ * io_xml_walk events (s3_xml.c):
  *
- *   <Error><Code/><Message/>...</Error>
  *   <ListBucketResult><IsTruncated/><NextContinuationToken/>
  *       <Contents><Key/><Size/>...</Contents>*</ListBucketResult>
  *   <InitiateMultipartUploadResult><UploadId/>...</InitiateMultipartUploadResult>
@@ -16,47 +15,6 @@
 #include <string.h>
 
 #include "io/s3_internal.h"
-
-static void copy_field(char *dst, size_t cap, const char *text)
-{
-    size_t n = strlen(text);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, text, n);
-    dst[n] = '\0';
-}
-
-/* ---- <Error> ---- */
-
-typedef struct err_ctx {
-    s3_xml_error *out;
-    bool is_error;
-} err_ctx;
-
-static fl_status err_event(void *ctx, int ev, unsigned depth, const char *name, const char *text,
-                           size_t tl)
-{
-    err_ctx *c = ctx;
-    if (ev == S3_XML_OPEN && depth == 1)
-        c->is_error = strcmp(name, "Error") == 0;
-    if (ev != S3_XML_CLOSE || depth != 2 || !c->is_error)
-        return FL_OK;
-    if (strcmp(name, "Code") == 0)
-        copy_field(c->out->code, sizeof c->out->code, text);
-    else if (strcmp(name, "Message") == 0)
-        copy_field(c->out->message, sizeof c->out->message, text);
-    return FL_OK;
-}
-
-bool s3_xml_parse_error(const char *xml, size_t len, s3_xml_error *out)
-{
-    memset(out, 0, sizeof *out);
-    err_ctx c = {out, false};
-    fl_error e;
-    if (!xml || s3_xml_walk(xml, len, err_event, &c, &e) != FL_OK)
-        return false;
-    return c.is_error;
-}
 
 /* ---- ListObjectsV2 ---- */
 
@@ -110,9 +68,9 @@ static fl_status list_event(void *ctx, int ev, unsigned depth, const char *name,
                             size_t tl)
 {
     list_ctx *c = ctx;
-    if (depth == 1 && ev == S3_XML_OPEN && strcmp(name, "ListBucketResult") != 0)
+    if (depth == 1 && ev == IO_XML_OPEN && strcmp(name, "ListBucketResult") != 0)
         return fl_errorf(c->err, FL_ECORRUPT, "ListObjectsV2 response: root element <%s>", name);
-    if (ev != S3_XML_CLOSE)
+    if (ev != IO_XML_CLOSE)
         return FL_OK;
     if (depth == 2 && strcmp(name, "IsTruncated") == 0) {
         c->p->truncated = strcmp(text, "true") == 0;
@@ -139,7 +97,7 @@ fl_status s3_xml_parse_list(const char *xml, size_t len, s3_list_page *out, fl_e
 {
     memset(out, 0, sizeof *out);
     list_ctx c = {out, NULL, 0, false, err};
-    fl_status rc = s3_xml_walk(xml, len, list_event, &c, err);
+    fl_status rc = io_xml_walk(xml, len, list_event, &c, err);
     free(c.key);
     if (rc == FL_OK && out->truncated && (!out->next_token || !*out->next_token))
         rc = fl_errorf(err, FL_ECORRUPT,
@@ -170,7 +128,7 @@ static fl_status upload_event(void *ctx, int ev, unsigned depth, const char *nam
                               size_t tl)
 {
     upload_ctx *c = ctx;
-    if (ev == S3_XML_CLOSE && depth == 2 && strcmp(name, "UploadId") == 0) {
+    if (ev == IO_XML_CLOSE && depth == 2 && strcmp(name, "UploadId") == 0) {
         free(c->id);
         if (!(c->id = strndup(text, tl)))
             return fl_errorf(c->err, FL_ENOMEM, "InitiateMultipartUpload: out of memory");
@@ -181,7 +139,7 @@ static fl_status upload_event(void *ctx, int ev, unsigned depth, const char *nam
 fl_status s3_xml_parse_upload_id(const char *xml, size_t len, char **upload_id, fl_error *err)
 {
     upload_ctx c = {NULL, err};
-    fl_status rc = s3_xml_walk(xml, len, upload_event, &c, err);
+    fl_status rc = io_xml_walk(xml, len, upload_event, &c, err);
     if (rc == FL_OK && (!c.id || !*c.id))
         rc = fl_errorf(err, FL_ECORRUPT, "InitiateMultipartUpload response has no <UploadId>");
     if (rc != FL_OK) {
@@ -204,18 +162,18 @@ static fl_status del_event(void *ctx, int ev, unsigned depth, const char *name, 
                            size_t tl)
 {
     del_ctx *c = ctx;
-    if (depth == 2 && ev == S3_XML_OPEN && strcmp(name, "Error") == 0)
+    if (depth == 2 && ev == IO_XML_OPEN && strcmp(name, "Error") == 0)
         c->key[0] = c->code[0] = c->message[0] = '\0';
-    if (ev != S3_XML_CLOSE)
+    if (ev != IO_XML_CLOSE)
         return FL_OK;
     if (depth == 2 && strcmp(name, "Error") == 0)
         return c->fn(c->ctx, c->key, c->code, c->message);
     if (depth == 3 && strcmp(name, "Key") == 0)
-        copy_field(c->key, sizeof c->key, text);
+        io_copy_str(c->key, sizeof c->key, text);
     else if (depth == 3 && strcmp(name, "Code") == 0)
-        copy_field(c->code, sizeof c->code, text);
+        io_copy_str(c->code, sizeof c->code, text);
     else if (depth == 3 && strcmp(name, "Message") == 0)
-        copy_field(c->message, sizeof c->message, text);
+        io_copy_str(c->message, sizeof c->message, text);
     return FL_OK;
 }
 
@@ -229,7 +187,7 @@ fl_status s3_xml_parse_delete_result(const char *xml, size_t len,
         return fl_errorf(err, FL_ENOMEM, "DeleteObjects: out of memory");
     c->fn = fn;
     c->ctx = ctx;
-    fl_status rc = s3_xml_walk(xml, len, del_event, c, err);
+    fl_status rc = io_xml_walk(xml, len, del_event, c, err);
     free(c);
     return rc;
 }

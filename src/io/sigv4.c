@@ -35,17 +35,17 @@ static int cmp_pair(const void *a, const void *b)
 
 static char *encode_dup(const char *s)
 {
-    s3_sb sb = {0};
-    s3_uri_encode(&sb, s, strlen(s), false);
-    s3_sb_putn(&sb, "", 0);
+    io_sb sb = {0};
+    io_uri_encode(&sb, s, strlen(s), false);
+    io_sb_putn(&sb, "", 0);
     if (sb.oom) {
-        s3_sb_free(&sb);
+        io_sb_free(&sb);
         return NULL;
     }
     return sb.buf.data;
 }
 
-void s3_canonical_query(s3_sb *out, const s3_kv *q, size_t n)
+void s3_canonical_query(io_sb *out, const io_kv *q, size_t n)
 {
     if (n == 0)
         return;
@@ -64,10 +64,10 @@ void s3_canonical_query(s3_sb *out, const s3_kv *q, size_t n)
         qsort(pairs, n, sizeof *pairs, cmp_pair);
         for (size_t i = 0; i < n; i++) {
             if (i)
-                s3_sb_putn(out, "&", 1);
-            s3_sb_puts(out, pairs[i].k);
-            s3_sb_putn(out, "=", 1);
-            s3_sb_puts(out, pairs[i].v);
+                io_sb_putn(out, "&", 1);
+            io_sb_puts(out, pairs[i].k);
+            io_sb_putn(out, "=", 1);
+            io_sb_puts(out, pairs[i].v);
         }
     } else {
         out->oom = true;
@@ -81,11 +81,11 @@ void s3_canonical_query(s3_sb *out, const s3_kv *q, size_t n)
 
 static int cmp_kv(const void *a, const void *b)
 {
-    return strcmp(((const s3_kv *)a)->k, ((const s3_kv *)b)->k);
+    return strcmp(((const io_kv *)a)->k, ((const io_kv *)b)->k);
 }
 
 /* Value trimmed, inner whitespace runs collapsed to one space. */
-static void put_header_value(s3_sb *s, const char *v)
+static void put_header_value(io_sb *s, const char *v)
 {
     while (*v == ' ' || *v == '\t')
         v++;
@@ -96,33 +96,33 @@ static void put_header_value(s3_sb *s, const char *v)
             continue;
         }
         if (space)
-            s3_sb_putn(s, " ", 1);
+            io_sb_putn(s, " ", 1);
         space = false;
-        s3_sb_putn(s, v, 1);
+        io_sb_putn(s, v, 1);
     }
 }
 
-static void build_canonical(const s3_sign_req *r, const s3_kv *hs, s3_sb *cr, s3_sb *signed_names)
+static void build_canonical(const s3_sign_req *r, const io_kv *hs, io_sb *cr, io_sb *signed_names)
 {
-    s3_sb_puts(cr, r->method);
-    s3_sb_putn(cr, "\n", 1);
-    s3_sb_puts(cr, r->canonical_uri && *r->canonical_uri ? r->canonical_uri : "/");
-    s3_sb_putn(cr, "\n", 1);
+    io_sb_puts(cr, r->method);
+    io_sb_putn(cr, "\n", 1);
+    io_sb_puts(cr, r->canonical_uri && *r->canonical_uri ? r->canonical_uri : "/");
+    io_sb_putn(cr, "\n", 1);
     s3_canonical_query(cr, r->query, r->nquery);
-    s3_sb_putn(cr, "\n", 1);
+    io_sb_putn(cr, "\n", 1);
     for (size_t i = 0; i < r->nheaders; i++) {
-        s3_sb_puts(cr, hs[i].k);
-        s3_sb_putn(cr, ":", 1);
+        io_sb_puts(cr, hs[i].k);
+        io_sb_putn(cr, ":", 1);
         put_header_value(cr, hs[i].v);
-        s3_sb_putn(cr, "\n", 1);
+        io_sb_putn(cr, "\n", 1);
         if (i)
-            s3_sb_putn(signed_names, ";", 1);
-        s3_sb_puts(signed_names, hs[i].k);
+            io_sb_putn(signed_names, ";", 1);
+        io_sb_puts(signed_names, hs[i].k);
     }
-    s3_sb_putn(cr, "\n", 1);
-    s3_sb_puts(cr, signed_names->buf.data ? signed_names->buf.data : "");
-    s3_sb_putn(cr, "\n", 1);
-    s3_sb_puts(cr, r->payload_hash);
+    io_sb_putn(cr, "\n", 1);
+    io_sb_puts(cr, signed_names->buf.data ? signed_names->buf.data : "");
+    io_sb_putn(cr, "\n", 1);
+    io_sb_puts(cr, r->payload_hash);
 }
 
 static void signature_hex(const s3_sign_req *r, const char *sts, size_t sts_len, char out[65])
@@ -136,17 +136,17 @@ static void signature_hex(const s3_sign_req *r, const char *sts, size_t sts_len,
     }
     memcpy(seed, "AWS4", 4);
     memcpy(seed + 4, r->secret_access_key, slen + 1);
-    s3_hmac_sha256(seed, slen + 4, r->amz_date, 8, k);
+    io_hmac_sha256(seed, slen + 4, r->amz_date, 8, k);
     free(seed);
-    s3_hmac_sha256(k, 32, r->region, strlen(r->region), k);
-    s3_hmac_sha256(k, 32, r->service, strlen(r->service), k);
-    s3_hmac_sha256(k, 32, "aws4_request", 12, k);
+    io_hmac_sha256(k, 32, r->region, strlen(r->region), k);
+    io_hmac_sha256(k, 32, r->service, strlen(r->service), k);
+    io_hmac_sha256(k, 32, "aws4_request", 12, k);
     uint8_t sig[32];
-    s3_hmac_sha256(k, 32, sts, sts_len, sig);
-    s3_hex(sig, 32, out);
+    io_hmac_sha256(k, 32, sts, sts_len, sig);
+    io_hex(sig, 32, out);
 }
 
-fl_status s3_sigv4_sign(const s3_sign_req *r, s3_sb *canonical, s3_sb *string_to_sign,
+fl_status s3_sigv4_sign(const s3_sign_req *r, io_sb *canonical, io_sb *string_to_sign,
                         char **authorization, fl_error *err)
 {
     if (r->nheaders > MAX_SIGNED)
@@ -154,35 +154,35 @@ fl_status s3_sigv4_sign(const s3_sign_req *r, s3_sb *canonical, s3_sb *string_to
                          MAX_SIGNED);
     if (strlen(r->amz_date) != 16)
         return fl_errorf(err, FL_EINVAL, "sigv4: bad x-amz-date '%s'", r->amz_date);
-    s3_kv hs[MAX_SIGNED];
+    io_kv hs[MAX_SIGNED];
     if (r->nheaders)
         memcpy(hs, r->headers, r->nheaders * sizeof *hs);
     qsort(hs, r->nheaders, sizeof *hs, cmp_kv);
 
-    s3_sb cr = {0}, names = {0}, sts = {0}, auth = {0};
+    io_sb cr = {0}, names = {0}, sts = {0}, auth = {0};
     build_canonical(r, hs, &cr, &names);
     char cr_hash[65];
-    s3_sha256_hex(cr.buf.data ? cr.buf.data : "", cr.buf.len, cr_hash);
-    s3_sb_printf(&sts, "AWS4-HMAC-SHA256\n%s\n%.8s/%s/%s/aws4_request\n%s", r->amz_date,
+    io_sha256_hex(cr.buf.data ? cr.buf.data : "", cr.buf.len, cr_hash);
+    io_sb_printf(&sts, "AWS4-HMAC-SHA256\n%s\n%.8s/%s/%s/aws4_request\n%s", r->amz_date,
                  r->amz_date, r->region, r->service, cr_hash);
     char sig[65] = "";
     if (!sts.oom)
         signature_hex(r, sts.buf.data, sts.buf.len, sig);
-    s3_sb_printf(&auth,
+    io_sb_printf(&auth,
                  "AWS4-HMAC-SHA256 Credential=%s/%.8s/%s/%s/aws4_request, SignedHeaders=%s, "
                  "Signature=%s",
                  r->access_key_id, r->amz_date, r->region, r->service,
                  names.buf.data ? names.buf.data : "", sig);
     bool oom = cr.oom || names.oom || sts.oom || auth.oom || !sig[0];
     if (!oom && canonical)
-        s3_sb_putn(canonical, cr.buf.data, cr.buf.len);
+        io_sb_putn(canonical, cr.buf.data, cr.buf.len);
     if (!oom && string_to_sign)
-        s3_sb_putn(string_to_sign, sts.buf.data, sts.buf.len);
-    s3_sb_free(&cr);
-    s3_sb_free(&names);
-    s3_sb_free(&sts);
+        io_sb_putn(string_to_sign, sts.buf.data, sts.buf.len);
+    io_sb_free(&cr);
+    io_sb_free(&names);
+    io_sb_free(&sts);
     if (oom) {
-        s3_sb_free(&auth);
+        io_sb_free(&auth);
         return fl_errorf(err, FL_ENOMEM, "sigv4: out of memory");
     }
     *authorization = auth.buf.data;

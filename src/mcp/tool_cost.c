@@ -137,7 +137,7 @@ static json_t *table_cost(mcp_call *c, fl_sql_session *s, const scan_ref *sr, ui
     *left_out = 0;
     bool ok = fl_table_ident_parse(sr->table, &a, &id, &err) == FL_OK &&
               fl_ice_table_load(c->cat, &id, &t, &err) == FL_OK;
-    if (ok && sr->snapshot_id >= 0) {
+    if (ok && sr->snapshot_id != FL_ICE_NO_SNAPSHOT) {
         const fl_ice_schema *sch = fl_ice_metadata_current_schema(&t->meta);
         ok = fl_ice_scan_plan_files(c->m->opt.io, &t->meta, &so, &all, &err) == FL_OK;
         if (ok && sch &&

@@ -305,7 +305,7 @@ static const char *relation(sem_joins *j, const sem_smodel *sm)
     const fl_sem_pin *p = find_pin(c->pins, c->npins, sm->table);
     if (!p)
         p = find_pin(c->qpins, c->nqpins, sm->table);
-    if (p && p->snapshot_id < 0)
+    if (p && p->snapshot_id == FL_ICE_NO_SNAPSHOT)
         return fl_arena_sprintf(&c->a, "%s WHERE false", sm->table);
     if (p)
         return fl_arena_sprintf(&c->a, "%s FOR VERSION AS OF %lld", sm->table,

@@ -132,7 +132,7 @@ static void pins_commit_times(fl_sql_session *s, fl_sem_receipt *r)
 {
     for (uint32_t i = 0; i < r->npins; i++) {
         fl_sem_pin *p = &r->pins[i];
-        char *mt = p->snapshot_id >= 0 ? snapshots_table(p->table) : NULL;
+        char *mt = p->snapshot_id != FL_ICE_NO_SNAPSHOT ? snapshots_table(p->table) : NULL;
         char *sql = NULL;
         if (!mt || asprintf(&sql,
                             "SELECT CAST(committed_at AS varchar) FROM %s WHERE snapshot_id "

@@ -174,6 +174,9 @@ fl_status fl_cast_value(const fl_value *in, const fl_type *to, const fl_eval_env
 /* Common supertype for UNION, CASE branches, COALESCE, IN lists, comparisons.
  * false when there is none. */
 bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out);
+/* fl_type_common, and nested types of one shape (struct, list, map) meet child
+ * by child, the new children allocated in a. */
+bool fl_type_common_in(fl_arena *a, const fl_type *x, const fl_type *y, fl_type *out);
 
 /* fl_sql_type_name: floe/sql.h. */
 /* Parses a SQL type name as libpg_query spells it (pg_catalog.int4,

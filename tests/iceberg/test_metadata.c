@@ -483,17 +483,22 @@ static void test_int64_and_null_snapshot(void)
           strncmp(json, "{\"format-version\":2,\"table-uuid\":\"u\",\"location\":", 48) == 0);
     free(json);
     /* Ids above INT64_MAX that fit 64 unsigned bits (hand-written fixtures use
-     * them) wrap to their two's complement; beyond 64 bits is a JSON error. */
+     * them) wrap to their two's complement, except UINT64_MAX, which would wrap
+     * to -1 ("no snapshot") and is refused; beyond 64 bits is a JSON error. */
     CHECK_OK(parse_v2(",\"current-snapshot-id\":9223372036854775808,\"refs\":{\"b\":{"
-                      "\"snapshot-id\":18446744073709551615,\"type\":\"branch\"}},"
+                      "\"snapshot-id\":9223372036854775808,\"type\":\"branch\"}},"
                       "\"snapshots\":[{\"snapshot-id\":9223372036854775808,\"timestamp-ms\":1,"
                       "\"manifest-list\":\"m\",\"summary\":{\"operation\":\"append\"}}],"
                       "\"properties\":{\"k\":\"18446744073709551615\"}}",
                       &a, &m, &err),
              &err);
     CHECK(m.current_snapshot_id == INT64_MIN);
-    CHECK(fl_ice_metadata_ref(&m, "b") && fl_ice_metadata_ref(&m, "b")->snapshot_id == -1);
+    CHECK(fl_ice_metadata_current_snapshot(&m) != NULL);
+    CHECK(fl_ice_metadata_ref(&m, "b") && fl_ice_metadata_ref(&m, "b")->snapshot_id == INT64_MIN);
     CHECK_EQ_STR(fl_ice_map_get(&m.properties, "k"), "18446744073709551615");
+    CHECK(parse_v2(",\"current-snapshot-id\":18446744073709551615}", &a, &m, &err) ==
+          FL_ECORRUPT);
+    CHECK(strstr(err.msg, "would wrap to -1") != NULL);
     CHECK(parse_v2(",\"current-snapshot-id\":18446744073709551616}", &a, &m, &err) == FL_ESYNTAX);
     CHECK(parse_v2(",\"current-snapshot-id\":-9223372036854775809}", &a, &m, &err) == FL_ESYNTAX);
     /* ints that do not fit 32 bits */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_sql_cli.sh — the `floe sql` shell: -c / -f / piped scripts, the output formats (table, csv, json, jsonl,
 # parquet), command tags, error positions counted in the script ("ERROR: line L, column C: ..."), exit statuses,
-# --keep-going, backslash commands (\dn, \dt, \d TABLE, \f, \x, \o) in piped input, --timing.
+# --keep-going, backslash commands (\dn, \dt, \d TABLE, \f, \x, \o, \a, \t) in piped input, --timing, psql's -A/-t/-F.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="${FLOE_SRC:-$(cd "$here/../.." && pwd)}"
@@ -85,5 +85,24 @@ has "\\d table" " id                       | integer" "$out"
 printf '\\o %s/o.txt\nSELECT 5 AS five;\n' "$tmp" | "$floe" sql --no-catalog >/dev/null 2>&1
 has "\\o FILE" "five" "$(cat "$tmp/o.txt" 2>/dev/null)"
 has "--timing" "Time: " "$("$floe" sql --no-catalog --timing -c "SELECT 1" 2>&1)"
+# psql habits: -A (unaligned, NULL as nothing), -t (rows only), -At, -F, and \a / \t in the shell
+check "-A unaligned" 'n|s|d
+1|a|1.50
+3|x,"y"|0.00
+22||-3.25
+(3 rows)' "$("$floe" sql --no-catalog -A -c "$q" 2>&1)"
+check "-At" '1|a|1.50
+3|x,"y"|0.00
+22||-3.25' "$("$floe" sql --no-catalog -At -c "$q" 2>&1)"
+check "-t aligned" '  1 | a     |  1.50
+  3 | x,"y" |  0.00
+ 22 | NULL  | -3.25' "$("$floe" sql --no-catalog -t -c "$q" 2>&1)"
+check "-A -t -F ," '1,a,1.50' "$("$floe" sql --no-catalog -A -t -F , -c "SELECT 1, 'a', 1.50" 2>&1)"
+check "\\a and \\t" 'Output format is unaligned.
+five
+5
+(1 row)
+Tuples only is on.
+6' "$(printf '\\a\nSELECT 5 AS five;\n\\t\nSELECT 6 AS six;\n' | "$floe" sql --no-catalog -q 2>&1)"
 check "unknown option" "2" "$("$floe" sql --bogus >/dev/null 2>&1; echo $?)"
 [ "$fails" = 0 ]

@@ -113,46 +113,46 @@ static void test_list_errors(void)
 static void test_limits(void)
 {
     /* nesting deeper than the limit */
-    s3_sb s = {0};
-    s3_sb_puts(&s, "<ListBucketResult>");
-    for (int i = 0; i < S3_XML_MAX_DEPTH; i++)
-        s3_sb_puts(&s, "<a>");
-    for (int i = 0; i < S3_XML_MAX_DEPTH; i++)
-        s3_sb_puts(&s, "</a>");
-    s3_sb_puts(&s, "</ListBucketResult>");
+    io_sb s = {0};
+    io_sb_puts(&s, "<ListBucketResult>");
+    for (int i = 0; i < IO_XML_MAX_DEPTH; i++)
+        io_sb_puts(&s, "<a>");
+    for (int i = 0; i < IO_XML_MAX_DEPTH; i++)
+        io_sb_puts(&s, "</a>");
+    io_sb_puts(&s, "</ListBucketResult>");
     check_list_fails(s.buf.data, FL_ELIMIT, "nesting deeper");
-    s3_sb_free(&s);
+    io_sb_free(&s);
     /* a name over 255 bytes */
-    s3_sb_puts(&s, "<ListBucketResult><");
+    io_sb_puts(&s, "<ListBucketResult><");
     for (int i = 0; i < 300; i++)
-        s3_sb_puts(&s, "n");
-    s3_sb_puts(&s, "/></ListBucketResult>");
+        io_sb_puts(&s, "n");
+    io_sb_puts(&s, "/></ListBucketResult>");
     check_list_fails(s.buf.data, FL_ELIMIT, "tag name over");
-    s3_sb_free(&s);
+    io_sb_free(&s);
     /* element text over 1 MiB, through plain text and through entities */
     for (int pass = 0; pass < 2; pass++) {
-        s3_sb_puts(&s, "<ListBucketResult><Contents><Key>");
-        for (size_t i = 0; i < (S3_XML_MAX_TEXT >> 4) + 1; i++)
-            s3_sb_puts(&s, pass ? "&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&"
+        io_sb_puts(&s, "<ListBucketResult><Contents><Key>");
+        for (size_t i = 0; i < (IO_XML_MAX_TEXT >> 4) + 1; i++)
+            io_sb_puts(&s, pass ? "&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&amp;&"
                                   "amp;&amp;&amp;&amp;"
                                 : "0123456789abcdef");
-        s3_sb_puts(&s, "</Key></Contents></ListBucketResult>");
+        io_sb_puts(&s, "</Key></Contents></ListBucketResult>");
         check_list_fails(s.buf.data, FL_ELIMIT, "element text over");
-        s3_sb_free(&s);
+        io_sb_free(&s);
     }
     /* input over the 64 MiB cap is refused before reading */
     s3_list_page p;
     fl_error err;
-    CHECK_EQ_INT(s3_xml_parse_list("<a/>", S3_XML_MAX_INPUT + 1, &p, &err), FL_ELIMIT);
+    CHECK_EQ_INT(s3_xml_parse_list("<a/>", IO_XML_MAX_INPUT + 1, &p, &err), FL_ELIMIT);
 }
 
 static void test_many_keys(void)
 {
-    s3_sb s = {0};
-    s3_sb_puts(&s, "<ListBucketResult>");
+    io_sb s = {0};
+    io_sb_puts(&s, "<ListBucketResult>");
     for (int i = 0; i < 5000; i++)
-        s3_sb_printf(&s, "<Contents><Key>k/%05d</Key><Size>%d</Size></Contents>", i, i);
-    s3_sb_puts(&s, "</ListBucketResult>");
+        io_sb_printf(&s, "<Contents><Key>k/%05d</Key><Size>%d</Size></Contents>", i, i);
+    io_sb_puts(&s, "</ListBucketResult>");
     s3_list_page p;
     fl_error err;
     CHECK_OK(s3_xml_parse_list(s.buf.data, s.buf.len, &p, &err), &err);
@@ -162,30 +162,30 @@ static void test_many_keys(void)
         CHECK_EQ_INT(p.sizes[1234], 1234);
     }
     s3_list_page_free(&p);
-    s3_sb_free(&s);
+    io_sb_free(&s);
 }
 
 static void test_error_doc(void)
 {
     const char *x = "<?xml version=\"1.0\"?>\n<Error><Code>SignatureDoesNotMatch</Code>"
                     "<Message>SigV4: signature mismatch</Message><RequestId>1</RequestId></Error>";
-    s3_xml_error e;
-    CHECK(s3_xml_parse_error(x, strlen(x), &e));
+    io_xml_error e;
+    CHECK(io_xml_parse_error(x, strlen(x), &e));
     CHECK_EQ_STR(e.code, "SignatureDoesNotMatch");
     CHECK_EQ_STR(e.message, "SigV4: signature mismatch");
-    CHECK(!s3_xml_parse_error("<Other/>", 8, &e));
-    CHECK(!s3_xml_parse_error("<Error>", 7, &e));
-    CHECK(!s3_xml_parse_error(NULL, 0, &e));
-    CHECK(!s3_xml_parse_error("Forbidden", 9, &e));
+    CHECK(!io_xml_parse_error("<Other/>", 8, &e));
+    CHECK(!io_xml_parse_error("<Error>", 7, &e));
+    CHECK(!io_xml_parse_error(NULL, 0, &e));
+    CHECK(!io_xml_parse_error("Forbidden", 9, &e));
     /* a long message is cut, never overflowing */
-    s3_sb s = {0};
-    s3_sb_puts(&s, "<Error><Code>C</Code><Message>");
+    io_sb s = {0};
+    io_sb_puts(&s, "<Error><Code>C</Code><Message>");
     for (int i = 0; i < 2000; i++)
-        s3_sb_puts(&s, "m");
-    s3_sb_puts(&s, "</Message></Error>");
-    CHECK(s3_xml_parse_error(s.buf.data, s.buf.len, &e));
+        io_sb_puts(&s, "m");
+    io_sb_puts(&s, "</Message></Error>");
+    CHECK(io_xml_parse_error(s.buf.data, s.buf.len, &e));
     CHECK_EQ_INT(strlen(e.message), sizeof e.message - 1);
-    s3_sb_free(&s);
+    io_sb_free(&s);
 }
 
 static void test_upload_id(void)
@@ -261,7 +261,7 @@ static void test_mutations(void)
             if (s3_xml_parse_list(buf, n, &p, &err) == FL_OK)
                 s3_list_page_free(&p);
             int events = 0;
-            (void)s3_xml_walk(buf, n, count_events, &events, &err);
+            (void)io_xml_walk(buf, n, count_events, &events, &err);
         }
     }
     free(buf);

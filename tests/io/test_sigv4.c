@@ -26,7 +26,7 @@ static const char *S3_ID = "AKIAIOSFODNN7EXAMPLE";
 static const char *S3_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
 /* Signs r and returns the Signature= part (static buffer). */
-static const char *sig_of(const s3_sign_req *r, s3_sb *sts)
+static const char *sig_of(const s3_sign_req *r, io_sb *sts)
 {
     static char sig[80];
     char *auth = NULL;
@@ -40,8 +40,8 @@ static const char *sig_of(const s3_sign_req *r, s3_sb *sts)
     return sig;
 }
 
-static s3_sign_req suite_req(const char *method, const char *uri, const s3_kv *q, size_t nq,
-                             const s3_kv *h)
+static s3_sign_req suite_req(const char *method, const char *uri, const io_kv *q, size_t nq,
+                             const io_kv *h)
 {
     return (s3_sign_req){method,      uri,       q,         nq,
                          h,           2,         EMPTY_SHA, "20150830T123600Z",
@@ -50,7 +50,7 @@ static s3_sign_req suite_req(const char *method, const char *uri, const s3_kv *q
 
 static void test_suite_vectors(void)
 {
-    s3_kv h[2] = {{"host", "example.amazonaws.com"}, {"x-amz-date", "20150830T123600Z"}};
+    io_kv h[2] = {{"host", "example.amazonaws.com"}, {"x-amz-date", "20150830T123600Z"}};
     s3_sign_req r = suite_req("GET", "/", NULL, 0, h);
     char *auth = NULL;
     fl_error err;
@@ -61,7 +61,7 @@ static void test_suite_vectors(void)
                  "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
     free(auth);
 
-    s3_kv q[2] = {{"Param2", "value2"}, {"Param1", "value1"}};
+    io_kv q[2] = {{"Param2", "value2"}, {"Param1", "value1"}};
     r = suite_req("GET", "/", q, 2, h);
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
@@ -70,25 +70,25 @@ static void test_suite_vectors(void)
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
 
-    s3_sb uri = {0};
-    s3_uri_encode(&uri, "/\xE1\x88\xB4", 4, true);
+    io_sb uri = {0};
+    io_uri_encode(&uri, "/\xE1\x88\xB4", 4, true);
     CHECK_EQ_STR(uri.buf.data, "/%E1%88%B4");
     r = suite_req("GET", uri.buf.data, NULL, 0, h);
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85");
-    s3_sb_free(&uri);
+    io_sb_free(&uri);
 }
 
 static void test_s3_get_object(void)
 {
     /* the documented Range value has a trailing space: trimmed when signed */
-    s3_kv h[4] = {{"range", "bytes=0-9 "},
+    io_kv h[4] = {{"range", "bytes=0-9 "},
                   {"host", "examplebucket.s3.amazonaws.com"},
                   {"x-amz-date", "20130524T000000Z"},
                   {"x-amz-content-sha256", EMPTY_SHA}};
     s3_sign_req r = {"GET",     "/test.txt",        NULL,        0,    h,     4,
                      EMPTY_SHA, "20130524T000000Z", "us-east-1", "s3", S3_ID, S3_SECRET};
-    s3_sb cr = {0}, sts = {0};
+    io_sb cr = {0}, sts = {0};
     char *auth = NULL;
     fl_error err;
     CHECK_OK(s3_sigv4_sign(&r, &cr, &sts, &auth, &err), &err);
@@ -104,21 +104,21 @@ static void test_s3_get_object(void)
                  "aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
                  "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
     free(auth);
-    s3_sb_free(&cr);
-    s3_sb_free(&sts);
+    io_sb_free(&cr);
+    io_sb_free(&sts);
 }
 
 static void test_s3_put_object(void)
 {
     const char *body = "Welcome to Amazon S3.";
     char hash[65];
-    s3_sha256_hex(body, strlen(body), hash);
+    io_sha256_hex(body, strlen(body), hash);
     CHECK_EQ_STR(hash, "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
-    s3_sb uri = {0};
-    s3_sb_puts(&uri, "/");
-    s3_uri_encode(&uri, "test$file.text", 14, true);
+    io_sb uri = {0};
+    io_sb_puts(&uri, "/");
+    io_uri_encode(&uri, "test$file.text", 14, true);
     CHECK_EQ_STR(uri.buf.data, "/test%24file.text");
-    s3_kv h[5] = {{"date", "Fri, 24 May 2013 00:00:00 GMT"},
+    io_kv h[5] = {{"date", "Fri, 24 May 2013 00:00:00 GMT"},
                   {"host", "examplebucket.s3.amazonaws.com"},
                   {"x-amz-date", "20130524T000000Z"},
                   {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
@@ -127,26 +127,26 @@ static void test_s3_put_object(void)
                      hash,  "20130524T000000Z", "us-east-1", "s3", S3_ID, S3_SECRET};
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
-    s3_sb_free(&uri);
+    io_sb_free(&uri);
 }
 
 static void test_s3_query_examples(void)
 {
-    s3_kv h[3] = {{"host", "examplebucket.s3.amazonaws.com"},
+    io_kv h[3] = {{"host", "examplebucket.s3.amazonaws.com"},
                   {"x-amz-content-sha256", EMPTY_SHA},
                   {"x-amz-date", "20130524T000000Z"}};
-    s3_kv lc[1] = {{"lifecycle", ""}};
+    io_kv lc[1] = {{"lifecycle", ""}};
     s3_sign_req r = {"GET",       "/",  lc,    1,        h, 3, EMPTY_SHA, "20130524T000000Z",
                      "us-east-1", "s3", S3_ID, S3_SECRET};
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
-    s3_kv list[2] = {{"prefix", "J"}, {"max-keys", "2"}};
+    io_kv list[2] = {{"prefix", "J"}, {"max-keys", "2"}};
     r.query = list;
     r.nquery = 2;
     CHECK_EQ_STR(sig_of(&r, NULL),
                  "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
     /* a changed value is a different signature */
-    s3_kv list2[2] = {{"prefix", "K"}, {"max-keys", "2"}};
+    io_kv list2[2] = {{"prefix", "K"}, {"max-keys", "2"}};
     r.query = list2;
     CHECK(strcmp(sig_of(&r, NULL),
                  "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7") != 0);
@@ -154,10 +154,10 @@ static void test_s3_query_examples(void)
 
 static void check_enc(const char *in, bool slash, const char *want)
 {
-    s3_sb s = {0};
-    s3_uri_encode(&s, in, strlen(in), slash);
+    io_sb s = {0};
+    io_uri_encode(&s, in, strlen(in), slash);
     CHECK_EQ_STR(s.buf.data ? s.buf.data : "", want);
-    s3_sb_free(&s);
+    io_sb_free(&s);
 }
 
 static void test_uri_encode(void)
@@ -174,28 +174,28 @@ static void test_uri_encode(void)
 
 static void test_canonical_query(void)
 {
-    s3_sb s = {0};
-    s3_kv up[1] = {{"uploads", NULL}};
+    io_sb s = {0};
+    io_kv up[1] = {{"uploads", NULL}};
     s3_canonical_query(&s, up, 1);
     CHECK_EQ_STR(s.buf.data, "uploads=");
-    s3_sb_free(&s);
-    s3_kv q[3] = {{"uploadId", "a/b+c=="}, {"partNumber", "2"}, {"prefix", "x y"}};
+    io_sb_free(&s);
+    io_kv q[3] = {{"uploadId", "a/b+c=="}, {"partNumber", "2"}, {"prefix", "x y"}};
     s3_canonical_query(&s, q, 3);
     CHECK_EQ_STR(s.buf.data, "partNumber=2&prefix=x%20y&uploadId=a%2Fb%2Bc%3D%3D");
-    s3_sb_free(&s);
+    io_sb_free(&s);
     /* same name twice: sorted by value; uppercase sorts before lowercase */
-    s3_kv d[3] = {{"b", "2"}, {"a", "1"}, {"A", "0"}};
+    io_kv d[3] = {{"b", "2"}, {"a", "1"}, {"A", "0"}};
     s3_canonical_query(&s, d, 3);
     CHECK_EQ_STR(s.buf.data, "A=0&a=1&b=2");
-    s3_sb_free(&s);
+    io_sb_free(&s);
 }
 
 static void test_digests_and_dates(void)
 {
     char md5[25], hex[33], date[17];
-    s3_md5_base64("", 0, md5);
+    io_md5_base64("", 0, md5);
     CHECK_EQ_STR(md5, "1B2M2Y8AsgTpgAmY7PhCfg==");
-    s3_md5_hex("0123456789abcdefghij", 20, hex);
+    io_md5_hex("0123456789abcdefghij", 20, hex);
     CHECK_EQ_STR(hex, "644be06dfc54061fd1e67f5ebbabcd58");
     s3_amz_date(1369353600, date);
     CHECK_EQ_STR(date, "20130524T000000Z");
@@ -204,16 +204,16 @@ static void test_digests_and_dates(void)
     uint8_t mac[32];
     char mac_hex[65];
     /* RFC 4231 test case 2 */
-    s3_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, mac);
-    s3_hex(mac, 32, mac_hex);
+    io_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, mac);
+    io_hex(mac, 32, mac_hex);
     CHECK_EQ_STR(mac_hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
 static void test_too_many_headers(void)
 {
-    s3_kv h[20];
+    io_kv h[20];
     for (int i = 0; i < 20; i++)
-        h[i] = (s3_kv){"x-h", "v"};
+        h[i] = (io_kv){"x-h", "v"};
     s3_sign_req r = {"GET",       "/",  NULL,  0,        h, 20, EMPTY_SHA, "20130524T000000Z",
                      "us-east-1", "s3", S3_ID, S3_SECRET};
     char *auth = NULL;
@@ -318,16 +318,16 @@ static void test_curl_cross_check(void)
     snprintf(sh, sizeof sh, "%.*s", (int)strcspn(shp + 14, ", "), shp + 14);
     fprintf(stderr, "  curl signed: %s\n", sh);
     /* the signed headers, with the values curl sent */
-    s3_kv hs[16];
+    io_kv hs[16];
     char names[16][64], values[16][256];
     size_t nh = 0;
     for (char *tok = strtok(sh, ";"); tok && nh < 16; tok = strtok(NULL, ";"), nh++) {
         snprintf(names[nh], sizeof names[nh], "%s", tok);
         CHECK(header_of(req, tok, values[nh], sizeof values[nh]));
-        hs[nh] = (s3_kv){names[nh], values[nh]};
+        hs[nh] = (io_kv){names[nh], values[nh]};
     }
     char *qs = strchr(path, '?');
-    s3_kv q[8];
+    io_kv q[8];
     char qbuf[512];
     size_t nq = 0;
     if (qs) {
@@ -340,7 +340,7 @@ static void test_curl_cross_check(void)
             url_decode(p);
             if (eq)
                 url_decode(eq + 1);
-            q[nq++] = (s3_kv){p, eq ? eq + 1 : ""};
+            q[nq++] = (io_kv){p, eq ? eq + 1 : ""};
         }
     }
     s3_sign_req r = {"GET",     path, q,           nq,   hs,        nh,

@@ -44,6 +44,23 @@ static void test_rows(void)
     ft_expect(S, "SELECT id, addr IS NULL, lim IS NULL FROM n.t WHERE id > 1 ORDER BY id", "\n",
               "2|t|t\n3|t|t\n");
     ft_expect_sqlstate(S, "INSERT INTO n.t (id, addr) VALUES (4, NULL), (5, 'x')", "42804");
+    /* ROW(...) rows of one VALUES column meet field by field: a NULL field
+     * takes the other rows' type, integers widen, nested rows too */
+    ft_expect(S,
+              "INSERT INTO n.t (id, addr) VALUES (6, ROW('Oslo', NULL)), (7, ROW(NULL, '0150')), "
+              "(8, ROW(NULL, NULL))",
+              "\n", "");
+    ft_expect(S, "SELECT id, addr.city, addr.zip FROM n.t WHERE id >= 6 ORDER BY id", "\n",
+              "6|Oslo|NULL\n7|NULL|0150\n8|NULL|NULL\n");
+    ft_expect(
+        S, "SELECT x FROM (VALUES (ROW(1::bigint, ROW(NULL, 2))), (ROW(2, ROW('b', NULL)))) t(x)",
+        "\n",
+        "{\"f1\":1,\"f2\":{\"f1\":null,\"f2\":2}}\n{\"f1\":2,\"f2\":{\"f1\":\"b\",\"f2\":null}}\n");
+    ft_expect_sqlstate(S, "VALUES (ROW(1, 'a')), (ROW(1, 2, 3))", "42804");
+    ft_expect(S,
+              "SELECT CASE WHEN x > 1 THEN ROW(x, NULL) ELSE ROW(NULL, 'b') END "
+              "FROM generate_series(1, 2) t(x)",
+              "\n", "{\"f1\":null,\"f2\":\"b\"}\n{\"f1\":2,\"f2\":null}\n");
 }
 
 /* DESCRIBE rows cut to "name|type|nullable" (in place). */

@@ -315,6 +315,23 @@ static void test_suggest(void)
     CHECK(strstr(E.err.msg, "did you mean") == NULL);
 }
 
+/* X'..' is a varbinary literal, as in Trino, DuckDB and MySQL; bytea || bytea concatenates. */
+static void test_binary_literal(void)
+{
+    RUN_OK(&E, "SELECT X'00ff', x'DEADbeef' = '\\xdeadbeef'::bytea, length(X'')");
+    CHECK_EQ_STR(E.rows, "\\x00ff|t|0\n");
+    RUN_OK(&E, "CREATE TABLE sales.blobs (b varbinary)");
+    RUN_OK(&E, "INSERT INTO sales.blobs VALUES (X'0102'), (NULL)");
+    RUN_OK(&E, "SELECT count(*) FROM sales.blobs WHERE b = X'0102'");
+    CHECK_EQ_STR(E.rows, "1\n");
+    RUN_OK(&E, "SELECT X'00' || X'01', length(X'0102' || X'03'), X'ab' || NULL IS NULL");
+    CHECK_EQ_STR(E.rows, "\\x0001|3|t\n");
+    RUN_ERR(&E, "SELECT X'0'", FL_ESYNTAX,
+            "line 1, column 8: binary literal X'0' has an odd number of hex digits");
+    RUN_ERR(&E, "SELECT X'zz'", FL_ESYNTAX, "\"zz\" is not a hex byte");
+    RUN_ERR(&E, "SELECT B'01'", FL_EUNSUPPORTED, "bit string literals (B'...') are not supported");
+}
+
 /* A principal sees only what it may: listings skip the rest, naming it is 42501. */
 static void test_authz(void)
 {
@@ -366,6 +383,7 @@ int main(void)
     TEST_RUN(test_show_create_round_trip);
     TEST_RUN(test_copy_files);
     TEST_RUN(test_suggest);
+    TEST_RUN(test_binary_literal);
     TEST_RUN(test_authz);
     stmt_env_close(&E);
     return TEST_EXIT();

@@ -145,7 +145,7 @@ fl_status fl_sql_policy_query(fl_planner_ctx *pc, const fl_table_ident *id, cons
                             "permission denied for table %s: it has no columns to filter",
                             fl_table_ident_str(id, a));
     s = fl_arena_sprintf(a, "%s FROM %s.%s", s, qns, qt);
-    if (s && snapshot_id >= 0)
+    if (s && snapshot_id != FL_ICE_NO_SNAPSHOT)
         s = fl_arena_sprintf(a, "%s FOR VERSION AS OF %lld", s, (long long)snapshot_id);
     bool where = false;
     for (uint32_t i = 0; s && i < npol; i++) {

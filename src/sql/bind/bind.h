@@ -258,6 +258,13 @@ fl_status fl_bind_list_ctor(fl_bctx *b, fl_expr **args, uint32_t n, int32_t loc,
                             fl_error *err);
 /* ROW(a, b, ...) -> a struct f1, f2, ... */
 fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_error *err);
+/* The type of a ROW(...) constructor with its NULL fields taken as unknown
+ * (ROW(NULL, 'b') beside ROW(1, 'a') in VALUES): e's type for anything else. */
+fl_type fl_bind_row_literal_type(fl_arena *a, const fl_expr *e);
+/* e cast to to; a ROW(...) constructor is retyped field by field (its values
+ * cast), so rows of one VALUES column meet in one struct type. Unknown leaves
+ * of to become text. */
+fl_status fl_bind_cast_row(fl_arena *a, fl_expr *e, fl_type *to, fl_expr **out, fl_error *err);
 /* a.b.c: the longest table.column or column prefix, then struct fields */
 fl_status fl_bind_column_path(fl_bctx *b, const PgQuery__ColumnRef *cr, fl_expr **out,
                               bool *handled, fl_error *err);

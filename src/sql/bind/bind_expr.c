@@ -105,6 +105,51 @@ fl_status fl_bind_const_string(fl_arena *a, const char *s, int32_t loc, fl_expr 
     return FL_OK;
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* X'00ff': a varbinary literal, as in Trino, DuckDB, MySQL and SQL:2016's
+ * binary string literal (PostgreSQL reads it as a bit string; floe has no bit
+ * type). An even number of hex digits; spaces are not allowed. */
+static fl_status bind_hex_bytes(fl_bctx *b, const char *hex, int32_t loc, fl_expr **out,
+                                fl_error *err)
+{
+    size_t n = strlen(hex);
+    if (n % 2)
+        return fl_front_err(b->pc, err, FL_ESYNTAX, loc, "22P02",
+                            "binary literal X'%s' has an odd number of hex digits", hex);
+    uint8_t *bytes = fl_arena_alloc(b->a, n / 2 + 1);
+    if (!bytes)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i += 2) {
+        int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+        if (hi < 0 || lo < 0)
+            return fl_front_err(b->pc, err, FL_ESYNTAX, loc, "22P02",
+                                "binary literal X'%s': \"%c%c\" is not a hex byte", hex, hex[i],
+                                hex[i + 1]);
+        bytes[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+    fl_value v;
+    memset(&v, 0, sizeof v);
+    v.type.id = FL_TYPE_BINARY;
+    v.v.bytes.ptr = bytes;
+    v.v.bytes.len = n / 2;
+    fl_expr *e = fl_expr_const(b->a, &v);
+    if (!e)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    e->location = loc;
+    *out = e;
+    return FL_OK;
+}
+
 static fl_status bind_number(fl_bctx *b, const char *txt, int32_t loc, fl_expr **out,
                              fl_error *err)
 {
@@ -189,9 +234,15 @@ static fl_status bind_const(fl_bctx *b, const PgQuery__AConst *c, fl_expr **out,
             FL_CHECK(fl_bind_const_string(b->a, c->sval->sval, c->location, out) == FL_OK, err,
                      FL_ENOMEM, "out of memory");
             return FL_OK;
+        case PG_QUERY__A__CONST__VAL_BSVAL:
+            if (c->bsval && c->bsval->bsval && strchr("xX", c->bsval->bsval[0]) &&
+                c->bsval->bsval[0])
+                return bind_hex_bytes(b, c->bsval->bsval + 1, c->location, out, err);
+            return fl_front_err(b->pc, err, FL_EUNSUPPORTED, c->location, "0A000",
+                                "bit string literals (B'...') are not supported");
         default:
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, c->location, "0A000",
-                                "bit string literals are not supported");
+                                "this literal is not supported");
         }
     }
     fl_expr *e = fl_expr_const(b->a, &v);
@@ -370,12 +421,12 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         first++;
     if (first == n)
         first = 0;
-    fl_type t = v[first]->type;
+    fl_type t = fl_bind_row_literal_type(b->a, v[first]);
     for (uint32_t i = 0; i < n; i++) {
         if (i == first || (is_unknown(&v[i]->type) && !is_unknown(&t)))
             continue;
-        fl_type nt;
-        if (!fl_type_common(&t, &v[i]->type, &nt)) {
+        fl_type nt, vt = fl_bind_row_literal_type(b->a, v[i]);
+        if (!fl_type_common_in(b->a, &t, &vt, &nt)) {
             char b1[64], b2[64];
             return fl_front_err(b->pc, err, FL_ETYPE, v[i]->location >= 0 ? v[i]->location : loc,
                                 "42804", "types %s and %s cannot be matched",
@@ -388,7 +439,7 @@ static fl_status coerce_all(fl_bctx *b, fl_expr **v, uint32_t n, int32_t loc, fl
         t.fixed_len = 0; /* all unknown literals: text */
     for (uint32_t i = 0; i < n; i++) {
         infer_param(b, v[i], &(fl_expr){.type = t});
-        if (fl_expr_cast(b->a, v[i], &t, &v[i], err) != FL_OK)
+        if (fl_bind_cast_row(b->a, v[i], &t, &v[i], err) != FL_OK)
             return fl_front_err_at(b->pc, err, v[i]->location >= 0 ? v[i]->location : loc);
         v[i] = fl_front_fold(b->a, fold_zoned(b, v[i]));
     }

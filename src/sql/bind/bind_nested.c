@@ -191,6 +191,55 @@ fl_status fl_bind_row(fl_bctx *b, const PgQuery__RowExpr *r, fl_expr **out, fl_e
     return FL_OK;
 }
 
+static bool is_row_ctor(const fl_expr *e)
+{
+    return e->kind == FL_EXPR_CALL && e->fn && strcmp(e->fn->name, "__row") == 0 &&
+           e->type.id == FL_TYPE_STRUCT && e->type.nchildren == e->nargs;
+}
+
+static bool is_null_literal(const fl_expr *e)
+{
+    return e->kind == FL_EXPR_CONST && e->value.is_null && e->type.id == FL_TYPE_STRING;
+}
+
+fl_type fl_bind_row_literal_type(fl_arena *a, const fl_expr *e)
+{
+    if (!is_row_ctor(e))
+        return e->type;
+    fl_field *f = fl_arena_calloc(a, e->nargs, sizeof *f);
+    if (!f)
+        return e->type;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        f[i] = e->type.children[i];
+        f[i].type = is_null_literal(e->args[i]) ? (fl_type){.id = FL_TYPE_STRING, .fixed_len = -1}
+                                                : fl_bind_row_literal_type(a, e->args[i]);
+    }
+    fl_type t = e->type;
+    t.children = f;
+    return t;
+}
+
+/* Unknown leaves (a NULL field in every row) become text, as a lone NULL does. */
+static void settle_unknown(fl_type *t)
+{
+    if (t->id == FL_TYPE_STRING && t->fixed_len == -1)
+        t->fixed_len = 0;
+    for (uint32_t i = 0; fl_type_is_nested(t) && i < t->nchildren; i++)
+        settle_unknown(&t->children[i].type);
+}
+
+fl_status fl_bind_cast_row(fl_arena *a, fl_expr *e, fl_type *to, fl_expr **out, fl_error *err)
+{
+    settle_unknown(to);
+    if (!is_row_ctor(e) || to->id != FL_TYPE_STRUCT || to->nchildren != e->nargs)
+        return fl_expr_cast(a, e, to, out, err);
+    for (uint32_t i = 0; i < e->nargs; i++)
+        FL_TRY(fl_bind_cast_row(a, e->args[i], &to->children[i].type, &e->args[i], err));
+    e->type = *to;
+    *out = e;
+    return FL_OK;
+}
+
 fl_status fl_bind_list_ctor(fl_bctx *b, fl_expr **args, uint32_t n, int32_t loc, fl_expr **out,
                             fl_error *err)
 {

@@ -1162,10 +1162,10 @@ static fl_status values_plan(fl_planner_ctx *pc, const PgQuery__SelectStmt *s, f
     if (!p)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t c = 0; c < ncols; c++) {
-        fl_type t = rows[0][c]->type;
+        fl_type t = fl_bind_row_literal_type(b.a, rows[0][c]);
         for (uint32_t r = 1; r < nrows; r++) {
-            fl_type nt;
-            if (!fl_type_common(&t, &rows[r][c]->type, &nt)) {
+            fl_type nt, rt = fl_bind_row_literal_type(b.a, rows[r][c]);
+            if (!fl_type_common_in(b.a, &t, &rt, &nt)) {
                 char b1[64], b2[64];
                 return fl_front_err(pc, err, FL_ETYPE, rows[r][c]->location, "42804",
                                     "VALUES types %s and %s cannot be matched",
@@ -1177,7 +1177,7 @@ static fl_status values_plan(fl_planner_ctx *pc, const PgQuery__SelectStmt *s, f
         if (t.id == FL_TYPE_STRING && t.fixed_len == -1)
             t.fixed_len = 0;
         for (uint32_t r = 0; r < nrows; r++) {
-            if (fl_expr_cast(b.a, rows[r][c], &t, &rows[r][c], err) != FL_OK)
+            if (fl_bind_cast_row(b.a, rows[r][c], &t, &rows[r][c], err) != FL_OK)
                 return fl_front_err_at(pc, err, rows[r][c]->location);
             rows[r][c] = fl_front_fold(b.a, rows[r][c]);
         }

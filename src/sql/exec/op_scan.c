@@ -140,7 +140,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
             return fl_errorf(err, FL_EINVAL, "%s: Iceberg scan without table metadata",
                              s->name ? s->name : "scan");
         ps->snapshot_id_read = s->snapshot_id;
-        if (s->snapshot_id < 0) {
+        if (s->snapshot_id == FL_ICE_NO_SNAPSHOT) {
             st->nmorsels = 0;
             break;
         }
@@ -408,7 +408,7 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         if (!s->meta || !s->metatable)
             return fl_errorf(err, FL_EINVAL, "metadata table scan without table or name");
         fl_ice_scan_options io = {0};
-        if (s->snapshot_id > 0) {
+        if (s->snapshot_id != FL_ICE_NO_SNAPSHOT) {
             io.select = FL_ICE_SNAP_ID;
             io.snapshot_id = s->snapshot_id;
         }

@@ -622,6 +622,12 @@ static fl_status k_split(fl_fn_call *c, fl_error *err)
 /* ---- concatenation ---- */
 static bool r_concat_op(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
+    bool bin0 = n == 2 && a[0].id == FL_TYPE_BINARY && !fl_type_is_interval(&a[0]);
+    bool bin1 = n == 2 && a[1].id == FL_TYPE_BINARY && !fl_type_is_interval(&a[1]);
+    if ((bin0 && (bin1 || fl_is_unknown(&a[1]))) || (bin1 && fl_is_unknown(&a[0]))) {
+        at[0] = at[1] = *r = fl_mk(FL_TYPE_BINARY); /* bytea || bytea (PostgreSQL, Trino) */
+        return true;
+    }
     if (n != 2 || !(fl_is_string(&a[0]) || fl_is_string(&a[1])))
         return false;
     if (fl_type_is_nested(&a[0]) || fl_type_is_nested(&a[1]))

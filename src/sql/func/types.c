@@ -176,6 +176,35 @@ bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out)
     return false;
 }
 
+/* Nested types of the same shape (struct of as many fields, list, map) meet
+ * child by child: ROW(1, NULL) and ROW(NULL, 'b') make ROW(integer, text), as
+ * a row type's fields do in PostgreSQL's VALUES. Field names and ids are the
+ * first type's; the children are new in a. */
+static bool common_children(fl_arena *a, const fl_type *x, const fl_type *y, fl_type *out)
+{
+    fl_field *kids = fl_arena_calloc(a, x->nchildren, sizeof *kids);
+    if (!kids)
+        return false;
+    for (uint32_t i = 0; i < x->nchildren; i++) {
+        kids[i] = x->children[i];
+        if (!fl_type_common_in(a, &x->children[i].type, &y->children[i].type, &kids[i].type))
+            return false;
+        kids[i].nullable = x->children[i].nullable || y->children[i].nullable;
+    }
+    *out = *x;
+    out->children = kids;
+    return true;
+}
+
+bool fl_type_common_in(fl_arena *a, const fl_type *x, const fl_type *y, fl_type *out)
+{
+    bool same_shape = x->id == y->id && fl_type_is_nested(x) && x->nchildren == y->nchildren &&
+                      x->nchildren > 0;
+    if (same_shape && !fl_type_equal(x, y))
+        return common_children(a, x, y, out);
+    return fl_type_common(x, y, out);
+}
+
 const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap)
 {
     const char *s = NULL;

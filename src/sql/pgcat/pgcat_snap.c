@@ -283,7 +283,7 @@ static fl_status load_cols(fl_planner_ctx *pc, fl_pgcat_rel *r, fl_error *err)
                 const char *tr = fl_ice_map_get(&t->meta.snapshots[i].summary, "total-records");
                 r->rows = tr ? strtod(tr, NULL) : -1;
             }
-        if (t->meta.current_snapshot_id < 0)
+        if (t->meta.current_snapshot_id == FL_ICE_NO_SNAPSHOT)
             r->rows = 0;
         return FL_OK;
     }

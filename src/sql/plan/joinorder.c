@@ -578,7 +578,7 @@ static void compute_ndv(fl_bctx *b, fl_jtree *root)
     for (uint32_t ri = 0; ri < b->scope.nrels; ri++) {
         const fl_rel *r = &b->scope.rels[ri];
         if (r->kind != FL_REL_TABLE || r->metatable || r->scan_kind || !r->meta ||
-            r->snapshot_id < 0)
+            r->snapshot_id == FL_ICE_NO_SNAPSHOT)
             continue;
         bool any = false;
         for (uint32_t c = 0; c < r->ncols; c++)

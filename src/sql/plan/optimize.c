@@ -137,7 +137,7 @@ static fl_status agg_from_metadata(fl_planner_ctx *pc, fl_plan *p, fl_error *err
     for (uint32_t i = 0; i < n; i++)
         if (!classify(c, &p->u.agg.aggs[i], &m[i]))
             return FL_OK;
-    if (c->u.scan.snapshot_id >= 0) {
+    if (c->u.scan.snapshot_id != FL_ICE_NO_SNAPSHOT) {
         fl_ice_scan_options o;
         memset(&o, 0, sizeof o);
         o.select = FL_ICE_SNAP_ID;

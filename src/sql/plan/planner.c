@@ -161,7 +161,7 @@ fl_status fl_planner_plan_dml_source(fl_planner_ctx *ctx, const fl_planner_table
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_bctx_init(b, ctx, NULL);
     const fl_ice_schema *sch = NULL;
-    if (table->snapshot_id >= 0)
+    if (table->snapshot_id != FL_ICE_NO_SNAPSHOT)
         for (uint32_t i = 0; i < table->meta->nsnapshots; i++)
             if (table->meta->snapshots[i].snapshot_id == table->snapshot_id &&
                 table->meta->snapshots[i].has_schema_id)

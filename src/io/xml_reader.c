@@ -1,6 +1,7 @@
 /*
- * s3_xml.c - a small, bounded XML reader for S3 responses (ListObjectsV2,
- * InitiateMultipartUpload, DeleteObjects results, <Error> documents).
+ * xml_reader.c - a small, bounded XML reader for object-store responses (S3:
+ * ListObjectsV2, InitiateMultipartUpload, DeleteObjects; Azure: List Blobs), and
+ * the <Error> documents both stores answer with.
  *
  * It is not a general XML parser: it walks elements and reports each open and
  * close (with the element's decoded text when it had no child elements) to a
@@ -17,17 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/s3_internal.h"
+#include "io/common.h"
 
 typedef struct xml_state {
     const char *s;
     size_t len, pos;
-    char names[S3_XML_MAX_DEPTH][S3_XML_MAX_NAME + 1];
-    bool had_child[S3_XML_MAX_DEPTH];
+    char names[IO_XML_MAX_DEPTH][IO_XML_MAX_NAME + 1];
+    bool had_child[IO_XML_MAX_DEPTH];
     unsigned depth;
     bool root_done;
-    s3_sb text;
-    s3_xml_fn fn;
+    io_sb text;
+    io_xml_fn fn;
     void *ctx;
     fl_error *err;
 } xml_state;
@@ -62,7 +63,7 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static void put_utf8(s3_sb *s, uint32_t cp)
+static void put_utf8(io_sb *s, uint32_t cp)
 {
     char b[4];
     size_t n;
@@ -85,7 +86,7 @@ static void put_utf8(s3_sb *s, uint32_t cp)
         b[3] = (char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    s3_sb_putn(s, b, n);
+    io_sb_putn(s, b, n);
 }
 
 /* At '&': decodes one reference into the text buffer. */
@@ -99,7 +100,7 @@ static fl_status reference(xml_state *x)
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
         if (starts(x, named[i].name)) {
             x->pos += strlen(named[i].name);
-            s3_sb_putn(&x->text, &named[i].c, 1);
+            io_sb_putn(&x->text, &named[i].c, 1);
             return FL_OK;
         }
     }
@@ -150,12 +151,12 @@ static fl_status text_run(xml_state *x)
             while (x->pos < x->len && x->s[x->pos] != '<' && x->s[x->pos] != '&' &&
                    x->s[x->pos] != '\0')
                 x->pos++;
-            s3_sb_putn(&x->text, x->s + start, x->pos - start);
+            io_sb_putn(&x->text, x->s + start, x->pos - start);
         }
-        if (x->text.buf.len > S3_XML_MAX_TEXT)
+        if (x->text.buf.len > IO_XML_MAX_TEXT)
             return fl_errorf(x->err, FL_ELIMIT,
                              "XML response: element text over %zu bytes at byte %zu",
-                             S3_XML_MAX_TEXT, x->pos);
+                             IO_XML_MAX_TEXT, x->pos);
     }
     return x->text.oom ? fl_errorf(x->err, FL_ENOMEM, "XML response: out of memory") : FL_OK;
 }
@@ -170,9 +171,9 @@ static fl_status tag_name(xml_state *x, char *out)
     size_t n = x->pos - start;
     if (n == 0)
         return bad(x, "empty tag name");
-    if (n > S3_XML_MAX_NAME)
+    if (n > IO_XML_MAX_NAME)
         return fl_errorf(x->err, FL_ELIMIT, "XML response: tag name over %d bytes at byte %zu",
-                         S3_XML_MAX_NAME, start);
+                         IO_XML_MAX_NAME, start);
     memcpy(out, x->s + start, n);
     out[n] = '\0';
     return FL_OK;
@@ -211,9 +212,9 @@ static fl_status open_tag(xml_state *x)
 {
     if (x->root_done)
         return bad(x, "second root element");
-    if (x->depth >= S3_XML_MAX_DEPTH)
+    if (x->depth >= IO_XML_MAX_DEPTH)
         return fl_errorf(x->err, FL_ELIMIT, "XML response: nesting deeper than %d at byte %zu",
-                         S3_XML_MAX_DEPTH, x->pos);
+                         IO_XML_MAX_DEPTH, x->pos);
     x->pos++; /* '<' */
     char *name = x->names[x->depth];
     FL_TRY(tag_name(x, name));
@@ -226,18 +227,18 @@ static fl_status open_tag(xml_state *x)
     x->text.buf.len = 0;
     if (x->text.buf.data)
         x->text.buf.data[0] = '\0';
-    FL_TRY(x->fn(x->ctx, S3_XML_OPEN, x->depth, name, NULL, 0));
+    FL_TRY(x->fn(x->ctx, IO_XML_OPEN, x->depth, name, NULL, 0));
     if (!self_closing)
         return FL_OK;
     x->depth--;
     x->root_done = x->depth == 0;
-    return x->fn(x->ctx, S3_XML_CLOSE, x->depth + 1, name, "", 0);
+    return x->fn(x->ctx, IO_XML_CLOSE, x->depth + 1, name, "", 0);
 }
 
 static fl_status close_tag(xml_state *x)
 {
     x->pos += 2; /* "</" */
-    char name[S3_XML_MAX_NAME + 1];
+    char name[IO_XML_MAX_NAME + 1];
     FL_TRY(tag_name(x, name));
     while (x->pos < x->len && is_space(x->s[x->pos]))
         x->pos++;
@@ -251,7 +252,7 @@ static fl_status close_tag(xml_state *x)
     bool leaf = !x->had_child[x->depth];
     const char *t = leaf && x->text.buf.data ? x->text.buf.data : "";
     size_t tl = leaf ? x->text.buf.len : 0;
-    fl_status rc = x->fn(x->ctx, S3_XML_CLOSE, x->depth + 1, name, t, tl);
+    fl_status rc = x->fn(x->ctx, IO_XML_CLOSE, x->depth + 1, name, t, tl);
     x->text.buf.len = 0;
     if (x->text.buf.data)
         x->text.buf.data[0] = '\0';
@@ -275,10 +276,10 @@ static fl_status markup(xml_state *x)
             return bad(x, "unterminated CDATA section");
         if (memchr(x->s + start, '\0', x->pos - 3 - start))
             return bad(x, "NUL byte in CDATA");
-        s3_sb_putn(&x->text, x->s + start, x->pos - 3 - start);
-        if (x->text.buf.len > S3_XML_MAX_TEXT)
+        io_sb_putn(&x->text, x->s + start, x->pos - 3 - start);
+        if (x->text.buf.len > IO_XML_MAX_TEXT)
             return fl_errorf(x->err, FL_ELIMIT, "XML response: element text over %zu bytes",
-                             S3_XML_MAX_TEXT);
+                             IO_XML_MAX_TEXT);
         return FL_OK;
     }
     if (starts(x, "<!"))
@@ -288,11 +289,11 @@ static fl_status markup(xml_state *x)
     return open_tag(x);
 }
 
-fl_status s3_xml_walk(const char *xml, size_t len, s3_xml_fn fn, void *ctx, fl_error *err)
+fl_status io_xml_walk(const char *xml, size_t len, io_xml_fn fn, void *ctx, fl_error *err)
 {
-    if (len > S3_XML_MAX_INPUT)
+    if (len > IO_XML_MAX_INPUT)
         return fl_errorf(err, FL_ELIMIT, "XML response: %zu bytes (limit %zu)", len,
-                         S3_XML_MAX_INPUT);
+                         IO_XML_MAX_INPUT);
     xml_state *x = calloc(1, sizeof *x);
     if (!x)
         return fl_errorf(err, FL_ENOMEM, "XML response: out of memory");
@@ -310,7 +311,39 @@ fl_status s3_xml_walk(const char *xml, size_t len, s3_xml_fn fn, void *ctx, fl_e
     if (rc == FL_OK && (x->depth || !x->root_done))
         rc = bad(x,
                  x->root_done || x->depth ? "unclosed element at end of input" : "no root element");
-    s3_sb_free(&x->text);
+    io_sb_free(&x->text);
     free(x);
     return rc;
+}
+
+/* ---- <Error> ---- */
+
+typedef struct err_ctx {
+    io_xml_error *out;
+    bool is_error;
+} err_ctx;
+
+static fl_status err_event(void *ctx, int ev, unsigned depth, const char *name, const char *text,
+                           size_t tl)
+{
+    err_ctx *c = ctx;
+    if (ev == IO_XML_OPEN && depth == 1)
+        c->is_error = strcmp(name, "Error") == 0;
+    if (ev != IO_XML_CLOSE || depth != 2 || !c->is_error)
+        return FL_OK;
+    if (strcmp(name, "Code") == 0)
+        io_copy_str(c->out->code, sizeof c->out->code, text);
+    else if (strcmp(name, "Message") == 0)
+        io_copy_str(c->out->message, sizeof c->out->message, text);
+    return FL_OK;
+}
+
+bool io_xml_parse_error(const char *xml, size_t len, io_xml_error *out)
+{
+    memset(out, 0, sizeof *out);
+    err_ctx c = {out, false};
+    fl_error e;
+    if (!xml || io_xml_walk(xml, len, err_event, &c, &e) != FL_OK)
+        return false;
+    return c.is_error;
 }

@@ -73,7 +73,7 @@ static fl_status load_dict(orc_col *c, fl_error *err)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     c->dict_off[0] = 0;
     for (uint32_t i = 0; i < c->dict_size; i++) {
-        int64_t l;
+        int64_t l = 0;
         FL_TRY(orc_irle_next(c->lens, &l, err));
         if (l < 0 || (uint64_t)l > c->buf_len[ORC_S_DICT] - (uint64_t)c->dict_off[i])
             return fl_errorf(err, FL_ECORRUPT,
@@ -192,8 +192,8 @@ static fl_i128 pow10_128(int e)
 
 static fl_status decimal_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
-    fl_i128 v;
-    int64_t s;
+    fl_i128 v = 0;
+    int64_t s = 0;
     FL_TRY(read_varint128(c, &v, err));
     FL_TRY(orc_irle_next(c->secs, &s, err));
     int64_t want = c->ft->scale;
@@ -209,7 +209,7 @@ static fl_status decimal_value(orc_col *c, uint8_t *dst, fl_error *err)
 
 static fl_status timestamp_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
-    int64_t secs, enc;
+    int64_t secs = 0, enc = 0;
     FL_TRY(orc_irle_next(c->ints, &secs, err));
     FL_TRY(orc_irle_next(c->secs, &enc, err));
     uint64_t nanos = (uint64_t)enc >> 3;
@@ -229,7 +229,7 @@ static fl_status timestamp_value(orc_col *c, uint8_t *dst, fl_error *err)
 
 static fl_status int_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
-    int64_t v;
+    int64_t v = 0;
     FL_TRY(orc_irle_next(c->ints, &v, err));
     if (c->ft->id == FL_TYPE_INT32 || c->ft->id == FL_TYPE_DATE) {
         int32_t x = (int32_t)v;
@@ -245,13 +245,13 @@ static fl_status fixed_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
     switch (c->ot->kind) {
     case FL_ORC_BOOLEAN: {
-        bool b;
+        bool b = false;
         FL_TRY(orc_bool_next(&c->bools, &b, err));
         *dst = b;
         return FL_OK;
     }
     case FL_ORC_BYTE: {
-        uint8_t b;
+        uint8_t b = 0;
         FL_TRY(orc_brle_next(&c->bytes, &b, err));
         int32_t x = (int8_t)b;
         memcpy(dst, &x, 4);
@@ -269,7 +269,7 @@ static fl_status fixed_value(orc_col *c, uint8_t *dst, fl_error *err)
 /* The bytes of one present string/binary row. */
 static fl_status bytes_value(orc_col *c, const uint8_t **p, size_t *len, fl_error *err)
 {
-    int64_t x;
+    int64_t x = 0;
     if (is_dict(c)) {
         FL_TRY(orc_irle_next(c->ints, &x, err));
         if (x < 0 || (uint64_t)x >= c->dict_size)
@@ -291,8 +291,8 @@ static fl_status read_varlen(orc_col *c, fl_vector *v, uint32_t base, uint32_t n
 {
     for (uint32_t i = 0; i < n; i++) {
         if (c->pres[i]) {
-            const uint8_t *p;
-            size_t len;
+            const uint8_t *p = NULL;
+            size_t len = 0;
             FL_TRY(bytes_value(c, &p, &len, err));
             FL_TRY(fl_vector_reserve_heap(v, len, err));
             memcpy(v->heap + v->heap_len, p, len);
@@ -312,8 +312,8 @@ static fl_status read_fixed_bytes(orc_col *c, fl_vector *v, uint32_t base, uint3
         memset(dst, 0, w);
         if (!c->pres[i])
             continue;
-        const uint8_t *p;
-        size_t len;
+        const uint8_t *p = NULL;
+        size_t len = 0;
         FL_TRY(bytes_value(c, &p, &len, err));
         if (len != w)
             return orc_bytes_err(&c->data, "fixed-length binary value has the wrong length", err);
@@ -349,7 +349,7 @@ static fl_status read_nested(orc_col *c, fl_vector *v, uint32_t base, uint32_t n
 
 fl_status orc_col_read(orc_col *c, fl_vector *v, uint32_t n, const uint8_t *pmask, fl_error *err)
 {
-    bool any_null;
+    bool any_null = false;
     FL_TRY(read_present(c, n, pmask, &any_null, err));
     uint32_t base = v->len;
     if ((uint64_t)base + n > UINT32_MAX / 2)

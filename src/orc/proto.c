@@ -43,7 +43,7 @@ int orc_pb_next(orc_pb *c, orc_pbf *f, fl_error *err)
 {
     if (c->p >= c->end)
         return 0;
-    uint64_t key;
+    uint64_t key = 0;
     FL_TRY(pb_varint(c, &key, err));
     memset(f, 0, sizeof *f);
     if ((key >> 3) == 0 || (key >> 3) > UINT32_MAX)
@@ -67,7 +67,7 @@ int orc_pb_next(orc_pb *c, orc_pbf *f, fl_error *err)
         c->p += 4;
         break;
     case 2: {
-        uint64_t n;
+        uint64_t n = 0;
         FL_TRY(pb_varint(c, &n, err));
         if (n > (uint64_t)(c->end - c->p))
             return pb_bad(c, "length-delimited field runs past the message", err);
@@ -113,7 +113,7 @@ fl_status orc_pb_u32s(fl_arena *a, const orc_pbf *f, uint32_t **vals, uint32_t *
     orc_pb c;
     orc_pb_init(&c, f->ptr, f->len, "packed uint32 list");
     while (c.p < c.end) {
-        uint64_t v;
+        uint64_t v = 0;
         FL_TRY(pb_varint(&c, &v, err));
         FL_TRY(push_u32(a, vals, n, cap, v, err));
     }

@@ -33,7 +33,7 @@ fl_status orc_read_uvarint(orc_bytes *b, uint64_t *out, fl_error *err)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-        uint8_t byte;
+        uint8_t byte = 0;
         FL_TRY(take(b, &byte, err));
         if (shift == 63 && (byte & 0x7e))
             return orc_bytes_err(b, "varint overflows 64 bits", err);
@@ -51,7 +51,7 @@ fl_status orc_read_uvarint(orc_bytes *b, uint64_t *out, fl_error *err)
 fl_status orc_brle_next(orc_brle *d, uint8_t *out, fl_error *err)
 {
     if (d->left == 0) {
-        uint8_t c;
+        uint8_t c = 0;
         FL_TRY(take(&d->b, &c, err));
         if (c < 128) {
             d->left = (uint32_t)c + 3;
@@ -84,7 +84,7 @@ fl_status orc_bool_next(orc_bool *d, bool *out, fl_error *err)
 
 static fl_status signed_varint(orc_irle *d, int64_t *out, fl_error *err)
 {
-    uint64_t u;
+    uint64_t u = 0;
     FL_TRY(orc_read_uvarint(&d->b, &u, err));
     *out = d->is_signed ? orc_unzigzag(u) : (int64_t)u;
     return FL_OK;
@@ -92,11 +92,11 @@ static fl_status signed_varint(orc_irle *d, int64_t *out, fl_error *err)
 
 static fl_status rle_v1(orc_irle *d, fl_error *err)
 {
-    uint8_t c;
+    uint8_t c = 0;
     FL_TRY(take(&d->b, &c, err));
     if (c < 128) {
-        uint8_t delta;
-        int64_t base;
+        uint8_t delta = 0;
+        int64_t base = 0;
         FL_TRY(take(&d->b, &delta, err));
         FL_TRY(signed_varint(d, &base, err));
         d->n = (uint32_t)c + 3;
@@ -164,7 +164,7 @@ static fl_status be_bytes(orc_bytes *b, uint32_t nb, uint64_t *out, fl_error *er
 {
     uint64_t v = 0;
     for (uint32_t i = 0; i < nb; i++) {
-        uint8_t x;
+        uint8_t x = 0;
         FL_TRY(take(b, &x, err));
         v = (v << 8) | x;
     }
@@ -180,7 +180,7 @@ static int64_t maybe_unzigzag(const orc_irle *d, uint64_t u)
 static fl_status v2_short_repeat(orc_irle *d, uint8_t c, fl_error *err)
 {
     uint32_t w = ((c >> 3) & 7) + 1;
-    uint64_t u;
+    uint64_t u = 0;
     FL_TRY(be_bytes(&d->b, w, &u, err));
     d->n = (uint32_t)(c & 7) + 3;
     int64_t v = maybe_unzigzag(d, u);
@@ -191,7 +191,7 @@ static fl_status v2_short_repeat(orc_irle *d, uint8_t c, fl_error *err)
 
 static fl_status v2_header_len(orc_irle *d, uint8_t c, uint32_t *len, fl_error *err)
 {
-    uint8_t lo;
+    uint8_t lo = 0;
     FL_TRY(take(&d->b, &lo, err));
     *len = (((uint32_t)c & 1) << 8 | lo) + 1;
     return FL_OK;
@@ -213,14 +213,14 @@ static fl_status v2_patched(orc_irle *d, uint8_t c, fl_error *err)
 {
     uint32_t w = decode_width((c >> 1) & 0x1f), len;
     FL_TRY(v2_header_len(d, c, &len, err));
-    uint8_t b3, b4;
+    uint8_t b3 = 0, b4 = 0;
     FL_TRY(take(&d->b, &b3, err));
     FL_TRY(take(&d->b, &b4, err));
     uint32_t bw = ((b3 >> 5) & 7) + 1, pw = decode_width(b3 & 0x1f);
     uint32_t pgw = ((b4 >> 5) & 7) + 1, pll = b4 & 0x1f;
     if (pw + pgw > 64 || w + pw > 64)
         return orc_bytes_err(&d->b, "patched-base widths exceed 64 bits", err);
-    uint64_t ubase;
+    uint64_t ubase = 0;
     FL_TRY(be_bytes(&d->b, bw, &ubase, err));
     uint64_t sign = (uint64_t)1 << (bw * 8 - 1);
     int64_t base = (ubase & sign) ? -(int64_t)(ubase & ~sign) : (int64_t)ubase;
@@ -248,8 +248,8 @@ static fl_status v2_delta(orc_irle *d, uint8_t c, fl_error *err)
 {
     uint32_t fbo = (c >> 1) & 0x1f, w = fbo ? decode_width(fbo) : 0, len;
     FL_TRY(v2_header_len(d, c, &len, err));
-    int64_t base;
-    uint64_t ud;
+    int64_t base = 0;
+    uint64_t ud = 0;
     FL_TRY(signed_varint(d, &base, err));
     FL_TRY(orc_read_uvarint(&d->b, &ud, err));
     int64_t delta = orc_unzigzag(ud);
@@ -273,7 +273,7 @@ static fl_status v2_delta(orc_irle *d, uint8_t c, fl_error *err)
 
 static fl_status rle_v2(orc_irle *d, fl_error *err)
 {
-    uint8_t c;
+    uint8_t c = 0;
     FL_TRY(take(&d->b, &c, err));
     switch (c >> 6) {
     case 0: return v2_short_repeat(d, c, err);

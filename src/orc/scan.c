@@ -77,7 +77,7 @@ static fl_status encoding(fl_orc_scan *s, orc_col *c, const uint8_t *p, size_t l
     (void)s;
     orc_pb pb;
     orc_pbf f;
-    int k;
+    int k = 0;
     orc_pb_init(&pb, p, len, "ColumnEncoding");
     c->enc = 0;
     c->dict_size = 0;
@@ -100,7 +100,7 @@ static fl_status stream(fl_orc_scan *s, uint32_t si, const fl_orc_stripe *st, co
 {
     orc_pb pb;
     orc_pbf g;
-    int k;
+    int k = 0;
     uint64_t kind = 0, column = 0, length = 0;
     orc_pb_init(&pb, f->ptr, f->len, "Stream");
     while ((k = orc_pb_next(&pb, &g, err)) == 1) {
@@ -153,7 +153,7 @@ static fl_status parse_footer(fl_orc_scan *s, uint32_t si, const uint8_t *p, siz
     const fl_orc_stripe *st = &s->r->stripes[si];
     orc_pb pb;
     orc_pbf f;
-    int k;
+    int k = 0;
     uint64_t pos = 0;
     uint32_t col = 0;
     orc_pb_init(&pb, p, len, "StripeFooter");

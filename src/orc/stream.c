@@ -115,7 +115,7 @@ static fl_status sub_stats(fl_arena *a, const orc_pbf *f, fl_orc_stats *st, fl_e
 {
     orc_pb c;
     orc_pbf g;
-    int k;
+    int k = 0;
     orc_pb_init(&c, f->ptr, f->len, "ColumnStatistics");
     while ((k = orc_pb_next(&c, &g, err)) == 1) {
         uint32_t kind = f->num;
@@ -183,7 +183,7 @@ fl_status orc_parse_stats(fl_arena *a, const uint8_t *p, size_t len, fl_orc_stat
 {
     orc_pb c;
     orc_pbf f;
-    int k;
+    int k = 0;
     memset(st, 0, sizeof *st);
     orc_pb_init(&c, p, len, "ColumnStatistics");
     while ((k = orc_pb_next(&c, &f, err)) == 1) {

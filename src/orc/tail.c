@@ -22,7 +22,7 @@ static fl_status postscript(fl_orc_reader *r, const uint8_t *p, size_t len, fl_e
 {
     orc_pb c;
     orc_pbf f;
-    int k;
+    int k = 0;
     orc_pb_init(&c, p, len, "PostScript");
     r->info.block_size = 256 * 1024;
     uint32_t *ver = NULL, nver = 0, cap = 0;
@@ -68,7 +68,7 @@ static fl_status stripe_info(const orc_pbf *f, fl_orc_stripe *s, fl_error *err)
 {
     orc_pb c;
     orc_pbf g;
-    int k;
+    int k = 0;
     orc_pb_init(&c, f->ptr, f->len, "StripeInformation");
     memset(s, 0, sizeof *s);
     while ((k = orc_pb_next(&c, &g, err)) == 1) {
@@ -90,7 +90,7 @@ static fl_status type_entry(fl_orc_reader *r, const orc_pbf *f, fl_orc_type *t, 
 {
     orc_pb c;
     orc_pbf g;
-    int k;
+    int k = 0;
     orc_pb_init(&c, f->ptr, f->len, "Type");
     memset(t, 0, sizeof *t);
     uint32_t scap = 0, ncap = 0, nnames = 0, acap = 0;
@@ -135,7 +135,7 @@ static fl_status type_entry(fl_orc_reader *r, const orc_pbf *f, fl_orc_type *t, 
             a->key = a->value = "";
             orc_pb ac;
             orc_pbf h;
-            int j;
+            int j = 0;
             orc_pb_init(&ac, g.ptr, g.len, "StringPair");
             while ((j = orc_pb_next(&ac, &h, err)) == 1)
                 if ((h.num == 1 || h.num == 2) && h.wt == 2) {
@@ -184,7 +184,7 @@ static fl_status footer(fl_orc_reader *r, const uint8_t *p, size_t len, fl_error
 {
     orc_pb c;
     orc_pbf f;
-    int k;
+    int k = 0;
     orc_pb_init(&c, p, len, "Footer");
     uint32_t scap = 0, tcap = 0, stcap = 0, ucap = 0, nstats = 0;
     const orc_pbf *stat_fields = NULL;
@@ -215,7 +215,7 @@ static fl_status footer(fl_orc_reader *r, const uint8_t *p, size_t len, fl_error
             a->key = a->value = "";
             orc_pb uc;
             orc_pbf h;
-            int j;
+            int j = 0;
             orc_pb_init(&uc, f.ptr, f.len, "UserMetadataItem");
             while ((j = orc_pb_next(&uc, &h, err)) == 1)
                 if ((h.num == 1 || h.num == 2) && h.wt == 2) {
@@ -263,7 +263,7 @@ static fl_status metadata(fl_orc_reader *r, const uint8_t *p, size_t len, fl_err
 {
     orc_pb c;
     orc_pbf f;
-    int k;
+    int k = 0;
     uint32_t s = 0;
     orc_pb_init(&c, p, len, "Metadata");
     orc_stripe_stats *ss = fl_arena_calloc(&r->arena, r->nstripes + 1, sizeof *ss);
@@ -279,7 +279,7 @@ static fl_status metadata(fl_orc_reader *r, const uint8_t *p, size_t len, fl_err
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         orc_pb sc;
         orc_pbf g;
-        int j;
+        int j = 0;
         uint32_t col = 0;
         orc_pb_init(&sc, f.ptr, f.len, "StripeStatistics");
         while ((j = orc_pb_next(&sc, &g, err)) == 1) {
@@ -343,7 +343,7 @@ static fl_status decode_tail(fl_orc_reader *r, const uint8_t *tail, uint64_t tai
             (unsigned long long)r->info.footer_length, (unsigned long long)r->info.metadata_length);
     uint64_t meta_off = size - 1 - ps_len - fm;
     uint8_t *own = NULL;
-    const uint8_t *fmp;
+    const uint8_t *fmp = NULL;
     if (meta_off >= tail_off) {
         fmp = tail + (meta_off - tail_off);
     } else {

@@ -11,7 +11,7 @@
  *   decimal          DATA: signed base-128 varints (up to 128 bits),
  *                    SECONDARY: each value's scale (signed RLE)
  *   timestamp        DATA: seconds since 2015-01-01 00:00:00 (signed RLE),
- *                    SECONDARY: nanos (unsigned RLE; the low 3 bits z say
+ *                    SECONDARY: nanos (RLE, read as signed; the low 3 bits z say
  *                    the value was divided by 10^(z+1))
  *   struct           children; list/map: LENGTH (unsigned RLE) + children
  * Every column may have PRESENT (booleans, 1 = not null); absent = no nulls.
@@ -207,22 +207,36 @@ static fl_status decimal_value(orc_col *c, uint8_t *dst, fl_error *err)
     return FL_OK;
 }
 
+/* Timestamps: DATA holds seconds from 2015-01-01 (signed), SECONDARY the
+ * nanos with trailing decimal zeros removed (low 3 bits z: z + 1 zeros, or
+ * none when z = 0). Java writers store nanos in 0..999999999 and truncate
+ * negative seconds toward zero, so readers subtract one second when the
+ * seconds are negative and nanos > 999999 (the rule of the ORC readers).
+ * Arrow's writer (pyarrow) stores truncated seconds with negative nanos
+ * instead; the encoded nanos are read as signed (an arithmetic shift, as the
+ * C++ reader does), so both forms decode to secs * 10^9 + nanos. */
 static fl_status timestamp_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
     int64_t secs = 0, enc = 0;
     FL_TRY(orc_irle_next(c->ints, &secs, err));
     FL_TRY(orc_irle_next(c->secs, &enc, err));
-    uint64_t nanos = (uint64_t)enc >> 3;
-    for (uint32_t z = (uint32_t)enc & 7, k = z ? z + 1 : 0; k > 0; k--)
+    int64_t nanos = enc >> 3; /* arithmetic: a negative nanos field stays negative */
+    for (uint32_t z = (uint32_t)enc & 7, k = z ? z + 1 : 0; k > 0 && nanos; k--) {
+        if (nanos > 999999999 || nanos < -999999999)
+            break;
         nanos *= 10;
-    if (nanos > 999999999u)
-        return orc_bytes_err(&c->secs->b, "timestamp nanoseconds above 999999999", err);
+    }
+    if (nanos > 999999999 || nanos < -999999999)
+        return orc_bytes_err(&c->secs->b, "timestamp nanoseconds out of range", err);
     secs = (int64_t)((uint64_t)secs + (uint64_t)ORC_EPOCH_2015);
-    if (secs < 0 && nanos > 999999) /* writers truncate negative seconds toward zero */
+    if (secs < 0 && nanos > 999999)
         secs--;
+    /* in 128 bits: corrupt seconds cannot overflow; the result wraps like int64 */
+    fl_i128 ns = (fl_i128)secs * 1000000000 + nanos;
     bool micros = c->ft->id == FL_TYPE_TIMESTAMP || c->ft->id == FL_TYPE_TIMESTAMPTZ;
-    int64_t v = micros ? (int64_t)((uint64_t)secs * 1000000u + nanos / 1000)
-                       : (int64_t)((uint64_t)secs * 1000000000u + nanos);
+    if (micros) /* floor division: -1 ns is the microsecond before the epoch */
+        ns = ns / 1000 - (ns % 1000 < 0);
+    int64_t v = (int64_t)(uint64_t)(unsigned __int128)ns;
     memcpy(dst, &v, sizeof v);
     return FL_OK;
 }

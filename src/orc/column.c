@@ -9,7 +9,9 @@
  *   char, binary     DICTIONARY: DATA = indices (unsigned RLE) into
  *                    DICTIONARY_DATA cut by LENGTH (dictionary_size entries)
  *   decimal          DATA: signed base-128 varints (up to 128 bits),
- *                    SECONDARY: each value's scale (signed RLE)
+ *                    SECONDARY: each value's scale (signed RLE); in files of
+ *                    version 1.9999 (UNSTABLE-PRE-2.0) a decimal of precision
+ *                    <= 18 is DATA only: unscaled values in signed RLE v2
  *   timestamp        DATA: seconds since 2015-01-01 00:00:00 (signed RLE),
  *                    SECONDARY: nanos (RLE, read as signed; the low 3 bits z say
  *                    the value was divided by 10^(z+1))
@@ -120,6 +122,11 @@ fl_status orc_col_start(orc_col *c, fl_error *err)
         FL_TRY(new_irle(c, ORC_S_DATA, false, &c->ints, err));
         return load_dict(c, err);
     case FL_ORC_DECIMAL:
+        if (c->decimal_as_long) {
+            FL_TRY(new_irle(c, ORC_S_DATA, true, &c->ints, err));
+            c->ints->version = 2;
+            return FL_OK;
+        }
         c->data = window(c, ORC_S_DATA);
         return new_irle(c, ORC_S_SECONDARY, true, &c->secs, err);
     case FL_ORC_TIMESTAMP:
@@ -194,6 +201,13 @@ static fl_status decimal_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
     fl_i128 v = 0;
     int64_t s = 0;
+    if (c->decimal_as_long) {
+        int64_t x = 0;
+        FL_TRY(orc_irle_next(c->ints, &x, err));
+        v = x;
+        memcpy(dst, &v, sizeof v);
+        return FL_OK;
+    }
     FL_TRY(read_varint128(c, &v, err));
     FL_TRY(orc_irle_next(c->secs, &s, err));
     int64_t want = c->ft->scale;

@@ -25,6 +25,7 @@ struct orc_col {
     uint32_t id;
     const fl_orc_type *ot;
     const fl_type *ft;
+    bool decimal_as_long; /* DECIMAL(p <= 18) of a 1.9999 file: DATA = signed RLE v2 */
     uint32_t nchildren;
     orc_col *children;
     /* current stripe */

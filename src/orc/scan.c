@@ -41,6 +41,8 @@ static fl_status build(fl_orc_scan *s, uint32_t col, const fl_type *ft, orc_col 
     c->id = col;
     c->ot = t;
     c->ft = ft;
+    c->decimal_as_long = t->kind == FL_ORC_DECIMAL && t->precision && t->precision <= 18 &&
+                         s->r->info.version_major == 1 && s->r->info.version_minor == 9999;
     s->by_id[col] = c;
     if (!fl_type_is_nested(ft))
         return FL_OK;

@@ -3,7 +3,8 @@
  * column 0 the root struct) mapped to a floe schema; the table is in
  * include/floe/orc.h.
  *
- * Invariants checked here, relied on by the scan: column 0 is a STRUCT;
+ * Invariants checked here, relied on by the scan: column 0 is the root (a
+ * STRUCT, or any other type: then the schema is one field "_col0");
  * every subtype id is greater than its parent's and below the type count;
  * no column is reached twice; nesting is at most ORC_MAX_DEPTH deep; LIST
  * has one subtype, MAP two, primitives none; decimal precision <= 38.
@@ -158,8 +159,8 @@ static fl_status map_type(map_ctx *m, uint32_t col, uint32_t depth, fl_field *ou
 
 fl_status orc_build_schema(fl_orc_reader *r, fl_error *err)
 {
-    if (r->ntypes == 0 || r->types[0].kind != FL_ORC_STRUCT)
-        return fl_errorf(err, FL_ECORRUPT, "the root ORC type is not a struct");
+    if (r->ntypes == 0)
+        return fl_errorf(err, FL_ECORRUPT, "the footer has no types");
     map_ctx m = {.r = r, .seen = calloc(r->ntypes, 1)};
     if (!m.seen)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -170,9 +171,18 @@ fl_status orc_build_schema(fl_orc_reader *r, fl_error *err)
     free(m.seen);
     if (rc != FL_OK)
         return rc;
-    r->schema.nfields = root.type.nchildren;
+    bool wrap = r->types[0].kind != FL_ORC_STRUCT; /* a bare root: one column "_col0" */
+    r->schema.nfields = wrap ? 1 : root.type.nchildren;
     r->schema.fields = root.type.children;
     r->field_columns = fl_arena_calloc(&r->arena, r->schema.nfields + 1, sizeof(uint32_t));
+    if (wrap && r->field_columns) {
+        r->schema.fields = fl_arena_calloc(&r->arena, 1, sizeof(fl_field));
+        if (!r->schema.fields)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        r->schema.fields[0] = root;
+        r->schema.fields[0].name = "_col0";
+        return FL_OK; /* field_columns[0] = 0, the root */
+    }
     if (!r->field_columns)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < r->schema.nfields; i++)

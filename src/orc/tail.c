@@ -41,8 +41,13 @@ static fl_status postscript(fl_orc_reader *r, const uint8_t *p, size_t len, fl_e
     }
     if (k < 0)
         return (fl_status)k;
-    if (!magic)
-        return fl_errorf(err, FL_ECORRUPT, "not an ORC file (PostScript has no \"ORC\" magic)");
+    if (!magic) { /* early writers left it out: the file must then start with "ORC" */
+        uint8_t head[3] = {0};
+        FL_TRY(fl_file_read_at(r->file, 0, head, 3, err));
+        if (memcmp(head, "ORC", 3) != 0)
+            return fl_errorf(err, FL_ECORRUPT,
+                             "not an ORC file (no \"ORC\" magic in the PostScript or at byte 0)");
+    }
     if (nver >= 1)
         r->info.version_major = ver[0];
     if (nver >= 2)
@@ -253,8 +258,9 @@ static fl_status footer(fl_orc_reader *r, const uint8_t *p, size_t len, fl_error
         if (!r->file_stats)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
         for (uint32_t i = 0; i < nstats; i++)
-            FL_TRY(orc_parse_stats(&r->arena, stat_fields[i].ptr, stat_fields[i].len,
-                                   &r->file_stats[i], err));
+            if (orc_parse_stats(&r->arena, stat_fields[i].ptr, stat_fields[i].len,
+                                &r->file_stats[i], err) != FL_OK)
+                return fl_error_prefix(err, "Footer statistics of column %u", i);
     }
     return FL_OK;
 }
@@ -288,7 +294,9 @@ static fl_status metadata(fl_orc_reader *r, const uint8_t *p, size_t len, fl_err
             if (col >= r->ntypes)
                 return fl_errorf(err, FL_ECORRUPT, "stripe %u statistics: more columns than types",
                                  s);
-            FL_TRY(orc_parse_stats(&r->arena, g.ptr, g.len, &ss[s].cols[col++], err));
+            if (orc_parse_stats(&r->arena, g.ptr, g.len, &ss[s].cols[col++], err) != FL_OK)
+                return fl_error_prefix(err, "Metadata: stripe %u statistics of column %u", s,
+                                       col - 1);
         }
         if (j < 0)
             return (fl_status)j;
@@ -303,7 +311,7 @@ static fl_status metadata(fl_orc_reader *r, const uint8_t *p, size_t len, fl_err
     return FL_OK;
 }
 
-static fl_status check_stripes(const fl_orc_reader *r, uint64_t content_end, fl_error *err)
+static fl_status check_stripes(fl_orc_reader *r, uint64_t content_end, fl_error *err)
 {
     uint64_t prev_end = 3, rows = 0;
     for (uint32_t i = 0; i < r->nstripes; i++) {
@@ -320,7 +328,9 @@ static fl_status check_stripes(const fl_orc_reader *r, uint64_t content_end, fl_
         prev_end = s->offset + len + s->footer_length;
         rows += s->rows;
     }
-    if (r->nstripes && rows != r->nrows)
+    if (r->nrows == 0) /* some early writers left numberOfRows out: Java counts the stripes */
+        r->nrows = rows;
+    if (rows != r->nrows)
         return fl_errorf(err, FL_ECORRUPT, "stripes hold %llu rows but the footer says %llu",
                          (unsigned long long)rows, (unsigned long long)r->nrows);
     return FL_OK;

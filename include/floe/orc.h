@@ -18,6 +18,8 @@
  *   (micros instead when iceberg.timestamp-unit=MICROS, or when the file
  *   carries iceberg.id attributes without a unit: Iceberg's own timestamps);
  *   struct, list, map -> STRUCT, LIST, MAP. union is FL_EUNSUPPORTED.
+ *   TIMESTAMP values are the writer's wall clock: seconds are read in the
+ *   stripe's writerTimezone (system TZif files; none or UTC names = UTC).
  *
  * Errors: malformed bytes are FL_ECORRUPT with a message naming the file,
  * the stripe, the column and the byte offset (in the file for the tail and

@@ -228,7 +228,8 @@ static fl_status decimal_value(orc_col *c, uint8_t *dst, fl_error *err)
  * seconds are negative and nanos > 999999 (the rule of the ORC readers).
  * Arrow's writer (pyarrow) stores truncated seconds with negative nanos
  * instead; the encoded nanos are read as signed (an arithmetic shift, as the
- * C++ reader does), so both forms decode to secs * 10^9 + nanos. */
+ * C++ reader does), so both forms decode to secs * 10^9 + nanos. TIMESTAMP
+ * (not TIMESTAMP_INSTANT) seconds count in the writer's time zone (tz.c). */
 static fl_status timestamp_value(orc_col *c, uint8_t *dst, fl_error *err)
 {
     int64_t secs = 0, enc = 0;
@@ -242,7 +243,12 @@ static fl_status timestamp_value(orc_col *c, uint8_t *dst, fl_error *err)
     }
     if (nanos > 999999999 || nanos < -999999999)
         return orc_bytes_err(&c->secs->b, "timestamp nanoseconds out of range", err);
-    secs = (int64_t)((uint64_t)secs + (uint64_t)ORC_EPOCH_2015);
+    if (c->tz && !c->tz->utc) { /* the writer's wall clock (tz.c) */
+        int64_t t = (int64_t)((uint64_t)secs + (uint64_t)c->tz->epoch);
+        secs = (int64_t)((uint64_t)t + (uint64_t)(int64_t)orc_tz_offset(c->tz, t));
+    } else {
+        secs = (int64_t)((uint64_t)secs + (uint64_t)ORC_EPOCH_2015);
+    }
     if (secs < 0 && nanos > 999999)
         secs--;
     /* in 128 bits: corrupt seconds cannot overflow; the result wraps like int64 */

@@ -26,6 +26,7 @@ struct orc_col {
     const fl_orc_type *ot;
     const fl_type *ft;
     bool decimal_as_long; /* DECIMAL(p <= 18) of a 1.9999 file: DATA = signed RLE v2 */
+    const orc_tz *tz;     /* TIMESTAMP: the stripe's writer zone (NULL = UTC) */
     uint32_t nchildren;
     orc_col *children;
     /* current stripe */

@@ -114,4 +114,22 @@ typedef struct orc_irle { /* integer RLE v1 or v2 */
 } orc_irle;
 fl_status orc_irle_next(orc_irle *d, int64_t *out, fl_error *err);
 
+/* ---- writer time zones (tz.c) ---- */
+
+typedef struct orc_tz {
+    char name[64];
+    bool loaded, utc;
+    uint32_t n;
+    int64_t *trans;  /* n transition times, ascending (UTC seconds) */
+    int32_t *off;    /* n: the UTC offset from each transition on */
+    int32_t ancient; /* before the first transition: the oldest standard time */
+    int64_t epoch;   /* 2015-01-01 00:00:00 in the zone, as UTC seconds */
+} orc_tz;
+
+/* Loads zone `name` ("" and UTC names need no file). FL_EUNSUPPORTED when
+ * the system has no such zone file. */
+fl_status orc_tz_load(const char *name, orc_tz *tz, fl_error *err);
+int32_t orc_tz_offset(const orc_tz *tz, int64_t t);
+void orc_tz_free(orc_tz *tz);
+
 #endif

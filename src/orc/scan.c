@@ -25,6 +25,8 @@ struct fl_orc_scan {
     uint32_t nstripes, next_stripe;
     uint64_t rows_left;
     bool in_stripe;
+    char tzname[128]; /* the current stripe footer's writerTimezone ("" = none) */
+    orc_tz tz;        /* loaded for tzname when a TIMESTAMP column is projected */
 };
 
 static const char *stream_name(uint64_t kind)
@@ -163,7 +165,10 @@ static fl_status parse_footer(fl_orc_scan *s, uint32_t si, const uint8_t *p, siz
         if ((f.num == 1 || f.num == 2) && f.wt != 2)
             return fl_errorf(err, FL_ECORRUPT, "StripeFooter: field %u has wire type %u", f.num,
                              f.wt);
-        if (f.num == 1) {
+        if (f.num == 3 && f.wt == 2) {
+            snprintf(s->tzname, sizeof s->tzname, "%.*s", (int)(f.len < 127 ? f.len : 127),
+                     (const char *)f.ptr);
+        } else if (f.num == 1) {
             FL_TRY(stream(s, si, st, &f, &pos, err));
         } else if (f.num == 2) {
             if (col < s->r->ntypes && s->by_id[col])
@@ -177,6 +182,26 @@ static fl_status parse_footer(fl_orc_scan *s, uint32_t si, const uint8_t *p, siz
         if (s->by_id[i] && i >= col)
             return fl_errorf(err, FL_ECORRUPT, "stripe %u: no column encoding for column %u", si,
                              i);
+    return FL_OK;
+}
+
+/* Points the TIMESTAMP columns at the stripe's writer zone, loading it
+ * when it differs from the previous stripe's. */
+static fl_status writer_zone(fl_orc_scan *s, uint32_t si, fl_error *err)
+{
+    for (uint32_t i = 0; i < s->r->ntypes; i++) {
+        orc_col *c = s->by_id[i];
+        if (!c || c->ot->kind != FL_ORC_TIMESTAMP)
+            continue;
+        if (!s->tz.loaded || strcmp(s->tz.name, s->tzname) != 0) {
+            fl_status rc = orc_tz_load(s->tzname, &s->tz, err);
+            if (rc != FL_OK) {
+                orc_tz_free(&s->tz);
+                return fl_error_prefix(err, "stripe %u", si);
+            }
+        }
+        c->tz = &s->tz;
+    }
     return FL_OK;
 }
 
@@ -207,9 +232,12 @@ static fl_status open_stripe(fl_orc_scan *s, uint32_t si, fl_error *err)
     if (rc == FL_OK)
         rc = orc_decompress(s->r, raw, st->footer_length, &foot, &flen, what, err);
     free(raw);
+    s->tzname[0] = 0;
     if (rc == FL_OK)
         rc = parse_footer(s, si, foot, flen, err);
     free(foot);
+    if (rc == FL_OK)
+        rc = writer_zone(s, si, err);
     for (uint32_t i = 0; i < s->r->ntypes && rc == FL_OK; i++)
         if (s->by_id[i])
             rc = orc_col_start(s->by_id[i], err);
@@ -311,5 +339,6 @@ void fl_orc_scan_close(fl_orc_scan *s)
     free(s->by_id);
     free(s->stripes);
     free(s->schema.fields);
+    orc_tz_free(&s->tz);
     free(s);
 }

@@ -97,8 +97,9 @@ static void test_date1900(void)
         CHECK_EQ_INT(ot_i64(&t.cols[0], 0), -2198229903900000000LL);
         CHECK_EQ_INT(ot_i64(&t.cols[0], 1), -2198229903899900000LL);
         CHECK_EQ_INT(ot_i32(&t.cols[1], 0), -25209);
-        /* (the last time, 1969-05-05 in the writer's America/Los_Angeles summer time, reads
-         * one hour early: the writer time zone is not applied, see src/orc/README.md) */
+        /* 1969-05-05 is summer time in the writer's America/Los_Angeles: the writer zone
+         * applies (the seconds count from 2015-01-01 00:00 PST) */
+        CHECK_EQ_INT(ot_i64(&t.cols[0], 69999), -20777103800100000LL);
         CHECK_EQ_INT(ot_i32(&t.cols[1], 69999), -7);
     }
     done(&f, &t);

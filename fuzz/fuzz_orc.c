@@ -3,7 +3,8 @@
  * memory (PostScript, footer, metadata, type tree), reads every statistic,
  * scans every column of every stripe, then scans the last top-level column
  * of the last stripe alone (another stream layout through the same
- * decoders). Every batch must hold nrows rows in every column. Malformed
+ * decoders), and once more with a stripe-pruning predicate on the first
+ * column. Every batch must hold nrows rows in every column. Malformed
  * input must only produce an error that names the file; any crash, hang,
  * leak or sanitizer report is a bug. tests/orc/test_orc_fuzz_replay.c
  * replays the seeds and fuzz/regress/orc/ through this function.
@@ -65,11 +66,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)fl_orc_column_stats(r, st, c);
     }
     scan_all(r, NULL);
-    uint32_t nf = fl_orc_schema(r)->nfields;
+    const fl_schema *fs = fl_orc_schema(r);
+    uint32_t nf = fs->nfields;
     if (nf && ns) {
         uint32_t field = nf - 1, stripe = ns - 1;
         fl_orc_scan_options o = {.fields = &field, .nfields = 1, .stripes = &stripe, .nstripes = 1};
         scan_all(r, &o);
+        /* stripe pruning: a term on the first column, op and literal from the input */
+        fl_col_pred t = {.column = fs->fields[0].name, .op = (fl_cmp_op)(1 + data[0] % 8)};
+        t.value.type.id = fs->fields[0].type.id;
+        t.value.v.i64 = (int64_t)size - 1000;
+        if (t.value.type.id == FL_TYPE_INT32 || t.value.type.id == FL_TYPE_DATE)
+            t.value.v.i32 = (int32_t)size - 1000;
+        if (t.value.type.id == FL_TYPE_STRING) {
+            t.value.v.bytes.ptr = data;
+            t.value.v.bytes.len = size < 8 ? size : 8;
+        }
+        fl_predicate p = {.nterms = 1, .terms = &t};
+        fl_orc_scan_options po = {.predicate = &p};
+        scan_all(r, &po);
     }
     fl_orc_close(r);
     fl_file_close(f);

@@ -42,6 +42,7 @@
 
 #include "floe/error.h"
 #include "floe/io.h"
+#include "floe/predicate.h"
 #include "floe/types.h"
 #include "floe/vector.h"
 
@@ -171,6 +172,10 @@ typedef struct fl_orc_scan_options {
     /* Stripes to read, ascending; NULL = all. */
     const uint32_t *stripes;
     uint32_t nstripes;
+    /* Optional: stripes whose statistics show no row can match are skipped
+     * (terms on top-level int/date/string columns, by field id or name;
+     * rows are not filtered). Borrowed for fl_orc_scan_open only. */
+    const fl_predicate *predicate;
 } fl_orc_scan_options;
 
 FL_API fl_status fl_orc_scan_open(fl_orc_reader *r, const fl_orc_scan_options *opt,
@@ -181,6 +186,8 @@ FL_API const fl_schema *fl_orc_scan_schema(const fl_orc_scan *s);
  * *eof = true and b->nrows = 0 when done. */
 FL_API fl_status fl_orc_scan_next(fl_orc_scan *s, fl_batch *b, bool *eof, fl_error *err);
 FL_API void fl_orc_scan_close(fl_orc_scan *s); /* NULL is allowed */
+/* Stripes the scan was asked for, and how many of them the predicate pruned. */
+FL_API void fl_orc_scan_counts(const fl_orc_scan *s, uint32_t *stripes, uint32_t *pruned);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@ struct fl_orc_scan {
     orc_col **by_id; /* ntypes: the reader of each ORC column, NULL if not projected */
     uint32_t *stripes;
     uint32_t nstripes, next_stripe;
+    uint32_t asked, pruned; /* stripes asked for; skipped by the predicate */
     uint64_t rows_left;
     bool in_stripe;
     char tzname[128]; /* the current stripe footer's writerTimezone ("" = none) */
@@ -244,6 +245,96 @@ static fl_status open_stripe(fl_orc_scan *s, uint32_t si, fl_error *err)
     return rc;
 }
 
+/* ---- stripe pruning by statistics (conservative: unknown = may match) ---- */
+
+static int cmp_bytes(const char *a, size_t alen, const fl_value *v)
+{
+    size_t n = alen < v->v.bytes.len ? alen : v->v.bytes.len;
+    int c = n ? memcmp(a, v->v.bytes.ptr, n) : 0;
+    return c ? c : (alen > v->v.bytes.len) - (alen < v->v.bytes.len);
+}
+
+/* Compares the literal v with min (which = 0) or max (1) of st: <0, 0, >0
+ * for min/max below, equal, above v; 2 = not comparable. String statistics
+ * of writers before HIVE-8732 (writer version < 2) can be wrong: unused. */
+static int cmp_bound(const fl_orc_stats *st, const fl_type *t, const fl_value *v, int which,
+                     bool old_strings)
+{
+    if (v->is_null || v->type.id != t->id)
+        return 2;
+    switch (t->id) {
+    case FL_TYPE_INT32:
+    case FL_TYPE_DATE:
+    case FL_TYPE_INT64: {
+        if (!st->has_int)
+            return 2;
+        int64_t lit = t->id == FL_TYPE_INT64 ? v->v.i64 : v->v.i32;
+        int64_t b = which ? st->imax : st->imin;
+        return (b > lit) - (b < lit);
+    }
+    case FL_TYPE_STRING:
+        if (!st->has_string || !st->smin || !st->smax || old_strings)
+            return 2;
+        return which ? cmp_bytes(st->smax, st->smax_len, v) : cmp_bytes(st->smin, st->smin_len, v);
+    default: return 2;
+    }
+}
+
+static bool value_may_match(const fl_orc_stats *st, const fl_type *t, fl_cmp_op op,
+                            const fl_value *v, bool old)
+{
+    int lo = cmp_bound(st, t, v, 0, old), hi = cmp_bound(st, t, v, 1, old);
+    if (lo == 2 || hi == 2)
+        return true;
+    switch (op) {
+    case FL_CMP_EQ: return lo <= 0 && hi >= 0;
+    case FL_CMP_NE: return !(lo == 0 && hi == 0);
+    case FL_CMP_LT: return lo < 0;
+    case FL_CMP_LE: return lo <= 0;
+    case FL_CMP_GT: return hi > 0;
+    case FL_CMP_GE: return hi >= 0;
+    default: return true;
+    }
+}
+
+static bool term_may_match(const fl_orc_reader *r, uint32_t stripe, const fl_col_pred *t)
+{
+    const fl_schema *fs = &r->schema;
+    int fi = -1;
+    for (uint32_t i = 0; i < fs->nfields && fi < 0; i++)
+        if (t->field_id > 0 ? fs->fields[i].field_id == t->field_id
+                            : t->column && strcmp(fs->fields[i].name, t->column) == 0)
+            fi = (int)i;
+    if (fi < 0)
+        return true;
+    const fl_orc_stats *st = fl_orc_column_stats(r, (int32_t)stripe, r->field_columns[fi]);
+    if (!st || !st->has_null_known) /* old writers: counts of unknown meaning */
+        return true;
+    bool all_null = st->num_values == 0 && r->stripes[stripe].rows > 0;
+    if (t->op == FL_CMP_IS_NULL)
+        return st->has_null;
+    if (all_null)
+        return false; /* NOT NULL and every comparison are false on nulls */
+    if (t->op == FL_CMP_NOT_NULL)
+        return true;
+    const fl_type *ty = &fs->fields[fi].type;
+    bool old = r->info.writer_version < 2;
+    if (t->op != FL_CMP_IN)
+        return value_may_match(st, ty, t->op, &t->value, old);
+    for (uint32_t k = 0; k < t->nin; k++)
+        if (value_may_match(st, ty, FL_CMP_EQ, &t->in_values[k], old))
+            return true;
+    return false; /* no listed value can be in the range */
+}
+
+static bool stripe_may_match(const fl_orc_reader *r, uint32_t stripe, const fl_predicate *p)
+{
+    for (uint32_t i = 0; p && i < p->nterms; i++)
+        if (!term_may_match(r, stripe, &p->terms[i]))
+            return false;
+    return true;
+}
+
 fl_status fl_orc_scan_open(fl_orc_reader *r, const fl_orc_scan_options *opt, fl_orc_scan **out,
                            fl_error *err)
 {
@@ -279,14 +370,19 @@ fl_status fl_orc_scan_open(fl_orc_reader *r, const fl_orc_scan_options *opt, fl_
         s->schema.nfields++;
         rc = build(s, r->field_columns[fi], &fs->fields[fi].type, &s->cols[i], err);
     }
+    uint32_t prev = 0;
     for (uint32_t i = 0; i < ns && rc == FL_OK; i++) {
         uint32_t si = opt->stripes ? opt->stripes[i] : i;
-        if (si >= r->nstripes || (i && si <= s->stripes[i - 1]))
+        if (si >= r->nstripes || (i && si <= prev))
             rc = fl_errorf(err, FL_EINVAL, "stripe list must be ascending stripe numbers < %u",
                            r->nstripes);
-        s->stripes[i] = si;
+        prev = si;
+        if (rc == FL_OK && !stripe_may_match(r, si, opt->predicate))
+            s->pruned++;
+        else
+            s->stripes[s->nstripes++] = si;
     }
-    s->nstripes = ns;
+    s->asked = ns;
     if (rc != FL_OK) {
         fl_orc_scan_close(s);
         return rc;
@@ -326,6 +422,12 @@ fl_status fl_orc_scan_next(fl_orc_scan *s, fl_batch *b, bool *eof, fl_error *err
     b->nrows = n;
     s->rows_left -= n;
     return FL_OK;
+}
+
+void fl_orc_scan_counts(const fl_orc_scan *s, uint32_t *stripes, uint32_t *pruned)
+{
+    *stripes = s->asked;
+    *pruned = s->pruned;
 }
 
 void fl_orc_scan_close(fl_orc_scan *s)

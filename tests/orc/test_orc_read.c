@@ -226,6 +226,52 @@ static void test_projection_and_stripes(void)
     ot_close(&f);
 }
 
+/* A predicate skips the stripes whose statistics exclude it. */
+static void test_stripe_pruning(void)
+{
+    fl_error e = {0};
+    ot_file f;
+    ot_table t;
+    CHECK_OK(ot_open(&f, "prim_none.orc", &e), &e);
+    if (!f.r) {
+        ot_close(&f);
+        return;
+    }
+    fl_col_pred terms[2] = {{.column = "i64", .op = FL_CMP_GE},
+                            {.column = "s_low", .op = FL_CMP_EQ}};
+    terms[0].value.type.id = FL_TYPE_INT64;
+    terms[0].value.v.i64 = 400000; /* i64 = k * 1000 mostly: only stripe 2 (k >= 400) */
+    terms[1].value.type.id = FL_TYPE_STRING;
+    terms[1].value.v.bytes.ptr = (const uint8_t *)"v3";
+    terms[1].value.v.bytes.len = 2;
+    fl_predicate p = {.nterms = 2, .terms = terms};
+    fl_orc_scan_options o = {.predicate = &p};
+    fl_orc_scan *s = NULL;
+    CHECK_OK(fl_orc_scan_open(f.r, &o, &s, &e), &e);
+    uint32_t asked = 0, pruned = 0;
+    if (s)
+        fl_orc_scan_counts(s, &asked, &pruned);
+    CHECK_EQ_INT(asked, 3);
+    CHECK_EQ_INT(pruned, 2);
+    fl_orc_scan_close(s);
+    CHECK_OK(ot_read(&f, &o, &t, &e), &e);
+    CHECK_EQ_INT(t.nrows, 200); /* rows are not filtered */
+    if (t.nrows == 200)
+        CHECK_EQ_INT(ot_i64(&t.cols[3], 1), 401000);
+    ot_table_free(&t);
+    terms[0].op = FL_CMP_IS_NULL; /* i64 has no nulls */
+    fl_predicate p1 = {.nterms = 1, .terms = terms};
+    o.predicate = &p1;
+    CHECK_OK(ot_read(&f, &o, &t, &e), &e);
+    CHECK_EQ_INT(t.nrows, 0);
+    ot_table_free(&t);
+    terms[0].op = FL_CMP_LT; /* every stripe holds a very negative i64 */
+    CHECK_OK(ot_read(&f, &o, &t, &e), &e);
+    CHECK_EQ_INT(t.nrows, 600);
+    ot_table_free(&t);
+    ot_close(&f);
+}
+
 static void test_long(void)
 {
     fl_error e = {0};
@@ -391,6 +437,7 @@ int main(void)
     TEST_RUN(test_dictionary);
     TEST_RUN(test_schema_and_stats);
     TEST_RUN(test_projection_and_stripes);
+    TEST_RUN(test_stripe_pruning);
     TEST_RUN(test_long);
     TEST_RUN(test_timestamps);
     TEST_RUN(test_nested);

@@ -17,7 +17,8 @@
  *                 Parquet reader prunes row groups and pages with the
  *                 predicate and filters rows (late materialization);
  *   CSV, JSON     one file (src/text readers);
- *   ORC           one file (src/orc; the projected top-level columns only);
+ *   ORC           one file (src/orc; the projected top-level columns only;
+ *                 stripes pruned by their statistics, counted as row groups);
  *   ICEBERG_META  the whole metadata table (one morsel);
  *   ROWS          one in-memory batch.
  * Each thread keeps its reader for the morsel it works on; a Parquet thread
@@ -391,11 +392,17 @@ static fl_status open_orc(scan_op *o, uint32_t m, fl_error *err)
             fields[nf++] = (uint32_t)c;
         o->proj[i] = k;
     }
-    fl_orc_scan_options so = {.fields = s->ncolumns ? fields : NULL, .nfields = nf};
+    fl_orc_scan_options so = {.fields = s->ncolumns ? fields : NULL,
+                              .nfields = nf,
+                              .predicate = o->st->prune.nterms ? &o->st->prune : NULL};
     rc = fl_orc_scan_open(o->orc_reader, &so, &o->orc_scan, err);
     free(fields);
     if (rc)
         return fl_error_prefix(err, "%s", path);
+    uint32_t stripes = 0, pruned = 0; /* reported as row groups */
+    fl_orc_scan_counts(o->orc_scan, &stripes, &pruned);
+    atomic_fetch_add(&o->base.node->p->stats.row_groups_total, stripes);
+    atomic_fetch_add(&o->base.node->p->stats.row_groups_pruned, pruned);
     return init_raw(o, fl_orc_scan_schema(o->orc_scan), err);
 }
 

@@ -13,8 +13,10 @@ recomputes the same formulas in C (keep the two in step). Files:
   prim_<codec>.orc  N_PRIM rows of every primitive type with nulls, written
                     with each compression (none, zlib, snappy, lz4, zstd),
                     a 64 KiB compression block (the smallest the writer takes),
-                    small stripes (several stripes) and a row index stride
-                    of 1000. Strings are DIRECT (dictionary threshold 0).
+                    a 4 KiB stripe target (3 stripes in prim_none; the
+                    writer's estimate keeps the compressed ones in one) and a
+                    row index stride of 1000. Strings are DIRECT (dictionary
+                    threshold 0).
   dict_zlib.orc     the same rows with dictionary_key_size_threshold=1, so
                     low-cardinality strings are DICTIONARY_V2.
   nested_zstd.orc   struct, list and map columns (nulls at every level).

@@ -90,6 +90,23 @@ static void test_pruning_exact(void)
             "prim_none.orc");
 }
 
+/* One morsel per stripe when files are few: the same answers on 1, 2 and 4
+ * threads (sums from pyarrow). */
+static void test_threads(void)
+{
+    static const char *const th[] = {"SET threads = 1", "SET threads = 2", "SET threads = 4"};
+    for (size_t i = 0; i < 3; i++) {
+        char out[64];
+        fl_error err;
+        CHECK_OK(ft_run(sess, th[i], ";", out, sizeof out, &err), &err);
+        expectf("11000|18000|two;",
+                "SELECT count(*), sum(int1), max(string1) FROM read_orc('%s/%s')",
+                "apache-orc/TestOrcFile.testStripeLevelStats.orc");
+        expectf("3000|20;", "SELECT count(*), count(DISTINCT s_low) FROM read_orc('%s/%s')",
+                "prim_*.orc");
+    }
+}
+
 static void test_errors(void)
 {
     char q[8192], out[256];
@@ -131,6 +148,7 @@ int main(void)
     TEST_RUN(test_aggregates);
     TEST_RUN(test_projection_filter);
     TEST_RUN(test_pruning_exact);
+    TEST_RUN(test_threads);
     TEST_RUN(test_errors);
     fl_sql_session_close(sess);
     ft_rmtree(dir);

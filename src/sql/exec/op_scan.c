@@ -17,8 +17,9 @@
  *                 Parquet reader prunes row groups and pages with the
  *                 predicate and filters rows (late materialization);
  *   CSV, JSON     one file (src/text readers);
- *   ORC           one file (src/orc; the projected top-level columns only;
- *                 stripes pruned by their statistics, counted as row groups);
+ *   ORC           one stripe when there are few files, else one file (src/orc;
+ *                 the projected top-level columns only; stripes pruned by their
+ *                 statistics, counted as row groups);
  *   ICEBERG_META  the whole metadata table (one morsel);
  *   ROWS          one in-memory batch.
  * Each thread keeps its reader for the morsel it works on; a Parquet thread
@@ -74,6 +75,45 @@ typedef struct scan_state {
 static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
 {
     return s->ncolumns ? s->ncolumns : (full ? full->nfields : 0);
+}
+
+/* ORC morsels: one stripe each when there are few files (so one big file
+ * spreads over the threads; each morsel reopens the file's tail), else one
+ * file each (pq_morsel with rg = -1). */
+static fl_status plan_orc_morsels(scan_state *st, const fl_plan_scan *s, uint32_t threads,
+                                  fl_error *err)
+{
+    bool split = s->nfiles < 2 * threads && threads > 1;
+    uint32_t cap = s->nfiles, cnt = 0;
+    st->pq = calloc(cap ? cap : 1, sizeof *st->pq);
+    if (!st->pq)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t f = 0; f < s->nfiles; f++) {
+        uint32_t ns = 1;
+        if (split) {
+            fl_file *fh = NULL;
+            fl_orc_reader *r = NULL;
+            fl_status rc = fl_fileio_open(st->io, s->files[f], &fh, err);
+            if (rc != FL_OK)
+                return fl_error_prefix(err, "%s", s->files[f]);
+            rc = fl_orc_open(fh, &r, err);
+            ns = rc == FL_OK ? fl_orc_num_stripes(r) : 0;
+            fl_orc_close(r);
+            fl_file_close(fh);
+            FL_TRY(rc);
+        }
+        if (cnt + ns > cap) {
+            cap = (cnt + ns) * 2;
+            pq_morsel *np = realloc(st->pq, cap * sizeof *np);
+            if (!np)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            st->pq = np;
+        }
+        for (uint32_t k = 0; k < ns; k++)
+            st->pq[cnt++] = (pq_morsel){f, split ? (int32_t)k : -1};
+    }
+    st->npq = st->nmorsels = cnt;
+    return FL_OK;
 }
 
 /* Opens a Parquet file; its footer comes from the session's read cache when
@@ -213,6 +253,9 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
         break;
     }
     case FL_SCAN_ORC:
+        FL_TRY(plan_orc_morsels(st, s, n->x->threads, err));
+        atomic_fetch_add(&ps->files_total, (long long)s->nfiles);
+        break;
     case FL_SCAN_CSV:
     case FL_SCAN_JSON:
         st->nmorsels = s->nfiles;
@@ -362,7 +405,9 @@ static fl_status set_index_proj(scan_op *o, const fl_schema *full, fl_error *err
 static fl_status open_orc(scan_op *o, uint32_t m, fl_error *err)
 {
     const fl_plan_scan *s = o->s;
-    const char *path = s->files[m];
+    pq_morsel pm = o->st->pq[m];
+    uint32_t stripe = pm.rg >= 0 ? (uint32_t)pm.rg : 0;
+    const char *path = s->files[pm.file];
     fl_status rc = fl_fileio_open(o->st->io, path, &o->orc_file, err);
     if (rc)
         return fl_error_prefix(err, "%s", path);
@@ -394,6 +439,8 @@ static fl_status open_orc(scan_op *o, uint32_t m, fl_error *err)
     }
     fl_orc_scan_options so = {.fields = s->ncolumns ? fields : NULL,
                               .nfields = nf,
+                              .stripes = pm.rg >= 0 ? &stripe : NULL,
+                              .nstripes = pm.rg >= 0 ? 1 : 0,
                               .predicate = o->st->prune.nterms ? &o->st->prune : NULL};
     rc = fl_orc_scan_open(o->orc_reader, &so, &o->orc_scan, err);
     free(fields);
@@ -455,7 +502,8 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         fl_status rc = open_orc(o, m, err);
         if (rc)
             return rc;
-        atomic_fetch_add(&o->base.node->p->stats.bytes_read, (long long)o->orc_file->size);
+        if (o->st->pq[m].rg <= 0) /* once per file */
+            atomic_fetch_add(&o->base.node->p->stats.bytes_read, (long long)o->orc_file->size);
         break;
     }
     case FL_SCAN_CSV:

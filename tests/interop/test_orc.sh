@@ -2,8 +2,9 @@
 # test_orc.sh - floe's ORC reader against pyarrow's on every value: seeded
 # random files written by pyarrow (orc_compare.py: every type, nulls, every
 # codec, both string encodings, several stripes) and the checked-in files of
-# tests/orc/data, read with `floe orc cat --format jsonl`; plus the exit
-# codes and messages of `floe orc schema|meta|cat` on good and bad input.
+# tests/orc/data, read with `floe orc cat --format jsonl`; the exit codes and
+# messages of `floe orc schema|meta|cat` on good and bad input; and
+# `floe convert` from ORC to Parquet read back by pyarrow.
 # Exit 77 (skip) without the engine venv's pyarrow.
 set -euo pipefail
 FLOE_SRC=${FLOE_SRC:-$(pwd)}
@@ -61,6 +62,27 @@ check "corrupt dictionary message" "yes" "$(grep -q 'stripe 0 column 9 (string) 
 "$FLOE_BIN" orc cat "$D/prim_none.orc" --bogus > /dev/null 2>&1; check "unknown option" "2" "$?"
 "$FLOE_BIN" orc frobnicate "$D/prim_none.orc" > /dev/null 2>&1; check "unknown subcommand" "2" "$?"
 set -e
+
+# floe convert: ORC in, Parquet out; pyarrow reads both to the same values
+for f in prim_zlib nested_zstd ts_edge; do
+  "$FLOE_BIN" convert "$D/$f.orc" "$work/$f.parquet" --quiet || fails=$((fails + 1))
+  check "convert $f.orc -> parquet" "same" "$("$FLOE_ENGINE_PY" - "$D/$f.orc" "$work/$f.parquet" <<'PY'
+import sys
+import pyarrow as pa, pyarrow.orc as orc, pyarrow.parquet as pq
+a, b = orc.read_table(sys.argv[1]), pq.read_table(sys.argv[2])
+def vals(t):
+    cols = []
+    for c, f in zip(t.columns, t.schema):
+        if pa.types.is_timestamp(f.type):
+            c = c.cast(pa.timestamp("ns")).cast(pa.int64())
+        cols.append(c.to_pylist())
+    return t.schema.names, cols
+print("same" if vals(a) == vals(b) else "differ: %s vs %s" % (a.schema, b.schema))
+PY
+)"
+done
+rc=0; "$FLOE_BIN" convert "$D/prim_zlib.orc" "$work/x.orc" > /dev/null 2>&1 || rc=$?
+check "convert to orc refused" "2" "$rc"
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all ORC interop checks passed"

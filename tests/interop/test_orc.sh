@@ -81,6 +81,11 @@ print("same" if vals(a) == vals(b) else "differ: %s vs %s" % (a.schema, b.schema
 PY
 )"
 done
+# floe load: ORC files appended to an Iceberg table (written as Parquet), read back in SQL
+"$FLOE_BIN" load "$D/long_zlib.orc" "$D/long_zlib.orc" db.l --catalog "sqlite:$work/cat.db" \
+  --warehouse "$work/wh" > /dev/null 2>&1 || fails=$((fails + 1))
+check "load orc" "12000,35994000,5" "$(FLOE_CATALOG="sqlite:$work/cat.db" FLOE_WAREHOUSE="$work/wh" \
+  "$FLOE_BIN" sql --format csv -c 'SELECT count(*), sum(seq), count(DISTINCT tag) FROM db.l' | tail -1)"
 rc=0; "$FLOE_BIN" convert "$D/prim_zlib.orc" "$work/x.orc" > /dev/null 2>&1 || rc=$?
 check "convert to orc refused" "2" "$rc"
 

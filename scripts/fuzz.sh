@@ -73,6 +73,8 @@ for t in $targets; do
   [ -n "$s" ] && [ -d "fuzz/regress/$s" ] && extra+=("fuzz/regress/$s")
   [ -d "fuzz/seeds/$t" ] && extra+=("fuzz/seeds/$t")
   [ "$t" = fuzz_sql_parse ] && extra+=("tests/sql/tpch")
+  [ "$t" = fuzz_orc ] && extra+=("tests/orc/data")
+  [ "$t" = fuzz_orc ] && [ -d fuzz/regress/orc ] && extra+=("fuzz/regress/orc")
   dict=()
   [ -f "fuzz/$t.dict" ] && dict+=("-dict=fuzz/$t.dict")
   echo "== $t for ${FUZZ_SECONDS}s (corpus $corpus, $(ls "$corpus" | wc -l) files)"

@@ -15,6 +15,7 @@
 
 int fl_cmd_parquet(int argc, char **argv); /* cmd_parquet.c */
 int fl_cmd_avro(int argc, char **argv);    /* cmd_avro.c */
+int fl_cmd_orc(int argc, char **argv);     /* cmd_orc.c */
 int fl_cmd_convert(int argc, char **argv); /* cmd_convert.c */
 int fl_cmd_table(int argc, char **argv);   /* cmd_table.c */
 int fl_cmd_load(int argc, char **argv);    /* cmd_load.c */

@@ -1,6 +1,6 @@
 /*
  * cmd_convert.c - `floe convert IN OUT`: CSV, JSON lines and Parquet in any
- * direction (source.h describes the readers).
+ * direction, and ORC as input (source.h describes the readers).
  *
  *   floe convert IN OUT [--from F] [--to F] [--schema SPEC] [--codec C]
  *                [--level N] [--row-group-rows N] [--page-rows N]
@@ -25,6 +25,7 @@
 #include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/io.h"
+#include "floe/orc.h"
 #include "floe/parquet.h"
 
 /* ---- formats and the Parquet source ---- */
@@ -43,6 +44,8 @@ fl_file_format fl_file_format_from_path(const char *path)
         return FL_FMT_JSONL;
     if (ends_with(path, ".parquet") || ends_with(path, ".pq"))
         return FL_FMT_PARQUET;
+    if (ends_with(path, ".orc"))
+        return FL_FMT_ORC;
     return FL_FMT_UNKNOWN;
 }
 
@@ -54,6 +57,8 @@ bool fl_file_format_parse(const char *name, fl_file_format *out)
         *out = FL_FMT_JSONL;
     else if (!strcasecmp(name, "parquet"))
         *out = FL_FMT_PARQUET;
+    else if (!strcasecmp(name, "orc"))
+        *out = FL_FMT_ORC;
     else
         return false;
     return true;
@@ -119,6 +124,60 @@ fail:
     return rc;
 }
 
+/* ---- the ORC source ---- */
+
+typedef struct orc_source {
+    fl_source base;
+    fl_fileio *io;
+    fl_file *file;
+    fl_orc_reader *reader;
+    fl_orc_scan *scan;
+} orc_source;
+
+static fl_status orc_next(fl_source *base, fl_batch *b, bool *eof, fl_error *err)
+{
+    orc_source *s = (orc_source *)base;
+    fl_status rc = fl_orc_scan_next(s->scan, b, eof, err);
+    if (rc == FL_OK && !*eof)
+        base->done += b->nrows;
+    return rc;
+}
+
+static void orc_close(fl_source *base)
+{
+    orc_source *s = (orc_source *)base;
+    fl_orc_scan_close(s->scan);
+    fl_orc_close(s->reader);
+    fl_file_close(s->file);
+    fl_fileio_destroy(s->io);
+    free(s);
+}
+
+static const fl_source_ops orc_ops = {orc_next, orc_close};
+
+static fl_status orc_source_open(const char *path, fl_source **out, fl_error *err)
+{
+    orc_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    s->base.ops = &orc_ops;
+    fl_status rc = FL_OK;
+    s->io = cli_fileio();
+    if (!s->io)
+        rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (rc == FL_OK && (rc = fl_fileio_open(s->io, path, &s->file, err)) == FL_OK &&
+        (rc = fl_orc_open(s->file, &s->reader, err)) == FL_OK)
+        rc = fl_orc_scan_open(s->reader, NULL, &s->scan, err);
+    if (rc != FL_OK) {
+        orc_close(&s->base);
+        return rc;
+    }
+    s->base.schema = fl_orc_scan_schema(s->scan);
+    s->base.total = fl_orc_num_rows(s->reader);
+    *out = &s->base;
+    return FL_OK;
+}
+
 fl_status fl_source_open(const char *path, fl_file_format fmt, const fl_source_options *opt,
                          fl_source **out, fl_error *err)
 {
@@ -126,6 +185,7 @@ fl_status fl_source_open(const char *path, fl_file_format fmt, const fl_source_o
     case FL_FMT_CSV: return fl_csv_source_open(path, opt, out, err);
     case FL_FMT_JSONL: return fl_jsonl_source_open(path, opt, out, err);
     case FL_FMT_PARQUET: return pq_source_open(path, opt, out, err);
+    case FL_FMT_ORC: return orc_source_open(path, out, err);
     default: return fl_errorf(err, FL_EINVAL, "%s: unknown input format", path);
     }
 }
@@ -142,10 +202,11 @@ static void usage(FILE *out)
         out,
         "usage: floe convert IN OUT [options]\n"
         "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
-        "  (.parquet); formats come from the extensions unless --from/--to are given.\n"
+        "  (.parquet), and from ORC (.orc); formats come from the extensions unless\n"
+        "  --from/--to are given.\n"
         "  OUT may be '-' (stdout) for CSV and JSON lines.\n\n"
         "options:\n"
-        "  --from FMT, --to FMT     csv | jsonl | parquet\n"
+        "  --from FMT, --to FMT     csv | jsonl | parquet (| orc for --from)\n"
         "  --schema SPEC            column types instead of inference, e.g.\n"
         "                           \"id:long not null,price:decimal(10,2),tags:list<string>\"\n"
         "  --codec C                zstd (default) | snappy | gzip | lz4_raw | brotli | none\n"
@@ -312,6 +373,10 @@ static int parse_args(int argc, char **argv, convert_args *a)
         fprintf(stderr, "floe convert: cannot tell the format of '%s' (use --to)\n", a->out);
         return 2;
     }
+    if (a->to == FL_FMT_ORC) {
+        fprintf(stderr, "floe convert: ORC output is not supported (ORC is read-only in floe)\n");
+        return 2;
+    }
     if (!strcmp(a->out, "-") && a->to == FL_FMT_PARQUET) {
         fprintf(stderr, "floe convert: Parquet output needs a file, not stdout\n");
         return 2;
@@ -321,7 +386,7 @@ static int parse_args(int argc, char **argv, convert_args *a)
 
 static const char *format_name(fl_file_format f)
 {
-    return f == FL_FMT_CSV ? "csv" : f == FL_FMT_JSONL ? "jsonl" : "parquet";
+    return f == FL_FMT_CSV ? "csv" : f == FL_FMT_JSONL ? "jsonl" : f == FL_FMT_ORC ? "orc" : "parquet";
 }
 
 /* Pumps every batch of src into the Parquet writer at out_path. */
@@ -451,7 +516,7 @@ int fl_cmd_convert(int argc, char **argv)
     fl_source_options so = {.delimiter = a.delimiter, .verify_crc = a.verify_crc};
     fl_status rc = FL_OK;
     if (a.schema_spec) {
-        if (a.from == FL_FMT_PARQUET) {
+        if (a.from == FL_FMT_PARQUET || a.from == FL_FMT_ORC) {
             fprintf(stderr, "floe convert: --schema applies to CSV and JSON lines input only\n");
             fl_arena_free(&arena);
             return 2;

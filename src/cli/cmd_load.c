@@ -380,7 +380,7 @@ static fl_status stage_files(load_args *a, const fl_schema *user, fl_error *err)
 {
     for (int i = 0; i < a->nfiles; i++) {
         fl_file_format f = format_of(a, a->files[i]);
-        bool gz = f != FL_FMT_PARQUET && is_gzip(a->files[i]);
+        bool gz = f != FL_FMT_PARQUET && f != FL_FMT_ORC && is_gzip(a->files[i]);
         bool csv_fix = f == FL_FMT_CSV && (a->no_header || a->trailing_delim);
         if (!gz && !csv_fix)
             continue;
@@ -424,7 +424,7 @@ static fl_status open_for_table(const load_args *a, const char *path, fl_file_fo
 {
     fl_source_options so = {.schema = user, .delimiter = a->delimiter};
     FL_TRY(fl_source_open(path, fmt, &so, out, err));
-    if (fmt == FL_FMT_PARQUET || !table)
+    if (fmt == FL_FMT_PARQUET || fmt == FL_FMT_ORC || !table)
         return FL_OK;
     const fl_schema *want = NULL;
     FL_TRY(fl_ingest_text_schema(table, fl_source_schema(*out), fmt == FL_FMT_CSV, path, ar, &want,

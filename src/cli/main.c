@@ -21,6 +21,7 @@ typedef struct fl_command {
 static const fl_command commands[] = {
     {"parquet", fl_cmd_parquet, "inspect Parquet files: schema, meta, cat"},
     {"avro", fl_cmd_avro, "inspect Avro object container files: schema, meta, cat"},
+    {"orc", fl_cmd_orc, "inspect ORC files: schema, meta, cat"},
     {"convert", fl_cmd_convert, "convert between CSV, JSON lines and Parquet"},
     {"table", fl_cmd_table, "Iceberg tables: read (cat, count, metadata tables) and write"},
     {"load", fl_cmd_load, "load CSV, JSON lines or Parquet files into an Iceberg table"},

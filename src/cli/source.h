@@ -1,7 +1,7 @@
 /*
  * source.h - row sources and sinks for `floe convert` and `floe load`: the
  * CSV and JSON lines readers live in libfloe (include/floe/text.h); this
- * header adds the format names and the Parquet source of the CLI
+ * header adds the format names and the Parquet and ORC sources of the CLI
  * (cmd_convert.c).
  */
 #ifndef FLOE_CLI_SOURCE_H
@@ -21,9 +21,10 @@ typedef enum fl_file_format {
     FL_FMT_CSV,
     FL_FMT_JSONL,
     FL_FMT_PARQUET,
+    FL_FMT_ORC, /* input only (src/orc is a reader) */
 } fl_file_format;
 
-/* By extension (.csv .tsv .jsonl .ndjson .json .parquet .pq), or a --from/--to name. */
+/* By extension (.csv .tsv .jsonl .ndjson .json .parquet .pq .orc), or a --from/--to name. */
 fl_file_format fl_file_format_from_path(const char *path);
 bool fl_file_format_parse(const char *name, fl_file_format *out);
 

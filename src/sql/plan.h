@@ -95,6 +95,7 @@ typedef enum fl_scan_kind {
     FL_SCAN_ROWS,         /* rows already in memory (materialized CTE, buffered ingest rows) */
     FL_SCAN_SERIES,       /* generate_series(start, stop, step): one BIGINT column, generated
                            * in morsels (additive, sqlmem) */
+    FL_SCAN_ORC,          /* read_orc(files): one file per morsel */
 } fl_scan_kind;
 
 /* In-memory rows for FL_SCAN_ROWS: batches with the scan's full schema. */

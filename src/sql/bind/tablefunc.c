@@ -1,5 +1,6 @@
 /*
  * tablefunc.c - table functions in FROM: read_parquet(path or glob),
+ * read_orc(path or glob; every file must have the first one's columns),
  * iceberg_scan(path: a metadata file or a table folder, where
  * metadata/version-hint.text or else the newest metadata file is used; see
  * fl_ice_table_open_path). They become relations of the block like tables,
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/orc.h"
 #include "floe/parquet.h"
 #include "sql/authz/authz.h"
 #include "sql/bind/bind.h"
@@ -121,6 +123,27 @@ static fl_status parquet_schema(fl_planner_ctx *pc, const char *path, int32_t lo
         return fl_front_err_at(pc, err, loc);
     }
     return FL_OK;
+}
+
+static fl_status orc_schema(fl_planner_ctx *pc, const char *path, int32_t loc, fl_schema *out,
+                             double *rows, fl_error *err)
+{
+    fl_file *f = NULL;
+    fl_orc_reader *r = NULL;
+    fl_status rc = fl_fileio_open(pc->io, path, &f, err);
+    if (rc != FL_OK)
+        fl_error_prefix(err, "%s", path);
+    if (rc == FL_OK)
+        rc = fl_orc_open(f, &r, err); /* its messages start with the path */
+    if (rc == FL_OK) {
+        rc = fl_schema_copy(pc->arena, fl_orc_schema(r), out);
+        *rows = (double)fl_orc_num_rows(r);
+        if (rc != FL_OK)
+            fl_errorf(err, rc, "out of memory");
+    }
+    fl_orc_close(r);
+    fl_file_close(f);
+    return rc != FL_OK ? fl_front_err_at(pc, err, loc) : FL_OK;
 }
 
 static fl_status string_arg(fl_bctx *b, const PgQuery__FuncCall *fc, const char *fname,
@@ -395,7 +418,8 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
         return fl_front_err(pc, err, FL_EINVAL, fc->location, "58000", "no FileIO configured");
     if (strcmp(name, "iceberg_scan") == 0)
         return iceberg_scan(b, fc, alias, ri, err);
-    if (strcmp(name, "read_parquet") == 0) {
+    bool is_orc = strcmp(name, "read_orc") == 0;
+    if (strcmp(name, "read_parquet") == 0 || is_orc) {
         const char *path;
         FL_TRY(string_arg(b, fc, name, &path, err));
         const char **files = NULL;
@@ -405,14 +429,15 @@ fl_status fl_bind_table_function(fl_bctx *b, const PgQuery__RangeFunction *rf, u
         double rows = 0;
         if (!sch)
             return fl_errorf(err, FL_ENOMEM, "out of memory");
-        FL_TRY(parquet_schema(pc, files[0], fc->location, sch, &rows, err));
+        FL_TRY(is_orc ? orc_schema(pc, files[0], fc->location, sch, &rows, err)
+                      : parquet_schema(pc, files[0], fc->location, sch, &rows, err));
         fl_rel r;
         memset(&r, 0, sizeof r);
         r.kind = FL_REL_TABLE;
         r.alias = alias;
         r.name = path;
         r.schema = sch;
-        r.scan_kind = FL_SCAN_PARQUET;
+        r.scan_kind = is_orc ? FL_SCAN_ORC : FL_SCAN_PARQUET;
         r.files = files;
         r.nfiles = n;
         r.base_rows = rows * n;

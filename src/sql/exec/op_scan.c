@@ -17,6 +17,9 @@
  *                 Parquet reader prunes row groups and pages with the
  *                 predicate and filters rows (late materialization);
  *   CSV, JSON     one file (src/text readers);
+ *   ORC           one stripe when there are few files, else one file (src/orc;
+ *                 the projected top-level columns only; stripes pruned by their
+ *                 statistics, counted as row groups);
  *   ICEBERG_META  the whole metadata table (one morsel);
  *   ROWS          one in-memory batch.
  * Each thread keeps its reader for the morsel it works on; a Parquet thread
@@ -32,6 +35,7 @@
 #include <string.h>
 
 #include "floe/ice_scan.h"
+#include "floe/orc.h"
 #include "floe/parquet.h"
 #include "floe/text.h"
 #include "sql/session/cache.h"
@@ -71,6 +75,45 @@ typedef struct scan_state {
 static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
 {
     return s->ncolumns ? s->ncolumns : (full ? full->nfields : 0);
+}
+
+/* ORC morsels: one stripe each when there are few files (so one big file
+ * spreads over the threads; each morsel reopens the file's tail), else one
+ * file each (pq_morsel with rg = -1). */
+static fl_status plan_orc_morsels(scan_state *st, const fl_plan_scan *s, uint32_t threads,
+                                  fl_error *err)
+{
+    bool split = s->nfiles < 2 * threads && threads > 1;
+    uint32_t cap = s->nfiles, cnt = 0;
+    st->pq = calloc(cap ? cap : 1, sizeof *st->pq);
+    if (!st->pq)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t f = 0; f < s->nfiles; f++) {
+        uint32_t ns = 1;
+        if (split) {
+            fl_file *fh = NULL;
+            fl_orc_reader *r = NULL;
+            fl_status rc = fl_fileio_open(st->io, s->files[f], &fh, err);
+            if (rc != FL_OK)
+                return fl_error_prefix(err, "%s", s->files[f]);
+            rc = fl_orc_open(fh, &r, err);
+            ns = rc == FL_OK ? fl_orc_num_stripes(r) : 0;
+            fl_orc_close(r);
+            fl_file_close(fh);
+            FL_TRY(rc);
+        }
+        if (cnt + ns > cap) {
+            cap = (cnt + ns) * 2;
+            pq_morsel *np = realloc(st->pq, cap * sizeof *np);
+            if (!np)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            st->pq = np;
+        }
+        for (uint32_t k = 0; k < ns; k++)
+            st->pq[cnt++] = (pq_morsel){f, split ? (int32_t)k : -1};
+    }
+    st->npq = st->nmorsels = cnt;
+    return FL_OK;
 }
 
 /* Opens a Parquet file; its footer comes from the session's read cache when
@@ -209,6 +252,10 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
         st->npq = st->nmorsels = cnt;
         break;
     }
+    case FL_SCAN_ORC:
+        FL_TRY(plan_orc_morsels(st, s, n->x->threads, err));
+        atomic_fetch_add(&ps->files_total, (long long)s->nfiles);
+        break;
     case FL_SCAN_CSV:
     case FL_SCAN_JSON:
         st->nmorsels = s->nfiles;
@@ -238,6 +285,9 @@ typedef struct scan_op {
     int64_t pq_file_idx;
     fl_parquet_scan *pq_scan;
     fl_source *text;
+    fl_file *orc_file;
+    fl_orc_reader *orc_reader;
+    fl_orc_scan *orc_scan;
     fl_ice_metatable *meta;
     fl_batch raw;
     bool raw_inited;
@@ -287,7 +337,7 @@ static void close_reader(scan_op *o, bool keep_ice)
     /* o->raw's vectors point at the types of the closing reader's schema:
      * the next reader's schema may be a new allocation at the same address,
      * so init_raw must not take pointer equality for "same schema" */
-    if (o->pq_scan || o->text || o->meta)
+    if (o->pq_scan || o->text || o->meta || o->orc_scan)
         o->raw_schema = NULL;
     if (keep_ice)
         report_ice_stats(o);
@@ -306,6 +356,12 @@ static void close_reader(scan_op *o, bool keep_ice)
     }
     fl_source_close(o->text);
     o->text = NULL;
+    fl_orc_scan_close(o->orc_scan);
+    fl_orc_close(o->orc_reader);
+    fl_file_close(o->orc_file);
+    o->orc_scan = NULL;
+    o->orc_reader = NULL;
+    o->orc_file = NULL;
     fl_ice_metatable_close(o->meta);
     o->meta = NULL;
     o->active = false;
@@ -344,6 +400,59 @@ static fl_status set_index_proj(scan_op *o, const fl_schema *full, fl_error *err
     return FL_OK;
 }
 
+/* Opens ORC file m, scanning each projected column once (the scan refuses
+ * duplicates); o->proj maps the output columns to the scan's. */
+static fl_status open_orc(scan_op *o, uint32_t m, fl_error *err)
+{
+    const fl_plan_scan *s = o->s;
+    pq_morsel pm = o->st->pq[m];
+    uint32_t stripe = pm.rg >= 0 ? (uint32_t)pm.rg : 0;
+    const char *path = s->files[pm.file];
+    fl_status rc = fl_fileio_open(o->st->io, path, &o->orc_file, err);
+    if (rc)
+        return fl_error_prefix(err, "%s", path);
+    FL_TRY(fl_orc_open(o->orc_file, &o->orc_reader, err)); /* messages name the file */
+    const fl_schema *fs = fl_orc_schema(o->orc_reader);
+    uint32_t np = proj_count(s, fs);
+    uint32_t *fields = calloc(np + 1, sizeof *fields), nf = 0;
+    free(o->proj);
+    o->proj = s->ncolumns ? calloc(np + 1, sizeof *o->proj) : NULL;
+    if (!fields || (s->ncolumns && !o->proj)) {
+        free(fields);
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < s->ncolumns; i++) {
+        int32_t c = s->columns[i];
+        if (c < 0 || (uint32_t)c >= fs->nfields) {
+            free(fields);
+            return fl_errorf(err, FL_EINVAL,
+                             "%s: projected column %d out of range (the file "
+                             "has %u columns; every file of read_orc must share the first's)",
+                             path, c, fs->nfields);
+        }
+        uint32_t k = 0;
+        while (k < nf && fields[k] != (uint32_t)c)
+            k++;
+        if (k == nf)
+            fields[nf++] = (uint32_t)c;
+        o->proj[i] = k;
+    }
+    fl_orc_scan_options so = {.fields = s->ncolumns ? fields : NULL,
+                              .nfields = nf,
+                              .stripes = pm.rg >= 0 ? &stripe : NULL,
+                              .nstripes = pm.rg >= 0 ? 1 : 0,
+                              .predicate = o->st->prune.nterms ? &o->st->prune : NULL};
+    rc = fl_orc_scan_open(o->orc_reader, &so, &o->orc_scan, err);
+    free(fields);
+    if (rc)
+        return fl_error_prefix(err, "%s", path);
+    uint32_t stripes = 0, pruned = 0; /* reported as row groups */
+    fl_orc_scan_counts(o->orc_scan, &stripes, &pruned);
+    atomic_fetch_add(&o->base.node->p->stats.row_groups_total, stripes);
+    atomic_fetch_add(&o->base.node->p->stats.row_groups_pruned, pruned);
+    return init_raw(o, fl_orc_scan_schema(o->orc_scan), err);
+}
+
 static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
 {
     scan_state *st = o->st;
@@ -356,7 +465,7 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         } else {
             close_ice(o);
             FL_TRY(fl_ice_task_reader_open_slice(st->io, st->ice, im.task, im.rg_first, im.rg_count,
-                                              &o->ice, err));
+                                                 &o->ice, err));
         }
         FL_TRY(init_raw(o, &st->ice->schema, err));
         if (st->ice->tasks[im.task].file && im.rg_first == 0) /* once per file */
@@ -387,6 +496,14 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         if (rc)
             return fl_error_prefix(err, "%s", s->files[pm.file]);
         FL_TRY(init_raw(o, fl_parquet_scan_schema(o->pq_scan), err));
+        break;
+    }
+    case FL_SCAN_ORC: {
+        fl_status rc = open_orc(o, m, err);
+        if (rc)
+            return rc;
+        if (o->st->pq[m].rg <= 0) /* once per file */
+            atomic_fetch_add(&o->base.node->p->stats.bytes_read, (long long)o->orc_file->size);
         break;
     }
     case FL_SCAN_CSV:
@@ -431,6 +548,7 @@ static fl_status read_raw(scan_op *o, const fl_batch **b, bool *eof, fl_error *e
     switch (o->s->kind) {
     case FL_SCAN_ICEBERG: return fl_ice_task_reader_next(o->ice, &o->raw, eof, err);
     case FL_SCAN_PARQUET: return fl_parquet_scan_next(o->pq_scan, &o->raw, eof, err);
+    case FL_SCAN_ORC: return fl_orc_scan_next(o->orc_scan, &o->raw, eof, err);
     case FL_SCAN_CSV:
     case FL_SCAN_JSON: return fl_source_next(o->text, &o->raw, eof, err);
     case FL_SCAN_ICEBERG_META: return fl_ice_metatable_next(o->meta, &o->raw, eof, err);
@@ -477,8 +595,11 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
             }
             bool eof = false;
             fl_status rc = read_raw(o, &b, &eof, err);
-            if (rc)
-                return fl_error_prefix(err, "%s", s->name ? s->name : "scan");
+            const char *what = s->name ? s->name : "scan";
+            if (rc) /* (a reader's message may already start with the file's name) */
+                return strncmp(err->msg, what, strlen(what)) == 0
+                           ? rc
+                           : fl_error_prefix(err, "%s", what);
             if (eof) {
                 close_reader(o, true);
                 continue;

@@ -1,7 +1,7 @@
 /*
  * fromfile.c - FROM 'file.parquet' as DuckDB reads it: a string literal
  * where a table belongs means the file table function chosen by the
- * path's extension (.parquet -> read_parquet, .csv/.tsv -> read_csv,
+ * path's extension (.parquet -> read_parquet, .orc -> read_orc, .csv/.tsv -> read_csv,
  * .json/.jsonl/.ndjson -> read_json; globs allowed, as those functions
  * take them), aliased by the file's stem (orders.parquet -> orders).
  *
@@ -43,6 +43,8 @@ static const char *function_for(const char *path)
         n -= 3;
     if (ends_with(path, n, ".parquet"))
         return "read_parquet";
+    if (ends_with(path, n, ".orc"))
+        return "read_orc";
     if (ends_with(path, n, ".csv") || ends_with(path, n, ".tsv"))
         return "read_csv";
     if (ends_with(path, n, ".json") || ends_with(path, n, ".jsonl") ||
@@ -263,7 +265,7 @@ fl_status fl_sql_from_files_apply(PgQuery__Node *stmt, const fl_from_file *f, ui
             *bad_location = w.hits[i]->range_var->location;
             return fl_error_state(err, FL_EINVAL, "22023",
                                   "cannot tell the format of '%s' from its extension: use "
-                                  "read_parquet(), read_csv() or read_json()",
+                                  "read_parquet(), read_orc(), read_csv() or read_json()",
                                   w.paths[i]);
         }
         FL_TRY(replace(w.hits[i], fn, w.paths[i], err));

@@ -138,8 +138,8 @@ static void scan_line(sb *s, const fl_plan *p, fl_arena *a)
 {
     const fl_plan_scan *sc = &p->u.scan;
     static const char *kinds[] = {"?", "iceberg", "metadata", "parquet", "csv", "json", "rows",
-                                  "series"};
-    put(s, "Scan %s %s", kinds[sc->kind <= FL_SCAN_SERIES ? sc->kind : 0],
+                                  "series", "orc"};
+    put(s, "Scan %s %s", kinds[sc->kind <= FL_SCAN_ORC ? sc->kind : 0],
         sc->name ? sc->name : "");
     if (sc->kind == FL_SCAN_ICEBERG)
         put(s, " snapshot=%" PRId64, sc->snapshot_id);

@@ -346,7 +346,8 @@ void fl_front_prune_terms(fl_arena *a, fl_plan *scan)
     fl_plan_scan *s = &scan->u.scan;
     s->prune.nterms = 0;
     s->prune.terms = NULL;
-    if (!s->filter || (s->kind != FL_SCAN_ICEBERG && s->kind != FL_SCAN_PARQUET))
+    if (!s->filter || (s->kind != FL_SCAN_ICEBERG && s->kind != FL_SCAN_PARQUET &&
+                       s->kind != FL_SCAN_ORC))
         return;
     uint32_t cap = 64, n = 0;
     fl_col_pred *terms = fl_arena_calloc(a, cap, sizeof *terms);

@@ -104,7 +104,7 @@ fl_predicate fl_prune_with_params(fl_arena *a, const fl_plan *scan, const fl_eva
     const fl_plan_scan *s = &scan->u.scan;
     fl_predicate p = s->prune;
     if (!s->filter || !env || env->nparams == 0 ||
-        (s->kind != FL_SCAN_ICEBERG && s->kind != FL_SCAN_PARQUET))
+        (s->kind != FL_SCAN_ICEBERG && s->kind != FL_SCAN_PARQUET && s->kind != FL_SCAN_ORC))
         return p;
     uint32_t cap = p.nterms + 32, n = p.nterms;
     fl_col_pred *terms = fl_arena_calloc(a, cap, sizeof *terms);

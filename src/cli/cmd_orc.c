@@ -1,0 +1,408 @@
+/*
+ * cmd_orc.c - `floe orc schema|meta|cat FILE`: look inside an ORC file with
+ * floe's own reader (src/orc).
+ *
+ *   schema  the ORC type tree as stored (column ids, kinds, attributes such
+ *           as iceberg.id), then the floe schema the reader maps it to
+ *   meta    the tail: format version, writer, compression and block size,
+ *           rows, row index stride, user metadata, and per stripe its
+ *           offset, lengths and rows; file-level column statistics
+ *   cat     rows as a table, CSV or JSON lines, with projection (--columns)
+ *           and --limit
+ *
+ * Errors print "floe orc: <message>" and exit 1; usage errors exit 2.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/stdin_file.h"
+#include "cli/textparse.h"
+#include "floe/io.h"
+#include "floe/orc.h"
+
+static int fail(const fl_error *err)
+{
+    fprintf(stderr, "floe orc: %s\n", err->msg);
+    return 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: floe orc <schema|meta|cat> FILE [options]\n\n"
+                 "  schema FILE            ORC type tree and the floe schema\n"
+                 "  meta FILE              tail: writer, compression, stripes, statistics\n"
+                 "  cat FILE [options]     print rows\n"
+                 "      --columns a,b        project top-level columns\n"
+                 "      --format F           table (default) | csv | jsonl\n"
+                 "      --limit N            at most N rows\n");
+}
+
+typedef struct orc_handle {
+    fl_fileio *io;
+    fl_file *file;
+    fl_orc_reader *reader;
+} orc_handle;
+
+static fl_status open_file(const char *path, orc_handle *h, fl_error *err)
+{
+    memset(h, 0, sizeof *h);
+    h->io = cli_fileio();
+    if (!h->io)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    FL_TRY(fl_fileio_open(h->io, path, &h->file, err));
+    return fl_orc_open(h->file, &h->reader, err); /* messages start with the path */
+}
+
+static void close_file(orc_handle *h)
+{
+    fl_orc_close(h->reader);
+    fl_file_close(h->file);
+    fl_fileio_destroy(h->io);
+}
+
+/* ---- schema ---- */
+
+static void print_orc_type(const fl_orc_reader *r, uint32_t col, const char *name, int depth)
+{
+    const fl_orc_type *t = fl_orc_type_at(r, col);
+    if (!t || depth > 100)
+        return;
+    printf("%*s%s%s%s", depth * 2 + 2, "", name ? name : "", name ? ": " : "",
+           fl_orc_kind_name(t->kind));
+    if (t->kind == FL_ORC_DECIMAL)
+        printf("(%u,%u)", t->precision, t->scale);
+    else if (t->kind == FL_ORC_VARCHAR || t->kind == FL_ORC_CHAR)
+        printf("(%u)", t->max_length);
+    printf(" [column %u]", col);
+    for (uint32_t i = 0; i < t->nattrs; i++)
+        printf(" %s=%s", t->attrs[i].key, t->attrs[i].value);
+    printf("\n");
+    for (uint32_t i = 0; i < t->nsubtypes; i++) {
+        const char *cn = t->kind == FL_ORC_STRUCT ? t->field_names[i]
+                         : t->kind == FL_ORC_LIST ? "element"
+                         : t->kind == FL_ORC_MAP  ? (i == 0 ? "key" : "value")
+                                                  : NULL;
+        print_orc_type(r, t->subtypes[i], cn, depth + 1);
+    }
+}
+
+static void print_floe_field(const fl_field *f, int depth)
+{
+    char tn[256];
+    const fl_type *t = &f->type;
+    if (fl_type_is_nested(t))
+        snprintf(tn, sizeof tn, "%s",
+                 t->id == FL_TYPE_STRUCT ? "struct"
+                 : t->id == FL_TYPE_LIST ? "list"
+                                         : "map");
+    else
+        fl_type_format(t, tn, sizeof tn);
+    printf("%*s%s: %s%s", depth * 2 + 2, "", f->name ? f->name : "", tn,
+           f->nullable ? "" : " not null");
+    if (f->field_id > 0)
+        printf(" (id %d)", f->field_id);
+    printf("\n");
+    if (depth < 100)
+        for (uint32_t c = 0; c < t->nchildren; c++)
+            print_floe_field(&t->children[c], depth + 1);
+}
+
+static int cmd_schema(const char *path)
+{
+    orc_handle h;
+    fl_error err;
+    fl_error_clear(&err);
+    if (open_file(path, &h, &err) != FL_OK) {
+        close_file(&h);
+        return fail(&err);
+    }
+    printf("ORC types:\n");
+    print_orc_type(h.reader, 0, NULL, 0);
+    const fl_schema *s = fl_orc_schema(h.reader);
+    printf("\nfloe schema:\n");
+    for (uint32_t c = 0; c < s->nfields; c++)
+        print_floe_field(&s->fields[c], 0);
+    close_file(&h);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ---- meta ---- */
+
+static const char *writer_name(uint32_t w)
+{
+    static const char *const n[] = {"ORC Java", "ORC C++", "Presto",           "Scritchy",
+                                    "Trino",    "CUDF",    "Apache Arrow Rust"};
+    return w < sizeof n / sizeof *n ? n[w] : "unknown";
+}
+
+static void print_stats(const fl_orc_reader *r, uint32_t col)
+{
+    const fl_orc_stats *st = fl_orc_column_stats(r, -1, col);
+    if (!st)
+        return;
+    printf("    column %u (%s): values %" PRIu64, col,
+           fl_orc_kind_name(fl_orc_type_at(r, col)->kind), st->num_values);
+    if (st->has_null_known)
+        printf(", has nulls %s", st->has_null ? "yes" : "no");
+    if (st->has_int || st->has_timestamp)
+        printf(", min %" PRId64 ", max %" PRId64 "%s", st->imin, st->imax,
+               st->has_timestamp ? " (ms UTC)" : "");
+    if (st->has_double)
+        printf(", min %.17g, max %.17g", st->dmin, st->dmax);
+    if (st->has_string || st->has_decimal)
+        printf(", min \"%.*s\", max \"%.*s\"", (int)(st->smin_len > 60 ? 60 : st->smin_len),
+               st->smin ? st->smin : "", (int)(st->smax_len > 60 ? 60 : st->smax_len),
+               st->smax ? st->smax : "");
+    if (st->has_bucket)
+        printf(", true %" PRIu64, st->true_count);
+    if (st->has_sum && st->has_double)
+        printf(", sum %.17g", st->dsum);
+    else if (st->has_sum)
+        printf(", sum %" PRId64, st->isum);
+    printf("\n");
+}
+
+static int cmd_meta(const char *path)
+{
+    orc_handle h;
+    fl_error err;
+    fl_error_clear(&err);
+    if (open_file(path, &h, &err) != FL_OK) {
+        close_file(&h);
+        return fail(&err);
+    }
+    const fl_orc_reader *r = h.reader;
+    const fl_orc_file_info *in = fl_orc_info(r);
+    printf("file: %s\n", path);
+    printf("format version: %u.%u\n", in->version_major, in->version_minor);
+    printf("writer: %s (id %u), writer version %u%s%s\n", writer_name(in->writer), in->writer,
+           in->writer_version, in->software_version ? ", software " : "",
+           in->software_version ? in->software_version : "");
+    printf("compression: %s", fl_orc_compression_name(in->compression));
+    if (in->compression != FL_ORC_NONE)
+        printf(" (block size %" PRIu64 ")", in->block_size);
+    printf("\nrows: %" PRIu64 "\nstripes: %u\nrow index stride: %u\n", fl_orc_num_rows(r),
+           fl_orc_num_stripes(r), in->row_index_stride);
+    printf("content length: %" PRIu64 ", footer %" PRIu64 ", metadata %" PRIu64 " bytes\n",
+           in->content_length, in->footer_length, in->metadata_length);
+    for (uint32_t i = 0; i < fl_orc_num_stripes(r); i++) {
+        const fl_orc_stripe *s = fl_orc_stripe_info(r, i);
+        printf("  stripe %u: offset %" PRIu64 ", rows %" PRIu64 ", index %" PRIu64 ", data %" PRIu64
+               ", footer %" PRIu64 " bytes\n",
+               i, s->offset, s->rows, s->index_length, s->data_length, s->footer_length);
+    }
+    if (fl_orc_column_stats(r, -1, 0)) {
+        printf("column statistics:\n");
+        for (uint32_t c = 0; c < fl_orc_num_types(r); c++)
+            print_stats(r, c);
+    }
+    if (in->nuser_metadata) {
+        printf("user metadata:\n");
+        for (uint32_t i = 0; i < in->nuser_metadata; i++)
+            printf("  %s = %.200s\n", in->user_metadata[i].key, in->user_metadata[i].value);
+    }
+    close_file(&h);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ---- cat ---- */
+
+typedef struct cat_args {
+    const char *path;
+    const char *columns; /* "a,b" or NULL */
+    fl_out_format fmt;
+    bool has_limit;
+    uint64_t limit;
+} cat_args;
+
+static int parse_cat_args(int argc, char **argv, cat_args *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (c->path) {
+                fprintf(stderr, "floe orc cat: unexpected argument '%s'\n", arg);
+                return 2;
+            }
+            c->path = arg;
+            continue;
+        }
+        char name[32];
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
+        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!val) {
+            static const char *const known[] = {"--columns", "--format", "--limit", NULL};
+            return cli_missing_value("orc cat", name, known);
+        }
+        if (!strcmp(name, "--columns")) {
+            c->columns = val;
+        } else if (!strcmp(name, "--format")) {
+            if (!fl_out_format_parse(val, &c->fmt)) {
+                fprintf(stderr, "floe orc cat: unknown format '%s' (table, csv, jsonl)\n", val);
+                return 2;
+            }
+        } else if (!strcmp(name, "--limit")) {
+            int64_t l = 0;
+            if (!fl_parse_int64(val, strlen(val), &l) || l < 0) {
+                fprintf(stderr, "floe orc cat: bad --limit '%s'\n", val);
+                return 2;
+            }
+            c->has_limit = true;
+            c->limit = (uint64_t)l;
+        } else {
+            return cli_unknown_option("orc cat", name);
+        }
+    }
+    if (!c->path) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* "a,b" -> top-level field indexes of s (in the given order). */
+static fl_status parse_columns(const char *list, const fl_schema *s, uint32_t *out, uint32_t *n,
+                               fl_error *err)
+{
+    *n = 0;
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (!len)
+            return fl_errorf(err, FL_EINVAL, "--columns: empty column name in '%s'", list);
+        int found = -1;
+        for (uint32_t i = 0; i < s->nfields && found < 0; i++)
+            if (strlen(s->fields[i].name) == len && !memcmp(s->fields[i].name, p, len))
+                found = (int)i;
+        if (found < 0)
+            return fl_errorf(err, FL_ENOTFOUND, "no column '%.*s'", (int)len, p);
+        for (uint32_t i = 0; i < *n; i++)
+            if (out[i] == (uint32_t)found)
+                return fl_errorf(err, FL_EINVAL, "--columns: '%.*s' given twice", (int)len, p);
+        if (*n >= s->nfields)
+            return fl_errorf(err, FL_EINVAL, "--columns: too many columns");
+        out[(*n)++] = (uint32_t)found;
+        if (!e)
+            return FL_OK;
+        p = e + 1;
+    }
+}
+
+static fl_status run_cat(const cat_args *c, orc_handle *h, fl_error *err)
+{
+    FL_TRY(open_file(c->path, h, err));
+    const fl_schema *fs = fl_orc_schema(h->reader);
+    uint32_t *fields = calloc(fs->nfields + 1, sizeof *fields), nfields = 0;
+    if (!fields)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_status rc = FL_OK;
+    if (c->columns && (rc = parse_columns(c->columns, fs, fields, &nfields, err)) != FL_OK) {
+        free(fields);
+        return fl_error_prefix(err, "%s", c->path);
+    }
+    fl_orc_scan_options so = {.fields = c->columns ? fields : NULL, .nfields = nfields};
+    fl_orc_scan *scan = NULL;
+    rc = fl_orc_scan_open(h->reader, &so, &scan, err);
+    free(fields);
+    if (rc != FL_OK)
+        return rc;
+    const fl_schema *ss = fl_orc_scan_schema(scan);
+    fl_row_printer *printer = NULL;
+    fl_batch b;
+    bool batch_ok = false;
+    rc = fl_row_printer_open(stdout, c->fmt, ss, true, &printer, err);
+    if (rc == FL_OK) {
+        rc = fl_batch_init(&b, ss, err);
+        batch_ok = rc == FL_OK;
+    }
+    uint64_t remaining = c->limit;
+    while (rc == FL_OK && (!c->has_limit || remaining > 0)) {
+        bool eof = false;
+        rc = fl_orc_scan_next(scan, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        rc = fl_row_printer_batch(printer, &b, c->has_limit ? &remaining : NULL, err);
+    }
+    if (printer) {
+        if (rc == FL_OK)
+            rc = fl_row_printer_close(printer, err);
+        else
+            fl_row_printer_free(printer);
+    }
+    if (batch_ok)
+        fl_batch_destroy(&b);
+    fl_orc_scan_close(scan);
+    return rc;
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+    fl_error err;
+    fl_error_clear(&err);
+    cat_args c;
+    int u = parse_cat_args(argc, argv, &c);
+    if (u)
+        return u;
+    orc_handle h;
+    memset(&h, 0, sizeof h);
+    fl_status rc = run_cat(&c, &h, &err);
+    close_file(&h);
+    return rc == FL_OK ? 0 : fail(&err);
+}
+
+int fl_cmd_orc(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    if (sub[0] == '-') {
+        cli_unknown_option("orc", sub);
+        usage(stderr);
+        return 2;
+    }
+    if (cli_help_requested(argc - 1, argv + 1)) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(sub, "cat") || !strcmp(sub, "schema") || !strcmp(sub, "meta")) {
+        char *spooled; /* FILE `-` is stdin, spooled: the reader seeks to the tail */
+        int got = cli_stdin_arg(argc, argv, 2, "orc", &spooled);
+        if (got < 0)
+            return 1;
+        if (got) {
+            int rc = fl_cmd_orc(argc, argv);
+            cli_stdin_release(spooled);
+            return rc;
+        }
+    }
+    if (!strcmp(sub, "cat"))
+        return cmd_cat(argc - 1, argv + 1);
+    if (!strcmp(sub, "schema") || !strcmp(sub, "meta")) {
+        for (int i = 2; i < argc; i++)
+            if (argv[i][0] == '-' && argv[i][1])
+                return cli_unknown_option(!strcmp(sub, "schema") ? "orc schema" : "orc meta",
+                                          argv[i]);
+        if (argc != 3) {
+            usage(stderr);
+            return 2;
+        }
+        return !strcmp(sub, "schema") ? cmd_schema(argv[2]) : cmd_meta(argv[2]);
+    }
+    fprintf(stderr, "floe orc: unknown subcommand '%s'\n", sub);
+    usage(stderr);
+    return 2;
+}

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/file_tool.h"
 #include "cli/output.h"
-#include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/io.h"
 #include "floe/orc.h"
@@ -364,45 +364,6 @@ static int cmd_cat(int argc, char **argv)
 
 int fl_cmd_orc(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    const char *sub = argv[1];
-    if (sub[0] == '-') {
-        cli_unknown_option("orc", sub);
-        usage(stderr);
-        return 2;
-    }
-    if (cli_help_requested(argc - 1, argv + 1)) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(sub, "cat") || !strcmp(sub, "schema") || !strcmp(sub, "meta")) {
-        char *spooled; /* FILE `-` is stdin, spooled: the reader seeks to the tail */
-        int got = cli_stdin_arg(argc, argv, 2, "orc", &spooled);
-        if (got < 0)
-            return 1;
-        if (got) {
-            int rc = fl_cmd_orc(argc, argv);
-            cli_stdin_release(spooled);
-            return rc;
-        }
-    }
-    if (!strcmp(sub, "cat"))
-        return cmd_cat(argc - 1, argv + 1);
-    if (!strcmp(sub, "schema") || !strcmp(sub, "meta")) {
-        for (int i = 2; i < argc; i++)
-            if (argv[i][0] == '-' && argv[i][1])
-                return cli_unknown_option(!strcmp(sub, "schema") ? "orc schema" : "orc meta",
-                                          argv[i]);
-        if (argc != 3) {
-            usage(stderr);
-            return 2;
-        }
-        return !strcmp(sub, "schema") ? cmd_schema(argv[2]) : cmd_meta(argv[2]);
-    }
-    fprintf(stderr, "floe orc: unknown subcommand '%s'\n", sub);
-    usage(stderr);
-    return 2;
+    static const cli_file_tool tool = {"orc", usage, cmd_cat, cmd_schema, cmd_meta};
+    return cli_file_tool_main(&tool, argc, argv);
 }

@@ -1,0 +1,23 @@
+/*
+ * file_tool.h - the `floe parquet` / `floe orc` front door: one dispatcher
+ * for the tools that read one file format with schema, meta and cat.
+ */
+#ifndef FLOE_CLI_FILE_TOOL_H
+#define FLOE_CLI_FILE_TOOL_H
+
+#include <stdio.h>
+
+typedef struct cli_file_tool {
+    const char *name; /* "parquet": messages say "floe parquet ..." */
+    void (*usage)(FILE *out);
+    int (*cat)(int argc, char **argv); /* argv[0] = "cat" */
+    int (*schema)(const char *path);
+    int (*meta)(const char *path);
+} cli_file_tool;
+
+/* Runs `floe NAME schema|meta FILE` or `floe NAME cat FILE [options]`; FILE
+ * `-` is stdin, spooled to a file (the readers seek to the file's tail).
+ * Returns the exit status. */
+int cli_file_tool_main(const cli_file_tool *t, int argc, char **argv);
+
+#endif

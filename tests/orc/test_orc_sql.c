@@ -133,18 +133,9 @@ int main(void)
         return 1;
     const char *src = getenv("FLOE_SRC");
     snprintf(data, sizeof data, "%s/tests/orc/data", src ? src : ".");
-    char uri[128], wh[128];
-    snprintf(uri, sizeof uri, "sqlite:%s/cat.db", dir);
-    snprintf(wh, sizeof wh, "%s/wh", dir);
-    fl_sql_options o;
-    memset(&o, 0, sizeof o);
-    o.catalog_uri = uri;
-    o.warehouse = wh;
-    fl_error err;
-    if (fl_sql_session_open(&o, &sess, &err) != FL_OK) {
-        fprintf(stderr, "%s\n", err.msg);
+    sess = ft_open_sqlite(dir, NULL, NULL);
+    if (!sess)
         return 1;
-    }
     TEST_RUN(test_aggregates);
     TEST_RUN(test_projection_filter);
     TEST_RUN(test_pruning_exact);

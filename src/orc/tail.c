@@ -91,6 +91,26 @@ static fl_status stripe_info(const orc_pbf *f, fl_orc_stripe *s, fl_error *err)
     return k < 0 ? (fl_status)k : FL_OK;
 }
 
+/* A StringPair / UserMetadataItem message (1: key, 2: value, both bytes)
+ * into a, its strings copied into the reader's arena. */
+static fl_status key_value(fl_orc_reader *r, const orc_pbf *f, const char *what, fl_orc_attr *a,
+                           fl_error *err)
+{
+    a->key = a->value = "";
+    orc_pb m;
+    orc_pbf h;
+    int j = 0;
+    orc_pb_init(&m, f->ptr, f->len, what);
+    while ((j = orc_pb_next(&m, &h, err)) == 1)
+        if ((h.num == 1 || h.num == 2) && h.wt == 2) {
+            char *s = fl_arena_strndup(&r->arena, (const char *)h.ptr, h.len);
+            if (!s)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            *(h.num == 1 ? &a->key : &a->value) = s;
+        }
+    return j < 0 ? (fl_status)j : FL_OK;
+}
+
 static fl_status type_entry(fl_orc_reader *r, const orc_pbf *f, fl_orc_type *t, fl_error *err)
 {
     orc_pb c;
@@ -136,21 +156,7 @@ static fl_status type_entry(fl_orc_reader *r, const orc_pbf *f, fl_orc_type *t, 
                     return fl_errorf(err, FL_ENOMEM, "out of memory");
                 break;
             }
-            fl_orc_attr *a = &attrs[t->nattrs++];
-            a->key = a->value = "";
-            orc_pb ac;
-            orc_pbf h;
-            int j = 0;
-            orc_pb_init(&ac, g.ptr, g.len, "StringPair");
-            while ((j = orc_pb_next(&ac, &h, err)) == 1)
-                if ((h.num == 1 || h.num == 2) && h.wt == 2) {
-                    char *s = fl_arena_strndup(&r->arena, (const char *)h.ptr, h.len);
-                    if (!s)
-                        return fl_errorf(err, FL_ENOMEM, "out of memory");
-                    *(h.num == 1 ? &a->key : &a->value) = s;
-                }
-            if (j < 0)
-                return (fl_status)j;
+            FL_TRY(key_value(r, &g, "StringPair", &attrs[t->nattrs++], err));
             break;
         }
         case 4: t->max_length = (uint32_t)(g.v > UINT32_MAX ? UINT32_MAX : g.v); break;
@@ -216,21 +222,7 @@ static fl_status footer(fl_orc_reader *r, const uint8_t *p, size_t len, fl_error
             um = grow(&r->arena, um, r->info.nuser_metadata, &ucap, sizeof *um);
             if (!um)
                 return fl_errorf(err, FL_ENOMEM, "out of memory");
-            fl_orc_attr *a = &um[r->info.nuser_metadata++];
-            a->key = a->value = "";
-            orc_pb uc;
-            orc_pbf h;
-            int j = 0;
-            orc_pb_init(&uc, f.ptr, f.len, "UserMetadataItem");
-            while ((j = orc_pb_next(&uc, &h, err)) == 1)
-                if ((h.num == 1 || h.num == 2) && h.wt == 2) {
-                    char *s = fl_arena_strndup(&r->arena, (const char *)h.ptr, h.len);
-                    if (!s)
-                        return fl_errorf(err, FL_ENOMEM, "out of memory");
-                    *(h.num == 1 ? &a->key : &a->value) = s;
-                }
-            if (j < 0)
-                return (fl_status)j;
+            FL_TRY(key_value(r, &f, "UserMetadataItem", &um[r->info.nuser_metadata++], err));
             break;
         }
         case 6: r->nrows = f.v; break;

@@ -90,27 +90,6 @@ static void print_orc_type(const fl_orc_reader *r, uint32_t col, const char *nam
     }
 }
 
-static void print_floe_field(const fl_field *f, int depth)
-{
-    char tn[256];
-    const fl_type *t = &f->type;
-    if (fl_type_is_nested(t))
-        snprintf(tn, sizeof tn, "%s",
-                 t->id == FL_TYPE_STRUCT ? "struct"
-                 : t->id == FL_TYPE_LIST ? "list"
-                                         : "map");
-    else
-        fl_type_format(t, tn, sizeof tn);
-    printf("%*s%s: %s%s", depth * 2 + 2, "", f->name ? f->name : "", tn,
-           f->nullable ? "" : " not null");
-    if (f->field_id > 0)
-        printf(" (id %d)", f->field_id);
-    printf("\n");
-    if (depth < 100)
-        for (uint32_t c = 0; c < t->nchildren; c++)
-            print_floe_field(&t->children[c], depth + 1);
-}
-
 static int cmd_schema(const char *path)
 {
     orc_handle h;
@@ -125,7 +104,7 @@ static int cmd_schema(const char *path)
     const fl_schema *s = fl_orc_schema(h.reader);
     printf("\nfloe schema:\n");
     for (uint32_t c = 0; c < s->nfields; c++)
-        print_floe_field(&s->fields[c], 0);
+        cli_print_floe_field(&s->fields[c], 0);
     close_file(&h);
     return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -300,6 +279,11 @@ static fl_status parse_columns(const char *list, const fl_schema *s, uint32_t *o
     }
 }
 
+static fl_status scan_next(void *scan, fl_batch *b, bool *eof, fl_error *err)
+{
+    return fl_orc_scan_next(scan, b, eof, err);
+}
+
 static fl_status run_cat(const cat_args *c, orc_handle *h, fl_error *err)
 {
     FL_TRY(open_file(c->path, h, err));
@@ -318,31 +302,8 @@ static fl_status run_cat(const cat_args *c, orc_handle *h, fl_error *err)
     free(fields);
     if (rc != FL_OK)
         return rc;
-    const fl_schema *ss = fl_orc_scan_schema(scan);
-    fl_row_printer *printer = NULL;
-    fl_batch b;
-    bool batch_ok = false;
-    rc = fl_row_printer_open(stdout, c->fmt, ss, true, &printer, err);
-    if (rc == FL_OK) {
-        rc = fl_batch_init(&b, ss, err);
-        batch_ok = rc == FL_OK;
-    }
-    uint64_t remaining = c->limit;
-    while (rc == FL_OK && (!c->has_limit || remaining > 0)) {
-        bool eof = false;
-        rc = fl_orc_scan_next(scan, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        rc = fl_row_printer_batch(printer, &b, c->has_limit ? &remaining : NULL, err);
-    }
-    if (printer) {
-        if (rc == FL_OK)
-            rc = fl_row_printer_close(printer, err);
-        else
-            fl_row_printer_free(printer);
-    }
-    if (batch_ok)
-        fl_batch_destroy(&b);
+    rc = fl_print_batches(c->fmt, fl_orc_scan_schema(scan), c->has_limit ? &c->limit : NULL,
+                          scan_next, scan, err);
     fl_orc_scan_close(scan);
     return rc;
 }

@@ -234,27 +234,6 @@ static void print_element(const fl_pq_file_meta *m, uint32_t *i, int depth)
     printf("%*s}\n", depth * 2, "");
 }
 
-static void print_floe_field(const fl_field *f, int depth)
-{
-    char tn[256];
-    const fl_type *t = &f->type;
-    if (fl_type_is_nested(t))
-        snprintf(tn, sizeof tn, "%s",
-                 t->id == FL_TYPE_STRUCT ? "struct"
-                 : t->id == FL_TYPE_LIST ? "list"
-                                         : "map");
-    else
-        fl_type_format(t, tn, sizeof tn);
-    printf("%*s%s: %s%s", depth * 2 + 2, "", f->name ? f->name : "", tn,
-           f->nullable ? "" : " not null");
-    if (f->field_id > 0)
-        printf(" (id %d)", f->field_id);
-    printf("\n");
-    if (depth < 100)
-        for (uint32_t c = 0; c < t->nchildren; c++)
-            print_floe_field(&t->children[c], depth + 1);
-}
-
 static int cmd_schema(const char *path)
 {
     pq_handle h;
@@ -271,7 +250,7 @@ static int cmd_schema(const char *path)
     const fl_schema *s = fl_parquet_schema(h.reader);
     printf("\nfloe schema:\n");
     for (uint32_t c = 0; c < s->nfields; c++)
-        print_floe_field(&s->fields[c], 0);
+        cli_print_floe_field(&s->fields[c], 0);
     close_file(&h);
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -428,7 +428,7 @@ static void explain(const fl_ice_scan_plan *p)
 }
 
 /* A source of batches: a table scan or a metadata table. */
-typedef fl_status (*batch_next_fn)(void *src, fl_batch *b, bool *eof, fl_error *err);
+typedef fl_batch_next_fn batch_next_fn;
 
 static fl_status scan_next(void *src, fl_batch *b, bool *eof, fl_error *err)
 {
@@ -444,26 +444,7 @@ static fl_status metatable_next(void *src, fl_batch *b, bool *eof, fl_error *err
 static fl_status print_rows(const tbl_args *c, const fl_schema *schema, batch_next_fn next,
                             void *src, fl_error *err)
 {
-    fl_batch b;
-    FL_TRY(fl_batch_init(&b, schema, err));
-    fl_row_printer *pr = NULL;
-    fl_status rc = fl_row_printer_open(stdout, c->fmt, schema, true, &pr, err);
-    uint64_t limit = c->limit;
-    while (rc == FL_OK && (!c->has_limit || limit > 0)) {
-        bool eof;
-        rc = next(src, &b, &eof, err);
-        if (rc != FL_OK || eof)
-            break;
-        rc = fl_row_printer_batch(pr, &b, c->has_limit ? &limit : NULL, err);
-    }
-    if (pr) {
-        if (rc == FL_OK)
-            rc = fl_row_printer_close(pr, err);
-        else
-            fl_row_printer_free(pr);
-    }
-    fl_batch_destroy(&b);
-    return rc;
+    return fl_print_batches(c->fmt, schema, c->has_limit ? &c->limit : NULL, next, src, err);
 }
 
 static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "floe/types.h"
+
 #include "cli/cli.h"
 #include "cli/stdin_file.h"
 
@@ -55,4 +57,25 @@ int cli_file_tool_main(const cli_file_tool *t, int argc, char **argv)
     fprintf(stderr, "floe %s: unknown subcommand '%s'\n", t->name, sub);
     t->usage(stderr);
     return 2;
+}
+
+void cli_print_floe_field(const fl_field *f, int depth)
+{
+    char tn[256];
+    const fl_type *t = &f->type;
+    if (fl_type_is_nested(t))
+        snprintf(tn, sizeof tn, "%s",
+                 t->id == FL_TYPE_STRUCT ? "struct"
+                 : t->id == FL_TYPE_LIST ? "list"
+                                         : "map");
+    else
+        fl_type_format(t, tn, sizeof tn);
+    printf("%*s%s: %s%s", depth * 2 + 2, "", f->name ? f->name : "", tn,
+           f->nullable ? "" : " not null");
+    if (f->field_id > 0)
+        printf(" (id %d)", f->field_id);
+    printf("\n");
+    if (depth < 100)
+        for (uint32_t c = 0; c < t->nchildren; c++)
+            cli_print_floe_field(&t->children[c], depth + 1);
 }

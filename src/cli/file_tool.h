@@ -20,4 +20,8 @@ typedef struct cli_file_tool {
  * Returns the exit status. */
 int cli_file_tool_main(const cli_file_tool *t, int argc, char **argv);
 
+/* Prints f and its children as the schema commands do ("  name: type not null (id 3)"). */
+struct fl_field;
+void cli_print_floe_field(const struct fl_field *f, int depth);
+
 #endif

@@ -862,3 +862,28 @@ fl_status fl_row_printer_close(fl_row_printer *p, fl_error *err)
     fl_row_printer_free(p);
     return rc;
 }
+
+fl_status fl_print_batches(fl_out_format fmt, const fl_schema *schema, const uint64_t *limit,
+                           fl_batch_next_fn next, void *src, fl_error *err)
+{
+    fl_batch b;
+    FL_TRY(fl_batch_init(&b, schema, err));
+    fl_row_printer *pr = NULL;
+    fl_status rc = fl_row_printer_open(stdout, fmt, schema, true, &pr, err);
+    uint64_t left = limit ? *limit : 0;
+    while (rc == FL_OK && (!limit || left > 0)) {
+        bool eof = false;
+        rc = next(src, &b, &eof, err);
+        if (rc != FL_OK || eof)
+            break;
+        rc = fl_row_printer_batch(pr, &b, limit ? &left : NULL, err);
+    }
+    if (pr) {
+        if (rc == FL_OK)
+            rc = fl_row_printer_close(pr, err);
+        else
+            fl_row_printer_free(pr);
+    }
+    fl_batch_destroy(&b);
+    return rc;
+}

@@ -105,4 +105,11 @@ fl_status fl_row_printer_close(fl_row_printer *p, fl_error *err);
 void fl_row_printer_free(fl_row_printer *p); /* without flushing; NULL allowed */
 uint64_t fl_row_printer_rows(const fl_row_printer *p);
 
+/* Pulls batches from next(src, ...) until it reports the end and prints
+ * them to stdout in fmt (with the header), at most *limit rows when limit is
+ * non-NULL. */
+typedef fl_status (*fl_batch_next_fn)(void *src, fl_batch *b, bool *eof, fl_error *err);
+fl_status fl_print_batches(fl_out_format fmt, const fl_schema *schema, const uint64_t *limit,
+                           fl_batch_next_fn next, void *src, fl_error *err);
+
 #endif

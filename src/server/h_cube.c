@@ -53,10 +53,13 @@ bool srv_cube_auth(fl_server_request *r)
     return false;
 }
 
-/* The request's query text: ?query= (GET) or the body's "query" (POST). */
-static char *query_text(fl_server_request *r, size_t *len)
+/* The request's query text: ?query= (GET) or the body's "query" (POST);
+ * *multi: queryType=multi, what Cube's clients ask for. */
+static char *query_text(fl_server_request *r, size_t *len, bool *multi)
 {
     if (!strcmp(fl_server_req_method(r), "GET")) {
+        const char *qt = fl_server_req_query(r, "queryType");
+        *multi = qt && !strcmp(qt, "multi");
         const char *q = fl_server_req_query(r, "query");
         if (!q) {
             srv_cube_error(r, 400, "the query is missing: ?query={...}");
@@ -69,6 +72,8 @@ static char *query_text(fl_server_request *r, size_t *len)
     if (!body)
         return NULL; /* responded */
     json_t *q = json_object_get(body, "query");
+    const char *qt = json_string_value(json_object_get(body, "queryType"));
+    *multi = qt && !strcmp(qt, "multi");
     char *text = q ? json_dumps(q, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
     json_decref(body);
     if (!text) {
@@ -82,7 +87,7 @@ static char *query_text(fl_server_request *r, size_t *len)
 }
 
 /* The model and the parsed query; NULL after responding. */
-fl_sem_cube_query *srv_cube_parse(fl_server_request *r)
+fl_sem_cube_query *srv_cube_parse(fl_server_request *r, bool *multi)
 {
     const fl_sem_model *m = r->srv->opt.mcp_model;
     if (!m) {
@@ -90,7 +95,7 @@ fl_sem_cube_query *srv_cube_parse(fl_server_request *r)
         return NULL;
     }
     size_t len = 0;
-    char *text = query_text(r, &len);
+    char *text = query_text(r, &len, multi);
     if (!text)
         return NULL;
     fl_sem_cube_query *q = NULL;
@@ -126,7 +131,8 @@ static void h_sql(fl_server_request *r, void *ctx)
     (void)ctx;
     if (!srv_cube_auth(r))
         return;
-    fl_sem_cube_query *q = srv_cube_parse(r);
+    bool multi = false; /* /sql answers one shape */
+    fl_sem_cube_query *q = srv_cube_parse(r, &multi);
     if (!q)
         return;
     char *sql = NULL;

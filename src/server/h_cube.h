@@ -12,8 +12,9 @@
 void srv_cube_error(fl_server_request *r, int status, const char *msg);
 /* Authenticates Cube's token (bare or Bearer) into r->principal; false after responding. */
 bool srv_cube_auth(fl_server_request *r);
-/* The request's parsed query (caller frees); NULL after responding. */
-fl_sem_cube_query *srv_cube_parse(fl_server_request *r);
+/* The request's parsed query (caller frees); NULL after responding.
+ * *multi: the client asked queryType=multi. */
+fl_sem_cube_query *srv_cube_parse(fl_server_request *r, bool *multi);
 /* GET/POST /cubejs-api/v1/load */
 void srv_cube_load(fl_server_request *r, void *ctx);
 

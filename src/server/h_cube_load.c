@@ -23,6 +23,7 @@ typedef struct cube_run {
     fl_sql_result *res;
     fl_sem_receipt *receipt;
     fl_sql_formatter *fmt;
+    bool multi; /* answer queryType=multi's shape */
     fl_error err;
 } cube_run;
 
@@ -38,16 +39,14 @@ static int status_of(const cube_run *c)
     }
 }
 
-static fl_status open_session(cube_run *c, const fl_principal *who)
+/* lim: the principal's session limits (srv_sql_limits) */
+static fl_status open_session(cube_run *c, const fl_principal *who, const fl_sql_options *lim)
 {
     fl_server *s = c->r->srv;
-    fl_sql_options lim = {0};
-    uint32_t max = 0;
-    FL_TRY(srv_sql_limits(s, who, &lim, &max, &c->err));
     FL_TRY(fl_catalog_open_uri(s->catalog_uri, s->catalog_name, s->warehouse, s->io, &c->cat,
                                &c->err));
     srv_confine(s, c->cat); /* the semantic layer's SQL is confined as /v1/sql is */
-    fl_sql_options o = lim;
+    fl_sql_options o = *lim;
     o.catalog = c->cat;
     o.io = s->io;
     o.cache = s->opt.sql_cache;
@@ -132,23 +131,8 @@ static fl_status read_rows(cube_run *c, json_t *data)
     }
 }
 
-/* Cube's clients ask queryType=multi (?queryType= or the body's "queryType")
- * and then read {"queryType", "results": [answer], "pivotQuery"}. */
-static bool wants_multi(fl_server_request *r)
-{
-    const char *qt = fl_server_req_query(r, "queryType");
-    if (!qt && strcmp(fl_server_req_method(r), "GET")) {
-        size_t len = 0;
-        const char *body = fl_server_req_body(r, &len);
-        json_t *j = body ? json_loadb(body, len, 0, NULL) : NULL;
-        bool multi = j && json_is_string(json_object_get(j, "queryType")) &&
-                     !strcmp(json_string_value(json_object_get(j, "queryType")), "multi");
-        json_decref(j);
-        return multi;
-    }
-    return qt && !strcmp(qt, "multi");
-}
-
+/* queryType=multi: {"queryType", "results": [answer], "pivotQuery"}, what
+ * Cube's clients read. */
 static json_t *multi(const cube_run *c, json_t *one)
 {
     json_t *pivot = json_loads(fl_sem_cube_query_json(c->q), 0, NULL);
@@ -187,7 +171,8 @@ static void run(cube_run *c)
         return;
     }
     json_t *data = json_array();
-    fl_status rc = data ? open_session(c, who) : fl_errorf(&c->err, FL_ENOMEM, "out of memory");
+    fl_status rc =
+        data ? open_session(c, who, &lim) : fl_errorf(&c->err, FL_ENOMEM, "out of memory");
     if (rc == FL_OK)
         rc = fl_sem_execute(c->sess, s->opt.mcp_model, fl_sem_cube_query_sem(c->q), &c->res,
                             &c->receipt, &c->err);
@@ -200,7 +185,7 @@ static void run(cube_run *c)
         return;
     }
     json_t *one = answer(c, data);
-    srv_respond_json(c->r, 200, one && wants_multi(c->r) ? multi(c, one) : one);
+    srv_respond_json(c->r, 200, one && c->multi ? multi(c, one) : one);
 }
 
 void srv_cube_load(fl_server_request *r, void *ctx)
@@ -209,7 +194,7 @@ void srv_cube_load(fl_server_request *r, void *ctx)
     if (!srv_cube_auth(r))
         return;
     cube_run c = {.r = r};
-    c.q = srv_cube_parse(r);
+    c.q = srv_cube_parse(r, &c.multi);
     if (!c.q)
         return;
     run(&c);

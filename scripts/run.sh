@@ -90,6 +90,9 @@ stop() { [ -n "$stream_pid" ] && kill "$stream_pid" 2>/dev/null; [ -n "$maint_pi
 trap stop INT TERM
 for _ in $(seq 1 600); do [ -s "$ready" ] && break; kill -0 "$serve_pid" 2>/dev/null || exit 1; sleep 0.1; done
 [ -s "$ready" ] || { echo "run: floe serve did not start"; kill "$serve_pid"; exit 1; }
+# the ports it listens on (0 asks for free ones: tests/interop/test_run.sh)
+port=$(sed -n '1s/.*://p' "$ready")
+pgport=$(sed -n 's/^pg .*://p' "$ready")
 next_id=$(( $(fsql --format csv --no-header -c "SELECT coalesce(max(order_id), 0) FROM orders") + 1 ))
 bash scripts/demo-stream.sh "http://127.0.0.1:$port/v1/ingest/default/orders" 2 "$next_id" &
 stream_pid=$!

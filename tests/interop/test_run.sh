@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run` (scripts/run.sh) on a warehouse of its own and random ports: it must print "ready" within 60 s, and
+# `make run` (scripts/run.sh) on a warehouse of its own and free ports the server picks (--port 0): it must print "ready" within 60 s, and
 # then every endpoint it printed is hit with the very command it printed (curl for the REST catalog and /v1/sql,
 # psql for the Postgres wire, the MCP Inspector over HTTP and over stdio, floe sql and floe semantic query, and
 # the Python package when the notebook venv is there). The order stream must grow the orders table with every
@@ -15,14 +15,14 @@ cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 
 trap cleanup EXIT
 rc=0
 fail() { echo "FAIL: $*"; rc=1; }
-port=$((20000 + RANDOM % 20000)); pgport=$((port + 1))
 out="$tmp/run.out"
-(cd "$src" && FLOE_BIN="$floe" FLOE_RUN_WAREHOUSE="$tmp/wh" FLOE_SERVE_PORT=$port FLOE_SERVE_PG_PORT=$pgport \
+(cd "$src" && FLOE_BIN="$floe" FLOE_RUN_WAREHOUSE="$tmp/wh" FLOE_SERVE_PORT=0 FLOE_SERVE_PG_PORT=0 \
   exec bash scripts/run.sh) >"$out" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do grep -q '^ready$' "$out" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 if ! grep -q '^ready$' "$out"; then cat "$out"; echo "FAIL: make run did not print ready within 60 s"; exit 1; fi
 connect=$(sed -n '/floe serve is ready/,/^ready$/p' "$out")
+port=$(grep -o 'http://127\.0\.0\.1:[0-9]*' <<<"$connect" | head -n 1 | sed 's/.*://')  # (free ports, chosen by the server)
 wh="$tmp/wh"
 
 # printed commands: "  label:   command" (a label ending in ':') or the line holding a text; joined where a line

@@ -27,9 +27,14 @@
  * cannot use up what the others need. Handler threads get an explicit
  * 8 MiB stack (they parse SQL for authorization).
  *
- * Graceful stop: fl_server_destroy() stops accepting (MHD_quiesce_daemon),
- * waits until no request is inside srv_dispatch() (so a commit that began
- * always finishes and its response is sent), then stops the daemon.
+ * Graceful stop: fl_server_destroy() sets `draining`; from then on a new
+ * request is answered 503 with "Connection: close" instead of being
+ * dispatched. It waits until no request is inside srv_dispatch() (so a
+ * commit that began always finishes and its response is sent), then stops
+ * the daemon. MHD_quiesce_daemon() is not used: with an epoll thread pool
+ * (libmicrohttpd 0.9.75) a worker and the quiescing thread can both remove
+ * the listen socket from the worker's epoll set, and the loser aborts the
+ * process ("Failed to remove listen FD from epoll set").
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -206,8 +211,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     r.body = st->body ? st->body : "";
     r.body_len = st->len;
     fl_arena_init(&r.arena, 16384);
+    /* inflight before draining is read: the stopper sets draining and then
+       waits for inflight to reach 0, so a request either sees draining or is
+       waited for */
     atomic_fetch_add(&s->metrics->inflight, 1);
-    if (st->too_big)
+    if (atomic_load(&s->draining)) {
+        r.xhdr[r.nxhdr][0] = "Connection";
+        r.xhdr[r.nxhdr++][1] = "close";
+        fl_server_respond_error(&r, 503, "ServiceUnavailableException",
+                                "the server is shutting down");
+    } else if (st->too_big)
         fl_server_respond_error(&r, 413, "RequestTooLargeException",
                                 "request body exceeds %zu bytes", s->opt.max_body_bytes);
     else
@@ -271,7 +284,6 @@ void srv_http_stop(fl_server *s, int drain_ms)
         return;
     atomic_store(&s->draining, true);
     atomic_store(&s->ready, false);
-    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
     for (int waited = 0; waited < drain_ms && atomic_load(&s->metrics->inflight) > 0; waited += 5) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -283,8 +295,6 @@ void srv_http_stop(fl_server *s, int drain_ms)
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->daemon);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
     s->daemon = NULL;
 }
 

@@ -82,6 +82,9 @@ typedef struct fl_pgwire_options {
     /* Running statements per principal, shared with /v1/sql (borrowed;
      * NULL = the listener keeps its own). */
     struct fl_admission *admission;
+    /* Sessions' SQL extension (sql.h; the semantic layer's semantic.metrics,
+     * sem_sql.h); borrowed, outlives the listener. NULL = none. */
+    const struct fl_sql_extension *sql_extension;
 } fl_pgwire_options;
 
 typedef struct fl_pgwire fl_pgwire;

@@ -61,6 +61,9 @@ typedef struct fl_server_options {
     /* Read cache shared by every SQL session of the HTTP SQL endpoint
      * (sql.h); borrowed, outlives the server. NULL = one per session. */
     struct fl_sql_shared_cache *sql_cache;
+    /* The SQL sessions' extension (sql.h; semantic.metrics, sem_sql.h);
+     * borrowed, outlives the server. NULL = none. */
+    const struct fl_sql_extension *sql_extension;
     /* ---- limits (docs/security.md, "Resource limits") ---- */
     unsigned max_connections;        /* HTTP connections; 0 = 4096 */
     unsigned max_connections_per_ip; /* 0 = 64 */

@@ -53,6 +53,29 @@
 extern "C" {
 #endif
 
+/* A front end's extension of the SQL a session accepts (the semantic
+ * layer's SQL API, floe/sem_sql.h). Borrowed for the session's life and
+ * shared by sessions (read-only; rewrite must be thread-safe).
+ *   rewrite: called with each statement's text before it is parsed. It
+ *     sets *out (malloc'd) to the statement to run instead, or leaves it
+ *     NULL to run the text as written. An error fails the statement with
+ *     err's SQLSTATE and *position (1-based character offset; 0 = none).
+ *     The rewritten statement is planned and authorized like any other.
+ *   rels: relations the rewriter answers, listed as views in pg_catalog
+ *     and information_schema (so BI tools see their columns). */
+typedef struct fl_sql_virtual_rel {
+    const char *nsp, *name;
+    const fl_schema *cols;
+    const char *definition; /* information_schema.views.view_definition */
+} fl_sql_virtual_rel;
+
+typedef struct fl_sql_extension {
+    fl_status (*rewrite)(void *ctx, const char *sql, char **out, int32_t *position, fl_error *err);
+    void *ctx;
+    const fl_sql_virtual_rel *rels;
+    uint32_t nrels;
+} fl_sql_extension;
+
 typedef struct fl_sql_options {
     /* Where tables live. Either an open catalog (borrowed) or a URI opened by
      * the session ("sqlite:PATH", "postgresql://...", "fs:PATH", "http://...").
@@ -91,6 +114,7 @@ typedef struct fl_sql_options {
     uint64_t max_statement_timeout_ms;
     uint64_t statement_timeout_ms;
     bool spill_dir_fixed;
+    const fl_sql_extension *extension; /* NULL = none (see above) */
 } fl_sql_options;
 
 /* A cache shared by every session of a process (thread-safe, mutex inside):

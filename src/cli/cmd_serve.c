@@ -66,6 +66,7 @@
 #include "cli/units.h"
 #include "floe/admission.h"
 #include "floe/pgwire.h"
+#include "floe/sem_sql.h"
 #include "floe/semantic.h"
 #include "floe/server.h"
 #include "floe/sql.h"
@@ -514,6 +515,7 @@ int fl_cmd_serve(int argc, char **argv)
     const char *config = NULL;
     fl_sql_shared_cache *cache = NULL; /* the SQL sessions' read cache */
     fl_sem_model *model = NULL;        /* --models, for the MCP metric tools */
+    fl_sem_sql *semsql = NULL;         /* --models: semantic.metrics over SQL (sem_sql.h) */
     int rc = 2;
     if (parse_args(&c, argc, argv, &config)) /* first pass: --config only */
         goto done;
@@ -585,6 +587,14 @@ int fl_cmd_serve(int argc, char **argv)
         goto done;
     }
     c.o.mcp_model = model;
+    if (model && fl_sem_sql_new(model, &semsql, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: models %s: %s\n", c.models_dir, err.msg);
+        goto done;
+    }
+    if (semsql) { /* pgwire and /v1/sql answer MEASURE() over semantic.metrics */
+        c.o.sql_extension = fl_sem_sql_extension(semsql);
+        c.pg.sql_extension = fl_sem_sql_extension(semsql);
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -652,6 +662,7 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
+    fl_sem_sql_free(semsql);
     fl_sem_model_free(model);
     fl_admission_free(adm);
     fl_sql_shared_cache_free(cache);

@@ -65,6 +65,7 @@
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
 #include "cli/output.h"
+#include "floe/sem_sql.h"
 
 typedef struct script_item {
     bool is_file;
@@ -75,7 +76,7 @@ typedef struct shell {
     /* options */
     script_item *items;
     int nitems;
-    const char *catalog_uri, *warehouse, *ns, *tz, *out_path;
+    const char *catalog_uri, *warehouse, *ns, *tz, *out_path, *models_dir;
     bool no_catalog, quiet, keep_going, verbose, timing;
     uint32_t threads;
     uint64_t memory_limit;
@@ -84,6 +85,8 @@ typedef struct shell {
     fl_cli_catalog cat;
     bool have_cat;
     fl_sql_session *s;
+    fl_sem_model *model; /* --models: semantic.metrics (sem_sql.h) */
+    fl_sem_sql *semsql;
     FILE *out_file; /* -o / \o target (text formats), or NULL */
     int failures;
     bool interactive;       /* a terminal on stdin and stdout: the pager applies */
@@ -130,6 +133,8 @@ static void usage(FILE *out)
             "  --threads N            worker threads (default: CPUs)\n"
             "  --memory-limit SIZE    operator memory before spilling, e.g. 512MB, 2GB\n"
             "  --time-zone TZ         session time zone (default UTC)\n"
+            "  --models DIR           a semantic model: SELECT ..., MEASURE(metric) FROM\n"
+            "                         semantic.metrics GROUP BY ... (docs/semantic.md)\n"
             "  --timing               print each statement's time\n"
             "  --keep-going           run the remaining statements after an error\n"
             "  -q, --quiet            no command tags\n"
@@ -231,7 +236,8 @@ static int parse_args(int argc, char **argv, shell *sh)
                                                     "-o",          "--catalog",   "--warehouse",
                                                     "--namespace", "--time-zone", "--output",
                                                     "--format",    "--threads",   "--memory-limit",
-                                                    "-F",          "--field-separator", NULL};
+                                                    "-F",          "--field-separator",
+                                                    "--models",    NULL};
                 return cli_missing_value("sql", name, known);
             }
             val = argv[++i];
@@ -252,6 +258,8 @@ static int parse_args(int argc, char **argv, shell *sh)
             sh->ns = val;
         } else if (!strcmp(name, "--time-zone")) {
             sh->tz = val;
+        } else if (!strcmp(name, "--models")) {
+            sh->models_dir = val;
         } else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
             sh->out_path = val;
         } else if (!strcmp(name, "--format")) {
@@ -1036,6 +1044,11 @@ static fl_status open_session(shell *sh, fl_error *err)
     opt.threads = sh->threads;
     opt.memory_limit = sh->memory_limit;
     opt.time_zone = sh->tz;
+    if (sh->models_dir) {
+        FL_TRY(fl_sem_model_load_dir(sh->models_dir, &sh->model, err));
+        FL_TRY(fl_sem_sql_new(sh->model, &sh->semsql, err));
+        opt.extension = fl_sem_sql_extension(sh->semsql);
+    }
     return fl_sql_session_open(&opt, &sh->s, err);
 }
 
@@ -1064,6 +1077,8 @@ int fl_cmd_sql(int argc, char **argv)
     fl_error_clear(&err);
     if (open_session(&sh, &err) != FL_OK) {
         fprintf(stderr, "floe sql: %s\n", err.msg);
+        fl_sem_sql_free(sh.semsql);
+        fl_sem_model_free(sh.model);
         if (sh.have_cat)
             fl_cli_catalog_close(&sh.cat);
         else
@@ -1096,6 +1111,8 @@ int fl_cmd_sql(int argc, char **argv)
     set_output(&sh, NULL);
     free(sh.last_sql);
     fl_sql_session_close(sh.s);
+    fl_sem_sql_free(sh.semsql);
+    fl_sem_model_free(sh.model);
     if (sh.have_cat)
         fl_cli_catalog_close(&sh.cat);
     else

@@ -2,7 +2,8 @@
 # the semantic tests' data (semantic/seed.sh) in a fresh warehouse, principals analyst (READ on default), c8_only
 # (READ, row filter customer_id % 8 = 0 on orders) and nobody (no grants) with tok() for their tokens, the seed
 # scenario "net revenue by month for 2024 in region EU" by `floe semantic query` ($sem) and by hand-written SQL
-# ($sql; $sql_c8 with the row filter), and `floe serve --models` on a random port ($http). Needs $floe and $src (the
+# ($sql; $sql_c8 with the row filter), and `floe serve --models` on free ports ($http; PostgreSQL wire at $pg_host
+# $pg_port, where a principal's password is its secret: ${secret[analyst]}...). Needs $floe and $src (the
 # checkout); sets $tmp, $cat, $wh, $models, $pid, rc=0, fail() and an EXIT trap that stops the server.
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-mcp-metrics.XXXXXX")"
 pid=
@@ -16,7 +17,10 @@ fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
 
 # principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants
 adm() { "$floe" admin --catalog "$cat" "$@" >/dev/null; }
-for p in analyst c8_only nobody; do adm principal create "$p"; done
+declare -A secret
+for p in analyst c8_only nobody; do
+  secret[$p]=$("$floe" admin --catalog "$cat" principal create "$p" | sed -n 's/^client_secret: *//p')
+done
 adm role create all_r
 adm role create c8_r
 adm role assign analyst all_r
@@ -40,9 +44,13 @@ sql=$(hand "")
 sql_c8=$(hand "AND o.customer_id % 8 = 0")
 rc=0
 fail() { echo "FAIL: $*"; rc=1; }
-port=$((20000 + RANDOM % 20000))
-"$floe" serve --port "$port" --catalog "$cat" --warehouse "$wh" --models "$models" --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
+# --port 0 / --pg-port 0: free ports, read back from the ready file (a random one can collide under ctest -j)
+"$floe" serve --port 0 --pg-port 0 --catalog "$cat" --warehouse "$wh" --models "$models" --ready-file "$tmp/ready" >"$tmp/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do [ -s "$tmp/ready" ] && break; sleep 0.05; done
 if [ ! -s "$tmp/ready" ]; then echo "FAIL: floe serve did not start:"; tail -20 "$tmp/serve.log"; exit 1; fi
 http="http://$(sed -n 1p "$tmp/ready")"
+for _ in $(seq 1 100); do [ "$(wc -l <"$tmp/ready")" -ge 2 ] && break; sleep 0.05; done
+pg_addr=$(sed -n 's/^pg //p' "$tmp/ready")
+pg_host=${pg_addr%:*}
+pg_port=${pg_addr##*:}

@@ -125,6 +125,7 @@ typedef struct fl_pgcat_rel {
     const char *name;
     char kind;         /* 'r' table, 'v' view, 'i' index (of a primary key) */
     bool builtin;      /* a pg_catalog / information_schema relation */
+    bool virt;         /* a relation of the session's extension (fl_sql_extension.rels) */
     const fl_schema *cols; /* NULL until loaded (fl_pgcat_snap_columns); indexes: key columns */
     double rows;          /* reltuples; -1 unknown */
     const char *view_sql; /* views: the SQL text */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "floe/ice_view.h"
+#include "floe/sql.h"
 #include "sql/authz/authz.h"
 #include "sql/pgcat/pgcat.h"
 
@@ -183,6 +184,30 @@ static fl_status walk(builder *bd, fl_catalog *c, const fl_namespace *parent, in
     return FL_OK;
 }
 
+/* The extension's relations (the semantic layer's semantic.metrics), as
+ * views whose columns come with them; a catalog relation of the same name
+ * wins (it is what a query would read). */
+static fl_status add_virtual(builder *bd, const fl_sql_extension *ext, fl_error *err)
+{
+    for (uint32_t i = 0; i < ext->nrels; i++) {
+        const fl_sql_virtual_rel *v = &ext->rels[i];
+        if (find_rel(bd->s, v->nsp, v->name))
+            continue;
+        uint32_t nsi = 0;
+        while (nsi < bd->s->nnsps && strcmp(bd->s->nsps[nsi].name, v->nsp))
+            nsi++;
+        if (nsi == bd->s->nnsps)
+            FL_TRY(add_nsp(bd, v->nsp, 0, err));
+        fl_pgcat_nsp nsp = bd->s->nsps[nsi];
+        FL_TRY(add_rel(bd, &nsp, v->name, 'v', 0, false, err));
+        fl_pgcat_rel *r = &bd->s->rels[bd->s->nrels - 1];
+        r->virt = true;
+        r->cols = v->cols;
+        r->view_sql = v->definition;
+    }
+    return FL_OK;
+}
+
 static fl_status build(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err)
 {
     builder bd = {.a = pc->arena, .s = s, .pc = pc};
@@ -200,6 +225,8 @@ static fl_status build(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *err)
         if (rc != FL_OK)
             return fl_error_prefix(err, "pg_catalog: listing the catalog");
     }
+    if (pc->ext)
+        FL_TRY(add_virtual(&bd, pc->ext, err));
     return FL_OK;
 }
 
@@ -378,7 +405,7 @@ fl_status fl_pgcat_snap_columns(fl_planner_ctx *pc, fl_pgcat_snap *s, fl_error *
                 r->cols = sc;
             continue;
         }
-        if (!pc->catalog)
+        if (r->virt || !pc->catalog)
             continue;
         fl_error e2;
         memset(&e2, 0, sizeof e2);

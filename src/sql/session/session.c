@@ -80,6 +80,7 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->user = strdup(opt->user && opt->user[0] ? opt->user : "floe");
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
+    s->ext = opt->extension;
     fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
     if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
@@ -259,6 +260,7 @@ static void planner_ctx_init(fl_sql_session *s, fl_arena *a, const fl_sql_parsed
     pc->user = s->user;
     pc->session = s;
     pc->authz = s->authz;
+    pc->ext = s->ext;
     pc->statement_time_us = now_us();
     pc->parsed = p;
 }
@@ -296,6 +298,25 @@ static void audit_block(fl_sql_session *s, fl_sql_result *r, const char *sql)
         fl_sql_authz_audit(s->authz, all, n, "COMMIT", sql);
 }
 
+/* The extension's rewrite of *sql (fl_sql_extension): *sql becomes an
+ * arena copy of the statement to run instead, when there is one. */
+static fl_status session_rewrite(fl_sql_session *s, fl_arena *a, const char **sql, int32_t *pos,
+                                 fl_error *err)
+{
+    if (!s->ext || !s->ext->rewrite || !*sql)
+        return FL_OK;
+    char *out = NULL;
+    FL_TRY(s->ext->rewrite(s->ext->ctx, *sql, &out, pos, err));
+    if (!out)
+        return FL_OK;
+    const char *copy = fl_arena_strdup(a, out);
+    free(out);
+    if (!copy)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    *sql = copy;
+    return FL_OK;
+}
+
 fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *params,
                          uint32_t nparams, const fl_type *param_types, fl_sql_result **out,
                          fl_error *err)
@@ -306,7 +327,9 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     fl_sql_result *r;
     FL_TRY(fl_session_result_new(s, &r, err));
     int32_t pos = 0;
-    fl_status rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
+    fl_status rc = session_rewrite(s, &r->arena, &sql, &pos, err);
+    if (rc == FL_OK)
+        rc = fl_sql_parse(sql, &r->arena, &r->parsed, &pos, err);
     if (rc != FL_OK) {
         memcpy(s->last.sqlstate, fl_error_sqlstate(err), 6);
         s->last.position = pos;
@@ -428,13 +451,15 @@ fl_status fl_sql_prepare(fl_sql_session *s, const char *sql, fl_sql_stmt **out, 
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_arena_init(&st->arena, 0);
     st->s = s;
-    st->sql = fl_arena_strdup(&st->arena, sql ? sql : "");
     /* plan once (without running) to learn parameter types and columns */
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_sql_parsed *p = NULL;
     int32_t pos = 0;
-    fl_status rc = fl_sql_parse(sql, &a, &p, &pos, err);
+    fl_status rc = session_rewrite(s, &st->arena, &sql, &pos, err);
+    st->sql = fl_arena_strdup(&st->arena, sql ? sql : "");
+    if (rc == FL_OK)
+        rc = fl_sql_parse(sql, &a, &p, &pos, err);
     memset(&s->last, 0, sizeof s->last);
     memcpy(s->last.sqlstate, "00000", 6);
     fl_planner_ctx pc;

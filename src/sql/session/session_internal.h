@@ -56,6 +56,7 @@ struct fl_sql_session {
     uint64_t open_memory_limit;
     int64_t open_statement_timeout_ms;
     bool spill_dir_fixed;
+    const struct fl_sql_extension *ext; /* fl_sql_options.extension (borrowed) */
 };
 
 struct fl_sql_result {

@@ -1,0 +1,1 @@
+SELECT order__status, MEASURE(net) FROM semantic.metrics GROUP BY 1

@@ -1,0 +1,1 @@
+SELECT date_trunc('month', metric_time) AS m, SUM(gross_revenue) FROM semantic.metrics m WHERE order__status IN ('a','b') AND metric_time__day >= DATE '2024-01-01' GROUP BY m HAVING MEASURE(net) > 1 ORDER BY 2 DESC NULLS LAST LIMIT 5 OFFSET 1

@@ -88,21 +88,29 @@ static fl_status dimensions(cube_ctx *c, fl_sem_cube_query *q, json_t *arr, fl_e
     return FL_OK;
 }
 
-static fl_status date_range(cube_ctx *c, fl_sem_cube_query *q, const char *name, json_t *range,
+static fl_status date_range(cube_ctx *c, fl_sem_cube_query *q, const char *name, json_t *given,
                             fl_error *err)
 {
-    if (json_is_string(range))
-        return fl_errorf(err, FL_EUNSUPPORTED,
-                         "dateRange \"%s\": relative date ranges are not supported; give "
-                         "[\"YYYY-MM-DD\", \"YYYY-MM-DD\"]",
-                         json_string_value(range));
+    json_t *range = given;
+    if (json_is_string(given)) { /* "last 7 days": two dates now (cube_dates.c) */
+        char from[16], to[16];
+        FL_TRY(cube_relative_range(json_string_value(given), q->timezone, from, to, err));
+        range = json_pack("[s, s]", from, to);
+        if (!range)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+    } else {
+        json_incref(range);
+    }
     if (!json_is_array(range) || json_array_size(range) != 2 ||
-        !json_is_string(json_array_get(range, 0)) || !json_is_string(json_array_get(range, 1)))
-        return fl_errorf(err, FL_EINVAL, "dateRange must be [\"from\", \"to\"]");
+        !json_is_string(json_array_get(range, 0)) || !json_is_string(json_array_get(range, 1))) {
+        json_decref(range);
+        return fl_errorf(err, FL_EINVAL,
+                         "dateRange must be [\"from\", \"to\"] or a relative range");
+    }
     char key[300];
     snprintf(key, sizeof key, "%s.%s", FL_SEM_CUBE_NAME, name);
     json_t *f =
-        json_pack("{s:s, s:s, s:O}", "member", key, "operator", "inDateRange", "values", range);
+        json_pack("{s:s, s:s, s:o}", "member", key, "operator", "inDateRange", "values", range);
     fl_buf w;
     fl_buf_init(&w, 1 << 16);
     fl_status rc = f ? cube_filter(c, f, 0, &w, err) : fl_errorf(err, FL_ENOMEM, "out of memory");

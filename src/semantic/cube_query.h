@@ -42,6 +42,11 @@ const char *cube_day(const char *v, char *buf, size_t cap);
  * the echoed query and the annotation. */
 fl_status cube_finish(cube_ctx *c, fl_sem_cube_query *q, json_t *root, fl_error *err);
 
+/* A relative dateRange ("last 7 days", "this month") as two inclusive dates
+ * ("YYYY-MM-DD") in time zone tz, today being the current date there. */
+fl_status cube_relative_range(const char *text, const char *tz, char from[16], char to[16],
+                              fl_error *err);
+
 /* Appends filter f (a member filter or an and/or group) as one where text. */
 fl_status cube_filter(cube_ctx *c, json_t *f, uint32_t depth, fl_buf *out, fl_error *err);
 

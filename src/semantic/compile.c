@@ -100,6 +100,40 @@ static fl_status order_limit(sem_ctx *c, const fl_sem_query *q, fl_buf *b)
     return FL_OK;
 }
 
+/* The next part of the answer: cte's values (one "v" named ref, or the
+ * fused columns refs[0..n)) joined onto base (NULL = the first part) on
+ * the group-by, NULL keys matching (sem_full_join's join, several values). */
+static const char *join_part(sem_ctx *c, const char *base, const char *const *names,
+                             uint32_t nnames, const char *cte, const char *const *refs, uint32_t n,
+                             const char *ref)
+{
+    if (!refs && base)
+        return sem_full_join(c, base, names, nnames, cte, ref);
+    const char *cols = "", *vals = "";
+    for (uint32_t i = 0; i < c->ngbs; i++)
+        cols = fl_arena_sprintf(&c->a, "%s%s, ", cols, sem_ident(c, c->gbs[i].name));
+    if (!refs)
+        return fl_arena_sprintf(&c->a, "SELECT %sv AS %s FROM %s", cols, sem_ident(c, ref), cte);
+    for (uint32_t i = 0; i < n; i++)
+        vals = fl_arena_sprintf(&c->a, "%s%sr.%s", vals, i ? ", " : "", sem_ident(c, refs[i]));
+    if (!base)
+        return fl_arena_sprintf(&c->a, "SELECT %s%s FROM %s r", cols, vals, cte);
+    const char *bvals = "", *keys = "", *on = "";
+    for (uint32_t i = 0; i < nnames; i++)
+        bvals = fl_arena_sprintf(&c->a, "%sb.%s, ", bvals, sem_ident(c, names[i]));
+    if (!c->ngbs)
+        return fl_arena_sprintf(&c->a, "SELECT %s%s FROM %s b CROSS JOIN %s r", bvals, vals, base,
+                                cte);
+    for (uint32_t i = 0; i < c->ngbs; i++) {
+        const char *g = sem_ident(c, c->gbs[i].name);
+        const char *l = fl_arena_sprintf(&c->a, "b.%s", g), *r = fl_arena_sprintf(&c->a, "r.%s", g);
+        keys = fl_arena_sprintf(&c->a, "%scoalesce(%s, %s) AS %s, ", keys, l, r, g);
+        on = fl_arena_sprintf(&c->a, "%s%s%s", on, i ? " AND " : "", sem_same_key(c, l, r));
+    }
+    return fl_arena_sprintf(&c->a, "SELECT %s%s%s FROM %s b FULL JOIN %s r ON %s", keys, bvals,
+                            vals, base, cte, on);
+}
+
 static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
 {
     FL_TRY(check_query(c, q));
@@ -109,21 +143,48 @@ static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
     const char *cols = "";
     for (uint32_t i = 0; i < c->ngbs; i++)
         cols = fl_arena_sprintf(&c->a, "%s%s%s", cols, i ? ", " : "", sem_ident(c, c->gbs[i].name));
-    const char *base = NULL, *names = "";
     if (q->nmetrics > 64)
         return fl_errorf(c->err, FL_ELIMIT, "a query takes at most 64 metrics");
+    const char *base = NULL, *names = "";
+    const char *joined[64];
+    uint32_t njoined = 0;
+    bool done[64] = {false};
     for (uint32_t i = 0; i < q->nmetrics; i++) {
-        const char *cte = NULL, *sql;
-        FL_TRY(sem_compile_metric(c, sem_find_metric(c->m, q->metrics[i]), &f, 0, &cte));
-        const char *ref = sem_ident(c, q->metrics[i]);
-        if (!base)
-            sql = fl_arena_sprintf(&c->a, "SELECT %s%sv AS %s FROM %s", cols, *cols ? ", " : "",
-                                   ref, cte);
-        else
-            sql = sem_full_join(c, base, q->metrics, i, cte, q->metrics[i]);
-        names = fl_arena_sprintf(&c->a, "%s%s%s", names, *names ? ", " : "", ref);
+        if (done[i])
+            continue;
+        /* simple metrics of one model with the same filters: one pass (compile_fuse.c) */
+        sem_input ins[64];
+        const char *refs[64];
+        uint32_t k = 0;
+        for (uint32_t j = i; j < q->nmetrics; j++) {
+            sem_input in = {.name = q->metrics[j]};
+            bool yes = j == i;
+            if (j > i && !done[j])
+                FL_TRY(sem_fusable(c, &ins[0], &in, &f, &yes));
+            if (yes) {
+                ins[k] = in;
+                refs[k++] = q->metrics[j];
+            }
+        }
+        const char *cte = NULL;
+        if (k > 1)
+            FL_TRY(sem_fuse_inputs(c, ins, refs, k, &f, &cte));
+        if (!cte) {
+            k = 1;
+            FL_TRY(sem_compile_metric(c, sem_find_metric(c->m, q->metrics[i]), &f, 0, &cte));
+        }
+        for (uint32_t m = 0; m < q->nmetrics; m++)
+            for (uint32_t r = 0; r < k; r++)
+                done[m] |= !strcmp(q->metrics[m], refs[r]) || m == i;
+        const char *sql = join_part(c, base, joined, njoined, cte, k > 1 ? refs : NULL,
+                                    k > 1 ? k : 1, q->metrics[i]);
+        for (uint32_t r = 0; r < k; r++)
+            joined[njoined++] = k > 1 ? refs[r] : q->metrics[i];
         FL_TRY(sem_add_cte(c, sql, &base));
     }
+    for (uint32_t i = 0; i < q->nmetrics; i++)
+        names = fl_arena_sprintf(&c->a, "%s%s%s", names, *names ? ", " : "",
+                                 sem_ident(c, q->metrics[i]));
     FL_TRY(fl_buf_appendf(out, c->err, "WITH %s\nSELECT %s%s%s FROM %s", c->ctes.data, cols,
                           *cols ? ", " : "", names, base));
     return order_limit(c, q, out);

@@ -126,6 +126,19 @@ typedef enum rows_mode {
 fl_status sem_measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *ms,
                            const sem_filters *f, rows_mode mode, const char *entity,
                            const char *why, const char **rows);
+/* sem_measure_rows for several measures of sm under the same filters: one
+ * value column per measure (v, v1, v2, ...) over the same rows. */
+fl_status sem_measure_rows_n(sem_ctx *c, const sem_smodel *sm, const sem_measure *const *ms,
+                             uint32_t n, const sem_filters *f, rows_mode mode, const char *entity,
+                             const char *why, const char **rows);
+/* compile_fuse.c: when every input is a simple metric of one semantic model
+ * with one time axis and the same filters, one CTE aggregating them all in
+ * one pass (the group-by and a column per refs[i]); else *cte = NULL. */
+fl_status sem_fuse_inputs(sem_ctx *c, const sem_input *ins, const char *const *refs, uint32_t n,
+                          const sem_filters *inh, const char **cte);
+/* *yes: inputs a and b (metric names with optional filters) can be fused. */
+fl_status sem_fusable(sem_ctx *c, const sem_input *a, const sem_input *b, const sem_filters *inh,
+                      bool *yes);
 /* "p."a", p."b"" (prefix may be ""), metric_time members skipped when asked */
 const char *sem_gb_cols(sem_ctx *c, const char *prefix, bool skip_time);
 /* a grain of a day or coarser: the column is a date */

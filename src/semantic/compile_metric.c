@@ -112,6 +112,14 @@ fl_status sem_measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *
                            const sem_filters *f, rows_mode mode, const char *entity,
                            const char *why, const char **rows)
 {
+    return sem_measure_rows_n(c, sm, &ms, 1, f, mode, entity, why, rows);
+}
+
+fl_status sem_measure_rows_n(sem_ctx *c, const sem_smodel *sm, const sem_measure *const *mss,
+                             uint32_t nms, const sem_filters *f, rows_mode mode, const char *entity,
+                             const char *why, const char **rows)
+{
+    const sem_measure *ms = mss[0];
     bool cumulative = mode == ROWS_CUMULATIVE;
     sem_joins j;
     sem_joins_init(&j, c, sm, why);
@@ -137,9 +145,12 @@ fl_status sem_measure_rows(sem_ctx *c, const sem_smodel *sm, const sem_measure *
         FL_TRY(sem_node_col(&j, 0, sem_model_entity(sm, entity)->expr, &e));
         sel = fl_arena_sprintf(&c->a, "%s%s AS __e, ", sel, e);
     }
-    const char *v = NULL;
-    FL_TRY(sem_node_col(&j, 0, ms->expr, &v));
-    sel = fl_arena_sprintf(&c->a, "%s%s AS v", sel, v);
+    for (uint32_t i = 0; i < nms; i++) { /* v, v1, v2, ...: one per measure */
+        const char *v = NULL;
+        FL_TRY(sem_node_col(&j, 0, mss[i]->expr, &v));
+        sel = i ? fl_arena_sprintf(&c->a, "%s, %s AS v%u", sel, v, i)
+                : fl_arena_sprintf(&c->a, "%s%s AS v", sel, v);
+    }
     if (ms->nad_name) {
         const char *nad = NULL;
         FL_TRY(sem_node_col(&j, 0, sem_model_dim(sm, ms->nad_name)->expr, &nad));
@@ -311,6 +322,17 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
     sem_part parts[64];
     if (n > 64)
         return fl_errorf(c->err, FL_ELIMIT, "metric '%s': more than 64 inputs", mt->name);
+    const char *refs[64];
+    for (uint32_t i = 0; i < n; i++)
+        refs[i] = mt->type == SEM_RATIO ? (i ? "__den" : "__num") : sem_input_ref(&ins[i]);
+    const char *joined = NULL;
+    FL_TRY(sem_fuse_inputs(c, ins, refs, n, inh, &joined));
+    const char *cols = sem_gb_cols(c, "", false);
+    if (joined) /* one pass over one model's rows (compile_fuse.c) */
+        return sem_add_cte(c,
+                           fl_arena_sprintf(&c->a, "SELECT %s%s(%s) AS v FROM %s x", cols,
+                                            *cols ? ", " : "", expr, joined),
+                           cte);
     for (uint32_t i = 0; i < n; i++) {
         /* an offset input is looked up at other periods than those reported:
          * filters on metric_time choose the reported periods (through the
@@ -323,13 +345,11 @@ static fl_status compile_inputs(sem_ctx *c, const sem_metric *mt, const sem_inpu
         FL_TRY(sem_push_filter(c, &f, ins[i].filter));
         const sem_metric *im = sem_find_metric(c->m, ins[i].name);
         FL_TRY(sem_compile_metric(c, im, &f, depth + 1, &parts[i].cte));
-        parts[i].ref = mt->type == SEM_RATIO ? (i ? "__den" : "__num") : sem_input_ref(&ins[i]);
+        parts[i].ref = refs[i];
         parts[i].in = &ins[i];
     }
     const char *why = fl_arena_sprintf(&c->a, "metric '%s'", mt->name);
-    const char *joined = NULL;
     FL_TRY(sem_combine(c, why, parts, n, &joined));
-    const char *cols = sem_gb_cols(c, "", false);
     return sem_add_cte(c,
                        fl_arena_sprintf(&c->a, "SELECT %s%s(%s) AS v FROM %s x", cols,
                                         *cols ? ", " : "", expr, joined),

@@ -97,6 +97,17 @@ static fl_status check_shape(sq_ctx *c, json_t *stmts, json_t **sel_out)
     return FL_OK;
 }
 
+/* The name of an unqualified column reference ("x"), else NULL: GROUP BY
+ * and ORDER BY look it up among the output names first. */
+static const char *bare_name(json_t *n)
+{
+    json_t *f = json_object_get(node(n, "ColumnRef"), "fields");
+    if (json_array_size(f) != 1)
+        return NULL;
+    return json_string_value(
+        json_object_get(json_object_get(json_array_get(f, 0), "String"), "sval"));
+}
+
 static const char *res_name(json_t *rt)
 {
     return json_string_value(json_object_get(rt, "name"));
@@ -141,12 +152,7 @@ static fl_status group_item(sq_ctx *c, json_t *g, const out_col *cols, uint32_t 
                            (long long)pos, oc->name);
         return sq_add_group(c, g, oc->member);
     }
-    json_t *ref = node(g, "ColumnRef");
-    json_t *f = json_object_get(ref, "fields");
-    const char *want = json_array_size(f) == 1
-                           ? json_string_value(json_object_get(
-                                 json_object_get(json_array_get(f, 0), "String"), "sval"))
-                           : NULL;
+    const char *want = bare_name(g);
     for (uint32_t i = 0; want && i < ncols; i++) /* an output column's name first */
         if (!strcmp(cols[i].name, want) && cols[i].member && !cols[i].metric)
             return sq_add_group(c, g, cols[i].member);
@@ -208,12 +214,7 @@ static fl_status filters(sq_ctx *c, json_t *w)
 static fl_status order_item(sq_ctx *c, json_t *sb, const out_col *cols, uint32_t ncols, fl_buf *w)
 {
     json_t *n = json_object_get(sb, "node");
-    json_t *ref = node(n, "ColumnRef");
-    json_t *f = json_object_get(ref, "fields");
-    const char *want = json_array_size(f) == 1
-                           ? json_string_value(json_object_get(
-                                 json_object_get(json_array_get(f, 0), "String"), "sval"))
-                           : NULL;
+    const char *want = bare_name(n);
     bool done = false;
     for (uint32_t i = 0; want && !done && i < ncols; i++)
         if (!strcmp(cols[i].name, want)) {

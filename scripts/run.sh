@@ -144,6 +144,7 @@ cat <<CONNECT
   JDBC:      jdbc:postgresql://127.0.0.1:$pgport/floe?user=demo
   psycopg2:  psycopg2.connect(host='127.0.0.1', port=$pgport, user='demo', dbname='floe')
   metrics:   psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT * FROM semantic.net_revenue_by_month'
+  SQL API:   psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT customer__region, MEASURE(net_revenue) FROM semantic.metrics GROUP BY 1 ORDER BY 2 DESC'
   Superset:  postgresql+psycopg2://demo@127.0.0.1:$pgport/floe   (schemas default, demo, semantic; docs/bi.md)
 CONNECT
 echo "ready"

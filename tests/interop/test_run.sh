@@ -60,6 +60,8 @@ run_printed psql "$c" && { grep -q "north" "$tmp/cmd.out" || fail "psql answered
 
 c=$(printed "metrics:")
 run_printed "psql (semantic views)" "$c" && { grep -q "2024-01-01" "$tmp/cmd.out" || fail "semantic view: $(cat "$tmp/cmd.out")"; }
+c=$(printed "SQL API:")
+run_printed "psql (MEASURE over semantic.metrics)" "$c" && { grep -q "net_revenue" "$tmp/cmd.out" && grep -q "EU" "$tmp/cmd.out" || fail "MEASURE(): $(cat "$tmp/cmd.out")"; }
 
 # MCP: the inspector over HTTP (tools/list), and over stdio with the printed floe mcp command
 if [ -d "$here/node_modules/@modelcontextprotocol/inspector-cli" ] || [ -d "$here/node_modules/@modelcontextprotocol" ]; then

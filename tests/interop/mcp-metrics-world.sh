@@ -15,10 +15,11 @@ wh="$tmp/wh"
 fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
 . "$src/tests/interop/semantic/seed.sh"
 
-# principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants
+# principals: analyst reads everything, c8_only sees the orders of customer ids divisible by 8, nobody has no grants,
+# masked sees every region as 'hidden'
 adm() { "$floe" admin --catalog "$cat" "$@" >/dev/null; }
 declare -A secret
-for p in analyst c8_only nobody; do
+for p in analyst c8_only nobody masked; do
   secret[$p]=$("$floe" admin --catalog "$cat" principal create "$p" | sed -n 's/^client_secret: *//p')
 done
 adm role create all_r
@@ -28,6 +29,11 @@ adm role assign c8_only c8_r
 adm grant all_r read namespace default
 adm grant c8_r read namespace default
 adm policy row-filter c8_r default.orders "customer_id % 8 = 0"
+# masked reads everything, but every customer's region as 'hidden' (the member customer__region, masked)
+adm role create masked_r
+adm role assign masked masked_r
+adm grant masked_r read namespace default
+adm policy mask masked_r default.customers region "'hidden'"
 tok() { "$floe" admin --catalog "$cat" token "$@"; }
 
 # the seed scenario by floe semantic query and by hand-written SQL

@@ -5,7 +5,8 @@
 #   SELECT metric_time__month, MEASURE(net_revenue) FROM semantic.metrics WHERE ... GROUP BY 1 ORDER BY 1
 # must equal `floe semantic query` and the hand-written SQL (the numbers test_cube_api.sh and test_mcp_metrics.sh
 # check REST /load and the MCP tools against); the row-filtered principal gets the row-filtered numbers and the
-# principal without grants is refused, so the policy holds over SQL too. information_schema and psql's \d list
+# principal without grants is refused, so the policy holds over SQL too; a principal whose customers.region is
+# masked sees the member customer__region masked through SQL, Cube's /load and MCP's query_metrics alike. information_schema and psql's \d list
 # the members; /v1/sql and `floe sql --models` answer the same; bad queries get SQLSTATEs and positions.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,6 +51,22 @@ $sql_c8"
 [ "$out" != "$sem" ] || fail "the row filter changed nothing"
 if out=$(as nobody -v VERBOSITY=verbose -c "$seed"); then fail "a principal without grants read metrics: $out"; fi
 grep -q "42501" <<<"$out" || fail "no grants: want 42501, got: $out"
+
+# ---- a masked member is masked through SQL, REST (Cube's /load) and MCP (query_metrics) alike ----
+total=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c \
+  "SELECT sum(gross_amount - discount_applied - return_amount) FROM orders")
+out=$(as masked -c "SELECT customer__region, MEASURE(net_revenue) FROM semantic.metrics GROUP BY 1") || fail "psql masked: $out"
+[ "$out" = "hidden,$total" ] || fail "SQL: the masked principal's regions: $out (want hidden,$total)"
+body=$(curl -s -G -H "Authorization: $(tok masked)" "$http/cubejs-api/v1/load" --data-urlencode \
+  'query={"measures":["metrics.net_revenue"],"dimensions":["metrics.customer__region"]}')
+regions=$(grep -o '"metrics.customer__region":"[^"]*"' <<<"$body" | sort -u)
+[ "$regions" = '"metrics.customer__region":"hidden"' ] || fail "REST: the masked principal's regions: $regions ($(head -c 300 <<<"$body"))"
+grep -q "\"metrics.net_revenue\":\"$total\"" <<<"$body" || fail "REST: the masked principal's total is not $total: $(head -c 300 <<<"$body")"
+out=$(node "$here/mcp-inspector.mjs" "$http/mcp" --transport http --header "Authorization: Bearer $(tok masked)" --method tools/call \
+  --tool-name query_metrics --tool-arg 'metrics=["net_revenue"]' --tool-arg 'group_by=["customer__region"]') || fail "MCP query_metrics: $out"
+flat=$(tr -d ' \n' <<<"$out")
+grep -q "\"hidden\",\"$total\"" <<<"$flat" || fail "MCP: the masked principal does not get hidden,$total: $(head -c 400 <<<"$out")"
+for r in EU US APAC; do grep -q "\"$r\"" <<<"$flat" && fail "MCP: the masked principal sees region $r"; done
 
 # ---- HAVING, ORDER BY a measure, LIMIT/OFFSET, expressions over metrics ----
 out=$(as analyst -c "SELECT customer__region, MEASURE(net_revenue) AS rev, round(CAST(MEASURE(return_rate) * 100 AS numeric), 2) AS pct

@@ -30,7 +30,7 @@ if [ ! -f "$data/.loaded" ]; then
        -c "CREATE TABLE countries (country_code varchar, continent varchar)" \
        -c "INSERT INTO countries VALUES ('DE','Europe'),('FR','Europe'),('US','America'),('BR','America'),('JP','Asia')" \
        -c "INSERT INTO customers SELECT i, CASE i % 4 WHEN 0 THEN 'EU' WHEN 1 THEN 'US' WHEN 2 THEN 'APAC' ELSE NULL END, (ARRAY['DE','FR','US','BR','JP'])[1 + i % 5], DATE '2023-01-01' + i % 700 FROM generate_series(1, 100000) AS g(i)" \
-       -c "INSERT INTO orders SELECT i, CAST(1 + (i * 7919) % 100000 AS int), DATE '2024-01-01' + CAST((i * 13) % 365 AS int), CASE i % 6 WHEN 0 THEN 'cancelled' WHEN 1 THEN 'placed' ELSE 'completed' END, CAST(10 + (i * 37) % 490 AS decimal(10,2)) + 0.25, CAST((i * 11) % 30 AS decimal(10,2)), CASE WHEN i % 9 = 0 THEN CAST((i * 5) % 60 AS decimal(10,2)) ELSE 0 END FROM generate_series(1, $ROWS) AS g(i)"
+       -c "INSERT INTO orders SELECT i, CAST(1 + (i * 7919) % 100000 AS int), DATE '2024-01-01' + CAST((i * 13) % 365 AS int), CASE i % 6 WHEN 0 THEN 'cancelled' WHEN 1 THEN 'placed' ELSE 'completed' END, CAST(10 + (i * 37) % 490 AS decimal(10,2)) + 0.25, CAST((i * 11) % 30 AS decimal(10,2)), CASE WHEN i % 9 = 0 THEN CAST((i * 5) % 60 AS decimal(10,2)) ELSE 0 END FROM generate_series(CAST(1 AS bigint), $ROWS) AS g(i)"
   touch "$data/.loaded"
 fi
 views=(--view="orders=$data/wh/default/orders/data/*.parquet" --view="customers=$data/wh/default/customers/data/*.parquet")

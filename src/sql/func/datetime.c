@@ -408,6 +408,27 @@ static field_t parse_field(const uint8_t *p, size_t n)
     return F_NONE;
 }
 
+/* parse_field for a unit argument, which is nearly always one constant:
+ * parsed again only when the row's bytes differ from the last row's (a
+ * constant's rows share one pointer), not once per row. */
+typedef struct field_memo {
+    const uint8_t *p;
+    size_t n;
+    field_t f;
+    bool set;
+} field_memo;
+
+static field_t memo_field(field_memo *m, const uint8_t *p, size_t n)
+{
+    if (!m->set || n != m->n || (p != m->p && memcmp(p, m->p, n) != 0)) {
+        m->f = parse_field(p, n);
+        m->p = p;
+        m->n = n;
+        m->set = true;
+    }
+    return m->f;
+}
+
 static field_t const_field(const fl_expr *e)
 {
     if (e->kind != FL_EXPR_CONST || e->value.is_null || e->type.id != FL_TYPE_STRING)
@@ -544,10 +565,11 @@ static fl_status k_extract(fl_fn_call *c, fl_error *err)
     if (is_tz(xt->id) && !(tz = session_tz(c, err)))
         return err->code;
     fl_vector *out = c->out;
+    field_memo memo = {0};
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t fl;
         const uint8_t *fp = ubytes(&fu, i, &fl);
-        field_t f = parse_field(fp, fl);
+        field_t f = memo_field(&memo, fp, fl);
         bool ok = f != F_NONE;
         fl_i128 v = 0;
         if (ok) {
@@ -594,9 +616,10 @@ static fl_status k_extract(fl_fn_call *c, fl_error *err)
 static bool trunc_us(field_t f, int64_t us, int64_t *out)
 {
     int64_t days = floordiv64(us, US_PER_DAY), t = floormod64(us, US_PER_DAY);
-    int64_t y;
-    unsigned m, d;
-    fl_civil_from_days(days, &y, &m, &d);
+    int64_t y = 0;
+    unsigned m = 1, d = 1;
+    if (f >= F_MONTH && f <= F_MILLENNIUM) /* the calendar only where a unit needs it (a hot path) */
+        fl_civil_from_days(days, &y, &m, &d);
     switch (f) {
     case F_MICROSECONDS: *out = us; return true;
     case F_MILLISECONDS: *out = us - floormod64(us, 1000); return true;
@@ -649,10 +672,11 @@ static fl_status k_date_trunc(fl_fn_call *c, fl_error *err)
     const fl_tz *tz = NULL;
     if (is_tz(xt->id) && !(tz = session_tz(c, err)))
         return err->code;
+    field_memo memo = {0};
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t fl;
         const uint8_t *fp = ubytes(&fu, i, &fl);
-        field_t f = parse_field(fp, fl);
+        field_t f = memo_field(&memo, fp, fl);
         if (fl_type_is_interval(xt)) {
             fl_interval iv = get_iv(&xu, i);
             switch (f) {
@@ -712,10 +736,11 @@ static fl_status k_date_diff(fl_fn_call *c, fl_error *err)
     const fl_tz *tz = NULL;
     if (is_tz(c->args[1]->type->id) && !(tz = session_tz(c, err)))
         return err->code;
+    field_memo memo = {0};
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t fl;
         const uint8_t *fp = ubytes(&fu, i, &fl);
-        field_t f = parse_field(fp, fl);
+        field_t f = memo_field(&memo, fp, fl);
         int64_t x = time ? UV(au, int64_t, i) : get_us(&au, i), y = time ? UV(bu, int64_t, i) : get_us(&bu, i);
         if (tz) {
             x += (int64_t)fl_tz_offset_utc(tz, floordiv64(x, US_PER_SEC)) * US_PER_SEC;

@@ -244,6 +244,8 @@ int32_t fl_tz_offset_local(const fl_tz *z, int64_t local)
 {
     if (!z)
         return 0;
+    if (z->ntrans == 0 && (!z->has_rule || !z->has_dst)) /* UTC, "+05:30": one offset */
+        return fl_tz_offset_utc(z, local);
     int32_t oe = fl_tz_offset_utc(z, local - 86400), ol = fl_tz_offset_utc(z, local + 86400);
     bool ve = fl_tz_offset_utc(z, local - oe) == oe, vl = fl_tz_offset_utc(z, local - ol) == ol;
     if (ve && !vl)

@@ -18,6 +18,7 @@
  * (fl_sql_pg_parse_json); text that does not parse, or does not name
  * semantic.metrics, is left to the engine.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,10 +74,40 @@ static int count_refs(json_t *n, int depth)
     return k;
 }
 
+/* EXPLAIN [(options)] over the relation: "EXPLAIN (analyze, format json) "
+ * in front of the rewritten query (option names and word arguments only). */
+static fl_status explain_prefix(sq_ctx *c, json_t *ex, fl_buf *out)
+{
+    json_t *opts = json_object_get(ex, "options");
+    FL_TRY(fl_buf_puts(out, "EXPLAIN ", c->err));
+    for (size_t i = 0; i < json_array_size(opts); i++) {
+        json_t *d = node(json_array_get(opts, i), "DefElem");
+        const char *name = json_string_value(json_object_get(d, "defname"));
+        json_t *arg = json_object_get(d, "arg");
+        const char *word = json_string_value(json_object_get(node(arg, "String"), "sval"));
+        bool ok = name && (!arg || word);
+        for (const char *p = name; ok && *p; p++)
+            ok = isalnum((unsigned char)*p) || *p == '_';
+        for (const char *p = word; ok && p && *p; p++)
+            ok = isalnum((unsigned char)*p) || *p == '_';
+        if (!ok)
+            return sq_fail(c, json_array_get(opts, i), "0A000",
+                           "this EXPLAIN option is not taken here");
+        FL_TRY(fl_buf_appendf(out, c->err, "%s%s%s%s", i ? ", " : "(", name, word ? " " : "",
+                              word ? word : ""));
+    }
+    return json_array_size(opts) ? fl_buf_puts(out, ") ", c->err) : FL_OK;
+}
+
 static fl_status check_shape(sq_ctx *c, json_t *stmts, json_t **sel_out)
 {
     json_t *first = json_array_get(stmts, 0);
     json_t *stmt = json_object_get(first, "stmt");
+    json_t *ex = node(stmt, "ExplainStmt");
+    if (ex) {
+        FL_TRY(explain_prefix(c, ex, &c->explain));
+        stmt = json_object_get(ex, "query");
+    }
     json_t *sel = node(stmt, "SelectStmt");
     json_t *from = json_object_get(sel, "fromClause");
     json_t *rv = node(json_array_get(from, 0), "RangeVar");
@@ -282,7 +313,10 @@ static fl_status build(sq_ctx *c, json_t *sel, char **out)
     FL_TRY(filters(c, json_object_get(sel, "whereClause")));
     fl_buf w;
     fl_buf_init(&w, 1u << 20);
-    fl_status rc = wrapper(c, sel, cols, ncols, &w);
+    fl_status rc =
+        fl_buf_append(&w, c->explain.data ? c->explain.data : "", c->explain.len, c->err);
+    if (rc == FL_OK)
+        rc = wrapper(c, sel, cols, ncols, &w);
     if (rc == FL_OK && !c->nmetrics)
         rc = sq_fail(c, NULL, "42803",
                      "a query of it reads at least one metric: SELECT <dimensions>, "
@@ -339,12 +373,14 @@ fl_status fl_sem_sql_rewrite(const fl_sem_sql *h, const char *sql, char **out, i
         fl_arena a;
         fl_arena_init(&a, 0);
         sq_ctx c = {.m = h->m, .a = &a, .err = err};
+        fl_buf_init(&c.explain, 4096);
         json_t *sel = NULL;
         rc = check_shape(&c, json_object_get(root, "stmts"), &sel);
         if (rc == FL_OK)
             rc = build(&c, sel, out);
         if (position)
             *position = c.pos;
+        fl_buf_free(&c.explain);
         fl_arena_free(&a);
     }
     json_decref(root);

@@ -25,8 +25,9 @@ typedef struct sq_ctx {
     const char *alias; /* FROM semantic.metrics <alias>; NULL = none */
     const char *metrics[SQ_MAX], *group_by[SQ_MAX], *where[SQ_MAX];
     uint32_t nmetrics, ngroup_by, nwhere;
-    bool grouped; /* the statement has GROUP BY (dimensions must be in it) */
-    size_t hole;  /* offset in the wrapper where the compiled query goes */
+    bool grouped;   /* the statement has GROUP BY (dimensions must be in it) */
+    size_t hole;    /* offset in the wrapper where the compiled query goes */
+    fl_buf explain; /* "EXPLAIN (...) " when the statement explains the query, else empty */
 } sq_ctx;
 
 /* Where an expression is written: a filter of the semantic query (members

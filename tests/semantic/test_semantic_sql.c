@@ -61,6 +61,19 @@ static void test_answers_equal_hand_sql(void)
               "\n", "260.00|248.00\n");
 }
 
+static void test_explain(void)
+{
+    char out[8192];
+    fl_error err;
+    CHECK_OK(ft_run(g_s,
+                    "EXPLAIN (ANALYZE) SELECT customer__region, MEASURE(net_revenue) FROM "
+                    "semantic.metrics GROUP BY 1",
+                    "\n", out, sizeof out, &err),
+             &err);
+    CHECK(strstr(out, "Aggregate") && strstr(out, "Scan iceberg default.orders") &&
+          strstr(out, "rows="));
+}
+
 static void test_prepared(void)
 {
     fl_sql_stmt *st = NULL;
@@ -182,6 +195,7 @@ int main(void)
         CHECK_OK(ft_run(g_s, SEED[i], "\n", out, sizeof out, &err), &err);
     if (g_s) {
         TEST_RUN(test_answers_equal_hand_sql);
+        TEST_RUN(test_explain);
         TEST_RUN(test_prepared);
         TEST_RUN(test_catalog_lists_members);
         TEST_RUN(test_errors);

@@ -8,7 +8,8 @@
  * (joinorder.c): a selective IN subquery filters its relation below the
  * other joins (TPC-H Q18's shape), and a SEMI/ANTI join whose subquery side
  * is the larger builds the left side (Q21's shape); answers unchanged,
- * outer joins included.
+ * outer joins included. A LEFT JOIN whose WHERE drops its null-extended rows
+ * becomes an inner join (null_reject.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +41,8 @@ static void test_q19_shape(void)
     if (!s)
         return;
     static char out[16384];
-    const char *q = "SELECT l.pk, l.qty, p.brand FROM " L_ROWS ", " P_ROWS " " Q19_WHERE
-                    " ORDER BY 1, 2";
+    const char *q =
+        "SELECT l.pk, l.qty, p.brand FROM " L_ROWS ", " P_ROWS " " Q19_WHERE " ORDER BY 1, 2";
     char sql[4096];
     snprintf(sql, sizeof sql, "EXPLAIN %s", q);
     CHECK_OK(ft_run(s, sql, "\n", out, sizeof out, &err), &err);
@@ -167,8 +168,53 @@ static void test_semi_placement(void)
     fl_sql_session_close(s);
 }
 
+/* LEFT JOIN + a WHERE conjunct on the nullable side (null_reject.c): one
+ * that drops null-extended rows makes the join INNER with the conjunct below
+ * it; IS NULL, COALESCE, OR with IS NULL and NOT keep the LEFT join. */
+static void test_outer_join_reduction(void)
+{
+    fl_sql_session *s = NULL;
+    fl_error err;
+    CHECK_OK(fl_sql_session_open(NULL, &s, &err), &err);
+    if (!s)
+        return;
+    static char out[16384];
+    const char *from = "SELECT a.x, b.t FROM (VALUES (1), (2), (3), (4)) a(x) LEFT JOIN "
+                       "(VALUES (1, 'p'), (2, 'q'), (3, NULL)) b(y, t) ON a.x = b.y ";
+    static const struct {
+        const char *where, *want;
+        bool inner;
+    } cases[] = {
+        {"WHERE b.t IN ('p', 'q')", "1|p\n2|q\n", true},
+        {"WHERE upper(b.t) = 'Q'", "2|q\n", true},
+        {"WHERE b.t IS NOT NULL AND a.x > 1", "2|q\n", true},
+        {"WHERE b.t = 'p' OR b.t = 'q'", "1|p\n2|q\n", true},
+        {"WHERE b.t IS NULL", "3|NULL\n4|NULL\n", false},
+        {"WHERE coalesce(b.t, 'z') = 'z'", "3|NULL\n4|NULL\n", false},
+        {"WHERE b.t = 'p' OR b.t IS NULL", "1|p\n3|NULL\n4|NULL\n", false},
+        {"WHERE NOT (b.t = 'p')", "2|q\n", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sql[1024];
+        snprintf(sql, sizeof sql, "%s%s ORDER BY 1", from, cases[i].where);
+        CHECK_OK(ft_run(s, sql, "\n", out, sizeof out, &err), &err);
+        if (strcmp(out, cases[i].want))
+            fprintf(stderr, "%s\n  -> %s  want %s", cases[i].where, out, cases[i].want);
+        CHECK_EQ_STR(out, cases[i].want);
+        char ex[1100];
+        snprintf(ex, sizeof ex, "EXPLAIN %s", sql);
+        CHECK_OK(ft_run(s, ex, "\n", out, sizeof out, &err), &err);
+        bool inner = strstr(out, "Join INNER") != NULL, left = strstr(out, "Join LEFT") != NULL;
+        if (inner != cases[i].inner || left == cases[i].inner)
+            fprintf(stderr, "%s: plan\n%s", cases[i].where, out);
+        CHECK(inner == cases[i].inner && left != cases[i].inner);
+    }
+    fl_sql_session_close(s);
+}
+
 int main(void)
 {
+    TEST_RUN(test_outer_join_reduction);
     TEST_RUN(test_q19_shape);
     TEST_RUN(test_or_edge_cases);
     TEST_RUN(test_semi_placement);

@@ -961,9 +961,15 @@ static fl_status push_conj(fl_bctx *b, fl_jtree *t, fl_expr *e, uint64_t m, fl_e
                 return push_conj(b, t->kids[i], e, m, err);
     } else if (m && t->kind == 2) {
         fl_jtree *l = t->kids[0], *r = t->kids[1];
-        if (t->jtype == FL_JOIN_LEFT && (m & ~l->mask) == 0)
+        /* a conjunct on the nullable side that drops null-extended rows makes
+         * the outer join an inner one, and then filters that side first */
+        if (((t->jtype == FL_JOIN_LEFT && (m & ~r->mask) == 0) ||
+             (t->jtype == FL_JOIN_RIGHT && (m & ~l->mask) == 0)) &&
+            fl_front_null_rejecting(e))
+            t->jtype = FL_JOIN_INNER;
+        if ((t->jtype == FL_JOIN_LEFT || t->jtype == FL_JOIN_INNER) && (m & ~l->mask) == 0)
             return push_conj(b, l, e, m, err);
-        if (t->jtype == FL_JOIN_RIGHT && (m & ~r->mask) == 0)
+        if ((t->jtype == FL_JOIN_RIGHT || t->jtype == FL_JOIN_INNER) && (m & ~r->mask) == 0)
             return push_conj(b, r, e, m, err);
     }
     return add_expr(b->a, &t->filters, &t->nfilters, &t->capfilters, e, err);

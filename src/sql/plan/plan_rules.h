@@ -34,6 +34,10 @@ fl_plan *fl_front_project(fl_arena *a, fl_plan *child, fl_expr **exprs, const ch
 /* a scan's pruning terms after its filters changed */
 void fl_front_prune_terms(fl_arena *a, fl_plan *scan);
 
+/* null_reject.c: e is NULL or false whenever every column it reads is NULL
+ * (a WHERE conjunct that drops the rows an outer join adds) */
+bool fl_front_null_rejecting(const fl_expr *e);
+
 /* optimize.c */
 fl_status fl_optimize(fl_planner_ctx *pc, fl_plan *p, fl_error *err);
 /* OR factoring of a WHERE conjunct e (scope form): conjuncts common to every

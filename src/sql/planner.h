@@ -133,7 +133,8 @@ typedef struct fl_planner_ctx {
     /* the session's authorizer (sql/authz/authz.h); NULL = no checks and no
      * record (planner tests without a session) */
     struct fl_sql_authz *authz;
-    const struct fl_sql_extension *ext; /* the session's extension (virtual relations); NULL = none */
+    /* the session's extension (virtual relations); NULL = none */
+    const struct fl_sql_extension *ext;
     int64_t statement_time_us;
     const fl_sql_parsed *parsed; /* for time travel and positions */
     /* Parameters $1..$n: types known in advance (nparam_types) or inferred

@@ -46,6 +46,12 @@ typedef struct fl_sem_sql fl_sem_sql;
 
 FL_API fl_status fl_sem_sql_new(const fl_sem_model *m, fl_sem_sql **out, fl_error *err);
 FL_API void fl_sem_sql_free(fl_sem_sql *h); /* NULL allowed */
+/* Sets the catalog types of semantic.metrics' columns to those of the
+ * answers (numeric for a sum of decimals, date for a day dimension...) by
+ * planning a query per member on s; members that do not plan (a table not
+ * created yet) keep text / timestamp / double precision. Call before the
+ * extension is handed to sessions (the columns are read without locks). */
+FL_API fl_status fl_sem_sql_resolve_types(fl_sem_sql *h, fl_sql_session *s, fl_error *err);
 /* The session extension (fl_sql_options.extension): the rewriter and
  * semantic.metrics for pg_catalog / information_schema. Owned by h. */
 FL_API const fl_sql_extension *fl_sem_sql_extension(const fl_sem_sql *h);

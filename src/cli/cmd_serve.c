@@ -591,6 +591,18 @@ int fl_cmd_serve(int argc, char **argv)
         fprintf(stderr, "floe serve: models %s: %s\n", c.models_dir, err.msg);
         goto done;
     }
+    if (semsql) { /* the catalog's column types from planned queries, then shared read-only */
+        fl_sql_options so;
+        memset(&so, 0, sizeof so);
+        so.catalog_uri = c.o.catalog_uri;
+        so.warehouse = c.o.warehouse;
+        so.threads = 1;
+        fl_sql_session *ts = NULL;
+        if (fl_sql_session_open(&so, &ts, &err) == FL_OK)
+            fl_sem_sql_resolve_types(semsql, ts, &err);
+        fl_sql_session_close(ts);
+        fl_error_clear(&err);
+    }
     if (semsql) { /* pgwire and /v1/sql answer MEASURE() over semantic.metrics */
         c.o.sql_extension = fl_sem_sql_extension(semsql);
         c.pg.sql_extension = fl_sem_sql_extension(semsql);

@@ -1049,7 +1049,8 @@ static fl_status open_session(shell *sh, fl_error *err)
         FL_TRY(fl_sem_sql_new(sh->model, &sh->semsql, err));
         opt.extension = fl_sem_sql_extension(sh->semsql);
     }
-    return fl_sql_session_open(&opt, &sh->s, err);
+    FL_TRY(fl_sql_session_open(&opt, &sh->s, err));
+    return sh->semsql ? fl_sem_sql_resolve_types(sh->semsql, sh->s, err) : FL_OK;
 }
 
 /* See "Memory" at the top. mallopt failing (other allocators, sanitizers)

@@ -441,6 +441,61 @@ fl_status fl_sem_sql_new(const fl_sem_model *m, fl_sem_sql **out, fl_error *err)
     return FL_OK;
 }
 
+/* The type of column `name` of q compiled and planned on s; false when it
+ * does not compile or plan (a missing table, a dimension out of reach). */
+static bool planned_type(fl_sem_sql *h, fl_sql_session *s, const fl_sem_query *q, const char *name,
+                         fl_type *out)
+{
+    char *sql = NULL;
+    fl_error e;
+    fl_error_clear(&e);
+    bool ok = false;
+    fl_sql_stmt *st = NULL;
+    if (fl_sem_compile(h->m, q, NULL, 0, &sql, &e) == FL_OK &&
+        fl_sql_prepare(s, sql, &st, &e) == FL_OK) {
+        const fl_field *f = fl_schema_find_name(fl_sql_stmt_schema(st), name);
+        ok = f && fl_type_copy(&h->a, &f->type, out) == FL_OK;
+    }
+    fl_sql_stmt_close(st);
+    free(sql);
+    return ok;
+}
+
+fl_status fl_sem_sql_resolve_types(fl_sem_sql *h, fl_sql_session *s, fl_error *err)
+{
+    const char *metrics[64];
+    uint32_t nm = 0;
+    for (uint32_t i = 0; i < fl_sem_model_nmembers(h->m) && nm < 64; i++)
+        if (fl_sem_model_member(h->m, i)->kind == FL_SEM_METRIC)
+            metrics[nm++] = fl_sem_model_member(h->m, i)->name;
+    for (uint32_t c = 0; c < h->cols.nfields; c++) {
+        fl_field *f = &h->cols.fields[c];
+        fl_sem_query q;
+        memset(&q, 0, sizeof q);
+        q.limit = -1;
+        fl_type t;
+        if (sem_find_metric(h->m, f->name)) {
+            q.metrics = &f->name;
+            q.nmetrics = 1;
+            if (planned_type(h, s, &q, f->name, &t))
+                f->type = t;
+            continue;
+        }
+        q.group_by = &f->name;
+        q.ngroup_by = 1;
+        q.nmetrics = 1;
+        for (uint32_t k = 0; k < nm && k < 8; k++) { /* a metric that reaches the dimension */
+            q.metrics = &metrics[k];
+            if (planned_type(h, s, &q, f->name, &t)) {
+                f->type = t;
+                break;
+            }
+        }
+    }
+    (void)err;
+    return FL_OK;
+}
+
 void fl_sem_sql_free(fl_sem_sql *h)
 {
     if (!h)

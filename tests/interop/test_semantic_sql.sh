@@ -83,7 +83,8 @@ $want"
 # ---- the catalog: information_schema lists the members, psql's \d describes the relation ----
 cols=$(as analyst -c "SELECT column_name || ':' || data_type FROM information_schema.columns
        WHERE table_schema = 'semantic' AND table_name = 'metrics' ORDER BY ordinal_position") || fail "information_schema: $cols"
-for want in "metric_time:timestamp without time zone" "customer__region:text" "net_revenue:double precision"; do
+# the answers' types (floe serve plans a query per member at startup): a date axis, numeric sums, a bigint count
+for want in "metric_time:date" "customer__region:text" "net_revenue:numeric" "order_total:bigint" "return_rate:double precision"; do
   grep -qx "$want" <<<"$cols" || fail "information_schema.columns of semantic.metrics lacks $want: $cols"
 done
 out=$(as analyst -c "SELECT table_type FROM information_schema.tables WHERE table_schema = 'semantic' AND table_name = 'metrics'")

@@ -119,6 +119,21 @@ static void test_catalog_lists_members(void)
               "\n", "v\n");
 }
 
+/* planned types replace the defaults (numeric sums, a date axis, a bigint count) */
+static void test_resolved_types(void)
+{
+    fl_error err;
+    CHECK_OK(fl_sem_sql_resolve_types(g_api, g_s, &err), &err);
+    ft_expect(g_s,
+              "SELECT column_name, data_type FROM information_schema.columns WHERE "
+              "table_schema = 'semantic' AND table_name = 'metrics' AND column_name IN "
+              "('metric_time', 'customer__region', 'net_revenue', 'order_total', 'return_rate') "
+              "ORDER BY 1",
+              "\n",
+              "customer__region|text\nmetric_time|date\nnet_revenue|numeric\norder_total|bigint\n"
+              "return_rate|double precision\n");
+}
+
 static void expect_error(const char *sql, const char *state, int32_t pos, const char *words)
 {
     char out[256];
@@ -198,6 +213,7 @@ int main(void)
         TEST_RUN(test_explain);
         TEST_RUN(test_prepared);
         TEST_RUN(test_catalog_lists_members);
+        TEST_RUN(test_resolved_types);
         TEST_RUN(test_errors);
         TEST_RUN(test_other_statements_untouched);
     }

@@ -100,38 +100,15 @@ static fl_status order_limit(sem_ctx *c, const fl_sem_query *q, fl_buf *b)
     return FL_OK;
 }
 
-/* The next part of the answer: cte's values (one "v" named ref, or the
- * fused columns refs[0..n)) joined onto base (NULL = the first part) on
- * the group-by, NULL keys matching (sem_full_join's join, several values). */
-static const char *join_part(sem_ctx *c, const char *base, const char *const *names,
-                             uint32_t nnames, const char *cte, const char *const *refs, uint32_t n,
-                             const char *ref)
+/* The next part of the answer, cte's values rvals (see sem_full_join),
+ * joined onto base; the first part (base NULL) is cte itself. */
+static const char *join_part(sem_ctx *c, const char *cols, const char *base,
+                             const char *const *names, uint32_t nnames, const char *cte,
+                             const char *rvals)
 {
-    if (!refs && base)
-        return sem_full_join(c, base, names, nnames, cte, ref);
-    const char *cols = "", *vals = "";
-    for (uint32_t i = 0; i < c->ngbs; i++)
-        cols = fl_arena_sprintf(&c->a, "%s%s, ", cols, sem_ident(c, c->gbs[i].name));
-    if (!refs)
-        return fl_arena_sprintf(&c->a, "SELECT %sv AS %s FROM %s", cols, sem_ident(c, ref), cte);
-    for (uint32_t i = 0; i < n; i++)
-        vals = fl_arena_sprintf(&c->a, "%s%sr.%s", vals, i ? ", " : "", sem_ident(c, refs[i]));
-    if (!base)
-        return fl_arena_sprintf(&c->a, "SELECT %s%s FROM %s r", cols, vals, cte);
-    const char *bvals = "", *keys = "", *on = "";
-    for (uint32_t i = 0; i < nnames; i++)
-        bvals = fl_arena_sprintf(&c->a, "%sb.%s, ", bvals, sem_ident(c, names[i]));
-    if (!c->ngbs)
-        return fl_arena_sprintf(&c->a, "SELECT %s%s FROM %s b CROSS JOIN %s r", bvals, vals, base,
-                                cte);
-    for (uint32_t i = 0; i < c->ngbs; i++) {
-        const char *g = sem_ident(c, c->gbs[i].name);
-        const char *l = fl_arena_sprintf(&c->a, "b.%s", g), *r = fl_arena_sprintf(&c->a, "r.%s", g);
-        keys = fl_arena_sprintf(&c->a, "%scoalesce(%s, %s) AS %s, ", keys, l, r, g);
-        on = fl_arena_sprintf(&c->a, "%s%s%s", on, i ? " AND " : "", sem_same_key(c, l, r));
-    }
-    return fl_arena_sprintf(&c->a, "SELECT %s%s%s FROM %s b FULL JOIN %s r ON %s", keys, bvals,
-                            vals, base, cte, on);
+    if (base)
+        return sem_full_join(c, base, names, nnames, cte, rvals);
+    return fl_arena_sprintf(&c->a, "SELECT %s%s%s FROM %s r", cols, *cols ? ", " : "", rvals, cte);
 }
 
 static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
@@ -155,31 +132,35 @@ static fl_status compile_query(sem_ctx *c, const fl_sem_query *q, fl_buf *out)
         /* simple metrics of one model with the same filters: one pass (compile_fuse.c) */
         sem_input ins[64];
         const char *refs[64];
-        uint32_t k = 0;
+        uint32_t idx[64], k = 0;
         for (uint32_t j = i; j < q->nmetrics; j++) {
             sem_input in = {.name = q->metrics[j]};
             bool yes = j == i;
             if (j > i && !done[j])
                 FL_TRY(sem_fusable(c, &ins[0], &in, &f, &yes));
             if (yes) {
+                idx[k] = j;
                 ins[k] = in;
                 refs[k++] = q->metrics[j];
             }
         }
-        const char *cte = NULL;
+        const char *cte = NULL, *rvals = "";
         if (k > 1)
             FL_TRY(sem_fuse_inputs(c, ins, refs, k, &f, &cte));
-        if (!cte) {
+        if (cte) {
+            for (uint32_t r = 0; r < k; r++)
+                rvals = fl_arena_sprintf(&c->a, "%s%sr.%s", rvals, r ? ", " : "",
+                                         sem_ident(c, refs[r]));
+        } else {
             k = 1;
             FL_TRY(sem_compile_metric(c, sem_find_metric(c->m, q->metrics[i]), &f, 0, &cte));
+            rvals = fl_arena_sprintf(&c->a, "r.v AS %s", sem_ident(c, q->metrics[i]));
         }
-        for (uint32_t m = 0; m < q->nmetrics; m++)
-            for (uint32_t r = 0; r < k; r++)
-                done[m] |= !strcmp(q->metrics[m], refs[r]) || m == i;
-        const char *sql = join_part(c, base, joined, njoined, cte, k > 1 ? refs : NULL,
-                                    k > 1 ? k : 1, q->metrics[i]);
-        for (uint32_t r = 0; r < k; r++)
-            joined[njoined++] = k > 1 ? refs[r] : q->metrics[i];
+        const char *sql = join_part(c, cols, base, joined, njoined, cte, rvals);
+        for (uint32_t r = 0; r < k; r++) {
+            done[idx[r]] = true;
+            joined[njoined++] = refs[r];
+        }
         FL_TRY(sem_add_cte(c, sql, &base));
     }
     for (uint32_t i = 0; i < q->nmetrics; i++)

@@ -178,11 +178,11 @@ fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name);
 /* l = r where NULL equals NULL, as a hash-joinable condition: the text forms
  * are compared (hash key), then IS NOT DISTINCT FROM (exact) */
 const char *sem_same_key(sem_ctx *c, const char *l, const char *r);
-/* base b (group-by columns and names[]) full joined with cte r (group-by
- * columns and v) on the group-by, NULL keys matching: the group-by, b's
- * names, and r.v as ref */
+/* base b (group-by columns and names[]) full joined with cte r on the
+ * group-by, NULL keys matching: the group-by, b's names, then rvals (r's
+ * value columns as SQL: "r.v AS \"ref\"", or "r.\"a\", r.\"b\"") */
 const char *sem_full_join(sem_ctx *c, const char *base, const char *const *names, uint32_t n,
-                          const char *cte, const char *ref);
+                          const char *cte, const char *rvals);
 /* "\"name\"" in the arena */
 const char *sem_ident(sem_ctx *c, const char *name);
 

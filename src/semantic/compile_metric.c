@@ -35,22 +35,22 @@ const char *sem_same_key(sem_ctx *c, const char *l, const char *r)
 }
 
 const char *sem_full_join(sem_ctx *c, const char *base, const char *const *names, uint32_t n,
-                          const char *cte, const char *ref)
+                          const char *cte, const char *rvals)
 {
     const char *keys = "", *on = "", *vals = "";
     for (uint32_t i = 0; i < n; i++)
         vals = fl_arena_sprintf(&c->a, "%sb.%s, ", vals, sem_ident(c, names[i]));
     if (!c->ngbs)
-        return fl_arena_sprintf(&c->a, "SELECT %sr.v AS %s FROM %s b CROSS JOIN %s r", vals,
-                                sem_ident(c, ref), base, cte);
+        return fl_arena_sprintf(&c->a, "SELECT %s%s FROM %s b CROSS JOIN %s r", vals, rvals, base,
+                                cte);
     for (uint32_t i = 0; i < c->ngbs; i++) {
         const char *g = sem_ident(c, c->gbs[i].name);
         const char *l = fl_arena_sprintf(&c->a, "b.%s", g), *r = fl_arena_sprintf(&c->a, "r.%s", g);
         keys = fl_arena_sprintf(&c->a, "%scoalesce(%s, %s) AS %s, ", keys, l, r, g);
         on = fl_arena_sprintf(&c->a, "%s%s%s", on, i ? " AND " : "", sem_same_key(c, l, r));
     }
-    return fl_arena_sprintf(&c->a, "SELECT %s%sr.v AS %s FROM %s b FULL JOIN %s r ON %s", keys,
-                            vals, sem_ident(c, ref), base, cte, on);
+    return fl_arena_sprintf(&c->a, "SELECT %s%s%s FROM %s b FULL JOIN %s r ON %s", keys, vals,
+                            rvals, base, cte, on);
 }
 
 fl_status sem_add_cte(sem_ctx *c, const char *sql, const char **name)
@@ -306,7 +306,8 @@ fl_status sem_combine(sem_ctx *c, const char *why, sem_part *parts, uint32_t n, 
             sql = fl_arena_sprintf(&c->a, "SELECT b.*, o.v AS %s FROM %s b LEFT JOIN %s o ON %s",
                                    ref, base, p->cte, on);
         } else {
-            sql = sem_full_join(c, base, names, nnames, p->cte, p->ref);
+            sql = sem_full_join(c, base, names, nnames, p->cte,
+                                fl_arena_sprintf(&c->a, "r.v AS %s", ref));
         }
         names[nnames++] = p->ref;
         FL_TRY(sem_add_cte(c, sql, &base));

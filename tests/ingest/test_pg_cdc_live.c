@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <poll.h>
+#include <time.h>
 
 #include "floe/buf.h"
 #include "ingest/pg_cdc.h"
@@ -283,11 +284,21 @@ static const char *expected_txns[] = {
 };
 #define NTXNS (sizeof expected_txns / sizeof expected_txns[0])
 
+/* Milliseconds on the monotonic clock. Waiting loops end at a deadline, not
+ * after a number of polls: a poll returns as soon as any message arrives, so
+ * a large transaction can take thousands of them. */
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Polls until the marker's transaction has committed (at most ~60 s of
  * waiting, so a broken server fails the test instead of hanging it). */
 static bool stream_until_marker(pgcdc_repl *r, rec *log, int timeout_ms)
 {
-    for (int i = 0; i < 600 && !log->marker_committed; i++) {
+    for (int64_t end = now_ms() + 60000; !log->marker_committed && now_ms() < end;) {
         size_t n;
         fl_error err;
         if (timeout_ms == 0) /* the caller's own wait between non-blocking polls */
@@ -552,7 +563,7 @@ static void test_streaming(const char *url)
     CHECK(sql("BEGIN; INSERT INTO big SELECT g, repeat('q', 100) FROM generate_series(5001, "
               "8000) g; ROLLBACK"));
     CHECK(sql("INSERT INTO big VALUES (0, 'small')")); /* not streamed */
-    for (int i = 0; i < 600 && rec.commits < 1; i++) {
+    for (int64_t end = now_ms() + 60000; rec.commits < 1 && now_ms() < end;) {
         size_t n;
         if (pgcdc_repl_poll(r, 100, &n, &err) != FL_OK) {
             fprintf(stderr, "poll: %s\n", err.msg);
@@ -627,7 +638,7 @@ static void test_partitioned(const char *url)
     CHECK(sql("INSERT INTO part VALUES (160, 'c')"));
     CHECK(sql("INSERT INTO evt (id) VALUES (998)")); /* not in part_pub: no event */
     CHECK(sql("UPDATE part SET v = 'd' WHERE id = 1"));
-    for (int i = 0; i < 600 && got.ntxn < 2; i++) {
+    for (int64_t end = now_ms() + 60000; got.ntxn < 2 && now_ms() < end;) {
         size_t k;
         if (pgcdc_repl_poll(r, 100, &k, &err) != FL_OK)
             break;

@@ -101,6 +101,45 @@ static void test_alter_and_show_create(void)
     CHECK_EQ_STR(names_and_types(b), names_and_types(a)); /* ids: assigned anew, in order */
 }
 
+/* Nested values of other part types go into nested columns part by part
+ * (cast_nested.c): a ROW by position into a struct, a list element by
+ * element, a map key and value; x::type[] of a list column too. */
+static void test_nested_casts(void)
+{
+    ft_expect(S,
+              "CREATE TABLE n.c (s ROW(a bigint, f double precision), l bigint[], "
+              "m MAP(varchar, double precision), ls ROW(x decimal(6,2))[])",
+              "\n", "");
+    ft_expect(S,
+              "INSERT INTO n.c SELECT ROW(1, 2.5), ARRAY[1, 2], MAP(ARRAY['k'], ARRAY[1]), "
+              "ARRAY[ROW(1.5), NULL]",
+              "\n", "");
+    ft_expect(S, "INSERT INTO n.c (s, l) VALUES (ROW(2, 3), NULL), (NULL, NULL)", "\n", "");
+    ft_expect(S, "SELECT s, l, m, ls FROM n.c ORDER BY s.a NULLS LAST", "\n",
+              "{\"a\":1,\"f\":2.5}|{1,2}|{\"k\":1}|{\"{\\\"x\\\":1.50}\",NULL}\n"
+              "{\"a\":2,\"f\":3}|NULL|NULL|NULL\n"
+              "NULL|NULL|NULL|NULL\n");
+    ft_expect(S, "SELECT pg_typeof(s.f), pg_typeof(l[1]) FROM n.c LIMIT 1", "\n",
+              "double precision|bigint\n");
+    ft_expect(S, "SELECT l::text[], pg_typeof(l::int[]), l::numeric(4,1)[] FROM n.c WHERE l IS NOT NULL",
+              "\n", "{1,2}|integer[]|{1.0,2.0}\n");
+    char out[512];
+    fl_error err;
+    /* a field that does not convert is named; a row of another width is
+     * refused with both types in full */
+    CHECK(ft_run(S, "INSERT INTO n.c (s) SELECT ROW(1, 'x')", "\n", out, sizeof out, &err) !=
+          FL_OK);
+    CHECK(strstr(err.msg, "field \"f\": invalid input syntax for type double precision") != NULL);
+    ft_expect_sqlstate(S, "INSERT INTO n.c (s) SELECT ROW(1, 2, 3)", "42804");
+    CHECK(ft_run(S, "INSERT INTO n.c (s) SELECT ROW(1, 2, 3)", "\n", out, sizeof out, &err) !=
+          FL_OK);
+    CHECK(strstr(err.msg, "is of type struct<a bigint, f double precision> but expression is of "
+                          "type struct<f1 integer, f2 integer, f3 integer>") != NULL);
+    CHECK(ft_run(S, "SELECT l::date[] FROM n.c", "\n", out, sizeof out, &err) != FL_OK);
+    CHECK(strstr(err.msg, "cannot cast type bigint[] to date[]") != NULL);
+    ft_expect(S, "SELECT count(*) FROM n.c", "\n", "3\n"); /* the failed inserts added nothing */
+}
+
 static void test_errors(void)
 {
     char out[256];
@@ -144,6 +183,7 @@ int main(void)
     TEST_RUN(test_spellings);
     TEST_RUN(test_rows);
     TEST_RUN(test_alter_and_show_create);
+    TEST_RUN(test_nested_casts);
     TEST_RUN(test_errors);
     fl_sql_session_close(S);
     ft_rmtree(dir);

@@ -90,7 +90,7 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
         (to->id == FL_TYPE_BINARY || to->id == FL_TYPE_FIXED || to->id == FL_TYPE_UUID))
         return true;
     if (fl_type_is_nested(from) && from->id == to->id)
-        return same_shape(from, to);
+        return same_shape(from, to) || fl_cast_nested_allowed(from, to);
     return false;
 }
 
@@ -667,6 +667,8 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
             (void)sel;
             return FL_OK;
         }
+        if (from->id == to->id) /* field by field, element by element (cast_nested.c) */
+            return fl_cast_nested(in, nrows, to, lenient, tz, out, err);
         if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_LIST &&
             !fl_type_is_nested(&to->children[0].type))
             return fl_cast_text_to_list(in, sel, nrows, to, lenient, tz, out, err);

@@ -250,4 +250,9 @@ fl_status fl_cast_text_to_list(const fl_vector *in, const fl_sel *sel, uint32_t 
                                const fl_type *to, bool lenient, const fl_tz *tz, fl_vector *out,
                                fl_error *err);
 
+/* nested -> nested of the same kind whose parts convert (cast_nested.c) */
+bool fl_cast_nested_allowed(const fl_type *from, const fl_type *to);
+fl_status fl_cast_nested(const fl_vector *in, uint32_t nrows, const fl_type *to, bool lenient,
+                         const fl_tz *tz, fl_vector *out, fl_error *err);
+
 #endif

@@ -508,6 +508,26 @@ static uint32_t array_elem_oid(fl_bctx *b, const PgQuery__TypeName *tn, const ch
 }
 
 
+/* list::type[]: a list column cast element by element (cast_nested.c),
+ * not PostgreSQL array text. */
+static fl_status cast_list(fl_bctx *b, fl_expr *arg, const PgQuery__TypeName *tn, int32_t loc,
+                           fl_expr **out, fl_error *err)
+{
+    PgQuery__TypeName copy = *tn;
+    copy.n_array_bounds = 0;
+    fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
+    if (!f)
+        return oom(err);
+    if (fl_front_type_name(b->pc, &copy, &f->type, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, loc);
+    f->name = "element";
+    f->nullable = true;
+    fl_type t = {.id = FL_TYPE_LIST, .nchildren = 1, .children = f};
+    if (fl_expr_cast(b->a, arg, &t, out, err) != FL_OK)
+        return fl_front_err_at(b->pc, err, loc);
+    return FL_OK;
+}
+
 fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out,
                              bool *handled, fl_error *err)
 {
@@ -525,6 +545,8 @@ fl_status fl_pgcat_bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **
     *handled = true;
     fl_expr *arg;
     FL_TRY(fl_bind_expr(b, tc->arg, &arg, err));
+    if (elem && arg->type.id == FL_TYPE_LIST && tn->n_array_bounds)
+        return cast_list(b, arg, tn, tc->location, out, err);
     if (elem) {
         if (arg->type.id != FL_TYPE_STRING)
             return fl_front_err(b->pc, err, FL_EUNSUPPORTED, tc->location, "0A000",

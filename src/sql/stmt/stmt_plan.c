@@ -29,9 +29,9 @@
 static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *want,
                                const fl_type *have, fl_error *err)
 {
-    char w[64], h[64];
-    fl_sql_type_name(want, w, sizeof w);
-    fl_sql_type_name(have, h, sizeof h);
+    char w[256], h[256]; /* nested types in full: struct<a integer, ...> */
+    stmt_type_text(want, w, sizeof w);
+    stmt_type_text(have, h, sizeof h);
     return fl_error_state(err, FL_ETYPE, "42804",
                           "column \"%s\" is of type %s but expression is of type %s", name, w, h);
 }

@@ -289,6 +289,12 @@ FL_API fl_status fl_sql_pg_parse_json(const char *sql, char **json, fl_error *er
 FL_API size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tz, char *buf,
                                   size_t cap);
 
+/* The same value as JSON (null, true/false, numbers bare, text and dates as
+ * strings of their text form, structs and maps as objects, lists as arrays):
+ * what to_json, /v1/sql and `floe sql --format jsonl` print. */
+FL_API size_t fl_sql_format_json(const fl_vector *v, uint32_t row, const char *tz, char *buf,
+                                 size_t cap);
+
 /* fl_sql_format_value with the time zone loaded once (fl_sql_format_value
  * reads the zone file on every timestamptz call): for printing many rows. */
 typedef struct fl_sql_formatter fl_sql_formatter;

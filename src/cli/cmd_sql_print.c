@@ -295,12 +295,17 @@ static fl_status json_value(fl_buf *sb, const fl_vector *v, uint32_t i, cellbuf 
 {
     size_t len = 0;
     const fl_type *t = v->type;
-    if (fl_type_is_nested(t)) {
-        fl_unified u;
-        fl_vector_unify(v, &u);
-        if (!fl_unified_is_valid(&u, i))
-            return fl_buf_puts(sb, "null", err);
-        return fl_format_json(sb, v, i, err);
+    if (fl_type_is_nested(t)) { /* the engine's JSON, as to_json and /v1/sql */
+        for (;;) {
+            size_t need = fl_sql_format_json(v, i, tz, cb->buf, cb->cap);
+            if (cb->buf && need < cb->cap)
+                return fl_buf_append(sb, cb->buf, need, err);
+            char *nb = realloc(cb->buf, need + 64);
+            if (!nb)
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            cb->buf = nb;
+            cb->cap = need + 64;
+        }
     }
     const char *s = NULL;
     FL_TRY(cell_text(cb, v, i, tz, &s, &len, err));

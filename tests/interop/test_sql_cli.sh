@@ -41,6 +41,11 @@ check "json format" '[
 {"n":22,"s":null,"d":-3.25}
 ]' "$("$floe" sql --no-catalog --format json -c "$q" 2>&1)"
 
+# nested values print as the engine's JSON, numbers bare at every depth (as
+# to_json and /v1/sql do), not the file tools' exact-string int64
+check "jsonl nested" '{"s":{"f1":1,"f2":2.50,"f3":"2024-01-02 03:04:05","f4":{"f1":true,"f2":"x"}}}' \
+  "$("$floe" sql --no-catalog --format jsonl -c "SELECT ROW(1::bigint, 2.50, TIMESTAMP '2024-01-02 03:04:05', ROW(true, 'x')) AS s" 2>&1)"
+
 check "expanded" "-[ RECORD 1 ]----
 n | 1
 s | a

@@ -362,6 +362,23 @@ size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname,
     return w.len;
 }
 
+size_t fl_sql_format_json(const fl_vector *v, uint32_t row, const char *tzname, char *buf, size_t cap)
+{
+    fl_tz *tz = NULL;
+    if (v->type->id == FL_TYPE_TIMESTAMPTZ || v->type->id == FL_TYPE_TIMESTAMPTZ_NS ||
+        fl_type_is_nested(v->type)) {
+        fl_error e;
+        if (fl_tz_load(tzname, &tz, &e) != FL_OK)
+            tz = NULL; /* as fl_sql_format_value */
+    }
+    wbuf w = {buf, cap, 0};
+    json_value(&w, v, row, tz);
+    fl_tz_free(tz);
+    if (cap)
+        buf[w.len < cap ? w.len : cap - 1] = 0;
+    return w.len;
+}
+
 struct fl_sql_formatter {
     fl_tz *tz;
 };

@@ -140,6 +140,25 @@ static void test_nested_casts(void)
     ft_expect(S, "SELECT count(*) FROM n.c", "\n", "3\n"); /* the failed inserts added nothing */
 }
 
+/* ARRAY[...] of scalars reads as a list where its type shows: pg_typeof,
+ * to_json, a query's result and CREATE TABLE AS; multidimensional arrays
+ * and numeric[] stay PostgreSQL array text */
+static void test_array_literals(void)
+{
+    ft_expect(S, "SELECT pg_typeof(ARRAY[1, 2]), pg_typeof(ARRAY['a']), pg_typeof(ARRAY[DATE '2024-01-02'])",
+              "\n", "integer[]|text[]|date[]\n");
+    ft_expect(S, "SELECT to_json(ARRAY[1, 2]), to_json(ARRAY['a', NULL]), ARRAY[true, false]", "\n",
+              "[1,2]|[\"a\",null]|{t,f}\n");
+    ft_expect(S, "CREATE TABLE n.arr AS SELECT ARRAY[1, 2] AS i, ARRAY['x'] AS s, ARRAY[1.5] AS d", "\n",
+              "");
+    ft_expect(S, "SELECT column_name, data_type FROM information_schema.columns "
+                 "WHERE table_name = 'arr' ORDER BY ordinal_position",
+              "\n", "i|ARRAY\ns|ARRAY\nd|ARRAY\n");
+    ft_expect(S, "SELECT i[2] + 1, s[1], cardinality(i) FROM n.arr", "\n", "3|x|2\n");
+    ft_expect(S, "SELECT ARRAY[ARRAY[1, 2], ARRAY[3, 4]], pg_typeof(ARRAY[ARRAY[1]]), '{{5}}'::int[]",
+              "\n", "{{1,2},{3,4}}|text|{{5}}\n");
+}
+
 static void test_errors(void)
 {
     char out[256];
@@ -184,6 +203,7 @@ int main(void)
     TEST_RUN(test_rows);
     TEST_RUN(test_alter_and_show_create);
     TEST_RUN(test_nested_casts);
+    TEST_RUN(test_array_literals);
     TEST_RUN(test_errors);
     fl_sql_session_close(S);
     ft_rmtree(dir);

@@ -244,6 +244,10 @@ fl_status fl_bind_nested_subscript(fl_bctx *b, fl_expr *base, const PgQuery__AIn
 /* a PostgreSQL array kept as text (ARRAY[...], '{1,2}'::int[]) cast to a LIST of its element
  * type; other expressions unchanged */
 fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err);
+/* A query's output columns that are PostgreSQL array text become lists (a
+ * PROJECT over *plan), so results, CREATE TABLE AS and the wire carry
+ * integer[] as a list; catalog arrays with no list form stay text. */
+fl_status fl_plan_arrays_as_lists(fl_arena *a, fl_plan **plan, fl_error *err);
 /* the same for the list arguments of array_contains, array_position, map, element_at ... */
 fl_status fl_bind_nested_args(fl_bctx *b, const char *fn, fl_expr **args, uint32_t n,
                               fl_error *err);

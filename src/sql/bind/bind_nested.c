@@ -18,6 +18,7 @@
 #include "sql/bind/bind.h"
 #include "sql/parse/parse_tree.h"
 #include "sql/pgcat/pgcat.h"
+#include "sql/plan/plan_rules.h"
 
 static fl_status oom(fl_error *err)
 {
@@ -54,23 +55,85 @@ static fl_status bound_or(fl_bctx *b, const PgQuery__Node *n, int32_t dflt, int3
     return *out ? FL_OK : oom(err);
 }
 
-fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err)
+/* The list element type of PostgreSQL array text of element oid elem.
+ * exact: only a one-dimensional ARRAY[...] (FL_PG_ARRAY_1D: text cast to
+ * int[] may hold '{{1,2}}'), of a type that is its own PostgreSQL type
+ * (int2[] would read back as integer[], numeric[] has lost its typmod,
+ * aclitem[] would be text[]); otherwise any scalar the catalogs map it to. */
+static bool list_elem_for(const fl_type *t, bool exact, fl_type *et)
 {
-    if (!fl_pg_is_array_text(&(*e)->type))
-        return FL_OK;
-    fl_type et = fl_pgcat_type_for_oid((uint32_t)(*e)->type.scale);
-    if (fl_type_is_nested(&et) || (et.id == FL_TYPE_STRING && et.precision))
-        return FL_OK; /* int2vector, arrays of arrays: stay text */
-    fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
+    if (!fl_pg_is_array_text(t) || (exact && t->fixed_len != FL_PG_ARRAY_1D))
+        return false;
+    uint32_t oid = (uint32_t)t->scale;
+    memset(et, 0, sizeof *et);
+    switch (oid) {
+    case FL_PG_OID_DATE: et->id = FL_TYPE_DATE; return true;
+    case FL_PG_OID_TIME: et->id = FL_TYPE_TIME; return true;
+    case FL_PG_OID_TIMESTAMP: et->id = FL_TYPE_TIMESTAMP; return true;
+    case FL_PG_OID_UUID: et->id = FL_TYPE_UUID; return true;
+    default: break;
+    }
+    *et = fl_pgcat_type_for_oid(oid);
+    if (fl_type_is_nested(et) || (et->id == FL_TYPE_STRING && et->precision))
+        return false; /* int2vector, arrays of arrays: stay text */
+    return !exact || fl_pg_type_oid(et) == oid;
+}
+
+static fl_status cast_to_list(fl_arena *a, fl_expr **e, const fl_type *et, fl_error *err)
+{
+    fl_field *f = fl_arena_calloc(a, 1, sizeof *f);
     if (!f)
         return oom(err);
-    f->name = "element";
-    f->nullable = true;
-    f->type = et;
+    *f = (fl_field){.name = "element", .nullable = true, .type = *et};
     fl_type lt = {.id = FL_TYPE_LIST, .nchildren = 1, .children = f};
+    return fl_expr_cast(a, *e, &lt, e, err);
+}
+
+static fl_status array_as_list(fl_bctx *b, fl_expr **e, bool exact, fl_error *err)
+{
+    fl_type et;
+    if (!list_elem_for(&(*e)->type, exact, &et))
+        return FL_OK;
     int32_t loc = (*e)->location;
-    if (fl_expr_cast(b->a, *e, &lt, e, err) != FL_OK)
+    if (cast_to_list(b->a, e, &et, err) != FL_OK)
         return fl_front_err_at(b->pc, err, loc);
+    return FL_OK;
+}
+
+fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err)
+{
+    return array_as_list(b, e, false, err);
+}
+
+fl_status fl_plan_arrays_as_lists(fl_arena *a, fl_plan **plan, fl_error *err)
+{
+    fl_plan *p = *plan;
+    uint32_t n = p->schema.nfields, hits = 0;
+    fl_type et;
+    for (uint32_t i = 0; i < n; i++)
+        hits += list_elem_for(&p->schema.fields[i].type, true, &et);
+    if (!hits)
+        return FL_OK;
+    fl_expr **ex = fl_arena_calloc(a, n + 1, sizeof *ex);
+    const char **names = fl_arena_calloc(a, n + 1, sizeof *names);
+    if (!ex || !names)
+        return oom(err);
+    for (uint32_t i = 0; i < n; i++) {
+        const fl_field *in = &p->schema.fields[i];
+        names[i] = in->name;
+        if (!(ex[i] = fl_expr_column(a, i, &in->type)))
+            return oom(err);
+        if (list_elem_for(&in->type, true, &et))
+            FL_TRY(cast_to_list(a, &ex[i], &et, err));
+    }
+    fl_plan *pr = fl_front_project(a, p, ex, names, n);
+    if (!pr)
+        return oom(err);
+    for (uint32_t i = 0; i < n; i++) {
+        pr->schema.fields[i].nullable = p->schema.fields[i].nullable;
+        pr->schema.fields[i].field_id = p->schema.fields[i].field_id;
+    }
+    *plan = pr;
     return FL_OK;
 }
 
@@ -78,11 +141,23 @@ fl_status fl_bind_nested_args(fl_bctx *b, const char *fn, fl_expr **args, uint32
 {
     static const char *const names[] = {"array_contains", "contains", "list_contains",
                                         "array_position", "map",      "element_at"};
-    bool hit = false;
+    /* every argument: what they report or render is the list's (integer[],
+     * [1,2]), not the text floe keeps ARRAY[...] in; a type is only named
+     * when it is exact (numeric[] has lost its typmod: it stays text) */
+    static const char *const all[] = {"pg_typeof",        "typeof",           "to_json",
+                                      "to_jsonb",         "array_to_json",    "json_build_array",
+                                      "jsonb_build_array", "json_build_object", "jsonb_build_object"};
+    bool hit = false, every = false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         hit |= strcmp(fn, names[i]) == 0;
-    for (uint32_t i = 0; hit && i < n && i < 2; i++)
-        FL_TRY(fl_bind_array_as_list(b, &args[i], err));
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        every |= strcmp(fn, all[i]) == 0;
+    for (uint32_t i = 0; (hit || every) && i < n && (every || i < 2); i++) {
+        fl_type et;
+        bool one_d = args[i]->type.fixed_len == FL_PG_ARRAY_1D;
+        if (hit || (one_d && (strstr(fn, "typeof") == NULL || list_elem_for(&args[i]->type, true, &et))))
+            FL_TRY(array_as_list(b, &args[i], false, err));
+    }
     return FL_OK;
 }
 

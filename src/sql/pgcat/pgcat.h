@@ -44,6 +44,11 @@
 
 #define FL_PG_RECORD_MARK 0x52454344 /* 'RECD': _pg_expandarray's (x, n) as "{x,n}" */
 
+/* fixed_len of the array text a one-dimensional ARRAY[...] of scalars makes
+ * (other array text, '{{1,2}}'::int[] or a catalog's, may not be 1-D): such
+ * a value can become a list (bind_nested.c). */
+#define FL_PG_ARRAY_1D 1
+
 static inline bool fl_pg_is_array_text(const fl_type *t)
 {
     return t->id == FL_TYPE_STRING && t->precision == FL_PG_ARRAY_MARK;

@@ -143,6 +143,8 @@ static fl_status bind_array(fl_bctx *b, const PgQuery__AArrayExpr *x, fl_expr **
     fl_expr *e;
     FL_TRY(call(b, nested ? "__pg_array_md" : "__pg_array", args, n, x->location, &e, err));
     fl_type t = array_of(elem);
+    if (!nested)
+        t.fixed_len = FL_PG_ARRAY_1D;
     *out = retype(b->a, fl_front_fold(b->a, e), &t);
     return *out ? FL_OK : oom(err);
 }

@@ -48,6 +48,7 @@ fl_status fl_planner_plan_query(fl_planner_ctx *ctx, const PgQuery__Node *query,
         return fl_errorf(err, FL_EINVAL, "not a query (SELECT, VALUES, WITH or a set operation)");
     fl_plan *p;
     FL_TRY(fl_plan_select(ctx, NULL, query, &p, err));
+    FL_TRY(fl_plan_arrays_as_lists(ctx->arena, &p, err));
     FL_TRY(fl_front_number_params(ctx, p, err));
     FL_TRY(fl_optimize(ctx, p, err));
     FL_TRY(fl_reuse_scalar_subqueries(ctx, p, err));

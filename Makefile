@@ -37,7 +37,7 @@ format:
 	@find src include tests fuzz bench -name '*.[ch]' | xargs clang-format -i
 
 # `make install [PREFIX=/usr/local] [DESTDIR=/stage]`: the floe binary, libfloe (static and shared) and
-# include/floe/*.h, through CMake's install rules over the existing build.
+# include/floe/*.h, floe.pc and the man pages (from --help), through CMake's install rules over the build.
 PREFIX ?= /usr/local
 install: build
 	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"

@@ -14,7 +14,7 @@ DEBS=(
   nodejs npm python3 python3-venv python3-dev python3-avro valgrind maven
   openjdk-17-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc
   python3-psycopg2 python3-pandas python3-sqlalchemy sqlsmith
-  chromium
+  chromium groff-base
 )
 
 missing=()

@@ -106,6 +106,10 @@ typedef struct fl_ice_scan_options {
      * file (older DuckDB output). Default (false) rejects them, as DuckDB
      * and Java do. */
     bool lenient_dv;
+    /* Terms on fields inside structs (a.b > 5, field id or dotted path) prune
+     * files and row groups by the fields' bounds but are not applied to rows:
+     * the caller filters them (the SQL scan does). false refuses such terms. */
+    bool prune_nested;
 } fl_ice_scan_options;
 
 /* The metadata column named name ("_file", "$path", ...) or with field id

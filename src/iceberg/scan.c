@@ -81,6 +81,8 @@ fl_status fl_ice_scan_count(const fl_ice_scan_plan *p, int64_t *count, bool *exa
     const ice_plan *ip = (const ice_plan *)p;
     int64_t n = 0;
     bool ok = true;
+    for (uint32_t t = 0; t < ip->filter.nterms; t++)
+        ok &= !ip->filter.terms[t].nested; /* rows of such terms are not counted here */
     for (uint32_t i = 0; i < p->ntasks; i++) {
         const fl_ice_scan_task *t = &p->tasks[i];
         if (t->ndeletes > 0 || t->file->record_count < 0)

@@ -91,6 +91,7 @@ typedef struct ice_term {
     fl_value value;
     const fl_value *in_values;
     uint32_t nin;
+    bool nested; /* a field inside a struct: prunes, rows are the caller's to filter */
 } ice_term;
 
 typedef struct ice_filter {

@@ -451,7 +451,8 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
         bool top = tf == fl_ice_metadata_column(NULL, tf->field_id);
         for (uint32_t k = 0; k < p->table_schema->schema.nfields; k++)
             top |= &p->table_schema->schema.fields[k] == tf;
-        if (!top)
+        ip->filter.terms[t].nested = !top;
+        if (!top && !(opt && opt->prune_nested))
             rc = fl_errorf(err, FL_EUNSUPPORTED, "filter on nested column '%s'",
                            ip->filter.terms[t].field->name);
     }

@@ -313,6 +313,12 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
         FL_CHECK(terms != NULL, err, FL_ENOMEM, "out of memory");
         for (uint32_t t = 0; t < p->filter.nterms; t++) {
             const ice_term *it = &p->filter.terms[t];
+            if (it->nested) { /* row groups by the field's statistics (ids only) */
+                if (has_ids && it->op != FL_CMP_IN)
+                    terms[nterms++] = (fl_col_pred){
+                        .field_id = it->field_id, .op = it->op, .value = it->value};
+                continue;
+            }
             int rc_i = find_read(r, it->field_id);
             if (rc_i < 0 || r->cols[rc_i].kind != SRC_FILE || r->cols[rc_i].map.conv != CONV_SWAP ||
                 it->op == FL_CMP_IN)
@@ -442,8 +448,11 @@ fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p
         rc = fl_errorf(err, FL_EUNSUPPORTED, "data file format %s", df->file_format);
         goto fail;
     }
-    for (uint32_t t = 0; t < p->filter.nterms && rc == FL_OK; t++)
-        rc = add_hidden(r, p->filter.terms[t].field_id, cap, &r->term_col[t], err);
+    for (uint32_t t = 0; t < p->filter.nterms && rc == FL_OK; t++) {
+        r->term_col[t] = -1; /* a struct field's term: the caller filters rows */
+        if (!p->filter.terms[t].nested)
+            rc = add_hidden(r, p->filter.terms[t].field_id, cap, &r->term_col[t], err);
+    }
     if (rc == FL_OK)
         rc = load_deletes(io, r, &cap, err);
     if (rc == FL_OK)
@@ -736,7 +745,8 @@ static uint32_t apply_deletes_and_filter(fl_ice_task_reader *r, uint32_t n, uint
     }
     const ice_filter *f = &r->p->filter;
     for (uint32_t t = 0; t < f->nterms && live; t++)
-        live = filter_term(&f->terms[t], r->vec[r->term_col[t]], sel, live);
+        if (r->term_col[t] >= 0)
+            live = filter_term(&f->terms[t], r->vec[r->term_col[t]], sel, live);
     return live;
 }
 

@@ -132,6 +132,7 @@ static json_t *table_cost(mcp_call *c, fl_sql_session *s, const scan_ref *sr, ui
     fl_ice_scan_options so;
     memset(&so, 0, sizeof so);
     so.select = FL_ICE_SNAP_ID;
+    so.prune_nested = true; /* the cost of the query, whose scan filters the rows */
     so.snapshot_id = sr->snapshot_id;
     fl_predicate pred = {0, NULL};
     *left_out = 0;

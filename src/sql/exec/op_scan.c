@@ -194,7 +194,8 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
                                  .field_ids = s->columns,
                                  .nfield_ids = s->ncolumns,
                                  .filter = st->prune.nterms ? &st->prune : NULL,
-                                 .cache = fl_sql_cache_of_io(st->io)};
+                                 .cache = fl_sql_cache_of_io(st->io),
+                                 .prune_nested = true}; /* s->filter has the rows */
         fl_status rc = fl_ice_scan_plan_files(st->io, s->meta, &o, &st->ice, err);
         if (rc)
             return fl_error_prefix(err, "%s", s->name ? s->name : "scan");

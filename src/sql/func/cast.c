@@ -648,7 +648,9 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
                 FL_TRY(fl_out_null(out, i, err));
         });
     }
-    if (!fl_cast_allowed(from, to, false)) {
+    /* text into a nested type: NULLs convert, a value fails below (a struct
+     * field of a ROW(..., NULL) is text) */
+    if (!fl_cast_allowed(from, to, false) && !(from->id == FL_TYPE_STRING && fl_type_is_nested(to))) {
         char a[64], b[64];
         return fl_error_state(err, FL_ETYPE, "42846", "cannot cast type %s to %s",
                               fl_sql_type_name(from, a, sizeof a),

@@ -219,6 +219,78 @@ static bool exact_cast(fl_arena *a, fl_value *v, const fl_type *t)
     return true;
 }
 
+/* A scan column, or a field of a struct column reached through (s).f.g: the
+ * column's index and, for a field, its field id and dotted path, which the
+ * Iceberg and Parquet scans prune on like a top-level column. */
+typedef struct col_ref {
+    const fl_expr *top; /* the FL_EXPR_COLUMN */
+    const fl_field *leaf; /* the struct field; NULL for the column itself */
+    const char *path;
+} col_ref;
+
+static bool column_operand(fl_arena *a, const fl_plan *scan, const fl_expr *e, col_ref *r)
+{
+    uint32_t idx[8], depth = 0;
+    while (e->kind == FL_EXPR_CALL && e->nargs == 2 && strcmp(fn_name(e), "__struct_field") == 0) {
+        const fl_expr *k = e->args[1];
+        if (depth == 8 || k->kind != FL_EXPR_CONST || k->value.is_null ||
+            k->value.type.id != FL_TYPE_INT32 || k->value.v.i32 < 0)
+            return false;
+        idx[depth++] = (uint32_t)k->value.v.i32;
+        e = e->args[0];
+    }
+    if (e->kind != FL_EXPR_COLUMN || e->column >= scan->schema.nfields)
+        return false;
+    r->top = e;
+    r->leaf = NULL;
+    r->path = scan->schema.fields[e->column].name;
+    const fl_type *t = &scan->schema.fields[e->column].type;
+    while (depth > 0) { /* innermost call first in idx[depth - 1] */
+        uint32_t k = idx[--depth];
+        if (t->id != FL_TYPE_STRUCT || k >= t->nchildren || !r->path)
+            return false;
+        r->leaf = &t->children[k];
+        const char *nm = r->leaf->name ? r->leaf->name : "";
+        size_t n = strlen(r->path) + strlen(nm) + 2;
+        char *p = fl_arena_alloc(a, n);
+        if (!p)
+            return false;
+        snprintf(p, n, "%s.%s", r->path, nm);
+        r->path = p;
+        t = &r->leaf->type;
+    }
+    return true;
+}
+
+static const struct cmp_op {
+    const char *op;
+    fl_cmp_op cmp, flipped;
+} cmp_ops[] = {{"=", FL_CMP_EQ, FL_CMP_EQ}, {"<>", FL_CMP_NE, FL_CMP_NE}, {"<", FL_CMP_LT, FL_CMP_GT},
+               {"<=", FL_CMP_LE, FL_CMP_GE}, {">", FL_CMP_GT, FL_CMP_LT}, {">=", FL_CMP_GE, FL_CMP_LE}};
+
+/* (s).f op constant, the field being argument side of e. Only comparisons:
+ * a field is also NULL where its struct is, which leaf null counts do not
+ * tell apart, so IS [NOT] NULL on a field stays a filter. */
+static bool field_term(fl_arena *a, const fl_plan *scan, const fl_expr *e, size_t side,
+                       const col_ref *ref, fl_col_pred *t)
+{
+    const fl_type *ft = &ref->leaf->type;
+    if (fl_type_is_nested(ft) || ref->top->column >= scan->u.scan.ncolumns)
+        return false;
+    for (size_t i = 0; i < sizeof cmp_ops / sizeof cmp_ops[0]; i++) {
+        if (strcmp(fn_name(e), cmp_ops[i].op) != 0)
+            continue;
+        t->op = side == 0 ? cmp_ops[i].cmp : cmp_ops[i].flipped;
+        t->value = e->args[1 - side]->value;
+        if (!fl_type_equal(ft, &t->value.type) && !exact_cast(a, &t->value, ft))
+            return false;
+        t->column = ref->path;
+        t->field_id = scan->u.scan.kind == FL_SCAN_ICEBERG ? ref->leaf->field_id : 0;
+        return scan->u.scan.kind != FL_SCAN_ICEBERG || t->field_id > 0;
+    }
+    return false;
+}
+
 static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_pred *t)
 {
     static const struct {
@@ -254,6 +326,11 @@ static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_
         t->nin = e->nargs - 1;
     } else if (e->kind == FL_EXPR_CALL && e->nargs == 2) {
         const char *n = fn_name(e);
+        col_ref ref;
+        for (size_t i = 0; i < 2 && strcmp(n, "__struct_field") != 0; i++)
+            if (const_operand(e->args[1 - i]) && column_operand(a, scan, e->args[i], &ref) &&
+                ref.leaf)
+                return field_term(a, scan, e, i, &ref, t);
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             if (strcmp(n, ops[i].op) != 0)
                 continue;

@@ -36,11 +36,16 @@ static fl_status type_mismatch(fl_stmt_ctx *c, const char *name, const fl_type *
                           "column \"%s\" is of type %s but expression is of type %s", name, w, h);
 }
 
-/* Whether column col of a VALUES child is NULL in every row: a bare NULL is
- * typed text there, yet it fits a column of any type (a struct or map
- * column takes INSERT ... VALUES (1, NULL)). */
+/* Whether column col of a VALUES child is NULL in every row, or a SELECT's
+ * is the constant NULL: a bare NULL is typed text there, yet it fits a
+ * column of any type (a struct or map column takes INSERT ... VALUES (1,
+ * NULL) and INSERT ... SELECT 1, NULL). */
 static bool values_column_all_null(const fl_plan *child, uint32_t col)
 {
+    if (child->kind == FL_PLAN_PROJECT && col < child->schema.nfields) { /* SELECT 1, NULL */
+        const fl_expr *e = child->u.project.exprs[col];
+        return e && e->kind == FL_EXPR_CONST && e->value.is_null;
+    }
     if (child->kind != FL_PLAN_VALUES || child->u.values.nrows == 0)
         return false;
     for (uint32_t r = 0; r < child->u.values.nrows; r++) {

@@ -136,6 +136,27 @@ static bool parse_ndv(const char *s, int64_t *out)
     return true;
 }
 
+fl_status ice_stats_ndv_of_footer(const ice_puffin_footer *ft, fl_arena *a, fl_ice_column_ndv **out,
+                                  uint32_t *n, fl_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    fl_ice_column_ndv *v = fl_arena_calloc(a, ft->nblobs ? ft->nblobs : 1, sizeof *v);
+    if (!v)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ft->nblobs; i++) {
+        const ice_puffin_blob *b = &ft->blobs[i];
+        if (strcmp(b->type, FL_ICE_BLOB_THETA) != 0 || b->nfields != 1 ||
+            !parse_ndv(b->ndv, &v[k].ndv))
+            continue;
+        v[k++].field_id = b->fields[0];
+    }
+    *out = v;
+    *n = k;
+    return FL_OK;
+}
+
 fl_status fl_ice_stats_read_ndv(fl_fileio *io, const fl_ice_statistics_file *sf, fl_arena *a,
                                 fl_ice_column_ndv **out, uint32_t *n, fl_error *err)
 {
@@ -147,18 +168,5 @@ fl_status fl_ice_stats_read_ndv(fl_fileio *io, const fl_ice_statistics_file *sf,
     fl_status rc = ice_puffin_read_footer(f, a, &ft, err);
     fl_file_close(f);
     FL_TRY(rc);
-    fl_ice_column_ndv *v = fl_arena_calloc(a, ft.nblobs ? ft.nblobs : 1, sizeof *v);
-    if (!v)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < ft.nblobs; i++) {
-        const ice_puffin_blob *b = &ft.blobs[i];
-        if (strcmp(b->type, FL_ICE_BLOB_THETA) != 0 || b->nfields != 1 ||
-            !parse_ndv(b->ndv, &v[k].ndv))
-            continue;
-        v[k++].field_id = b->fields[0];
-    }
-    *out = v;
-    *n = k;
-    return FL_OK;
+    return ice_stats_ndv_of_footer(&ft, a, out, n, err);
 }

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "floe/ice_stats.h"
+#include "iceberg/scan_internal.h"
 
 typedef struct ice_puffin_blob_in {
     const char *type;
@@ -34,5 +35,10 @@ fl_status ice_puffin_write(fl_fileio *io, const char *path, const ice_puffin_blo
 fl_status ice_puffin_footer_bytes(const ice_puffin_blob_in *blobs, const int64_t *offsets,
                                   uint32_t n, const char *created_by, uint8_t **out, size_t *len,
                                   fl_error *err);
+
+/* The NDV of the single-column theta blobs of a parsed footer whose "ndv"
+ * property is a non-negative integer (fl_ice_stats_read_ndv). Arena array. */
+fl_status ice_stats_ndv_of_footer(const ice_puffin_footer *ft, fl_arena *a, fl_ice_column_ndv **out,
+                                  uint32_t *n, fl_error *err);
 
 #endif

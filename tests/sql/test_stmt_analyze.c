@@ -118,6 +118,14 @@ static void test_errors(void)
     RUN_ERR(&E, "ANALYZE an.e (a, a)", FL_EINVAL, "appears twice");
     RUN_ERR(&E, "ANALYZE", FL_EUNSUPPORTED, "name the tables");
     RUN_ERR(&E, "VACUUM an.e", FL_EUNSUPPORTED, "VACUUM is not supported");
+    RUN_OK(&E, "BEGIN READ ONLY");
+    RUN_ERR(&E, "ANALYZE an.e", FL_EINVAL, "cannot execute ANALYZE in a read-only transaction");
+    RUN_OK(&E, "ROLLBACK");
+    /* a table with changes staged in a block: COMMIT or ROLLBACK first */
+    RUN_OK(&E, "BEGIN");
+    RUN_OK(&E, "INSERT INTO an.e VALUES (2, NULL)");
+    RUN_ERR(&E, "ANALYZE an.e", FL_EUNSUPPORTED, "uncommitted changes in this transaction block");
+    RUN_OK(&E, "ROLLBACK");
     fl_ice_table *t = stmt_load(&E, "an.e");
     CHECK(t && t->meta.nstatistics == 0);
     fl_ice_table_free(t);

@@ -12,6 +12,8 @@
  * The planner's join order reads the NDV back (plan/joinorder.c).
  * Privileges: reading and writing the table (the metadata changes). A
  * table without a snapshot has nothing to analyze: no file, tag ANALYZE.
+ * Inside a transaction block ANALYZE commits at once (like DDL), except
+ * for a table the block changed (0A000: its staged rows are no snapshot).
  *
  * VACUUM is refused (0A000): its work is ALTER TABLE t EXECUTE
  * expire_snapshots / remove_orphan_files / optimize.
@@ -19,7 +21,9 @@
 #include <string.h>
 
 #include "floe/ice_stats.h"
+#include "sql/session/session_internal.h"
 #include "sql/stmt/stmt_int.h"
+#include "sql/stmt/txn_block.h"
 
 typedef struct an_cols {
     uint32_t n;
@@ -148,6 +152,12 @@ static fl_status analyze_one(fl_stmt_ctx *c, const PgQuery__VacuumRelation *vr, 
     fl_planner_table pt;
     FL_TRY(
         fl_planner_resolve_table(c->planner, vr->relation, FL_PRIV_READ | FL_PRIV_WRITE, &pt, err));
+    fl_txn_block *blk = c->session ? c->session->block : NULL;
+    if (blk && fl_txn_block_preview(blk, &pt.ident))
+        return fl_error_state(err, FL_EUNSUPPORTED, "0A000",
+                              "cannot ANALYZE %s: it has uncommitted changes in this transaction "
+                              "block (COMMIT or ROLLBACK first)",
+                              pt.name);
     const fl_ice_schema *ws = stmt_current_schema(pt.table);
     if (!ws)
         return fl_errorf(err, FL_ECORRUPT, "%s: no current schema", pt.name);

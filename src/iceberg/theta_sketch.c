@@ -220,7 +220,8 @@ fl_status fl_theta_serialize(const fl_theta_sketch *s, uint8_t **out, size_t *le
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     uint32_t got = n ? gather(s, h) : 0;
-    qsort(h, got, sizeof *h, cmp64);
+    if (got)
+        qsort(h, got, sizeof *h, cmp64);
     for (uint32_t i = 0; i < got; i++)
         put_le(b + pre * 8 + (size_t)i * 8, h[i], 8);
     free(h);

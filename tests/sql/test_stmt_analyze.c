@@ -147,6 +147,11 @@ static void test_planner_ndv(void)
     CHECK(strstr(E.rows, "build=right  (est. rows=100000)") != NULL);
     RUN_OK(&E, "SELECT count(*) FROM an.ja, an.jb WHERE ja.k = jb.k");
     CHECK_EQ_STR(E.rows, "100000\n");
+    /* the same files in two query blocks (read once per statement) */
+    RUN_OK(&E, "EXPLAIN SELECT count(*) FROM an.ja JOIN an.jb ON ja.k = jb.k WHERE ja.v IN "
+               "(SELECT x.v FROM an.ja x JOIN an.jb y ON x.k = y.k WHERE y.w < 3)");
+    CHECK(strstr(E.rows, "[k = k] build=right out=[v]  (est. rows=100000)") != NULL);
+    CHECK(strstr(E.rows, "[k = k] build=right out=[v]  (est. rows=33000)") != NULL);
     /* an ancestor's statistics still count after an append */
     RUN_OK(&E, "INSERT INTO an.ja VALUES ('k1', 0)");
     RUN_OK(&E, "EXPLAIN SELECT count(*) FROM an.ja, an.jb WHERE ja.k = jb.k");

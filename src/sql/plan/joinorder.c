@@ -561,27 +561,49 @@ static void mark_tree(fl_bctx *b, const fl_jtree *t, bool *want)
         mark_tree(b, t->kids[i], want);
 }
 
+/* One statistics file's NDV, read once per statement (pc->ndv_files). */
+typedef struct fl_planner_ndv {
+    struct fl_planner_ndv *next;
+    const char *path;
+    fl_ice_column_ndv *v; /* NULL when the file could not be read */
+    uint32_t n;
+} fl_planner_ndv;
+
+static const fl_planner_ndv *ndv_file(fl_planner_ctx *pc, const fl_ice_statistics_file *sf)
+{
+    for (const fl_planner_ndv *f = pc->ndv_files; f; f = f->next)
+        if (!strcmp(f->path, sf->statistics_path))
+            return f;
+    fl_planner_ndv *f = fl_arena_calloc(pc->arena, 1, sizeof *f);
+    if (!f || !(f->path = fl_arena_strdup(pc->arena, sf->statistics_path)))
+        return NULL;
+    fl_error e;
+    if (fl_ice_stats_read_ndv(pc->io, sf, pc->arena, &f->v, &f->n, &e) != FL_OK) {
+        f->v = NULL;
+        f->n = 0;
+    }
+    f->next = pc->ndv_files;
+    pc->ndv_files = f;
+    return f;
+}
+
 /* NDV from the table's statistics file (ANALYZE, Trino, Spark) for the
  * relation's snapshot or its nearest analyzed ancestor: only the Puffin
- * footer is read, once per relation of this FROM clause. Any failure
- * (no entry, file missing or unreadable) leaves the columns to the span
- * estimate: statistics never fail a query. */
+ * footer is read, once per file and statement. Any failure (no entry, file
+ * missing or unreadable) leaves the columns to the span estimate:
+ * statistics never fail a query. */
 static void ndv_from_stats(fl_bctx *b, const fl_rel *r, const bool *want, double *ndv)
 {
     const fl_ice_statistics_file *sf = fl_ice_stats_find(r->meta, r->snapshot_id);
-    if (!sf || !b->pc->io)
-        return;
-    fl_ice_column_ndv *v = NULL;
-    uint32_t nv = 0;
-    fl_error e;
-    if (fl_ice_stats_read_ndv(b->pc->io, sf, b->a, &v, &nv, &e) != FL_OK)
+    const fl_planner_ndv *f = sf && b->pc->io ? ndv_file(b->pc, sf) : NULL;
+    if (!f)
         return;
     for (uint32_t c = 0; c < r->ncols; c++) {
         if (!want[r->first + c])
             continue;
-        for (uint32_t k = 0; k < nv; k++)
-            if (v[k].field_id == r->schema->fields[c].field_id && v[k].ndv > 0)
-                ndv[r->first + c] = (double)v[k].ndv;
+        for (uint32_t k = 0; k < f->n; k++)
+            if (f->v[k].field_id == r->schema->fields[c].field_id && f->v[k].ndv > 0)
+                ndv[r->first + c] = (double)f->v[k].ndv;
     }
 }
 

@@ -105,6 +105,7 @@ static fl_status parse_payload(const char *json, size_t len, fl_arena *a, ice_pu
         if (json_is_object(props)) {
             pb->referenced_data_file = jstr(props, "referenced-data-file", a);
             pb->cardinality = jstr(props, "cardinality", a);
+            pb->ndv = jstr(props, "ndv", a);
         }
     }
     json_t *props = json_object_get(root, "properties");

@@ -42,6 +42,7 @@ typedef struct ice_puffin_blob {
     int32_t *fields;
     const char *referenced_data_file; /* properties, or NULL */
     const char *cardinality;          /* properties, or NULL */
+    const char *ndv;                  /* properties (theta blobs), or NULL */
 } ice_puffin_blob;
 
 typedef struct ice_puffin_footer {

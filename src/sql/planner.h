@@ -149,6 +149,9 @@ typedef struct fl_planner_ctx {
     /* the binder's recursion depth (expressions, query blocks, views):
      * bounded by FL_SQL_MAX_DEPTH (src/sql/parse/depth.h) */
     uint32_t depth;
+    /* NDV read from statistics files, one entry per file read in this
+     * statement (plan/joinorder.c; arena list, NULL = none yet) */
+    struct fl_planner_ndv *ndv_files;
 } fl_planner_ctx;
 
 /* Plans a query statement (SELECT, VALUES, set operations, WITH; also the

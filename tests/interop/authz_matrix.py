@@ -188,6 +188,8 @@ def corpus():
         add(f'DELETE FROM {X} WHERE id = 2', [rw], kind='change')
         add(f'MERGE INTO {X} t USING pub.p s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v '
             f'WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)', [rw, 'r:pub.p'], kind='change')
+        add(f'ANALYZE {X}', [rw], kind='change')
+        add(f'ANALYZE {X} (v)', [rw], kind='change')
         add(f'ALTER TABLE {X} EXECUTE optimize', [w], kind='change')
         add(f"ALTER TABLE {X} EXECUTE expire_snapshots(retention_threshold => '7d')", [w],
             kind='change')

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "floe/ice_manifest.h"
+#include "floe/ice_stats.h"
 #include "sql/bind/bind.h"
 #include "sql/plan/plan_rules.h"
 
@@ -622,7 +623,7 @@ static void mark_eq_cols(fl_bctx *b, const fl_expr *e, bool *want)
         if (k->kind == FL_EXPR_CAST && k->nargs == 1)
             k = k->args[0];
         if (k->kind == FL_EXPR_COLUMN && !(k->column & ~FL_REF_MASK) &&
-            k->column < b->scope.ncols && int_key_type(&b->scope.cols[k->column].type))
+            k->column < b->scope.ncols && !fl_type_is_nested(&b->scope.cols[k->column].type))
             want[k->column] = true;
     }
 }
@@ -631,15 +632,107 @@ static void mark_tree(fl_bctx *b, const fl_jtree *t, bool *want)
 {
     for (uint32_t i = 0; i < t->non; i++)
         mark_eq_cols(b, t->on[i], want);
+    for (uint32_t i = 0; i < t->nfilters; i++) /* inner JOIN ... ON conjuncts */
+        mark_eq_cols(b, t->filters[i], want);
     for (uint32_t i = 0; i < t->nkids; i++)
         mark_tree(b, t->kids[i], want);
 }
 
-/* b->ndv: for integer/date columns compared by equalities, the span of the
- * data files' lower..upper bounds (one scan planning per table; no bound
- * when a file lacks them). An FK column such as c_nationkey then counts 25
- * values instead of its table's row count, so joins on it are estimated
- * as the many-to-many joins they are. */
+/* One statistics file's NDV, read once per statement (pc->ndv_files). */
+typedef struct fl_planner_ndv {
+    struct fl_planner_ndv *next;
+    const char *path;
+    fl_ice_column_ndv *v; /* NULL when the file could not be read */
+    uint32_t n;
+} fl_planner_ndv;
+
+static const fl_planner_ndv *ndv_file(fl_planner_ctx *pc, const fl_ice_statistics_file *sf)
+{
+    for (const fl_planner_ndv *f = pc->ndv_files; f; f = f->next)
+        if (!strcmp(f->path, sf->statistics_path))
+            return f;
+    fl_planner_ndv *f = fl_arena_calloc(pc->arena, 1, sizeof *f);
+    if (!f || !(f->path = fl_arena_strdup(pc->arena, sf->statistics_path)))
+        return NULL;
+    fl_error e;
+    if (fl_ice_stats_read_ndv(pc->io, sf, pc->arena, &f->v, &f->n, &e) != FL_OK) {
+        f->v = NULL;
+        f->n = 0;
+    }
+    f->next = pc->ndv_files;
+    pc->ndv_files = f;
+    return f;
+}
+
+/* NDV from the table's statistics file (ANALYZE, Trino, Spark) for the
+ * relation's snapshot or its nearest analyzed ancestor: only the Puffin
+ * footer is read, once per file and statement. Any failure (no entry, file
+ * missing or unreadable) leaves the columns to the span estimate:
+ * statistics never fail a query. */
+static void ndv_from_stats(fl_bctx *b, const fl_rel *r, const bool *want, double *ndv)
+{
+    const fl_ice_statistics_file *sf = fl_ice_stats_find(r->meta, r->snapshot_id);
+    const fl_planner_ndv *f = sf && b->pc->io ? ndv_file(b->pc, sf) : NULL;
+    if (!f)
+        return;
+    for (uint32_t c = 0; c < r->ncols; c++) {
+        if (!want[r->first + c])
+            continue;
+        for (uint32_t k = 0; k < f->n; k++)
+            if (f->v[k].field_id == r->schema->fields[c].field_id && f->v[k].ndv > 0)
+                ndv[r->first + c] = (double)f->v[k].ndv;
+    }
+}
+
+/* The span of the data files' lower..upper bounds of the wanted integer
+ * and date columns that have no NDV yet (one scan planning). */
+static void ndv_from_spans(fl_bctx *b, const fl_rel *r, const bool *want, double *ndv)
+{
+    bool any = false;
+    for (uint32_t c = 0; c < r->ncols; c++)
+        any |= want[r->first + c] && ndv[r->first + c] == 0 &&
+               int_key_type(&b->scope.cols[r->first + c].type);
+    if (!any)
+        return;
+    fl_ice_scan_options o;
+    memset(&o, 0, sizeof o);
+    o.select = FL_ICE_SNAP_ID;
+    o.snapshot_id = r->snapshot_id;
+    o.has_schema_id = true;
+    o.schema_id = r->schema->schema_id;
+    fl_ice_scan_plan *sp = NULL;
+    fl_error e;
+    if (fl_ice_scan_plan_files(b->pc->io, r->meta, &o, &sp, &e) != FL_OK)
+        return;
+    for (uint32_t c = 0; c < r->ncols; c++) {
+        const fl_type *t = &b->scope.cols[r->first + c].type;
+        if (!want[r->first + c] || ndv[r->first + c] != 0 || !int_key_type(t))
+            continue;
+        int32_t fid = r->schema->fields[c].field_id;
+        bool ok = sp->ntasks > 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (uint32_t k = 0; ok && k < sp->ntasks; k++) {
+            const fl_ice_column_metrics *m = fl_ice_data_file_metrics(sp->tasks[k].file, fid);
+            int64_t l, h;
+            ok = m && m->has_lower && m->has_upper && bound_of(t, m->lower, m->lower_len, &l) &&
+                 bound_of(t, m->upper, m->upper_len, &h);
+            if (ok) {
+                lo = l < lo ? l : lo;
+                hi = h > hi ? h : hi;
+            }
+        }
+        if (ok && hi >= lo)
+            ndv[r->first + c] = (double)hi - (double)lo + 1;
+    }
+    fl_ice_scan_plan_free(sp);
+}
+
+/* b->ndv: for columns compared by equalities between relations, the NDV
+ * of the table's statistics file when it has one (any primitive type),
+ * else for integer/date columns the span of the data files' bounds (no
+ * bound when a file lacks them). An FK column such as c_nationkey then
+ * counts 25 values instead of its table's row count, so joins on it are
+ * estimated as the many-to-many joins they are. */
 static void compute_ndv(fl_bctx *b, fl_jtree *root)
 {
     uint32_t n = b->scope.ncols;
@@ -663,38 +756,8 @@ static void compute_ndv(fl_bctx *b, fl_jtree *root)
             any |= want[r->first + c];
         if (!any)
             continue;
-        fl_ice_scan_options o;
-        memset(&o, 0, sizeof o);
-        o.select = FL_ICE_SNAP_ID;
-        o.snapshot_id = r->snapshot_id;
-        o.has_schema_id = !r->metatable && !r->scan_kind;
-        o.schema_id = r->schema->schema_id;
-        fl_ice_scan_plan *sp = NULL;
-        fl_error e;
-        if (fl_ice_scan_plan_files(b->pc->io, r->meta, &o, &sp, &e) != FL_OK)
-            continue;
-        for (uint32_t c = 0; c < r->ncols; c++) {
-            if (!want[r->first + c])
-                continue;
-            const fl_type *t = &b->scope.cols[r->first + c].type;
-            int32_t fid = r->schema->fields[c].field_id;
-            bool ok = sp->ntasks > 0;
-            int64_t lo = INT64_MAX, hi = INT64_MIN;
-            for (uint32_t k = 0; ok && k < sp->ntasks; k++) {
-                const fl_ice_column_metrics *m = fl_ice_data_file_metrics(sp->tasks[k].file, fid);
-                int64_t l, h;
-                ok = m && m->has_lower && m->has_upper &&
-                     bound_of(t, m->lower, m->lower_len, &l) &&
-                     bound_of(t, m->upper, m->upper_len, &h);
-                if (ok) {
-                    lo = l < lo ? l : lo;
-                    hi = h > hi ? h : hi;
-                }
-            }
-            if (ok && hi >= lo)
-                ndv[r->first + c] = (double)hi - (double)lo + 1;
-        }
-        fl_ice_scan_plan_free(sp);
+        ndv_from_stats(b, r, want, ndv);
+        ndv_from_spans(b, r, want, ndv);
     }
 }
 

@@ -129,6 +129,7 @@ fl_status stmt_check_read_only(fl_stmt_ctx *c, const PgQuery__Node *n, fl_error 
         case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT: what = "ALTER TABLE"; break;
         case PG_QUERY__NODE__NODE_RENAME_STMT: what = "ALTER ... RENAME"; break;
         case PG_QUERY__NODE__NODE_VIEW_STMT: what = "CREATE VIEW"; break;
+        case PG_QUERY__NODE__NODE_VACUUM_STMT: what = "ANALYZE"; break;
         default: return FL_OK;
         }
     }

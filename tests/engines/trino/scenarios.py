@@ -432,6 +432,31 @@ def scenarios(card, floe, tr, tmp):
         assert op == [("replace",)], op
     card.run("Trino EXECUTE optimize on floe's table with deletes; floe reads the same rows", trino_optimize)
 
+    def floe_analyze_trino_stats():
+        # floe's ANALYZE (Puffin theta sketches, set-statistics): Trino's SHOW STATS has the NDV
+        ex("CREATE TABLE fl.st (id bigint, s varchar, n int, l int[])")
+        ex("INSERT INTO fl.st SELECT g, 'v' || (g % 40), g % 7, ARRAY[g] FROM generate_series(1, 3000) g")
+        ex("ANALYZE fl.st")
+        got = {r[0]: r[2] for r in tr.rows("SHOW STATS FOR fl.st") if r[0] in ("id", "s", "n")}
+        assert got == {"id": 3000.0, "s": 40.0, "n": 7.0}, got
+    card.run("floe ANALYZE; Trino SHOW STATS reads floe's NDV", floe_analyze_trino_stats)
+
+    def trino_analyze_floe_plans():
+        # Trino's ANALYZE (its statistics file, committed through floe serve): floe's join estimate uses it
+        for t in ("sa", "sb"):
+            ex("CREATE TABLE fl.%s (k varchar, v int)" % t)
+            ex("INSERT INTO fl.%s SELECT 'k' || (g %% 10), g FROM generate_series(1, 1000) g" % t)
+        q = "EXPLAIN SELECT count(*) FROM fl.sa JOIN fl.sb ON sa.k = sb.k"
+        before = "\n".join(r[0] for r in floe.rows(q))
+        assert "build=right  (est. rows=1000)" in before, before
+        tr.rows("ANALYZE fl.sa")
+        tr.rows("ANALYZE fl.sb")
+        st = floe.rows('SELECT count(*) FROM fl."sa$snapshots"')
+        assert st == [(1,)], st  # statistics are no snapshot
+        after = "\n".join(r[0] for r in floe.rows(q))
+        assert "build=right  (est. rows=100000)" in after, after
+    card.run("Trino ANALYZE of floe's tables; floe's join estimate uses Trino's NDV", trino_analyze_floe_plans)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -149,6 +149,9 @@ await check('catalog: default.orders schema with field ids', async () => {
 
 await check('catalog: nested fields, partition spec and sort order of default.events', async () => {
   await page.locator('a[data-table="default.events"]').click();
+  // the orders page had a #partition-spec too: wait for the events page itself
+  await page.locator('#table-title').filter({ hasText: 'default.events' }).waitFor();
+  await page.locator('#schema').filter({ hasText: 'tags.a' }).waitFor();
   await page.locator('#partition-spec').waitFor();
   const r = await fetch(`${url}/v1/namespaces/default/tables/events`, { headers: { Authorization: `Bearer ${analystTok}` } });
   const m = (await r.json()).metadata;

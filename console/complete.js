@@ -75,7 +75,9 @@ export function attachCompletion(textarea, namesPromise) {
     mark();
   };
   textarea.addEventListener('input', (ev) => { if (ev.isTrusted || ev.inputType) open(); });
-  textarea.addEventListener('blur', () => setTimeout(close, 100));
+  // close a moment after focus leaves (a click on an item lands first), unless focus came back: a late
+  // timer from an earlier blur must not close a list opened since
+  textarea.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== textarea) close(); }, 100));
   textarea.addEventListener('keydown', (ev) => {
     if (list.hidden) return;
     if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {

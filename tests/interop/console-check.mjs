@@ -229,7 +229,8 @@ await check('SQL editor: Ctrl+Enter runs, grid equals POST /v1/sql, paging', asy
 await check('SQL editor: highlighting, completion of table and column names', async () => {
   await page.locator('#sql-input').fill('');
   await page.locator('#sql-input').pressSequentially('SELECT gross_am');
-  await page.locator('#completions li').first().waitFor();
+  await page.locator('#completions li').filter({ hasText: 'gross_amount' }).first().waitFor();
+  await page.locator('#sql-input[aria-expanded="true"]').waitFor();
   assert.match(await text('#completions'), /gross_amount/);
   await page.locator('#sql-input').press('Enter');
   assert.equal(await page.locator('#sql-input').inputValue(), 'SELECT gross_amount');

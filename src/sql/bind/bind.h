@@ -244,6 +244,8 @@ fl_status fl_bind_nested_subscript(fl_bctx *b, fl_expr *base, const PgQuery__AIn
 /* a PostgreSQL array kept as text (ARRAY[...], '{1,2}'::int[]) cast to a LIST of its element
  * type; other expressions unchanged */
 fl_status fl_bind_array_as_list(fl_bctx *b, fl_expr **e, fl_error *err);
+/* *e (array text or a list) cast to a LIST of element type et */
+fl_status fl_bind_cast_to_list(fl_arena *a, fl_expr **e, const fl_type *et, fl_error *err);
 /* A query's output columns that are PostgreSQL array text become lists (a
  * PROJECT over *plan), so results, CREATE TABLE AS and the wire carry
  * integer[] as a list; catalog arrays with no list form stay text. */

@@ -79,7 +79,7 @@ static bool list_elem_for(const fl_type *t, bool exact, fl_type *et)
     return !exact || fl_pg_type_oid(et) == oid;
 }
 
-static fl_status cast_to_list(fl_arena *a, fl_expr **e, const fl_type *et, fl_error *err)
+fl_status fl_bind_cast_to_list(fl_arena *a, fl_expr **e, const fl_type *et, fl_error *err)
 {
     fl_field *f = fl_arena_calloc(a, 1, sizeof *f);
     if (!f)
@@ -95,7 +95,7 @@ static fl_status array_as_list(fl_bctx *b, fl_expr **e, bool exact, fl_error *er
     if (!list_elem_for(&(*e)->type, exact, &et))
         return FL_OK;
     int32_t loc = (*e)->location;
-    if (cast_to_list(b->a, e, &et, err) != FL_OK)
+    if (fl_bind_cast_to_list(b->a, e, &et, err) != FL_OK)
         return fl_front_err_at(b->pc, err, loc);
     return FL_OK;
 }
@@ -124,7 +124,7 @@ fl_status fl_plan_arrays_as_lists(fl_arena *a, fl_plan **plan, fl_error *err)
         if (!(ex[i] = fl_expr_column(a, i, &in->type)))
             return oom(err);
         if (list_elem_for(&in->type, true, &et))
-            FL_TRY(cast_to_list(a, &ex[i], &et, err));
+            FL_TRY(fl_bind_cast_to_list(a, &ex[i], &et, err));
     }
     fl_plan *pr = fl_front_project(a, p, ex, names, n);
     if (!pr)
@@ -152,12 +152,12 @@ fl_status fl_bind_nested_args(fl_bctx *b, const char *fn, fl_expr **args, uint32
         hit |= strcmp(fn, names[i]) == 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         every |= strcmp(fn, all[i]) == 0;
-    for (uint32_t i = 0; (hit || every) && i < n && (every || i < 2); i++) {
-        fl_type et;
-        bool one_d = args[i]->type.fixed_len == FL_PG_ARRAY_1D;
-        if (hit || (one_d && (strstr(fn, "typeof") == NULL || list_elem_for(&args[i]->type, true, &et))))
-            FL_TRY(array_as_list(b, &args[i], false, err));
-    }
+    bool exact = every && strstr(fn, "typeof") != NULL;
+    for (uint32_t i = 0; hit && i < n && i < 2; i++)
+        FL_TRY(array_as_list(b, &args[i], false, err));
+    for (uint32_t i = 0; every && i < n; i++)
+        if (args[i]->type.fixed_len == FL_PG_ARRAY_1D)
+            FL_TRY(array_as_list(b, &args[i], exact, err));
     return FL_OK;
 }
 

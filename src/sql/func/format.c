@@ -338,6 +338,19 @@ size_t fl_format_flat_row(const fl_vector *v, uint32_t row, const fl_tz *tz, cha
     return w.len;
 }
 
+/* The zone v's values print in: loaded only for types that show one. */
+static fl_tz *zone_for(const fl_vector *v, const char *tzname)
+{
+    fl_tz *tz = NULL;
+    if (v->type->id == FL_TYPE_TIMESTAMPTZ || v->type->id == FL_TYPE_TIMESTAMPTZ_NS ||
+        fl_type_is_nested(v->type)) {
+        fl_error e;
+        if (fl_tz_load(tzname, &tz, &e) != FL_OK)
+            tz = NULL; /* unknown zone: UTC (the session validated it when it was set) */
+    }
+    return tz;
+}
+
 size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname, char *buf, size_t cap)
 {
     fl_unified u;
@@ -347,13 +360,7 @@ size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname,
             buf[0] = 0;
         return 0;
     }
-    fl_tz *tz = NULL;
-    if (v->type->id == FL_TYPE_TIMESTAMPTZ || v->type->id == FL_TYPE_TIMESTAMPTZ_NS ||
-        fl_type_is_nested(v->type)) {
-        fl_error e;
-        if (fl_tz_load(tzname, &tz, &e) != FL_OK)
-            tz = NULL; /* unknown zone: UTC (the session validated it when it was set) */
-    }
+    fl_tz *tz = zone_for(v, tzname);
     wbuf w = {buf, cap, 0};
     format_cell(&w, u.base, fl_unified_row(&u, row), tz, false);
     fl_tz_free(tz);
@@ -364,13 +371,7 @@ size_t fl_sql_format_value(const fl_vector *v, uint32_t row, const char *tzname,
 
 size_t fl_sql_format_json(const fl_vector *v, uint32_t row, const char *tzname, char *buf, size_t cap)
 {
-    fl_tz *tz = NULL;
-    if (v->type->id == FL_TYPE_TIMESTAMPTZ || v->type->id == FL_TYPE_TIMESTAMPTZ_NS ||
-        fl_type_is_nested(v->type)) {
-        fl_error e;
-        if (fl_tz_load(tzname, &tz, &e) != FL_OK)
-            tz = NULL; /* as fl_sql_format_value */
-    }
+    fl_tz *tz = zone_for(v, tzname);
     wbuf w = {buf, cap, 0};
     json_value(&w, v, row, tz);
     fl_tz_free(tz);

@@ -517,15 +517,10 @@ static fl_status cast_list(fl_bctx *b, fl_expr *arg, const PgQuery__TypeName *tn
 {
     PgQuery__TypeName copy = *tn;
     copy.n_array_bounds = 0;
-    fl_field *f = fl_arena_calloc(b->a, 1, sizeof *f);
-    if (!f)
-        return oom(err);
-    if (fl_front_type_name(b->pc, &copy, &f->type, err) != FL_OK)
-        return fl_front_err_at(b->pc, err, loc);
-    f->name = "element";
-    f->nullable = true;
-    fl_type t = {.id = FL_TYPE_LIST, .nchildren = 1, .children = f};
-    if (fl_expr_cast(b->a, arg, &t, out, err) != FL_OK)
+    fl_type et;
+    *out = arg;
+    if (fl_front_type_name(b->pc, &copy, &et, err) != FL_OK ||
+        fl_bind_cast_to_list(b->a, out, &et, err) != FL_OK)
         return fl_front_err_at(b->pc, err, loc);
     return FL_OK;
 }

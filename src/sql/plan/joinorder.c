@@ -263,6 +263,7 @@ static bool column_operand(fl_arena *a, const fl_plan *scan, const fl_expr *e, c
     return true;
 }
 
+/* Comparison operators a pruning term takes, and each one with its operands swapped. */
 static const struct cmp_op {
     const char *op;
     fl_cmp_op cmp, flipped;
@@ -294,12 +295,6 @@ static bool field_term(fl_arena *a, const fl_plan *scan, const fl_expr *e, size_
 
 static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_pred *t)
 {
-    static const struct {
-        const char *op, *flip;
-        fl_cmp_op cmp, fcmp;
-    } ops[] = {{"=", "=", FL_CMP_EQ, FL_CMP_EQ},   {"<>", "<>", FL_CMP_NE, FL_CMP_NE},
-               {"<", ">", FL_CMP_LT, FL_CMP_GT},   {"<=", ">=", FL_CMP_LE, FL_CMP_GE},
-               {">", "<", FL_CMP_GT, FL_CMP_LT},   {">=", "<=", FL_CMP_GE, FL_CMP_LE}};
     memset(t, 0, sizeof *t);
     const fl_expr *col = NULL;
     if (e->kind == FL_EXPR_IS_NULL || e->kind == FL_EXPR_IS_NOT_NULL) {
@@ -332,16 +327,16 @@ static bool term_for(fl_arena *a, const fl_plan *scan, const fl_expr *e, fl_col_
             if (const_operand(e->args[1 - i]) && column_operand(a, scan, e->args[i], &ref) &&
                 ref.leaf)
                 return field_term(a, scan, e, i, &ref, t);
-        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-            if (strcmp(n, ops[i].op) != 0)
+        for (size_t i = 0; i < sizeof cmp_ops / sizeof cmp_ops[0]; i++) {
+            if (strcmp(n, cmp_ops[i].op) != 0)
                 continue;
             if (e->args[0]->kind == FL_EXPR_COLUMN && const_operand(e->args[1])) {
                 col = e->args[0];
-                t->op = ops[i].cmp;
+                t->op = cmp_ops[i].cmp;
                 t->value = e->args[1]->value;
             } else if (e->args[1]->kind == FL_EXPR_COLUMN && const_operand(e->args[0])) {
                 col = e->args[1];
-                t->op = ops[i].fcmp;
+                t->op = cmp_ops[i].flipped;
                 t->value = e->args[0]->value;
             } else {
                 return false;

@@ -301,6 +301,10 @@ typedef struct fl_sql_formatter fl_sql_formatter;
 FL_API fl_status fl_sql_formatter_new(const char *time_zone, fl_sql_formatter **out, fl_error *err);
 FL_API size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uint32_t row,
                                      char *buf, size_t cap);
+/* fl_sql_format_json with the formatter's zone: one value as JSON, the form
+ * of `floe sql --format json`, `floe table cat --format jsonl` and /v1/sql. */
+FL_API size_t fl_sql_formatter_json(const fl_sql_formatter *f, const fl_vector *v, uint32_t row,
+                                    char *buf, size_t cap);
 FL_API void fl_sql_formatter_free(fl_sql_formatter *f); /* NULL allowed */
 
 /*

@@ -68,6 +68,21 @@ typedef struct fl_sqlout {
  * without columns nothing is printed. */
 fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err);
 
+/* Where fl_sqlout_batches() pulls rows from: next() gives batches (owned by
+ * the source, valid until the next call; their selection is honoured) until
+ * *eof; at most limit rows are printed when has_limit. */
+typedef struct fl_sqlout_source {
+    fl_status (*next)(void *ctx, const fl_batch **b, bool *eof, fl_error *err);
+    void *ctx;
+    bool has_limit;
+    uint64_t limit;
+} fl_sqlout_source;
+
+/* Prints the rows of src (schema `schema`) in o's format: the one value
+ * formatter of `floe sql` and `floe table cat`/metadata tables. */
+fl_status fl_sqlout_batches(const fl_sqlout *o, const fl_schema *schema,
+                            const fl_sqlout_source *src, uint64_t *rows, fl_error *err);
+
 /* The SQL spelling of a column type (bigint, decimal(15,2), timestamp with
  * time zone...) into buf. */
 const char *fl_sqlout_type_name(const fl_type *t, char *buf, size_t cap);

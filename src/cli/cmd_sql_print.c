@@ -239,9 +239,17 @@ static void table_flush(tprinter *t)
     fl_arena_reset(&t->arena);
 }
 
-static fl_status table_add(tprinter *t, const fl_batch *b, cellbuf *cb, fl_error *err)
+/* Row k of b's live rows (its selection applied). */
+static uint32_t live_row(const fl_batch *b, uint32_t k)
 {
-    for (uint32_t i = 0; i < b->nrows; i++) {
+    return b->sel ? b->sel->idx[k] : k;
+}
+
+static fl_status table_add(tprinter *t, const fl_batch *b, uint32_t nrows, cellbuf *cb,
+                           fl_error *err)
+{
+    for (uint32_t k = 0; k < nrows; k++) {
+        uint32_t i = live_row(b, k);
         if (t->nrows == t->rows_cap) {
             uint32_t nc = t->rows_cap ? t->rows_cap * 2 : 64;
             char ***nr = realloc(t->rows, nc * sizeof *nr);
@@ -335,11 +343,11 @@ static fl_status json_row(fl_buf *sb, const fl_batch *b, uint32_t i, cellbuf *cb
 
 /* ---- Parquet ---- */
 
-static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err)
+static fl_status print_parquet(const fl_sqlout *o, const fl_sqlout_source *src,
+                               const fl_schema *schema, uint64_t *rows, fl_error *err)
 {
     if (!o->path)
         return fl_errorf(err, FL_EINVAL, "parquet output needs a file (-o FILE or \\o FILE)");
-    const fl_schema *schema = fl_sql_result_schema(r);
     fl_output *out = NULL;
     fl_parquet_writer *w = NULL;
     FL_TRY(fl_fileio_create(o->io, o->path, FL_CREATE_OVERWRITE, &out, err));
@@ -348,11 +356,11 @@ static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *r
     while (rc == FL_OK) {
         const fl_batch *b = NULL;
         bool eof = false;
-        rc = fl_sql_result_next(r, &b, &eof, err);
+        rc = src->next(src->ctx, &b, &eof, err);
         if (rc != FL_OK || eof)
             break;
         rc = fl_parquet_writer_write(w, b, err);
-        *rows += b->nrows;
+        *rows += fl_batch_live_rows(b);
     }
     if (rc == FL_OK) {
         fl_parquet_writer *wc = w;
@@ -368,8 +376,9 @@ static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *r
 
 /* ---- driver ---- */
 
-static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schema *schema,
-                            tprinter *t, cellbuf *cb, fl_buf *sb, uint64_t *rows, fl_error *err)
+static fl_status print_rows(const fl_sqlout *o, const fl_sqlout_source *src,
+                            const fl_schema *schema, tprinter *t, cellbuf *cb, fl_buf *sb,
+                            uint64_t *rows, fl_error *err)
 {
     FILE *f = o->out;
     const char *sep = o->fieldsep ? o->fieldsep : "|";
@@ -389,18 +398,24 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
     }
     if (o->format == FL_SQLOUT_JSON)
         fputc('[', f);
-    for (;;) {
+    uint64_t left = src->limit;
+    while (!src->has_limit || left > 0) {
         const fl_batch *b = NULL;
         bool eof = false;
-        FL_TRY(fl_sql_result_next(r, &b, &eof, err));
+        FL_TRY(src->next(src->ctx, &b, &eof, err));
         if (eof)
             break;
+        uint32_t nrows = fl_batch_live_rows(b);
+        if (src->has_limit && nrows > left)
+            nrows = (uint32_t)left;
+        left -= nrows;
         if (o->format == FL_SQLOUT_TABLE) {
-            FL_TRY(table_add(t, b, cb, err));
-            *rows += b->nrows;
+            FL_TRY(table_add(t, b, nrows, cb, err));
+            *rows += nrows;
             continue;
         }
-        for (uint32_t i = 0; i < b->nrows; i++, (*rows)++) {
+        for (uint32_t k = 0; k < nrows; k++, (*rows)++) {
+            uint32_t i = live_row(b, k);
             if (unaligned) { /* NULL prints as nothing, as psql's default \pset null */
                 for (uint32_t c = 0; c < b->ncols; c++) {
                     size_t len = 0;
@@ -452,6 +467,11 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
     return FL_OK;
 }
 
+static fl_status result_next(void *ctx, const fl_batch **b, bool *eof, fl_error *err)
+{
+    return fl_sql_result_next(ctx, b, eof, err);
+}
+
 fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err)
 {
     *rows = 0;
@@ -466,8 +486,16 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
                 return FL_OK;
         }
     }
+    fl_sqlout_source src = {result_next, r, false, 0};
+    return fl_sqlout_batches(o, schema, &src, rows, err);
+}
+
+fl_status fl_sqlout_batches(const fl_sqlout *o, const fl_schema *schema,
+                            const fl_sqlout_source *src, uint64_t *rows, fl_error *err)
+{
+    *rows = 0;
     if (o->format == FL_SQLOUT_PARQUET)
-        return print_parquet(o, r, rows, err);
+        return print_parquet(o, src, schema, rows, err);
     tprinter t = {.o = o, .schema = schema, .ncols = schema->nfields};
     fl_arena_init(&t.arena, 0);
     cellbuf cb = {0};
@@ -482,7 +510,7 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
         t.right[c] = is_numeric(&schema->fields[c].type);
     }
     if (rc == FL_OK)
-        rc = print_rows(o, r, schema, &t, &cb, &sb, rows, err);
+        rc = print_rows(o, src, schema, &t, &cb, &sb, rows, err);
     free(t.width);
     free(t.right);
     free(t.rows);

@@ -15,7 +15,8 @@
  *   delete_files entries partitions     metadata tables (ice_scan.h)
  * Common options: --snapshot ID | --as-of TS (ms or timestamp text) | --ref NAME,
  * --columns a,b, --where "col op value" (repeatable, AND), --format
- * table|csv|jsonl, --limit N, --map FROM=TO (repeatable path-prefix remap),
+ * table|csv|json|jsonl|unaligned (floe sql's printers and value text), --limit
+ * N, --map FROM=TO (repeatable path-prefix remap),
  * --lenient-dv (accept bare DV blobs), --explain (planning figures on stderr),
  * --catalog URI [--warehouse DIR]: a TABLE that is not an existing path is
  * db.table in that catalog (defaults as the writing commands: $FLOE_CATALOG /
@@ -30,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
@@ -50,7 +52,7 @@ typedef struct tbl_args {
     uint32_t ncolumns;
     const char **wheres;
     uint32_t nwheres;
-    fl_out_format fmt;
+    fl_sqlout_format fmt; /* table | csv | json | jsonl | unaligned */
     bool has_limit;
     uint64_t limit;
     fl_path_mapping *maps;
@@ -189,9 +191,10 @@ static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
         } else if (!strcmp(name, "--where")) {
             c->wheres[c->nwheres++] = val;
         } else if (!strcmp(name, "--format")) {
-            if (!fl_out_format_parse(val, &c->fmt)) {
-                fprintf(stderr, "floe table %s: unknown format '%s' (table, csv, jsonl)\n", c->sub,
-                        val);
+            if (!fl_sqlout_format_parse(val, &c->fmt) || c->fmt == FL_SQLOUT_PARQUET) {
+                fprintf(stderr,
+                        "floe table %s: unknown format '%s' (table, csv, json, jsonl, unaligned)\n",
+                        c->sub, val);
                 return 2;
             }
         } else if (!strcmp(name, "--limit")) {
@@ -440,11 +443,37 @@ static fl_status metatable_next(void *src, fl_batch *b, bool *eof, fl_error *err
     return fl_ice_metatable_next(src, b, eof, err);
 }
 
-/* Prints every batch of src (schema `schema`) in c's format, up to c's limit. */
+/* What print_rows pulls from: a scan or metadata table filling one batch. */
+typedef struct batch_source {
+    batch_next_fn next;
+    void *src;
+    fl_batch batch;
+} batch_source;
+
+static fl_status source_next(void *ctx, const fl_batch **b, bool *eof, fl_error *err)
+{
+    batch_source *bs = ctx;
+    FL_TRY(bs->next(bs->src, &bs->batch, eof, err));
+    *b = &bs->batch;
+    return FL_OK;
+}
+
+/* Prints every batch of src (schema `schema`) in c's format, up to c's
+ * limit, with the printers and value text of `floe sql` (cmd_sql_print.c),
+ * so a value reads the same in `floe table cat` and `SELECT`. */
 static fl_status print_rows(const tbl_args *c, const fl_schema *schema, batch_next_fn next,
                             void *src, fl_error *err)
 {
-    return fl_print_batches(c->fmt, schema, c->has_limit ? &c->limit : NULL, next, src, err);
+    batch_source bs = {next, src, {0}};
+    FL_TRY(fl_batch_init(&bs.batch, schema, err));
+    fl_sqlout o = {.format = c->fmt, .header = true, .out = stdout, .tz = "UTC"};
+    fl_sqlout_source from = {source_next, &bs, c->has_limit, c->limit};
+    uint64_t rows = 0;
+    fl_status rc = fl_sqlout_batches(&o, schema, &from, &rows, err);
+    fl_batch_destroy(&bs.batch);
+    if (rc == FL_OK && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = fl_errorf(err, FL_EIO, "write error on output");
+    return rc;
 }
 
 static fl_status run_cat(const tbl_args *c, tbl_ctx *t, fl_error *err)
@@ -503,8 +532,8 @@ static fl_status run_count(const tbl_args *c, tbl_ctx *t, fl_error *err)
             fl_batch_destroy(&b);
     }
     if (rc == FL_OK) {
-        if (c->fmt == FL_OUT_JSONL)
-            printf("{\"count\": \"%" PRId64 "\"}\n", n);
+        if (c->fmt == FL_SQLOUT_JSONL || c->fmt == FL_SQLOUT_JSON)
+            printf("{\"count\":%" PRId64 "}\n", n);
         else
             printf("%" PRId64 "\n", n);
         if (c->explain)
@@ -652,7 +681,7 @@ static void usage(FILE *out)
             "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
             "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not "
             "null')\n"
-            "  --format table|csv|jsonl, --limit N\n"
+            "  --format table|csv|json|jsonl|unaligned (as floe sql prints), --limit N\n"
             "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
             "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
             "                         (sqlite:PATH, postgresql://..., fs:PATH, http(s)://... "

@@ -1,6 +1,9 @@
 /*
  * output.h - rendering floe values and batches as text: an aligned table for
- * people, CSV (RFC 4180) and JSON lines for programs.
+ * people, CSV (RFC 4180) and JSON lines for programs, for the file
+ * inspection tools (floe parquet|avro|orc cat, floe convert). Tables and
+ * query results (floe sql, floe table cat) print through the SQL engine's
+ * formatter instead (cmd_sql.h, fl_sqlout_batches).
  *
  * Value conventions (the same as the interop oracles print, so outputs diff
  * directly against DuckDB / arrow-rs / hyparquet after light normalization):

@@ -1,17 +1,17 @@
 /*
  * h_sql_ndjson.c - result rows as newline-delimited JSON for the HTTP SQL
  * endpoint (Accept: application/x-ndjson): one object per row, keys are
- * the column names (made unique by the caller), values typed:
- *   BOOLEAN true/false; INT32/INT64 numbers; FLOAT32/64 numbers in
- *   PostgreSQL's shortest round-trip form, NaN/Infinity/-Infinity as
- *   strings (JSON has no such numbers); DECIMAL numbers with their exact
- *   digits ("1.50"); STRING strings; STRUCT objects; LIST arrays; MAP
- *   arrays of {"key": k, "value": v}; every other type (DATE, TIME,
- *   TIMESTAMP[TZ], UUID, BINARY/FIXED as \x hex, INTERVAL) a string in
- *   PostgreSQL's text output format (timestamptz in the session time zone).
- *   NULL is null. Invalid UTF-8 in strings becomes U+FFFD.
+ * the column names (made unique by the caller), values in the engine's JSON
+ *   form (fl_sql_formatter_json, the one value formatter of every output
+ *   path): BOOLEAN true/false; integers and DECIMAL numbers with every digit
+ *   ("1.50"); FLOAT32/64 numbers in PostgreSQL's shortest round-trip form,
+ *   NaN/Infinity/-Infinity as strings (JSON has no such numbers); STRING
+ *   strings; STRUCT objects; LIST arrays; MAP objects keyed by the key's
+ *   text; every other type (DATE, TIME, TIMESTAMP[TZ], UUID, BINARY/FIXED as
+ *   \x hex, INTERVAL) a string in PostgreSQL's text output format
+ *   (timestamptz in the session time zone). NULL is null. Invalid UTF-8 in
+ *   strings becomes U+FFFD.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,101 +121,21 @@ bool srv_sql_json_str(fl_ipc_buf *o, const char *str, size_t len)
     return put(o, "\"", 1);
 }
 
-/* The PostgreSQL text form of one value, raw (number) or quoted. */
-static bool put_text(fl_ipc_buf *o, const fl_vector *v, uint32_t row, const fl_sql_formatter *f,
-                     bool quoted)
-{
-    char small[128];
-    size_t need = fl_sql_formatter_value(f, v, row, small, sizeof small);
-    char *s = small;
-    if (need >= sizeof small) {
-        s = malloc(need + 1);
-        if (!s)
-            return false;
-        fl_sql_formatter_value(f, v, row, s, need + 1);
-    }
-    bool ok = quoted ? srv_sql_json_str(o, s, need) : put(o, s, need);
-    if (s != small)
-        free(s);
-    return ok;
-}
-
+/* One value through the engine's JSON formatter (fl_sql_formatter_json), so
+ * /v1/sql, `floe sql --format jsonl`, `floe table cat` and to_json agree. */
 static bool put_value(fl_ipc_buf *o, const fl_vector *v, uint32_t row, const fl_sql_formatter *f)
 {
-    fl_unified u;
-    fl_vector_unify(v, &u);
-    if (!fl_unified_is_valid(&u, row))
-        return puts_(o, "null");
-    const fl_vector *b = u.base;
-    uint32_t r = fl_unified_row(&u, row);
-    char num[32];
-    switch (b->type->id) {
-    case FL_TYPE_BOOLEAN:
-        return puts_(o, b->data[r] ? "true" : "false");
-    case FL_TYPE_INT32: {
-        int32_t x;
-        memcpy(&x, b->data + 4 * (size_t)r, 4);
-        snprintf(num, sizeof num, "%d", x);
-        return puts_(o, num);
-    }
-    case FL_TYPE_INT64: {
-        int64_t x;
-        memcpy(&x, b->data + 8 * (size_t)r, 8);
-        snprintf(num, sizeof num, "%lld", (long long)x);
-        return puts_(o, num);
-    }
-    case FL_TYPE_FLOAT32:
-    case FL_TYPE_FLOAT64: {
-        double d;
-        if (b->type->id == FL_TYPE_FLOAT32) {
-            float x;
-            memcpy(&x, b->data + 4 * (size_t)r, 4);
-            d = x;
-        } else {
-            memcpy(&d, b->data + 8 * (size_t)r, 8);
-        }
-        return put_text(o, b, r, f, !isfinite(d));
-    }
-    case FL_TYPE_DECIMAL:
-        return put_text(o, b, r, f, false);
-    case FL_TYPE_STRING: {
-        size_t len;
-        const uint8_t *s = fl_vector_bytes(b, r, &len);
-        return srv_sql_json_str(o, (const char *)s, len);
-    }
-    case FL_TYPE_STRUCT: {
-        if (!puts_(o, "{"))
-            return false;
-        for (uint32_t k = 0; k < b->nchildren; k++) {
-            const char *name = b->type->children[k].name;
-            if ((k && !puts_(o, ",")) || !srv_sql_json_str(o, name, strlen(name)) ||
-                !puts_(o, ":") || !put_value(o, &b->children[k], r, f))
-                return false;
-        }
-        return puts_(o, "}");
-    }
-    case FL_TYPE_LIST:
-    case FL_TYPE_MAP: {
-        bool map = b->type->id == FL_TYPE_MAP;
-        if (!puts_(o, "["))
-            return false;
-        for (int64_t k = b->offsets[r]; k < b->offsets[r + 1]; k++) {
-            if (k > b->offsets[r] && !puts_(o, ","))
-                return false;
-            if (map) {
-                if (!puts_(o, "{\"key\":") || !put_value(o, &b->children[0], (uint32_t)k, f) ||
-                    !puts_(o, ",\"value\":") ||
-                    !put_value(o, &b->children[1], (uint32_t)k, f) || !puts_(o, "}"))
-                    return false;
-            } else if (!put_value(o, &b->children[0], (uint32_t)k, f)) {
-                return false;
-            }
-        }
-        return puts_(o, "]");
-    }
-    default:
-        return put_text(o, b, r, f, true);
-    }
+    char small[256];
+    size_t need = fl_sql_formatter_json(f, v, row, small, sizeof small);
+    if (need < sizeof small)
+        return put(o, small, need);
+    char *s = malloc(need + 1);
+    if (!s)
+        return false;
+    fl_sql_formatter_json(f, v, row, s, need + 1);
+    bool ok = put(o, s, need);
+    free(s);
+    return ok;
 }
 
 fl_status srv_sql_ndjson_rows(const fl_schema *schema, const char *const *names,

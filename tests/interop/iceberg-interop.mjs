@@ -30,7 +30,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as losslessParse } from 'lossless-json';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { cmpDuck, compareRows } from './lib/compare.mjs';
+import { cmpDuck, compareRows, parseJsonExact } from './lib/compare.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FLOE = process.env.FLOE_BIN || join(here, '../../build/floe');
@@ -345,7 +345,7 @@ async function checkTable(metaPath, withIcebird) {
   }
   // (c) floe table cat
   const out = run(FLOE, ['table', 'cat', metaPath, '--format=jsonl']);
-  const floe = out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const floe = out.split('\n').filter((l) => l.trim()).map((l) => parseJsonExact(l));
   const idIdx = names.indexOf('id');
   const key = (v) => (v === null || v === undefined ? '' : String(v));
   const cmpId = (a, b) => { try { const x = BigInt(a), y = BigInt(b); return x < y ? -1 : x > y ? 1 : 0; } catch { return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0; } };

@@ -127,9 +127,9 @@ function norm(type, v) {
   expect(show(got) === show(want), `Arrow lists ${show(got)}`);
   const q = `SELECT * FROM read_parquet('${PQ}/nonnullable.impala.parquet')`;
   const n2 = await ndjson(q);
-  expect(show(n2.rows[0]) === show({ ID: 8, Int_Array: [-1], int_array_array: [[-1, -2], []], Int_Map: [{ key: 'k1', value: -1 }],
-    int_map_array: [[], [{ key: 'k1', value: 1 }], [], []],
-    nested_Struct: { a: -1, B: [-1], c: { D: [[{ e: -1, f: 'nonnullable' }]] }, G: [] } }), `NDJSON nested ${show(n2.rows)}`);
+  expect(show(n2.rows[0]) === show({ ID: 8, Int_Array: [-1], int_array_array: [[-1, -2], []], Int_Map: { k1: -1 },
+    int_map_array: [{}, { k1: 1 }, {}, {}],
+    nested_Struct: { a: -1, B: [-1], c: { D: [[{ e: -1, f: 'nonnullable' }]] }, G: {} } }), `NDJSON nested ${show(n2.rows)}`);
   const a2 = await arrow(q);
   const r = a2.table.get(0).toJSON();
   const js = JSON.parse(show(r));

@@ -15,6 +15,7 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { parseJsonExact, mapEntries } from './lib/compare.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map(a => a.replace(/^--/, '').split('=')));
 const FLOE = args.floe;
@@ -48,7 +49,8 @@ function floe(argv, { allowFail = false } = {}) {
   if (!allowFail) memo.set(key, r);
   return r;
 }
-const jsonl = s => s.split('\n').filter(Boolean).map(l => JSON.parse(l));
+// floe's SQL JSON, every number kept as its exact text (lib/compare.mjs)
+const jsonl = s => s.split('\n').filter(Boolean).map(l => parseJsonExact(l));
 
 // ---- EXPECTED.md ----
 function parseExpected() {
@@ -116,7 +118,7 @@ function duckType(t) {
 // floe JSON -> JSON read_json understands (maps become objects; scalars of top-level columns become strings)
 function nestedVal(v, t) {
   if (v === null) return null;
-  if (typeof t === 'object' && t.type === 'map') return Object.fromEntries(v.map(e => [e.key, nestedVal(e.value, t.value)]));
+  if (typeof t === 'object' && t.type === 'map') return Object.fromEntries(mapEntries(v).map(e => [e.key, nestedVal(e.value, t.value)]));
   if (typeof t === 'object' && t.type === 'list') return v.map(x => nestedVal(x, t.element));
   if (typeof t === 'object' && t.type === 'struct') return Object.fromEntries(t.fields.map(f => [f.name, nestedVal(v[f.name], f.type)]));
   return v;
@@ -219,7 +221,7 @@ function columnStats(table) {
     const f = e.data_file;
     const part = JSON.parse(f.partition);
     const ptxt = `{${Object.values(part).map((v, i) => `'r${i}': ${v}`).join(', ')}}`;
-    const get = (m, id) => (m || []).find(x => x.key === id)?.value;
+    const get = (m, id) => (mapEntries(m) || []).find(x => String(x.key) === String(id))?.value;
     for (const c of schema.fields) {
       rows.push({ status: STATUS[e.status], content: CONTENT[f.content], path: f.file_path, part: ptxt, name: c.name,
         type: duckTypeName(c.type), lo: human(c.type, hex2bytes(get(f.lower_bounds, c.id))),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <utf8proc.h>
 
 #include "floe/pgtypes.h"
 #include "floe/sql.h"
@@ -45,21 +46,41 @@ static bool is_json(const fl_type *t)
     return fl_type_is_nested(t) && fl_pg_type_oid(t) == FL_PG_OID_JSON;
 }
 
+/* A JSON string literal of p: control characters escaped (\n \r \t by name,
+ * the rest as \u00XX) and invalid UTF-8 bytes replaced by U+FFFD, so the
+ * output is valid JSON whatever a file's "string" column holds. */
 static void json_str(wbuf *w, const char *p, size_t n)
 {
     wput(w, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (i < n) {
         unsigned char ch = (unsigned char)p[i];
         char e[8];
+        if (ch >= 0x80) {
+            utf8proc_int32_t cp;
+            utf8proc_ssize_t k =
+                utf8proc_iterate((const utf8proc_uint8_t *)p + i, (utf8proc_ssize_t)(n - i), &cp);
+            if (k > 0)
+                wput(w, p + i, (size_t)k);
+            else
+                wput(w, "\xEF\xBF\xBD", 3);
+            i += k > 0 ? (size_t)k : 1;
+            continue;
+        }
         if (ch == '"' || ch == '\\') {
             e[0] = '\\';
             e[1] = (char)ch;
+            wput(w, e, 2);
+        } else if (ch == '\n' || ch == '\r' || ch == '\t') {
+            e[0] = '\\';
+            e[1] = ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't';
             wput(w, e, 2);
         } else if (ch < 0x20) {
             int k = snprintf(e, sizeof e, "\\u%04x", ch);
             wput(w, e, (size_t)k);
         } else
             wput(w, (const char *)&ch, 1);
+        i++;
     }
     wput(w, "\"", 1);
 }
@@ -409,6 +430,16 @@ size_t fl_sql_formatter_value(const fl_sql_formatter *f, const fl_vector *v, uin
     }
     wbuf w = {buf, cap, 0};
     format_cell(&w, u.base, fl_unified_row(&u, row), f ? f->tz : NULL, false);
+    if (cap)
+        buf[w.len < cap ? w.len : cap - 1] = 0;
+    return w.len;
+}
+
+size_t fl_sql_formatter_json(const fl_sql_formatter *f, const fl_vector *v, uint32_t row, char *buf,
+                             size_t cap)
+{
+    wbuf w = {buf, cap, 0};
+    json_value(&w, v, row, f ? f->tz : NULL);
     if (cap)
         buf[w.len < cap ? w.len : cap - 1] = 0;
     return w.len;

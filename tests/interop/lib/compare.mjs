@@ -1,10 +1,11 @@
 // compare.mjs — type-aware, strict comparison of floe's JSON-lines rows with rows from DuckDB
 // (@duckdb/node-api getRowsJson) and arrow-rs (parquet-wasm + lib/arrow-values.mjs).
 //
-// floe's conventions (src/cli/output.h): INT64 and DECIMAL as exact strings, floats as the shortest repr in their own
+// floe's file-tool conventions (src/cli/output.h; `floe parquet cat` and friends): INT64 and DECIMAL as exact strings, floats as the shortest repr in their own
 // width (float32 0.1f prints 0.1), NaN/Infinity as strings, dates "YYYY-MM-DD", times "HH:MM:SS.ffffff", timestamps
 // "YYYY-MM-DD HH:MM:SS.ffffff[fff]" (+00 for UTC-adjusted), binary "\\x<hex>", uuid canonical, struct objects, lists
-// arrays, maps [{key, value}].
+// arrays, maps [{key, value}]. Table and query output (`floe table cat`, `floe sql`) is the SQL formatter's JSON:
+// read it with parseJsonExact (below); maps there are objects, which the map comparisons accept too.
 //
 // Each comparison returns null when equal, else a short description of the difference. Floats compare exactly by
 // value (float32 after rounding both sides to float32); timestamps compare as instants with trailing zeros of the
@@ -117,7 +118,7 @@ export function cmpDuck(f, d, t) {
       return a !== null && a === b ? null : `${diff()} [duckdb bytes ${b}]`;
     }
     case 'VARCHAR': case 'ENUM': {
-      if (typeof f === 'string' && f === d) return null;
+      if ((typeof f === 'string' || typeof f === 'number') && String(f) === d) return null;
       // an unannotated BYTE_ARRAY that DuckDB shows as text: compare the bytes
       const a = bytesFromFloe(f);
       if (a !== null && typeof d === 'string' && a === utf8hex(d)) return null;
@@ -139,6 +140,7 @@ export function cmpDuck(f, d, t) {
       return null;
     }
     case 'MAP': {
+      f = mapEntries(f);
       if (!Array.isArray(f) || !Array.isArray(d) || f.length !== d.length) return diff();
       for (let i = 0; i < f.length; i++) {
         const ek = cmpDuck(f[i]?.key, d[i].key, t.keyType); if (ek) return `{${i}}.key: ${ek}`;
@@ -176,6 +178,7 @@ export function cmpArrow(f, a, type) {
   }
   if (/^Map/.test(tn)) {
     const entry = type.children[0].type;
+    f = mapEntries(f);
     if (!Array.isArray(f) || !Array.isArray(a) || f.length !== a.length) return `floe ${show(f)}, arrow ${show(a)} (${tn})`;
     for (let i = 0; i < f.length; i++) {
       const ek = cmpArrow(f[i]?.key, a[i][0], entry.children[0].type); if (ek) return `{${i}}.key: ${ek}`;
@@ -195,6 +198,39 @@ export function cmpArrow(f, a, type) {
   if (/^Date/.test(tn)) return f === a ? null : `floe ${show(f)}, arrow ${show(a)} (${tn})`;
   if (/^Bool/.test(tn)) return f === a ? null : `floe ${show(f)}, arrow ${show(a)} (${tn})`;
   return show(f) === show(a) ? null : `floe ${show(f)}, arrow ${show(a)} (${tn})`;
+}
+
+// ---- exact JSON ----
+// floe's SQL formatter (`floe sql`, `floe table cat`, /v1/sql) writes bigints and decimals as JSON numbers with
+// every digit; JSON.parse would round them to doubles (and drop a decimal's trailing zeros). This parses one JSON
+// text keeping a number as a JS number only when that prints back to the same text, else as its source text (a
+// string), which the comparisons above accept for integers, decimals and floats alike.
+export function parseJsonExact(text) {
+  let out = '', i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let j = i + 1;
+      while (j < text.length && /[0-9.eE+-]/.test(text[j])) j++;
+      const t = text.slice(i, j);
+      out += String(Number(t)) === t ? t : `"${t}"`;
+      i = j;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return JSON.parse(out);
+}
+// A map in floe's SQL JSON ({"k": v}, keys as text) as the entry list the comparisons use.
+export function mapEntries(m) {
+  if (m === null || m === undefined || Array.isArray(m)) return m;
+  return Object.entries(m).map(([key, value]) => ({ key, value }));
 }
 
 // ---- running floe ----

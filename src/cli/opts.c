@@ -206,6 +206,7 @@ bool cli_parse(const cli_command *c, int argc, char **argv, cli_args *a, int *st
         return false;
     }
     group_values(a);
+    *status = 0;
     return true;
 }
 

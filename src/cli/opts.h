@@ -82,8 +82,8 @@ typedef struct cli_args {
 } cli_args;
 
 /* Parses argv[1..argc) (argv[0] is the command's own name). Returns true
- * when the command should run with *a (free it with cli_args_free). Else
- * *status is the exit status to return: 0 after the help was printed, 2
+ * when the command should run with *a (free it with cli_args_free) and
+ * *status is 0. Else *status is the exit status to return: 0 after the help was printed, 2
  * after a usage error was printed, 1 when out of memory. */
 bool cli_parse(const cli_command *c, int argc, char **argv, cli_args *a, int *status);
 void cli_args_free(cli_args *a);

@@ -318,6 +318,12 @@ void cli_usage_synopsis(const cli_command *c, FILE *out)
     print_synopsis(c, true, out);
 }
 
+void cli_usage_synopses(const cli_command *const *cmds, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++)
+        print_synopsis(cmds[i], i == 0, out);
+}
+
 void cli_usage(const cli_command *c, FILE *out)
 {
     print_synopsis(c, true, out);
@@ -339,8 +345,7 @@ void cli_usage_options(const cli_command *c, const char *heading, FILE *out)
 
 void cli_usage_subs(const cli_command *const *subs, size_t nsubs, const char *about, FILE *out)
 {
-    for (size_t i = 0; i < nsubs; i++)
-        print_synopsis(subs[i], i == 0, out);
+    cli_usage_synopses(subs, nsubs, out);
     print_paragraph(about, out);
     for (size_t i = 0; i < nsubs; i++) {
         const char *sp = strrchr(subs[i]->name, ' ');

@@ -103,6 +103,8 @@ int cli_find(const cli_command *c, const char *name);
 void cli_usage(const cli_command *c, FILE *out);
 /* Only the synopsis lines ("usage: floe ..."), for a usage error. */
 void cli_usage_synopsis(const cli_command *c, FILE *out);
+/* The synopses of several forms of one command, under one "usage:". */
+void cli_usage_synopses(const cli_command *const *cmds, size_t n, FILE *out);
 /* The option lines of c under a "heading:" line (nothing when it has none),
  * for the help of a command made of subcommands. */
 void cli_usage_options(const cli_command *c, const char *heading, FILE *out);

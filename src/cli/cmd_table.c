@@ -703,6 +703,8 @@ int fl_cmd_table(int argc, char **argv)
     for (size_t i = 0; i < nw; i++)
         if (!strcmp(argv[1], wc[i].name))
             return wc[i].run(argc - 1, argv + 1);
+    if (argv[1][0] == '-')
+        return cli_unknown_option("table", argv[1]);
     fprintf(stderr, "floe table: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return 2;

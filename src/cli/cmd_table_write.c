@@ -334,9 +334,13 @@ static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage
     int st;
     if (!cli_parse(&cmd, argc, argv, &p, &st))
         return st ? st : -1;
+    if (p.ngiven > 64) {
+        cli_args_free(&p);
+        return cli_usage_error(&cmd, "too many options");
+    }
     for (int i = 0; i < p.npos; i++)
         a->pos[a->npos++] = p.pos[i];
-    for (int i = 0; i < p.ngiven && a->nopts < 64; i++) {
+    for (int i = 0; i < p.ngiven; i++) {
         const cli_opt *o = &opts[p.given[i].opt];
         const char *v = p.given[i].value ? p.given[i].value : "";
         if (!strcmp(o->name, "catalog"))

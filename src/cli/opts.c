@@ -148,11 +148,15 @@ static void group_values(cli_args *a)
     }
 }
 
-static bool alloc_args(const cli_command *c, int argc, cli_args *a)
+/* Room for every positional and option: a word is at most one positional,
+ * and a bundle of short flags ("-Atx") at most one option per letter. */
+static bool alloc_args(const cli_command *c, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     a->cmd = c;
-    size_t words = argc > 0 ? (size_t)argc : 1, nopts = c->nopts ? c->nopts : 1;
+    size_t words = 1, nopts = c->nopts ? c->nopts : 1;
+    for (int i = 1; i < argc; i++)
+        words += strlen(argv[i]) + 1;
     a->pos = calloc(words, sizeof *a->pos);
     a->given = calloc(words, sizeof *a->given);
     a->values = calloc(words, sizeof *a->values);
@@ -175,7 +179,7 @@ static int check_positionals(const cli_command *c, const cli_args *a)
 
 bool cli_parse(const cli_command *c, int argc, char **argv, cli_args *a, int *status)
 {
-    if (!alloc_args(c, argc, a)) {
+    if (!alloc_args(c, argc, argv, a)) {
         cli_args_free(a);
         fprintf(stderr, "floe %s: out of memory\n", c->name);
         *status = 1;

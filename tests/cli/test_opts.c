@@ -95,6 +95,10 @@ static void test_flags_and_positionals(void)
     CHECK(a.npos == 2 && !strcmp(a.pos[0], "-5") && !strcmp(a.pos[1], "--format"));
     CHECK(!cli_has(&a, O_FORMAT));
     cli_args_free(&a);
+    /* a bundle gives more options than there are words */
+    CHECK(parse(&a, &st, ARGS("-AtqAtqAtq", "in")));
+    CHECK(a.ngiven == 9 && cli_has(&a, O_QUIET) && a.npos == 1);
+    cli_args_free(&a);
     CHECK(parse(&a, &st, ARGS("-tAo", "out", "in")));
     CHECK(cli_has(&a, O_TUPLES) && !strcmp(cli_value(&a, O_OUTPUT), "out") && a.npos == 1);
     cli_args_free(&a);

@@ -4,8 +4,10 @@
 # each command's options, so a page cannot drift from the code; the build runs this after linking
 # floe and `make install` puts the pages in share/man/man1.
 #
-# Layout: NAME (the command's summary line in `floe --help`), SYNOPSIS (the "usage:" line), then one
-# section per "heading:" line of the help, its lines kept as written (.nf), escaped for roff.
+# Layout: NAME (the command's summary line in `floe --help`), SYNOPSIS (the "usage:" line and the
+# lines indented under it: a command's other forms, continued lines), then one section per
+# "heading:" line of the help ("options:", "cat options:" ...), its lines kept as written (.nf),
+# escaped for roff. The option lines come from each command's option table (src/cli/opts.h).
 set -euo pipefail
 floe=${1:?usage: gen-man.sh FLOE OUTDIR}
 out=${2:?usage: gen-man.sh FLOE OUTDIR}
@@ -22,14 +24,21 @@ to_roff() {
       print ".SH NAME"; print esc(name) " \\- " esc(summary)
     }
     !inblock && !synopsis && /^usage: / {
-      sub(/^usage: /, ""); print ".SH SYNOPSIS"; print ".nf"; print esc($0); print ".fi"; synopsis = 1; next
+      sub(/^usage: /, ""); print ".SH SYNOPSIS"; print ".nf"; print esc($0); synopsis = insyn = 1; next
     }
+    insyn && /^       / { sub(/^       /, ""); print esc($0); next } # more forms, continued lines
+    insyn { print ".fi"; insyn = 0 }
     !inblock && !synopsis && NR == 1 && $0 ~ / - / { next } # "floe 0.1.0 - ...": the NAME line says it
     !inblock && $0 == "" { next }
-    /^[A-Za-z][^:]*:$/ { t = toupper(substr($0, 1, length($0) - 1)); open_section("\"" t "\""); next }
-    { if (!inblock) open_section("DESCRIPTION"); print ($0 == "" ? "" : esc($0)) }
+    $0 == "" { blanks++; next } # kept only between lines of a section, not before a heading
+    /^[A-Za-z][^:]*:$/ { blanks = 0; t = toupper(substr($0, 1, length($0) - 1)); open_section("\"" t "\""); next }
+    {
+      if (!inblock) open_section("DESCRIPTION")
+      for (; blanks > 0; blanks--) print ""
+      print esc($0)
+    }
     END {
-      if (inblock) print ".fi"
+      if (inblock || insyn) print ".fi"
       print ".SH SEE ALSO"
       print (name == "floe" ? "floe\\-sql(1), floe\\-load(1), floe\\-serve(1), floe\\-table(1)" : "floe(1)")
     }'

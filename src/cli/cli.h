@@ -3,7 +3,8 @@
  *
  * Each command gets argv with argv[0] = its own name ("parquet", "avro" ...)
  * and returns the process exit status: 0 success, 1 failure (message already
- * printed to stderr as "floe <cmd>: <message>"), 2 usage error.
+ * printed to stderr as "floe <cmd>: <message>"), 2 usage error. Options
+ * are parsed, and --help printed, from each command's table (opts.h).
  */
 #ifndef FLOE_CLI_H
 #define FLOE_CLI_H
@@ -33,35 +34,13 @@ static inline fl_fileio *cli_fileio(void)
     return fl_fileio_default(NULL, &io, &err) == FL_OK ? io : NULL;
 }
 
-/* Whether argv[1..] asks for help (--help or -h before a "--"), for the
- * subcommands that print their usage from one place. */
-static inline int cli_help_requested(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return 1;
-    return 0;
-}
-
-/* "floe CMD: unknown option 'OPT'"; returns 2, the usage-error status. */
+/* "floe CMD: unknown option 'OPT'"; returns 2, the usage-error status. For
+ * the dispatchers of commands made of subcommands: options themselves are
+ * parsed against each command's table (opts.h), which says the same. */
 static inline int cli_unknown_option(const char *cmd, const char *opt)
 {
     fprintf(stderr, "floe %s: unknown option '%s' (see floe %s --help)\n", cmd, opt, cmd);
     return 2;
-}
-
-/* An option given last, without its value: "needs a value" when name is one
- * of the command's value-taking options (known, NULL-terminated), else
- * "unknown option", so a mistyped flag is not reported as a missing value.
- * Returns 2, the usage-error status. */
-static inline int cli_missing_value(const char *cmd, const char *name, const char *const *known)
-{
-    for (; *known; known++)
-        if (!strcmp(*known, name)) {
-            fprintf(stderr, "floe %s: %s needs a value\n", cmd, name);
-            return 2;
-        }
-    return cli_unknown_option(cmd, name);
 }
 
 #endif

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/units.h"
 #include "floe/auth.h"
 #include "floe/catalog.h"
@@ -42,37 +43,71 @@ typedef struct admin_args {
     int npos;
 } admin_args;
 
+enum {
+    O_CATALOG,
+    O_AUDIT_LOG,
+    O_NAME,
+    O_ADMIN,
+    O_MEMORY_LIMIT,
+    O_STATEMENT_TIMEOUT,
+    O_MAX_STATEMENT_TIMEOUT,
+    O_MAX_STATEMENTS,
+    O_CLEAR,
+    O_TTL
+};
+static const cli_opt options[] = {
+    [O_CATALOG] = {"catalog", 0, "URI", false,
+                   "the catalog whose database holds the auth store\n"
+                   "(default $FLOE_CATALOG, else sqlite:./warehouse/catalog.db)"},
+    [O_AUDIT_LOG] = {"audit-log", 0, "FILE", false,
+                     "audit each mutation as principal cli:$USER (default $FLOE_AUDIT_LOG)"},
+    [O_NAME] = {"name", 0, "NAME", false, "bootstrap: the admin principal's name (default admin)"},
+    [O_ADMIN] = {"admin", 0, NULL, false, "principal create: an admin principal"},
+    [O_MEMORY_LIMIT] = {"memory-limit", 0, "SIZE", false,
+                        "limits: the largest memory_limit a session may SET (e.g. 1GB)"},
+    [O_STATEMENT_TIMEOUT] = {"statement-timeout", 0, "T", false,
+                             "limits: the sessions' default statement timeout (30s, 5m)"},
+    [O_MAX_STATEMENT_TIMEOUT] = {"max-statement-timeout", 0, "T", false,
+                                 "limits: the largest statement timeout they may SET"},
+    [O_MAX_STATEMENTS] = {"max-statements", 0, "N", false,
+                          "limits: statements one principal runs at once over pgwire\n"
+                          "and /v1/sql together (0 = no limit)"},
+    [O_CLEAR] = {"clear", 0, NULL, false, "limits: remove the role's limits"},
+    [O_TTL] = {"ttl", 0, "SECONDS", false, "token: its lifetime (default 3600; negative: expired)"},
+};
+static const cli_command admin_cmd = {
+    .name = "admin",
+    .synopsis = "admin <command> [--catalog URI] [--audit-log FILE]",
+    .about = "  bootstrap [--name NAME]                    create the first admin principal\n"
+             "  principal create NAME [--admin]            prints client id and secret once\n"
+             "  principal drop NAME | rotate NAME | list\n"
+             "  role create ROLE | drop ROLE\n"
+             "  role assign PRINCIPAL ROLE | unassign PRINCIPAL ROLE\n"
+             "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+             "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
+             "  grants                                     list every grant\n"
+             "  policy row-filter ROLE NS.T EXPR           rows ROLE's principals see\n"
+             "  policy mask ROLE NS.T COLUMN EXPR          the values they see in COLUMN\n"
+             "  policy drop row-filter ROLE NS.T | drop mask ROLE NS.T COLUMN\n"
+             "  policies                                   list every row filter and mask\n"
+             "  limits                                     list every role's limits\n"
+             "  limits ROLE [--memory-limit SIZE] [--statement-timeout T]\n"
+             "              [--max-statement-timeout T] [--max-statements N]\n"
+             "                                             set a role's limits (all of them)\n"
+             "  limits ROLE --clear                        remove a role's limits\n"
+             "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .max_args = MAXPOS,
+    .notes = "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
+             "holds all of them everywhere). A grant on a namespace covers its child\n"
+             "namespaces and all their tables and views.\n"
+             "limits: a principal gets the largest value among its roles; admins get none.\n",
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: floe admin <command> [--catalog URI] [--audit-log FILE]\n\n"
-                 "  bootstrap [--name NAME]                    create the first admin principal\n"
-                 "  principal create NAME [--admin]            prints client id and secret once\n"
-                 "  principal drop NAME | rotate NAME | list\n"
-                 "  role create ROLE | drop ROLE\n"
-                 "  role assign PRINCIPAL ROLE | unassign PRINCIPAL ROLE\n"
-                 "  grant ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
-                 "  revoke ROLE PRIV[,PRIV] [catalog | namespace NS | table NS.T]\n"
-                 "  grants                                     list every grant\n"
-                 "  policy row-filter ROLE NS.T EXPR           rows ROLE's principals see\n"
-                 "  policy mask ROLE NS.T COLUMN EXPR          the values they see in COLUMN\n"
-                 "  policy drop row-filter ROLE NS.T | drop mask ROLE NS.T COLUMN\n"
-                 "  policies                                   list every row filter and mask\n"
-                 "  limits                                     list every role's limits\n"
-                 "  limits ROLE [--memory-limit SIZE] [--statement-timeout T]\n"
-                 "              [--max-statement-timeout T] [--max-statements N]\n"
-                 "                                             set a role's limits (all of them)\n"
-                 "  limits ROLE --clear                        remove a role's limits\n"
-                 "  token PRINCIPAL [--ttl SECONDS]            mint a bearer token\n\n"
-                 "privileges: read, write, create, drop, manage-grants (the built-in role 'admin'\n"
-                 "holds all of them everywhere). A grant on a namespace covers its child\n"
-                 "namespaces and all their tables and views.\n"
-                 "limits: --memory-limit is the largest memory_limit a session may SET (e.g.\n"
-                 "1GB), --statement-timeout the sessions' default (30s, 5m), --max-statement-\n"
-                 "timeout the largest they may SET, --max-statements how many statements one\n"
-                 "principal runs at once over pgwire and /v1/sql together. A principal gets the\n"
-                 "largest value among its roles; admins get none.\n"
-                 "--catalog defaults to $FLOE_CATALOG, else sqlite:./warehouse/catalog.db;\n"
-                 "--audit-log to $FLOE_AUDIT_LOG.\n");
+    cli_usage(&admin_cmd, out);
 }
 
 static int fail(fl_error *err)
@@ -81,43 +116,27 @@ static int fail(fl_error *err)
     return 1;
 }
 
+/* 0 = run, -1 = help printed, else the exit status (message printed). */
 static int parse_args(int argc, char **argv, admin_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char **slot = !strcmp(s, "--catalog")                 ? &a->catalog
-                            : !strcmp(s, "--audit-log")             ? &a->audit
-                            : !strcmp(s, "--name")                  ? &a->name
-                            : !strcmp(s, "--ttl")                   ? &a->ttl
-                            : !strcmp(s, "--memory-limit")          ? &a->mem
-                            : !strcmp(s, "--statement-timeout")     ? &a->timeout
-                            : !strcmp(s, "--max-statement-timeout") ? &a->max_timeout
-                            : !strcmp(s, "--max-statements")        ? &a->max_statements
-                                                                    : NULL;
-        if (slot) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "floe admin: %s needs a value\n", s);
-                return 2;
-            }
-            *slot = argv[++i];
-        } else if (!strcmp(s, "--admin")) {
-            a->admin = true;
-        } else if (!strcmp(s, "--clear")) {
-            a->clear = true;
-        } else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if (s[0] == '-' && s[1] == '-') {
-            fprintf(stderr, "floe admin: unknown option %s\n", s);
-            return 2;
-        } else if (a->npos == MAXPOS) {
-            fprintf(stderr, "floe admin: too many arguments\n");
-            return 2;
-        } else {
-            a->pos[a->npos++] = s;
-        }
-    }
+    cli_args p;
+    int st;
+    if (!cli_parse(&admin_cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    for (int i = 0; i < p.npos; i++)
+        a->pos[a->npos++] = p.pos[i];
+    a->catalog = cli_value(&p, O_CATALOG);
+    a->audit = cli_value(&p, O_AUDIT_LOG);
+    a->name = cli_value(&p, O_NAME);
+    a->ttl = cli_value(&p, O_TTL);
+    a->mem = cli_value(&p, O_MEMORY_LIMIT);
+    a->timeout = cli_value(&p, O_STATEMENT_TIMEOUT);
+    a->max_timeout = cli_value(&p, O_MAX_STATEMENT_TIMEOUT);
+    a->max_statements = cli_value(&p, O_MAX_STATEMENTS);
+    a->admin = cli_has(&p, O_ADMIN);
+    a->clear = cli_has(&p, O_CLEAR);
+    cli_args_free(&p);
     if (!a->catalog)
         a->catalog = getenv("FLOE_CATALOG");
     if (!a->catalog || !*a->catalog)

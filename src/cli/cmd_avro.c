@@ -8,7 +8,7 @@
  *       codec, sync marker, every header metadata key and value in file
  *       order, block count and records (text: the first 10 blocks unless
  *       --blocks; --json: every block)
- *   floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] [--reader-schema=F.json]
+ *   floe avro cat FILE [--format jsonl|csv|table] [--limit N] [--logical] [--reader-schema F.json]
  *       records. JSON conventions: longs are exact JSON integers (never
  *       strings); bytes/fixed are {"$bytes":"<hex>"} (csv/table: hex text);
  *       logical types are shown as their physical value by default (date =
@@ -17,13 +17,16 @@
  *       "2024-01-31", "...T12:00:00.000000Z", "-12.50", uuid text); unions
  *       are the bare branch value; NaN/Infinity as strings.
  *       --reader-schema resolves each record to that schema (field-id aware).
- *   floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec=C] [--meta K=V]...
- *                   [--meta-file K=FILE]... [--sync=HEX32] [--block-size=N]
+ *   floe avro write SCHEMA.json RECORDS.jsonl OUT [--codec C] [--meta K=V]...
+ *                   [--meta-file K=FILE]... [--sync HEX32] [--block-size N]
  *       (for tests and interop) writes a container: the schema text stored
- *       verbatim, records given as JSON lines in the `cat` format.
+ *       verbatim, records given as JSON lines in the `cat` format. Either
+ *       input may be `-` (stdin), and OUT `-` is stdout.
  *   floe avro canonical SCHEMA.json
  *       Parsing Canonical Form and fingerprint (signed decimal, as in the
  *       Avro test suite) of a schema file.
+ *
+ * Options take "--opt value" or "--opt=value" (opts.h); FILE `-` is stdin.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,8 +34,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/stdin_file.h"
+#include "cli/opts.h"
 #include "cli/output.h"
+#include "cli/stdin_file.h"
 #include "floe/avro.h"
 #include "floe/io.h"
 
@@ -45,17 +49,90 @@ static int fail(const fl_error *err)
     return 1;
 }
 
+/* ---- the subcommands' option tables ---- */
+
+enum { SCHEMA_CANONICAL, SCHEMA_FINGERPRINT };
+static const cli_opt schema_opts[] = {
+    [SCHEMA_CANONICAL] = {"canonical", 0, NULL, false, "the Parsing Canonical Form instead"},
+    [SCHEMA_FINGERPRINT] = {"fingerprint", 0, NULL, false, "its CRC-64-AVRO fingerprint (hex)"},
+};
+static const cli_command schema_cmd = {.name = "avro schema",
+                                       .synopsis = "avro schema FILE [--canonical] [--fingerprint]",
+                                       .opts = schema_opts,
+                                       .nopts = CLI_NOPTS(schema_opts),
+                                       .min_args = 1,
+                                       .max_args = 1};
+
+enum { META_JSON, META_BLOCKS };
+static const cli_opt meta_opts[] = {
+    [META_JSON] = {"json", 0, NULL, false, "one JSON object, every block listed"},
+    [META_BLOCKS] = {"blocks", 0, NULL, false, "text: every block (default: the first 10)"},
+};
+static const cli_command meta_cmd = {.name = "avro meta",
+                                     .synopsis = "avro meta FILE [--json] [--blocks]",
+                                     .opts = meta_opts,
+                                     .nopts = CLI_NOPTS(meta_opts),
+                                     .min_args = 1,
+                                     .max_args = 1};
+
+enum { CAT_FORMAT, CAT_LIMIT, CAT_LOGICAL, CAT_READER_SCHEMA };
+static const cli_opt cat_opts[] = {
+    [CAT_FORMAT] = {"format", 0, "F", false, "jsonl (default) | csv | table"},
+    [CAT_LIMIT] = {"limit", 0, "N", false, "at most N records"},
+    [CAT_LOGICAL] = {"logical", 0, NULL, false,
+                     "decode logical types (dates, timestamps, decimals, uuids)"},
+    [CAT_READER_SCHEMA] = {"reader-schema", 0, "F", false,
+                           "resolve each record to the reader schema in file F"},
+};
+static const cli_command cat_cmd = {.name = "avro cat",
+                                    .synopsis =
+                                        "avro cat FILE [--format jsonl|csv|table] [--limit N] "
+                                        "[--logical] [--reader-schema F]",
+                                    .opts = cat_opts,
+                                    .nopts = CLI_NOPTS(cat_opts),
+                                    .min_args = 1,
+                                    .max_args = 1};
+
+enum { WRITE_CODEC, WRITE_LEVEL, WRITE_META, WRITE_META_FILE, WRITE_SYNC, WRITE_BLOCK_SIZE };
+static const cli_opt write_opts[] = {
+    [WRITE_CODEC] = {"codec", 0, "C", false,
+                     "null (default) | deflate | snappy | zstandard | bzip2"},
+    [WRITE_LEVEL] = {"level", 0, "N", false, "compression level (the codec's default)"},
+    [WRITE_META] = {"meta", 0, "KEY=VALUE", true, "a header metadata entry"},
+    [WRITE_META_FILE] = {"meta-file", 0, "KEY=FILE", true, "a metadata entry read from FILE"},
+    [WRITE_SYNC] = {"sync", 0, "HEX32", false, "the 16-byte sync marker (default: random)"},
+    [WRITE_BLOCK_SIZE] = {"block-size", 0, "N", false, "bytes per block before it is written"},
+};
+static const cli_command write_cmd = {
+    .name = "avro write",
+    .synopsis = "avro write SCHEMA.json RECORDS.jsonl OUT [--codec C] [--level N]\n"
+                "                [--meta KEY=VALUE]... [--meta-file KEY=FILE]... [--sync HEX32] "
+                "[--block-size N]",
+    .opts = write_opts,
+    .nopts = CLI_NOPTS(write_opts),
+    .min_args = 3,
+    .max_args = 3};
+
+static const cli_command canonical_cmd = {.name = "avro canonical",
+                                          .synopsis = "avro canonical SCHEMA.json",
+                                          .min_args = 1,
+                                          .max_args = 1};
+
+static const cli_command *const subcommands[] = {&schema_cmd, &meta_cmd, &cat_cmd, &write_cmd,
+                                                 &canonical_cmd};
+
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: floe avro schema FILE [--canonical] [--fingerprint]\n"
-                 "       floe avro meta FILE [--json] [--blocks]\n"
-                 "       floe avro cat FILE [--format=jsonl|csv|table] [--limit N] [--logical] "
-                 "[--reader-schema=F]\n"
-                 "       floe avro write SCHEMA.json RECORDS.jsonl OUT "
-                 "[--codec=null|deflate|snappy|zstandard|bzip2]\n"
-                 "                       [--meta KEY=VALUE]... [--meta-file KEY=FILE]... "
-                 "[--sync=HEX32] [--block-size=N]\n"
-                 "       floe avro canonical SCHEMA.json\n");
+    cli_usage_subs(
+        subcommands, sizeof subcommands / sizeof subcommands[0],
+        "  schema     the writer schema as stored (or its canonical form, fingerprint)\n"
+        "  meta       codec, sync marker, header metadata, blocks and records\n"
+        "  cat        the records (JSON lines; csv, table)\n"
+        "  write      a container from a schema and JSON-lines records (the cat format)\n"
+        "  canonical  the Parsing Canonical Form and fingerprint of a schema file\n"
+        "FILE '-' is stdin; so is SCHEMA.json or RECORDS.jsonl (one of them), and OUT\n"
+        "'-' is stdout.",
+        out);
     return out == stdout ? 0 : 2;
 }
 
@@ -80,10 +157,11 @@ static bool buf_json_str(fl_avro_buf *b, const char *s, size_t n)
     return ok;
 }
 
-/* Reads a whole local file (malloc'd, NUL-terminated). */
+/* Reads a whole local file (malloc'd, NUL-terminated); "-" is stdin. */
 static fl_status slurp(const char *path, char **out, size_t *len, fl_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    bool from_stdin = !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return fl_errorf(err, FL_ENOTFOUND, "%s: cannot open", path);
     fl_avro_buf b = {0};
@@ -91,15 +169,17 @@ static fl_status slurp(const char *path, char **out, size_t *len, fl_error *err)
     size_t n;
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
         if (fl_avro_buf_append(&b, tmp, n, err) != FL_OK) {
-            fclose(f);
+            if (!from_stdin)
+                fclose(f);
             fl_avro_buf_free(&b);
             return err->code;
         }
     int bad = ferror(f);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     if (bad || fl_avro_buf_append(&b, "", 1, err) != FL_OK) {
         fl_avro_buf_free(&b);
-        return fl_errorf(err, FL_EIO, "%s: read error", path);
+        return fl_errorf(err, FL_EIO, "%s: read error", from_stdin ? "stdin" : path);
     }
     *out = (char *)b.data;
     *len = b.len - 1;
@@ -129,24 +209,10 @@ static void close_avro(opened *o)
     fl_fileio_destroy(o->io);
 }
 
-static int cmd_schema(int argc, char **argv)
+static int cmd_schema(const char *path, const cli_args *args)
 {
-    const char *path = NULL;
-    bool canonical = false, fingerprint = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--canonical"))
-            canonical = true;
-        else if (!strcmp(argv[i], "--fingerprint"))
-            fingerprint = true;
-        else if (argv[i][0] == '-')
-            return cli_unknown_option(argv[0][0] == 's' ? "avro schema" : "avro meta", argv[i]);
-        else if (path)
-            return usage(stderr);
-        else
-            path = argv[i];
-    }
-    if (!path)
-        return usage(stderr);
+    bool canonical = cli_has(args, SCHEMA_CANONICAL);
+    bool fingerprint = cli_has(args, SCHEMA_FINGERPRINT);
     fl_error err = {0};
     opened o;
     if (open_avro(path, &o, &err)) {
@@ -202,24 +268,9 @@ static void print_hex(FILE *out, const uint8_t *p, size_t n)
         fprintf(out, "%02x", p[i]);
 }
 
-static int cmd_meta(int argc, char **argv)
+static int cmd_meta(const char *path, const cli_args *args)
 {
-    const char *path = NULL;
-    bool json = false, all_blocks = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (!strcmp(argv[i], "--blocks"))
-            all_blocks = true;
-        else if (argv[i][0] == '-')
-            return cli_unknown_option(argv[0][0] == 's' ? "avro schema" : "avro meta", argv[i]);
-        else if (path)
-            return usage(stderr);
-        else
-            path = argv[i];
-    }
-    if (!path)
-        return usage(stderr);
+    bool json = cli_has(args, META_JSON), all_blocks = cli_has(args, META_BLOCKS);
     fl_error err = {0};
     opened o;
     if (open_avro(path, &o, &err)) {
@@ -449,37 +500,32 @@ static void table_free(table *t)
     free(t->width);
 }
 
-static int cmd_cat(int argc, char **argv)
+/* --format's value; false for an unknown one. */
+static bool parse_cat_format(const char *s, cat_fmt *fmt)
 {
-    const char *path = NULL, *reader_schema = NULL;
-    cat_fmt fmt = FMT_JSONL;
+    if (!s || !strcmp(s, "jsonl") || !strcmp(s, "json"))
+        *fmt = FMT_JSONL;
+    else if (!strcmp(s, "csv"))
+        *fmt = FMT_CSV;
+    else if (!strcmp(s, "table"))
+        *fmt = FMT_TABLE;
+    else
+        return false;
+    return true;
+}
+
+static int cmd_cat(const char *path, const cli_args *args)
+{
+    const char *reader_schema = cli_value(args, CAT_READER_SCHEMA);
+    const char *lim = cli_value(args, CAT_LIMIT), *format = cli_value(args, CAT_FORMAT);
+    cat_fmt fmt;
+    if (!parse_cat_format(format, &fmt))
+        return cli_usage_error(&cat_cmd, "unknown format '%s' (jsonl, csv, table)", format);
     long long limit = -1;
-    unsigned flags = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--format=jsonl") || !strcmp(a, "--format=json"))
-            fmt = FMT_JSONL;
-        else if (!strcmp(a, "--format=csv"))
-            fmt = FMT_CSV;
-        else if (!strcmp(a, "--format=table"))
-            fmt = FMT_TABLE;
-        else if (!strncmp(a, "--limit=", 8))
-            limit = atoll(a + 8);
-        else if (!strcmp(a, "--limit") && i + 1 < argc)
-            limit = atoll(argv[++i]);
-        else if (!strcmp(a, "--logical"))
-            flags = FL_AVRO_JSON_LOGICAL;
-        else if (!strncmp(a, "--reader-schema=", 16))
-            reader_schema = a + 16;
-        else if (a[0] == '-')
-            return cli_unknown_option("avro cat", a);
-        else if (path)
-            return usage(stderr);
-        else
-            path = a;
-    }
-    if (!path)
-        return usage(stderr);
+    char *end = NULL;
+    if (lim && ((limit = strtoll(lim, &end, 10)) < 0 || !*lim || *end))
+        return cli_usage_error(&cat_cmd, "bad --limit '%s'", lim);
+    unsigned flags = cli_has(args, CAT_LOGICAL) ? FL_AVRO_JSON_LOGICAL : 0;
     fl_error err = {0};
     opened o;
     fl_arena schema_arena, rec;
@@ -582,74 +628,116 @@ static int hexnib(int c)
                                   : -1;
 }
 
-static int cmd_write(int argc, char **argv)
+/* --sync HEX32 into sync; false when it is not 32 hex digits. */
+static bool parse_sync(const char *s, uint8_t sync[16])
 {
-    const char *pos[3];
-    int npos = 0;
-    fl_avro_writer_options opt = {0};
-    fl_avro_meta meta[64];
-    char *owned[64] = {0}; /* --meta-file contents */
-    uint8_t sync[16];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "--codec=", 8))
-            opt.codec = a + 8;
-        else if (!strncmp(a, "--block-size=", 13))
-            opt.block_size = (size_t)atoll(a + 13);
-        else if (!strncmp(a, "--level=", 8))
-            opt.level = atoi(a + 8);
-        else if (!strncmp(a, "--sync=", 7)) {
-            if (strlen(a + 7) != 32) {
-                fprintf(stderr, "floe avro: --sync needs 32 hex digits\n");
-                return 2;
-            }
-            for (int k = 0; k < 16; k++) {
-                int hi = hexnib(a[7 + 2 * k]), lo = hexnib(a[8 + 2 * k]);
-                if (hi < 0 || lo < 0) {
-                    fprintf(stderr, "floe avro: --sync needs 32 hex digits\n");
-                    return 2;
-                }
-                sync[k] = (uint8_t)(hi << 4 | lo);
-            }
-            opt.sync = sync;
-        } else if (!strcmp(a, "--meta-file") && i + 1 < argc) {
-            const char *kv = argv[++i];
-            const char *eq = strchr(kv, '=');
-            char *text = NULL;
-            size_t tl = 0;
-            fl_error e = {0};
-            if (!eq || opt.nmeta == sizeof meta / sizeof meta[0] || slurp(eq + 1, &text, &tl, &e)) {
-                fprintf(stderr,
-                        "floe avro: --meta-file needs KEY=FILE (at most 64 metadata entries)%s%s\n",
-                        e.code ? ": " : "", e.msg);
-                return 2;
-            }
-            meta[opt.nmeta].key = strndup(kv, (size_t)(eq - kv));
-            meta[opt.nmeta].value = (const uint8_t *)text;
-            meta[opt.nmeta].len = tl;
-            owned[opt.nmeta] = text;
-            opt.nmeta++;
-        } else if ((!strcmp(a, "--meta") && i + 1 < argc) || !strncmp(a, "--meta=", 7)) {
-            const char *kv = a[6] == '=' ? a + 7 : argv[++i];
-            const char *eq = strchr(kv, '=');
-            if (!eq || opt.nmeta == sizeof meta / sizeof meta[0]) {
-                fprintf(stderr, "floe avro: --meta needs KEY=VALUE (at most 64)\n");
-                return 2;
-            }
-            meta[opt.nmeta].key = strndup(kv, (size_t)(eq - kv));
-            meta[opt.nmeta].value = (const uint8_t *)(eq + 1);
-            meta[opt.nmeta].len = strlen(eq + 1);
-            opt.nmeta++;
-        } else if (a[0] == '-')
-            return cli_unknown_option("avro write", a);
-        else if (npos == 3)
-            return usage(stderr);
-        else
-            pos[npos++] = a;
+    if (strlen(s) != 32)
+        return false;
+    for (int k = 0; k < 16; k++) {
+        int hi = hexnib(s[2 * k]), lo = hexnib(s[2 * k + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        sync[k] = (uint8_t)(hi << 4 | lo);
     }
-    if (npos != 3)
-        return usage(stderr);
-    opt.meta = meta;
+    return true;
+}
+
+#define MAX_META 64
+
+/* One --meta KEY=VALUE or --meta-file KEY=FILE into meta[*n] (owned[*n]
+ * keeps a file's contents); 0, or 2 after a usage error. */
+static int add_meta(const cli_given *g, fl_avro_meta *meta, char **owned, size_t *n)
+{
+    bool from_file = g->opt == WRITE_META_FILE;
+    const char *eq = strchr(g->value, '=');
+    char *text = NULL;
+    size_t tl = 0;
+    fl_error e = {0};
+    if (!eq || *n == MAX_META || (from_file && slurp(eq + 1, &text, &tl, &e)))
+        return cli_usage_error(&write_cmd, "--%s needs %s (at most %d metadata entries)%s%s",
+                               from_file ? "meta-file" : "meta",
+                               from_file ? "KEY=FILE" : "KEY=VALUE", MAX_META, e.code ? ": " : "",
+                               e.msg);
+    meta[*n].key = strndup(g->value, (size_t)(eq - g->value));
+    meta[*n].value = (const uint8_t *)(from_file ? text : eq + 1);
+    meta[*n].len = from_file ? tl : strlen(eq + 1);
+    owned[(*n)++] = text;
+    return 0;
+}
+
+/* The writer options of the command line (the metadata in the order
+ * given); 0, or 2 after a usage error. */
+static int writer_options(const cli_args *a, fl_avro_writer_options *opt, uint8_t sync[16],
+                          fl_avro_meta *meta, char **owned)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->codec = cli_value(a, WRITE_CODEC);
+    if (cli_has(a, WRITE_BLOCK_SIZE))
+        opt->block_size = (size_t)atoll(cli_value(a, WRITE_BLOCK_SIZE));
+    if (cli_has(a, WRITE_LEVEL))
+        opt->level = atoi(cli_value(a, WRITE_LEVEL));
+    if (cli_has(a, WRITE_SYNC) && !parse_sync(cli_value(a, WRITE_SYNC), sync))
+        return cli_usage_error(&write_cmd, "--sync needs 32 hex digits");
+    opt->sync = cli_has(a, WRITE_SYNC) ? sync : NULL;
+    opt->meta = meta;
+    for (int i = 0; i < a->ngiven; i++) {
+        int k = a->given[i].opt;
+        int rc = k == WRITE_META || k == WRITE_META_FILE
+                     ? add_meta(&a->given[i], meta, owned, &opt->nmeta)
+                     : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Where the container goes: OUT, or memory copied to stdout for "-". */
+typedef struct write_target {
+    fl_fileio *io;
+    fl_output *out;
+    uint8_t *bytes; /* "-": the container, once closed */
+    size_t len;
+} write_target;
+
+static fl_status target_open(const char *path, write_target *t, fl_error *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!strcmp(path, "-"))
+        return fl_output_memory("stdout", &t->bytes, &t->len, &t->out, err);
+    if (!(t->io = cli_fileio()))
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    return fl_fileio_create(t->io, path, FL_CREATE_OVERWRITE, &t->out, err);
+}
+
+/* After the writer closed the output: "-" copies the bytes to stdout. */
+static fl_status target_close(write_target *t, fl_status rc, fl_error *err)
+{
+    if (rc == FL_OK && t->bytes &&
+        (fwrite(t->bytes, 1, t->len, stdout) != t->len || fflush(stdout)))
+        rc = fl_errorf(err, FL_EIO, "stdout: write error");
+    free(t->bytes);
+    fl_fileio_destroy(t->io);
+    return rc;
+}
+
+static int cmd_write(const char *path, const cli_args *args)
+{
+    (void)path;
+    const char *const *pos = (const char *const *)args->pos;
+    if (!strcmp(pos[0], "-") && !strcmp(pos[1], "-"))
+        return cli_usage_error(&write_cmd, "SCHEMA.json and RECORDS.jsonl cannot both be stdin");
+    fl_avro_writer_options opt;
+    fl_avro_meta meta[MAX_META];
+    char *owned[MAX_META] = {0}; /* --meta-file contents */
+    uint8_t sync[16];
+    int usage_rc = writer_options(args, &opt, sync, meta, owned);
+    if (usage_rc) {
+        for (size_t i = 0; i < opt.nmeta; i++) {
+            free((char *)meta[i].key);
+            free(owned[i]);
+        }
+        return usage_rc;
+    }
     fl_error err = {0};
     char *schema = NULL, *records = NULL;
     size_t slen, rlen;
@@ -659,14 +747,11 @@ static int cmd_write(int argc, char **argv)
         schema[--slen] = 0;
     if (!rc)
         rc = slurp(pos[1], &records, &rlen, &err);
-    fl_fileio *io = rc ? NULL : cli_fileio();
-    fl_output *out = NULL;
+    write_target target = {0};
     fl_avro_writer *w = NULL;
-    if (!rc && !io)
-        rc = fl_errorf(&err, FL_ENOMEM, "out of memory");
     if (!rc)
-        rc = fl_fileio_create(io, pos[2], FL_CREATE_OVERWRITE, &out, &err);
-    if (!rc && (rc = fl_avro_writer_open(out, schema, slen, &opt, &w, &err)))
+        rc = target_open(pos[2], &target, &err);
+    if (!rc && (rc = fl_avro_writer_open(target.out, schema, slen, &opt, &w, &err))) /* owns out */
         fl_error_prefix(&err, "%s", pos[0]);
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -695,8 +780,8 @@ static int cmd_write(int argc, char **argv)
         else
             rc = fl_avro_writer_close(w, &err);
     }
+    rc = target_close(&target, rc, &err);
     fl_arena_free(&a);
-    fl_fileio_destroy(io);
     free(schema);
     free(records);
     for (size_t i = 0; i < opt.nmeta; i++) {
@@ -706,16 +791,13 @@ static int cmd_write(int argc, char **argv)
     return rc ? fail(&err) : 0;
 }
 
-static int cmd_canonical(int argc, char **argv)
+static int cmd_canonical(const char *path, const cli_args *args)
 {
-    if (argc == 2 && argv[1][0] == '-')
-        return cli_unknown_option("avro canonical", argv[1]);
-    if (argc != 2)
-        return usage(stderr);
+    (void)args;
     fl_error err = {0};
     char *text;
     size_t len;
-    if (slurp(argv[1], &text, &len, &err))
+    if (slurp(path, &text, &len, &err))
         return fail(&err);
     fl_arena a;
     fl_arena_init(&a, 0);
@@ -733,40 +815,57 @@ static int cmd_canonical(int argc, char **argv)
     return rc ? fail(&err) : 0;
 }
 
+/* ---- the dispatcher ---- */
+
+typedef struct avro_sub {
+    const cli_command *cmd;
+    int (*run)(const char *path, const cli_args *a); /* path: the first argument */
+    bool reads_container;                            /* a FILE `-` is spooled first */
+} avro_sub;
+
+static const avro_sub subs[] = {
+    {&schema_cmd, cmd_schema, true},
+    {&meta_cmd, cmd_meta, true},
+    {&cat_cmd, cmd_cat, true},
+    {&write_cmd, cmd_write, false},
+    {&canonical_cmd, cmd_canonical, false},
+};
+
+/* Runs sub on its parsed arguments; a container FILE `-` is stdin spooled
+ * to a file (the reader seeks between blocks). */
+static int run_sub(const avro_sub *sub, const cli_args *a)
+{
+    const char *path = a->pos[0];
+    char *spooled = NULL;
+    if (sub->reads_container && !strcmp(path, "-") && !(path = spooled = cli_stdin_spool("avro")))
+        return 1;
+    int rc = sub->run(path, a);
+    cli_stdin_release(spooled);
+    return rc;
+}
+
 int fl_cmd_avro(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr);
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help"))
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
         return usage(stdout);
-    if (sub[0] == '-') {
-        cli_unknown_option("avro", sub);
+    if (name[0] == '-') {
+        cli_unknown_option("avro", name);
         return usage(stderr);
     }
-    if (cli_help_requested(argc - 1, argv + 1))
-        return usage(stdout);
-    if (!strcmp(sub, "schema") || !strcmp(sub, "meta") || !strcmp(sub, "cat")) {
-        char *spooled; /* FILE `-` is stdin, spooled: the reader seeks between blocks */
-        int got = cli_stdin_arg(argc, argv, 2, "avro", &spooled);
-        if (got < 0)
-            return 1;
-        if (got) {
-            int rc = fl_cmd_avro(argc, argv);
-            cli_stdin_release(spooled);
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        if (strcmp(subs[i].cmd->name + strlen("avro "), name))
+            continue;
+        cli_args a;
+        int rc;
+        if (!cli_parse(subs[i].cmd, argc - 1, argv + 1, &a, &rc))
             return rc;
-        }
+        rc = run_sub(&subs[i], &a);
+        cli_args_free(&a);
+        return rc;
     }
-    if (!strcmp(sub, "schema"))
-        return cmd_schema(argc - 1, argv + 1);
-    if (!strcmp(sub, "meta"))
-        return cmd_meta(argc - 1, argv + 1);
-    if (!strcmp(sub, "cat"))
-        return cmd_cat(argc - 1, argv + 1);
-    if (!strcmp(sub, "write"))
-        return cmd_write(argc - 1, argv + 1);
-    if (!strcmp(sub, "canonical"))
-        return cmd_canonical(argc - 1, argv + 1);
-    fprintf(stderr, "floe avro: unknown subcommand '%s'\n", sub);
+    fprintf(stderr, "floe avro: unknown subcommand '%s'\n", name);
     return usage(stderr);
 }

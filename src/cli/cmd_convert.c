@@ -8,8 +8,8 @@
  *
  * Parquet output goes through FileIO's atomic create (nothing is left at OUT
  * on failure); CSV/JSON lines output is written to OUT.tmp-<pid> and renamed,
- * or to stdout when OUT is "-". Parquet -> Parquet keeps every column's type,
- * nullability and field ids (the writer takes the reader's schema).
+ * or to stdout when OUT is "-" (Parquet too, once complete). Parquet -> Parquet keeps every
+ * column's type, nullability and field ids (the writer takes the reader's schema).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/source.h"
@@ -196,29 +197,49 @@ fl_parquet_reader *fl_source_parquet(fl_source *s)
 }
 /* ---- the command ---- */
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: floe convert IN OUT [options]\n"
-        "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
-        "  (.parquet), and from ORC (.orc); formats come from the extensions unless\n"
-        "  --from/--to are given.\n"
-        "  OUT may be '-' (stdout) for CSV and JSON lines.\n\n"
-        "options:\n"
-        "  --from FMT, --to FMT     csv | jsonl | parquet (| orc for --from)\n"
-        "  --schema SPEC            column types instead of inference, e.g.\n"
-        "                           \"id:long not null,price:decimal(10,2),tags:list<string>\"\n"
-        "  --codec C                zstd (default) | snappy | gzip | lz4_raw | brotli | none\n"
-        "  --level N                compression level (codec default when omitted)\n"
-        "  --row-group-rows N       rows per Parquet row group\n"
-        "  --page-rows N            rows per Parquet data page\n"
-        "  --no-dictionary          no dictionary encoding\n"
-        "  --page-v2                write DATA_PAGE_V2 pages\n"
-        "  --delimiter C            CSV field delimiter (default ',' or tab for .tsv)\n"
-        "  --verify-crc             check page CRCs when reading Parquet\n"
-        "  --quiet                  no summary line on stderr\n");
-}
+enum {
+    O_FROM,
+    O_TO,
+    O_SCHEMA,
+    O_CODEC,
+    O_LEVEL,
+    O_ROW_GROUP_ROWS,
+    O_PAGE_ROWS,
+    O_NO_DICTIONARY,
+    O_PAGE_V2,
+    O_DELIMITER,
+    O_VERIFY_CRC,
+    O_QUIET
+};
+static const cli_opt options[] = {
+    [O_FROM] = {"from", 0, "FMT", false, "csv | jsonl | parquet | orc (default: from IN's name)"},
+    [O_TO] = {"to", 0, "FMT", false, "csv | jsonl | parquet (default: from OUT's name)"},
+    [O_SCHEMA] = {"schema", 0, "SPEC", false,
+                  "column types instead of inference, e.g.\n"
+                  "\"id:long not null,price:decimal(10,2),tags:list<string>\""},
+    [O_CODEC] = {"codec", 0, "C", false,
+                 "zstd (default) | snappy | gzip | lz4_raw | brotli | none"},
+    [O_LEVEL] = {"level", 0, "N", false, "compression level (codec default when omitted)"},
+    [O_ROW_GROUP_ROWS] = {"row-group-rows", 0, "N", false, "rows per Parquet row group"},
+    [O_PAGE_ROWS] = {"page-rows", 0, "N", false, "rows per Parquet data page"},
+    [O_NO_DICTIONARY] = {"no-dictionary", 0, NULL, false, "no dictionary encoding"},
+    [O_PAGE_V2] = {"page-v2", 0, NULL, false, "write DATA_PAGE_V2 pages"},
+    [O_DELIMITER] = {"delimiter", 0, "C", false,
+                     "CSV field delimiter (default ',' or tab for .tsv)"},
+    [O_VERIFY_CRC] = {"verify-crc", 0, NULL, false, "check page CRCs when reading Parquet"},
+    [O_QUIET] = {"quiet", 0, NULL, false, "no summary line on stderr"},
+};
+static const cli_command convert_cmd = {
+    .name = "convert",
+    .synopsis = "convert IN OUT [options]",
+    .about = "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
+             "  (.parquet), and from ORC (.orc); formats come from the extensions unless\n"
+             "  --from/--to are given. IN '-' is stdin, OUT '-' is stdout.",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .min_args = 2,
+    .max_args = 2,
+};
 
 static bool parse_codec(const char *s, fl_parquet_codec *c)
 {
@@ -256,111 +277,68 @@ typedef struct convert_args {
     bool quiet;
 } convert_args;
 
-/* Returns 0 on success, 2 on a usage error (message printed). */
+/* The Parquet writer options; 0, or 2 after a usage error. */
+static int writer_options(const cli_args *p, fl_parquet_write_options *w)
+{
+    const char *v;
+    uint64_t u;
+    int64_t l;
+    if ((v = cli_value(p, O_CODEC)) && !(w->codec_set = parse_codec(v, &w->codec)))
+        return cli_usage_error(&convert_cmd, "unknown codec '%s'", v);
+    if ((v = cli_value(p, O_LEVEL)) && (!fl_parse_int64(v, strlen(v), &l) || l < -100 || l > 100))
+        return cli_usage_error(&convert_cmd, "bad --level '%s'", v);
+    if (v)
+        w->compression_level = (int)l;
+    if ((v = cli_value(p, O_ROW_GROUP_ROWS)) && (!parse_u64(v, &u) || u == 0))
+        return cli_usage_error(&convert_cmd, "bad --row-group-rows '%s'", v);
+    if (v)
+        w->row_group_rows = u;
+    if ((v = cli_value(p, O_PAGE_ROWS)) && (!parse_u64(v, &u) || u == 0 || u > UINT32_MAX))
+        return cli_usage_error(&convert_cmd, "bad --page-rows '%s'", v);
+    if (v)
+        w->page_rows = (uint32_t)u;
+    w->no_dictionary = cli_has(p, O_NO_DICTIONARY);
+    if (cli_has(p, O_PAGE_V2))
+        w->data_page_version = 2;
+    return 0;
+}
+
+/* --from / --to into *f (left unknown when not given); 0 or 2. */
+static int format_option(const cli_args *p, int opt, fl_file_format *f)
+{
+    const char *v = cli_value(p, opt);
+    if (v && !fl_file_format_parse(v, f))
+        return cli_usage_error(&convert_cmd, "unknown format '%s' (csv, jsonl, parquet)", v);
+    return 0;
+}
+
+/* Returns 0 to run, -1 after the help, else the exit status (message printed). */
 static int parse_args(int argc, char **argv, convert_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *val = NULL;
-        char name[64];
-        if (!strcmp(arg, "-h")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strncmp(arg, "--", 2) && arg[2]) {
-            const char *eq = strchr(arg, '=');
-            size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-            if (n >= sizeof name)
-                n = sizeof name - 1;
-            memcpy(name, arg, n);
-            name[n] = '\0';
-            bool flag = !strcmp(name, "--no-dictionary") || !strcmp(name, "--quiet") ||
-                        !strcmp(name, "--verify-crc") || !strcmp(name, "--page-v2") ||
-                        !strcmp(name, "--help");
-            if (eq)
-                val = eq + 1;
-            else if (!flag) {
-                if (i + 1 >= argc) {
-                    static const char *const known[] = {
-                        "--from",           "--to",        "--schema",
-                        "--codec",          "--level",     "--delimiter",
-                        "--row-group-rows", "--page-rows", NULL};
-                    return cli_missing_value("convert", name, known);
-                }
-                val = argv[++i];
-            }
-        } else {
-            if (!a->in)
-                a->in = arg;
-            else if (!a->out)
-                a->out = arg;
-            else {
-                fprintf(stderr, "floe convert: unexpected argument '%s'\n", arg);
-                return 2;
-            }
-            continue;
-        }
-        uint64_t u;
-        if (!strcmp(name, "--help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(name, "--from") || !strcmp(name, "--to")) {
-            fl_file_format *f = name[2] == 'f' ? &a->from : &a->to;
-            if (!fl_file_format_parse(val, f)) {
-                fprintf(stderr, "floe convert: unknown format '%s' (csv, jsonl, parquet)\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--schema")) {
-            a->schema_spec = val;
-        } else if (!strcmp(name, "--codec")) {
-            if (!parse_codec(val, &a->wopt.codec)) {
-                fprintf(stderr, "floe convert: unknown codec '%s'\n", val);
-                return 2;
-            }
-            a->wopt.codec_set = true;
-        } else if (!strcmp(name, "--level")) {
-            int64_t l;
-            if (!fl_parse_int64(val, strlen(val), &l) || l < -100 || l > 100) {
-                fprintf(stderr, "floe convert: bad --level '%s'\n", val);
-                return 2;
-            }
-            a->wopt.compression_level = (int)l;
-        } else if (!strcmp(name, "--row-group-rows")) {
-            if (!parse_u64(val, &u) || u == 0) {
-                fprintf(stderr, "floe convert: bad --row-group-rows '%s'\n", val);
-                return 2;
-            }
-            a->wopt.row_group_rows = u;
-        } else if (!strcmp(name, "--page-rows")) {
-            if (!parse_u64(val, &u) || u == 0 || u > UINT32_MAX) {
-                fprintf(stderr, "floe convert: bad --page-rows '%s'\n", val);
-                return 2;
-            }
-            a->wopt.page_rows = (uint32_t)u;
-        } else if (!strcmp(name, "--no-dictionary")) {
-            a->wopt.no_dictionary = true;
-        } else if (!strcmp(name, "--page-v2")) {
-            a->wopt.data_page_version = 2;
-        } else if (!strcmp(name, "--delimiter")) {
-            if (strlen(val) != 1 && strcmp(val, "\\t") != 0) {
-                fprintf(stderr, "floe convert: --delimiter takes one character\n");
-                return 2;
-            }
-            a->delimiter = strcmp(val, "\\t") == 0 ? '\t' : val[0];
-        } else if (!strcmp(name, "--verify-crc")) {
-            a->verify_crc = true;
-        } else if (!strcmp(name, "--quiet")) {
-            a->quiet = true;
-        } else {
-            fprintf(stderr, "floe convert: unknown option '%s'\n", name);
-            return 2;
-        }
-    }
-    if (!a->in || !a->out) {
-        usage(stderr);
-        return 2;
-    }
+    cli_args p;
+    int st;
+    if (!cli_parse(&convert_cmd, argc, argv, &p, &st))
+        return st ? st : -1; /* -1: the help was printed */
+    a->in = p.pos[0];
+    a->out = p.pos[1];
+    a->schema_spec = cli_value(&p, O_SCHEMA);
+    a->verify_crc = cli_has(&p, O_VERIFY_CRC);
+    a->quiet = cli_has(&p, O_QUIET);
+    const char *d = cli_value(&p, O_DELIMITER);
+    if (d && strlen(d) != 1 && strcmp(d, "\\t") != 0)
+        st = cli_usage_error(&convert_cmd, "--delimiter takes one character");
+    else if (d)
+        a->delimiter = strcmp(d, "\\t") == 0 ? '\t' : d[0];
+    if (!st)
+        st = format_option(&p, O_FROM, &a->from);
+    if (!st)
+        st = format_option(&p, O_TO, &a->to);
+    if (!st)
+        st = writer_options(&p, &a->wopt);
+    cli_args_free(&p);
+    if (st)
+        return st;
     if (!a->from)
         a->from = fl_file_format_from_path(a->in);
     if (!a->to)
@@ -375,10 +353,6 @@ static int parse_args(int argc, char **argv, convert_args *a)
     }
     if (a->to == FL_FMT_ORC) {
         fprintf(stderr, "floe convert: ORC output is not supported (ORC is read-only in floe)\n");
-        return 2;
-    }
-    if (!strcmp(a->out, "-") && a->to == FL_FMT_PARQUET) {
-        fprintf(stderr, "floe convert: Parquet output needs a file, not stdout\n");
         return 2;
     }
     return 0;
@@ -399,6 +373,23 @@ static void show_progress(cli_progress *prog, const fl_source *src, const conver
     cli_progress_update(prog, 1, a->in, done, total, rows);
 }
 
+/* OUT, or for "-" memory that goes to stdout once complete (the footer
+ * comes last: a failed conversion writes nothing). */
+static fl_status create_output(fl_fileio *io, const char *path, uint8_t **mem, size_t *len,
+                               fl_output **out, fl_error *err)
+{
+    if (!strcmp(path, "-"))
+        return fl_output_memory("stdout", mem, len, out, err);
+    return fl_fileio_create(io, path, FL_CREATE_OVERWRITE, out, err);
+}
+
+static fl_status copy_to_stdout(const uint8_t *mem, size_t len, fl_error *err)
+{
+    if (fwrite(mem, 1, len, stdout) != len || fflush(stdout) != 0)
+        return fl_errorf(err, FL_EIO, "stdout: %s", strerror(errno));
+    return FL_OK;
+}
+
 static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progress *prog,
                                uint64_t *rows, uint64_t *bytes, fl_error *err)
 {
@@ -409,7 +400,9 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progre
     fl_parquet_writer *w = NULL;
     fl_batch b;
     bool batch_ok = false;
-    fl_status rc = fl_fileio_create(io, a->out, FL_CREATE_OVERWRITE, &out, err);
+    uint8_t *mem = NULL; /* OUT "-" */
+    size_t mem_len = 0;
+    fl_status rc = create_output(io, a->out, &mem, &mem_len, &out, err);
     if (rc == FL_OK)
         rc = fl_parquet_writer_open(out, fl_source_schema(src), &a->wopt, &w, err);
     if (rc == FL_OK) {
@@ -436,6 +429,9 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progre
         out = NULL;
         rc = fl_output_close(oc, err);
     }
+    if (rc == FL_OK && mem)
+        rc = copy_to_stdout(mem, mem_len, err);
+    free(mem);
     if (batch_ok)
         fl_batch_destroy(&b);
     fl_parquet_writer_abort(w);
@@ -507,7 +503,7 @@ int fl_cmd_convert(int argc, char **argv)
     convert_args a;
     int u = parse_args(argc, argv, &a);
     if (u)
-        return u;
+        return u < 0 ? 0 : u;
     fl_error err;
     fl_error_clear(&err);
     fl_arena arena;

@@ -28,6 +28,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/units.h"
 #include "floe/ice_table.h"
 #include "floe/ingest.h"
@@ -46,100 +47,117 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
+enum {
+    O_INTO,
+    O_PIPELINE,
+    O_CHECKPOINT_INTERVAL,
+    O_CHECKPOINT_ROWS,
+    O_POLL,
+    O_ONCE,
+    O_NO_DEAD_LETTER,
+    O_BROKERS,
+    O_TOPIC,
+    O_ONCE_IDLE,
+    O_POSITIONS,
+    O_CATALOG,
+    O_WAREHOUSE
+};
+static const cli_opt options[] = {
+    [O_INTO] = {"into", 0, "NS.TABLE", false, "the table (required)"},
+    [O_PIPELINE] = {"pipeline", 0, "NAME", false, "pipeline name (default files-<table>)"},
+    [O_CHECKPOINT_INTERVAL] = {"checkpoint-interval", 0, "D", false,
+                               "commit at least this often (default 30s)"},
+    [O_CHECKPOINT_ROWS] = {"checkpoint-rows", 0, "N", false,
+                           "or once N rows are buffered (default 1000000)"},
+    [O_POLL] = {"poll", 0, "D", false, "folder poll interval (default 1s)"},
+    [O_ONCE] = {"once", 0, NULL, false, "ingest what is there, commit, exit"},
+    [O_NO_DEAD_LETTER] = {"no-dead-letter", 0, NULL, false,
+                          "failed files only in positions and stderr (default:\n"
+                          "also a row of NS.TABLE__dead_letter each)"},
+    [O_BROKERS] = {"brokers", 0, "HOST:PORT", false, "kafka: bootstrap servers (comma-separated)"},
+    [O_TOPIC] = {"topic", 0, "T[,T2]", false, "kafka: topics (comma-separated)"},
+    [O_ONCE_IDLE] = {"once-idle", 0, "D", false,
+                     "kafka: commit and exit after D without a message"},
+    [O_POSITIONS] = {"positions", 0, NULL, false, "status: list every committed position"},
+    [O_CATALOG] = {"catalog", 0, "URI", false, "as other floe commands ($FLOE_CATALOG ...)"},
+    [O_WAREHOUSE] = {"warehouse", 0, "DIR", false, "as other floe commands ($FLOE_WAREHOUSE ...)"},
+};
+#define INGEST_ABOUT                                                                               \
+    "  Ingests CSV, JSON lines and Parquet files dropped into FOLDER into an existing\n"           \
+    "  Iceberg table, each file exactly once, committing source positions with the rows."
+static const cli_command files_cmd = {
+    .name = "ingest files",
+    .synopsis = "ingest files FOLDER --into NS.TABLE [options]",
+    .about = INGEST_ABOUT,
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .min_args = 0, /* FOLDER is checked with its own message */
+    .max_args = 1,
+};
+static const cli_command kafka_cmd = {
+    .name = "ingest kafka",
+    .synopsis = "ingest kafka --brokers HOST:PORT --topic T[,T2] --into NS.TABLE [options]",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
+static const cli_command status_cmd = {
+    .name = "ingest status",
+    .synopsis = "ingest status --into NS.TABLE [--pipeline NAME] [--positions]",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
+static const cli_command *const subcommands[] = {&files_cmd, &kafka_cmd, &status_cmd};
+
+/* `floe ingest --help`: every form, then the one option table. */
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: floe ingest files FOLDER --into NS.TABLE [options]\n"
-        "       floe ingest kafka --brokers HOST:PORT --topic T[,T2] --into NS.TABLE [options]\n"
-        "       floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]\n\n"
-        "  Ingests CSV, JSON lines and Parquet files dropped into FOLDER into an existing\n"
-        "  Iceberg table, each file exactly once, committing source positions with the rows.\n\n"
-        "  --pipeline NAME            pipeline name (default files-<table>)\n"
-        "  --checkpoint-interval D    commit at least this often (default 30s)\n"
-        "  --checkpoint-rows N        or once N rows are buffered (default 1000000)\n"
-        "  --poll D                   folder poll interval (default 1s)\n"
-        "  --once                     ingest what is there, commit, exit\n"
-        "  --no-dead-letter           failed files only in positions and stderr (default:\n"
-        "                             also a row of NS.TABLE__dead_letter each)\n"
-        "  --brokers, --topic         kafka: bootstrap servers, topics (comma-separated)\n"
-        "  --once-idle D              kafka: commit and exit after D without a message\n"
-        "  --positions                status: list every committed position\n"
-        "  --catalog URI, --warehouse DIR   as other floe commands\n");
+    cli_usage_synopses(subcommands, sizeof subcommands / sizeof subcommands[0], out);
+    fprintf(out, "\n%s\n", INGEST_ABOUT);
+    cli_usage_options(&files_cmd, "options", out);
 }
 
-static int parse_args(int argc, char **argv, ingest_args *a)
+/* A duration or count option: ok when absent or valid; else a usage error. */
+static int checked(const cli_command *cmd, const cli_args *p, int opt, uint64_t *out, bool size)
+{
+    const char *v = cli_value(p, opt);
+    if (!v)
+        return 0;
+    if ((size ? cli_parse_size(v, out) : cli_parse_ms(v, out)) && *out > 0)
+        return 0;
+    return cli_usage_error(cmd, "bad value for --%s: '%s'", options[opt].name, v);
+}
+
+/* 0 = run, -1 = help printed, else the exit status (message printed). */
+static int parse_args(const cli_command *cmd, int argc, char **argv, ingest_args *a)
 {
     memset(a, 0, sizeof *a);
     a->interval_ms = 30000;
     a->poll_ms = 1000;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if (!strcmp(o, "--once")) {
-            a->once = true;
-            continue;
-        } else if (!strcmp(o, "--no-dead-letter")) {
-            a->no_dead_letter = true;
-            continue;
-        } else if (!strcmp(o, "--positions")) {
-            a->show_positions = true;
-            continue;
-        } else if (o[0] != '-') {
-            if (a->folder)
-                ok = false;
-            a->folder = o;
-            if (!ok) {
-                fprintf(stderr, "floe ingest: unexpected argument '%s'\n", o);
-                return 2;
-            }
-            continue;
-        }
-        if (!v) {
-            static const char *const known[] = {
-                "--into", "--pipeline",        "--catalog", "--warehouse", "--checkpoint-interval",
-                "--poll", "--checkpoint-rows", NULL};
-            return cli_missing_value("ingest", o, known);
-        }
-        i++;
-        if (!strcmp(o, "--into"))
-            a->into = v;
-        else if (!strcmp(o, "--brokers"))
-            a->brokers = v;
-        else if (!strcmp(o, "--topic"))
-            a->topics = v;
-        else if (!strcmp(o, "--once-idle"))
-            ok = cli_parse_ms(v, &a->once_idle_ms) && a->once_idle_ms > 0;
-        else if (!strcmp(o, "--pipeline"))
-            a->pipeline = v;
-        else if (!strcmp(o, "--catalog"))
-            a->catalog = v;
-        else if (!strcmp(o, "--warehouse"))
-            a->warehouse = v;
-        else if (!strcmp(o, "--checkpoint-interval"))
-            ok = cli_parse_ms(v, &a->interval_ms) && a->interval_ms > 0;
-        else if (!strcmp(o, "--poll"))
-            ok = cli_parse_ms(v, &a->poll_ms) && a->poll_ms > 0;
-        else if (!strcmp(o, "--checkpoint-rows"))
-            ok = cli_parse_size(v, &a->rows) && a->rows > 0;
-        else {
-            fprintf(stderr, "floe ingest: unknown option '%s'\n", o);
-            return 2;
-        }
-        if (!ok) {
-            fprintf(stderr, "floe ingest: bad value for %s: '%s'\n", o, v);
-            return 2;
-        }
-    }
-    if (!a->into) {
-        fprintf(stderr, "floe ingest: --into NS.TABLE is required\n");
-        return 2;
-    }
-    return 0;
+    cli_args p;
+    int st;
+    if (!cli_parse(cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    a->folder = p.npos ? p.pos[0] : NULL;
+    a->into = cli_value(&p, O_INTO);
+    a->pipeline = cli_value(&p, O_PIPELINE);
+    a->brokers = cli_value(&p, O_BROKERS);
+    a->topics = cli_value(&p, O_TOPIC);
+    a->catalog = cli_value(&p, O_CATALOG);
+    a->warehouse = cli_value(&p, O_WAREHOUSE);
+    a->once = cli_has(&p, O_ONCE);
+    a->no_dead_letter = cli_has(&p, O_NO_DEAD_LETTER);
+    a->show_positions = cli_has(&p, O_POSITIONS);
+    st = checked(cmd, &p, O_ONCE_IDLE, &a->once_idle_ms, false);
+    if (!st)
+        st = checked(cmd, &p, O_CHECKPOINT_INTERVAL, &a->interval_ms, false);
+    if (!st)
+        st = checked(cmd, &p, O_POLL, &a->poll_ms, false);
+    if (!st)
+        st = checked(cmd, &p, O_CHECKPOINT_ROWS, &a->rows, true);
+    cli_args_free(&p);
+    if (!st && !a->into)
+        st = cli_usage_error(cmd, "--into NS.TABLE is required");
+    return st;
 }
 
 static int64_t wall_ms(void)
@@ -354,8 +372,9 @@ int fl_cmd_ingest(int argc, char **argv)
         return 2;
     }
     bool files = !strcmp(argv[1], "files"), kafka = !strcmp(argv[1], "kafka");
+    const cli_command *cmd = files ? &files_cmd : kafka ? &kafka_cmd : &status_cmd;
     ingest_args a;
-    int u = parse_args(argc, argv, &a);
+    int u = parse_args(cmd, argc - 1, argv + 1, &a);
     if (u)
         return u < 0 ? 0 : u;
     if (files && !a.folder) {

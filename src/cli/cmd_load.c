@@ -49,8 +49,9 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
-#include "cli/source.h"
+#include "cli/opts.h"
 #include "cli/progress.h"
+#include "cli/source.h"
 #include "cli/stdin_file.h"
 #include "cli/textparse.h"
 #include "floe/ice_table.h"
@@ -76,32 +77,54 @@ typedef struct load_args {
     bool quiet;
 } load_args;
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: floe load FILE... TABLE [options]\n"
-        "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
-        "  creating it from the first file's schema when it does not exist.\n\n"
-        "options:\n"
-        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH | "
-        "http(s)://HOST:PORT[/PATH]\n"
-        "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
-        "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-        "  --format F             csv | jsonl | parquet | tbl (default: from each extension)\n"
-        "  --schema SPEC          column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\"\n"
-        "  --delimiter C          CSV delimiter\n"
-        "  --no-header            CSV without a header row (names from --schema)\n"
-        "  --trailing-delimiter   CSV records end with the delimiter (dbgen .tbl files)\n"
-        "                         gzip input (.gz) is decompressed; --format tbl = '|',\n"
-        "                         no header, trailing '|' (the default for *.tbl[.gz])\n"
-        "  --partition-by EXPR    new table: \"day(ts)\", \"bucket(id, 16)\", \"col\" "
-        "(repeatable)\n"
-        "  --sort-by EXPR         new table: \"id DESC NULLS LAST\" (repeatable)\n"
-        "  --property K=V         new table property, e.g. format-version=3 (repeatable)\n"
-        "  --mode M               append (default) | overwrite (replace all rows)\n"
-        "  --quiet                no summary line\n");
-}
+enum {
+    O_CATALOG,
+    O_WAREHOUSE,
+    O_FORMAT,
+    O_SCHEMA,
+    O_DELIMITER,
+    O_NO_HEADER,
+    O_TRAILING_DELIMITER,
+    O_PARTITION_BY,
+    O_SORT_BY,
+    O_PROPERTY,
+    O_MODE,
+    O_QUIET
+};
+static const cli_opt options[] = {
+    [O_CATALOG] = {"catalog", 0, "URI", false,
+                   "sqlite:PATH | postgresql://... | fs:PATH | http(s)://HOST:PORT[/PATH]\n"
+                   "(default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)"},
+    [O_WAREHOUSE] = {"warehouse", 0, "DIR", false,
+                     "root of new tables (default $FLOE_WAREHOUSE or ./warehouse)"},
+    [O_FORMAT] = {"format", 0, "F", false,
+                  "csv | jsonl | parquet | tbl (default: from each extension)"},
+    [O_SCHEMA] = {"schema", 0, "SPEC", false,
+                  "column types of CSV/JSON input, e.g. \"id:long,ts:timestamptz\""},
+    [O_DELIMITER] = {"delimiter", 0, "C", false, "CSV delimiter"},
+    [O_NO_HEADER] = {"no-header", 0, NULL, false, "CSV without a header row (names from --schema)"},
+    [O_TRAILING_DELIMITER] = {"trailing-delimiter", 0, NULL, false,
+                              "CSV records end with the delimiter (dbgen .tbl files)\n"
+                              "gzip input (.gz) is decompressed; --format tbl = '|',\n"
+                              "no header, trailing '|' (the default for *.tbl[.gz])"},
+    [O_PARTITION_BY] = {"partition-by", 0, "EXPR", true,
+                        "new table: \"day(ts)\", \"bucket(id, 16)\", \"col\""},
+    [O_SORT_BY] = {"sort-by", 0, "EXPR", true, "new table: \"id DESC NULLS LAST\""},
+    [O_PROPERTY] = {"property", 0, "K=V", true, "new table property, e.g. format-version=3"},
+    [O_MODE] = {"mode", 0, "M", false, "append (default) | overwrite (replace all rows)"},
+    [O_QUIET] = {"quiet", 0, NULL, false, "no summary line"},
+};
+static const cli_command load_cmd = {
+    .name = "load",
+    .synopsis = "load FILE... TABLE [options]",
+    .about = "  Appends CSV, JSON lines or Parquet files to the Iceberg table TABLE (ns.name),\n"
+             "  creating it from the first file's schema when it does not exist. A FILE '-' is\n"
+             "  stdin (once).",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .min_args = 2,
+    .max_args = CLI_ANY,
+};
 
 static bool push(const char ***arr, int *n, const char *v)
 {
@@ -154,113 +177,83 @@ static fl_file_format format_from_name(const char *path)
     return fl_file_format_from_path(buf);
 }
 
+/* --format F; tbl is CSV with dbgen's layout. 0, or 2 after a usage error. */
+static int format_option(const char *v, load_args *a)
+{
+    if (v && !strcasecmp(v, "tbl")) {
+        a->format = FL_FMT_CSV;
+        a->no_header = a->trailing_delim = true;
+        a->delimiter = '|';
+    } else if (v && !fl_file_format_parse(v, &a->format)) {
+        return cli_usage_error(&load_cmd, "unknown format '%s' (csv, jsonl, parquet, tbl)", v);
+    }
+    return 0;
+}
+
+/* --property K=V... into a->props, keys cut from argv in place (argv strings
+ * are writable). 0, 1 (out of memory) or 2. */
+static int property_options(const cli_args *p, load_args *a)
+{
+    int n;
+    const char *const *v = cli_values(p, O_PROPERTY, &n);
+    a->props = n ? calloc((size_t)n, sizeof *a->props) : NULL;
+    if (n && !a->props)
+        return 1;
+    for (int i = 0; i < n; i++) {
+        char *e = strchr(v[i], '=');
+        if (!e || e == v[i])
+            return cli_usage_error(&load_cmd, "--property takes KEY=VALUE");
+        *e = '\0';
+        a->props[a->nprops].key = v[i];
+        a->props[a->nprops++].value = e + 1;
+    }
+    return 0;
+}
+
+/* The options into a (the files and table are set by the caller). */
+static int options_from(const cli_args *p, load_args *a)
+{
+    a->catalog = cli_value(p, O_CATALOG);
+    a->warehouse = cli_value(p, O_WAREHOUSE);
+    a->schema_spec = cli_value(p, O_SCHEMA);
+    a->quiet = cli_has(p, O_QUIET);
+    int st = format_option(cli_value(p, O_FORMAT), a);
+    a->no_header |= cli_has(p, O_NO_HEADER);
+    a->trailing_delim |= cli_has(p, O_TRAILING_DELIMITER);
+    const char *d = cli_value(p, O_DELIMITER), *mode = cli_value(p, O_MODE);
+    if (!st && d && strlen(d) != 1 && strcmp(d, "\\t") != 0)
+        st = cli_usage_error(&load_cmd, "--delimiter takes one character");
+    else if (d)
+        a->delimiter = strcmp(d, "\\t") == 0 ? '\t' : d[0];
+    if (!st && mode && strcmp(mode, "append") && strcmp(mode, "overwrite"))
+        st = cli_usage_error(&load_cmd, "--mode is append or overwrite");
+    a->overwrite = mode && !strcmp(mode, "overwrite");
+    for (int i = 0, n; !st && i < 2; i++) {
+        const char *const *v = cli_values(p, i ? O_SORT_BY : O_PARTITION_BY, &n);
+        for (int k = 0; k < n && !st; k++)
+            st =
+                push(i ? &a->sort_by : &a->partition_by, i ? &a->nsort_by : &a->npartition_by, v[k])
+                    ? 0
+                    : 1;
+    }
+    return st ? st : property_options(p, a);
+}
+
+/* 0 to run, -1 after the help, else the exit status (message printed). */
 static int parse_args(int argc, char **argv, load_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h")) {
-            usage(stdout);
-            return -1;
-        }
-        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (!push(&a->files, &a->nfiles, arg))
-                return 1;
-            continue;
-        }
-        if (!strcmp(arg, "--help")) {
-            usage(stdout);
-            return -1;
-        }
-        if (!strcmp(arg, "--quiet")) {
-            a->quiet = true;
-            continue;
-        }
-        if (!strcmp(arg, "--no-header")) {
-            a->no_header = true;
-            continue;
-        }
-        if (!strcmp(arg, "--trailing-delimiter")) {
-            a->trailing_delim = true;
-            continue;
-        }
-        const char *eq = strchr(arg, '=');
-        char name[32];
-        size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (nl >= sizeof name)
-            nl = sizeof name - 1;
-        memcpy(name, arg, nl);
-        name[nl] = '\0';
-        const char *val = eq ? eq + 1 : NULL;
-        if (!val) {
-            if (i + 1 >= argc) {
-                static const char *const known[] = {
-                    "--catalog",      "--warehouse", "--schema",   "--format", "--delimiter",
-                    "--partition-by", "--sort-by",   "--property", "--mode",   NULL};
-                return cli_missing_value("load", name, known);
-            }
-            val = argv[++i];
-        }
-        if (!strcmp(name, "--catalog"))
-            a->catalog = val;
-        else if (!strcmp(name, "--warehouse"))
-            a->warehouse = val;
-        else if (!strcmp(name, "--schema"))
-            a->schema_spec = val;
-        else if (!strcmp(name, "--format")) {
-            if (!strcasecmp(val, "tbl")) {
-                a->format = FL_FMT_CSV;
-                a->no_header = a->trailing_delim = true;
-                if (!a->delimiter)
-                    a->delimiter = '|';
-            } else if (!fl_file_format_parse(val, &a->format)) {
-                fprintf(stderr, "floe load: unknown format '%s' (csv, jsonl, parquet, tbl)\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--delimiter")) {
-            if (strlen(val) != 1 && strcmp(val, "\\t") != 0) {
-                fprintf(stderr, "floe load: --delimiter takes one character\n");
-                return 2;
-            }
-            a->delimiter = strcmp(val, "\\t") == 0 ? '\t' : val[0];
-        } else if (!strcmp(name, "--partition-by")) {
-            if (!push(&a->partition_by, &a->npartition_by, val))
-                return 1;
-        } else if (!strcmp(name, "--sort-by")) {
-            if (!push(&a->sort_by, &a->nsort_by, val))
-                return 1;
-        } else if (!strcmp(name, "--property")) {
-            const char *e = strchr(val, '=');
-            if (!e || e == val) {
-                fprintf(stderr, "floe load: --property takes KEY=VALUE\n");
-                return 2;
-            }
-            fl_ice_kv *p = realloc(a->props, (size_t)(a->nprops + 1) * sizeof *p);
-            if (!p)
-                return 1;
-            a->props = p;
-            /* the key is cut from argv in place: argv strings are writable */
-            ((char *)e)[0] = '\0';
-            p[a->nprops].key = val;
-            p[a->nprops++].value = e + 1;
-        } else if (!strcmp(name, "--mode")) {
-            if (!strcmp(val, "append"))
-                a->overwrite = false;
-            else if (!strcmp(val, "overwrite"))
-                a->overwrite = true;
-            else {
-                fprintf(stderr, "floe load: --mode is append or overwrite\n");
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "floe load: unknown option '%s'\n", name);
-            return 2;
-        }
-    }
-    if (a->nfiles < 2) {
-        usage(stderr);
-        return 2;
-    }
+    cli_args p;
+    int st;
+    if (!cli_parse(&load_cmd, argc, argv, &p, &st))
+        return st ? st : -1; /* -1: the help was printed */
+    for (int i = 0; i < p.npos && !st; i++)
+        st = push(&a->files, &a->nfiles, p.pos[i]) ? 0 : 1;
+    if (!st)
+        st = options_from(&p, a);
+    cli_args_free(&p);
+    if (st)
+        return st;
     if (a->no_header && !a->schema_spec) {
         fprintf(stderr, "floe load: --no-header needs --schema (the column names)\n");
         return 2;

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/units.h"
 #include "floe/mcp.h"
 #include "floe/semantic.h"
@@ -34,25 +35,41 @@ typedef struct mcp_cli {
     uint32_t max_queries_per_minute;
 } mcp_cli;
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: floe mcp [options]\n"
-        "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
-        "  tools list_tables, describe_table, table_history, run_sql, estimate_cost;\n"
-        "  with --models also list_metrics, get_dimensions, get_entities,\n"
-        "  get_dimension_values, query_metrics, compile_sql.\n\n"
-        "options:\n"
-        "  --models DIR           a semantic model folder (dbt-format YAML) for the metric tools\n"
-        "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
-        "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
-        "  --warehouse DIR        root of tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-        "  --no-run-sql           refuse the run_sql tool (policy)\n"
-        "  --max-result-rows N    rows kept of a run_sql result (default 100000)\n"
-        "  --max-scan-bytes SIZE  refuse a run_sql query whose estimate scans more (e.g. 10GB)\n"
-        "  --max-queries-per-minute N  run_sql statements a minute (default: no limit)\n");
-}
+enum {
+    O_MODELS,
+    O_CATALOG,
+    O_WAREHOUSE,
+    O_NO_RUN_SQL,
+    O_MAX_RESULT_ROWS,
+    O_MAX_SCAN_BYTES,
+    O_MAX_QUERIES_PER_MINUTE
+};
+static const cli_opt options[] = {
+    [O_MODELS] = {"models", 0, "DIR", false,
+                  "a semantic model folder (dbt-format YAML) for the metric tools"},
+    [O_CATALOG] = {"catalog", 0, "URI", false,
+                   "sqlite:PATH | postgresql://... | fs:PATH\n"
+                   "(default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)"},
+    [O_WAREHOUSE] = {"warehouse", 0, "DIR", false,
+                     "root of tables (default $FLOE_WAREHOUSE or ./warehouse)"},
+    [O_NO_RUN_SQL] = {"no-run-sql", 0, NULL, false, "refuse the run_sql tool (policy)"},
+    [O_MAX_RESULT_ROWS] = {"max-result-rows", 0, "N", false,
+                           "rows kept of a run_sql result (default 100000)"},
+    [O_MAX_SCAN_BYTES] = {"max-scan-bytes", 0, "SIZE", false,
+                          "refuse a run_sql query whose estimate scans more (e.g. 10GB)"},
+    [O_MAX_QUERIES_PER_MINUTE] = {"max-queries-per-minute", 0, "N", false,
+                                  "run_sql statements a minute (default: no limit)"},
+};
+static const cli_command mcp_cmd = {
+    .name = "mcp",
+    .synopsis = "mcp [options]",
+    .about = "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
+             "  tools list_tables, describe_table, table_history, run_sql, estimate_cost;\n"
+             "  with --models also list_metrics, get_dimensions, get_entities,\n"
+             "  get_dimension_values, query_metrics, compile_sql.",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
 
 static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error *err)
 {
@@ -67,67 +84,44 @@ static fl_status local_user(void *ctx, void *caller, fl_principal *out, fl_error
     return FL_OK;
 }
 
+/* A positive count option into *out (absent: left alone); 0 or 2. */
+static int count_option(const cli_args *p, int opt, uint64_t max, uint64_t *out)
+{
+    const char *v = cli_value(p, opt);
+    if (!v)
+        return 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || !n || n > max)
+        return cli_usage_error(&mcp_cmd, "--%s takes a positive number", options[opt].name);
+    *out = n;
+    return 0;
+}
+
 /* 0 ok, -1 help printed, else the exit status. */
 static int parse_args(int argc, char **argv, mcp_cli *o)
 {
-    static const char *const known[] = {"--catalog",
-                                        "--models",
-                                        "--warehouse",
-                                        "--max-result-rows",
-                                        "--max-scan-bytes",
-                                        "--max-queries-per-minute",
-                                        NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return -1;
-        }
-        if (!strcmp(a, "--no-run-sql")) {
-            o->no_run_sql = true;
-            continue;
-        }
-        char name[32];
-        const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
-        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), a);
-        const char *val = eq ? eq + 1 : NULL;
-        bool is_known = false;
-        for (int k = 0; known[k]; k++)
-            is_known |= !strcmp(known[k], name);
-        if (!is_known)
-            return cli_unknown_option("mcp", name);
-        if (!val) {
-            if (i + 1 >= argc)
-                return cli_missing_value("mcp", name, known);
-            val = argv[++i];
-        }
-        if (!strcmp(name, "--catalog")) {
-            o->catalog_uri = val;
-        } else if (!strcmp(name, "--warehouse")) {
-            o->warehouse = val;
-        } else if (!strcmp(name, "--models")) {
-            o->models_dir = val;
-        } else if (!strcmp(name, "--max-scan-bytes")) {
-            if (!cli_parse_size(val, &o->max_scan_bytes) || !o->max_scan_bytes) {
-                fprintf(stderr, "floe mcp: --max-scan-bytes takes a size such as 512MB or 10GB\n");
-                return 2;
-            }
-        } else {
-            char *end = NULL;
-            unsigned long long n = strtoull(val, &end, 10);
-            bool per_minute = !strcmp(name, "--max-queries-per-minute");
-            if (!*val || *end || !n || (per_minute && n > UINT32_MAX)) {
-                fprintf(stderr, "floe mcp: %s takes a positive number\n", name);
-                return 2;
-            }
-            if (per_minute)
-                o->max_queries_per_minute = (uint32_t)n;
-            else
-                o->max_result_rows = n;
-        }
-    }
-    return 0;
+    cli_args p;
+    int st;
+    if (!cli_parse(&mcp_cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    o->catalog_uri = cli_value(&p, O_CATALOG);
+    o->warehouse = cli_value(&p, O_WAREHOUSE);
+    o->models_dir = cli_value(&p, O_MODELS);
+    o->no_run_sql = cli_has(&p, O_NO_RUN_SQL);
+    const char *v = cli_value(&p, O_MAX_SCAN_BYTES);
+    if (v && (!cli_parse_size(v, &o->max_scan_bytes) || !o->max_scan_bytes))
+        st = cli_usage_error(&mcp_cmd, "--max-scan-bytes takes a size such as 512MB or 10GB");
+    uint64_t per_minute = 0;
+    if (!st)
+        st = count_option(&p, O_MAX_RESULT_ROWS, UINT64_MAX, &o->max_result_rows);
+    if (!st)
+        st = count_option(&p, O_MAX_QUERIES_PER_MINUTE, UINT32_MAX, &per_minute);
+    o->max_queries_per_minute = (uint32_t)per_minute;
+    if (!st && p.npos)
+        st = cli_usage_error(&mcp_cmd, "unexpected argument '%s'", p.pos[0]);
+    cli_args_free(&p);
+    return st;
 }
 
 /* Reads messages until end of input; 0, or 1 when stdout failed. */

@@ -30,17 +30,6 @@ static int fail(const fl_error *err)
     return 1;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: floe orc <schema|meta|cat> FILE [options]\n\n"
-                 "  schema FILE            ORC type tree and the floe schema\n"
-                 "  meta FILE              tail: writer, compression, stripes, statistics\n"
-                 "  cat FILE [options]     print rows\n"
-                 "      --columns a,b        project top-level columns\n"
-                 "      --format F           table (default) | csv | jsonl\n"
-                 "      --limit N            at most N rows\n");
-}
-
 typedef struct orc_handle {
     fl_fileio *io;
     fl_file *file;
@@ -198,50 +187,36 @@ typedef struct cat_args {
     uint64_t limit;
 } cat_args;
 
-static int parse_cat_args(int argc, char **argv, cat_args *c)
+enum { CAT_COLUMNS, CAT_FORMAT, CAT_LIMIT };
+static const cli_opt cat_opts[] = {
+    [CAT_COLUMNS] = {"columns", 0, "a,b", false, "project top-level columns"},
+    [CAT_FORMAT] = {"format", 0, "F", false, "table (default) | csv | jsonl"},
+    [CAT_LIMIT] = {"limit", 0, "N", false, "at most N rows"},
+};
+static const cli_command cat_cmd = {
+    .name = "orc cat",
+    .synopsis = "orc cat FILE [options]",
+    .opts = cat_opts,
+    .nopts = CLI_NOPTS(cat_opts),
+    .min_args = 1,
+    .max_args = 1,
+};
+
+/* The parsed options of cat into c; 0, or 2 after a usage error. */
+static int cat_args_from(const char *path, const cli_args *p, cat_args *c)
 {
     memset(c, 0, sizeof *c);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (c->path) {
-                fprintf(stderr, "floe orc cat: unexpected argument '%s'\n", arg);
-                return 2;
-            }
-            c->path = arg;
-            continue;
-        }
-        char name[32];
-        const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
-        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!val) {
-            static const char *const known[] = {"--columns", "--format", "--limit", NULL};
-            return cli_missing_value("orc cat", name, known);
-        }
-        if (!strcmp(name, "--columns")) {
-            c->columns = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!fl_out_format_parse(val, &c->fmt)) {
-                fprintf(stderr, "floe orc cat: unknown format '%s' (table, csv, jsonl)\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--limit")) {
-            int64_t l = 0;
-            if (!fl_parse_int64(val, strlen(val), &l) || l < 0) {
-                fprintf(stderr, "floe orc cat: bad --limit '%s'\n", val);
-                return 2;
-            }
-            c->has_limit = true;
-            c->limit = (uint64_t)l;
-        } else {
-            return cli_unknown_option("orc cat", name);
-        }
-    }
-    if (!c->path) {
-        usage(stderr);
-        return 2;
+    c->path = path;
+    c->columns = cli_value(p, CAT_COLUMNS);
+    const char *v;
+    if ((v = cli_value(p, CAT_FORMAT)) && !fl_out_format_parse(v, &c->fmt))
+        return cli_usage_error(&cat_cmd, "unknown format '%s' (table, csv, jsonl)", v);
+    if ((v = cli_value(p, CAT_LIMIT))) {
+        int64_t l = 0;
+        if (!fl_parse_int64(v, strlen(v), &l) || l < 0)
+            return cli_usage_error(&cat_cmd, "bad --limit '%s'", v);
+        c->has_limit = true;
+        c->limit = (uint64_t)l;
     }
     return 0;
 }
@@ -308,12 +283,12 @@ static fl_status run_cat(const cat_args *c, orc_handle *h, fl_error *err)
     return rc;
 }
 
-static int cmd_cat(int argc, char **argv)
+static int cmd_cat(const char *path, const cli_args *p)
 {
     fl_error err;
     fl_error_clear(&err);
     cat_args c;
-    int u = parse_cat_args(argc, argv, &c);
+    int u = cat_args_from(path, p, &c);
     if (u)
         return u;
     orc_handle h;
@@ -325,6 +300,15 @@ static int cmd_cat(int argc, char **argv)
 
 int fl_cmd_orc(int argc, char **argv)
 {
-    static const cli_file_tool tool = {"orc", usage, cmd_cat, cmd_schema, cmd_meta};
+    static const cli_file_tool tool = {
+        .name = "orc",
+        .about = "  schema FILE   the ORC type tree and the floe schema\n"
+                 "  meta FILE     tail: writer, compression, stripes, statistics\n"
+                 "  cat FILE      print rows\n"
+                 "FILE '-' is stdin.",
+        .cat = &cat_cmd,
+        .run_cat = cmd_cat,
+        .schema = cmd_schema,
+        .meta = cmd_meta};
     return cli_file_tool_main(&tool, argc, argv);
 }

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/file_tool.h"
+#include "cli/opts.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
@@ -33,22 +34,6 @@ static int fail(const fl_error *err)
 {
     fprintf(stderr, "floe parquet: %s\n", err->msg);
     return 1;
-}
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: floe parquet <schema|meta|cat> FILE [options]\n\n"
-            "  schema FILE            Parquet schema tree and the floe schema\n"
-            "  meta FILE              footer: row groups, column chunks, statistics, metadata\n"
-            "  cat FILE [options]     print rows\n"
-            "      --columns a,b        project top-level columns\n"
-            "      --where \"col op v\"   filter (op: = != < <= > >= 'is null' 'is not null');\n"
-            "                           repeatable, all must hold; also prunes row groups/pages\n"
-            "      --format F           table (default) | csv | jsonl\n"
-            "      --limit N            at most N rows\n"
-            "      --verify-crc         check page CRCs\n"
-            "      --stats              print scan statistics to stderr\n");
 }
 
 /* An open file: FileIO + reader. */
@@ -534,7 +519,7 @@ typedef struct cat_args {
     const char *path;
     const char **columns; /* requested, NULL = all */
     uint32_t ncolumns;
-    const char **wheres;
+    const char *const *wheres;
     uint32_t nwheres;
     fl_out_format fmt;
     bool has_limit;
@@ -605,68 +590,49 @@ static bool term_holds(const fl_col_pred *t, const fl_value *v)
     }
 }
 
-static int parse_cat_args(int argc, char **argv, fl_arena *a, cat_args *c, fl_error *err)
+enum { CAT_COLUMNS, CAT_WHERE, CAT_FORMAT, CAT_LIMIT, CAT_VERIFY_CRC, CAT_STATS };
+static const cli_opt cat_opts[] = {
+    [CAT_COLUMNS] = {"columns", 0, "a,b", false, "project top-level columns"},
+    [CAT_WHERE] = {"where", 0, "\"col op v\"", true,
+                   "filter (op: = != < <= > >= 'is null' 'is not null');\n"
+                   "repeatable, all must hold; also prunes row groups/pages"},
+    [CAT_FORMAT] = {"format", 0, "F", false, "table (default) | csv | jsonl"},
+    [CAT_LIMIT] = {"limit", 0, "N", false, "at most N rows"},
+    [CAT_VERIFY_CRC] = {"verify-crc", 0, NULL, false, "check page CRCs"},
+    [CAT_STATS] = {"stats", 0, NULL, false, "print scan statistics to stderr"},
+};
+static const cli_command cat_cmd = {
+    .name = "parquet cat",
+    .synopsis = "parquet cat FILE [options]",
+    .opts = cat_opts,
+    .nopts = CLI_NOPTS(cat_opts),
+    .min_args = 1,
+    .max_args = 1,
+};
+
+/* The parsed options of cat into c; 0, 1 (err set) or 2 (usage, printed). */
+static int cat_args_from(const char *path, const cli_args *p, fl_arena *a, cat_args *c,
+                         fl_error *err)
 {
     memset(c, 0, sizeof *c);
-    c->wheres = fl_arena_calloc(a, (size_t)argc + 1, sizeof *c->wheres);
-    if (!c->wheres) {
-        fl_errorf(err, FL_ENOMEM, "out of memory");
+    c->path = path;
+    int n;
+    const char *const *w = cli_values(p, CAT_WHERE, &n);
+    c->wheres = w;
+    c->nwheres = (uint32_t)n;
+    c->verify_crc = cli_has(p, CAT_VERIFY_CRC);
+    c->stats = cli_has(p, CAT_STATS);
+    const char *v;
+    if ((v = cli_value(p, CAT_COLUMNS)) && split_columns(v, a, &c->columns, &c->ncolumns, err))
         return 1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (c->path) {
-                fprintf(stderr, "floe parquet cat: unexpected argument '%s'\n", arg);
-                return 2;
-            }
-            c->path = arg;
-            continue;
-        }
-        char name[32];
-        const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
-        if (!strcmp(name, "--verify-crc")) {
-            c->verify_crc = true;
-            continue;
-        }
-        if (!strcmp(name, "--stats")) {
-            c->stats = true;
-            continue;
-        }
-        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!val) {
-            static const char *const known[] = {"--columns", "--where", "--format", "--limit",
-                                                NULL};
-            return cli_missing_value("parquet cat", name, known);
-        }
-        if (!strcmp(name, "--columns")) {
-            if (split_columns(val, a, &c->columns, &c->ncolumns, err) != FL_OK)
-                return 1;
-        } else if (!strcmp(name, "--where")) {
-            c->wheres[c->nwheres++] = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!fl_out_format_parse(val, &c->fmt)) {
-                fprintf(stderr, "floe parquet cat: unknown format '%s' (table, csv, jsonl)\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--limit")) {
-            int64_t l;
-            if (!fl_parse_int64(val, strlen(val), &l) || l < 0) {
-                fprintf(stderr, "floe parquet cat: bad --limit '%s'\n", val);
-                return 2;
-            }
-            c->has_limit = true;
-            c->limit = (uint64_t)l;
-        } else {
-            fprintf(stderr, "floe parquet cat: unknown option '%s'\n", name);
-            return 2;
-        }
-    }
-    if (!c->path) {
-        usage(stderr);
-        return 2;
+    if ((v = cli_value(p, CAT_FORMAT)) && !fl_out_format_parse(v, &c->fmt))
+        return cli_usage_error(&cat_cmd, "unknown format '%s' (table, csv, jsonl)", v);
+    if ((v = cli_value(p, CAT_LIMIT))) {
+        int64_t l;
+        if (!fl_parse_int64(v, strlen(v), &l) || l < 0)
+            return cli_usage_error(&cat_cmd, "bad --limit '%s'", v);
+        c->has_limit = true;
+        c->limit = (uint64_t)l;
     }
     return 0;
 }
@@ -816,14 +782,14 @@ static fl_status run_cat(const cat_args *c, pq_handle *h, fl_arena *a, fl_error 
     return rc;
 }
 
-static int cmd_cat(int argc, char **argv)
+static int cmd_cat(const char *path, const cli_args *p)
 {
     fl_arena a;
     fl_arena_init(&a, 0);
     fl_error err;
     fl_error_clear(&err);
     cat_args c;
-    int u = parse_cat_args(argc, argv, &a, &c, &err);
+    int u = cat_args_from(path, p, &a, &c, &err);
     if (u) {
         fl_arena_free(&a);
         return u == 1 ? fail(&err) : u;
@@ -838,6 +804,15 @@ static int cmd_cat(int argc, char **argv)
 
 int fl_cmd_parquet(int argc, char **argv)
 {
-    static const cli_file_tool tool = {"parquet", usage, cmd_cat, cmd_schema, cmd_meta};
+    static const cli_file_tool tool = {
+        .name = "parquet",
+        .about = "  schema FILE   the Parquet schema tree and the floe schema\n"
+                 "  meta FILE     footer: row groups, column chunks, statistics, metadata\n"
+                 "  cat FILE      print rows\n"
+                 "FILE '-' is stdin.",
+        .cat = &cat_cmd,
+        .run_cat = cmd_cat,
+        .schema = cmd_schema,
+        .meta = cmd_meta};
     return cli_file_tool_main(&tool, argc, argv);
 }

@@ -10,86 +10,76 @@
 
 #include "floe/pgcdc.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: floe pg-decode --dsn CONNINFO --slot NAME --publication PUB[,PUB...] "
-            "[options]\n"
-            "  --create-slot        create the slot first (else it must exist)\n"
-            "  --temporary          with --create-slot: the slot dies with the connection\n"
-            "  --snapshot           with --create-slot: print the initial snapshot's rows first\n"
-            "  --start LSN          start at X/Y (default: the slot's confirmed position)\n"
-            "  --proto 1|2          pgoutput protocol version (default 1)\n"
-            "  --streaming          protocol 2: stream large in-progress transactions\n"
-            "  --confirm            confirm each transaction once printed (advances the slot)\n"
-            "  --max-txns N         stop after N transactions\n"
-            "  --idle-ms N          stop after N ms without a message\n"
-            "Prints one JSON object per event (relation, begin, insert, update, delete,\n"
-            "truncate, commit, stream_*), values as PostgreSQL's text.\n");
-}
+#include "cli/opts.h"
 
-static bool flag(const char *arg, fl_pgcdc_decode_options *o)
-{
-    if (!strcmp(arg, "--create-slot"))
-        o->create_slot = true;
-    else if (!strcmp(arg, "--temporary"))
-        o->temporary = true;
-    else if (!strcmp(arg, "--snapshot"))
-        o->snapshot = true;
-    else if (!strcmp(arg, "--streaming"))
-        o->streaming = true;
-    else if (!strcmp(arg, "--confirm"))
-        o->confirm = true;
-    else
-        return false;
-    return true;
-}
-
-static bool option(const char *name, const char *val, fl_pgcdc_decode_options *o)
-{
-    if (!strcmp(name, "--dsn"))
-        o->conninfo = val;
-    else if (!strcmp(name, "--slot"))
-        o->slot = val;
-    else if (!strcmp(name, "--publication"))
-        o->publications = val;
-    else if (!strcmp(name, "--start"))
-        o->start_lsn = val;
-    else if (!strcmp(name, "--proto"))
-        o->proto_version = (uint32_t)strtoul(val, NULL, 10);
-    else if (!strcmp(name, "--max-txns"))
-        o->max_txns = strtol(val, NULL, 10);
-    else if (!strcmp(name, "--idle-ms"))
-        o->idle_ms = (int)strtol(val, NULL, 10);
-    else
-        return false;
-    return true;
-}
+enum {
+    O_DSN,
+    O_SLOT,
+    O_PUBLICATION,
+    O_CREATE_SLOT,
+    O_TEMPORARY,
+    O_SNAPSHOT,
+    O_START,
+    O_PROTO,
+    O_STREAMING,
+    O_CONFIRM,
+    O_MAX_TXNS,
+    O_IDLE_MS
+};
+static const cli_opt options[] = {
+    [O_DSN] = {"dsn", 0, "CONNINFO", false, "the server (libpq connection string; required)"},
+    [O_SLOT] = {"slot", 0, "NAME", false, "the replication slot (required)"},
+    [O_PUBLICATION] = {"publication", 0, "PUB[,PUB...]", false, "the publications (required)"},
+    [O_CREATE_SLOT] = {"create-slot", 0, NULL, false, "create the slot first (else it must exist)"},
+    [O_TEMPORARY] = {"temporary", 0, NULL, false,
+                     "with --create-slot: the slot dies with the connection"},
+    [O_SNAPSHOT] = {"snapshot", 0, NULL, false,
+                    "with --create-slot: print the initial snapshot's rows first"},
+    [O_START] = {"start", 0, "LSN", false, "start at X/Y (default: the slot's confirmed position)"},
+    [O_PROTO] = {"proto", 0, "1|2", false, "pgoutput protocol version (default 1)"},
+    [O_STREAMING] = {"streaming", 0, NULL, false,
+                     "protocol 2: stream large in-progress transactions"},
+    [O_CONFIRM] = {"confirm", 0, NULL, false,
+                   "confirm each transaction once printed (advances the slot)"},
+    [O_MAX_TXNS] = {"max-txns", 0, "N", false, "stop after N transactions"},
+    [O_IDLE_MS] = {"idle-ms", 0, "N", false, "stop after N ms without a message"},
+};
+static const cli_command pgcdc_cmd = {
+    .name = "pg-decode",
+    .synopsis = "pg-decode --dsn CONNINFO --slot NAME --publication PUB[,PUB...] [options]",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .notes = "Prints one JSON object per event (relation, begin, insert, update, delete,\n"
+             "truncate, commit, stream_*), values as PostgreSQL's text.",
+};
 
 int fl_cmd_pgcdc(int argc, char **argv)
 {
+    cli_args p;
+    int st;
+    if (!cli_parse(&pgcdc_cmd, argc, argv, &p, &st))
+        return st;
     fl_pgcdc_decode_options o;
     memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (flag(argv[i], &o))
-            continue;
-        if (i + 1 >= argc || !option(argv[i], argv[i + 1], &o)) {
-            fl_pgcdc_decode_options probe = o; /* known option, only its value missing? */
-            if (i + 1 >= argc && option(argv[i], "0", &probe))
-                fprintf(stderr, "floe pg-decode: %s needs a value\n", argv[i]);
-            else
-                fprintf(stderr, "floe pg-decode: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        i++;
-    }
-    if (!o.conninfo || !o.slot || !o.publications) {
-        usage(stderr);
+    o.conninfo = cli_value(&p, O_DSN);
+    o.slot = cli_value(&p, O_SLOT);
+    o.publications = cli_value(&p, O_PUBLICATION);
+    o.start_lsn = cli_value(&p, O_START);
+    o.create_slot = cli_has(&p, O_CREATE_SLOT);
+    o.temporary = cli_has(&p, O_TEMPORARY);
+    o.snapshot = cli_has(&p, O_SNAPSHOT);
+    o.streaming = cli_has(&p, O_STREAMING);
+    o.confirm = cli_has(&p, O_CONFIRM);
+    if (cli_has(&p, O_PROTO))
+        o.proto_version = (uint32_t)strtoul(cli_value(&p, O_PROTO), NULL, 10);
+    if (cli_has(&p, O_MAX_TXNS))
+        o.max_txns = strtol(cli_value(&p, O_MAX_TXNS), NULL, 10);
+    if (cli_has(&p, O_IDLE_MS))
+        o.idle_ms = (int)strtol(cli_value(&p, O_IDLE_MS), NULL, 10);
+    bool complete = o.conninfo && o.slot && o.publications && !p.npos;
+    cli_args_free(&p); /* o keeps pointers into argv only */
+    if (!complete) {
+        cli_usage(&pgcdc_cmd, stderr);
         return 2;
     }
     fl_error err;

@@ -12,7 +12,7 @@
  *   publish    saved queries and per-metric monthly views as SQL views
  *              (cmd_semantic_publish.c), for BI tools
  *
- * Options take "--opt value" or "--opt=value". The model folder is
+ * Options take "--opt value" or "--opt=value" (opts.h). The model folder is
  * --models DIR (default $FLOE_MODELS, else ./models); catalogs as for
  * `floe sql` (opened read-only: a missing catalog is an error).
  */
@@ -23,6 +23,7 @@
 #include "cli/cmd_semantic.h"
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/output.h"
 #include "floe/semantic.h"
 
@@ -48,40 +49,54 @@ typedef struct text_copy {
     char text[];
 } text_copy;
 
+static const cli_opt options[] = {
+    {"models", 0, "DIR", false, "the model folder (default $FLOE_MODELS or ./models)"},
+    {"metrics", 0, "A,B", true, "metrics to compute (QUERY)"},
+    {"saved", 0, "NAME", false,
+     "QUERY = the model's saved query NAME (saved_queries:);\n"
+     "--where adds filters, --order-by and --limit replace its own"},
+    {"group-by", 0, "X,Y", true, "dimensions: entity__dim, metric_time__month, ..."},
+    {"where", 0, "FILTER", true, "\"{{ Dimension('customer__region') }} = 'EU'\""},
+    {"order-by", 0, "X,-Y", true, "metric or group-by names; '-' = descending"},
+    {"limit", 0, "N", false, "at most N rows"},
+    {"as-of", 0, "TIMESTAMP", false,
+     "read the tables as they were then (UTC, 2024-05-01 12:00:00)"},
+    {"pin", 0, "TABLE=SNAPSHOT", true, "read TABLE at that snapshot id"},
+    {"dialect", 0, "D", false, "compile: floe (default) or trino"},
+    {"engine", 0, "URI", false,
+     "query: run on Trino, trino://[user@]host:port/catalog/schema\n"
+     "(no receipt: the snapshots are Trino's to read)"},
+    {"format", 0, "F", false, "table | csv | json | jsonl (default table)"},
+    {"receipt", 0, "FILE", false,
+     "query, replay: write the answer's receipt (JSON) to FILE ('-' = stdout)"},
+    {"into", 0, "NS", false, "publish: the namespace of the views (default semantic)"},
+    {"catalog", 0, "URI", false,
+     "as floe sql (default $FLOE_CATALOG or\nsqlite:./warehouse/catalog.db)"},
+    {"warehouse", 0, "DIR", false, "as floe sql (default $FLOE_WAREHOUSE or ./warehouse)"},
+    {"namespace", 'n', "NS", false, "namespace of unqualified table names (default \"default\")"},
+};
+static const cli_command semantic_cmd = {
+    .name = "semantic",
+    .synopsis = "semantic <validate|list|compile|query|replay|explain|publish> [options]",
+    .about =
+        "  The semantic layer: metrics defined in dbt-format YAML (semantic_models:,\n"
+        "  metrics:), compiled to SQL over floe's tables, answered with receipts.\n\n"
+        "  validate              check the model; print its version\n"
+        "  list                  list metrics, dimensions, entities and measures\n"
+        "  compile  QUERY        print the SQL of a query\n"
+        "  query    QUERY        run a query\n"
+        "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n"
+        "                        (FILE '-' = stdin)\n"
+        "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n"
+        "  publish               saved queries and <metric>_by_month as SQL views (--into NS,\n"
+        "                        default semantic) for BI tools over the Postgres wire",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: floe semantic <validate|list|compile|query|replay|explain> [options]\n"
-            "  The semantic layer: metrics defined in dbt-format YAML (semantic_models:,\n"
-            "  metrics:), compiled to SQL over floe's tables, answered with receipts.\n\n"
-            "  validate              check the model; print its version\n"
-            "  list                  list metrics, dimensions, entities and measures\n"
-            "  compile  QUERY        print the SQL of a query\n"
-            "  query    QUERY        run a query\n"
-            "  replay   FILE         run a receipt again: the same snapshots, the same numbers\n"
-            "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n"
-            "  publish              saved queries and <metric>_by_month as SQL views (--into NS,\n"
-            "                       default semantic) for BI tools over the Postgres wire\n\n"
-            "options:\n"
-            "  --models DIR          the model folder (default $FLOE_MODELS or ./models)\n"
-            "  --metrics A,B         metrics to compute (QUERY)\n"
-            "  --saved NAME          QUERY = the model's saved query NAME (saved_queries:);\n"
-            "                        --where adds filters, --order-by and --limit replace its own\n"
-            "  --group-by X,Y        dimensions: entity__dim, metric_time__month, ...\n"
-            "  --where FILTER        \"{{ Dimension('customer__region') }} = 'EU'\" (repeatable)\n"
-            "  --order-by X,-Y       metric or group-by names; '-' = descending\n"
-            "  --limit N             at most N rows\n"
-            "  --as-of TIMESTAMP     read the tables as they were then (UTC, 2024-05-01 12:00:00)\n"
-            "  --pin TABLE=SNAPSHOT  read TABLE at that snapshot id (repeatable)\n"
-            "  --dialect D           compile: floe (default) or trino\n"
-            "  --engine URI          query: run on Trino, trino://[user@]host:port/catalog/schema\n"
-            "                        (no receipt: the snapshots are Trino's to read)\n"
-            "  --format F            table | csv | json | jsonl (default table)\n"
-            "  --receipt FILE        query, replay: write the answer's receipt (JSON) to FILE\n"
-            "  --catalog URI         as floe sql (default $FLOE_CATALOG or\n"
-            "                        sqlite:./warehouse/catalog.db)\n"
-            "  --warehouse DIR       as floe sql (default $FLOE_WAREHOUSE or ./warehouse)\n"
-            "  -n, --namespace NS    namespace of unqualified table names (default \"default\")\n");
+    cli_usage(&semantic_cmd, out);
 }
 
 static bool split_list(sem_opts *o, const char *val, const char **items, uint32_t *n)
@@ -197,40 +212,28 @@ static int parse_value(sem_opts *o, const char *name, const char *val)
     return 0;
 }
 
+/* argv[1] is the subcommand; 0 = run, -1 = help printed, else the exit
+ * status (message printed). */
 static int parse_args(int argc, char **argv, sem_opts *o)
 {
-    static const char *const known[] = {
-        "--models",  "--catalog",  "--warehouse", "-n",       "--namespace", "--receipt",
-        "--metrics", "--group-by", "--order-by",  "--where",  "--limit",     "--format",
-        "--as-of",   "--pin",      "--dialect",   "--engine", "--saved",     "--into",
-        NULL};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-') {
-            if (!strcmp(o->sub, "replay") && !o->receipt_in) {
-                o->receipt_in = a;
-                continue;
-            }
-            fprintf(stderr, "floe semantic %s: unexpected argument '%s'\n", o->sub, a);
-            return 2;
-        }
-        char name[32];
-        const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
-        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        if (nl >= sizeof name)
-            nl = sizeof name - 1;
-        memcpy(name, a, nl);
-        name[nl] = 0;
-        const char *val = eq ? eq + 1 : NULL;
-        if (!val) {
-            if (i + 1 >= argc)
-                return cli_missing_value("semantic", name, known);
-            val = argv[++i];
-        }
-        int rc = parse_value(o, name, val);
-        if (rc)
-            return rc;
+    char name[64];
+    snprintf(name, sizeof name, "semantic %s", o->sub);
+    cli_command cmd = semantic_cmd;
+    cmd.name = name;
+    cmd.max_args = !strcmp(o->sub, "replay") ? 1 : 0;
+    cli_args p;
+    int rc;
+    if (!cli_parse(&cmd, argc - 1, argv + 1, &p, &rc))
+        return rc ? rc : -1;
+    o->receipt_in = p.npos ? p.pos[0] : NULL;
+    for (int i = 0; i < p.ngiven && !rc; i++) {
+        char opt[40]; /* parse_value takes the option as written: "--metrics" */
+        snprintf(opt, sizeof opt, "--%s", options[p.given[i].opt].name);
+        rc = parse_value(o, opt, p.given[i].value);
     }
+    cli_args_free(&p);
+    if (rc)
+        return rc;
     if (!o->models && getenv("FLOE_MODELS") && *getenv("FLOE_MODELS"))
         o->models = getenv("FLOE_MODELS");
     if (!o->models && strcmp(o->sub, "replay")) /* replay checks a model only when given */
@@ -372,9 +375,10 @@ static fl_status write_receipt(const char *path, const fl_sem_receipt *r, fl_err
 {
     char *json = NULL;
     FL_TRY(fl_sem_receipt_to_json(r, &json, err));
-    FILE *f = fopen(path, "w");
+    bool to_stdout = !strcmp(path, "-");
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
     bool ok = f && fputs(json, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0)
+    if (f && (to_stdout ? fflush(f) : fclose(f)) != 0)
         ok = false;
     free(json);
     return ok ? FL_OK : fl_errorf(err, FL_EIO, "%s: cannot write the receipt", path);
@@ -382,7 +386,8 @@ static fl_status write_receipt(const char *path, const fl_sem_receipt *r, fl_err
 
 static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    bool from_stdin = !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return fl_errorf(err, FL_ENOTFOUND, "%s: cannot open the receipt", path);
     fl_buf b;
@@ -392,7 +397,8 @@ static fl_status read_receipt(const char *path, fl_sem_receipt **r, fl_error *er
     fl_status rc = FL_OK;
     while (rc == FL_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
         rc = fl_buf_append(&b, chunk, n, err);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     if (rc == FL_OK)
         rc = fl_buf_putc(&b, 0, err);
     if (rc == FL_OK)
@@ -574,11 +580,11 @@ int fl_cmd_semantic(int argc, char **argv)
                 argv[1]);
         return 2;
     }
-    if (cli_help_requested(argc, argv)) {
-        usage(stdout);
+    int st = parse_args(argc, argv, &o);
+    if (st < 0) {
+        free_copies(&o);
         return 0;
     }
-    int st = parse_args(argc, argv, &o);
     if (st == 0 && !strcmp(o.sub, "replay") && !o.receipt_in) {
         fprintf(stderr, "floe semantic replay: which receipt? (floe semantic replay FILE)\n");
         st = 2;

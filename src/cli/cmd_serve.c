@@ -5,7 +5,7 @@
  * (--config FILE, "key = value" lines, '#' comments) < environment
  * (FLOE_SERVE_<KEY> with '-' as '_', upper case; FLOE_CATALOG and
  * FLOE_WAREHOUSE as for the other commands) < command-line flags
- * (--key value or --key=value). Keys:
+ * (--key value or --key=value; the option table below lists every key). Keys:
  *   host, port, catalog, warehouse, prefix, threads, max-body-bytes,
  *   max-json-depth, idempotency-lifetime (seconds), auth-store, audit-log,
  *   token-ttl, static-token (TOKEN=PRINCIPAL; repeatable, comma-separated in
@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
 #include "cli/units.h"
 #include "floe/admission.h"
 #include "floe/pgwire.h"
@@ -331,47 +332,86 @@ static int read_file(serve_cfg *c, const char *path)
     return rc;
 }
 
-static const char *const KEYS[] = {"host",
-                                   "port",
-                                   "catalog",
-                                   "warehouse",
-                                   "prefix",
-                                   "threads",
-                                   "max-body-bytes",
-                                   "max-json-depth",
-                                   "idempotency-lifetime",
-                                   "auth-store",
-                                   "audit-log",
-                                   "token-ttl",
-                                   "static-token",
-                                   "allowed-location",
-                                   "log-requests",
-                                   "ready-file",
-                                   "pg-port",
-                                   "pg-host",
-                                   "pg-tls-cert",
-                                   "pg-tls-key",
-                                   "pg-max-connections",
-                                   "pg-idle-timeout",
-                                   "pg-max-message-bytes",
-                                   "sql-cache-mb",
-                                   "statement-timeout",
-                                   "max-statement-timeout",
-                                   "max-memory-limit",
-                                   "max-statements",
-                                   "pg-auth-timeout",
-                                   "pg-max-startup",
-                                   "pg-reserved-connections",
-                                   "pg-max-sessions-per-principal",
-                                   "http-max-connections",
-                                   "http-max-connections-per-ip",
-                                   "http-connection-timeout",
-                                   "login-max-failures",
-                                   "login-window",
-                                   "mcp-run-sql",
-                                   "mcp-max-scan-bytes",
-                                   "mcp-max-queries-per-minute",
-                                   "models"};
+/* The command line's options: --config, the two flags that are never read
+ * from a file or the environment, then one row per setting key (the same
+ * keys as the config file and FLOE_SERVE_<KEY>, from O_FIRST_KEY on). */
+enum { O_CONFIG, O_INSECURE_NO_AUTH, O_PG_TRUST, O_FIRST_KEY };
+static const cli_opt options[] = {
+    [O_CONFIG] = {"config", 0, "FILE", false, "settings as \"key = value\" lines ('#' comments)"},
+    [O_INSECURE_NO_AUTH] = {"insecure-no-auth", 0, NULL, false,
+                            "no authentication: every client has every privilege\n"
+                            "(local development only; a flag, never from a file)"},
+    [O_PG_TRUST] = {"pg-trust", 0, NULL, false,
+                    "PostgreSQL: no passwords, every user is admin (local\n"
+                    "development only; a flag, never from a file)"},
+    {"host", 0, "H", false, "listen address (default 127.0.0.1)"},
+    {"port", 0, "N", false, "HTTP port (default 8181)"},
+    {"catalog", 0, "URI", false,
+     "the catalog (default $FLOE_CATALOG, else sqlite:./warehouse/catalog.db)"},
+    {"warehouse", 0, "DIR|s3://...", false,
+     "root of new tables (default $FLOE_WAREHOUSE, else ./warehouse)"},
+    {"prefix", 0, "P", false, "the REST catalog's URL prefix"},
+    {"threads", 0, "N", false, "HTTP worker threads"},
+    {"max-body-bytes", 0, "N", false, "largest request body"},
+    {"max-json-depth", 0, "N", false, "deepest JSON nesting accepted"},
+    {"idempotency-lifetime", 0, "S", false, "seconds an Idempotency-Key is remembered"},
+    {"auth-store", 0, "URI", false, "the auth store (default: the catalog's database)"},
+    {"audit-log", 0, "FILE", false, "append an audit record per mutation"},
+    {"token-ttl", 0, "S", false, "lifetime of the tokens it issues, seconds"},
+    {"static-token", 0, "TOKEN=PRINCIPAL", true,
+     "a fixed bearer token (comma-separated in the environment)"},
+    {"allowed-location", 0, "ROOT", true,
+     "table locations must be under ROOT (comma-separated too)"},
+    {"log-requests", 0, "true|false", false, "one JSON line per request on stderr"},
+    {"ready-file", 0, "FILE", false,
+     "written with \"host:port\" once listening (a second line\n\"pg host:port\" with the "
+     "PostgreSQL listener)"},
+    {"pg-port", 0, "N", false,
+     "PostgreSQL wire protocol port (off unless given; 5433 is\ncustomary; 0 = ephemeral)"},
+    {"pg-host", 0, "H", false, "its listen address (default: --host)"},
+    {"pg-tls-cert", 0, "PEM", false, "TLS certificate (SSLRequest answered 'S' with --pg-tls-key)"},
+    {"pg-tls-key", 0, "PEM", false, "TLS private key"},
+    {"pg-max-connections", 0, "N", false, "PostgreSQL connections (default 64)"},
+    {"pg-idle-timeout", 0, "S", false, "close idle connections after S seconds (default 3600)"},
+    {"pg-max-message-bytes", 0, "N", false, "largest protocol message (default 64 MiB)"},
+    {"sql-cache-mb", 0, "N", false,
+     "the SQL sessions' shared metadata/manifest/footer cache\n(default 256; 0 = a private cache "
+     "per session)"},
+    {"statement-timeout", 0, "T", false,
+     "every session's default statement_timeout (5min; 0 = none)"},
+    {"max-statement-timeout", 0, "T", false, "the largest statement_timeout a session may SET"},
+    {"max-memory-limit", 0, "SIZE", false, "the largest memory_limit a session may SET"},
+    {"max-statements", 0, "N", false, "statements per principal at once, pgwire and /v1/sql (16)"},
+    {"pg-auth-timeout", 0, "S", false, "seconds to authenticate (10)"},
+    {"pg-max-startup", 0, "N", false, "connections still authenticating (64)"},
+    {"pg-reserved-connections", 0, "N", false, "connections kept for admin principals (3)"},
+    {"pg-max-sessions-per-principal", 0, "N", false, "default: pg-max-connections / 2"},
+    {"http-max-connections", 0, "N", false, "HTTP connections (4096)"},
+    {"http-max-connections-per-ip", 0, "N", false, "HTTP connections per client address (64)"},
+    {"http-connection-timeout", 0, "S", false, "idle HTTP connection timeout (30)"},
+    {"login-max-failures", 0, "N", false, "failed logins per client id (5; 4x per address)"},
+    {"login-window", 0, "S", false, "the failed-login throttle's window (60)"},
+    {"mcp-run-sql", 0, "true|false", false, "MCP at POST /mcp: false refuses the run_sql tool"},
+    {"mcp-max-scan-bytes", 0, "SIZE", false, "run_sql refuses a query whose estimate scans more"},
+    {"mcp-max-queries-per-minute", 0, "N", false, "run_sql statements per principal and minute"},
+    {"models", 0, "DIR", false, "a semantic model: the MCP metric tools, MEASURE() over SQL"},
+};
+static const cli_command serve_cmd = {
+    .name = "serve",
+    .synopsis = "serve [--config FILE] [--host H] [--port N] [--catalog URI]\n"
+                "           [--warehouse DIR|s3://...] [--prefix P] [--threads N]\n"
+                "           [--insecure-no-auth] [--static-token TOKEN=PRINCIPAL]\n"
+                "           [--audit-log FILE] [--allowed-location ROOT] [--log-requests true]",
+    .about = "  Serves the Iceberg REST catalog (and, with --pg-port, the PostgreSQL wire\n"
+             "  protocol). Settings come from the built-in defaults, then the --config file,\n"
+             "  then FLOE_SERVE_<KEY> environment variables, then the command line. Durations\n"
+             "  take ms/s/m/h (a bare number is ms for the statement timeouts, seconds\n"
+             "  otherwise), sizes kB/MB/GB. Roles' `floe admin limits` win over the limits.",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+    .notes = "Web console at http://HOST:PORT/console/ (docs/console.md): sign in with a\n"
+             "principal's client id and secret; it reads through the APIs above as that principal.",
+};
 
 static int read_env(serve_cfg *c)
 {
@@ -380,45 +420,17 @@ static int read_env(serve_cfg *c)
         c->o.catalog_uri = v;
     if ((v = getenv("FLOE_WAREHOUSE")) && *v)
         c->o.warehouse = v;
-    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+    for (size_t i = O_FIRST_KEY; i < CLI_NOPTS(options); i++) {
+        const char *key = options[i].name;
         char name[64] = "FLOE_SERVE_";
         size_t n = strlen(name);
-        for (const char *p = KEYS[i]; *p && n < sizeof name - 1; p++)
+        for (const char *p = key; *p && n < sizeof name - 1; p++)
             name[n++] = *p == '-' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         name[n] = '\0';
-        if ((v = getenv(name)) && *v && set_key(c, KEYS[i], v, name))
+        if ((v = getenv(name)) && *v && set_key(c, key, v, name))
             return -1;
     }
     return 0;
-}
-
-static void usage(FILE *f)
-{
-    fprintf(
-        f, "usage: floe serve [--config FILE] [--host H] [--port N] [--catalog URI]\n"
-           "                  [--warehouse DIR|s3://...] [--prefix P] [--threads N]\n"
-           "                  [--insecure-no-auth] [--static-token TOKEN=PRINCIPAL]\n"
-           "                  [--audit-log FILE] [--allowed-location ROOT] [--log-requests true]\n"
-           "Serves the Iceberg REST catalog. Defaults: 127.0.0.1:8181, catalog\n"
-           "sqlite:./warehouse/catalog.db, warehouse ./warehouse. Settings also come from\n"
-           "the config file (key = value) and FLOE_SERVE_<KEY> environment variables.\n"
-           "--insecure-no-auth disables authentication (local development only).\n"
-           "PostgreSQL protocol: --pg-port N (off unless given; 5433 is customary) [--pg-host H]\n"
-           "  [--pg-tls-cert PEM --pg-tls-key PEM] [--pg-max-connections N]\n"
-           "  [--pg-idle-timeout S] [--pg-trust (no passwords; local development only)]\n"
-           "SQL sessions (pgwire and POST /v1/sql) share one metadata/manifest/footer cache of\n"
-           "  --sql-cache-mb N MiB (default 256; 0 = no sharing: a private cache per session).\n"
-           "Limits (roles' `floe admin limits` win): --statement-timeout T (5min; 0 = none)\n"
-           "  --max-statement-timeout T --max-memory-limit SIZE --max-statements N (16 per\n"
-           "  principal) --pg-auth-timeout S (10) --pg-max-startup N (64)\n"
-           "  --pg-reserved-connections N (3, admins) --pg-max-sessions-per-principal N\n"
-           "  --http-max-connections N (4096) --http-max-connections-per-ip N (64)\n"
-           "  --http-connection-timeout S (30) --login-max-failures N (5) --login-window S (60)\n"
-           "MCP at POST /mcp: --mcp-run-sql false (refuse run_sql) --mcp-max-scan-bytes SIZE\n"
-           "  --mcp-max-queries-per-minute N (run_sql's budgets; none by default)\n"
-           "  --models DIR (a semantic model: the metric tools list_metrics, query_metrics, ...)\n"
-           "Web console at http://HOST:PORT/console/ (docs/console.md): sign in with a\n"
-           "  principal's client id and secret; it reads through the APIs above as that principal.\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -428,52 +440,15 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static int parse_args(serve_cfg *c, int argc, char **argv, const char **config)
+/* The command line's settings, in the order given, over what the file and
+ * the environment set (they win); -1 after a bad value (said why). */
+static int apply_options(serve_cfg *c, const cli_args *p)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "floe serve: unexpected argument '%s'\n", a);
-            return -1;
-        }
-        char key[64];
-        const char *eq = strchr(a, '='), *val;
-        size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        if (kl >= sizeof key)
-            return -1;
-        memcpy(key, a + 2, kl);
-        key[kl] = '\0';
-        if (!strcmp(key, "insecure-no-auth")) {
-            c->o.insecure_no_auth = true;
-            continue;
-        }
-        if (!strcmp(key, "pg-trust")) {
-            c->pg.trust = true;
-            continue;
-        }
-        if (eq)
-            val = eq + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        else {
-            bool known = !strcmp(key, "config");
-            for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
-                known |= !strcmp(key, KEYS[k]);
-            if (known)
-                fprintf(stderr, "floe serve: --%s needs a value\n", key);
-            else
-                fprintf(stderr, "floe serve: unknown option '--%s' (see floe serve --help)\n", key);
-            return -1;
-        }
-        if (!strcmp(key, "config")) {
-            *config = val;
-            continue;
-        }
-        if (config == NULL && set_key(c, key, val, "command line"))
+    c->o.insecure_no_auth |= cli_has(p, O_INSECURE_NO_AUTH);
+    c->pg.trust |= cli_has(p, O_PG_TRUST);
+    for (int i = 0; i < p->ngiven; i++) {
+        int k = p->given[i].opt;
+        if (k >= O_FIRST_KEY && set_key(c, options[k].name, p->given[i].value, "command line"))
             return -1;
     }
     return 0;
@@ -517,29 +492,21 @@ int fl_cmd_serve(int argc, char **argv)
     fl_sem_model *model = NULL;        /* --models, for the MCP metric tools */
     fl_sem_sql *semsql = NULL;         /* --models: semantic.metrics over SQL (sem_sql.h) */
     int rc = 2;
-    if (parse_args(&c, argc, argv, &config)) /* first pass: --config only */
+    cli_args args;
+    if (!cli_parse(&serve_cmd, argc, argv, &args, &rc))
+        return rc;
+    if (args.npos) {
+        rc = cli_usage_error(&serve_cmd, "unexpected argument '%s'", args.pos[0]);
         goto done;
+    }
+    rc = 2;
+    config = cli_value(&args, O_CONFIG);
     if (config && read_file(&c, config))
         goto done;
     if (read_env(&c))
         goto done;
-    for (int i = 1; i < argc; i++) { /* second pass: flags win */
-        const char *a = argv[i];
-        const char *eq = strchr(a, '=');
-        char key[64];
-        size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        if (kl >= sizeof key)
-            goto done;
-        memcpy(key, a + 2, kl);
-        key[kl] = '\0';
-        if (!strcmp(key, "insecure-no-auth") || !strcmp(key, "pg-trust"))
-            continue;
-        const char *val = eq ? eq + 1 : argv[++i];
-        if (!strcmp(key, "config"))
-            continue;
-        if (set_key(&c, key, val, "command line"))
-            goto done;
-    }
+    if (apply_options(&c, &args))
+        goto done;
     c.o.static_tokens = c.tokens;
     c.o.allowed_locations = c.allowed;
     rc = 1;
@@ -674,6 +641,7 @@ int fl_cmd_serve(int argc, char **argv)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
+    cli_args_free(&args);
     fl_sem_sql_free(semsql);
     fl_sem_model_free(model);
     fl_admission_free(adm);

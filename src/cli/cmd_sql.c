@@ -64,6 +64,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/output.h"
 #include "floe/sem_sql.h"
 
@@ -109,37 +110,72 @@ static void on_sigint(int sig)
         fl_sql_session_cancel(s);
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: floe sql [options] [-c SQL]... [-f FILE]...\n"
-            "  Runs SQL over the Iceberg tables of a catalog: interactively (a terminal on\n"
-            "  stdin), the -c / -f scripts in order, or a script piped on stdin.\n\n"
-            "options:\n"
-            "  -c SQL                 run SQL (one or more statements; repeatable)\n"
-            "  -f FILE                run the statements of FILE ('-' = stdin; repeatable)\n"
-            "  --catalog URI          sqlite:PATH | postgresql://... | fs:PATH\n"
-            "                         (default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)\n"
-            "  --warehouse DIR        root of new tables (default $FLOE_WAREHOUSE or ./warehouse)\n"
-            "  --no-catalog           no catalog: only VALUES and table functions\n"
-            "  -n, --namespace NS     namespace of unqualified table names (default \"default\")\n"
-            "  --format F             table | unaligned | csv | json | jsonl | parquet (default table)\n"
-            "  -A, --no-align         unaligned output: fields joined by '|' (psql -A)\n"
-            "  -t, --tuples-only      rows only: no header, no \"(N rows)\" footer (psql -t)\n"
-            "  -F, --field-separator S  unaligned: the separator between fields (default '|')\n"
-            "  -o, --output FILE      write results to FILE (required for parquet)\n"
-            "  --no-header            no header row (table, csv)\n"
-            "  -x, --expanded         table: one record block per row\n"
-            "  --threads N            worker threads (default: CPUs)\n"
-            "  --memory-limit SIZE    operator memory before spilling, e.g. 512MB, 2GB\n"
-            "  --time-zone TZ         session time zone (default UTC)\n"
-            "  --models DIR           a semantic model: SELECT ..., MEASURE(metric) FROM\n"
-            "                         semantic.metrics GROUP BY ... (docs/semantic.md)\n"
-            "  --timing               print each statement's time\n"
-            "  --keep-going           run the remaining statements after an error\n"
-            "  -q, --quiet            no command tags\n"
-            "  -v, --verbose          errors also print their SQLSTATE\n");
-}
+enum {
+    O_COMMAND,
+    O_FILE,
+    O_CATALOG,
+    O_WAREHOUSE,
+    O_NO_CATALOG,
+    O_NAMESPACE,
+    O_FORMAT,
+    O_NO_ALIGN,
+    O_TUPLES_ONLY,
+    O_FIELD_SEPARATOR,
+    O_OUTPUT,
+    O_NO_HEADER,
+    O_EXPANDED,
+    O_THREADS,
+    O_MEMORY_LIMIT,
+    O_TIME_ZONE,
+    O_MODELS,
+    O_TIMING,
+    O_KEEP_GOING,
+    O_QUIET,
+    O_VERBOSE
+};
+static const cli_opt options[] = {
+    [O_COMMAND] = {NULL, 'c', "SQL", true, "run SQL (one or more statements; repeatable)"},
+    [O_FILE] = {NULL, 'f', "FILE", true, "run the statements of FILE ('-' = stdin; repeatable)"},
+    [O_CATALOG] = {"catalog", 0, "URI", false,
+                   "sqlite:PATH | postgresql://... | fs:PATH\n"
+                   "(default $FLOE_CATALOG or sqlite:./warehouse/catalog.db)"},
+    [O_WAREHOUSE] = {"warehouse", 0, "DIR", false,
+                     "root of new tables (default $FLOE_WAREHOUSE or ./warehouse)"},
+    [O_NO_CATALOG] = {"no-catalog", 0, NULL, false, "no catalog: only VALUES and table functions"},
+    [O_NAMESPACE] = {"namespace", 'n', "NS", false,
+                     "namespace of unqualified table names (default \"default\")"},
+    [O_FORMAT] = {"format", 0, "F", false,
+                  "table | unaligned | csv | json | jsonl | parquet (default table)"},
+    [O_NO_ALIGN] = {"no-align", 'A', NULL, false,
+                    "unaligned output: fields joined by '|' (psql -A)"},
+    [O_TUPLES_ONLY] = {"tuples-only", 't', NULL, false,
+                       "rows only: no header, no \"(N rows)\" footer (psql -t)"},
+    [O_FIELD_SEPARATOR] = {"field-separator", 'F', "S", false,
+                           "unaligned: the separator between fields (default '|')"},
+    [O_OUTPUT] = {"output", 'o', "FILE", false,
+                  "write results to FILE ('-' = stdout; a file for parquet)"},
+    [O_NO_HEADER] = {"no-header", 0, NULL, false, "no header row (table, csv)"},
+    [O_EXPANDED] = {"expanded", 'x', NULL, false, "table: one record block per row"},
+    [O_THREADS] = {"threads", 0, "N", false, "worker threads (default: CPUs)"},
+    [O_MEMORY_LIMIT] = {"memory-limit", 0, "SIZE", false,
+                        "operator memory before spilling, e.g. 512MB, 2GB"},
+    [O_TIME_ZONE] = {"time-zone", 0, "TZ", false, "session time zone (default UTC)"},
+    [O_MODELS] = {"models", 0, "DIR", false,
+                  "a semantic model: SELECT ..., MEASURE(metric) FROM\n"
+                  "semantic.metrics GROUP BY ... (docs/semantic.md)"},
+    [O_TIMING] = {"timing", 0, NULL, false, "print each statement's time"},
+    [O_KEEP_GOING] = {"keep-going", 0, NULL, false, "run the remaining statements after an error"},
+    [O_QUIET] = {"quiet", 'q', NULL, false, "no command tags"},
+    [O_VERBOSE] = {"verbose", 'v', NULL, false, "errors also print their SQLSTATE"},
+};
+static const cli_command sql_cmd = {
+    .name = "sql",
+    .synopsis = "sql [options] [-c SQL]... [-f FILE]...",
+    .about = "  Runs SQL over the Iceberg tables of a catalog: interactively (a terminal on\n"
+             "  stdin), the -c / -f scripts in order, or a script piped on stdin.",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
 
 /* "512MB", "2G", "1.5GiB", "1000000" (bytes; K/M/G/T are powers of 1024). */
 static bool parse_size(const char *s, uint64_t *out)
@@ -189,107 +225,76 @@ static bool push_item(shell *sh, bool is_file, const char *text)
     return true;
 }
 
+/* The -c and -f scripts, in the order given. */
+static bool script_items(const cli_args *p, shell *sh)
+{
+    for (int i = 0; i < p->ngiven; i++) {
+        int k = p->given[i].opt;
+        if ((k == O_COMMAND || k == O_FILE) && !push_item(sh, k == O_FILE, p->given[i].value))
+            return false;
+    }
+    return true;
+}
+
+/* The options that take a value to check; 0, or 2 after a usage error. */
+static int checked_options(const cli_args *p, shell *sh)
+{
+    const char *v;
+    if ((v = cli_value(p, O_FORMAT)) && !fl_sqlout_format_parse(v, &sh->o.format))
+        return cli_usage_error(&sql_cmd, "unknown format '%s' (table, csv, json, jsonl, parquet)",
+                               v);
+    if (cli_has(p, O_NO_ALIGN))
+        sh->o.format = FL_SQLOUT_UNALIGNED;
+    if ((v = cli_value(p, O_THREADS))) {
+        char *end = NULL;
+        unsigned long t = strtoul(v, &end, 10);
+        if (!*v || *end || t > 1024)
+            return cli_usage_error(&sql_cmd, "--threads takes a number from 0 to 1024");
+        sh->threads = (uint32_t)t;
+    }
+    if ((v = cli_value(p, O_MEMORY_LIMIT)) && !parse_size(v, &sh->memory_limit))
+        return cli_usage_error(&sql_cmd, "--memory-limit takes a size such as 512MB or 2GB");
+    return 0;
+}
+
 /* 0 ok, -1 --help printed, else exit status. */
 static int parse_args(int argc, char **argv, shell *sh)
 {
     sh->o.header = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *flags0[] = {"--no-catalog", "--no-header",  "-x",          "--expanded",
-                                "--timing",     "--keep-going", "-q",          "--quiet",
-                                "-v",           "--verbose",    "--help",      "-h",
-                                "-A",           "--no-align",   "-t",          "--tuples-only",
-                                "-At",          "-tA"};
-        bool flag = false;
-        for (size_t k = 0; k < sizeof flags0 / sizeof flags0[0]; k++)
-            flag |= !strcmp(a, flags0[k]);
-        if (flag) {
-            if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-                usage(stdout);
-                return -1;
-            }
-            sh->no_catalog |= !strcmp(a, "--no-catalog");
-            if (!strcmp(a, "--no-header"))
-                sh->o.header = false;
-            sh->o.expanded |= !strcmp(a, "-x") || !strcmp(a, "--expanded");
-            if (!strcmp(a, "-A") || !strcmp(a, "--no-align") || !strcmp(a, "-At") || !strcmp(a, "-tA"))
-                sh->o.format = FL_SQLOUT_UNALIGNED;
-            sh->o.tuples_only |= !strcmp(a, "-t") || !strcmp(a, "--tuples-only") ||
-                                 !strcmp(a, "-At") || !strcmp(a, "-tA");
-            sh->timing |= !strcmp(a, "--timing");
-            sh->keep_going |= !strcmp(a, "--keep-going");
-            sh->quiet |= !strcmp(a, "-q") || !strcmp(a, "--quiet");
-            sh->verbose |= !strcmp(a, "-v") || !strcmp(a, "--verbose");
-            continue;
-        }
-        char name[32];
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        if (nl >= sizeof name)
-            nl = sizeof name - 1;
-        memcpy(name, a, nl);
-        name[nl] = '\0';
-        const char *val = eq ? eq + 1 : NULL;
-        if (!val) {
-            if (i + 1 >= argc) {
-                static const char *const known[] = {"-c",          "-f",          "-n",
-                                                    "-o",          "--catalog",   "--warehouse",
-                                                    "--namespace", "--time-zone", "--output",
-                                                    "--format",    "--threads",   "--memory-limit",
-                                                    "-F",          "--field-separator",
-                                                    "--models",    NULL};
-                return cli_missing_value("sql", name, known);
-            }
-            val = argv[++i];
-        }
-        if (!strcmp(name, "-c")) {
-            if (!push_item(sh, false, val))
-                return 1;
-        } else if (!strcmp(name, "-f")) {
-            if (!push_item(sh, true, val))
-                return 1;
-        } else if (!strcmp(name, "-F") || !strcmp(name, "--field-separator")) {
-            sh->o.fieldsep = val;
-        } else if (!strcmp(name, "--catalog")) {
-            sh->catalog_uri = val;
-        } else if (!strcmp(name, "--warehouse")) {
-            sh->warehouse = val;
-        } else if (!strcmp(name, "-n") || !strcmp(name, "--namespace")) {
-            sh->ns = val;
-        } else if (!strcmp(name, "--time-zone")) {
-            sh->tz = val;
-        } else if (!strcmp(name, "--models")) {
-            sh->models_dir = val;
-        } else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
-            sh->out_path = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!fl_sqlout_format_parse(val, &sh->o.format)) {
-                fprintf(stderr,
-                        "floe sql: unknown format '%s' (table, csv, json, jsonl, parquet)\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--threads")) {
-            char *end = NULL;
-            unsigned long t = strtoul(val, &end, 10);
-            if (!*val || *end || t > 1024) {
-                fprintf(stderr, "floe sql: --threads takes a number from 0 to 1024\n");
-                return 2;
-            }
-            sh->threads = (uint32_t)t;
-        } else if (!strcmp(name, "--memory-limit")) {
-            if (!parse_size(val, &sh->memory_limit)) {
-                fprintf(stderr, "floe sql: --memory-limit takes a size such as 512MB or 2GB\n");
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "floe sql: unknown option '%s' (see floe sql --help)\n", name);
-            return 2;
-        }
+    cli_args p;
+    int st;
+    if (!cli_parse(&sql_cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    if (p.npos) {
+        st = cli_usage_error(&sql_cmd, "unexpected argument '%s' (SQL goes after -c)", p.pos[0]);
+        cli_args_free(&p);
+        return st;
     }
-    if (sh->o.format == FL_SQLOUT_PARQUET && !sh->out_path) {
-        fprintf(stderr, "floe sql: --format parquet needs -o FILE\n");
-        return 2;
-    }
+    sh->no_catalog = cli_has(&p, O_NO_CATALOG);
+    sh->o.header = !cli_has(&p, O_NO_HEADER);
+    sh->o.expanded = cli_has(&p, O_EXPANDED);
+    sh->o.tuples_only = cli_has(&p, O_TUPLES_ONLY);
+    sh->timing = cli_has(&p, O_TIMING);
+    sh->keep_going = cli_has(&p, O_KEEP_GOING);
+    sh->quiet = cli_has(&p, O_QUIET);
+    sh->verbose = cli_has(&p, O_VERBOSE);
+    if (cli_has(&p, O_FIELD_SEPARATOR))
+        sh->o.fieldsep = cli_value(&p, O_FIELD_SEPARATOR);
+    sh->catalog_uri = cli_value(&p, O_CATALOG);
+    sh->warehouse = cli_value(&p, O_WAREHOUSE);
+    sh->ns = cli_value(&p, O_NAMESPACE);
+    sh->tz = cli_value(&p, O_TIME_ZONE);
+    sh->models_dir = cli_value(&p, O_MODELS);
+    sh->out_path = cli_value(&p, O_OUTPUT);
+    st = script_items(&p, sh) ? checked_options(&p, sh) : 1;
+    cli_args_free(&p);
+    if (st)
+        return st;
+    bool parquet = sh->o.format == FL_SQLOUT_PARQUET;
+    if (parquet && (!sh->out_path || !strcmp(sh->out_path, "-")))
+        return cli_usage_error(&sql_cmd, "--format parquet needs -o FILE");
+    if (sh->out_path && !strcmp(sh->out_path, "-"))
+        sh->out_path = NULL; /* stdout, the default */
     return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_sql.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/output.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
@@ -123,106 +124,143 @@ static bool parse_ts_ms(const char *s, int64_t *out)
     return true;
 }
 
+enum {
+    R_SNAPSHOT,
+    R_AS_OF,
+    R_REF,
+    R_COLUMNS,
+    R_WHERE,
+    R_FORMAT,
+    R_LIMIT,
+    R_MAP,
+    R_CATALOG,
+    R_WAREHOUSE,
+    R_LENIENT_DV,
+    R_EXPLAIN
+};
+static const cli_opt read_options[] = {
+    [R_SNAPSHOT] = {"snapshot", 0, "ID", false, "time travel: read snapshot ID"},
+    [R_AS_OF] = {"as-of", 0, "TS", false,
+                 "time travel: the snapshot current at TS (ms or timestamp)"},
+    [R_REF] = {"ref", 0, "NAME", false, "time travel: the head of branch or tag NAME"},
+    [R_COLUMNS] = {"columns", 0, "a,b", false, "project columns (_file, _pos: metadata columns)"},
+    [R_WHERE] = {"where", 0, "\"col op v\"", true,
+                 "filter, AND of all (op: = != < <= > >= 'is null' 'is not null')"},
+    [R_FORMAT] = {"format", 0, "F", false, "table (default) | csv | json | jsonl | unaligned, as floe sql prints"},
+    [R_LIMIT] = {"limit", 0, "N", false, "at most N rows"},
+    [R_MAP] = {"map", 0, "FROM=TO", true, "rewrite a location prefix (moved tables)"},
+    [R_CATALOG] = {"catalog", 0, "URI", false,
+                   "when TABLE is not a path it is db.table in this catalog\n"
+                   "(sqlite:PATH, postgresql://..., fs:PATH, http(s)://... REST;\n"
+                   "default $FLOE_CATALOG, else sqlite:./warehouse/catalog.db)"},
+    [R_WAREHOUSE] = {"warehouse", 0, "DIR", false,
+                     "its warehouse ($FLOE_WAREHOUSE, else ./warehouse)"},
+    [R_LENIENT_DV] = {"lenient-dv", 0, NULL, false,
+                      "accept deletion vectors stored as bare blobs (old DuckDB)"},
+    [R_EXPLAIN] = {"explain", 0, NULL, false, "planning figures on stderr"},
+};
+static const cli_command read_cmd = {
+    .name = "table",
+    .about = "  TABLE: a *.metadata.json file, a table folder (version-hint.text, else the newest\n"
+             "  metadata file), or ns.name in the catalog.",
+    .opts = read_options,
+    .nopts = CLI_NOPTS(read_options),
+    .max_args = 1,
+};
+
+/* The time travel of the last of --snapshot / --as-of / --ref given; 0 or 2. */
+static int snapshot_option(const cli_command *cmd, const cli_args *p, tbl_args *c)
+{
+    for (int i = p->ngiven - 1; i >= 0; i--) {
+        int k = p->given[i].opt;
+        const char *v = p->given[i].value;
+        if (k == R_SNAPSHOT && !fl_parse_int64(v, strlen(v), &c->snapshot_id))
+            return cli_usage_error(cmd, "bad --snapshot '%s'", v);
+        if (k == R_AS_OF && !parse_ts_ms(v, &c->as_of))
+            return cli_usage_error(cmd, "bad --as-of '%s' (ms since epoch or timestamp)", v);
+        c->ref = k == R_REF ? v : NULL;
+        c->select = k == R_SNAPSHOT ? FL_ICE_SNAP_ID
+                    : k == R_AS_OF  ? FL_ICE_SNAP_TIMESTAMP
+                    : k == R_REF    ? FL_ICE_SNAP_REF
+                                    : FL_ICE_SNAP_CURRENT;
+        if (c->select != FL_ICE_SNAP_CURRENT)
+            return 0;
+    }
+    return 0;
+}
+
+/* --map FROM=TO... into c->maps (arena copies of FROM); 0, 1 or 2. */
+static int map_options(const cli_command *cmd, const cli_args *p, fl_arena *a, tbl_args *c)
+{
+    int n;
+    const char *const *v = cli_values(p, R_MAP, &n);
+    c->maps = fl_arena_calloc(a, (size_t)n + 1, sizeof *c->maps);
+    if (!c->maps)
+        return 1;
+    for (int i = 0; i < n; i++) {
+        const char *e = strchr(v[i], '=');
+        if (!e || e == v[i])
+            return cli_usage_error(cmd, "--map wants FROM=TO, got '%s'", v[i]);
+        c->maps[c->nmaps].from = fl_arena_strndup(a, v[i], (size_t)(e - v[i]));
+        c->maps[c->nmaps++].to = e + 1;
+    }
+    return 0;
+}
+
+/* The options of p into c; 0, 1 (out of memory) or 2 (usage, printed). */
+static int options_from(const cli_command *cmd, const cli_args *p, fl_arena *a, tbl_args *c)
+{
+    int n;
+    const char *const *w = cli_values(p, R_WHERE, &n);
+    const char **wheres = fl_arena_calloc(a, (size_t)n + 1, sizeof *wheres);
+    if (!wheres)
+        return 1;
+    for (int i = 0; i < n; i++)
+        wheres[i] = w[i]; /* argv strings: they outlive the parse */
+    c->wheres = wheres;
+    c->nwheres = (uint32_t)n;
+    c->catalog = cli_value(p, R_CATALOG);
+    c->warehouse = cli_value(p, R_WAREHOUSE);
+    c->lenient_dv = cli_has(p, R_LENIENT_DV);
+    c->explain = cli_has(p, R_EXPLAIN);
+    const char *v;
+    fl_error err;
+    if ((v = cli_value(p, R_COLUMNS)) && split_list(v, a, &c->columns, &c->ncolumns, &err))
+        return cli_usage_error(cmd, "%s", err.msg);
+    if ((v = cli_value(p, R_FORMAT)) &&
+        (!fl_sqlout_format_parse(v, &c->fmt) || c->fmt == FL_SQLOUT_PARQUET))
+        return cli_usage_error(cmd, "unknown format '%s' (table, csv, json, jsonl, unaligned)", v);
+    if ((v = cli_value(p, R_LIMIT))) {
+        int64_t l;
+        if (!fl_parse_int64(v, strlen(v), &l) || l < 0)
+            return cli_usage_error(cmd, "bad --limit '%s'", v);
+        c->has_limit = true;
+        c->limit = (uint64_t)l;
+    }
+    int st = snapshot_option(cmd, p, c);
+    return st ? st : map_options(cmd, p, a, c);
+}
+
+/* 0 = run, 3 = help printed, else the exit status (message printed). */
 static int parse_args(int argc, char **argv, fl_arena *a, tbl_args *c)
 {
     memset(c, 0, sizeof *c);
     c->sub = argv[0];
-    c->wheres = fl_arena_calloc(a, (size_t)argc + 1, sizeof *c->wheres);
-    c->maps = fl_arena_calloc(a, (size_t)argc + 1, sizeof *c->maps);
-    if (!c->wheres || !c->maps)
-        return 1;
-    fl_error err;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            usage(stdout);
-            return 3;
-        }
-        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (c->table) {
-                fprintf(stderr, "floe table %s: unexpected argument '%s'\n", c->sub, arg);
-                return 2;
-            }
-            c->table = arg;
-            continue;
-        }
-        char name[32];
-        const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
-        if (!strcmp(name, "--lenient-dv")) {
-            c->lenient_dv = true;
-            continue;
-        }
-        if (!strcmp(name, "--explain")) {
-            c->explain = true;
-            continue;
-        }
-        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!val) {
-            static const char *const known[] = {"--snapshot",  "--as-of",  "--ref",   "--columns",
-                                                "--where",     "--format", "--limit", "--catalog",
-                                                "--warehouse", "--map",    NULL};
-            char cmd[64];
-            snprintf(cmd, sizeof cmd, "table %s", c->sub);
-            return cli_missing_value(cmd, name, known);
-        }
-        if (!strcmp(name, "--snapshot")) {
-            if (!fl_parse_int64(val, strlen(val), &c->snapshot_id)) {
-                fprintf(stderr, "floe table %s: bad --snapshot '%s'\n", c->sub, val);
-                return 2;
-            }
-            c->select = FL_ICE_SNAP_ID;
-        } else if (!strcmp(name, "--as-of")) {
-            if (!parse_ts_ms(val, &c->as_of)) {
-                fprintf(stderr, "floe table %s: bad --as-of '%s' (ms since epoch or timestamp)\n",
-                        c->sub, val);
-                return 2;
-            }
-            c->select = FL_ICE_SNAP_TIMESTAMP;
-        } else if (!strcmp(name, "--ref")) {
-            c->ref = val;
-            c->select = FL_ICE_SNAP_REF;
-        } else if (!strcmp(name, "--columns")) {
-            if (split_list(val, a, &c->columns, &c->ncolumns, &err) != FL_OK) {
-                fprintf(stderr, "floe table %s: %s\n", c->sub, err.msg);
-                return 2;
-            }
-        } else if (!strcmp(name, "--where")) {
-            c->wheres[c->nwheres++] = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!fl_sqlout_format_parse(val, &c->fmt) || c->fmt == FL_SQLOUT_PARQUET) {
-                fprintf(stderr,
-                        "floe table %s: unknown format '%s' (table, csv, json, jsonl, unaligned)\n",
-                        c->sub, val);
-                return 2;
-            }
-        } else if (!strcmp(name, "--limit")) {
-            int64_t l;
-            if (!fl_parse_int64(val, strlen(val), &l) || l < 0) {
-                fprintf(stderr, "floe table %s: bad --limit '%s'\n", c->sub, val);
-                return 2;
-            }
-            c->has_limit = true;
-            c->limit = (uint64_t)l;
-        } else if (!strcmp(name, "--catalog")) {
-            c->catalog = val;
-        } else if (!strcmp(name, "--warehouse")) {
-            c->warehouse = val;
-        } else if (!strcmp(name, "--map")) {
-            const char *e = strchr(val, '=');
-            if (!e || e == val) {
-                fprintf(stderr, "floe table %s: --map wants FROM=TO, got '%s'\n", c->sub, val);
-                return 2;
-            }
-            c->maps[c->nmaps].from = fl_arena_strndup(a, val, (size_t)(e - val));
-            c->maps[c->nmaps].to = e + 1;
-            c->nmaps++;
-        } else {
-            fprintf(stderr, "floe table %s: unknown option '%s'\n", c->sub, name);
-            return 2;
-        }
-    }
+    char name[64], synopsis[96];
+    snprintf(name, sizeof name, "table %s", c->sub);
+    snprintf(synopsis, sizeof synopsis, "table %s TABLE [options]", c->sub);
+    cli_command cmd = read_cmd;
+    cmd.name = name;
+    cmd.synopsis = synopsis;
+    cli_args p;
+    int st;
+    if (!cli_parse(&cmd, argc, argv, &p, &st))
+        return st ? st : 3;
+    c->table = p.npos ? p.pos[0] : NULL;
+    st = options_from(&cmd, &p, a, c);
+    cli_args_free(&p);
+    if (st)
+        return st;
     if (!c->table) {
         fprintf(stderr, "floe table %s: missing TABLE (metadata file or table folder)\n", c->sub);
         return 2;
@@ -675,21 +713,9 @@ static void usage(FILE *out)
         "\nwriting commands (TABLE: ns.name in the catalog; --catalog URI, --warehouse DIR):\n");
     for (size_t i = 0; i < nw; i++)
         fprintf(out, "  %-17s %s\n", wc[i].name, wc[i].help);
-    fprintf(out,
-            "\noptions:\n"
-            "  --snapshot ID | --as-of TS | --ref NAME   time travel (TS: ms or timestamp)\n"
-            "  --columns a,b          project columns (_file, _pos: metadata columns)\n"
-            "  --where \"col op v\"     filter, repeatable (op: = != < <= > >= 'is null' 'is not "
-            "null')\n"
-            "  --format table|csv|json|jsonl|unaligned (as floe sql prints), --limit N\n"
-            "  --map FROM=TO          rewrite a location prefix (moved tables), repeatable\n"
-            "  --catalog URI          when TABLE is not a path it is db.table in this catalog\n"
-            "                         (sqlite:PATH, postgresql://..., fs:PATH, http(s)://... "
-            "REST;\n                         default $FLOE_CATALOG,\n"
-            "                         else sqlite:./warehouse/catalog.db), --warehouse DIR\n"
-            "                         ($FLOE_WAREHOUSE, else ./warehouse)\n"
-            "  --lenient-dv           accept deletion vectors stored as bare blobs (old DuckDB)\n"
-            "  --explain              planning figures on stderr\n");
+    cli_usage_options(&read_cmd, "options", out);
+    fl_table_write_usage_options(out);
+    fprintf(out, "\nEvery command also takes -h, --help: its own usage.\n");
 }
 
 int fl_cmd_table(int argc, char **argv)
@@ -706,6 +732,8 @@ int fl_cmd_table(int argc, char **argv)
     for (size_t i = 0; i < nw; i++)
         if (!strcmp(argv[1], wc[i].name))
             return wc[i].run(argc - 1, argv + 1);
+    if (argv[1][0] == '-')
+        return cli_unknown_option("table", argv[1]);
     fprintf(stderr, "floe table: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 
 #define MAX_PROPS 64
 
@@ -30,55 +31,57 @@ typedef struct nsargs {
     uint32_t nprops;
 } nsargs;
 
-/* 0 = ok, -1 = help printed, 2 = usage error. */
+enum { NS_CATALOG, NS_WAREHOUSE, NS_PROPERTY };
+static const cli_opt ns_options[] = {
+    [NS_CATALOG] = {"catalog", 0, "URI", false,
+                    "the catalog (default $FLOE_CATALOG, else sqlite:./warehouse/catalog.db)"},
+    [NS_WAREHOUSE] = {"warehouse", 0, "DIR", false,
+                      "its warehouse (default $FLOE_WAREHOUSE, else ./warehouse)"},
+    [NS_PROPERTY] = {"property", 0, "K=V", true, "a namespace property"},
+};
+
+/* --property K=V... into a->props; 0 or 2. */
+static int property_options(const cli_command *cmd, const cli_args *p, nsargs *a, fl_arena *ar)
+{
+    int n;
+    const char *const *v = cli_values(p, NS_PROPERTY, &n);
+    for (int i = 0; i < n; i++) {
+        const char *e = strchr(v[i], '=');
+        if (!e || a->nprops == MAX_PROPS)
+            return cli_usage_error(cmd, "--property takes KEY=VALUE");
+        a->props[a->nprops].key = fl_arena_strndup(ar, v[i], (size_t)(e - v[i]));
+        a->props[a->nprops++].value = e + 1;
+    }
+    return 0;
+}
+
+/* npos positionals (0: at most one, optional); --property only when props.
+ * 0 = ok, -1 = help printed, else the exit status (message printed). */
 static int parse(int argc, char **argv, nsargs *a, int npos, const char *usage, bool props,
                  fl_arena *ar)
 {
     memset(a, 0, sizeof *a);
     a->cmd = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            printf("usage: floe table %s %s\n", a->cmd, usage);
-            return -1;
-        }
-        if (strncmp(s, "--", 2) != 0) {
-            if (a->npos == 4)
-                break;
-            a->pos[a->npos++] = s;
-            continue;
-        }
-        const char *eq = strchr(s, '=');
-        size_t nl = eq ? (size_t)(eq - s) : strlen(s);
-        const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!val) {
-            static const char *const known[] = {"--catalog", "--warehouse", "--property", NULL};
-            char cmd[64];
-            snprintf(cmd, sizeof cmd, "table %s", a->cmd);
-            return cli_missing_value(cmd, s, known);
-        }
-        if (nl == 9 && !strncmp(s, "--catalog", nl)) {
-            a->catalog = val;
-        } else if (nl == 11 && !strncmp(s, "--warehouse", nl)) {
-            a->warehouse = val;
-        } else if (props && nl == 10 && !strncmp(s, "--property", nl)) {
-            const char *e = strchr(val, '=');
-            if (!e || a->nprops == MAX_PROPS) {
-                fprintf(stderr, "floe table %s: --property takes KEY=VALUE\n", a->cmd);
-                return 2;
-            }
-            a->props[a->nprops].key = fl_arena_strndup(ar, val, (size_t)(e - val));
-            a->props[a->nprops++].value = e + 1;
-        } else {
-            fprintf(stderr, "floe table %s: unknown option '%.*s'\n", a->cmd, (int)nl, s);
-            return 2;
-        }
-    }
-    if (a->npos < npos || a->npos > (npos ? npos : 1)) {
-        fprintf(stderr, "usage: floe table %s %s\n", a->cmd, usage);
-        return 2;
-    }
-    return 0;
+    char name[64], synopsis[128];
+    snprintf(name, sizeof name, "table %s", a->cmd);
+    snprintf(synopsis, sizeof synopsis, "table %s %s", a->cmd, usage);
+    const cli_command cmd = {.name = name,
+                             .synopsis = synopsis,
+                             .opts = ns_options,
+                             .nopts = props ? 3 : 2,
+                             .min_args = npos,
+                             .max_args = npos ? npos : 1};
+    cli_args p;
+    int st;
+    if (!cli_parse(&cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    for (int i = 0; i < p.npos; i++)
+        a->pos[a->npos++] = p.pos[i];
+    a->catalog = cli_value(&p, NS_CATALOG);
+    a->warehouse = cli_value(&p, NS_WAREHOUSE);
+    st = property_options(&cmd, &p, a, ar);
+    cli_args_free(&p);
+    return st;
 }
 
 typedef struct nsctx {

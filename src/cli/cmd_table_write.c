@@ -4,7 +4,7 @@
  *
  *   create TABLE --schema SPEC [--partition-by E]... [--sort-by E]...
  *          [--property K=V]... [--identifier COL]... [--location URI]
- *   drop TABLE [--purge]              register TABLE METADATA_FILE
+ *   drop TABLE [--purge]              register TABLE METADATA_FILE (- = stdin)
  *   add-column TABLE NAME TYPE [--parent P] [--required] [--default JSON] [--doc D]
  *   drop-column TABLE COL             rename-column TABLE COL NEW_NAME
  *   alter-column TABLE COL [--type T] [--optional] [--default JSON]
@@ -39,9 +39,12 @@
 #include "cli/cli.h"
 #include "cli/cmd_table_ns.h"
 #include "cli/cmd_table_write.h"
+#include "cli/opts.h"
 #include "cli/textparse.h"
 #include "cli/where.h"
+#include "floe/buf.h"
 #include "floe/ice_table.h"
+#include "floe/iceberg.h"
 #include "floe/s3.h"
 
 /* ---- catalog plumbing ---- */
@@ -228,125 +231,148 @@ fl_status fl_cli_ensure_namespace(fl_cli_catalog *c, const fl_table_ident *id, f
 
 /* ---- arguments ---- */
 
+/* Every option of the writing subcommands; each subcommand accepts the
+ * catalog options and those its BEGIN line names (their help comes from
+ * here, so `floe table X --help` and `floe table --help` agree). */
+static const cli_opt write_options[] = {
+    {"catalog", 0, "URI", false,
+     "the catalog (default $FLOE_CATALOG, else sqlite:./warehouse/catalog.db)"},
+    {"warehouse", 0, "DIR", false,
+     "root of new tables (default $FLOE_WAREHOUSE, else ./warehouse)"},
+    {"schema", 0, "SPEC", false, "create: the columns, \"id:long not null,ts:timestamptz\""},
+    {"partition-by", 0, "E", true, "create: a partition field, \"day(ts)\", \"bucket(id, 8)\""},
+    {"sort-by", 0, "E", true, "create: a sort field, \"id DESC NULLS LAST\""},
+    {"property", 0, "K=V", true, "create: a table property, e.g. format-version=3"},
+    {"identifier", 0, "COL", true, "create: an identifier field"},
+    {"location", 0, "URI", false, "create: the table's location (default: under the warehouse)"},
+    {"purge", 0, NULL, false, "drop: also delete the table's files"},
+    {"parent", 0, "P", false, "add-column: the struct the column goes in"},
+    {"required", 0, NULL, false, "add-column: not null (needs --default)"},
+    {"default", 0, "JSON", false, "add-column, alter-column: the column's default value"},
+    {"doc", 0, "D", false, "add-column: the column's doc string"},
+    {"type", 0, "T", false, "alter-column: the new type (a promotion: int -> long ...)"},
+    {"optional", 0, NULL, false, "alter-column: make the column nullable"},
+    {"first", 0, NULL, false, "alter-column: move the column first"},
+    {"after", 0, "COL", false, "alter-column: move the column after COL"},
+    {"unset", 0, "K", true, "set-properties: remove property K"},
+    {"where", 0, "\"col op value\"", true,
+     "delete: the rows to delete (AND; --where all: every row)"},
+    {"to", 0, "ID", false, "rollback: to this ancestor snapshot"},
+    {"to-time", 0, "TS", false, "rollback: to the snapshot current at TS"},
+    {"snapshot", 0, "ID", false, "create-branch, create-tag: at this snapshot (default: current)"},
+    {"older-than", 0, "TS", false,
+     "expire: snapshots older than TS; remove-orphans: files older\nthan TS (default: 3 days ago)"},
+    {"retain-last", 0, "N", false, "expire: keep at least the last N snapshots"},
+    {"dry-run", 0, NULL, false, "remove-orphans: list the files, delete nothing"},
+    {"force", 0, NULL, false, "compact: rewrite every data file"},
+};
+static const cli_command write_family = {
+    .name = "table", .opts = write_options, .nopts = CLI_NOPTS(write_options)};
+
+void fl_table_write_usage_options(FILE *out)
+{
+    cli_usage_options(&write_family, "writing options", out);
+}
+
+/* The most options one subcommand takes: the catalog pair and its own. */
+#define MAX_SUB_OPTS 12
+
 typedef struct targs {
     const char *cmd;
     const char *pos[16];
     int npos;
-    const char *names[64];
-    const char *vals[64];
+    const char *names[64]; /* long names without "--", as in write_options */
+    const char *vals[64];  /* "" for a flag */
     int nopts;
     const char *catalog, *warehouse;
 } targs;
 
-static const char *const FLAGS[] = {"--purge",    "--dry-run", "--optional", "--first",
-                                    "--required", "--force",   "--quiet"};
-
-static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage_line)
+/* The option table of one subcommand: the catalog options, then those of
+ * `allowed` ("--name"; "--x-none" for none). 0, or 1 for a name missing
+ * from write_options (a bug, said so). */
+static int sub_options(const char *cmd, const char *const *allowed, cli_opt *opts, size_t *n)
 {
-    memset(a, 0, sizeof *a);
-    a->cmd = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            printf("usage: floe table %s %s\n", a->cmd, usage_line);
-            return -1;
-        }
-        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (a->npos == 16) {
-                fprintf(stderr, "floe table %s: too many arguments\n", a->cmd);
-                return 2;
-            }
-            a->pos[a->npos++] = arg;
-            continue;
-        }
-        if (a->nopts == 64) {
-            fprintf(stderr, "floe table %s: too many options\n", a->cmd);
-            return 2;
-        }
-        bool flag = false;
-        for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
-            flag |= !strcmp(arg, FLAGS[k]);
-        const char *eq = strchr(arg, '=');
-        if (flag) {
-            a->names[a->nopts] = arg;
-            a->vals[a->nopts++] = "";
-            continue;
-        }
-        const char *val;
-        char *name;
-        if (eq) {
-            name = strndup(arg, (size_t)(eq - arg));
-            val = eq + 1;
-        } else {
-            if (i + 1 >= argc) {
-                static const char *const known[] = {
-                    "--catalog",  "--warehouse",  "--schema",   "--partition-by", "--sort-by",
-                    "--property", "--identifier", "--location", "--parent",       "--default",
-                    "--doc",      "--type",       "--after",    "--unset",        "--where",
-                    "--to",       "--to-time",    "--snapshot", "--older-than",   "--retain-last",
-                    NULL};
-                char cmd[64];
-                snprintf(cmd, sizeof cmd, "table %s", a->cmd);
-                return cli_missing_value(cmd, arg, known);
-            }
-            name = strdup(arg);
-            val = argv[++i];
-        }
-        if (!name)
+    *n = 0;
+    opts[(*n)++] = write_options[0];
+    opts[(*n)++] = write_options[1];
+    for (const char *const *p = allowed; *p; p++) {
+        int k = strcmp(*p, "--x-none") ? cli_find(&write_family, *p + 2) : -2;
+        if (k == -1 || *n == MAX_SUB_OPTS) {
+            fprintf(stderr, "floe table %s: internal error: no option table row for %s\n", cmd, *p);
             return 1;
-        if (!strcmp(name, "--catalog"))
-            a->catalog = val;
-        else if (!strcmp(name, "--warehouse"))
-            a->warehouse = val;
-        else {
-            a->names[a->nopts] = arg; /* keep argv's storage for the name */
-            a->vals[a->nopts++] = val;
-            /* names compare by prefix up to '=' below */
         }
-        free(name);
-    }
-    if (a->npos < min_pos) {
-        fprintf(stderr, "usage: floe table %s %s\n", a->cmd, usage_line);
-        return 2;
+        if (k >= 0)
+            opts[(*n)++] = write_options[k];
     }
     return 0;
 }
 
-static bool name_is(const char *arg, const char *name)
+/* 0 = run, -1 = help printed, else the exit status (message printed). */
+static int parse(int argc, char **argv, targs *a, int min_pos, const char *usage_line,
+                 const char *const *allowed)
 {
-    size_t n = strlen(name);
-    return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+    memset(a, 0, sizeof *a);
+    a->cmd = argv[0];
+    cli_opt opts[MAX_SUB_OPTS];
+    size_t nopts;
+    if (sub_options(a->cmd, allowed, opts, &nopts))
+        return 1;
+    char name[64], synopsis[512];
+    snprintf(name, sizeof name, "table %s", a->cmd);
+    snprintf(synopsis, sizeof synopsis, "table %s %s", a->cmd, usage_line);
+    const cli_command cmd = {.name = name,
+                             .synopsis = synopsis,
+                             .about = strstr(usage_line, "TS")
+                                          ? "  TABLE is ns.name in the catalog. TS is epoch "
+                                            "milliseconds or a timestamp."
+                                          : "  TABLE is ns.name in the catalog.",
+                             .opts = opts,
+                             .nopts = nopts,
+                             .min_args = min_pos,
+                             .max_args = 16};
+    cli_args p;
+    int st;
+    if (!cli_parse(&cmd, argc, argv, &p, &st))
+        return st ? st : -1;
+    if (p.ngiven > 64) {
+        cli_args_free(&p);
+        return cli_usage_error(&cmd, "too many options");
+    }
+    for (int i = 0; i < p.npos; i++)
+        a->pos[a->npos++] = p.pos[i];
+    for (int i = 0; i < p.ngiven; i++) {
+        const cli_opt *o = &opts[p.given[i].opt];
+        const char *v = p.given[i].value ? p.given[i].value : "";
+        if (!strcmp(o->name, "catalog"))
+            a->catalog = v;
+        else if (!strcmp(o->name, "warehouse"))
+            a->warehouse = v;
+        else {
+            a->names[a->nopts] = o->name;
+            a->vals[a->nopts++] = v;
+        }
+    }
+    cli_args_free(&p);
+    return 0;
 }
 
+/* The value of option "--name" (the last given; "" for a flag), or NULL. */
 static const char *opt(const targs *a, const char *name)
 {
+    const char *v = NULL;
     for (int i = 0; i < a->nopts; i++)
-        if (name_is(a->names[i], name))
-            return a->vals[i];
-    return NULL;
+        if (!strcmp(a->names[i], name + 2))
+            v = a->vals[i];
+    return v;
 }
 
 static int opt_all(const targs *a, const char *name, const char **out)
 {
     int n = 0;
     for (int i = 0; i < a->nopts; i++)
-        if (name_is(a->names[i], name))
+        if (!strcmp(a->names[i], name + 2))
             out[n++] = a->vals[i];
     return n;
-}
-
-static bool known_opts(const targs *a, const char *const *allowed)
-{
-    for (int i = 0; i < a->nopts; i++) {
-        bool ok = false;
-        for (const char *const *p = allowed; *p && !ok; p++)
-            ok = name_is(a->names[i], *p);
-        if (!ok) {
-            fprintf(stderr, "floe table %s: unknown option '%s'\n", a->cmd, a->names[i]);
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Epoch ms or a timestamp text. */
@@ -428,12 +454,10 @@ static int finish(tctx *c, fl_status rc, const char *what)
     tctx c;                                                                                        \
     memset(&c, 0, sizeof c);                                                                       \
     {                                                                                              \
-        int u_ = parse(argc, argv, &c.a, min_pos, usage_line);                                     \
         static const char *const allowed_[] = {__VA_ARGS__, NULL};                                 \
+        int u_ = parse(argc, argv, &c.a, min_pos, usage_line, allowed_);                           \
         if (u_)                                                                                    \
             return u_ < 0 ? 0 : u_;                                                                \
-        if (!known_opts(&c.a, allowed_))                                                           \
-            return 2;                                                                              \
     }                                                                                              \
     fl_error_clear(&c.err);                                                                        \
     fl_status rc = ctx_open(&c, load, &c.err);                                                     \
@@ -497,12 +521,57 @@ static int cmd_drop(int argc, char **argv)
     return finish(&c, rc, opt(&c.a, "--purge") ? "dropped and purged" : "dropped");
 }
 
+/* Reads all of stdin into b (at most the metadata size limit). */
+static fl_status read_stdin(fl_buf *b, fl_error *err)
+{
+    fl_buf_init(b, FL_ICE_METADATA_MAX_BYTES);
+    char chunk[65536];
+    size_t n;
+    fl_status rc = FL_OK;
+    while (rc == FL_OK && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        rc = fl_buf_append(b, chunk, n, err);
+    if (rc == FL_OK && ferror(stdin))
+        rc = fl_errorf(err, FL_EIO, "stdin: %s", strerror(errno));
+    return rc;
+}
+
+/* `register TABLE -`: the metadata JSON on stdin has no file yet, so it is
+ * stored, as given, where the catalog puts a new table's first metadata
+ * file (under the JSON's own location); *path is then registered. */
+static fl_status store_stdin_metadata(tctx *c, const char **path)
+{
+    fl_buf b;
+    fl_ice_metadata m;
+    fl_output *out = NULL;
+    fl_status rc = read_stdin(&b, &c->err);
+    if (rc == FL_OK)
+        rc = fl_ice_metadata_parse(b.bytes, b.len, "stdin", &c->arena, &m, &c->err);
+    if (rc == FL_OK && !m.location)
+        rc = fl_errorf(&c->err, FL_ECORRUPT, "stdin: the metadata has no location");
+    if (rc == FL_OK)
+        rc = c->c.cat->ops->new_metadata_path(c->c.cat, &c->id, m.location, NULL, 0, &c->arena,
+                                              path, &c->err);
+    if (rc == FL_OK)
+        rc = fl_fileio_create(c->c.io, *path, 0, &out, &c->err);
+    if (rc == FL_OK && (rc = fl_output_write(out, b.bytes, b.len, &c->err)) == FL_OK) {
+        fl_output *o = out;
+        out = NULL;
+        rc = fl_output_close(o, &c->err);
+    }
+    fl_output_abort(out);
+    fl_buf_free(&b);
+    return rc;
+}
+
 static int cmd_register(int argc, char **argv)
 {
-    BEGIN(2, "TABLE METADATA_FILE", false, "--x-none");
+    BEGIN(2, "TABLE METADATA_FILE ('-': the metadata JSON on stdin)", false, "--x-none");
+    const char *path = c.a.pos[1];
     rc = fl_cli_ensure_namespace(&c.c, &c.id, &c.err);
+    if (rc == FL_OK && !strcmp(path, "-"))
+        rc = store_stdin_metadata(&c, &path);
     if (rc == FL_OK)
-        rc = fl_ice_table_register(c.c.cat, &c.id, c.a.pos[1], &c.t, &c.err);
+        rc = fl_ice_table_register(c.c.cat, &c.id, path, &c.t, &c.err);
     return finish(&c, rc, "registered");
 }
 

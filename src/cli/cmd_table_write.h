@@ -16,6 +16,7 @@
 #define FLOE_CLI_CMD_TABLE_WRITE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "floe/arena.h"
 #include "floe/catalog.h"
@@ -30,6 +31,9 @@ typedef struct fl_table_write_cmd {
 
 /* The table of writing subcommands (static storage). */
 const fl_table_write_cmd *fl_table_write_commands(size_t *n);
+/* Every option of the writing subcommands, as "writing options:" lines
+ * (for `floe table --help`). */
+void fl_table_write_usage_options(FILE *out);
 
 /* An open catalog with its FileIO. */
 typedef struct fl_cli_catalog {

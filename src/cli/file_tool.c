@@ -9,53 +9,61 @@
 
 #include "floe/types.h"
 
-#include "cli/cli.h"
 #include "cli/stdin_file.h"
+
+/* Runs one subcommand on its parsed arguments, FILE `-` spooled first. */
+static int run_sub(const cli_file_tool *t, const cli_command *sub, const cli_args *a)
+{
+    const char *path = a->pos[0];
+    char *spooled = NULL; /* the readers seek to the tail: stdin goes to a file */
+    if (!strcmp(path, "-") && !(path = spooled = cli_stdin_spool(t->name)))
+        return 1;
+    int rc = sub == t->cat                  ? t->run_cat(path, a)
+             : strstr(sub->name, " schema") ? t->schema(path)
+                                            : t->meta(path);
+    cli_stdin_release(spooled);
+    return rc;
+}
 
 int cli_file_tool_main(const cli_file_tool *t, int argc, char **argv)
 {
+    char schema_name[32], meta_name[32], schema_syn[64], meta_syn[64];
+    snprintf(schema_name, sizeof schema_name, "%s schema", t->name);
+    snprintf(meta_name, sizeof meta_name, "%s meta", t->name);
+    snprintf(schema_syn, sizeof schema_syn, "%s schema FILE", t->name);
+    snprintf(meta_syn, sizeof meta_syn, "%s meta FILE", t->name);
+    const cli_command schema = {.name = schema_name,
+                                .synopsis = schema_syn,
+                                .min_args = 1,
+                                .max_args = 1},
+                      meta = {
+                          .name = meta_name, .synopsis = meta_syn, .min_args = 1, .max_args = 1};
+    const cli_command *subs[] = {&schema, &meta, t->cat};
+    const size_t nsubs = sizeof subs / sizeof subs[0];
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        t->usage(argc < 2 ? stderr : stdout);
+        cli_usage_subs(subs, nsubs, t->about, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     const char *sub = argv[1];
     if (sub[0] == '-') {
-        cli_unknown_option(t->name, sub);
-        t->usage(stderr);
+        fprintf(stderr, "floe %s: unknown option '%s' (see floe %s --help)\n", t->name, sub,
+                t->name);
         return 2;
     }
-    if (cli_help_requested(argc - 1, argv + 1)) {
-        t->usage(stdout);
-        return 0;
-    }
-    bool one_file = !strcmp(sub, "schema") || !strcmp(sub, "meta");
-    if (one_file || !strcmp(sub, "cat")) {
-        char *spooled; /* FILE `-` is stdin, spooled: the readers seek to the tail */
-        int got = cli_stdin_arg(argc, argv, 2, t->name, &spooled);
-        if (got < 0)
-            return 1;
-        if (got) {
-            int rc = cli_file_tool_main(t, argc, argv);
-            cli_stdin_release(spooled);
-            return rc;
-        }
-    }
-    if (!strcmp(sub, "cat"))
-        return t->cat(argc - 1, argv + 1);
-    if (one_file) {
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "%s %s", t->name, sub);
-        for (int i = 2; i < argc; i++)
-            if (argv[i][0] == '-' && argv[i][1])
-                return cli_unknown_option(cmd, argv[i]);
-        if (argc != 3) {
-            t->usage(stderr);
-            return 2;
-        }
-        return !strcmp(sub, "schema") ? t->schema(argv[2]) : t->meta(argv[2]);
+    for (size_t i = 0; i < nsubs; i++) {
+        const char *sp = strchr(subs[i]->name, ' ');
+        if (strcmp(sp + 1, sub))
+            continue;
+        cli_args a;
+        int st;
+        if (!cli_parse(subs[i], argc - 1, argv + 1, &a, &st))
+            return st;
+        st = run_sub(t, subs[i], &a);
+        cli_args_free(&a);
+        return st;
     }
     fprintf(stderr, "floe %s: unknown subcommand '%s'\n", t->name, sub);
-    t->usage(stderr);
+    cli_usage_subs(subs, nsubs, t->about, stderr);
     return 2;
 }
 

@@ -5,12 +5,13 @@
 #ifndef FLOE_CLI_FILE_TOOL_H
 #define FLOE_CLI_FILE_TOOL_H
 
-#include <stdio.h>
+#include "cli/opts.h"
 
 typedef struct cli_file_tool {
-    const char *name; /* "parquet": messages say "floe parquet ..." */
-    void (*usage)(FILE *out);
-    int (*cat)(int argc, char **argv); /* argv[0] = "cat" */
+    const char *name;       /* "parquet": messages say "floe parquet ..." */
+    const char *about;      /* what schema, meta and cat show, for `floe NAME --help` */
+    const cli_command *cat; /* `floe NAME cat FILE [options]`: its option table */
+    int (*run_cat)(const char *path, const cli_args *a);
     int (*schema)(const char *path);
     int (*meta)(const char *path);
 } cli_file_tool;

@@ -2,8 +2,11 @@
 # The CLI conventions (src/cli/README.md "Conventions") swept over every `floe` command and subcommand:
 # --help and -h exit 0 with usage on stdout; an unknown option exits 2 naming the option and the command on
 # stderr; a missing argument exits 2; read-only commands against a catalog / warehouse that does not exist fail
-# and create nothing; `-` reads stdin. The command list mirrors src/cli/main.c and each command's table; a new
-# subcommand missing here is caught by the "every listed subcommand" check on `floe table --help`.
+# and create nothing; `-` reads stdin, and is stdout where a command writes a file. The option syntax is one
+# (src/cli/opts.h): the unknown-option and needs-a-value messages word for word on many commands, --opt value
+# and --opt=value alike (floe avro), and every option a --help lists is one its parser takes. The command list
+# mirrors src/cli/main.c and each command's table; a new subcommand missing here is caught by the "every listed
+# subcommand" check on `floe table --help`.
 set -uo pipefail
 : "${FLOE_BIN:?FLOE_BIN must point at the floe binary}"
 src="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -50,6 +53,58 @@ for c in "${commands[@]}"; do
     first="${c%% *}"
     grep -q "floe $first" <<< "$err" || bad "floe $c --bogus-opt: stderr does not name the command: $err"
     [ -e "$tmp/warehouse" ] && { bad "floe $c --bogus-opt created ./warehouse"; rm -rf "$tmp/warehouse"; }
+done
+
+# The option syntax is one (src/cli/opts.h): the same messages everywhere, word for word.
+# Each case is "NAME|ARGS": NAME as messages say it, ARGS after it on the command line.
+for t in "convert|a b" "load|a t" "sql|" "table cat|t" "table create|t" "avro cat|f" "parquet cat|f" \
+    "admin|" "serve|" "mcp|" "semantic query|" "ingest status|" "pg-decode|"; do
+    name="${t%%|*}" args="${t#*|}"
+    # shellcheck disable=SC2086
+    run $name $args --bogus-opt=1
+    [ "$rc" = 2 ] && [ "$err" = "floe $name: unknown option '--bogus-opt' (see floe $name --help)" ] ||
+        bad "floe $name $args --bogus-opt=1: exit $rc, said: $err"
+done
+for t in "convert|a b --schema" "load|a t --format" "sql|--format" "sql|-c" "table cat|t --where" \
+    "table create|t --schema" "avro cat|f --limit" "parquet cat|f --columns" "admin|--catalog" \
+    "serve|--port" "mcp|--models" "semantic query|--metrics" "ingest files|--into" "pg-decode|--slot"; do
+    name="${t%%|*}" args="${t#*|}"
+    # shellcheck disable=SC2086
+    run $name $args
+    [ "$rc" = 2 ] && [ "$err" = "floe $name: ${args##* } needs a value" ] ||
+        bad "floe $name $args: exit $rc, said: $err"
+done
+# --help is generated from the same table the parser reads: every option it lists is one the parser
+# knows. A value option given last "needs a value"; a flag followed by --help is accepted (the help
+# then wins), so nothing runs. (tests/cli/test_opts.c: the help lists every row of a table.)
+leaves=("convert" "load" "serve" "sql" "mcp" "pg-decode" "admin" "avro schema" "avro meta" "avro cat"
+    "avro write" "parquet cat" "orc cat" "semantic query" "ingest files" "ingest status")
+for s in $table_subs; do leaves+=("table $s"); done
+nopts=0
+for c in "${leaves[@]}"; do
+    # shellcheck disable=SC2086
+    "$FLOE_BIN" $c --help >"$tmp/help" 2>&1 || bad "floe $c --help failed"
+    n=0
+    # option lines: "  --name VALUE  help", "  -x, --name  help"; a placeholder follows after one space
+    while read -r opt kind; do
+        n=$((n + 1))
+        [ "$opt" = --help ] && continue
+        if [ "$kind" = value ]; then
+            # shellcheck disable=SC2086
+            run $c "$opt"
+            grep -qF -- "$opt needs a value" <<<"$err" || bad "floe $c: $opt (listed in --help) is not a value option: $err"
+        else
+            # shellcheck disable=SC2086
+            run $c "$opt" --help
+            [ "$rc" = 0 ] && grep -qi usage <<<"$out" || bad "floe $c: flag $opt (listed in --help) refused: $err"
+        fi
+    done < <(awk '/options:$/ { f = 1; next } /^$/ { f = 0 }
+        f && /^  -/ && match($0, /--[a-z][a-z0-9-]*/) {
+            rest = substr($0, RSTART + RLENGTH, 2)
+            print substr($0, RSTART, RLENGTH), (rest ~ /^ [^ ]/ ? "value" : "flag")
+        }' "$tmp/help")
+    [ "$n" -gt 0 ] || bad "floe $c --help lists no options"
+    nopts=$((nopts + n))
 done
 
 # Missing required arguments: exit 2 with a message on stderr.
@@ -147,6 +202,38 @@ if [ -n "$avro" ]; then
 else
     bad "no manifest list under $tmp/wh/demo/t/metadata to read back"
 fi
+# ...and `-` is stdout where a command writes a file: Parquet from floe convert, floe sql -o -.
+"$FLOE_BIN" convert "$tmp/in.csv" - --to parquet --quiet 2>"$tmp/err" | "$FLOE_BIN" parquet cat - --format csv \
+    >"$tmp/out" 2>>"$tmp/err" || bad "floe convert IN - --to parquet: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out")" = "$(printf 'id,name\n1,a\n2,b')" ] || bad "floe convert - --to parquet | parquet cat -: $(cat "$tmp/out")"
+[ "$("$FLOE_BIN" sql --no-catalog -At -c "SELECT 42" -o - 2>&1)" = 42 ] || bad "floe sql -o - did not print 42"
+# floe table register TABLE - : the metadata JSON on stdin (stored under the table's location);
+# demo.t is dropped from the catalog (its files stay) and registered again from its last metadata.
+meta="$(ls "$tmp"/wh/demo/t/metadata/*.metadata.json 2>/dev/null | tail -1)"
+"$FLOE_BIN" table drop --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" demo.t 2>"$tmp/err" ||
+    bad "floe table drop demo.t: $(cat "$tmp/err")"
+"$FLOE_BIN" table register --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" demo.t - \
+    <"$meta" >"$tmp/out" 2>"$tmp/err" || bad "floe table register demo.t - failed: $(cat "$tmp/err")"
+n="$("$FLOE_BIN" table count demo.t --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" 2>&1)"
+[ "$n" = 2 ] || bad "floe table register - then count: $n"
+echo '{}' | "$FLOE_BIN" table register --catalog "sqlite:$tmp/wh/catalog.db" --warehouse "$tmp/wh" demo.bad - \
+    >/dev/null 2>"$tmp/err" && bad "floe table register - of '{}' succeeded"
+grep -q "^floe table register: stdin" "$tmp/err" || bad "floe table register - error: $(cat "$tmp/err")"
+# floe avro: --opt value and --opt=value alike; the records from stdin, the container to stdout
+echo '{"type":"record","name":"r","fields":[{"name":"a","type":"long"}]}' >"$tmp/s.avsc"
+printf '{"a":1}\n{"a":2}\n' >"$tmp/r.jsonl"
+sync=00112233445566778899aabbccddeeff
+"$FLOE_BIN" avro write "$tmp/s.avsc" - - --codec snappy --meta k=v --sync "$sync" --block-size 64 \
+    <"$tmp/r.jsonl" >"$tmp/w1.avro" 2>"$tmp/err" || bad "floe avro write S - -: $(cat "$tmp/err")"
+"$FLOE_BIN" avro write "$tmp/s.avsc" "$tmp/r.jsonl" "$tmp/w2.avro" --codec=snappy --meta=k=v --sync="$sync" \
+    --block-size=64 2>"$tmp/err" || bad "floe avro write --opt=value: $(cat "$tmp/err")"
+cmp -s "$tmp/w1.avro" "$tmp/w2.avro" || bad "floe avro write: --opt value and --opt=value wrote different files"
+"$FLOE_BIN" avro meta "$tmp/w1.avro" | grep -q '^  k = v$' || bad "floe avro write --meta k=v: no k = v"
+[ "$("$FLOE_BIN" avro cat "$tmp/w1.avro" --format csv --limit 1)" = "$(printf 'a\n1')" ] ||
+    bad "floe avro cat --format csv --limit 1: $("$FLOE_BIN" avro cat "$tmp/w1.avro" --format csv --limit 1 2>&1)"
+[ "$("$FLOE_BIN" avro cat --format=csv --limit=1 "$tmp/w1.avro")" = "$(printf 'a\n1')" ] || bad "floe avro cat --format=csv"
+"$FLOE_BIN" avro cat "$tmp/w1.avro" --reader-schema "$tmp/s.avsc" | grep -qx '{"a":2}' || bad "floe avro cat --reader-schema F"
+"$FLOE_BIN" avro canonical - <"$tmp/s.avsc" | grep -q '"name":"r"' || bad "floe avro canonical -"
 # Progress lines: only on a terminal (or FLOE_PROGRESS=always), never in a pipe or log.
 awk 'BEGIN { print "id,v"; for (i = 0; i < 20000; i++) print i "," i * 2 }' >"$tmp/many.csv"
 printf 'id,v\n1,2\n3,4\n' >"$tmp/few.csv"
@@ -164,4 +251,4 @@ echo '{' | "$FLOE_BIN" avro meta - >/dev/null 2>"$tmp/err" && bad "floe avro met
 grep -q "^floe avro: stdin: " "$tmp/err" || bad "floe avro meta - error: $(cat "$tmp/err")"
 
 [ "$fails" = 0 ] || { echo "$fails convention failures"; exit 1; }
-echo "ok: ${#commands[@]} commands"
+echo "ok: ${#commands[@]} commands, $nopts options of ${#leaves[@]} option tables"

@@ -44,6 +44,11 @@ replayed="$("$FLOE_BIN" semantic replay "$tmp/receipt.json" "${cat_opts[@]}" --f
 $replayed
 --- want
 $old"
+# `-`: the receipt from stdin, and to stdout (after the rows)
+replayed_s="$("$FLOE_BIN" semantic replay - "${cat_opts[@]}" --format csv <"$tmp/receipt.json")"
+[ "$replayed_s" = "$old" ] || bad "replay - (stdin) differs from the original answer: $replayed_s"
+sem replay "$tmp/receipt.json" --format csv --receipt - | grep -q '"model_version": "sha256:' ||
+    bad "replay --receipt - printed no receipt on stdout"
 replayed_m="$(sem replay "$tmp/receipt.json" --format csv --receipt "$tmp/receipt2.json")"
 [ "$replayed_m" = "$old" ] || bad "replay with --models differs from the original answer"
 cmp -s <(grep -E 'snapshot_id|committed_at' "$tmp/receipt.json") <(grep -E 'snapshot_id|committed_at' "$tmp/receipt2.json") || bad "the replay's receipt read other snapshots"

@@ -333,6 +333,17 @@ static fl_status json_row(fl_buf *sb, const fl_batch *b, uint32_t i, cellbuf *cb
     return fl_buf_puts(sb, "}", err);
 }
 
+/* fl_sql_result_next, then o's before_output hook (a fetch is where a
+ * statement's work happens and ends; printing comes after). */
+static fl_status next_batch(const fl_sqlout *o, fl_sql_result *r, const fl_batch **b, bool *eof,
+                            fl_error *err)
+{
+    fl_status rc = fl_sql_result_next(r, b, eof, err);
+    if (o->before_output)
+        o->before_output(o->before_output_ctx);
+    return rc;
+}
+
 /* ---- Parquet ---- */
 
 static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows, fl_error *err)
@@ -348,7 +359,7 @@ static fl_status print_parquet(const fl_sqlout *o, fl_sql_result *r, uint64_t *r
     while (rc == FL_OK) {
         const fl_batch *b = NULL;
         bool eof = false;
-        rc = fl_sql_result_next(r, &b, &eof, err);
+        rc = next_batch(o, r, &b, &eof, err);
         if (rc != FL_OK || eof)
             break;
         rc = fl_parquet_writer_write(w, b, err);
@@ -392,7 +403,7 @@ static fl_status print_rows(const fl_sqlout *o, fl_sql_result *r, const fl_schem
     for (;;) {
         const fl_batch *b = NULL;
         bool eof = false;
-        FL_TRY(fl_sql_result_next(r, &b, &eof, err));
+        FL_TRY(next_batch(o, r, &b, &eof, err));
         if (eof)
             break;
         if (o->format == FL_SQLOUT_TABLE) {
@@ -461,7 +472,7 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
         for (;;) {
             const fl_batch *b = NULL;
             bool eof = false;
-            FL_TRY(fl_sql_result_next(r, &b, &eof, err));
+            FL_TRY(next_batch(o, r, &b, &eof, err));
             if (eof)
                 return FL_OK;
         }

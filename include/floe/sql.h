@@ -176,9 +176,11 @@ FL_API void fl_sql_session_cancel(fl_sql_session *s);
  * add to as they go (per file, row group or batch, never per row), reset
  * when the next statement starts. They cover the table and file scans of
  * the whole statement (a join's both sides, subqueries, the SELECT of an
- * INSERT or CREATE TABLE AS): files_total grows as each scan is planned
- * (Iceberg files left after partition and metrics pruning, the files of
- * read_parquet/read_csv/...), so it is final once every scan has started.
+ * INSERT or CREATE TABLE AS; ALTER TABLE ... EXECUTE optimize counts the
+ * files it rewrites and their rows): files_total grows as each scan is
+ * planned (Iceberg files left after partition and metrics pruning, the
+ * files of read_parquet/read_csv/...), so it is final once every scan has
+ * started.
  *   files_done    files read to their end (files_done <= files_total)
  *   rows_scanned  rows the scans read from their sources, before the
  *                 statement's filters (after deletes and pruning)
@@ -189,6 +191,9 @@ FL_API void fl_sql_session_cancel(fl_sql_session *s);
  * zeros when nothing ran yet. s must stay open. */
 typedef struct fl_sql_progress {
     uint64_t files_total, files_done, rows_scanned, bytes_read;
+    /* statements the session started: a poller that noted it before a
+     * statement knows the counters are that statement's once it changed */
+    uint64_t statement;
 } fl_sql_progress;
 FL_API void fl_sql_session_progress(fl_sql_session *s, fl_sql_progress *out);
 

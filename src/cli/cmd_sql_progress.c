@@ -22,12 +22,14 @@
 
 #define POLL_NS (100 * 1000000L)
 
-/* Draws the session's counters, if the statement scanned anything yet. */
+/* Draws the session's counters, once they are this statement's (not the
+ * previous one's: it may not have started, or failed before it did) and it
+ * scanned anything. */
 static void draw_counts(fl_sqlprogress *p)
 {
     fl_sql_progress c;
     fl_sql_session_progress(p->s, &c);
-    if (c.files_total || c.rows_scanned)
+    if (c.statement != p->before && (c.files_total || c.rows_scanned))
         cli_progress_files(&p->line, c.files_done, c.files_total, c.rows_scanned, c.bytes_read);
 }
 
@@ -78,6 +80,9 @@ void fl_sqlprogress_start(fl_sqlprogress *p, fl_sql_session *s)
     cli_progress_init(&p->line, "floe sql", 0);
     if (!p->line.on || !s)
         return;
+    fl_sql_progress now;
+    fl_sql_session_progress(s, &now);
+    p->before = now.statement;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     p->running = start_poller(p); /* without a thread: no progress, nothing else lost */

@@ -22,6 +22,7 @@
 typedef struct fl_sqlprogress {
     cli_progress line; /* drawn by the poller thread only, until it is joined */
     fl_sql_session *s; /* borrowed */
+    uint64_t before;   /* the session's statement number before this one started */
     pthread_t poller;
     pthread_mutex_t mu; /* guards stop, with wake */
     pthread_cond_t wake;

@@ -46,6 +46,7 @@
  * thread may read it. */
 typedef struct fl_exec_progress {
     atomic_ullong files_total, files_done, rows_scanned, bytes_read;
+    atomic_ullong statement; /* the session's statement count (not the executor's) */
 } fl_exec_progress;
 
 typedef struct fl_exec_options {

@@ -76,6 +76,11 @@ check "error is the last stderr line" "ERROR: division by zero" "$(tail -1 "$tmp
 check "only progress lines before the error" "" "$(sed '$d' "$tmp/err.fail" | grep -Ev "$line_re")"
 check "a progress line before the error" "yes" "$(grep -Eq "$line_re" "$tmp/err.fail" && echo yes)"
 
+# a statement failing before it starts (syntax) shows nothing: not the previous statement's counts again
+FLOE_PROGRESS=always sql -c "$q" -c "SELEC 1" >/dev/null 2>"$tmp/err.syntax"
+check "final state drawn once" "1" "$(grep -c '^floe sql: 4/4 files  4,000 rows' "$tmp/err.syntax")"
+check "then the syntax error" "ERROR:" "$(tail -1 "$tmp/err.syntax" | cut -c1-6)"
+
 # compaction: files rewritten of total, then the summary
 FLOE_PROGRESS=always "$floe" table compact "${cat[@]}" demo.t >/dev/null 2>"$tmp/err.compact"
 check "compact progress" "floe table compact: 0/4 files

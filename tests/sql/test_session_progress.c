@@ -4,11 +4,14 @@
  * really read: the data files of an Iceberg table (left after metrics
  * pruning), the files of read_parquet / read_csv, the rows of those files;
  * a table of one file split into row-group morsels over 4 threads counts
- * that file once; a join counts both sides; the next statement starts from
- * zero. A second thread polling while a query runs sees counters that only
- * grow and never more files done than planned.
+ * that file once; a join counts both sides; ALTER TABLE ... EXECUTE
+ * optimize counts the files it rewrote; the next statement starts from
+ * zero (and bumps the statement number). A second thread polling while a
+ * query runs sees counters that only grow and never more files done than
+ * planned.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 
@@ -71,9 +74,23 @@ static void test_counts_after_statement(void)
         RUN_OK(&e, "SELECT 1");
         check_progress(&e, 0, 0);
     }
+    /* each statement started counts; one failing before it starts not */
+    uint64_t before = progress_of(&e).statement;
+    RUN_OK(&e, "SELECT count(*), sum(id) FROM t");
+    CHECK_EQ_INT(progress_of(&e).statement, before + 1);
+    CHECK(stmt_run(&e, "SELEC 1") != 0);
+    CHECK_EQ_INT(progress_of(&e).statement, before + 1);
+    check_progress(&e, FILES, FILES * ROWS_PER_FILE); /* still the last statement's */
     /* the query of a DML statement counts too */
     RUN_OK(&e, "CREATE TABLE u AS SELECT * FROM t WHERE id < 1000");
     check_progress(&e, 1, ROWS_PER_FILE);
+    /* optimize: the files it rewrote, the rows it read and wrote again */
+    RUN_OK(&e, "ALTER TABLE t EXECUTE optimize");
+    CHECK_EQ_STR(e.rows, "5|1\n");
+    fl_sql_progress p = progress_of(&e);
+    CHECK_EQ_INT(p.files_total, FILES);
+    CHECK_EQ_INT(p.files_done, FILES);
+    CHECK_EQ_INT(p.rows_scanned, FILES * ROWS_PER_FILE);
     stmt_env_close(&e);
 }
 
@@ -140,7 +157,8 @@ static void test_table_functions(void)
 typedef struct poller {
     fl_sql_session *s;
     atomic_int stop;
-    uint64_t samples, regressions, overdone;
+    atomic_ullong samples;
+    uint64_t regressions, overdone;
     fl_sql_progress last;
 } poller;
 
@@ -152,7 +170,7 @@ static void *poll_main(void *arg)
     while (!atomic_load(&p->stop)) {
         fl_sql_progress now;
         fl_sql_session_progress(p->s, &now);
-        p->samples++;
+        atomic_fetch_add(&p->samples, 1);
         p->regressions +=
             now.files_total < p->last.files_total || now.files_done < p->last.files_done ||
             now.rows_scanned < p->last.rows_scanned || now.bytes_read < p->last.bytes_read;
@@ -171,13 +189,15 @@ static void test_poll_from_another_thread(void)
     RUN_OK(&e, "SELECT 1"); /* counters at zero before the poller starts */
     poller p = {.s = e.s};
     atomic_init(&p.stop, 0);
+    atomic_init(&p.samples, 0);
     pthread_t t;
     CHECK(pthread_create(&t, NULL, poll_main, &p) == 0);
+    while (atomic_load(&p.samples) == 0) /* polling before the query starts */
+        sched_yield();
     RUN_OK(&e, "SELECT count(*) FROM t a JOIN t b ON a.id % 1000 = b.id % 1000");
     atomic_store(&p.stop, 1);
     pthread_join(t, NULL);
     CHECK_EQ_STR(e.rows, "25000\n");
-    CHECK(p.samples > 0);
     CHECK_EQ_INT(p.regressions, 0);
     CHECK_EQ_INT(p.overdone, 0);
     check_progress(&e, 2 * FILES, 2 * FILES * ROWS_PER_FILE);

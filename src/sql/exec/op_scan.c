@@ -419,6 +419,11 @@ static void close_reader(scan_op *o, bool keep_ice)
         fl_parquet_scan_close(o->pq_scan);
         o->pq_scan = NULL;
     }
+    if (o->text) { /* a text file's bytes, once (one morsel per file) */
+        uint64_t done = 0, total = 0;
+        fl_source_progress(o->text, &done, &total);
+        progress_bytes(o->st, done);
+    }
     fl_source_close(o->text);
     o->text = NULL;
     fl_orc_scan_close(o->orc_scan);
@@ -623,18 +628,13 @@ static fl_status read_raw(scan_op *o, const fl_batch **b, bool *eof, fl_error *e
     }
 }
 
-/* The active morsel was read to its end: its file is done once every
- * morsel of it is (text sources report their bytes here, once per file). */
+/* The active morsel was read to its end and its reader closed (so its
+ * bytes are counted): its file is done once every morsel of it is. */
 static void morsel_done(scan_op *o)
 {
     scan_state *st = o->st;
     if (!st->morsels_left)
         return;
-    if (o->text) {
-        uint64_t done = 0, total = 0;
-        fl_source_progress(o->text, &done, &total);
-        progress_bytes(st, done);
-    }
     uint32_t f = morsel_file(st, o->s->kind, o->morsel);
     if (atomic_fetch_sub(&st->morsels_left[f], 1) == 1)
         atomic_fetch_add(&st->progress->files_done, 1);
@@ -686,8 +686,8 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
                            ? rc
                            : fl_error_prefix(err, "%s", what);
             if (eof) {
-                morsel_done(o);
                 close_reader(o, true);
+                morsel_done(o);
                 continue;
             }
             progress_rows(o->st, b);

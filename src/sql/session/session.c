@@ -38,12 +38,15 @@ static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, 
     return FL_OK;
 }
 
+/* A new statement's counters: zeros first, then the statement number, so
+ * a reader that sees the new number sees the zeros (or later counts). */
 static void progress_reset(fl_exec_progress *p)
 {
     atomic_store(&p->files_total, 0);
     atomic_store(&p->files_done, 0);
     atomic_store(&p->rows_scanned, 0);
     atomic_store(&p->bytes_read, 0);
+    atomic_fetch_add(&p->statement, 1);
 }
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
@@ -96,6 +99,7 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
     progress_reset(&s->progress);
+    atomic_store(&s->progress.statement, 0); /* none started yet */
     if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc != FL_OK) {
@@ -150,6 +154,7 @@ void fl_sql_session_progress(fl_sql_session *s, fl_sql_progress *out)
     /* done before total: a file is added to total before it can be done,
      * so this order never reads more done than total (but for a reset
      * between the loads, hence the clamp) */
+    out->statement = atomic_load(&s->progress.statement); /* first: see progress_reset */
     out->files_done = atomic_load(&s->progress.files_done);
     out->files_total = atomic_load(&s->progress.files_total);
     out->rows_scanned = atomic_load(&s->progress.rows_scanned);

@@ -582,6 +582,23 @@ FL_API fl_status fl_ice_overwrite_where(fl_ice_txn *x, const fl_predicate *filte
 FL_API fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten,
                                            uint64_t *added, fl_error *err);
 
+/* fl_ice_rewrite_data_files with options: force, and a progress callback
+ * called on the calling thread once the files to rewrite are chosen
+ * (files_done 0) and after each one is rewritten (files_done of
+ * files_total, rows written so far), before the commit is staged; not
+ * called when nothing is to be rewritten. fl_ice_rewrite_data_files(x, f,
+ * ...) is this with {.force = f}. */
+typedef struct fl_ice_rewrite_progress {
+    uint64_t files_done, files_total, rows_written;
+} fl_ice_rewrite_progress;
+typedef struct fl_ice_rewrite_options {
+    bool force; /* every data file, not only small ones and ones with deletes */
+    void (*progress)(void *ctx, const fl_ice_rewrite_progress *p); /* NULL = none */
+    void *progress_ctx;
+} fl_ice_rewrite_options;
+FL_API fl_status fl_ice_rewrite_data_files_ex(fl_ice_txn *x, const fl_ice_rewrite_options *opt,
+                                              uint64_t *rewritten, uint64_t *added, fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,12 +24,13 @@
  *   character offset and a PostgreSQL SQLSTATE for the wire protocol.
  *
  * THREADS AND OWNERSHIP
- *   A session is used by one thread at a time, except fl_sql_session_cancel(),
- *   which any thread may call. Execution itself may use several worker
- *   threads (options.threads). A result belongs to its session; several
- *   results may be open at once (wire-protocol portals and cursors), each
- *   reading its own snapshots, and fl_sql_session_close() closes any still
- *   open. fl_sql_session_cancel() cancels whichever statement is pulling. Batches returned by
+ *   A session is used by one thread at a time, except fl_sql_session_cancel()
+ *   and fl_sql_session_progress(), which any thread may call. Execution
+ *   itself may use several worker threads (options.threads). A result
+ *   belongs to its session; several results may be open at once
+ *   (wire-protocol portals and cursors), each reading its own snapshots, and
+ *   fl_sql_session_close() closes any still open. fl_sql_session_cancel()
+ *   cancels whichever statement is pulling. Batches returned by
  *   fl_sql_result_next() are owned by the result and valid until the next
  *   call. Everything the caller passes in is borrowed for the call only,
  *   except options.catalog and options.io, borrowed for the session's life.
@@ -170,6 +171,31 @@ FL_API fl_status fl_sql_session_allow_file(fl_sql_session *s, const char *path, 
 /* Asks the running statement to stop: it returns FL_ECANCELED soon (at the
  * next batch boundary). Thread-safe; a no-op when nothing runs. */
 FL_API void fl_sql_session_cancel(fl_sql_session *s);
+
+/* How far the statement running in a session has come: counters its scans
+ * add to as they go (per file, row group or batch, never per row), reset
+ * when the next statement starts. They cover the table and file scans of
+ * the whole statement (a join's both sides, subqueries, the SELECT of an
+ * INSERT or CREATE TABLE AS; ALTER TABLE ... EXECUTE optimize counts the
+ * files it rewrites and their rows): files_total grows as each scan is
+ * planned (Iceberg files left after partition and metrics pruning, the
+ * files of read_parquet/read_csv/...), so it is final once every scan has
+ * started.
+ *   files_done    files read to their end (files_done <= files_total)
+ *   rows_scanned  rows the scans read from their sources, before the
+ *                 statement's filters (after deletes and pruning)
+ *   bytes_read    bytes read from data files (Parquet and ORC columns,
+ *                 CSV and JSON text)
+ * Thread-safe like fl_sql_session_cancel: any thread may call it while
+ * another runs fl_sql_execute / fl_sql_result_next (it only reads atomics);
+ * zeros when nothing ran yet. s must stay open. */
+typedef struct fl_sql_progress {
+    uint64_t files_total, files_done, rows_scanned, bytes_read;
+    /* statements the session started: a poller that noted it before a
+     * statement knows the counters are that statement's once it changed */
+    uint64_t statement;
+} fl_sql_progress;
+FL_API void fl_sql_session_progress(fl_sql_session *s, fl_sql_progress *out);
 
 /* Splits a script into statements (semicolons outside quotes, comments and
  * dollar quotes). *starts and *lens are malloc'd arrays of byte offsets/lengths

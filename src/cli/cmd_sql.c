@@ -63,6 +63,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_sql.h"
+#include "cli/cmd_sql_progress.h"
 #include "cli/cmd_table_write.h"
 #include "cli/opts.h"
 #include "cli/output.h"
@@ -365,8 +366,12 @@ static fl_status run_statement(shell *sh, const char *sql, size_t len, int line0
     sigemptyset(&sa.sa_mask);
     running_session = sh->s;
     sigaction(SIGINT, &sa, &old);
+    fl_sqlprogress progress; /* until the first batch, the tag or the error */
+    fl_sqlprogress_start(&progress, sh->s);
     fl_status rc = fl_sql_execute(sh->s, text, &r, &err);
     fl_sqlout o = sh->o;
+    o.before_output = fl_sqlprogress_stop;
+    o.before_output_ctx = &progress;
     o.out = out_stream(sh);
     /* the pager measures the whole text first (cmd_sql_pager.c) */
     char *paged = NULL;
@@ -380,6 +385,7 @@ static fl_status run_statement(shell *sh, const char *sql, size_t len, int line0
     o.tz = fl_sql_get(sh->s, "time_zone");
     if (rc == FL_OK)
         rc = fl_sqlout_result(&o, r, &rows, &err);
+    fl_sqlprogress_stop(&progress);
     sigaction(SIGINT, &old, NULL);
     running_session = NULL;
     double ms = now_ms() - t0;

@@ -62,6 +62,11 @@ typedef struct fl_sqlout {
     const char *path; /* parquet: the output file (required) */
     fl_fileio *io;    /* parquet: where path is created */
     const char *tz;   /* session time zone for timestamptz text */
+    /* Called after every fetch of the result, before any of it is printed
+     * (so must be cheap and idempotent): `floe sql` erases its progress
+     * line there (cmd_sql_progress.h). NULL = none. */
+    void (*before_output)(void *ctx);
+    void *before_output_ctx;
 } fl_sqlout;
 
 /* Drains r, printing its rows; *rows gets the number printed. For results

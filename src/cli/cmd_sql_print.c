@@ -341,6 +341,17 @@ static fl_status json_row(fl_buf *sb, const fl_batch *b, uint32_t i, cellbuf *cb
     return fl_buf_puts(sb, "}", err);
 }
 
+/* The source's next batch, then o's before_output hook (a fetch is where a
+ * statement's work happens and ends; printing comes after). */
+static fl_status next_batch(const fl_sqlout *o, const fl_sqlout_source *src, const fl_batch **b,
+                            bool *eof, fl_error *err)
+{
+    fl_status rc = src->next(src->ctx, b, eof, err);
+    if (o->before_output)
+        o->before_output(o->before_output_ctx);
+    return rc;
+}
+
 /* ---- Parquet ---- */
 
 static fl_status print_parquet(const fl_sqlout *o, const fl_sqlout_source *src,
@@ -356,7 +367,7 @@ static fl_status print_parquet(const fl_sqlout *o, const fl_sqlout_source *src,
     while (rc == FL_OK) {
         const fl_batch *b = NULL;
         bool eof = false;
-        rc = src->next(src->ctx, &b, &eof, err);
+        rc = next_batch(o, src, &b, &eof, err);
         if (rc != FL_OK || eof)
             break;
         rc = fl_parquet_writer_write(w, b, err);
@@ -402,7 +413,7 @@ static fl_status print_rows(const fl_sqlout *o, const fl_sqlout_source *src,
     while (!src->has_limit || left > 0) {
         const fl_batch *b = NULL;
         bool eof = false;
-        FL_TRY(src->next(src->ctx, &b, &eof, err));
+        FL_TRY(next_batch(o, src, &b, &eof, err));
         if (eof)
             break;
         uint32_t nrows = fl_batch_live_rows(b);
@@ -476,17 +487,17 @@ fl_status fl_sqlout_result(const fl_sqlout *o, fl_sql_result *r, uint64_t *rows,
 {
     *rows = 0;
     const fl_schema *schema = fl_sql_result_schema(r);
+    fl_sqlout_source src = {result_next, r, false, 0};
     if (!schema || schema->nfields == 0) {
         /* a command: drain (DDL/DML complete inside execute) */
         for (;;) {
             const fl_batch *b = NULL;
             bool eof = false;
-            FL_TRY(fl_sql_result_next(r, &b, &eof, err));
+            FL_TRY(next_batch(o, &src, &b, &eof, err));
             if (eof)
                 return FL_OK;
         }
     }
-    fl_sqlout_source src = {result_next, r, false, 0};
     return fl_sqlout_batches(o, schema, &src, rows, err);
 }
 

@@ -848,7 +848,7 @@ static int cmd_compact(int argc, char **argv)
 {
     BEGIN(1, "TABLE [--force]", true, "--force");
     uint64_t rewritten = 0, added = 0;
-    rc = fl_ice_rewrite_data_files(c.x, opt(&c.a, "--force") != NULL, &rewritten, &added, &c.err);
+    rc = fl_cli_compact(c.x, opt(&c.a, "--force") != NULL, &rewritten, &added, &c.err);
     char msg[96];
     snprintf(msg, sizeof msg, "%" PRIu64 " data files rewritten into %" PRIu64, rewritten, added);
     return finish(&c, rc, msg);

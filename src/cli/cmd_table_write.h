@@ -15,12 +15,15 @@
 #ifndef FLOE_CLI_CMD_TABLE_WRITE_H
 #define FLOE_CLI_CMD_TABLE_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "floe/arena.h"
 #include "floe/catalog.h"
 #include "floe/error.h"
+#include "floe/ice_table.h"
 #include "floe/io.h"
 
 typedef struct fl_table_write_cmd {
@@ -52,5 +55,12 @@ fl_status fl_cli_catalog_open_ro(const char *uri, const char *warehouse, fl_cli_
 void fl_cli_catalog_close(fl_cli_catalog *c);
 /* Creates the namespace of id when missing (FL_EEXIST is fine). */
 fl_status fl_cli_ensure_namespace(fl_cli_catalog *c, const fl_table_ident *id, fl_error *err);
+
+/* `floe table compact`'s work (cmd_table_compact.c): the table's data files
+ * rewritten in x (fl_ice_rewrite_data_files_ex) with a progress line
+ * "floe table compact: 3/12 files  41,000 rows" (progress.h), erased
+ * before it returns. */
+fl_status fl_cli_compact(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
+                         fl_error *err);
 
 #endif

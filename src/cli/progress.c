@@ -1,5 +1,8 @@
 /*
- * progress.c - the CLI's progress line (progress.h).
+ * progress.c - the CLI's progress line (progress.h). One gate (due: the
+ * terminal's half-second and ten-a-second rules, or FLOE_PROGRESS=always)
+ * and one drawing (draw) serve every line format, so the rules hold for
+ * every command alike.
  */
 #include "cli/progress.h"
 
@@ -42,15 +45,34 @@ static const char *grouped(uint64_t v, char *buf, size_t cap)
     return buf;
 }
 
+/* Whether to draw now: always, or on a terminal once the work ran half a
+ * second and the last draw is a tenth of a second old (*t: now). */
+static bool due(cli_progress *p, double *t)
+{
+    if (!p->on)
+        return false;
+    *t = now_s();
+    if (!p->always && (*t - p->t0 < 0.5 || *t - p->last < 0.1))
+        return false;
+    p->last = *t;
+    return true;
+}
+
+/* Draws the line "<cmd>: <text>": over the previous one on a terminal, on
+ * its own line with FLOE_PROGRESS=always. */
+static void draw(cli_progress *p, const char *text)
+{
+    fprintf(stderr, "%s%s: %s%s", p->always ? "" : "\r\033[K", p->cmd, text, p->always ? "\n" : "");
+    fflush(stderr);
+    p->drawn = true;
+}
+
 void cli_progress_update(cli_progress *p, uint32_t item, const char *name, uint64_t done,
                          uint64_t total, uint64_t rows)
 {
-    if (!p->on)
+    double t;
+    if (!due(p, &t))
         return;
-    double t = now_s();
-    if (!p->always && (t - p->t0 < 0.5 || t - p->last < 0.1))
-        return;
-    p->last = t;
     p->item = item;
     p->rows = rows;
     const char *base = name ? strrchr(name, '/') : NULL;
@@ -62,10 +84,51 @@ void cli_progress_update(cli_progress *p, uint32_t item, const char *name, uint6
         snprintf(pct, sizeof pct, " %3.0f%%",
                  100.0 * (double)(done > total ? total : done) / (double)total);
     double rate = t > p->t0 ? (double)rows / (t - p->t0) : 0;
-    fprintf(stderr, "%s%s: %s%s%s %s rows, %.0f rows/s%s", p->always ? "" : "\r\033[K", p->cmd,
-            base, of, pct, grouped(rows, rb, sizeof rb), rate, p->always ? "\n" : "");
-    fflush(stderr);
-    p->drawn = true;
+    char text[512];
+    snprintf(text, sizeof text, "%s%s%s %s rows, %.0f rows/s", base, of, pct,
+             grouped(rows, rb, sizeof rb), rate);
+    draw(p, text);
+}
+
+/* 43,000,000 -> "41 MB" (1024-based, as the CLI's size options read "MB") */
+static const char *human_bytes(uint64_t v, char *buf, size_t cap)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB"};
+    double x = (double)v;
+    unsigned u = 0;
+    while (x >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+        x /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, u && x < 10 ? "%.1f %s" : "%.0f %s", x, unit[u]);
+    return buf;
+}
+
+static bool same_files_state(const cli_progress *p, uint64_t done, uint64_t total, uint64_t rows,
+                             uint64_t bytes)
+{
+    return p->drawn && p->files_done == done && p->files_total == total && p->rows == rows &&
+           p->bytes == bytes;
+}
+
+void cli_progress_files(cli_progress *p, uint64_t done, uint64_t total, uint64_t rows,
+                        uint64_t bytes)
+{
+    double t;
+    if (!p->on || same_files_state(p, done, total, rows, bytes) || !due(p, &t))
+        return;
+    p->files_done = done;
+    p->files_total = total;
+    p->rows = rows;
+    p->bytes = bytes;
+    char text[160], rb[32], bb[32];
+    int n = snprintf(text, sizeof text, "%llu/%llu files", (unsigned long long)done,
+                     (unsigned long long)total);
+    if (rows && n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, "  %s rows", grouped(rows, rb, sizeof rb));
+    if (bytes && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "  %s", human_bytes(bytes, bb, sizeof bb));
+    draw(p, text);
 }
 
 void cli_progress_end(cli_progress *p)

@@ -38,6 +38,9 @@
  * should not see dead ones. One still applying to a file that is not
  * rewritten stays. DVs are never removed by path (their Puffin file may
  * hold other files' DVs): they go with their data file (produce_ops.c).
+ * fl_ice_rewrite_data_files_ex reports each data file rewritten (done of
+ * total, rows written) to the caller's callback, so a CLI can draw a
+ * progress line; the files are read one at a time on the caller's thread.
  *
  * Memory: positions are collected per file in malloc'd arrays (8 bytes per
  * deleted row); plans are freed before returning; every struct handed to
@@ -410,6 +413,7 @@ typedef struct cow_ctx {
     fl_ice_data_writer *w;
     const target *t;
     uint32_t ncols;
+    uint64_t rows; /* rows written (compaction's progress) */
 } cow_ctx;
 
 static fl_status cow_rows(void *vctx, fl_batch *b, fl_sel *live, fl_error *err)
@@ -424,21 +428,37 @@ static fl_status cow_rows(void *vctx, fl_batch *b, fl_sel *live, fl_error *err)
             live->idx[keep++] = live->idx[k];
     }
     live->count = keep;
+    c->rows += keep;
     fl_batch view = *b;
     view.ncols = c->ncols;
     view.sel = live;
     return fl_ice_data_writer_write(c->w, &view, err);
 }
 
-/* Rewrites the tasks of p chosen by `pick` (targets: rows minus positions). */
+/* Compaction's reports to its caller (fl_ice_rewrite_options.progress). */
+typedef struct rewrite_report {
+    const fl_ice_rewrite_options *opt; /* NULL: nobody listens (copy-on-write) */
+    fl_ice_rewrite_progress state;
+} rewrite_report;
+
+static void report(const rewrite_report *r)
+{
+    if (r && r->opt && r->opt->progress)
+        r->opt->progress(r->opt->progress_ctx, &r->state);
+}
+
+/* Rewrites the tasks of p chosen by `pick` (targets: rows minus positions),
+ * reporting each file done to rep (NULL = no reports). */
 static fl_status rewrite(fl_ice_txn *x, const fl_ice_scan_plan *p, targets *ts, const bool *pick,
-                         fl_ice_data_file **files, uint32_t *nfiles, fl_error *err)
+                         rewrite_report *rep, fl_ice_data_file **files, uint32_t *nfiles,
+                         fl_error *err)
 {
     fl_ice_data_writer *w = NULL;
     FL_TRY(fl_ice_data_writer_open(x, &w, err));
     fl_status rc = FL_OK;
+    report(rep);
     for (uint32_t i = 0; i < p->ntasks && rc == FL_OK; i++) {
-        cow_ctx c = {w, NULL, p->schema.nfields - 1};
+        cow_ctx c = {w, NULL, p->schema.nfields - 1, 0};
         if (ts) {
             target *t = find_target(ts, p->tasks[i].file->file_path);
             if (!t || t->whole)
@@ -447,6 +467,11 @@ static fl_status rewrite(fl_ice_txn *x, const fl_ice_scan_plan *p, targets *ts, 
         } else if (!pick[i])
             continue;
         rc = read_task(x, p, i, cow_rows, &c, err);
+        if (rc == FL_OK && rep) {
+            rep->state.files_done++;
+            rep->state.rows_written += c.rows;
+            report(rep);
+        }
     }
     if (rc != FL_OK) {
         fl_ice_data_writer_abort(w);
@@ -464,7 +489,7 @@ static fl_status copy_on_write(fl_ice_txn *x, targets *ts, delta *d, fl_error *e
         return FL_OK;
     fl_ice_scan_plan *p = NULL;
     FL_TRY(plan(x, NULL, true, &p, err));
-    fl_status rc = rewrite(x, p, ts, NULL, &d->add_data, &d->nadd_data, err);
+    fl_status rc = rewrite(x, p, ts, NULL, NULL, &d->add_data, &d->nadd_data, err);
     fl_ice_scan_plan_free(p);
     return rc;
 }
@@ -663,7 +688,15 @@ static fl_status dead_deletes(const fl_ice_scan_plan *p, const bool *pick, const
 fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritten, uint64_t *added,
                                     fl_error *err)
 {
+    fl_ice_rewrite_options o = {.force = force};
+    return fl_ice_rewrite_data_files_ex(x, &o, rewritten, added, err);
+}
+
+fl_status fl_ice_rewrite_data_files_ex(fl_ice_txn *x, const fl_ice_rewrite_options *opt,
+                                       uint64_t *rewritten, uint64_t *added, fl_error *err)
+{
     *rewritten = *added = 0;
+    bool force = opt && opt->force;
     const fl_ice_metadata *m = fl_ice_txn_metadata(x);
     if (!fl_ice_metadata_current_snapshot(m))
         return FL_OK;
@@ -706,8 +739,9 @@ fl_status fl_ice_rewrite_data_files(fl_ice_txn *x, bool force, uint64_t *rewritt
             rc = dead_deletes(p, pick, rmd, rd.nremove_deletes, a, &rd.nremove_deletes, err);
         fl_ice_data_file *files = NULL;
         uint32_t nfiles = 0;
+        rewrite_report rep = {.opt = opt, .state = {.files_total = npick}};
         if (rc == FL_OK)
-            rc = rewrite(x, p, NULL, pick, &files, &nfiles, err);
+            rc = rewrite(x, p, NULL, pick, &rep, &files, &nfiles, err);
         if (rc == FL_OK) {
             rd.remove_data = rm;
             rd.remove_deletes = rmd;

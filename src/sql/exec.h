@@ -19,6 +19,9 @@
  *   stop with FL_ECANCELED. Errors from any worker stop every worker; the
  *   first error is reported.
  *
+ *   Progress: scans add files planned and read, rows and bytes to
+ *   options.progress (atomics the session owns and readers poll).
+ *
  * OWNERSHIP
  *   The executor borrows the plan (which must outlive it) and fills
  *   plan->stats. Batches returned by fl_exec_next() belong to the executor and
@@ -28,6 +31,7 @@
 #ifndef FLOE_SQL_EXEC_H
 #define FLOE_SQL_EXEC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -36,11 +40,21 @@
 #include "sql/expr.h"
 #include "sql/plan.h"
 
+/* The statement's progress (sql.h fl_sql_progress), owned by the session
+ * and shared by every executor the statement runs (subqueries, the query
+ * of a DML statement): scans add to it per file, row group or batch, any
+ * thread may read it. */
+typedef struct fl_exec_progress {
+    atomic_ullong files_total, files_done, rows_scanned, bytes_read;
+    atomic_ullong statement; /* the session's statement count (not the executor's) */
+} fl_exec_progress;
+
 typedef struct fl_exec_options {
     uint32_t threads;      /* 0 = online CPUs */
     uint64_t memory_limit; /* bytes; 0 = 80% of physical memory */
     const char *spill_dir; /* NULL = $TMPDIR or /tmp */
     fl_eval_env env;       /* params, time zone, statement time, cancel flag */
+    fl_exec_progress *progress; /* borrowed; NULL = not counted */
 } fl_exec_options;
 
 typedef struct fl_exec fl_exec;

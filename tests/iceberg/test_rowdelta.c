@@ -4,7 +4,7 @@
  * writer + append), then changed with fl_ice_delete_where (merge-on-read:
  * position delete files; copy-on-write: rewritten files; whole files from
  * metadata), fl_ice_delete_positions, fl_ice_overwrite_where and
- * fl_ice_rewrite_data_files, and read back with the table scan; on v3,
+ * fl_ice_rewrite_data_files (and its progress reports), and read back with the table scan; on v3,
  * deletion vectors (one per data file, merged, compacted away). Also the
  * position delete writer alone: sorting, duplicates, referenced_data_file.
  */
@@ -250,6 +250,57 @@ static void test_compact_drops_covering_deletes(void)
     CHECK_EQ_INT(count, 140);
     CHECK_EQ_INT(sum, 49 * 50 / 2 + (150 + 239) * 90 / 2);
     CHECK_EQ_INT(ndel, 0);
+    fl_ice_table_free(t);
+    env_close(&e);
+}
+
+typedef struct progress_log {
+    fl_ice_rewrite_progress at[8];
+    uint32_t n;
+} progress_log;
+
+static void log_progress(void *ctx, const fl_ice_rewrite_progress *p)
+{
+    progress_log *l = ctx;
+    if (l->n < 8)
+        l->at[l->n] = *p;
+    l->n++;
+}
+
+/* fl_ice_rewrite_data_files_ex reports 0 of N once the files are chosen,
+ * then each file rewritten with the rows written so far; nothing when
+ * there is nothing to rewrite. */
+static void test_compact_progress(void)
+{
+    env e = {0};
+    CHECK(env_open(&e));
+    fl_ice_table *t = make_table(&e, "prog", "2", false, 100, "merge-on-read");
+    if (!t) {
+        env_close(&e);
+        return;
+    }
+    progress_log log = {.n = 0};
+    fl_ice_rewrite_options o = {.force = false, .progress = log_progress, .progress_ctx = &log};
+    fl_ice_txn *x = NULL;
+    uint64_t rewritten = 0, added = 0;
+    CHECK_OK(fl_ice_txn_begin(t, &x, &e.err), &e.err);
+    CHECK_OK(fl_ice_rewrite_data_files_ex(x, &o, &rewritten, &added, &e.err), &e.err);
+    fl_ice_txn_abort(x);
+    CHECK_EQ_INT(rewritten, 0); /* one file: nothing to compact */
+    CHECK_EQ_INT(log.n, 0);
+    append_ids(&e, t, 100, 200);
+    append_ids(&e, t, 200, 300);
+    o.force = true;
+    CHECK_OK(fl_ice_txn_begin(t, &x, &e.err), &e.err);
+    CHECK_OK(fl_ice_rewrite_data_files_ex(x, &o, &rewritten, &added, &e.err), &e.err);
+    CHECK_OK(fl_ice_txn_commit(x, NULL, &e.err), &e.err);
+    CHECK_EQ_INT(rewritten, 3);
+    CHECK_EQ_INT(log.n, 4);
+    for (uint32_t i = 0; i < log.n && i < 4; i++) {
+        CHECK_EQ_INT(log.at[i].files_done, i);
+        CHECK_EQ_INT(log.at[i].files_total, 3);
+        CHECK_EQ_INT(log.at[i].rows_written, 100 * i);
+    }
     fl_ice_table_free(t);
     env_close(&e);
 }
@@ -513,6 +564,7 @@ int main(void)
     TEST_RUN(test_delete_writer);
     TEST_RUN(test_merge_on_read);
     TEST_RUN(test_compact_drops_covering_deletes);
+    TEST_RUN(test_compact_progress);
     TEST_RUN(test_copy_on_write);
     TEST_RUN(test_v3_deletion_vectors);
     TEST_RUN(test_positions_overwrite_compact);

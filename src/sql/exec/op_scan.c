@@ -30,6 +30,13 @@
  * to plan->stats. Pruning uses the plan's prune terms plus, at prepare, the
  * filter's `column op $n` comparisons with the statement's parameter values
  * (prune_params.c), so prepared point queries prune like literal ones.
+ *
+ * Progress (exec.h fl_exec_progress, the session's counters): a file scan
+ * adds its files at prepare (the tasks left after pruning for ICEBERG), the
+ * rows of every source batch it reads, the bytes its readers report, and a
+ * file as done when the last of its morsels reached its end: a file split
+ * into row groups is read by several threads, so each file keeps an atomic
+ * count of its morsels still to finish (morsels_left).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +77,8 @@ typedef struct scan_state {
     const char **names; /* PARQUET projection by name */
     fl_arena arena;     /* prune: parameter terms */
     fl_predicate prune; /* plan's prune terms + `column op $n` ones (prune_params.c) */
+    fl_exec_progress *progress; /* the statement's counters, NULL = not counted */
+    atomic_uint *morsels_left;  /* per file (ICEBERG: per task): morsels not yet read out */
 } scan_state;
 
 static uint32_t proj_count(const fl_plan_scan *s, const fl_schema *full)
@@ -170,6 +179,57 @@ static fl_status plan_ice_morsels(scan_state *st, uint32_t threads, fl_error *er
     return FL_OK;
 }
 
+/* ---- progress ---- */
+
+static bool is_file_scan(fl_scan_kind k)
+{
+    return k == FL_SCAN_ICEBERG || k == FL_SCAN_PARQUET || k == FL_SCAN_ORC || k == FL_SCAN_CSV ||
+           k == FL_SCAN_JSON;
+}
+
+/* The file (ICEBERG: task) morsel m reads. */
+static uint32_t morsel_file(const scan_state *st, fl_scan_kind k, uint32_t m)
+{
+    switch (k) {
+    case FL_SCAN_ICEBERG: return st->im[m].task;
+    case FL_SCAN_PARQUET:
+    case FL_SCAN_ORC: return st->pq[m].file;
+    default: return m; /* CSV, JSON: one morsel per file */
+    }
+}
+
+/* Counts the scan's files into the statement's progress once its morsels
+ * are planned; a file without morsels (no row groups) is done already. */
+static fl_status progress_plan(scan_state *st, const fl_plan_scan *s, fl_error *err)
+{
+    if (!st->progress || !is_file_scan(s->kind))
+        return FL_OK;
+    uint32_t nfiles = s->kind == FL_SCAN_ICEBERG ? (st->ice ? st->ice->ntasks : 0) : s->nfiles;
+    st->morsels_left = calloc(nfiles ? nfiles : 1, sizeof *st->morsels_left);
+    if (!st->morsels_left)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t m = 0; m < st->nmorsels; m++)
+        atomic_fetch_add(&st->morsels_left[morsel_file(st, s->kind, m)], 1);
+    uint64_t empty = 0;
+    for (uint32_t f = 0; f < nfiles; f++)
+        empty += atomic_load(&st->morsels_left[f]) == 0;
+    atomic_fetch_add(&st->progress->files_total, nfiles);
+    atomic_fetch_add(&st->progress->files_done, empty);
+    return FL_OK;
+}
+
+static void progress_bytes(const scan_state *st, uint64_t bytes)
+{
+    if (st->progress && bytes)
+        atomic_fetch_add(&st->progress->bytes_read, bytes);
+}
+
+static void progress_rows(const scan_state *st, const fl_batch *b)
+{
+    if (st->progress)
+        atomic_fetch_add(&st->progress->rows_scanned, fl_batch_live_rows(b));
+}
+
 static fl_status scan_prepare(ex_node *n, fl_error *err)
 {
     scan_state *st = n->state;
@@ -266,6 +326,7 @@ static fl_status scan_prepare(ex_node *n, fl_error *err)
     case FL_SCAN_ROWS: st->nmorsels = s->rows ? s->rows->nbatches : 0; break;
     default: return fl_errorf(err, FL_EUNSUPPORTED, "scan kind %d", (int)s->kind);
     }
+    FL_TRY(progress_plan(st, s, err));
     atomic_fetch_add(&ps->time_ns, ex_now_ns() - t0);
     return FL_OK;
 }
@@ -297,6 +358,7 @@ typedef struct scan_op {
     uint32_t *proj; /* raw column of each output column; NULL = identity */
     fl_batch view;
     fl_sel sel;
+    uint32_t morsel; /* the active morsel (progress) */
 } scan_op;
 
 static void add_scan_stats(fl_plan_stats *ps, const fl_parquet_scan_stats *ss)
@@ -320,6 +382,7 @@ static void report_ice_stats(scan_op *o)
     d.pages_pruned = ss.pages_pruned - o->ice_rep.pages_pruned;
     d.bytes_read = ss.bytes_read - o->ice_rep.bytes_read;
     add_scan_stats(&o->base.node->p->stats, &d);
+    progress_bytes(o->st, d.bytes_read);
     o->ice_rep = ss;
 }
 
@@ -352,8 +415,14 @@ static void close_reader(scan_op *o, bool keep_ice)
         atomic_fetch_add(&ps->row_groups_pruned, ss.row_groups_pruned);
         atomic_fetch_add(&ps->pages_pruned, (long long)ss.pages_pruned);
         atomic_fetch_add(&ps->bytes_read, (long long)ss.bytes_read);
+        progress_bytes(o->st, ss.bytes_read);
         fl_parquet_scan_close(o->pq_scan);
         o->pq_scan = NULL;
+    }
+    if (o->text) { /* a text file's bytes, once (one morsel per file) */
+        uint64_t done = 0, total = 0;
+        fl_source_progress(o->text, &done, &total);
+        progress_bytes(o->st, done);
     }
     fl_source_close(o->text);
     o->text = NULL;
@@ -503,8 +572,10 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
         fl_status rc = open_orc(o, m, err);
         if (rc)
             return rc;
-        if (o->st->pq[m].rg <= 0) /* once per file */
+        if (o->st->pq[m].rg <= 0) { /* once per file */
             atomic_fetch_add(&o->base.node->p->stats.bytes_read, (long long)o->orc_file->size);
+            progress_bytes(o->st, o->orc_file->size);
+        }
         break;
     }
     case FL_SCAN_CSV:
@@ -557,6 +628,18 @@ static fl_status read_raw(scan_op *o, const fl_batch **b, bool *eof, fl_error *e
     }
 }
 
+/* The active morsel was read to its end and its reader closed (so its
+ * bytes are counted): its file is done once every morsel of it is. */
+static void morsel_done(scan_op *o)
+{
+    scan_state *st = o->st;
+    if (!st->morsels_left)
+        return;
+    uint32_t f = morsel_file(st, o->s->kind, o->morsel);
+    if (atomic_fetch_sub(&st->morsels_left[f], 1) == 1)
+        atomic_fetch_add(&st->progress->files_done, 1);
+}
+
 static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
 {
     scan_op *o = (scan_op *)op;
@@ -593,6 +676,7 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
                     close_reader(o, false);
                     return rc;
                 }
+                o->morsel = m;
             }
             bool eof = false;
             fl_status rc = read_raw(o, &b, &eof, err);
@@ -603,8 +687,10 @@ static fl_status scan_next(ex_op *op, const fl_batch **out, fl_error *err)
                            : fl_error_prefix(err, "%s", what);
             if (eof) {
                 close_reader(o, true);
+                morsel_done(o);
                 continue;
             }
+            progress_rows(o->st, b);
         }
         if (!b || fl_batch_live_rows(b) == 0)
             continue;
@@ -680,6 +766,7 @@ static void scan_destroy(ex_node *n)
     free(st->im);
     free(st->pq);
     free(st->names);
+    free(st->morsels_left);
     fl_arena_free(&st->arena);
     if (st->own_io)
         fl_fileio_destroy(st->io);
@@ -699,6 +786,7 @@ fl_status ex_scan_node(ex_node *n, fl_error *err)
     n->prepare = scan_prepare;
     n->open = scan_open;
     st->io = n->p->u.scan.io;
+    st->progress = n->x->opt.progress;
     if (!st->io && n->p->u.scan.kind != FL_SCAN_ROWS) {
         st->io = fl_fileio_local();
         st->own_io = true;

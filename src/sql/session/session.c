@@ -7,7 +7,11 @@
  * loaded metadata) is the result's arena, freed by fl_sql_result_close.
  * Cancellation is an atomic flag handed to the executor through
  * fl_eval_env.cancel; statement_timeout starts a watchdog thread that sets
- * the same flag (session_result.c).
+ * the same flag (session_result.c). Progress works the same way the other
+ * direction: the session owns atomic counters (fl_exec_progress), reset at
+ * each statement's start and handed to the executor as
+ * fl_exec_options.progress; the scans add to them and
+ * fl_sql_session_progress reads them from any thread.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,17 @@ static fl_status session_cache_io(fl_sql_session *s, const fl_sql_options *opt, 
     s->io = w;
     s->own_io = true;
     return FL_OK;
+}
+
+/* A new statement's counters: zeros first, then the statement number, so
+ * a reader that sees the new number sees the zeros (or later counts). */
+static void progress_reset(fl_exec_progress *p)
+{
+    atomic_store(&p->files_total, 0);
+    atomic_store(&p->files_done, 0);
+    atomic_store(&p->rows_scanned, 0);
+    atomic_store(&p->bytes_read, 0);
+    atomic_fetch_add(&p->statement, 1);
 }
 
 fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, fl_error *err)
@@ -83,6 +98,8 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->ext = opt->extension;
     fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
+    progress_reset(&s->progress);
+    atomic_store(&s->progress.statement, 0); /* none started yet */
     if (rc == FL_OK && (!s->default_namespace || !s->time_zone || !s->user || (opt->spill_dir && !s->spill_dir)))
         rc = fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc != FL_OK) {
@@ -127,6 +144,23 @@ void fl_sql_session_cancel(fl_sql_session *s)
 {
     if (s)
         atomic_store(&s->cancel, 1);
+}
+
+void fl_sql_session_progress(fl_sql_session *s, fl_sql_progress *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return;
+    /* done before total: a file is added to total before it can be done,
+     * so this order never reads more done than total (but for a reset
+     * between the loads, hence the clamp) */
+    out->statement = atomic_load(&s->progress.statement); /* first: see progress_reset */
+    out->files_done = atomic_load(&s->progress.files_done);
+    out->files_total = atomic_load(&s->progress.files_total);
+    out->rows_scanned = atomic_load(&s->progress.rows_scanned);
+    out->bytes_read = atomic_load(&s->progress.bytes_read);
+    if (out->files_done > out->files_total)
+        out->files_done = out->files_total;
 }
 
 void fl_sql_last_error(const fl_sql_session *s, fl_sql_error_info *out)
@@ -382,6 +416,8 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     r->xo.env.statement_time_us = pc->statement_time_us;
     r->xo.env.cancel = &s->cancel;
     atomic_store(&s->cancel, 0);
+    r->xo.progress = &s->progress;
+    progress_reset(&s->progress);
     r->open_next = s->open;
     if (s->open)
         s->open->open_prev = r;

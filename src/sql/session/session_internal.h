@@ -38,6 +38,7 @@ struct fl_sql_session {
     int64_t statement_timeout_ms;
     char getbuf[128]; /* fl_sql_get's formatted numbers */
     atomic_int cancel;
+    fl_exec_progress progress; /* the running statement's (fl_sql_session_progress) */
     fl_sql_error_info last;
     fl_sql_result *open; /* every open result (a list: portals and cursors may overlap) */
     struct fl_txn_block *block; /* the open transaction block (stmt/txn_block.h), NULL = none */

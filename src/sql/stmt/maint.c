@@ -214,6 +214,23 @@ typedef struct mctx {
     const char *name;
 } mctx;
 
+/* optimize's rewrite, reported into the statement's progress (sql.h
+ * fl_sql_progress: files to rewrite, rewritten, rows read and written
+ * again) as deltas, so a scan of the same statement would add up too. */
+typedef struct optimize_progress {
+    fl_exec_progress *to;
+    fl_ice_rewrite_progress last;
+} optimize_progress;
+
+static void on_file_rewritten(void *ctx, const fl_ice_rewrite_progress *p)
+{
+    optimize_progress *o = ctx;
+    atomic_fetch_add(&o->to->files_total, p->files_total - o->last.files_total);
+    atomic_fetch_add(&o->to->files_done, p->files_done - o->last.files_done);
+    atomic_fetch_add(&o->to->rows_scanned, p->rows_written - o->last.rows_written);
+    o->last = *p;
+}
+
 static fl_status optimize(mctx *m, fl_error *err)
 {
     static const char *const known[] = {"file_size_threshold", NULL};
@@ -238,7 +255,9 @@ static fl_status optimize(mctx *m, fl_error *err)
         FL_TRY(fl_ice_txn_set_properties(m->x, &set, NULL, 0, err));
     }
     uint64_t rewritten = 0, added = 0;
-    FL_TRY(fl_ice_rewrite_data_files(m->x, false, &rewritten, &added, err));
+    optimize_progress op = {.to = m->c->exec ? m->c->exec->progress : NULL};
+    fl_ice_rewrite_options ro = {.progress = op.to ? on_file_rewritten : NULL, .progress_ctx = &op};
+    FL_TRY(fl_ice_rewrite_data_files_ex(m->x, &ro, &rewritten, &added, err));
     if (th) {
         fl_ice_kv kv = {key, old};
         fl_ice_map set = {old ? 1u : 0u, &kv};

@@ -154,7 +154,7 @@ static const cli_opt options[] = {
     [O_FIELD_SEPARATOR] = {"field-separator", 'F', "S", false,
                            "unaligned: the separator between fields (default '|')"},
     [O_OUTPUT] = {"output", 'o', "FILE", false,
-                  "write results to FILE ('-' = stdout; a file for parquet)"},
+                  "write results to FILE ('-' = stdout)"},
     [O_NO_HEADER] = {"no-header", 0, NULL, false, "no header row (table, csv)"},
     [O_EXPANDED] = {"expanded", 'x', NULL, false, "table: one record block per row"},
     [O_THREADS] = {"threads", 0, "N", false, "worker threads (default: CPUs)"},
@@ -292,10 +292,10 @@ static int parse_args(int argc, char **argv, shell *sh)
     if (st)
         return st;
     bool parquet = sh->o.format == FL_SQLOUT_PARQUET;
-    if (parquet && (!sh->out_path || !strcmp(sh->out_path, "-")))
-        return cli_usage_error(&sql_cmd, "--format parquet needs -o FILE");
-    if (sh->out_path && !strcmp(sh->out_path, "-"))
-        sh->out_path = NULL; /* stdout, the default */
+    if (parquet && !sh->out_path)
+        return cli_usage_error(&sql_cmd, "--format parquet needs -o FILE (-o - for stdout)");
+    if (!parquet && sh->out_path && !strcmp(sh->out_path, "-"))
+        sh->out_path = NULL; /* stdout, the default (parquet keeps "-": print_parquet) */
     return 0;
 }
 

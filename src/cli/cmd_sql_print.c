@@ -361,7 +361,12 @@ static fl_status print_parquet(const fl_sqlout *o, const fl_sqlout_source *src,
         return fl_errorf(err, FL_EINVAL, "parquet output needs a file (-o FILE or \\o FILE)");
     fl_output *out = NULL;
     fl_parquet_writer *w = NULL;
-    FL_TRY(fl_fileio_create(o->io, o->path, FL_CREATE_OVERWRITE, &out, err));
+    uint8_t *mem = NULL; /* path "-": the file in memory, to o->out once complete */
+    size_t mem_len = 0;
+    if (!strcmp(o->path, "-"))
+        FL_TRY(fl_output_memory("stdout", &mem, &mem_len, &out, err));
+    else
+        FL_TRY(fl_fileio_create(o->io, o->path, FL_CREATE_OVERWRITE, &out, err));
     fl_parquet_write_options opt = {0};
     fl_status rc = fl_parquet_writer_open(out, schema, &opt, &w, err);
     while (rc == FL_OK) {
@@ -379,9 +384,14 @@ static fl_status print_parquet(const fl_sqlout *o, const fl_sqlout_source *src,
         rc = fl_parquet_writer_close(wc, NULL, err);
     }
     fl_parquet_writer_abort(w);
-    if (rc == FL_OK)
-        return fl_output_close(out, err);
+    if (rc == FL_OK) {
+        rc = fl_output_close(out, err);
+        out = NULL;
+    }
+    if (rc == FL_OK && mem && (fwrite(mem, 1, mem_len, o->out) != mem_len || fflush(o->out) != 0))
+        rc = fl_errorf(err, FL_EIO, "stdout: write error");
     fl_output_abort(out);
+    free(mem);
     return rc;
 }
 

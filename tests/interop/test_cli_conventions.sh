@@ -207,6 +207,10 @@ fi
     >"$tmp/out" 2>>"$tmp/err" || bad "floe convert IN - --to parquet: $(cat "$tmp/err")"
 [ "$(cat "$tmp/out")" = "$(printf 'id,name\n1,a\n2,b')" ] || bad "floe convert - --to parquet | parquet cat -: $(cat "$tmp/out")"
 [ "$("$FLOE_BIN" sql --no-catalog -At -c "SELECT 42" -o - 2>&1)" = 42 ] || bad "floe sql -o - did not print 42"
+"$FLOE_BIN" sql --no-catalog --format parquet -o - -c "SELECT 42 AS x UNION ALL SELECT 7" >"$tmp/stdout.parquet" 2>"$tmp/err" ||
+    bad "floe sql --format parquet -o -: $(cat "$tmp/err")"
+[ "$("$FLOE_BIN" parquet cat "$tmp/stdout.parquet" --format csv | tr "\n" " ")" = "x 42 7 " ] ||
+    bad "floe sql --format parquet -o - wrote: $("$FLOE_BIN" parquet cat "$tmp/stdout.parquet" 2>&1 | head -3)"
 # floe table register TABLE - : the metadata JSON on stdin (stored under the table's location);
 # demo.t is dropped from the catalog (its files stay) and registered again from its last metadata.
 meta="$(ls "$tmp"/wh/demo/t/metadata/*.metadata.json 2>/dev/null | tail -1)"

@@ -183,6 +183,17 @@ export async function sql(text, { queryId, signal, onProgress, maxRows = Infinit
   return { columns, rows, done, truncated: false };
 }
 
+// The whole result of a statement as one Parquet file (POST /v1/sql, Accept parquet), for downloads. A body
+// cut short by a failure has no footer: it is refused here rather than saved as a broken file.
+export async function sqlParquet(text, { signal } = {}) {
+  const headers = { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/vnd.apache.parquet' };
+  const res = await request('POST', '/v1/sql', { body: text, headers, signal });
+  const blob = await res.blob();
+  const tail = new TextDecoder().decode(await blob.slice(Math.max(0, blob.size - 4)).arrayBuffer());
+  if (blob.size < 12 || tail !== 'PAR1') throw new ApiError(0, 'the Parquet result ended early (connection cut or statement failed)');
+  return blob;
+}
+
 export async function cancelSql(queryId) {
   await request('DELETE', `/v1/sql/${encodeURIComponent(queryId)}`);
 }

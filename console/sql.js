@@ -1,8 +1,9 @@
 // sql.js - the SQL editor: highlighted textarea (highlight.js), completion of catalog names (complete.js),
 // Ctrl+Enter to run, POST /v1/sql with a client-chosen X-Floe-Query-Id so Cancel can DELETE /v1/sql/{id},
-// a results grid with paging, EXPLAIN [ANALYZE] plans as an indented tree, and download as CSV. Errors are
-// the engine's (a missing grant is 403 with SQLSTATE 42501).
-import { cancelSql, sql } from './api.js';
+// a results grid with paging, EXPLAIN [ANALYZE] plans as an indented tree, and download as CSV (the rows
+// read) or Parquet (the server runs a query again and writes every row). Errors are the engine's (a
+// missing grant is 403 with SQLSTATE 42501).
+import { cancelSql, sql, sqlParquet } from './api.js';
 import { status } from './app.js';
 import { tableRef } from './catalog.js';
 import { attachCompletion, catalogNames } from './complete.js';
@@ -34,8 +35,8 @@ export function toCSV(columns, rows) {
   return [columns.map((c) => cell(c.name)), ...rows.map((r) => r.map(cell))].map((r) => r.join(',')).join('\r\n') + '\r\n';
 }
 
-function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+function download(name, data) {
+  const url = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type: 'text/csv' }));
   const a = h('a', { href: url, download: name, hidden: true });
   document.body.append(a);
   a.click();
@@ -80,6 +81,7 @@ export async function render(view, params) {
   const explain = h('button', { type: 'button', id: 'explain', class: 'secondary' }, 'Explain analyze');
   const cancel = h('button', { type: 'button', id: 'cancel', class: 'danger', disabled: true }, 'Cancel');
   const csv = h('button', { type: 'button', id: 'csv', class: 'secondary', disabled: true }, 'Download CSV');
+  const parquet = h('button', { type: 'button', id: 'parquet', class: 'secondary', disabled: true }, 'Download Parquet');
   const size = h('select', { id: 'page-size' }, [25, 50, 100, 500].map((n) => h('option', { value: n, selected: n === 50 }, n)));
   const meta = h('p', { id: 'result-meta', class: 'muted', 'aria-live': 'polite' });
   const out = h('div', { id: 'results' });
@@ -88,10 +90,11 @@ export async function render(view, params) {
     h('label', { for: 'sql-input' }, 'SQL statement'),
     h('div', { class: 'editor' }, pre, ta, popup),
     h('p', { id: 'sql-help', class: 'muted' }, 'Ctrl+Enter runs. Names of tables and columns are completed as you type (Enter or Tab accepts, Escape closes).'),
-    h('div', { class: 'row' }, run, explain, cancel, csv, h('label', { for: 'page-size' }, 'Rows per page', size)),
+    h('div', { class: 'row' }, run, explain, cancel, csv, parquet, h('label', { for: 'page-size' }, 'Rows per page', size)),
     meta, out);
   overlay(ta, pre);
   let last = null;
+  let lastText = null; /* the statement behind `last`, run again for the Parquet download */
   let running = null;
 
   const exec = async (text) => {
@@ -107,15 +110,18 @@ export async function render(view, params) {
     try {
       const r = await sql(text, { queryId: id, maxRows: MAX_ROWS, onProgress: (n) => status(`${n} rows read`) });
       last = r;
+      lastText = text;
       const ms = Math.round(performance.now() - t0);
       const reads = r.done && r.done.reads ? r.done.reads.map((x) => `${x.table}@${x.snapshot_id}`).join(', ') : '';
       clear(meta, `${r.done ? r.done.tag : ''}: ${r.rows.length} rows in ${ms} ms${reads ? `; read ${reads}` : ''}`);
       if (r.columns.length === 1 && r.columns[0].name === 'QUERY PLAN') clear(out, planTree(r.rows));
       else results(out, r, Number(size.value));
       csv.disabled = false;
+      // only a query is run again for the file: never a statement that writes
+      parquet.disabled = r.columns.length === 0 || !/^\s*(select|with|values|table)\b/i.test(text);
     } catch (e) {
       last = null;
-      csv.disabled = true;
+      csv.disabled = parquet.disabled = true;
       clear(meta, '');
       clear(out, errorBox(e));
     } finally {
@@ -143,6 +149,21 @@ export async function render(view, params) {
     }
   });
   csv.addEventListener('click', () => last && download('result.csv', toCSV(last.columns, last.rows)));
+  // The server writes the file (every row, the column types kept): the statement runs again, so a
+  // table that changed since shows its new rows.
+  parquet.addEventListener('click', async () => {
+    if (!lastText) return;
+    parquet.disabled = true;
+    status('writing Parquet\u2026');
+    try {
+      download('result.parquet', await sqlParquet(lastText));
+      status('');
+    } catch (e) {
+      clear(out, errorBox(e));
+    } finally {
+      parquet.disabled = false;
+    }
+  });
   size.addEventListener('change', () => last && last.columns[0]?.name !== 'QUERY PLAN' && results(out, last, Number(size.value)));
   ta.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {

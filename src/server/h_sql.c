@@ -13,7 +13,7 @@
  * server picks a random one. Either way it is returned in the response
  * header X-Floe-Query-Id.
  *
- * RESPONSE FORMAT by Accept (or ?format=ndjson|arrow):
+ * RESPONSE FORMAT by Accept (or ?format=ndjson|arrow|parquet):
  *   application/x-ndjson (default): one JSON object per row (see
  *     h_sql_ndjson.c for the value encoding), then one final line, either
  *     {"$done": {"query_id", "tag", "rows", "columns": [{"name", "type"}],
@@ -26,6 +26,9 @@
  *     after the schema was sent cuts the chunked body short (no
  *     terminating chunk), so readers see a truncated stream, never a
  *     silently partial one.
+ *   application/vnd.apache.parquet: one Parquet file (h_sql_parquet.c),
+ *     written into the response as row groups fill; a failure cuts it short
+ *     the same way (no footer), a file for downloads and notebooks.
  * Errors before any row (syntax, binding, permission, DML failures) are an
  * HTTP error status with {"error": {"message", "type", "code", "sqlstate",
  * "position"}}: 400 (SQL errors), 403 (42501: a grant is missing, decided
@@ -79,6 +82,9 @@ typedef struct srv_sql {
     pthread_t monitor;
 } srv_sql;
 
+/* What a response carries the rows as (Accept or ?format=). */
+typedef enum result_format { RF_NDJSON, RF_ARROW, RF_PARQUET } result_format;
+
 struct sql_query {
     srv_sql *owner;
     char id[65];
@@ -86,7 +92,7 @@ struct sql_query {
     fl_principal who; /* the engine authorizes each statement as who (sql/authz) */
     char *sql, *ns;
     json_t *params; /* owned reference; NULL = plain execute */
-    bool arrow;
+    result_format format;
     fl_catalog *cat;
     /* Set (under owner->mu) by the statement thread, cleared by it (under
      * owner->mu) before it closes the session; read for cancellation under
@@ -353,6 +359,7 @@ static const char **unique_names(const fl_schema *sc, fl_arena *a)
     return names;
 }
 
+/* The rows of q's result into its stream, in q's format. */
 static void stream_rows(sql_query *q)
 {
     const fl_schema *sc = fl_sql_result_schema(q->res);
@@ -363,10 +370,13 @@ static void stream_rows(sql_query *q)
     fl_arena a;
     fl_arena_init(&a, 1024);
     fl_sql_formatter *fmt = NULL;
+    srv_sql_parquet *pq = NULL;
     const char **names = NULL;
     fl_status rc;
-    if (q->arrow) {
+    if (q->format == RF_ARROW) {
         rc = fl_arrow_ipc_schema(sc, &buf, &q->err);
+    } else if (q->format == RF_PARQUET) {
+        rc = srv_sql_parquet_open(q->stream, sc, &pq, &q->err);
     } else {
         const char *tz = fl_sql_get(atomic_load(&q->sess), "time_zone");
         rc = fl_sql_formatter_new(tz ? tz : "UTC", &fmt, &q->err);
@@ -393,22 +403,30 @@ static void stream_rows(sql_query *q)
         rc = fl_sql_result_next(q->res, &b, &eof, &q->err);
         if (rc != FL_OK || eof)
             break;
-        if (q->arrow)
+        if (q->format == RF_ARROW)
             rc = fl_arrow_ipc_batch(sc, b, &buf, &q->err);
+        else if (q->format == RF_PARQUET)
+            rc = srv_sql_parquet_batch(pq, b, &q->err);
         else
             rc = srv_sql_ndjson_rows(sc, names, b, fmt, &buf, &q->err);
     }
+    if (rc == FL_OK && pq) {
+        srv_sql_parquet *p = pq;
+        pq = NULL;
+        rc = srv_sql_parquet_finish(p, &q->err);
+    }
+    srv_sql_parquet_abort(pq);
     if (rc != FL_OK) {
         take_error(q, rc);
-        if (q->arrow)
-            srv_log("warn", "sql", "query %s: Arrow stream cut short: %s (SQLSTATE %s)", q->id,
-                    q->err.msg, q->sqlstate);
+        if (q->format != RF_NDJSON)
+            srv_log("warn", "sql", "query %s: %s response cut short: %s (SQLSTATE %s)", q->id,
+                    q->format == RF_ARROW ? "Arrow" : "Parquet", q->err.msg, q->sqlstate);
     }
     buf.len = 0;
     if (!gone) {
-        if (!q->arrow)
+        if (q->format == RF_NDJSON)
             ndjson_trailer(q, rc == FL_OK, &buf);
-        else if (rc == FL_OK)
+        else if (q->format == RF_ARROW && rc == FL_OK)
             fl_arrow_ipc_eos(&buf, &q->err);
         if (buf.len)
             fl_server_stream_write(q->stream, buf.p, buf.len);
@@ -416,7 +434,7 @@ static void stream_rows(sql_query *q)
     fl_sql_formatter_free(fmt);
     fl_ipc_buf_free(&buf);
     fl_arena_free(&a);
-    /* NDJSON carries its error in the last line; Arrow can only cut short */
+    /* NDJSON carries its error in the last line; Arrow and Parquet can only cut short */
     q->rc = rc;
 }
 
@@ -446,7 +464,7 @@ static void *query_thread(void *arg)
     fl_sql_session *sess = atomic_exchange(&q->sess, NULL);
     pthread_mutex_unlock(&o->mu);
     if (q->stream)
-        fl_server_stream_end(q->stream, !q->arrow || q->rc == FL_OK);
+        fl_server_stream_end(q->stream, q->format == RF_NDJSON || q->rc == FL_OK);
     fl_sql_result_close(q->res);
     fl_sql_stmt_close(q->stmt);
     fl_sql_session_close(sess);
@@ -494,13 +512,29 @@ static void *monitor_thread(void *arg)
 
 /* ---- handlers ---- */
 
-static bool wants_arrow(fl_server_request *r)
+/* The format a request asks for: ?format= first, else its Accept header. */
+static result_format wanted_format(fl_server_request *r)
 {
     const char *f = fl_server_req_query(r, "format");
+    if (f && !strcasecmp(f, "arrow"))
+        return RF_ARROW;
+    if (f && !strcasecmp(f, "parquet"))
+        return RF_PARQUET;
     if (f)
-        return !strcasecmp(f, "arrow");
+        return RF_NDJSON;
     const char *acc = fl_server_req_header(r, "Accept");
-    return acc && strcasestr(acc, "application/vnd.apache.arrow.stream");
+    if (acc && strcasestr(acc, "application/vnd.apache.arrow.stream"))
+        return RF_ARROW;
+    if (acc && strcasestr(acc, "application/vnd.apache.parquet"))
+        return RF_PARQUET;
+    return RF_NDJSON;
+}
+
+static const char *content_type(result_format f)
+{
+    return f == RF_ARROW     ? "application/vnd.apache.arrow.stream"
+           : f == RF_PARQUET ? "application/vnd.apache.parquet"
+                             : "application/x-ndjson";
 }
 
 /* Fills q->sql, q->ns, q->params from the request; false = responded 400. */
@@ -632,7 +666,7 @@ static void h_sql_post(fl_server_request *r, void *ctx)
         return;
     }
     q->owner = o;
-    q->arrow = wants_arrow(r);
+    q->format = wanted_format(r);
     const fl_principal *who = fl_server_req_principal(r);
     snprintf(q->principal, sizeof q->principal, "%s", who->name);
     q->who = *who;
@@ -675,8 +709,7 @@ static void h_sql_post(fl_server_request *r, void *ctx)
     } else {
         fl_server_response_header(r, "X-Floe-Query-Id", q->id);
         q->stream = fl_server_respond_stream(
-            r, 200, q->arrow ? "application/vnd.apache.arrow.stream" : "application/x-ndjson",
-            on_abort, q);
+            r, 200, content_type(q->format), on_abort, q);
         q->ph = q->stream ? Q_STREAM : Q_ABANDON;
     }
     pthread_cond_broadcast(&o->cv);

@@ -18,6 +18,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import { chromium } from 'playwright-core';
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 
 const o = Object.fromEntries(process.argv.slice(2).map((a) => { const i = a.indexOf('='); return [a.slice(2, i), a.slice(i + 1)]; }));
 const url = o.url;
@@ -261,7 +263,7 @@ await check('keyboard: Tab from the editor reaches Run, Enter runs', async () =>
   await page.locator('#sql-input').waitFor();
 });
 
-await check('SQL editor: EXPLAIN ANALYZE tree, CSV download, cancel', async () => {
+await check('SQL editor: EXPLAIN ANALYZE tree, CSV and Parquet download, cancel', async () => {
   await page.locator('#sql-input').fill('SELECT count(*) FROM "default"."orders" WHERE status = \'placed\'');
   await page.locator('#explain').click();
   await page.locator('#plan').waitFor();
@@ -272,6 +274,13 @@ await check('SQL editor: EXPLAIN ANALYZE tree, CSV download, cancel', async () =
   const csv = readFileSync(await dl.path(), 'utf8');
   const want = await sqlRows(analystTok, 'SELECT order_id, status FROM "default"."orders" ORDER BY order_id LIMIT 3');
   assert.equal(csv, `order_id,status\r\n${want.map((r) => r.join(',')).join('\r\n')}\r\n`);
+  // Parquet: the server writes the file; hyparquet reads it back
+  const [pdl] = await Promise.all([page.waitForEvent('download'), page.locator('#parquet:not([disabled])').click()]);
+  assert.equal(pdl.suggestedFilename(), 'result.parquet');
+  const pbuf = readFileSync(await pdl.path());
+  assert.equal(pbuf.subarray(0, 4).toString(), 'PAR1');
+  const prows = await parquetReadObjects({ file: pbuf.buffer.slice(pbuf.byteOffset, pbuf.byteOffset + pbuf.length), compressors });
+  assert.deepEqual(prows.map((r) => [String(r.order_id), r.status]), want.map((r) => [String(r[0]), r[1]]));
   await page.locator('#sql-input').fill('SELECT count(*) FROM generate_series(1, 4000000000) AS g(i) WHERE i % 7 = 3');
   await page.locator('#run').click();
   await page.locator('#cancel:not([disabled])').waitFor();

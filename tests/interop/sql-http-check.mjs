@@ -1,9 +1,11 @@
 // sql-http-check.mjs URL ADMIN_TOKEN READER_TOKEN PARQUET_DIR
 // Checks floe serve's HTTP SQL endpoint (POST /v1/sql, DELETE /v1/sql/{id})
-// with independent readers: JSON.parse for NDJSON and apache-arrow's
-// tableFromIPC for the Arrow IPC stream. Every value of every type the
+// with independent readers: JSON.parse for NDJSON, apache-arrow's
+// tableFromIPC for the Arrow IPC stream and hyparquet for Parquet. Every value of every type the
 // engine emits is compared with the expected value in both formats.
 import { tableFromIPC } from 'apache-arrow';
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 
 const [URL, ADMIN, READER, PQ] = process.argv.slice(2);
 let failures = 0, checks = 0;
@@ -180,6 +182,26 @@ const LONG = (() => {
   const v = Array.from({ length: 200 }, (_, i) => `(${i})`).join(',');
   return `WITH v(x) AS (VALUES ${v}) SELECT count(*) AS n FROM v a, v b, v c, v d`;
 })();
+// ---- Parquet: ?format=parquet and Accept, read back by hyparquet ----
+async function parquetRows(sql, how) {
+  const h = { Authorization: 'Bearer ' + ADMIN };
+  if (how === 'accept') h.Accept = 'application/vnd.apache.parquet';
+  const r = await fetch(URL + '/v1/sql' + (how === 'query' ? '?format=parquet' : ''), { method: 'POST', headers: h, body: sql });
+  const buf = await r.arrayBuffer();
+  expect(r.status === 200 && r.headers.get('content-type') === 'application/vnd.apache.parquet',
+    `parquet ${how}: ${r.status} ${r.headers.get('content-type')}`);
+  const b = new Uint8Array(buf);
+  const magic = (o) => new TextDecoder().decode(b.slice(o, o + 4));
+  expect(b.length > 12 && magic(0) === 'PAR1' && magic(b.length - 4) === 'PAR1', `parquet ${how}: PAR1 at both ends`);
+  return parquetReadObjects({ file: buf, compressors });
+}
+{
+  const rows = await parquetRows('SELECT i, b, s, bo FROM t WHERE i = 1', 'query');
+  expect(show(rows) === show([{ i: 1, b: 10000000000n, s: 'héllo "x"\n\t', bo: true }]), `parquet rows ${show(rows)}`);
+  const many = await parquetRows('SELECT i FROM many ORDER BY i', 'accept');
+  expect(many.length === 5000 && many[0].i === 0n && many[4999].i === 4999n, `parquet 5000 rows: ${many.length}`);
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 {
   const pending = ndjson(LONG, { headers: { 'X-Floe-Query-Id': 'long-1' } });

@@ -16,7 +16,8 @@ they covered); floe's partition evolution (ALTER TABLE SET (partitioning = ARRAY
 travel to floe's snapshots.
 Trino writes, floe reads: CREATE SCHEMA (with and without location), CREATE TABLE, INSERT,
 CTAS, a bucket(id, 4) table, DELETE / UPDATE / MERGE (position deletes), ALTER TABLE ADD
-COLUMN, EXECUTE optimize on a floe table with deletes. Interleaved commits: each sees the
+COLUMN, EXECUTE optimize on a floe table with deletes, row/array/map columns (floe reads them
+through field access, subscripts and map keys, and appends nested rows Trino reads back). Interleaved commits: each sees the
 other's rows, and Trino's "$snapshots"/"$history" agree with floe's.
 """
 import datetime
@@ -406,6 +407,37 @@ def scenarios(card, floe, tr, tmp):
         same_rows([(4, "new"), (5, "from floe")], tr.rows("SELECT id, extra FROM tr.t WHERE extra IS NOT NULL"),
                   what="Trino reads floe's row in the new column")
     card.run("Trino ALTER TABLE ADD COLUMN; floe reads and writes the new column", trino_add_column)
+
+    def trino_nested():
+        # Trino writes row/array/map columns (nested Parquet with Trino's field ids); floe reads them
+        # through its own subscripts and field access, and appends rows Trino reads back
+        tr.rows("CREATE TABLE tr.nest (id integer, r row(a integer, b varchar), l array(bigint), "
+                "m map(varchar, integer), lr array(row(x double, y varchar)))")
+        tr.rows("INSERT INTO tr.nest VALUES "
+                "(1, ROW(7, 'x'), ARRAY[10, 20, NULL], MAP(ARRAY['k', 'j'], ARRAY[1, 2]), "
+                "ARRAY[ROW(1.5, 'p'), ROW(-2.0, NULL)]), "
+                "(2, NULL, ARRAY[], MAP(), NULL), "
+                "(3, ROW(NULL, 'z'), NULL, NULL, ARRAY[])")
+        want = [(1, 7, "x", 3, 10, None, 1, 2, 2, 2, 1.5, None),
+                (2, None, None, 0, None, None, None, None, 0, None, None, None),
+                (3, None, "z", None, None, None, None, None, None, 0, None, None)]
+        same_rows(want, floe.rows("SELECT id, (r).a, (r).b, cardinality(l), l[1], l[3], m['k'], m['j'], "
+                                  "cardinality(m), cardinality(lr), (lr[1]).x, (lr[2]).y FROM tr.nest"),
+                  what="floe reads Trino's nested columns")
+        same_rows(want, tr.rows("SELECT id, r.a, r.b, cardinality(l), element_at(l, 1), element_at(l, 3), "
+                                "element_at(m, 'k'), element_at(m, 'j'), cardinality(m), cardinality(lr), "
+                                "element_at(lr, 1).x, element_at(lr, 2).y FROM tr.nest"),
+                  what="Trino's own answer")
+        same_rows([(1,), (3,)], floe.rows("SELECT id FROM tr.nest WHERE (r).b IN ('x', 'z')"),
+                  what="floe filters on a field of Trino's struct")
+        ex("INSERT INTO tr.nest VALUES (4, ROW(8, 'w'), ARRAY[5], MAP(ARRAY['q'], ARRAY[9]), "
+           "ARRAY[ROW(0.25, 'r')])")
+        same_rows([(8, "w", 5, 9, 0.25, "r")],
+                  tr.rows("SELECT r.a, r.b, element_at(l, 1), element_at(m, 'q'), element_at(lr, 1).x, "
+                          "element_at(lr, 1).y FROM tr.nest WHERE id = 4"),
+                  what="Trino reads floe's nested row in its table")
+    card.run("Trino writes row/array/map columns; floe reads them (fields, subscripts, map keys) and appends",
+             trino_nested)
 
     def interleaved():
         expected = []

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "floe/ice_stats.h"
+#include "sql/parse/parse_tree.h"
 #include "sql/session/session_internal.h"
 #include "sql/stmt/stmt_int.h"
 #include "sql/stmt/txn_block.h"
@@ -36,11 +37,6 @@ static void an_cols_free(an_cols *ac)
 {
     for (uint32_t i = 0; ac->sketches && i < ac->n; i++)
         fl_theta_free(ac->sketches[i]);
-}
-
-static const char *string_of(const PgQuery__Node *n)
-{
-    return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
 }
 
 /* The columns to analyze: the named ones (each must exist and be
@@ -59,7 +55,7 @@ static fl_status pick_columns(fl_stmt_ctx *c, const PgQuery__VacuumRelation *vr,
     for (uint32_t i = 0; i < cap; i++) {
         int32_t k = (int32_t)i;
         if (vr->n_va_cols) {
-            const char *name = string_of(vr->va_cols[i]);
+            const char *name = fl_front_str(vr->va_cols[i]);
             k = name ? stmt_find_column(s, name) : -1;
             if (k < 0)
                 return fl_error_state(err, FL_ENOTFOUND, "42703",

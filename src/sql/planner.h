@@ -69,6 +69,7 @@ typedef enum fl_habit_kind {
     FL_HABIT_SHOW_COLUMNS,  /* SHOW COLUMNS FROM t [FROM ns] | DESCRIBE t | DESC t */
     FL_HABIT_SHOW_CREATE,   /* SHOW CREATE TABLE t */
     FL_HABIT_USE,           /* USE ns */
+    FL_HABIT_SHOW_PIPELINES, /* SHOW PIPELINES [FROM|IN ns] */
 } fl_habit_kind;
 
 typedef struct fl_habit_stmt {

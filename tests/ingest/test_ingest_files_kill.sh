@@ -136,6 +136,16 @@ got="$(q "SELECT count(*), count(DISTINCT id), count(DISTINCT file) FROM demo.ev
 [ "$got" = "$((N2 * ROWS)),$((N2 * ROWS)),$N2" ] && ok "after fencing: rows exactly once ($got)" ||
   fail "after fencing: got $got, want $((N2 * ROWS)),$((N2 * ROWS)),$N2"
 
+# SHOW PIPELINES reads the same committed state: the pipeline's rows are every row of the table, its
+# epoch is the newest instance's, and its last checkpoint is the one floe ingest status reports
+row="$(q "SHOW PIPELINES FROM demo" | grep '^ev,')"
+IFS=, read -r _ pname epoch ckpt last _ commits rows _ npos _ <<<"$row"
+status_ckpt="$(floe ingest status --into demo.ev | sed -n 's/^checkpoint: \([0-9][0-9]*\).*/\1/p')"
+[ -n "$pname" ] && [ "$rows" = "$((N2 * ROWS))" ] && [ "$epoch" -ge 2 ] && [ -n "$last" ] &&
+  [ "$npos" -ge "$N2" ] && [ "$ckpt" = "$status_ckpt" ] && [ "$commits" -ge 1 ] &&
+  ok "SHOW PIPELINES: $pname epoch $epoch checkpoint $ckpt, $commits commits, $rows rows, $npos positions" ||
+  fail "SHOW PIPELINES row: '$row' (floe ingest status checkpoint '$status_ckpt')"
+
 if ((fails)); then
   echo "--- ingest log (tail)"; tail -20 "$tmp/ingest.log"
   exit 1

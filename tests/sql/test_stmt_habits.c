@@ -1,7 +1,7 @@
 /*
  * test_stmt_habits.c - the statements people type from Trino, DuckDB and
  * MySQL (src/sql/parse/habit.c, src/sql/stmt/habit_stmt.c, show_create.c,
- * copy_file.c, src/sql/parse/fromfile.c): SHOW TABLES/SCHEMAS/CATALOGS,
+ * copy_file.c, src/sql/parse/fromfile.c): SHOW TABLES/SCHEMAS/CATALOGS/PIPELINES,
  * SHOW COLUMNS/DESCRIBE, SHOW CREATE TABLE (run on a fresh catalog, it
  * recreates the same schema, partitioning, sort order and properties), USE,
  * COPY to and from server files in csv/json/parquet, FROM 'file', ANALYZE,
@@ -57,6 +57,13 @@ static void test_show(void)
     RUN_ERR(&E, "SHOW TABLES FROM sales extra", FL_ESYNTAX,
             "line 1, column 24: syntax error at or near \"extra\"");
     RUN_ERR(&E, "SHOW COLUMNS sales.orders", FL_ESYNTAX, "syntax error at or near \"sales\"");
+    /* SHOW PIPELINES: a pipeline named by its epoch property, before its first commit */
+    RUN_OK(&E, "ALTER TABLE sales.items SET PROPERTIES \"floe.pipeline.orders-feed.epoch\" = '4'");
+    RUN_OK(&E, "SHOW PIPELINES FROM sales");
+    CHECK_EQ_STR(E.tag, "SHOW");
+    CHECK_EQ_STR(E.rows, "items|orders-feed|4|NULL|NULL|NULL|0|0|0|0|NULL\n");
+    RUN_ERR(&E, "SHOW PIPELINES FROM nope", FL_ENOTFOUND, "schema \"nope\" does not exist");
+    RUN_ERR(&E, "SHOW PIPELINES sales", FL_ESYNTAX, "syntax error at or near \"sales\"");
     /* SHOW of a setting is still PostgreSQL's */
     RUN_OK(&E, "SHOW search_path");
     CHECK_EQ_STR(E.rows, "test\n");
@@ -355,6 +362,16 @@ static void test_authz(void)
     RUN_ERR(&R, "DESCRIBE secret.hush", FL_EFORBIDDEN, "permission denied");
     RUN_ERR(&R, "SHOW CREATE TABLE secret.t1", FL_EFORBIDDEN, "permission denied");
     RUN_ERR(&R, "USE secret", FL_EFORBIDDEN, "permission denied");
+    /* pipelines: only of tables the reader may read */
+    CHECK_EQ_INT(aw_exec(&w, w.admin,
+                         "ALTER TABLE pub.t1 SET PROPERTIES \"floe.pipeline.feed.epoch\" = '2'"),
+                 FL_OK);
+    CHECK_EQ_INT(aw_exec(&w, w.admin,
+                         "ALTER TABLE secret.t1 SET PROPERTIES \"floe.pipeline.feed.epoch\" = '2'"),
+                 FL_OK);
+    RUN_OK(&R, "SHOW PIPELINES FROM pub");
+    CHECK(strstr(R.rows, "t1|feed|2|") == R.rows);
+    RUN_ERR(&R, "SHOW PIPELINES FROM secret", FL_EFORBIDDEN, "permission denied for schema secret");
     /* suggestions come from what the reader may see: never secret's tables */
     RUN_ERR(&R, "SELECT * FROM pub.hush", FL_ENOTFOUND, "(search_path: secret)");
     CHECK(strstr(R.err.msg, "did you mean") == NULL);

@@ -6,13 +6,14 @@
  *   SHOW TABLES [FROM | IN ns] [LIKE 'pattern']
  *   SHOW SCHEMAS | NAMESPACES [FROM | IN ns] [LIKE 'pattern']
  *   SHOW CATALOGS [LIKE 'pattern']
+ *   SHOW PIPELINES [FROM | IN ns]
  *   SHOW COLUMNS | FIELDS FROM | IN t [FROM | IN ns]    DESCRIBE t    DESC t
  *   SHOW CREATE TABLE t
  *   USE ns
  *
  * Well-defined, not a guess: a statement is taken here only when its first
  * words are one of these forms (SHOW followed by TABLES, SCHEMAS,
- * NAMESPACES, CATALOGS, COLUMNS, FIELDS or CREATE; DESCRIBE, DESC, USE),
+ * NAMESPACES, CATALOGS, PIPELINES, COLUMNS, FIELDS or CREATE; DESCRIBE, DESC, USE),
  * none of which PostgreSQL parses (SHOW tables would be a setting named
  * "tables", which does not exist); anything after the form is a syntax error
  * at that token, with the position in the caller's text. Every other
@@ -121,6 +122,12 @@ fl_status fl_sql_parse_habit(const char *s, const fl_tok *tk, uint32_t ntok, fl_
                 FL_TRY(qname(s, tk, &i, a, &h, epos, err));
             }
             like_ok = true;
+        } else if (fl_tok_is(s, w, "pipelines")) {
+            h.kind = FL_HABIT_SHOW_PIPELINES;
+            if (from_or_in(s, &tk[i])) {
+                i++;
+                FL_TRY(qname(s, tk, &i, a, &h, epos, err));
+            }
         } else if (fl_tok_is(s, w, "catalogs")) {
             h.kind = FL_HABIT_SHOW_CATALOGS;
             like_ok = true;

@@ -8,6 +8,7 @@
  *   SHOW COLUMNS FROM t | DESCRIBE t   -> column_name, data_type, nullable,
  *                                         field_id, comment (tables and views)
  *   SHOW CREATE TABLE t                -> create_statement (show_create.c)
+ *   SHOW PIPELINES [FROM ns]           -> ingestion pipelines (show_pipelines.c)
  *   USE ns                             -> the session's search_path
  *
  * Authorization is the engine's one point (authz.h), as pg_catalog and
@@ -52,7 +53,7 @@ static bool like(const char *s, const char *p)
     return !*s;
 }
 
-static int cmp_str(const void *x, const void *y)
+int stmt_cmp_str(const void *x, const void *y)
 {
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
@@ -96,7 +97,8 @@ static fl_status check_ns(fl_stmt_ctx *c, const fl_namespace *ns, int32_t loc, f
     return FL_OK;
 }
 
-static fl_status target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns, fl_error *err)
+fl_status stmt_habit_target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns,
+                              fl_error *err)
 {
     if (h->nname)
         FL_TRY(habit_ns(c, h, h->nname, ns, err));
@@ -115,7 +117,7 @@ static fl_status show_tables(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_res
     fl_planner_ctx *pc = c->planner;
     fl_catalog *cat = pc->catalog;
     fl_namespace ns;
-    FL_TRY(target_ns(c, h, &ns, err));
+    FL_TRY(stmt_habit_target_ns(c, h, &ns, err));
     const char **t = NULL, **v = NULL;
     uint32_t nt = 0, nv = 0;
     FL_TRY(cat->ops->list_tables(cat, &ns, pc->arena, &t, &nt, err));
@@ -130,7 +132,7 @@ static fl_status show_tables(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_res
         if ((!h->like || like(name, h->like)) && fl_sql_authz_visible(pc, &ns, name))
             cells[n++] = name;
     }
-    qsort(cells, n, sizeof *cells, cmp_str);
+    qsort(cells, n, sizeof *cells, stmt_cmp_str);
     static const char *const names[] = {"table_name"};
     FL_TRY(stmt_result_strings(c, out, names, 1, cells, n, err));
     stmt_tag(out, "SHOW");
@@ -189,7 +191,7 @@ static fl_status show_schemas(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_re
     if (fl_sql_authz_visible(c->planner, &parent, NULL))
         FL_TRY(walk_ns(c, &parent, h->like, 0, &l, err));
     if (l.n > 1)
-        qsort(l.v, l.n, sizeof *l.v, cmp_str);
+        qsort(l.v, l.n, sizeof *l.v, stmt_cmp_str);
     static const char *const names[] = {"schema_name"};
     FL_TRY(stmt_result_strings(c, out, names, 1, l.v, l.n, err));
     stmt_tag(out, "SHOW");
@@ -347,6 +349,7 @@ fl_status stmt_habit(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out
     case FL_HABIT_SHOW_COLUMNS: return show_columns(c, h, out, err);
     case FL_HABIT_SHOW_CREATE: return stmt_show_create(c, h, out, err);
     case FL_HABIT_USE: return use_ns(c, h, out, err);
+    case FL_HABIT_SHOW_PIPELINES: return stmt_show_pipelines(c, h, out, err);
     default: return fl_errorf(err, FL_EINVAL, "unknown statement");
     }
 }

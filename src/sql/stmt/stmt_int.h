@@ -258,4 +258,13 @@ fl_status stmt_result_strings(fl_stmt_ctx *c, fl_stmt_result *out, const char *c
 
 int64_t stmt_now_ms(void);
 
+/* SHOW ... [FROM ns]: ns (given, or the session's default), which must exist
+ * and be visible (habit_stmt.c); strcmp over const char * for qsort. */
+fl_status stmt_habit_target_ns(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_namespace *ns,
+                               fl_error *err);
+int stmt_cmp_str(const void *x, const void *y);
+/* SHOW PIPELINES (show_pipelines.c). */
+fl_status stmt_show_pipelines(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_result *out,
+                              fl_error *err);
+
 #endif

@@ -1,6 +1,7 @@
 // app.js - the console's entry: login (or none under --insecure-no-auth), logout, and a hash router
 // (#/page?key=value) that loads one page module and calls its render(view, params). Pages: catalog.js,
-// snapshots.js, files.js, sql.js, metrics.js; each reads data only through api.js with the user's token.
+// snapshots.js, files.js, sql.js, metrics.js, pipelines.js; each reads data only through api.js with the
+// user's token.
 import { authRequired, login, resetMcp, session } from './api.js';
 import { clear, errorBox, h } from './dom.js';
 
@@ -10,6 +11,7 @@ const pages = {
   files: () => import('./files.js'),
   sql: () => import('./sql.js'),
   metrics: () => import('./metrics.js'),
+  pipelines: () => import('./pipelines.js'),
 };
 
 const view = () => document.getElementById('view');

@@ -336,6 +336,22 @@ await check('files view: histogram and small-files alert', async () => {
   await assertLabelled('the files view');
 });
 
+await check('pipelines: SHOW PIPELINES list, throughput per commit, dead letters', async () => {
+  await page.locator('#nav a[href="#/pipelines"]').click();
+  await page.locator('#pipelines').waitFor();
+  const list = await text('#pipelines');
+  assert.match(list, /default\.clicks\s+files-clicks/);
+  await page.locator('#pipeline-pick').selectOption({ label: 'default.clicks \u2190 files-clicks' });
+  await page.locator('#freshness').waitFor();
+  assert.match(await text('#freshness'), /checkpoint 2\b/);
+  const bars = await page.locator('svg.chart rect').evaluateAll((rs) => rs.map((r) => r.dataset.y));
+  assert.deepEqual(bars, ['3', '2']);
+  await page.locator('#dead-letters').waitFor();
+  assert.equal(await page.locator('#dead-letters tbody tr').count(), 1);
+  assert.match(await text('#dead-letters'), /3\.jsonl/);
+  await assertLabelled('the pipelines page');
+});
+
 await check('an expired or bad token brings the login page back', async () => {
   await page.evaluate(() => sessionStorage.setItem('floe.token', 'not-a-token'));
   await page.goto(`${url}/console/#/catalog`);

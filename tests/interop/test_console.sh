@@ -32,6 +32,16 @@ fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }
 fsql -c "INSERT INTO orders SELECT i, 1 + (i * 7) % 40, DATE '2024-01-01' + (i * 13) % 210, 'placed', CAST(10 + i % 90 AS decimal(10,2)), CAST(0 AS decimal(10,2)), CAST(0 AS decimal(10,2)) FROM generate_series(601, 650) AS g(i)"
 # a partitioned, sorted table with nested columns for the catalog page
 fsql -c "CREATE TABLE events (id bigint, ts timestamp, tags ROW(a varchar, b int), labels varchar[]) WITH (partitioning = ARRAY['day(ts)', 'bucket(4, id)'], sorted_by = ARRAY['id'])"
+# a files pipeline for the pipelines page: two commits (3 rows, then 2), one file dead-lettered
+fsql -c "CREATE TABLE clicks (id bigint, page varchar)"
+mkdir -p "$tmp/landing"
+printf '{"id":1,"page":"a"}\n{"id":2,"page":"b"}\n{"id":3,"page":"c"}\n' >"$tmp/landing/1.jsonl"
+"$floe" ingest files "$tmp/landing" --into default.clicks --catalog="$cat" --warehouse="$wh" --once \
+  >/dev/null 2>&1 || { echo "FAIL: ingest 1"; exit 1; }
+printf '{"id":4,"page":"d"}\n{"id":5,"page":"e"}\n' >"$tmp/landing/2.jsonl"
+printf '{"id":"x","page":"f"}\n' >"$tmp/landing/3.jsonl"
+"$floe" ingest files "$tmp/landing" --into default.clicks --catalog="$cat" --warehouse="$wh" --once \
+  >/dev/null 2>&1 || { echo "FAIL: ingest 2"; exit 1; }
 snaps=$("$floe" table snapshots --catalog="$cat" --warehouse="$wh" default.orders --format csv | tail -n +2 | cut -d, -f2)
 old=$(sed -n 1p <<<"$snaps")
 new=$(sed -n 2p <<<"$snaps")

@@ -42,6 +42,7 @@
 
 #include "floe/error.h"
 #include "floe/io.h"
+#include "floe/parquet.h"
 #include "floe/predicate.h"
 #include "floe/types.h"
 #include "floe/vector.h"
@@ -188,6 +189,47 @@ FL_API fl_status fl_orc_scan_next(fl_orc_scan *s, fl_batch *b, bool *eof, fl_err
 FL_API void fl_orc_scan_close(fl_orc_scan *s); /* NULL is allowed */
 /* Stripes the scan was asked for, and how many of them the predicate pruned. */
 FL_API void fl_orc_scan_counts(const fl_orc_scan *s, uint32_t *stripes, uint32_t *pruned);
+
+/* ---- writer ----
+ *
+ * Batches of a floe schema become an ORC file (version 0.12, RLE v2,
+ * DIRECT_V2 encodings, no row index), typed as the reader's table above
+ * maps back: INT32 -> int, INT64 -> bigint, TIME -> bigint with
+ * iceberg.long-type=TIME, TIMESTAMP[_NS] -> timestamp, TIMESTAMPTZ[_NS] ->
+ * timestamp with local time zone (with iceberg.timestamp-unit MICROS or
+ * NANOS), UUID and FIXED -> binary with iceberg.binary-type, and every field
+ * with iceberg.id / iceberg.required when it has a field id. Stripe and
+ * file statistics are written (min/max, sums, hasNull); the writer zone is
+ * UTC. The writer borrows out: after fl_orc_writer_close the caller closes
+ * it (or aborts it after a failure).
+ */
+typedef struct fl_orc_writer fl_orc_writer;
+
+typedef struct fl_orc_write_options {
+    fl_orc_compression compression; /* used when compression_set; default ZSTD */
+    bool compression_set;
+    int compression_level;    /* 0 = codec default */
+    uint64_t stripe_bytes;    /* target encoded bytes per stripe, 0 = 64 MiB */
+    uint64_t stripe_rows;     /* also cut a stripe at this many rows, 0 = no limit */
+    uint32_t block_bytes;     /* compression chunk size, 0 = 256 KiB (at most 4 MiB) */
+    const fl_orc_attr *metadata; /* user metadata (values NUL-terminated text) */
+    uint32_t nmetadata;
+} fl_orc_write_options;
+
+FL_API fl_status fl_orc_writer_open(fl_output *out, const fl_schema *schema,
+                                    const fl_orc_write_options *opt, fl_orc_writer **w,
+                                    fl_error *err);
+/* Appends the live rows of b (its selection applied); a null in a required
+ * field fails naming it. */
+FL_API fl_status fl_orc_writer_write(fl_orc_writer *w, const fl_batch *b, fl_error *err);
+/* Bytes written so far plus an estimate of the buffered stripe. */
+FL_API uint64_t fl_orc_writer_bytes(const fl_orc_writer *w);
+/* Writes the last stripe and the tail, fills result (rows, size, stripe
+ * offsets, per-leaf counts and bounds for Iceberg metrics; NULL allowed;
+ * free with fl_parquet_file_result_free), frees w. */
+FL_API fl_status fl_orc_writer_close(fl_orc_writer *w, fl_parquet_file_result *result,
+                                     fl_error *err);
+FL_API void fl_orc_writer_abort(fl_orc_writer *w); /* frees w, NULL allowed */
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,12 @@
 /*
- * cmd_convert.c - `floe convert IN OUT`: CSV, JSON lines and Parquet in any
- * direction, and ORC as input (source.h describes the readers).
+ * cmd_convert.c - `floe convert IN OUT`: CSV, JSON lines, Parquet and ORC in
+ * any direction (source.h describes the readers).
  *
  *   floe convert IN OUT [--from F] [--to F] [--schema SPEC] [--codec C]
  *                [--level N] [--row-group-rows N] [--page-rows N]
  *                [--no-dictionary] [--delimiter C] [--quiet]
  *
- * Parquet output goes through FileIO's atomic create (nothing is left at OUT
+ * Parquet and ORC output go through FileIO's atomic create (nothing is left at OUT
  * on failure); CSV/JSON lines output is written to OUT.tmp-<pid> and renamed,
  * or to stdout when OUT is "-" (Parquet too, once complete). Parquet -> Parquet keeps every
  * column's type, nullability and field ids (the writer takes the reader's schema).
@@ -213,14 +213,15 @@ enum {
 };
 static const cli_opt options[] = {
     [O_FROM] = {"from", 0, "FMT", false, "csv | jsonl | parquet | orc (default: from IN's name)"},
-    [O_TO] = {"to", 0, "FMT", false, "csv | jsonl | parquet (default: from OUT's name)"},
+    [O_TO] = {"to", 0, "FMT", false, "csv | jsonl | parquet | orc (default: from OUT's name)"},
     [O_SCHEMA] = {"schema", 0, "SPEC", false,
                   "column types instead of inference, e.g.\n"
                   "\"id:long not null,price:decimal(10,2),tags:list<string>\""},
     [O_CODEC] = {"codec", 0, "C", false,
-                 "zstd (default) | snappy | gzip | lz4_raw | brotli | none"},
+                 "zstd (default) | snappy | gzip | lz4_raw | brotli | none\n"
+                 "(ORC: gzip is ZLIB, lz4_raw LZ4; no brotli)"},
     [O_LEVEL] = {"level", 0, "N", false, "compression level (codec default when omitted)"},
-    [O_ROW_GROUP_ROWS] = {"row-group-rows", 0, "N", false, "rows per Parquet row group"},
+    [O_ROW_GROUP_ROWS] = {"row-group-rows", 0, "N", false, "rows per Parquet row group (ORC: per stripe)"},
     [O_PAGE_ROWS] = {"page-rows", 0, "N", false, "rows per Parquet data page"},
     [O_NO_DICTIONARY] = {"no-dictionary", 0, NULL, false, "no dictionary encoding"},
     [O_PAGE_V2] = {"page-v2", 0, NULL, false, "write DATA_PAGE_V2 pages"},
@@ -232,8 +233,8 @@ static const cli_opt options[] = {
 static const cli_command convert_cmd = {
     .name = "convert",
     .synopsis = "convert IN OUT [options]",
-    .about = "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json) and Parquet\n"
-             "  (.parquet), and from ORC (.orc); formats come from the extensions unless\n"
+    .about = "  Converts between CSV (.csv/.tsv), JSON lines (.jsonl/.ndjson/.json), Parquet\n"
+             "  (.parquet) and ORC (.orc); formats come from the extensions unless\n"
              "  --from/--to are given. IN '-' is stdin, OUT '-' is stdout.",
     .opts = options,
     .nopts = CLI_NOPTS(options),
@@ -308,7 +309,7 @@ static int format_option(const cli_args *p, int opt, fl_file_format *f)
 {
     const char *v = cli_value(p, opt);
     if (v && !fl_file_format_parse(v, f))
-        return cli_usage_error(&convert_cmd, "unknown format '%s' (csv, jsonl, parquet)", v);
+        return cli_usage_error(&convert_cmd, "unknown format '%s' (csv, jsonl, parquet, orc)", v);
     return 0;
 }
 
@@ -351,8 +352,8 @@ static int parse_args(int argc, char **argv, convert_args *a)
         fprintf(stderr, "floe convert: cannot tell the format of '%s' (use --to)\n", a->out);
         return 2;
     }
-    if (a->to == FL_FMT_ORC) {
-        fprintf(stderr, "floe convert: ORC output is not supported (ORC is read-only in floe)\n");
+    if (a->to == FL_FMT_ORC && a->wopt.codec_set && a->wopt.codec == FL_PARQUET_BROTLI) {
+        fprintf(stderr, "floe convert: ORC has no brotli codec (zstd, snappy, gzip, lz4, none)\n");
         return 2;
     }
     return 0;
@@ -363,7 +364,6 @@ static const char *format_name(fl_file_format f)
     return f == FL_FMT_CSV ? "csv" : f == FL_FMT_JSONL ? "jsonl" : f == FL_FMT_ORC ? "orc" : "parquet";
 }
 
-/* Pumps every batch of src into the Parquet writer at out_path. */
 /* The progress line after a batch (progress.h). */
 static void show_progress(cli_progress *prog, const fl_source *src, const convert_args *a,
                           uint64_t rows)
@@ -390,21 +390,69 @@ static fl_status copy_to_stdout(const uint8_t *mem, size_t len, fl_error *err)
     return FL_OK;
 }
 
-static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progress *prog,
-                               uint64_t *rows, uint64_t *bytes, fl_error *err)
+/* ORC's options from the Parquet ones the command line fills. */
+static void orc_options(const fl_parquet_write_options *p, fl_orc_write_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->compression_set = true;
+    o->compression_level = p->compression_level;
+    o->stripe_rows = p->row_group_rows;
+    switch (p->codec_set ? p->codec : FL_PARQUET_ZSTD) {
+    case FL_PARQUET_SNAPPY: o->compression = FL_ORC_SNAPPY; break;
+    case FL_PARQUET_GZIP: o->compression = FL_ORC_ZLIB; break;
+    case FL_PARQUET_LZ4_RAW: o->compression = FL_ORC_LZ4; break;
+    case FL_PARQUET_UNCOMPRESSED: o->compression = FL_ORC_NONE; break;
+    default: o->compression = FL_ORC_ZSTD; break;
+    }
+}
+
+/* The Parquet or the ORC writer, behind one open/write/close. */
+typedef struct file_writer {
+    fl_parquet_writer *pw;
+    fl_orc_writer *ow;
+} file_writer;
+
+static fl_status fw_open(file_writer *fw, fl_output *out, const fl_schema *s, const convert_args *a,
+                         fl_error *err)
+{
+    if (a->to == FL_FMT_ORC) {
+        fl_orc_write_options o;
+        orc_options(&a->wopt, &o);
+        return fl_orc_writer_open(out, s, &o, &fw->ow, err);
+    }
+    return fl_parquet_writer_open(out, s, &a->wopt, &fw->pw, err);
+}
+
+static fl_status fw_write(file_writer *fw, const fl_batch *b, fl_error *err)
+{
+    return fw->ow ? fl_orc_writer_write(fw->ow, b, err) : fl_parquet_writer_write(fw->pw, b, err);
+}
+
+static fl_status fw_close(file_writer *fw, fl_error *err)
+{
+    fl_orc_writer *ow = fw->ow;
+    fl_parquet_writer *pw = fw->pw;
+    fw->ow = NULL;
+    fw->pw = NULL;
+    return ow ? fl_orc_writer_close(ow, NULL, err) : fl_parquet_writer_close(pw, NULL, err);
+}
+
+/* Pumps every batch of src into a Parquet or ORC file at a->out. */
+static fl_status write_binary(fl_source *src, const convert_args *a, cli_progress *prog,
+                              uint64_t *rows, uint64_t *bytes, fl_error *err)
 {
     fl_fileio *io = cli_fileio();
     if (!io)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     fl_output *out = NULL;
-    fl_parquet_writer *w = NULL;
+    file_writer w = {0};
     fl_batch b;
     bool batch_ok = false;
     uint8_t *mem = NULL; /* OUT "-" */
     size_t mem_len = 0;
     fl_status rc = create_output(io, a->out, &mem, &mem_len, &out, err);
     if (rc == FL_OK)
-        rc = fl_parquet_writer_open(out, fl_source_schema(src), &a->wopt, &w, err);
+        rc = fw_open(&w, out, fl_source_schema(src), a, err);
     if (rc == FL_OK) {
         rc = fl_batch_init(&b, fl_source_schema(src), err);
         batch_ok = rc == FL_OK;
@@ -415,14 +463,11 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progre
         if (rc != FL_OK || eof)
             break;
         *rows += fl_batch_live_rows(&b);
-        rc = fl_parquet_writer_write(w, &b, err);
+        rc = fw_write(&w, &b, err);
         show_progress(prog, src, a, *rows);
     }
-    if (rc == FL_OK) {
-        fl_parquet_writer *wc = w;
-        w = NULL;
-        rc = fl_parquet_writer_close(wc, NULL, err);
-    }
+    if (rc == FL_OK)
+        rc = fw_close(&w, err);
     if (rc == FL_OK) {
         *bytes = out->written;
         fl_output *oc = out;
@@ -434,7 +479,8 @@ static fl_status write_parquet(fl_source *src, const convert_args *a, cli_progre
     free(mem);
     if (batch_ok)
         fl_batch_destroy(&b);
-    fl_parquet_writer_abort(w);
+    fl_parquet_writer_abort(w.pw);
+    fl_orc_writer_abort(w.ow);
     fl_output_abort(out);
     fl_fileio_destroy(io);
     return rc;
@@ -540,8 +586,8 @@ int fl_cmd_convert(int argc, char **argv)
     if (rc == FL_OK) {
         cli_progress prog;
         cli_progress_init(&prog, "floe convert", 1);
-        if (a.to == FL_FMT_PARQUET)
-            rc = write_parquet(src, &a, &prog, &rows, &bytes, &err);
+        if (a.to == FL_FMT_PARQUET || a.to == FL_FMT_ORC)
+            rc = write_binary(src, &a, &prog, &rows, &bytes, &err);
         else
             rc = write_text(src, &a, &prog, &rows, &err);
         cli_progress_end(&prog);

@@ -4,7 +4,8 @@
 # codec, both string encodings, several stripes) and the checked-in files of
 # tests/orc/data, read with `floe orc cat --format jsonl`; the exit codes and
 # messages of `floe orc schema|meta|cat` on good and bad input; and
-# `floe convert` from ORC to Parquet read back by pyarrow.
+# `floe convert` from ORC to Parquet read back by pyarrow; floe's ORC writer (orc_compare.py
+# writes every random file again through floe, read back by pyarrow; all floe types below).
 # Exit 77 (skip) without the engine venv's pyarrow.
 set -euo pipefail
 FLOE_SRC=${FLOE_SRC:-$(pwd)}
@@ -86,8 +87,32 @@ done
   --warehouse "$work/wh" > /dev/null 2>&1 || fails=$((fails + 1))
 check "load orc" "12000,35994000,5" "$(FLOE_CATALOG="sqlite:$work/cat.db" FLOE_WAREHOUSE="$work/wh" \
   "$FLOE_BIN" sql --format csv -c 'SELECT count(*), sum(seq), count(DISTINCT tag) FROM db.l' | tail -1)"
-rc=0; "$FLOE_BIN" convert "$D/prim_zlib.orc" "$work/x.orc" > /dev/null 2>&1 || rc=$?
-check "convert to orc refused" "2" "$rc"
+# floe's ORC writer: every floe type (time, timestamptz, uuid, decimal, list, struct, nulls) from
+# Parquet to ORC; pyarrow reads the values and the Iceberg attributes, floe reads its own file back
+FLOE_WAREHOUSE="$work/wh2" "$FLOE_BIN" sql -c "COPY (SELECT CASE WHEN k=1 THEN 1::int END AS i,
+  CASE WHEN k=1 THEN 12.34::decimal(10,2) END AS dec, CASE WHEN k=1 THEN TIME '12:34:56.789' END AS tm,
+  CASE WHEN k=1 THEN TIMESTAMP '2024-01-02 03:04:05.123456' END AS ts,
+  CASE WHEN k=1 THEN TIMESTAMPTZ '2024-01-02 03:04:05.5+00' END AS tz,
+  CASE WHEN k=1 THEN uuid '123e4567-e89b-12d3-a456-426614174000' END AS u,
+  CASE WHEN k=1 THEN ARRAY[1,2] END AS arr, CASE WHEN k=1 THEN ROW(1, 'a') END AS st
+  FROM (VALUES (1),(2)) v(k)) TO '$work/all.parquet' (FORMAT parquet)" > /dev/null
+"$FLOE_BIN" convert "$work/all.parquet" "$work/all.orc" --quiet || fails=$((fails + 1))
+check "orc write: floe reads it back" "$("$FLOE_BIN" parquet cat "$work/all.parquet" --format jsonl)" \
+  "$("$FLOE_BIN" orc cat "$work/all.orc" --format jsonl)"
+check "orc write: pyarrow reads it" "1 12.34 45296789000 2024-01-02T03:04:05.123456 2024-01-02T03:04:05.500000+00:00 123e4567e89b12d3a456426614174000 [1, 2] {'f1': 1, 'f2': 'a'} | TIME MICROS UUID | 2 1" \
+  "$("$FLOE_ENGINE_PY" - "$work/all.orc" <<'PY'
+import sys
+import pyarrow.orc as orc
+t = orc.ORCFile(sys.argv[1]).read()
+r = t.to_pylist()[0]
+vals = [r["i"], r["dec"], r["tm"], r["ts"].isoformat(), r["tz"].isoformat(), r["u"].hex(), r["arr"], r["st"]]
+meta = [t.schema.field(n).metadata[k].decode() for n, k in
+        [("tm", b"iceberg.long-type"), ("ts", b"iceberg.timestamp-unit"), ("u", b"iceberg.binary-type")]]
+print(" ".join(map(str, vals)), "|", " ".join(meta), "|", t.num_rows, t.column("i").null_count)
+PY
+)"
+rc=0; "$FLOE_BIN" convert "$work/all.parquet" "$work/x.orc" --codec brotli > /dev/null 2>&1 || rc=$?
+check "orc write: brotli refused" "2" "$rc"
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all ORC interop checks passed"

@@ -87,6 +87,12 @@ typedef struct fl_mcp_options {
      * get_dimension_values, query_metrics, compile_sql) are listed and
      * answer only when it is set. Their data is read as the caller too. */
     const struct fl_sem_model *model;
+    /* The folder model was loaded from (NULL = none): propose_metric, the
+     * one write tool, is listed only with it. It checks a draft metric
+     * against the folder's files plus the draft and files the proposal as
+     * <models_dir>/.pending/<id>.yaml for an owner to approve (floe
+     * semantic pending); the live model and its files are never changed. */
+    const char *models_dir;
 } fl_mcp_options;
 
 typedef struct fl_mcp_server fl_mcp_server;

@@ -108,8 +108,9 @@ json_t *mcp_tool_table_history(mcp_call *c, json_t *args);
 json_t *mcp_tool_run_sql(mcp_call *c, json_t *args);
 json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args);
 /* The tool definitions (name, description, inputSchema, outputSchema,
- * annotations); the metric tools' too when with_metrics (a model is set). */
-json_t *mcp_tool_defs(bool with_metrics);
+ * annotations); the metric tools' too when with_metrics (a model is set),
+ * propose_metric's when with_propose (and the model's folder). */
+json_t *mcp_tool_defs(bool with_metrics, bool with_propose);
 /* Appends the metric tools' definitions (tool_defs_metrics.c) to arr. */
 bool mcp_metric_tool_defs(json_t *arr);
 /* Drains r (a query's cursor on s) into a preview that fits max_rows and
@@ -144,6 +145,32 @@ json_t *mcp_member_json(const fl_sem_member_info *mi);
 /* The receipt of an answer that read no table (list_metrics, compile_sql):
  * principal, tables [] and the model version. */
 json_t *mcp_model_receipt(const mcp_call *c);
+
+/* ---- propose_metric (propose_draft.c, propose_file.c, tool_propose.c) ---- */
+/* A draft metric's fields, borrowed from the tool's arguments. */
+typedef struct mcp_draft {
+    const char *name, *description, *label, *type, *filter;
+    const char *measure;                /* simple */
+    const char *numerator, *denominator; /* ratio */
+    const char *expr;                   /* derived, with metrics */
+    json_t *metrics;                    /* derived: array of metric names */
+} mcp_draft;
+/* NULL when args make a draft (*d filled), else the isError result naming
+ * the field. */
+json_t *mcp_draft_parse(json_t *args, mcp_draft *d);
+bool mcp_draft_name_ok(const char *s);
+/* The draft as a metrics YAML file (malloc'd); pending_json (may be NULL)
+ * is put under meta.pending. */
+char *mcp_draft_yaml(const mcp_draft *d, const char *pending_json);
+/* A new proposal's id: <name>-<UTC time>-<8 random hex>. */
+fl_status mcp_pending_id(const char *name, char id[128], fl_error *err);
+/* Writes yaml as <models_dir>/.pending/<id>.yaml (made if missing): a new
+ * file, written whole under a temporary name then linked into place. */
+fl_status mcp_pending_write(const char *models_dir, const char *id, const char *yaml,
+                            char path[1024], fl_error *err);
+json_t *mcp_tool_propose_metric(mcp_call *c, json_t *args);
+/* propose_metric's definition (tool_defs_propose.c). */
+json_t *mcp_propose_tool_def(void);
 
 /* ---- SQL access (sqlrun.c) ---- */
 /* A SQL session as c's principal over c's catalog. ns may be NULL. */

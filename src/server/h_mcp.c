@@ -200,6 +200,7 @@ fl_status srv_routes_mcp(fl_server *s, fl_error *err)
     o.max_scan_bytes = s->opt.mcp_max_scan_bytes;
     o.max_queries_per_minute = s->opt.mcp_max_queries_per_minute;
     o.model = s->opt.mcp_model;
+    o.models_dir = s->opt.mcp_models_dir;
     o.max_message_bytes = s->opt.max_body_bytes ? s->opt.max_body_bytes : 8u << 20;
     FL_TRY(fl_mcp_server_new(&o, &s->mcp, err));
     FL_TRY(srv_router_add(&s->router, "POST", "/mcp", h_post, s->mcp, FL_ROUTE_PUBLIC, err));

@@ -1,6 +1,6 @@
 """floe's MCP metric tools (`--models`) driven by the official Python SDK (`mcp`, pinned in requirements-mcp.txt)
-over stdio (`floe mcp --models`) and Streamable HTTP (`floe serve --models`, bearer tokens): every metric tool is
-called and its structuredContent validated against its outputSchema with jsonschema; the seed scenario (net revenue
+over stdio (`floe mcp --models`) and Streamable HTTP (`floe serve --models`, bearer tokens): every metric tool (and
+propose_metric) is called and its structuredContent validated against its outputSchema with jsonschema; the seed scenario (net revenue
 by month for 2024 in region EU) equals the rows of `floe semantic query` and hand-written SQL (--want, --want_c8
 for the row-filtered principal); "revenue" answers with candidates; an unknown metric is a tool error naming it.
 Used by test_mcp_metrics_python.sh; prints "ok ..." per check, "FAIL: ..." and exits 1 on the first failure."""
@@ -27,6 +27,8 @@ CALLS = {
     "get_dimension_values": {"dimension": "order__status"},
     "query_metrics": SEED,
     "compile_sql": {k: v for k, v in SEED.items() if k != "max_rows"},
+    "propose_metric": {"name": "completed_gross", "description": "Gross of completed orders.", "type": "simple",
+                       "measure": "gross_amount", "filter": "{{ Dimension('order__status') }} = 'completed'"},
 }
 
 
@@ -43,7 +45,8 @@ def rows_text(sc):
 
 async def metric_tools(client, label, want):
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    ok(all(n in tools for n in CALLS), f"{label}: tools/list has the six metric tools")
+    ok(all(n in tools for n in CALLS), f"{label}: tools/list has the metric tools and propose_metric")
+    ok(tools["propose_metric"].annotations.read_only_hint is False, f"{label}: propose_metric is not read-only")
     for name, arguments in CALLS.items():
         r = await client.call_tool(name, arguments)
         ok(not r.is_error, f"{label}: {name} succeeds")
@@ -53,6 +56,9 @@ async def metric_tools(client, label, want):
         if name == "query_metrics":
             ok(rows_text(r.structured_content) == want, f"{label}: query_metrics = floe semantic query = SQL")
             ok("FOR VERSION AS OF" in r.structured_content["receipt"]["replay_sql"], f"{label}: with a receipt")
+        if name == "propose_metric":
+            ok(r.structured_content["status"] == "pending" and "/.pending/" in r.structured_content["file"],
+               f"{label}: propose_metric files a pending proposal")
     r = await client.call_tool("query_metrics", {"metrics": ["revenue"]})
     jsonschema.validate(r.structured_content, tools["query_metrics"].output_schema)
     names = [m["name"] for m in r.structured_content["candidates"][0]["matches"]]

@@ -104,6 +104,22 @@ async function metricTools(client, label, want) {
     assert.equal(r.structuredContent.row_count, 3);
     assert.ok(r.structuredContent.rows.every(row => row.includes('EU')));
   });
+  await check(`${label}: propose_metric (not read-only) compares a draft with the certified metrics and files it, validated`, async () => {
+    assert.equal(byName.propose_metric.annotations.readOnlyHint, false);
+    const r = await client.callTool({ name: 'propose_metric', arguments: {
+      name: 'completed_gross', description: 'Gross of completed orders.', type: 'simple', measure: 'gross_amount',
+      filter: "{{ Dimension('order__status') }} = 'completed'" } });
+    validate(byName.propose_metric, r);
+    const sc = r.structuredContent;
+    assert.equal(sc.status, 'pending');
+    const same = sc.comparison.related.find(m => m.name === 'completed_revenue');
+    assert.equal(Number(same.value), Number(sc.comparison.draft.value));
+    assert.equal(same.ratio, 1);
+    assert.match(sc.file, /\/\.pending\/completed_gross-/);
+    const bad = await client.callTool({ name: 'propose_metric', arguments: { name: 'x', description: 'd', type: 'simple' } });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /"measure"/);
+  });
   await check(`${label}: an unknown metric is a tool error naming it`, async () => {
     const r = await client.callTool({ name: 'query_metrics', arguments: { metrics: ['shoe_sizes'] } });
     assert.equal(r.isError, true);
@@ -144,6 +160,9 @@ const want = o.want.trim(), wantC8 = o.want_c8.trim();
     assert.match(r.content[0].text, /42501/);
     const l = await nobody.callTool({ name: 'list_metrics', arguments: {} });
     assert.equal(l.isError, false);
+    const p = await nobody.callTool({ name: 'propose_metric', arguments: { name: 'nobodys', description: 'd', type: 'simple', measure: 'gross_amount' } });
+    assert.equal(p.isError, true);
+    assert.match(p.content[0].text, /42501/);
   });
   await Promise.all([analyst.close(), c8.close(), nobody.close()]);
 }

@@ -25,6 +25,8 @@
 #define MCP_INTERNAL_ERROR (-32603)
 #define MCP_UNAUTHORIZED (-32001) /* the principal cannot be determined */
 #define MCP_RESOURCE_NOT_FOUND (-32002)
+#define MCP_HEADER_MISMATCH (-32020)     /* 2026-07-28: HTTP headers and body disagree */
+#define MCP_UNSUPPORTED_VERSION (-32022) /* 2026-07-28: a version not spoken */
 
 /* ---- sessions (session.c) ---- */
 typedef struct mcp_session {
@@ -68,6 +70,7 @@ typedef struct mcp_call {
     fl_principal who;
     fl_catalog *cat; /* NULL = no catalog */
     const char *version;
+    bool modern; /* a 2026-07-28 request: stateless, no initialize */
 } mcp_call;
 
 /* ---- JSON-RPC (jsonrpc.c) ---- */
@@ -85,6 +88,17 @@ json_t *mcp_dispatch(fl_mcp_server *m, fl_mcp_exchange *x, json_t *msg);
 /* ---- version negotiation (version.c) ---- */
 const char *mcp_version_negotiate(const char *asked);
 bool mcp_version_known(const char *v);
+
+/* ---- the stateless revision 2026-07-28 (stateless.c) ---- */
+/* params._meta's io.modelcontextprotocol/protocolVersion, or NULL (legacy). */
+const char *mcp_modern_version(json_t *params);
+/* NULL when a modern request may run (x->negotiated_version set); else the
+ * error response (-32022 unsupported version, -32020 header mismatch). */
+json_t *mcp_modern_check(fl_mcp_server *m, fl_mcp_exchange *x, const char *method,
+                         const char *version, json_t *params, json_t *id);
+json_t *mcp_discover(const mcp_call *c);
+/* resultType, and ttlMs/cacheScope on list and read results, of a response. */
+void mcp_modern_decorate(json_t *msg, const char *method);
 
 /* ---- sessions (session.c) ---- */
 /* Creates a session (options.sessions) or resets the implicit one. */
@@ -171,6 +185,24 @@ fl_status mcp_pending_write(const char *models_dir, const char *id, const char *
 json_t *mcp_tool_propose_metric(mcp_call *c, json_t *args);
 /* propose_metric's definition (tool_defs_propose.c). */
 json_t *mcp_propose_tool_def(void);
+
+/* ---- filter values (filter_values.c, value_check.c) ---- */
+typedef struct mcp_filter_lit {
+    char dim[256];
+    char value[1024];
+} mcp_filter_lit;
+/* The (dimension, string literal) pairs a filter compares for equality
+ * ({{ Dimension('d') }} = 'v', ... IN ('v', ...)); at most cap. */
+uint32_t mcp_filter_literals(const char *text, mcp_filter_lit *out, uint32_t cap);
+/* Appends to out (array) at most cap strings of values closest to asked. */
+void mcp_closest_values(const char *asked, json_t *values, uint32_t cap, json_t *out);
+/* NULL when every literal q's filters compare a categorical dimension to
+ * exists among the values the caller sees (session s); else the answer:
+ * ambiguous with value_candidates, or an error. reads collects tables. */
+json_t *mcp_filter_values_check(mcp_call *c, fl_sql_session *s, const char *tool,
+                                const fl_sem_query *q);
+/* The value-candidates branch of query_metrics' outputSchema. */
+json_t *mcp_value_candidates_schema(void);
 
 /* ---- SQL access (sqlrun.c) ---- */
 /* A SQL session as c's principal over c's catalog. ns may be NULL. */

@@ -4,7 +4,7 @@
 // metric tools are listed and called and each structuredContent validates against its outputSchema (ajv); the seed
 // scenario (net revenue by month for 2024 in region EU) equals the rows test_mcp_metrics.sh got from `floe semantic
 // query` and hand-written SQL (--want), with a receipt; the full result is read back through its resource_link;
-// "revenue" answers with candidates; an unknown metric is a tool error naming it; principals with different row
+// "revenue" answers with candidates, a filter value that does not exist with the closest values; an unknown metric is a tool error naming it; principals with different row
 // filters get different numbers (--want_c8 for the one whose orders are filtered to customer ids divisible by 8).
 // Used by test_mcp_metrics.sh. Exit 0 when every check holds; each failure prints "FAIL: ...".
 import assert from 'node:assert/strict';
@@ -94,6 +94,14 @@ async function metricTools(client, label, want) {
     const m = sc.candidates[0].matches;
     assert.ok(m.some(c => c.name === 'gross_revenue') && m.some(c => c.name === 'net_revenue'));
     assert.match(m.find(c => c.name === 'net_revenue').description, /Certified by finance/);
+    assert.equal(sc.rows, undefined);
+  });
+  await check(`${label}: a filter value that does not exist ('eu') answers with the closest existing values, validated`, async () => {
+    const r = await client.callTool({ name: 'query_metrics', arguments: { metrics: ['net_revenue'], where: ["{{ Dimension('customer__region') }} = 'eu'"] } });
+    validate(byName.query_metrics, r);
+    const sc = r.structuredContent;
+    assert.equal(sc.ambiguous, true);
+    assert.deepEqual(sc.value_candidates[0], { dimension: 'customer__region', asked: 'eu', matches: ['EU'], values: 3 });
     assert.equal(sc.rows, undefined);
   });
   await check(`${label}: a saved query (listed by list_metrics), adjusted by where and limit, validates`, async () => {

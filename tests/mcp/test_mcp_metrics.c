@@ -7,7 +7,9 @@
  * to a hand-written SQL query, with its receipt and the limit in the SQL;
  * compile_sql; "revenue" answered with candidates; an unknown metric or
  * dimension a tool error naming it; two principals with different row
- * filters get different numbers, one without grants none.
+ * filters get different numbers, one without grants none; a filter value
+ * that does not exist (as the caller sees the rows) answers with the
+ * closest existing values.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -499,6 +501,72 @@ static void as(world *w, const char *name)
     CHECK_OK(fl_auth_principal_get(w->auth, name, &w->as, &err), &err);
 }
 
+/* matches of value_candidates[i] joined by ',' */
+static void value_matches(json_t *res, size_t i, char *out, size_t cap)
+{
+    json_t *vc = json_array_get(json_object_get(sc(res), "value_candidates"), i);
+    char *t = json_dumps(json_object_get(vc, "matches"), JSON_COMPACT);
+    snprintf(out, cap, "%s:%s", json_string_value(json_object_get(vc, "asked")), t ? t : "");
+    free(t);
+}
+
+static void test_filter_values(void)
+{
+    world w;
+    world_open(&w, true);
+    as(&w, "analyst");
+    fl_mcp_server *m = server(&w, true);
+    char got[512];
+    json_t *res = call(m, "query_metrics",
+                       "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+                       "= 'eu'\"]}");
+    CHECK(!is_error(res) && json_is_true(json_object_get(sc(res), "ambiguous")));
+    CHECK(!json_object_get(sc(res), "rows"));
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "eu:[\"EU\"]");
+    CHECK(strstr(json_string_value(json_object_get(sc(res), "message")), "customer__region") != NULL);
+    json_decref(res);
+    /* IN lists, values of a dimension of the metric's own model, a close misspelling */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"gross_revenue\"],\"group_by\":[\"order__status\"],\"where\":[\"{{ "
+               "Dimension('customer__region') }} IN ('EU', 'APAK')\", \"{{ Dimension('order__status') }}"
+               " = 'complete'\"]}");
+    CHECK(json_is_true(json_object_get(sc(res), "ambiguous")));
+    CHECK_EQ_INT(json_array_size(json_object_get(sc(res), "value_candidates")), 2);
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "APAK:[\"APAC\"]");
+    value_matches(res, 1, got, sizeof got);
+    CHECK_EQ_STR(got, "complete:[\"completed\"]");
+    json_decref(res);
+    /* existing values and filters that are not equalities run as asked */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "IN ('EU', 'US')\", \"{{ Dimension('customer__region') }} <> 'nowhere'\"]}");
+    CHECK(!is_error(res) && json_is_false(json_object_get(sc(res), "ambiguous")));
+    CHECK(json_object_get(sc(res), "rows") != NULL);
+    json_decref(res);
+    /* the values are those the caller sees: customer 1's orders are all in EU */
+    as(&w, "c1_only");
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(json_is_true(json_object_get(sc(res), "ambiguous")));
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "US:[]"); /* nothing close: no guess */
+    CHECK_EQ_INT(json_integer_value(json_object_get(
+                     json_array_get(json_object_get(sc(res), "value_candidates"), 0), "values")),
+                 1);
+    json_decref(res);
+    as(&w, "nobody"); /* no READ: the engine's refusal, not candidates */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(is_error(res) && strstr(text_of(res), "42501"));
+    json_decref(res);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
 static void test_row_filters(void)
 {
     world w;
@@ -550,5 +618,6 @@ int main(void)
     TEST_RUN(test_query_metrics);
     TEST_RUN(test_ambiguity);
     TEST_RUN(test_row_filters);
+    TEST_RUN(test_filter_values);
     return TEST_EXIT();
 }

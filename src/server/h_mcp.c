@@ -7,6 +7,9 @@
  *                 Mcp-Session-Id; every later message must carry it (400
  *                 without, 404 for an unknown or ended one) and, when it
  *                 sends MCP-Protocol-Version, the session's version (400).
+ *                 A 2026-07-28 request (version in params._meta) needs no
+ *                 session; its MCP-Protocol-Version, Mcp-Method and Mcp-Name
+ *                 must match the body (400), an unknown method is 404.
  *   DELETE /mcp   ends the session named by Mcp-Session-Id (204, 404).
  *   GET    /mcp   405: the server opens no SSE stream.
  *   GET    /.well-known/oauth-protected-resource[/mcp]  RFC 9728 metadata.
@@ -103,7 +106,9 @@ static int outcome_status(fl_mcp_outcome o)
 {
     switch (o) {
     case FL_MCP_NEED_SESSION:
+    case FL_MCP_HEADER_MISMATCH:
     case FL_MCP_BAD_VERSION: return 400;
+    case FL_MCP_UNKNOWN_METHOD:
     case FL_MCP_NO_SUCH_SESSION: return 404;
     case FL_MCP_TOO_LARGE: return 413;
     default: return 200;
@@ -132,6 +137,8 @@ static void h_post(fl_server_request *r, void *ctx)
     x.caller = r;
     x.session_id = fl_server_req_header(r, "Mcp-Session-Id");
     x.protocol_version = fl_server_req_header(r, "MCP-Protocol-Version");
+    x.mcp_method = fl_server_req_header(r, "Mcp-Method");
+    x.mcp_name = fl_server_req_header(r, "Mcp-Name");
     size_t len = 0;
     const char *body = fl_server_req_body(r, &len);
     char *resp = NULL;

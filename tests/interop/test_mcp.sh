@@ -57,6 +57,28 @@ out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Conte
 grep -q '"isError":false' <<<"$out" || fail "--mcp-run-sql false: estimate_cost should still answer: $out"
 [ $rc = 0 ] && echo "ok   floe serve --mcp-run-sql false refuses run_sql only"
 
+# the stateless revision 2026-07-28 over HTTP: no initialize, no session; headers must match the body
+meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}'
+modern() { # expected-status mcp-method mcp-name body
+  curl -s -D "$dir/mh" -o "$dir/mb" -w '%{http_code}' -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" \
+    -H 'Content-Type: application/json' -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: $2" \
+    ${3:+-H "Mcp-Name: $3"} --data "$4"
+}
+code=$(modern 200 tools/call estimate_cost '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"estimate_cost","arguments":{"table":"sales.orders"},'"$meta"'}}')
+[ "$code" = 200 ] && grep -q '"resultType":"complete"' "$dir/mb" && grep -q '"isError":false' "$dir/mb" ||
+  fail "2026-07-28 tools/call: $code $(cat "$dir/mb")"
+grep -qi '^mcp-session-id' "$dir/mh" && fail "2026-07-28: a session id was issued"
+code=$(modern 200 server/discover "" '{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{'"$meta"'}}')
+[ "$code" = 200 ] && grep -q '"supportedVersions":\["2026-07-28","2025-11-25","2025-06-18"\]' "$dir/mb" ||
+  fail "server/discover: $code $(cat "$dir/mb")"
+code=$(modern 400 tools/list run_sql '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_sql","arguments":{"sql":"SELECT 1"},'"$meta"'}}')
+[ "$code" = 400 ] && grep -q -- '-32020' "$dir/mb" || fail "Mcp-Method mismatch: $code $(cat "$dir/mb")"
+code=$(modern 404 nope/nope "" '{"jsonrpc":"2.0","id":7,"method":"nope/nope","params":{'"$meta"'}}')
+[ "$code" = 404 ] && grep -q -- '-32601' "$dir/mb" || fail "2026-07-28 unknown method: $code $(cat "$dir/mb")"
+code=$(modern 400 tools/list "" '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01"}}}')
+[ "$code" = 400 ] && grep -q -- '-32022' "$dir/mb" || fail "2026-07-28 unknown version: $code $(cat "$dir/mb")"
+[ $rc = 0 ] && echo "ok   2026-07-28 over HTTP: stateless calls, server/discover, header mismatch 400, unknown method 404, version 400"
+
 # nothing the agents ran changed the table
 n=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c 'SELECT count(*) FROM sales."orders$snapshots"')
 [ "$n" = 2 ] || fail "sales.orders has $n snapshots, want 2"

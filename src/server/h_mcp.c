@@ -70,7 +70,9 @@ static bool authenticate(fl_server_request *r)
     }
     const char *authz = fl_server_req_header(r, "Authorization");
     fl_error err = {0};
-    fl_status rc = fl_auth_authenticate(s->auth, authz, &r->principal, &err);
+    /* a token bound to a resource (RFC 8707 aud) must name this one (RFC 9728's resource) */
+    const char *resource = fl_arena_sprintf(&r->arena, "%s/mcp", base_url(r));
+    fl_status rc = fl_auth_authenticate_for(s->auth, authz, resource, &r->principal, &err);
     if (rc == FL_OK)
         return true;
     memset(&r->principal, 0, sizeof r->principal);

@@ -2,7 +2,8 @@
 over stdio (`floe mcp --models`) and Streamable HTTP (`floe serve --models`, bearer tokens): every metric tool (and
 propose_metric) is called and its structuredContent validated against its outputSchema with jsonschema; the seed scenario (net revenue
 by month for 2024 in region EU) equals the rows of `floe semantic query` and hand-written SQL (--want, --want_c8
-for the row-filtered principal); "revenue" answers with candidates; an unknown metric is a tool error naming it.
+for the row-filtered principal); "revenue" answers with candidates, a filter value that does not exist with the closest values; an unknown
+metric is a tool error naming it.
 Used by test_mcp_metrics_python.sh; prints "ok ..." per check, "FAIL: ..." and exits 1 on the first failure."""
 import asyncio
 import json
@@ -63,6 +64,12 @@ async def metric_tools(client, label, want):
     jsonschema.validate(r.structured_content, tools["query_metrics"].output_schema)
     names = [m["name"] for m in r.structured_content["candidates"][0]["matches"]]
     ok(not r.is_error and "gross_revenue" in names and "net_revenue" in names, f"{label}: 'revenue' gives candidates")
+    r = await client.call_tool("query_metrics", {"metrics": ["net_revenue"],
+                                                 "where": ["{{ Dimension('customer__region') }} = 'eu'"]})
+    jsonschema.validate(r.structured_content, tools["query_metrics"].output_schema)
+    vc = r.structured_content.get("value_candidates", [{}])[0]
+    ok(not r.is_error and vc.get("asked") == "eu" and vc.get("matches") == ["EU"],
+       f"{label}: a filter value that does not exist gives the closest values")
     r = await client.call_tool("query_metrics", {"metrics": ["shoe_sizes"]})
     ok(r.is_error and "unknown metric 'shoe_sizes'" in r.content[0].text, f"{label}: an unknown metric is named")
 

@@ -10,9 +10,10 @@
  * matches}] (the closest existing values), isError false.
  *
  * Not checked (the query runs as asked): dimensions with more than
- * MAX_VALUES distinct values, time dimensions, entity paths that are not
- * model members, and filters the semantic layer cannot compile grouped
- * by the dimension (the query then fails with the layer's message).
+ * MAX_VALUES distinct values, lookups that would scan more than the
+ * server's scan budget (the query's own budget check then decides), time dimensions, entity paths
+ * that are not model members, and filters the semantic layer cannot compile grouped by the
+ * dimension (the query then fails with the layer's message).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,6 +34,22 @@ static bool categorical(const fl_sem_model *m, const char *dim)
             return !strcmp(mi->type, "categorical");
     }
     return false;
+}
+
+/* Would the lookup scan more than the server's scan budget (or not plan)? */
+static bool over_budget(mcp_call *c, fl_sql_session *s, const char *sql)
+{
+    uint64_t max = c->m->opt.max_scan_bytes;
+    if (!max)
+        return false;
+    json_t *reads = json_array();
+    json_t *est = mcp_estimate(c, s, sql, reads);
+    json_decref(reads);
+    json_t *total = json_object_get(json_object_get(est, "structuredContent"), "total");
+    bool over = !est || json_is_true(json_object_get(est, "isError")) ||
+                json_integer_value(json_object_get(total, "bytes")) > (json_int_t)max;
+    json_decref(est);
+    return over;
 }
 
 /* The distinct values of dim where q's metrics have data, as the caller;
@@ -57,6 +74,10 @@ static json_t *values_of(mcp_call *c, fl_sql_session *s, const char *tool, const
         return NULL;
     }
     free(col), free(inner);
+    if (over_budget(c, s, sql)) { /* not looked up: the query's own budget check follows */
+        free(sql);
+        return NULL;
+    }
     json_t *cols = NULL, *rows = NULL, *values = NULL;
     bool more = false;
     if (mcp_sql_rows(s, sql, MAX_VALUES, &cols, &rows, &more, reads, &err) != FL_OK) {

@@ -557,6 +557,20 @@ static void test_filter_values(void)
                      json_array_get(json_object_get(sc(res), "value_candidates"), 0), "values")),
                  1);
     json_decref(res);
+    /* a lookup over the scan budget is not made: the query's budget refuses it */
+    fl_mcp_options o;
+    memset(&o, 0, sizeof o);
+    o.catalog = w.cat, o.io = w.io, o.auth = w.auth, o.resolve_principal = resolve;
+    o.resolve_ctx = &w, o.threads = 1, o.model = w.model, o.max_scan_bytes = 1;
+    fl_mcp_server *tight = NULL;
+    fl_error err = {0};
+    CHECK_OK(fl_mcp_server_new(&o, &tight, &err), &err);
+    res = call(tight, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(is_error(res) && strstr(text_of(res), "over budget"));
+    json_decref(res);
+    fl_mcp_server_free(tight);
     as(&w, "nobody"); /* no READ: the engine's refusal, not candidates */
     res = call(m, "query_metrics",
                "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "

@@ -147,6 +147,12 @@ static json_t *run(fl_mcp_server *m, fl_mcp_exchange *x, const char *method, jso
                                err.msg[0] ? err.msg : "no principal");
     const char *mv = mcp_modern_version(json_is_object(params) ? params : NULL);
     c.modern = mv || !strcmp(method, "server/discover");
+    if (c.modern) {
+        json_t *caps = json_object_get(json_object_get(params, "_meta"),
+                                       "io.modelcontextprotocol/clientCapabilities");
+        c.can_elicit = json_is_object(json_object_get(caps, "elicitation"));
+        c.input_responses = json_object_get(params, "inputResponses");
+    }
     json_t *refused = c.modern ? mcp_modern_check(m, x, method, mv, params, id)
                                : check_session(m, x, method, c.who.name, id);
     if (refused || notification) {

@@ -71,6 +71,8 @@ typedef struct mcp_call {
     fl_catalog *cat; /* NULL = no catalog */
     const char *version;
     bool modern; /* a 2026-07-28 request: stateless, no initialize */
+    bool can_elicit;         /* modern, and the client declared elicitation in _meta */
+    json_t *input_responses; /* modern: params.inputResponses of a retry (borrowed), or NULL */
 } mcp_call;
 
 /* ---- JSON-RPC (jsonrpc.c) ---- */
@@ -97,6 +99,11 @@ const char *mcp_modern_version(json_t *params);
 json_t *mcp_modern_check(fl_mcp_server *m, fl_mcp_exchange *x, const char *method,
                          const char *version, json_t *params, json_t *id);
 json_t *mcp_discover(const mcp_call *c);
+/* elicit.c: the metric a retry's inputResponses chose for asked (one of
+ * matches, the candidates' member JSON), or NULL; and the InputRequiredResult
+ * asking to choose for each of cands ([{asked, matches}]). */
+const char *mcp_elicited_metric(const mcp_call *c, const char *asked, json_t *matches);
+json_t *mcp_elicit_metrics(const mcp_call *c, json_t *cands);
 /* resultType, and ttlMs/cacheScope on list and read results, of a response. */
 void mcp_modern_decorate(json_t *msg, const char *method);
 

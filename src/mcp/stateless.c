@@ -146,7 +146,8 @@ void mcp_modern_decorate(json_t *msg, const char *method)
     json_t *r = json_object_get(msg, "result");
     if (!json_is_object(r))
         return;
-    json_object_set_new(r, "resultType", json_string("complete"));
+    if (!json_object_get(r, "resultType")) /* input_required (elicit.c) stays */
+        json_object_set_new(r, "resultType", json_string("complete"));
     if (!strcmp(method, "tools/list") || !strcmp(method, "resources/list") ||
         !strcmp(method, "resources/templates/list") || !strcmp(method, "resources/read") ||
         !strcmp(method, "prompts/list")) {

@@ -10,6 +10,7 @@ import json
 import sys
 
 import jsonschema
+import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -80,6 +81,19 @@ async def main():
                                                             f"--models={args['models']}"])
     async with Client(stdio) as client:
         await metric_tools(client, "stdio", args["want"])
+
+    # 2026-07-28 elicitation: an ambiguous name comes back input_required; the SDK asks this callback and retries
+    asked = []
+
+    async def choose(context, params):
+        asked.append(dict(params.requested_schema)["properties"]["metric"]["enum"])
+        return mcp_types.ElicitResult(action="accept", content={"metric": "net_revenue"})
+
+    async with Client(stdio, elicitation_callback=choose) as client:
+        r = await client.call_tool("query_metrics", {"metrics": ["revenue"], "group_by": ["metric_time__month"]})
+        ok(asked and "gross_revenue" in asked[0] and "net_revenue" in asked[0] and not r.is_error
+           and r.structured_content["metrics"] == ["net_revenue"] and r.structured_content["row_count"] > 0,
+           "stdio: 'revenue' is elicited (input_required) and the user's choice computed")
 
     async def http(token):
         hc = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})

@@ -623,6 +623,69 @@ static void test_row_filters(void)
     world_close(&w);
 }
 
+/* 2026-07-28: an ambiguous name is elicited from a client that can answer,
+ * and the retry's choice is used only when it is one of the candidates. */
+#define MODERN_CALL(caps, extra)                                                                   \
+    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"query_"      \
+    "metrics\",\"arguments\":{\"metrics\":[\"revenue\"]}," extra "\"_meta\":{\"io."              \
+    "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/"            \
+    "clientCapabilities\":" caps "}}}"
+
+static void test_elicitation(void)
+{
+    world w;
+    world_open(&w, false);
+    fl_mcp_server *m = server(&w, true);
+    json_t *r = send(m, MODERN_CALL("{\"elicitation\":{}}", ""));
+    json_t *res = json_object_get(r, "result");
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "input_required");
+    json_t *ask = json_object_get(json_object_get(res, "inputRequests"), "metric:revenue");
+    CHECK_EQ_STR(json_string_value(json_object_get(ask, "method")), "elicitation/create");
+    json_t *en = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(ask, "params"), "requestedSchema"),
+                            "properties"),
+            "metric"),
+        "enum");
+    char *t = json_dumps(en, JSON_COMPACT);
+    CHECK(t && strstr(t, "\"net_revenue\"") && strstr(t, "\"gross_revenue\""));
+    free(t);
+    json_decref(r);
+    /* the retry with the user's choice computes it */
+    r = send(m, MODERN_CALL("{\"elicitation\":{}}",
+                            "\"inputResponses\":{\"metric:revenue\":{\"action\":\"accept\","
+                            "\"content\":{\"metric\":\"net_revenue\"}}},"));
+    res = json_object_get(r, "result");
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
+    CHECK(json_is_false(json_object_get(res, "isError")));
+    t = json_dumps(json_object_get(json_object_get(res, "structuredContent"), "metrics"),
+                   JSON_COMPACT);
+    CHECK_EQ_STR(t, "[\"net_revenue\"]");
+    free(t);
+    json_decref(r);
+    /* a choice that is not a candidate, or a decline: asked again, nothing guessed */
+    const char *bad[] = {"\"inputResponses\":{\"metric:revenue\":{\"action\":\"accept\","
+                         "\"content\":{\"metric\":\"order_total\"}}},",
+                         "\"inputResponses\":{\"metric:revenue\":{\"action\":\"decline\"}},"};
+    char buf[1024];
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof buf, MODERN_CALL("{\"elicitation\":{}}", "%s"), bad[i]);
+        r = send(m, buf);
+        CHECK_EQ_STR(
+            json_string_value(json_object_get(json_object_get(r, "result"), "resultType")),
+            "input_required");
+        json_decref(r);
+    }
+    /* without the capability: the candidates */
+    r = send(m, MODERN_CALL("{}", ""));
+    res = json_object_get(r, "result");
+    CHECK(json_is_true(json_object_get(json_object_get(res, "structuredContent"), "ambiguous")));
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
+    json_decref(r);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
 int main(void)
 {
     TEST_RUN(test_listed_with_model_only);
@@ -633,5 +696,6 @@ int main(void)
     TEST_RUN(test_ambiguity);
     TEST_RUN(test_row_filters);
     TEST_RUN(test_filter_values);
+    TEST_RUN(test_elicitation);
     return TEST_EXIT();
 }

@@ -112,12 +112,26 @@ FL_API void fl_auth_close(fl_auth *a); /* NULL allowed */
  * FL_EUNAUTHENTICATED (the message never says which one was wrong). */
 FL_API fl_status fl_auth_token_issue(fl_auth *a, const char *client_id, const char *client_secret,
                                      char **token, int *expires_in, fl_error *err);
+/* The same for an RFC 8707 resource indicator (NULL = none): the token
+ * names resource as its audience (aud) and only fl_auth_authenticate_for
+ * that resource accepts it. FL_EINVAL unless resource is an absolute
+ * http(s) URI without a fragment. */
+FL_API fl_status fl_auth_token_issue_for(fl_auth *a, const char *client_id,
+                                         const char *client_secret, const char *resource,
+                                         char **token, int *expires_in, fl_error *err);
 
 /* Checks an HTTP Authorization header value ("Bearer ..."; NULL when the
  * request had none). FL_EUNAUTHENTICATED when missing (unless anonymous mode),
  * malformed, expired, badly signed or naming a deleted principal. */
 FL_API fl_status fl_auth_authenticate(fl_auth *a, const char *authorization, fl_principal *out,
                                       fl_error *err);
+/* fl_auth_authenticate at resource (an RFC 9728 protected resource, e.g.
+ * <base>/mcp): a token that carries an audience is accepted only where it
+ * names resource; fl_auth_authenticate (resource NULL) refuses every token
+ * with an audience. Tokens without one are accepted by both. */
+FL_API fl_status fl_auth_authenticate_for(fl_auth *a, const char *authorization,
+                                          const char *resource, fl_principal *out,
+                                          fl_error *err);
 
 /* Checks a password-style credential (Postgres wire: principal name and
  * secret). FL_EUNAUTHENTICATED on mismatch. */

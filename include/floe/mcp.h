@@ -9,7 +9,10 @@
  *   and sends back the response text it returns. The protocol versions
  *   2025-06-18 and 2025-11-25 are spoken (initialize negotiates; a version
  *   the server does not know is answered with the newest it speaks). Neither
- *   has JSON-RPC batches, so an array is -32600.
+ *   has JSON-RPC batches, so an array is -32600. The stateless revision
+ *   2026-07-28 is spoken too: a request carrying its version in
+ *   params._meta (io.modelcontextprotocol/protocolVersion) needs no
+ *   initialize or session; server/discover lists every version.
  *
  *   Who is calling is asked of the transport on every message
  *   (resolve_principal with the caller pointer the transport passed in): a
@@ -87,6 +90,12 @@ typedef struct fl_mcp_options {
      * get_dimension_values, query_metrics, compile_sql) are listed and
      * answer only when it is set. Their data is read as the caller too. */
     const struct fl_sem_model *model;
+    /* The folder model was loaded from (NULL = none): propose_metric, the
+     * one write tool, is listed only with it. It checks a draft metric
+     * against the folder's files plus the draft and files the proposal as
+     * <models_dir>/.pending/<id>.yaml for an owner to approve (floe
+     * semantic pending); the live model and its files are never changed. */
+    const char *models_dir;
 } fl_mcp_options;
 
 typedef struct fl_mcp_server fl_mcp_server;
@@ -103,6 +112,8 @@ typedef enum fl_mcp_outcome {
     FL_MCP_NO_SUCH_SESSION, /* unknown or ended session (HTTP 404) */
     FL_MCP_BAD_VERSION,     /* MCP-Protocol-Version unsupported or not the session's (HTTP 400) */
     FL_MCP_TOO_LARGE,       /* message over max_message_bytes (HTTP 413) */
+    FL_MCP_HEADER_MISMATCH, /* 2026-07-28: headers disagree with the body (HTTP 400) */
+    FL_MCP_UNKNOWN_METHOD,  /* 2026-07-28: a method not served (HTTP 404) */
 } fl_mcp_outcome;
 
 typedef struct fl_mcp_exchange {
@@ -114,6 +125,9 @@ typedef struct fl_mcp_exchange {
     char negotiated_version[16]; /* out: the session's version ("" before initialize) */
     fl_mcp_outcome outcome;      /* out */
     bool had_requests;           /* out: the message held a request (vs notification/response) */
+    /* in (2026-07-28 over HTTP): the Mcp-Method and Mcp-Name headers, NULL when absent */
+    const char *mcp_method;
+    const char *mcp_name;
 } fl_mcp_exchange;
 
 /* Handles one JSON-RPC message (a request, a notification or a response).

@@ -59,6 +59,10 @@ FL_API fl_status fl_sem_model_load_dir(const char *dir, fl_sem_model **out, fl_e
 /* The same from files in memory (sorted by name here; borrowed for the call). */
 FL_API fl_status fl_sem_model_load_files(const fl_sem_file *files, uint32_t nfiles,
                                          fl_sem_model **out, fl_error *err);
+/* dir's files plus extra files (borrowed for the call): a draft checked
+ * against a folder's model without touching it (MCP's propose_metric). */
+FL_API fl_status fl_sem_model_load_dir_with(const char *dir, const fl_sem_file *extra,
+                                            uint32_t nextra, fl_sem_model **out, fl_error *err);
 FL_API void fl_sem_model_free(fl_sem_model *m); /* NULL allowed */
 /* "sha256:<64 hex>" over the sorted files' names and contents. */
 FL_API const char *fl_sem_model_version(const fl_sem_model *m);
@@ -85,6 +89,13 @@ typedef struct fl_sem_member_info {
 } fl_sem_member_info;
 FL_API uint32_t fl_sem_model_nmembers(const fl_sem_model *m);
 FL_API const fl_sem_member_info *fl_sem_model_member(const fl_sem_model *m, uint32_t i);
+/* The measures metric `metric` aggregates, through its ratio, derived and
+ * cumulative inputs (each once, at most cap, pointing into the model):
+ * metrics that share a measure answer the same question differently.
+ * FL_ENOTFOUND when the model has no such metric. */
+FL_API fl_status fl_sem_metric_measures(const fl_sem_model *m, const char *metric,
+                                        const char **names, uint32_t cap, uint32_t *n,
+                                        fl_error *err);
 
 /* ---- queries ---- */
 /* (fl_sem_saved_query is declared after fl_sem_query below.) */

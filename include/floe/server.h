@@ -82,6 +82,7 @@ typedef struct fl_server_options {
     uint64_t mcp_max_scan_bytes;
     uint32_t mcp_max_queries_per_minute;
     const struct fl_sem_model *mcp_model; /* borrowed; NULL = no metric tools */
+    const char *mcp_models_dir; /* mcp_model's folder: MCP's propose_metric files proposals there */
 } fl_server_options;
 
 typedef struct fl_server fl_server;

@@ -195,11 +195,12 @@ static fl_status verify_secret(fl_auth *a, const char *name, const char *secret,
     return FL_OK;
 }
 
-static fl_status sign_for(fl_auth *a, const char *name, int64_t gen, int ttl, char **token,
-                          fl_error *err)
+static fl_status sign_for(fl_auth *a, const char *name, int64_t gen, int ttl, const char *aud,
+                          char **token, fl_error *err)
 {
     auth_claims c = {0};
     snprintf(c.sub, sizeof c.sub, "%s", name);
+    snprintf(c.aud, sizeof c.aud, "%s", aud ? aud : "");
     int64_t now = now_s();
     c.exp = now + ttl;
     c.iat = ttl > 0 ? now : c.exp - 60;
@@ -210,13 +211,37 @@ static fl_status sign_for(fl_auth *a, const char *name, int64_t gen, int ttl, ch
 fl_status fl_auth_token_issue(fl_auth *a, const char *client_id, const char *client_secret,
                               char **token, int *expires_in, fl_error *err)
 {
+    return fl_auth_token_issue_for(a, client_id, client_secret, NULL, token, expires_in, err);
+}
+
+/* An audience floe mints: an absolute http(s) URI without a fragment (RFC 8707 section 2). */
+static bool resource_valid(const char *r)
+{
+    size_t n = strlen(r);
+    if (n >= AUTH_AUD_MAX || strchr(r, '#') || (strncmp(r, "http://", 7) && strncmp(r, "https://", 8)))
+        return false;
+    for (const char *p = r; *p; p++)
+        if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+            return false;
+    return true;
+}
+
+fl_status fl_auth_token_issue_for(fl_auth *a, const char *client_id, const char *client_secret,
+                                  const char *resource, char **token, int *expires_in,
+                                  fl_error *err)
+{
     *token = NULL;
+    if (resource && !resource_valid(resource))
+        return fl_errorf(err, FL_EINVAL,
+                         "resource must be an absolute http(s) URI without a fragment, at most %d "
+                         "bytes",
+                         AUTH_AUD_MAX - 1);
     if (!a->store)
         return fl_errorf(err, FL_EINVAL, "auth: token endpoint needs an auth store");
     int64_t gen = 0;
     bool admin = false;
     FL_TRY(verify_secret(a, client_id, client_secret, &gen, &admin, err));
-    FL_TRY(sign_for(a, client_id, gen, a->ttl, token, err));
+    FL_TRY(sign_for(a, client_id, gen, a->ttl, resource, token, err));
     if (expires_in)
         *expires_in = a->ttl;
     return FL_OK;
@@ -235,7 +260,7 @@ fl_status fl_auth_token_mint(fl_auth *a, const char *principal, int ttl_seconds,
     FL_TRY(lookup(a, principal, verifier, &gen, &admin, &found, err));
     if (!found)
         return fl_errorf(err, FL_ENOTFOUND, "no principal '%.128s'", principal);
-    return sign_for(a, principal, gen, ttl_seconds, token, err);
+    return sign_for(a, principal, gen, ttl_seconds, NULL, token, err);
 }
 
 static void anonymous(fl_principal *out)
@@ -277,6 +302,12 @@ static fl_status resolve(fl_auth *a, const char *name, bool check_gen, int64_t g
 fl_status fl_auth_authenticate(fl_auth *a, const char *authorization, fl_principal *out,
                                fl_error *err)
 {
+    return fl_auth_authenticate_for(a, authorization, NULL, out, err);
+}
+
+fl_status fl_auth_authenticate_for(fl_auth *a, const char *authorization, const char *resource,
+                                   fl_principal *out, fl_error *err)
+{
     memset(out, 0, sizeof *out);
     if ((!authorization || !*authorization) && a->anonymous) {
         anonymous(out);
@@ -307,6 +338,9 @@ fl_status fl_auth_authenticate(fl_auth *a, const char *authorization, fl_princip
         return resolve(a, st, false, 0, out, err);
     auth_claims c;
     FL_TRY(auth_jwt_verify(a->key, p, n, now_s(), &c, err));
+    if (c.aud[0] && (!resource || strcmp(c.aud, resource))) /* RFC 8707: for one resource only */
+        return fl_errorf(err, FL_EUNAUTHENTICATED, "bearer token is for %s, not %s", c.aud,
+                         resource ? resource : "this endpoint");
     return resolve(a, c.sub, true, c.gen, out, err);
 }
 

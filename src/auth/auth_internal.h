@@ -61,6 +61,7 @@ bool auth_verifier_check(const char *verifier, const char *secret);
 /* ---- JWT (jwt.c) ---- */
 
 #define AUTH_TOKEN_MAX 4096 /* longest bearer token accepted */
+#define AUTH_AUD_MAX 256    /* longest audience (a resource URI) */
 #define AUTH_CLOCK_SKEW 30  /* seconds of leeway on exp and iat */
 
 typedef struct auth_claims {
@@ -68,6 +69,7 @@ typedef struct auth_claims {
     int64_t iat, exp;
     int64_t gen; /* the principal's token generation (floe claim "gen") */
     char jti[33];
+    char aud[AUTH_AUD_MAX]; /* RFC 8707 resource the token is for ("" = none) */
 } auth_claims;
 
 /* Signs a token with claims (jti is generated when empty). *out malloc'd. */

@@ -6,6 +6,8 @@
  * key, the first two parts as ASCII)), no padding. floe writes
  *     header  {"alg":"HS256","typ":"JWT"}
  *     payload {"iss":"floe","sub":NAME,"iat":T,"exp":T+ttl,"jti":HEX32,"gen":G}
+ * and "aud":RESOURCE when the token was asked for one resource (RFC 8707;
+ * auth.c accepts it only there).
  * where gen is the principal's token generation: rotating the secret or
  * dropping and re-creating the principal changes it, which revokes every
  * older token (auth.c compares it with the store).
@@ -55,6 +57,8 @@ fl_status auth_jwt_sign(const uint8_t key[AUTH_KEY_LEN], auth_claims *c, char **
     json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:s,s:I}", "iss", "floe", "sub", c->sub, "iat",
                           (json_int_t)c->iat, "exp", (json_int_t)c->exp, "jti", c->jti, "gen",
                           (json_int_t)c->gen);
+    if (p && c->aud[0])
+        json_object_set_new(p, "aud", json_string(c->aud));
     char *payload = p ? json_dumps(p, JSON_COMPACT) : NULL;
     json_decref(p);
     if (!payload)
@@ -129,12 +133,16 @@ static fl_status check_payload(const char *p, size_t n, int64_t now, auth_claims
     if (!j)
         return deny(err, "payload is not base64url JSON");
     json_t *sub = json_object_get(j, "sub"), *jti = json_object_get(j, "jti");
+    json_t *aud = json_object_get(j, "aud"); /* floe writes one string; anything else is refused */
     fl_status rc = FL_OK;
     if (!json_is_string(sub) || !auth_name_valid(json_string_value(sub)))
         rc = deny(err, "missing or invalid sub");
     else if (!get_int(j, "iat", &out->iat) || !get_int(j, "exp", &out->exp) ||
              !get_int(j, "gen", &out->gen))
         rc = deny(err, "missing iat, exp or gen");
+    else if (aud && (!json_is_string(aud) || !json_string_length(aud) ||
+                     json_string_length(aud) >= AUTH_AUD_MAX))
+        rc = deny(err, "invalid aud");
     else if (out->exp < out->iat)
         rc = deny(err, "exp before iat");
     else if (now > out->exp && now - out->exp > AUTH_CLOCK_SKEW)
@@ -145,6 +153,7 @@ static fl_status check_payload(const char *p, size_t n, int64_t now, auth_claims
         snprintf(out->sub, sizeof out->sub, "%s", json_string_value(sub));
         const char *js = json_is_string(jti) ? json_string_value(jti) : "";
         snprintf(out->jti, sizeof out->jti, "%s", js);
+        snprintf(out->aud, sizeof out->aud, "%s", aud ? json_string_value(aud) : "");
     }
     json_decref(j);
     return rc;

@@ -66,7 +66,8 @@ static const cli_command mcp_cmd = {
     .about = "  Serves the Model Context Protocol over stdio (newline-delimited JSON-RPC):\n"
              "  tools list_tables, describe_table, table_history, run_sql, estimate_cost;\n"
              "  with --models also list_metrics, get_dimensions, get_entities,\n"
-             "  get_dimension_values, query_metrics, compile_sql.",
+             "  get_dimension_values, query_metrics, compile_sql and propose_metric\n"
+             "  (files a draft metric in DIR/.pending/ for `floe semantic pending`).",
     .opts = options,
     .nopts = CLI_NOPTS(options),
 };
@@ -193,6 +194,7 @@ int fl_cmd_mcp(int argc, char **argv)
     mo.max_scan_bytes = o.max_scan_bytes;
     mo.max_queries_per_minute = o.max_queries_per_minute;
     mo.model = model;
+    mo.models_dir = model ? o.models_dir : NULL;
     fl_mcp_server *m = NULL;
     int status = 1;
     if (fl_mcp_server_new(&mo, &m, &err) == FL_OK)

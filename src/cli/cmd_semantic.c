@@ -11,6 +11,8 @@
  *   explain    the tables a query reads, its SQL and the engine's plan
  *   publish    saved queries and per-metric monthly views as SQL views
  *              (cmd_semantic_publish.c), for BI tools
+ *   pending    metrics proposed through MCP: list, show, approve, reject
+ *              (cmd_semantic_pending.c)
  *
  * Options take "--opt value" or "--opt=value" (opts.h). The model folder is
  * --models DIR (default $FLOE_MODELS, else ./models); catalogs as for
@@ -77,7 +79,7 @@ static const cli_opt options[] = {
 };
 static const cli_command semantic_cmd = {
     .name = "semantic",
-    .synopsis = "semantic <validate|list|compile|query|replay|explain|publish> [options]",
+    .synopsis = "semantic <validate|list|compile|query|replay|explain|publish|pending> [options]",
     .about =
         "  The semantic layer: metrics defined in dbt-format YAML (semantic_models:,\n"
         "  metrics:), compiled to SQL over floe's tables, answered with receipts.\n\n"
@@ -89,7 +91,9 @@ static const cli_command semantic_cmd = {
         "                        (FILE '-' = stdin)\n"
         "  explain  QUERY        the tables a query reads, its SQL and the engine's plan\n"
         "  publish               saved queries and <metric>_by_month as SQL views (--into NS,\n"
-        "                        default semantic) for BI tools over the Postgres wire",
+        "                        default semantic) for BI tools over the Postgres wire\n"
+        "  pending  list|show|approve|reject [ID]\n"
+        "                        metrics proposed through MCP's propose_metric (DIR/.pending)",
     .opts = options,
     .nopts = CLI_NOPTS(options),
 };
@@ -571,6 +575,8 @@ int fl_cmd_semantic(int argc, char **argv)
     }
     if (argv[1][0] == '-')
         return cli_unknown_option("semantic", argv[1]);
+    if (!strcmp(argv[1], "pending"))
+        return fl_cli_semantic_pending(argc - 1, argv + 1);
     sem_opts o = {.sub = argv[1], .limit = -1};
     bool known = false;
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)

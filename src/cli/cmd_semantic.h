@@ -13,4 +13,8 @@
 int fl_cli_semantic_publish(const fl_sem_model *m, const char *catalog, const char *warehouse,
                             const char *ns, const char *into);
 
+/* `floe semantic pending list|show|approve|reject` (cmd_semantic_pending.c):
+ * argv[0] is "pending". Returns the process exit status. */
+int fl_cli_semantic_pending(int argc, char **argv);
+
 #endif

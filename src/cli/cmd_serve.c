@@ -554,6 +554,7 @@ int fl_cmd_serve(int argc, char **argv)
         goto done;
     }
     c.o.mcp_model = model;
+    c.o.mcp_models_dir = model ? c.models_dir : NULL;
     if (model && fl_sem_sql_new(model, &semsql, &err) != FL_OK) {
         fprintf(stderr, "floe serve: models %s: %s\n", c.models_dir, err.msg);
         goto done;

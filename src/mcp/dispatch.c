@@ -5,7 +5,9 @@
  * of the HTTP transport, the principal, and the method table.
  *
  * Lifecycle methods live here (initialize, notifications/initialized,
- * ping); the others call tools.c, resources.c and prompts.c. Unknown
+ * ping); a request of the stateless revision 2026-07-28 (its version in
+ * params._meta, or server/discover) skips sessions for stateless.c's
+ * per-request checks and has no initialize or ping; the others call tools.c, resources.c and prompts.c. Unknown
  * notifications are ignored, as JSON-RPC asks; responses a client sends
  * (the server never asks anything yet) are dropped.
  */
@@ -54,9 +56,12 @@ static json_t *call_method(fl_mcp_server *m, fl_mcp_exchange *x, mcp_call *c, co
     int code = 0;
     char msg[512] = "";
     json_t *r = NULL;
-    if (!strcmp(method, "initialize"))
+    bool modern = c->modern;
+    if (!modern && !strcmp(method, "initialize"))
         return initialize(m, x, c, id, params);
-    if (!strcmp(method, "ping"))
+    if (!strcmp(method, "server/discover"))
+        r = mcp_discover(c);
+    else if (!modern && !strcmp(method, "ping"))
         r = json_object();
     else if (!strcmp(method, "tools/list"))
         r = mcp_tools_list(c);
@@ -72,8 +77,11 @@ static json_t *call_method(fl_mcp_server *m, fl_mcp_exchange *x, mcp_call *c, co
         r = mcp_prompts_list();
     else if (!strcmp(method, "prompts/get"))
         r = mcp_prompts_get(params, &code, msg, sizeof msg);
-    else
+    else {
+        if (modern)
+            x->outcome = FL_MCP_UNKNOWN_METHOD;
         return mcp_error(id, MCP_METHOD_NOT_FOUND, "method not found: %s", method);
+    }
     if (!r)
         return mcp_error(id, code ? code : MCP_INTERNAL_ERROR, "%s",
                          msg[0] ? msg : "out of memory");
@@ -137,7 +145,16 @@ static json_t *run(fl_mcp_server *m, fl_mcp_exchange *x, const char *method, jso
                    ? NULL
                    : mcp_error(id, MCP_UNAUTHORIZED, "who is calling cannot be determined: %s",
                                err.msg[0] ? err.msg : "no principal");
-    json_t *refused = check_session(m, x, method, c.who.name, id);
+    const char *mv = mcp_modern_version(json_is_object(params) ? params : NULL);
+    c.modern = mv || !strcmp(method, "server/discover");
+    if (c.modern) {
+        json_t *caps = json_object_get(json_object_get(params, "_meta"),
+                                       "io.modelcontextprotocol/clientCapabilities");
+        c.can_elicit = json_is_object(json_object_get(caps, "elicitation"));
+        c.input_responses = json_object_get(params, "inputResponses");
+    }
+    json_t *refused = c.modern ? mcp_modern_check(m, x, method, mv, params, id)
+                               : check_session(m, x, method, c.who.name, id);
     if (refused || notification) {
         if (!refused && !m->opt.sessions && !strcmp(method, "notifications/initialized"))
             m->implicit.initialized = true;
@@ -155,6 +172,8 @@ static json_t *run(fl_mcp_server *m, fl_mcp_exchange *x, const char *method, jso
     json_t *r = call_method(m, x, &c, method, id, params);
     if (shared)
         pthread_mutex_unlock(&m->cat_mu);
+    if (c.modern)
+        mcp_modern_decorate(r, method);
     return r;
 }
 

@@ -25,6 +25,8 @@
 #define MCP_INTERNAL_ERROR (-32603)
 #define MCP_UNAUTHORIZED (-32001) /* the principal cannot be determined */
 #define MCP_RESOURCE_NOT_FOUND (-32002)
+#define MCP_HEADER_MISMATCH (-32020)     /* 2026-07-28: HTTP headers and body disagree */
+#define MCP_UNSUPPORTED_VERSION (-32022) /* 2026-07-28: a version not spoken */
 
 /* ---- sessions (session.c) ---- */
 typedef struct mcp_session {
@@ -68,6 +70,9 @@ typedef struct mcp_call {
     fl_principal who;
     fl_catalog *cat; /* NULL = no catalog */
     const char *version;
+    bool modern; /* a 2026-07-28 request: stateless, no initialize */
+    bool can_elicit;         /* modern, and the client declared elicitation in _meta */
+    json_t *input_responses; /* modern: params.inputResponses of a retry (borrowed), or NULL */
 } mcp_call;
 
 /* ---- JSON-RPC (jsonrpc.c) ---- */
@@ -85,6 +90,22 @@ json_t *mcp_dispatch(fl_mcp_server *m, fl_mcp_exchange *x, json_t *msg);
 /* ---- version negotiation (version.c) ---- */
 const char *mcp_version_negotiate(const char *asked);
 bool mcp_version_known(const char *v);
+
+/* ---- the stateless revision 2026-07-28 (stateless.c) ---- */
+/* params._meta's io.modelcontextprotocol/protocolVersion, or NULL (legacy). */
+const char *mcp_modern_version(json_t *params);
+/* NULL when a modern request may run (x->negotiated_version set); else the
+ * error response (-32022 unsupported version, -32020 header mismatch). */
+json_t *mcp_modern_check(fl_mcp_server *m, fl_mcp_exchange *x, const char *method,
+                         const char *version, json_t *params, json_t *id);
+json_t *mcp_discover(const mcp_call *c);
+/* elicit.c: the metric a retry's inputResponses chose for asked (one of
+ * matches, the candidates' member JSON), or NULL; and the InputRequiredResult
+ * asking to choose for each of cands ([{asked, matches}]). */
+const char *mcp_elicited_metric(const mcp_call *c, const char *asked, json_t *matches);
+json_t *mcp_elicit_metrics(const mcp_call *c, json_t *cands);
+/* resultType, and ttlMs/cacheScope on list and read results, of a response. */
+void mcp_modern_decorate(json_t *msg, const char *method);
 
 /* ---- sessions (session.c) ---- */
 /* Creates a session (options.sessions) or resets the implicit one. */
@@ -108,8 +129,9 @@ json_t *mcp_tool_table_history(mcp_call *c, json_t *args);
 json_t *mcp_tool_run_sql(mcp_call *c, json_t *args);
 json_t *mcp_tool_estimate_cost(mcp_call *c, json_t *args);
 /* The tool definitions (name, description, inputSchema, outputSchema,
- * annotations); the metric tools' too when with_metrics (a model is set). */
-json_t *mcp_tool_defs(bool with_metrics);
+ * annotations); the metric tools' too when with_metrics (a model is set),
+ * propose_metric's when with_propose (and the model's folder). */
+json_t *mcp_tool_defs(bool with_metrics, bool with_propose);
 /* Appends the metric tools' definitions (tool_defs_metrics.c) to arr. */
 bool mcp_metric_tool_defs(json_t *arr);
 /* Drains r (a query's cursor on s) into a preview that fits max_rows and
@@ -144,6 +166,50 @@ json_t *mcp_member_json(const fl_sem_member_info *mi);
 /* The receipt of an answer that read no table (list_metrics, compile_sql):
  * principal, tables [] and the model version. */
 json_t *mcp_model_receipt(const mcp_call *c);
+
+/* ---- propose_metric (propose_draft.c, propose_file.c, tool_propose.c) ---- */
+/* A draft metric's fields, borrowed from the tool's arguments. */
+typedef struct mcp_draft {
+    const char *name, *description, *label, *type, *filter;
+    const char *measure;                /* simple */
+    const char *numerator, *denominator; /* ratio */
+    const char *expr;                   /* derived, with metrics */
+    json_t *metrics;                    /* derived: array of metric names */
+} mcp_draft;
+/* NULL when args make a draft (*d filled), else the isError result naming
+ * the field. */
+json_t *mcp_draft_parse(json_t *args, mcp_draft *d);
+bool mcp_draft_name_ok(const char *s);
+/* The draft as a metrics YAML file (malloc'd); pending_json (may be NULL)
+ * is put under meta.pending. */
+char *mcp_draft_yaml(const mcp_draft *d, const char *pending_json);
+/* A new proposal's id: <name>-<UTC time>-<8 random hex>. */
+fl_status mcp_pending_id(const char *name, char id[128], fl_error *err);
+/* Writes yaml as <models_dir>/.pending/<id>.yaml (made if missing): a new
+ * file, written whole under a temporary name then linked into place. */
+fl_status mcp_pending_write(const char *models_dir, const char *id, const char *yaml,
+                            char path[1024], fl_error *err);
+json_t *mcp_tool_propose_metric(mcp_call *c, json_t *args);
+/* propose_metric's definition (tool_defs_propose.c). */
+json_t *mcp_propose_tool_def(void);
+
+/* ---- filter values (filter_values.c, value_check.c) ---- */
+typedef struct mcp_filter_lit {
+    char dim[256];
+    char value[1024];
+} mcp_filter_lit;
+/* The (dimension, string literal) pairs a filter compares for equality
+ * ({{ Dimension('d') }} = 'v', ... IN ('v', ...)); at most cap. */
+uint32_t mcp_filter_literals(const char *text, mcp_filter_lit *out, uint32_t cap);
+/* Appends to out (array) at most cap strings of values closest to asked. */
+void mcp_closest_values(const char *asked, json_t *values, uint32_t cap, json_t *out);
+/* NULL when every literal q's filters compare a categorical dimension to
+ * exists among the values the caller sees (session s); else the answer:
+ * ambiguous with value_candidates, or an error. reads collects tables. */
+json_t *mcp_filter_values_check(mcp_call *c, fl_sql_session *s, const char *tool,
+                                const fl_sem_query *q);
+/* The value-candidates branch of query_metrics' outputSchema. */
+json_t *mcp_value_candidates_schema(void);
 
 /* ---- SQL access (sqlrun.c) ---- */
 /* A SQL session as c's principal over c's catalog. ns may be NULL. */

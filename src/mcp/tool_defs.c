@@ -115,7 +115,7 @@ static const char *const defs[] = {
     "\"tables\",\"total\",\"bound\",\"plan\",\"receipt\"]}," RO "}",
 };
 
-json_t *mcp_tool_defs(bool with_metrics)
+json_t *mcp_tool_defs(bool with_metrics, bool with_propose)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < sizeof defs / sizeof defs[0]; i++) {
@@ -129,6 +129,10 @@ json_t *mcp_tool_defs(bool with_metrics)
         json_array_append_new(arr, d);
     }
     if (arr && with_metrics && !mcp_metric_tool_defs(arr)) {
+        json_decref(arr);
+        return NULL;
+    }
+    if (arr && with_propose && json_array_append_new(arr, mcp_propose_tool_def()) != 0) {
         json_decref(arr);
         return NULL;
     }

@@ -10,6 +10,7 @@
  * snapshots read (query_metrics adds the compiled and the replay SQL).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "mcp/mcp_internal.h"
 
@@ -398,6 +399,13 @@ bool mcp_metric_tool_defs(json_t *arr)
         if (!d) { /* a broken definition is a bug: say which */
             fprintf(stderr, "mcp: metric tool definition %zu: %s at column %d\n", i, je.text,
                     je.column);
+            return false;
+        }
+        const char *name = json_string_value(json_object_get(d, "name"));
+        json_t *one_of = json_object_get(json_object_get(d, "outputSchema"), "oneOf");
+        if (!strcmp(name, "query_metrics") && /* a filter value that does not exist */
+            json_array_append_new(one_of, mcp_value_candidates_schema()) != 0) {
+            json_decref(d);
             return false;
         }
         json_array_append_new(arr, d);

@@ -128,6 +128,12 @@ bool mcp_metrics_resolve(mcp_call *c, const char *tool, json_t *list, bool requi
         if (metric_exact(m, (*names)[i]))
             continue;
         json_t *found = matches_of(m, (*names)[i]);
+        const char *chosen = mcp_elicited_metric(c, (*names)[i], found);
+        if (chosen) { /* the user chose one of the candidates (2026-07-28 elicitation) */
+            (*names)[i] = chosen;
+            json_decref(found);
+            continue;
+        }
         if (!json_array_size(found)) {
             json_decref(found);
             json_decref(cands);
@@ -143,6 +149,13 @@ bool mcp_metrics_resolve(mcp_call *c, const char *tool, json_t *list, bool requi
     if (!json_array_size(cands)) {
         json_decref(cands);
         return true;
+    }
+    if (c->can_elicit) { /* ask the user instead (elicit.c) */
+        *answer = mcp_elicit_metrics(c, cands);
+        json_decref(cands);
+        free(*names);
+        *names = NULL;
+        return false;
     }
     char msg[512];
     snprintf(msg, sizeof msg,

@@ -182,6 +182,11 @@ static json_t *run_query(mcp_call *c, fl_sql_session *s, sem_args *a, uint64_t m
     fl_error err = {0};
     if (fl_sem_compile(m, &a->q, NULL, 0, &sql, &err) != FL_OK)
         return mcp_tool_fail("query_metrics: %s", err.msg);
+    json_t *unknown_value = mcp_filter_values_check(c, s, "query_metrics", &a->q);
+    if (unknown_value) {
+        free(sql);
+        return unknown_value;
+    }
     json_t *refused = mcp_budget_refusal(c, s, sql, true);
     free(sql);
     if (refused)

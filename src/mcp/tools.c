@@ -17,24 +17,31 @@ typedef json_t *(*tool_fn)(mcp_call *c, json_t *args);
 static const struct {
     const char *name;
     tool_fn fn;
-    bool needs_model; /* a metric tool: absent without options.model */
+    int needs; /* 1: a metric tool (absent without options.model); 2: also models_dir */
 } tools[] = {
-    {"list_tables", mcp_tool_list_tables, false},
-    {"describe_table", mcp_tool_describe_table, false},
-    {"table_history", mcp_tool_table_history, false},
-    {"run_sql", mcp_tool_run_sql, false},
-    {"estimate_cost", mcp_tool_estimate_cost, false},
-    {"list_metrics", mcp_tool_list_metrics, true},
-    {"get_dimensions", mcp_tool_get_dimensions, true},
-    {"get_entities", mcp_tool_get_entities, true},
-    {"get_dimension_values", mcp_tool_get_dimension_values, true},
-    {"query_metrics", mcp_tool_query_metrics, true},
-    {"compile_sql", mcp_tool_compile_sql, true},
+    {"list_tables", mcp_tool_list_tables, 0},
+    {"describe_table", mcp_tool_describe_table, 0},
+    {"table_history", mcp_tool_table_history, 0},
+    {"run_sql", mcp_tool_run_sql, 0},
+    {"estimate_cost", mcp_tool_estimate_cost, 0},
+    {"list_metrics", mcp_tool_list_metrics, 1},
+    {"get_dimensions", mcp_tool_get_dimensions, 1},
+    {"get_entities", mcp_tool_get_entities, 1},
+    {"get_dimension_values", mcp_tool_get_dimension_values, 1},
+    {"query_metrics", mcp_tool_query_metrics, 1},
+    {"compile_sql", mcp_tool_compile_sql, 1},
+    {"propose_metric", mcp_tool_propose_metric, 2},
 };
+
+/* Is tool i offered by this server? */
+static bool offered(const fl_mcp_server *m, size_t i)
+{
+    return tools[i].needs == 0 || (m->opt.model && (tools[i].needs == 1 || m->opt.models_dir));
+}
 
 json_t *mcp_tools_list(const mcp_call *c)
 {
-    json_t *defs = mcp_tool_defs(c->m->opt.model != NULL);
+    json_t *defs = mcp_tool_defs(c->m->opt.model != NULL, c->m->opt.model && c->m->opt.models_dir);
     return defs ? json_pack("{s:o}", "tools", defs) : NULL;
 }
 
@@ -67,7 +74,7 @@ json_t *mcp_tool_fail(const char *fmt, ...)
 /* The property names a tool's inputSchema declares; anything else is -32602. */
 static bool args_known(const char *tool, json_t *args, char *msg, size_t cap)
 {
-    json_t *defs = mcp_tool_defs(true);
+    json_t *defs = mcp_tool_defs(true, true);
     size_t i;
     json_t *d;
     json_t *props = NULL;
@@ -117,8 +124,7 @@ json_t *mcp_tools_call(mcp_call *c, json_t *params, int *code, char *msg, size_t
         return NULL;
     }
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        if (strcmp(tools[i].name, json_string_value(name)) ||
-            (tools[i].needs_model && !c->m->opt.model))
+        if (strcmp(tools[i].name, json_string_value(name)) || !offered(c->m, i))
             continue;
         json_t *empty = args ? NULL : json_object();
         if (!args_known(tools[i].name, args ? args : empty, msg, cap)) {

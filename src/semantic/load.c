@@ -272,11 +272,32 @@ static fl_status walk(const char *dir, int depth, file_list *L, fl_error *err)
 
 fl_status fl_sem_model_load_dir(const char *dir, fl_sem_model **out, fl_error *err)
 {
+    return fl_sem_model_load_dir_with(dir, NULL, 0, out, err);
+}
+
+fl_status fl_sem_model_load_dir_with(const char *dir, const fl_sem_file *extra, uint32_t nextra,
+                                     fl_sem_model **out, fl_error *err)
+{
     *out = NULL;
     file_list L = {0};
     fl_status rc = walk(dir, 0, &L, err);
     if (rc == FL_OK && !L.n)
         rc = fl_errorf(err, FL_ENOTFOUND, "%s: no .yml or .yaml files", dir);
+    for (uint32_t i = 0; rc == FL_OK && i < nextra; i++) {
+        rc = grow((void **)&L.f, L.n, &L.cap, sizeof *L.f, err);
+        if (rc == FL_OK) {
+            L.f[L.n].name = strdup(extra[i].name);
+            L.f[L.n].text = malloc(extra[i].len + 1);
+            L.f[L.n].len = extra[i].len;
+            if (!L.f[L.n].name || !L.f[L.n].text)
+                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            else
+                memcpy((char *)L.f[L.n].text, extra[i].text, extra[i].len);
+            if (L.f[L.n].text)
+                ((char *)L.f[L.n].text)[extra[i].len] = 0;
+            L.n++;
+        }
+    }
     if (rc == FL_OK)
         rc = fl_sem_model_load_files(L.f, L.n, out, err);
     for (uint32_t i = 0; i < L.n; i++) {

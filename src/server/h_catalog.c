@@ -133,7 +133,9 @@ static void h_oauth_tokens(fl_server_request *r, void *ctx)
     }
     char *token = NULL;
     int expires = 0;
-    fl_status rc = fl_auth_token_issue(a, id, secret, &token, &expires, &err);
+    /* RFC 8707: a resource indicator binds the token to that resource (aud) */
+    fl_status rc = fl_auth_token_issue_for(a, id, secret, form_value(r, "resource"), &token,
+                                           &expires, &err);
     if (rc == FL_EUNAUTHENTICATED || rc == FL_OK)
         fl_auth_login_record(a, id, ip, rc == FL_OK);
     fl_auth_audit_login(a, "oauth.token", id, "/v1/oauth/tokens", addr,
@@ -145,6 +147,10 @@ static void h_oauth_tokens(fl_server_request *r, void *ctx)
                                                     : err.msg);
     if (rc == FL_EUNAUTHENTICATED) {
         oauth_error(r, 401, "invalid_client", "invalid client credentials");
+        return;
+    }
+    if (rc == FL_EINVAL && form_value(r, "resource")) {
+        oauth_error(r, 400, "invalid_target", err.msg); /* RFC 8707 section 2 */
         return;
     }
     if (rc != FL_OK) {

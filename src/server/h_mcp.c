@@ -7,6 +7,9 @@
  *                 Mcp-Session-Id; every later message must carry it (400
  *                 without, 404 for an unknown or ended one) and, when it
  *                 sends MCP-Protocol-Version, the session's version (400).
+ *                 A 2026-07-28 request (version in params._meta) needs no
+ *                 session; its MCP-Protocol-Version, Mcp-Method and Mcp-Name
+ *                 must match the body (400), an unknown method is 404.
  *   DELETE /mcp   ends the session named by Mcp-Session-Id (204, 404).
  *   GET    /mcp   405: the server opens no SSE stream.
  *   GET    /.well-known/oauth-protected-resource[/mcp]  RFC 9728 metadata.
@@ -67,7 +70,9 @@ static bool authenticate(fl_server_request *r)
     }
     const char *authz = fl_server_req_header(r, "Authorization");
     fl_error err = {0};
-    fl_status rc = fl_auth_authenticate(s->auth, authz, &r->principal, &err);
+    /* a token bound to a resource (RFC 8707 aud) must name this one (RFC 9728's resource) */
+    const char *resource = fl_arena_sprintf(&r->arena, "%s/mcp", base_url(r));
+    fl_status rc = fl_auth_authenticate_for(s->auth, authz, resource, &r->principal, &err);
     if (rc == FL_OK)
         return true;
     memset(&r->principal, 0, sizeof r->principal);
@@ -103,7 +108,9 @@ static int outcome_status(fl_mcp_outcome o)
 {
     switch (o) {
     case FL_MCP_NEED_SESSION:
+    case FL_MCP_HEADER_MISMATCH:
     case FL_MCP_BAD_VERSION: return 400;
+    case FL_MCP_UNKNOWN_METHOD:
     case FL_MCP_NO_SUCH_SESSION: return 404;
     case FL_MCP_TOO_LARGE: return 413;
     default: return 200;
@@ -132,6 +139,8 @@ static void h_post(fl_server_request *r, void *ctx)
     x.caller = r;
     x.session_id = fl_server_req_header(r, "Mcp-Session-Id");
     x.protocol_version = fl_server_req_header(r, "MCP-Protocol-Version");
+    x.mcp_method = fl_server_req_header(r, "Mcp-Method");
+    x.mcp_name = fl_server_req_header(r, "Mcp-Name");
     size_t len = 0;
     const char *body = fl_server_req_body(r, &len);
     char *resp = NULL;
@@ -200,6 +209,7 @@ fl_status srv_routes_mcp(fl_server *s, fl_error *err)
     o.max_scan_bytes = s->opt.mcp_max_scan_bytes;
     o.max_queries_per_minute = s->opt.mcp_max_queries_per_minute;
     o.model = s->opt.mcp_model;
+    o.models_dir = s->opt.mcp_models_dir;
     o.max_message_bytes = s->opt.max_body_bytes ? s->opt.max_body_bytes : 8u << 20;
     FL_TRY(fl_mcp_server_new(&o, &s->mcp, err));
     FL_TRY(srv_router_add(&s->router, "POST", "/mcp", h_post, s->mcp, FL_ROUTE_PUBLIC, err));

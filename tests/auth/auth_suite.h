@@ -69,6 +69,25 @@ static void suite_tokens(void)
     CHECK_OK(fl_auth_authenticate(a, bearer(hdr, sizeof hdr, tok), &p, &err), &err);
     CHECK_EQ_STR(p.name, "tok_bob");
     CHECK(!p.admin && !p.anonymous);
+    /* RFC 8707: a token asked for one resource names it (aud) and works only there */
+    char *at = NULL;
+    CHECK_OK(fl_auth_token_issue_for(a, "tok_bob", sec, "http://h:1/mcp", &at, &exp, &err), &err);
+    CHECK_OK(fl_auth_authenticate_for(a, bearer(hdr, sizeof hdr, at), "http://h:1/mcp", &p, &err),
+             &err);
+    CHECK_EQ_STR(p.name, "tok_bob");
+    CHECK_EQ_INT(fl_auth_authenticate_for(a, hdr, "http://other:1/mcp", &p, &err),
+                 FL_EUNAUTHENTICATED);
+    CHECK(strstr(err.msg, "http://h:1/mcp") != NULL);
+    CHECK_EQ_INT(fl_auth_authenticate(a, hdr, &p, &err), FL_EUNAUTHENTICATED);
+    free(at);
+    at = NULL;
+    CHECK_OK(fl_auth_authenticate_for(a, bearer(hdr, sizeof hdr, tok), "http://h:1/mcp", &p, &err),
+             &err); /* a token without an audience: accepted everywhere */
+    CHECK_EQ_INT(fl_auth_token_issue_for(a, "tok_bob", sec, "ftp://h/mcp", &at, &exp, &err),
+                 FL_EINVAL);
+    CHECK_EQ_INT(fl_auth_token_issue_for(a, "tok_bob", sec, "http://h/mcp#x", &at, &exp, &err),
+                 FL_EINVAL);
+    CHECK(at == NULL);
     /* scheme is case-insensitive, extra spaces tolerated */
     snprintf(hdr, sizeof hdr, "bearer   %s  ", tok);
     CHECK_OK(fl_auth_authenticate(a, hdr, &p, &err), &err);

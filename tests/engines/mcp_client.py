@@ -1,6 +1,7 @@
 """floe's MCP server driven by the official Python SDK (`mcp`, pinned in requirements-mcp.txt) over stdio
 (`floe mcp`) and Streamable HTTP (`floe serve` with bearer tokens): the SDK's auto mode probes
-server/discover (the 2026-07-28 style floe does not speak yet) and falls back to initialize; every tool is
+server/discover and, floe being dual-era, speaks the stateless 2026-07-28 revision over both (HTTP with its
+MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, which floe checks); every tool is
 listed and called, each structuredContent validated against its outputSchema with jsonschema, the
 resource_link read back, a row-filtered principal gets a different answer and one without READ is refused.
 Used by test_mcp_python.sh; prints "ok ..." per check, "FAIL: ..." and exits 1 on the first failure."""
@@ -55,7 +56,8 @@ async def main():
                                                             f"--warehouse={args['warehouse']}"])
     async with Client(stdio) as client:
         ok(client.server_info.name == "floe", f"stdio: connected ({client.protocol_version})")
-        ok(client.protocol_version in ("2025-06-18", "2025-11-25"), "stdio: a handshake-era version")
+        # the SDK probes with server/discover and, floe being dual-era, speaks the stateless 2026-07-28
+        ok(client.protocol_version == "2026-07-28", "stdio: the stateless revision (server/discover, _meta)")
         await every_tool(client, "stdio", 5)
 
     async def http(token):
@@ -64,6 +66,7 @@ async def main():
 
     async with await http(args["analyst"]) as client:
         ok(client.server_info.name == "floe", f"http: connected ({client.protocol_version})")
+        ok(client.protocol_version == "2026-07-28", "http: the stateless revision (headers checked by floe)")
         await every_tool(client, "http analyst", 5)
     async with await http(args["de_only"]) as client:
         r = await client.call_tool("run_sql", CALLS["run_sql"])

@@ -4,7 +4,7 @@
 // metric tools are listed and called and each structuredContent validates against its outputSchema (ajv); the seed
 // scenario (net revenue by month for 2024 in region EU) equals the rows test_mcp_metrics.sh got from `floe semantic
 // query` and hand-written SQL (--want), with a receipt; the full result is read back through its resource_link;
-// "revenue" answers with candidates; an unknown metric is a tool error naming it; principals with different row
+// "revenue" answers with candidates, a filter value that does not exist with the closest values; an unknown metric is a tool error naming it; principals with different row
 // filters get different numbers (--want_c8 for the one whose orders are filtered to customer ids divisible by 8).
 // Used by test_mcp_metrics.sh. Exit 0 when every check holds; each failure prints "FAIL: ...".
 import assert from 'node:assert/strict';
@@ -96,6 +96,14 @@ async function metricTools(client, label, want) {
     assert.match(m.find(c => c.name === 'net_revenue').description, /Certified by finance/);
     assert.equal(sc.rows, undefined);
   });
+  await check(`${label}: a filter value that does not exist ('eu') answers with the closest existing values, validated`, async () => {
+    const r = await client.callTool({ name: 'query_metrics', arguments: { metrics: ['net_revenue'], where: ["{{ Dimension('customer__region') }} = 'eu'"] } });
+    validate(byName.query_metrics, r);
+    const sc = r.structuredContent;
+    assert.equal(sc.ambiguous, true);
+    assert.deepEqual(sc.value_candidates[0], { dimension: 'customer__region', asked: 'eu', matches: ['EU'], values: 3 });
+    assert.equal(sc.rows, undefined);
+  });
   await check(`${label}: a saved query (listed by list_metrics), adjusted by where and limit, validates`, async () => {
     assert.ok(out.list_metrics.structuredContent.saved_queries.some(q => q.name === 'monthly_net_revenue_by_region'));
     const r = await client.callTool({ name: 'query_metrics', arguments: { saved_query: 'monthly_net_revenue_by_region', where: [seed.where[0]], limit: 3 } });
@@ -103,6 +111,22 @@ async function metricTools(client, label, want) {
     assert.deepEqual(r.structuredContent.metrics, ['net_revenue', 'return_rate']);
     assert.equal(r.structuredContent.row_count, 3);
     assert.ok(r.structuredContent.rows.every(row => row.includes('EU')));
+  });
+  await check(`${label}: propose_metric (not read-only) compares a draft with the certified metrics and files it, validated`, async () => {
+    assert.equal(byName.propose_metric.annotations.readOnlyHint, false);
+    const r = await client.callTool({ name: 'propose_metric', arguments: {
+      name: 'completed_gross', description: 'Gross of completed orders.', type: 'simple', measure: 'gross_amount',
+      filter: "{{ Dimension('order__status') }} = 'completed'" } });
+    validate(byName.propose_metric, r);
+    const sc = r.structuredContent;
+    assert.equal(sc.status, 'pending');
+    const same = sc.comparison.related.find(m => m.name === 'completed_revenue');
+    assert.equal(Number(same.value), Number(sc.comparison.draft.value));
+    assert.equal(same.ratio, 1);
+    assert.match(sc.file, /\/\.pending\/completed_gross-/);
+    const bad = await client.callTool({ name: 'propose_metric', arguments: { name: 'x', description: 'd', type: 'simple' } });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /"measure"/);
   });
   await check(`${label}: an unknown metric is a tool error naming it`, async () => {
     const r = await client.callTool({ name: 'query_metrics', arguments: { metrics: ['shoe_sizes'] } });
@@ -144,6 +168,9 @@ const want = o.want.trim(), wantC8 = o.want_c8.trim();
     assert.match(r.content[0].text, /42501/);
     const l = await nobody.callTool({ name: 'list_metrics', arguments: {} });
     assert.equal(l.isError, false);
+    const p = await nobody.callTool({ name: 'propose_metric', arguments: { name: 'nobodys', description: 'd', type: 'simple', measure: 'gross_amount' } });
+    assert.equal(p.isError, true);
+    assert.match(p.content[0].text, /42501/);
   });
   await Promise.all([analyst.close(), c8.close(), nobody.close()]);
 }

@@ -9,7 +9,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/floe-mcp-metrics.XXXXXX")"
 pid=
 cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"; }
 trap cleanup EXIT
-models="$src/tests/semantic/models"
+models="$tmp/models" # a copy: propose_metric files proposals in $models/.pending
+cp -r "$src/tests/semantic/models" "$models"
 cat="sqlite:$tmp/cat.db"
 wh="$tmp/wh"
 fsql() { "$floe" sql --catalog="$cat" --warehouse="$wh" -q "$@"; }

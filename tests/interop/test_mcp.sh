@@ -57,6 +57,45 @@ out=$(curl -s -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" -H 'Conte
 grep -q '"isError":false' <<<"$out" || fail "--mcp-run-sql false: estimate_cost should still answer: $out"
 [ $rc = 0 ] && echo "ok   floe serve --mcp-run-sql false refuses run_sql only"
 
+# RFC 8707 audiences: a token asked for $http/mcp works there only; one for another resource is 401 at /mcp
+aud_sec=$("$floe" admin --catalog "$cat" principal create aud_user 2>/dev/null | sed -n 's/^client_secret: *//p')
+token_for() { curl -s "$http/v1/oauth/tokens" -d grant_type=client_credentials -d client_id=aud_user \
+  --data-urlencode "client_secret=$aud_sec" --data-urlencode "resource=$1"; }
+mcp_tok=$(token_for "$http/mcp" | jq -r .access_token)
+other_tok=$(token_for "http://elsewhere.example/mcp" | jq -r .access_token)
+mcp_code() { curl -s -o /dev/null -D "$dir/ah" -w '%{http_code}' -X POST "$http/mcp" -H "Authorization: Bearer $1" \
+  -H 'Content-Type: application/json' --data "$init"; }
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}'
+[ "$(mcp_code "$mcp_tok")" = 200 ] || fail "a token for $http/mcp is refused at /mcp"
+[ "$(mcp_code "$other_tok")" = 401 ] && grep -qi 'invalid_token' "$dir/ah" || fail "a token for another resource is accepted at /mcp"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $mcp_tok" "$http/v1/config")
+[ "$code" = 401 ] || fail "a token bound to /mcp is accepted by the REST catalog ($code)"
+out=$(token_for "ftp://x/mcp")
+grep -q invalid_target <<<"$out" || fail "a bad resource indicator: $out"
+[ $rc = 0 ] && echo "ok   RFC 8707: a token for /mcp works there, one for another resource is 401, /mcp's is 401 at the catalog"
+
+# the stateless revision 2026-07-28 over HTTP: no initialize, no session; headers must match the body
+meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}'
+modern() { # expected-status mcp-method mcp-name body
+  curl -s -D "$dir/mh" -o "$dir/mb" -w '%{http_code}' -X POST "$http2/mcp" -H "Authorization: Bearer $analyst" \
+    -H 'Content-Type: application/json' -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: $2" \
+    ${3:+-H "Mcp-Name: $3"} --data "$4"
+}
+code=$(modern 200 tools/call estimate_cost '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"estimate_cost","arguments":{"table":"sales.orders"},'"$meta"'}}')
+[ "$code" = 200 ] && grep -q '"resultType":"complete"' "$dir/mb" && grep -q '"isError":false' "$dir/mb" ||
+  fail "2026-07-28 tools/call: $code $(cat "$dir/mb")"
+grep -qi '^mcp-session-id' "$dir/mh" && fail "2026-07-28: a session id was issued"
+code=$(modern 200 server/discover "" '{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{'"$meta"'}}')
+[ "$code" = 200 ] && grep -q '"supportedVersions":\["2026-07-28","2025-11-25","2025-06-18"\]' "$dir/mb" ||
+  fail "server/discover: $code $(cat "$dir/mb")"
+code=$(modern 400 tools/list run_sql '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_sql","arguments":{"sql":"SELECT 1"},'"$meta"'}}')
+[ "$code" = 400 ] && grep -q -- '-32020' "$dir/mb" || fail "Mcp-Method mismatch: $code $(cat "$dir/mb")"
+code=$(modern 404 nope/nope "" '{"jsonrpc":"2.0","id":7,"method":"nope/nope","params":{'"$meta"'}}')
+[ "$code" = 404 ] && grep -q -- '-32601' "$dir/mb" || fail "2026-07-28 unknown method: $code $(cat "$dir/mb")"
+code=$(modern 400 tools/list "" '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01"}}}')
+[ "$code" = 400 ] && grep -q -- '-32022' "$dir/mb" || fail "2026-07-28 unknown version: $code $(cat "$dir/mb")"
+[ $rc = 0 ] && echo "ok   2026-07-28 over HTTP: stateless calls, server/discover, header mismatch 400, unknown method 404, version 400"
+
 # nothing the agents ran changed the table
 n=$("$floe" sql --catalog="$cat" --warehouse="$wh" --format=csv --no-header -c 'SELECT count(*) FROM sales."orders$snapshots"')
 [ "$n" = 2 ] || fail "sales.orders has $n snapshots, want 2"

@@ -7,7 +7,9 @@
  * to a hand-written SQL query, with its receipt and the limit in the SQL;
  * compile_sql; "revenue" answered with candidates; an unknown metric or
  * dimension a tool error naming it; two principals with different row
- * filters get different numbers, one without grants none.
+ * filters get different numbers, one without grants none; a filter value
+ * that does not exist (as the caller sees the rows) answers with the
+ * closest existing values.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -499,6 +501,86 @@ static void as(world *w, const char *name)
     CHECK_OK(fl_auth_principal_get(w->auth, name, &w->as, &err), &err);
 }
 
+/* matches of value_candidates[i] joined by ',' */
+static void value_matches(json_t *res, size_t i, char *out, size_t cap)
+{
+    json_t *vc = json_array_get(json_object_get(sc(res), "value_candidates"), i);
+    char *t = json_dumps(json_object_get(vc, "matches"), JSON_COMPACT);
+    snprintf(out, cap, "%s:%s", json_string_value(json_object_get(vc, "asked")), t ? t : "");
+    free(t);
+}
+
+static void test_filter_values(void)
+{
+    world w;
+    world_open(&w, true);
+    as(&w, "analyst");
+    fl_mcp_server *m = server(&w, true);
+    char got[512];
+    json_t *res = call(m, "query_metrics",
+                       "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+                       "= 'eu'\"]}");
+    CHECK(!is_error(res) && json_is_true(json_object_get(sc(res), "ambiguous")));
+    CHECK(!json_object_get(sc(res), "rows"));
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "eu:[\"EU\"]");
+    CHECK(strstr(json_string_value(json_object_get(sc(res), "message")), "customer__region") != NULL);
+    json_decref(res);
+    /* IN lists, values of a dimension of the metric's own model, a close misspelling */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"gross_revenue\"],\"group_by\":[\"order__status\"],\"where\":[\"{{ "
+               "Dimension('customer__region') }} IN ('EU', 'APAK')\", \"{{ Dimension('order__status') }}"
+               " = 'complete'\"]}");
+    CHECK(json_is_true(json_object_get(sc(res), "ambiguous")));
+    CHECK_EQ_INT(json_array_size(json_object_get(sc(res), "value_candidates")), 2);
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "APAK:[\"APAC\"]");
+    value_matches(res, 1, got, sizeof got);
+    CHECK_EQ_STR(got, "complete:[\"completed\"]");
+    json_decref(res);
+    /* existing values and filters that are not equalities run as asked */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "IN ('EU', 'US')\", \"{{ Dimension('customer__region') }} <> 'nowhere'\"]}");
+    CHECK(!is_error(res) && json_is_false(json_object_get(sc(res), "ambiguous")));
+    CHECK(json_object_get(sc(res), "rows") != NULL);
+    json_decref(res);
+    /* the values are those the caller sees: customer 1's orders are all in EU */
+    as(&w, "c1_only");
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(json_is_true(json_object_get(sc(res), "ambiguous")));
+    value_matches(res, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "US:[]"); /* nothing close: no guess */
+    CHECK_EQ_INT(json_integer_value(json_object_get(
+                     json_array_get(json_object_get(sc(res), "value_candidates"), 0), "values")),
+                 1);
+    json_decref(res);
+    /* a lookup over the scan budget is not made: the query's budget refuses it */
+    fl_mcp_options o;
+    memset(&o, 0, sizeof o);
+    o.catalog = w.cat, o.io = w.io, o.auth = w.auth, o.resolve_principal = resolve;
+    o.resolve_ctx = &w, o.threads = 1, o.model = w.model, o.max_scan_bytes = 1;
+    fl_mcp_server *tight = NULL;
+    fl_error err = {0};
+    CHECK_OK(fl_mcp_server_new(&o, &tight, &err), &err);
+    res = call(tight, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(is_error(res) && strstr(text_of(res), "over budget"));
+    json_decref(res);
+    fl_mcp_server_free(tight);
+    as(&w, "nobody"); /* no READ: the engine's refusal, not candidates */
+    res = call(m, "query_metrics",
+               "{\"metrics\":[\"net_revenue\"],\"where\":[\"{{ Dimension('customer__region') }} "
+               "= 'US'\"]}");
+    CHECK(is_error(res) && strstr(text_of(res), "42501"));
+    json_decref(res);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
 static void test_row_filters(void)
 {
     world w;
@@ -541,6 +623,69 @@ static void test_row_filters(void)
     world_close(&w);
 }
 
+/* 2026-07-28: an ambiguous name is elicited from a client that can answer,
+ * and the retry's choice is used only when it is one of the candidates. */
+#define MODERN_CALL(caps, extra)                                                                   \
+    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"query_"      \
+    "metrics\",\"arguments\":{\"metrics\":[\"revenue\"]}," extra "\"_meta\":{\"io."              \
+    "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/"            \
+    "clientCapabilities\":" caps "}}}"
+
+static void test_elicitation(void)
+{
+    world w;
+    world_open(&w, false);
+    fl_mcp_server *m = server(&w, true);
+    json_t *r = send(m, MODERN_CALL("{\"elicitation\":{}}", ""));
+    json_t *res = json_object_get(r, "result");
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "input_required");
+    json_t *ask = json_object_get(json_object_get(res, "inputRequests"), "metric:revenue");
+    CHECK_EQ_STR(json_string_value(json_object_get(ask, "method")), "elicitation/create");
+    json_t *en = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(ask, "params"), "requestedSchema"),
+                            "properties"),
+            "metric"),
+        "enum");
+    char *t = json_dumps(en, JSON_COMPACT);
+    CHECK(t && strstr(t, "\"net_revenue\"") && strstr(t, "\"gross_revenue\""));
+    free(t);
+    json_decref(r);
+    /* the retry with the user's choice computes it */
+    r = send(m, MODERN_CALL("{\"elicitation\":{}}",
+                            "\"inputResponses\":{\"metric:revenue\":{\"action\":\"accept\","
+                            "\"content\":{\"metric\":\"net_revenue\"}}},"));
+    res = json_object_get(r, "result");
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
+    CHECK(json_is_false(json_object_get(res, "isError")));
+    t = json_dumps(json_object_get(json_object_get(res, "structuredContent"), "metrics"),
+                   JSON_COMPACT);
+    CHECK_EQ_STR(t, "[\"net_revenue\"]");
+    free(t);
+    json_decref(r);
+    /* a choice that is not a candidate, or a decline: asked again, nothing guessed */
+    const char *bad[] = {"\"inputResponses\":{\"metric:revenue\":{\"action\":\"accept\","
+                         "\"content\":{\"metric\":\"order_total\"}}},",
+                         "\"inputResponses\":{\"metric:revenue\":{\"action\":\"decline\"}},"};
+    char buf[1024];
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof buf, MODERN_CALL("{\"elicitation\":{}}", "%s"), bad[i]);
+        r = send(m, buf);
+        CHECK_EQ_STR(
+            json_string_value(json_object_get(json_object_get(r, "result"), "resultType")),
+            "input_required");
+        json_decref(r);
+    }
+    /* without the capability: the candidates */
+    r = send(m, MODERN_CALL("{}", ""));
+    res = json_object_get(r, "result");
+    CHECK(json_is_true(json_object_get(json_object_get(res, "structuredContent"), "ambiguous")));
+    CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
+    json_decref(r);
+    fl_mcp_server_free(m);
+    world_close(&w);
+}
+
 int main(void)
 {
     TEST_RUN(test_listed_with_model_only);
@@ -550,5 +695,7 @@ int main(void)
     TEST_RUN(test_query_metrics);
     TEST_RUN(test_ambiguity);
     TEST_RUN(test_row_filters);
+    TEST_RUN(test_filter_values);
+    TEST_RUN(test_elicitation);
     return TEST_EXIT();
 }

@@ -1,7 +1,7 @@
 /*
- * data_writer.c - batches in the table schema become Parquet data files,
- * split by partition and sorted by the table's sort order
- * (ice_table.h "3. writers").
+ * data_writer.c - batches in the table schema become Parquet data files (ORC
+ * ones when write.format.default=orc, write.orc.* settings), split by
+ * partition and sorted by the table's sort order (ice_table.h "3. writers").
  *
  * Flow. Every live row's partition tuple is derived from its source
  * columns with the spec's transforms (hidden partitioning); the tuple's
@@ -249,6 +249,10 @@ fl_status ice_data_writer_open_cfg(const ice_writer_config *cfg, fl_ice_data_wri
     ice_parquet_options(w->m, &w->popt);
     if (w->popt.row_group_bytes > w->cfg.target_file_bytes)
         w->popt.row_group_bytes = w->cfg.target_file_bytes;
+    w->orc = ice_writes_orc(w->m);
+    ice_orc_options(w->m, &w->oopt);
+    if (w->oopt.stripe_bytes > w->cfg.target_file_bytes)
+        w->oopt.stripe_bytes = w->cfg.target_file_bytes;
     if (rc == FL_OK)
         rc = setup_kv(w, s, err);
     if (rc == FL_OK) {
@@ -399,7 +403,7 @@ static fl_status close_lru(fl_ice_data_writer *w, part *keep, fl_error *err)
     part *lru = NULL;
     for (uint32_t i = 0; i < w->nparts; i++) {
         part *q = w->parts[i];
-        if (q != keep && q->pw && (!lru || q->last_use < lru->last_use))
+        if (q != keep && ice_part_open(q) && (!lru || q->last_use < lru->last_use))
             lru = q;
     }
     return lru ? ice_finish_file(w, lru, err) : FL_OK;
@@ -409,7 +413,8 @@ static fl_status open_file(fl_ice_data_writer *w, part *p, fl_error *err)
 {
     if (w->open_files >= w->cfg.max_open_files)
         FL_TRY(close_lru(w, p, err));
-    p->path = fl_arena_sprintf(&w->arena, "%s/%s-%05u.parquet", p->dir, w->uuid, ++w->file_seq);
+    p->path = fl_arena_sprintf(&w->arena, "%s/%s-%05u.%s", p->dir, w->uuid, ++w->file_seq,
+                               w->orc ? "orc" : "parquet");
     if (!p->path)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     FL_TRY(fl_fileio_create(w->cfg.io, p->path, 0, &p->out, err));
@@ -421,7 +426,8 @@ static fl_status open_file(fl_ice_data_writer *w, part *p, fl_error *err)
             return rc;
         }
     }
-    fl_status rc = fl_parquet_writer_open(p->out, &w->schema, &w->popt, &p->pw, err);
+    fl_status rc = w->orc ? fl_orc_writer_open(p->out, &w->schema, &w->oopt, &p->ow, err)
+                          : fl_parquet_writer_open(p->out, &w->schema, &w->popt, &p->pw, err);
     if (rc != FL_OK) {
         fl_output_abort(p->out);
         p->out = NULL;
@@ -452,7 +458,7 @@ static fl_status describe(fl_ice_data_writer *w, part *p, fl_parquet_file_result
     memset(df, 0, sizeof *df);
     df->content = FL_ICE_CONTENT_DATA;
     df->file_path = fl_arena_strdup(a, p->path);
-    df->file_format = "PARQUET";
+    df->file_format = w->orc ? "ORC" : "PARQUET";
     df->spec_id = w->spec->spec_id;
     df->npartition = w->npf;
     df->partition = fl_arena_calloc(a, w->npf + 1, sizeof *df->partition);
@@ -482,9 +488,11 @@ fl_status ice_finish_file(fl_ice_data_writer *w, part *p, fl_error *err)
     fl_parquet_file_result res;
     memset(&res, 0, sizeof res);
     fl_parquet_writer *pw = p->pw;
+    fl_orc_writer *ow = p->ow;
     p->pw = NULL;
+    p->ow = NULL;
     w->open_files--;
-    fl_status rc = fl_parquet_writer_close(pw, &res, err);
+    fl_status rc = ow ? fl_orc_writer_close(ow, &res, err) : fl_parquet_writer_close(pw, &res, err);
     if (rc == FL_OK) {
         fl_output *o = p->out;
         p->out = NULL;
@@ -513,10 +521,10 @@ fl_status ice_write_to_file(fl_ice_data_writer *w, part *p, const fl_batch *b, f
 {
     if (!fl_batch_live_rows(b))
         return FL_OK;
-    if (!p->pw)
+    if (!ice_part_open(p))
         FL_TRY(open_file(w, p, err));
     p->last_use = ++w->tick;
-    fl_status rc = fl_parquet_writer_write(p->pw, b, err);
+    fl_status rc = p->ow ? fl_orc_writer_write(p->ow, b, err) : fl_parquet_writer_write(p->pw, b, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "%s", p->path);
     if (p->out->written >= w->cfg.target_file_bytes)
@@ -658,7 +666,7 @@ static fl_status finish_all(fl_ice_data_writer *w, fl_error *err)
         for (uint32_t c = 0; c < p->nchunks; c++)
             FL_TRY(ice_write_to_file(w, p, &p->chunks[c], err));
         ice_part_drop_chunks(p);
-        if (p->pw)
+        if (ice_part_open(p))
             FL_TRY(ice_finish_file(w, p, err));
     }
     return FL_OK;
@@ -669,8 +677,8 @@ static void release(fl_ice_data_writer *w, bool remove_files)
     for (uint32_t i = 0; i < w->nparts; i++) {
         part *p = w->parts[i];
         ice_part_drop_chunks(p);
-        if (p->pw)
-            fl_parquet_writer_abort(p->pw);
+        fl_parquet_writer_abort(p->pw);
+        fl_orc_writer_abort(p->ow);
         if (p->out)
             fl_output_abort(p->out);
     }

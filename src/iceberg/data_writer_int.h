@@ -38,10 +38,16 @@ typedef struct part {
     uint64_t bytes; /* estimated bytes of the chunks before the last */
     uint64_t rows;  /* buffered rows */
     fl_output *out; /* open file, or NULL */
-    fl_parquet_writer *pw;
+    fl_parquet_writer *pw; /* the open file's writer: Parquet, */
+    fl_orc_writer *ow;     /* or ORC (write.format.default=orc) */
     const char *path;
     uint64_t last_use;
 } part;
+
+static inline bool ice_part_open(const part *p)
+{
+    return p->pw || p->ow;
+}
 
 struct fl_ice_data_writer {
     ice_writer_config cfg;
@@ -55,6 +61,8 @@ struct fl_ice_data_writer {
     sfield *sf;
     uint32_t nsf;
     fl_parquet_write_options popt;
+    bool orc; /* data files are ORC */
+    fl_orc_write_options oopt;
     fl_kv_pair kv[1];
     const char *data_dir;
     char uuid[37];

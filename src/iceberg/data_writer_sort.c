@@ -98,7 +98,7 @@ fl_status ice_sorted_flush(fl_ice_data_writer *w, part *p, fl_error *err)
     free(order);
     free(keys);
     ice_part_drop_chunks(p);
-    if (rc == FL_OK && p->pw)
+    if (rc == FL_OK && ice_part_open(p))
         rc = ice_finish_file(w, p, err);
     return rc;
 }

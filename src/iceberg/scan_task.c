@@ -1,6 +1,7 @@
 /*
- * scan_task.c - reading one scan task: a Parquet data file projected into the
- * scan schema by field id, with its deletes and the residual filter applied.
+ * scan_task.c - reading one scan task: a Parquet (or ORC, scan_task_orc.c)
+ * data file projected into the scan schema by field id, with its deletes
+ * and the residual filter applied.
  *
  * Column sources (one "read column" per output column, plus hidden columns
  * that only the residual filter or equality deletes need):
@@ -43,6 +44,7 @@
 #include "iceberg/manifest_cache.h"
 #include "iceberg/scan_colmap.h"
 #include "iceberg/scan_task.h"
+#include "iceberg/scan_task_orc.h"
 
 typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS, SRC_ROW_ID } src_kind;
 
@@ -69,6 +71,8 @@ struct fl_ice_task_reader {
     fl_parquet_reader *pr;
     struct fl_ice_cache_entry *footer; /* shared footer of pr (NULL without a cache) */
     fl_parquet_scan *ps;
+    bool is_orc;     /* an ORC data file: orc instead of pr/ps */
+    ice_orc_src orc; /* stripes are its row groups */
     fl_parquet_scan_options so;  /* projection + pushed predicate (arena), reused per slice */
     uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
     uint32_t *rgs, rgs_cap;      /* row-group list of the slice (malloc'd) */
@@ -380,8 +384,23 @@ static int64_t rg_start_row(const fl_parquet_reader *pr, uint32_t g)
 /* Points the Parquet scan at the current slice (opens it the first time;
  * later slices restart the same scan, keeping its column buffers, batch
  * and cumulative statistics); positions restart at the slice's first row. */
+static fl_status open_orc_slice(fl_ice_task_reader *r, fl_error *err)
+{
+    if (r->pb_init) /* the batch borrows the old scan's schema */
+        fl_batch_destroy(&r->pb);
+    r->pb_init = false;
+    r->del_cursor = 0;
+    r->done = false;
+    FL_TRY(ice_orc_src_scan(&r->orc, &r->so, r->rg_first, r->rg_count, &r->pos, err));
+    FL_TRY(fl_batch_init(&r->pb, ice_orc_src_scan_schema(&r->orc), err));
+    r->pb_init = true;
+    return FL_OK;
+}
+
 static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
 {
+    if (r->is_orc)
+        return open_orc_slice(r, err);
     uint32_t nrg = fl_parquet_num_row_groups(r->pr);
     if (r->rg_count) {
         FL_CHECK(r->rg_first < nrg && r->rg_count <= nrg - r->rg_first, err, FL_EINVAL,
@@ -444,7 +463,8 @@ fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p
         r->cols[i].field = &pub->schema.fields[i]; /* b's vectors use these types */
     }
     r->nread = r->nout;
-    if (strcasecmp(df->file_format, "PARQUET") != 0) {
+    r->is_orc = strcasecmp(df->file_format, "ORC") == 0;
+    if (!r->is_orc && strcasecmp(df->file_format, "PARQUET") != 0) {
         rc = fl_errorf(err, FL_EUNSUPPORTED, "data file format %s", df->file_format);
         goto fail;
     }
@@ -457,11 +477,14 @@ fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p
         rc = load_deletes(io, r, &cap, err);
     if (rc == FL_OK)
         rc = fl_fileio_open(io, df->file_path, &r->file, err);
-    if (rc == FL_OK)
+    if (rc == FL_OK && r->is_orc)
+        rc = ice_orc_src_open(&r->orc, r->file, err);
+    else if (rc == FL_OK)
         rc = fl_ice_cache_open_parquet(p->cache, r->file, &r->footer, &r->pr, err);
     bool need_pos = r->dels.nranges > 0;
     if (rc == FL_OK)
-        rc = map_columns(r, fl_parquet_schema(r->pr), &need_pos, err);
+        rc = map_columns(r, r->is_orc ? ice_orc_src_schema(&r->orc) : fl_parquet_schema(r->pr),
+                         &need_pos, err);
     if (rc == FL_OK)
         rc = open_slice_scan(r, err);
     /* hidden columns live in their own batch */
@@ -560,6 +583,7 @@ void fl_ice_task_reader_close(fl_ice_task_reader *r)
     if (r->extra_init)
         fl_batch_destroy(&r->extra);
     fl_parquet_scan_close(r->ps);
+    ice_orc_src_close(&r->orc);
     free(r->rgs);
     fl_parquet_close(r->pr);
     fl_ice_cache_release(r->footer, r->p->cache);
@@ -758,7 +782,8 @@ fl_status fl_ice_task_reader_next(fl_ice_task_reader *r, fl_batch *b, bool *eof,
         r->vec[i] = i < r->nout ? &b->cols[i] : &r->extra.cols[i - r->nout];
     while (!r->done) {
         bool pe = false;
-        fl_status rc = fl_parquet_scan_next(r->ps, &r->pb, &pe, err);
+        fl_status rc = r->is_orc ? ice_orc_src_next(&r->orc, &r->pb, &pe, err)
+                                 : fl_parquet_scan_next(r->ps, &r->pb, &pe, err);
         if (rc != FL_OK)
             return fl_error_prefix(err, "%s", r->task->file->file_path);
         if (pe) {

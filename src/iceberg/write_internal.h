@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "floe/orc.h"
 #include "floe/ice_manifest.h"
 #include "floe/ice_scan.h"
 #include "floe/ice_table.h"
@@ -170,6 +171,9 @@ const char *ice_partition_path(const fl_ice_metadata *m, const fl_ice_partition_
 const char *ice_data_dir(const fl_ice_metadata *m, fl_arena *a);
 /* Parquet write options from table properties (codec, level, row group / page size). */
 void ice_parquet_options(const fl_ice_metadata *m, fl_parquet_write_options *o);
+/* write.format.default is orc; the ORC writer options from write.orc.*. */
+bool ice_writes_orc(const fl_ice_metadata *m);
+void ice_orc_options(const fl_ice_metadata *m, fl_orc_write_options *o);
 /* A 64-bit property value, or dflt when absent or malformed. */
 int64_t ice_prop_i64(const fl_ice_metadata *m, const char *key, int64_t dflt);
 

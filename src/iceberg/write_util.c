@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "floe/format.h"
 #include "iceberg/write_internal.h"
@@ -299,4 +300,33 @@ const char *ice_partition_path(const fl_ice_metadata *m, const fl_ice_partition_
             return NULL;
     }
     return path;
+}
+
+/* write.format.default = orc: ORC data files, with write.orc.* settings
+ * named as Iceberg's Java writer names them (its default codec is zlib;
+ * floe's is zstd, as for Parquet). */
+bool ice_writes_orc(const fl_ice_metadata *m)
+{
+    const char *f = fl_ice_map_get(&m->properties, "write.format.default");
+    return f && !strcasecmp(f, "orc");
+}
+
+void ice_orc_options(const fl_ice_metadata *m, fl_orc_write_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->compression = FL_ORC_ZSTD;
+    o->compression_set = true;
+    const char *codec = fl_ice_map_get(&m->properties, "write.orc.compression-codec");
+    if (codec) {
+        static const struct {
+            const char *name;
+            fl_orc_compression c;
+        } names[] = {{"zstd", FL_ORC_ZSTD}, {"snappy", FL_ORC_SNAPPY}, {"zlib", FL_ORC_ZLIB},
+                     {"lz4", FL_ORC_LZ4},   {"none", FL_ORC_NONE},     {"uncompressed", FL_ORC_NONE}};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (!strcasecmp(codec, names[i].name))
+                o->compression = names[i].c;
+    }
+    int64_t stripe = ice_prop_i64(m, "write.orc.stripe-size-bytes", 64ll << 20);
+    o->stripe_bytes = stripe > 0 ? (uint64_t)stripe : 64ull << 20;
 }

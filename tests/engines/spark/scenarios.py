@@ -124,6 +124,14 @@ def floe_setup(floe):
     for i in range(4):
         ex("INSERT INTO fl.maint SELECT g, 'm' || g FROM generate_series(%d, %d) g" % (i * 20, i * 20 + 19))
     ex("DELETE FROM fl.maint WHERE id % 6 = 0")
+    ex("CREATE TABLE fl.orc (id bigint, s varchar, amt decimal(10,2), day date, ts timestamp, tstz timestamptz, "
+       "st ROW(a int, b varchar), l bigint[], m map(varchar, int)) "
+       "WITH (format_version = 2, partitioning = ARRAY['bucket(4, id)'], \"write.format.default\" = 'orc')")
+    ex("INSERT INTO fl.orc SELECT g, CASE WHEN g % 4 = 0 THEN NULL ELSE 's' || g END, g * 0.25, "
+       "DATE '2024-01-01' + g, TIMESTAMP '2024-01-01 00:00:00.000001' + g * INTERVAL '1 hour', "
+       "TIMESTAMPTZ '1969-12-31 23:59:59.5+00' + g * INTERVAL '1 second', ROW(g % 3, 'b' || g), "
+       "CASE WHEN g % 5 = 0 THEN NULL ELSE ARRAY[g, -g] END, map(ARRAY['k'], ARRAY[g]) FROM generate_series(1, 200) g")
+    ex("DELETE FROM fl.orc WHERE id % 7 = 0")
     ex("CREATE TABLE fl.evo (id int, day date, s varchar, gone varchar)")
     ex("INSERT INTO fl.evo SELECT g, DATE '2024-01-01' + g, 's' || g, 'x' FROM generate_series(1, 20) g")
 
@@ -253,6 +261,26 @@ def scenarios(card, floe, spark, tmp):
              "SELECT id, st.f1, st.f2, l[0], m['b'], ls[1].f1 FROM floe.fl.nested",
              what="nested fields, floe vs Spark")
     card.run("Spark reads floe's nested columns (struct, list, map, list of struct)", nested)
+
+    def orc_tables():
+        cols = "id, s, amt, day, ts, tstz"
+        same("SELECT %s, (st).a, (st).b, l, m['k'] FROM fl.orc" % cols,
+             "SELECT %s, st.a, st.b, l, m['k'] FROM floe.fl.orc" % cols, what="Spark reads floe's ORC table")
+        fmts = sp("SELECT DISTINCT file_format FROM floe.fl.orc.files WHERE content = 0")
+        assert fmts == [("ORC",)], fmts
+        sp("CREATE TABLE floe.fl.sp_orc (id bigint, s string, amt decimal(10,2), ts timestamp_ntz, "
+           "tstz timestamp, st struct<a: int, b: string>, l array<bigint>) USING iceberg "
+           "TBLPROPERTIES ('write.format.default'='orc', 'format-version'='2')")
+        sp("INSERT INTO floe.fl.sp_orc SELECT id, s, amt, CAST(ts AS timestamp_ntz), tstz, "
+           "named_struct('a', CAST(id % 3 AS int), 'b', s), array(id, -id) FROM floe.fl.orc")
+        fmts = sp("SELECT DISTINCT file_format FROM floe.fl.sp_orc.files")
+        assert fmts == [("ORC",)], fmts
+        same("SELECT id, s, amt, ts, tstz, (st).a, (st).b, l FROM fl.sp_orc",
+             "SELECT id, s, amt, ts, tstz, st.a, st.b, l FROM floe.fl.sp_orc", what="floe reads Spark's ORC table")
+        ex("INSERT INTO fl.sp_orc (id, s) VALUES (100000, 'floe')")
+        same("SELECT id, s FROM fl.sp_orc WHERE id > 99999", "SELECT id, s FROM floe.fl.sp_orc WHERE id > 99999")
+    card.run("ORC data files both ways: Spark reads floe's ORC table (with position deletes), floe reads Spark's",
+             orc_tables)
 
     def floe_maintenance():
         t = "fl.maint"

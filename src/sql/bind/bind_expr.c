@@ -679,6 +679,32 @@ static fl_status fold_typed_literal(fl_bctx *b, const fl_expr *arg, const fl_typ
     return FL_OK;
 }
 
+/* The typed literal TIMESTAMP '... hh:mm:ss.fffffffff' (no precision given;
+ * the parser marks that syntax with location -1, unlike CAST and ::) with
+ * more than 6 fraction digits is timestamp(9), as Trino types a literal by
+ * its digits; PostgreSQL would round it to the microsecond. */
+static void literal_precision(const PgQuery__TypeCast *tc, const fl_expr *arg, fl_type *t)
+{
+    const PgQuery__TypeName *tn = tc->type_name;
+    if ((t->id != FL_TYPE_TIMESTAMP && t->id != FL_TYPE_TIMESTAMPTZ) || tn->n_typmods ||
+        tc->location >= 0 ||
+        arg->kind != FL_EXPR_CONST || arg->value.is_null || arg->value.type.id != FL_TYPE_STRING)
+        return;
+    const char *s = (const char *)arg->value.v.bytes.ptr;
+    size_t n = arg->value.v.bytes.len, colons = 0, digits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ':')
+            colons++;
+        else if (s[i] == '.' && colons == 2) {
+            while (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+                digits++, i++;
+            break;
+        }
+    }
+    if (digits > 6)
+        t->id = t->id == FL_TYPE_TIMESTAMP ? FL_TYPE_TIMESTAMP_NS : FL_TYPE_TIMESTAMPTZ_NS;
+}
+
 static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **out, fl_error *err)
 {
     bool pg = false; /* reg* and array types: src/sql/pgcat */
@@ -689,6 +715,7 @@ static fl_status bind_cast(fl_bctx *b, const PgQuery__TypeCast *tc, fl_expr **ou
     FL_TRY(fl_bind_expr(b, tc->arg, &arg, err));
     fl_type t;
     FL_TRY(fl_front_type_name(b->pc, tc->type_name, &t, err));
+    literal_precision(tc, arg, &t);
     infer_param(b, arg, &(fl_expr){.type = t});
     if (fl_expr_cast(b->a, arg, &t, out, err) != FL_OK)
         return fl_front_err_at(b->pc, err, tc->location);

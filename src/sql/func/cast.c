@@ -428,9 +428,9 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
             us -= (int64_t)off * US_PER_SEC;
         }
         if (c->to->id == FL_TYPE_TIMESTAMP_NS || c->to->id == FL_TYPE_TIMESTAMPTZ_NS) {
-            if (us > INT64_MAX / 1000 || us < INT64_MIN / 1000)
+            if (us > INT64_MAX / 1000 - 1 || us < INT64_MIN / 1000 + 1)
                 return num_out_of_range(c, r);
-            us *= 1000;
+            us = us * 1000 + tp.ns_adjust;
         }
         ((int64_t *)(void *)d)[r] = us;
         return FL_OK;

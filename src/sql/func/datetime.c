@@ -44,6 +44,14 @@ static inline int64_t get_us(const fl_unified *u, uint32_t i)
     default: return ((const int64_t *)(const void *)u->base->data)[r];
     }
 }
+/* the nanoseconds below get_us's microsecond (0..999; 0 for micro types) */
+static inline int64_t get_sub_us(const fl_unified *u, uint32_t i)
+{
+    fl_type_id id = u->base->type->id;
+    if (id != FL_TYPE_TIMESTAMP_NS && id != FL_TYPE_TIMESTAMPTZ_NS)
+        return 0;
+    return floormod64(((const int64_t *)(const void *)u->base->data)[fl_unified_row(u, i)], 1000);
+}
 static inline fl_interval get_iv(const fl_unified *u, uint32_t i)
 {
     fl_interval iv;
@@ -225,6 +233,8 @@ static fl_status dt_arith(fl_fn_call *c, bool minus, fl_error *err)
             if (!ts_add(get_us(tsu, i), get_iv(ivu, i), sign, tz, &r))
                 return ts_range(c, err);
             put_us(out, i, r);
+            if (out->type->id == FL_TYPE_TIMESTAMP_NS || out->type->id == FL_TYPE_TIMESTAMPTZ_NS)
+                ((int64_t *)(void *)out->data)[i] += get_sub_us(tsu, i);
         });
         return FL_OK;
     }

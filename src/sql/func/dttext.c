@@ -195,10 +195,13 @@ bool fl_pg_parse_date(const char *s, size_t n, int32_t *days)
     return true;
 }
 
-/* hh:mm[:ss[.ffffff]] or hhmmss; *used = bytes consumed. */
-static bool parse_time_prefix(const char *s, size_t n, int64_t *us, size_t *used)
+/* hh:mm[:ss[.ffffff]] or hhmmss; *used = bytes consumed. Fractions round
+ * to the microsecond; *ns_adjust (when not NULL) gets the nanoseconds the
+ * first 9 digits add to that rounded value (-999..999), for timestamp(9). */
+static bool parse_time_prefix(const char *s, size_t n, int64_t *us, size_t *used,
+                              int32_t *ns_adjust)
 {
-    int64_t h, mi = 0, se = 0, frac = 0;
+    int64_t h, mi = 0, se = 0, frac = 0, frac9 = 0;
     size_t i = rd_num(s, n, 2, &h);
     if (!i)
         return false;
@@ -232,14 +235,20 @@ static bool parse_time_prefix(const char *s, size_t n, int64_t *us, size_t *used
                 frac = frac * 10 + (s[i] - '0');
             else if (digits == 6)
                 round_up = s[i] >= '5';
+            if (digits < 9)
+                frac9 = frac9 * 10 + (s[i] - '0');
             digits++;
             i++;
         }
         for (int d = digits; d < 6; d++)
             frac *= 10;
+        for (int d = digits; d < 9; d++)
+            frac9 *= 10;
         if (round_up)
             frac++;
     }
+    if (ns_adjust)
+        *ns_adjust = (int32_t)(frac9 - frac * 1000);
     if (h > 24 || mi > 59 || se > 60)
         return false;
     int64_t t = ((h * 60 + mi) * 60 + se) * US_PER_SEC + frac;
@@ -254,7 +263,7 @@ bool fl_pg_parse_time(const char *s, size_t n, int64_t *us)
 {
     trim(&s, &n);
     size_t used;
-    if (!parse_time_prefix(s, n, us, &used))
+    if (!parse_time_prefix(s, n, us, &used, NULL))
         return false;
     /* a zone on a time without zone is ignored, as PostgreSQL does */
     while (used < n && s[used] == ' ')
@@ -327,13 +336,14 @@ bool fl_pg_parse_timestamp(const char *s, size_t n, ts_parsed *out)
     if (!parse_date_prefix(s, n, &days, &i))
         return false;
     int64_t tus = 0;
+    int32_t ns_adjust = 0;
     bool bc = false;
     if (i < n && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
         size_t j = i + 1;
         while (j < n && s[j] == ' ')
             j++;
         size_t used;
-        if (j < n && isdigit((unsigned char)s[j]) && parse_time_prefix(s + j, n - j, &tus, &used))
+        if (j < n && isdigit((unsigned char)s[j]) && parse_time_prefix(s + j, n - j, &tus, &used, &ns_adjust))
             i = j + used;
     }
     while (i < n && s[i] == ' ')
@@ -358,6 +368,7 @@ bool fl_pg_parse_timestamp(const char *s, size_t n, ts_parsed *out)
         days = fl_days_from_civil(1 - y, m, d);
     }
     out->local_us = days * US_PER_DAY + tus;
+    out->ns_adjust = ns_adjust;
     return true;
 }
 
@@ -435,7 +446,7 @@ static bool parse_iv_time(const char *s, size_t hd, size_t n, int64_t *us, size_
     memcpy(tmp + 2, s + hd, rest);
     int64_t part;
     size_t u;
-    if (!parse_time_prefix(tmp, rest + 2, &part, &u) || u < 3)
+    if (!parse_time_prefix(tmp, rest + 2, &part, &u, NULL) || u < 3)
         return false;
     if (h > (INT64_MAX - part) / 3600000000LL)
         return false;

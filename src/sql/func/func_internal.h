@@ -156,6 +156,7 @@ typedef struct ts_parsed {
     bool has_offset;
     int32_t offset_s; /* east of UTC */
     char zone[64];    /* named zone (empty when none) */
+    int32_t ns_adjust; /* exact nanoseconds - local_us * 1000 (9 fraction digits; -999..999) */
 } ts_parsed;
 bool fl_pg_parse_timestamp(const char *s, size_t n, ts_parsed *out);
 bool fl_pg_parse_interval(const char *s, size_t n, int32_t fields_mask, fl_interval *out);

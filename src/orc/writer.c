@@ -32,6 +32,8 @@
 
 static fl_status emit(fl_orc_writer *w, const void *p, size_t n, fl_error *err)
 {
+    if (n == 0) /* empty streams: nothing to write (and p may be NULL) */
+        return FL_OK;
     FL_TRY(fl_output_write(w->out, p, n, err));
     w->offset += n;
     return FL_OK;

@@ -16,6 +16,7 @@
 #define FLOE_FORMAT_H
 
 #include "floe/export.h"
+#include "floe/types.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,6 +44,11 @@ FL_API int fl_format_double_g(double v, char *buf, size_t cap);
 /* YYYY-MM-DD of a day count since 1970-01-01 (proleptic Gregorian); a year
  * before 0 is written -YYYY (ISO 8601 / java.time), years past 9999 in full. */
 FL_API int fl_format_iso_date(int64_t days, char *buf, size_t cap);
+
+/* The plain decimal spelling of an unscaled value at scale: "-12.50",
+ * "0.05", "7" (as Iceberg's JSON and ORC statistics write decimals);
+ * truncated to cap - 1 bytes, always NUL-terminated. */
+FL_API void fl_format_decimal(fl_i128 v, int32_t scale, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

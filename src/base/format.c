@@ -58,3 +58,32 @@ int fl_format_iso_date(int64_t days, char *buf, size_t cap)
         return snprintf(buf, cap, "-%04" PRId64 "-%02u-%02u", -y, m, d);
     return snprintf(buf, cap, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
+
+/* Works on the magnitude as unsigned, so the most negative value prints too. */
+void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
+{
+    char digits[64];
+    int n = 0;
+    bool neg = unscaled < 0;
+    unsigned __int128 mag =
+        neg ? (unsigned __int128)0 - (unsigned __int128)unscaled : (unsigned __int128)unscaled;
+    do {
+        digits[n++] = (char)('0' + (int)(mag % 10));
+        mag /= 10;
+    } while (mag && n < 60);
+    if (scale < 0)
+        scale = 0;
+    while (n <= scale && n < 60)
+        digits[n++] = '0';
+    char out[80];
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    for (int i = n - 1; i >= 0; i--) {
+        out[o++] = digits[i];
+        if (i == scale && scale > 0)
+            out[o++] = '.';
+    }
+    out[o] = '\0';
+    snprintf(buf, cap, "%s", out);
+}

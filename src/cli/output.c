@@ -94,35 +94,6 @@ void fl_format_float(float f, char *buf, size_t cap)
     format_shortest((double)f, true, buf, cap);
 }
 
-void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap)
-{
-    char digits[64];
-    int n = 0;
-    bool neg = unscaled < 0;
-    /* work on the magnitude as unsigned to handle the most negative value */
-    unsigned __int128 mag =
-        neg ? (unsigned __int128)0 - (unsigned __int128)unscaled : (unsigned __int128)unscaled;
-    do {
-        digits[n++] = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag && n < 60);
-    if (scale < 0)
-        scale = 0;
-    while (n <= scale && n < 60)
-        digits[n++] = '0';
-    char out[80];
-    size_t o = 0;
-    if (neg)
-        out[o++] = '-';
-    for (int i = n - 1; i >= 0; i--) {
-        out[o++] = digits[i];
-        if (i == scale && scale > 0)
-            out[o++] = '.';
-    }
-    out[o] = '\0';
-    snprintf(buf, cap, "%s", out);
-}
-
 void fl_format_date(int32_t days, char *buf, size_t cap)
 {
     fl_format_iso_date(days, buf, cap);

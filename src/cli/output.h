@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "floe/format.h"
 #include "floe/buf.h"
 #include "floe/error.h"
 #include "floe/types.h"
@@ -57,8 +58,7 @@
 /* Shortest decimal text that parses back to the same double / float. */
 void fl_format_double(double d, char *buf, size_t cap);
 void fl_format_float(float f, char *buf, size_t cap);
-/* Unscaled 128-bit integer with scale digits after the point ("-0.05"). */
-void fl_format_decimal(fl_i128 unscaled, int32_t scale, char *buf, size_t cap);
+/* fl_format_decimal (unscaled 128-bit integer at a scale): floe/format.h */
 void fl_format_date(int32_t days, char *buf, size_t cap);
 void fl_format_time(int64_t micros, char *buf, size_t cap);
 /* digits = 6 (micros) or 9 (nanos); tz appends "+00". */

@@ -149,29 +149,6 @@ static void fmt_ts(int64_t v, int64_t per_sec, bool tz, char *buf, size_t cap)
         snprintf(buf + n, cap - (size_t)n, "+00:00");
 }
 
-static void fmt_decimal(fl_i128 v, int32_t scale, char *buf, size_t cap)
-{
-    char digits[48];
-    int n = 0;
-    bool neg = v < 0;
-    unsigned __int128 u = neg ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
-    do {
-        digits[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (n <= scale)
-        digits[n++] = '0';
-    size_t o = 0;
-    if (neg && o + 1 < cap)
-        buf[o++] = '-';
-    for (int i = n - 1; i >= 0 && o + 2 < cap; i--) {
-        buf[o++] = digits[i];
-        if (i == scale && scale > 0)
-            buf[o++] = '.';
-    }
-    buf[o] = '\0';
-}
-
 static void fmt_base64(const uint8_t *p, size_t n, char *buf, size_t cap)
 {
     static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -225,7 +202,7 @@ const char *ice_value_text(const fl_value *v, fl_arena *a)
     case FL_TYPE_INT64: return fl_arena_sprintf(a, "%" PRId64, v->v.i64);
     case FL_TYPE_FLOAT32: return fl_arena_sprintf(a, "%.9g", (double)v->v.f32);
     case FL_TYPE_FLOAT64: return fl_arena_sprintf(a, "%.17g", v->v.f64);
-    case FL_TYPE_DECIMAL: fmt_decimal(v->v.dec, v->type.scale, buf, sizeof buf); break;
+    case FL_TYPE_DECIMAL: fl_format_decimal(v->v.dec, v->type.scale, buf, sizeof buf); break;
     case FL_TYPE_DATE: fl_format_iso_date(v->v.i32, buf, sizeof buf); break;
     case FL_TYPE_TIME: {
         int64_t s = v->v.i64 / 1000000, us = v->v.i64 % 1000000;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/format.h"
 #include "orc/orc_write.h"
 
 void orc_wstats_reset(orc_wstats *s)
@@ -96,25 +97,9 @@ fl_status orc_wstats_merge(orc_wstats *f, const orc_wstats *s, fl_error *err)
 
 static fl_status decimal_string(fl_i128 v, int32_t scale, orc_buf *out, fl_error *err)
 {
-    char digits[48];
-    int n = 0;
-    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
-    do {
-        digits[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (n <= scale)
-        digits[n++] = '0';
     char s[64];
-    size_t k = 0;
-    if (v < 0)
-        s[k++] = '-';
-    for (int i = n - 1; i >= 0; i--) {
-        s[k++] = digits[i];
-        if (i == scale && scale > 0)
-            s[k++] = '.';
-    }
-    return orc_buf_put(out, s, k, err);
+    fl_format_decimal(v, scale, s, sizeof s);
+    return orc_buf_put(out, s, strlen(s), err);
 }
 
 static void ts_millis(int64_t v, bool nanos, int64_t *ms, int32_t *sub_ns)

@@ -207,7 +207,7 @@ fi
     >"$tmp/out" 2>>"$tmp/err" || bad "floe convert IN - --to parquet: $(cat "$tmp/err")"
 [ "$(cat "$tmp/out")" = "$(printf 'id,name\n1,a\n2,b')" ] || bad "floe convert - --to parquet | parquet cat -: $(cat "$tmp/out")"
 [ "$("$FLOE_BIN" sql --no-catalog -At -c "SELECT 42" -o - 2>&1)" = 42 ] || bad "floe sql -o - did not print 42"
-"$FLOE_BIN" sql --no-catalog --format parquet -o - -c "SELECT 42 AS x UNION ALL SELECT 7" >"$tmp/stdout.parquet" 2>"$tmp/err" ||
+"$FLOE_BIN" sql --no-catalog --format parquet -o - -c "SELECT 42 AS x UNION ALL SELECT 7 ORDER BY x DESC" >"$tmp/stdout.parquet" 2>"$tmp/err" ||
     bad "floe sql --format parquet -o -: $(cat "$tmp/err")"
 [ "$("$FLOE_BIN" parquet cat "$tmp/stdout.parquet" --format csv | tr "\n" " ")" = "x 42 7 " ] ||
     bad "floe sql --format parquet -o - wrote: $("$FLOE_BIN" parquet cat "$tmp/stdout.parquet" 2>&1 | head -3)"

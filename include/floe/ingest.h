@@ -37,6 +37,7 @@
 #include "floe/arena.h"
 #include "floe/catalog.h"
 #include "floe/error.h"
+#include "floe/ice_table.h"
 #include "floe/iceberg.h"
 #include "floe/vector.h"
 
@@ -83,10 +84,28 @@ FL_API const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s);
 FL_API const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s);
 FL_API int64_t fl_ingest_sink_epoch(const fl_ingest_sink *s);
 FL_API const char *fl_ingest_sink_name(const fl_ingest_sink *s); /* the pipeline */
+/* The table as of the last checkpoint (or open): what it holds committed. */
+FL_API const fl_ice_table *fl_ingest_sink_table(const fl_ingest_sink *s);
 
 /* Buffers b's live rows. On error the sink is broken: only close is valid
  * (nothing of the current checkpoint commits). */
 FL_API fl_status fl_ingest_sink_write(fl_ingest_sink *s, const fl_batch *b, fl_error *err);
+
+/* Upserts and deletes (change streams): every row committed by an EARLIER
+ * checkpoint whose identifier columns (the table's identifier-field-ids)
+ * equal those of a live row of keys is deleted by the next checkpoint, as
+ * one global equality delete file. keys has the sink's schema; only the
+ * identifier columns are read. Rows written to the same checkpoint are not
+ * deleted (they share its data sequence number), so an update is a delete
+ * of the key plus a write of the new row, and a writer writes each key's
+ * final row at most once per checkpoint. Needs a format v2+ table with
+ * identifier fields and an unpartitioned spec (FL_EINVAL otherwise; the
+ * sink is then broken). */
+FL_API fl_status fl_ingest_sink_delete(fl_ingest_sink *s, const fl_batch *keys, fl_error *err);
+/* The next checkpoint removes every row committed before it (its own rows
+ * stay), in the same snapshot: a source's TRUNCATE, or an initial snapshot
+ * that replaces the table's contents. Keys buffered so far are dropped. */
+FL_API fl_status fl_ingest_sink_truncate(fl_ingest_sink *s, fl_error *err);
 
 /* Records a source position (key and value copied), committed with the next
  * checkpoint. Keys: 1-1024 bytes, no control characters; keys and values
@@ -104,6 +123,7 @@ FL_API bool fl_ingest_sink_due(const fl_ingest_sink *s, int64_t now_ms);
 /* Pending rows and changed positions since the last checkpoint. */
 FL_API uint64_t fl_ingest_sink_pending_rows(const fl_ingest_sink *s);
 FL_API uint32_t fl_ingest_sink_pending_positions(const fl_ingest_sink *s);
+FL_API uint64_t fl_ingest_sink_pending_deletes(const fl_ingest_sink *s); /* key rows */
 
 typedef struct fl_ingest_commit {
     bool committed;      /* false: nothing was pending */
@@ -133,6 +153,56 @@ typedef struct fl_ingest_state {
  * read through io). Everything in a. */
 FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const char *pipeline,
                                       fl_arena *a, fl_ingest_state *out, fl_error *err);
+
+/* ---- Postgres CDC (src_pgcdc.c) ---------------------------------------------
+ * Logical replication (pgoutput) of the tables of a publication into one
+ * Iceberg table each, ns.<table> (ns.<schema>_<table> outside "public"),
+ * with upserts and deletes by primary key as equality deletes. Each table is
+ * its own pipeline sink (same pipeline name) whose position "pg:<slot>" is
+ * the end LSN of the last source transaction it holds; the slot is confirmed
+ * only after every table holding changes before it has committed, so a
+ * restart (from the slot) skips, per table, what that table already has:
+ * exactly once. The first run (or one whose tables lack positions) creates
+ * the slot, copies every table from its exported snapshot and replaces each
+ * table's contents with that copy in one commit. Missing tables are created
+ * (the source's columns; the primary key as identifier fields). */
+typedef struct fl_ingest_pg fl_ingest_pg;
+
+typedef struct fl_ingest_pg_options {
+    const char *conninfo;    /* the source database (libpq keywords or URI) */
+    const char *slot;        /* replication slot, created when missing ([a-z0-9_]) */
+    const char *publication; /* comma-separated publication names */
+    fl_namespace ns;         /* where the tables land */
+    const char *pipeline;    /* NULL = "pg-<slot>" */
+    fl_ingest_options sink;  /* checkpoint interval and limits */
+} fl_ingest_pg_options;
+
+typedef struct fl_ingest_pg_stats {
+    uint64_t txns;          /* source transactions decoded */
+    uint64_t changes;       /* row changes applied */
+    uint64_t skipped;       /* changes of transactions a table already held */
+    uint64_t snapshot_rows; /* rows copied by the initial snapshot */
+    bool snapshot;          /* this open copied the tables */
+} fl_ingest_pg_stats;
+
+/* Connects, resumes or takes the initial snapshot (committed before it
+ * returns) and starts streaming. */
+FL_API fl_status fl_ingest_pg_open(fl_catalog *c, const fl_ingest_pg_options *o,
+                                   fl_ingest_pg **out, fl_error *err);
+/* Decodes what arrives within timeout_ms; totals in *st (may be NULL). */
+FL_API fl_status fl_ingest_pg_poll(fl_ingest_pg *p, int timeout_ms, fl_ingest_pg_stats *st,
+                                   fl_error *err);
+/* A checkpoint is due (interval or limits) and no source transaction is half read. */
+FL_API bool fl_ingest_pg_due(const fl_ingest_pg *p, int64_t now_ms);
+/* Commits every table with pending changes, then confirms the slot. Between
+ * transactions only (FL_EINVAL inside one: poll on). *tables = tables committed. */
+FL_API fl_status fl_ingest_pg_checkpoint(fl_ingest_pg *p, uint32_t *tables, fl_error *err);
+/* Leaves the stream; what was not checkpointed is read again next time. NULL allowed. */
+FL_API void fl_ingest_pg_close(fl_ingest_pg *p);
+/* The pipeline's name and the number of tables. */
+FL_API const char *fl_ingest_pg_name(const fl_ingest_pg *p);
+FL_API uint32_t fl_ingest_pg_ntables(const fl_ingest_pg *p);
+FL_API bool fl_ingest_pg_in_txn(const fl_ingest_pg *p); /* a source transaction is half read */
 
 /* ---- dead letters (dead_letter.c) ---------------------------------------------
  * Records that a pipeline cannot ingest go to the table <table>__dead_letter

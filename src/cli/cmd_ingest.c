@@ -8,6 +8,8 @@
  *        [--catalog URI] [--warehouse DIR]
  *   floe ingest kafka --brokers HOST:PORT --topic T[,T2] --into NS.TABLE [--pipeline NAME]
  *        [--checkpoint-interval 30s] [--once-idle 2s] [--no-dead-letter]
+ *   floe ingest postgres --dsn URL --slot S --publication P --namespace NS [--pipeline NAME]
+ *        [--checkpoint-interval 30s] [--checkpoint-rows N] [--once-idle 2s]
  *   floe ingest status --into NS.TABLE [--pipeline NAME] [--positions]
  *
  * `files` loops: poll the folder, write what is new and stable, and
@@ -35,6 +37,7 @@
 
 typedef struct ingest_args {
     const char *folder, *into, *pipeline, *catalog, *warehouse, *brokers, *topics;
+    const char *dsn, *slot, *publication, *ns;
     uint64_t interval_ms, rows, poll_ms, once_idle_ms;
     bool once, show_positions, no_dead_letter;
 } ingest_args;
@@ -59,6 +62,10 @@ enum {
     O_TOPIC,
     O_ONCE_IDLE,
     O_POSITIONS,
+    O_DSN,
+    O_SLOT,
+    O_PUBLICATION,
+    O_NAMESPACE,
     O_CATALOG,
     O_WAREHOUSE
 };
@@ -79,6 +86,11 @@ static const cli_opt options[] = {
     [O_ONCE_IDLE] = {"once-idle", 0, "D", false,
                      "kafka: commit and exit after D without a message"},
     [O_POSITIONS] = {"positions", 0, NULL, false, "status: list every committed position"},
+    [O_DSN] = {"dsn", 0, "URL", false, "postgres: the source database (libpq URI or keywords)"},
+    [O_SLOT] = {"slot", 0, "NAME", false, "postgres: replication slot (created when missing)"},
+    [O_PUBLICATION] = {"publication", 0, "P[,P2]", false, "postgres: publications to replicate"},
+    [O_NAMESPACE] = {"namespace", 0, "NS", false,
+                     "postgres: where the tables land (default: default)"},
     [O_CATALOG] = {"catalog", 0, "URI", false, "as other floe commands ($FLOE_CATALOG ...)"},
     [O_WAREHOUSE] = {"warehouse", 0, "DIR", false, "as other floe commands ($FLOE_WAREHOUSE ...)"},
 };
@@ -100,13 +112,23 @@ static const cli_command kafka_cmd = {
     .opts = options,
     .nopts = CLI_NOPTS(options),
 };
+static const cli_command postgres_cmd = {
+    .name = "ingest postgres",
+    .synopsis = "ingest postgres --dsn URL --slot S --publication P [--namespace NS] [options]",
+    .about = "  Replicates the tables of a publication (logical replication, pgoutput) into\n"
+             "  one Iceberg table each, NS.<table>, exactly once: inserts, updates and deletes\n"
+             "  by primary key, TRUNCATE. The first run copies the tables from a snapshot.",
+    .opts = options,
+    .nopts = CLI_NOPTS(options),
+};
 static const cli_command status_cmd = {
     .name = "ingest status",
     .synopsis = "ingest status --into NS.TABLE [--pipeline NAME] [--positions]",
     .opts = options,
     .nopts = CLI_NOPTS(options),
 };
-static const cli_command *const subcommands[] = {&files_cmd, &kafka_cmd, &status_cmd};
+static const cli_command *const subcommands[] = {&files_cmd, &kafka_cmd, &postgres_cmd,
+                                                 &status_cmd};
 
 /* `floe ingest --help`: every form, then the one option table. */
 static void usage(FILE *out)
@@ -142,6 +164,10 @@ static int parse_args(const cli_command *cmd, int argc, char **argv, ingest_args
     a->pipeline = cli_value(&p, O_PIPELINE);
     a->brokers = cli_value(&p, O_BROKERS);
     a->topics = cli_value(&p, O_TOPIC);
+    a->dsn = cli_value(&p, O_DSN);
+    a->slot = cli_value(&p, O_SLOT);
+    a->publication = cli_value(&p, O_PUBLICATION);
+    a->ns = cli_value(&p, O_NAMESPACE);
     a->catalog = cli_value(&p, O_CATALOG);
     a->warehouse = cli_value(&p, O_WAREHOUSE);
     a->once = cli_has(&p, O_ONCE);
@@ -155,8 +181,10 @@ static int parse_args(const cli_command *cmd, int argc, char **argv, ingest_args
     if (!st)
         st = checked(cmd, &p, O_CHECKPOINT_ROWS, &a->rows, true);
     cli_args_free(&p);
-    if (!st && !a->into)
+    if (!st && !a->into && cmd != &postgres_cmd)
         st = cli_usage_error(cmd, "--into NS.TABLE is required");
+    if (!st && cmd == &postgres_cmd && (!a->dsn || !a->slot || !a->publication))
+        st = cli_usage_error(cmd, "--dsn, --slot and --publication are required");
     return st;
 }
 
@@ -295,6 +323,66 @@ static fl_status run_kafka(const ingest_args *a, fl_catalog *cat, const fl_table
     return rc;
 }
 
+/* Streams until SIGTERM/SIGINT (or --once-idle without a source
+ * transaction), checkpointing when due and once more at the end. */
+static fl_status run_postgres(const ingest_args *a, fl_cli_catalog *c, fl_error *err)
+{
+    fl_arena ar;
+    fl_arena_init(&ar, 0);
+    fl_table_ident probe = {0};
+    fl_status rc = fl_namespace_parse(a->ns ? a->ns : "default", &ar, &probe.ns, err);
+    probe.name = "";
+    if (rc == FL_OK)
+        rc = fl_cli_ensure_namespace(c, &probe, err);
+    fl_ingest_pg_options o = {.conninfo = a->dsn,
+                              .slot = a->slot,
+                              .publication = a->publication,
+                              .ns = probe.ns,
+                              .pipeline = a->pipeline,
+                              .sink = {.checkpoint_interval_ms = (int64_t)a->interval_ms,
+                                       .checkpoint_rows = a->rows}};
+    fl_ingest_pg *p = NULL;
+    if (rc == FL_OK)
+        rc = fl_ingest_pg_open(c->cat, &o, &p, err);
+    fl_ingest_pg_stats st = {0};
+    if (rc == FL_OK)
+        fprintf(stderr, "floe ingest: pipeline %s: %u table%s of publication %s\n",
+                fl_ingest_pg_name(p), fl_ingest_pg_ntables(p),
+                fl_ingest_pg_ntables(p) == 1 ? "" : "s", a->publication);
+    uint64_t seen = 0;
+    int64_t last = wall_ms();
+    while (rc == FL_OK && !stop_requested) {
+        rc = fl_ingest_pg_poll(p, 200, &st, err);
+        int64_t now = wall_ms();
+        if (st.txns != seen) {
+            seen = st.txns;
+            last = now;
+        }
+        uint32_t n = 0;
+        if (rc == FL_OK && fl_ingest_pg_due(p, now)) {
+            rc = fl_ingest_pg_checkpoint(p, &n, err);
+            if (rc == FL_OK && n)
+                fprintf(stderr, "floe ingest: checkpoint: %u table%s, %" PRIu64 " changes so far\n",
+                        n, n == 1 ? "" : "s", st.changes);
+        }
+        if (a->once_idle_ms && now - last >= (int64_t)a->once_idle_ms)
+            break;
+    }
+    while (rc == FL_OK && fl_ingest_pg_in_txn(p)) /* finish the transaction being read */
+        rc = fl_ingest_pg_poll(p, 200, &st, err);
+    if (rc == FL_OK)
+        rc = fl_ingest_pg_checkpoint(p, NULL, err);
+    if (rc == FL_OK)
+        fprintf(stderr,
+                "floe ingest: %" PRIu64 " transactions, %" PRIu64 " changes%s, %" PRIu64
+                " snapshot rows\n",
+                st.txns, st.changes, st.skipped ? " (some already held: skipped)" : "",
+                st.snapshot_rows);
+    fl_ingest_pg_close(p);
+    fl_arena_free(&ar);
+    return rc;
+}
+
 /* "dead letters: N (in NS.TABLE__dead_letter)" when that table has the pipeline's. */
 static void print_dead_letters(fl_catalog *cat, const fl_table_ident *id, const char *name)
 {
@@ -361,7 +449,8 @@ static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_tabl
 int fl_cmd_ingest(int argc, char **argv)
 {
     if (argc < 2 ||
-        (strcmp(argv[1], "files") && strcmp(argv[1], "status") && strcmp(argv[1], "kafka"))) {
+        (strcmp(argv[1], "files") && strcmp(argv[1], "status") && strcmp(argv[1], "kafka") &&
+         strcmp(argv[1], "postgres"))) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             usage(stdout);
             return 0;
@@ -372,7 +461,8 @@ int fl_cmd_ingest(int argc, char **argv)
         return 2;
     }
     bool files = !strcmp(argv[1], "files"), kafka = !strcmp(argv[1], "kafka");
-    const cli_command *cmd = files ? &files_cmd : kafka ? &kafka_cmd : &status_cmd;
+    bool pg = !strcmp(argv[1], "postgres");
+    const cli_command *cmd = files ? &files_cmd : kafka ? &kafka_cmd : pg ? &postgres_cmd : &status_cmd;
     ingest_args a;
     int u = parse_args(cmd, argc - 1, argv + 1, &a);
     if (u)
@@ -395,14 +485,16 @@ int fl_cmd_ingest(int argc, char **argv)
     fl_error_clear(&err);
     fl_cli_catalog c;
     /* status only reads: a missing catalog is an error, never created */
-    fl_status rc = files ? fl_cli_catalog_open(a.catalog, a.warehouse, &c, &err)
+    fl_status rc = files || pg ? fl_cli_catalog_open(a.catalog, a.warehouse, &c, &err)
                          : fl_cli_catalog_open_ro(a.catalog, a.warehouse, &c, &err);
     fl_arena ar;
     fl_arena_init(&ar, 0);
     fl_table_ident id;
-    if (rc == FL_OK)
+    if (rc == FL_OK && !pg)
         rc = fl_table_ident_parse(a.into, &ar, &id, &err);
-    if (rc == FL_OK)
+    if (rc == FL_OK && pg)
+        rc = run_postgres(&a, &c, &err);
+    else if (rc == FL_OK)
         rc = files   ? run_files(&a, c.cat, &id, &err)
              : kafka ? run_kafka(&a, c.cat, &id, &err)
                      : run_status(&a, c.cat, &id, &err);

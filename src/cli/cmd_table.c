@@ -604,6 +604,11 @@ static fl_status run_describe(const tbl_args *c, tbl_ctx *t, fl_error *err)
                    x && x->initial_default ? " initial-default " : "",
                    x && x->initial_default ? x->initial_default : "");
         }
+        for (uint32_t i = 0; i < s->nidentifier; i++) { /* the row key (upserts, CDC) */
+            const fl_field *f = fl_schema_find_id(&s->schema, s->identifier_field_ids[i]);
+            printf("%s%s%s", i ? ", " : "identifier fields: ", f ? f->name : "?",
+                   i + 1 == s->nidentifier ? "\n" : "");
+        }
     }
     const fl_ice_partition_spec *sp = fl_ice_metadata_spec(m, m->default_spec_id);
     if (sp) {

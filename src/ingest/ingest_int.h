@@ -48,6 +48,39 @@ fl_status ing_positions_file_write(fl_fileio *io, const char *path, const char *
                                    int64_t epoch, int64_t checkpoint, const ing_posmap *m,
                                    fl_error *err);
 
+/* ---- deltas.c: what a checkpoint removes (equality-delete keys, truncation) ---- */
+
+typedef struct ing_deltas {
+    fl_arena arena;  /* schema copy, column map, ids */
+    fl_schema schema; /* the identifier columns, with the table's field ids */
+    uint32_t *cols;  /* their positions in the sink's schema */
+    int32_t *ids;
+    uint32_t nids;
+    fl_batch keys; /* buffered key rows */
+    bool has_batch;
+    uint64_t nkeys;
+    bool truncate; /* the checkpoint removes every row committed before it */
+} ing_deltas;
+
+typedef struct ing_file_list {
+    const char **paths;
+    uint32_t n;
+} ing_file_list;
+
+/* Copies the identifier columns of b's live rows (b has the table's schema);
+ * the first call checks the table (v2+, identifier fields, unpartitioned). */
+fl_status ing_deltas_add_keys(ing_deltas *d, const char *pipeline, const fl_ice_metadata *m,
+                              const fl_batch *b, fl_error *err);
+/* The buffered keys as one global equality delete file; *out in a. */
+fl_status ing_deltas_write_keys(ing_deltas *d, fl_fileio *io, const fl_ice_metadata *m,
+                                fl_arena *a, fl_ice_data_file *out, fl_error *err);
+/* The live data files and the delete files other than DVs of m's current
+ * snapshot (paths in a). */
+fl_status ing_deltas_live_files(fl_fileio *io, const fl_ice_metadata *m, fl_arena *a,
+                                ing_file_list *data, ing_file_list *deletes, fl_error *err);
+void ing_deltas_reset(ing_deltas *d); /* after a checkpoint: no keys, no truncation */
+void ing_deltas_free(ing_deltas *d);
+
 /* ---- pump.c: one pass of a source into the sink ---- */
 
 /* path (CSV or JSON lines, through io; NULL = local files) opened so its

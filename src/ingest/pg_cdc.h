@@ -307,6 +307,7 @@ typedef struct pgcdc_table {
     const char *relname;
 } pgcdc_table;
 
+/* snapshot NULL: no imported snapshot (the tables as they are now). */
 fl_status pgcdc_snapshot_open(const char *conninfo, const char *snapshot, pgcdc_snapshot **out,
                               fl_error *err);
 /* The tables of the publications (comma-separated), sorted by schema and

@@ -44,7 +44,7 @@ fl_status pgcdc_snapshot_open(const char *conninfo, const char *snapshot, pgcdc_
     if (rc == FL_OK)
         rc = pgcdc_pq_exec(s->conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
                            PGRES_COMMAND_OK, NULL, err);
-    if (rc == FL_OK) {
+    if (rc == FL_OK && snapshot) { /* NULL: the current state (listing tables) */
         char *lit = PQescapeLiteral(s->conn, snapshot, strlen(snapshot));
         char sql[160];
         if (!lit)

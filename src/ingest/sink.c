@@ -49,6 +49,7 @@ struct fl_ingest_sink {
     fl_schema schema;
     int32_t schema_id;
     bool has_schema;
+    ing_deltas del;       /* equality-delete keys, truncation (deltas.c) */
     uint64_t rows, bytes; /* buffered since the last checkpoint */
     int64_t last_ms;      /* last checkpoint (or open) */
     bool broken;
@@ -213,6 +214,7 @@ void fl_ingest_sink_close(fl_ingest_sink *s)
     fl_ice_table_free(s->t);
     fl_arena_free(&s->schema_arena);
     ing_posmap_free(&s->pos);
+    ing_deltas_free(&s->del);
     free(s->pos_file);
     free(s->name);
     free(s);
@@ -226,6 +228,11 @@ const fl_schema *fl_ingest_sink_schema(const fl_ingest_sink *s)
 const fl_ice_schema *fl_ingest_sink_ice_schema(const fl_ingest_sink *s)
 {
     return fl_ice_metadata_current_schema(&s->t->meta);
+}
+
+const fl_ice_table *fl_ingest_sink_table(const fl_ingest_sink *s)
+{
+    return s->t;
 }
 
 const char *fl_ingest_sink_name(const fl_ingest_sink *s)
@@ -264,6 +271,27 @@ fl_status fl_ingest_sink_write(fl_ingest_sink *s, const fl_batch *b, fl_error *e
     return FL_OK;
 }
 
+fl_status fl_ingest_sink_delete(fl_ingest_sink *s, const fl_batch *keys, fl_error *err)
+{
+    if (s->broken || !s->w)
+        return fl_errorf(err, FL_EINVAL, "pipeline %s: the sink failed earlier", s->name);
+    if (s->del.truncate) /* nothing committed before survives anyway */
+        return FL_OK;
+    fl_status rc = ing_deltas_add_keys(&s->del, s->name, &s->t->meta, keys, err);
+    if (rc != FL_OK)
+        s->broken = true;
+    return rc;
+}
+
+fl_status fl_ingest_sink_truncate(fl_ingest_sink *s, fl_error *err)
+{
+    if (s->broken || !s->w)
+        return fl_errorf(err, FL_EINVAL, "pipeline %s: the sink failed earlier", s->name);
+    ing_deltas_reset(&s->del);
+    s->del.truncate = true;
+    return FL_OK;
+}
+
 fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const char *value,
                                       fl_error *err)
 {
@@ -291,6 +319,16 @@ uint64_t fl_ingest_sink_pending_rows(const fl_ingest_sink *s)
     return s->rows;
 }
 
+uint64_t fl_ingest_sink_pending_deletes(const fl_ingest_sink *s)
+{
+    return s->del.nkeys;
+}
+
+static bool pending(const fl_ingest_sink *s)
+{
+    return s->rows || s->pos.ndirty || s->del.nkeys || s->del.truncate;
+}
+
 uint32_t fl_ingest_sink_pending_positions(const fl_ingest_sink *s)
 {
     return s->pos.ndirty;
@@ -298,9 +336,10 @@ uint32_t fl_ingest_sink_pending_positions(const fl_ingest_sink *s)
 
 bool fl_ingest_sink_due(const fl_ingest_sink *s, int64_t now)
 {
-    if (!s->rows && !s->pos.ndirty)
+    if (!pending(s))
         return false;
-    return now - s->last_ms >= s->opt.checkpoint_interval_ms || s->rows >= s->opt.checkpoint_rows ||
+    return now - s->last_ms >= s->opt.checkpoint_interval_ms ||
+           s->rows + s->del.nkeys >= s->opt.checkpoint_rows ||
            s->bytes >= s->opt.checkpoint_bytes;
 }
 
@@ -367,6 +406,36 @@ static fl_status build_summary(fl_ingest_sink *s, int64_t ckpt, fl_arena *a, fl_
     return FL_OK;
 }
 
+/* The checkpoint's rows, plus what it removes: an append, or one row delta
+ * with the equality deletes (keys) or the removal of every live file
+ * (truncation). */
+static fl_status add_changes(fl_ingest_sink *s, fl_ice_txn *x, const fl_ice_data_file *files,
+                             uint32_t nfiles, fl_error *err)
+{
+    fl_arena *a = fl_ice_txn_arena(x);
+    const fl_ice_metadata *m = fl_ice_txn_metadata(x);
+    fl_ice_row_delta d = {.operation = "overwrite", .add_data = files, .nadd_data = nfiles};
+    fl_ice_data_file eq;
+    ing_file_list data = {0}, dels = {0};
+    if (s->del.truncate) {
+        FL_TRY(ing_deltas_live_files(s->t->io, m, a, &data, &dels, err));
+        d.remove_data = data.paths;
+        d.nremove_data = data.n;
+        d.remove_deletes = dels.paths;
+        d.nremove_deletes = dels.n;
+        if (!nfiles)
+            d.operation = "delete";
+    } else if (s->del.nkeys) {
+        FL_TRY(ing_deltas_write_keys(&s->del, s->t->io, m, a, &eq, err));
+        FL_TRY(fl_ice_txn_own_file(x, eq.file_path, err)); /* deleted if the commit fails */
+        d.add_deletes = &eq;
+        d.nadd_deletes = 1;
+    }
+    if (!d.nremove_data && !d.nremove_deletes && !d.nadd_deletes)
+        return fl_ice_txn_append(x, files, nfiles, err);
+    return fl_ice_txn_row_delta(x, &d, err);
+}
+
 static fl_status commit_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, fl_error *err)
 {
     fl_ice_data_file *files = NULL;
@@ -379,7 +448,7 @@ static fl_status commit_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, fl
     int64_t ckpt = s->checkpoint + 1;
     fl_ice_map sum;
     const char *side = NULL;
-    FL_TRY(fl_ice_txn_append(x, files, nfiles, err));
+    FL_TRY(add_changes(s, x, files, nfiles, err));
     FL_TRY(build_summary(s, ckpt, a, &sum, &side, err));
     FL_TRY(fl_ice_txn_set_snapshot_summary(x, &sum, err));
     char key[256], val[32];
@@ -426,7 +495,7 @@ fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, f
         memset(info, 0, sizeof *info);
     if (s->broken || !s->w || !s->x)
         return fl_errorf(err, FL_EINVAL, "pipeline %s: the sink failed earlier", s->name);
-    if (!s->rows && !s->pos.ndirty) {
+    if (!pending(s)) {
         s->last_ms = now_ms();
         return FL_OK;
     }
@@ -441,6 +510,7 @@ fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, f
                                (long long)s->checkpoint + 1);
     }
     ing_posmap_clear_dirty(&s->pos);
+    ing_deltas_reset(&s->del);
     s->rows = s->bytes = 0;
     s->last_ms = now_ms();
     rc = begin_txn(s, err);

@@ -86,7 +86,15 @@ rm -f "$ready"
 serve_pid=$!
 stream_pid=
 maint_pid=
-stop() { [ -n "$stream_pid" ] && kill "$stream_pid" 2>/dev/null; [ -n "$maint_pid" ] && kill "$maint_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; exit 0; }
+cdc_pid=
+changes_pid=
+pgdir=
+stop() {
+  for p in $stream_pid $maint_pid $changes_pid; do kill "$p" 2>/dev/null; done
+  [ -n "$cdc_pid" ] && { kill "$cdc_pid" 2>/dev/null; wait "$cdc_pid" 2>/dev/null; }  # SIGTERM: a last checkpoint
+  [ -n "$pgdir" ] && bash scripts/demo-postgres.sh stop "$pgdir"
+  kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; exit 0
+}
 trap stop INT TERM
 for _ in $(seq 1 600); do [ -s "$ready" ] && break; kill -0 "$serve_pid" 2>/dev/null || exit 1; sleep 0.1; done
 [ -s "$ready" ] || { echo "run: floe serve did not start"; kill "$serve_pid"; exit 1; }
@@ -102,6 +110,42 @@ stream_pid=$!
     curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/sql" --data 'ALTER TABLE orders EXECUTE optimize' || true
   done ) &
 maint_pid=$!
+
+# Postgres CDC: a local PostgreSQL (when its server binaries are installed) whose customers and products tables
+# replicate into crm.customers and crm.products (floe ingest postgres: upserts and deletes by primary key, exactly
+# once), with a change every 3 s (scripts/demo-postgres.sh). FLOE_RUN_NO_POSTGRES=1 leaves it out.
+src_pgport="${FLOE_RUN_PG_SOURCE_PORT:-5434}"
+pg_url=
+if [ -z "${FLOE_RUN_NO_POSTGRES:-}" ]; then
+  pgdir="${FLOE_RUN_PG_DIR:-${TMPDIR:-/tmp}/floe-run-postgres-$(id -u)-$src_pgport}"
+  if pg_url=$(bash scripts/demo-postgres.sh start "$pgdir" "$src_pgport" 2>"$wh/.postgres.log"); then
+    "$floe" ingest postgres --dsn "$pg_url" --slot floe_demo --publication floe_demo --namespace crm \
+      --checkpoint-interval 2s --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" 2>"$wh/.pipeline.log" &
+    cdc_pid=$!
+    bash scripts/demo-postgres.sh changes "$pg_url" 3 "$wh/.postgres-paused" &
+    changes_pid=$!
+    ( while sleep 30; do
+        curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/sql" --data 'ALTER TABLE crm.customers EXECUTE optimize' || true
+      done ) &
+    maint_pid="$maint_pid $!"
+  else
+    pgdir=
+    pg_url=
+  fi
+fi
+if [ -n "$pg_url" ]; then
+  cdc_text="  Postgres CDC: a local PostgreSQL ($pg_url) replicates its tables customers and
+  products (publication floe_demo) into crm.customers and crm.products: inserts, updates and deletes by
+  primary key, exactly once (floe ingest postgres; log $wh/.pipeline.log), a change every 3 s
+  (touch $wh/.postgres-paused to pause them); compare the source with the replica:
+  source:    psql $pg_url -c 'SELECT count(*), sum(stock), sum(price) FROM products'
+  replica:   ./build/floe sql --catalog sqlite:$wh/catalog.db --warehouse $wh -c 'SELECT count(*), sum(stock), sum(price) FROM crm.products'
+  pipeline:  ./build/floe ingest status --into crm.customers --pipeline pg-floe_demo --catalog sqlite:$wh/catalog.db --warehouse $wh
+"
+else
+  cdc_text="  Postgres CDC: not started ($(tail -n 1 "$wh/.postgres.log" 2>/dev/null || echo FLOE_RUN_NO_POSTGRES=1))
+"
+fi
 
 banner "floe serve is ready: REST catalog and HTTP on http://127.0.0.1:$port, PostgreSQL on port $pgport (Ctrl-C stops it)"
 cat <<CONNECT
@@ -138,6 +182,7 @@ cat <<CONNECT
   inspect:   node tests/interop/mcp-inspector.mjs http://127.0.0.1:$port/mcp --transport http --method tools/list
   stdio:     ./build/floe mcp --catalog sqlite:$wh/catalog.db --warehouse $wh --models tests/semantic/models
 
+$cdc_text
   PostgreSQL clients (psql, JDBC, ODBC, psycopg2, node pg, BI tools) on port $pgport, --pg-trust:
   no password (local development only; production: floe admin principal create NAME, SCRAM login):
   psql:      psql -h 127.0.0.1 -p $pgport -U demo -d floe -c 'SELECT region, count(*), sum(amount) FROM demo.orders GROUP BY 1 ORDER BY 1'

@@ -85,8 +85,11 @@ static fl_status setup(ing_deltas *d, const char *pipeline, const fl_ice_metadat
                              pipeline, (int)id);
         d->cols[k] = c;
         d->ids[k] = id;
+        /* copied: the table's metadata (and its names) is replaced at every commit */
         f[k] = is->schema.fields[c];
         f[k].type = rows->fields[c].type;
+        if (!(f[k].name = fl_arena_strdup(&d->arena, is->schema.fields[c].name)))
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     d->schema = (fl_schema){.nfields = n, .fields = f};
     d->nids = n;

@@ -107,6 +107,21 @@ FL_API fl_status fl_ingest_sink_delete(fl_ingest_sink *s, const fl_batch *keys, 
  * that replaces the table's contents. Keys buffered so far are dropped. */
 FL_API fl_status fl_ingest_sink_truncate(fl_ingest_sink *s, fl_error *err);
 
+/* Schema evolution from the source (a CDC source's ALTER TABLE): optional
+ * columns added at the end, and type promotions (int -> long, float ->
+ * double, wider decimals), committed at once in their own metadata-only
+ * commit (fenced like a checkpoint). Only between checkpoints: nothing may
+ * be buffered (FL_EINVAL). fl_ingest_sink_schema then returns the new
+ * schema. On failure the sink is broken. */
+typedef struct fl_ingest_evolution {
+    const fl_field *add; /* name, type (nullable is implied) */
+    uint32_t nadd;
+    const fl_field *promote; /* name, the new type */
+    uint32_t npromote;
+} fl_ingest_evolution;
+FL_API fl_status fl_ingest_sink_evolve(fl_ingest_sink *s, const fl_ingest_evolution *ev,
+                                       fl_error *err);
+
 /* Records a source position (key and value copied), committed with the next
  * checkpoint. Keys: 1-1024 bytes, no control characters; keys and values
  * UTF-8 (they go into JSON). FL_EINVAL otherwise. */

@@ -171,13 +171,73 @@ static fl_status bind_keys(pg_target *t, const pgcdc_rel *rel, const fl_ice_sche
     return FL_OK;
 }
 
+/* The source's type is a promotion of the table's (Iceberg's allowed ones). */
+static bool promotable(const fl_type *from, const fl_type *to)
+{
+    if (from->id == FL_TYPE_INT32 && to->id == FL_TYPE_INT64)
+        return true;
+    if (from->id == FL_TYPE_FLOAT32 && to->id == FL_TYPE_FLOAT64)
+        return true;
+    return from->id == FL_TYPE_DECIMAL && to->id == FL_TYPE_DECIMAL && from->scale == to->scale &&
+           to->precision > from->precision;
+}
+
+/* ALTER TABLE in the source: its new columns are added to the table (at the
+ * end, optional) and widened types promoted, in one commit of their own. */
+static fl_status evolve_for(pg_target *t, const pgcdc_rel *rel, fl_error *err)
+{
+    const fl_schema *s = fl_ingest_sink_schema(t->sink);
+    fl_field *add = fl_arena_calloc(&t->bind_arena, rel->ncols + 1u, sizeof *add);
+    fl_field *prom = fl_arena_calloc(&t->bind_arena, rel->ncols + 1u, sizeof *prom);
+    if (!add || !prom)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    fl_ingest_evolution ev = {.add = add, .promote = prom};
+    for (uint32_t i = 0; i < rel->ncols; i++) {
+        const pgcdc_column *c = &rel->cols[i];
+        uint32_t k = 0;
+        while (k < s->nfields && strcmp(s->fields[k].name, c->name))
+            k++;
+        if (k == s->nfields)
+            add[ev.nadd++] = (fl_field){.name = c->name, .nullable = true, .type = c->type};
+        else if (!fl_type_equal(&s->fields[k].type, &c->type) &&
+                 promotable(&s->fields[k].type, &c->type))
+            prom[ev.npromote++] = (fl_field){.name = c->name, .type = c->type};
+    }
+    if (!ev.nadd && !ev.npromote)
+        return FL_OK;
+    fl_status rc = fl_ingest_sink_evolve(t->sink, &ev, err);
+    return rc == FL_OK ? FL_OK : fl_error_prefix(err, "%s.%s", t->nsp, t->rel);
+}
+
+/* Rows buffered before columns were added get NULL for them. */
+static fl_status widen_changes(pg_target *t, fl_error *err)
+{
+    uint32_t old = t->changes.ncols;
+    for (uint32_t i = 0; i < t->changes.n; i++) {
+        pgch_entry *e = &t->changes.v[i];
+        if (!e->row)
+            continue;
+        pgcdc_datum *row = fl_arena_alloc(&t->changes.arena, t->ncols * sizeof *row);
+        if (!row)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        memcpy(row, e->row, old * sizeof *row);
+        for (uint32_t c = old; c < t->ncols; c++)
+            row[c] = (pgcdc_datum){.kind = PGCDC_NULL};
+        e->row = row;
+    }
+    t->changes.ncols = t->ncols;
+    return FL_OK;
+}
+
 fl_status pgt_bind(pg_target *t, const pgt_config *cfg, const pgcdc_rel *rel, fl_error *err)
 {
+    fl_arena_reset(&t->bind_arena);
     if (!t->sink)
         FL_TRY(create_table(t, cfg, rel, err));
+    else
+        FL_TRY(evolve_for(t, rel, err));
     const fl_schema *s = fl_ingest_sink_schema(t->sink);
     const fl_ice_schema *is = fl_ingest_sink_ice_schema(t->sink);
-    fl_arena_reset(&t->bind_arena);
     t->oid = rel->oid;
     t->ncols = s->nfields;
     t->tcols = fl_arena_calloc(&t->bind_arena, s->nfields ? s->nfields : 1, sizeof *t->tcols);
@@ -220,14 +280,10 @@ fl_status pgt_bind(pg_target *t, const pgt_config *cfg, const pgcdc_rel *rel, fl
             return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
     FL_TRY(bind_keys(t, rel, is, err));
-    if (t->changes.ncols != t->ncols) {
-        if (t->changes.n)
-            return fl_errorf(err, FL_EINVAL, "%s.%s: the table's columns changed mid-checkpoint",
-                             t->nsp, t->rel);
-        pgch_free(&t->changes);
-        pgch_init(&t->changes, t->ncols);
-    }
-    return FL_OK;
+    if (t->changes.ncols > t->ncols)
+        return fl_errorf(err, FL_EINVAL, "%s.%s: table %s lost columns while the pipeline ran",
+                         t->nsp, t->rel, t->id.name);
+    return t->changes.ncols < t->ncols ? widen_changes(t, err) : FL_OK;
 }
 
 /* ---- folding changes ---- */

@@ -489,6 +489,42 @@ static fl_status commit_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, fl
     return FL_OK;
 }
 
+fl_status fl_ingest_sink_evolve(fl_ingest_sink *s, const fl_ingest_evolution *ev, fl_error *err)
+{
+    if (s->broken || !s->w || !s->x)
+        return fl_errorf(err, FL_EINVAL, "pipeline %s: the sink failed earlier", s->name);
+    if (s->rows || s->del.nkeys || s->del.truncate)
+        return fl_errorf(err, FL_EINVAL,
+                         "pipeline %s: the table's schema can change only between checkpoints",
+                         s->name);
+    /* the open txn holds nothing: it is begun again on the new schema */
+    fl_ice_data_writer_abort(s->w);
+    fl_ice_txn_abort(s->x);
+    s->w = NULL;
+    s->x = NULL;
+    fl_ice_txn *x = NULL;
+    fl_status rc = fl_ice_txn_begin(s->t, &x, err);
+    for (uint32_t i = 0; rc == FL_OK && i < ev->nadd; i++)
+        rc = fl_ice_txn_add_column(x, NULL, ev->add[i].name, &ev->add[i].type, true, NULL, NULL,
+                                   err);
+    for (uint32_t i = 0; rc == FL_OK && i < ev->npromote; i++)
+        rc = fl_ice_txn_update_column_type(x, ev->promote[i].name, &ev->promote[i].type, err);
+    if (rc == FL_OK) {
+        fl_ice_txn_set_validator(x, ckpt_validate, s); /* a fenced writer changes nothing */
+        fl_ice_txn *c = x;
+        x = NULL;
+        rc = fl_ice_txn_commit(c, NULL, err);
+    }
+    fl_ice_txn_abort(x);
+    if (rc == FL_OK)
+        rc = begin_txn(s, err);
+    if (rc != FL_OK) {
+        s->broken = true;
+        return fl_error_prefix(err, "pipeline %s: evolving the table's schema", s->name);
+    }
+    return FL_OK;
+}
+
 fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, fl_error *err)
 {
     if (info)

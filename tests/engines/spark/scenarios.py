@@ -15,7 +15,10 @@ filters, v2 position deletes and v3 deletion vectors after floe's DELETE/UPDATE/
 travel (VERSION AS OF, TIMESTAMP AS OF), the snapshots/files/history metadata tables, floe's
 _file/_pos against Spark's, nested columns (struct, list, map, list of struct), floe's optimize,
 expire_snapshots and rewrite_manifests, floe's schema evolution (add/rename/drop/promote) and
-partition evolution, a view floe created.
+partition evolution, a view floe created; `floe ingest postgres`'s replica of a throwaway
+PostgreSQL table (lib/pg_cdc.py: the copy, then updates, deletes, a key-changing update and
+re-inserts written as equality deletes) equal to PostgreSQL's rows, and Spark's files metadata
+table counting its equality delete files.
 Spark writes, floe reads: CREATE NAMESPACE/TABLE, INSERT, CTAS, v2 and v3 tables partitioned by
 days()/bucket() with DELETE / UPDATE / MERGE INTO in merge-on-read (position deletes; deletion
 vectors on v3) and copy-on-write, INSERT OVERWRITE (dynamic, static), ALTER TABLE ADD / RENAME /
@@ -25,8 +28,6 @@ travel over Spark's snapshots. Interleaved commits from both sides on one table.
 S3: a second floe serve on the strict fake S3 of tests/interop (real SigV4 checks; floe holds its
 only keys) as catalog floes3; Spark's S3FileIO asks for remote signing and holds no keys: floe's
 table with deletes read, Spark's merge-on-read table read back by floe, floe's append read.
-Not here: equality deletes written by floe (floe's SQL writes position deletes and DVs; only its
-library API writes equality deletes, see src/iceberg/README.md).
 """
 import datetime
 import decimal
@@ -38,6 +39,7 @@ import tempfile
 import time
 
 from floe_engine import FakeS3, FloeServer, Scorecard, Unsupported, norm, same_rows
+from pg_cdc import ORDERS_COLUMNS, PgSource, file_contents, orders_workload
 
 D = decimal.Decimal
 
@@ -339,6 +341,19 @@ def scenarios(card, floe, spark, tmp):
             same("SELECT id, v FROM fl.del_v2 FOR TIMESTAMP AS OF TIMESTAMPTZ '%s+00' WHERE id < 30" % stamp,
                  "SELECT id, v FROM floe.fl.del_v2 TIMESTAMP AS OF '%s' WHERE id < 30" % stamp)
     card.run("Spark TIMESTAMP AS OF and the history metadata table on floe's table", timestamp_travel)
+
+    def pg_cdc():
+        with PgSource() as pg:
+            want = orders_workload(floe, pg, "cdc")
+            same_rows(want, floe.rows("SELECT %s FROM cdc.orders ORDER BY id" % ORDERS_COLUMNS), ordered=True,
+                      what="floe reads its replica")
+            same_rows(want, sp("SELECT %s FROM floe.cdc.orders ORDER BY id" % ORDERS_COLUMNS), ordered=True,
+                      what="Spark reads floe's replica (equality deletes) as PostgreSQL's rows")
+            same_rows(sorted(file_contents(floe, "cdc.orders").items()),
+                      sp("SELECT content, count(*) FROM floe.cdc.orders.files GROUP BY content ORDER BY content"),
+                      ordered=True, what="Spark's files metadata table (content 2: equality deletes)")
+    card.run("Spark reads floe ingest postgres's replica (copy, then upserts, deletes, a key change as equality "
+             "deletes) as PostgreSQL's rows", pg_cdc)
 
     # ---------------- Spark writes, floe reads ----------------
 

@@ -13,7 +13,9 @@ values: floe's pgwire answer for nested columns is not compared here); a partiti
 (identity, bucket, day, truncate) with filters; position deletes (v2) and deletion vectors (v3)
 after floe's DELETE/UPDATE/MERGE; floe's OPTIMIZE (delete files dropped with the data files
 they covered); floe's partition evolution (ALTER TABLE SET (partitioning = ARRAY[...])); time
-travel to floe's snapshots.
+travel to floe's snapshots; `floe ingest postgres`'s replica of a throwaway PostgreSQL table
+(lib/pg_cdc.py: the copy, then updates, deletes, a key-changing update and re-inserts written as
+equality deletes) equal to PostgreSQL's rows, and Trino's $files counting its equality delete files.
 Trino writes, floe reads: CREATE SCHEMA (with and without location), CREATE TABLE, INSERT,
 CTAS, a bucket(id, 4) table, DELETE / UPDATE / MERGE (position deletes), ALTER TABLE ADD
 COLUMN, EXECUTE optimize on a floe table with deletes, row/array/map columns (floe reads them
@@ -36,6 +38,7 @@ import urllib.request
 import trino
 
 from floe_engine import FloeServer, Scorecard, Unsupported, same_rows
+from pg_cdc import ORDERS_COLUMNS, PgSource, file_contents, orders_workload
 
 D = decimal.Decimal
 
@@ -312,6 +315,19 @@ def scenarios(card, floe, tr, tmp):
         same('SELECT path, added_snapshot_id, added_data_files_count + added_delete_files_count FROM fl."del_v2$manifests"',
              'SELECT path, added_snapshot_id, added_data_files_count FROM fl."del_v2$manifests"')
     card.run("Trino's $snapshots/$history/$refs/$files/$manifests of a floe table agree with floe's", metadata_tables)
+
+    def pg_cdc():
+        with PgSource() as pg:
+            want = orders_workload(floe, pg, "cdc")
+            q = "SELECT %s FROM cdc.orders ORDER BY id" % ORDERS_COLUMNS
+            same_rows(want, floe.rows(q), ordered=True, what="floe reads its replica")
+            same_rows(want, tr.rows(q), ordered=True,
+                      what="Trino reads floe's replica (equality deletes) as PostgreSQL's rows")
+            same_rows(sorted(file_contents(floe, "cdc.orders").items()),
+                      tr.rows('SELECT content, count(*) FROM cdc."orders$files" GROUP BY content ORDER BY content'),
+                      ordered=True, what="Trino's $files (content 2: equality deletes)")
+    card.run("Trino reads floe ingest postgres's replica (copy, then upserts, deletes, a key change as equality "
+             "deletes) as PostgreSQL's rows", pg_cdc)
 
     def trino_dml_on_floe(version):
         t = "fl.del_v%d" % version

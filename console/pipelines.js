@@ -2,8 +2,8 @@
 // namespace that has tables (the engine shows only tables the principal may read). For one pipeline
 // (?t=[ns..., table]&p=name) the page draws its commits from the table's snapshots (summary floe.pipeline):
 // throughput (rows each commit added), freshness (seconds since the commit before, and since the last one),
-// and its dead-letter rows (<table>__dead_letter). Lag against the source is not something a table records:
-// the pipeline's own status has it (floe ingest status), which this page says rather than guess.
+// lag (how far each commit's newest data was behind its source, floe.pipeline.source-lag-ms, which the
+// Postgres CDC, Kafka and landing-files sources record), and its dead-letter rows (<table>__dead_letter).
 import { loadTable, sql } from './api.js';
 import { go } from './app.js';
 import { allTables, tableParam, tableRef } from './catalog.js';
@@ -50,20 +50,25 @@ function charts(commits) {
   const pt = (s, y) => ({ x: String(s['snapshot-id']), label: when(s['timestamp-ms']).slice(5, 19), y });
   const rows = commits.map((s) => pt(s, Number(s.summary['added-records'] || 0)));
   const gaps = commits.slice(1).map((s, i) => pt(s, (Number(s['timestamp-ms']) - Number(commits[i]['timestamp-ms'])) / 1000));
+  const lags = commits.filter((s) => s.summary['floe.pipeline.source-lag-ms'] !== undefined)
+    .map((s) => pt(s, Number(s.summary['floe.pipeline.source-lag-ms']) / 1000));
   const last = commits[commits.length - 1];
   const age = ((Date.now() - Number(last['timestamp-ms'])) / 1000).toFixed(1);
   return [
     h('p', { id: 'freshness' }, `Last commit ${when(last['timestamp-ms'])} (checkpoint ${last.summary['floe.pipeline.checkpoint'] ?? '?'}), ${age} s ago. `
-      + 'Lag against the source is reported by the pipeline itself (floe ingest status), not recorded in the table.'),
+      + (lags.length ? `Source lag at that commit: ${lags[lags.length - 1].y.toFixed(3)} s.`
+        : 'This pipeline\u2019s source records no time, so no lag.')),
     h('figure', {}, barChart([{ name: 'rows', points: rows }], `Rows per commit, ${commits.length} commits`),
       h('figcaption', {}, 'Throughput: rows each commit added')),
     gaps.length ? h('figure', {}, lineChart([{ name: 'seconds', points: gaps }], 'Seconds between commits'),
       h('figcaption', {}, 'Freshness: seconds since the commit before')) : h('p', { class: 'muted' }, 'One commit: no interval yet.'),
+    lags.length ? h('figure', { id: 'lag' }, lineChart([{ name: 'seconds', points: lags }], 'Source lag at each commit (s)'),
+      h('figcaption', {}, 'Lag: seconds from the newest source record to its commit')) : h('p', { class: 'muted' }, 'No lag recorded.'),
   ];
 }
 
-async function deadLetters(t, row) {
-  if (row[row.length - 1] === null || row[row.length - 1] === undefined) return h('p', { class: 'muted' }, 'No dead-letter table.');
+async function deadLetters(t, rows) {
+  if (rows === null || rows === undefined) return h('p', { class: 'muted' }, 'No dead-letter table.');
   const dl = qualified(t.ns, `${t.name}__dead_letter`);
   const r = await sql(`SELECT failed_at, pipeline, source, error FROM ${dl} ORDER BY failed_at DESC LIMIT 20`);
   return h('div', { class: 'scroll' }, grid(r.columns, r.rows, `dead letters in ${dotted(t.ns, `${t.name}__dead_letter`)}`, { id: 'dead-letters' }));
@@ -81,7 +86,8 @@ export async function render(view, params) {
   if (!row) return;
   try {
     const res = await loadTable(t.ns, t.name);
-    out.append(...charts(commitsOf(res.metadata, params.p)), h('h2', {}, 'Dead letters'), await deadLetters(t, row.cells));
+    const dl = list.columns.findIndex((c) => c.name === 'dead_letter_rows');
+    out.append(...charts(commitsOf(res.metadata, params.p)), h('h2', {}, 'Dead letters'), await deadLetters(t, row.cells[dl]));
   } catch (e) {
     out.append(errorBox(e));
   }

@@ -52,6 +52,11 @@ extern "C" {
 #define FL_INGEST_SUM_POS_FILE "floe.pipeline.positions-file" /* side file (path) */
 #define FL_INGEST_SUM_POS_COUNT "floe.pipeline.positions-count"
 #define FL_INGEST_SUM_POS_PREFIX "floe.pos." /* + key = value */
+/* How far the checkpoint's newest data was behind its source when it
+ * committed: the commit time minus the source time of the newest record
+ * (a Kafka message's timestamp, a Postgres transaction's commit time, a
+ * landing file's mtime), in milliseconds. Absent when unknown. */
+#define FL_INGEST_SUM_SOURCE_LAG_MS "floe.pipeline.source-lag-ms"
 /* Positions inline in the summary up to this many keys; beyond, all of them
  * go to a side file named by FL_INGEST_SUM_POS_FILE (and only the keys
  * changed by the checkpoint stay inline, for people reading the summary). */
@@ -127,6 +132,10 @@ FL_API fl_status fl_ingest_sink_evolve(fl_ingest_sink *s, const fl_ingest_evolut
  * UTF-8 (they go into JSON). FL_EINVAL otherwise. */
 FL_API fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const char *value,
                                              fl_error *err);
+/* The source time (Unix ms) of a record just written: the next checkpoint
+ * records its lag behind the newest one (FL_INGEST_SUM_SOURCE_LAG_MS). */
+FL_API void fl_ingest_sink_note_source_time(fl_ingest_sink *s, int64_t unix_ms);
+
 /* The position of key as the sink sees it (pending, else committed), or
  * NULL. Valid until the next set_position/checkpoint. */
 FL_API const char *fl_ingest_sink_position(const fl_ingest_sink *s, const char *key);
@@ -162,6 +171,7 @@ typedef struct fl_ingest_state {
     int64_t timestamp_ms; /* its commit time */
     int64_t checkpoint;   /* its checkpoint number */
     int64_t commit_epoch; /* the epoch that committed it */
+    int64_t source_lag_ms; /* its FL_INGEST_SUM_SOURCE_LAG_MS, -1 when absent */
     fl_ice_map positions; /* every committed position (strings in the arena) */
 } fl_ingest_state;
 /* The pipeline's committed state in table metadata m (position side files

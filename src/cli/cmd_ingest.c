@@ -433,6 +433,8 @@ static fl_status run_status(const ingest_args *a, fl_catalog *cat, const fl_tabl
             strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
             printf("checkpoint: %" PRId64 " (snapshot %" PRId64 ", epoch %" PRId64 ", %s)\n",
                    st.checkpoint, st.snapshot_id, st.commit_epoch, when);
+            if (st.source_lag_ms >= 0) /* recorded by the commit */
+                printf("source lag: %" PRId64 " ms (at that checkpoint)\n", st.source_lag_ms);
         } else {
             printf("checkpoint: none\n");
         }

@@ -51,6 +51,7 @@ struct fl_ingest_sink {
     bool has_schema;
     ing_deltas del;       /* equality-delete keys, truncation (deltas.c) */
     uint64_t rows, bytes; /* buffered since the last checkpoint */
+    int64_t newest_source_ms; /* fl_ingest_sink_note_source_time since then, INT64_MIN none */
     int64_t last_ms;      /* last checkpoint (or open) */
     bool broken;
 };
@@ -180,6 +181,7 @@ fl_status fl_ingest_sink_open(fl_catalog *c, const fl_table_ident *table, const 
     }
     s->cat = c;
     s->last_snapshot_id = -1;
+    s->newest_source_ms = INT64_MIN;
     fl_arena_init(&s->schema_arena, 0);
     if (opt)
         s->opt = *opt;
@@ -308,6 +310,12 @@ fl_status fl_ingest_sink_set_position(fl_ingest_sink *s, const char *key, const 
     return ing_posmap_set(&s->pos, key, value, true, err);
 }
 
+void fl_ingest_sink_note_source_time(fl_ingest_sink *s, int64_t unix_ms)
+{
+    if (unix_ms > s->newest_source_ms)
+        s->newest_source_ms = unix_ms;
+}
+
 const char *fl_ingest_sink_position(const fl_ingest_sink *s, const char *key)
 {
     const ing_pos *p = ing_posmap_find(&s->pos, key);
@@ -372,7 +380,7 @@ static fl_status build_summary(fl_ingest_sink *s, int64_t ckpt, fl_arena *a, fl_
                                const char **side_file, fl_error *err)
 {
     bool inline_all = s->pos.n <= FL_INGEST_INLINE_POSITIONS;
-    uint32_t cap = 5 + (inline_all ? s->pos.n : s->pos.ndirty);
+    uint32_t cap = 6 + (inline_all ? s->pos.n : s->pos.ndirty);
     fl_ice_kv *kv = fl_arena_alloc(a, cap * sizeof *kv);
     if (!kv)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
@@ -380,6 +388,11 @@ static fl_status build_summary(fl_ingest_sink *s, int64_t ckpt, fl_arena *a, fl_
     kv[k++] = (fl_ice_kv){FL_INGEST_SUM_PIPELINE, s->name};
     kv[k++] = (fl_ice_kv){FL_INGEST_SUM_EPOCH, fl_arena_sprintf(a, "%" PRId64, s->epoch)};
     kv[k++] = (fl_ice_kv){FL_INGEST_SUM_CHECKPOINT, fl_arena_sprintf(a, "%" PRId64, ckpt)};
+    if (s->newest_source_ms != INT64_MIN) {
+        int64_t lag = now_ms() - s->newest_source_ms;
+        kv[k++] = (fl_ice_kv){FL_INGEST_SUM_SOURCE_LAG_MS,
+                              fl_arena_sprintf(a, "%" PRId64, lag > 0 ? lag : 0)};
+    }
     *side_file = NULL;
     if (!inline_all) {
         const char *dir = fl_ice_map_get(&s->t->meta.properties, "write.metadata.path");
@@ -548,6 +561,7 @@ fl_status fl_ingest_sink_checkpoint(fl_ingest_sink *s, fl_ingest_commit *info, f
     ing_posmap_clear_dirty(&s->pos);
     ing_deltas_reset(&s->del);
     s->rows = s->bytes = 0;
+    s->newest_source_ms = INT64_MIN;
     s->last_ms = now_ms();
     rc = begin_txn(s, err);
     if (rc != FL_OK)

@@ -333,6 +333,7 @@ static fl_status ingest_one(fl_ingest_files *f, const listed *l, file_kind k, fl
         return fl_ingest_sink_set_position(s, key, val, err);
     }
     snprintf(val, sizeof val, "%" PRIu64 ":%" PRId64 ":done:%" PRIu64, l->size, l->mtime_ns, rows);
+    fl_ingest_sink_note_source_time(s, l->mtime_ns / 1000000); /* lag: since the file landed */
     st->files_ingested++;
     st->rows += rows;
     return fl_ingest_sink_set_position(s, key, val, err);

@@ -232,6 +232,10 @@ static fl_status take(fl_ingest_kafka *k, const rd_kafka_message_t *m, fl_ingest
     } else {
         st->rows++;
     }
+    rd_kafka_timestamp_type_t tt;
+    int64_t ts = rd_kafka_message_timestamp(m, &tt);
+    if (ts >= 0 && tt != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE)
+        fl_ingest_sink_note_source_time(k->s, ts); /* the lag the checkpoint records */
     st->messages++;
     snprintf(next, sizeof next, "%" PRId64, (int64_t)m->offset + 1);
     return fl_ingest_sink_set_position(k->s, key, next, err);

@@ -48,6 +48,7 @@ struct fl_ingest_pg {
     pgcdc_lsn cur_final;  /* the transaction being decoded: its commit LSN */
     pgcdc_lsn last_end;   /* end LSN of the last whole transaction */
     pgcdc_lsn confirmed;  /* what the slot was told */
+    int64_t last_commit_ms; /* that transaction's commit time (Unix ms), 0 before one */
     int64_t last_ckpt_ms; /* last checkpoint (or open) */
     fl_ingest_pg_stats st;
     fl_error cb_err; /* a snapshot callback's own error */
@@ -119,6 +120,7 @@ static fl_status on_commit(void *ctx, const pgcdc_commit *c, fl_error *err)
     fl_ingest_pg *p = ctx;
     p->in_txn = false;
     p->last_end = c->end_lsn;
+    p->last_commit_ms = c->commit_ts / 1000 + 946684800000LL; /* from PostgreSQL's 2000 epoch */
     p->st.txns++;
     return FL_OK;
 }
@@ -360,6 +362,8 @@ fl_status fl_ingest_pg_checkpoint(fl_ingest_pg *p, uint32_t *tables, fl_error *e
         if (!pgt_pending(t))
             continue;
         uint64_t rows;
+        if (p->last_commit_ms) /* the lag the commit records */
+            fl_ingest_sink_note_source_time(t->sink, p->last_commit_ms);
         fl_status rc = pgt_commit(t, &p->cfg, p->last_end, &rows, err);
         if (rc != FL_OK)
             return fl_error_prefix(err, "table %s (from %s.%s)", t->id.name, t->nsp, t->rel);

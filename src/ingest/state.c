@@ -179,6 +179,7 @@ fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const ch
                                fl_arena *a, fl_ingest_state *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->source_lag_ms = -1;
     out->epoch = ing_prop_i64(m, pipeline, "epoch");
     const fl_ice_snapshot *s = ing_newest_checkpoint(m, pipeline);
     if (!s) {
@@ -195,6 +196,7 @@ fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const ch
     out->timestamp_ms = s->timestamp_ms;
     out->checkpoint = ing_summary_i64(s, FL_INGEST_SUM_CHECKPOINT, 0);
     out->commit_epoch = ing_summary_i64(s, FL_INGEST_SUM_EPOCH, 0);
+    out->source_lag_ms = ing_summary_i64(s, FL_INGEST_SUM_SOURCE_LAG_MS, -1);
     const char *file = fl_ice_map_get(&s->summary, FL_INGEST_SUM_POS_FILE);
     fl_status rc = file ? read_side_file(io, file, pipeline, a, &out->positions, err)
                         : inline_positions(s, a, &out->positions, err);

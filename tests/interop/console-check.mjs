@@ -336,7 +336,7 @@ await check('files view: histogram and small-files alert', async () => {
   await assertLabelled('the files view');
 });
 
-await check('pipelines: SHOW PIPELINES list, throughput per commit, dead letters', async () => {
+await check('pipelines: SHOW PIPELINES list, throughput and lag per commit, dead letters', async () => {
   await page.locator('#nav a[href="#/pipelines"]').click();
   await page.locator('#pipelines').waitFor();
   const list = await text('#pipelines');
@@ -346,6 +346,11 @@ await check('pipelines: SHOW PIPELINES list, throughput per commit, dead letters
   assert.match(await text('#freshness'), /checkpoint 2\b/);
   const bars = await page.locator('svg.chart rect').evaluateAll((rs) => rs.map((r) => r.dataset.y));
   assert.deepEqual(bars, ['3', '2']);
+  // the landing files' source lag (commit time minus the newest file's mtime), one point per commit
+  assert.match(await text('#freshness'), /Source lag at that commit: \d+\.\d{3} s/);
+  const lags = await page.locator('#lag svg circle').evaluateAll((cs) => cs.map((c) => Number(c.dataset.y)));
+  assert.equal(lags.length, 2);
+  assert.ok(lags.every((v) => v >= 0 && v < 3600), `lags ${lags}`);
   await page.locator('#dead-letters').waitFor();
   assert.equal(await page.locator('#dead-letters tbody tr').count(), 1);
   assert.match(await text('#dead-letters'), /3\.jsonl/);

@@ -96,6 +96,12 @@ q "DELETE FROM order_lines WHERE line = 2"
 q "INSERT INTO ops.events VALUES ('2024-05-02 00:00+00', 'tick')"
 ingest 2>"$dir/run2.err" || { bad "second run failed"; cat "$dir/run2.err"; }
 check_all "after updates and deletes"
+# the commit records its lag behind the source (commit time minus the newest transaction's), shown by
+# floe ingest status and SHOW PIPELINES
+"$floe" ingest status --into shop.customers --pipeline pg-floe_s >"$dir/status" 2>&1
+grep -q "^source lag: [0-9]* ms" "$dir/status" || bad "ingest status shows no source lag: $(cat "$dir/status")"
+lag=$(dst "SHOW PIPELINES FROM shop" 2>&1 | awk -F, '$1 == "customers" { print $NF }')
+[[ "$lag" =~ ^[0-9]+$ ]] || bad "SHOW PIPELINES: source_lag_ms of customers is '$lag': $(dst "SHOW PIPELINES FROM shop" 2>&1)"
 n=$("$floe" table files shop.customers --format jsonl | grep -c '"content": *2')
 [ "$n" -gt 0 ] || bad "no equality delete files in shop.customers"
 

@@ -61,7 +61,7 @@ static void test_show(void)
     RUN_OK(&E, "ALTER TABLE sales.items SET PROPERTIES \"floe.pipeline.orders-feed.epoch\" = '4'");
     RUN_OK(&E, "SHOW PIPELINES FROM sales");
     CHECK_EQ_STR(E.tag, "SHOW");
-    CHECK_EQ_STR(E.rows, "items|orders-feed|4|NULL|NULL|NULL|0|0|0|0|NULL\n");
+    CHECK_EQ_STR(E.rows, "items|orders-feed|4|NULL|NULL|NULL|0|0|0|0|NULL|NULL\n");
     RUN_ERR(&E, "SHOW PIPELINES FROM nope", FL_ENOTFOUND, "schema \"nope\" does not exist");
     RUN_ERR(&E, "SHOW PIPELINES sales", FL_ESYNTAX, "syntax error at or near \"sales\"");
     /* SHOW of a setting is still PostgreSQL's */

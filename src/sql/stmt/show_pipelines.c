@@ -15,6 +15,9 @@
  *   positions               committed source positions (Kafka partitions,
  *                           LSN, producers, files)
  *   dead_letter_rows        rows of <table>__dead_letter, NULL when absent
+ *   source_lag_ms           how far the newest commit's data was behind its
+ *                           source when it committed (the summary's
+ *                           floe.pipeline.source-lag-ms), NULL when unknown
  *
  * Lag against the source (its newest position) needs the source itself:
  * `floe ingest status` and the pipeline's own metrics report it, not this.
@@ -30,7 +33,7 @@
 #include "floe/ingest.h"
 #include "sql/stmt/stmt_int.h"
 
-#define NCOLS 11
+#define NCOLS 12
 #define PIPELINE_PREFIX "floe.pipeline."
 #define EPOCH_SUFFIX ".epoch"
 
@@ -145,6 +148,7 @@ static fl_status table_pipelines(fl_stmt_ctx *c, const fl_namespace *ns, const c
             i64_text(a, hour),
             i64_text(a, st.positions.n),
             dead_letter_rows(c, ns, name),
+            st.source_lag_ms >= 0 ? i64_text(a, st.source_lag_ms) : NULL,
         };
         FL_TRY(add_row(a, rows, row, err));
     }
@@ -180,7 +184,7 @@ fl_status stmt_show_pipelines(fl_stmt_ctx *c, const fl_habit_stmt *h, fl_stmt_re
     static const char *const names[NCOLS] = {
         "table_name",           "pipeline", "epoch",          "checkpoint",     "last_commit",
         "seconds_since_commit", "commits",  "rows_committed", "rows_last_hour", "positions",
-        "dead_letter_rows"};
+        "dead_letter_rows",     "source_lag_ms"};
     FL_TRY(stmt_result_strings(c, out, names, NCOLS, rows.cells, rows.n, err));
     stmt_tag(out, "SHOW");
     return FL_OK;

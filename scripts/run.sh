@@ -82,15 +82,14 @@ pgport="${FLOE_SERVE_PG_PORT:-5433}"
 ready="$wh/.serve-ready"
 rm -f "$ready"
 "$floe" serve --insecure-no-auth --port "$port" --catalog "sqlite:$wh/catalog.db" --warehouse "$wh" \
-  --pg-port "$pgport" --pg-trust --models "$models" --ready-file "$ready" &
+  --pg-port "$pgport" --pg-trust --models "$models" --ready-file "$ready" --maintain-interval 30s &
 serve_pid=$!
 stream_pid=
-maint_pid=
 cdc_pid=
 changes_pid=
 pgdir=
 stop() {
-  for p in $stream_pid $maint_pid $changes_pid; do kill "$p" 2>/dev/null; done
+  for p in $stream_pid $changes_pid; do kill "$p" 2>/dev/null; done
   [ -n "$cdc_pid" ] && { kill "$cdc_pid" 2>/dev/null; wait "$cdc_pid" 2>/dev/null; }  # SIGTERM: a last checkpoint
   [ -n "$pgdir" ] && bash scripts/demo-postgres.sh stop "$pgdir"
   kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; exit 0
@@ -104,12 +103,8 @@ pgport=$(sed -n 's/^pg .*://p' "$ready")
 next_id=$(( $(fsql --format csv --no-header -c "SELECT coalesce(max(order_id), 0) FROM orders") + 1 ))
 bash scripts/demo-stream.sh "http://127.0.0.1:$port/v1/ingest/default/orders" 2 "$next_id" &
 stream_pid=$!
-# maintenance: compact the stream's small files every 30 s (an optimize that loses a race to an append is
-# refused by the catalog's compare-and-swap and simply runs again next time)
-( while sleep 30; do
-    curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/sql" --data 'ALTER TABLE orders EXECUTE optimize' || true
-  done ) &
-maint_pid=$!
+# maintenance: floe serve's --maintain-interval 30s compacts the streams' small files and expires old snapshots
+# in every table (docs/maintenance.md; a compaction that loses a race to an append runs again next pass)
 
 # Postgres CDC: a local PostgreSQL (when its server binaries are installed) whose customers and products tables
 # replicate into crm.customers and crm.products (floe ingest postgres: upserts and deletes by primary key, exactly
@@ -124,10 +119,6 @@ if [ -z "${FLOE_RUN_NO_POSTGRES:-}" ]; then
     cdc_pid=$!
     bash scripts/demo-postgres.sh changes "$pg_url" 3 "$wh/.postgres-paused" &
     changes_pid=$!
-    ( while sleep 30; do
-        curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/sql" --data 'ALTER TABLE crm.customers EXECUTE optimize' || true
-      done ) &
-    maint_pid="$maint_pid $!"
   else
     pgdir=
     pg_url=
@@ -152,7 +143,8 @@ cat <<CONNECT
   Serving $wh (catalog sqlite:$wh/catalog.db) without authentication
   (--insecure-no-auth: local development only; production: create principals with floe admin).
   Streaming: 20 new orders every 2 s into default.orders over HTTP (scripts/demo-stream.sh, exactly-once
-  with Producer-Id/Producer-Seq), compacted every 30 s (ALTER TABLE orders EXECUTE optimize); watch them arrive:
+  with Producer-Id/Producer-Seq); every 30 s the maintenance service compacts small files in every table
+  (floe serve --maintain-interval 30s, counted in /metrics; docs/maintenance.md); watch them arrive:
              ./build/floe sql --catalog sqlite:$wh/catalog.db --warehouse $wh -c 'SELECT count(*), max(order_id) FROM orders'
 
   Console:   http://127.0.0.1:$port/console/   (open it in a browser: catalog, snapshots, SQL, metrics; docs/console.md)

@@ -481,6 +481,42 @@ FL_API fl_status fl_ice_remove_orphan_files(fl_ice_table *t, int64_t older_than_
                                             void (*fn)(void *ctx, const char *path), void *ctx,
                                             uint64_t *count, fl_error *err);
 
+/* ---- maintenance (src/iceberg/maintain.c) ------------------------------------
+ * One pass over a table, each step in its own commit: compaction (small
+ * files or delete files), snapshot expiry, manifest rewrite and, when
+ * orphans is set, orphan removal. The policy comes from the table's
+ * properties (fl_ice_maintain_policy_of). A step that loses a race is
+ * reported in conflict and retried by the next pass. */
+typedef struct fl_ice_maintain_policy {
+    bool enabled;             /* floe.maintenance.enabled (default true) */
+    uint32_t min_input_files; /* floe.maintenance.min-input-files: small files to compact (5) */
+    bool rewrite_deletes;     /* floe.maintenance.rewrite-deletes: any delete file compacts (true) */
+    uint32_t max_manifests;   /* floe.maintenance.max-manifests: more are rewritten (100) */
+    int64_t orphan_age_ms;    /* floe.maintenance.orphan-age-ms (3 days; <= 0 never) */
+    /* expiry: history.expire.max-snapshot-age-ms and min-snapshots-to-keep (expire.c) */
+} fl_ice_maintain_policy;
+FL_API void fl_ice_maintain_policy_of(const fl_ice_metadata *m, fl_ice_maintain_policy *p);
+
+typedef struct fl_ice_maintain_result {
+    bool disabled; /* floe.maintenance.enabled=false: nothing done */
+    uint64_t files_rewritten, files_added;
+    uint64_t snapshots_expired;
+    bool manifests_rewritten;
+    uint64_t orphans_removed;
+    char conflict[512]; /* the first step that lost a race, and why; "" none */
+} fl_ice_maintain_result;
+FL_API fl_status fl_ice_maintain_table(fl_catalog *c, const fl_table_ident *id, bool orphans,
+                                       fl_ice_maintain_result *r, fl_error *err);
+/* fl_ice_maintain_table over every table of every namespace (nested ones
+ * too); report sees each table's result, or its error (r NULL): one
+ * table's failure does not stop the others. Errors listing the catalog
+ * are returned. */
+typedef void (*fl_ice_maintain_report_fn)(void *ctx, const fl_table_ident *id,
+                                          const fl_ice_maintain_result *r, const fl_error *e);
+FL_API fl_status fl_ice_maintain_catalog(fl_catalog *c, bool orphans,
+                                         fl_ice_maintain_report_fn report, void *ctx,
+                                         fl_error *err);
+
 /* ---- schema, partition and sort evolution (recorded in a txn) -------------- */
 
 /* Column paths are dotted ("a", "s.x"). New field ids come from

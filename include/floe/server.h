@@ -83,6 +83,10 @@ typedef struct fl_server_options {
     uint32_t mcp_max_queries_per_minute;
     const struct fl_sem_model *mcp_model; /* borrowed; NULL = no metric tools */
     const char *mcp_models_dir; /* mcp_model's folder: MCP's propose_metric files proposals there */
+    /* The maintenance service (src/server/maintenance.c): every this many
+     * ms, compaction, expiry and manifest rewrites over every table by its
+     * properties, orphans hourly (fl_ice_maintain_catalog); 0 = off. */
+    int64_t maintain_interval_ms;
 } fl_server_options;
 
 typedef struct fl_server fl_server;

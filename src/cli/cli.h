@@ -23,6 +23,7 @@ int fl_cmd_load(int argc, char **argv);    /* cmd_load.c */
 int fl_cmd_admin(int argc, char **argv);   /* cmd_admin.c */
 int fl_cmd_sql(int argc, char **argv);     /* cmd_sql.c */
 int fl_cmd_ingest(int argc, char **argv);  /* cmd_ingest.c */
+int fl_cmd_maintain(int argc, char **argv); /* cmd_maintain.c */
 
 /* The FileIO of file commands: local paths, and s3:// paths through the S3
  * FileIO configured from the environment. NULL only when out of memory.

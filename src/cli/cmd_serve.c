@@ -251,6 +251,14 @@ static int set_key(serve_cfg *c, const char *k, const char *v, const char *src)
             return -1;
         }
         o->mcp_max_queries_per_minute = (uint32_t)x;
+    } else if (!strcmp(k, "maintain-interval")) {
+        uint64_t ms = 0;
+        if (!cli_parse_ms(v, &ms) || ms > INT64_MAX) {
+            fprintf(stderr, "floe serve: %s: maintain-interval must be a duration (30s, 5m), got '%s'\n",
+                    src, v);
+            return -1;
+        }
+        o->maintain_interval_ms = (int64_t)ms;
     } else if (!strcmp(k, "models")) {
         c->models_dir = keep(c, v);
     } else if (!strcmp(k, "mcp-run-sql"))
@@ -395,6 +403,9 @@ static const cli_opt options[] = {
     {"mcp-max-scan-bytes", 0, "SIZE", false, "run_sql refuses a query whose estimate scans more"},
     {"mcp-max-queries-per-minute", 0, "N", false, "run_sql statements per principal and minute"},
     {"models", 0, "DIR", false, "a semantic model: the MCP metric tools, MEASURE() over SQL"},
+    {"maintain-interval", 0, "D", false,
+     "table maintenance every D (compaction, expiry, manifests;\norphans hourly; "
+     "docs/maintenance.md); off unless given"},
 };
 static const cli_command serve_cmd = {
     .name = "serve",

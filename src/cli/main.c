@@ -31,6 +31,7 @@ static const fl_command commands[] = {
     {"mcp", fl_cmd_mcp, "Model Context Protocol server over stdio, for LLM agents"},
     {"semantic", fl_cmd_semantic, "the semantic layer: validate, list, compile, query, replay metrics"},
     {"ingest", fl_cmd_ingest, "streaming ingestion: landing files into a table, exactly once"},
+    {"maintain", fl_cmd_maintain, "compaction, snapshot expiry, manifests and orphans for every table"},
     {"pg-decode", fl_cmd_pgcdc, "a Postgres replication slot's changes as JSON lines (debug)"},
 };
 

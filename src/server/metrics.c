@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,31 @@ char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len)
     put(&b, "# HELP floe_commit_errors_total Commits that failed with a 5xx.\n"
             "# TYPE floe_commit_errors_total counter\nfloe_commit_errors_total %" PRIu64 "\n",
         atomic_load(&m->commit_errors));
+    static const struct {
+        const char *name, *help;
+        size_t off;
+    } maint[] = {
+        {"floe_maintenance_passes_total", "Passes of the maintenance service over the catalog.",
+         offsetof(srv_metrics, maint_passes)},
+        {"floe_maintenance_tables_total", "Tables a maintenance pass looked at.",
+         offsetof(srv_metrics, maint_tables)},
+        {"floe_maintenance_compactions_total", "Compactions the maintenance service committed.",
+         offsetof(srv_metrics, maint_compactions)},
+        {"floe_maintenance_files_rewritten_total", "Data files those compactions rewrote.",
+         offsetof(srv_metrics, maint_files_rewritten)},
+        {"floe_maintenance_snapshots_expired_total", "Snapshots the maintenance service expired.",
+         offsetof(srv_metrics, maint_snapshots_expired)},
+        {"floe_maintenance_orphans_removed_total", "Orphan files it deleted.",
+         offsetof(srv_metrics, maint_orphans_removed)},
+        {"floe_maintenance_conflicts_total", "Steps that lost a race to a writer (retried).",
+         offsetof(srv_metrics, maint_conflicts)},
+        {"floe_maintenance_errors_total", "Tables (or passes) that failed.",
+         offsetof(srv_metrics, maint_errors)},
+    };
+    for (size_t i = 0; i < sizeof maint / sizeof maint[0]; i++)
+        put(&b, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 "\n", maint[i].name, maint[i].help,
+            maint[i].name, maint[i].name,
+            atomic_load((const _Atomic uint64_t *)((const char *)m + maint[i].off)));
     put(&b, "# HELP floe_metrics_reports_total Scan and commit reports received.\n"
             "# TYPE floe_metrics_reports_total counter\nfloe_metrics_reports_total %" PRIu64 "\n",
         atomic_load(&m->reports));

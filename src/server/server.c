@@ -120,6 +120,8 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
         rc = srv_routes_console(s, err);
     if (rc == FL_OK)
         rc = srv_routes_cube(s, err);
+    if (rc == FL_OK)
+        rc = srv_maint_start(s, err);
     if (rc != FL_OK) {
         fl_server_destroy(s, 0);
         return rc;
@@ -141,6 +143,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
     if (!s)
         return;
     srv_http_stop(s, drain_ms);
+    srv_maint_stop(s);
     srv_sql_free(s);
     srv_ingest_free(s);
     srv_mcp_free(s);

@@ -77,6 +77,9 @@ typedef struct srv_metrics {
     _Atomic uint64_t commits, conflicts, rebases, commit_errors;
     _Atomic uint64_t inflight;
     _Atomic uint64_t reports;
+    /* the maintenance service (maintenance.c) */
+    _Atomic uint64_t maint_passes, maint_tables, maint_compactions, maint_files_rewritten;
+    _Atomic uint64_t maint_snapshots_expired, maint_orphans_removed, maint_conflicts, maint_errors;
 } srv_metrics;
 void srv_metrics_observe(srv_metrics *m, uint32_t route_slot, int status, uint64_t us);
 char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len);
@@ -152,6 +155,7 @@ struct fl_server {
     fl_admission *admission;
     bool own_admission;
     fl_limit_defaults sql_limits;
+    struct srv_maint *maint; /* maintenance.c, NULL when off */
 };
 
 struct fl_server_request {
@@ -213,6 +217,11 @@ fl_status srv_routes_ingest(fl_server *s, fl_error *err);
 /* h_cube.c: Cube's REST API over the semantic model (--models) */
 fl_status srv_routes_cube(fl_server *s, fl_error *err);
 void srv_ingest_free(fl_server *s); /* after http stop */
+
+/* ---- the maintenance service (maintenance.c) ---- */
+typedef struct srv_maint srv_maint;
+fl_status srv_maint_start(fl_server *s, fl_error *err); /* no-op unless maintain_interval_ms > 0 */
+void srv_maint_stop(fl_server *s);                      /* joins the thread; NULL-safe */
 
 /* ---- dispatch (dispatch.c) ---- */
 void srv_dispatch(fl_server_request *r);

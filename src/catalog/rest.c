@@ -33,16 +33,31 @@ const char *rest_enc(fl_arena *a, const char *s)
     return fl_rest_url_encode(a, s);
 }
 
+/* The namespace as one path segment: each level encoded, joined by the config's
+ * namespace-separator as it was sent (Iceberg's RESTUtil.encodeNamespace), or the spec's
+ * 0x1F ("a%1Fb") when the server named none. */
+static const char *ns_path(rest_catalog *c, fl_arena *a, const fl_namespace *ns)
+{
+    if (!c->ns_sep || ns->nlevels < 2)
+        return fl_rest_namespace_path(a, ns);
+    const char *out = "";
+    for (uint32_t i = 0; i < ns->nlevels && out; i++) {
+        const char *l = rest_enc(a, ns->levels[i]);
+        out = l ? fl_arena_sprintf(a, "%s%s%s", out, i ? c->ns_sep : "", l) : NULL;
+    }
+    return out;
+}
+
 const char *rest_url_ns(rest_catalog *c, fl_arena *a, const fl_namespace *ns, const char *suffix)
 {
-    const char *e = fl_rest_namespace_path(a, ns);
+    const char *e = ns_path(c, a, ns);
     return e ? fl_arena_sprintf(a, "%s/namespaces/%s%s", c->root, e, suffix ? suffix : "") : NULL;
 }
 
 const char *rest_url_table(rest_catalog *c, fl_arena *a, const fl_table_ident *id,
                            const char *suffix)
 {
-    const char *e = fl_rest_namespace_path(a, &id->ns), *t = rest_enc(a, id->name);
+    const char *e = ns_path(c, a, &id->ns), *t = rest_enc(a, id->name);
     return e && t ? fl_arena_sprintf(a, "%s/namespaces/%s/tables/%s%s", c->root, e, t,
                                      suffix ? suffix : "")
                   : NULL;

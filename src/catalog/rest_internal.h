@@ -104,6 +104,8 @@ typedef struct rest_catalog {
     const char **endpoints;
     uint32_t nendpoints;
     uint32_t page_size; /* rest-page-size, 0 = no pagination requested */
+    const char *ns_sep; /* namespace-separator of the config (URL-encoded, e.g. "%2E"),
+                           NULL = the spec's "%1F" */
     fl_fileio *own_io;  /* made from S3 config, or NULL */
 } rest_catalog;
 

@@ -177,8 +177,10 @@ fl_status rest_list_namespaces(fl_catalog *cat, const fl_namespace *parent, fl_a
     fl_arena_init(&tmp, 0);
     const char *base;
     if (parent && parent->nlevels) {
-        const char *u = rest_url_ns(c, &tmp, parent, NULL); /* .../namespaces/<enc> */
-        const char *enc = u ? strrchr(u, '/') + 1 : NULL;
+        /* levels joined by 0x1F even when the config names another separator: a query value
+         * may hold %1F, and the server splits on 0x1F first (RESTUtil.namespaceFromQueryParam),
+         * so a level holding the separator stays one level */
+        const char *enc = fl_rest_namespace_path(&tmp, parent);
         base = enc ? fl_arena_sprintf(&tmp, "%s/namespaces?parent=%s", c->root, enc) : NULL;
     } else {
         base = fl_arena_sprintf(&tmp, "%s/namespaces", c->root);

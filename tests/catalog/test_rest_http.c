@@ -11,7 +11,9 @@
  *   - OAuth2: token fetched with client credentials (form body), sent as
  *     bearer; a 401 after the server forgot the token fetches a new one and
  *     repeats the request once; tokens near expiry are refreshed first;
- *   - config: overrides.prefix is used, namespaces are %1F-joined;
+ *   - config: overrides.prefix is used, namespaces are %1F-joined, or joined by the
+ *     config's namespace-separator ("%2E" from Iceberg's reference server); a separator
+ *     that is not URL-encoded text is refused;
  *   - pagination follows next-page-token; a repeated token is FL_ECORRUPT;
  *   - connection refused is FL_EIO after the retries;
  *   - S3 settings in the config make the catalog's own FileIO.
@@ -257,6 +259,35 @@ static void test_get_retry_and_prefix(void)
     server_stop(&s);
 }
 
+static void test_namespace_separator(void)
+{
+    server s;
+    CHECK(server_start(&s, "{\"defaults\":{},\"overrides\":{\"namespace-separator\":\"%2E\"}}"));
+    fl_catalog *c = open_cat(&s, NULL, NULL);
+    CHECK(c != NULL);
+    if (c) {
+        fl_arena a;
+        fl_arena_init(&a, 0);
+        fl_error err;
+        const char *loc;
+        fl_table_ident id = ident("t");
+        CHECK_OK(c->ops->load_table(c, &id, &a, &loc, &err), &err);
+        CHECK_EQ_STR(s.last_url, "/v1/namespaces/a.b/tables/t"); /* a%2Eb, decoded by MHD */
+        fl_arena_free(&a);
+        fl_catalog_close(c);
+    }
+    server_stop(&s);
+    CHECK(server_start(&s, "{\"defaults\":{},\"overrides\":{\"namespace-separator\":\"/x?\"}}"));
+    char uri[64];
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d/", s.port);
+    fl_rest_options o = {.uri = uri, .max_retries = 0, .timeout_ms = 5000};
+    fl_error err;
+    c = NULL;
+    CHECK_EQ_INT(fl_catalog_rest_open(&o, "test", NULL, &c, &err), FL_ECORRUPT);
+    CHECK(strstr(err.msg, "namespace-separator") != NULL);
+    server_stop(&s);
+}
+
 static fl_status commit(fl_catalog *c, fl_arena *a, fl_error *err)
 {
     fl_table_ident id = ident("t");
@@ -451,6 +482,7 @@ static void test_s3_config(void)
 int main(void)
 {
     TEST_RUN(test_get_retry_and_prefix);
+    TEST_RUN(test_namespace_separator);
     TEST_RUN(test_commit_outcomes);
     TEST_RUN(test_idempotent_retry);
     TEST_RUN(test_oauth);

@@ -377,7 +377,7 @@ static fl_status entry_for(pg_target *t, const pgcdc_tuple *tup, pgch_entry **e,
 
 fl_status pgt_change(pg_target *t, const pgcdc_change *c, fl_error *err)
 {
-    pgch_entry *e = NULL, *gone = NULL;
+    pgch_entry *e = NULL;
     bool created = false;
     t->changes.changes++;
     if (c->kind != PGCDC_INSERT && !t->keyed)
@@ -391,32 +391,32 @@ fl_status pgt_change(pg_target *t, const pgcdc_change *c, fl_error *err)
         e->unresolved = false;
         return take_row(t, c->new_tuple, NULL, NULL, &e->row, err);
     }
+    /* DELETE, or an UPDATE that changed the key: the old key goes. Kept as
+     * an index: the new key's pgch_get may move the entries. */
     const pgcdc_tuple *old = c->old_tuple;
-    if (old) { /* DELETE, or an UPDATE that changed the key: the old key goes */
-        FL_TRY(entry_for(t, old, &gone, &created, err));
-        if (c->kind == PGCDC_DELETE || gone->live) {
-            pgcdc_datum *key_row = NULL; /* the old key's columns (others NULL) */
-            FL_TRY(take_row(t, old, NULL, NULL, &key_row, err));
-            if (c->kind == PGCDC_DELETE) {
-                gone->live = false;
-                gone->unresolved = false;
-                gone->row = key_row;
-                return FL_OK;
-            }
-        }
+    uint32_t gone = UINT32_MAX;
+    if (old) {
+        FL_TRY(entry_for(t, old, &e, &created, err));
+        gone = (uint32_t)(e - t->changes.v);
+    }
+    if (c->kind == PGCDC_DELETE) {
+        if (!old)
+            return fl_errorf(err, FL_ECORRUPT, "%s.%s: a DELETE without its key", t->nsp, t->rel);
+        e->live = false;
+        e->unresolved = false;
+        return take_row(t, old, NULL, NULL, &e->row, err); /* the key's columns, others NULL */
     }
     FL_TRY(entry_for(t, c->new_tuple, &e, &created, err));
-    const pgcdc_datum *from = e->live ? e->row : gone && gone->live ? gone->row : NULL;
+    pgch_entry *g = gone != UINT32_MAX ? &t->changes.v[gone] : NULL;
+    const pgcdc_datum *from = e->live ? e->row : g && g->live ? g->row : NULL;
     pgcdc_datum *row = NULL;
     bool unresolved = false;
     FL_TRY(
         take_row_u(t, c->new_tuple, from, c->old_kind == 'O' ? old : NULL, &row, &unresolved, err));
-    if (gone && gone != e) {
-        pgcdc_datum *key_row = NULL;
-        FL_TRY(take_row(t, old, NULL, NULL, &key_row, err));
-        gone->live = false;
-        gone->unresolved = false;
-        gone->row = key_row;
+    if (g && g != e) {
+        g->live = false;
+        g->unresolved = false;
+        FL_TRY(take_row(t, old, NULL, NULL, &g->row, err));
     }
     e->live = true;
     e->row = row;

@@ -3,6 +3,7 @@
 // DuckDB (@duckdb/node-api, pinned in tests/interop) over the Parquet files DIR/<table>.parquet (views named after
 // the tables), in one process.
 // usage: node tpch_duck.mjs --data=DIR --queries=DIR [--only=01,06] [--csv=OUTDIR] [--threads=N] [--runs=1]
+//                           [--memory-limit=16GB]
 //   --csv     write each query's result as OUTDIR/qNN.csv (header row; values in PostgreSQL's text style:
 //             decimals exact, NULL empty) for tpch-compare.mjs
 //   prints one JSON line per query and run: {"query":"q01","run":1,"seconds":0.123,"rows":4}
@@ -16,7 +17,9 @@ const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
 const opt = Object.fromEntries(process.argv.slice(2).map(a => { const [k, ...v] = a.replace(/^--/, '').split('='); return [k, v.join('=')]; }));
 if (!opt.data || !opt.queries) { console.error('usage: tpch_duck.mjs --data=DIR --queries=DIR [--only=01,06] [--csv=OUTDIR] [--threads=N] [--runs=N]'); process.exit(2); }
 const lit = (s) => `'${String(s).replaceAll("'", "''")}'`;
-const inst = await DuckDBInstance.create(':memory:', { threads: String(opt.threads ?? 2) });
+const config = { threads: String(opt.threads ?? 2) };
+if (opt['memory-limit']) config.memory_limit = opt['memory-limit'];
+const inst = await DuckDBInstance.create(':memory:', config);
 const con = await inst.connect();
 for (const t of ['nation', 'region', 'part', 'supplier', 'partsupp', 'customer', 'orders', 'lineitem']) {
   const f = `${opt.data}/${t}.parquet`;

@@ -240,22 +240,35 @@ FL_API fl_status fl_ice_dv_decode(const uint8_t *buf, size_t len, fl_ice_positio
  * equality deletes and the residual filter apply per row, and row-group /
  * page pruning by statistics applies inside the slice. */
 
-/* Number of row groups of task's data file (1 without reading the footer
- * when the manifest lists one split offset, or for non-Parquet files). */
+/* Row groups of task's data file, for split planning: *nrg, and when rows
+ * is not NULL the row count of each of the first cap row groups, 0 for one
+ * that cannot be read in row ranges (no offset index: skipping rows would
+ * decode them). Non-Parquet files: *nrg 1 and rows[0] 0. Without rows, a
+ * manifest listing one split offset gives *nrg 1 without reading the footer. */
 FL_API fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *p, uint32_t task,
-                                        uint32_t *nrg, fl_error *err);
+                                        uint32_t *nrg, int64_t *rows, uint32_t cap,
+                                        fl_error *err);
 
-/* Opens a reader of row groups [rg_first, rg_first + rg_count) of the task's
- * file; rg_count 0 = the whole file (fl_ice_task_reader_open). */
+/* A slice of a task's file: row groups [rg_first, rg_first + rg_count)
+ * (rg_count 0 = the whole file), or with row_hi > 0 the rows [row_lo, row_hi)
+ * of row group rg_first alone (rg_count 1): one of several morsels splitting
+ * a big row group. */
+typedef struct fl_ice_slice {
+    uint32_t rg_first, rg_count;
+    int64_t row_lo, row_hi;
+} fl_ice_slice;
+
+/* Opens a reader of a slice of the task's file (NULL = the whole file:
+ * fl_ice_task_reader_open). */
 FL_API fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p,
-                                               uint32_t task, uint32_t rg_first, uint32_t rg_count,
+                                               uint32_t task, const fl_ice_slice *slice,
                                                fl_ice_task_reader **out, fl_error *err);
 
 /* Moves an open reader to another slice of the same task (keeps the file,
  * footer and decoded deletes; restarts positions at the slice's first row).
  * fl_ice_task_reader_stats keeps counting over every slice read. */
-FL_API fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first,
-                                         uint32_t rg_count, fl_error *err);
+FL_API fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, const fl_ice_slice *slice,
+                                         fl_error *err);
 
 /* The task the reader reads. */
 FL_API const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r);

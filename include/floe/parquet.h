@@ -88,6 +88,9 @@ typedef struct fl_parquet_scan_options {
     bool filter_rows;              /* also apply predicate per row (sets batch selection) */
     const uint32_t *row_groups;    /* restrict to these row groups (NULL = all) */
     uint32_t nrow_groups;
+    /* with exactly one row group: only its rows [row_lo, row_hi) (row_hi 0 = all). With an offset
+     * index the pages outside are skipped unread, so several scans can split one row group. */
+    int64_t row_lo, row_hi;
     uint32_t batch_rows; /* 0 = FL_BATCH_CAP */
 } fl_parquet_scan_options;
 
@@ -109,6 +112,10 @@ FL_API const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s);
  * reallocating multi-MB buffers for every row group. */
 FL_API fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint32_t n,
                                          fl_error *err);
+/* Restarts scan s over rows [row_lo, row_hi) of row group rg only (a row-range split of a big row
+ * group: fl_parquet_scan_options.row_lo). */
+FL_API fl_status fl_parquet_scan_restart_rows(fl_parquet_scan *s, uint32_t rg, int64_t row_lo,
+                                              int64_t row_hi, fl_error *err);
 /* Fills b (initialized with fl_batch_init on the scan schema; reset here)
  * with the next rows. Sets *eof and leaves b empty when there are no more. */
 FL_API fl_status fl_parquet_scan_next(fl_parquet_scan *s, fl_batch *b, bool *eof, fl_error *err);

@@ -75,6 +75,7 @@ struct fl_ice_task_reader {
     ice_orc_src orc; /* stripes are its row groups */
     fl_parquet_scan_options so;  /* projection + pushed predicate (arena), reused per slice */
     uint32_t rg_first, rg_count; /* the slice being read; rg_count 0 = the whole file */
+    int64_t row_lo, row_hi;      /* row_hi > 0: rows [row_lo, row_hi) of row group rg_first */
     uint32_t *rgs, rgs_cap;      /* row-group list of the slice (malloc'd) */
     fl_batch pb;
     bool pb_init, extra_init;
@@ -416,23 +417,39 @@ static fl_status open_slice_scan(fl_ice_task_reader *r, fl_error *err)
             r->rgs[i] = r->rg_first + i;
     }
     const uint32_t *list = r->rg_count ? r->rgs : NULL;
-    r->pos = r->rg_count ? rg_start_row(r->pr, r->rg_first) : 0;
+    bool rows = r->row_hi > 0;
+    FL_CHECK(!rows || r->rg_count == 1, err, FL_EINVAL, "a row range of %u row groups",
+             r->rg_count);
+    r->pos = r->rg_count ? rg_start_row(r->pr, r->rg_first) + (rows ? r->row_lo : 0) : 0;
     r->del_cursor = 0;
     r->done = false;
+    if (r->ps && rows)
+        return fl_parquet_scan_restart_rows(r->ps, r->rg_first, r->row_lo, r->row_hi, err);
     if (r->ps)
         return fl_parquet_scan_restart(r->ps, list, r->rg_count, err);
     fl_parquet_scan_options so = r->so;
     so.row_groups = list;
     so.nrow_groups = r->rg_count;
+    so.row_lo = rows ? r->row_lo : 0;
+    so.row_hi = rows ? r->row_hi : 0;
     FL_TRY(fl_parquet_scan_open(r->pr, &so, &r->ps, err));
     FL_TRY(fl_batch_init(&r->pb, fl_parquet_scan_schema(r->ps), err));
     r->pb_init = true;
     return FL_OK;
 }
 
+/* Takes slice (NULL = the whole file) as r's current slice. */
+static void set_slice(fl_ice_task_reader *r, const fl_ice_slice *slice)
+{
+    r->rg_first = slice ? slice->rg_first : 0;
+    r->rg_count = slice ? slice->rg_count : 0;
+    r->row_lo = slice && slice->row_hi > 0 ? slice->row_lo : 0;
+    r->row_hi = slice && slice->row_hi > 0 ? slice->row_hi : 0;
+}
+
 fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
-                                        uint32_t rg_first, uint32_t rg_count,
-                                        fl_ice_task_reader **out, fl_error *err)
+                                        const fl_ice_slice *slice, fl_ice_task_reader **out,
+                                        fl_error *err)
 {
     *out = NULL;
     const ice_plan *p = (const ice_plan *)pub;
@@ -444,8 +461,7 @@ fl_status fl_ice_task_reader_open_slice(fl_fileio *io, const fl_ice_scan_plan *p
     fl_arena_init(&r->arena, 0);
     r->p = p;
     r->task = &pub->tasks[task];
-    r->rg_first = rg_first;
-    r->rg_count = rg_count;
+    set_slice(r, slice);
     const fl_ice_data_file *df = r->task->file;
     fl_status rc = FL_OK;
     r->nout = pub->schema.nfields;
@@ -520,14 +536,12 @@ fail:
 fl_status fl_ice_task_reader_open(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
                                   fl_ice_task_reader **out, fl_error *err)
 {
-    return fl_ice_task_reader_open_slice(io, pub, task, 0, 0, out, err);
+    return fl_ice_task_reader_open_slice(io, pub, task, NULL, out, err);
 }
 
-fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, uint32_t rg_first, uint32_t rg_count,
-                                  fl_error *err)
+fl_status fl_ice_task_reader_seek(fl_ice_task_reader *r, const fl_ice_slice *slice, fl_error *err)
 {
-    r->rg_first = rg_first;
-    r->rg_count = rg_count;
+    set_slice(r, slice);
     fl_status rc = open_slice_scan(r, err);
     if (rc != FL_OK)
         return fl_error_prefix(err, "%s", r->task->file->file_path);
@@ -539,16 +553,33 @@ const fl_ice_scan_task *fl_ice_task_reader_task(const fl_ice_task_reader *r)
     return r->task;
 }
 
+/* Row counts of the row groups of pr for split planning: 0 for one whose
+ * first column chunk has no offset index (row ranges would be decoded to
+ * be skipped). */
+static void row_group_rows(const fl_parquet_reader *pr, int64_t *rows, uint32_t cap)
+{
+    const fl_pq_file_meta *m = fl_parquet_footer(pr);
+    for (uint32_t g = 0; g < m->nrow_groups && g < cap; g++) {
+        const fl_pq_row_group *rg = &m->row_groups[g];
+        bool indexed = rg->ncolumns > 0 && rg->columns[0].offset_index_offset > 0 &&
+                       rg->columns[0].offset_index_length > 0;
+        rows[g] = indexed ? rg->num_rows : 0;
+    }
+}
+
 fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uint32_t task,
-                                 uint32_t *nrg, fl_error *err)
+                                 uint32_t *nrg, int64_t *rows, uint32_t cap, fl_error *err)
 {
     *nrg = 1;
+    if (rows && cap)
+        rows[0] = 0;
     if (task >= pub->ntasks)
         return fl_errorf(err, FL_EINVAL, "task %u of %u", task, pub->ntasks);
     const fl_ice_data_file *df = pub->tasks[task].file;
-    /* one split offset = one row group: no need to read the footer; files
-     * other than Parquet fail later, when the task is read */
-    if (!df || df->nsplit_offsets == 1 || strcasecmp(df->file_format, "PARQUET") != 0)
+    /* one split offset = one row group: no need to read the footer unless
+     * its rows are asked for; files other than Parquet fail later, when the
+     * task is read */
+    if (!df || (df->nsplit_offsets == 1 && !rows) || strcasecmp(df->file_format, "PARQUET") != 0)
         return FL_OK;
     const ice_plan *p = (const ice_plan *)pub;
     fl_file *f = NULL;
@@ -557,8 +588,11 @@ fl_status fl_ice_task_row_groups(fl_fileio *io, const fl_ice_scan_plan *pub, uin
     fl_status rc = fl_fileio_open(io, df->file_path, &f, err);
     if (rc == FL_OK)
         rc = fl_ice_cache_open_parquet(p->cache, f, &footer, &pr, err);
-    if (rc == FL_OK)
+    if (rc == FL_OK) {
         *nrg = fl_parquet_num_row_groups(pr);
+        if (rows)
+            row_group_rows(pr, rows, cap);
+    }
     fl_parquet_close(pr);
     fl_ice_cache_release(footer, p->cache);
     fl_file_close(f);

@@ -754,6 +754,8 @@ fl_status fl_pq_col_read(fl_pq_col *c, uint32_t rows, fl_vector *out, fl_pq_leve
 
 fl_status fl_pq_col_skip(fl_pq_col *c, int64_t rows, fl_error *err)
 {
+    if (rows > 0 && c->pp >= c->pn)
+        FL_TRY(fl_pq_col_pass_leading(c, err));
     while (rows > 0) {
         if (c->pp >= c->pn && c->oi && c->next_page < c->oi->npages) {
             const fl_pq_page_location *l = &c->oi->page_locations[c->next_page];

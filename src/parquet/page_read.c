@@ -84,7 +84,8 @@ fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err)
 }
 
 fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
-                         const fl_pq_offset_index *oi, int64_t end_row, fl_error *err)
+                         const fl_pq_offset_index *oi, int64_t start_row, int64_t end_row,
+                         fl_error *err)
 {
     /* per-chunk state; buffers stay allocated across row groups */
     fl_parquet_reader *r = c->r;
@@ -134,6 +135,9 @@ fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int1
     c->rg_rows = g->num_rows;
     c->oi = valid_offset_index(oi, c->chunk_start, c->chunk_end, g->num_rows) ? oi : NULL;
     c->read_end = c->chunk_end;
+    c->lead_end = 0;
+    if (c->oi && start_row > 0 && (uint64_t)c->oi->page_locations[0].offset > c->chunk_start)
+        c->lead_end = (uint64_t)c->oi->page_locations[0].offset;
     if (c->oi && end_row >= 0 && end_row < g->num_rows) {
         /* pages starting at or after end_row are never needed */
         uint32_t k = 0;
@@ -177,7 +181,11 @@ fl_status fl_pq_col_bytes(fl_pq_col *c, uint64_t off, size_t len, const uint8_t 
         return FL_OK;
     }
     uint64_t from, to;
-    if (c->chunk_end - c->chunk_start <= FL_PQ_CHUNK_READ_MAX) {
+    if (off < c->lead_end && len <= c->lead_end - off) {
+        /* the dictionary of a scan that starts past page 0: not the pages between */
+        from = off;
+        to = c->lead_end;
+    } else if (c->chunk_end - c->chunk_start <= FL_PQ_CHUNK_READ_MAX) {
         /* one read from here to the last page the scan needs (the chunk end
          * unless page pruning bounded it); skipped leading pages are not read */
         from = off;
@@ -306,6 +314,8 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
      * pull in pages the scan will skip */
     if (c->pos < c->read_end && c->read_end - c->pos < want)
         want = (size_t)(c->read_end - c->pos);
+    if (c->pos < c->lead_end && c->lead_end - c->pos < want)
+        want = (size_t)(c->lead_end - c->pos);
     const uint8_t *p = NULL;
     FL_TRY(fl_pq_col_bytes(c, c->pos, want, &p, err));
     fl_arena_reset(&c->hdr_arena);
@@ -378,6 +388,19 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
         FL_CHECK(usz == 0, err, FL_ECORRUPT, "empty compressed values of %zu bytes", usz);
     }
     return fl_pq_col_decode_v2(c, &h, body, vals, vlen, err);
+}
+
+fl_status fl_pq_col_pass_leading(fl_pq_col *c, fl_error *err)
+{
+    while (c->oi && c->next_page == 0 && c->pn == 0 &&
+           c->pos < (uint64_t)c->oi->page_locations[0].offset) {
+        bool is_data;
+        if (load_page(c, &is_data, err) != FL_OK)
+            return fl_pq_col_error(c, err);
+        if (is_data) /* a data page before page 0's offset: read on from it */
+            return FL_OK;
+    }
+    return FL_OK;
 }
 
 fl_status fl_pq_col_next_page(fl_pq_col *c, bool *eof, fl_error *err)

@@ -127,6 +127,8 @@ typedef struct fl_pq_col {
     /* bytes of the chunk: [chunk_start, chunk_end) of the file, read through a window */
     uint64_t chunk_start, chunk_end;
     uint64_t read_end; /* reads stop here when possible (page pruning) */
+    uint64_t lead_end; /* a scan starting past page 0 reads [chunk start, lead_end) (the dictionary)
+                          on its own, not the pages it skips; 0 = none */
     uint8_t *win;      /* malloc'd window */
     uint64_t win_off;
     size_t win_len, win_cap;
@@ -181,10 +183,15 @@ typedef struct fl_pq_col {
 /* Initializes an idle column reader of r (buffers are allocated lazily). */
 fl_status fl_pq_col_init(fl_pq_col *c, fl_parquet_reader *r, fl_error *err);
 /* Points c at leaf's chunk in row group rg (bytes are read lazily), keeping
- * its buffers from previous chunks. end_row (or -1 = all) bounds the rows the
- * scan will read, so that with an offset index trailing pages are not read. */
+ * its buffers from previous chunks. [start_row, end_row) (end_row -1 = all)
+ * bounds the rows the scan will read, so that with an offset index leading
+ * and trailing pages are not read. */
 fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int16_t slot_def,
-                         const fl_pq_offset_index *oi, int64_t end_row, fl_error *err);
+                         const fl_pq_offset_index *oi, int64_t start_row, int64_t end_row,
+                         fl_error *err);
+/* Moves c past the dictionary (noted, not decoded) and index pages in front
+ * of page 0, so that an offset-index skip can start at page 0. */
+fl_status fl_pq_col_pass_leading(fl_pq_col *c, fl_error *err);
 void fl_pq_col_free(fl_pq_col *c);
 /* Reads the next data page (or dictionary page first) into c; *eof when none is left. */
 fl_status fl_pq_col_next_page(fl_pq_col *c, bool *eof, fl_error *err);

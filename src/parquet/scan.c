@@ -38,6 +38,7 @@ typedef struct scan_col {
     int16_t slot_def;
     fl_pq_col col;
     const fl_pq_offset_index *oi; /* current row group, in rg_arena; NULL if unknown */
+    bool counted; /* this chunk's pages are in the statistics already (a row-range split) */
 } scan_col;
 
 typedef struct range {
@@ -66,6 +67,7 @@ struct fl_parquet_scan {
     int64_t row; /* next row of the row group to read */
     range *ranges;
     uint32_t nranges, range_i, ranges_cap;
+    int64_t slice_lo, slice_hi; /* rows of the (only) row group to read; slice_hi 0 = all */
     fl_parquet_scan_stats stats;
     uint64_t bytes_start;
 };
@@ -348,6 +350,20 @@ static fl_status resolve_terms(fl_parquet_scan *s, fl_error *err)
 
 /* ---- open / close ---- */
 
+/* Restricts the scan (of one row group) to rows [lo, hi). */
+static fl_status set_slice(fl_parquet_scan *s, int64_t lo, int64_t hi, fl_error *err)
+{
+    int64_t rows = s->r->meta.row_groups[s->rgs[0]].num_rows;
+    FL_CHECK(lo >= 0 && lo < hi && hi <= rows, err, FL_EINVAL,
+             "rows %lld..%lld of row group %u, which has %lld", (long long)lo, (long long)hi,
+             s->rgs[0], (long long)rows);
+    s->slice_lo = lo;
+    s->slice_hi = hi;
+    if (lo > 0) /* the row group was counted by the scan of its first slice */
+        s->stats.row_groups_total--;
+    return FL_OK;
+}
+
 fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_options *opt,
                                fl_parquet_scan **out, fl_error *err)
 {
@@ -385,6 +401,8 @@ fl_status fl_parquet_scan_open(fl_parquet_reader *r, const fl_parquet_scan_optio
         }
         s->nrgs = n;
         s->stats.row_groups_total = n;
+        if (n == 1 && o->row_hi > 0)
+            st = set_slice(s, o->row_lo, o->row_hi, err);
     }
     if (st != FL_OK) {
         fl_error_prefix(err, "%s", r->file->path ? r->file->path : "(parquet)");
@@ -400,16 +418,24 @@ const fl_schema *fl_parquet_scan_schema(const fl_parquet_scan *s)
     return &s->schema;
 }
 
+/* Adds column sc's page counts of its current chunk to st. */
+static void add_page_stats(const scan_col *sc, fl_parquet_scan_stats *st)
+{
+    if (sc->counted)
+        return;
+    st->pages_total += sc->col.pages_read + sc->col.pages_skipped;
+    st->pages_pruned += sc->col.pages_skipped;
+}
+
 static void close_rg(fl_parquet_scan *s)
 {
     for (uint32_t i = 0; i < s->ncols; i++) {
         fl_pq_col *c = &s->cols[i].col;
-        if (c->cc) {
-            s->stats.pages_total += c->pages_read + c->pages_skipped;
-            s->stats.pages_pruned += c->pages_skipped;
-        }
+        if (c->cc)
+            add_page_stats(&s->cols[i], &s->stats);
         c->cc = NULL; /* buffers are kept for the next row group */
         s->cols[i].oi = NULL;
+        s->cols[i].counted = false;
     }
     fl_arena_reset(&s->rg_arena);
     s->in_rg = false;
@@ -420,11 +446,8 @@ void fl_parquet_scan_get_stats(const fl_parquet_scan *s, fl_parquet_scan_stats *
     *out = s->stats;
     out->bytes_read = s->r->file->bytes_read - s->bytes_start;
     for (uint32_t i = 0; i < s->ncols; i++) {
-        const fl_pq_col *c = &s->cols[i].col;
-        if (c->cc) {
-            out->pages_total += c->pages_read + c->pages_skipped;
-            out->pages_pruned += c->pages_skipped;
-        }
+        if (s->cols[i].col.cc)
+            add_page_stats(&s->cols[i], out);
     }
 }
 
@@ -465,8 +488,16 @@ fl_status fl_parquet_scan_restart(fl_parquet_scan *s, const uint32_t *rgs, uint3
         s->rgs[i] = rgs ? rgs[i] : i;
     s->nrgs = n;
     s->rg_pos = 0;
+    s->slice_lo = s->slice_hi = 0;
     s->stats.row_groups_total += n;
     return FL_OK;
+}
+
+fl_status fl_parquet_scan_restart_rows(fl_parquet_scan *s, uint32_t rg, int64_t row_lo,
+                                       int64_t row_hi, fl_error *err)
+{
+    FL_TRY(fl_parquet_scan_restart(s, &rg, 1, err));
+    return set_slice(s, row_lo, row_hi, err);
 }
 
 /* ---- row groups: pruning and ranges ---- */
@@ -637,14 +668,68 @@ static fl_status read_indexes(fl_parquet_scan *s, const fl_pq_row_group *g,
     return FL_OK;
 }
 
+static fl_status plan_rg_pages(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error *err);
+
+/* Page statistics of a row-range split, from the row group's selected ranges
+ * (before they are cut to the slice): the slice counts the pages whose first
+ * row it holds, as one scan of the whole row group would count them (the
+ * pages up to the last selected row; pruned: those wholly between selected
+ * ranges), so that the slices' counts add up to that scan's. */
+static void count_slice_pages(fl_parquet_scan *s, int64_t rows)
+{
+    int64_t last = s->nranges ? s->ranges[s->nranges - 1].b : 0;
+    for (uint32_t i = 0; i < s->ncols; i++) {
+        const fl_pq_offset_index *oi = s->cols[i].oi;
+        if (!oi)
+            continue; /* the reader's own counts */
+        uint32_t r = 0;
+        for (uint32_t p = 0; p < oi->npages; p++) {
+            int64_t a = oi->page_locations[p].first_row_index;
+            int64_t b = p + 1 < oi->npages ? oi->page_locations[p + 1].first_row_index : rows;
+            if (a >= last)
+                break;
+            if (a < s->slice_lo || a >= s->slice_hi)
+                continue;
+            while (r < s->nranges && s->ranges[r].b <= a)
+                r++;
+            bool in_gap = r >= s->nranges || s->ranges[r].a >= b;
+            s->stats.pages_total++;
+            s->stats.pages_pruned += in_gap;
+        }
+        s->cols[i].counted = true;
+    }
+}
+
 /* Computes the selected row ranges of row group g (all rows unless the page
- * index excludes some) and the offset indexes of the projected columns. */
+ * index excludes some, within the row-range split if any) and the offset
+ * indexes of the projected columns. */
 static fl_status plan_rg(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error *err)
+{
+    FL_TRY(plan_rg_pages(s, g, err));
+    if (s->slice_hi == 0)
+        return FL_OK;
+    count_slice_pages(s, g->num_rows);
+    /* a row-range split: keep the selected rows inside [slice_lo, slice_hi) */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->nranges; i++) {
+        int64_t a = s->ranges[i].a > s->slice_lo ? s->ranges[i].a : s->slice_lo;
+        int64_t b = s->ranges[i].b < s->slice_hi ? s->ranges[i].b : s->slice_hi;
+        if (a < b)
+            s->ranges[k++] = (range){a, b};
+    }
+    s->nranges = k;
+    return FL_OK;
+}
+
+/* The selected row ranges of row group g by the page index (all rows when
+ * nothing prunes), and the offset indexes of the projected columns, which a
+ * row-range split needs even without pruning to skip pages unread. */
+static fl_status plan_rg_pages(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error *err)
 {
     s->nranges = 0;
     s->range_i = 0;
-    bool want_index = !s->no_page_index && s->pred && s->pred->nterms > 0;
-    if (!want_index || g->num_rows == 0)
+    bool prune = !s->no_page_index && s->pred && s->pred->nterms > 0;
+    if ((!prune && s->slice_hi == 0) || g->num_rows == 0)
         return add_range(s, 0, g->num_rows, err);
     uint32_t nl = s->r->nleaves;
     const fl_pq_column_index **ci = fl_arena_calloc(&s->rg_arena, nl + 1, sizeof *ci);
@@ -654,6 +739,8 @@ static fl_status plan_rg(fl_parquet_scan *s, const fl_pq_row_group *g, fl_error 
     FL_TRY(read_indexes(s, g, ci, oi, err));
     for (uint32_t i = 0; i < s->ncols; i++)
         s->cols[i].oi = oi[s->cols[i].leaf->index];
+    if (!prune)
+        return add_range(s, 0, g->num_rows, err);
     /* excluded[] marks rows; sized by row count only when some term prunes */
     range *ex = NULL;
     uint32_t nex = 0, excap = 0;
@@ -714,21 +801,23 @@ static fl_status open_rg(fl_parquet_scan *s, uint32_t gi, bool *skip, fl_error *
 {
     const fl_pq_row_group *g = &s->r->meta.row_groups[gi];
     *skip = false;
+    bool first_slice = s->slice_lo == 0; /* counts the row group once */
     if (!rg_may_match(s, g)) {
-        s->stats.row_groups_pruned++;
+        s->stats.row_groups_pruned += first_slice;
         *skip = true;
         return FL_OK;
     }
     FL_TRY(plan_rg(s, g, err));
     if (s->nranges == 0) {
         *skip = true;
-        if (g->num_rows > 0)
+        if (g->num_rows > 0 && s->slice_hi == 0)
             s->stats.row_groups_pruned++;
         return FL_OK;
     }
-    for (uint32_t i = 0; i < s->ncols; i++)
+    for (uint32_t i = 0; i < s->ncols; i++) {
         FL_TRY(fl_pq_col_open(&s->cols[i].col, gi, s->cols[i].leaf, s->cols[i].slot_def,
-                              s->cols[i].oi, s->ranges[s->nranges - 1].b, err));
+                              s->cols[i].oi, s->ranges[0].a, s->ranges[s->nranges - 1].b, err));
+    }
     s->rg = gi;
     s->row = 0;
     s->in_rg = true;

@@ -7,9 +7,12 @@
  *                 predicate (partition + metrics pruning); when there are
  *                 fewer tasks than ICE_SPLIT_PER_THREAD x threads, one row
  *                 group of a task (split planning, iceberg/scan_task.h: the
- *                 footers are read at prepare through the shared cache), so
- *                 a table written as one big file still spreads over the
- *                 threads. A thread keeps its task reader (file, footer,
+ *                 footers are read at prepare through the shared cache), and
+ *                 with fewer row groups than that, one row range of a row
+ *                 group (>= ICE_SPLIT_MIN_ROWS rows; the offset index lets
+ *                 each range skip the pages of the others unread), so a
+ *                 table written as one big file of 128 MiB row groups still
+ *                 spreads over the threads. A thread keeps its task reader (file, footer,
  *                 decoded deletes) while consecutive morsels it claims
  *                 belong to the same task and only seeks to the next slice;
  *   PARQUET       one row group when there are few files (so a single big
@@ -54,15 +57,19 @@ typedef struct pq_morsel {
     int32_t rg; /* -1 = every row group of the file */
 } pq_morsel;
 
-/* An Iceberg morsel: row groups [rg_first, rg_first + rg_count) of a task
- * (rg_count 0 = the whole data file). */
+/* An Iceberg morsel: a slice of a task (row groups, or rows of one row
+ * group). */
 typedef struct ice_morsel {
     uint32_t task;
-    uint32_t rg_first, rg_count;
+    fl_ice_slice slice;
 } ice_morsel;
 
-/* Split tasks into row groups while tasks < this many per thread. */
+/* Split tasks into row groups while tasks < this many per thread, and row
+ * groups into row ranges while there are still fewer morsels. */
 #define ICE_SPLIT_PER_THREAD 4
+/* A row range of a split row group has at least this many rows: each range
+ * opens every projected column (dictionary, first page) again. */
+#define ICE_SPLIT_MIN_ROWS 131072
 
 typedef struct scan_state {
     fl_fileio *io;
@@ -146,37 +153,87 @@ static void pq_close_file(fl_fileio *io, fl_file *f, fl_parquet_reader *r, fl_ic
     fl_file_close(f);
 }
 
+static fl_status push_ice_morsel(scan_state *st, uint32_t *cap, ice_morsel m, fl_error *err)
+{
+    if (st->nmorsels == *cap) {
+        FL_CHECK(*cap < UINT32_MAX / 4, err, FL_EINVAL, "too many row groups to plan");
+        uint32_t nc = *cap ? *cap * 2 : 16;
+        ice_morsel *m2 = realloc(st->im, nc * sizeof *m2);
+        if (!m2)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        st->im = m2;
+        *cap = nc;
+    }
+    st->im[st->nmorsels++] = m;
+    return FL_OK;
+}
+
+/* The morsels of task t's row groups, split into `pieces` row ranges each
+ * where the row group has an offset index and rows enough. */
+static fl_status split_task(scan_state *st, uint32_t t, uint32_t nrg, const int64_t *rows,
+                            uint32_t pieces, uint32_t *cap, fl_error *err)
+{
+    for (uint32_t g = 0; g < nrg; g++) {
+        int64_t n = rows ? rows[g] : 0;
+        uint32_t k = pieces;
+        if (n / ICE_SPLIT_MIN_ROWS < k)
+            k = (uint32_t)(n / ICE_SPLIT_MIN_ROWS);
+        if (k < 2) { /* one row group: the whole file (also an ORC file's stripes) */
+            fl_ice_slice whole = nrg == 1 ? (fl_ice_slice){0, 0, 0, 0} : (fl_ice_slice){g, 1, 0, 0};
+            FL_TRY(push_ice_morsel(st, cap, (ice_morsel){t, whole}, err));
+            continue;
+        }
+        for (uint32_t i = 0; i < k; i++) {
+            int64_t lo = n * i / k, hi = n * (i + 1) / k;
+            FL_TRY(push_ice_morsel(st, cap, (ice_morsel){t, {g, 1, lo, hi}}, err));
+        }
+    }
+    return FL_OK;
+}
+
 /* One morsel per task, or with few tasks and several threads one per row
- * group (split planning: the footer of each file is read here, through the
- * shared cache, and reused by the task readers). */
+ * group, and with few row groups one per row range of a row group, so that
+ * one big file (floe load, Spark and Trino write 128 MiB row groups) keeps
+ * every thread busy. The footer of each file is read here, through the
+ * shared cache, and reused by the task readers. */
 static fl_status plan_ice_morsels(scan_state *st, uint32_t threads, fl_error *err)
 {
     const fl_ice_scan_plan *p = st->ice;
-    bool split = threads > 1 && p->ntasks < threads * ICE_SPLIT_PER_THREAD;
-    uint32_t cap = p->ntasks, cnt = 0;
-    st->im = calloc(cap ? cap : 1, sizeof *st->im);
-    if (!st->im)
-        return fl_errorf(err, FL_ENOMEM, "out of memory");
-    for (uint32_t t = 0; t < p->ntasks; t++) {
-        uint32_t nrg = 1;
-        if (split)
-            FL_TRY(fl_ice_task_row_groups(st->io, p, t, &nrg, err));
-        if (nrg == 0)
-            nrg = 1; /* a file without row groups: one (empty) morsel */
-        if (nrg > UINT32_MAX / 2 - cnt)
-            return fl_errorf(err, FL_EINVAL, "too many row groups to plan");
-        if (cnt + nrg > cap) {
-            cap = (cnt + nrg) * 2;
-            ice_morsel *m2 = realloc(st->im, cap * sizeof *m2);
-            if (!m2)
-                return fl_errorf(err, FL_ENOMEM, "out of memory");
-            st->im = m2;
-        }
-        for (uint32_t g = 0; g < nrg; g++)
-            st->im[cnt++] = nrg > 1 ? (ice_morsel){t, g, 1} : (ice_morsel){t, 0, 0};
+    uint32_t want = threads * ICE_SPLIT_PER_THREAD;
+    bool split = threads > 1 && p->ntasks < want;
+    uint32_t cap = 0;
+    st->nmorsels = 0;
+    if (!split) {
+        for (uint32_t t = 0; t < p->ntasks; t++)
+            FL_TRY(push_ice_morsel(st, &cap, (ice_morsel){t, {0, 0, 0, 0}}, err));
+        return FL_OK;
     }
-    st->nmorsels = cnt;
-    return FL_OK;
+    uint32_t *nrg = calloc(p->ntasks + 1, sizeof *nrg);
+    int64_t **rows = calloc(p->ntasks + 1, sizeof *rows);
+    fl_status rc = nrg && rows ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < p->ntasks && rc == FL_OK; t++) {
+        rc = fl_ice_task_row_groups(st->io, p, t, &nrg[t], NULL, 0, err);
+        if (rc == FL_OK && nrg[t] > 0 && !(rows[t] = calloc(nrg[t], sizeof **rows)))
+            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+        if (rc == FL_OK && nrg[t] > 0)
+            rc = fl_ice_task_row_groups(st->io, p, t, &nrg[t], rows[t], nrg[t], err);
+        total += nrg[t] ? nrg[t] : 1;
+    }
+    uint32_t pieces = total && total < want ? (uint32_t)((want + total - 1) / total) : 1;
+    for (uint32_t t = 0; t < p->ntasks && rc == FL_OK; t++) {
+        if (nrg[t] == 0) /* a file without row groups: one (empty) morsel */
+            rc = push_ice_morsel(st, &cap, (ice_morsel){t, {0, 0, 0, 0}}, err);
+        else if (nrg[t] == 1 && pieces == 1)
+            rc = push_ice_morsel(st, &cap, (ice_morsel){t, {0, 0, 0, 0}}, err);
+        else
+            rc = split_task(st, t, nrg[t], rows[t], pieces, &cap, err);
+    }
+    for (uint32_t t = 0; rows && t < p->ntasks; t++)
+        free(rows[t]);
+    free(rows);
+    free(nrg);
+    return rc;
 }
 
 /* ---- progress ---- */
@@ -531,14 +588,14 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
     case FL_SCAN_ICEBERG: {
         ice_morsel im = st->im[m];
         if (o->ice && fl_ice_task_reader_task(o->ice) == &st->ice->tasks[im.task]) {
-            FL_TRY(fl_ice_task_reader_seek(o->ice, im.rg_first, im.rg_count, err));
+            FL_TRY(fl_ice_task_reader_seek(o->ice, &im.slice, err));
         } else {
             close_ice(o);
-            FL_TRY(fl_ice_task_reader_open_slice(st->io, st->ice, im.task, im.rg_first, im.rg_count,
-                                                 &o->ice, err));
+            FL_TRY(fl_ice_task_reader_open_slice(st->io, st->ice, im.task, &im.slice, &o->ice, err));
         }
         FL_TRY(init_raw(o, &st->ice->schema, err));
-        if (st->ice->tasks[im.task].file && im.rg_first == 0) /* once per file */
+        if (st->ice->tasks[im.task].file && im.slice.rg_first == 0 &&
+            im.slice.row_lo == 0) /* once per file */
             atomic_fetch_add(&o->base.node->p->stats.bytes_read,
                              (long long)st->ice->tasks[im.task].file->file_size_in_bytes);
         break;

@@ -258,7 +258,10 @@ fl_status ex_ht_find(ex_ht *h, const fl_unified *ku, const fl_vector *const *kv,
         if (!s)
             break;
         uint32_t g = (uint32_t)s - 1;
-        if ((s & TAG_MASK) == tag && h->hashes[g] == hv) {
+        /* the tag (the hash's high 32 bits) rejects nearly every other group;
+         * comparing the full hash too would cost one more cache miss per
+         * lookup (hashes[] is one more array), so the keys decide */
+        if ((s & TAG_MASK) == tag) {
             bool eq = true;
             if (h->nkeys) {
                 const fl_batch *b = h->keys.b[g / FL_BATCH_CAP];

@@ -98,6 +98,10 @@ typedef struct ice_term {
 typedef struct ice_filter {
     uint32_t nterms;
     ice_term *terms;
+    /* for terms on "$partition" / "$file_modified_time" (eval_metrics.c):
+     * the table, and the FileIO that stats data files (NULL: not pruned) */
+    const fl_ice_metadata *meta;
+    fl_fileio *io;
 } ice_filter;
 
 /* Resolves opt->filter against schema s (names or ids, case-insensitive on
@@ -106,6 +110,18 @@ fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool cas
                              fl_arena *a, ice_filter *out, fl_error *err);
 /* Does value v (maybe null) satisfy term t? */
 bool ice_term_holds(const ice_term *t, const fl_value *v);
+
+/* ---- partition metadata columns (scan_meta.c) ---- */
+
+/* _partition's child values for data file df, one per child of struct type
+ * st (matched by partition field id; NULL where df's spec lacks it). */
+fl_status ice_partition_values(const fl_ice_metadata *m, const fl_ice_data_file *df,
+                               const fl_type *st, fl_arena *a, fl_value **out, fl_error *err);
+/* "$partition" of df: Java's PartitionSpec.partitionToPath ("" when
+ * unpartitioned); NULL on OOM or a malformed tuple. */
+const char *ice_partition_text(const fl_ice_metadata *m, const fl_ice_data_file *df, fl_arena *a);
+/* n rows of the struct whose children are vals (FLAT). */
+fl_status ice_fill_struct_const(fl_vector *v, const fl_value *vals, uint32_t n, fl_error *err);
 
 /* ---- evaluation (eval_*.c) ---- */
 

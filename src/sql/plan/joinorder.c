@@ -279,6 +279,11 @@ static bool field_term(fl_arena *a, const fl_plan *scan, const fl_expr *e, size_
     const fl_type *ft = &ref->leaf->type;
     if (fl_type_is_nested(ft) || ref->top->column >= scan->u.scan.ncolumns)
         return false;
+    /* _partition's fields carry partition field ids, not column ids: the
+     * scan cannot resolve them, so _partition.x = v stays a row filter */
+    if (scan->u.scan.kind == FL_SCAN_ICEBERG &&
+        scan->u.scan.columns[ref->top->column] == FL_ICE_FIELD_ID_PARTITION)
+        return false;
     for (size_t i = 0; i < sizeof cmp_ops / sizeof cmp_ops[0]; i++) {
         if (strcmp(fn_name(e), cmp_ops[i].op) != 0)
             continue;

@@ -52,8 +52,8 @@ static bool file_mtime(const ice_filter *f, const fl_ice_data_file *df, fl_value
 }
 
 /* A term on a metadata column that is one value per file (_file, "$path",
- * _spec_id, "$file_size", "$partition", "$file_modified_time") decides the
- * whole file; -1 for other columns. */
+ * _spec_id, "$file_size", "$partition", "$file_modified_time", a field of
+ * _partition) decides the whole file; -1 for other columns. */
 static int file_constant_term(const ice_filter *f, const ice_term *t, const fl_ice_data_file *df)
 {
     fl_value v;
@@ -80,6 +80,13 @@ static int file_constant_term(const ice_filter *f, const ice_term *t, const fl_i
         break;
     case FL_ICE_FIELD_ID_SPEC_ID: v.v.i32 = df->spec_id; break;
     case FL_ICE_FIELD_ID_TRINO_FILE_SIZE: v.v.i64 = df->file_size_in_bytes; break;
+    case FL_ICE_FIELD_ID_PARTITION: /* _partition.x: the file's tuple */
+        if (!f->meta || t->part_field_id <= 0) {
+            fl_arena_free(&a);
+            return -1;
+        }
+        ice_partition_value(f->meta, df, t->part_field_id, &t->field->type, &v);
+        break;
     default: fl_arena_free(&a); return -1;
     }
     if (pp) {
@@ -223,7 +230,7 @@ fl_ice_match fl_ice_file_match(const fl_ice_metadata *m, const fl_ice_schema *s,
     ice_filter rf;
     fl_error err;
     fl_ice_match r = FL_ICE_MATCH_SOME;
-    if (ice_filter_resolve(filter, &s->schema, false, &a, &rf, &err) == FL_OK) {
+    if (ice_filter_resolve(filter, &s->schema, false, m, &a, &rf, &err) == FL_OK) {
         rf.meta = m; /* "$partition" decides files; no FileIO for mtimes here */
         r = ice_file_match(m, &rf, f);
     }

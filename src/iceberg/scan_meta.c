@@ -64,10 +64,8 @@ fl_status fl_ice_partition_column(const fl_ice_metadata *m, fl_arena *a, fl_fiel
     return FL_OK;
 }
 
-/* The value of partition field id in df (its spec's tuple), as type t;
- * NULL when df's spec has no such field. */
-static void part_value(const fl_ice_metadata *m, const fl_ice_data_file *df, int32_t id,
-                       const fl_type *t, fl_value *out)
+void ice_partition_value(const fl_ice_metadata *m, const fl_ice_data_file *df, int32_t id,
+                         const fl_type *t, fl_value *out)
 {
     const fl_ice_partition_spec *spec = fl_ice_metadata_spec(m, df->spec_id);
     for (uint32_t k = 0; spec && k < spec->nfields && k < df->npartition; k++)
@@ -86,7 +84,7 @@ fl_status ice_partition_values(const fl_ice_metadata *m, const fl_ice_data_file 
     *out = fl_arena_calloc(a, st->nchildren + 1, sizeof **out);
     FL_CHECK(*out != NULL, err, FL_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < st->nchildren; i++)
-        part_value(m, df, st->children[i].field_id, &st->children[i].type, &(*out)[i]);
+        ice_partition_value(m, df, st->children[i].field_id, &st->children[i].type, &(*out)[i]);
     return FL_OK;
 }
 

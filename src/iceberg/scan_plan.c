@@ -465,7 +465,7 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
         rc = build_output(ip, opt, err);
     if (rc == FL_OK)
         rc = ice_filter_resolve(opt ? opt->filter : NULL, &p->table_schema->schema,
-                                opt && opt->case_insensitive, &p->arena, &ip->filter, err);
+                                opt && opt->case_insensitive, m, &p->arena, &ip->filter, err);
     ip->filter.meta = m; /* "$partition" and "$file_modified_time" prune per file */
     ip->filter.io = io;
     for (uint32_t t = 0; rc == FL_OK && t < ip->filter.nterms; t++) {

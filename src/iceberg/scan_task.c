@@ -345,7 +345,7 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
         for (uint32_t t = 0; t < p->filter.nterms; t++) {
             const ice_term *it = &p->filter.terms[t];
             if (it->nested) { /* row groups by the field's statistics (ids only) */
-                if (has_ids && it->op != FL_CMP_IN)
+                if (has_ids && it->op != FL_CMP_IN && !it->part_field_id)
                     terms[nterms++] = (fl_col_pred){
                         .field_id = it->field_id, .op = it->op, .value = it->value};
                 continue;

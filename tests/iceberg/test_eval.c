@@ -205,8 +205,8 @@ static void test_manifest_summaries(void)
         fl_col_pred t = {.column = "id", .op = cases[i].op, .value = vint(cases[i].v)};
         fl_predicate p = {1, &t};
         ice_filter f;
-        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a,
-                                    &f, &err),
+        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, NULL,
+                                    &a, &f, &err),
                  &err);
         if (ice_eval_manifest(&g_m, sp, &f, &mf) != cases[i].may)
             fprintf(stderr, "case %zu\n", i);
@@ -218,9 +218,9 @@ static void test_manifest_summaries(void)
     fl_col_pred t = {.column = "id", .op = FL_CMP_EQ, .value = vint(1)};
     fl_predicate p = {1, &t};
     ice_filter f;
-    CHECK_OK(
-        ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a, &f, &err),
-        &err);
+    CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, NULL, &a,
+                                &f, &err),
+             &err);
     CHECK(!ice_eval_manifest(&g_m, sp, &f, &mf));
     fl_arena_free(&a);
 }
@@ -373,6 +373,11 @@ static void test_partition_columns(void)
     CHECK_EQ_INT(
         match_id(&f, FL_ICE_FIELD_ID_TRINO_FILE_MTIME, FL_CMP_LT, vlong(FL_TYPE_TIMESTAMPTZ, 0)),
         SOME);
+    /* _partition.x by path: the file's tuple decides */
+    CHECK_EQ_INT(match1(&f, "_partition.id", FL_CMP_EQ, vint(5)), ALL);
+    CHECK_EQ_INT(match1(&f, "_partition.id", FL_CMP_EQ, vint(6)), NONE);
+    CHECK_EQ_INT(match1(&f, "_partition.n_t", FL_CMP_GT, vint(20)), NONE);
+    CHECK_EQ_INT(match1(&f, "_partition.v_v", FL_CMP_EQ, vint(0)), NONE); /* void: NULL */
 }
 
 int main(void)

@@ -133,7 +133,8 @@ static void test_partition_unpartitioned(void)
 }
 
 /* "$file_modified_time" is the data file's mtime (local files: stat);
- * comparisons on it and "$partition" equality prune whole files. */
+ * comparisons on it, "$partition" equality and _partition.x prune whole
+ * files. */
 static void test_partition_prune(void)
 {
     RUN_OK(&E, "CREATE TABLE pp (id int, g varchar) WITH (partitioning = ARRAY['g'])");
@@ -142,6 +143,13 @@ static void test_partition_prune(void)
     CHECK_EQ_STR(E.rows, "2\n");
     RUN_OK(&E, "EXPLAIN ANALYZE SELECT id FROM pp WHERE \"$partition\" = 'g=y'");
     CHECK(strstr(E.rows, "files=3 pruned=2") != NULL);
+    /* _partition.x prunes by the files' tuples too */
+    RUN_OK(&E, "SELECT id FROM pp WHERE _partition.g = 'z'");
+    CHECK_EQ_STR(E.rows, "3\n");
+    RUN_OK(&E, "EXPLAIN ANALYZE SELECT id FROM pp WHERE _partition.g = 'z'");
+    CHECK(strstr(E.rows, "files=3 pruned=2") != NULL);
+    RUN_OK(&E, "SELECT count(*) FROM pp WHERE _partition.g > 'x'");
+    CHECK_EQ_STR(E.rows, "2\n");
     RUN_OK(&E, "SELECT count(*), bool_and(\"$file_modified_time\" > TIMESTAMPTZ '2020-01-01 "
                "00:00:00+00'), bool_and(\"$file_modified_time\" <= now() + INTERVAL '1' DAY) "
                "FROM pp");

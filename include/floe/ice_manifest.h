@@ -74,12 +74,15 @@ typedef enum fl_ice_entry_status {
 #define FL_ICE_FIELD_ID_ROW_POS 2147483645          /* _pos metadata column */
 #define FL_ICE_FIELD_ID_FILE_PATH 2147483646        /* _file metadata column */
 #define FL_ICE_FIELD_ID_SPEC_ID 2147483643          /* _spec_id */
+#define FL_ICE_FIELD_ID_PARTITION 2147483642        /* _partition (struct of the row's partition) */
 #define FL_ICE_FIELD_ID_ROW_ID 2147483540           /* _row_id (row lineage, v3) */
 #define FL_ICE_FIELD_ID_LAST_UPDATED_SEQ 2147483539 /* _last_updated_sequence_number */
 /* floe's scan-only ids for Trino's hidden columns, in the range the spec
  * reserves but does not assign; never written to a file or to metadata */
-#define FL_ICE_FIELD_ID_TRINO_PATH 2147483500      /* "$path" (= _file) */
-#define FL_ICE_FIELD_ID_TRINO_FILE_SIZE 2147483501 /* "$file_size" */
+#define FL_ICE_FIELD_ID_TRINO_PATH 2147483500       /* "$path" (= _file) */
+#define FL_ICE_FIELD_ID_TRINO_FILE_SIZE 2147483501  /* "$file_size" */
+#define FL_ICE_FIELD_ID_TRINO_PARTITION 2147483502  /* "$partition" (partition path) */
+#define FL_ICE_FIELD_ID_TRINO_FILE_MTIME 2147483503 /* "$file_modified_time" */
 
 /* The metrics of one column of a data file: the six per-field-id maps of
  * data_file merged. Absent values are -1 / has_* false. */

@@ -94,8 +94,10 @@ typedef struct fl_ice_scan_options {
      * (fl_ice_metadata_column): _file, _pos (the row's position in its data
      * file, which row-level DELETE/UPDATE use), _spec_id, _row_id and
      * _last_updated_sequence_number (row lineage: first_row_id + _pos and
-     * the file's data sequence number; NULL without lineage), and Trino's
-     * "$path" and "$file_size". */
+     * the file's data sequence number; NULL without lineage), _partition
+     * (fl_ice_partition_column), and Trino's "$path", "$file_size",
+     * "$partition" (the partition path) and "$file_modified_time" (NULL
+     * when the store does not tell it, fl_file.has_mtime). */
     bool case_insensitive;
     /* Filter: AND of column comparisons (names resolved against the scan
      * schema, or field ids). Used for pruning and applied to rows as the
@@ -115,6 +117,11 @@ typedef struct fl_ice_scan_options {
 /* The metadata column named name ("_file", "$path", ...) or with field id
  * id (name NULL): its field (static), or NULL when there is none. */
 FL_API const fl_field *fl_ice_metadata_column(const char *name, int32_t id);
+/* Spark's _partition of table m: a struct of the union of its specs'
+ * partition fields (by partition field id), types and names in a. Not in
+ * fl_ice_metadata_column because its type is the table's. */
+FL_API fl_status fl_ice_partition_column(const fl_ice_metadata *m, fl_arena *a, fl_field *out,
+                                         fl_error *err);
 
 typedef struct fl_ice_scan_task {
     const fl_ice_data_file *file;

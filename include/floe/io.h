@@ -47,6 +47,10 @@ struct fl_file {
     uint64_t size;       /* total size in bytes, known at open */
     uint64_t bytes_read; /* statistics: bytes served by read_at (atomic adds) */
     uint64_t reads;      /* statistics: read_at calls */
+    /* last modification (µs since the epoch), known at open when the store
+     * tells it (local files, S3 and Azure do; has_mtime false otherwise) */
+    bool has_mtime;
+    int64_t mtime_us;
 };
 
 typedef struct fl_output_ops {

@@ -36,29 +36,71 @@ static bool is_nan(const fl_value *v)
            (v->type.id == FL_TYPE_FLOAT64 && isnan(v->v.f64));
 }
 
+/* "$file_modified_time" of df, read by opening it (the stores tell it at
+ * open). false when there is no FileIO or the open fails: the term then
+ * decides nothing. A store that cannot tell gives NULL, as the column. */
+static bool file_mtime(const ice_filter *f, const fl_ice_data_file *df, fl_value *v)
+{
+    fl_file *fh = NULL;
+    fl_error e2;
+    if (!f->io || fl_fileio_open(f->io, df->file_path, &fh, &e2) != FL_OK)
+        return false;
+    v->is_null = !fh->has_mtime;
+    v->v.i64 = fh->mtime_us;
+    fl_file_close(fh);
+    return true;
+}
+
 /* A term on a metadata column that is one value per file (_file, "$path",
- * _spec_id, "$file_size") decides the whole file; -1 for other columns. */
-static int file_constant_term(const ice_term *t, const fl_ice_data_file *df)
+ * _spec_id, "$file_size", "$partition", "$file_modified_time", a field of
+ * _partition) decides the whole file; -1 for other columns. */
+static int file_constant_term(const ice_filter *f, const ice_term *t, const fl_ice_data_file *df)
 {
     fl_value v;
     memset(&v, 0, sizeof v);
     v.type.id = t->field->type.id;
+    fl_arena a;
+    fl_arena_init(&a, 256);
+    const char *pp = NULL;
     switch (t->field_id) {
     case FL_ICE_FIELD_ID_FILE_PATH:
-    case FL_ICE_FIELD_ID_TRINO_PATH:
-        v.v.bytes.ptr = (const uint8_t *)df->file_path;
-        v.v.bytes.len = strlen(df->file_path);
+    case FL_ICE_FIELD_ID_TRINO_PATH: pp = df->file_path; break;
+    case FL_ICE_FIELD_ID_TRINO_PARTITION:
+        pp = f->meta ? ice_partition_text(f->meta, df, &a) : NULL;
+        if (!pp) {
+            fl_arena_free(&a);
+            return -1;
+        }
+        break;
+    case FL_ICE_FIELD_ID_TRINO_FILE_MTIME:
+        if (!file_mtime(f, df, &v)) {
+            fl_arena_free(&a);
+            return -1;
+        }
         break;
     case FL_ICE_FIELD_ID_SPEC_ID: v.v.i32 = df->spec_id; break;
     case FL_ICE_FIELD_ID_TRINO_FILE_SIZE: v.v.i64 = df->file_size_in_bytes; break;
-    default: return -1;
+    case FL_ICE_FIELD_ID_PARTITION: /* _partition.x: the file's tuple */
+        if (!f->meta || t->part_field_id <= 0) {
+            fl_arena_free(&a);
+            return -1;
+        }
+        ice_partition_value(f->meta, df, t->part_field_id, &t->field->type, &v);
+        break;
+    default: fl_arena_free(&a); return -1;
     }
-    return ice_term_holds(t, &v);
+    if (pp) {
+        v.v.bytes.ptr = (const uint8_t *)pp;
+        v.v.bytes.len = strlen(pp);
+    }
+    int r = ice_term_holds(t, &v);
+    fl_arena_free(&a);
+    return r;
 }
 
-static fl_ice_match eval_term(const ice_term *t, const fl_ice_data_file *df)
+static fl_ice_match eval_term(const ice_filter *f, const ice_term *t, const fl_ice_data_file *df)
 {
-    int fc = file_constant_term(t, df);
+    int fc = file_constant_term(f, t, df);
     if (fc >= 0)
         return fc ? FL_ICE_MATCH_ALL : FL_ICE_MATCH_NONE;
     const fl_ice_column_metrics *m = fl_ice_data_file_metrics(df, t->field_id);
@@ -148,7 +190,7 @@ fl_ice_match ice_eval_metrics(const ice_filter *f, const fl_ice_data_file *df)
         return FL_ICE_MATCH_ALL;
     fl_ice_match r = FL_ICE_MATCH_ALL;
     for (uint32_t t = 0; t < f->nterms; t++) {
-        fl_ice_match m = eval_term(&f->terms[t], df);
+        fl_ice_match m = eval_term(f, &f->terms[t], df);
         if (m == FL_ICE_MATCH_NONE)
             return FL_ICE_MATCH_NONE;
         if (m == FL_ICE_MATCH_SOME)
@@ -169,8 +211,8 @@ fl_ice_match ice_file_match(const fl_ice_metadata *m, const ice_filter *f,
     /* per term: ALL from either source */
     bool all = true;
     for (uint32_t t = 0; t < f->nterms; t++) {
-        ice_filter one = {1, &f->terms[t]};
-        fl_ice_match mm = eval_term(&f->terms[t], df);
+        ice_filter one = {.nterms = 1, .terms = &f->terms[t], .meta = f->meta, .io = f->io};
+        fl_ice_match mm = eval_term(f, &f->terms[t], df);
         if (mm == FL_ICE_MATCH_NONE)
             return FL_ICE_MATCH_NONE;
         if (mm != FL_ICE_MATCH_ALL &&
@@ -188,8 +230,10 @@ fl_ice_match fl_ice_file_match(const fl_ice_metadata *m, const fl_ice_schema *s,
     ice_filter rf;
     fl_error err;
     fl_ice_match r = FL_ICE_MATCH_SOME;
-    if (ice_filter_resolve(filter, &s->schema, false, &a, &rf, &err) == FL_OK)
+    if (ice_filter_resolve(filter, &s->schema, false, m, &a, &rf, &err) == FL_OK) {
+        rf.meta = m; /* "$partition" decides files; no FileIO for mtimes here */
         r = ice_file_match(m, &rf, f);
+    }
     fl_arena_free(&a);
     return r;
 }

@@ -47,8 +47,25 @@ static const fl_field *find_path(const fl_schema *s, const char *path, bool ci)
     return NULL;
 }
 
-fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool ci, fl_arena *a,
-                             ice_filter *out, fl_error *err)
+/* "_partition.x" (when the table has no column _partition): field x of the
+ * _partition metadata column, built for m in a; NULL when there is none. */
+static const fl_field *partition_field(const fl_ice_metadata *m, const char *path, bool ci,
+                                       fl_arena *a)
+{
+    static const char prefix[] = "_partition.";
+    size_t n = sizeof prefix - 1;
+    if (!m || !path || (ci ? strncasecmp(path, prefix, n) : strncmp(path, prefix, n)) != 0)
+        return NULL;
+    fl_field pc;
+    fl_error e2;
+    if (fl_ice_partition_column(m, a, &pc, &e2) != FL_OK)
+        return NULL;
+    fl_schema one = {.nfields = pc.type.nchildren, .fields = pc.type.children};
+    return find_path(&one, path + n, ci);
+}
+
+fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool ci,
+                             const fl_ice_metadata *m, fl_arena *a, ice_filter *out, fl_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!p || p->nterms == 0)
@@ -61,6 +78,8 @@ fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool ci,
                                              : find_path(s, cp->column ? cp->column : "", ci);
         if (!f && cp->field_id > 0)
             f = fl_ice_metadata_column(NULL, cp->field_id); /* _file = '...': prunes files */
+        const fl_field *pf = f || cp->field_id > 0 ? NULL : partition_field(m, cp->column, ci, a);
+        f = pf ? pf : f; /* _partition.x = v: prunes files by their tuples */
         if (!f) {
             if (cp->field_id > 0)
                 return fl_errorf(err, FL_ENOTFOUND, "filter: no column with field id %d",
@@ -71,7 +90,8 @@ fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool ci,
         if (fl_type_is_nested(&f->type))
             return fl_errorf(err, FL_EUNSUPPORTED, "filter: column '%s' is nested", f->name);
         ice_term *t = &out->terms[out->nterms++];
-        t->field_id = f->field_id;
+        t->field_id = pf ? FL_ICE_FIELD_ID_PARTITION : f->field_id;
+        t->part_field_id = pf ? pf->field_id : 0;
         t->field = f;
         t->op = cp->op;
         if (cp->op == FL_CMP_IS_NULL || cp->op == FL_CMP_NOT_NULL)

@@ -93,19 +93,43 @@ typedef struct ice_term {
     const fl_value *in_values;
     uint32_t nin;
     bool nested; /* a field inside a struct: prunes, rows are the caller's to filter */
+    /* a term on a field of _partition (path "_partition.x", field_id is then
+     * FL_ICE_FIELD_ID_PARTITION): the partition field id; 0 otherwise */
+    int32_t part_field_id;
 } ice_term;
 
 typedef struct ice_filter {
     uint32_t nterms;
     ice_term *terms;
+    /* for terms on "$partition" / "$file_modified_time" (eval_metrics.c):
+     * the table, and the FileIO that stats data files (NULL: not pruned) */
+    const fl_ice_metadata *meta;
+    fl_fileio *io;
 } ice_filter;
 
 /* Resolves opt->filter against schema s (names or ids, case-insensitive on
- * request); literals are cast to the column types (arena a). */
+ * request); literals are cast to the column types (arena a). With the
+ * table m (may be NULL), a path "_partition.x" names a field of _partition. */
 fl_status ice_filter_resolve(const fl_predicate *p, const fl_schema *s, bool case_insensitive,
-                             fl_arena *a, ice_filter *out, fl_error *err);
+                             const fl_ice_metadata *m, fl_arena *a, ice_filter *out, fl_error *err);
 /* Does value v (maybe null) satisfy term t? */
 bool ice_term_holds(const ice_term *t, const fl_value *v);
+
+/* ---- partition metadata columns (scan_meta.c) ---- */
+
+/* _partition's child values for data file df, one per child of struct type
+ * st (matched by partition field id; NULL where df's spec lacks it). */
+fl_status ice_partition_values(const fl_ice_metadata *m, const fl_ice_data_file *df,
+                               const fl_type *st, fl_arena *a, fl_value **out, fl_error *err);
+/* The value of partition field id in df's tuple as type t (NULL when df's
+ * spec has no such field). */
+void ice_partition_value(const fl_ice_metadata *m, const fl_ice_data_file *df, int32_t id,
+                         const fl_type *t, fl_value *out);
+/* "$partition" of df: Java's PartitionSpec.partitionToPath ("" when
+ * unpartitioned); NULL on OOM or a malformed tuple. */
+const char *ice_partition_text(const fl_ice_metadata *m, const fl_ice_data_file *df, fl_arena *a);
+/* n rows of the struct whose children are vals (FLAT). */
+fl_status ice_fill_struct_const(fl_vector *v, const fl_value *vals, uint32_t n, fl_error *err);
 
 /* ---- evaluation (eval_*.c) ---- */
 

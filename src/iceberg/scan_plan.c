@@ -80,6 +80,13 @@ static const fl_field k_meta_columns[] = {
     {.name = "$file_size",
      .field_id = FL_ICE_FIELD_ID_TRINO_FILE_SIZE,
      .type = {.id = FL_TYPE_INT64}},
+    {.name = "$partition",
+     .field_id = FL_ICE_FIELD_ID_TRINO_PARTITION,
+     .type = {.id = FL_TYPE_STRING}},
+    {.name = "$file_modified_time",
+     .field_id = FL_ICE_FIELD_ID_TRINO_FILE_MTIME,
+     .nullable = true,
+     .type = {.id = FL_TYPE_TIMESTAMPTZ}},
 };
 
 const fl_field *fl_ice_metadata_column(const char *name, int32_t id)
@@ -88,6 +95,19 @@ const fl_field *fl_ice_metadata_column(const char *name, int32_t id)
         if (name ? !strcmp(k_meta_columns[i].name, name) : k_meta_columns[i].field_id == id)
             return &k_meta_columns[i];
     return NULL;
+}
+
+/* A metadata column by name or id (name NULL); _partition is built for the
+ * table in the plan's arena (its type is the table's partitioning). */
+static const fl_field *meta_column(ice_plan *ip, const char *name, int32_t id)
+{
+    if (name ? strcmp(name, "_partition") != 0 : id != FL_ICE_FIELD_ID_PARTITION)
+        return fl_ice_metadata_column(name, id);
+    fl_field *f = fl_arena_calloc(&ip->pub.arena, 1, sizeof *f);
+    fl_error e2;
+    if (!f || fl_ice_partition_column(ip->pub.meta, &ip->pub.arena, f, &e2) != FL_OK)
+        return NULL;
+    return f;
 }
 
 static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_error *err)
@@ -113,7 +133,7 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
                                           : !strcmp(ts->fields[k].name, name))
                     f = &ts->fields[k];
             if (!f)
-                f = fl_ice_metadata_column(name, 0);
+                f = meta_column(ip, name, 0);
             else
                 ip->out_fields[i] = f;
             if (!f)
@@ -121,7 +141,7 @@ static fl_status build_output(ice_plan *ip, const fl_ice_scan_options *opt, fl_e
                                  ts->schema_id);
         } else if (opt && opt->nfield_ids) {
             int32_t id = opt->field_ids[i];
-            if ((f = fl_ice_metadata_column(NULL, id)) == NULL) {
+            if ((f = meta_column(ip, NULL, id)) == NULL) {
                 for (uint32_t k = 0; k < ts->nfields && !f; k++)
                     if (ts->fields[k].field_id == id)
                         f = &ts->fields[k];
@@ -445,7 +465,9 @@ fl_status fl_ice_scan_plan_files(fl_fileio *io, const fl_ice_metadata *m,
         rc = build_output(ip, opt, err);
     if (rc == FL_OK)
         rc = ice_filter_resolve(opt ? opt->filter : NULL, &p->table_schema->schema,
-                                opt && opt->case_insensitive, &p->arena, &ip->filter, err);
+                                opt && opt->case_insensitive, m, &p->arena, &ip->filter, err);
+    ip->filter.meta = m; /* "$partition" and "$file_modified_time" prune per file */
+    ip->filter.io = io;
     for (uint32_t t = 0; rc == FL_OK && t < ip->filter.nterms; t++) {
         const fl_field *tf = ip->filter.terms[t].field;
         bool top = tf == fl_ice_metadata_column(NULL, tf->field_id);

@@ -46,7 +46,14 @@
 #include "iceberg/scan_task.h"
 #include "iceberg/scan_task_orc.h"
 
-typedef enum src_kind { SRC_FILE, SRC_CONST, SRC_FILE_PATH, SRC_ROW_POS, SRC_ROW_ID } src_kind;
+typedef enum src_kind {
+    SRC_FILE,
+    SRC_CONST,
+    SRC_FILE_PATH,
+    SRC_ROW_POS,
+    SRC_ROW_ID,
+    SRC_PARTITION /* _partition: a struct of per-file constants (parts) */
+} src_kind;
 
 typedef struct rcol {
     int32_t field_id;
@@ -55,6 +62,7 @@ typedef struct rcol {
     colmap map;
     int pq; /* column index in the Parquet scan schema */
     fl_value constant;
+    fl_value *parts; /* SRC_PARTITION: one value per struct child */
 } rcol;
 
 typedef struct eqref {
@@ -217,6 +225,25 @@ static bool meta_constant(fl_ice_task_reader *r, rcol *c, const fl_schema *fs, b
     switch (c->field_id) {
     case FL_ICE_FIELD_ID_SPEC_ID: k->v.i32 = f->spec_id; break;
     case FL_ICE_FIELD_ID_TRINO_FILE_SIZE: k->v.i64 = f->file_size_in_bytes; break;
+    case FL_ICE_FIELD_ID_TRINO_FILE_MTIME: /* the store's, at open; NULL when it cannot tell */
+        k->is_null = !r->file->has_mtime;
+        k->v.i64 = r->file->mtime_us;
+        break;
+    case FL_ICE_FIELD_ID_TRINO_PARTITION: {
+        const char *pp = ice_partition_text(r->p->pub.meta, f, &r->arena);
+        if (!pp) {
+            *rc = fl_errorf(err, FL_ECORRUPT, "%s: partition tuple does not fit spec %d",
+                            f->file_path, (int)f->spec_id);
+            return true;
+        }
+        k->v.bytes.ptr = (const uint8_t *)pp;
+        k->v.bytes.len = strlen(pp);
+        break;
+    }
+    case FL_ICE_FIELD_ID_PARTITION:
+        c->kind = SRC_PARTITION;
+        *rc = ice_partition_values(r->p->pub.meta, f, &c->field->type, &r->arena, &c->parts, err);
+        return true;
     case FL_ICE_FIELD_ID_ROW_ID:
     case FL_ICE_FIELD_ID_LAST_UPDATED_SEQ:
         if (fl_schema_find_id(fs, c->field_id)) {
@@ -319,7 +346,7 @@ static fl_status map_columns(fl_ice_task_reader *r, const fl_schema *fs, bool *n
         for (uint32_t t = 0; t < p->filter.nterms; t++) {
             const ice_term *it = &p->filter.terms[t];
             if (it->nested) { /* row groups by the field's statistics (ids only) */
-                if (has_ids && it->op != FL_CMP_IN)
+                if (has_ids && it->op != FL_CMP_IN && !it->part_field_id)
                     terms[nterms++] = (fl_col_pred){
                         .field_id = it->field_id, .op = it->op, .value = it->value};
                 continue;
@@ -641,6 +668,7 @@ static fl_status fill_columns(fl_ice_task_reader *r, uint32_t n, fl_error *err)
             FL_TRY(ice_colmap_fill(v, &c->field->type, &r->pb.cols[c->pq], &c->map, n, err));
             break;
         case SRC_CONST: FL_TRY(ice_fill_const(v, &c->constant, n, err)); break;
+        case SRC_PARTITION: FL_TRY(ice_fill_struct_const(v, c->parts, n, err)); break;
         case SRC_FILE_PATH: {
             fl_value fp = {.type = {.id = FL_TYPE_STRING}};
             fp.v.bytes.ptr = (const uint8_t *)r->task->file->file_path;

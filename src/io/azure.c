@@ -98,6 +98,8 @@ static fl_status az_open(fl_fileio *io, const char *path, fl_file **out, fl_erro
                        path);
     if (rc == FL_OK) {
         af->base.size = (uint64_t)r.content_length;
+        af->base.has_mtime = r.has_last_modified; /* "$file_modified_time" */
+        af->base.mtime_us = r.last_modified_us;
         memcpy(af->etag, r.etag, sizeof af->etag);
     }
     io_http_response_free(&r);

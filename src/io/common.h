@@ -132,6 +132,9 @@ typedef struct io_http_response {
     io_xml_error error;      /* parsed from a non-2xx body */
     unsigned attempts;
     bool overflow; /* a 2xx body was longer than request.out / max_body allowed */
+    /* Last-Modified (an IMF-fixdate), as µs since the epoch ("$file_modified_time") */
+    bool has_last_modified;
+    int64_t last_modified_us;
 } io_http_response;
 
 /* Sends rq, retrying transport errors, 5xx, 429 and the codes SlowDown,

@@ -105,6 +105,8 @@ static fl_status fio_open(fl_fileio *base, const char *path, fl_file **out, fl_e
     ff->base.ops = &faulty_file_ops;
     ff->base.path = p;
     ff->base.size = inner->size;
+    ff->base.has_mtime = inner->has_mtime;
+    ff->base.mtime_us = inner->mtime_us;
     if (io->plan.truncate_to && ff->base.size > io->plan.truncate_to)
         ff->base.size = io->plan.truncate_to;
     ff->inner = inner;

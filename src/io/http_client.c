@@ -31,6 +31,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "floe/calendar.h"
 #include "io/common.h"
 
 #define POOL_MAX 16
@@ -194,6 +195,23 @@ static int64_t parse_nonneg(const char *v)
     return (*v && !*end && x >= 0) ? (int64_t)x : -1;
 }
 
+/* An HTTP date in the IMF-fixdate form every store sends ("Sun, 06 Nov 1994
+ * 08:49:37 GMT", RFC 9110 5.6.7) as µs since the epoch; false otherwise. */
+static bool parse_http_date(const char *s, int64_t *us)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    char mon[4] = {0};
+    int d, y, hh, mm, ss;
+    if (sscanf(s, "%*3s, %2d %3s %4d %2d:%2d:%2d GMT", &d, mon, &y, &hh, &mm, &ss) != 6)
+        return false;
+    const char *m = strstr(months, mon);
+    if (!m || strlen(mon) != 3 || (m - months) % 3 != 0 || d < 1 || d > 31)
+        return false;
+    int64_t days = fl_days_from_civil(y, (unsigned)((m - months) / 3 + 1), (unsigned)d);
+    *us = ((days * 24 + hh) * 60 + mm) * 60 * INT64_C(1000000) + ss * INT64_C(1000000);
+    return true;
+}
+
 static size_t on_header(char *p, size_t sz, size_t n, void *ud)
 {
     xfer *x = ud;
@@ -204,6 +222,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
         r->etag[0] = r->content_range[0] = r->content_type[0] = r->ms_error_code[0] = '\0';
         r->meta_upload[0] = '\0';
         r->content_length = r->retry_after_ms = -1;
+        r->has_last_modified = false;
     } else if (header_is(p, len, "etag:")) {
         header_value(p, len, 5, r->etag, sizeof r->etag);
     } else if (header_is(p, len, "content-range:")) {
@@ -214,6 +233,9 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
         header_value(p, len, 21, r->meta_upload, sizeof r->meta_upload);
     } else if (header_is(p, len, "x-ms-error-code:")) {
         header_value(p, len, 16, r->ms_error_code, sizeof r->ms_error_code);
+    } else if (header_is(p, len, "last-modified:")) {
+        header_value(p, len, 14, v, sizeof v);
+        r->has_last_modified = parse_http_date(v, &r->last_modified_us);
     } else if (header_is(p, len, "content-length:")) {
         header_value(p, len, 15, v, sizeof v);
         r->content_length = parse_nonneg(v);

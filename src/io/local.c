@@ -133,6 +133,8 @@ static fl_status local_open(fl_fileio *io, const char *path, fl_file **out, fl_e
     lf->base.ops = &local_file_ops;
     lf->base.path = p;
     lf->base.size = (uint64_t)st.st_size;
+    lf->base.has_mtime = true; /* "$file_modified_time" */
+    lf->base.mtime_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
     lf->fd = fd;
     *out = &lf->base;
     return FL_OK;

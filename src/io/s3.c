@@ -102,6 +102,8 @@ static fl_status s3_open(fl_fileio *io, const char *path, fl_file **out, fl_erro
         rc = fl_errorf(err, FL_EIO, "%s: HEAD answered without a Content-Length", path);
     if (rc == FL_OK) {
         sf->base.size = (uint64_t)r.content_length;
+        sf->base.has_mtime = r.has_last_modified; /* "$file_modified_time" */
+        sf->base.mtime_us = r.last_modified_us;
         memcpy(sf->etag, r.etag, sizeof sf->etag);
     }
     s3_response_free(&r);

@@ -3,7 +3,8 @@
  * identity, bucket, truncate (numbers and strings), day/month/year/hour and
  * void transforms; manifest partition summaries; column metrics (bounds,
  * null/NaN counts, truncated string bounds, promoted int bounds); strict
- * evaluation (FL_ICE_MATCH_ALL) as used by exact counts.
+ * evaluation (FL_ICE_MATCH_ALL) as used by exact counts; the partition
+ * metadata columns (_partition, "$partition", "$file_modified_time").
  */
 #include <math.h>
 #include <stdio.h>
@@ -204,8 +205,8 @@ static void test_manifest_summaries(void)
         fl_col_pred t = {.column = "id", .op = cases[i].op, .value = vint(cases[i].v)};
         fl_predicate p = {1, &t};
         ice_filter f;
-        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a,
-                                    &f, &err),
+        CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, NULL,
+                                    &a, &f, &err),
                  &err);
         if (ice_eval_manifest(&g_m, sp, &f, &mf) != cases[i].may)
             fprintf(stderr, "case %zu\n", i);
@@ -217,9 +218,9 @@ static void test_manifest_summaries(void)
     fl_col_pred t = {.column = "id", .op = FL_CMP_EQ, .value = vint(1)};
     fl_predicate p = {1, &t};
     ice_filter f;
-    CHECK_OK(
-        ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, &a, &f, &err),
-        &err);
+    CHECK_OK(ice_filter_resolve(&p, &fl_ice_metadata_current_schema(&g_m)->schema, false, NULL, &a,
+                                &f, &err),
+             &err);
     CHECK(!ice_eval_manifest(&g_m, sp, &f, &mf));
     fl_arena_free(&a);
 }
@@ -336,6 +337,49 @@ static void test_metrics(void)
     CHECK_EQ_INT(match1(&f, "x", FL_CMP_LE, L), ALL);
 }
 
+static fl_ice_match match_id(const fl_ice_data_file *f, int32_t id, fl_cmp_op op, fl_value lit)
+{
+    fl_col_pred t = {.field_id = id, .op = op, .value = lit};
+    fl_predicate p = {1, &t};
+    return fl_ice_file_match(&g_m, fl_ice_metadata_current_schema(&g_m), &p, f);
+}
+
+/* The partition metadata columns: _partition's type (every spec field, by
+ * id), its values and "$partition" of one file; "$partition" decides whole
+ * files, "$file_modified_time" cannot without a FileIO (SOME). */
+static void test_partition_columns(void)
+{
+    fl_error err;
+    fl_field pc;
+    CHECK_OK(fl_ice_partition_column(&g_m, &g_a, &pc, &err), &err);
+    CHECK_EQ_INT(pc.field_id, FL_ICE_FIELD_ID_PARTITION);
+    CHECK_EQ_INT(pc.type.id, FL_TYPE_STRUCT);
+    CHECK_EQ_INT(pc.type.nchildren, 8);
+    CHECK_EQ_STR(pc.type.children[0].name, "id");
+    CHECK_EQ_INT(pc.type.children[3].field_id, 1003);
+    CHECK_EQ_INT(pc.type.children[3].type.id, FL_TYPE_DATE); /* day -> date */
+    fl_ice_data_file f = file_for(5, false, 23, 0, "abcdef", 19724);
+    fl_value *vals = NULL;
+    CHECK_OK(ice_partition_values(&g_m, &f, &pc.type, &g_a, &vals, &err), &err);
+    CHECK_EQ_INT(vals[0].v.i32, 5);
+    CHECK_EQ_INT(vals[3].v.i32, 0); /* day 0 */
+    CHECK(vals[6].is_null);         /* void */
+    const char *pp = ice_partition_text(&g_m, &f, &g_a);
+    CHECK(pp != NULL);
+    CHECK(pp && strncmp(pp, "id=5/id_b=", 10) == 0);
+    CHECK(pp && strstr(pp, "/n_t=20/ts_d=1970-01-01/s_t=abc/d_m=2024-01/v_v=null/ts_h=") != NULL);
+    CHECK_EQ_INT(match_id(&f, FL_ICE_FIELD_ID_TRINO_PARTITION, FL_CMP_EQ, vstr(pp ? pp : "")), ALL);
+    CHECK_EQ_INT(match_id(&f, FL_ICE_FIELD_ID_TRINO_PARTITION, FL_CMP_EQ, vstr("id=6")), NONE);
+    CHECK_EQ_INT(
+        match_id(&f, FL_ICE_FIELD_ID_TRINO_FILE_MTIME, FL_CMP_LT, vlong(FL_TYPE_TIMESTAMPTZ, 0)),
+        SOME);
+    /* _partition.x by path: the file's tuple decides */
+    CHECK_EQ_INT(match1(&f, "_partition.id", FL_CMP_EQ, vint(5)), ALL);
+    CHECK_EQ_INT(match1(&f, "_partition.id", FL_CMP_EQ, vint(6)), NONE);
+    CHECK_EQ_INT(match1(&f, "_partition.n_t", FL_CMP_GT, vint(20)), NONE);
+    CHECK_EQ_INT(match1(&f, "_partition.v_v", FL_CMP_EQ, vint(0)), NONE); /* void: NULL */
+}
+
 int main(void)
 {
     fl_arena_init(&g_a, 0);
@@ -348,6 +392,7 @@ int main(void)
     TEST_RUN(test_partition_projection);
     TEST_RUN(test_manifest_summaries);
     TEST_RUN(test_metrics);
+    TEST_RUN(test_partition_columns);
     fl_arena_free(&g_a);
     return TEST_EXIT();
 }

@@ -3,6 +3,7 @@
  * memory file/output. */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,9 @@ static void test_write_read(void)
     fl_file *f;
     CHECK_OK(fl_fileio_open(io, path, &f, &err), &err);
     CHECK_EQ_INT(f->size, total);
+    /* the modification time ("$file_modified_time"): just now */
+    CHECK(f->has_mtime);
+    CHECK(llabs(f->mtime_us / 1000000 - (long long)time(NULL)) < 3600);
     uint8_t buf[100];
     CHECK_OK(fl_file_read_at(f, 0, buf, 5, &err), &err);
     CHECK(memcmp(buf, "hello", 5) == 0);

@@ -658,27 +658,36 @@ static fl_status bind_view(fl_bctx *b, const PgQuery__RangeVar *rv, const fl_tab
 }
 
 /* The metadata columns every table scan offers (Spark's _file, _pos,
- * _spec_id, row lineage; Trino's "$path", "$file_size"), appended to the
- * relation's schema after the table's columns. A table column of the same
- * name wins (the metadata column is then not offered). */
+ * _spec_id, _partition, row lineage; Trino's "$path", "$file_size",
+ * "$partition", "$file_modified_time"), appended to the relation's schema
+ * after the table's columns. A table column of the same name wins (the
+ * metadata column is then not offered). */
 static fl_status with_metadata_columns(fl_bctx *b, fl_rel *r, fl_error *err)
 {
-    static const int32_t ids[] = {FL_ICE_FIELD_ID_FILE_PATH,        FL_ICE_FIELD_ID_ROW_POS,
-                                  FL_ICE_FIELD_ID_SPEC_ID,          FL_ICE_FIELD_ID_ROW_ID,
-                                  FL_ICE_FIELD_ID_LAST_UPDATED_SEQ, FL_ICE_FIELD_ID_TRINO_PATH,
-                                  FL_ICE_FIELD_ID_TRINO_FILE_SIZE};
+    static const int32_t ids[] = {
+        FL_ICE_FIELD_ID_FILE_PATH,       FL_ICE_FIELD_ID_ROW_POS,
+        FL_ICE_FIELD_ID_SPEC_ID,         FL_ICE_FIELD_ID_PARTITION,
+        FL_ICE_FIELD_ID_ROW_ID,          FL_ICE_FIELD_ID_LAST_UPDATED_SEQ,
+        FL_ICE_FIELD_ID_TRINO_PATH,      FL_ICE_FIELD_ID_TRINO_FILE_SIZE,
+        FL_ICE_FIELD_ID_TRINO_PARTITION, FL_ICE_FIELD_ID_TRINO_FILE_MTIME};
     const uint32_t nmeta = sizeof ids / sizeof ids[0];
     const fl_schema *ts = r->schema;
     fl_schema *s = fl_arena_calloc(b->a, 1, sizeof *s);
     fl_field *f = fl_arena_calloc(b->a, ts->nfields + nmeta, sizeof *f);
-    if (!s || !f)
+    fl_field *part = fl_arena_calloc(b->a, 1, sizeof *part);
+    if (!s || !f || !part)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    /* _partition's type is the table's partitioning; a spec floe cannot type
+     * (an unknown transform) leaves it out rather than failing every query */
+    fl_error perr;
+    bool has_part = fl_ice_partition_column(r->meta, b->a, part, &perr) == FL_OK;
     if (ts->nfields)
         memcpy(f, ts->fields, ts->nfields * sizeof *f);
     uint32_t n = ts->nfields;
     for (uint32_t i = 0; i < nmeta; i++) {
-        const fl_field *m = fl_ice_metadata_column(NULL, ids[i]);
-        bool taken = false;
+        const fl_field *m =
+            ids[i] == FL_ICE_FIELD_ID_PARTITION ? part : fl_ice_metadata_column(NULL, ids[i]);
+        bool taken = ids[i] == FL_ICE_FIELD_ID_PARTITION && !has_part;
         for (uint32_t k = 0; k < ts->nfields && !taken; k++)
             taken = !strcmp(ts->fields[k].name, m->name);
         if (!taken)

@@ -279,6 +279,10 @@ static bool field_term(fl_arena *a, const fl_plan *scan, const fl_expr *e, size_
     const fl_type *ft = &ref->leaf->type;
     if (fl_type_is_nested(ft) || ref->top->column >= scan->u.scan.ncolumns)
         return false;
+    /* _partition's fields carry partition field ids, not column ids: the
+     * scan resolves "_partition.x" by path (and prunes files by it) */
+    bool part = scan->u.scan.kind == FL_SCAN_ICEBERG &&
+                scan->u.scan.columns[ref->top->column] == FL_ICE_FIELD_ID_PARTITION;
     for (size_t i = 0; i < sizeof cmp_ops / sizeof cmp_ops[0]; i++) {
         if (strcmp(fn_name(e), cmp_ops[i].op) != 0)
             continue;
@@ -287,8 +291,8 @@ static bool field_term(fl_arena *a, const fl_plan *scan, const fl_expr *e, size_
         if (!fl_type_equal(ft, &t->value.type) && !exact_cast(a, &t->value, ft))
             return false;
         t->column = ref->path;
-        t->field_id = scan->u.scan.kind == FL_SCAN_ICEBERG ? ref->leaf->field_id : 0;
-        return scan->u.scan.kind != FL_SCAN_ICEBERG || t->field_id > 0;
+        t->field_id = scan->u.scan.kind == FL_SCAN_ICEBERG && !part ? ref->leaf->field_id : 0;
+        return scan->u.scan.kind != FL_SCAN_ICEBERG || t->field_id > 0 || part;
     }
     return false;
 }

@@ -732,10 +732,80 @@ static inline bool cmp_keep(fl_cmp_op op, int c)
  * length, as fl_value_compare) columns with a literal of the column's type
  * take tight typed loops; everything else goes through fl_value comparison.
  * Returns the new count. */
+/* The bytes of a string of at most 8 bytes as a zero-padded word (equal
+ * lengths and words = equal strings). */
+static inline uint64_t short_word(const uint8_t *p, size_t n)
+{
+    uint64_t w = 0;
+    if (n)
+        memcpy(&w, p, n);
+    return w;
+}
+
+/* col IN (literals) on flat integer-like or string columns: each row is
+ * compared with the list's non-NULL literals (already of the column's type). */
+static bool filter_term_in(const ice_term *t, const fl_unified *u, fl_type_id id, uint32_t *sel,
+                           uint32_t *live)
+{
+    bool i64 = id == FL_TYPE_INT64 || id == FL_TYPE_TIMESTAMP || id == FL_TYPE_TIMESTAMPTZ ||
+               id == FL_TYPE_TIME;
+    bool i32 = id == FL_TYPE_INT32 || id == FL_TYPE_DATE;
+    bool str = id == FL_TYPE_STRING || id == FL_TYPE_BINARY;
+    if (t->op != FL_CMP_IN || !(i64 || i32 || str) || t->nin > 64)
+        return false;
+    for (uint32_t i = 0; i < t->nin; i++)
+        if (!t->in_values[i].is_null && t->in_values[i].type.id != id)
+            return false;
+    const fl_vector *b = u->base;
+    uint64_t words[64]; /* short string literals as words: one compare per literal */
+    for (uint32_t i = 0; str && i < t->nin; i++)
+        words[i] = t->in_values[i].is_null || t->in_values[i].v.bytes.len > 8
+                       ? 0
+                       : short_word(t->in_values[i].v.bytes.ptr, t->in_values[i].v.bytes.len);
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < *live; j++) {
+        uint32_t row = sel[j];
+        if (!fl_unified_is_valid(u, row))
+            continue;
+        uint32_t br = fl_unified_row(u, row);
+        bool hit = false;
+        if (str) {
+            const uint8_t *xp = b->heap + b->offsets[br];
+            size_t xl = (size_t)(b->offsets[br + 1] - b->offsets[br]);
+            uint64_t xw = xl <= 8 ? short_word(xp, xl) : 0;
+            for (uint32_t i = 0; i < t->nin && !hit; i++) {
+                const fl_value *lv = &t->in_values[i];
+                if (lv->is_null || lv->v.bytes.len != xl)
+                    continue;
+                hit = xl <= 8 ? words[i] == xw : memcmp(lv->v.bytes.ptr, xp, xl) == 0;
+            }
+        } else {
+            int64_t x;
+            if (i64)
+                memcpy(&x, b->data + 8 * (size_t)br, 8);
+            else {
+                int32_t x32;
+                memcpy(&x32, b->data + 4 * (size_t)br, 4);
+                x = x32;
+            }
+            for (uint32_t i = 0; i < t->nin && !hit; i++) {
+                const fl_value *lv = &t->in_values[i];
+                hit = !lv->is_null && (i64 ? lv->v.i64 : lv->v.i32) == x;
+            }
+        }
+        sel[k] = row;
+        k += hit;
+    }
+    *live = k;
+    return true;
+}
+
 static uint32_t filter_term(const ice_term *t, const fl_vector *v, uint32_t *sel, uint32_t live)
 {
     fl_unified u;
     fl_vector_unify(v, &u);
+    if (filter_term_in(t, &u, v->type->id, sel, &live))
+        return live;
     fl_type_id id = v->type->id;
     bool i64 = id == FL_TYPE_INT64 || id == FL_TYPE_TIMESTAMP || id == FL_TYPE_TIMESTAMPTZ ||
                id == FL_TYPE_TIMESTAMP_NS || id == FL_TYPE_TIMESTAMPTZ_NS || id == FL_TYPE_TIME;

@@ -199,6 +199,7 @@ typedef struct ex_ht {
     uint64_t mask;
     uint32_t ngroups, hashes_cap;
     uint64_t bytes;
+    uint32_t key0_width; /* bytes per value of the first key column (0: variable width) */
 } ex_ht;
 void ex_ht_init(ex_ht *h, fl_exec *x, const fl_schema *kschema, uint32_t payload);
 void ex_ht_free(ex_ht *h);
@@ -221,6 +222,29 @@ static inline void ex_ht_prefetch(const ex_ht *h, uint64_t hv)
         __builtin_prefetch(&h->slots[hv & h->mask]);
 }
 #define EX_HT_PREFETCH_AHEAD 16
+/* The second stage of the probe loops' prefetching, a few probes after
+ * ex_ht_prefetch made the slot of hash hv likely cached: when that slot
+ * holds a group with hv's tag (most often the group the find will return),
+ * prefetches the group's first key and its payload, the two other cache
+ * misses of a find that hits. */
+static inline void ex_ht_prefetch_group(const ex_ht *h, uint64_t hv)
+{
+    if (!h->slots)
+        return;
+    uint64_t s = h->slots[hv & h->mask];
+    if (!s || (s >> 32) != (hv >> 32))
+        return;
+    uint32_t g = (uint32_t)s - 1, r = g % FL_BATCH_CAP;
+    if (h->nkeys) {
+        const fl_vector *v = &h->keys.b[g / FL_BATCH_CAP]->cols[0];
+        if (h->key0_width)
+            __builtin_prefetch(v->data + (size_t)r * h->key0_width);
+        else if (v->offsets)
+            __builtin_prefetch(&v->offsets[r]);
+    }
+    if (h->payload)
+        __builtin_prefetch(h->blocks[g / FL_BATCH_CAP] + (size_t)r * h->payload, 1);
+}
 /* Sizes the slot array for n groups at once (no rehash while they are added). */
 fl_status ex_ht_reserve(ex_ht *h, uint64_t n, fl_error *err);
 /* Unified views of a group's stored key columns (kv[c] = the vectors). */

@@ -31,6 +31,9 @@ void ex_ht_init(ex_ht *h, fl_exec *x, const fl_schema *kschema, uint32_t payload
     h->nkeys = kschema->nfields;
     h->payload = (payload + 15) & ~15u;
     ex_rows_init(&h->keys, kschema);
+    if (h->nkeys && kschema->fields[0].type.id != FL_TYPE_STRING &&
+        kschema->fields[0].type.id != FL_TYPE_BINARY)
+        h->key0_width = (uint32_t)fl_type_width(&kschema->fields[0].type);
 }
 
 void ex_ht_free(ex_ht *h)

@@ -320,6 +320,11 @@ static inline void set_prefetch(const agg_local_set *ls, uint64_t hv)
     ex_ht_prefetch(ls->npt ? &ls->pt[part_of(hv, ls->npt)] : &ls->ht, hv);
 }
 
+static inline void set_prefetch_group(const agg_local_set *ls, uint64_t hv)
+{
+    ex_ht_prefetch_group(ls->npt ? &ls->pt[part_of(hv, ls->npt)] : &ls->ht, hv);
+}
+
 static uint64_t set_bytes(const agg_local_set *ls)
 {
     uint64_t n = ls->ht.bytes + ls->ht.keys.bytes;
@@ -641,6 +646,8 @@ static fl_status group_rows_add(agg_local *l, agg_local_set *ls, const fl_unifie
             /* row is pr[j] */
             if (j + EX_HT_PREFETCH_AHEAD < np)
                 set_prefetch(ls, l->hashes[pr[j + EX_HT_PREFETCH_AHEAD]]);
+            if (j + EX_HT_PREFETCH_AHEAD / 2 < np)
+                set_prefetch_group(ls, l->hashes[pr[j + EX_HT_PREFETCH_AHEAD / 2]]);
             j++;
         }
         uint32_t g;

@@ -179,6 +179,22 @@ typedef struct fl_ingest_state {
 FL_API fl_status fl_ingest_state_read(fl_fileio *io, const fl_ice_metadata *m, const char *pipeline,
                                       fl_arena *a, fl_ingest_state *out, fl_error *err);
 
+/* A table's pipelines with the figures SHOW PIPELINES and /metrics show
+ * (one definition, so the two never disagree). */
+typedef struct fl_ingest_pipeline_stats {
+    const char *pipeline;   /* named by a property floe.pipeline.<name>.epoch */
+    fl_ingest_state state;  /* fl_ingest_state_read */
+    int64_t commits;        /* the pipeline's snapshots still in the metadata */
+    int64_t rows;           /* the rows they added (summary added-records) */
+    int64_t rows_last_hour; /* rows its commits of the hour before now_ms added */
+} fl_ingest_pipeline_stats;
+/* Every pipeline of table metadata m, in property order (*n = 0: none;
+ * then nothing is read). A pipeline whose state cannot be read fails the
+ * call (fl_ingest_state_read's error). Everything in a. */
+FL_API fl_status fl_ingest_pipelines(fl_fileio *io, const fl_ice_metadata *m, int64_t now_ms,
+                                     fl_arena *a, fl_ingest_pipeline_stats **out, uint32_t *n,
+                                     fl_error *err);
+
 /* ---- Postgres CDC (src_pgcdc.c) ---------------------------------------------
  * Logical replication (pgoutput) of the tables of a publication into one
  * Iceberg table each, ns.<table> (ns.<schema>_<table> outside "public"),

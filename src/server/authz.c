@@ -43,6 +43,15 @@ static bool visible(fl_server_request *r, const fl_namespace *ns, const char *ob
     return fl_auth_visible(r->srv->auth, &r->principal, ns, object, &v, &err) == FL_OK && v;
 }
 
+bool srv_may_read(fl_server_request *r, const fl_namespace *ns, const char *object)
+{
+    if (r->principal.anonymous || !r->srv->auth)
+        return true;
+    fl_error err = {0};
+    return visible(r, ns, object) &&
+           fl_auth_authorize(r->srv->auth, &r->principal, FL_PRIV_READ, ns, object, &err) == FL_OK;
+}
+
 bool srv_authorize_listing(fl_server_request *r, const fl_namespace *ns)
 {
     if (visible(r, ns && ns->nlevels ? ns : NULL, NULL))

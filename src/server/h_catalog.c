@@ -199,7 +199,7 @@ static void h_metrics(fl_server_request *r, void *ctx)
 {
     (void)ctx;
     size_t len = 0;
-    char *t = srv_metrics_render(r->srv->metrics, &r->srv->router, &len);
+    char *t = srv_metrics_render(r->srv->metrics, &r->srv->router, r, &len);
     if (!t) {
         fl_server_respond_error(r, 500, "InternalServerError", "out of memory");
         return;

@@ -2,8 +2,10 @@
  * metrics.c - Prometheus text exposition (format 0.0.4) of the server's
  * counters: requests by route and status class, a request latency
  * histogram, commits, commit conflicts (409s), server-side rebases, commits
- * whose outcome was an error, metrics reports received, in-flight requests.
- * Counters are relaxed atomics: handlers never take a lock to count.
+ * whose outcome was an error, metrics reports received, in-flight requests,
+ * the maintenance service's counts; then the ingestion pipelines' figures
+ * (pipeline_metrics.c). Counters are relaxed atomics: handlers never take a
+ * lock to count.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -35,14 +37,7 @@ void srv_metrics_observe(srv_metrics *m, uint32_t slot, int status, uint64_t us)
     atomic_fetch_add_explicit(&m->lat_sum_us, us, memory_order_relaxed);
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
+void srv_put(srv_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
@@ -70,9 +65,13 @@ static void put(sbuf *b, const char *fmt, ...)
     }
 }
 
-char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len)
+/* The exposition below is a long list of these; the short name keeps it readable. */
+#define put srv_put
+
+char *srv_metrics_render(const srv_metrics *m, const srv_router *r, fl_server_request *req,
+                         size_t *len)
 {
-    sbuf b = {malloc(8192), 0, 8192, false};
+    srv_sbuf b = {malloc(8192), 0, 8192, false};
     if (!b.p)
         return NULL;
     b.p[0] = '\0';
@@ -144,6 +143,7 @@ char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len)
     put(&b, "# HELP floe_http_inflight_requests Requests being handled.\n"
             "# TYPE floe_http_inflight_requests gauge\nfloe_http_inflight_requests %" PRIu64 "\n",
         atomic_load(&m->inflight));
+    srv_pipe_metrics_put(req, &b);
     if (b.oom) {
         free(b.p);
         return NULL;

@@ -62,8 +62,9 @@ fl_status fl_server_create(const fl_server_options *opt, fl_server **out, fl_err
     s->prefix = opt->prefix && *opt->prefix ? strdup(opt->prefix) : NULL;
     s->metrics = calloc(1, sizeof *s->metrics);
     s->cache = srv_cache_new();
-    if (!s->cache || !s->host || !s->catalog_uri || !s->catalog_name || !s->warehouse || !s->metrics ||
-        (opt->prefix && *opt->prefix && !s->prefix)) {
+    s->pipes = srv_pipe_cache_new();
+    if (!s->cache || !s->pipes || !s->host || !s->catalog_uri || !s->catalog_name || !s->warehouse ||
+        !s->metrics || (opt->prefix && *opt->prefix && !s->prefix)) {
         fl_server_destroy(s, 0);
         return fl_errorf(err, FL_ENOMEM, "out of memory");
     }
@@ -152,6 +153,7 @@ void fl_server_destroy(fl_server *s, int drain_ms)
         srv_catpool_free(s);
     srv_idem_close(s->idem);
     srv_cache_free(s->cache);
+    srv_pipe_cache_free(s->pipes);
     fl_auth_close(s->auth);
     fl_fileio_destroy(s->io);
     srv_router_free(&s->router);

@@ -82,7 +82,25 @@ typedef struct srv_metrics {
     _Atomic uint64_t maint_snapshots_expired, maint_orphans_removed, maint_conflicts, maint_errors;
 } srv_metrics;
 void srv_metrics_observe(srv_metrics *m, uint32_t route_slot, int status, uint64_t us);
-char *srv_metrics_render(const srv_metrics *m, const srv_router *r, size_t *len);
+/* The /metrics text (malloc'd; NULL when out of memory): the counters
+ * above, then the pipelines' figures req's principal may see. */
+char *srv_metrics_render(const srv_metrics *m, const srv_router *r, fl_server_request *req,
+                         size_t *len);
+/* A growing text buffer; a failed allocation sets oom and ignores the rest. */
+typedef struct srv_sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} srv_sbuf;
+void srv_put(srv_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- ingestion pipelines in /metrics (pipeline_metrics.c) ---- */
+typedef struct srv_pipe_cache srv_pipe_cache;
+srv_pipe_cache *srv_pipe_cache_new(void);
+void srv_pipe_cache_free(srv_pipe_cache *c);
+/* Appends the floe_pipeline_* families for the tables req's principal may
+ * read (none for a scrape without valid credentials). */
+void srv_pipe_metrics_put(fl_server_request *req, srv_sbuf *b);
 
 /* ---- catalog pool (catpool.c) ---- */
 typedef struct srv_catpool {
@@ -156,6 +174,7 @@ struct fl_server {
     bool own_admission;
     fl_limit_defaults sql_limits;
     struct srv_maint *maint; /* maintenance.c, NULL when off */
+    srv_pipe_cache *pipes;   /* pipeline_metrics.c: the pipelines /metrics shows */
 };
 
 struct fl_server_request {
@@ -257,6 +276,9 @@ bool srv_authorize_listing(fl_server_request *r, const fl_namespace *ns);
 struct fl_ice_view_version;
 fl_status srv_view_reads_check(fl_server_request *r, const struct fl_ice_view_version *v,
                                fl_error *err);
+/* Visible and READ held on table ns.object, as SHOW PIPELINES asks; never
+ * responds (for what a response only includes when allowed). */
+bool srv_may_read(fl_server_request *r, const fl_namespace *ns, const char *object);
 uint32_t srv_filter_visible(fl_server_request *r, const fl_namespace *ns, const char **names,
                             uint32_t n);
 uint32_t srv_filter_visible_ns(fl_server_request *r, fl_namespace *kids, uint32_t n);

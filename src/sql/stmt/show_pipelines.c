@@ -1,7 +1,9 @@
 /*
  * show_pipelines.c - SHOW PIPELINES [FROM ns]: the ingestion pipelines that
  * write the tables of a namespace, from what each table records (the
- * committed state of include/floe/ingest.h, nothing else is asked):
+ * committed state of include/floe/ingest.h, nothing else is asked; the
+ * numbers are fl_ingest_pipelines', which the server's /metrics exports
+ * too):
  *
  *   table_name, pipeline    a table property floe.pipeline.<name>.epoch
  *                           names a pipeline (one table may have several)
@@ -34,8 +36,6 @@
 #include "sql/stmt/stmt_int.h"
 
 #define NCOLS 12
-#define PIPELINE_PREFIX "floe.pipeline."
-#define EPOCH_SUFFIX ".epoch"
 
 typedef struct pipe_rows {
     const char **cells; /* row-major, NCOLS a row */
@@ -74,26 +74,6 @@ static const char *ms_text(fl_arena *a, int64_t ms)
     return fl_arena_sprintf(a, "%s.%03d+00", b, (int)(ms % 1000));
 }
 
-/* The pipeline's snapshots in m: how many, the rows they added, those of
- * the hour before now_ms. */
-static void pipeline_commits(const fl_ice_metadata *m, const char *name, int64_t now_ms,
-                             int64_t *commits, int64_t *rows, int64_t *rows_hour)
-{
-    *commits = *rows = *rows_hour = 0;
-    for (uint32_t i = 0; i < m->nsnapshots; i++) {
-        const fl_ice_snapshot *s = &m->snapshots[i];
-        const char *p = fl_ice_map_get(&s->summary, "floe.pipeline");
-        if (!p || strcmp(p, name))
-            continue;
-        const char *added = fl_ice_map_get(&s->summary, "added-records");
-        int64_t n = added ? strtoll(added, NULL, 10) : 0;
-        (*commits)++;
-        *rows += n;
-        if (s->timestamp_ms > now_ms - 3600 * 1000)
-            *rows_hour += n;
-    }
-}
-
 static bool may_read(fl_planner_ctx *pc, const fl_namespace *ns, const char *table)
 {
     return fl_sql_authz_visible(pc, ns, table) && fl_sql_authz_holds(pc, FL_PRIV_READ, ns, table);
@@ -118,37 +98,33 @@ static const char *dead_letter_rows(fl_stmt_ctx *c, const fl_namespace *ns, cons
     return out;
 }
 
-/* One row per pipeline named in table t's properties. */
+/* One row per pipeline named in table t's properties (the figures are
+ * fl_ingest_pipelines', shared with the server's /metrics). */
 static fl_status table_pipelines(fl_stmt_ctx *c, const fl_namespace *ns, const char *name,
                                  const fl_ice_table *t, pipe_rows *rows, fl_error *err)
 {
     fl_arena *a = c->planner->arena;
-    const fl_ice_map *props = &t->meta.properties;
     int64_t now = stmt_now_ms();
-    for (uint32_t i = 0; i < props->n; i++) {
-        const char *k = props->items[i].key;
-        size_t kl = strlen(k), pl = strlen(PIPELINE_PREFIX), sl = strlen(EPOCH_SUFFIX);
-        if (kl <= pl + sl || strncmp(k, PIPELINE_PREFIX, pl) || strcmp(k + kl - sl, EPOCH_SUFFIX))
-            continue;
-        const char *pipeline = fl_arena_strndup(a, k + pl, kl - pl - sl);
-        fl_ingest_state st;
-        FL_TRY(fl_ingest_state_read(t->io, &t->meta, pipeline, a, &st, err));
-        int64_t commits, added, hour;
-        pipeline_commits(&t->meta, pipeline, now, &commits, &added, &hour);
+    fl_ingest_pipeline_stats *ps = NULL;
+    uint32_t np = 0;
+    FL_TRY(fl_ingest_pipelines(t->io, &t->meta, now, a, &ps, &np, err));
+    for (uint32_t i = 0; i < np; i++) {
+        const fl_ingest_state *st = &ps[i].state;
         const char *row[NCOLS] = {
             name,
-            pipeline,
-            i64_text(a, st.epoch),
-            st.has_checkpoint ? i64_text(a, st.checkpoint) : NULL,
-            st.has_checkpoint ? ms_text(a, st.timestamp_ms) : NULL,
-            st.has_checkpoint ? fl_arena_sprintf(a, "%.3f", (double)(now - st.timestamp_ms) / 1e3)
-                              : NULL,
-            i64_text(a, commits),
-            i64_text(a, added),
-            i64_text(a, hour),
-            i64_text(a, st.positions.n),
+            ps[i].pipeline,
+            i64_text(a, st->epoch),
+            st->has_checkpoint ? i64_text(a, st->checkpoint) : NULL,
+            st->has_checkpoint ? ms_text(a, st->timestamp_ms) : NULL,
+            st->has_checkpoint
+                ? fl_arena_sprintf(a, "%.3f", (double)(now - st->timestamp_ms) / 1e3)
+                : NULL,
+            i64_text(a, ps[i].commits),
+            i64_text(a, ps[i].rows),
+            i64_text(a, ps[i].rows_last_hour),
+            i64_text(a, st->positions.n),
             dead_letter_rows(c, ns, name),
-            st.source_lag_ms >= 0 ? i64_text(a, st.source_lag_ms) : NULL,
+            st->source_lag_ms >= 0 ? i64_text(a, st->source_lag_ms) : NULL,
         };
         FL_TRY(add_row(a, rows, row, err));
     }

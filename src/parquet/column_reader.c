@@ -315,6 +315,8 @@ fl_status fl_pq_col_decode_dict(fl_pq_col *c, const fl_pq_page_header *h, const 
     }
     c->dict_n = n;
     c->has_dict = true;
+    c->dict_rg = c->rg;
+    c->dict_leaf = c->leaf;
     return FL_OK;
 }
 

@@ -96,14 +96,20 @@ fl_status fl_pq_col_open(fl_pq_col *c, uint32_t rg, const fl_pq_leaf *leaf, int1
     c->next_page = 0;
     c->pages_read = c->pages_skipped = 0;
     c->in_row = false;
-    c->has_dict = false;
+    /* the same chunk again (the next row range of a split row group): its
+     * decoded dictionary stays */
+    c->dict_kept = c->has_dict && c->dict_leaf == leaf && c->dict_rg == rg;
+    c->has_dict = c->dict_kept;
     c->dict_pending = false;
-    c->dict_n = 0;
+    if (!c->dict_kept)
+        c->dict_n = 0;
+    c->rg = rg;
     c->page_off = 0;
     c->pn = c->pp = c->vn = c->vp = 0;
     c->dict_page = false;
     c->fixed = NULL;
-    fl_vector_reset(&c->dict_var);
+    if (!c->dict_kept)
+        fl_vector_reset(&c->dict_var);
     fl_vector_reset(&c->var);
     fl_vector_reset(&c->tmp_var);
     c->cc = NULL;
@@ -344,6 +350,10 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
         FL_CHECK(crc == h.crc, err, FL_ECHECKSUM, "page CRC mismatch (stored %08x, computed %08x)",
                  h.crc, crc);
     }
+    if (h.type == FL_PQ_DICTIONARY_PAGE && c->dict_kept) {
+        c->dict_kept = false; /* decoded when this chunk was read before */
+        return FL_OK;
+    }
     if (h.type == FL_PQ_DICTIONARY_PAGE) {
         FL_CHECK(!c->has_dict && !c->dict_pending, err, FL_ECORRUPT,
                  "second dictionary page in a column chunk");
@@ -392,6 +402,13 @@ static fl_status load_page(fl_pq_col *c, bool *is_data, fl_error *err)
 
 fl_status fl_pq_col_pass_leading(fl_pq_col *c, fl_error *err)
 {
+    if (c->dict_kept && c->oi && c->next_page == 0 && c->pn == 0 &&
+        c->pos < (uint64_t)c->oi->page_locations[0].offset) {
+        /* the dictionary is decoded already: nothing before page 0 to read */
+        c->pos = (uint64_t)c->oi->page_locations[0].offset;
+        c->dict_kept = false;
+        return FL_OK;
+    }
     while (c->oi && c->next_page == 0 && c->pn == 0 &&
            c->pos < (uint64_t)c->oi->page_locations[0].offset) {
         bool is_data;

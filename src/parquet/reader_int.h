@@ -157,6 +157,12 @@ typedef struct fl_pq_col {
     uint64_t dict_body_off; /* chunk offset of its (compressed) body */
     fl_pq_page_header dict_hdr;
     uint32_t dict_n;
+    /* the chunk the decoded dictionary belongs to: a row-range split that
+     * reopens the same chunk keeps it (its dictionary page is then passed
+     * unread; dict_kept until then) */
+    uint32_t rg, dict_rg;
+    const struct fl_pq_leaf *dict_leaf;
+    bool dict_kept;
     uint8_t *dict_fixed; /* dict_n * out_width */
     size_t dict_fixed_cap;
     fl_vector dict_var; /* varlen dictionary */

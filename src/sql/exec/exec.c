@@ -366,10 +366,9 @@ static fl_status value_from_vector(const fl_vector *v, uint32_t row, fl_arena *a
     return FL_OK;
 }
 
-static fl_status run_subquery(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_value *out,
-                              fl_error *err)
+static fl_status run_subquery_once(fl_exec *x, const fl_plan *p, fl_arena *a, fl_value *out,
+                                   fl_error *err)
 {
-    fl_exec *x = exec_ctx;
     fl_batch **bs = NULL;
     uint32_t nb = 0;
     fl_exec_options o = x->opt;
@@ -399,6 +398,33 @@ static fl_status run_subquery(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_
     } else
         rc = value_from_vector(&hit->cols[0], 0, a, out, err);
     fl_exec_free_batches(bs, nb);
+    return rc;
+}
+
+/* The value of the uncorrelated scalar subquery p: computed by the first
+ * evaluator that needs it, then taken from the statement's cache (the
+ * filter or projection holding it is evaluated on every worker thread). */
+static fl_status run_subquery(void *exec_ctx, const fl_plan *p, fl_arena *a, fl_value *out,
+                              fl_error *err)
+{
+    (void)a; /* the value lives in the statement's subq_arena */
+    fl_exec *x = exec_ctx;
+    pthread_mutex_lock(&x->subq_mu);
+    for (uint32_t i = 0; i < x->nsubq; i++)
+        if (x->subq[i].p == p) {
+            *out = x->subq[i].v;
+            pthread_mutex_unlock(&x->subq_mu);
+            return FL_OK;
+        }
+    struct ex_subq *ns = realloc(x->subq, (x->nsubq + 1) * sizeof *ns);
+    fl_status rc = ns ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (ns)
+        x->subq = ns;
+    if (rc == FL_OK)
+        rc = run_subquery_once(x, p, &x->subq_arena, out, err);
+    if (rc == FL_OK)
+        x->subq[x->nsubq++] = (struct ex_subq){p, *out};
+    pthread_mutex_unlock(&x->subq_mu);
     return rc;
 }
 
@@ -454,7 +480,9 @@ fl_status fl_exec_open(fl_plan *plan, const fl_exec_options *opt, fl_exec **out,
     if (x->threads > 1 && x->memory_limit / x->threads < ((uint64_t)512 << 10))
         x->threads = x->memory_limit >= ((uint64_t)1 << 20) ? (uint32_t)(x->memory_limit >> 19) : 1;
     pthread_mutex_init(&x->mu, NULL);
+    pthread_mutex_init(&x->subq_mu, NULL);
     fl_arena_init(&x->arena, 0);
+    fl_arena_init(&x->subq_arena, 0);
     fl_status rc = ex_node_build(x, plan, &x->root, err);
     if (rc) {
         fl_exec_close(x);
@@ -520,6 +548,8 @@ void fl_exec_close(fl_exec *x)
     node_free(x->root);
     fl_arena_free(&x->arena);
     pthread_mutex_destroy(&x->mu);
+    pthread_mutex_destroy(&x->subq_mu);
+    fl_arena_free(&x->subq_arena);
     free(x->subq);
     free(x);
 }

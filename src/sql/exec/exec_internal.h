@@ -70,7 +70,12 @@ struct fl_exec {
     ex_thread *main_th; /* the consumer's thread context */
     ex_op *root_op;
     bool started, done;
-    /* subquery cache: plan -> value */
+    /* uncorrelated scalar subqueries, run once per statement (as
+     * PostgreSQL's InitPlans) however many threads evaluate them: plan ->
+     * value (strings in subq_arena); subq_mu is held while one runs, so
+     * the other evaluators wait for its value instead of running it too */
+    pthread_mutex_t subq_mu;
+    fl_arena subq_arena;
     struct ex_subq {
         const fl_plan *p;
         fl_value v;

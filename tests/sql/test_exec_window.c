@@ -139,6 +139,11 @@ static void test_window_aggregates(void)
     c->frame_rows = false;
     c->frame_end = FL_FRAME_CURRENT_ROW;
     check_win(w, "NULL|7|7;NULL|8|15;a|1|1;a|2|5;a|2|5;a|4|4;b|10|10");
+    /* RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING: starts at the first
+     * peer (the peer group is found once per group) */
+    c->frame_start = FL_FRAME_CURRENT_ROW;
+    c->frame_end = FL_FRAME_UNBOUNDED_FOLLOWING;
+    check_win(w, "NULL|7|15;NULL|8|8;a|1|9;a|2|8;a|2|8;a|4|4;b|10|10");
     /* count(*) ROWS UNBOUNDED PRECEDING .. CURRENT ROW */
     fl_plan *cnt = win(&a, &F_COUNT, &OPS_COUNT, &T_I64, NULL, 0, true);
     c = &cnt->u.window.calls[0];

@@ -390,13 +390,16 @@ static fl_status win_aggregate(wctx *c, uint64_t ps, uint64_t pe, fl_error *err)
     bool running = !w->has_frame || w->frame_start == FL_FRAME_UNBOUNDED_PRECEDING;
     bool live = false;
     uint64_t added = ps; /* running: rows [ps, added) are in state */
-    uint64_t qs = ps;
+    uint64_t qs = ps, qe = ps; /* the peer group of row k: [qs, qe) */
     for (uint64_t k = ps; !rc && k < pe; k++) {
-        if (k == ps || !(w->norder == 0 || same_cols(c, c->cc->order, w->norder, k - 1, k)))
+        /* peer groups are runs of the sorted rows: found once per group (a
+         * scan per row made OVER () quadratic: every row is a peer) */
+        if (k >= qe) {
             qs = k;
-        uint64_t qe = k + 1;
-        while (qe < pe && (w->norder == 0 || same_cols(c, c->cc->order, w->norder, k, qe)))
-            qe++;
+            qe = k + 1;
+            while (qe < pe && (w->norder == 0 || same_cols(c, c->cc->order, w->norder, k, qe)))
+                qe++;
+        }
         uint64_t fs, fe;
         rc = frame_of(c, k, ps, pe, qs, qe, &fs, &fe, err);
         if (rc)

@@ -7,12 +7,12 @@
 # connection per client (bench/dashboard_duck.mjs). Prints per engine and client count: queries/s, p50/p95/p99
 # latency, errors, the SELECT 1 probe's p99 and max, and the server's peak RSS (floe: VmHWM of floe serve).
 # Tables: bench/data/tpch-sf$SF (run bench/tpch.sh with the same SF first, which generates and loads them).
-# Env: SF (1), SECONDS (60), CLIENTS ("1 8 32 128"), THREADS (2, both engines), BUILD (build).
+# Env: SF (1), DURATION (seconds per client count, 60), CLIENTS ("1 8 32 128"), THREADS (2, both engines), BUILD (build).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-SF="${SF:-1}"; SECS="${SECONDS_PER_LEVEL:-${SECONDS:-60}}"; CLIENTS="${CLIENTS:-1 8 32 128}"; THREADS="${THREADS:-2}"
-BUILD="${BUILD:-build}"
+SF="${SF:-1}"; SECS="${DURATION:-60}"; CLIENTS="${CLIENTS:-1 8 32 128}"; THREADS="${THREADS:-2}"
+BUILD="${BUILD:-build}" # (DURATION, not SECONDS: that is bash's own clock)
 floe="$root/$BUILD/floe"; data="$root/bench/data/tpch-sf$SF"; ice="$data/iceberg"
 [ -f "$ice/.loaded" ] || { echo "dashboard: $ice missing (SF=$SF bash bench/tpch.sh first)"; exit 1; }
 command -v pgbench >/dev/null || { echo "dashboard: pgbench missing (postgresql-contrib)"; exit 1; }
@@ -36,7 +36,7 @@ mkdir -p bench/results; : > "$out"
 for c in $CLIENTS; do
   j=$(( c < 8 ? c : 8 ))
   rm -f "$work"/mix.* "$work"/probe.*
-  pgbench -n -M simple -c 1 -j 1 -T "$SECS" -f bench/dashboard/select1.sql -l --log-prefix="$work/probe" \
+  pgbench -n -M simple -c 1 -j 1 -R 20 -T "$SECS" -f bench/dashboard/select1.sql -l --log-prefix="$work/probe" \
     > "$work/out-probe.txt" 2>&1 &
   probe=$!
   pgbench -n -M simple -c "$c" -j "$j" -T "$SECS" -D scale="$SF" "${mix[@]}" -l --log-prefix="$work/mix" \

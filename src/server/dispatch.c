@@ -73,18 +73,23 @@ static void new_request_id(char out[40])
         snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-static bool authenticate(fl_server_request *r)
+fl_status srv_identify(fl_server_request *r, fl_error *err)
 {
     fl_server *s = r->srv;
     if (s->opt.insecure_no_auth) {
         snprintf(r->principal.name, sizeof r->principal.name, "anonymous");
         r->principal.admin = true;
         r->principal.anonymous = true;
-        return true;
+        return FL_OK;
     }
+    return fl_auth_authenticate(s->auth, fl_server_req_header(r, "Authorization"), &r->principal,
+                                err);
+}
+
+static bool authenticate(fl_server_request *r)
+{
     fl_error err = {0};
-    fl_status rc = fl_auth_authenticate(s->auth, fl_server_req_header(r, "Authorization"),
-                                        &r->principal, &err);
+    fl_status rc = srv_identify(r, &err);
     if (rc == FL_OK)
         return true;
     if (rc == FL_EUNAUTHENTICATED)

@@ -289,15 +289,10 @@ static void refresh(fl_server_request *r, srv_pipe_cache *pc)
 static bool scraper_known(fl_server_request *r)
 {
     fl_server *s = r->srv;
-    if (s->opt.insecure_no_auth) {
-        snprintf(r->principal.name, sizeof r->principal.name, "anonymous");
-        r->principal.admin = true;
-        r->principal.anonymous = true;
-        return true;
-    }
-    const char *h = fl_server_req_header(r, "Authorization");
+    if (!s->opt.insecure_no_auth && (!fl_server_req_header(r, "Authorization") || !s->auth))
+        return false;
     fl_error err = {0};
-    return h && s->auth && fl_auth_authenticate(s->auth, h, &r->principal, &err) == FL_OK;
+    return srv_identify(r, &err) == FL_OK;
 }
 
 enum { V_ROWS, V_COMMITS, V_HOUR, V_EPOCH, V_CHECKPOINT, V_LAST, V_LAG, V_POSITIONS, V_DEAD };

@@ -279,6 +279,9 @@ fl_status srv_view_reads_check(fl_server_request *r, const struct fl_ice_view_ve
 /* Visible and READ held on table ns.object, as SHOW PIPELINES asks; never
  * responds (for what a response only includes when allowed). */
 bool srv_may_read(fl_server_request *r, const fl_namespace *ns, const char *object);
+/* Sets r->principal from the request's credentials (anonymous admin without
+ * authentication): dispatch.c's authentication, without a response. */
+fl_status srv_identify(fl_server_request *r, fl_error *err);
 uint32_t srv_filter_visible(fl_server_request *r, const fl_namespace *ns, const char **names,
                             uint32_t n);
 uint32_t srv_filter_visible_ns(fl_server_request *r, fl_namespace *kids, uint32_t n);

@@ -213,11 +213,18 @@ static fl_status plan_ice_morsels(scan_state *st, uint32_t threads, fl_error *er
     fl_status rc = nrg && rows ? FL_OK : fl_errorf(err, FL_ENOMEM, "out of memory");
     uint64_t total = 0;
     for (uint32_t t = 0; t < p->ntasks && rc == FL_OK; t++) {
-        rc = fl_ice_task_row_groups(st->io, p, t, &nrg[t], NULL, 0, err);
-        if (rc == FL_OK && nrg[t] > 0 && !(rows[t] = calloc(nrg[t], sizeof **rows)))
-            rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-        if (rc == FL_OK && nrg[t] > 0)
-            rc = fl_ice_task_row_groups(st->io, p, t, &nrg[t], rows[t], nrg[t], err);
+        /* one footer read per task unless the file has more row groups than guessed */
+        uint32_t cap = 64;
+        for (int pass = 0; pass < 2 && rc == FL_OK; pass++) {
+            free(rows[t]);
+            if (!(rows[t] = calloc(cap, sizeof **rows)))
+                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
+            if (rc == FL_OK)
+                rc = fl_ice_task_row_groups(st->io, p, t, &nrg[t], rows[t], cap, err);
+            if (rc != FL_OK || nrg[t] <= cap)
+                break;
+            cap = nrg[t];
+        }
         total += nrg[t] ? nrg[t] : 1;
     }
     uint32_t pieces = total && total < want ? (uint32_t)((want + total - 1) / total) : 1;

@@ -85,6 +85,7 @@ typedef struct fl_mcp_options {
     uint32_t max_queries_per_minute;
     uint32_t threads;      /* SQL worker threads; 0 = 2 */
     uint64_t memory_limit; /* SQL operator memory; 0 = engine default */
+    struct fl_sql_queue *queue; /* execution slots (floe/sql_queue.h), borrowed; NULL = none */
     /* The semantic layer's model (semantic.h), borrowed, read-only: the
      * metric tools (list_metrics, get_dimensions, get_entities,
      * get_dimension_values, query_metrics, compile_sql) are listed and

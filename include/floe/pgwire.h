@@ -70,6 +70,10 @@ typedef struct fl_pgwire_options {
     /* Read cache shared by every session (sql.h options.cache); borrowed,
      * outlives the listener. NULL = each session makes a private one. */
     struct fl_sql_shared_cache *sql_cache;
+    /* Execution slots shared with /v1/sql (floe/sql_queue.h); borrowed,
+     * outlives the listener. NULL = statements never wait. With it, a
+     * session_memory_limit of 0 becomes the queue's per-statement share. */
+    struct fl_sql_queue *sql_queue;
     /* ---- limits (docs/security.md, "Resource limits") ---- */
     uint32_t auth_timeout_s;             /* startup + authentication within; 0 = 10 */
     uint32_t max_startup;                /* connections not yet authenticated; 0 = 64 (past it the

@@ -64,6 +64,10 @@ typedef struct fl_server_options {
     /* The SQL sessions' extension (sql.h; semantic.metrics, sem_sql.h);
      * borrowed, outlives the server. NULL = none. */
     const struct fl_sql_extension *sql_extension;
+    /* Execution slots shared with pgwire (floe/sql_queue.h); borrowed,
+     * outlives the server. NULL = statements never wait. With it, a
+     * sql_memory_limit of 0 becomes the queue's per-statement share. */
+    struct fl_sql_queue *sql_queue;
     /* ---- limits (docs/security.md, "Resource limits") ---- */
     unsigned max_connections;        /* HTTP connections; 0 = 4096 */
     unsigned max_connections_per_ip; /* 0 = 64 */

@@ -93,6 +93,10 @@ typedef struct fl_sql_options {
     /* Borrowed for the session's life; NULL = the session makes a private one.
      * A server passes one cache to all its sessions (see below). */
     struct fl_sql_shared_cache *cache;
+    /* Execution slots shared by a server's sessions (floe/sql_queue.h):
+     * statements that read or change data wait their turn there. Borrowed;
+     * NULL = they never wait. */
+    struct fl_sql_queue *queue;
     /* Who runs the statements: current_user/session_user; NULL = "floe". */
     const char *user;
     /* Authorization (docs/security.md). NULL = an embedded, single-user

@@ -39,7 +39,12 @@
  * default statement_timeout; 0 = none), max-statement-timeout (none: the
  * largest a session may SET), max-memory-limit (the session's memory limit:
  * the largest memory_limit a session may SET), max-statements (16: per
- * principal at once, pgwire and /v1/sql together), pg-auth-timeout (10 s),
+ * principal at once, pgwire and /v1/sql together), max-running-statements
+ * (the number of CPUs: statements reading or changing data at once, all
+ * principals; the rest wait in one queue, floe/sql_queue.h),
+ * max-queued-statements (none), memory-budget (80% of RAM: the running
+ * statements' operator memory together; each session's memory_limit
+ * defaults to budget / max-running-statements), pg-auth-timeout (10 s),
  * pg-max-startup (64 connections still authenticating), pg-reserved-
  * connections (3, for admin principals), pg-max-sessions-per-principal
  * (pg-max-connections / 2), http-max-connections (4096),
@@ -71,6 +76,7 @@
 #include "floe/semantic.h"
 #include "floe/server.h"
 #include "floe/sql.h"
+#include "floe/sql_queue.h"
 
 #define MAX_LIST 64
 
@@ -81,6 +87,7 @@ typedef struct serve_cfg {
     fl_pgwire_options pg;
     bool pg_on;
     fl_limit_defaults limits; /* both front ends' defaults */
+    fl_sql_queue_options queue; /* the execution slots both front ends share */
     long long sql_cache_mb;   /* -1 = default */
     const char *models_dir;   /* models: the MCP metric tools' semantic model */
     char *owned[256];
@@ -125,7 +132,8 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
     static const char *const n_keys[] = {"max-statements",          "pg-max-startup",
                                          "pg-reserved-connections", "pg-max-sessions-per-principal",
                                          "http-max-connections",    "http-max-connections-per-ip",
-                                         "login-max-failures"};
+                                         "login-max-failures",      "max-running-statements",
+                                         "max-queued-statements"};
     uint64_t x = 0;
     bool ok = true;
     for (size_t i = 0; i < 2; i++)
@@ -155,7 +163,7 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
                 c->o.login_window_s = secs;
             goto out;
         }
-    for (size_t i = 0; i < 7; i++)
+    for (size_t i = 0; i < 9; i++)
         if (!strcmp(k, n_keys[i])) {
             char *end = NULL;
             long long n = strtoll(v, &end, 10);
@@ -166,13 +174,18 @@ static int set_limit(serve_cfg *c, const char *k, const char *v, const char *src
                     &c->limits.max_statements,         &c->pg.max_startup,
                     &c->pg.reserved_connections,       &c->pg.max_sessions_per_principal,
                     (uint32_t *)&c->o.max_connections, (uint32_t *)&c->o.max_connections_per_ip,
-                    &c->o.login_max_failures};
+                    &c->o.login_max_failures,          &c->queue.max_running,
+                    &c->queue.max_queued};
                 *slot[i] = u;
             }
             goto out;
         }
     if (!strcmp(k, "max-memory-limit")) {
         ok = cli_parse_size(v, &c->limits.max_memory_limit);
+        goto out;
+    }
+    if (!strcmp(k, "memory-budget")) {
+        ok = cli_parse_size(v, &c->queue.memory_budget);
         goto out;
     }
     return 1;
@@ -390,6 +403,14 @@ static const cli_opt options[] = {
     {"max-statement-timeout", 0, "T", false, "the largest statement_timeout a session may SET"},
     {"max-memory-limit", 0, "SIZE", false, "the largest memory_limit a session may SET"},
     {"max-statements", 0, "N", false, "statements per principal at once, pgwire and /v1/sql (16)"},
+    {"max-running-statements", 0, "N", false,
+     "statements reading or changing data at once, all principals\n(default: the number of CPUs; "
+     "the rest wait their turn)"},
+    {"max-queued-statements", 0, "N", false,
+     "statements that may wait for one (default: no bound\nbut the connection limits)"},
+    {"memory-budget", 0, "SIZE", false,
+     "operator memory of all running statements (80% of RAM);\nsessions' memory_limit defaults to "
+     "its share"},
     {"pg-auth-timeout", 0, "S", false, "seconds to authenticate (10)"},
     {"pg-max-startup", 0, "N", false, "connections still authenticating (64)"},
     {"pg-reserved-connections", 0, "N", false, "connections kept for admin principals (3)"},
@@ -498,6 +519,7 @@ int fl_cmd_serve(int argc, char **argv)
     c.limits.statement_timeout_ms = 5 * 60 * 1000; /* documented default */
     c.limits.max_statements = 16;
     fl_admission *adm = NULL; /* running statements per principal, both front ends */
+    fl_sql_queue *queue = NULL; /* execution slots, both front ends */
     const char *config = NULL;
     fl_sql_shared_cache *cache = NULL; /* the SQL sessions' read cache */
     fl_sem_model *model = NULL;        /* --models, for the MCP metric tools */
@@ -558,6 +580,12 @@ int fl_cmd_serve(int argc, char **argv)
     }
     c.o.admission = adm;
     c.pg.admission = adm;
+    if (fl_sql_queue_new(&c.queue, &queue, &err) != FL_OK) {
+        fprintf(stderr, "floe serve: %s\n", err.msg);
+        goto done;
+    }
+    c.o.sql_queue = queue;
+    c.pg.sql_queue = queue;
     c.o.sql_limits = &c.limits;
     c.pg.limits = &c.limits;
     if (c.models_dir && fl_sem_model_load_dir(c.models_dir, &model, &err) != FL_OK) {
@@ -650,6 +678,17 @@ int fl_cmd_serve(int argc, char **argv)
                 (unsigned long long)cs.hits, (unsigned long long)cs.misses,
                 (unsigned long long)cs.bytes, (unsigned long long)cs.entries);
     }
+    if (queue) {
+        fl_sql_queue_stats qs;
+        fl_sql_queue_stats_get(queue, &qs);
+        fprintf(stderr,
+                "{\"level\":\"info\",\"event\":\"sql_queue\",\"max_running\":%u,"
+                "\"admitted\":%llu,\"waited\":%llu,\"refused\":%llu,\"canceled\":%llu,"
+                "\"wait_ms_max\":%llu}\n",
+                qs.max_running, (unsigned long long)qs.admitted, (unsigned long long)qs.waited,
+                (unsigned long long)qs.refused, (unsigned long long)qs.canceled,
+                (unsigned long long)(qs.wait_us_max / 1000));
+    }
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
     rc = 0;
 done:
@@ -657,6 +696,7 @@ done:
     fl_sem_sql_free(semsql);
     fl_sem_model_free(model);
     fl_admission_free(adm);
+    fl_sql_queue_free(queue);
     fl_sql_shared_cache_free(cache);
     for (int i = 0; i < c.nowned; i++)
         free(c.owned[i]);

@@ -26,6 +26,7 @@ fl_status mcp_sql_open(const mcp_call *c, const char *ns, fl_sql_session **out, 
     so.threads = o->threads;
     so.memory_limit = o->memory_limit;
     so.cache = o->cache;
+    so.queue = o->queue;
     so.user = c->who.name;
     so.auth = c->who.anonymous ? NULL : o->auth;
     so.principal = o->auth ? &c->who : NULL;

@@ -262,6 +262,7 @@ static bool startup(pgw_conn *c)
     so.auth = c->who.anonymous ? NULL : c->srv->auth;
     so.principal = &c->who;
     so.cache = c->srv->o.sql_cache; /* metacache: the process-wide read cache */
+    so.queue = c->srv->o.sql_queue; /* execution slots, shared with /v1/sql */
     so.extension = c->srv->o.sql_extension; /* semantic.metrics (sem_sql.h) */
     fl_sql_session *sess = NULL;
     fl_error err = {0};

@@ -31,6 +31,7 @@
 
 #include <openssl/rand.h>
 
+#include "floe/sql_queue.h"
 #include "pgwire/pgw.h"
 
 static char *dup_opt(const char *s)
@@ -84,6 +85,8 @@ fl_status fl_pgwire_create(const fl_pgwire_options *opt, fl_pgwire **out, fl_err
         s->o.max_message_bytes = 64u << 20;
     if (!s->o.output_buffer_bytes)
         s->o.output_buffer_bytes = 256u << 10;
+    if (!s->o.session_memory_limit && s->o.sql_queue)
+        s->o.session_memory_limit = fl_sql_queue_share(s->o.sql_queue);
     if (!s->o.session_memory_limit)
         s->o.session_memory_limit = default_session_memory(s->o.max_connections);
     s->tls_cleartext = opt->tls_cleartext;

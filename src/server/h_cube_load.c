@@ -50,6 +50,7 @@ static fl_status open_session(cube_run *c, const fl_principal *who, const fl_sql
     o.catalog = c->cat;
     o.io = s->io;
     o.cache = s->opt.sql_cache;
+    o.queue = s->opt.sql_queue;
     o.user = who->name;
     o.auth = who->anonymous ? NULL : s->auth; /* --insecure-no-auth: development only */
     o.principal = who;

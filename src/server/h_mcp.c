@@ -204,6 +204,8 @@ fl_status srv_routes_mcp(fl_server *s, fl_error *err)
     o.auth = s->auth;
     o.resolve_principal = principal_of;
     o.cache = s->opt.sql_cache;
+    o.queue = s->opt.sql_queue;
+    o.memory_limit = s->opt.sql_memory_limit;
     o.sessions = true;
     o.run_sql_disabled = s->opt.mcp_run_sql_disabled;
     o.max_scan_bytes = s->opt.mcp_max_scan_bytes;

@@ -246,6 +246,7 @@ static fl_status execute(sql_query *q)
     o.io = s->io;
     o.default_namespace = q->ns;
     o.cache = s->opt.sql_cache; /* shared by every session of the process */
+    o.queue = s->opt.sql_queue; /* and so are the execution slots */
     o.extension = s->opt.sql_extension; /* semantic.metrics (sem_sql.h) */
     o.user = q->who.name;
     /* --insecure-no-auth (anonymous) is development only: no checks */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "floe/sql_queue.h"
 #include "server/server_internal.h"
 
 /* 80% of RAM over the 64 statements /v1/sql runs at most (at least 64
@@ -35,6 +36,8 @@ fl_status srv_limits_init(fl_server *s, fl_error *err)
         s->opt.max_connections_per_ip = 64;
     if (!s->opt.connection_timeout_s)
         s->opt.connection_timeout_s = 30;
+    if (!s->opt.sql_memory_limit && s->opt.sql_queue)
+        s->opt.sql_memory_limit = fl_sql_queue_share(s->opt.sql_queue);
     if (!s->opt.sql_memory_limit)
         s->opt.sql_memory_limit = default_sql_memory();
     if (s->opt.sql_limits)

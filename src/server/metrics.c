@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floe/sql_queue.h"
 #include "server/server_internal.h"
 
 /* Upper bounds of the latency buckets, microseconds. */
@@ -67,6 +68,49 @@ void srv_put(srv_sbuf *b, const char *fmt, ...)
 
 /* The exposition below is a long list of these; the short name keeps it readable. */
 #define put srv_put
+
+/* The execution slots both SQL front ends share (floe/sql_queue.h). */
+static void queue_metrics_put(fl_sql_queue *q, srv_sbuf *b)
+{
+    fl_sql_queue_stats st;
+    fl_sql_queue_stats_get(q, &st);
+    put(b, "# HELP floe_sql_statements_running Statements holding an execution slot.\n"
+           "# TYPE floe_sql_statements_running gauge\nfloe_sql_statements_running %u\n",
+        st.running);
+    put(b, "# HELP floe_sql_statements_queued Statements waiting for an execution slot.\n"
+           "# TYPE floe_sql_statements_queued gauge\nfloe_sql_statements_queued %u\n",
+        st.queued);
+    put(b, "# HELP floe_sql_slots Execution slots (max-running-statements).\n"
+           "# TYPE floe_sql_slots gauge\nfloe_sql_slots %u\n",
+        st.max_running);
+    put(b, "# HELP floe_sql_memory_reserved_bytes Operator memory the running statements reserved.\n"
+           "# TYPE floe_sql_memory_reserved_bytes gauge\nfloe_sql_memory_reserved_bytes %" PRIu64
+           "\n",
+        st.memory_reserved);
+    put(b, "# HELP floe_sql_memory_budget_bytes Operator memory all running statements may reserve.\n"
+           "# TYPE floe_sql_memory_budget_bytes gauge\nfloe_sql_memory_budget_bytes %" PRIu64 "\n",
+        st.memory_budget);
+    put(b, "# HELP floe_sql_statements_admitted_total Statements that took an execution slot.\n"
+           "# TYPE floe_sql_statements_admitted_total counter\n"
+           "floe_sql_statements_admitted_total %" PRIu64 "\n",
+        st.admitted);
+    put(b, "# HELP floe_sql_statements_waited_total Of those, statements that waited first.\n"
+           "# TYPE floe_sql_statements_waited_total counter\n"
+           "floe_sql_statements_waited_total %" PRIu64 "\n",
+        st.waited);
+    put(b, "# HELP floe_sql_queue_refused_total Statements refused with the queue full (53000).\n"
+           "# TYPE floe_sql_queue_refused_total counter\nfloe_sql_queue_refused_total %" PRIu64
+           "\n",
+        st.refused);
+    put(b, "# HELP floe_sql_queue_canceled_total Waits ended by a cancel or statement_timeout.\n"
+           "# TYPE floe_sql_queue_canceled_total counter\nfloe_sql_queue_canceled_total %" PRIu64
+           "\n",
+        st.canceled);
+    put(b, "# HELP floe_sql_queue_wait_seconds_total Time statements spent waiting for a slot.\n"
+           "# TYPE floe_sql_queue_wait_seconds_total counter\n"
+           "floe_sql_queue_wait_seconds_total %.6f\n",
+        (double)st.wait_us_total / 1e6);
+}
 
 char *srv_metrics_render(const srv_metrics *m, const srv_router *r, fl_server_request *req,
                          size_t *len)
@@ -143,6 +187,8 @@ char *srv_metrics_render(const srv_metrics *m, const srv_router *r, fl_server_re
     put(&b, "# HELP floe_http_inflight_requests Requests being handled.\n"
             "# TYPE floe_http_inflight_requests gauge\nfloe_http_inflight_requests %" PRIu64 "\n",
         atomic_load(&m->inflight));
+    if (req && req->srv->opt.sql_queue)
+        queue_metrics_put(req->srv->opt.sql_queue, &b);
     srv_pipe_metrics_put(req, &b);
     if (b.oom) {
         free(b.p);

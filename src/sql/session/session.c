@@ -96,6 +96,7 @@ fl_status fl_sql_session_open(const fl_sql_options *opt, fl_sql_session **out, f
     s->threads = opt->threads;
     s->memory_limit = opt->memory_limit;
     s->ext = opt->extension;
+    s->queue = opt->queue;
     fl_session_limits_open(s, opt); /* ceilings; default statement_timeout */
     atomic_init(&s->cancel, 0);
     progress_reset(&s->progress);
@@ -427,14 +428,25 @@ fl_status fl_session_run(fl_sql_session *s, const char *sql, const fl_value *par
     if (rc == FL_OK && pc->param_types)
         rc = fl_session_param_casts(r->parsed, &r->arena, pc->param_types, nparams, &undo, err);
     const PgQuery__Node *st = r->parsed->stmt;
+    /* execution slots (session_slots.c): commands and EXPLAIN ANALYZE hold
+     * one while they run, a query from before its executor opens until its
+     * result is read or closed */
     if (rc == FL_OK && st && st->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) {
-        rc = run_explain(r, st->explain_stmt, err);
+        rc = fl_session_slot_take(r, explain_analyze(st->explain_stmt), err);
+        if (rc == FL_OK)
+            rc = run_explain(r, st->explain_stmt, err);
+        fl_session_slot_release(r);
     } else if (rc == FL_OK && (r->parsed->execute || fl_stmt_is_command(r->parsed))) {
         fl_stmt_ctx sc = {pc, s, &r->xo};
         r->is_command = true;
-        rc = fl_stmt_run(&sc, &r->sr, err);
+        rc = fl_session_slot_take(r, fl_session_command_needs_slot(r->parsed), err);
+        if (rc == FL_OK)
+            rc = fl_stmt_run(&sc, &r->sr, err);
+        fl_session_slot_release(r);
     } else if (rc == FL_OK) {
         rc = fl_planner_plan_query(pc, st, &r->plan, err);
+        if (rc == FL_OK)
+            rc = fl_session_slot_take(r, fl_session_query_needs_slot(r), err);
         if (rc == FL_OK)
             rc = fl_exec_open(r->plan, &r->xo, &r->exec, err);
     }

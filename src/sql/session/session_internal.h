@@ -58,6 +58,10 @@ struct fl_sql_session {
     int64_t open_statement_timeout_ms;
     bool spill_dir_fixed;
     const struct fl_sql_extension *ext; /* fl_sql_options.extension (borrowed) */
+    /* execution slots (queue.c; fl_sql_options.queue, borrowed; NULL =
+     * never wait) and how many of this session's open results hold one */
+    struct fl_sql_queue *queue;
+    uint32_t queue_holds;
 };
 
 struct fl_sql_result {
@@ -96,6 +100,10 @@ struct fl_sql_result {
     pthread_cond_t cv;
     bool done;
     atomic_int timed_out;
+    /* an execution slot held (queue.c), with the memory it reserved */
+    bool slot_held;
+    uint64_t slot_reserved;
+    bool slot_wait_timed_out; /* statement_timeout ended its wait: the error says so */
 };
 
 struct fl_sql_stmt {
@@ -129,6 +137,20 @@ bool fl_session_has_limits(const fl_sql_session *s);
 fl_status fl_session_check_memory_limit(const fl_sql_session *s, uint64_t v, fl_error *err);
 fl_status fl_session_check_statement_timeout(const fl_sql_session *s, int64_t ms, fl_error *err);
 fl_status fl_session_check_spill_dir(const fl_sql_session *s, fl_error *err);
+
+/* queue.c: execution slots (floe/sql_queue.h). enter waits its turn (or
+ * refuses: 53000; or ends at *cancel: 57014) and then counts one statement
+ * reserving min(memory or the budget, the budget) until leave. */
+fl_status fl_sql_queue_enter(struct fl_sql_queue *q, uint64_t memory, atomic_int *cancel,
+                             uint64_t *reserved, uint64_t *waited_us, fl_error *err);
+void fl_sql_queue_leave(struct fl_sql_queue *q, uint64_t reserved);
+/* session_slots.c: whether a planned query / a command does work that
+ * waits for a slot; take takes one for r when need is true and its
+ * session holds none; release gives it back (no-op when r holds none) */
+bool fl_session_query_needs_slot(const fl_sql_result *r);
+bool fl_session_command_needs_slot(const fl_sql_parsed *p);
+fl_status fl_session_slot_take(fl_sql_result *r, bool need, fl_error *err);
+void fl_session_slot_release(fl_sql_result *r);
 
 /* session_result.c */
 fl_status fl_session_result_new(fl_sql_session *s, fl_sql_result **out, fl_error *err);

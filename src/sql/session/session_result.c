@@ -34,7 +34,7 @@ void fl_session_record_error(fl_sql_session *s, fl_sql_result *r, fl_status rc, 
 {
     if (s->block) /* any error ends what a transaction block may still do */
         fl_txn_block_set_failed(s->block);
-    if (r && atomic_load(&r->timed_out))
+    if (r && atomic_load(&r->timed_out) && !r->slot_wait_timed_out)
         fl_error_state(err, FL_ECANCELED, "57014", "canceling statement due to statement timeout");
     else if (rc == FL_ECANCELED && err && !err->sqlstate[0])
         fl_error_set_state(err, "57014");
@@ -189,6 +189,7 @@ fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof
         r->eof = true;
         *eof = true;
         stop_timer(r);
+        fl_session_slot_release(r);
         return FL_OK;
     }
     for (;;) {
@@ -206,6 +207,7 @@ fl_status fl_sql_result_next(fl_sql_result *r, const fl_batch **batch, bool *eof
             *eof = true;
             snprintf(r->tag, sizeof r->tag, "SELECT %lld", (long long)r->rows);
             stop_timer(r);
+            fl_session_slot_release(r); /* the work is done: the next statement may start */
             return FL_OK;
         }
         uint32_t live = fl_batch_live_rows(b);
@@ -246,6 +248,7 @@ void fl_sql_result_close(fl_sql_result *r)
     stop_timer(r);
     fl_exec_close(r->exec);
     r->exec = NULL;
+    fl_session_slot_release(r);
     if (r->parsed && r->parsed->stmt &&
         r->parsed->stmt->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) {
         for (uint32_t i = 0; i < r->sr.nbatches; i++) {

@@ -565,6 +565,23 @@ FL_API fl_status fl_ice_data_writer_close(fl_ice_data_writer *w, fl_ice_data_fil
                                           uint32_t *n, fl_error *err);
 FL_API void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its files; NULL allowed */
 
+/* n writers for one transaction that n threads may use at the same time,
+ * writer i by one thread only (src/iceberg/data_writers.c): each opens on
+ * its first batch (a thread given no rows writes no file), sorted writes
+ * share the sort buffer between them, and every file is registered with
+ * x as a single writer's are. close finishes every writer and lists all
+ * their files in *files, owned by the set: free the set after x commits
+ * or aborts (free deletes the files of writers never closed). */
+typedef struct fl_ice_data_writers fl_ice_data_writers;
+FL_API fl_status fl_ice_data_writers_open(fl_ice_txn *x, uint32_t n, fl_ice_data_writers **out,
+                                          fl_error *err);
+FL_API uint32_t fl_ice_data_writers_count(const fl_ice_data_writers *s);
+FL_API fl_status fl_ice_data_writers_write(fl_ice_data_writers *s, uint32_t i, const fl_batch *b,
+                                           fl_error *err);
+FL_API fl_status fl_ice_data_writers_close(fl_ice_data_writers *s, fl_ice_data_file **files,
+                                           uint32_t *n, fl_error *err);
+FL_API void fl_ice_data_writers_free(fl_ice_data_writers *s); /* NULL allowed */
+
 /* Row-level delete of rows matching filter, committed by the txn:
  * whole-file matches are removed from metadata; partly matching files get
  * position delete files (write.delete.mode=merge-on-read, the default) or

@@ -68,6 +68,15 @@ fl_status fl_exec_next(fl_exec *x, const fl_batch **batch, bool *eof, fl_error *
 
 void fl_exec_close(fl_exec *x); /* NULL allowed; safe after errors/cancel */
 
+/* Instead of fl_exec_next (once, before any): runs the plan to its end
+ * with the root pipeline on every worker thread as well, handing each
+ * thread's batches (sel may be set) to sink with the thread's number in
+ * [0, fl_exec_threads(x)); the order of rows is not kept. A writer per
+ * thread makes INSERT ... SELECT and CREATE TABLE AS use every core. */
+typedef fl_status (*fl_exec_sink_fn)(void *ctx, uint32_t thread, const fl_batch *b, fl_error *err);
+fl_status fl_exec_run_sink(fl_exec *x, fl_exec_sink_fn sink, void *ctx, fl_error *err);
+uint32_t fl_exec_threads(const fl_exec *x); /* the threads sink may be called from */
+
 /* Runs plan to completion and collects every row (DML, subqueries, tests).
  * *out is a malloc'd array of *n malloc'd batches (fl_exec_free_batches). */
 fl_status fl_exec_collect(fl_plan *plan, const fl_exec_options *opt, fl_batch ***out, uint32_t *n,

@@ -535,6 +535,38 @@ fl_status fl_exec_next(fl_exec *x, const fl_batch **batch, bool *eof, fl_error *
     return rc;
 }
 
+typedef struct sink_ctx {
+    fl_exec_sink_fn fn;
+    void *ctx;
+} sink_ctx;
+
+static fl_status sink_consume(void *vctx, ex_thread *th, const fl_batch *b, fl_error *err)
+{
+    sink_ctx *s = vctx;
+    return s->fn(s->ctx, th->tid, b, err);
+}
+
+uint32_t fl_exec_threads(const fl_exec *x)
+{
+    return x->threads ? x->threads : 1;
+}
+
+fl_status fl_exec_run_sink(fl_exec *x, fl_exec_sink_fn sink, void *ctx, fl_error *err)
+{
+    if (x->started)
+        return fl_errorf(err, FL_EINVAL, "executor: already started");
+    x->started = true;
+    x->done = true;
+    /* the root pipeline is one more pipeline run on the workers, as a
+     * breaker runs its child's (ex_run_parallel): ex_prepare materializes
+     * what lies below, the workers pull the root's morsels */
+    sink_ctx sc = {sink, ctx};
+    fl_status rc = ex_run_parallel(x->root, sink_consume, &sc, err);
+    if (rc != FL_OK)
+        atomic_store(&x->failed, 1);
+    return rc;
+}
+
 void fl_exec_close(fl_exec *x)
 {
     if (!x)

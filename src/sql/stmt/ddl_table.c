@@ -345,12 +345,6 @@ typedef struct ctas_write {
     int64_t rows;
 } ctas_write;
 
-static fl_status ctas_batch(void *vctx, const fl_batch *b, fl_error *err)
-{
-    ctas_write *cw = vctx;
-    return stmt_write_batch(cw->w, b, cw->ncols, &cw->rows, err);
-}
-
 /* The table's column types for a query column: untyped literals become
  * strings; everything else keeps its (Iceberg) type. */
 /* The column type CREATE TABLE AS stores for a query column: ARRAY[...]
@@ -436,6 +430,7 @@ fl_status stmt_ctas(fl_stmt_ctx *c, const PgQuery__CreateTableAsStmt *s, fl_stmt
     const char *name = fl_table_ident_str(&id, c->planner->arena);
     fl_ice_txn *x = NULL;
     ctas_write cw = {NULL, sch.nfields, 0};
+    fl_ice_data_writers *set = NULL;
     fl_status rc = fl_ice_txn_begin(t, &x, err);
     if (rc == FL_OK && !into->skip_data)
         rc = fl_ice_data_writer_open(x, &cw.w, err);
@@ -454,25 +449,23 @@ fl_status stmt_ctas(fl_stmt_ctx *c, const PgQuery__CreateTableAsStmt *s, fl_stmt
         }
         if (rc == FL_OK)
             rc = stmt_project_cast(c, plan, src, types, names, NULL, NULL, ws->nfields, &proj, err);
-        if (rc == FL_OK)
-            rc = stmt_run_plan(c, proj, ctas_batch, &cw, err);
+        /* cw.w gave the schema the casts use; the rows go through a
+         * writer per executor thread (stmt_write_plan) */
         fl_ice_data_file *files = NULL;
         uint32_t nfiles = 0;
-        if (rc == FL_OK) {
-            fl_ice_data_writer *w = cw.w;
-            cw.w = NULL;
-            rc = fl_ice_data_writer_close(w, &files, &nfiles, err);
-        }
+        if (rc == FL_OK)
+            rc = stmt_write_plan(c, x, proj, cw.ncols, &cw.rows, &set, &files, &nfiles, err);
         if (rc == FL_OK && nfiles)
             rc = fl_ice_txn_append(x, files, nfiles, err);
     }
-    fl_ice_data_writer_abort(cw.w);
     if (rc == FL_OK) {
         fl_ice_txn *xx = x;
         x = NULL;
         rc = stmt_commit(c, xx, name, out, err);
     }
     fl_ice_txn_abort(x);
+    fl_ice_data_writers_free(set); /* after the commit: the file list lives in the set */
+    fl_ice_data_writer_abort(cw.w);
     fl_ice_table_free(t);
     FL_TRY(rc);
     stmt_tag(out, "SELECT %lld", (long long)cw.rows);

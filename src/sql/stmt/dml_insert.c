@@ -245,6 +245,7 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
                            : s->relation->relname;
     fl_ice_data_file *files = NULL;
     uint32_t nfiles = 0;
+    fl_ice_data_writers *set = NULL;
     fl_status rc = fl_ice_txn_begin(pt.table, &x, err);
     if (rc == FL_OK)
         rc = fl_ice_data_writer_open(x, &iw.w, err);
@@ -274,15 +275,18 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
             if (rc == FL_OK)
                 rc = stmt_returning_project(c, proj, qual, &iw.ret, &proj, err);
         }
-        if (rc == FL_OK)
+        if (rc == FL_OK && !s->n_returning_list) {
+            /* a writer per executor thread; iw.w only gave the schema */
+            rc = stmt_write_plan(c, x, proj, iw.ncols, &iw.rows, &set, &files, &nfiles, err);
+        } else if (rc == FL_OK) { /* RETURNING collects rows in order: one writer */
             rc = stmt_run_plan(c, proj, ins_batch, &iw, err);
-        if (rc == FL_OK) {
-            fl_ice_data_writer *w = iw.w;
-            iw.w = NULL;
-            rc = fl_ice_data_writer_close(w, &files, &nfiles, err);
+            if (rc == FL_OK) {
+                fl_ice_data_writer *w = iw.w;
+                iw.w = NULL;
+                rc = fl_ice_data_writer_close(w, &files, &nfiles, err);
+            }
         }
     }
-    fl_ice_data_writer_abort(iw.w);
     if (rc == FL_OK && nfiles)
         rc = fl_ice_txn_append(x, files, nfiles, err);
     if (rc == FL_OK && iw.rows) {
@@ -291,6 +295,8 @@ fl_status stmt_insert(fl_stmt_ctx *c, const PgQuery__InsertStmt *s, fl_stmt_resu
         rc = stmt_commit_dml(c, xx, &pt.ident, pt.name, out, err);
     }
     fl_ice_txn_abort(x);
+    fl_ice_data_writers_free(set); /* after the commit: the file list lives in the set */
+    fl_ice_data_writer_abort(iw.w);
     if (rc == FL_OK)
         rc = stmt_returning_finish(&iw.ret, a, out, err);
     stmt_returning_free(&iw.ret);

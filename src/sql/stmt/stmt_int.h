@@ -220,6 +220,14 @@ typedef fl_status (*stmt_batch_fn)(void *ctx, const fl_batch *b, fl_error *err);
 fl_status stmt_run_plan(fl_stmt_ctx *c, fl_plan *plan, stmt_batch_fn fn, void *fctx,
                         fl_error *err);
 
+/* Writes the first ncols columns of plan's rows into txn's table with a
+ * writer per executor thread (the root pipeline on every thread; one
+ * writer, in order, under a top-level ORDER BY). *rows += rows written;
+ * *files (owned by *set) for the commit; free *set after it. */
+fl_status stmt_write_plan(fl_stmt_ctx *c, fl_ice_txn *txn, fl_plan *plan, uint32_t ncols,
+                          int64_t *rows, fl_ice_data_writers **set, fl_ice_data_file **files,
+                          uint32_t *nfiles, fl_error *err);
+
 /* Writes the first ncols columns of b (live rows) with w. *rows += live rows. */
 fl_status stmt_write_batch(fl_ice_data_writer *w, const fl_batch *b, uint32_t ncols,
                            int64_t *rows, fl_error *err);

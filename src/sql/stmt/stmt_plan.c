@@ -184,6 +184,83 @@ fl_status stmt_run_plan(fl_stmt_ctx *c, fl_plan *plan, stmt_batch_fn fn, void *f
     return rc;
 }
 
+/* ---- writing a plan's rows on every thread ---- */
+
+typedef struct par_write {
+    fl_ice_data_writers *set;
+    uint32_t ncols;
+    int64_t *rows; /* per thread */
+} par_write;
+
+static fl_status par_sink(void *vctx, uint32_t thread, const fl_batch *b, fl_error *err)
+{
+    par_write *pw = vctx;
+    fl_batch view = *b;
+    view.ncols = pw->ncols;
+    uint32_t live = fl_batch_live_rows(b);
+    if (!live)
+        return FL_OK;
+    FL_TRY(fl_ice_data_writers_write(pw->set, thread, &view, err));
+    pw->rows[thread] += live;
+    return FL_OK;
+}
+
+/* An ORDER BY at the top of the rows (under the casts) is kept in the
+ * files: such a plan is written by one thread, in order. */
+static bool keeps_order(const fl_plan *p)
+{
+    while (p && (p->kind == FL_PLAN_PROJECT || p->kind == FL_PLAN_FILTER) && p->nchildren == 1)
+        p = p->children[0];
+    return p && (p->kind == FL_PLAN_SORT ||
+                 (p->kind == FL_PLAN_LIMIT && p->nchildren == 1 &&
+                  p->children[0]->kind == FL_PLAN_SORT));
+}
+
+static fl_status write_serial(fl_exec *x, par_write *pw, fl_error *err)
+{
+    for (;;) {
+        const fl_batch *b = NULL;
+        bool eof = false;
+        FL_TRY(fl_exec_next(x, &b, &eof, err));
+        if (eof || !b)
+            return FL_OK;
+        FL_TRY(par_sink(pw, 0, b, err));
+    }
+}
+
+fl_status stmt_write_plan(fl_stmt_ctx *c, fl_ice_txn *txn, fl_plan *plan, uint32_t ncols,
+                          int64_t *rows, fl_ice_data_writers **set, fl_ice_data_file **files,
+                          uint32_t *nfiles, fl_error *err)
+{
+    *set = NULL;
+    *files = NULL;
+    *nfiles = 0;
+    fl_exec_options dflt;
+    memset(&dflt, 0, sizeof dflt);
+    const fl_exec_options *o = c->exec ? c->exec : &dflt;
+    fl_exec *x = NULL;
+    FL_TRY(fl_exec_open(plan, o, &x, err));
+    bool serial = keeps_order(plan);
+    uint32_t n = serial ? 1 : fl_exec_threads(x);
+    par_write pw = {NULL, ncols, calloc(n, sizeof(int64_t))};
+    fl_status rc = pw.rows ? fl_ice_data_writers_open(txn, n, &pw.set, err)
+                           : fl_errorf(err, FL_ENOMEM, "out of memory");
+    if (rc == FL_OK)
+        rc = serial ? write_serial(x, &pw, err) : fl_exec_run_sink(x, par_sink, &pw, err);
+    fl_exec_close(x);
+    if (rc == FL_OK)
+        rc = fl_ice_data_writers_close(pw.set, files, nfiles, err);
+    for (uint32_t i = 0; pw.rows && i < n; i++)
+        *rows += pw.rows[i];
+    free(pw.rows);
+    if (rc != FL_OK) {
+        fl_ice_data_writers_free(pw.set);
+        return rc;
+    }
+    *set = pw.set;
+    return FL_OK;
+}
+
 fl_status stmt_write_batch(fl_ice_data_writer *w, const fl_batch *b, uint32_t ncols,
                            int64_t *rows, fl_error *err)
 {

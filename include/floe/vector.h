@@ -203,6 +203,12 @@ FL_API fl_status fl_vector_flatten(fl_vector *v, fl_error *err);
 FL_API fl_status fl_vector_append_from(fl_vector *dst, const fl_vector *src, uint32_t src_row,
                                        fl_error *err);
 
+/* Copies rows[0..n) of src (any encoding) to the end of dst (FLAT, same
+ * type), as n fl_vector_append_from calls would, with one unify and one
+ * capacity check (nested types row by row). */
+FL_API fl_status fl_vector_append_rows(fl_vector *dst, const fl_vector *src, const uint32_t *rows,
+                                       uint32_t n, fl_error *err);
+
 /* ---- batches ---- */
 
 /* Initializes a batch with one empty vector per schema field. */

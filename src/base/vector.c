@@ -435,6 +435,96 @@ fl_status fl_vector_append_from(fl_vector *dst, const fl_vector *src, uint32_t s
     }
 }
 
+/* Rows of a FLAT base to the end of dst (FLAT, same scalar type, room
+ * reserved): one unify and one capacity check for the whole gather. */
+static void gather_fixed(uint8_t *dst, const uint8_t *src, size_t w, const fl_unified *u,
+                         const uint32_t *rows, uint32_t n)
+{
+    switch (w) {
+    case 8:
+        for (uint32_t k = 0; k < n; k++)
+            memcpy(dst + (size_t)k * 8, src + (size_t)fl_unified_row(u, rows[k]) * 8, 8);
+        return;
+    case 4:
+        for (uint32_t k = 0; k < n; k++)
+            memcpy(dst + (size_t)k * 4, src + (size_t)fl_unified_row(u, rows[k]) * 4, 4);
+        return;
+    case 16:
+        for (uint32_t k = 0; k < n; k++)
+            memcpy(dst + (size_t)k * 16, src + (size_t)fl_unified_row(u, rows[k]) * 16, 16);
+        return;
+    default:
+        for (uint32_t k = 0; k < n; k++)
+            memcpy(dst + (size_t)k * w, src + (size_t)fl_unified_row(u, rows[k]) * w, w);
+    }
+}
+
+static bool row_valid(const fl_unified *u, uint32_t i, uint32_t r)
+{
+    if (u->validity && !((u->validity[i >> 3] >> (i & 7)) & 1))
+        return false;
+    return fl_vector_is_valid(u->base, r);
+}
+
+fl_status fl_vector_append_rows(fl_vector *dst, const fl_vector *src, const uint32_t *rows,
+                                uint32_t n, fl_error *err)
+{
+    if (dst->type->id != src->type->id)
+        return fl_errorf(err, FL_ETYPE, "vector: append_rows between different types");
+    fl_type_id id = dst->type->id;
+    if (id == FL_TYPE_STRUCT || id == FL_TYPE_LIST || id == FL_TYPE_MAP) {
+        for (uint32_t k = 0; k < n; k++)
+            FL_TRY(fl_vector_append_from(dst, src, rows[k], err));
+        return FL_OK;
+    }
+    FL_TRY(check_flat(dst, err));
+    fl_unified u;
+    fl_vector_unify(src, &u);
+    if (!u.base)
+        return fl_errorf(err, FL_EINVAL, "vector: dictionary vector without a dictionary");
+    const fl_vector *b = u.base;
+    if (n > MAX_ROWS - dst->len)
+        return fl_errorf(err, FL_ELIMIT, "vector: too many rows");
+    if (u.idx && !u.constant)
+        for (uint32_t k = 0; k < n; k++)
+            if (u.idx[rows[k]] >= b->len)
+                return bad_index(err, rows[k], u.idx[rows[k]], b->len);
+    FL_TRY(fl_vector_reserve(dst, dst->len + n, err));
+    bool nulls = u.validity || b->validity;
+    if (nulls || dst->validity)
+        FL_TRY(fl_vector_ensure_validity(dst, err));
+    uint32_t start = dst->len;
+    if (fl_type_is_varlen(dst->type)) {
+        size_t total = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t r = fl_unified_row(&u, rows[k]);
+            total += (size_t)(b->offsets[r + 1] - b->offsets[r]);
+        }
+        FL_TRY(fl_vector_reserve_heap(dst, total, err));
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t r = fl_unified_row(&u, rows[k]);
+            bool valid = !nulls || row_valid(&u, rows[k], r);
+            size_t len = valid ? (size_t)(b->offsets[r + 1] - b->offsets[r]) : 0;
+            if (len)
+                memcpy(dst->heap + dst->heap_len, b->heap + b->offsets[r], len);
+            dst->heap_len += len;
+            dst->offsets[start + k + 1] = (int64_t)dst->heap_len;
+        }
+    } else {
+        gather_fixed(dst->data + (size_t)start * fl_type_width(dst->type), b->data,
+                     fl_type_width(dst->type), &u, rows, n);
+    }
+    size_t w = fl_type_width(dst->type);
+    for (uint32_t k = 0; dst->validity && k < n; k++) {
+        bool valid = !nulls || row_valid(&u, rows[k], fl_unified_row(&u, rows[k]));
+        fl_bitmap_set(dst->validity, start + k, valid);
+        if (!valid && w && !fl_type_is_varlen(dst->type)) /* as append_null: zeros */
+            memset(dst->data + (size_t)(start + k) * w, 0, w);
+    }
+    dst->len = start + n;
+    return FL_OK;
+}
+
 /* ---- flattening ---- */
 
 /* Rebuilds v row by row into a fresh FLAT vector (nested types). */

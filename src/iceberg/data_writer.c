@@ -368,6 +368,7 @@ static fl_status new_part(fl_ice_data_writer *w, uint64_t hash, part **out, fl_e
     p->dir = *pp ? fl_arena_sprintf(&w->arena, "%s/%s", w->data_dir, pp) : w->data_dir;
     if (!p->dir)
         return fl_errorf(err, FL_ENOMEM, "out of memory");
+    p->id = w->nparts;
     w->parts[w->nparts++] = p;
     *out = p;
     return FL_OK;
@@ -566,19 +567,91 @@ void ice_part_drop_chunks(part *p)
     p->rows = 0;
 }
 
-static fl_status append_row(fl_ice_data_writer *w, part *p, const fl_batch *b, uint32_t i,
-                            fl_error *err)
+/* Rows rows[0..n) of b into p's buffer, a column at a time: chunks fill
+ * up to FL_BATCH_CAP rows; a streaming (unsorted) write hands each full
+ * chunk to the file and reuses it. */
+static fl_status append_rows(fl_ice_data_writer *w, part *p, const fl_batch *b,
+                             const uint32_t *rows, uint32_t n, fl_error *err)
 {
-    fl_batch *c = NULL;
-    FL_TRY(current_chunk(w, p, &c, err));
-    for (uint32_t col = 0; col < b->ncols; col++)
-        FL_TRY(fl_vector_append_from(&c->cols[col], &b->cols[col], i, err));
-    c->nrows++;
-    p->rows++;
-    if (!w->nsf && c->nrows == FL_BATCH_CAP) {
-        /* streaming: the full chunk goes to the file and is reused */
-        FL_TRY(ice_write_to_file(w, p, c, err));
-        fl_batch_reset(c);
+    while (n) {
+        fl_batch *c = NULL;
+        FL_TRY(current_chunk(w, p, &c, err));
+        uint32_t m = FL_BATCH_CAP - c->nrows < n ? FL_BATCH_CAP - c->nrows : n;
+        for (uint32_t col = 0; col < b->ncols; col++)
+            FL_TRY(fl_vector_append_rows(&c->cols[col], &b->cols[col], rows, m, err));
+        c->nrows += m;
+        p->rows += m;
+        rows += m;
+        n -= m;
+        if (!w->nsf && c->nrows == FL_BATCH_CAP) {
+            FL_TRY(ice_write_to_file(w, p, c, err));
+            fl_batch_reset(c);
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status scratch_rows(fl_ice_data_writer *w, uint32_t n, fl_error *err)
+{
+    if (n <= w->cap_rows && w->row_part)
+        return FL_OK;
+    uint32_t *a = realloc(w->row_part, (size_t)n * sizeof *a);
+    if (a)
+        w->row_part = a;
+    uint32_t *g = a ? realloc(w->grouped, (size_t)n * sizeof *g) : NULL;
+    if (g)
+        w->grouped = g;
+    if (!a || !g)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    w->cap_rows = n;
+    return FL_OK;
+}
+
+static fl_status scratch_parts(fl_ice_data_writer *w, fl_error *err)
+{
+    if (w->nparts <= w->cap_parts && w->per_part)
+        return FL_OK;
+    uint32_t cap = w->nparts * 2;
+    uint32_t *c = realloc(w->per_part, (size_t)cap * sizeof *c);
+    if (!c)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    w->per_part = c;
+    w->cap_parts = cap;
+    return FL_OK;
+}
+
+/* A partitioned write: each live row's partition (transforms, key,
+ * lookup), then the rows grouped by partition (a counting sort, order kept
+ * within a partition) and appended a partition at a time. */
+static fl_status write_partitioned(fl_ice_data_writer *w, const fl_batch *b, fl_error *err)
+{
+    uint32_t n = fl_batch_live_rows(b);
+    FL_TRY(scratch_rows(w, n, err));
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t r = b->sel ? b->sel->idx[k] : k;
+        part *p = NULL;
+        FL_TRY(row_key(w, b, r, err));
+        FL_TRY(lookup_part(w, &p, err));
+        w->row_part[k] = p->id;
+    }
+    FL_TRY(scratch_parts(w, err));
+    memset(w->per_part, 0, (size_t)w->nparts * sizeof *w->per_part);
+    for (uint32_t k = 0; k < n; k++)
+        w->per_part[w->row_part[k]]++;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < w->nparts; i++) { /* counts -> start offsets */
+        uint32_t c = w->per_part[i];
+        w->per_part[i] = at;
+        at += c;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        w->grouped[w->per_part[w->row_part[k]]++] = b->sel ? b->sel->idx[k] : k;
+    uint32_t from = 0; /* per_part[i] is now the end of partition i's rows */
+    for (uint32_t i = 0; i < w->nparts; i++) {
+        uint32_t to = w->per_part[i];
+        if (to > from)
+            FL_TRY(append_rows(w, w->parts[i], b, w->grouped + from, to - from, err));
+        from = to;
     }
     return FL_OK;
 }
@@ -634,19 +707,14 @@ fl_status fl_ice_data_writer_write(fl_ice_data_writer *w, const fl_batch *b, fl_
             rc = ice_write_to_file(w, p, b, err); /* fast path: no copy */
         else if (rc == FL_OK) {
             uint32_t n = fl_batch_live_rows(b);
-            for (uint32_t k = 0; k < n && rc == FL_OK; k++)
-                rc = append_row(w, p, b, b->sel ? b->sel->idx[k] : k, err);
+            rc = scratch_rows(w, n, err);
+            for (uint32_t k = 0; rc == FL_OK && k < n; k++)
+                w->grouped[k] = b->sel ? b->sel->idx[k] : k;
+            if (rc == FL_OK)
+                rc = append_rows(w, p, b, w->grouped, n, err);
         }
     } else {
-        uint32_t n = fl_batch_live_rows(b);
-        for (uint32_t k = 0; k < n && rc == FL_OK; k++) {
-            uint32_t r = b->sel ? b->sel->idx[k] : k;
-            rc = row_key(w, b, r, err);
-            if (rc == FL_OK)
-                rc = lookup_part(w, &p, err);
-            if (rc == FL_OK)
-                rc = append_row(w, p, b, r, err);
-        }
+        rc = write_partitioned(w, b, err);
     }
     if (rc == FL_OK && w->nsf)
         rc = ice_sorted_maybe_flush(w, err);
@@ -688,6 +756,9 @@ static void release(fl_ice_data_writer *w, bool remove_files)
     free(w->parts);
     free(w->table);
     free(w->key);
+    free(w->row_part);
+    free(w->grouped);
+    free(w->per_part);
     free(w->files);
     fl_arena_free(&w->arena);
     free(w);

@@ -42,6 +42,7 @@ typedef struct part {
     fl_orc_writer *ow;     /* or ORC (write.format.default=orc) */
     const char *path;
     uint64_t last_use;
+    uint32_t id; /* its index in the writer's parts */
 } part;
 
 static inline bool ice_part_open(const part *p)
@@ -79,6 +80,10 @@ struct fl_ice_data_writer {
     fl_ice_data_file *files; /* finished files (malloc array; strings in out_arena) */
     uint32_t nfiles, capfiles;
     bool failed;
+    /* scratch of one write (malloc): each live row's partition, the rows
+     * grouped by partition, and per partition its count then its cursor */
+    uint32_t *row_part, *grouped, *per_part;
+    uint32_t cap_rows, cap_parts;
 };
 
 /* The value of source column p at row `row` of b (null when a parent struct is null). */

@@ -43,6 +43,54 @@ static int cmp_rows(const void *a, const void *b, void *vctx)
     return ia < ib ? -1 : ia > ib;
 }
 
+/* Column col of the sorted rows order[0..n) (row i of the buffer: chunk
+ * ch[i], row rr[i]; every chunk FLAT, built by appends) to the end of
+ * dst: a typed copy per row for scalars, append_from for nested types. */
+static fl_status gather_column(fl_vector *dst, const fl_batch *chunks, uint32_t col,
+                               const uint32_t *order, uint32_t n, const uint32_t *ch,
+                               const uint32_t *rr, fl_error *err)
+{
+    const fl_type *t = dst->type;
+    if (t->id == FL_TYPE_STRUCT || t->id == FL_TYPE_LIST || t->id == FL_TYPE_MAP) {
+        for (uint32_t k = 0; k < n; k++)
+            FL_TRY(fl_vector_append_from(dst, &chunks[ch[order[k]]].cols[col], rr[order[k]], err));
+        return FL_OK;
+    }
+    uint32_t start = dst->len;
+    FL_TRY(fl_vector_reserve(dst, start + n, err));
+    FL_TRY(fl_vector_ensure_validity(dst, err));
+    bool varlen = fl_type_is_varlen(t);
+    size_t w = fl_type_width(t);
+    if (varlen) {
+        size_t total = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const fl_vector *v = &chunks[ch[order[k]]].cols[col];
+            uint32_t r = rr[order[k]];
+            total += (size_t)(v->offsets[r + 1] - v->offsets[r]);
+        }
+        FL_TRY(fl_vector_reserve_heap(dst, total, err));
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const fl_vector *v = &chunks[ch[order[k]]].cols[col];
+        uint32_t r = rr[order[k]];
+        bool valid = fl_vector_is_valid(v, r);
+        fl_bitmap_set(dst->validity, start + k, valid);
+        if (varlen) {
+            size_t len = valid ? (size_t)(v->offsets[r + 1] - v->offsets[r]) : 0;
+            if (len)
+                memcpy(dst->heap + dst->heap_len, v->heap + v->offsets[r], len);
+            dst->heap_len += len;
+            dst->offsets[start + k + 1] = (int64_t)dst->heap_len;
+        } else if (valid) {
+            memcpy(dst->data + (size_t)(start + k) * w, v->data + (size_t)r * w, w);
+        } else {
+            memset(dst->data + (size_t)(start + k) * w, 0, w);
+        }
+    }
+    dst->len = start + n;
+    return FL_OK;
+}
+
 static fl_status sort_and_write(fl_ice_data_writer *w, part *p, uint32_t *order, uint32_t *rc_,
                                 uint32_t *rr, fl_value *keys, fl_error *err)
 {
@@ -64,19 +112,15 @@ static fl_status sort_and_write(fl_ice_data_writer *w, part *p, uint32_t *order,
     fl_batch ob;
     FL_TRY(fl_batch_init(&ob, &w->schema, err));
     fl_status rc = FL_OK;
-    for (uint32_t k = 0; k < n && rc == FL_OK; k++) {
-        const fl_batch *src = &p->chunks[rc_[order[k]]];
-        uint32_t row = rr[order[k]];
+    for (uint32_t k = 0; k < n && rc == FL_OK; k += FL_BATCH_CAP) {
+        uint32_t m = n - k < FL_BATCH_CAP ? n - k : FL_BATCH_CAP;
         for (uint32_t col = 0; col < ob.ncols && rc == FL_OK; col++)
-            rc = fl_vector_append_from(&ob.cols[col], &src->cols[col], row, err);
-        ob.nrows++;
-        if (rc == FL_OK && ob.nrows == FL_BATCH_CAP) {
+            rc = gather_column(&ob.cols[col], p->chunks, col, order + k, m, rc_, rr, err);
+        ob.nrows = m;
+        if (rc == FL_OK)
             rc = ice_write_to_file(w, p, &ob, err);
-            fl_batch_reset(&ob);
-        }
+        fl_batch_reset(&ob);
     }
-    if (rc == FL_OK && ob.nrows)
-        rc = ice_write_to_file(w, p, &ob, err);
     fl_batch_destroy(&ob);
     return rc;
 }

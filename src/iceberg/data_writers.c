@@ -24,6 +24,13 @@
 typedef struct slot {
     fl_ice_data_writer *w;
     fl_arena arena; /* the data-file structs of w's files */
+    /* its close (close_main): the files, the outcome, the thread */
+    fl_ice_data_file *files;
+    uint32_t nfiles;
+    fl_status rc;
+    fl_error err;
+    pthread_t tid;
+    bool started;
 } slot;
 
 struct fl_ice_data_writers {
@@ -85,39 +92,62 @@ fl_status fl_ice_data_writers_write(fl_ice_data_writers *s, uint32_t i, const fl
     return fl_ice_data_writer_write(sl->w, b, err);
 }
 
+/* Closing a writer finishes its files: a sorted writer sorts and writes
+ * what it still buffers (up to its share of the sort buffer), so the
+ * writers close on threads of their own, as they wrote. */
+static void *close_main(void *arg)
+{
+    slot *sl = arg;
+    fl_ice_data_writer *w = sl->w;
+    sl->w = NULL;
+    sl->rc = fl_ice_data_writer_close(w, &sl->files, &sl->nfiles, &sl->err);
+    return NULL;
+}
+
+static void close_all(fl_ice_data_writers *s)
+{
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        open += s->slots[i].w != NULL;
+    for (uint32_t i = 0; i < s->n; i++) {
+        slot *sl = &s->slots[i];
+        if (!sl->w)
+            continue;
+        sl->started = open > 1 && pthread_create(&sl->tid, NULL, close_main, sl) == 0;
+        if (!sl->started)
+            close_main(sl);
+    }
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->slots[i].started)
+            pthread_join(s->slots[i].tid, NULL);
+}
+
 fl_status fl_ice_data_writers_close(fl_ice_data_writers *s, fl_ice_data_file **files, uint32_t *n,
                                     fl_error *err)
 {
     *files = NULL;
     *n = 0;
+    close_all(s);
     fl_status rc = FL_OK;
     uint32_t total = 0, cap = 0;
-    for (uint32_t i = 0; i < s->n; i++) {
-        fl_ice_data_file *f = NULL;
-        uint32_t nf = 0;
-        fl_ice_data_writer *w = s->slots[i].w;
-        s->slots[i].w = NULL;
-        if (!w)
-            continue;
-        if (rc != FL_OK) {
-            fl_ice_data_writer_abort(w);
-            continue;
+    for (uint32_t i = 0; i < s->n && rc == FL_OK; i++) {
+        const slot *sl = &s->slots[i];
+        if (sl->rc != FL_OK) {
+            rc = sl->rc;
+            *err = sl->err;
+            break;
         }
-        rc = fl_ice_data_writer_close(w, &f, &nf, err);
-        if (rc == FL_OK && total + nf > cap) {
-            uint32_t nc = (total + nf) * 2;
+        if (total + sl->nfiles > cap) {
+            uint32_t nc = (total + sl->nfiles) * 2;
             fl_ice_data_file *g = realloc(s->files, nc * sizeof *g);
             if (!g)
-                rc = fl_errorf(err, FL_ENOMEM, "out of memory");
-            else {
-                s->files = g;
-                cap = nc;
-            }
+                return fl_errorf(err, FL_ENOMEM, "out of memory");
+            s->files = g;
+            cap = nc;
         }
-        if (rc == FL_OK && nf) {
-            memcpy(s->files + total, f, nf * sizeof *f);
-            total += nf;
-        }
+        if (sl->nfiles)
+            memcpy(s->files + total, sl->files, sl->nfiles * sizeof *sl->files);
+        total += sl->nfiles;
     }
     if (rc == FL_OK) {
         *files = s->files;

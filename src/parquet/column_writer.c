@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include "parquet/encoding.h"
 #include "parquet/writer_int.h"
@@ -99,6 +100,8 @@ void fl_pqw_column_free(fl_pqw_column *c)
     fl_pqw_minmax_free(&c->file_mm);
     fl_pqw_dict_free(&c->dict);
     fl_arena_free(&c->scratch);
+    ZSTD_freeCCtx(c->zstd);
+    c->zstd = NULL;
     memset(c, 0, sizeof *c);
 }
 
@@ -927,6 +930,17 @@ static fl_status compress_into(fl_pqw_column *c, const uint8_t *src, size_t len,
         return fl_pqw_append(dst, src, len, err);
     size_t bound = fl_compress_bound(o->codec, len);
     FL_TRY(fl_buf_reserve(dst, bound, err));
+    if (o->codec == FL_CODEC_ZSTD) {
+        if (!c->zstd && !(c->zstd = ZSTD_createCCtx()))
+            return fl_errorf(err, FL_ENOMEM, "column '%s': out of memory for zstd", c->leaf->path);
+        size_t r = ZSTD_compressCCtx(c->zstd, dst->bytes + dst->len, bound, src, len,
+                                     o->level ? o->level : ZSTD_CLEVEL_DEFAULT);
+        if (ZSTD_isError(r))
+            return fl_errorf(err, FL_EINVAL, "column '%s': zstd: %s", c->leaf->path,
+                             ZSTD_getErrorName(r));
+        dst->len += r;
+        return FL_OK;
+    }
     size_t out_len = 0;
     fl_status rc =
         fl_compress(o->codec, o->level, src, len, dst->bytes + dst->len, bound, &out_len, err);

@@ -176,6 +176,10 @@ typedef struct fl_pqw_opts {
 typedef struct fl_pqw_column {
     const fl_pqw_leaf *leaf;
     const fl_pqw_opts *opt;
+    /* ZSTD pages: one compression context for the column's life (a
+     * one-shot ZSTD_compress allocates and sets up one per page); a
+     * ZSTD_CCtx, created at the first page, NULL until then */
+    void *zstd;
     fl_arena *arena; /* the writer's: page index values */
     bool bloom;      /* collect hashes for a bloom filter */
 

@@ -40,7 +40,12 @@ check "orc table = parquet table" "$want" "$(q "$agg.orc")"
 check "a row" "$(q "SELECT * FROM db.parquet WHERE id = 77")" "$(q "SELECT * FROM db.orc WHERE id = 77")"
 check "metrics bounds on every ORC file" "t" "$(q "SELECT bool_and(lower_bounds IS NOT NULL AND upper_bounds IS NOT NULL) FROM db.\"orc\$files\" WHERE content = 0")"
 plan=$("$FLOE_BIN" sql -c "EXPLAIN ANALYZE SELECT count(*) FROM db.orc WHERE id = 77")
-check "id = 77 prunes by partition and by ORC metrics" "yes" "$(grep -q 'pruned=3 (partition=2 metrics=1)' <<<"$plan" && echo yes || echo "no: $plan")"
+# one file left to read, the others pruned by partition and by ORC metrics (how many files there
+# are depends on the threads that wrote them: one per partition and writer)
+pr=$(sed -n 's/.*files=\([0-9]*\) pruned=\([0-9]*\) (partition=\([0-9]*\) metrics=\([0-9]*\)).*/\1 \2 \3 \4/p' <<<"$plan")
+read -r nf np npart nmet <<<"${pr:-0 0 0 0}"
+check "id = 77 prunes by partition and by ORC metrics" "yes" \
+  "$([ $((nf - np)) = 1 ] && [ "$npart" -gt 0 ] && [ "$nmet" -gt 0 ] && echo yes || echo "no: $plan")"
 "$FLOE_BIN" table compact db.orc > /dev/null
 check "compaction writes ORC" "ORC 2" "$(q "SELECT file_format, count(*) FROM db.\"orc\$files\" GROUP BY 1" | tr ',' ' ')"
 check "after compaction" "$want" "$(q "$agg.orc")"

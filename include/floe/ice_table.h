@@ -575,7 +575,6 @@ FL_API void fl_ice_data_writer_abort(fl_ice_data_writer *w); /* deletes its file
 typedef struct fl_ice_data_writers fl_ice_data_writers;
 FL_API fl_status fl_ice_data_writers_open(fl_ice_txn *x, uint32_t n, fl_ice_data_writers **out,
                                           fl_error *err);
-FL_API uint32_t fl_ice_data_writers_count(const fl_ice_data_writers *s);
 FL_API fl_status fl_ice_data_writers_write(fl_ice_data_writers *s, uint32_t i, const fl_batch *b,
                                            fl_error *err);
 FL_API fl_status fl_ice_data_writers_close(fl_ice_data_writers *s, fl_ice_data_file **files,

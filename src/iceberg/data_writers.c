@@ -69,11 +69,6 @@ fl_status fl_ice_data_writers_open(fl_ice_txn *x, uint32_t n, fl_ice_data_writer
     return FL_OK;
 }
 
-uint32_t fl_ice_data_writers_count(const fl_ice_data_writers *s)
-{
-    return s->n;
-}
-
 fl_status fl_ice_data_writers_write(fl_ice_data_writers *s, uint32_t i, const fl_batch *b,
                                     fl_error *err)
 {

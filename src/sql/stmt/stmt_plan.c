@@ -216,16 +216,9 @@ static bool keeps_order(const fl_plan *p)
                   p->children[0]->kind == FL_PLAN_SORT));
 }
 
-static fl_status write_serial(fl_exec *x, par_write *pw, fl_error *err)
+static fl_status serial_sink(void *vctx, const fl_batch *b, fl_error *err)
 {
-    for (;;) {
-        const fl_batch *b = NULL;
-        bool eof = false;
-        FL_TRY(fl_exec_next(x, &b, &eof, err));
-        if (eof || !b)
-            return FL_OK;
-        FL_TRY(par_sink(pw, 0, b, err));
-    }
+    return par_sink(vctx, 0, b, err);
 }
 
 fl_status stmt_write_plan(fl_stmt_ctx *c, fl_ice_txn *txn, fl_plan *plan, uint32_t ncols,
@@ -238,15 +231,17 @@ fl_status stmt_write_plan(fl_stmt_ctx *c, fl_ice_txn *txn, fl_plan *plan, uint32
     fl_exec_options dflt;
     memset(&dflt, 0, sizeof dflt);
     const fl_exec_options *o = c->exec ? c->exec : &dflt;
-    fl_exec *x = NULL;
-    FL_TRY(fl_exec_open(plan, o, &x, err));
+    fl_exec *x = NULL; /* the parallel run's; a serial one goes through stmt_run_plan */
     bool serial = keeps_order(plan);
+    if (!serial)
+        FL_TRY(fl_exec_open(plan, o, &x, err));
     uint32_t n = serial ? 1 : fl_exec_threads(x);
     par_write pw = {NULL, ncols, calloc(n, sizeof(int64_t))};
     fl_status rc = pw.rows ? fl_ice_data_writers_open(txn, n, &pw.set, err)
                            : fl_errorf(err, FL_ENOMEM, "out of memory");
     if (rc == FL_OK)
-        rc = serial ? write_serial(x, &pw, err) : fl_exec_run_sink(x, par_sink, &pw, err);
+        rc = serial ? stmt_run_plan(c, plan, serial_sink, &pw, err)
+                    : fl_exec_run_sink(x, par_sink, &pw, err);
     fl_exec_close(x);
     if (rc == FL_OK)
         rc = fl_ice_data_writers_close(pw.set, files, nfiles, err);

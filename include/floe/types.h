@@ -75,13 +75,36 @@ typedef __int128 fl_i128;
 
 typedef struct fl_field fl_field;
 
+/* What a BINARY value means beyond its bytes (fl_type.ext). GEOMETRY and
+ * GEOGRAPHY hold ISO WKB (floe/wkb.h): Iceberg v3 geometry(C) and
+ * geography(C, A), Parquet's GEOMETRY and GEOGRAPHY logical types. */
+typedef enum fl_type_ext {
+    FL_EXT_NONE = 0,
+    FL_EXT_GEOMETRY = 1,
+    FL_EXT_GEOGRAPHY = 2,
+} fl_type_ext;
+
+/* Edge interpolation of a GEOGRAPHY (Parquet EdgeInterpolationAlgorithm;
+ * Iceberg's lowercase names). */
+typedef enum fl_geo_edges {
+    FL_EDGES_SPHERICAL = 0,
+    FL_EDGES_VINCENTY = 1,
+    FL_EDGES_THOMAS = 2,
+    FL_EDGES_ANDOYER = 3,
+    FL_EDGES_KARNEY = 4,
+} fl_geo_edges;
+
 typedef struct fl_type {
     fl_type_id id;
     int32_t precision;  /* DECIMAL: 1..38 */
     int32_t scale;      /* DECIMAL: 0..precision */
     int32_t fixed_len;  /* FIXED: L; UUID: 16 */
     uint32_t nchildren; /* STRUCT: fields; LIST: 1 (element); MAP: 2 (key, value) */
+    uint8_t ext;        /* BINARY: fl_type_ext, FL_EXT_NONE otherwise */
+    uint8_t edges;      /* FL_EXT_GEOGRAPHY: fl_geo_edges */
     fl_field *children;
+    const char *crs; /* GEOMETRY/GEOGRAPHY: as written ("srid:5070", "projjson:k");
+                        NULL = the default OGC:CRS84 */
 } fl_type;
 
 struct fl_field {
@@ -112,17 +135,29 @@ static inline bool fl_type_is_nested(const fl_type *t)
     return t->id == FL_TYPE_STRUCT || t->id == FL_TYPE_LIST || t->id == FL_TYPE_MAP;
 }
 
-/* Iceberg spelling: "int", "decimal(10,2)", "fixed[16]", "struct<...>". Writes
+/* Iceberg spelling: "int", "decimal(10,2)", "fixed[16]", "struct<...>",
+ * "geometry", "geometry(srid:4326)", "geography(OGC:CRS84, karney)". Writes
  * at most cap bytes (NUL included); returns the length it needed. */
 FL_API size_t fl_type_format(const fl_type *t, char *buf, size_t cap);
 
 /* Parses the Iceberg primitive spelling ("long", "decimal(9,2)", "fixed[3]",
  * "timestamptz_ns"). Returns false when s is not a primitive type name. */
 FL_API bool fl_type_parse_primitive(const char *s, fl_type *out);
+/* The same, and also geometry(C) / geography(C[, A]) with a CRS, which is
+ * copied into arena a. */
+FL_API bool fl_type_parse_primitive_in(fl_arena *a, const char *s, fl_type *out);
 
+/* Geometry or geography: a BINARY of WKB. */
+static inline bool fl_type_is_geo(const fl_type *t)
+{
+    return t->id == FL_TYPE_BINARY && (t->ext == FL_EXT_GEOMETRY || t->ext == FL_EXT_GEOGRAPHY);
+}
+
+/* Equal types: also the ext, edges and CRS of a BINARY. */
 FL_API bool fl_type_equal(const fl_type *a, const fl_type *b);
 /* Same physical shape (type ids, decimal precision/scale, fixed length,
- * nesting), ignoring field names and ids: the same vectors fit both. */
+ * nesting), ignoring field names, ids and a BINARY's ext: the same vectors
+ * fit both. */
 FL_API bool fl_type_same_shape(const fl_type *a, const fl_type *b);
 
 /* Deep copies (names, children) into arena a. Return FL_ENOMEM on failure. */

@@ -78,8 +78,28 @@ static void fmt_add(fmtbuf *f, const char *fmt, ...)
         f->len += (size_t)n;
 }
 
+static const char *const edge_names[] = {"spherical", "vincenty", "thomas", "andoyer",
+                                         "karney"};
+
+/* geometry, geometry(C), geography, geography(C), geography(C, A): the
+ * defaults (OGC:CRS84, spherical) are left out as Iceberg's writers do. */
+static void fmt_geo(fmtbuf *f, const fl_type *t)
+{
+    bool geog = t->ext == FL_EXT_GEOGRAPHY;
+    const char *edges = t->edges < 5 ? edge_names[t->edges] : "spherical";
+    fmt_add(f, "%s", geog ? "geography" : "geometry");
+    if (geog && t->edges != FL_EDGES_SPHERICAL)
+        fmt_add(f, "(%s, %s)", t->crs ? t->crs : "OGC:CRS84", edges);
+    else if (t->crs)
+        fmt_add(f, "(%s)", t->crs);
+}
+
 static void fmt_type(fmtbuf *f, const fl_type *t)
 {
+    if (fl_type_is_geo(t)) {
+        fmt_geo(f, t);
+        return;
+    }
     switch (t->id) {
     case FL_TYPE_DECIMAL: fmt_add(f, "decimal(%d, %d)", t->precision, t->scale); return;
     case FL_TYPE_FIXED: fmt_add(f, "fixed[%d]", t->fixed_len); return;
@@ -148,7 +168,70 @@ static bool parse_int(const char **p, int32_t *out)
     return true;
 }
 
+/* geometry[(C)] and geography[(C[, A])]; C is copied into a (NULL: only the
+ * forms without parameters parse). */
+static bool parse_geo(fl_arena *a, const char *s, size_t n, fl_type *out)
+{
+    fl_type t;
+    memset(&t, 0, sizeof t);
+    t.id = FL_TYPE_BINARY;
+    size_t kw;
+    if (n >= 8 && strncmp(s, "geometry", 8) == 0)
+        t.ext = FL_EXT_GEOMETRY, kw = 8;
+    else if (n >= 9 && strncmp(s, "geography", 9) == 0)
+        t.ext = FL_EXT_GEOGRAPHY, kw = 9;
+    else
+        return false;
+    if (n == kw) {
+        *out = t;
+        return true;
+    }
+    if (!a || s[kw] != '(' || s[n - 1] != ')')
+        return false;
+    const char *p = s + kw + 1, *end = s + n - 1;
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    const char *crs_end = comma ? comma : end;
+    while (p < crs_end && *p == ' ')
+        p++;
+    while (crs_end > p && crs_end[-1] == ' ')
+        crs_end--;
+    if (crs_end == p)
+        return false;
+    if (comma) {
+        if (t.ext != FL_EXT_GEOGRAPHY)
+            return false;
+        const char *q = comma + 1;
+        while (q < end && *q == ' ')
+            q++;
+        size_t qn = (size_t)(end - q);
+        while (qn && q[qn - 1] == ' ')
+            qn--;
+        bool found = false;
+        for (uint8_t i = 0; i < 5; i++)
+            if (strlen(edge_names[i]) == qn && strncmp(edge_names[i], q, qn) == 0)
+                t.edges = i, found = true;
+        if (!found)
+            return false;
+    }
+    size_t cn = (size_t)(crs_end - p);
+    if (!(cn == 9 && strncmp(p, "OGC:CRS84", 9) == 0)) {
+        char *crs = fl_arena_alloc(a, cn + 1);
+        if (!crs)
+            return false;
+        memcpy(crs, p, cn);
+        crs[cn] = '\0';
+        t.crs = crs;
+    }
+    *out = t;
+    return true;
+}
+
 bool fl_type_parse_primitive(const char *s, fl_type *out)
+{
+    return fl_type_parse_primitive_in(NULL, s, out);
+}
+
+bool fl_type_parse_primitive_in(fl_arena *a, const char *s, fl_type *out)
 {
     fl_type t;
     memset(&t, 0, sizeof t);
@@ -176,6 +259,8 @@ bool fl_type_parse_primitive(const char *s, fl_type *out)
         *out = t;
         return true;
     }
+    if (parse_geo(a, s, n, out))
+        return true;
     for (int id = 1; id < FL_TYPE__COUNT; id++) {
         const char *name = primitive_names[id];
         if (name && strlen(name) == n && strncmp(name, s, n) == 0) {
@@ -203,6 +288,9 @@ bool fl_type_equal(const fl_type *a, const fl_type *b)
     switch (a->id) {
     case FL_TYPE_DECIMAL: return a->precision == b->precision && a->scale == b->scale;
     case FL_TYPE_FIXED: return a->fixed_len == b->fixed_len;
+    case FL_TYPE_BINARY:
+        return a->ext == b->ext && (a->ext != FL_EXT_GEOGRAPHY || a->edges == b->edges) &&
+               (a->ext == FL_EXT_NONE || str_eq(a->crs, b->crs));
     case FL_TYPE_STRUCT:
     case FL_TYPE_LIST:
     case FL_TYPE_MAP:
@@ -225,6 +313,8 @@ fl_status fl_type_copy(fl_arena *a, const fl_type *src, fl_type *dst)
 {
     *dst = *src;
     dst->children = NULL;
+    if (src->crs && !(dst->crs = fl_arena_strdup(a, src->crs)))
+        return FL_ENOMEM;
     if (src->nchildren == 0 || !src->children) {
         dst->nchildren = 0;
         return FL_OK;

@@ -147,6 +147,8 @@ typedef struct fl_pq_logical {
     fl_pq_time_unit unit;      /* TIME, TIMESTAMP */
     int8_t int_bit_width;      /* INTEGER: 8, 16, 32, 64 */
     bool int_is_signed;        /* INTEGER */
+    const char *crs;           /* GEOMETRY, GEOGRAPHY: NULL = unset (OGC:CRS84) */
+    int32_t algorithm;         /* GEOGRAPHY: EdgeInterpolationAlgorithm, -1 = unset (SPHERICAL) */
 } fl_pq_logical;
 
 typedef struct fl_pq_bytes {
@@ -203,6 +205,18 @@ typedef struct fl_pq_size_stats {
     int64_t unencoded_byte_array_data_bytes;
 } fl_pq_size_stats;
 
+/* struct GeospatialStatistics (field 17 of ColumnMetaData) with its
+ * BoundingBox; z and m are optional in the box. */
+typedef struct fl_pq_geo_stats {
+    bool bbox_set;
+    double xmin, xmax, ymin, ymax;
+    bool z_set, m_set;
+    double zmin, zmax, mmin, mmax;
+    bool types_set;
+    uint32_t ntypes;
+    int32_t *types; /* geospatial_types: ISO WKB codes, e.g. 1, 1003, 3006 */
+} fl_pq_geo_stats;
+
 /* struct ColumnMetaData */
 typedef struct fl_pq_column_meta {
     fl_pq_type type;
@@ -226,6 +240,8 @@ typedef struct fl_pq_column_meta {
     int64_t bloom_filter_offset; /* -1 if unset */
     int32_t bloom_filter_length; /* -1 if unset */
     fl_pq_size_stats size_stats;
+    bool geo_stats_set;
+    fl_pq_geo_stats geo_stats;
 } fl_pq_column_meta;
 
 /* struct ColumnChunk */

@@ -11,7 +11,7 @@
  *
  * Every function validates its input completely: a truncated value, an
  * unknown type code, a count larger than the bytes left, a collection
- * nested deeper than FL_WKB_MAX_DEPTH or trailing bytes fail with FL_EFORMAT
+ * nested deeper than FL_WKB_MAX_DEPTH or trailing bytes fail with FL_ECORRUPT (WKT: FL_ESYNTAX)
  * and a message naming the byte offset. Nothing here allocates except into
  * the caller's fl_buf.
  */

@@ -28,6 +28,7 @@
 #include "floe/io.h"
 #include "floe/orc.h"
 #include "floe/parquet.h"
+#include "floe/parquet_meta.h"
 
 /* ---- formats and the Parquet source ---- */
 
@@ -412,15 +413,56 @@ typedef struct file_writer {
     fl_orc_writer *ow;
 } file_writer;
 
-static fl_status fw_open(file_writer *fw, fl_output *out, const fl_schema *s, const convert_args *a,
-                         fl_error *err)
+/* A GEOMETRY or GEOGRAPHY column whose CRS is "projjson:KEY" names the
+ * file's key-value entry KEY (parquet-format Geospatial.md): a Parquet copy
+ * carries those entries, or its CRS would name nothing. Adds them to *o
+ * (arrays and strings in a). */
+static fl_status crs_entries(fl_source *src, fl_arena *a, fl_parquet_write_options *o,
+                             fl_error *err)
 {
+    const fl_pq_file_meta *m = src->parquet ? fl_parquet_footer(src->parquet) : NULL;
+    if (!m || !m->nkv)
+        return FL_OK;
+    fl_kv_pair *kv = fl_arena_calloc(a, m->nkv, sizeof *kv);
+    if (!kv)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < m->nkv; k++) {
+        const fl_pq_kv *e = &m->key_value_metadata[k];
+        bool used = false;
+        for (uint32_t i = 0; i < m->nschema && !used; i++) {
+            const fl_pq_logical *lt = &m->schema[i].logical;
+            used = (lt->kind == FL_PQ_LT_GEOMETRY || lt->kind == FL_PQ_LT_GEOGRAPHY) && lt->crs &&
+                   !strncmp(lt->crs, "projjson:", 9) && e->key && !strcmp(lt->crs + 9, e->key);
+        }
+        if (!used || !e->value)
+            continue;
+        char *v = fl_arena_alloc(a, e->value_len + 1);
+        if (!v)
+            return fl_errorf(err, FL_ENOMEM, "out of memory");
+        memcpy(v, e->value, e->value_len);
+        v[e->value_len] = '\0';
+        kv[n].key = e->key;
+        kv[n++].value = v;
+    }
+    o->kv = kv;
+    o->nkv = n;
+    return FL_OK;
+}
+
+static fl_status fw_open(file_writer *fw, fl_output *out, fl_source *src, const convert_args *a,
+                         fl_arena *a_kv, fl_error *err)
+{
+    const fl_schema *s = fl_source_schema(src);
     if (a->to == FL_FMT_ORC) {
         fl_orc_write_options o;
         orc_options(&a->wopt, &o);
         return fl_orc_writer_open(out, s, &o, &fw->ow, err);
     }
-    return fl_parquet_writer_open(out, s, &a->wopt, &fw->pw, err);
+    fl_parquet_write_options o = a->wopt;
+    if (!o.nkv)
+        FL_TRY(crs_entries(src, a_kv, &o, err));
+    return fl_parquet_writer_open(out, s, &o, &fw->pw, err);
 }
 
 static fl_status fw_write(file_writer *fw, const fl_batch *b, fl_error *err)
@@ -450,9 +492,11 @@ static fl_status write_binary(fl_source *src, const convert_args *a, cli_progres
     bool batch_ok = false;
     uint8_t *mem = NULL; /* OUT "-" */
     size_t mem_len = 0;
+    fl_arena kv_arena;
+    fl_arena_init(&kv_arena, 0);
     fl_status rc = create_output(io, a->out, &mem, &mem_len, &out, err);
     if (rc == FL_OK)
-        rc = fw_open(&w, out, fl_source_schema(src), a, err);
+        rc = fw_open(&w, out, src, a, &kv_arena, err);
     if (rc == FL_OK) {
         rc = fl_batch_init(&b, fl_source_schema(src), err);
         batch_ok = rc == FL_OK;
@@ -483,6 +527,7 @@ static fl_status write_binary(fl_source *src, const convert_args *a, cli_progres
     fl_orc_writer_abort(w.ow);
     fl_output_abort(out);
     fl_fileio_destroy(io);
+    fl_arena_free(&kv_arena);
     return rc;
 }
 

@@ -165,10 +165,37 @@ static void logical_text(const fl_pq_logical *l, char *buf, size_t cap)
     case FL_PQ_LT_UUID: snprintf(buf, cap, "UUID"); return;
     case FL_PQ_LT_FLOAT16: snprintf(buf, cap, "FLOAT16"); return;
     case FL_PQ_LT_VARIANT: snprintf(buf, cap, "VARIANT"); return;
-    case FL_PQ_LT_GEOMETRY: snprintf(buf, cap, "GEOMETRY"); return;
-    case FL_PQ_LT_GEOGRAPHY: snprintf(buf, cap, "GEOGRAPHY"); return;
+    case FL_PQ_LT_GEOMETRY:
+        snprintf(buf, cap, "GEOMETRY(crs=%s)", l->crs ? l->crs : "");
+        return;
+    case FL_PQ_LT_GEOGRAPHY: {
+        static const char *const algos[] = {"spherical", "vincenty", "thomas", "andoyer",
+                                            "karney"};
+        snprintf(buf, cap, "GEOGRAPHY(crs=%s, algorithm=%s)", l->crs ? l->crs : "",
+                 l->algorithm >= 0 && l->algorithm <= 4 ? algos[l->algorithm] : "spherical");
+        return;
+    }
     }
     snprintf(buf, cap, "LOGICAL(%d)", (int)l->kind);
+}
+
+/* "geospatial: types 1,3001 bbox x [10, 40] y [10, 40] z [30, 80]" */
+static void print_geo_stats(const fl_pq_geo_stats *g)
+{
+    printf("      geospatial:");
+    if (g->types_set) {
+        printf(" types ");
+        for (uint32_t i = 0; i < g->ntypes; i++)
+            printf("%s%d", i ? "," : "", g->types[i]);
+    }
+    if (g->bbox_set) {
+        printf(" bbox x [%.17g, %.17g] y [%.17g, %.17g]", g->xmin, g->xmax, g->ymin, g->ymax);
+        if (g->z_set)
+            printf(" z [%.17g, %.17g]", g->zmin, g->zmax);
+        if (g->m_set)
+            printf(" m [%.17g, %.17g]", g->mmin, g->mmax);
+    }
+    printf("\n");
 }
 
 /* ---- schema ---- */
@@ -502,6 +529,8 @@ static int cmd_meta(const char *path)
             } else {
                 printf("      statistics: none\n");
             }
+            if (cm->geo_stats_set)
+                print_geo_stats(&cm->geo_stats);
             if (cm->nkv) {
                 printf("      key-value metadata:\n");
                 print_kv(cm->key_value_metadata, cm->nkv, "        ");

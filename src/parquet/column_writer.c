@@ -63,6 +63,9 @@ fl_status fl_pqw_column_init(fl_pqw_column *c, const fl_pqw_leaf *leaf, const fl
     c->arena = arena;
     c->bloom = bloom;
     c->ci_ok = true;
+    c->geo = fl_type_is_geo(leaf->type);
+    fl_wkb_bbox_init(&c->file_box);
+    fl_pqw_geo_reset_chunk(c);
     fl_arena_init(&c->scratch, 16384);
     if (opt->dictionary && leaf->vkind != FL_PQW_V_BOOL) {
         FL_TRY(fl_pqw_dict_init(&c->dict, leaf->vkind == FL_PQW_V_BYTES ? 0 : leaf->width, err));
@@ -746,6 +749,8 @@ static fl_status stats_segment(fl_pqw_column *c, fl_error *err)
         break;
     }
     case FL_PQW_V_BYTES: {
+        if (c->geo)
+            return fl_pqw_geo_segment(c, err);
         const fl_vector *b = c->leaf_base;
         const uint8_t *lo = NULL, *hi = NULL;
         size_t lol = 0, hil = 0;
@@ -1211,6 +1216,7 @@ void fl_pqw_column_reset_chunk(fl_pqw_column *c)
     c->n_plain_pages = 0;
     c->npages = 0;
     c->ci_ok = true;
+    fl_pqw_geo_reset_chunk(c);
     c->nhashes = 0;
     if (c->dict.slots) {
         fl_pqw_dict_reset(&c->dict);

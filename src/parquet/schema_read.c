@@ -192,6 +192,12 @@ fl_status fl_pq_leaf_type(const fl_pq_schema_element *el, fl_pq_leaf *leaf, fl_a
             set_type(leaf, FL_TYPE_STRING, FL_PQC_VARLEN, 0);
         else
             set_type(leaf, FL_TYPE_BINARY, FL_PQC_VARLEN, 0);
+        if (lt->kind == FL_PQ_LT_GEOMETRY || lt->kind == FL_PQ_LT_GEOGRAPHY) {
+            /* the CRS string lives in the footer arena, as long as the type */
+            leaf->type->ext = lt->kind == FL_PQ_LT_GEOMETRY ? FL_EXT_GEOMETRY : FL_EXT_GEOGRAPHY;
+            leaf->type->edges = lt->algorithm > 0 ? (uint8_t)lt->algorithm : FL_EDGES_SPHERICAL;
+            leaf->type->crs = lt->crs && *lt->crs ? lt->crs : NULL;
+        }
         break;
     case FL_PQ_FIXED_LEN_BYTE_ARRAY:
         FL_CHECK(el->type_length > 0 && el->type_length <= (1 << 20), err, FL_ECORRUPT,

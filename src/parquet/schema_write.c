@@ -178,7 +178,14 @@ static fl_status map_primitive(const fl_type *t, fl_pq_schema_element *e, fl_pqw
         e->converted_type = FL_PQ_CT_UTF8;
         e->logical.kind = FL_PQ_LT_STRING;
         break;
-    case FL_TYPE_BINARY: e->type = FL_PQ_BYTE_ARRAY, l->vkind = FL_PQW_V_BYTES, l->width = 0; break;
+    case FL_TYPE_BINARY:
+        e->type = FL_PQ_BYTE_ARRAY, l->vkind = FL_PQW_V_BYTES, l->width = 0;
+        if (fl_type_is_geo(t)) {
+            e->logical.kind = t->ext == FL_EXT_GEOMETRY ? FL_PQ_LT_GEOMETRY : FL_PQ_LT_GEOGRAPHY;
+            e->logical.crs = t->crs;
+            e->logical.algorithm = t->ext == FL_EXT_GEOGRAPHY && t->edges ? t->edges : -1;
+        }
+        break;
     case FL_TYPE_UUID:
         e->type = FL_PQ_FIXED_LEN_BYTE_ARRAY, l->vkind = FL_PQW_V_FLBA, l->width = 16;
         e->type_length = 16;

@@ -150,6 +150,7 @@ void fl_tw_f_i32(fl_tw *w, int16_t fid, int32_t v);
 void fl_tw_f_i64(fl_tw *w, int16_t fid, int64_t v);
 void fl_tw_f_i8(fl_tw *w, int16_t fid, int8_t v);
 void fl_tw_f_i16(fl_tw *w, int16_t fid, int16_t v);
+void fl_tw_f_double(fl_tw *w, int16_t fid, double v); /* 8 bytes little-endian */
 void fl_tw_f_bool(fl_tw *w, int16_t fid, bool v);
 void fl_tw_f_binary(fl_tw *w, int16_t fid, const void *p, size_t n);
 void fl_tw_f_string(fl_tw *w, int16_t fid, const char *s);

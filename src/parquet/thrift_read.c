@@ -643,6 +643,34 @@ static const uint8_t DEC_T[] = {0, I_, I_};
 static const char *const INT_F[] = {NULL, "bitWidth", "isSigned"};
 static const uint8_t INT_T[] = {0, I_, BO};
 
+static const char *const GEO_F[] = {NULL, "crs", "algorithm"};
+static const uint8_t GEO_T[] = {0, BI, I_};
+
+/* GeometryType {1: crs} and GeographyType {1: crs, 2: algorithm}. */
+static fl_status dec_geo_type(fl_tr *r, uint8_t t, bool geography, fl_pq_logical *lt)
+{
+    TR_BEGIN(r, t, GEO, geography ? "GeographyType" : "GeometryType");
+    for (;;) {
+        int16_t f2 = 0;
+        uint8_t t2 = 0;
+        FL_TRY(fl_tr_field(r, &f2, &t2));
+        if (t2 == FL_TT_STOP)
+            break;
+        if (f2 == 1) {
+            FL_TRY(fl_tr_string(r, t2, &lt->crs, NULL));
+        } else if (f2 == 2 && geography) {
+            FL_TRY(fl_tr_i32(r, t2, &lt->algorithm));
+            if (lt->algorithm < 0 || lt->algorithm > 4)
+                return fl_tr_fail(r, FL_ECORRUPT, "unknown edge interpolation algorithm %d",
+                                  lt->algorithm);
+        } else {
+            FL_TRY(fl_tr_skip(r, t2));
+        }
+    }
+    fl_tr_struct_end(r);
+    return FL_OK;
+}
+
 static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
 {
     static const char *const LT_F[] = {NULL,      "STRING",  "MAP",      "LIST",      "ENUM",
@@ -652,6 +680,7 @@ static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
     static const uint8_t LT_T[] = {0,  S_, S_, S_, S_, S_, S_, S_, S_, S_,
                                    S_, S_, S_, S_, S_, S_, S_, S_, S_};
     memset(lt, 0, sizeof *lt);
+    lt->algorithm = -1;
     TR_BEGIN(r, t, LT, "LogicalType");
     for (;;) {
         int16_t fid = 0;
@@ -731,9 +760,11 @@ static fl_status dec_logical(fl_tr *r, uint8_t t, fl_pq_logical *lt)
         case FL_PQ_LT_BSON:
         case FL_PQ_LT_UUID:
         case FL_PQ_LT_FLOAT16:
-        case FL_PQ_LT_VARIANT:
+        case FL_PQ_LT_VARIANT: FL_TRY(fl_tr_skip(r, ft)); break;
         case FL_PQ_LT_GEOMETRY:
-        case FL_PQ_LT_GEOGRAPHY: FL_TRY(fl_tr_skip(r, ft)); break;
+        case FL_PQ_LT_GEOGRAPHY:
+            FL_TRY(dec_geo_type(r, ft, fid == FL_PQ_LT_GEOGRAPHY, lt));
+            break;
         default:
             /* a logical type newer than this reader: treat as unannotated */
             FL_TRY(fl_tr_skip(r, ft));
@@ -873,6 +904,75 @@ static const char *const CMETA_F[] = {NULL,
 static const uint8_t CMETA_T[] = {0,  I_, L_, L_, I_, I_, I_, I_, L_,
                                   I_, I_, I_, S_, L_, I_, I_, S_, S_};
 
+static const char *const BBOX_F[] = {NULL,   "xmin", "xmax", "ymin", "ymax",
+                                     "zmin", "zmax", "mmin", "mmax"};
+static const uint8_t BBOX_T[] = {0,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE,
+                                 FL_TT_DOUBLE};
+static const char *const GSTATS_F[] = {NULL, "bbox", "geospatial_types"};
+static const uint8_t GSTATS_T[] = {0, S_, L_};
+
+static fl_status dec_bbox(fl_tr *r, uint8_t t, fl_pq_geo_stats *g)
+{
+    unsigned seen = 0;
+    TR_BEGIN(r, t, BBOX, "BoundingBox");
+    for (;;) {
+        int16_t f = 0;
+        uint8_t ft = 0;
+        FL_TRY(fl_tr_field(r, &f, &ft));
+        if (ft == FL_TT_STOP)
+            break;
+        double *slot[] = {NULL,     &g->xmin, &g->xmax, &g->ymin, &g->ymax,
+                          &g->zmin, &g->zmax, &g->mmin, &g->mmax};
+        if (f < 1 || f > 8) {
+            FL_TRY(fl_tr_skip(r, ft));
+            continue;
+        }
+        FL_TRY(fl_tr_double(r, ft, slot[f]));
+        seen |= 1u << f;
+    }
+    fl_tr_struct_end(r);
+    if ((seen & 0x1e) != 0x1e)
+        return tr_missing(r, "BoundingBox.xmin/xmax/ymin/ymax");
+    g->bbox_set = true;
+    g->z_set = (seen & 0x60) == 0x60;
+    g->m_set = (seen & 0x180) == 0x180;
+    return FL_OK;
+}
+
+static fl_status dec_geo_stats(fl_tr *r, uint8_t t, fl_pq_geo_stats *g)
+{
+    TR_BEGIN(r, t, GSTATS, "GeospatialStatistics");
+    for (;;) {
+        int16_t f = 0;
+        uint8_t ft = 0, et = 0;
+        FL_TRY(fl_tr_field(r, &f, &ft));
+        if (ft == FL_TT_STOP)
+            break;
+        if (f == 1) {
+            FL_TRY(dec_bbox(r, ft, g));
+        } else if (f == 2) {
+            FL_TRY(fl_tr_list(r, ft, &et, &g->ntypes));
+            TR_ARRAY(r, g->types, g->ntypes);
+            for (uint32_t i = 0; i < g->ntypes; i++) {
+                fl_tr_set_elem(r, i);
+                FL_TRY(fl_tr_i32(r, et, &g->types[i]));
+            }
+            g->types_set = true;
+        } else {
+            FL_TRY(fl_tr_skip(r, ft));
+        }
+    }
+    fl_tr_struct_end(r);
+    return FL_OK;
+}
+
 static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -976,6 +1076,10 @@ static fl_status dec_column_meta(fl_tr *r, uint8_t t, fl_pq_column_meta *m)
                 }
             }
             fl_tr_struct_end(r);
+            break;
+        case 17:
+            FL_TRY(dec_geo_stats(r, ft, &m->geo_stats));
+            m->geo_stats_set = true;
             break;
         default: FL_TRY(fl_tr_skip(r, ft)); break;
         }

@@ -125,6 +125,17 @@ void fl_tw_f_i64(fl_tw *w, int16_t fid, int64_t v)
     fl_tw_zigzag(w, v);
 }
 
+void fl_tw_f_double(fl_tw *w, int16_t fid, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+    fl_tw_field(w, fid, FL_TT_DOUBLE);
+    fl_tw_raw(w, b, 8);
+}
+
 void fl_tw_f_i16(fl_tw *w, int16_t fid, int16_t v)
 {
     fl_tw_field(w, fid, FL_TT_I16);
@@ -246,6 +257,15 @@ static void enc_logical(fl_tw *w, int16_t fid, const fl_pq_logical *lt)
         fl_tw_f_bool(w, 2, lt->int_is_signed);
         fl_tw_struct_end(w);
         break;
+    case FL_PQ_LT_GEOMETRY:
+    case FL_PQ_LT_GEOGRAPHY:
+        fl_tw_f_struct_begin(w, k);
+        if (lt->crs)
+            fl_tw_f_string(w, 1, lt->crs);
+        if (lt->kind == FL_PQ_LT_GEOGRAPHY && lt->algorithm >= 0)
+            fl_tw_f_i32(w, 2, lt->algorithm);
+        fl_tw_struct_end(w);
+        break;
     default: fl_tw_f_empty_struct(w, k); break;
     }
     fl_tw_struct_end(w);
@@ -286,6 +306,33 @@ static void enc_kv_list(fl_tw *w, int16_t fid, uint32_t n, const fl_pq_kv *kv)
             fl_tw_f_binary(w, 2, kv[i].value, kv[i].value_len);
         fl_tw_struct_end(w);
     }
+}
+
+static void enc_geo_stats(fl_tw *w, int16_t fid, const fl_pq_geo_stats *g)
+{
+    fl_tw_f_struct_begin(w, fid);
+    if (g->bbox_set) {
+        fl_tw_f_struct_begin(w, 1);
+        fl_tw_f_double(w, 1, g->xmin);
+        fl_tw_f_double(w, 2, g->xmax);
+        fl_tw_f_double(w, 3, g->ymin);
+        fl_tw_f_double(w, 4, g->ymax);
+        if (g->z_set) {
+            fl_tw_f_double(w, 5, g->zmin);
+            fl_tw_f_double(w, 6, g->zmax);
+        }
+        if (g->m_set) {
+            fl_tw_f_double(w, 7, g->mmin);
+            fl_tw_f_double(w, 8, g->mmax);
+        }
+        fl_tw_struct_end(w);
+    }
+    if (g->types_set) {
+        fl_tw_f_list(w, 2, FL_TT_I32, g->ntypes);
+        for (uint32_t i = 0; i < g->ntypes; i++)
+            fl_tw_zigzag(w, g->types[i]);
+    }
+    fl_tw_struct_end(w);
 }
 
 static void enc_column_meta(fl_tw *w, int16_t fid, const fl_pq_column_meta *m)
@@ -331,6 +378,8 @@ static void enc_column_meta(fl_tw *w, int16_t fid, const fl_pq_column_meta *m)
         fl_tw_f_i64(w, 1, m->size_stats.unencoded_byte_array_data_bytes);
         fl_tw_struct_end(w);
     }
+    if (m->geo_stats_set)
+        enc_geo_stats(w, 17, &m->geo_stats);
     fl_tw_struct_end(w);
 }
 

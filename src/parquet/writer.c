@@ -369,6 +369,8 @@ static fl_status write_chunk(fl_parquet_writer *w, fl_pqw_column *c, fl_pq_colum
         m->statistics_set = true;
         FL_TRY(chunk_stats(w, c, &m->statistics, err));
     }
+    if (c->geo && w->opt.statistics)
+        FL_TRY(fl_pqw_geo_stats(c, &w->arena, &m->geo_stats, &m->geo_stats_set, err));
     if (l->vkind == FL_PQW_V_BYTES) {
         m->size_stats.unencoded_byte_array_data_bytes_set = false;
     }

@@ -27,6 +27,7 @@
 #include "floe/types.h"
 #include "floe/vector.h"
 #include "floe/parquet_meta.h"
+#include "floe/wkb.h"
 #include "parquet/stats.h"
 
 /* ---- growable byte buffer helpers over fl_pq_buf ---- */
@@ -209,6 +210,11 @@ typedef struct fl_pqw_column {
     fl_pqw_page_entry *pagev;
     uint32_t npages, pages_cap;
     bool ci_ok;       /* every non-null page has min/max: a column index can be written */
+    /* GEOMETRY/GEOGRAPHY leaves (geo_stats.c) keep no min/max, whose order the
+     * spec leaves undefined, but a box and the WKB type codes seen */
+    bool geo;
+    fl_wkb_bbox chunk_box, file_box;
+    uint32_t chunk_geo_types; /* bit dim * 7 + base - 1; dim 0 XY, 1 Z, 2 M, 3 ZM */
     uint64_t *hashes; /* bloom: XXH64 of every value of the chunk */
     size_t nhashes, hashes_cap;
 
@@ -244,6 +250,18 @@ fl_status fl_pqw_column_finish_chunk(fl_pqw_column *c, fl_pq_buf *dict_page,
 
 /* Forgets the chunk (after writer.c wrote it), keeping buffers. */
 void fl_pqw_column_reset_chunk(fl_pqw_column *c);
+
+/* ---- geospatial statistics (geo_stats.c) ---- */
+
+/* Validates the WKB values c->pos[0..c->npos) of c->leaf_base and widens the
+ * chunk's box and type set. */
+fl_status fl_pqw_geo_segment(fl_pqw_column *c, fl_error *err);
+/* The chunk's GeospatialStatistics into out (arrays in a); false when there
+ * is nothing to say (no value seen). Folds the chunk box into the file box. */
+fl_status fl_pqw_geo_stats(fl_pqw_column *c, fl_arena *a, fl_pq_geo_stats *out, bool *any,
+                           fl_error *err);
+/* Forgets the chunk's box and types. */
+void fl_pqw_geo_reset_chunk(fl_pqw_column *c);
 
 /* Stats bytes of a min/max (for the chunk statistics / column index).
  * limit 0 = exact; otherwise byte values longer than limit are truncated

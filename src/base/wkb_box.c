@@ -12,6 +12,7 @@
  */
 #include "base/wkb_int.h"
 
+#include <math.h>
 #include <stdbool.h>
 
 typedef struct box_hit {
@@ -30,6 +31,8 @@ static bool in_box(const box_hit *b, double x, double y)
 /* Liang-Barsky: does the segment (x0,y0)-(x1,y1) meet the box? */
 static bool segment_hits(const box_hit *b, double x0, double y0, double x1, double y1)
 {
+    if (isnan(x0) || isnan(y0) || isnan(x1) || isnan(y1))
+        return false;
     double t0 = 0, t1 = 1, dx = x1 - x0, dy = y1 - y0;
     double p[4] = {-dx, dx, -dy, dy};
     double q[4] = {x0 - b->xmin, b->xmax - x0, y0 - b->ymin, b->ymax - y0};

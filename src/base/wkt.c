@@ -57,9 +57,17 @@ static fl_status put_num(wkt_out *w, double d)
     char b[40];
     if (isnan(d))
         return put(w, "NaN");
-    snprintf(b, sizeof b, "%.15g", d);
-    if (strtod(b, NULL) != d)
-        snprintf(b, sizeof b, "%.17g", d);
+    if (isinf(d))
+        return put(w, d > 0 ? "Infinity" : "-Infinity");
+    if (d == floor(d) && fabs(d) < 1e15) { /* integers as integers: 30, not 3e+01 */
+        snprintf(b, sizeof b, "%.0f", d);
+        return put(w, b);
+    }
+    for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back */
+        snprintf(b, sizeof b, "%.*g", prec, d);
+        if (strtod(b, NULL) == d)
+            break;
+    }
     return put(w, b);
 }
 
@@ -227,6 +235,18 @@ static fl_status number(wkt_in *r, double *d)
     if (r->pos + 3 <= r->len && strncasecmp(r->s + r->pos, "nan", 3) == 0) {
         r->pos += 3;
         *d = NAN;
+        return FL_OK;
+    }
+    /* [+-]Infinity / inf, as the printer writes an overflowed coordinate */
+    size_t sign = r->pos < r->len && (r->s[r->pos] == '-' || r->s[r->pos] == '+');
+    const char *q = r->s + r->pos + sign;
+    size_t left = r->len - r->pos - sign;
+    size_t kw = left >= 8 && strncasecmp(q, "infinity", 8) == 0 ? 8
+                : left >= 3 && strncasecmp(q, "inf", 3) == 0 ? 3
+                                                              : 0;
+    if (kw) {
+        *d = r->s[r->pos] == '-' ? -INFINITY : INFINITY;
+        r->pos += sign + kw;
         return FL_OK;
     }
     char b[64];

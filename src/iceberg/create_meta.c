@@ -39,6 +39,40 @@ static fl_status format_version_of(const fl_ice_map *props, int32_t *v, fl_error
     return FL_OK;
 }
 
+/* The first column of a type only format version 3 has (geometry,
+ * geography), or NULL. (Nanosecond timestamps are v3 types too, but floe has
+ * written them on v2 tables since before it checked; they stay allowed.) */
+static const char *v3_only_column(const fl_type *t, const char *name)
+{
+    if (fl_type_is_geo(t))
+        return name;
+    for (uint32_t i = 0; i < t->nchildren; i++) {
+        const char *c = v3_only_column(&t->children[i].type, t->children[i].name);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* A table of v3 types is a v3 table: by default, and refused when the
+ * properties ask for an older version (Java's readers would refuse it). */
+static fl_status version_for_types(const fl_ice_map *props, const fl_schema *schema, int32_t *v,
+                                   fl_error *err)
+{
+    const char *col = NULL;
+    for (uint32_t i = 0; i < schema->nfields && !col; i++)
+        col = v3_only_column(&schema->fields[i].type, schema->fields[i].name);
+    if (!col || *v >= 3)
+        return FL_OK;
+    if (props && fl_ice_map_get(props, "format-version"))
+        return fl_errorf(err, FL_EINVAL,
+                         "create table: column '%s' has a type that needs format version 3 "
+                         "(the table asks for %d)",
+                         col, (int)*v);
+    *v = 3;
+    return FL_OK;
+}
+
 static fl_status build_properties(const fl_ice_map *in, fl_arena *a, fl_ice_map *out, fl_error *err)
 {
     uint32_t n = in ? in->n : 0;
@@ -220,6 +254,7 @@ fl_status ice_new_table_metadata(const fl_ice_create_options *opt, const char *l
     if (!location || !*location)
         return fl_errorf(err, FL_EINVAL, "create table: no location");
     FL_TRY(format_version_of(opt->properties, &out->format_version, err));
+    FL_TRY(version_for_types(opt->properties, opt->schema, &out->format_version, err));
     size_t ll = strlen(location);
     while (ll > 1 && location[ll - 1] == '/')
         ll--;

@@ -11,8 +11,10 @@
  *   {"type":"map","key-id","key","value-id","value","value-required"}
  * A schema is a struct plus "schema-id" and "identifier-field-ids".
  *
- * The v3 types floe has no vector representation for (unknown, variant,
- * geometry, geography) parse to type.id == 0 with the original string kept in
+ * geometry and geography are BINARY columns of WKB with the type's ext, CRS
+ * and edge algorithm (types.h). The v3 types floe has no vector
+ * representation for (unknown, variant, and a geometry spelling it cannot
+ * parse) parse to type.id == 0 with the original string kept in
  * the field's fl_ice_field_extra, so they survive a write. Defaults are kept
  * as compact JSON text. All memory comes from the parse arena.
  */
@@ -61,6 +63,10 @@ static fl_status parse_primitive(ice_ctx *c, json_t *j, const char *path, fl_fie
     if (!ice_normalize_name(s, norm, sizeof norm) || !*norm)
         return ice_fail(c, path, "type", "unknown type '%.60s'", s);
     if (fl_type_parse_primitive(norm, &f->type))
+        return FL_OK;
+    /* geometry(C) / geography(C, A): the CRS as written (normalizing would fold its case) */
+    if ((!strncmp(norm, "geometry", 8) || !strncmp(norm, "geography", 9)) &&
+        fl_type_parse_primitive_in(c->a, s, &f->type))
         return FL_OK;
     if (!is_preserved_type(norm))
         return ice_fail(c, path, "type", "unknown type '%.60s'", s);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "floe/wkb.h"
 #include "sql/func/func_internal.h"
 
 /* Nested types laid out alike (ids, widths, children in order): their
@@ -61,6 +62,8 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
             return true;
         if (from->id == FL_TYPE_STRING && to->id == FL_TYPE_STRING)
             return true;
+        if (from->id == FL_TYPE_BINARY && to->id == FL_TYPE_BINARY)
+            return true; /* bytea <-> geometry: the same bytes (WKB checked on the way in) */
         if ((from->id == FL_TYPE_FIXED && !fl_type_is_interval(from)) && to->id == FL_TYPE_BINARY)
             return true;
         return false;
@@ -460,6 +463,41 @@ static fl_status from_text(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
     }
 }
 
+static fl_status bytea_in(cast_ctx *c, strout *so, uint32_t r, const uint8_t *p, size_t n);
+
+/* A bytea value cast to geometry must be WKB. */
+static fl_status wkb_check(cast_ctx *c, uint32_t r, const uint8_t *p, size_t n)
+{
+    (void)r;
+    fl_error e;
+    fl_error_clear(&e);
+    if (fl_wkb_scan(p, n, NULL, NULL, &e) != FL_OK)
+        return fl_error_state(c->err, FL_ETYPE, "22P02", "invalid geometry: %s", e.msg);
+    return FL_OK;
+}
+
+/* geometry input: WKT ('POINT (1 2)'), or WKB as bytea text ('\x0101...'), as PostGIS
+ * takes both */
+static fl_status wkt_in(cast_ctx *c, strout *so, uint32_t r, const uint8_t *p, size_t n)
+{
+    if (n >= 2 && p[0] == '\\' && p[1] == 'x') {
+        size_t at = c->out->heap_len;
+        FL_TRY(bytea_in(c, so, r, p, n));
+        size_t len = c->out->heap_len - at;
+        return wkb_check(c, r, c->out->heap + at, len);
+    }
+    fl_buf wkb = {0};
+    fl_error e;
+    fl_error_clear(&e);
+    fl_status rc = fl_wkt_to_wkb((const char *)p, n, &wkb, &e);
+    if (rc == FL_OK)
+        rc = strout_put(so, r, wkb.bytes, wkb.len, c->err);
+    else
+        rc = fl_error_state(c->err, FL_ETYPE, "22P02", "invalid geometry: %s", e.msg);
+    fl_buf_free(&wkb);
+    return rc;
+}
+
 /* bytea input: \x hex or escape format; writes into the out heap */
 static fl_status bytea_in(cast_ctx *c, strout *so, uint32_t r, const uint8_t *p, size_t n)
 {
@@ -697,7 +735,7 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
                 if (rc == FL_OK && uvalid(&u, i)) {
                     size_t l;
                     const uint8_t *p = ubytes(&u, i, &l);
-                    rc = bytea_in(&c, &so, i, p, l);
+                    rc = fl_type_is_geo(to) ? wkt_in(&c, &so, i, p, l) : bytea_in(&c, &so, i, p, l);
                 }
             });
             strout_finish(&so, nrows);
@@ -805,7 +843,10 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
                 if (from->id == FL_TYPE_BINARY) {
                     size_t l;
                     const uint8_t *p = fl_vector_bytes(b, br, &l);
-                    rc = strout_put(&so, i, p, l, err);
+                    if (fl_type_is_geo(to) && !fl_type_is_geo(from))
+                        rc = wkb_check(&c, i, p, l);
+                    if (rc == FL_OK)
+                        rc = strout_put(&so, i, p, l, err);
                 } else {
                     size_t w = fl_type_width(from);
                     rc = strout_put(&so, i, b->data + (size_t)br * w, w, err);

@@ -224,7 +224,7 @@ typedef struct fl_func_table {
 } fl_func_table;
 extern const fl_func_table fl_funcs_arith, fl_funcs_compare, fl_funcs_string, fl_funcs_like,
     fl_funcs_datetime, fl_funcs_misc, fl_funcs_agg, fl_funcs_window, fl_funcs_json,
-    fl_funcs_math, fl_funcs_agg2;
+    fl_funcs_math, fl_funcs_agg2, fl_funcs_geo;
 
 /* fl_func_resolve, keeping every argument's target type (arg_types has nargs). */
 fl_status fl_func_resolve_all(const char *name, fl_func_kind kind, const fl_type *args, uint32_t nargs,

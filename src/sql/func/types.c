@@ -6,6 +6,7 @@
  * Unknown literals are STRING with fixed_len == -1 (func.h).
  */
 #include <stdio.h>
+#include <ctype.h>
 #include <strings.h>
 
 #include "sql/func/func_internal.h"
@@ -235,7 +236,9 @@ const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap)
             s = tmp;
         }
         break;
-    case FL_TYPE_BINARY: s = "bytea"; break;
+    case FL_TYPE_BINARY:
+        s = t->ext == FL_EXT_GEOMETRY ? "geometry" : t->ext == FL_EXT_GEOGRAPHY ? "geography" : "bytea";
+        break;
     case FL_TYPE_LIST: {
         char inner[200];
         if (t->nchildren >= 1 && t->children) {
@@ -316,6 +319,12 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
     if (!strncasecmp(n, "pg_catalog.", 11))
         n += 11;
     memset(t, 0, sizeof *t);
+    if (!strcasecmp(n, "geometry") || !strcasecmp(n, "geography")) {
+        /* WKB in the default CRS (OGC:CRS84); a table's own CRS comes from its schema */
+        *t = fl_mk(FL_TYPE_BINARY);
+        t->ext = tolower((unsigned char)n[3]) == 'm' ? FL_EXT_GEOMETRY : FL_EXT_GEOGRAPHY;
+        return FL_OK;
+    }
     if (!strcasecmp(n, "interval")) {
         *t = fl_mk_interval();
         if (ntypmods >= 1 && typmods[0] > 0 && typmods[0] != 0x7FFF)

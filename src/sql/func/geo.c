@@ -47,13 +47,23 @@ static bool r_from_wkb(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
     return true;
 }
 
+/* A geometry argument: any BINARY as it is; a text literal (or NULL) is
+ * cast to geometry, which reads WKT, as PostGIS's ST_AsText('POINT (1 2)'). */
+static bool geo_one(const fl_type *a, fl_type *at)
+{
+    if (a->id == FL_TYPE_BINARY)
+        *at = *a;
+    else if (fl_is_unknown(a))
+        *at = mk_geometry();
+    else
+        return false;
+    return true;
+}
+
 /* geometry -> text | bytea | double */
 static bool geo_arg(const fl_type *a, uint32_t n, fl_type *at)
 {
-    if (n != 1 || a[0].id != FL_TYPE_BINARY)
-        return false;
-    at[0] = a[0];
-    return true;
+    return n == 1 && geo_one(&a[0], &at[0]);
 }
 static bool r_as_text(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
@@ -86,9 +96,8 @@ static bool r_envelope(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 
 static bool r_intersects(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 {
-    if (n != 2 || a[0].id != FL_TYPE_BINARY || a[1].id != FL_TYPE_BINARY)
+    if (n != 2 || !geo_one(&a[0], &at[0]) || !geo_one(&a[1], &at[1]))
         return false;
-    at[0] = a[0], at[1] = a[1];
     *r = fl_mk(FL_TYPE_BOOLEAN);
     return true;
 }

@@ -172,6 +172,8 @@ bool fl_type_common(const fl_type *a, const fl_type *b, fl_type *out)
     if ((a->id == FL_TYPE_BINARY || a->id == FL_TYPE_FIXED) && (b->id == FL_TYPE_BINARY || b->id == FL_TYPE_FIXED) &&
         !fl_type_is_interval(a) && !fl_type_is_interval(b)) {
         *out = fl_mk(FL_TYPE_BINARY);
+        if (a->id == FL_TYPE_BINARY && fl_type_equal(a, b)) /* geometry with geometry stays geometry */
+            *out = *a;
         return true;
     }
     return false;

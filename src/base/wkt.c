@@ -274,26 +274,6 @@ static fl_status coord(wkt_in *r, uint32_t nd)
     return FL_OK;
 }
 
-/* '(' coord {',' coord} ')' with its count first; EMPTY = 0. */
-static fl_status coord_list(wkt_in *r, uint32_t nd)
-{
-    size_t at = r->out->len;
-    FL_TRY(w_u32(r, 0));
-    if (eat_word(r, "EMPTY"))
-        return FL_OK;
-    if (!eat(r, '('))
-        return expect_fail(r, "'(' or EMPTY");
-    uint32_t n = 0;
-    do {
-        FL_TRY(coord(r, nd));
-        n++;
-    } while (eat(r, ','));
-    if (!eat(r, ')'))
-        return expect_fail(r, "',' or ')'");
-    patch_u32(r, at, n);
-    return FL_OK;
-}
-
 static fl_status geom_body(wkt_in *r, uint32_t base, uint32_t dim, int depth);
 
 static fl_status header(wkt_in *r, uint32_t base, uint32_t dim)
@@ -325,7 +305,10 @@ static fl_status member(wkt_in *r, uint32_t base, uint32_t dim, int depth)
 
 static fl_status tagged(wkt_in *r, int depth);
 
-/* '(' part {',' part} ')' with the count first; EMPTY = 0. */
+/* '(' item {',' item} ')' with the count first; EMPTY = 0. The items of
+ * a LINESTRING (base 2) are coordinates, of a POLYGON rings (coordinate
+ * lists), of MULTI* members of base - 3, of a GEOMETRYCOLLECTION tagged
+ * geometries. */
 static fl_status part_list(wkt_in *r, uint32_t base, uint32_t dim, int depth)
 {
     uint32_t nd = 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
@@ -337,8 +320,10 @@ static fl_status part_list(wkt_in *r, uint32_t base, uint32_t dim, int depth)
         return expect_fail(r, "'(' or EMPTY");
     uint32_t n = 0;
     do {
-        if (base == 3)
-            FL_TRY(coord_list(r, nd));
+        if (base == 2)
+            FL_TRY(coord(r, nd));
+        else if (base == 3)
+            FL_TRY(part_list(r, 2, dim, depth));
         else if (base == 7)
             FL_TRY(tagged(r, depth + 1));
         else
@@ -367,8 +352,6 @@ static fl_status geom_body(wkt_in *r, uint32_t base, uint32_t dim, int depth)
         FL_TRY(coord(r, nd));
         return eat(r, ')') ? FL_OK : expect_fail(r, "')'");
     }
-    if (base == 2)
-        return coord_list(r, nd);
     return part_list(r, base, dim, depth);
 }
 

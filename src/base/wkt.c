@@ -13,6 +13,7 @@
  * geometry's dimensions is an error naming its offset.
  */
 #include "base/wkb_int.h"
+#include "floe/format.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -63,11 +64,7 @@ static fl_status put_num(wkt_out *w, double d)
         snprintf(b, sizeof b, "%.0f", d);
         return put(w, b);
     }
-    for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back */
-        snprintf(b, sizeof b, "%.*g", prec, d);
-        if (strtod(b, NULL) == d)
-            break;
-    }
+    fl_format_double_g(d, b, sizeof b); /* the shortest text that reads back */
     return put(w, b);
 }
 

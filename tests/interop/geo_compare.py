@@ -8,7 +8,9 @@ For every file: `floe convert FILE WORK/x.parquet`, then pyarrow reads both and 
     geospatial_types, and a bbox equal to the union of the original's row-group boxes
     (the writers of these files put NaN-free boxes there);
   - geography columns: types but no bbox (floe writes none: see src/parquet/geo_stats.c).
-Also `floe parquet cat` WKT of geospatial.parquet against its wkt column (ST_AsText semantics).
+DuckDB (a second, independent reader) reads floe's copy with the type it gives the original
+(GEOMETRY with the CRS), and the same ST_AsText
+answers on every row as on the original file.
 Prints ok/FAIL lines; exits 1 on any FAIL.
 """
 import math
@@ -79,4 +81,17 @@ for f in files:
         else:
             check(f"{name}: col {i} geography types kept", sorted(types) if types else sorted(tb_types), sorted(tb_types))
             check(f"{name}: col {i} geography has no bbox", None, tb_box)
+    try:
+        import duckdb
+    except ImportError:
+        continue
+    con = duckdb.connect()
+    cols = [c for c in ta.column_names if c in ("geometry", "geography")]
+    for c in cols:
+        sql = f"SELECT ST_AsText(\"{c}\") FROM read_parquet(?)"
+        tsql = f"SELECT typeof(\"{c}\") FROM read_parquet(?) LIMIT 1"
+        check(f"{name}: DuckDB's type of {c} (GEOMETRY with its CRS)", con.execute(tsql, [f]).fetchone()[0],
+              con.execute(tsql, [out]).fetchone()[0])
+        check(f"{name}: DuckDB ST_AsText of {c} on every row", con.execute(sql, [f]).fetchall(),
+              con.execute(sql, [out]).fetchall())
 sys.exit(1 if fails else 0)

@@ -66,8 +66,8 @@ FL_API fl_status fl_wkt_to_wkb(const char *s, size_t len, fl_buf *out, fl_error 
 
 /* The x and y of a non-empty POINT. FL_EINVAL when the value is not a point
  * (the message says what it is) and *is_empty = true for POINT EMPTY. */
-FL_API fl_status fl_wkb_point_xy(const uint8_t *p, size_t len, double *x, double *y,
-                                 bool *is_empty, fl_error *err);
+FL_API fl_status fl_wkb_point_xy(const uint8_t *p, size_t len, double *x, double *y, bool *is_empty,
+                                 fl_error *err);
 
 /* Planar intersection of a geometry with the closed box [xmin, xmax] x
  * [ymin, ymax]: a point inside or on the box, a line with a segment that

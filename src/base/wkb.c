@@ -214,9 +214,9 @@ fl_status fl_wkb_point_xy(const uint8_t *p, size_t len, double *x, double *y, bo
 
 const char *fl_wkb_type_name(uint32_t code)
 {
-    static const char *const names[] = {"geometry",     "point",           "linestring",
-                                        "polygon",      "multipoint",      "multilinestring",
-                                        "multipolygon", "geometrycollection"};
+    static const char *const names[] = {
+        "geometry",   "point",           "linestring",   "polygon",
+        "multipoint", "multilinestring", "multipolygon", "geometrycollection"};
     uint32_t base = code % 1000;
     return base <= 7 ? names[base] : names[0];
 }

@@ -95,8 +95,8 @@ static fl_status hit_coord(void *ctx, const double *c, uint32_t i)
     return FL_OK;
 }
 
-fl_status fl_wkb_intersects_box(const uint8_t *p, size_t len, double xmin, double ymin,
-                                double xmax, double ymax, bool *out, fl_error *err)
+fl_status fl_wkb_intersects_box(const uint8_t *p, size_t len, double xmin, double ymin, double xmax,
+                                double ymax, bool *out, fl_error *err)
 {
     box_hit b = {.xmin = xmin, .ymin = ymin, .xmax = xmax, .ymax = ymax};
     fl_wkb_visitor v = {.ctx = &b, .geom = hit_geom, .begin = hit_begin, .coord = hit_coord};

@@ -39,14 +39,9 @@ typedef struct wkt_out {
     bool no_close; /* the current point or run printed EMPTY: no ")" */
 } wkt_out;
 
-static const char *const upper_names[] = {"",
-                                          "POINT",
-                                          "LINESTRING",
-                                          "POLYGON",
-                                          "MULTIPOINT",
-                                          "MULTILINESTRING",
-                                          "MULTIPOLYGON",
-                                          "GEOMETRYCOLLECTION"};
+static const char *const upper_names[] = {
+    "",           "POINT",           "LINESTRING",   "POLYGON",
+    "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"};
 
 static fl_status put(wkt_out *w, const char *s)
 {
@@ -239,8 +234,8 @@ static fl_status number(wkt_in *r, double *d)
     const char *q = r->s + r->pos + sign;
     size_t left = r->len - r->pos - sign;
     size_t kw = left >= 8 && strncasecmp(q, "infinity", 8) == 0 ? 8
-                : left >= 3 && strncasecmp(q, "inf", 3) == 0 ? 3
-                                                              : 0;
+                : left >= 3 && strncasecmp(q, "inf", 3) == 0    ? 3
+                                                                : 0;
     if (kw) {
         *d = r->s[r->pos] == '-' ? -INFINITY : INFINITY;
         r->pos += sign + kw;
@@ -248,8 +243,8 @@ static fl_status number(wkt_in *r, double *d)
     }
     char b[64];
     size_t n = 0;
-    while (r->pos + n < r->len && n < sizeof b - 1 &&
-           strchr("0123456789+-.eE", r->s[r->pos + n]) && r->s[r->pos + n])
+    while (r->pos + n < r->len && n < sizeof b - 1 && strchr("0123456789+-.eE", r->s[r->pos + n]) &&
+           r->s[r->pos + n])
         n++;
     memcpy(b, r->s + r->pos, n);
     b[n] = '\0';

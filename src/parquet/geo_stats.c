@@ -48,8 +48,8 @@ fl_status fl_pqw_geo_segment(fl_pqw_column *c, fl_error *err)
         fl_wkb_info info;
         fl_error e = {0};
         if (fl_wkb_scan(p, len, &info, &c->chunk_box, &e) != FL_OK)
-            return fl_errorf(err, FL_ECORRUPT, "column '%s': a value is not WKB: %s",
-                             c->leaf->path, e.msg);
+            return fl_errorf(err, FL_ECORRUPT, "column '%s': a value is not WKB: %s", c->leaf->path,
+                             e.msg);
         int bit = type_bit(info.geometry_type);
         if (bit >= 0)
             c->chunk_geo_types |= 1u << bit;

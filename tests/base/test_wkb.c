@@ -53,8 +53,8 @@ static void test_round_trips(void)
 static void test_big_endian_and_box(void)
 {
     /* POINT (1 2), big-endian */
-    static const uint8_t be[] = {0, 0, 0, 0, 1, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0,
-                                 0x40, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t be[] = {0, 0, 0,    0, 1, 0x3f, 0xf0, 0, 0, 0, 0,
+                                 0, 0, 0x40, 0, 0, 0,    0,    0, 0, 0};
     fl_buf out = {0};
     fl_error err;
     CHECK_OK(fl_wkb_to_wkt(be, sizeof be, &out, &err), &err);
@@ -174,7 +174,7 @@ static void test_intersects_box(void)
     CHECK(hits("LINESTRING (0 10, 10 0)", 4, 4, 6, 6)); /* diagonal through the middle */
     CHECK(!hits("LINESTRING (0 3, 3 0)", 4, 4, 6, 6));
     const char *ring = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))";
-    CHECK(hits(ring, 4, 4, 6, 6)); /* contains the box */
+    CHECK(hits(ring, 4, 4, 6, 6));     /* contains the box */
     CHECK(hits(ring, -5, -5, 20, 20)); /* inside the box */
     CHECK(!hits(ring, 11, 11, 12, 12));
     const char *holed = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (3 3, 7 3, 7 7, 3 7, 3 3))";

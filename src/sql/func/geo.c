@@ -198,8 +198,14 @@ static fl_status coord_of(fl_fn_call *c, bool want_y, fl_error *err)
     });
     return FL_OK;
 }
-static fl_status k_x(fl_fn_call *c, fl_error *err) { return coord_of(c, false, err); }
-static fl_status k_y(fl_fn_call *c, fl_error *err) { return coord_of(c, true, err); }
+static fl_status k_x(fl_fn_call *c, fl_error *err)
+{
+    return coord_of(c, false, err);
+}
+static fl_status k_y(fl_fn_call *c, fl_error *err)
+{
+    return coord_of(c, true, err);
+}
 
 static fl_status k_envelope(fl_fn_call *c, fl_error *err)
 {
@@ -253,7 +259,9 @@ static fl_status k_intersects(fl_fn_call *c, fl_error *err)
 }
 
 #define SCALAR(nm, r, k)                                                                           \
-    {.name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k}
+    {                                                                                              \
+        .name = nm, .kind = FL_FUNC_SCALAR, .deterministic = true, .resolve = r, .kernel = k       \
+    }
 static const fl_func funcs[] = {
     SCALAR("st_geomfromtext", r_from_text, k_from_text),
     SCALAR("st_geometryfromtext", r_from_text, k_from_text),

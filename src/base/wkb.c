@@ -68,7 +68,7 @@ static fl_status rd_coords(fl_wkb_reader *r, bool le, uint32_t dims, uint32_t n,
 static fl_status rd_run(fl_wkb_reader *r, bool le, uint32_t dims, uint32_t kind,
                         const fl_wkb_visitor *v)
 {
-    uint32_t n;
+    uint32_t n = 0;
     FL_TRY(rd_u32(r, le, &n));
     if (v && v->begin)
         FL_TRY(v->begin(v->ctx, kind, n));
@@ -89,7 +89,7 @@ fl_status fl_wkb_geom(fl_wkb_reader *r, int depth, const fl_wkb_visitor *v, uint
         return fail(r, "byte order is neither 0 nor 1");
     r->pos++;
     bool le = order == 1;
-    uint32_t code;
+    uint32_t code = 0;
     FL_TRY(rd_u32(r, le, &code));
     uint32_t base = code % 1000, dim = code / 1000;
     if (dim > 3 || base < 1 || base > 7) {
@@ -110,7 +110,7 @@ fl_status fl_wkb_geom(fl_wkb_reader *r, int depth, const fl_wkb_visitor *v, uint
     } else if (base == 2) {
         FL_TRY(rd_run(r, le, dims, 2, v));
     } else {
-        uint32_t n;
+        uint32_t n = 0;
         FL_TRY(rd_u32(r, le, &n));
         if (n && (r->len - r->pos) / (base == 3 ? 4 : 9) < n)
             return fail(r, "member count larger than the value");
@@ -121,7 +121,7 @@ fl_status fl_wkb_geom(fl_wkb_reader *r, int depth, const fl_wkb_visitor *v, uint
                 FL_TRY(rd_run(r, le, dims, 3, v));
                 continue;
             }
-            uint32_t sub;
+            uint32_t sub = 0;
             size_t at = r->pos;
             FL_TRY(fl_wkb_geom(r, depth + 1, v, &sub));
             uint32_t want = base == 4 ? 1 : base == 5 ? 2 : base == 6 ? 3 : 0;

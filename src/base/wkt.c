@@ -259,7 +259,7 @@ static fl_status number(wkt_in *r, double *d)
 static fl_status coord(wkt_in *r, uint32_t nd)
 {
     for (uint32_t d = 0; d < nd; d++) {
-        double v;
+        double v = 0;
         FL_TRY(number(r, &v));
         FL_TRY(w_f64(r, v));
     }

@@ -182,7 +182,7 @@ static fl_status coord_of(fl_fn_call *c, bool want_y, fl_error *err)
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t n;
         const uint8_t *p = ubytes(&u, i, &n);
-        double x, y;
+        double x = 0, y = 0;
         bool empty;
         fl_error e;
         fl_error_clear(&e);
@@ -238,7 +238,7 @@ static fl_status k_intersects(fl_fn_call *c, fl_error *err)
     FOR_ROWS(c->sel, c->nrows, i, {
         size_t na, nb;
         const uint8_t *pa = ubytes(&a, i, &na), *pb = ubytes(&b, i, &nb);
-        double x0, y0, x1, y1;
+        double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
         const uint8_t *g = pa;
         size_t ng = na;
         if (!fl_wkb_as_envelope(pb, nb, &x0, &y0, &x1, &y1)) {

@@ -94,6 +94,9 @@ typedef enum fl_geo_edges {
     FL_EDGES_KARNEY = 4,
 } fl_geo_edges;
 
+/* "spherical", "vincenty", ... (Iceberg's names); "spherical" out of range. */
+FL_API const char *fl_geo_edges_name(int edges);
+
 typedef struct fl_type {
     fl_type_id id;
     int32_t precision;  /* DECIMAL: 1..38 */

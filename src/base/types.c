@@ -81,12 +81,17 @@ static void fmt_add(fmtbuf *f, const char *fmt, ...)
 static const char *const edge_names[] = {"spherical", "vincenty", "thomas", "andoyer",
                                          "karney"};
 
+const char *fl_geo_edges_name(int edges)
+{
+    return edges >= 0 && edges < 5 ? edge_names[edges] : edge_names[0];
+}
+
 /* geometry, geometry(C), geography, geography(C), geography(C, A): the
  * defaults (OGC:CRS84, spherical) are left out as Iceberg's writers do. */
 static void fmt_geo(fmtbuf *f, const fl_type *t)
 {
     bool geog = t->ext == FL_EXT_GEOGRAPHY;
-    const char *edges = t->edges < 5 ? edge_names[t->edges] : "spherical";
+    const char *edges = fl_geo_edges_name(t->edges);
     fmt_add(f, "%s", geog ? "geography" : "geometry");
     if (geog && t->edges != FL_EDGES_SPHERICAL)
         fmt_add(f, "(%s, %s)", t->crs ? t->crs : "OGC:CRS84", edges);

@@ -96,7 +96,7 @@ fl_status fl_wkb_geom(fl_wkb_reader *r, int depth, const fl_wkb_visitor *v, uint
         r->pos -= 4;
         return fail(r, "unknown geometry type code");
     }
-    uint32_t dims = 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
+    uint32_t dims = fl_wkb_ndims(dim);
     if (code_out)
         *code_out = code;
     if (v && v->geom)
@@ -221,31 +221,17 @@ const char *fl_wkb_type_name(uint32_t code)
     return base <= 7 ? names[base] : names[0];
 }
 
-static void put_u32le(uint8_t *b, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_f64le(uint8_t *b, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
-}
-
 fl_status fl_wkb_envelope(double xmin, double ymin, double xmax, double ymax, fl_buf *out,
                           fl_error *err)
 {
     uint8_t b[93];
     const double xy[10] = {xmin, ymin, xmax, ymin, xmax, ymax, xmin, ymax, xmin, ymin};
     b[0] = 1;
-    put_u32le(b + 1, 3);
-    put_u32le(b + 5, 1);
-    put_u32le(b + 9, 5);
+    fl_wkb_put_u32le(b + 1, 3);
+    fl_wkb_put_u32le(b + 5, 1);
+    fl_wkb_put_u32le(b + 9, 5);
     for (int i = 0; i < 10; i++)
-        put_f64le(b + 13 + 8 * i, xy[i]);
+        fl_wkb_put_f64le(b + 13 + 8 * i, xy[i]);
     return fl_buf_append(out, b, sizeof b, err);
 }
 

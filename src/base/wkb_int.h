@@ -12,6 +12,8 @@
 #ifndef FLOE_BASE_WKB_INT_H
 #define FLOE_BASE_WKB_INT_H
 
+#include <string.h>
+
 #include "floe/wkb.h"
 
 typedef struct fl_wkb_visitor {
@@ -36,5 +38,25 @@ fl_status fl_wkb_walk(const uint8_t *p, size_t len, const fl_wkb_visitor *v, uin
                       fl_error *err);
 /* "point", "linestring", ... for messages. */
 const char *fl_wkb_type_name(uint32_t code);
+
+/* Doubles per coordinate of an ISO code's dimension (code / 1000): XY 2, Z 3, M 3, ZM 4. */
+static inline uint32_t fl_wkb_ndims(uint32_t dim)
+{
+    return 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
+}
+
+/* Little-endian stores, the byte order floe writes. */
+static inline void fl_wkb_put_u32le(uint8_t *b, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void fl_wkb_put_f64le(uint8_t *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+}
 
 #endif

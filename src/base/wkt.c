@@ -110,7 +110,7 @@ static fl_status out_begin(void *ctx, uint32_t kind, uint32_t n)
 static fl_status out_coord(void *ctx, const double *c, uint32_t i)
 {
     wkt_out *w = ctx;
-    uint32_t nd = 2 + (w->dims == 1 || w->dims == 2) + 2 * (w->dims == 3);
+    uint32_t nd = fl_wkb_ndims(w->dims);
     if (w->f[w->depth].base == 1) {
         bool empty = true;
         for (uint32_t d = 0; d < nd; d++)
@@ -144,10 +144,15 @@ static fl_status out_end(void *ctx, uint32_t kind)
 
 fl_status fl_wkb_to_wkt(const uint8_t *p, size_t len, fl_buf *out, fl_error *err)
 {
-    FL_TRY(fl_wkb_walk(p, len, NULL, NULL, err));
     wkt_out w = {.out = out, .err = err};
     fl_wkb_visitor v = {&w, out_geom, out_parts, out_begin, out_coord, out_end};
-    return fl_wkb_walk(p, len, &v, NULL, err);
+    size_t start = out->len;
+    fl_status rc = fl_wkb_walk(p, len, &v, NULL, err); /* validates while it prints */
+    if (rc != FL_OK && out->len > start) {
+        out->len = start; /* a value that fails leaves nothing behind */
+        out->data[start] = '\0';
+    }
+    return rc;
 }
 
 /* ---- parsing ---- */
@@ -201,23 +206,21 @@ static bool eat_word(wkt_in *r, const char *kw)
 
 static fl_status w_u32(wkt_in *r, uint32_t v)
 {
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    uint8_t b[4];
+    fl_wkb_put_u32le(b, v);
     return fl_buf_append(r->out, b, 4, r->err);
 }
 
+/* Writes the count of a list whose placeholder is at at. */
 static void patch_u32(wkt_in *r, size_t at, uint32_t v)
 {
-    for (int i = 0; i < 4; i++)
-        r->out->bytes[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+    fl_wkb_put_u32le(r->out->bytes + at, v);
 }
 
 static fl_status w_f64(wkt_in *r, double d)
 {
-    uint64_t u;
-    memcpy(&u, &d, 8);
     uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
+    fl_wkb_put_f64le(b, d);
     return fl_buf_append(r->out, b, 8, r->err);
 }
 
@@ -280,7 +283,7 @@ static fl_status member(wkt_in *r, uint32_t base, uint32_t dim, int depth)
 {
     FL_TRY(header(r, base, dim));
     if (base == 1) { /* "(1 2)", "1 2" or EMPTY */
-        uint32_t nd = 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
+        uint32_t nd = fl_wkb_ndims(dim);
         if (eat_word(r, "EMPTY")) {
             for (uint32_t d = 0; d < nd; d++)
                 FL_TRY(w_f64(r, NAN));
@@ -303,7 +306,7 @@ static fl_status tagged(wkt_in *r, int depth);
  * geometries. */
 static fl_status part_list(wkt_in *r, uint32_t base, uint32_t dim, int depth)
 {
-    uint32_t nd = 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
+    uint32_t nd = fl_wkb_ndims(dim);
     size_t at = r->out->len;
     FL_TRY(w_u32(r, 0));
     if (eat_word(r, "EMPTY"))
@@ -332,7 +335,7 @@ static fl_status geom_body(wkt_in *r, uint32_t base, uint32_t dim, int depth)
 {
     if (depth > FL_WKB_MAX_DEPTH)
         return fl_errorf(r->err, FL_ESYNTAX, "WKT: nested too deep at character %zu", r->pos + 1);
-    uint32_t nd = 2 + (dim == 1 || dim == 2) + 2 * (dim == 3);
+    uint32_t nd = fl_wkb_ndims(dim);
     if (base == 1) {
         if (eat_word(r, "EMPTY")) {
             for (uint32_t d = 0; d < nd; d++)

@@ -168,13 +168,10 @@ static void logical_text(const fl_pq_logical *l, char *buf, size_t cap)
     case FL_PQ_LT_GEOMETRY:
         snprintf(buf, cap, "GEOMETRY(crs=%s)", l->crs ? l->crs : "");
         return;
-    case FL_PQ_LT_GEOGRAPHY: {
-        static const char *const algos[] = {"spherical", "vincenty", "thomas", "andoyer",
-                                            "karney"};
+    case FL_PQ_LT_GEOGRAPHY:
         snprintf(buf, cap, "GEOGRAPHY(crs=%s, algorithm=%s)", l->crs ? l->crs : "",
-                 l->algorithm >= 0 && l->algorithm <= 4 ? algos[l->algorithm] : "spherical");
+                 fl_geo_edges_name(l->algorithm));
         return;
-    }
     }
     snprintf(buf, cap, "LOGICAL(%d)", (int)l->kind);
 }

@@ -82,6 +82,9 @@ typedef enum fl_type_ext {
     FL_EXT_NONE = 0,
     FL_EXT_GEOMETRY = 1,
     FL_EXT_GEOGRAPHY = 2,
+    /* Iceberg v3 variant, Parquet VARIANT: metadata then value in one byte
+     * string (floe/variant.h) */
+    FL_EXT_VARIANT = 3,
 } fl_type_ext;
 
 /* Edge interpolation of a GEOGRAPHY (Parquet EdgeInterpolationAlgorithm;
@@ -154,6 +157,10 @@ FL_API bool fl_type_parse_primitive_in(fl_arena *a, const char *s, fl_type *out)
 static inline bool fl_type_is_geo(const fl_type *t)
 {
     return t->id == FL_TYPE_BINARY && (t->ext == FL_EXT_GEOMETRY || t->ext == FL_EXT_GEOGRAPHY);
+}
+static inline bool fl_type_is_variant(const fl_type *t)
+{
+    return t->id == FL_TYPE_BINARY && t->ext == FL_EXT_VARIANT;
 }
 
 /* Equal types: also the ext, edges and CRS of a BINARY. */

@@ -45,32 +45,41 @@ static fl_status dot_name(pp *p, fl_variant_step *st)
     return FL_OK;
 }
 
+/* Length of the quoted key whose body starts at i (after the quote q),
+ * unescaped, and where its closing quote is; false when unterminated. */
+static bool quoted_extent(const pp *p, size_t i, char q, size_t *klen, size_t *close)
+{
+    size_t kl = 0;
+    while (i < p->n && p->s[i] != q) {
+        if (p->s[i] == '\\' && ++i >= p->n)
+            return false;
+        i++, kl++;
+    }
+    *klen = kl;
+    *close = i;
+    return i < p->n;
+}
+
 /* "['...']" or "[\"...\"]" at p->pos (the quote, after '['). */
 static fl_status quoted_name(pp *p, fl_variant_step *st)
 {
-    size_t open = p->pos - 1;
+    size_t open = p->pos - 1, kl = 0, close = 0;
     char q = p->s[p->pos++];
-    char *k = fl_arena_alloc(p->a, p->n - p->pos + 1);
+    if (!quoted_extent(p, p->pos, q, &kl, &close))
+        return perr(p, open, "unterminated quoted key");
+    char *k = fl_arena_alloc(p->a, kl + 1);
     if (!k)
         return fl_errorf(p->err, FL_ENOMEM, "variant path: out of memory");
-    size_t kl = 0;
-    for (;;) {
-        if (p->pos >= p->n)
-            return perr(p, open, "unterminated quoted key");
-        char c = p->s[p->pos++];
-        if (c == q)
-            break;
-        if (c == '\\') {
-            if (p->pos >= p->n)
-                return perr(p, open, "unterminated quoted key");
-            c = p->s[p->pos++];
-        }
-        k[kl++] = c;
+    for (size_t j = 0; p->pos < close; j++) {
+        if (p->s[p->pos] == '\\')
+            p->pos++;
+        k[j] = p->s[p->pos++];
     }
+    k[kl] = '\0';
+    p->pos = close + 1;
     if (p->pos >= p->n || p->s[p->pos] != ']')
         return perr(p, p->pos, "expected ']' after a quoted key");
     p->pos++;
-    k[kl] = '\0';
     st->key = k;
     st->klen = kl;
     return FL_OK;

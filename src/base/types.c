@@ -105,6 +105,10 @@ static void fmt_type(fmtbuf *f, const fl_type *t)
         fmt_geo(f, t);
         return;
     }
+    if (fl_type_is_variant(t)) {
+        fmt_add(f, "variant");
+        return;
+    }
     switch (t->id) {
     case FL_TYPE_DECIMAL: fmt_add(f, "decimal(%d, %d)", t->precision, t->scale); return;
     case FL_TYPE_FIXED: fmt_add(f, "fixed[%d]", t->fixed_len); return;
@@ -266,6 +270,12 @@ bool fl_type_parse_primitive_in(fl_arena *a, const char *s, fl_type *out)
     }
     if (parse_geo(a, s, n, out))
         return true;
+    if (n == 7 && strncmp(s, "variant", 7) == 0) {
+        t.id = FL_TYPE_BINARY;
+        t.ext = FL_EXT_VARIANT;
+        *out = t;
+        return true;
+    }
     for (int id = 1; id < FL_TYPE__COUNT; id++) {
         const char *name = primitive_names[id];
         if (name && strlen(name) == n && strncmp(name, s, n) == 0) {

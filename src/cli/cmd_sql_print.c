@@ -303,7 +303,7 @@ static fl_status json_value(fl_buf *sb, const fl_vector *v, uint32_t i, cellbuf 
 {
     size_t len = 0;
     const fl_type *t = v->type;
-    if (fl_type_is_nested(t)) { /* the engine's JSON, as to_json and /v1/sql */
+    if (fl_type_is_nested(t) || fl_type_is_variant(t)) { /* the engine's JSON, as to_json and /v1/sql */
         for (;;) {
             size_t need = fl_sql_format_json(v, i, tz, cb->buf, cb->cap);
             if (cb->buf && need < cb->cap)

@@ -40,11 +40,11 @@ static fl_status format_version_of(const fl_ice_map *props, int32_t *v, fl_error
 }
 
 /* The first column of a type only format version 3 has (geometry,
- * geography), or NULL. (Nanosecond timestamps are v3 types too, but floe has
+ * geography, variant), or NULL. (Nanosecond timestamps are v3 types too, but floe has
  * written them on v2 tables since before it checked; they stay allowed.) */
 static const char *v3_only_column(const fl_type *t, const char *name)
 {
-    if (fl_type_is_geo(t))
+    if (fl_type_is_geo(t) || fl_type_is_variant(t))
         return name;
     for (uint32_t i = 0; i < t->nchildren; i++) {
         const char *c = v3_only_column(&t->children[i].type, t->children[i].name);

@@ -12,9 +12,9 @@
  * A schema is a struct plus "schema-id" and "identifier-field-ids".
  *
  * geometry and geography are BINARY columns of WKB with the type's ext, CRS
- * and edge algorithm (types.h). The v3 types floe has no vector
- * representation for (unknown, variant, and a geometry spelling it cannot
- * parse) parse to type.id == 0 with the original string kept in
+ * and edge algorithm, variant a BINARY column of variants (types.h). The v3
+ * types floe has no vector representation for (unknown, and a geometry
+ * spelling it cannot parse) parse to type.id == 0 with the original string kept in
  * the field's fl_ice_field_extra, so they survive a write. Defaults are kept
  * as compact JSON text. All memory comes from the parse arena.
  */

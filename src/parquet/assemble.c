@@ -20,6 +20,8 @@
  * the child vectors' lengths must match the element counts computed here: a
  * mismatch means the leaves' levels disagree (corrupt file), reported rather
  * than trusted. Depth is bounded by FL_PQ_MAX_DEPTH at schema time.
+ * A VARIANT node is assembled as the STRUCT of its group's columns into its
+ * scratch vector, then rebuilt into variants (variant_read.c).
  */
 #include <string.h>
 
@@ -45,6 +47,14 @@ fl_status fl_pq_assemble(const fl_pq_node *nd, fl_vector *v, const fl_pq_levels 
 {
     if (nd->kind == FL_PQN_LEAF)
         return FL_OK;
+    if (nd->kind == FL_PQN_VARIANT) {
+        /* the group's rows as a struct first, then one variant per row */
+        fl_pq_node grp = *nd;
+        grp.kind = FL_PQN_STRUCT;
+        grp.field = nd->phys;
+        FL_TRY(fl_pq_assemble(&grp, nd->scratch, lv, err));
+        return fl_pq_variant_unshred(nd, nd->scratch, v, err);
+    }
     const fl_pq_levels *L = &lv[nd->col];
     const uint16_t *def = L->def, *rep = L->rep;
     uint32_t n = L->n;

@@ -68,7 +68,11 @@ typedef enum fl_pq_node_kind {
     FL_PQN_LEAF,
     FL_PQN_STRUCT,
     FL_PQN_LIST,
-    FL_PQN_MAP
+    FL_PQN_MAP,
+    /* a VARIANT group: the field is BINARY ext VARIANT; the children describe
+     * the group (metadata, value, typed_value) as the STRUCT `phys`, read
+     * into `scratch` and rebuilt into variant values (variant_read.c) */
+    FL_PQN_VARIANT
 } fl_pq_node_kind;
 
 /*
@@ -89,6 +93,8 @@ typedef struct fl_pq_node {
     fl_pq_leaf *leaf;    /* LEAF */
     uint32_t first_leaf; /* first leaf index under this node (its levels drive assembly) */
     uint32_t col;        /* scan: index of the column reader of first_leaf / of this leaf */
+    fl_field *phys;      /* VARIANT: the group as a STRUCT field */
+    fl_vector *scratch;  /* VARIANT, scan copies only: the group's rows, of type phys */
 } fl_pq_node;
 
 struct fl_parquet_reader {
@@ -219,6 +225,21 @@ fl_status fl_pq_col_skip(fl_pq_col *c, int64_t rows, fl_error *err);
  * fl_pq_col_read) from the level entries of the leaves; lv[i] are the levels
  * of the leaf of scan column i (node->col). */
 fl_status fl_pq_assemble(const fl_pq_node *n, fl_vector *v, const fl_pq_levels *lv, fl_error *err);
+
+/* ---- variant_read.c ---- */
+
+/* Checks a VARIANT group's shape at schema time: a required binary
+ * `metadata`, an optional binary `value` and/or a `typed_value`. */
+fl_status fl_pq_variant_check_group(const fl_pq_node *n, fl_error *err);
+/* Checks the shredded primitive columns' types (scan time: a file whose
+ * variant column cannot be read still serves its other columns). */
+fl_status fl_pq_variant_check_types(const fl_pq_node *n, fl_error *err);
+/* Rebuilds the variants of group node n from its assembled rows (phys, a
+ * STRUCT vector of n->phys's type) into out (BINARY variant), replacing
+ * out's rows: unshredded values are copied, shredded ones (typed_value)
+ * are encoded and merged with the partially shredded rest (value). */
+fl_status fl_pq_variant_unshred(const fl_pq_node *n, const fl_vector *phys, fl_vector *out,
+                                fl_error *err);
 
 fl_status fl_pq_levels_reserve(fl_pq_levels *lv, uint32_t extra, bool rep, fl_error *err);
 void fl_pq_levels_free(fl_pq_levels *lv);

@@ -97,6 +97,40 @@ static bool any_selected(const fl_pq_node *n, const fl_pq_node *const *sel, uint
     return false;
 }
 
+static fl_status copy_node(fl_parquet_scan *s, const fl_pq_node *src, fl_pq_node *dst, fl_field *f,
+                           const fl_pq_node *const *sel, uint32_t nsel, fl_error *err);
+
+/* A variant group is read whole (a variant has no sub-fields to project):
+ * its physical struct is copied as one node, with the scratch vector its
+ * rows are assembled into. */
+static fl_status copy_variant_node(fl_parquet_scan *s, const fl_pq_node *src, fl_pq_node *dst,
+                                   fl_field *f, fl_error *err)
+{
+    fl_field *phys = fl_arena_calloc(&s->arena, 1, sizeof *phys);
+    fl_vector *scratch = fl_arena_calloc(&s->arena, 1, sizeof *scratch);
+    if (!phys || !scratch)
+        return oom(err);
+    FL_TRY(fl_pq_variant_check_types(src, err));
+    fl_pq_node tmp = *src;
+    tmp.kind = FL_PQN_STRUCT;
+    tmp.field = src->phys;
+    FL_TRY(copy_node(s, &tmp, dst, phys, NULL, 0, err));
+    dst->kind = FL_PQN_VARIANT;
+    dst->field = f;
+    dst->phys = phys;
+    FL_TRY(fl_vector_init(scratch, &phys->type, err));
+    dst->scratch = scratch;
+    return FL_OK;
+}
+
+static void free_scratch(fl_pq_node *n)
+{
+    if (n->scratch)
+        fl_vector_destroy(n->scratch);
+    for (uint32_t c = 0; c < n->nchildren; c++)
+        free_scratch(&n->children[c]);
+}
+
 /* Deep-copies node src into dst (nodes in the scan arena). With sel, keeps
  * only selected struct fields; fields are copied where pruned, else shared. */
 static fl_status copy_node(fl_parquet_scan *s, const fl_pq_node *src, fl_pq_node *dst, fl_field *f,
@@ -105,6 +139,8 @@ static fl_status copy_node(fl_parquet_scan *s, const fl_pq_node *src, fl_pq_node
     *dst = *src;
     *f = *src->field;
     dst->field = f;
+    if (src->kind == FL_PQN_VARIANT)
+        return copy_variant_node(s, src, dst, f, err);
     bool full = !sel || contains(src, sel, nsel) || src->kind != FL_PQN_STRUCT;
     uint32_t k = 0;
     for (uint32_t c = 0; c < src->nchildren; c++)
@@ -459,6 +495,8 @@ void fl_parquet_scan_close(fl_parquet_scan *s)
         fl_pq_col_free(&s->cols[i].col);
     for (uint32_t i = 0; s->lv && i < s->ncols; i++)
         fl_pq_levels_free(&s->lv[i]);
+    for (uint32_t i = 0; s->top && i < s->schema.nfields; i++)
+        free_scratch(&s->top[i]);
     free(s->lv);
     free(s->cols);
     free(s->rgs);
@@ -839,6 +877,10 @@ static fl_status read_node(fl_parquet_scan *s, const fl_pq_node *n, fl_vector *v
                  "column '%s': row group %u: %u rows where %u were expected", n->leaf->path, s->rg,
                  got, rows);
         return FL_OK;
+    }
+    if (n->kind == FL_PQN_VARIANT) {
+        fl_vector_reset(n->scratch);
+        v = n->scratch;
     }
     for (uint32_t c = 0; c < n->nchildren; c++)
         FL_TRY(read_node(s, &n->children[c], &v->children[c], rows, true, err));

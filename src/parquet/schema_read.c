@@ -19,6 +19,8 @@
  *     LIST of keys, since a floe MAP always has two children;
  *   - a repeated field outside a LIST/MAP becomes a required LIST of a
  *     required element of that field's type (the element keeps the name);
+ *   - a VARIANT group becomes one BINARY variant field (types.h), its
+ *     columns described by a STRUCT kept aside (variant_read.c);
  *   - other groups are STRUCTs.
  *
  * Levels: an OPTIONAL field adds one definition level; a REPEATED field adds
@@ -302,6 +304,29 @@ static fl_status make_leaf(builder *b, const tnode *t, ctx c, int16_t def, fl_fi
     return FL_OK;
 }
 
+/* A VARIANT group: the user sees one BINARY variant field; the group's
+ * columns are described by a STRUCT kept aside in n->phys. */
+static fl_status make_variant(builder *b, const tnode *t, ctx c, fl_field *f, fl_pq_node *n,
+                              fl_error *err)
+{
+    FL_CHECK(t->nch > 0, err, FL_EUNSUPPORTED, "schema: variant group '%s' has no fields",
+             t->el->name);
+    fl_field *phys = fl_arena_calloc(b->a, 1, sizeof *phys);
+    if (!phys)
+        return oom(err);
+    *phys = *f;
+    phys->type.id = FL_TYPE_STRUCT;
+    f->type.id = FL_TYPE_BINARY;
+    f->type.ext = FL_EXT_VARIANT;
+    n->kind = FL_PQN_VARIANT;
+    n->phys = phys;
+    FL_TRY(alloc_children(b, phys, n, t->nch, err));
+    for (uint32_t i = 0; i < t->nch; i++)
+        FL_TRY(convert(b, &t->ch[i], false, t->ch[i].el->name, c, &phys->type.children[i],
+                       &n->children[i], err));
+    return fl_pq_variant_check_group(n, err);
+}
+
 static fl_status make_struct(builder *b, const tnode *t, ctx c, fl_field *f, fl_pq_node *n,
                              fl_error *err)
 {
@@ -425,7 +450,8 @@ static fl_status convert(builder *b, const tnode *t, bool force_required, const 
         st = make_map(b, &t->ch[0], c, def, f, n, err);
     } else {
         ctx sc = {def, c.rep, c.slot_def, c.slot_rep};
-        st = make_struct(b, t, sc, f, n, err);
+        st = el->logical.kind == FL_PQ_LT_VARIANT ? make_variant(b, t, sc, f, n, err)
+                                                   : make_struct(b, t, sc, f, n, err);
     }
     if (st == FL_OK)
         b->depth--;

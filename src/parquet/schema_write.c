@@ -24,7 +24,9 @@
  *   timestamp[tz] INT64 TIMESTAMP(MICROS, adjusted=tz) + TIMESTAMP_MICROS;
  *   timestamp[tz]_ns INT64 TIMESTAMP(NANOS) (no converted type exists);
  *   string BYTE_ARRAY STRING + UTF8; uuid FLBA(16) UUID; fixed[L] FLBA(L);
- *   binary BYTE_ARRAY.
+ *   binary BYTE_ARRAY; geometry/geography BYTE_ARRAY GEOMETRY/GEOGRAPHY;
+ *   variant: a VARIANT group {metadata, value} of BYTE_ARRAYs (the writer
+ *   hands this file a STRUCT with ext FL_EXT_VARIANT, variant_write.c).
  *
  * Definition levels: +1 for every OPTIONAL field and every repeated group;
  * repetition levels: +1 for every repeated group.
@@ -237,6 +239,8 @@ static fl_status add_field(sbuild *b, const fl_field *f, const char *name, bool 
             return fl_errorf(b->err, FL_EINVAL, "field '%s': Parquet cannot store an empty struct",
                              f->name);
         e->num_children = (int32_t)t->nchildren;
+        if (t->ext == FL_EXT_VARIANT) /* variant_write.c's {metadata, value} group */
+            e->logical.kind = FL_PQ_LT_VARIANT;
         st->kind = FL_PQW_STEP_STRUCT;
         for (uint32_t i = 0; i < t->nchildren; i++) {
             b->steps[nsteps].child = i;

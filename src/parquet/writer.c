@@ -52,6 +52,8 @@ typedef struct chunk_extra {
 struct fl_parquet_writer {
     fl_output *out;
     const fl_schema *schema;
+    const fl_schema *stored; /* schema with variants as {metadata, value} groups */
+    fl_vector *split;        /* per top-level column: its variants split (NULL: none) */
     fl_arena arena;
     fl_pqw_schema sch;
     fl_pqw_opts opt;
@@ -172,6 +174,18 @@ static fl_status check_bloom_names(const fl_parquet_writer *w, const fl_parquet_
     return FL_OK;
 }
 
+/* One split vector per variant column (variant_write.c). */
+static fl_status init_split(fl_parquet_writer *w, fl_error *err)
+{
+    w->split = calloc(w->schema->nfields, sizeof *w->split);
+    if (!w->split)
+        return fl_errorf(err, FL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < w->schema->nfields; i++)
+        if (fl_type_is_variant(&w->schema->fields[i].type))
+            FL_TRY(fl_vector_init(&w->split[i], &w->stored->fields[i].type, err));
+    return FL_OK;
+}
+
 fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
                                  const fl_parquet_write_options *opt, fl_parquet_writer **wp,
                                  fl_error *err)
@@ -188,7 +202,11 @@ fl_status fl_parquet_writer_open(fl_output *out, const fl_schema *schema,
     w->offset = out->written;
     fl_status rc = set_options(w, opt, err);
     if (rc == FL_OK)
-        rc = fl_pqw_schema_build(&w->arena, schema, "schema", &w->sch, err);
+        rc = fl_pqw_variant_schema(&w->arena, schema, &w->stored, err);
+    if (rc == FL_OK && w->stored != schema)
+        rc = init_split(w, err);
+    if (rc == FL_OK)
+        rc = fl_pqw_schema_build(&w->arena, w->stored, "schema", &w->sch, err);
     if (rc == FL_OK)
         rc = check_bloom_names(w, opt, err);
     if (rc == FL_OK && w->sch.nleaves == 0)
@@ -464,6 +482,10 @@ static fl_status write_batch(fl_parquet_writer *w, const fl_batch *b, fl_error *
     const uint32_t *rows = b->sel ? b->sel->idx : NULL;
     uint32_t n = fl_batch_live_rows(b);
     uint32_t done = 0;
+    for (uint32_t i = 0; w->split && i < b->ncols; i++)
+        if (w->split[i].type)
+            FL_TRY(fl_pqw_variant_split(&b->cols[i], b->nrows, w->schema->fields[i].name,
+                                        &w->split[i], err));
     while (done < n) {
         uint64_t left = w->rg_rows_max - (uint64_t)w->rg_rows;
         uint32_t take = n - done;
@@ -473,8 +495,9 @@ static fl_status write_batch(fl_parquet_writer *w, const fl_batch *b, fl_error *
             take = (uint32_t)left;
         for (uint32_t i = 0; i < w->ncols; i++) {
             fl_pqw_column *c = &w->cols[i];
-            FL_TRY(fl_pqw_column_write(c, &b->cols[c->leaf->top], rows ? rows + done : NULL, done,
-                                       take, err));
+            uint32_t top = c->leaf->top;
+            const fl_vector *v = w->split && w->split[top].type ? &w->split[top] : &b->cols[top];
+            FL_TRY(fl_pqw_column_write(c, v, rows ? rows + done : NULL, done, take, err));
         }
         w->rg_rows += take;
         w->num_rows += take;
@@ -702,6 +725,10 @@ static void writer_free(fl_parquet_writer *w)
     for (uint32_t i = 0; i < w->ncols; i++)
         fl_pqw_column_free(&w->cols[i]);
     free(w->cols);
+    for (uint32_t i = 0; w->split && i < w->schema->nfields; i++)
+        if (w->split[i].type)
+            fl_vector_destroy(&w->split[i]);
+    free(w->split);
     free(w->rgs);
     free(w->extras);
     fl_buf_free(&w->dictbuf);

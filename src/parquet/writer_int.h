@@ -109,6 +109,19 @@ fl_status fl_pqw_schema_build(fl_arena *a, const fl_schema *schema, const char *
 /* Bytes of the minimal two's complement big-endian FLBA holding precision digits. */
 int32_t fl_pqw_decimal_bytes(int32_t precision);
 
+/* ---- variant columns (variant_write.c) ---- */
+
+/* The schema the file stores: each top-level variant field becomes a STRUCT
+ * with ext FL_EXT_VARIANT of required binaries `metadata` and `value`
+ * (schema_write.c annotates it VARIANT). *phys is schema itself when it has
+ * no variant. A variant below the top level is refused (FL_EUNSUPPORTED). */
+fl_status fl_pqw_variant_schema(fl_arena *a, const fl_schema *schema, const fl_schema **phys,
+                                fl_error *err);
+/* Splits rows [0, nrows) of a variant vector into dst, a vector of the
+ * corresponding phys field's type, checking each value's encoding. */
+fl_status fl_pqw_variant_split(const fl_vector *src, uint32_t nrows, const char *column,
+                               fl_vector *dst, fl_error *err);
+
 /* ---- dictionary builder (dict_builder.c) ---- */
 
 typedef struct fl_pqw_dict {

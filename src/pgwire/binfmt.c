@@ -199,18 +199,22 @@ bool pgw_bin_encode(const fl_vector *v, uint32_t row, pgw_buf *b)
         pgw_buf_put(b, d + (size_t)t->fixed_len * r, (size_t)t->fixed_len);
         return true;
     case FL_TYPE_STRING:
-    case FL_TYPE_BINARY: {
-        size_t n;
-        const uint8_t *p = fl_vector_bytes(base, r, &n);
-        pgw_buf_put(b, p, n);
-        return true;
-    }
+    case FL_TYPE_BINARY:
+        if (!fl_type_is_variant(t)) {
+            size_t n;
+            const uint8_t *p = fl_vector_bytes(base, r, &n);
+            pgw_buf_put(b, p, n);
+            return true;
+        }
+        /* a variant goes out as json, its JSON text */
+        goto as_json;
     case FL_TYPE_LIST:
         if (fl_pg_type_oid(t) != FL_PG_OID_JSON)
             return encode_array(base, r, b);
         /* a list of lists or maps has no array type: json, like STRUCT and MAP */
-        /* fall through */
-    default: { /* STRUCT, MAP: json text (json's binary form is its text) */
+        goto as_json;
+    default:
+    as_json: { /* STRUCT, MAP: json text (json's binary form is its text) */
         char small[256];
         size_t need = fl_sql_format_value(v, row, "UTC", small, sizeof small);
         if (need < sizeof small) {

@@ -627,8 +627,11 @@ static fl_status open_morsel(scan_op *o, uint32_t m, fl_error *err)
                                       .row_groups = pm.rg >= 0 ? &rg : NULL,
                                       .nrow_groups = pm.rg >= 0 ? 1 : 0};
         fl_status rc = fl_parquet_scan_open(o->pq_reader, &so, &o->pq_scan, err);
+        const char *path = s->files[pm.file];
+        if (rc && strncmp(err->msg, path, strlen(path)) == 0)
+            return rc; /* the reader named the file already */
         if (rc)
-            return fl_error_prefix(err, "%s", s->files[pm.file]);
+            return fl_error_prefix(err, "%s", path);
         FL_TRY(init_raw(o, fl_parquet_scan_schema(o->pq_scan), err));
         break;
     }

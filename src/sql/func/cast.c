@@ -44,6 +44,12 @@ bool fl_cast_allowed(const fl_type *from, const fl_type *to, bool implicit)
         return true;
     if (fl_is_unknown(from))
         return true;
+    if (fl_type_is_variant(from) || fl_type_is_variant(to)) {
+        /* explicit only, scalars both ways (variant_cast.c) */
+        const fl_type *o = fl_type_is_variant(from) ? to : from;
+        return !implicit && !fl_type_is_nested(o) && !fl_type_is_interval(o) &&
+               o->id != FL_TYPE_FIXED;
+    }
     bool fn = fl_is_numeric(from), tn = fl_is_numeric(to);
     if (implicit) {
         if (fn && tn) {
@@ -609,6 +615,8 @@ static fl_status temporal(cast_ctx *c, uint32_t r, const fl_type *from, int64_t 
 
 static bool needs_tz(const fl_type *a, const fl_type *b)
 {
+    if (fl_type_is_variant(a))
+        return true; /* a variant may hold a timestamp with or without zone */
     bool az = a->id == FL_TYPE_TIMESTAMPTZ || a->id == FL_TYPE_TIMESTAMPTZ_NS;
     bool bz = b->id == FL_TYPE_TIMESTAMPTZ || b->id == FL_TYPE_TIMESTAMPTZ_NS;
     return az || bz || fl_type_is_nested(a);
@@ -686,6 +694,11 @@ fl_status fl_cast_vector_tz(const fl_vector *in, const fl_sel *sel, uint32_t nro
                 FL_TRY(fl_out_null(out, i, err));
         });
     }
+    if (fl_type_is_variant(to) && !fl_type_is_variant(from))
+        return fl_variant_cast_in(&u, sel, nrows, lenient, out, err);
+    if (fl_type_is_variant(from) && !fl_type_is_variant(to) &&
+        !(to->id == FL_TYPE_BINARY && to->ext == FL_EXT_NONE))
+        return fl_variant_cast_out(&u, sel, nrows, to, lenient, tz, out, err);
     /* text into a nested type: NULLs convert, a value fails below (a struct
      * field of a ROW(..., NULL) is text) */
     if (!fl_cast_allowed(from, to, false) && !(from->id == FL_TYPE_STRING && fl_type_is_nested(to))) {

@@ -12,7 +12,8 @@
  * array type (lists of lists, of maps) are JSON, because pgwire labels them
  * json (fl_pg_type_oid): {"city":"Lima","zip":"01234"}, a map's keys as
  * their text; inside a list of structs each element is one quoted JSON
- * text ({"{\"a\":1}"}), which is json[]'s text form.
+ * text ({"{\"a\":1}"}), which is json[]'s text form. A variant is its
+ * JSON text (fl_variant_to_json), bare inside JSON.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "floe/pgtypes.h"
 #include "floe/sql.h"
+#include "floe/variant.h"
 #include "sql/func/func_internal.h"
 
 typedef struct wbuf {
@@ -85,6 +87,23 @@ static void json_str(wbuf *w, const char *p, size_t n)
     wput(w, "\"", 1);
 }
 
+/* A variant's JSON text (fl_variant_to_json); false if its bytes are not a
+ * valid variant (values read from files are validated when read, so only a
+ * bytea cast to variant unchecked could get here). */
+static bool variant_json(wbuf *w, const uint8_t *p, size_t n)
+{
+    fl_variant_meta m;
+    fl_variant v;
+    fl_error e = {0};
+    fl_buf out;
+    fl_buf_init(&out, 0);
+    bool ok = fl_variant_open(p, n, &m, &v, &e) == FL_OK && fl_variant_to_json(&v, &out, &e) == FL_OK;
+    if (ok)
+        wput(w, out.data ? out.data : "", out.len);
+    fl_buf_free(&out);
+    return ok;
+}
+
 /* Row r (any encoding) of v as JSON: null, true/false, numbers bare (NaN and
  * infinities quoted, as PostgreSQL's to_json), text and everything else as a
  * JSON string of its PostgreSQL text. */
@@ -101,6 +120,13 @@ static void json_value(wbuf *w, const fl_vector *v, uint32_t r, const fl_tz *tz)
     const fl_type *t = b->type;
     if (fl_type_is_nested(t)) {
         format_json(w, b, row, tz);
+        return;
+    }
+    if (fl_type_is_variant(t)) {
+        size_t len;
+        const uint8_t *p = fl_vector_bytes(b, row, &len);
+        if (!variant_json(w, p, len))
+            wput(w, "null", 4);
         return;
     }
     if (t->id == FL_TYPE_BOOLEAN) {
@@ -327,6 +353,8 @@ static void format_cell(wbuf *w, const fl_vector *v, uint32_t row, const fl_tz *
             p = d + (size_t)row * len;
         } else
             p = fl_vector_bytes(v, row, &len);
+        if (fl_type_is_variant(t) && variant_json(w, p, len))
+            return;
         static const char hx[] = "0123456789abcdef";
         wput(w, "\\x", 2);
         for (size_t i = 0; i < len; i++) {

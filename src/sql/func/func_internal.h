@@ -22,6 +22,7 @@
 #include "floe/calendar.h"
 #include "floe/error.h"
 #include "floe/types.h"
+#include "floe/variant.h"
 #include "floe/vector.h"
 #include "sql/expr.h"
 #include "sql/func.h"
@@ -176,6 +177,28 @@ typedef struct fl_tz fl_tz;
 /* name: IANA name, "UTC", or a numeric offset "+05:30". NULL/"" = UTC. */
 fl_status fl_tz_load(const char *name, fl_tz **out, fl_error *err);
 void fl_tz_free(fl_tz *z);
+
+/* ---- variants (variant_cast.c) ---- */
+/* Where variant values convert to: rows of out (type to), strings through
+ * so; lenient = NULL instead of an error; tmp is scratch. */
+typedef struct fl_vconv {
+    const fl_type *to;
+    bool lenient;
+    const fl_tz *tz;
+    fl_vector *out;
+    strout *so;
+    fl_buf tmp;
+    fl_error *err;
+} fl_vconv;
+/* Row `row` of c->out from variant x (Spark's variant_get conversion). */
+fl_status fl_variant_put(fl_vconv *c, uint32_t row, const fl_variant *x);
+/* Casts into variant (text parsed as JSON, bytea checked, scalars by kind)
+ * and out of it; out is reserved with its null rows marked (cast.c). */
+fl_status fl_variant_cast_in(const fl_unified *u, const fl_sel *sel, uint32_t nrows, bool lenient,
+                             fl_vector *out, fl_error *err);
+fl_status fl_variant_cast_out(const fl_unified *u, const fl_sel *sel, uint32_t nrows,
+                              const fl_type *to, bool lenient, const fl_tz *tz, fl_vector *out,
+                              fl_error *err);
 /* Text of a non-null row of a FLAT vector (format.c); returns the length needed. */
 /* Row row (any encoding) of v as JSON (format.c): objects for structs and
  * maps, arrays for lists, null for NULL. Writes at most cap bytes, no NUL;
@@ -224,7 +247,7 @@ typedef struct fl_func_table {
 } fl_func_table;
 extern const fl_func_table fl_funcs_arith, fl_funcs_compare, fl_funcs_string, fl_funcs_like,
     fl_funcs_datetime, fl_funcs_misc, fl_funcs_agg, fl_funcs_window, fl_funcs_json,
-    fl_funcs_math, fl_funcs_agg2, fl_funcs_geo;
+    fl_funcs_math, fl_funcs_agg2, fl_funcs_geo, fl_funcs_variant;
 
 /* fl_func_resolve, keeping every argument's target type (arg_types has nargs). */
 fl_status fl_func_resolve_all(const char *name, fl_func_kind kind, const fl_type *args, uint32_t nargs,

@@ -18,6 +18,7 @@ static const fl_func_table *const tables[] = {
     &fl_funcs_arith, &fl_funcs_compare, &fl_funcs_string,  &fl_funcs_like,   &fl_funcs_datetime,
     &fl_funcs_misc,  &fl_funcs_agg,     &fl_funcs_window,  &fl_funcs_json,   &fl_funcs_math,
     &fl_funcs_agg2,  &fl_funcs_pg,      &fl_funcs_pgarray, &fl_funcs_nested,  &fl_funcs_geo,
+    &fl_funcs_variant,
 };
 #define NTABLES (sizeof tables / sizeof tables[0])
 

@@ -239,7 +239,10 @@ const char *fl_sql_type_name(const fl_type *t, char *buf, size_t cap)
         }
         break;
     case FL_TYPE_BINARY:
-        s = t->ext == FL_EXT_GEOMETRY ? "geometry" : t->ext == FL_EXT_GEOGRAPHY ? "geography" : "bytea";
+        s = t->ext == FL_EXT_GEOMETRY    ? "geometry"
+            : t->ext == FL_EXT_GEOGRAPHY ? "geography"
+            : t->ext == FL_EXT_VARIANT   ? "variant"
+                                         : "bytea";
         break;
     case FL_TYPE_LIST: {
         char inner[200];
@@ -325,6 +328,11 @@ fl_status fl_sql_type_parse(const char *name, const int32_t *typmods, uint32_t n
         /* WKB in the default CRS (OGC:CRS84); a table's own CRS comes from its schema */
         *t = fl_mk(FL_TYPE_BINARY);
         t->ext = tolower((unsigned char)n[3]) == 'm' ? FL_EXT_GEOMETRY : FL_EXT_GEOGRAPHY;
+        return FL_OK;
+    }
+    if (!strcasecmp(n, "variant")) {
+        *t = fl_mk(FL_TYPE_BINARY);
+        t->ext = FL_EXT_VARIANT;
         return FL_OK;
     }
     if (!strcasecmp(n, "interval")) {

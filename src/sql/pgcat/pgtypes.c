@@ -150,7 +150,7 @@ uint32_t fl_pg_type_oid(const fl_type *t)
     case FL_TYPE_UUID: return FL_PG_OID_UUID;
     case FL_TYPE_FIXED:
         return fl_type_is_interval(t) ? FL_PG_OID_INTERVAL : FL_PG_OID_BYTEA;
-    case FL_TYPE_BINARY: return FL_PG_OID_BYTEA;
+    case FL_TYPE_BINARY: return fl_type_is_variant(t) ? FL_PG_OID_JSON : FL_PG_OID_BYTEA;
     case FL_TYPE_LIST: {
         if (t->nchildren != 1)
             return FL_PG_OID_JSON;

@@ -197,7 +197,8 @@ bool fl_variant_meta_find(const fl_variant_meta *m, const char *key, size_t klen
             else
                 hi = mid;
         }
-        return false;
+        /* not found: the flag may lie (DuckDB 1.5 writes unsorted dictionaries
+         * marked sorted), so a miss is confirmed by the scan below */
     }
     for (uint32_t i = 0; i < m->nkeys; i++) {
         fl_variant_meta_key(m, i, &k, &kl);
@@ -503,10 +504,11 @@ fl_status fl_variant_object_find(const fl_variant *v, const char *key, size_t kl
 
 /* ---- validation ---- */
 
+/* Keys are valid UTF-8. A dictionary marked sorted whose keys are not
+ * (DuckDB 1.5 writes them) is still read: fl_variant_meta_find never trusts
+ * the flag for a miss, so nothing depends on it. */
 static fl_status validate_meta(const fl_variant_meta *m, fl_error *err)
 {
-    const char *prev = NULL;
-    size_t plen = 0;
     for (uint32_t i = 0; i < m->nkeys; i++) {
         const char *k;
         size_t kl, bad;
@@ -515,13 +517,6 @@ static fl_status validate_meta(const fl_variant_meta *m, fl_error *err)
             return fl_errorf(err, FL_ECORRUPT,
                              "variant metadata: offset %zu: key %u is not valid UTF-8",
                              (size_t)((const uint8_t *)k + bad - m->bytes), i);
-        if (m->sorted && i > 0 && key_cmp(prev, plen, k, kl) >= 0)
-            return fl_errorf(err, FL_ECORRUPT,
-                             "variant metadata: offset %zu: key %u is out of order, yet the "
-                             "dictionary is marked sorted",
-                             (size_t)((const uint8_t *)k - m->bytes), i);
-        prev = k;
-        plen = kl;
     }
     return FL_OK;
 }

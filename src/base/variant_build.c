@@ -404,12 +404,18 @@ static fl_status sort_fields(fl_variant_builder *b, struct fl_vb_item *it, uint3
     return FL_OK;
 }
 
+/* The frame's items (NULL before any item was ever pushed). */
+static struct fl_vb_item *frame_items(fl_variant_builder *b, const struct fl_vb_frame *f)
+{
+    return b->items ? b->items + f->item0 : NULL;
+}
+
 /* Inserts the container header in front of the frame's children and pops
  * the frame. */
 static fl_status close_frame(fl_variant_builder *b, const struct fl_vb_frame *f, fl_error *err)
 {
     uint32_t n = b->nitems - f->item0;
-    const struct fl_vb_item *it = b->items + f->item0;
+    const struct fl_vb_item *it = frame_items(b, f);
     size_t data = b->value.len - f->start;
     if (data > UINT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "variant builder: a container of %zu bytes exceeds 4 GiB",
@@ -448,7 +454,7 @@ fl_status fl_vb_end_object(fl_variant_builder *b, fl_error *err)
         return fl_errorf(err, FL_EINVAL, "variant builder: end_object without an open object");
     if (b->pending_key >= 0)
         return fl_errorf(err, FL_EINVAL, "variant builder: a key without a value at end_object");
-    FL_TRY(sort_fields(b, b->items + f->item0, b->nitems - f->item0, err));
+    FL_TRY(sort_fields(b, frame_items(b, f), b->nitems - f->item0, err));
     return close_frame(b, f, err);
 }
 

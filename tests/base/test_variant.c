@@ -13,6 +13,9 @@
 #include "floe/variant.h"
 #include "test.h"
 
+/* the fuzz target's properties, replayed over its seeds and regressions */
+#include "../../fuzz/fuzz_variant.c"
+
 /* ---- helpers ---- */
 
 static uint8_t *read_all(const char *path, size_t *n)
@@ -142,7 +145,7 @@ static bool check_special(const char *name, const fl_variant *v, const json_t *w
     const char *t = json_string_value(want);
     fl_variant_scalar s;
     fl_error err;
-    int y, mo, d, h, mi, sec;
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
     char frac[16] = "";
     if (strcmp(name, "primitive_time") == 0) {
         CHECK_OK(fl_variant_scalar_of(v, &s, &err), &err);
@@ -729,8 +732,8 @@ static void test_seed_and_copy(void)
     fl_variant_meta mo;
     CHECK_OK(fl_variant_meta_open(out.bytes, out.len, &mo, &err), &err);
     for (uint32_t i = 0; i < ma.nkeys; i++) {
-        const char *k1, *k2;
-        size_t l1, l2;
+        const char *k1 = NULL, *k2 = NULL;
+        size_t l1 = 0, l2 = 0;
         CHECK(fl_variant_meta_key(&ma, i, &k1, &l1) && fl_variant_meta_key(&mo, i, &k2, &l2));
         CHECK(l1 == l2 && memcmp(k1, k2, l1) == 0);
     }
@@ -1099,6 +1102,46 @@ static void test_paths(void)
     fl_buf_free(&var);
 }
 
+/* fuzz/seeds/fuzz_variant and fuzz/regress/variant through the fuzz target
+ * (a broken property traps), plus every cut of each input. */
+static void replay_dir(const char *dir, int *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4608];
+        size_t n = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        uint8_t *p = read_all(path, &n);
+        for (size_t l = 0; p && l <= n; l++)
+            LLVMFuzzerTestOneInput(p, l);
+        free(p);
+        (*count)++;
+    }
+    closedir(d);
+}
+
+static void test_fuzz_replay(void)
+{
+    const char *src = getenv("FLOE_SRC");
+    if (!src) {
+        fprintf(stderr, "  skipped: FLOE_SRC unset\n");
+        return;
+    }
+    char dir[4096];
+    int count = 0;
+    snprintf(dir, sizeof dir, "%s/fuzz/seeds/fuzz_variant", src);
+    replay_dir(dir, &count);
+    snprintf(dir, sizeof dir, "%s/fuzz/regress/variant", src);
+    replay_dir(dir, &count);
+    CHECK(count > 0);
+    fprintf(stderr, "  %d fuzz inputs replayed\n", count);
+}
+
 static void test_kind_names(void)
 {
     CHECK_EQ_STR(fl_variant_kind_name(FL_VK_NULL), "null");
@@ -1131,5 +1174,6 @@ int main(void)
     TEST_RUN(test_corrupt_depth);
     TEST_RUN(test_truncations);
     TEST_RUN(test_paths);
+    TEST_RUN(test_fuzz_replay);
     return TEST_EXIT();
 }

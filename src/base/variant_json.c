@@ -71,7 +71,7 @@ static fl_status put_escaped(fl_buf *out, const uint8_t *s, size_t n, fl_error *
 
 static fl_status put_string(fl_buf *out, const uint8_t *s, size_t n, fl_error *err)
 {
-    size_t bad;
+    size_t bad = 0;
     if (!fl_variant_utf8_ok(s, n, &bad))
         return fl_errorf(err, FL_ECORRUPT, "variant to JSON: string byte %zu is not valid UTF-8",
                          bad);
@@ -248,10 +248,10 @@ static fl_status put_cont(const fl_variant *v, bool object, fl_buf *out, uint32_
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             FL_TRY(fl_buf_putc(out, ',', err));
-        fl_variant c;
+        fl_variant c = {0};
         if (object) {
-            const char *k;
-            size_t kl;
+            const char *k = NULL;
+            size_t kl = 0;
             FL_TRY(fl_variant_object_at(v, i, &k, &kl, &c, err));
             FL_TRY(put_string(out, (const uint8_t *)k, kl, err));
             FL_TRY(fl_buf_putc(out, ':', err));
@@ -265,11 +265,11 @@ static fl_status put_cont(const fl_variant *v, bool object, fl_buf *out, uint32_
 
 static fl_status put_value(const fl_variant *v, fl_buf *out, uint32_t depth, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(fl_variant_kind_of(v, &k, err));
     if (k == FL_VK_OBJECT || k == FL_VK_ARRAY)
         return put_cont(v, k == FL_VK_OBJECT, out, depth, err);
-    fl_variant_scalar s;
+    fl_variant_scalar s = {0};
     FL_TRY(fl_variant_scalar_of(v, &s, err));
     return put_scalar(out, &s, err);
 }
@@ -330,7 +330,7 @@ static int hex4(const char *s)
 static fl_status put_utf8(jp *p, uint32_t cp)
 {
     uint8_t u[4];
-    size_t n;
+    size_t n = 0;
     if (cp < 0x80) {
         u[0] = (uint8_t)cp, n = 1;
     } else if (cp < 0x800) {

@@ -622,6 +622,36 @@ static void test_nested_arrays(void)
     fl_buf_free(&json);
 }
 
+/* Metadata and value into separate buffers, as Parquet's two columns. */
+static void test_finish_split(void)
+{
+    fl_variant_builder b;
+    fl_buf meta = {0}, value = {0}, json = {0};
+    fl_error err;
+    fl_variant_scalar s;
+    fl_vb_init(&b);
+    CHECK_OK(fl_vb_begin_object(&b, &err), &err);
+    CHECK_OK(fl_vb_key(&b, "n", 1, &err), &err);
+    CHECK_OK(fl_vb_scalar(&b, int_scalar(&s, -2), &err), &err);
+    CHECK_OK(fl_vb_end_object(&b, &err), &err);
+    CHECK_OK(fl_vb_finish_split(&b, &meta, &value, &err), &err);
+    fl_variant_meta m;
+    CHECK_OK(fl_variant_meta_open(meta.bytes, meta.len, &m, &err), &err);
+    CHECK_EQ_INT(m.len, meta.len);
+    CHECK(m.sorted && m.nkeys == 1);
+    fl_variant v = {.meta = &m, .p = value.bytes, .len = value.len};
+    CHECK_OK(fl_variant_validate(&v, &err), &err);
+    CHECK_OK(fl_variant_to_json(&v, &json, &err), &err);
+    CHECK_EQ_STR(json.data, "{\"n\":-2}");
+    /* 02 01 00 00 09, then the int64 */
+    CHECK_EQ_INT(value.len, 5 + 9);
+    CHECK(value.bytes[0] == 0x02 && value.bytes[1] == 1 && value.bytes[4] == 9);
+    fl_vb_free(&b);
+    fl_buf_free(&meta);
+    fl_buf_free(&value);
+    fl_buf_free(&json);
+}
+
 static void test_builder_misuse(void)
 {
     fl_variant_builder b;
@@ -1166,6 +1196,7 @@ int main(void)
     TEST_RUN(test_large_object);
     TEST_RUN(test_offset_widths);
     TEST_RUN(test_nested_arrays);
+    TEST_RUN(test_finish_split);
     TEST_RUN(test_builder_misuse);
     TEST_RUN(test_sorted_metadata);
     TEST_RUN(test_seed_and_copy);

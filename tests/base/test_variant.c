@@ -430,7 +430,18 @@ static void test_to_json_kinds(void)
     s.kind = FL_VK_TIMESTAMP_NTZ_NS;
     s.v.i = 1;
     expect_scalar_json(&s, "\"1970-01-01 00:00:00.000000001\"");
+    /* the extremes print without overflow */
+    s.kind = FL_VK_TIMESTAMP_NS;
+    s.v.i = INT64_MIN;
+    expect_scalar_json(&s, "\"1677-09-21 00:12:43.145224192+00:00\"");
+    s.v.i = INT64_MAX;
+    expect_scalar_json(&s, "\"2262-04-11 23:47:16.854775807+00:00\"");
+    s.kind = FL_VK_TIMESTAMP;
+    s.v.i = INT64_MIN;
+    expect_scalar_json(&s, "\"-290308-12-21 19:59:05.224192+00:00\"");
     s.kind = FL_VK_TIME;
+    s.v.i = -1;
+    expect_scalar_json(&s, "\"23:59:59.999999\"");
     s.v.i = (12 * 3600 + 33 * 60 + 54) * FL_US_PER_SEC + 123456;
     expect_scalar_json(&s, "\"12:33:54.123456\"");
     s.kind = FL_VK_DOUBLE;

@@ -180,8 +180,8 @@ static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 bool fl_variant_meta_find(const fl_variant_meta *m, const char *key, size_t klen, uint32_t *id)
 {
-    const char *k;
-    size_t kl;
+    const char *k = NULL;
+    size_t kl = 0;
     if (m->sorted) {
         uint32_t lo = 0, hi = m->nkeys;
         while (lo < hi) {
@@ -285,14 +285,14 @@ static fl_status kind_at(const fl_variant *v, const uint8_t *base, fl_variant_ki
 
 static fl_status size_at(const fl_variant *v, const uint8_t *base, size_t *size, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(kind_at(v, base, &k, err));
     uint8_t h = v->p[0];
     uint64_t need;
     if ((h & 3) == 1) {
         need = 1 + (uint64_t)(h >> 2);
     } else if (k == FL_VK_OBJECT || k == FL_VK_ARRAY) {
-        fl_vcont c;
+        fl_vcont c = {0};
         FL_TRY(fl_variant_cont(v, base, &c, err));
         *size = c.size;
         return FL_OK;
@@ -395,8 +395,8 @@ static fl_status scalar_at(const fl_variant *v, const uint8_t *base, fl_variant_
                            fl_error *err)
 {
     memset(s, 0, sizeof *s);
-    fl_variant_kind k;
-    size_t size;
+    fl_variant_kind k = FL_VK_NULL;
+    size_t size = 0;
     FL_TRY(kind_at(v, base, &k, err));
     if (k == FL_VK_OBJECT || k == FL_VK_ARRAY)
         return fl_errorf(err, FL_ETYPE, "variant value: offset %zu: an %s is not a primitive",
@@ -423,7 +423,7 @@ fl_status fl_variant_scalar_of(const fl_variant *v, fl_variant_scalar *out, fl_e
 
 static fl_status open_cont(const fl_variant *v, int want, fl_vcont *c, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(fl_variant_kind_of(v, &k, err));
     if (k != FL_VK_OBJECT && k != FL_VK_ARRAY)
         return fl_errorf(err, FL_ETYPE, "variant value: offset 0: a %s is not an object or array",
@@ -436,7 +436,7 @@ static fl_status open_cont(const fl_variant *v, int want, fl_vcont *c, fl_error 
 
 fl_status fl_variant_count(const fl_variant *v, uint32_t *n, fl_error *err)
 {
-    fl_vcont c;
+    fl_vcont c = {0};
     FL_TRY(open_cont(v, -1, &c, err));
     *n = c.n;
     return FL_OK;
@@ -444,7 +444,7 @@ fl_status fl_variant_count(const fl_variant *v, uint32_t *n, fl_error *err)
 
 fl_status fl_variant_array_at(const fl_variant *v, uint32_t i, fl_variant *out, fl_error *err)
 {
-    fl_vcont c;
+    fl_vcont c = {0};
     FL_TRY(open_cont(v, FL_VK_ARRAY, &c, err));
     if (i >= c.n)
         return fl_errorf(err, FL_EINVAL, "variant array: index %u out of range (%u elements)", i,
@@ -467,7 +467,7 @@ static fl_status field_key(const fl_variant *v, const uint8_t *base, const fl_vc
 fl_status fl_variant_object_at(const fl_variant *v, uint32_t i, const char **key, size_t *klen,
                                fl_variant *out, fl_error *err)
 {
-    fl_vcont c;
+    fl_vcont c = {0};
     FL_TRY(open_cont(v, FL_VK_OBJECT, &c, err));
     if (i >= c.n)
         return fl_errorf(err, FL_EINVAL, "variant object: field %u out of range (%u fields)", i,
@@ -479,14 +479,14 @@ fl_status fl_variant_object_at(const fl_variant *v, uint32_t i, const char **key
 fl_status fl_variant_object_find(const fl_variant *v, const char *key, size_t klen, bool *found,
                                  fl_variant *out, fl_error *err)
 {
-    fl_vcont c;
+    fl_vcont c = {0};
     *found = false;
     FL_TRY(open_cont(v, FL_VK_OBJECT, &c, err));
     uint32_t lo = 0, hi = c.n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        const char *k;
-        size_t kl;
+        const char *k = NULL;
+        size_t kl = 0;
         FL_TRY(field_key(v, v->p, &c, mid, &k, &kl, err));
         int cmp = key_cmp(k, kl, key, klen);
         if (cmp == 0) {
@@ -510,8 +510,8 @@ fl_status fl_variant_object_find(const fl_variant *v, const char *key, size_t kl
 static fl_status validate_meta(const fl_variant_meta *m, fl_error *err)
 {
     for (uint32_t i = 0; i < m->nkeys; i++) {
-        const char *k;
-        size_t kl, bad;
+        const char *k = NULL;
+        size_t kl = 0, bad = 0;
         fl_variant_meta_key(m, i, &k, &kl);
         if (!fl_variant_utf8_ok((const uint8_t *)k, kl, &bad))
             return fl_errorf(err, FL_ECORRUPT,
@@ -523,9 +523,9 @@ static fl_status validate_meta(const fl_variant_meta *m, fl_error *err)
 
 static fl_status validate_prim(const fl_variant *v, const uint8_t *base, fl_error *err)
 {
-    fl_variant_scalar s;
+    fl_variant_scalar s = {0};
     FL_TRY(scalar_at(v, base, &s, err));
-    size_t bad;
+    size_t bad = 0;
     if (s.kind == FL_VK_STRING && !fl_variant_utf8_ok(s.v.bytes, s.len, &bad))
         return vcorrupt(err, base, s.v.bytes + bad, "string is not valid UTF-8");
     if (s.kind == FL_VK_DECIMAL16 && (s.v.dec >= DEC38 || s.v.dec <= -DEC38))
@@ -541,11 +541,11 @@ static fl_status walk_children(const fl_variant *v, const uint8_t *base, const f
     const char *prev = NULL;
     size_t plen = 0;
     for (uint32_t i = 0; i < c->n; i++) {
-        fl_variant child;
+        fl_variant child = {0};
         FL_TRY(fl_variant_cont_child(v, base, c, i, &child, err));
         if (c->object) {
-            const char *k;
-            size_t kl;
+            const char *k = NULL;
+            size_t kl = 0;
             FL_TRY(field_key(v, base, c, i, &k, &kl, err));
             if (i > 0 && key_cmp(prev, plen, k, kl) >= 0)
                 return vcorrupt(err, base, c->ids + (size_t)i * c->id_size,
@@ -561,14 +561,14 @@ static fl_status walk_children(const fl_variant *v, const uint8_t *base, const f
 
 static fl_status walk(const fl_variant *v, const uint8_t *base, uint32_t depth, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(kind_at(v, base, &k, err));
     if (k != FL_VK_OBJECT && k != FL_VK_ARRAY)
         return validate_prim(v, base, err);
     if (depth >= FL_VARIANT_MAX_DEPTH)
         return fl_errorf(err, FL_ELIMIT, "variant value: offset %zu: nested deeper than %d",
                          (size_t)(v->p - base), FL_VARIANT_MAX_DEPTH);
-    fl_vcont c;
+    fl_vcont c = {0};
     FL_TRY(fl_variant_cont(v, base, &c, err));
     return walk_children(v, base, &c, depth + 1, err);
 }
@@ -587,7 +587,7 @@ fl_status fl_variant_validate(const fl_variant *v, fl_error *err)
 fl_status fl_variant_check(const uint8_t *p, size_t n, fl_error *err)
 {
     fl_variant_meta m;
-    fl_variant v;
+    fl_variant v = {0};
     FL_TRY(fl_variant_open(p, n, &m, &v, err));
     return fl_variant_validate(&v, err);
 }
@@ -612,7 +612,7 @@ static bool bytes_eq(const fl_variant_scalar *a, const fl_variant_scalar *b)
 static bool scalar_eq(const fl_variant_scalar *a, const fl_variant_scalar *b)
 {
     if (fl_variant_is_exact(a->kind) && fl_variant_is_exact(b->kind)) {
-        int32_t sa, sb;
+        int32_t sa = 0, sb = 0;
         fl_i128 va = exact_value(a, &sa), vb = exact_value(b, &sb);
         return sa == sb && va == vb;
     }
@@ -637,15 +637,15 @@ static fl_status equal_rec(const fl_variant *a, const fl_variant *b, uint32_t de
 static fl_status equal_cont(const fl_variant *a, const fl_variant *b, fl_variant_kind k,
                             uint32_t depth, bool *eq, fl_error *err)
 {
-    uint32_t na, nb;
+    uint32_t na = 0, nb = 0;
     FL_TRY(fl_variant_count(a, &na, err));
     FL_TRY(fl_variant_count(b, &nb, err));
     *eq = na == nb;
     for (uint32_t i = 0; i < na && *eq; i++) {
-        fl_variant ca, cb;
+        fl_variant ca = {0}, cb = {0};
         if (k == FL_VK_OBJECT) {
-            const char *ka, *kb;
-            size_t la, lb;
+            const char *ka = NULL, *kb = NULL;
+            size_t la = 0, lb = 0;
             FL_TRY(fl_variant_object_at(a, i, &ka, &la, &ca, err));
             FL_TRY(fl_variant_object_at(b, i, &kb, &lb, &cb, err));
             if (key_cmp(ka, la, kb, lb) != 0) {
@@ -664,7 +664,7 @@ static fl_status equal_cont(const fl_variant *a, const fl_variant *b, fl_variant
 static fl_status equal_rec(const fl_variant *a, const fl_variant *b, uint32_t depth, bool *eq,
                            fl_error *err)
 {
-    fl_variant_kind ka, kb;
+    fl_variant_kind ka = FL_VK_NULL, kb = FL_VK_NULL;
     FL_TRY(fl_variant_kind_of(a, &ka, err));
     FL_TRY(fl_variant_kind_of(b, &kb, err));
     bool ca = ka == FL_VK_OBJECT || ka == FL_VK_ARRAY, cb = kb == FL_VK_OBJECT || kb == FL_VK_ARRAY;
@@ -678,7 +678,7 @@ static fl_status equal_rec(const fl_variant *a, const fl_variant *b, uint32_t de
                              FL_VARIANT_MAX_DEPTH);
         return equal_cont(a, b, ka, depth, eq, err);
     }
-    fl_variant_scalar sa, sb;
+    fl_variant_scalar sa = {0}, sb = {0};
     FL_TRY(fl_variant_scalar_of(a, &sa, err));
     FL_TRY(fl_variant_scalar_of(b, &sb, err));
     *eq = scalar_eq(&sa, &sb);

@@ -111,7 +111,7 @@ static uint32_t *hash_slot(const fl_variant_builder *b, const char *k, size_t n)
         uint32_t *s = &b->hash[i];
         if (*s == 0)
             return s;
-        size_t len;
+        size_t len = 0;
         const char *kb = key_bytes(b, *s - 1, &len);
         if (len == n && (n == 0 || memcmp(kb, k, n) == 0))
             return s;
@@ -128,7 +128,7 @@ static fl_status rehash(fl_variant_builder *b, fl_error *err)
     b->hash = h;
     b->hash_cap = cap;
     for (uint32_t id = 0; id < b->nkeys; id++) {
-        size_t len;
+        size_t len = 0;
         const char *k = key_bytes(b, id, &len);
         uint32_t *s = hash_slot(b, k, len);
         if (*s == 0)
@@ -177,8 +177,8 @@ fl_status fl_vb_seed_meta(fl_variant_builder *b, const fl_variant_meta *m, fl_er
                          "variant builder: seed the dictionary before adding "
                          "keys or values");
     for (uint32_t i = 0; i < m->nkeys; i++) {
-        const char *k;
-        size_t kl, bad;
+        const char *k = NULL;
+        size_t kl = 0, bad = 0;
         fl_variant_meta_key(m, i, &k, &kl);
         if (!fl_variant_utf8_ok((const uint8_t *)k, kl, &bad))
             return fl_errorf(err, FL_ECORRUPT,
@@ -287,7 +287,7 @@ static fl_status check_scalar(const fl_variant_scalar *s, fl_error *err)
     if (var && s->len > UINT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "variant builder: %zu-byte %s exceeds 4 GiB", s->len,
                          fl_variant_kind_name(s->kind));
-    size_t bad;
+    size_t bad = 0;
     if (s->kind == FL_VK_STRING && s->len && !fl_variant_utf8_ok(s->v.bytes, s->len, &bad))
         return fl_errorf(err, FL_EINVAL, "variant builder: string byte %zu is not valid UTF-8",
                          bad);
@@ -345,7 +345,7 @@ fl_status fl_vb_key(fl_variant_builder *b, const char *key, size_t klen, fl_erro
         return fl_errorf(err, FL_EINVAL, "variant builder: a key outside an object");
     if (b->pending_key >= 0)
         return fl_errorf(err, FL_EINVAL, "variant builder: two keys without a value between");
-    size_t bad;
+    size_t bad = 0;
     if (!fl_variant_utf8_ok((const uint8_t *)key, klen, &bad))
         return fl_errorf(err, FL_EINVAL, "variant builder: key byte %zu is not valid UTF-8", bad);
     uint32_t id = 0;
@@ -359,7 +359,7 @@ fl_status fl_vb_key(fl_variant_builder *b, const char *key, size_t klen, fl_erro
 static int item_cmp(const fl_variant_builder *b, const struct fl_vb_item *x,
                     const struct fl_vb_item *y)
 {
-    size_t lx, ly;
+    size_t lx = 0, ly = 0;
     const char *kx = key_bytes(b, x->key, &lx), *ky = key_bytes(b, y->key, &ly);
     return key_cmp(kx, lx, ky, ly);
 }
@@ -395,7 +395,7 @@ static fl_status sort_fields(fl_variant_builder *b, struct fl_vb_item *it, uint3
     }
     for (uint32_t i = 1; i < n; i++) {
         if (item_cmp(b, &it[i - 1], &it[i]) == 0) {
-            size_t len;
+            size_t len = 0;
             const char *k = key_bytes(b, it[i].key, &len);
             return fl_errorf(err, FL_EINVAL, "variant builder: duplicate key '%.*s' in an object",
                              (int)(len > 200 ? 200 : len), k);
@@ -404,12 +404,18 @@ static fl_status sort_fields(fl_variant_builder *b, struct fl_vb_item *it, uint3
     return FL_OK;
 }
 
+/* The frame's items (NULL before any item was ever pushed). */
+static struct fl_vb_item *frame_items(fl_variant_builder *b, const struct fl_vb_frame *f)
+{
+    return b->items ? b->items + f->item0 : NULL;
+}
+
 /* Inserts the container header in front of the frame's children and pops
  * the frame. */
 static fl_status close_frame(fl_variant_builder *b, const struct fl_vb_frame *f, fl_error *err)
 {
     uint32_t n = b->nitems - f->item0;
-    const struct fl_vb_item *it = b->items + f->item0;
+    const struct fl_vb_item *it = frame_items(b, f);
     size_t data = b->value.len - f->start;
     if (data > UINT32_MAX)
         return fl_errorf(err, FL_ELIMIT, "variant builder: a container of %zu bytes exceeds 4 GiB",
@@ -448,7 +454,7 @@ fl_status fl_vb_end_object(fl_variant_builder *b, fl_error *err)
         return fl_errorf(err, FL_EINVAL, "variant builder: end_object without an open object");
     if (b->pending_key >= 0)
         return fl_errorf(err, FL_EINVAL, "variant builder: a key without a value at end_object");
-    FL_TRY(sort_fields(b, b->items + f->item0, b->nitems - f->item0, err));
+    FL_TRY(sort_fields(b, frame_items(b, f), b->nitems - f->item0, err));
     return close_frame(b, f, err);
 }
 
@@ -471,10 +477,10 @@ static fl_status copy_children(fl_variant_builder *b, const fl_variant *v, bool 
     FL_TRY(fl_variant_count(v, &n, err));
     FL_TRY(object ? fl_vb_begin_object(b, err) : fl_vb_begin_array(b, err));
     for (uint32_t i = 0; i < n; i++) {
-        fl_variant c;
+        fl_variant c = {0};
         if (object) {
-            const char *k;
-            size_t kl;
+            const char *k = NULL;
+            size_t kl = 0;
             FL_TRY(fl_variant_object_at(v, i, &k, &kl, &c, err));
             FL_TRY(fl_vb_key(b, k, kl, err));
         } else {
@@ -495,7 +501,7 @@ static fl_status copy_raw(fl_variant_builder *b, const fl_variant *v, fl_error *
 
 static fl_status copy_rec(fl_variant_builder *b, const fl_variant *v, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(fl_variant_kind_of(v, &k, err));
     if (k == FL_VK_OBJECT || k == FL_VK_ARRAY)
         return copy_children(b, v, k == FL_VK_OBJECT, err);
@@ -515,7 +521,7 @@ fl_status fl_vb_copy(fl_variant_builder *b, const fl_variant *v, fl_error *err)
 static bool keys_sorted(const fl_variant_builder *b)
 {
     for (uint32_t i = 1; i < b->nkeys; i++) {
-        size_t la, lb;
+        size_t la = 0, lb = 0;
         const char *ka = key_bytes(b, i - 1, &la), *kb = key_bytes(b, i, &lb);
         if (key_cmp(ka, la, kb, lb) >= 0)
             return false;

@@ -71,7 +71,7 @@ static fl_status put_escaped(fl_buf *out, const uint8_t *s, size_t n, fl_error *
 
 static fl_status put_string(fl_buf *out, const uint8_t *s, size_t n, fl_error *err)
 {
-    size_t bad;
+    size_t bad = 0;
     if (!fl_variant_utf8_ok(s, n, &bad))
         return fl_errorf(err, FL_ECORRUPT, "variant to JSON: string byte %zu is not valid UTF-8",
                          bad);
@@ -119,6 +119,17 @@ static fl_status put_real(fl_buf *out, double v, bool as_float, fl_error *err)
     return fl_buf_puts(out, buf, err);
 }
 
+/* Floor quotient and non-negative remainder of a / b (b > 0), without the
+ * overflow of a - floor(a / b) * b near INT64_MIN. */
+static int64_t floor_split(int64_t a, int64_t b, int64_t *rem)
+{
+    int64_t q = a / b, r = a % b;
+    if (r < 0)
+        r += b, q--;
+    *rem = r;
+    return q;
+}
+
 /* ".fff" of frac (per_sec units) with trailing zeros trimmed; "" for 0. */
 static void fraction(int64_t frac, int digits, char *buf, size_t cap)
 {
@@ -137,7 +148,7 @@ static void fraction(int64_t frac, int digits, char *buf, size_t cap)
 /* "HH:MM:SS[.fff]" of a time of day in units (per_sec a second). */
 static void time_of_day(int64_t t, int64_t per_sec, int digits, char *buf, size_t cap)
 {
-    int64_t sec = fl_floor_div(t, per_sec), frac = fl_floor_mod(t, per_sec);
+    int64_t frac = 0, sec = floor_split(t, per_sec, &frac);
     char fr[16];
     fraction(frac, digits, fr, sizeof fr);
     snprintf(buf, cap, "%02lld:%02lld:%02lld%s", (long long)(sec / 3600),
@@ -148,7 +159,7 @@ static fl_status put_timestamp(fl_buf *out, int64_t t, int64_t per_sec, int digi
                                fl_error *err)
 {
     int64_t per_day = per_sec * FL_SECS_PER_DAY;
-    int64_t days = fl_floor_div(t, per_day), tod = fl_floor_mod(t, per_day);
+    int64_t tod = 0, days = floor_split(t, per_day, &tod);
     char date[32], tm[48];
     fl_format_iso_date(days, date, sizeof date);
     time_of_day(tod, per_sec, digits, tm, sizeof tm);
@@ -199,9 +210,12 @@ static fl_status put_temporal(fl_buf *out, const fl_variant_scalar *s, fl_error 
     case FL_VK_DATE:
         fl_format_iso_date(s->v.i, buf, sizeof buf);
         return fl_buf_appendf(out, err, "\"%s\"", buf);
-    case FL_VK_TIME:
-        time_of_day(fl_floor_mod(s->v.i, FL_US_PER_DAY), FL_US_PER_SEC, 6, buf, sizeof buf);
+    case FL_VK_TIME: {
+        int64_t tod = 0;
+        floor_split(s->v.i, FL_US_PER_DAY, &tod);
+        time_of_day(tod, FL_US_PER_SEC, 6, buf, sizeof buf);
         return fl_buf_appendf(out, err, "\"%s\"", buf);
+    }
     case FL_VK_TIMESTAMP: return put_timestamp(out, s->v.i, FL_US_PER_SEC, 6, true, err);
     case FL_VK_TIMESTAMP_NTZ: return put_timestamp(out, s->v.i, FL_US_PER_SEC, 6, false, err);
     case FL_VK_TIMESTAMP_NS: return put_timestamp(out, s->v.i, 1000000000LL, 9, true, err);
@@ -248,10 +262,10 @@ static fl_status put_cont(const fl_variant *v, bool object, fl_buf *out, uint32_
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             FL_TRY(fl_buf_putc(out, ',', err));
-        fl_variant c;
+        fl_variant c = {0};
         if (object) {
-            const char *k;
-            size_t kl;
+            const char *k = NULL;
+            size_t kl = 0;
             FL_TRY(fl_variant_object_at(v, i, &k, &kl, &c, err));
             FL_TRY(put_string(out, (const uint8_t *)k, kl, err));
             FL_TRY(fl_buf_putc(out, ':', err));
@@ -265,11 +279,11 @@ static fl_status put_cont(const fl_variant *v, bool object, fl_buf *out, uint32_
 
 static fl_status put_value(const fl_variant *v, fl_buf *out, uint32_t depth, fl_error *err)
 {
-    fl_variant_kind k;
+    fl_variant_kind k = FL_VK_NULL;
     FL_TRY(fl_variant_kind_of(v, &k, err));
     if (k == FL_VK_OBJECT || k == FL_VK_ARRAY)
         return put_cont(v, k == FL_VK_OBJECT, out, depth, err);
-    fl_variant_scalar s;
+    fl_variant_scalar s = {0};
     FL_TRY(fl_variant_scalar_of(v, &s, err));
     return put_scalar(out, &s, err);
 }
@@ -330,7 +344,7 @@ static int hex4(const char *s)
 static fl_status put_utf8(jp *p, uint32_t cp)
 {
     uint8_t u[4];
-    size_t n;
+    size_t n = 0;
     if (cp < 0x80) {
         u[0] = (uint8_t)cp, n = 1;
     } else if (cp < 0x800) {

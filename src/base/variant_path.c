@@ -167,9 +167,9 @@ fl_status fl_variant_path_get(const fl_variant *v, const fl_variant_path *path, 
     *found = false;
     for (uint32_t i = 0; i < path->nsteps; i++) {
         const fl_variant_step *st = &path->steps[i];
-        fl_variant_kind k;
+        fl_variant_kind k = FL_VK_NULL;
         FL_TRY(fl_variant_kind_of(&cur, &k, err));
-        fl_variant next;
+        fl_variant next = {0};
         if (st->is_index) {
             uint32_t n = 0;
             if (k != FL_VK_ARRAY)

@@ -13,6 +13,9 @@
 #include "floe/variant.h"
 #include "test.h"
 
+/* the fuzz target's properties, replayed over its seeds and regressions */
+#include "../../fuzz/fuzz_variant.c"
+
 /* ---- helpers ---- */
 
 static uint8_t *read_all(const char *path, size_t *n)
@@ -142,7 +145,7 @@ static bool check_special(const char *name, const fl_variant *v, const json_t *w
     const char *t = json_string_value(want);
     fl_variant_scalar s;
     fl_error err;
-    int y, mo, d, h, mi, sec;
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
     char frac[16] = "";
     if (strcmp(name, "primitive_time") == 0) {
         CHECK_OK(fl_variant_scalar_of(v, &s, &err), &err);
@@ -427,7 +430,18 @@ static void test_to_json_kinds(void)
     s.kind = FL_VK_TIMESTAMP_NTZ_NS;
     s.v.i = 1;
     expect_scalar_json(&s, "\"1970-01-01 00:00:00.000000001\"");
+    /* the extremes print without overflow */
+    s.kind = FL_VK_TIMESTAMP_NS;
+    s.v.i = INT64_MIN;
+    expect_scalar_json(&s, "\"1677-09-21 00:12:43.145224192+00:00\"");
+    s.v.i = INT64_MAX;
+    expect_scalar_json(&s, "\"2262-04-11 23:47:16.854775807+00:00\"");
+    s.kind = FL_VK_TIMESTAMP;
+    s.v.i = INT64_MIN;
+    expect_scalar_json(&s, "\"-290308-12-21 19:59:05.224192+00:00\"");
     s.kind = FL_VK_TIME;
+    s.v.i = -1;
+    expect_scalar_json(&s, "\"23:59:59.999999\"");
     s.v.i = (12 * 3600 + 33 * 60 + 54) * FL_US_PER_SEC + 123456;
     expect_scalar_json(&s, "\"12:33:54.123456\"");
     s.kind = FL_VK_DOUBLE;
@@ -619,6 +633,36 @@ static void test_nested_arrays(void)
     fl_buf_free(&json);
 }
 
+/* Metadata and value into separate buffers, as Parquet's two columns. */
+static void test_finish_split(void)
+{
+    fl_variant_builder b;
+    fl_buf meta = {0}, value = {0}, json = {0};
+    fl_error err;
+    fl_variant_scalar s;
+    fl_vb_init(&b);
+    CHECK_OK(fl_vb_begin_object(&b, &err), &err);
+    CHECK_OK(fl_vb_key(&b, "n", 1, &err), &err);
+    CHECK_OK(fl_vb_scalar(&b, int_scalar(&s, -2), &err), &err);
+    CHECK_OK(fl_vb_end_object(&b, &err), &err);
+    CHECK_OK(fl_vb_finish_split(&b, &meta, &value, &err), &err);
+    fl_variant_meta m;
+    CHECK_OK(fl_variant_meta_open(meta.bytes, meta.len, &m, &err), &err);
+    CHECK_EQ_INT(m.len, meta.len);
+    CHECK(m.sorted && m.nkeys == 1);
+    fl_variant v = {.meta = &m, .p = value.bytes, .len = value.len};
+    CHECK_OK(fl_variant_validate(&v, &err), &err);
+    CHECK_OK(fl_variant_to_json(&v, &json, &err), &err);
+    CHECK_EQ_STR(json.data, "{\"n\":-2}");
+    /* 02 01 00 00 09, then the int64 */
+    CHECK_EQ_INT(value.len, 5 + 9);
+    CHECK(value.bytes[0] == 0x02 && value.bytes[1] == 1 && value.bytes[4] == 9);
+    fl_vb_free(&b);
+    fl_buf_free(&meta);
+    fl_buf_free(&value);
+    fl_buf_free(&json);
+}
+
 static void test_builder_misuse(void)
 {
     fl_variant_builder b;
@@ -729,8 +773,8 @@ static void test_seed_and_copy(void)
     fl_variant_meta mo;
     CHECK_OK(fl_variant_meta_open(out.bytes, out.len, &mo, &err), &err);
     for (uint32_t i = 0; i < ma.nkeys; i++) {
-        const char *k1, *k2;
-        size_t l1, l2;
+        const char *k1 = NULL, *k2 = NULL;
+        size_t l1 = 0, l2 = 0;
         CHECK(fl_variant_meta_key(&ma, i, &k1, &l1) && fl_variant_meta_key(&mo, i, &k2, &l2));
         CHECK(l1 == l2 && memcmp(k1, k2, l1) == 0);
     }
@@ -1099,6 +1143,46 @@ static void test_paths(void)
     fl_buf_free(&var);
 }
 
+/* fuzz/seeds/fuzz_variant and fuzz/regress/variant through the fuzz target
+ * (a broken property traps), plus every cut of each input. */
+static void replay_dir(const char *dir, int *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4608];
+        size_t n = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        uint8_t *p = read_all(path, &n);
+        for (size_t l = 0; p && l <= n; l++)
+            LLVMFuzzerTestOneInput(p, l);
+        free(p);
+        (*count)++;
+    }
+    closedir(d);
+}
+
+static void test_fuzz_replay(void)
+{
+    const char *src = getenv("FLOE_SRC");
+    if (!src) {
+        fprintf(stderr, "  skipped: FLOE_SRC unset\n");
+        return;
+    }
+    char dir[4096];
+    int count = 0;
+    snprintf(dir, sizeof dir, "%s/fuzz/seeds/fuzz_variant", src);
+    replay_dir(dir, &count);
+    snprintf(dir, sizeof dir, "%s/fuzz/regress/variant", src);
+    replay_dir(dir, &count);
+    CHECK(count > 0);
+    fprintf(stderr, "  %d fuzz inputs replayed\n", count);
+}
+
 static void test_kind_names(void)
 {
     CHECK_EQ_STR(fl_variant_kind_name(FL_VK_NULL), "null");
@@ -1123,6 +1207,7 @@ int main(void)
     TEST_RUN(test_large_object);
     TEST_RUN(test_offset_widths);
     TEST_RUN(test_nested_arrays);
+    TEST_RUN(test_finish_split);
     TEST_RUN(test_builder_misuse);
     TEST_RUN(test_sorted_metadata);
     TEST_RUN(test_seed_and_copy);
@@ -1131,5 +1216,6 @@ int main(void)
     TEST_RUN(test_corrupt_depth);
     TEST_RUN(test_truncations);
     TEST_RUN(test_paths);
+    TEST_RUN(test_fuzz_replay);
     return TEST_EXIT();
 }

@@ -16,7 +16,9 @@ int64_t fl_floor_div(int64_t a, int64_t b)
 
 int64_t fl_floor_mod(int64_t a, int64_t b)
 {
-    return a - fl_floor_div(a, b) * b;
+    /* from the remainder, so a near INT64_MIN cannot overflow a product */
+    int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
 }
 
 int64_t fl_days_from_civil(int64_t y, unsigned m, unsigned d)

@@ -95,6 +95,8 @@ typedef struct fl_pq_node {
     uint32_t col;        /* scan: index of the column reader of first_leaf / of this leaf */
     fl_field *phys;      /* VARIANT: the group as a STRUCT field */
     fl_vector *scratch;  /* VARIANT, scan copies only: the group's rows, of type phys */
+    int16_t var_value, var_typed; /* {value, typed_value} groups: those children's
+                                   * indexes, -1 absent (fl_pq_variant_check_group) */
 } fl_pq_node;
 
 struct fl_parquet_reader {
@@ -230,7 +232,7 @@ fl_status fl_pq_assemble(const fl_pq_node *n, fl_vector *v, const fl_pq_levels *
 
 /* Checks a VARIANT group's shape at schema time: a required binary
  * `metadata`, an optional binary `value` and/or a `typed_value`. */
-fl_status fl_pq_variant_check_group(const fl_pq_node *n, fl_error *err);
+fl_status fl_pq_variant_check_group(fl_pq_node *n, fl_error *err);
 /* Checks the shredded primitive columns' types (scan time: a file whose
  * variant column cannot be read still serves its other columns). */
 fl_status fl_pq_variant_check_types(const fl_pq_node *n, fl_error *err);

@@ -100,6 +100,15 @@ static inline void strout_finish(strout *s, uint32_t nrows)
     strout_fill(s, nrows);
 }
 
+/* One bytes -> bytes step per row (WKT -> WKB, JSON -> variant, ...); *out
+ * is appended to, e carries the reason of a failure. */
+typedef fl_status (*fl_bytes_step)(const uint8_t *p, size_t n, fl_buf *out, fl_error *e);
+/* Runs step over the selected rows of argument 0 into the string result. A
+ * failing row is NULL when lenient, else the error "<what>: <reason>" with
+ * SQLSTATE 22P02 (code: the status to raise); out of memory stays that. */
+fl_status fl_fn_map_bytes(fl_fn_call *c, fl_bytes_step step, bool lenient, fl_status code,
+                          const char *what, fl_error *err);
+
 /* Marks row i of out NULL (allocates the bitmap if needed). */
 fl_status fl_out_null(fl_vector *out, uint32_t i, fl_error *err);
 

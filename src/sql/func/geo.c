@@ -104,9 +104,6 @@ static bool r_intersects(const fl_type *a, uint32_t n, fl_type *r, fl_type *at)
 
 /* ---- kernels ---- */
 
-/* One bytes -> bytes step per row (WKT -> WKB, WKB -> WKT, WKB checked). */
-typedef fl_status (*bytes_step)(const uint8_t *p, size_t n, fl_buf *out, fl_error *err);
-
 static fl_status step_from_text(const uint8_t *p, size_t n, fl_buf *out, fl_error *err)
 {
     return fl_wkt_to_wkb((const char *)p, n, out, err);
@@ -117,31 +114,9 @@ static fl_status step_check_wkb(const uint8_t *p, size_t n, fl_buf *out, fl_erro
     return fl_buf_append(out, p, n, err);
 }
 
-static fl_status map_bytes(fl_fn_call *c, bytes_step step, fl_error *err)
+static fl_status map_bytes(fl_fn_call *c, fl_bytes_step step, fl_error *err)
 {
-    fl_unified u;
-    fl_vector_unify(c->args[0], &u);
-    strout so;
-    strout_init_call(&so, c);
-    fl_buf tmp = {0};
-    fl_status rc = FL_OK;
-    FOR_ROWS(c->sel, c->nrows, i, {
-        if (rc != FL_OK)
-            continue;
-        size_t n;
-        const uint8_t *p = ubytes(&u, i, &n);
-        fl_error e;
-        fl_error_clear(&e);
-        tmp.len = 0;
-        if (step(p, n, &tmp, &e) != FL_OK)
-            rc = e.code == FL_ENOMEM ? fl_errorf(err, FL_ENOMEM, "%s", e.msg)
-                                     : bad_geometry(c, err, &e);
-        else
-            rc = strout_put(&so, i, tmp.bytes, tmp.len, err);
-    });
-    strout_finish(&so, c->nrows);
-    fl_buf_free(&tmp);
-    return rc;
+    return fl_fn_map_bytes(c, step, false, FL_ETYPE, "invalid geometry", err);
 }
 
 static fl_status k_from_text(fl_fn_call *c, fl_error *err)

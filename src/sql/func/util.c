@@ -341,3 +341,36 @@ size_t fl_utf8_len(const uint8_t *s, size_t n)
         c += (s[i] & 0xC0) != 0x80;
     return c;
 }
+
+fl_status fl_fn_map_bytes(fl_fn_call *c, fl_bytes_step step, bool lenient, fl_status code,
+                          const char *what, fl_error *err)
+{
+    fl_unified u;
+    fl_vector_unify(c->args[0], &u);
+    strout so;
+    strout_init_call(&so, c);
+    fl_buf tmp;
+    fl_buf_init(&tmp, 0);
+    fl_status rc = FL_OK;
+    FOR_ROWS(c->sel, c->nrows, i, {
+        if (rc != FL_OK)
+            continue;
+        size_t n;
+        const uint8_t *p = ubytes(&u, i, &n);
+        fl_error e;
+        fl_error_clear(&e);
+        tmp.len = 0;
+        fl_status st = step(p, n, &tmp, &e);
+        if (st == FL_ENOMEM)
+            rc = fl_errorf(err, FL_ENOMEM, "%s", e.msg);
+        else if (st != FL_OK && lenient)
+            rc = fl_out_null(c->out, i, err);
+        else if (st != FL_OK)
+            rc = fl_fn_error_state(c, err, code, "22P02", "%s: %s", what, e.msg);
+        else
+            rc = strout_put(&so, i, tmp.bytes, tmp.len, err);
+    });
+    strout_finish(&so, c->nrows);
+    fl_buf_free(&tmp);
+    return rc;
+}

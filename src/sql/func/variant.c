@@ -205,36 +205,15 @@ static fl_status bad_variant(const fl_fn_call *c, fl_error *err, const fl_error 
     return fl_fn_error_state(c, err, FL_ECORRUPT, "22P02", "invalid variant: %s", why->msg);
 }
 
+static fl_status step_parse_json(const uint8_t *p, size_t n, fl_buf *out, fl_error *e)
+{
+    return fl_variant_from_json((const char *)p, n, out, e);
+}
+
 static fl_status parse_json_rows(fl_fn_call *c, bool lenient, fl_error *err)
 {
-    fl_unified u;
-    fl_vector_unify(c->args[0], &u);
-    strout so;
-    strout_init_call(&so, c);
-    fl_buf buf;
-    fl_buf_init(&buf, 0);
-    fl_status rc = FL_OK;
-    FOR_ROWS(c->sel, c->nrows, i, {
-        if (rc != FL_OK)
-            continue;
-        size_t n;
-        const uint8_t *p = ubytes(&u, i, &n);
-        fl_error e = {0};
-        buf.len = 0;
-        fl_status st = fl_variant_from_json((const char *)p, n, &buf, &e);
-        if (st == FL_ENOMEM)
-            rc = fl_errorf(err, FL_ENOMEM, "%s", e.msg);
-        else if (st != FL_OK && lenient)
-            rc = fl_out_null(c->out, i, err);
-        else if (st != FL_OK)
-            rc = fl_fn_error_state(c, err, FL_ETYPE, "22P02",
-                                   "invalid input syntax for type json: %s", e.msg);
-        else
-            rc = strout_put(&so, i, buf.bytes, buf.len, err);
-    });
-    strout_finish(&so, c->nrows);
-    fl_buf_free(&buf);
-    return rc;
+    return fl_fn_map_bytes(c, step_parse_json, lenient, FL_ETYPE,
+                           "invalid input syntax for type json", err);
 }
 
 static fl_status k_parse_json(fl_fn_call *c, fl_error *err)
@@ -459,55 +438,32 @@ static fl_status schema_of(const fl_variant *v, fl_buf *out, int depth, fl_error
     return fl_buf_puts(out, scalar_schema(&s, buf, sizeof buf), err);
 }
 
-typedef fl_status (*text_of_fn)(const fl_variant *v, fl_buf *out, fl_error *err);
-
-static fl_status schema_top(const fl_variant *v, fl_buf *out, fl_error *err)
+static fl_status step_schema(const uint8_t *p, size_t n, fl_buf *out, fl_error *e)
 {
-    return schema_of(v, out, 0, err);
+    fl_variant_meta m;
+    fl_variant v;
+    FL_TRY(fl_variant_open(p, n, &m, &v, e));
+    return schema_of(&v, out, 0, e);
 }
 
-static fl_status typeof_top(const fl_variant *v, fl_buf *out, fl_error *err)
+static fl_status step_typeof(const uint8_t *p, size_t n, fl_buf *out, fl_error *e)
 {
+    fl_variant_meta m;
+    fl_variant v;
     fl_variant_kind k;
-    FL_TRY(fl_variant_kind_of(v, &k, err));
-    return fl_buf_puts(out, fl_variant_kind_name(k), err);
-}
-
-static fl_status text_rows(fl_fn_call *c, text_of_fn fn, fl_error *err)
-{
-    fl_unified u;
-    fl_vector_unify(c->args[0], &u);
-    strout so;
-    strout_init_call(&so, c);
-    fl_buf buf;
-    fl_buf_init(&buf, 0);
-    fl_status rc = FL_OK;
-    FOR_ROWS(c->sel, c->nrows, i, {
-        if (rc != FL_OK)
-            continue;
-        fl_variant_meta m;
-        fl_variant v;
-        fl_error e = {0};
-        buf.len = 0;
-        rc = open_row(c, &u, i, &m, &v, err);
-        if (rc == FL_OK && fn(&v, &buf, &e) != FL_OK)
-            rc = bad_variant(c, err, &e);
-        if (rc == FL_OK)
-            rc = strout_put(&so, i, buf.bytes, buf.len, err);
-    });
-    strout_finish(&so, c->nrows);
-    fl_buf_free(&buf);
-    return rc;
+    FL_TRY(fl_variant_open(p, n, &m, &v, e));
+    FL_TRY(fl_variant_kind_of(&v, &k, e));
+    return fl_buf_puts(out, fl_variant_kind_name(k), e);
 }
 
 static fl_status k_schema_of(fl_fn_call *c, fl_error *err)
 {
-    return text_rows(c, schema_top, err);
+    return fl_fn_map_bytes(c, step_schema, false, FL_ECORRUPT, "invalid variant", err);
 }
 
 static fl_status k_typeof(fl_fn_call *c, fl_error *err)
 {
-    return text_rows(c, typeof_top, err);
+    return fl_fn_map_bytes(c, step_typeof, false, FL_ECORRUPT, "invalid variant", err);
 }
 
 #define VF(nm, r, k)                                                                               \

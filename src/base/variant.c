@@ -507,7 +507,7 @@ fl_status fl_variant_object_find(const fl_variant *v, const char *key, size_t kl
 /* Keys are valid UTF-8. A dictionary marked sorted whose keys are not
  * (DuckDB 1.5 writes them) is still read: fl_variant_meta_find never trusts
  * the flag for a miss, so nothing depends on it. */
-static fl_status validate_meta(const fl_variant_meta *m, fl_error *err)
+fl_status fl_variant_meta_check_keys(const fl_variant_meta *m, fl_error *err)
 {
     for (uint32_t i = 0; i < m->nkeys; i++) {
         const char *k = NULL;
@@ -575,7 +575,7 @@ static fl_status walk(const fl_variant *v, const uint8_t *base, uint32_t depth, 
 
 fl_status fl_variant_validate_at(const fl_variant *v, uint32_t depth0, fl_error *err)
 {
-    FL_TRY(validate_meta(v->meta, err));
+    FL_TRY(fl_variant_meta_check_keys(v->meta, err));
     return walk(v, v->p, depth0, err);
 }
 

@@ -176,14 +176,11 @@ fl_status fl_vb_seed_meta(fl_variant_builder *b, const fl_variant_meta *m, fl_er
         return fl_errorf(err, FL_EINVAL,
                          "variant builder: seed the dictionary before adding "
                          "keys or values");
+    FL_TRY(fl_variant_meta_check_keys(m, err));
     for (uint32_t i = 0; i < m->nkeys; i++) {
         const char *k = NULL;
-        size_t kl = 0, bad = 0;
+        size_t kl = 0;
         fl_variant_meta_key(m, i, &k, &kl);
-        if (!fl_variant_utf8_ok((const uint8_t *)k, kl, &bad))
-            return fl_errorf(err, FL_ECORRUPT,
-                             "variant metadata: offset %zu: key %u is not valid UTF-8",
-                             (size_t)((const uint8_t *)k + bad - m->bytes), i);
         FL_TRY(push_key(b, k, kl, err));
     }
     b->nseeded = m->nkeys;

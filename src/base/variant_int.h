@@ -71,6 +71,8 @@ static inline unsigned fl_variant_width(uint64_t v)
 size_t fl_variant_utf8_seq(const uint8_t *p, size_t n);
 /* True when all n bytes are UTF-8; else *bad is the first bad byte's index. */
 bool fl_variant_utf8_ok(const uint8_t *p, size_t n, size_t *bad);
+/* Every key of m is valid UTF-8 (FL_ECORRUPT naming the offset otherwise). */
+fl_status fl_variant_meta_check_keys(const fl_variant_meta *m, fl_error *err);
 
 /* Decodes the container header of v (an object or array) into c; messages
  * name offsets from base. */

@@ -169,15 +169,6 @@ bool fl_variant_meta_key(const fl_variant_meta *m, uint32_t id, const char **key
     return true;
 }
 
-static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-    size_t k = alen < blen ? alen : blen;
-    int c = k ? memcmp(a, b, k) : 0;
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
-
 bool fl_variant_meta_find(const fl_variant_meta *m, const char *key, size_t klen, uint32_t *id)
 {
     const char *k = NULL;
@@ -187,7 +178,7 @@ bool fl_variant_meta_find(const fl_variant_meta *m, const char *key, size_t klen
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             fl_variant_meta_key(m, mid, &k, &kl);
-            int c = key_cmp(k, kl, key, klen);
+            int c = fl_variant_key_cmp(k, kl, key, klen);
             if (c == 0) {
                 *id = mid;
                 return true;
@@ -202,7 +193,7 @@ bool fl_variant_meta_find(const fl_variant_meta *m, const char *key, size_t klen
     }
     for (uint32_t i = 0; i < m->nkeys; i++) {
         fl_variant_meta_key(m, i, &k, &kl);
-        if (key_cmp(k, kl, key, klen) == 0) {
+        if (fl_variant_key_cmp(k, kl, key, klen) == 0) {
             *id = i;
             return true;
         }
@@ -488,7 +479,7 @@ fl_status fl_variant_object_find(const fl_variant *v, const char *key, size_t kl
         const char *k = NULL;
         size_t kl = 0;
         FL_TRY(field_key(v, v->p, &c, mid, &k, &kl, err));
-        int cmp = key_cmp(k, kl, key, klen);
+        int cmp = fl_variant_key_cmp(k, kl, key, klen);
         if (cmp == 0) {
             FL_TRY(fl_variant_cont_child(v, v->p, &c, mid, out, err));
             *found = true;
@@ -547,7 +538,7 @@ static fl_status walk_children(const fl_variant *v, const uint8_t *base, const f
             const char *k = NULL;
             size_t kl = 0;
             FL_TRY(field_key(v, base, c, i, &k, &kl, err));
-            if (i > 0 && key_cmp(prev, plen, k, kl) >= 0)
+            if (i > 0 && fl_variant_key_cmp(prev, plen, k, kl) >= 0)
                 return vcorrupt(err, base, c->ids + (size_t)i * c->id_size,
                                 "field %u's key '%.*s' is not after the previous key", i,
                                 (int)(kl > 64 ? 64 : kl), k);
@@ -648,7 +639,7 @@ static fl_status equal_cont(const fl_variant *a, const fl_variant *b, fl_variant
             size_t la = 0, lb = 0;
             FL_TRY(fl_variant_object_at(a, i, &ka, &la, &ca, err));
             FL_TRY(fl_variant_object_at(b, i, &kb, &lb, &cb, err));
-            if (key_cmp(ka, la, kb, lb) != 0) {
+            if (fl_variant_key_cmp(ka, la, kb, lb) != 0) {
                 *eq = false;
                 break;
             }

@@ -94,15 +94,6 @@ static const char *key_bytes(const fl_variant_builder *b, uint32_t id, size_t *l
     return b->keys.data + b->key_off[id];
 }
 
-static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-    size_t k = alen < blen ? alen : blen;
-    int c = k ? memcmp(a, b, k) : 0;
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
-
 /* Slot of key in the table: its entry, or the empty slot where it goes. */
 static uint32_t *hash_slot(const fl_variant_builder *b, const char *k, size_t n)
 {
@@ -358,7 +349,7 @@ static int item_cmp(const fl_variant_builder *b, const struct fl_vb_item *x,
 {
     size_t lx = 0, ly = 0;
     const char *kx = key_bytes(b, x->key, &lx), *ky = key_bytes(b, y->key, &ly);
-    return key_cmp(kx, lx, ky, ly);
+    return fl_variant_key_cmp(kx, lx, ky, ly);
 }
 
 /* Stable merge sort of it[0..n) by key bytes (tmp holds n items). */
@@ -520,7 +511,7 @@ static bool keys_sorted(const fl_variant_builder *b)
     for (uint32_t i = 1; i < b->nkeys; i++) {
         size_t la = 0, lb = 0;
         const char *ka = key_bytes(b, i - 1, &la), *kb = key_bytes(b, i, &lb);
-        if (key_cmp(ka, la, kb, lb) >= 0)
+        if (fl_variant_key_cmp(ka, la, kb, lb) >= 0)
             return false;
     }
     return true;

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "floe/variant.h"
 
@@ -71,6 +72,16 @@ static inline unsigned fl_variant_width(uint64_t v)
 size_t fl_variant_utf8_seq(const uint8_t *p, size_t n);
 /* True when all n bytes are UTF-8; else *bad is the first bad byte's index. */
 bool fl_variant_utf8_ok(const uint8_t *p, size_t n, size_t *bad);
+/* Byte order of two keys (a shorter prefix first): the order of an object's
+ * fields and of a sorted dictionary. */
+static inline int fl_variant_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t k = alen < blen ? alen : blen;
+    int c = k ? memcmp(a, b, k) : 0;
+    if (c)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
 /* Every key of m is valid UTF-8 (FL_ECORRUPT naming the offset otherwise). */
 fl_status fl_variant_meta_check_keys(const fl_variant_meta *m, fl_error *err);
 

@@ -97,6 +97,8 @@ typedef struct fl_pq_node {
     fl_vector *scratch;  /* VARIANT, scan copies only: the group's rows, of type phys */
     int16_t var_value, var_typed; /* {value, typed_value} groups: those children's
                                    * indexes, -1 absent (fl_pq_variant_check_group) */
+    int8_t var_kind; /* a shredded primitive leaf: its fl_variant_kind, set by
+                      * fl_pq_variant_check_types on the scan's copy */
 } fl_pq_node;
 
 struct fl_parquet_reader {
@@ -235,7 +237,7 @@ fl_status fl_pq_assemble(const fl_pq_node *n, fl_vector *v, const fl_pq_levels *
 fl_status fl_pq_variant_check_group(fl_pq_node *n, fl_error *err);
 /* Checks the shredded primitive columns' types (scan time: a file whose
  * variant column cannot be read still serves its other columns). */
-fl_status fl_pq_variant_check_types(const fl_pq_node *n, fl_error *err);
+fl_status fl_pq_variant_check_types(fl_pq_node *n, fl_error *err);
 /* Rebuilds the variants of group node n from its assembled rows (phys, a
  * STRUCT vector of n->phys's type) into out (BINARY variant), replacing
  * out's rows: unshredded values are copied, shredded ones (typed_value)

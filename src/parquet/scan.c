@@ -110,7 +110,6 @@ static fl_status copy_variant_node(fl_parquet_scan *s, const fl_pq_node *src, fl
     fl_vector *scratch = fl_arena_calloc(&s->arena, 1, sizeof *scratch);
     if (!phys || !scratch)
         return oom(err);
-    FL_TRY(fl_pq_variant_check_types(src, err));
     fl_pq_node tmp = *src;
     tmp.kind = FL_PQN_STRUCT;
     tmp.field = src->phys;
@@ -118,6 +117,7 @@ static fl_status copy_variant_node(fl_parquet_scan *s, const fl_pq_node *src, fl
     dst->kind = FL_PQN_VARIANT;
     dst->field = f;
     dst->phys = phys;
+    FL_TRY(fl_pq_variant_check_types(dst, err));
     FL_TRY(fl_vector_init(scratch, &phys->type, err));
     dst->scratch = scratch;
     return FL_OK;

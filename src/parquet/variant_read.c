@@ -141,11 +141,11 @@ static fl_status leaf_kind(const fl_pq_leaf *leaf, fl_variant_kind *k, fl_error 
     const fl_pq_logical *lt = leaf->info.logical;
     const fl_type *t = leaf->type;
     if (lt && lt->kind == FL_PQ_LT_INTEGER) {
-        char what[32];
-        snprintf(what, sizeof what, "INTEGER(%d,%s)", lt->int_bit_width,
-                 lt->int_is_signed ? "true" : "false");
-        if (!lt->int_is_signed)
+        if (!lt->int_is_signed) {
+            char what[32];
+            snprintf(what, sizeof what, "INTEGER(%d,false)", lt->int_bit_width);
             return unsupported(leaf, what, err);
+        }
         *k = lt->int_bit_width == 8    ? FL_VK_INT8
              : lt->int_bit_width == 16 ? FL_VK_INT16
              : lt->int_bit_width == 32 ? FL_VK_INT32
@@ -208,26 +208,22 @@ static fl_status leaf_kind(const fl_pq_leaf *leaf, fl_variant_kind *k, fl_error 
 /* Every shredded primitive column below a {value, typed_value} group has a
  * type the spec allows (checked when a scan reads the column, so a file
  * whose other columns are fine still opens). */
-static fl_status check_types(const fl_pq_node *g, fl_error *err)
+fl_status fl_pq_variant_check_types(fl_pq_node *g, fl_error *err)
 {
-    uint32_t k;
-    const fl_pq_node *t = child_named(g, "typed_value", &k);
-    if (!t)
+    if (g->var_typed < 0)
         return FL_OK;
+    fl_pq_node *t = &g->children[g->var_typed];
     if (t->kind == FL_PQN_LEAF) {
-        fl_variant_kind kind;
-        return leaf_kind(t->leaf, &kind, err);
+        fl_variant_kind kind = FL_VK_NULL;
+        FL_TRY(leaf_kind(t->leaf, &kind, err));
+        t->var_kind = (int8_t)kind; /* once here; emit_leaf reads it per row */
+        return FL_OK;
     }
     if (t->kind == FL_PQN_LIST)
-        return check_types(&t->children[0], err);
+        return fl_pq_variant_check_types(&t->children[0], err);
     for (uint32_t c = 0; c < t->nchildren; c++)
-        FL_TRY(check_types(&t->children[c], err));
+        FL_TRY(fl_pq_variant_check_types(&t->children[c], err));
     return FL_OK;
-}
-
-fl_status fl_pq_variant_check_types(const fl_pq_node *n, fl_error *err)
-{
-    return check_types(n, err);
 }
 
 static fl_status emit_leaf(unshred *u, const fl_pq_node *n, const fl_vector *v, uint32_t row,
@@ -235,7 +231,7 @@ static fl_status emit_leaf(unshred *u, const fl_pq_node *n, const fl_vector *v, 
 {
     fl_variant_scalar sc;
     memset(&sc, 0, sizeof sc);
-    FL_TRY(leaf_kind(n->leaf, &sc.kind, err));
+    sc.kind = (fl_variant_kind)n->var_kind;
     switch (sc.kind) {
     case FL_VK_TRUE: sc.kind = *(const uint8_t *)vfixed(v, row) ? FL_VK_TRUE : FL_VK_FALSE; break;
     case FL_VK_INT8:

@@ -16,34 +16,32 @@
  * must already be a variant (checked), other scalars become the variant
  * kind of their type.
  */
+#include <stdio.h>
+
 #include "floe/variant.h"
 #include "sql/func/func_internal.h"
 
+/* NULL for try_ forms (lenient), else the error "<what> <target type>". */
 static fl_status conv_fail(fl_vconv *c, uint32_t row, fl_status code, const char *state,
-                           const char *fmt, const char *a, const char *b)
+                           const char *what)
 {
+    char tn[64];
     if (c->lenient)
         return fl_out_null(c->out, row, c->err);
-    return fl_error_state(c->err, code, state, fmt, a, b);
-}
-
-static const char *type_name(const fl_type *t, char *buf, size_t cap)
-{
-    return fl_sql_type_name(t, buf, cap);
+    return fl_error_state(c->err, code, state, "%s %s", what,
+                          fl_sql_type_name(c->to, tn, sizeof tn));
 }
 
 static fl_status not_convertible(fl_vconv *c, uint32_t row, fl_variant_kind k)
 {
-    char tn[64];
-    return conv_fail(c, row, FL_ETYPE, "22P02", "cannot convert a variant %s to %s",
-                     fl_variant_kind_name(k), type_name(c->to, tn, sizeof tn));
+    char what[64];
+    snprintf(what, sizeof what, "cannot convert a variant %s to", fl_variant_kind_name(k));
+    return conv_fail(c, row, FL_ETYPE, "22P02", what);
 }
 
 static fl_status out_of_range(fl_vconv *c, uint32_t row)
 {
-    char tn[64];
-    return conv_fail(c, row, FL_EOVERFLOW, "22003", "variant value out of range for %s%s",
-                     type_name(c->to, tn, sizeof tn), "");
+    return conv_fail(c, row, FL_EOVERFLOW, "22003", "variant value out of range for");
 }
 
 /* The floe type a primitive kind reads as; false for objects and arrays. */
